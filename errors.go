@@ -1,0 +1,141 @@
+package platform
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Sentinel errors that an [*Error] matches with [errors.Is], by status code.
+var (
+	// ErrInvalid matches 400 Bad Request: malformed JSON or a bad query value.
+	ErrInvalid = errors.New("platform: invalid request")
+	// ErrUnauthorized matches 401: missing, malformed, revoked or expired credentials.
+	ErrUnauthorized = errors.New("platform: unauthorized")
+	// ErrForbidden matches 403: permitted, but a rule forbids the action.
+	ErrForbidden = errors.New("platform: forbidden")
+	// ErrNotFound matches 404: no such resource, or the credentials lack the
+	// permission to see it (the API does not tell the two apart).
+	ErrNotFound = errors.New("platform: not found")
+	// ErrPayloadTooLarge matches 413: the request body is over the limit.
+	ErrPayloadTooLarge = errors.New("platform: payload too large")
+	// ErrUnprocessable matches 422: a valid request that the current state
+	// refuses (a missing field, a taken name, an illegal transition).
+	ErrUnprocessable = errors.New("platform: unprocessable")
+	// ErrRateLimited matches 429: over the rate limit; see [Error.RetryAfter].
+	ErrRateLimited = errors.New("platform: rate limited")
+	// ErrInternal matches any 5xx status.
+	ErrInternal = errors.New("platform: internal server error")
+)
+
+// maxErrorBody bounds how much of an error response is read.
+const maxErrorBody = 64 << 10
+
+// Error is an error response from the API.
+type Error struct {
+	// StatusCode is the HTTP status.
+	StatusCode int
+	// Code is the machine-readable code of the body ("not_found", "unprocessable", ...).
+	Code string `json:"code"`
+	// Message is the human-readable explanation; it names the offending
+	// field or state.
+	Message string `json:"message"`
+	// RequestID is the X-Request-Id of the response, for support requests.
+	RequestID string
+	// RetryAfter is the wait a 429 or 503 asked for, or zero.
+	RetryAfter time.Duration
+	// Method and Path are those of the request that failed.
+	Method, Path string
+}
+
+// Error describes the failure: method, path, status, code, message and
+// request ID.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("platform: ")
+	if e.Method != "" {
+		fmt.Fprintf(&b, "%s %s: ", e.Method, e.Path)
+	}
+	fmt.Fprintf(&b, "%d", e.StatusCode)
+	if e.Code != "" {
+		fmt.Fprintf(&b, " %s", e.Code)
+	}
+	if e.Message != "" {
+		fmt.Fprintf(&b, ": %s", e.Message)
+	}
+	if e.RequestID != "" {
+		fmt.Fprintf(&b, " (request %s)", e.RequestID)
+	}
+	return b.String()
+}
+
+// Is matches the sentinel errors by status code.
+func (e *Error) Is(target error) bool {
+	switch target {
+	case ErrInvalid:
+		return e.StatusCode == http.StatusBadRequest
+	case ErrUnauthorized:
+		return e.StatusCode == http.StatusUnauthorized
+	case ErrForbidden:
+		return e.StatusCode == http.StatusForbidden
+	case ErrNotFound:
+		return e.StatusCode == http.StatusNotFound
+	case ErrPayloadTooLarge:
+		return e.StatusCode == http.StatusRequestEntityTooLarge
+	case ErrUnprocessable:
+		return e.StatusCode == http.StatusUnprocessableEntity
+	case ErrRateLimited:
+		return e.StatusCode == http.StatusTooManyRequests
+	case ErrInternal:
+		return e.StatusCode >= 500
+	}
+	return false
+}
+
+// newError reads an error response. A body that is not the API's JSON error
+// object still gives an *Error, with the status text as its message.
+func newError(req *http.Request, resp *http.Response) *Error {
+	e := &Error{
+		StatusCode: resp.StatusCode,
+		RequestID:  resp.Header.Get("X-Request-Id"),
+		Method:     req.Method,
+		Path:       req.URL.Path,
+	}
+	if d, ok := retryAfter(resp); ok {
+		e.RetryAfter = d
+	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	if json.Unmarshal(body, e) != nil || (e.Code == "" && e.Message == "") {
+		e.Message = http.StatusText(resp.StatusCode)
+	}
+	return e
+}
+
+// ArgError reports a bad argument found before any request was sent: a
+// missing path value, or a page number out of range.
+type ArgError struct {
+	// Arg names the argument (the params field, in its JSON/URL spelling).
+	Arg string
+	// Reason says what is wrong with it.
+	Reason string
+}
+
+// Error implements error.
+func (e *ArgError) Error() string {
+	return fmt.Sprintf("platform: invalid argument %s: %s", e.Arg, e.Reason)
+}
+
+// required returns an *ArgError for the first of the name/value pairs whose
+// value is empty.
+func required(pairs ...string) error {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if strings.TrimSpace(pairs[i+1]) == "" {
+			return &ArgError{Arg: pairs[i], Reason: "must not be empty"}
+		}
+	}
+	return nil
+}

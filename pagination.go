@@ -1,0 +1,128 @@
+package platform
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"net/url"
+)
+
+// MaxPerPage is the largest page size the API serves.
+const MaxPerPage = 100
+
+// ListParams selects one page of a list. Zero values take the API's
+// defaults: page 1, 25 items.
+type ListParams struct {
+	// Page is the page number, from 1.
+	Page int `json:"-" url:"page,omitempty"`
+	// PerPage is the page size, 1 to [MaxPerPage].
+	PerPage int `json:"-" url:"per_page,omitempty"`
+}
+
+// validate checks the page numbers before any request is sent.
+func (p ListParams) validate() error {
+	if p.Page < 0 {
+		return &ArgError{Arg: "page", Reason: fmt.Sprintf("%d is not a page number (pages start at 1)", p.Page)}
+	}
+	if p.PerPage < 0 || p.PerPage > MaxPerPage {
+		return &ArgError{Arg: "per_page", Reason: fmt.Sprintf("%d is outside 1..%d", p.PerPage, MaxPerPage)}
+	}
+	return nil
+}
+
+// Page is one page of a list, with the numbers of its neighbours.
+type Page[T any] struct {
+	// Type is always "list".
+	Type string `json:"type"`
+	// CurrentPage is this page's number.
+	CurrentPage int `json:"current_page"`
+	// PerPage is the page size used.
+	PerPage int `json:"per_page"`
+	// NextPage is the next page's number, nil on the last page.
+	NextPage *int `json:"next_page"`
+	// NextPageURL is the next page's address, nil on the last page.
+	NextPageURL *string `json:"next_page_url"`
+	// PrevPage is the previous page's number, nil on the first page.
+	PrevPage *int `json:"prev_page"`
+	// PrevPageURL is the previous page's address, nil on the first page.
+	PrevPageURL *string `json:"prev_page_url"`
+	// TotalCount is the number of items in the whole list, for the lists
+	// that report it; nil otherwise.
+	TotalCount *int `json:"total_count,omitempty"`
+	// TotalPages is the number of pages, where TotalCount is reported.
+	TotalPages *int `json:"total_pages,omitempty"`
+	// Items are this page's items.
+	Items []*T `json:"data"`
+}
+
+// HasNext reports whether another page follows this one.
+func (p *Page[T]) HasNext() bool { return p.NextPage != nil }
+
+// pageParams gives generic code the ListParams embedded in a params struct.
+func (p *ListParams) pageParams() *ListParams { return p }
+
+// paged is a params struct that embeds ListParams.
+type paged interface{ pageParams() *ListParams }
+
+// listPage fetches one page of a list at path; q's url-tagged fields
+// (filters, page, per_page) become the query.
+func listPage[T any](ctx context.Context, c *Client, path string, q paged) (*Page[T], error) {
+	if err := q.pageParams().validate(); err != nil {
+		return nil, err
+	}
+	page := new(Page[T])
+	if err := c.get(ctx, path, q, page); err != nil {
+		return nil, err
+	}
+	return page, nil
+}
+
+// allOf is the All twin of a List method: it ranges over every item from
+// p's page on, calling list with a copy of p for each page, so the caller's
+// params are never modified and the sequence can be ranged again.
+func allOf[P any, PP interface {
+	*P
+	paged
+}, T any](ctx context.Context, p *P, list func(context.Context, *P) (*Page[T], error)) iter.Seq2[*T, error] {
+	q := *orZero(p)
+	return all(ctx, PP(&q).pageParams().Page, func(ctx context.Context, page int) (*Page[T], error) {
+		q := q
+		PP(&q).pageParams().Page = page
+		return list(ctx, &q)
+	})
+}
+
+// all ranges over every item of a list, fetching pages lazily from
+// firstPage on. fetch gets one page by number. Ranging again starts over; an
+// error is yielded once and ends the iteration.
+func all[T any](ctx context.Context, firstPage int, fetch func(ctx context.Context, page int) (*Page[T], error)) iter.Seq2[*T, error] {
+	return func(yield func(*T, error) bool) {
+		page := max(firstPage, 1)
+		for {
+			p, err := fetch(ctx, page)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for _, item := range p.Items {
+				if !yield(item, nil) {
+					return
+				}
+			}
+			if p.NextPage == nil || *p.NextPage <= page || len(p.Items) == 0 {
+				return
+			}
+			page = *p.NextPage
+		}
+	}
+}
+
+// pathf builds an operation path from a format and path values, escaping
+// each value so that a "/" or "?" in a name cannot change the route.
+func pathf(format string, values ...string) string {
+	args := make([]any, len(values))
+	for i, v := range values {
+		args[i] = url.PathEscape(v)
+	}
+	return fmt.Sprintf(format, args...)
+}

@@ -1,0 +1,271 @@
+// Package platform is a client for the Database Platform API: organizations
+// and their members, databases and their branches, deploy requests, backups,
+// role credentials, webhooks, service tokens and OAuth applications.
+//
+// A Client is built once and shared; it is safe for concurrent use:
+//
+//	client, err := platform.NewClient(
+//		platform.WithServiceToken(os.Getenv("PLATFORM_TOKEN_ID"), os.Getenv("PLATFORM_TOKEN")),
+//	)
+//	if err != nil {
+//		return err
+//	}
+//	db, err := client.Databases.Get(ctx, &platform.GetDatabaseParams{
+//		Organization: "acme",
+//		Database:     "app-db",
+//	})
+//	if errors.Is(err, platform.ErrNotFound) {
+//		// no such database, or the token may not see it
+//	}
+//
+// Every service method names the operation it calls in its documentation
+// ("API: GET /v1/..."). List methods return one [Page]; their All twins
+// return a lazy iterator over every item. Errors returned by the API are
+// [*Error] values that classify with [errors.Is] against [ErrNotFound],
+// [ErrUnprocessable] and the other sentinels.
+//
+// Tests of code that uses this package run against the in-memory fake in
+// package fake, which implements the whole API.
+package platform
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/google/go-querystring/query"
+	"golang.org/x/oauth2"
+)
+
+// DefaultBaseURL is the address of the live API. Paths of operations are
+// resolved against it ("v1/organizations" becomes DefaultBaseURL+"v1/organizations").
+const DefaultBaseURL = "https://api.dbplatform.dev/"
+
+// Client calls the Database Platform API. Create one with [NewClient]; its
+// services group the operations by resource.
+type Client struct {
+	baseURL   *url.URL
+	http      *http.Client
+	userAgent string
+	sleep     SleepFunc
+
+	// Organizations manages organizations, their members and their regions.
+	Organizations *OrganizationsService
+	// Users reads the user behind the credentials.
+	Users *UsersService
+	// Regions lists the public regions.
+	Regions *RegionsService
+	// Databases manages databases.
+	Databases *DatabasesService
+}
+
+// service is what every resource service holds: the client that sends its
+// requests. Each service type is defined as this struct, so one value can be
+// converted to any of them.
+type service struct {
+	client *Client
+}
+
+// SleepFunc waits for d or until ctx ends, returning ctx.Err() in the second
+// case. Waiters and retry backoff wait through it; see [WithSleep].
+type SleepFunc func(ctx context.Context, d time.Duration) error
+
+// realSleep waits on the wall clock.
+func realSleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// NewClient returns a client configured by opts. Options may come in any
+// order; each validates its input and NewClient reports the first problem.
+// NewClient does no I/O and reads no environment variables.
+func NewClient(opts ...Option) (*Client, error) {
+	cfg := config{baseURL: DefaultBaseURL, retry: DefaultRetryPolicy()}
+	for _, opt := range opts {
+		if opt == nil {
+			continue
+		}
+		if err := opt(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	base, err := url.Parse(cfg.baseURL)
+	if err != nil {
+		return nil, fmt.Errorf("platform: WithBaseURL: %w", err)
+	}
+	if !strings.HasSuffix(base.Path, "/") {
+		base.Path += "/"
+	}
+	sleep := cfg.sleep
+	if sleep == nil {
+		sleep = realSleep
+	}
+	c := &Client{
+		baseURL:   base,
+		userAgent: userAgent(cfg.userAgent),
+		sleep:     sleep,
+	}
+	c.http = cfg.buildHTTPClient(base, cfg.sleep)
+	common := &service{client: c}
+	c.Organizations = (*OrganizationsService)(common)
+	c.Users = (*UsersService)(common)
+	c.Regions = (*RegionsService)(common)
+	c.Databases = (*DatabasesService)(common)
+	return c, nil
+}
+
+// BaseURL returns the address the client resolves operation paths against.
+func (c *Client) BaseURL() *url.URL {
+	u := *c.baseURL
+	return &u
+}
+
+// NewRequest builds a request for an operation the SDK does not model. path
+// is relative to the base URL ("v1/organizations/acme/invoices"); body, when
+// not nil, is encoded as JSON.
+func (c *Client) NewRequest(ctx context.Context, method, path string, body any) (*http.Request, error) {
+	if strings.HasPrefix(path, "/") {
+		return nil, &ArgError{Arg: "path", Reason: "must be relative to the base URL (no leading slash)"}
+	}
+	u, err := c.baseURL.Parse(path)
+	if err != nil {
+		return nil, &ArgError{Arg: "path", Reason: err.Error()}
+	}
+	var r io.Reader
+	if body != nil {
+		buf, err := json.Marshal(body)
+		if err != nil {
+			return nil, fmt.Errorf("platform: encoding request body: %w", err)
+		}
+		r = bytes.NewReader(buf)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), r)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", c.userAgent)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return req, nil
+}
+
+// Do sends req and decodes a successful JSON response into v (when v is not
+// nil). A response with a status of 400 or more becomes an [*Error]; the
+// response is returned in both cases with its body closed.
+func (c *Client) Do(req *http.Request, v any) (*http.Response, error) {
+	req = req.WithContext(withAttempts(req.Context(), req.Method))
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, c.transportError(req, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 400 {
+		return resp, newError(req, resp)
+	}
+	if v == nil || resp.StatusCode == http.StatusNoContent {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return resp, nil
+	}
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		return resp, fmt.Errorf("platform: %s %s: decoding response: %w", req.Method, req.URL.Path, err)
+	}
+	return resp, nil
+}
+
+// transportError reports a failure to get any response, with the URL's query
+// left out so that nothing secret a caller put there reaches an error text.
+func (c *Client) transportError(req *http.Request, err error) error {
+	if ctxErr := req.Context().Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+		return ctxErr
+	}
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		err = uerr.Err
+	}
+	return fmt.Errorf("platform: %s %s: %w", req.Method, req.URL.Path, err)
+}
+
+// call is the request path every service method takes: build, send, decode.
+func (c *Client) call(ctx context.Context, method, path string, q, body, v any) error {
+	if q != nil {
+		vals, err := query.Values(q)
+		if err != nil {
+			return fmt.Errorf("platform: encoding query: %w", err)
+		}
+		if enc := vals.Encode(); enc != "" {
+			path += "?" + enc
+		}
+	}
+	req, err := c.NewRequest(ctx, method, path, body)
+	if err != nil {
+		return err
+	}
+	_, err = c.Do(req, v)
+	return err
+}
+
+// get, post, patch, put and del are the verbs of call.
+func (c *Client) get(ctx context.Context, path string, q, v any) error {
+	return c.call(ctx, http.MethodGet, path, q, nil, v)
+}
+
+func (c *Client) post(ctx context.Context, path string, body, v any) error {
+	return c.call(ctx, http.MethodPost, path, nil, body, v)
+}
+
+func (c *Client) patch(ctx context.Context, path string, body, v any) error {
+	return c.call(ctx, http.MethodPatch, path, nil, body, v)
+}
+
+func (c *Client) put(ctx context.Context, path string, body, v any) error {
+	return c.call(ctx, http.MethodPut, path, nil, body, v)
+}
+
+func (c *Client) del(ctx context.Context, path string, q any) error {
+	return c.call(ctx, http.MethodDelete, path, q, nil, nil)
+}
+
+// Ptr returns a pointer to v, for the optional fields of params.
+func Ptr[T any](v T) *T { return &v }
+
+// tokenSourceTransport is the OAuth2 transport for a token source.
+func tokenSourceTransport(ts oauth2.TokenSource, base http.RoundTripper) http.RoundTripper {
+	return &oauth2.Transport{Source: ts, Base: base}
+}
+
+// logAttempt writes the one debug line of an attempt.
+func logAttempt(l *slog.Logger, req *http.Request, status, attempt int, d time.Duration, err error) {
+	attrs := []slog.Attr{
+		slog.String("method", req.Method),
+		slog.String("path", req.URL.Path),
+		slog.Int("status", status),
+		slog.Int("attempt", attempt),
+		slog.Duration("duration", d),
+	}
+	if err != nil {
+		attrs = append(attrs, slog.String("error", err.Error()))
+	}
+	l.LogAttrs(req.Context(), slog.LevelDebug, "platform request", attrs...)
+}

@@ -1,0 +1,143 @@
+package platform
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+)
+
+// RetryPolicy says when and how often a failed request is sent again.
+//
+// 429 and 503 are retried for every method: the server says it did not act.
+// Network errors and 500, 502 and 504 are retried only for GET, HEAD, PUT
+// and DELETE, so a POST or PATCH is never repeated after the server may have
+// acted on it. Waits grow exponentially from MinWait to MaxWait with full
+// jitter; a Retry-After header sets the wait instead, unless it asks for more
+// than MaxRetryAfter, in which case the error is returned at once (with
+// [Error.RetryAfter] set) rather than holding the caller that long.
+type RetryPolicy struct {
+	// MaxRetries is how many times a request may be repeated (0 to 10).
+	MaxRetries int
+	// MinWait and MaxWait bound the backoff between attempts.
+	MinWait, MaxWait time.Duration
+	// MaxRetryAfter caps the wait a Retry-After header may ask for.
+	MaxRetryAfter time.Duration
+}
+
+// DefaultRetryPolicy returns the policy a client uses unless told otherwise:
+// 4 retries, waits from 250ms to 8s, Retry-After honoured up to 60s.
+func DefaultRetryPolicy() RetryPolicy {
+	return RetryPolicy{MaxRetries: 4, MinWait: 250 * time.Millisecond, MaxWait: 8 * time.Second, MaxRetryAfter: 60 * time.Second}
+}
+
+func (p RetryPolicy) validate() error {
+	switch {
+	case p.MaxRetries < 0 || p.MaxRetries > 10:
+		return fmt.Errorf("platform: RetryPolicy.MaxRetries %d is outside 0..10", p.MaxRetries)
+	case p.MinWait < 0 || p.MaxWait < 0 || p.MaxRetryAfter < 0:
+		return errors.New("platform: RetryPolicy waits must not be negative")
+	case p.MaxWait < p.MinWait:
+		return fmt.Errorf("platform: RetryPolicy.MaxWait %s is less than MinWait %s", p.MaxWait, p.MinWait)
+	}
+	return nil
+}
+
+// client builds the go-retryablehttp client that applies the policy over
+// inner. Waits go through sleep when it is not the wall clock, so a virtual
+// clock sees them.
+func (p RetryPolicy) client(inner *http.Client, sleep SleepFunc) *retryablehttp.Client {
+	rc := &retryablehttp.Client{
+		HTTPClient:   inner,
+		RetryMax:     p.MaxRetries,
+		RetryWaitMin: p.MinWait,
+		RetryWaitMax: p.MaxWait,
+		CheckRetry:   p.checkRetry,
+		ErrorHandler: retryablehttp.PassthroughErrorHandler,
+	}
+	rc.Backoff = func(min, max time.Duration, n int, resp *http.Response) time.Duration {
+		d := p.backoff(n, resp)
+		if sleep == nil {
+			return d
+		}
+		ctx := context.Background()
+		if resp != nil && resp.Request != nil {
+			ctx = resp.Request.Context()
+		}
+		_ = sleep(ctx, d) // a cancelled context is seen by retryablehttp at once
+		return 0
+	}
+	return rc
+}
+
+// checkRetry decides whether an attempt's outcome is worth another one.
+func (p RetryPolicy) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	if ctx.Err() != nil {
+		return false, ctx.Err()
+	}
+	idempotent := true
+	if a := attemptsFrom(ctx); a != nil {
+		idempotent = isIdempotent(a.method)
+	}
+	if err != nil {
+		return idempotent && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded), nil
+	}
+	switch resp.StatusCode {
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		if d, ok := retryAfter(resp); ok && d > p.MaxRetryAfter {
+			return false, nil
+		}
+		return true, nil
+	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusGatewayTimeout:
+		return idempotent, nil
+	}
+	return false, nil
+}
+
+// backoff is the wait before attempt n+1: Retry-After when the server gave
+// one, otherwise an exponential wait with full jitter.
+func (p RetryPolicy) backoff(n int, resp *http.Response) time.Duration {
+	if resp != nil {
+		if d, ok := retryAfter(resp); ok {
+			return min(d, p.MaxRetryAfter)
+		}
+	}
+	ceil := p.MinWait << min(n, 30)
+	if ceil > p.MaxWait || ceil <= 0 {
+		ceil = p.MaxWait
+	}
+	if ceil <= p.MinWait {
+		return p.MinWait
+	}
+	return p.MinWait + rand.N(ceil-p.MinWait)
+}
+
+// isIdempotent reports whether a method may be sent again after a failure
+// the server may have acted on.
+func isIdempotent(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete, http.MethodOptions:
+		return true
+	}
+	return false
+}
+
+// retryAfter reads a Retry-After header given in seconds or as an HTTP date.
+func retryAfter(resp *http.Response) (time.Duration, bool) {
+	v := resp.Header.Get("Retry-After")
+	if v == "" {
+		return 0, false
+	}
+	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(time.Until(t), 0), true
+	}
+	return 0, false
+}

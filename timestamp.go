@@ -1,0 +1,51 @@
+package platform
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// TimeLayout is the API's timestamp format: RFC 3339 in UTC with
+// milliseconds ("2026-01-14T10:19:23.000Z").
+const TimeLayout = "2006-01-02T15:04:05.000Z07:00"
+
+// Timestamp is a time in the API's format. It decodes any RFC 3339 time and
+// encodes in [TimeLayout].
+type Timestamp struct {
+	time.Time
+}
+
+// NewTimestamp returns t as a Timestamp, truncated to milliseconds as the
+// API reports it.
+func NewTimestamp(t time.Time) Timestamp {
+	return Timestamp{t.UTC().Truncate(time.Millisecond)}
+}
+
+// MarshalJSON encodes the time in [TimeLayout].
+func (t Timestamp) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, len(TimeLayout)+2)
+	b = append(b, '"')
+	b = t.UTC().AppendFormat(b, TimeLayout)
+	return append(b, '"'), nil
+}
+
+// UnmarshalJSON decodes an RFC 3339 time.
+func (t *Timestamp) UnmarshalJSON(b []byte) error {
+	s := string(b)
+	if s == "null" {
+		return nil
+	}
+	if len(s) < 2 || !strings.HasPrefix(s, `"`) || !strings.HasSuffix(s, `"`) {
+		return fmt.Errorf("platform: timestamp %s is not a JSON string", s)
+	}
+	v, err := time.Parse(time.RFC3339Nano, s[1:len(s)-1])
+	if err != nil {
+		return fmt.Errorf("platform: timestamp %s: %w", s, err)
+	}
+	t.Time = v
+	return nil
+}
+
+// String formats the time in [TimeLayout].
+func (t Timestamp) String() string { return t.UTC().Format(TimeLayout) }
