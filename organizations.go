@@ -81,7 +81,7 @@ type Member struct {
 
 // Region is a location where databases run. CurrentDefault, MySQLSupported
 // and PostgreSQLSupported are reported for an organization's or a
-// database's regions, not for the public list.
+// database's regions, and are nil in the public list.
 type Region struct {
 	ID                  string   `json:"id"`
 	Type                string   `json:"type"`
@@ -91,9 +91,9 @@ type Region struct {
 	DisplayName         string   `json:"display_name"`
 	Location            string   `json:"location"`
 	Slug                string   `json:"slug"`
-	CurrentDefault      bool     `json:"current_default,omitempty"`
-	MySQLSupported      bool     `json:"mysql_supported,omitempty"`
-	PostgreSQLSupported bool     `json:"postgresql_supported,omitempty"`
+	CurrentDefault      *bool    `json:"current_default,omitempty"`
+	MySQLSupported      *bool    `json:"mysql_supported,omitempty"`
+	PostgreSQLSupported *bool    `json:"postgresql_supported,omitempty"`
 }
 
 // OrganizationsService manages organizations, their members and their regions.

@@ -1,0 +1,128 @@
+package fake
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// tokenRec is a service token. Only the hash of its secret is kept.
+type tokenRec struct {
+	stamps
+	name      string
+	hash      [32]byte
+	org       *orgRec
+	creator   *userRec
+	orgPerms  map[string]bool
+	dbPerms   map[string]map[string]bool // database ID -> permissions
+	expiresAt *time.Time
+}
+
+// principal is who a request acts as.
+type principal struct {
+	// token is the service token used, nil for OAuth.
+	token *tokenRec
+	// user is the acting user: the OAuth token's, or the service token's creator.
+	user *userRec
+}
+
+// authenticate reads the Authorization header.
+func (s *Server) authenticate(r *http.Request, now time.Time) (*principal, error) {
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		return nil, unauthorized("missing Authorization header")
+	}
+	id, secret, ok := strings.Cut(h, ":")
+	if !ok || id == "" || secret == "" || strings.ContainsAny(id, " \t") {
+		return nil, unauthorized("malformed Authorization header: want ID:TOKEN for a service token")
+	}
+	tok := s.world.tokens[id]
+	if tok == nil {
+		return nil, unauthorized("unknown service token")
+	}
+	sum := sha256.Sum256([]byte(secret))
+	if subtle.ConstantTimeCompare(sum[:], tok.hash[:]) != 1 {
+		return nil, unauthorized("unknown service token")
+	}
+	if tok.expiresAt != nil && !now.Before(*tok.expiresAt) {
+		return nil, unauthorized("service token expired")
+	}
+	return &principal{token: tok, user: tok.creator}, nil
+}
+
+// belongsTo reports whether the principal acts within org.
+func (p *principal) belongsTo(org *orgRec) bool {
+	if p == nil {
+		return false
+	}
+	if p.token != nil {
+		return p.token.org == org
+	}
+	return p.user != nil && org.memberByUser[p.user.id] != nil
+}
+
+// may reports whether the principal holds one of perms, at the organization
+// level or on db. Without a db (a list across databases), a grant on any
+// database of the organization counts; the handler then shows only what
+// the principal may see. An empty perms list needs no permission.
+func (p *principal) may(perms []string, org *orgRec, db *dbRec) bool {
+	if len(perms) == 0 {
+		return true
+	}
+	if p == nil || p.token == nil {
+		return false
+	}
+	t := p.token
+	for _, perm := range perms {
+		if t.orgPerms[perm] {
+			return true
+		}
+		if db != nil {
+			if t.dbPerms[db.id][perm] {
+				return true
+			}
+			continue
+		}
+		for _, grants := range t.dbPerms {
+			if grants[perm] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// maySee reports whether the principal holds one of perms on db, for
+// filtering lists.
+func (p *principal) maySee(perms []string, db *dbRec) bool {
+	return p.may(perms, db.org, db)
+}
+
+// holdsAtOrgLevel reports whether the principal holds one of perms for the
+// whole organization, so that it sees every database.
+func (p *principal) holdsAtOrgLevel(perms []string) bool {
+	if len(perms) == 0 {
+		return true
+	}
+	if p == nil || p.token == nil {
+		return false
+	}
+	for _, perm := range perms {
+		if p.token.orgPerms[perm] {
+			return true
+		}
+	}
+	return false
+}
+
+// grant gives the token perms on db.
+func (t *tokenRec) grant(db *dbRec, perms []string) {
+	if t.dbPerms[db.id] == nil {
+		t.dbPerms[db.id] = map[string]bool{}
+	}
+	for _, p := range perms {
+		t.dbPerms[db.id][p] = true
+	}
+}

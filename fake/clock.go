@@ -1,0 +1,105 @@
+package fake
+
+import (
+	"container/heap"
+	"time"
+)
+
+// clock is the server's time. A virtual clock stands still until Advance
+// moves it; a real one follows the wall clock. Either way, work scheduled
+// for a time runs once the clock reaches it, in time order (ties in the
+// order scheduled), under the server's lock.
+type clock struct {
+	real   bool
+	now    time.Time // virtual time; unused when real
+	timers timerHeap
+	seq    uint64
+	wake   *time.Timer // arms the earliest timer in real-time mode
+	onWake func()      // runs due timers; set by the server
+}
+
+// timer is work due at a time.
+type timer struct {
+	at  time.Time
+	seq uint64
+	fn  func()
+}
+
+type timerHeap []*timer
+
+func (h timerHeap) Len() int { return len(h) }
+func (h timerHeap) Less(i, j int) bool {
+	if h[i].at.Equal(h[j].at) {
+		return h[i].seq < h[j].seq
+	}
+	return h[i].at.Before(h[j].at)
+}
+func (h timerHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *timerHeap) Push(x any)   { *h = append(*h, x.(*timer)) }
+func (h *timerHeap) Pop() any {
+	old := *h
+	t := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return t
+}
+
+// Now returns the clock's time, in UTC and truncated to milliseconds as the
+// API reports times.
+func (c *clock) Now() time.Time {
+	if c.real {
+		return time.Now().UTC().Truncate(time.Millisecond)
+	}
+	return c.now
+}
+
+// after schedules fn to run once the clock has moved d past now.
+func (c *clock) after(d time.Duration, fn func()) {
+	c.seq++
+	heap.Push(&c.timers, &timer{at: c.Now().Add(d), seq: c.seq, fn: fn})
+	c.arm()
+}
+
+// runDue runs every timer due at or before until, in order, moving a virtual
+// clock to each timer's time as it runs, so that work a timer schedules
+// runs in the same pass when it is due by until.
+func (c *clock) runDue(until time.Time) {
+	for len(c.timers) > 0 && !c.timers[0].at.After(until) {
+		t := heap.Pop(&c.timers).(*timer)
+		if !c.real && t.at.After(c.now) {
+			c.now = t.at
+		}
+		t.fn()
+	}
+	if !c.real && until.After(c.now) {
+		c.now = until
+	}
+	c.arm()
+}
+
+// next returns the time of the earliest scheduled work.
+func (c *clock) next() (time.Time, bool) {
+	if len(c.timers) == 0 {
+		return time.Time{}, false
+	}
+	return c.timers[0].at, true
+}
+
+// arm sets the wall-clock timer for the earliest work in real-time mode.
+func (c *clock) arm() {
+	if !c.real || len(c.timers) == 0 {
+		return
+	}
+	d := time.Until(c.timers[0].at)
+	if c.wake == nil {
+		c.wake = time.AfterFunc(d, c.onWake)
+		return
+	}
+	c.wake.Reset(d)
+}
+
+// stop releases the wall-clock timer.
+func (c *clock) stop() {
+	if c.wake != nil {
+		c.wake.Stop()
+	}
+}

@@ -1,0 +1,251 @@
+package fake
+
+import (
+	"strings"
+
+	"github.com/dbplatform/platform-go"
+)
+
+// dbRec is a database.
+type dbRec struct {
+	stamps
+	org         *orgRec
+	name        string
+	region      *regionRec
+	kind        platform.DatabaseKind
+	clusterSize string
+	replicas    int
+	state       platform.DatabaseState
+	deleted     bool
+
+	requireApproval      bool
+	restrictBranchRegion bool
+	allowDataBranching   bool
+	foreignKeys          bool
+	insightsRawQueries   bool
+	deletionProtected    bool
+	prodWebConsole       bool
+	automaticMigrations  *bool
+	migrationFramework   *string
+	migrationTable       *string
+
+	defaultBranch string
+	branches      map[string]*branchRec // by name
+}
+
+// branchRec is a branch of a database.
+type branchRec struct {
+	stamps
+	db         *dbRec
+	name       string
+	production bool
+}
+
+// maxNameLen bounds organization, database and branch names.
+const maxNameLen = 63
+
+func (s *Server) databaseRoutes() []route {
+	return []route{
+		{pattern: "GET /v1/organizations/{organization}/databases", op: "list_databases", handler: read(listDatabases)},
+		{pattern: "POST /v1/organizations/{organization}/databases", op: "create_database", handler: withBody(s.createDatabase)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}", op: "get_database", handler: read(getDatabase)},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}", op: "update_database_settings", handler: withBody(updateDatabase)},
+		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}", op: "delete_database", handler: act(deleteDatabase)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/regions", op: "list_database_regions", handler: read(listDatabaseRegions)},
+	}
+}
+
+func listDatabases(c *call) (any, error) {
+	q := c.r.URL.Query().Get("q")
+	perms := c.rt.spec.perms
+	seesAll := c.who.may(perms, c.org, nil) && c.who.holdsAtOrgLevel(perms)
+	if q == "" && seesAll {
+		return pageOf(c, &c.org.dbs, true, c.renderDatabase), nil
+	}
+	keep := func(db *dbRec) bool {
+		return strings.Contains(db.name, q) && (seesAll || c.who.maySee(perms, db))
+	}
+	return filteredPageOf(c, &c.org.dbs, true, keep, c.renderDatabase), nil
+}
+
+// checkName validates a new organization, database or branch name.
+func checkName(field, name string) error {
+	switch {
+	case name == "":
+		return unprocessable("%s is required", field)
+	case len(name) > maxNameLen:
+		return unprocessable("%s %q is longer than %d characters", field, name, maxNameLen)
+	case !slug.MatchString(name):
+		return unprocessable("%s %q must be lowercase letters, digits and dashes, and start and end with a letter or digit", field, name)
+	}
+	return nil
+}
+
+func (s *Server) createDatabase(c *call, p *platform.CreateDatabaseParams) (any, error) {
+	if err := checkName("name", p.Name); err != nil {
+		return nil, err
+	}
+	if c.org.dbByName[p.Name] != nil {
+		return nil, unprocessable("name %q is already taken by another database in %s", p.Name, c.org.name)
+	}
+	if p.ClusterSize == "" {
+		return nil, unprocessable("cluster_size is required")
+	}
+	region := c.org.defaultRegion
+	if p.Region != "" {
+		if region = regionBySlug(p.Region); region == nil {
+			return nil, unprocessable("region %q is not a known region slug", p.Region)
+		}
+	}
+	kind := p.Kind
+	switch kind {
+	case "":
+		kind = platform.KindMySQL
+	case platform.KindMySQL, platform.KindPostgreSQL:
+	default:
+		return nil, unprocessable("kind %q is not mysql or postgresql", p.Kind)
+	}
+	if p.Replicas != nil && *p.Replicas < 0 {
+		return nil, unprocessable("replicas must not be negative")
+	}
+	db := &dbRec{
+		stamps:        stamps{id: c.w.newID(), created: c.now, updated: c.now},
+		org:           c.org,
+		name:          p.Name,
+		region:        region,
+		kind:          kind,
+		clusterSize:   p.ClusterSize,
+		state:         platform.DatabasePending,
+		foreignKeys:   true,
+		defaultBranch: "main",
+		branches:      map[string]*branchRec{},
+	}
+	if p.Replicas != nil {
+		db.replicas = *p.Replicas
+	}
+	main := &branchRec{stamps: stamps{id: c.w.newID(), created: c.now, updated: c.now}, db: db, name: "main", production: true}
+	db.branches[main.name] = main
+	c.org.dbs.add(db)
+	c.org.dbByName[db.name] = db
+	if t := c.who.token; t != nil && t.orgPerms["create_databases"] {
+		t.grant(db, databasePermissions)
+	}
+	s.clock.after(s.timing.DatabaseReady, func() {
+		if !db.deleted {
+			db.state = platform.DatabaseReady
+			db.updated = s.clock.Now()
+		}
+	})
+	return c.renderDatabase(db), nil
+}
+
+func getDatabase(c *call) (any, error) {
+	return c.renderDatabase(c.db), nil
+}
+
+func updateDatabase(c *call, p *platform.UpdateDatabaseParams) (any, error) {
+	db := c.db
+	if p.NewName != nil && *p.NewName != db.name {
+		if err := checkName("new_name", *p.NewName); err != nil {
+			return nil, err
+		}
+		if c.org.dbByName[*p.NewName] != nil {
+			return nil, unprocessable("new_name %q is already taken by another database in %s", *p.NewName, c.org.name)
+		}
+	}
+	if p.DefaultBranch != nil && db.branches[*p.DefaultBranch] == nil {
+		return nil, unprocessable("default_branch %q is not a branch of %s", *p.DefaultBranch, db.name)
+	}
+	if p.NewName != nil && *p.NewName != db.name {
+		delete(c.org.dbByName, db.name)
+		db.name = *p.NewName
+		c.org.dbByName[db.name] = db
+	}
+	setIf(&db.defaultBranch, p.DefaultBranch)
+	setIf(&db.requireApproval, p.RequireApprovalForDeploy)
+	setIf(&db.restrictBranchRegion, p.RestrictBranchRegion)
+	setIf(&db.allowDataBranching, p.AllowDataBranching)
+	setIf(&db.foreignKeys, p.AllowForeignKeyConstraints)
+	setIf(&db.insightsRawQueries, p.InsightsRawQueries)
+	setIf(&db.deletionProtected, p.DeletionProtected)
+	setIf(&db.prodWebConsole, p.ProductionBranchWebConsole)
+	if p.AutomaticMigrations != nil {
+		db.automaticMigrations = platform.Ptr(*p.AutomaticMigrations)
+	}
+	if p.MigrationFramework != nil {
+		db.migrationFramework = platform.Ptr(*p.MigrationFramework)
+	}
+	if p.MigrationTableName != nil {
+		db.migrationTable = platform.Ptr(*p.MigrationTableName)
+	}
+	db.updated = c.now
+	return c.renderDatabase(db), nil
+}
+
+// setIf sets *dst to *v when v is given.
+func setIf[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+func deleteDatabase(c *call) (any, error) {
+	db := c.db
+	if db.deletionProtected {
+		return nil, unprocessable("database %s is deletion protected; turn deletion_protected off first", db.name)
+	}
+	c.org.dbs.remove(db)
+	delete(c.org.dbByName, db.name)
+	db.deleted = true
+	for _, t := range c.w.tokens {
+		delete(t.dbPerms, db.id)
+	}
+	return nil, nil
+}
+
+func listDatabaseRegions(c *call) (any, error) {
+	return regionPage(c, renderRegionFor(c.db.region)), nil
+}
+
+// renderDatabase renders a database as the API shows it.
+func (c *call) renderDatabase(db *dbRec) *platform.Database {
+	base := c.s.URL()
+	prod := 0
+	for _, b := range db.branches {
+		if b.production {
+			prod++
+		}
+	}
+	return &platform.Database{
+		ID:                         db.id,
+		Type:                       "Database",
+		Name:                       db.name,
+		URL:                        base + "v1/organizations/" + db.org.name + "/databases/" + db.name,
+		BranchesURL:                base + "v1/organizations/" + db.org.name + "/databases/" + db.name + "/branches",
+		HTMLURL:                    base + db.org.name + "/" + db.name,
+		State:                      db.state,
+		Ready:                      db.state == platform.DatabaseReady,
+		Kind:                       db.kind,
+		Plan:                       "scaler_pro",
+		Region:                     *renderRegionFor(db.region)(db.region),
+		BranchesCount:              len(db.branches),
+		DevelopmentBranchesCount:   len(db.branches) - prod,
+		ProductionBranchesCount:    prod,
+		IssuesCount:                platform.Ptr(0),
+		DefaultBranch:              db.defaultBranch,
+		DefaultBranchShardCount:    1,
+		RequireApprovalForDeploy:   db.requireApproval,
+		DeletionProtected:          db.deletionProtected,
+		AllowDataBranching:         db.allowDataBranching,
+		ForeignKeysEnabled:         db.foreignKeys,
+		AutomaticMigrations:        db.automaticMigrations,
+		RestrictBranchRegion:       db.restrictBranchRegion,
+		InsightsRawQueries:         db.insightsRawQueries,
+		InsightsEnabled:            true,
+		ProductionBranchWebConsole: db.prodWebConsole,
+		MigrationTableName:         db.migrationTable,
+		MigrationFramework:         db.migrationFramework,
+		CreatedAt:                  platform.NewTimestamp(db.created),
+		UpdatedAt:                  platform.NewTimestamp(db.updated),
+	}
+}

@@ -1,0 +1,46 @@
+package fake
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// apiError is an error response: its status and the body's code and message.
+type apiError struct {
+	status     int
+	code       string
+	message    string
+	retryAfter int // seconds, for 429
+}
+
+func (e *apiError) Error() string { return fmt.Sprintf("%d %s: %s", e.status, e.code, e.message) }
+
+func errf(status int, code, format string, args ...any) *apiError {
+	return &apiError{status: status, code: code, message: fmt.Sprintf(format, args...)}
+}
+
+// notFound is the one answer for a missing resource and for a missing
+// permission, which the API does not tell apart.
+func notFound() *apiError { return errf(http.StatusNotFound, "not_found", "Not Found") }
+
+func badRequest(format string, args ...any) *apiError {
+	return errf(http.StatusBadRequest, "bad_request", format, args...)
+}
+
+func unprocessable(format string, args ...any) *apiError {
+	return errf(http.StatusUnprocessableEntity, "unprocessable", format, args...)
+}
+
+func unauthorized(format string, args ...any) *apiError {
+	return errf(http.StatusUnauthorized, "unauthorized", format, args...)
+}
+
+func forbidden(format string, args ...any) *apiError {
+	return errf(http.StatusForbidden, "forbidden", format, args...)
+}
+
+// errorBody is the JSON of an error response.
+type errorBody struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}

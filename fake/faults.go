@@ -1,0 +1,160 @@
+package fake
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Fault is a failure the server answers with, for an operation, instead of
+// serving it: to prove that a client retries, backs off or reports errors.
+type Fault struct {
+	// Status is the error status to answer with (400 to 599). Zero answers
+	// normally after Latency: a slow response, not a failed one.
+	Status int
+	// Code and Message are the error body's; Code defaults from Status
+	// ("rate_limited" for 429) and Message to the status text.
+	Code, Message string
+	// RetryAfter sets the Retry-After header, in whole seconds.
+	RetryAfter time.Duration
+	// Times is how many requests the rule answers; zero means no limit.
+	Times int
+	// Probability, when set (0 < p <= 1), makes the rule answer each
+	// matching request with that probability, drawn from the server's seed.
+	Probability float64
+	// Latency is a wall-clock delay before answering.
+	Latency time.Duration
+}
+
+// FaultRule is an installed fault. Its Fired count says how often it
+// answered, so a test can prove a retry happened.
+type FaultRule struct {
+	op    string
+	fault Fault
+	fired int
+	rules *faultRules
+}
+
+// Fired returns how many requests the rule has answered.
+func (r *FaultRule) Fired() int {
+	r.rules.mu.Lock()
+	defer r.rules.mu.Unlock()
+	return r.fired
+}
+
+// Remove uninstalls the rule.
+func (r *FaultRule) Remove() {
+	r.rules.mu.Lock()
+	defer r.rules.mu.Unlock()
+	for i, x := range r.rules.list {
+		if x == r {
+			r.rules.list = append(r.rules.list[:i:i], r.rules.list[i+1:]...)
+			return
+		}
+	}
+}
+
+// faultRules are the installed rules, in order of installation.
+type faultRules struct {
+	mu   sync.Mutex
+	list []*FaultRule
+	rng  *rand.Rand
+}
+
+func newFaultRand(seed uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed^0x5bd1e995, seed))
+}
+
+// InjectFault installs a fault for the operation named op (a name from the
+// API's operation table, such as "get_database"). Rules are tried in the
+// order installed; the first that applies answers.
+func (s *Server) InjectFault(op string, f Fault) (*FaultRule, error) {
+	if _, ok := operations[op]; !ok {
+		return nil, fmt.Errorf("fake: InjectFault: unknown operation %q", op)
+	}
+	if f.Status != 0 && (f.Status < 400 || f.Status > 599) {
+		return nil, fmt.Errorf("fake: InjectFault: status %d is not an error status", f.Status)
+	}
+	if f.Times < 0 || f.Probability < 0 || f.Probability > 1 || f.Latency < 0 || f.RetryAfter < 0 {
+		return nil, fmt.Errorf("fake: InjectFault: Times, Probability (0..1), Latency and RetryAfter must not be negative")
+	}
+	if f.Status == 0 && f.Latency == 0 {
+		return nil, fmt.Errorf("fake: InjectFault: a fault needs a Status or a Latency")
+	}
+	if f.Code == "" && f.Status != 0 {
+		f.Code = defaultCode(f.Status)
+	}
+	if f.Message == "" && f.Status != 0 {
+		f.Message = http.StatusText(f.Status)
+	}
+	r := &FaultRule{op: op, fault: f, rules: &s.faults}
+	s.faults.mu.Lock()
+	s.faults.list = append(s.faults.list, r)
+	s.faults.mu.Unlock()
+	return r, nil
+}
+
+// defaultCode is the error code the API uses with a status.
+func defaultCode(status int) string {
+	switch status {
+	case http.StatusBadRequest:
+		return "bad_request"
+	case http.StatusUnauthorized:
+		return "unauthorized"
+	case http.StatusForbidden:
+		return "forbidden"
+	case http.StatusNotFound:
+		return "not_found"
+	case http.StatusRequestEntityTooLarge:
+		return "payload_too_large"
+	case http.StatusUnprocessableEntity:
+		return "unprocessable"
+	case http.StatusTooManyRequests:
+		return "rate_limited"
+	case http.StatusInternalServerError:
+		return "internal"
+	}
+	return strings.ToLower(strings.ReplaceAll(http.StatusText(status), " ", "_"))
+}
+
+// match finds the rule that answers a request for op, and counts it.
+func (fr *faultRules) match(op string) (Fault, bool) {
+	fr.mu.Lock()
+	defer fr.mu.Unlock()
+	for _, r := range fr.list {
+		if r.op != op || (r.fault.Times > 0 && r.fired >= r.fault.Times) {
+			continue
+		}
+		if p := r.fault.Probability; p > 0 && fr.rng.Float64() >= p {
+			continue
+		}
+		r.fired++
+		return r.fault, true
+	}
+	return Fault{}, false
+}
+
+// applyFault answers a request from a matching rule. It reports whether the
+// request was answered; a latency-only rule delays and lets it through.
+func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, op string) bool {
+	f, ok := s.faults.match(op)
+	if !ok {
+		return false
+	}
+	if f.Latency > 0 {
+		t := time.NewTimer(f.Latency)
+		select {
+		case <-r.Context().Done():
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	if f.Status == 0 {
+		return false
+	}
+	writeError(w, &apiError{status: f.Status, code: f.Code, message: f.Message, retryAfter: int(f.RetryAfter / time.Second)})
+	return true
+}

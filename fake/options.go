@@ -1,0 +1,139 @@
+package fake
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+)
+
+// Option configures a [Server].
+type Option func(*config) error
+
+// config collects the options.
+type config struct {
+	seed            uint64
+	strict          bool
+	realTime        bool
+	start           time.Time
+	timing          Timings
+	addr            string
+	orgName         string
+	requestLogLimit int
+}
+
+// DefaultStart is the virtual clock's starting time unless [WithStartTime]
+// sets another.
+var DefaultStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func defaultConfig() config {
+	return config{
+		seed:            1,
+		start:           DefaultStart,
+		timing:          DefaultTimings(),
+		orgName:         "acme",
+		requestLogLimit: 10000,
+	}
+}
+
+// Timings are the durations of the lifecycles' transitions on the clock.
+type Timings struct {
+	// DatabaseReady is how long a new database stays pending.
+	DatabaseReady time.Duration
+}
+
+// DefaultTimings returns the durations of the live service.
+func DefaultTimings() Timings {
+	return Timings{DatabaseReady: 5 * time.Second}
+}
+
+// WithSeed sets the seed of IDs and secrets (1 by default): servers with the
+// same seed given the same calls produce the same IDs.
+func WithSeed(seed uint64) Option {
+	return func(c *config) error {
+		c.seed = seed
+		return nil
+	}
+}
+
+// WithStrictBodies answers a request body with an unknown field with 400
+// bad_request naming the field, where the API ignores it. It catches typos in
+// hand-built requests.
+func WithStrictBodies() Option {
+	return func(c *config) error {
+		c.strict = true
+		return nil
+	}
+}
+
+// WithRealTime drives the lifecycles from the wall clock instead of the
+// virtual clock, as the standalone binary does.
+func WithRealTime() Option {
+	return func(c *config) error {
+		c.realTime = true
+		return nil
+	}
+}
+
+// WithStartTime sets the virtual clock's starting time.
+func WithStartTime(t time.Time) Option {
+	return func(c *config) error {
+		if t.IsZero() {
+			return errors.New("fake: WithStartTime: zero time")
+		}
+		c.start = t.UTC().Truncate(time.Millisecond)
+		return nil
+	}
+}
+
+// WithTimings changes the durations of transitions; zero fields keep their
+// defaults.
+func WithTimings(t Timings) Option {
+	return func(c *config) error {
+		if t.DatabaseReady < 0 {
+			return errors.New("fake: WithTimings: durations must not be negative")
+		}
+		if t.DatabaseReady > 0 {
+			c.timing.DatabaseReady = t.DatabaseReady
+		}
+		return nil
+	}
+}
+
+// WithAddr listens on addr ("127.0.0.1:8080") instead of a free loopback port.
+func WithAddr(addr string) Option {
+	return func(c *config) error {
+		if addr == "" {
+			return errors.New("fake: WithAddr: empty address")
+		}
+		c.addr = addr
+		return nil
+	}
+}
+
+// slug is the form of organization and database names.
+var slug = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// WithOrganization names the organization a new server starts with
+// ("acme" by default).
+func WithOrganization(name string) Option {
+	return func(c *config) error {
+		if !slug.MatchString(name) {
+			return fmt.Errorf("fake: WithOrganization: %q is not lowercase letters, digits and dashes", name)
+		}
+		c.orgName = name
+		return nil
+	}
+}
+
+// WithRequestLogLimit keeps the last n requests in [Server.Requests]
+// (10,000 by default).
+func WithRequestLogLimit(n int) Option {
+	return func(c *config) error {
+		if n < 1 {
+			return fmt.Errorf("fake: WithRequestLogLimit: %d is not positive", n)
+		}
+		c.requestLogLimit = n
+		return nil
+	}
+}

@@ -1,0 +1,254 @@
+package fake
+
+import (
+	"strings"
+
+	"github.com/dbplatform/platform-go"
+)
+
+// orgRec is an organization with its members and databases.
+type orgRec struct {
+	stamps
+	name            string
+	billingEmail    string
+	idpManagedRoles bool
+	invoiceBudget   int
+	defaultRegion   *regionRec
+
+	members      index[*memberRec]
+	memberByUser map[string]*memberRec // by user ID
+	dbs          index[*dbRec]
+	dbByName     map[string]*dbRec
+}
+
+// userRec is a person.
+type userRec struct {
+	stamps
+	name, email string
+	defaultOrg  *orgRec
+}
+
+// memberRec is a user's membership of an organization.
+type memberRec struct {
+	stamps
+	user *userRec
+	role platform.MemberRole
+}
+
+func (s *Server) organizationRoutes() []route {
+	return []route{
+		{pattern: "GET /v1/organizations", op: "list_organizations", handler: read(listOrganizations)},
+		{pattern: "GET /v1/organizations/{organization}", op: "get_organization", handler: read(getOrganization)},
+		{pattern: "PATCH /v1/organizations/{organization}", op: "update_organization", handler: withBody(updateOrganization)},
+		{pattern: "GET /v1/organizations/{organization}/regions", op: "list_regions_for_organization", handler: read(listOrganizationRegions)},
+		{pattern: "GET /v1/organizations/{organization}/members", op: "list_organization_members", handler: read(listMembers)},
+		{pattern: "GET /v1/organizations/{organization}/members/{id}", op: "get_organization_membership", handler: read(getMember)},
+		{pattern: "PATCH /v1/organizations/{organization}/members/{id}", op: "update_organization_membership", handler: withBody(updateMember)},
+		{pattern: "DELETE /v1/organizations/{organization}/members/{id}", op: "remove_organization_member", handler: act(removeMember)},
+		{pattern: "GET /v1/user", op: "get_current_user", handler: read(getCurrentUser)},
+		{pattern: "GET /v1/regions", op: "list_public_regions", public: true, handler: read(listPublicRegions)},
+	}
+}
+
+func listOrganizations(c *call) (any, error) {
+	return filteredPageOf(c, &c.w.orgIdx, false, c.who.belongsTo, renderOrganization), nil
+}
+
+func getOrganization(c *call) (any, error) {
+	return renderOrganization(c.org), nil
+}
+
+func updateOrganization(c *call, p *platform.UpdateOrganizationParams) (any, error) {
+	if p.BillingEmail != nil && !validEmail(*p.BillingEmail) {
+		return nil, unprocessable("billing_email %q is not an email address", *p.BillingEmail)
+	}
+	if p.InvoiceBudgetAmount != nil && *p.InvoiceBudgetAmount < 0 {
+		return nil, unprocessable("invoice_budget_amount must not be negative")
+	}
+	org := c.org
+	if p.BillingEmail != nil {
+		org.billingEmail = *p.BillingEmail
+	}
+	if p.IDPManagedRoles != nil {
+		org.idpManagedRoles = *p.IDPManagedRoles
+	}
+	if p.InvoiceBudgetAmount != nil {
+		org.invoiceBudget = *p.InvoiceBudgetAmount
+	}
+	org.updated = c.now
+	return renderOrganization(org), nil
+}
+
+func listOrganizationRegions(c *call) (any, error) {
+	return regionPage(c, renderRegionFor(c.org.defaultRegion)), nil
+}
+
+func listMembers(c *call) (any, error) {
+	q := strings.ToLower(c.r.URL.Query().Get("q"))
+	if q == "" {
+		return pageOf(c, &c.org.members, true, renderMember), nil
+	}
+	match := func(m *memberRec) bool {
+		return strings.Contains(strings.ToLower(m.user.name), q) || strings.Contains(strings.ToLower(m.user.email), q)
+	}
+	return filteredPageOf(c, &c.org.members, true, match, renderMember), nil
+}
+
+// member finds the membership of the path's {id}, a user ID.
+func (c *call) member() (*memberRec, error) {
+	m := c.org.memberByUser[c.r.PathValue("id")]
+	if m == nil {
+		return nil, notFound()
+	}
+	return m, nil
+}
+
+func getMember(c *call) (any, error) {
+	m, err := c.member()
+	if err != nil {
+		return nil, err
+	}
+	return renderMember(m), nil
+}
+
+func updateMember(c *call, p *platform.UpdateMemberParams) (any, error) {
+	m, err := c.member()
+	if err != nil {
+		return nil, err
+	}
+	switch p.Role {
+	case platform.RoleMember, platform.RoleAdmin:
+	case "":
+		return nil, unprocessable("role is required: member or admin")
+	default:
+		return nil, unprocessable("role %q is not member or admin", p.Role)
+	}
+	if m.role == platform.RoleAdmin && p.Role != platform.RoleAdmin && c.org.adminCount() == 1 {
+		return nil, unprocessable("user %s is the last admin of %s and cannot be demoted", m.user.id, c.org.name)
+	}
+	if m.role != p.Role {
+		m.role = p.Role
+		m.updated = c.now
+	}
+	return renderMember(m), nil
+}
+
+func removeMember(c *call) (any, error) {
+	m, err := c.member()
+	if err != nil {
+		return nil, err
+	}
+	q := c.r.URL.Query()
+	deleteTokens, err := boolQuery(q.Get("delete_service_tokens"), "delete_service_tokens")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := boolQuery(q.Get("delete_passwords"), "delete_passwords"); err != nil {
+		return nil, err
+	}
+	if m.role == platform.RoleAdmin && c.org.adminCount() == 1 {
+		return nil, unprocessable("user %s is the last admin of %s and cannot be removed", m.user.id, c.org.name)
+	}
+	c.org.members.remove(m)
+	delete(c.org.memberByUser, m.user.id)
+	if deleteTokens {
+		for id, t := range c.w.tokens {
+			if t.org == c.org && t.creator == m.user {
+				delete(c.w.tokens, id)
+			}
+		}
+	}
+	return nil, nil
+}
+
+func getCurrentUser(c *call) (any, error) {
+	if c.who.user == nil {
+		return nil, notFound()
+	}
+	return renderUser(c.who.user), nil
+}
+
+func listPublicRegions(c *call) (any, error) {
+	return regionPage(c, renderPublicRegion), nil
+}
+
+// adminCount is the number of the organization's admins.
+func (o *orgRec) adminCount() int {
+	n := 0
+	for _, m := range o.members.all() {
+		if m.role == platform.RoleAdmin {
+			n++
+		}
+	}
+	return n
+}
+
+// boolQuery parses an optional boolean query parameter.
+func boolQuery(v, name string) (bool, error) {
+	switch v {
+	case "", "false", "0":
+		return false, nil
+	case "true", "1":
+		return true, nil
+	}
+	return false, badRequest("%s must be true or false, got %q", name, v)
+}
+
+// validEmail is a loose check: something@something.something.
+func validEmail(s string) bool {
+	local, domain, ok := strings.Cut(s, "@")
+	return ok && local != "" && strings.Contains(domain, ".") && !strings.ContainsAny(s, " \t\r\n")
+}
+
+func renderOrganization(o *orgRec) *platform.Organization {
+	return &platform.Organization{
+		ID:                  o.id,
+		Type:                "Organization",
+		Name:                o.name,
+		BillingEmail:        o.billingEmail,
+		CreatedAt:           platform.NewTimestamp(o.created),
+		UpdatedAt:           platform.NewTimestamp(o.updated),
+		Plan:                "scaler_pro",
+		ValidBillingInfo:    true,
+		HasPastDueInvoices:  platform.Ptr(false),
+		DatabaseCount:       o.dbs.len(),
+		Features:            map[string]any{},
+		IDPManagedRoles:     o.idpManagedRoles,
+		InvoiceBudgetAmount: itoa(o.invoiceBudget),
+		KeyspaceShardLimit:  32,
+		HasCard:             true,
+	}
+}
+
+func renderOrgRef(o *orgRec) *platform.OrganizationRef {
+	if o == nil {
+		return nil
+	}
+	return &platform.OrganizationRef{ID: o.id, Name: o.name, CreatedAt: platform.NewTimestamp(o.created), UpdatedAt: platform.NewTimestamp(o.updated)}
+}
+
+func renderUser(u *userRec) *platform.User {
+	return &platform.User{
+		ID:                  u.id,
+		Type:                "User",
+		DisplayName:         u.name,
+		Name:                u.name,
+		Email:               u.email,
+		AvatarURL:           "https://avatars.example.com/" + u.id,
+		CreatedAt:           platform.NewTimestamp(u.created),
+		UpdatedAt:           platform.NewTimestamp(u.updated),
+		DefaultOrganization: renderOrgRef(u.defaultOrg),
+		EmailVerified:       true,
+	}
+}
+
+func renderMember(m *memberRec) *platform.Member {
+	return &platform.Member{
+		ID:        m.id,
+		Type:      "OrganizationMembership",
+		User:      *renderUser(m.user),
+		Role:      m.role,
+		CreatedAt: platform.NewTimestamp(m.created),
+		UpdatedAt: platform.NewTimestamp(m.updated),
+	}
+}

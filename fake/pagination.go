@@ -1,0 +1,61 @@
+package fake
+
+import (
+	"net/url"
+	"strconv"
+
+	"github.com/dbplatform/platform-go"
+)
+
+// listOf renders one page of records as the API's list envelope. items is
+// the page (already cut by the caller from an index), total the number of
+// records in the whole list; withTotals adds total_count and total_pages,
+// for the lists that report them.
+func listOf[T any, R any](c *call, items []T, total int, withTotals bool, render func(T) *R) *platform.Page[R] {
+	p := &platform.Page[R]{
+		Type:        "list",
+		CurrentPage: c.page,
+		PerPage:     c.perPage,
+		Items:       make([]*R, 0, len(items)),
+	}
+	for _, it := range items {
+		p.Items = append(p.Items, render(it))
+	}
+	if c.page*c.perPage < total {
+		n := c.page + 1
+		p.NextPage, p.NextPageURL = &n, c.pageURL(n)
+	}
+	if c.page > 1 {
+		n := c.page - 1
+		p.PrevPage, p.PrevPageURL = &n, c.pageURL(n)
+	}
+	if withTotals {
+		pages := (total + c.perPage - 1) / c.perPage
+		p.TotalCount, p.TotalPages = &total, &pages
+	}
+	return p
+}
+
+// pageURL is the address of page n of the current list.
+func (c *call) pageURL(n int) *string {
+	q := c.r.URL.Query()
+	q.Set("page", strconv.Itoa(n))
+	u := url.URL{Scheme: "http", Host: c.r.Host, Path: c.r.URL.Path, RawQuery: q.Encode()}
+	if c.r.TLS != nil {
+		u.Scheme = "https"
+	}
+	s := u.String()
+	return &s
+}
+
+// pageOf cuts the call's page out of an index, and renders it.
+func pageOf[T keyed, R any](c *call, x *index[T], withTotals bool, render func(T) *R) *platform.Page[R] {
+	items, total := x.window(c.page, c.perPage, c.desc)
+	return listOf(c, items, total, withTotals, render)
+}
+
+// filteredPageOf is pageOf for the records keep accepts.
+func filteredPageOf[T keyed, R any](c *call, x *index[T], withTotals bool, keep func(T) bool, render func(T) *R) *platform.Page[R] {
+	items, total := x.filter(c.page, c.perPage, c.desc, keep)
+	return listOf(c, items, total, withTotals, render)
+}

@@ -1,0 +1,334 @@
+package fake
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
+	"strconv"
+	"time"
+)
+
+// maxBody is the largest request body the API accepts.
+const maxBody = 1 << 20
+
+// route is one row of the route table: an operation of operations.tsv and
+// the handler that serves it. Authentication, the permission check, body
+// decoding, pagination and errors are the pipeline's, not the handler's.
+type route struct {
+	// pattern is the net/http pattern, "METHOD /v1/...".
+	pattern string
+	// op is the operation's name in operations.tsv.
+	op string
+	// public routes need no credentials.
+	public bool
+	handler
+	// spec is op's row of operations.tsv, filled when the table is built.
+	spec operation
+}
+
+// handler serves an operation: newBody, when set, makes the value a JSON
+// body decodes into; serve returns the response body (nil for none) or an
+// error.
+type handler struct {
+	newBody func() any
+	serve   func(c *call) (any, error)
+	// write marks handlers that change the world; the others run under a
+	// read lock.
+	write bool
+}
+
+// read serves an operation that changes nothing.
+func read(fn func(c *call) (any, error)) handler { return handler{serve: fn} }
+
+// act serves an operation without a body that changes the world.
+func act(fn func(c *call) (any, error)) handler { return handler{serve: fn, write: true} }
+
+// withBody serves an operation that takes a JSON body of type B.
+func withBody[B any](fn func(c *call, body *B) (any, error)) handler {
+	return handler{
+		newBody: func() any { return new(B) },
+		serve:   func(c *call) (any, error) { return fn(c, c.body.(*B)) },
+		write:   true,
+	}
+}
+
+// call is one request on its way through a handler.
+type call struct {
+	s    *Server
+	w    *world
+	r    *http.Request
+	rt   *route
+	who  *principal
+	body any
+	now  time.Time
+	// org and db are the {organization} and {database} of the path,
+	// resolved and checked by the pipeline when the pattern has them.
+	org *orgRec
+	db  *dbRec
+	// page, perPage and desc are the validated list parameters.
+	page, perPage int
+	desc          bool
+}
+
+// routes is the route table: every operation the fake serves.
+func (s *Server) routes() []route {
+	var rs []route
+	rs = append(rs, s.organizationRoutes()...)
+	rs = append(rs, s.databaseRoutes()...)
+	return rs
+}
+
+// buildMux registers the route table on a ServeMux, joining each row to its
+// operations.tsv row.
+func (s *Server) buildMux() (*http.ServeMux, error) {
+	mux := http.NewServeMux()
+	for _, rt := range s.routes() {
+		spec, ok := operations[rt.op]
+		if !ok {
+			return nil, fmt.Errorf("fake: route %q: operation %q is not in operations.tsv", rt.pattern, rt.op)
+		}
+		if want := spec.method + " " + spec.path; want != rt.pattern {
+			return nil, fmt.Errorf("fake: route %q: operations.tsv has %q for %s", rt.pattern, want, rt.op)
+		}
+		rt.spec = spec
+		mux.Handle(rt.pattern, s.pipeline(&rt))
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { writeError(w, notFound()) })
+	return mux, nil
+}
+
+// pipeline runs what every operation shares, in order: fault rules,
+// authentication, the organization and database of the path, the permission
+// check, body and page decoding, then the handler, and writes the result.
+func (s *Server) pipeline(rt *route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rec, ok := w.(*recorder); ok {
+			rec.op = rt.op
+		}
+		if s.applyFault(w, r, rt.op) {
+			return
+		}
+		body, bodyErr := decodeBody(w, r, rt, s.strict)
+		status, resp, err := s.run(rt, r, body, bodyErr)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		writeJSON(w, status, resp)
+	})
+}
+
+// run executes the handler with the world locked and returns what to write.
+func (s *Server) run(rt *route, r *http.Request, body any, bodyErr *apiError) (status int, resp any, err error) {
+	if rt.write {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+	} else {
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = errf(http.StatusInternalServerError, "internal", "internal error in %s: %v", rt.op, p)
+		}
+	}()
+	c := &call{s: s, w: s.world, r: r, rt: rt, body: body, now: s.clock.Now()}
+	if !rt.public {
+		if c.who, err = s.authenticate(r, c.now); err != nil {
+			return 0, nil, err
+		}
+	}
+	if err := c.resolvePath(); err != nil {
+		return 0, nil, err
+	}
+	if !c.permitted() {
+		return 0, nil, notFound()
+	}
+	if bodyErr != nil {
+		return 0, nil, bodyErr
+	}
+	if err := c.parsePage(); err != nil {
+		return 0, nil, err
+	}
+	resp, err = rt.serve(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	return rt.spec.status, resp, nil
+}
+
+// resolvePath finds the organization and database the path names. An
+// organization the caller does not belong to is as missing as one that does
+// not exist.
+func (c *call) resolvePath() error {
+	if name := c.r.PathValue("organization"); name != "" {
+		org := c.w.orgs[name]
+		if org == nil || !c.who.belongsTo(org) {
+			return notFound()
+		}
+		c.org = org
+		if name := c.r.PathValue("database"); name != "" {
+			if c.db = org.dbByName[name]; c.db == nil {
+				return notFound()
+			}
+		}
+	}
+	return nil
+}
+
+// permitted applies the operation's permission column to the caller.
+func (c *call) permitted() bool {
+	if c.rt.public {
+		return true
+	}
+	return c.who.may(c.rt.spec.perms, c.org, c.db)
+}
+
+// parsePage reads page, per_page and order for list operations.
+func (c *call) parsePage() error {
+	c.page, c.perPage = 1, 25
+	q := c.r.URL.Query()
+	for _, f := range []struct {
+		name     string
+		dst      *int
+		min, max int
+	}{{"page", &c.page, 1, 1 << 30}, {"per_page", &c.perPage, 1, 100}} {
+		v := q.Get(f.name)
+		if v == "" {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < f.min || n > f.max {
+			return badRequest("%s must be an integer from %d to %d, got %q", f.name, f.min, f.max, v)
+		}
+		*f.dst = n
+	}
+	switch q.Get("order") {
+	case "", "asc":
+	case "desc":
+		c.desc = true
+	default:
+		return badRequest("order must be asc or desc, got %q", q.Get("order"))
+	}
+	return nil
+}
+
+// decodeBody reads and decodes the JSON body of a route that takes one. Its
+// error is held back until the permission check has passed.
+func decodeBody(w http.ResponseWriter, r *http.Request, rt *route, strict bool) (any, *apiError) {
+	if rt.newBody == nil {
+		return nil, nil
+	}
+	v := rt.newBody()
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, errf(http.StatusRequestEntityTooLarge, "payload_too_large", "request body is over the limit of %d bytes", maxBody)
+		}
+		return nil, badRequest("reading request body: %v", err)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return v, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if strict {
+		dec.DisallowUnknownFields()
+	}
+	if err := dec.Decode(v); err != nil {
+		return nil, bodyError(err)
+	}
+	if dec.More() {
+		return nil, badRequest("request body has data after the JSON object")
+	}
+	return v, nil
+}
+
+// bodyError turns a JSON decoding error into a 400 that names the field.
+func bodyError(err error) *apiError {
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &typeErr):
+		if typeErr.Field == "" {
+			return badRequest("request body must be a JSON object, not %s", typeErr.Value)
+		}
+		return badRequest("field %s must be %s, not %s", typeErr.Field, jsonType(typeErr.Type), typeErr.Value)
+	case errors.As(err, &syntaxErr):
+		return badRequest("malformed JSON at byte %d: %v", syntaxErr.Offset, syntaxErr)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return badRequest("malformed JSON: unexpected end of body")
+	}
+	if field, ok := unknownField(err); ok {
+		return badRequest("unknown field %s", field)
+	}
+	return badRequest("malformed JSON: %v", err)
+}
+
+// unknownField reads the field name from encoding/json's unknown-field error.
+func unknownField(err error) (string, bool) {
+	var field string
+	if _, scanErr := fmt.Sscanf(err.Error(), "json: unknown field %q", &field); scanErr == nil {
+		return field, true
+	}
+	return "", false
+}
+
+// jsonType names the JSON type a Go type decodes from.
+func jsonType(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "an object"
+}
+
+// writeJSON writes a success response; a nil body writes no body.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	if v == nil {
+		w.WriteHeader(status)
+		return
+	}
+	buf, err := json.Marshal(v)
+	if err != nil {
+		writeError(w, errf(http.StatusInternalServerError, "internal", "encoding response: %v", err))
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(buf)))
+	w.WriteHeader(status)
+	_, _ = w.Write(buf)
+}
+
+// writeError writes an error response in the API's format.
+func writeError(w http.ResponseWriter, err error) {
+	var e *apiError
+	if !errors.As(err, &e) {
+		e = errf(http.StatusInternalServerError, "internal", "%v", err)
+	}
+	if e.retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(e.retryAfter))
+	}
+	buf, _ := json.Marshal(errorBody{Code: e.code, Message: e.message})
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(buf)))
+	w.WriteHeader(e.status)
+	_, _ = w.Write(buf)
+}

@@ -1,0 +1,236 @@
+// Package fake is an in-memory implementation of the Database Platform API
+// for tests: a stateful HTTP server with the API's operations, permissions,
+// pagination, errors and state machines, driven by a clock the test controls.
+//
+// A test starts one server per test; it is cheap, and closed when the test
+// ends:
+//
+//	srv := fake.NewServer(t)
+//	client := srv.Client() // a *platform.Client with an all-powerful token
+//	db, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{
+//		Organization: srv.Org(), Name: "app-db", ClusterSize: "PS_10",
+//	})
+//	srv.Advance(5 * time.Second) // the database becomes ready
+//
+// The clock is virtual: nothing happens until [Server.Advance] moves it,
+// and the waits of srv.Client() (waiters, retry backoff) advance it instead
+// of sleeping. [WithRealTime] follows the wall clock instead, as the
+// standalone binary does.
+package fake
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/dbplatform/platform-go"
+)
+
+// Server is a running fake. Its methods are safe for concurrent use.
+type Server struct {
+	mu     sync.RWMutex
+	world  *world
+	clock  *clock
+	mux    *http.ServeMux
+	strict bool
+	timing Timings
+
+	httpSrv *httptest.Server
+	reqSeq  atomic.Uint64
+	reqID   string // per-server prefix of request IDs
+
+	faults   faultRules
+	requests requestLog
+
+	// The organization, admin user and token every server starts with.
+	org        *orgRec
+	admin      *userRec
+	adminToken Token
+}
+
+// NewServer starts a fake for tb and closes it when tb's test ends. A
+// configuration error fails the test.
+func NewServer(tb testing.TB, opts ...Option) *Server {
+	tb.Helper()
+	s, err := New(opts...)
+	if err != nil {
+		tb.Fatalf("fake.NewServer: %v", err)
+	}
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// New starts a fake on a loopback port; the caller must Close it. Use it
+// outside tests; in tests, [NewServer] closes it for you.
+func New(opts ...Option) (*Server, error) {
+	cfg := defaultConfig()
+	for _, opt := range opts {
+		if opt == nil {
+			continue
+		}
+		if err := opt(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	s := &Server{
+		world:  newWorld(cfg.seed),
+		clock:  &clock{real: cfg.realTime, now: cfg.start},
+		strict: cfg.strict,
+		timing: cfg.timing,
+	}
+	s.clock.onWake = s.wake
+	s.requests.limit = cfg.requestLogLimit
+	s.faults.rng = newFaultRand(cfg.seed)
+	s.reqID = s.world.newID()[:6]
+	mux, err := s.buildMux()
+	if err != nil {
+		return nil, err
+	}
+	s.mux = mux
+	if err := s.seedDefaults(cfg); err != nil {
+		return nil, err
+	}
+	s.httpSrv = httptest.NewUnstartedServer(s)
+	if cfg.addr != "" {
+		l, err := net.Listen("tcp", cfg.addr)
+		if err != nil {
+			return nil, fmt.Errorf("fake: listening on %s: %w", cfg.addr, err)
+		}
+		s.httpSrv.Listener.Close()
+		s.httpSrv.Listener = l
+	}
+	s.httpSrv.Start()
+	return s, nil
+}
+
+// Close stops the server and its timers.
+func (s *Server) Close() {
+	s.httpSrv.Close()
+	s.mu.Lock()
+	s.clock.stop()
+	s.mu.Unlock()
+}
+
+// URL returns the base URL of the API ("http://127.0.0.1:PORT/"); operation
+// paths (/v1/...) are below it.
+func (s *Server) URL() string { return s.httpSrv.URL + "/" }
+
+// Org returns the name of the organization every server starts with.
+func (s *Server) Org() string { return s.org.name }
+
+// AdminUserID returns the ID of the user who is the starting organization's
+// admin and the creator of the admin token.
+func (s *Server) AdminUserID() string { return s.admin.id }
+
+// AdminToken returns the service token, holding every permission on the
+// starting organization, that [Server.Client] uses: its ID and secret, for
+// curl or a client in another language.
+func (s *Server) AdminToken() Token { return s.adminToken }
+
+// Client returns a client of this server authenticated with the admin token.
+// Its waits (waiters and retry backoff) advance the virtual clock instead of
+// sleeping.
+func (s *Server) Client() *platform.Client { return s.ClientFor(s.adminToken) }
+
+// ClientFor returns a client of this server authenticated with tok, with the
+// same clock behaviour as [Server.Client].
+func (s *Server) ClientFor(tok Token) *platform.Client {
+	c, err := platform.NewClient(s.ClientOptions(tok)...)
+	if err != nil {
+		// The options are the fake's own and valid for any token it issued;
+		// a zero Token gets a client whose requests are unauthorized.
+		c, _ = platform.NewClient(platform.WithBaseURL(s.URL()), platform.WithHTTPClient(s.httpSrv.Client()))
+	}
+	return c
+}
+
+// ClientOptions returns the options that point a client at this server with
+// tok, for callers that add options of their own:
+//
+//	client, err := platform.NewClient(append(srv.ClientOptions(tok), platform.WithLogger(l))...)
+func (s *Server) ClientOptions(tok Token) []platform.Option {
+	opts := []platform.Option{
+		platform.WithBaseURL(s.URL()),
+		platform.WithServiceToken(tok.ID, tok.Secret),
+		platform.WithHTTPClient(s.httpSrv.Client()),
+	}
+	if !s.clock.real {
+		opts = append(opts, platform.WithSleep(s.sleep))
+	}
+	return opts
+}
+
+// Now returns the server's current time.
+func (s *Server) Now() time.Time {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.clock.Now()
+}
+
+// Advance moves the virtual clock forward by d, running every transition
+// that falls due on the way, in time order. With [WithRealTime] it runs
+// what is due now and does not move time.
+func (s *Server) Advance(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.clock.real {
+		s.clock.runDue(s.clock.Now())
+		return
+	}
+	s.clock.runDue(s.clock.now.Add(max(d, 0)))
+}
+
+// sleep is the platform.SleepFunc of the fake's clients: waiting advances
+// the virtual clock.
+func (s *Server) sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.Advance(d)
+	return nil
+}
+
+// wake runs due work in real-time mode.
+func (s *Server) wake() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clock.runDue(s.clock.Now())
+}
+
+// ServeHTTP serves the API: it stamps a request ID, routes the request and
+// records it in the request log.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rid := fmt.Sprintf("%s%06d", s.reqID, s.reqSeq.Add(1))
+	w.Header().Set("X-Request-Id", rid)
+	rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+	s.mux.ServeHTTP(rec, r)
+	s.requests.add(Request{
+		Method:    r.Method,
+		Path:      r.URL.Path,
+		Query:     r.URL.RawQuery,
+		Status:    rec.status,
+		Operation: rec.op,
+		RequestID: rid,
+	})
+}
+
+// recorder notes the status written and the operation served.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	op     string
+}
+
+func (r *recorder) WriteHeader(status int) {
+	r.status = status
+	r.ResponseWriter.WriteHeader(status)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

@@ -1,0 +1,56 @@
+package fake
+
+import (
+	"math/rand/v2"
+	"time"
+)
+
+// world is everything the fake knows. The server's mutex guards it; every
+// handler and every timer runs with that lock held, so a request sees and
+// leaves a consistent world.
+type world struct {
+	rng    *rand.Rand
+	orgs   map[string]*orgRec // by name
+	orgIdx index[*orgRec]
+	users  map[string]*userRec  // by ID
+	tokens map[string]*tokenRec // by ID
+}
+
+func newWorld(seed uint64) *world {
+	return &world{
+		rng:    rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		orgs:   map[string]*orgRec{},
+		users:  map[string]*userRec{},
+		tokens: map[string]*tokenRec{},
+	}
+}
+
+const idAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+// newID returns a fresh 12-character ID. IDs follow from the seed, so two
+// servers with the same seed and the same calls produce the same IDs.
+func (w *world) newID() string {
+	b := make([]byte, 12)
+	for i := range b {
+		b[i] = idAlphabet[w.rng.IntN(len(idAlphabet))]
+	}
+	return string(b)
+}
+
+// newSecret returns a fresh secret of n characters.
+func (w *world) newSecret(prefix string, n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = idAlphabet[w.rng.IntN(len(idAlphabet))]
+	}
+	return prefix + string(b)
+}
+
+// stamps are the creation and update times every record has.
+type stamps struct {
+	id      string
+	created time.Time
+	updated time.Time
+}
+
+func (s *stamps) listKey() key { return key{s.created, s.id} }
