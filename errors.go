@@ -35,21 +35,23 @@ var (
 // maxErrorBody bounds how much of an error response is read.
 const maxErrorBody = 64 << 10
 
-// Error is an error response from the API.
+// Error is an error response from the API. Only Code and Message come from
+// the body; the other fields are tagged out of JSON so that a body's
+// "path" or "statuscode" key cannot overwrite them.
 type Error struct {
 	// StatusCode is the HTTP status.
-	StatusCode int
+	StatusCode int `json:"-"`
 	// Code is the machine-readable code of the body ("not_found", "unprocessable", ...).
 	Code string `json:"code"`
 	// Message is the human-readable explanation; it names the offending
 	// field or state.
 	Message string `json:"message"`
 	// RequestID is the X-Request-Id of the response, for support requests.
-	RequestID string
+	RequestID string `json:"-"`
 	// RetryAfter is the wait a 429 or 503 asked for, or zero.
-	RetryAfter time.Duration
+	RetryAfter time.Duration `json:"-"`
 	// Method and Path are those of the request that failed.
-	Method, Path string
+	Method, Path string `json:"-"`
 }
 
 // Error describes the failure: method, path, status, code, message and
@@ -130,11 +132,16 @@ func (e *ArgError) Error() string {
 }
 
 // required returns an *ArgError for the first of the name/value pairs whose
-// value is empty.
+// value is empty, or is "." or "..": escaping leaves those as they are, and
+// as a path segment they would change the route ("v1/organizations/.." is
+// not an organization's path).
 func required(pairs ...string) error {
 	for i := 0; i+1 < len(pairs); i += 2 {
-		if strings.TrimSpace(pairs[i+1]) == "" {
+		switch v := pairs[i+1]; {
+		case strings.TrimSpace(v) == "":
 			return &ArgError{Arg: pairs[i], Reason: "must not be empty"}
+		case v == "." || v == "..":
+			return &ArgError{Arg: pairs[i], Reason: fmt.Sprintf("%q is not a valid path value", v)}
 		}
 	}
 	return nil

@@ -97,7 +97,10 @@ func allOf[P any, PP interface {
 // error is yielded once and ends the iteration.
 func all[T any](ctx context.Context, firstPage int, fetch func(ctx context.Context, page int) (*Page[T], error)) iter.Seq2[*T, error] {
 	return func(yield func(*T, error) bool) {
-		page := max(firstPage, 1)
+		page := firstPage
+		if page == 0 {
+			page = 1 // the API's default; a negative page reaches fetch, which reports it
+		}
 		for {
 			p, err := fetch(ctx, page)
 			if err != nil {

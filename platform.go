@@ -172,8 +172,9 @@ func (c *Client) NewRequest(ctx context.Context, method, path string, body any) 
 }
 
 // Do sends req and decodes a successful JSON response into v (when v is not
-// nil). A response with a status of 400 or more becomes an [*Error]; the
-// response is returned in both cases with its body closed.
+// nil). A response with a status of 300 or more (an error, or a redirect the
+// client would not follow) becomes an [*Error]; the response is returned in
+// both cases with its body closed.
 func (c *Client) Do(req *http.Request, v any) (*http.Response, error) {
 	req = req.WithContext(withAttempts(req.Context(), req.Method))
 	resp, err := c.http.Do(req)
@@ -181,7 +182,7 @@ func (c *Client) Do(req *http.Request, v any) (*http.Response, error) {
 		return nil, c.transportError(req, err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode >= 400 {
+	if resp.StatusCode >= 300 {
 		return resp, newError(req, resp)
 	}
 	if v == nil || resp.StatusCode == http.StatusNoContent {

@@ -58,7 +58,7 @@ func (p RetryPolicy) client(inner *http.Client, sleep SleepFunc) *retryablehttp.
 		RetryWaitMin: p.MinWait,
 		RetryWaitMax: p.MaxWait,
 		CheckRetry:   p.checkRetry,
-		ErrorHandler: retryablehttp.PassthroughErrorHandler,
+		ErrorHandler: passthroughError,
 	}
 	rc.Backoff = func(min, max time.Duration, n int, resp *http.Response) time.Duration {
 		d := p.backoff(n, resp)
@@ -73,6 +73,19 @@ func (p RetryPolicy) client(inner *http.Client, sleep SleepFunc) *retryablehttp.
 		return 0
 	}
 	return rc
+}
+
+// passthroughError is retryablehttp.PassthroughErrorHandler (the last
+// response or error goes back unchanged, so that a final 503 still decodes
+// into an *Error) except that a response never comes with an error: that
+// happens when the context ends as a response arrives, and net/http would
+// drop such a response unclosed and complain on the standard logger.
+func passthroughError(resp *http.Response, err error, _ int) (*http.Response, error) {
+	if err != nil && resp != nil {
+		_ = resp.Body.Close()
+		return nil, err
+	}
+	return resp, err
 }
 
 // checkRetry decides whether an attempt's outcome is worth another one.

@@ -31,9 +31,9 @@ func (c *config) buildHTTPClient(base *url.URL, sleep SleepFunc) *http.Client {
 	}
 	switch {
 	case c.tokenID != "":
-		rt = &hostGuard{host: base.Host, authed: &ServiceTokenTransport{ID: c.tokenID, Token: c.token, Base: rt}, plain: rt}
+		rt = &hostGuard{host: base.Host, scheme: base.Scheme, authed: &ServiceTokenTransport{ID: c.tokenID, Token: c.token, Base: rt}, plain: rt}
 	case c.tokenSrc != nil:
-		rt = &hostGuard{host: base.Host, authed: tokenSourceTransport(c.tokenSrc, rt), plain: rt}
+		rt = &hostGuard{host: base.Host, scheme: base.Scheme, authed: tokenSourceTransport(c.tokenSrc, rt), plain: rt}
 	}
 	if c.logger != nil {
 		rt = &logTransport{logger: c.logger, base: rt}
@@ -42,7 +42,9 @@ func (c *config) buildHTTPClient(base *url.URL, sleep SleepFunc) *http.Client {
 	if c.noRetries {
 		return inner
 	}
-	return &http.Client{Transport: &retryablehttp.RoundTripper{Client: c.retry.client(inner, sleep)}}
+	// The outer client needs the redirect guard too: a redirect to another
+	// host that inner returns unfollowed would otherwise be followed here.
+	return &http.Client{Transport: &retryablehttp.RoundTripper{Client: c.retry.client(inner, sleep)}, CheckRedirect: sameHostRedirect}
 }
 
 // ServiceTokenTransport adds a service token's Authorization header to each
@@ -70,27 +72,30 @@ func (t *ServiceTokenTransport) RoundTrip(req *http.Request) (*http.Response, er
 }
 
 // hostGuard sends credentials only to the API's own host, so that a request
-// to another host (a redirect, or an absolute URL passed to Do) carries none.
+// to another host (a redirect, or an absolute URL passed to Do) carries none,
+// and only over https when the API's URL is https.
 type hostGuard struct {
 	host   string
+	scheme string
 	authed http.RoundTripper
 	plain  http.RoundTripper
 }
 
 func (g *hostGuard) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.URL.Host == g.host {
+	if req.URL.Host == g.host && (req.URL.Scheme == g.scheme || req.URL.Scheme == "https") {
 		return g.authed.RoundTrip(req)
 	}
 	return g.plain.RoundTrip(req)
 }
 
 // sameHostRedirect follows a redirect only within the host of the original
-// request; a redirect to another host is returned to the caller unfollowed.
+// request, and not from https to http; any other redirect is returned to the
+// caller unfollowed.
 func sameHostRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) >= 10 {
 		return errors.New("stopped after 10 redirects")
 	}
-	if req.URL.Host != via[0].URL.Host {
+	if req.URL.Host != via[0].URL.Host || (via[0].URL.Scheme == "https" && req.URL.Scheme != "https") {
 		return http.ErrUseLastResponse
 	}
 	return nil

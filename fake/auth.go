@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -64,7 +65,8 @@ func (p *principal) belongsTo(org *orgRec) bool {
 }
 
 // may reports whether the principal holds one of perms, at the organization
-// level or on db. Without a db (a list across databases), a grant on any
+// level or on db (organization permissions only at the organization
+// level). Without a db (a list across databases), a grant on any
 // database of the organization counts; the handler then shows only what
 // the principal may see. An empty perms list needs no permission.
 func (p *principal) may(perms []string, org *orgRec, db *dbRec) bool {
@@ -78,6 +80,11 @@ func (p *principal) may(perms []string, org *orgRec, db *dbRec) bool {
 	for _, perm := range perms {
 		if t.orgPerms[perm] {
 			return true
+		}
+		if slices.Contains(organizationPermissions, perm) {
+			// An organization permission counts only when granted on
+			// the organization, never through a database's grants.
+			continue
 		}
 		if db != nil {
 			if t.dbPerms[db.id][perm] {

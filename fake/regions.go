@@ -12,13 +12,14 @@ type regionRec struct {
 	ips                                       []string
 }
 
-// publicRegions are the regions the fake offers, in list order.
+// publicRegions are the regions the fake offers, in list order. Their
+// addresses are from the documentation ranges (RFC 5737).
 var publicRegions = []*regionRec{
-	{id: "reg0useast01", slug: "us-east", provider: "AWS", displayName: "AWS us-east-1 (N. Virginia)", location: "Ashburn, Virginia", ips: []string{"3.209.149.66", "3.215.97.46"}},
-	{id: "reg0uswest01", slug: "us-west", provider: "AWS", displayName: "AWS us-west-2 (Oregon)", location: "Boardman, Oregon", ips: []string{"35.83.69.92", "44.236.67.222"}},
-	{id: "reg0euwest01", slug: "eu-west", provider: "AWS", displayName: "AWS eu-west-1 (Dublin)", location: "Dublin, Ireland", ips: []string{"52.49.130.181", "54.155.126.103"}},
-	{id: "reg0eucent01", slug: "eu-central", provider: "GCP", displayName: "GCP europe-west3 (Frankfurt)", location: "Frankfurt, Germany", ips: []string{"34.89.175.100"}},
-	{id: "reg0apsout01", slug: "ap-southeast", provider: "AWS", displayName: "AWS ap-southeast-1 (Singapore)", location: "Singapore", ips: []string{"13.228.38.51"}},
+	{id: "reg0useast01", slug: "us-east", provider: "AWS", displayName: "AWS us-east-1 (N. Virginia)", location: "Ashburn, Virginia", ips: []string{"192.0.2.10", "192.0.2.11"}},
+	{id: "reg0uswest01", slug: "us-west", provider: "AWS", displayName: "AWS us-west-2 (Oregon)", location: "Boardman, Oregon", ips: []string{"192.0.2.20", "192.0.2.21"}},
+	{id: "reg0euwest01", slug: "eu-west", provider: "AWS", displayName: "AWS eu-west-1 (Dublin)", location: "Dublin, Ireland", ips: []string{"198.51.100.10", "198.51.100.11"}},
+	{id: "reg0eucent01", slug: "eu-central", provider: "GCP", displayName: "GCP europe-west3 (Frankfurt)", location: "Frankfurt, Germany", ips: []string{"198.51.100.20"}},
+	{id: "reg0apsout01", slug: "ap-southeast", provider: "AWS", displayName: "AWS ap-southeast-1 (Singapore)", location: "Singapore", ips: []string{"203.0.113.10"}},
 }
 
 // regionBySlug finds a region.

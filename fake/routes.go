@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"reflect"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -97,6 +98,7 @@ func (s *Server) buildMux() (*http.ServeMux, error) {
 		rt.spec = spec
 		mux.Handle(rt.pattern, s.pipeline(&rt))
 	}
+	mux.Handle(ControlPrefix, control{s}) // the control surface; see control.go
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { writeError(w, notFound()) })
 	return mux, nil
 }
@@ -151,8 +153,10 @@ func (s *Server) run(rt *route, r *http.Request, body any, bodyErr *apiError) (s
 	if bodyErr != nil {
 		return 0, nil, bodyErr
 	}
-	if err := c.parsePage(); err != nil {
-		return 0, nil, err
+	if rt.list() {
+		if err := c.parsePage(); err != nil {
+			return 0, nil, err
+		}
 	}
 	resp, err = rt.serve(c)
 	if err != nil {
@@ -178,6 +182,14 @@ func (c *call) resolvePath() error {
 		}
 	}
 	return nil
+}
+
+// list reports whether the route serves a list, whose page, per_page and
+// order the pipeline reads. Operations that list are named list_*, but for
+// two that the API names otherwise.
+func (rt *route) list() bool {
+	return rt.spec.method == http.MethodGet &&
+		(strings.HasPrefix(rt.op, "list_") || rt.op == "get_deploy_queue" || rt.op == "lint_branch_schema")
 }
 
 // permitted applies the operation's permission column to the caller.
@@ -242,7 +254,9 @@ func decodeBody(w http.ResponseWriter, r *http.Request, rt *route, strict bool) 
 	if err := dec.Decode(v); err != nil {
 		return nil, bodyError(err)
 	}
-	if dec.More() {
+	// More would miss a stray "}" or "]": only the end of the body may
+	// follow the value.
+	if _, err := dec.Token(); err != io.EOF {
 		return nil, badRequest("request body has data after the JSON object")
 	}
 	return v, nil

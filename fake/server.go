@@ -24,6 +24,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"path"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -208,28 +209,71 @@ func (s *Server) wake() {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rid := fmt.Sprintf("%s%06d", s.reqID, s.reqSeq.Add(1))
 	w.Header().Set("X-Request-Id", rid)
-	rec := &recorder{ResponseWriter: w, status: http.StatusOK}
-	s.mux.ServeHTTP(rec, r)
-	s.requests.add(Request{
-		Method:    r.Method,
-		Path:      r.URL.Path,
-		Query:     r.URL.RawQuery,
-		Status:    rec.status,
-		Operation: rec.op,
-		RequestID: rid,
-	})
+	rec := &recorder{ResponseWriter: w, status: http.StatusOK, log: &s.requests, req: r, rid: rid}
+	switch {
+	case r.RequestURI == "*":
+		// ServeMux answers the target "*" with a bare 400, not the API's
+		// JSON error.
+		writeError(rec, badRequest("request target * is not a path"))
+	case !cleanPath(r.URL.Path):
+		// ServeMux would redirect an unclean path ("//", "..") to its clean
+		// form with an HTML body; no API path is unclean.
+		writeError(rec, notFound())
+	default:
+		s.mux.ServeHTTP(rec, r)
+	}
+	rec.record()
 }
 
-// recorder notes the status written and the operation served.
+// cleanPath reports whether p is already in its clean form.
+func cleanPath(p string) bool {
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	c := path.Clean(p)
+	return c == p || c+"/" == p
+}
+
+// recorder notes the status written and the operation served, and logs the
+// request as its response starts: a client that has the response finds the
+// request in the log, even when the response is too large for the server to
+// hold back until the handler returns.
 type recorder struct {
 	http.ResponseWriter
 	status int
 	op     string
+
+	log    *requestLog
+	req    *http.Request
+	rid    string
+	logged bool
 }
 
 func (r *recorder) WriteHeader(status int) {
 	r.status = status
+	r.record()
 	r.ResponseWriter.WriteHeader(status)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.record()
+	return r.ResponseWriter.Write(b)
+}
+
+// record adds the request to the log, once.
+func (r *recorder) record() {
+	if r.logged {
+		return
+	}
+	r.logged = true
+	r.log.add(Request{
+		Method:    r.req.Method,
+		Path:      r.req.URL.Path,
+		Query:     r.req.URL.RawQuery,
+		Status:    r.status,
+		Operation: r.op,
+		RequestID: r.rid,
+	})
 }
 
 // Unwrap lets http.ResponseController reach the underlying writer.

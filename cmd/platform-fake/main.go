@@ -1,0 +1,100 @@
+// Command platform-fake runs the in-memory fake of the Database Platform API
+// as a standalone HTTP server, so that clients in other languages can test
+// against the same fake as Go code.
+//
+// Usage:
+//
+//	platform-fake [-addr 127.0.0.1:8080] [-seed 1] [-org acme] [-virtual-time]
+//
+// On startup it prints the base URL, the organization and the admin token
+// (its ID, its secret and the Authorization header value), one "key: value"
+// per line, then serves until SIGINT or SIGTERM. The admin token holds every
+// permission on the organization and also opens the control endpoints under
+// /_fake/ (advance the virtual clock, read the clock, read the request log).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "platform-fake:", err)
+		var uerr usageError
+		if errors.As(err, &uerr) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+// usageError is a problem with the command line.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() + " (see platform-fake -h)" }
+func (e usageError) Unwrap() error { return e.err }
+
+// run parses args, starts the fake, prints how to reach it to stdout and
+// serves until ctx ends. -h prints the usage to stdout and returns nil.
+func run(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("platform-fake", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are returned; -h prints below
+	addr := fs.String("addr", "127.0.0.1:8080", "`host:port` to listen on (port 0 picks a free port)")
+	seed := fs.Uint64("seed", 1, "seed of IDs and secrets: the same seed gives the same admin token and IDs")
+	org := fs.String("org", "acme", "`name` of the organization the server starts with")
+	virtual := fs.Bool("virtual-time", false, "run on a virtual clock that only POST /_fake/advance moves, instead of the wall clock")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stdout, "Usage: platform-fake [flags]")
+			fmt.Fprintln(stdout, "Serves the in-memory fake of the Database Platform API until SIGINT or SIGTERM.")
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return nil
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("unexpected argument %q: platform-fake takes flags only", fs.Arg(0))}
+	}
+
+	opts := []fake.Option{fake.WithAddr(*addr), fake.WithSeed(*seed), fake.WithOrganization(*org)}
+	if !*virtual {
+		opts = append(opts, fake.WithRealTime())
+	}
+	srv, err := fake.New(opts...)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+
+	tok := srv.AdminToken()
+	clock := "real time"
+	if *virtual {
+		clock = "virtual, at " + platform.NewTimestamp(srv.Now()).String() + "; move it with POST " + fake.ControlPrefix + "advance?d=5s"
+	}
+	fmt.Fprintf(stdout, "platform-fake: serving the Database Platform API\n")
+	fmt.Fprintf(stdout, "base URL: %s\n", srv.URL())
+	fmt.Fprintf(stdout, "organization: %s\n", srv.Org())
+	fmt.Fprintf(stdout, "admin token ID: %s\n", tok.ID)
+	fmt.Fprintf(stdout, "admin token secret: %s\n", tok.Secret)
+	fmt.Fprintf(stdout, "Authorization: %s\n", tok.Authorization())
+	fmt.Fprintf(stdout, "clock: %s\n", clock)
+	fmt.Fprintf(stdout, "try: curl -H 'Authorization: %s' %sv1/organizations/%s/databases\n", tok.Authorization(), srv.URL(), srv.Org())
+	fmt.Fprintf(stdout, "stop with Ctrl-C (SIGINT) or SIGTERM\n")
+
+	<-ctx.Done()
+	fmt.Fprintln(stdout, "platform-fake: stopping")
+	return nil
+}

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/dbplatform/platform-go"
+)
+
+// started is a run of the binary's run function in the background.
+type started struct {
+	info   map[string]string // the "key: value" lines printed on startup
+	cancel context.CancelFunc
+	done   chan struct{} // closed when run has returned err
+	err    error
+}
+
+// start runs run(ctx, args, ...) until the startup lines are printed, and
+// stops it when the test ends.
+func start(t *testing.T, args ...string) *started {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	pr, pw := io.Pipe()
+	s := &started{info: map[string]string{}, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		s.err = run(ctx, args, pw)
+		if s.err != nil {
+			pw.CloseWithError(s.err)
+		} else {
+			pw.Close()
+		}
+		close(s.done)
+	}()
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ": "); ok {
+			s.info[k] = v
+		}
+		if strings.HasPrefix(sc.Text(), "stop with") {
+			break
+		}
+	}
+	if len(s.info) == 0 || sc.Err() != nil {
+		t.Fatalf("run ended before it was ready: %v", sc.Err())
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }() // the rest of the output
+	t.Cleanup(func() { s.stop(t) })
+	return s
+}
+
+// stop cancels the run, waits until it has returned, and returns its error.
+func (s *started) stop(t *testing.T) error {
+	t.Helper()
+	s.cancel()
+	<-s.done
+	return s.err
+}
+
+// send sends an authorized request and decodes the JSON answer into v.
+func send(t *testing.T, method, url, auth string, v any) int {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", auth)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		t.Fatalf("%s %s: decoding: %v", method, url, err)
+	}
+	return resp.StatusCode
+}
+
+// clockAnswer is the body of /_fake/advance and /_fake/now.
+type clockAnswer struct {
+	Now     string `json:"now"`
+	Virtual bool   `json:"virtual"`
+}
+
+func TestRunServesAndStops(t *testing.T) {
+	t.Parallel()
+	s := start(t, "-addr", "127.0.0.1:0", "-org", "globex", "-seed", "7", "-virtual-time")
+
+	base, auth := s.info["base URL"], s.info["Authorization"]
+	if !strings.HasPrefix(base, "http://127.0.0.1:") || !strings.HasSuffix(base, "/") {
+		t.Fatalf("base URL %q is not a loopback http URL ending in /", base)
+	}
+	if got := s.info["organization"]; got != "globex" {
+		t.Errorf("organization %q, want globex", got)
+	}
+	if want := s.info["admin token ID"] + ":" + s.info["admin token secret"]; auth != want || auth == ":" {
+		t.Errorf("Authorization %q, want ID:secret %q", auth, want)
+	}
+	if !strings.HasPrefix(s.info["clock"], "virtual, at 2026-01-01T00:00:00.000Z") {
+		t.Errorf("clock %q, want the virtual clock at its start", s.info["clock"])
+	}
+
+	// The printed token works for the API and the control endpoints.
+	var org platform.Organization
+	if status := send(t, "GET", base+"v1/organizations/globex", auth, &org); status != 200 || org.Name != "globex" {
+		t.Errorf("GET organization: status %d, name %q", status, org.Name)
+	}
+	var now clockAnswer
+	if status := send(t, "POST", base+"_fake/advance?d=1m", auth, &now); status != 200 {
+		t.Errorf("POST /_fake/advance: status %d", status)
+	}
+	if diff := cmp.Diff(clockAnswer{Now: "2026-01-01T00:01:00.000Z", Virtual: true}, now); diff != "" {
+		t.Errorf("POST /_fake/advance?d=1m (-want +got):\n%s", diff)
+	}
+
+	if err := s.stop(t); err != nil {
+		t.Errorf("run returned %v after its context ended, want nil", err)
+	}
+	if _, err := http.Get(base + "v1/regions"); err == nil {
+		t.Error("the server still answers after run returned")
+	}
+}
+
+func TestRunRealTimeByDefault(t *testing.T) {
+	t.Parallel()
+	s := start(t, "-addr", "127.0.0.1:0")
+	if got := s.info["clock"]; got != "real time" {
+		t.Errorf("clock %q, want real time", got)
+	}
+	if got := s.info["organization"]; got != "acme" {
+		t.Errorf("organization %q, want acme", got)
+	}
+	var body struct {
+		Code string `json:"code"`
+	}
+	if status := send(t, "POST", s.info["base URL"]+"_fake/advance?d=1s", s.info["Authorization"], &body); status != 422 || body.Code != "unprocessable" {
+		t.Errorf("advance on the wall clock: status %d, code %q; want 422 unprocessable", status, body.Code)
+	}
+}
+
+func TestRunSameSeedSameToken(t *testing.T) {
+	t.Parallel()
+	a := start(t, "-addr", "127.0.0.1:0", "-seed", "42")
+	b := start(t, "-addr", "127.0.0.1:0", "-seed", "42")
+	c := start(t, "-addr", "127.0.0.1:0", "-seed", "43")
+	if a.info["Authorization"] != b.info["Authorization"] {
+		t.Errorf("seed 42 twice gave tokens %q and %q", a.info["Authorization"], b.info["Authorization"])
+	}
+	if a.info["Authorization"] == c.info["Authorization"] {
+		t.Errorf("seeds 42 and 43 gave the same token %q", a.info["Authorization"])
+	}
+}
+
+func TestRunBadCommandLine(t *testing.T) {
+	t.Parallel()
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { busy.Close() })
+
+	for _, tc := range []struct {
+		name      string
+		args      []string
+		wantUsage bool   // a usageError
+		wantIn    string // in the error text
+	}{
+		{"unknown flag", []string{"-port", "80"}, true, "-port"},
+		{"positional argument", []string{"serve"}, true, `"serve"`},
+		{"seed not a number", []string{"-seed", "x"}, true, "-seed"},
+		{"bad organization", []string{"-addr", "127.0.0.1:0", "-org", "Not_A_Slug"}, false, "Not_A_Slug"},
+		{"address in use", []string{"-addr", busy.Addr().String()}, false, busy.Addr().String()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var out strings.Builder
+			err := run(t.Context(), tc.args, &out)
+			if err == nil {
+				t.Fatalf("run(%q) = nil, want an error", tc.args)
+			}
+			var uerr usageError
+			if got := errors.As(err, &uerr); got != tc.wantUsage {
+				t.Errorf("run(%q) = %v; usage error %v, want %v", tc.args, err, got, tc.wantUsage)
+			}
+			if !strings.Contains(err.Error(), tc.wantIn) {
+				t.Errorf("run(%q) = %q, want it to name %s", tc.args, err, tc.wantIn)
+			}
+			if out.Len() != 0 {
+				t.Errorf("run(%q) printed %q before failing", tc.args, out.String())
+			}
+		})
+	}
+}
+
+func TestRunHelp(t *testing.T) {
+	t.Parallel()
+	var out strings.Builder
+	if err := run(t.Context(), []string{"-h"}, &out); err != nil {
+		t.Fatalf("run(-h) = %v", err)
+	}
+	for _, f := range []string{"-addr", "-seed", "-org", "-virtual-time"} {
+		if !strings.Contains(out.String(), f) {
+			t.Errorf("usage lacks %s:\n%s", f, out.String())
+		}
+	}
+	var uerr usageError
+	if err := run(t.Context(), []string{"-nope"}, io.Discard); !errors.As(err, &uerr) || errors.Is(err, flag.ErrHelp) {
+		t.Errorf("run(-nope) = %v, want a usage error", err)
+	}
+}

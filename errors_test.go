@@ -1,0 +1,243 @@
+package platform_test
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/dbplatform/platform-go"
+)
+
+var sentinels = map[string]error{
+	"ErrInvalid":         platform.ErrInvalid,
+	"ErrUnauthorized":    platform.ErrUnauthorized,
+	"ErrForbidden":       platform.ErrForbidden,
+	"ErrNotFound":        platform.ErrNotFound,
+	"ErrPayloadTooLarge": platform.ErrPayloadTooLarge,
+	"ErrUnprocessable":   platform.ErrUnprocessable,
+	"ErrRateLimited":     platform.ErrRateLimited,
+	"ErrInternal":        platform.ErrInternal,
+}
+
+// TestErrorClassification follows the decisions' error table: each status
+// matches its sentinel and no other.
+func TestErrorClassification(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		status   int
+		code     string
+		sentinel string
+	}{
+		{400, "bad_request", "ErrInvalid"},
+		{401, "unauthorized", "ErrUnauthorized"},
+		{403, "forbidden", "ErrForbidden"},
+		{404, "not_found", "ErrNotFound"},
+		{413, "payload_too_large", "ErrPayloadTooLarge"},
+		{422, "unprocessable", "ErrUnprocessable"},
+		{429, "rate_limited", "ErrRateLimited"},
+		{500, "internal", "ErrInternal"},
+		{502, "bad_gateway", "ErrInternal"},
+		{503, "service_unavailable", "ErrInternal"},
+		{504, "gateway_timeout", "ErrInternal"},
+	}
+	for _, tc := range tests {
+		t.Run(http.StatusText(tc.status), func(t *testing.T) {
+			t.Parallel()
+			api := newTestAPI(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("X-Request-Id", "req-42")
+				if tc.status == 429 || tc.status == 503 {
+					w.Header().Set("Retry-After", "7")
+				}
+				writeBody(w, tc.status, `{"code": "`+tc.code+`", "message": "database app-db is in state pending"}`)
+			})
+			_, err := api.client(t).Databases.Get(t.Context(), &platform.GetDatabaseParams{Organization: "acme", Database: "app-db"})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for name, s := range sentinels {
+				if got, want := errors.Is(err, s), name == tc.sentinel; got != want {
+					t.Errorf("errors.Is(err, %s) = %v, want %v", name, got, want)
+				}
+			}
+			var apiErr *platform.Error
+			if !errors.As(err, &apiErr) {
+				t.Fatalf("errors.As(*platform.Error) failed for %T", err)
+			}
+			want := &platform.Error{
+				StatusCode: tc.status,
+				Code:       tc.code,
+				Message:    "database app-db is in state pending",
+				RequestID:  "req-42",
+				Method:     "GET",
+				Path:       apiPrefix + "v1/organizations/acme/databases/app-db",
+			}
+			if tc.status == 429 || tc.status == 503 {
+				want.RetryAfter = 7 * time.Second
+			}
+			if diff := cmp.Diff(want, apiErr); diff != "" {
+				t.Errorf("*Error mismatch (-want +got):\n%s", diff)
+			}
+			if n := api.count(); n != 1 {
+				t.Errorf("server saw %d requests, want 1", n)
+			}
+		})
+	}
+}
+
+func TestErrorBodies(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name        string
+		status      int
+		contentType string
+		body        string
+		wantCode    string
+		wantMessage string
+	}{
+		{"HTML", 502, "text/html", "<html><body>upstream unavailable</body></html>", "", "Bad Gateway"},
+		{"empty", 404, "", "", "", "Not Found"},
+		{"JSON without code or message", 500, "application/json", `{"error": "boom"}`, "", "Internal Server Error"},
+		{"JSON null", 400, "application/json", `null`, "", "Bad Request"},
+		{"JSON array", 422, "application/json", `["x"]`, "", "Unprocessable Entity"},
+		{"code only", 403, "application/json", `{"code": "forbidden"}`, "forbidden", ""},
+		{
+			// Keys of a proxy's or framework's error body must not overwrite
+			// what the client knows about the request.
+			"foreign keys", 404, "application/json",
+			`{"code": "not_found", "message": "m", "path": "/elsewhere", "method": "PUT", "statuscode": 200, "requestid": "fake", "retryafter": 5}`,
+			"not_found", "m",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			api := newTestAPI(t, func(w http.ResponseWriter, r *http.Request) {
+				if tc.contentType != "" {
+					w.Header().Set("Content-Type", tc.contentType)
+				}
+				w.WriteHeader(tc.status)
+				_, _ = w.Write([]byte(tc.body))
+			})
+			_, err := api.client(t).Organizations.Get(t.Context(), &platform.GetOrganizationParams{Organization: "acme"})
+			var apiErr *platform.Error
+			if !errors.As(err, &apiErr) {
+				t.Fatalf("error %v (%T) is not a *platform.Error", err, err)
+			}
+			want := &platform.Error{
+				StatusCode: tc.status,
+				Code:       tc.wantCode,
+				Message:    tc.wantMessage,
+				Method:     "GET",
+				Path:       apiPrefix + "v1/organizations/acme",
+			}
+			if diff := cmp.Diff(want, apiErr); diff != "" {
+				t.Errorf("*Error mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestErrorText(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		err  *platform.Error
+		want string
+	}{
+		{
+			"full",
+			&platform.Error{StatusCode: 422, Code: "unprocessable", Message: "name is taken", RequestID: "req-1", Method: "POST", Path: "/v1/organizations/acme/databases"},
+			"platform: POST /v1/organizations/acme/databases: 422 unprocessable: name is taken (request req-1)",
+		},
+		{"status only", &platform.Error{StatusCode: 500}, "platform: 500"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := tc.err.Error(); got != tc.want {
+				t.Errorf("Error() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+
+	t.Run("from a response", func(t *testing.T) {
+		t.Parallel()
+		api := newTestAPI(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("X-Request-Id", "req-77")
+			writeBody(w, 422, `{"code": "unprocessable", "message": "name \"app-db\" is already taken"}`)
+		})
+		_, err := api.client(t).Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: "acme", Name: "app-db", ClusterSize: "PS_10"})
+		if err == nil {
+			t.Fatal("no error")
+		}
+		text := err.Error()
+		for _, part := range []string{"POST", apiPrefix + "v1/organizations/acme/databases", "422", "unprocessable", `name "app-db" is already taken`, "req-77"} {
+			if !strings.Contains(text, part) {
+				t.Errorf("Error() = %q lacks %q", text, part)
+			}
+		}
+	})
+}
+
+// TestErrorsHideTheToken checks that neither an API error nor a transport
+// error repeats the token's secret.
+func TestErrorsHideTheToken(t *testing.T) {
+	t.Parallel()
+	t.Run("401", func(t *testing.T) {
+		t.Parallel()
+		api := newTestAPI(t, func(w http.ResponseWriter, r *http.Request) {
+			// A server that echoes what it was sent must not get it into the text either.
+			writeBody(w, 401, `{"code": "unauthorized", "message": "unknown service token"}`)
+		})
+		_, err := api.client(t).Users.GetCurrent(t.Context())
+		if !errors.Is(err, platform.ErrUnauthorized) {
+			t.Fatalf("error = %v, want ErrUnauthorized", err)
+		}
+		checkNoSecret(t, "error text", err.Error())
+	})
+	t.Run("transport error", func(t *testing.T) {
+		t.Parallel()
+		// The server hangs up on every attempt.
+		api := newTestAPI(t, hangUp(t))
+		for _, retry := range []platform.Option{platform.WithoutRetries(), fastRetries(1)} {
+			_, err := api.client(t, retry).Organizations.Get(t.Context(), &platform.GetOrganizationParams{Organization: "acme"})
+			if err == nil {
+				t.Fatal("no error from a closed server")
+			}
+			var apiErr *platform.Error
+			if errors.As(err, &apiErr) {
+				t.Errorf("a transport error is an *Error: %v", err)
+			}
+			if !strings.Contains(err.Error(), "v1/organizations/acme") {
+				t.Errorf("transport error %q does not name the path", err)
+			}
+			checkNoSecret(t, "transport error text", err.Error())
+		}
+	})
+}
+
+func checkNoSecret(t *testing.T, what, s string) {
+	t.Helper()
+	if strings.Contains(s, testTokenSecret) {
+		t.Errorf("%s contains the token secret: %q", what, s)
+	}
+}
+
+func TestArgErrorText(t *testing.T) {
+	t.Parallel()
+	err := &platform.ArgError{Arg: "per_page", Reason: "101 is outside 1..100"}
+	want := "platform: invalid argument per_page: 101 is outside 1..100"
+	if diff := cmp.Diff(want, err.Error()); diff != "" {
+		t.Errorf("Error() (-want +got):\n%s", diff)
+	}
+	// An ArgError is not an API error.
+	for name, s := range sentinels {
+		if errors.Is(err, s) {
+			t.Errorf("errors.Is(ArgError, %s) = true", name)
+		}
+	}
+}

@@ -1,0 +1,159 @@
+package platform_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"time"
+
+	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake"
+)
+
+// ExampleNewClient builds a client for a service token. Here the API is the
+// in-memory fake; against the live API, leave out WithBaseURL.
+func ExampleNewClient() {
+	srv, err := fake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	tok := srv.AdminToken()
+
+	client, err := platform.NewClient(
+		platform.WithBaseURL(srv.URL()),
+		platform.WithServiceToken(tok.ID, tok.Secret),
+		platform.WithUserAgent("example/1.0"),
+	)
+	if err != nil {
+		log.Fatal(err)
+	}
+	org, err := client.Organizations.Get(context.Background(), &platform.GetOrganizationParams{Organization: "acme"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(org.Name, org.Type)
+	// Output:
+	// acme Organization
+}
+
+func ExampleDatabasesService_List() {
+	srv, err := fake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+
+	// Lists are oldest first; the fake's clock moves a second between
+	// creations so that the order is the order of creation.
+	for _, name := range []string{"orders", "users", "events"} {
+		_, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{
+			Organization: "acme", Name: name, ClusterSize: "PS_10",
+		})
+		if err != nil {
+			log.Fatal(err)
+		}
+		srv.Advance(time.Second)
+	}
+
+	page, err := client.Databases.List(ctx, &platform.ListDatabasesParams{
+		Organization: "acme",
+		ListParams:   platform.ListParams{PerPage: 2},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, db := range page.Items {
+		fmt.Println(db.Name, db.State)
+	}
+	fmt.Println("total:", *page.TotalCount, "next page:", *page.NextPage)
+	// Output:
+	// orders pending
+	// users pending
+	// total: 3 next page: 2
+}
+
+func ExampleDatabasesService_All() {
+	srv, err := fake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+
+	// Lists are oldest first; the fake's clock moves a second between
+	// creations so that the order is the order of creation.
+	for _, name := range []string{"app-1", "app-2", "app-3", "app-4", "app-5"} {
+		_, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{
+			Organization: "acme", Name: name, ClusterSize: "PS_10",
+		})
+		if err != nil {
+			log.Fatal(err)
+		}
+		srv.Advance(time.Second)
+	}
+
+	// All fetches the pages (here of 2 databases) as the loop needs them.
+	n := 0
+	for db, err := range client.Databases.All(ctx, &platform.ListDatabasesParams{
+		Organization: "acme",
+		ListParams:   platform.ListParams{PerPage: 2},
+	}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(db.Name)
+		n++
+	}
+	fmt.Println(n, "databases")
+	// Output:
+	// app-1
+	// app-2
+	// app-3
+	// app-4
+	// app-5
+	// 5 databases
+}
+
+func Example_errorHandling() {
+	srv, err := fake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	client := srv.Client()
+
+	_, err = client.Databases.Get(context.Background(), &platform.GetDatabaseParams{
+		Organization: "acme", Database: "no-such-db",
+	})
+	if errors.Is(err, platform.ErrNotFound) {
+		fmt.Println("not found (or not visible to this token)")
+	}
+	var apiErr *platform.Error
+	if errors.As(err, &apiErr) {
+		fmt.Println(apiErr.StatusCode, apiErr.Code)
+	}
+
+	_, err = client.Databases.Create(context.Background(), &platform.CreateDatabaseParams{
+		Organization: "acme", Name: "app-db", // no ClusterSize
+	})
+	if errors.Is(err, platform.ErrUnprocessable) && errors.As(err, &apiErr) {
+		fmt.Println(apiErr.StatusCode, apiErr.Code)
+	}
+
+	// A missing path value is caught before any request.
+	_, err = client.Databases.Get(context.Background(), &platform.GetDatabaseParams{Organization: "acme"})
+	var argErr *platform.ArgError
+	if errors.As(err, &argErr) {
+		fmt.Println("missing", argErr.Arg)
+	}
+	// Output:
+	// not found (or not visible to this token)
+	// 404 not_found
+	// 422 unprocessable
+	// missing database
+}

@@ -1,0 +1,153 @@
+package fake_test
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake"
+)
+
+// The GetDatabase benchmarks measure what the fake adds to a request: both
+// serve GET /v1/organizations/{organization}/databases/{database} over
+// loopback TCP to the same kind of plain http.Client from parallel
+// goroutines; one is the fake, the other a bare handler that writes the
+// fake's response bytes. Their ratio is the fake's overhead over net/http.
+// See BENCHMARKS.md.
+
+// benchDatabase is the database both benchmarks get.
+const benchDatabase = "app-db"
+
+// benchHTTPClient is the client of both benchmarks: keep-alive connections,
+// enough idle ones for every parallel goroutine.
+func benchHTTPClient(b *testing.B) *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 256
+	t.MaxIdleConnsPerHost = 256
+	b.Cleanup(t.CloseIdleConnections)
+	return &http.Client{Transport: t}
+}
+
+// benchFake starts a fake holding benchDatabase and returns it with the
+// database's URL.
+func benchFake(b *testing.B) (*fake.Server, string) {
+	b.Helper()
+	srv, err := fake.New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(srv.Close)
+	_, err = srv.Client().Databases.Create(b.Context(), &platform.CreateDatabaseParams{
+		Organization: srv.Org(), Name: benchDatabase, ClusterSize: "PS_10",
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv.Advance(fake.DefaultTimings().DatabaseReady)
+	return srv, srv.URL() + "v1/organizations/" + srv.Org() + "/databases/" + benchDatabase
+}
+
+// benchGet gets url with the Authorization header auth from parallel
+// goroutines, each reading the whole body, and fails on any status but 200.
+func benchGet(b *testing.B, client *http.Client, url, auth string) {
+	b.Helper()
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		req, err := http.NewRequest(http.MethodGet, url, nil)
+		if err != nil {
+			b.Error(err)
+			return
+		}
+		req.Header.Set("Authorization", auth)
+		for pb.Next() {
+			resp, err := client.Do(req)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			_, err = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != http.StatusOK {
+				b.Errorf("GET %s: status %d, read error %v", url, resp.StatusCode, err)
+				return
+			}
+		}
+	})
+}
+
+// benchResponse is a response as it came over the wire.
+type benchResponse struct {
+	header http.Header
+	body   []byte
+}
+
+// benchCapture gets url once with client.
+func benchCapture(b *testing.B, client *http.Client, url, auth string) benchResponse {
+	b.Helper()
+	req, err := http.NewRequestWithContext(b.Context(), http.MethodGet, url, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	req.Header.Set("Authorization", auth)
+	resp, err := client.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		b.Fatalf("GET %s: status %d: %s", url, resp.StatusCode, body)
+	}
+	return benchResponse{header: resp.Header, body: body}
+}
+
+// BenchmarkGetDatabase_Fake measures the fake serving get_database:
+// routing, authentication, the permission check, rendering, JSON encoding
+// and the request log, over loopback HTTP.
+func BenchmarkGetDatabase_Fake(b *testing.B) {
+	srv, url := benchFake(b)
+	client := benchHTTPClient(b)
+	benchGet(b, client, url, srv.AdminToken().Authorization())
+}
+
+// BenchmarkGetDatabase_BareHandler measures net/http alone: a handler that
+// writes the fake's get_database response (the same body and headers,
+// captured from a fake first) on the same kind of loopback listener, to the
+// same kind of client.
+func BenchmarkGetDatabase_BareHandler(b *testing.B) {
+	srv, url := benchFake(b)
+	client := benchHTTPClient(b)
+	auth := srv.AdminToken().Authorization()
+	want := benchCapture(b, client, url, auth)
+	srv.Close()
+
+	header := http.Header{}
+	for k, v := range want.header {
+		if k != "Date" { // net/http writes its own
+			header[k] = v
+		}
+	}
+	bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		for k, v := range header {
+			h[k] = v
+		}
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(want.body)
+	}))
+	b.Cleanup(bare.Close)
+	bareURL := bare.URL + "/v1/organizations/" + srv.Org() + "/databases/" + benchDatabase
+
+	got := benchCapture(b, client, bareURL, auth)
+	if !bytes.Equal(got.body, want.body) || got.header.Get("Content-Length") != want.header.Get("Content-Length") {
+		b.Fatalf("the bare handler's response differs from the fake's:\n%s\n%s", got.body, want.body)
+	}
+	benchGet(b, client, bareURL, auth)
+}

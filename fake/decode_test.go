@@ -1,0 +1,210 @@
+package fake_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake"
+)
+
+// bodyOp is an operation that takes a JSON body, with a body it accepts.
+type bodyOp struct {
+	name, method, path string
+	status             int
+	// valid is an accepted body as a JSON object without its closing brace,
+	// so that a test can add fields.
+	valid string
+}
+
+// bodyOps are the operations that take a body, on a server prepared by
+// bodyFixture.
+func bodyOps(bob string) []bodyOp {
+	return []bodyOp{
+		{"update_organization", "PATCH", "/v1/organizations/acme", 200, `{"billing_email":"accounts@acme.example.com"`},
+		{"update_organization_membership", "PATCH", "/v1/organizations/acme/members/" + bob, 200, `{"role":"admin"`},
+		{"create_database", "POST", "/v1/organizations/acme/databases", 201, `{"name":"fresh","cluster_size":"PS_10"`},
+		{"update_database_settings", "PATCH", "/v1/organizations/acme/databases/app", 200, `{"deletion_protected":true`},
+	}
+}
+
+// bodyFixture is a server with the database app and the member Bob.
+func bodyFixture(t *testing.T, opts ...fake.Option) (*fake.Server, string) {
+	t.Helper()
+	srv := fake.NewServer(t, opts...)
+	mustDB(t, srv, "app")
+	return srv, mustMember(t, srv, "acme", "Bob Builder", platform.RoleMember)
+}
+
+// padded returns the valid body with a padding field, n bytes in all.
+func padded(valid string, n int) string {
+	head := valid + `,"padding":"`
+	return head + strings.Repeat("x", n-len(head)-2) + `"}`
+}
+
+func TestBodySizeLimit(t *testing.T) {
+	t.Parallel()
+	const limit = 1 << 20
+	for i, op := range bodyOps("") {
+		t.Run(op.name, func(t *testing.T) {
+			t.Parallel()
+			srv, bob := bodyFixture(t)
+			op := bodyOps(bob)[i]
+			before := observe(t, srv)
+			for _, n := range []int{limit + 1, 2 * limit, 4 * limit} {
+				w := send(t, srv, op.method, op.path, admin(srv), padded(op.valid, n))
+				e := wantError(t, w, http.StatusRequestEntityTooLarge, "payload_too_large")
+				if !strings.Contains(e.Message, "1048576") {
+					t.Errorf("%d bytes: message %q does not give the limit", n, e.Message)
+				}
+			}
+			unchanged(t, srv, before)
+
+			// Exactly the limit is accepted.
+			body := padded(op.valid, limit)
+			if len(body) != limit {
+				t.Fatalf("padded body is %d bytes", len(body))
+			}
+			wantStatus(t, send(t, srv, op.method, op.path, admin(srv), body), op.status)
+		})
+	}
+}
+
+func TestMalformedJSON(t *testing.T) {
+	t.Parallel()
+	srv, bob := bodyFixture(t)
+	before := observe(t, srv)
+	for _, op := range bodyOps(bob) {
+		for _, tc := range []struct {
+			name, body string
+		}{
+			{"unclosed", op.valid},
+			{"open brace", `{`},
+			{"missing value", `{"name":}`},
+			{"not JSON", `not json`},
+			{"trailing comma", op.valid + `,}`},
+			{"single quotes", `{'role':'admin'}`},
+			{"unquoted key", `{role:"admin"}`},
+			{"byte order mark", "\xef\xbb\xbf" + op.valid + "}"},
+			{"second object", op.valid + `} {"role":"member"}`},
+			{"extra closing brace", op.valid + `}}`},
+			{"extra closing bracket", op.valid + `}]`},
+			{"trailing garbage", op.valid + `} x`},
+			{"lone quote", `"`},
+			{"nul byte", op.valid + "}\x00"},
+		} {
+			w := send(t, srv, op.method, op.path, admin(srv), tc.body)
+			if w.status != http.StatusBadRequest {
+				t.Errorf("%s, %s: status %d, want 400; body %s", op.name, tc.name, w.status, w.body)
+				continue
+			}
+			wantError(t, w, http.StatusBadRequest, "bad_request")
+		}
+		for _, body := range []string{`[]`, `[{"role":"admin"}]`, `"admin"`, `42`, `true`} {
+			w := send(t, srv, op.method, op.path, admin(srv), body)
+			if e := wantError(t, w, http.StatusBadRequest, "bad_request"); !strings.Contains(e.Message, "JSON object") {
+				t.Errorf("%s, body %s: message %q does not ask for a JSON object", op.name, body, e.Message)
+			}
+		}
+	}
+	unchanged(t, srv, before)
+}
+
+func TestWrongJSONType(t *testing.T) {
+	t.Parallel()
+	srv, bob := bodyFixture(t)
+	before := observe(t, srv)
+	for _, tc := range []struct {
+		method, path, body, field string
+	}{
+		{"POST", "/v1/organizations/acme/databases", `{"name":5,"cluster_size":"PS_10"}`, "name"},
+		{"POST", "/v1/organizations/acme/databases", `{"name":"x","cluster_size":true}`, "cluster_size"},
+		{"POST", "/v1/organizations/acme/databases", `{"name":"x","cluster_size":"PS_10","replicas":"2"}`, "replicas"},
+		{"POST", "/v1/organizations/acme/databases", `{"name":"x","cluster_size":"PS_10","replicas":1.5}`, "replicas"},
+		{"POST", "/v1/organizations/acme/databases", `{"name":"x","cluster_size":"PS_10","kind":["mysql"]}`, "kind"},
+		{"POST", "/v1/organizations/acme/databases", `{"name":"x","cluster_size":"PS_10","storage":"big"}`, "storage"},
+		{"POST", "/v1/organizations/acme/databases", `{"name":"x","cluster_size":"PS_10","storage":{"minimum_storage_bytes":"1"}}`, "storage.minimum_storage_bytes"},
+		{"PATCH", "/v1/organizations/acme", `{"billing_email":1}`, "billing_email"},
+		{"PATCH", "/v1/organizations/acme", `{"idp_managed_roles":"yes"}`, "idp_managed_roles"},
+		{"PATCH", "/v1/organizations/acme", `{"invoice_budget_amount":"10"}`, "invoice_budget_amount"},
+		{"PATCH", "/v1/organizations/acme/members/" + bob, `{"role":["admin"]}`, "role"},
+		{"PATCH", "/v1/organizations/acme/databases/app", `{"new_name":5}`, "new_name"},
+		{"PATCH", "/v1/organizations/acme/databases/app", `{"deletion_protected":"true"}`, "deletion_protected"},
+		{"PATCH", "/v1/organizations/acme/databases/app", `{"default_branch":{}}`, "default_branch"},
+	} {
+		w := send(t, srv, tc.method, tc.path, admin(srv), tc.body)
+		e := wantError(t, w, http.StatusBadRequest, "bad_request")
+		if !strings.Contains(e.Message, tc.field) {
+			t.Errorf("%s: message %q does not name %s", tc.body, e.Message, tc.field)
+		}
+	}
+	unchanged(t, srv, before)
+}
+
+func TestUnknownFields(t *testing.T) {
+	t.Parallel()
+	t.Run("ignored by default", func(t *testing.T) {
+		t.Parallel()
+		srv, bob := bodyFixture(t)
+		for _, op := range bodyOps(bob) {
+			w := send(t, srv, op.method, op.path, admin(srv), op.valid+`,"colour":"blue","nested":{"a":[1,2]}}`)
+			wantStatus(t, w, op.status)
+		}
+	})
+	t.Run("refused under WithStrictBodies", func(t *testing.T) {
+		t.Parallel()
+		srv, bob := bodyFixture(t, fake.WithStrictBodies())
+		before := observe(t, srv)
+		for _, op := range bodyOps(bob) {
+			w := send(t, srv, op.method, op.path, admin(srv), op.valid+`,"colour":"blue"}`)
+			if e := wantError(t, w, http.StatusBadRequest, "bad_request"); !strings.Contains(e.Message, "colour") {
+				t.Errorf("%s: message %q does not name colour", op.name, e.Message)
+			}
+		}
+		w := send(t, srv, "POST", "/v1/organizations/acme/databases", admin(srv), `{"name":"x","cluster_size":"PS_10","storage":{"maximum_storage_bytes":1,"bogus":2}}`)
+		if e := wantError(t, w, http.StatusBadRequest, "bad_request"); !strings.Contains(e.Message, "bogus") {
+			t.Errorf("nested unknown field: message %q does not name bogus", e.Message)
+		}
+		unchanged(t, srv, before)
+		// Known fields only still pass.
+		for _, op := range bodyOps(bob) {
+			wantStatus(t, send(t, srv, op.method, op.path, admin(srv), op.valid+"}"), op.status)
+		}
+	})
+}
+
+func TestEmptyBodies(t *testing.T) {
+	t.Parallel()
+	srv, bob := bodyFixture(t)
+	before := observe(t, srv)
+	for _, body := range []string{"", " ", "\n\t ", "{}", "null"} {
+		wantStatus(t, send(t, srv, "PATCH", "/v1/organizations/acme", admin(srv), body), http.StatusOK)
+		wantStatus(t, send(t, srv, "PATCH", "/v1/organizations/acme/databases/app", admin(srv), body), http.StatusOK)
+		wantError(t, send(t, srv, "PATCH", "/v1/organizations/acme/members/"+bob, admin(srv), body), http.StatusUnprocessableEntity, "unprocessable")
+		wantError(t, send(t, srv, "POST", "/v1/organizations/acme/databases", admin(srv), body), http.StatusUnprocessableEntity, "unprocessable")
+	}
+	// Nulls leave fields as they are.
+	wantStatus(t, send(t, srv, "PATCH", "/v1/organizations/acme", admin(srv), `{"billing_email":null,"idp_managed_roles":null}`), http.StatusOK)
+	unchanged(t, srv, before)
+}
+
+// TestBodyErrorsAfterAccessChecks checks that a body is judged only for a
+// caller who may make the request: others learn nothing from it.
+func TestBodyErrorsAfterAccessChecks(t *testing.T) {
+	t.Parallel()
+	srv, bob := bodyFixture(t)
+	none := mustToken(t, srv, fake.TokenSpec{Name: "read only", Permissions: []string{"read_organization", "read_database"}})
+	before := observe(t, srv)
+	for _, op := range bodyOps(bob) {
+		if op.name == "update_organization" {
+			continue // needs no permission
+		}
+		for _, body := range []string{`{`, padded(op.valid, 2<<20)} {
+			wantError(t, send(t, srv, op.method, op.path, "", body), http.StatusUnauthorized, "unauthorized")
+			wantError(t, send(t, srv, op.method, op.path, none.Authorization(), body), http.StatusNotFound, "not_found")
+		}
+	}
+	wantError(t, send(t, srv, "PATCH", "/v1/organizations/acme/databases/nope", admin(srv), `{`), http.StatusNotFound, "not_found")
+	unchanged(t, srv, before)
+}

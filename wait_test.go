@@ -1,0 +1,114 @@
+package platform_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake"
+)
+
+func TestWaitReady(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	c := srv.Client()
+	start := srv.Now()
+	db, err := c.Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: srv.Org(), Name: "app-db", ClusterSize: "PS_10"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if db.Ready || db.State != platform.DatabasePending {
+		t.Fatalf("new database is ready %v, state %s; want pending", db.Ready, db.State)
+	}
+	db, err = c.Databases.WaitReady(t.Context(), &platform.GetDatabaseParams{Organization: srv.Org(), Database: "app-db"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !db.Ready || db.State != platform.DatabaseReady || db.Name != "app-db" {
+		t.Errorf("WaitReady returned ready %v, state %s, name %s", db.Ready, db.State, db.Name)
+	}
+	if waited := srv.Now().Sub(start); waited < 5*time.Second {
+		t.Errorf("the fake's clock moved %s, want at least 5s", waited)
+	}
+}
+
+// TestWaitReadyAlreadyReady returns at once, without waiting.
+func TestWaitReadyAlreadyReady(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	c := srv.Client()
+	if _, err := c.Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: srv.Org(), Name: "app-db", ClusterSize: "PS_10"}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Advance(time.Minute)
+	before := srv.Now()
+	db, err := c.Databases.WaitReady(t.Context(), &platform.GetDatabaseParams{Organization: srv.Org(), Database: "app-db"})
+	if err != nil || !db.Ready {
+		t.Fatalf("WaitReady = %v, %v", db, err)
+	}
+	if !srv.Now().Equal(before) {
+		t.Errorf("clock moved %s for a ready database", srv.Now().Sub(before))
+	}
+}
+
+func TestWaitReadyCancelled(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	c := srv.Client()
+	if _, err := c.Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: srv.Org(), Name: "app-db", ClusterSize: "PS_10"}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, err := c.Databases.WaitReady(ctx, &platform.GetDatabaseParams{Organization: srv.Org(), Database: "app-db"})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("WaitReady with a cancelled context = %v, want context.Canceled", err)
+	}
+}
+
+func TestWaitReadyNotFound(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	_, err := srv.Client().Databases.WaitReady(t.Context(), &platform.GetDatabaseParams{Organization: srv.Org(), Database: "missing"})
+	if !errors.Is(err, platform.ErrNotFound) {
+		t.Errorf("WaitReady of a missing database = %v, want ErrNotFound", err)
+	}
+}
+
+// TestWaitReadyDeadline gives up when the context ends while waiting: the
+// sleep function cancels, as a deadline would.
+func TestWaitReadyDeadline(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var waits []time.Duration
+	sleep := func(ctx context.Context, d time.Duration) error {
+		waits = append(waits, d)
+		if len(waits) == 2 {
+			cancel()
+			return ctx.Err()
+		}
+		return nil // no time passes: the database stays pending
+	}
+	c, err := platform.NewClient(append(srv.ClientOptions(srv.AdminToken()), platform.WithSleep(sleep))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: srv.Org(), Name: "app-db", ClusterSize: "PS_10"}); err != nil {
+		t.Fatal(err)
+	}
+	db, err := c.Databases.WaitReady(ctx, &platform.GetDatabaseParams{Organization: srv.Org(), Database: "app-db"})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("error = %v, want context.Canceled", err)
+	}
+	if db == nil || db.Ready {
+		t.Errorf("WaitReady returned %v, want the last (pending) database seen", db)
+	}
+	// The waits grow: 1s, then 2s.
+	if len(waits) != 2 || waits[0] != time.Second || waits[1] != 2*time.Second {
+		t.Errorf("waits = %v, want [1s 2s]", waits)
+	}
+}
