@@ -20,9 +20,9 @@ type world struct {
 
 func newWorld(seed uint64) *world {
 	return &world{
-		rng:    rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		orgs:   map[string]*orgRec{},
-		users:  map[string]*userRec{},
+		rng:      rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		orgs:     map[string]*orgRec{},
+		users:    map[string]*userRec{},
 		tokens:   map[string]*tokenRec{},
 		inFlight: map[string]bool{},
 	}
