@@ -65,6 +65,16 @@ type Client struct {
 	Regions *RegionsService
 	// Databases manages databases.
 	Databases *DatabasesService
+	// Branches manages branches, their schemas and safe migrations.
+	Branches *BranchesService
+	// Keyspaces manages the keyspaces of branches.
+	Keyspaces *KeyspacesService
+	// Backups manages the backups of branches.
+	Backups *BackupsService
+	// BackupPolicies manages the backup schedules of databases.
+	BackupPolicies *BackupPoliciesService
+	// Roles manages role credentials of branches.
+	Roles *RolesService
 }
 
 // service is what every resource service holds: the client that sends its
@@ -131,6 +141,11 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.Users = (*UsersService)(common)
 	c.Regions = (*RegionsService)(common)
 	c.Databases = (*DatabasesService)(common)
+	c.Branches = (*BranchesService)(common)
+	c.Keyspaces = (*KeyspacesService)(common)
+	c.Backups = (*BackupsService)(common)
+	c.BackupPolicies = (*BackupPoliciesService)(common)
+	c.Roles = (*RolesService)(common)
 	return c, nil
 }
 

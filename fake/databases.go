@@ -31,14 +31,7 @@ type dbRec struct {
 
 	defaultBranch string
 	branches      map[string]*branchRec // by name
-}
-
-// branchRec is a branch of a database.
-type branchRec struct {
-	stamps
-	db         *dbRec
-	name       string
-	production bool
+	branchIdx     index[*branchRec]
 }
 
 // maxNameLen bounds organization, database and branch names.
@@ -60,12 +53,12 @@ func listDatabases(c *call) (any, error) {
 	perms := c.rt.spec.perms
 	seesAll := c.who.may(perms, c.org, nil) && c.who.holdsAtOrgLevel(perms)
 	if q == "" && seesAll {
-		return pageOf(c, &c.org.dbs, true, c.renderDatabase), nil
+		return pageOf(c, &c.org.dbs, true, c.s.renderDatabase), nil
 	}
 	keep := func(db *dbRec) bool {
 		return strings.Contains(db.name, q) && (seesAll || c.who.maySee(perms, db))
 	}
-	return filteredPageOf(c, &c.org.dbs, true, keep, c.renderDatabase), nil
+	return filteredPageOf(c, &c.org.dbs, true, keep, c.s.renderDatabase), nil
 }
 
 // checkName validates a new organization, database or branch name.
@@ -123,24 +116,25 @@ func (s *Server) createDatabase(c *call, p *platform.CreateDatabaseParams) (any,
 	if p.Replicas != nil {
 		db.replicas = *p.Replicas
 	}
-	main := &branchRec{stamps: stamps{id: c.w.newID(), created: c.now, updated: c.now}, db: db, name: "main", production: true}
-	db.branches[main.name] = main
 	c.org.dbs.add(db)
 	c.org.dbByName[db.name] = db
 	if t := c.who.token; t != nil && t.orgPerms["create_databases"] {
 		t.grant(db, databasePermissions)
 	}
+	// The production branch is ready when the database is.
+	main := s.newBranch(db, db.defaultBranch, nil, c.who.user, s.timing.DatabaseReady)
+	main.production = true
 	s.clock.after(s.timing.DatabaseReady, func() {
 		if !db.deleted {
 			db.state = platform.DatabaseReady
 			db.updated = s.clock.Now()
 		}
 	})
-	return c.renderDatabase(db), nil
+	return s.renderDatabase(db), nil
 }
 
 func getDatabase(c *call) (any, error) {
-	return c.renderDatabase(c.db), nil
+	return c.s.renderDatabase(c.db), nil
 }
 
 func updateDatabase(c *call, p *platform.UpdateDatabaseParams) (any, error) {
@@ -179,7 +173,7 @@ func updateDatabase(c *call, p *platform.UpdateDatabaseParams) (any, error) {
 		db.migrationTable = platform.Ptr(*p.MigrationTableName)
 	}
 	db.updated = c.now
-	return c.renderDatabase(db), nil
+	return c.s.renderDatabase(db), nil
 }
 
 // setIf sets *dst to *v when v is given.
@@ -197,6 +191,9 @@ func deleteDatabase(c *call) (any, error) {
 	c.org.dbs.remove(db)
 	delete(c.org.dbByName, db.name)
 	db.deleted = true
+	for _, b := range db.branches {
+		c.s.removeBranch(b)
+	}
 	for _, t := range c.w.tokens {
 		delete(t.dbPerms, db.id)
 	}
@@ -208,8 +205,8 @@ func listDatabaseRegions(c *call) (any, error) {
 }
 
 // renderDatabase renders a database as the API shows it.
-func (c *call) renderDatabase(db *dbRec) *platform.Database {
-	base := c.s.URL()
+func (s *Server) renderDatabase(db *dbRec) *platform.Database {
+	base := s.URL()
 	prod := 0
 	for _, b := range db.branches {
 		if b.production {

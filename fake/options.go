@@ -37,14 +37,37 @@ func defaultConfig() config {
 }
 
 // Timings are the durations of the lifecycles' transitions on the clock.
+// Zero fields given to [WithTimings] keep their defaults.
 type Timings struct {
 	// DatabaseReady is how long a new database stays pending.
 	DatabaseReady time.Duration
+	// BranchReady is how long a new branch stays pending.
+	BranchReady time.Duration
+	// KeyspaceReady is how long a new keyspace takes to be ready.
+	KeyspaceReady time.Duration
+	// KeyspaceConfigChange is how long a keyspace settings change takes.
+	KeyspaceConfigChange time.Duration
+	// BackupStart is how long a backup stays pending before it runs.
+	BackupStart time.Duration
+	// BackupRun is how long a running backup takes to succeed.
+	BackupRun time.Duration
 }
 
-// DefaultTimings returns the durations of the live service.
+// DefaultTimings returns the default durations.
 func DefaultTimings() Timings {
-	return Timings{DatabaseReady: 5 * time.Second}
+	return Timings{
+		DatabaseReady:        5 * time.Second,
+		BranchReady:          5 * time.Second,
+		KeyspaceReady:        5 * time.Second,
+		KeyspaceConfigChange: 10 * time.Second,
+		BackupStart:          time.Second,
+		BackupRun:            30 * time.Second,
+	}
+}
+
+// fields lists the durations, for merging and checking.
+func (t *Timings) fields() []*time.Duration {
+	return []*time.Duration{&t.DatabaseReady, &t.BranchReady, &t.KeyspaceReady, &t.KeyspaceConfigChange, &t.BackupStart, &t.BackupRun}
 }
 
 // WithSeed sets the seed of IDs and secrets (1 by default): servers with the
@@ -90,11 +113,14 @@ func WithStartTime(t time.Time) Option {
 // defaults.
 func WithTimings(t Timings) Option {
 	return func(c *config) error {
-		if t.DatabaseReady < 0 {
-			return errors.New("fake: WithTimings: durations must not be negative")
-		}
-		if t.DatabaseReady > 0 {
-			c.timing.DatabaseReady = t.DatabaseReady
+		dst := c.timing.fields()
+		for i, d := range t.fields() {
+			if *d < 0 {
+				return errors.New("fake: WithTimings: durations must not be negative")
+			}
+			if *d > 0 {
+				*dst[i] = *d
+			}
 		}
 		return nil
 	}

@@ -48,6 +48,8 @@ type Server struct {
 
 	faults   faultRules
 	requests requestLog
+	events   events
+	failNext map[string]bool // IDs whose next transition fails
 
 	// The organization, admin user and token every server starts with.
 	org        *orgRec

@@ -14,14 +14,17 @@ type world struct {
 	orgIdx index[*orgRec]
 	users  map[string]*userRec  // by ID
 	tokens map[string]*tokenRec // by ID
+	// inFlight holds the IDs of resources with transitions ahead.
+	inFlight map[string]bool
 }
 
 func newWorld(seed uint64) *world {
 	return &world{
-		rng:    rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		orgs:   map[string]*orgRec{},
-		users:  map[string]*userRec{},
-		tokens: map[string]*tokenRec{},
+		rng:      rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		orgs:     map[string]*orgRec{},
+		users:    map[string]*userRec{},
+		tokens:   map[string]*tokenRec{},
+		inFlight: map[string]bool{},
 	}
 }
 

@@ -1,0 +1,397 @@
+package platform
+
+import (
+	"context"
+	"iter"
+)
+
+// BranchState is the provisioning state of a branch.
+type BranchState string
+
+// The branch states.
+const (
+	BranchPending         BranchState = "pending"
+	BranchSleepInProgress BranchState = "sleep_in_progress"
+	BranchSleeping        BranchState = "sleeping"
+	BranchAwakening       BranchState = "awakening"
+	BranchReady           BranchState = "ready"
+)
+
+// Actor is who did something: a user, or a service token.
+type Actor struct {
+	ID string `json:"id"`
+	// Type is reported in branch responses only.
+	Type        string `json:"type,omitempty"`
+	DisplayName string `json:"display_name"`
+	AvatarURL   string `json:"avatar_url"`
+}
+
+// BranchRef is the short form of a branch inside other objects.
+type BranchRef struct {
+	ID        string     `json:"id"`
+	Name      string     `json:"name"`
+	CreatedAt Timestamp  `json:"created_at"`
+	UpdatedAt Timestamp  `json:"updated_at"`
+	DeletedAt *Timestamp `json:"deleted_at"`
+}
+
+// Branch is a branch of a database: an isolated copy of its schema with its
+// own servers. Production branches serve the application; development
+// branches carry schema changes that deploy requests bring into production.
+type Branch struct {
+	ID                          string         `json:"id"`
+	Type                        string         `json:"type"`
+	Name                        string         `json:"name"`
+	Kind                        DatabaseKind   `json:"kind"`
+	State                       BranchState    `json:"state"`
+	Ready                       bool           `json:"ready"`
+	SchemaReady                 bool           `json:"schema_ready"`
+	Production                  bool           `json:"production"`
+	SafeMigrations              bool           `json:"safe_migrations"`
+	DeletionProtected           bool           `json:"deletion_protected"`
+	Sharded                     bool           `json:"sharded"`
+	ShardCount                  int            `json:"shard_count"`
+	KeyspaceCount               int            `json:"keyspace_count"`
+	StaleSchema                 bool           `json:"stale_schema"`
+	Metal                       bool           `json:"metal"`
+	ParentBranch                *string        `json:"parent_branch"`
+	RestoredFromBranch          *BranchRef     `json:"restored_from_branch"`
+	InitialRestoreID            *string        `json:"initial_restore_id"`
+	Actor                       *Actor         `json:"actor"`
+	Region                      Region         `json:"region"`
+	ClusterName                 string         `json:"cluster_name"`
+	ClusterIOPS                 *int           `json:"cluster_iops"`
+	AccessHostURL               string         `json:"access_host_url"`
+	MySQLAddress                string         `json:"mysql_address"`
+	MySQLEdgeAddress            string         `json:"mysql_edge_address"`
+	MySQLProviderAddress        string         `json:"mysql_provider_address"`
+	PrivateEdgeConnectivity     bool           `json:"private_edge_connectivity"`
+	HasReplicas                 bool           `json:"has_replicas"`
+	HasReadOnlyReplicas         bool           `json:"has_read_only_replicas"`
+	DirectVTGate                bool           `json:"direct_vtgate"`
+	VTGateSize                  string         `json:"vtgate_size"`
+	VTGateName                  *string        `json:"vtgate_name"`
+	VTGateCount                 int            `json:"vtgate_count"`
+	VTGateAutoscaling           bool           `json:"vtgate_autoscaling"`
+	VTGateMaxCount              *int           `json:"vtgate_max_count"`
+	VTGateTargetCPUUtilization  *int           `json:"vtgate_target_cpu_utilization"`
+	VTGateOptions               map[string]any `json:"vtgate_options"`
+	MultipleAdminsForDemotion   bool           `json:"multiple_admins_required_for_demotion"`
+	HTMLURL                     string         `json:"html_url"`
+	URL                         string         `json:"url"`
+	CreatedAt                   Timestamp      `json:"created_at"`
+	UpdatedAt                   Timestamp      `json:"updated_at"`
+	DeletedAt                   *Timestamp     `json:"deleted_at"`
+	SchemaLastUpdatedAt         *Timestamp     `json:"schema_last_updated_at"`
+	RestoreChecklistCompletedAt *Timestamp     `json:"restore_checklist_completed_at"`
+}
+
+// TableSchema is one table of a branch's schema.
+type TableSchema struct {
+	// Name is the table's name.
+	Name string `json:"name"`
+	// Raw is the table's CREATE TABLE statement.
+	Raw string `json:"raw"`
+	// HTML is Raw marked up for display.
+	HTML string `json:"html"`
+}
+
+// LintError is a problem the schema linter found.
+type LintError struct {
+	// LintError is the error's code, such as "NO_UNIQUE_KEY".
+	LintError                string   `json:"lint_error"`
+	SubjectType              string   `json:"subject_type"`
+	KeyspaceName             string   `json:"keyspace_name"`
+	TableName                string   `json:"table_name"`
+	ErrorDescription         string   `json:"error_description"`
+	DocsURL                  string   `json:"docs_url"`
+	ColumnName               string   `json:"column_name"`
+	ForeignKeyColumnNames    []string `json:"foreign_key_column_names"`
+	AutoIncrementColumnNames []string `json:"auto_increment_column_names"`
+	CharsetName              string   `json:"charset_name"`
+	EngineName               string   `json:"engine_name"`
+	VindexName               string   `json:"vindex_name"`
+	JSONPath                 string   `json:"json_path"`
+	CheckConstraintName      string   `json:"check_constraint_name"`
+	EnumValue                string   `json:"enum_value"`
+	PartitioningType         string   `json:"partitioning_type"`
+	PartitionName            string   `json:"partition_name"`
+}
+
+// The lint error codes.
+const (
+	// LintNoUniqueKey: a table has neither a primary key nor a unique key.
+	LintNoUniqueKey = "NO_UNIQUE_KEY"
+)
+
+// BranchesService manages the branches of databases, their schemas and
+// their safe-migrations setting.
+type BranchesService service
+
+// BranchParams names a branch.
+type BranchParams struct {
+	Organization string `json:"-" url:"-"`
+	Database     string `json:"-" url:"-"`
+	Branch       string `json:"-" url:"-"`
+}
+
+func (p *BranchParams) check() error {
+	return required("organization", p.Organization, "database", p.Database, "branch", p.Branch)
+}
+
+func (p *BranchParams) path(suffix string) string {
+	return pathf("v1/organizations/%s/databases/%s/branches/%s", p.Organization, p.Database, p.Branch) + suffix
+}
+
+// branchesPath is the collection path of a database's branches.
+func branchesPath(org, db string) string {
+	return pathf("v1/organizations/%s/databases/%s/branches", org, db)
+}
+
+// Order is the order of a list by creation time.
+type Order string
+
+// The list orders.
+const (
+	OrderAsc  Order = "asc"
+	OrderDesc Order = "desc"
+)
+
+// ListBranchesParams selects a page of a database's branches.
+type ListBranchesParams struct {
+	Organization string `json:"-" url:"-"`
+	Database     string `json:"-" url:"-"`
+	// Query filters branches by name.
+	Query string `json:"-" url:"q,omitempty"`
+	// Production, when set, keeps only production (true) or development
+	// (false) branches.
+	Production *bool `json:"-" url:"production,omitempty"`
+	// SafeMigrations, when set, keeps only branches with safe migrations on
+	// (true) or off (false).
+	SafeMigrations *bool `json:"-" url:"safe_migrations,omitempty"`
+	// Order is by creation time; ascending when empty.
+	Order Order `json:"-" url:"order,omitempty"`
+	ListParams
+}
+
+// List returns a page of a database's branches.
+//
+// API: GET /v1/organizations/{organization}/databases/{database}/branches
+func (s *BranchesService) List(ctx context.Context, p *ListBranchesParams) (*Page[Branch], error) {
+	p = orZero(p)
+	if err := required("organization", p.Organization, "database", p.Database); err != nil {
+		return nil, err
+	}
+	return listPage[Branch](ctx, s.client, branchesPath(p.Organization, p.Database), p)
+}
+
+// All ranges over every branch of a database that matches p.
+func (s *BranchesService) All(ctx context.Context, p *ListBranchesParams) iter.Seq2[*Branch, error] {
+	return allOf(ctx, p, s.List)
+}
+
+// CreateBranchParams describes a new branch.
+type CreateBranchParams struct {
+	Organization string `json:"-" url:"-"`
+	Database     string `json:"-" url:"-"`
+	// Name is lowercase letters, digits and dashes, unique in the database.
+	Name string `json:"name"`
+	// ParentBranch is the branch whose schema the new one copies; the
+	// database's default branch when empty.
+	ParentBranch string `json:"parent_branch,omitempty"`
+	// BackupID restores a successful backup's schema into the new branch
+	// instead of copying the parent's.
+	BackupID string `json:"backup_id,omitempty"`
+	// Region is a region slug; the database's region when empty.
+	Region string `json:"region,omitempty"`
+	// ClusterSize is the cluster size SKU for a restored branch.
+	ClusterSize       string `json:"cluster_size,omitempty"`
+	DeletionProtected *bool  `json:"deletion_protected,omitempty"`
+}
+
+// Create creates a branch. It starts not ready; [BranchesService.WaitReady]
+// waits until it is.
+//
+// API: POST /v1/organizations/{organization}/databases/{database}/branches
+func (s *BranchesService) Create(ctx context.Context, p *CreateBranchParams) (*Branch, error) {
+	p = orZero(p)
+	if err := required("organization", p.Organization, "database", p.Database); err != nil {
+		return nil, err
+	}
+	b := new(Branch)
+	return b, s.client.post(ctx, branchesPath(p.Organization, p.Database), p, b)
+}
+
+// GetBranchParams names a branch.
+type GetBranchParams = BranchParams
+
+// Get returns a branch.
+//
+// API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}
+func (s *BranchesService) Get(ctx context.Context, p *GetBranchParams) (*Branch, error) {
+	return s.branchCall(ctx, "GET", p, "", nil)
+}
+
+// UpdateBranchParams renames a branch or changes its deletion protection.
+type UpdateBranchParams struct {
+	Organization      string  `json:"-" url:"-"`
+	Database          string  `json:"-" url:"-"`
+	Branch            string  `json:"-" url:"-"`
+	NewName           *string `json:"new_name,omitempty"`
+	DeletionProtected *bool   `json:"deletion_protected,omitempty"`
+}
+
+// Update renames a branch or changes its deletion protection.
+//
+// API: PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}
+func (s *BranchesService) Update(ctx context.Context, p *UpdateBranchParams) (*Branch, error) {
+	p = orZero(p)
+	bp := &BranchParams{p.Organization, p.Database, p.Branch}
+	return s.branchCall(ctx, "PATCH", bp, "", p)
+}
+
+// DeleteBranchParams names the branch to delete.
+type DeleteBranchParams = BranchParams
+
+// Delete deletes a branch. The database's default branch, a
+// deletion-protected branch and a production branch with open deploy
+// requests are refused with [ErrUnprocessable].
+//
+// API: DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}
+func (s *BranchesService) Delete(ctx context.Context, p *DeleteBranchParams) error {
+	p = orZero(p)
+	if err := p.check(); err != nil {
+		return err
+	}
+	return s.client.del(ctx, p.path(""), nil)
+}
+
+// PromoteBranchParams names the branch to promote.
+type PromoteBranchParams = BranchParams
+
+// Promote makes a development branch a production branch.
+//
+// API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/promote
+func (s *BranchesService) Promote(ctx context.Context, p *PromoteBranchParams) (*Branch, error) {
+	return s.branchCall(ctx, "POST", p, "/promote", nil)
+}
+
+// DemoteBranchParams names the branch to demote.
+type DemoteBranchParams = BranchParams
+
+// Demote makes a production branch a development branch.
+//
+// API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/demote
+func (s *BranchesService) Demote(ctx context.Context, p *DemoteBranchParams) (*Branch, error) {
+	return s.branchCall(ctx, "POST", p, "/demote", nil)
+}
+
+// SafeMigrationsParams names the branch whose safe migrations change.
+type SafeMigrationsParams = BranchParams
+
+// EnableSafeMigrations turns safe migrations on: the branch then refuses
+// direct DDL and takes schema changes through deploy requests only. It is
+// refused with [ErrUnprocessable] while the schema has lint errors.
+//
+// API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/safe-migrations
+func (s *BranchesService) EnableSafeMigrations(ctx context.Context, p *SafeMigrationsParams) (*Branch, error) {
+	return s.branchCall(ctx, "POST", p, "/safe-migrations", nil)
+}
+
+// UpdateSafeMigrationsParams sets safe migrations on or off.
+type UpdateSafeMigrationsParams struct {
+	Organization   string `json:"-" url:"-"`
+	Database       string `json:"-" url:"-"`
+	Branch         string `json:"-" url:"-"`
+	SafeMigrations bool   `json:"safe_migrations"`
+}
+
+// UpdateSafeMigrations sets safe migrations on or off, with the rules of
+// EnableSafeMigrations and DisableSafeMigrations.
+//
+// API: PUT /v1/organizations/{organization}/databases/{database}/branches/{branch}/safe-migrations
+func (s *BranchesService) UpdateSafeMigrations(ctx context.Context, p *UpdateSafeMigrationsParams) (*Branch, error) {
+	p = orZero(p)
+	bp := &BranchParams{p.Organization, p.Database, p.Branch}
+	return s.branchCall(ctx, "PUT", bp, "/safe-migrations", p)
+}
+
+// DisableSafeMigrations turns safe migrations off.
+//
+// API: DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/safe-migrations
+func (s *BranchesService) DisableSafeMigrations(ctx context.Context, p *SafeMigrationsParams) (*Branch, error) {
+	return s.branchCall(ctx, "DELETE", p, "/safe-migrations", nil)
+}
+
+// GetBranchSchemaParams names a branch, and optionally one keyspace.
+type GetBranchSchemaParams struct {
+	Organization string `json:"-" url:"-"`
+	Database     string `json:"-" url:"-"`
+	Branch       string `json:"-" url:"-"`
+	// Keyspace limits the schema to one keyspace.
+	Keyspace string `json:"-" url:"keyspace,omitempty"`
+}
+
+// GetSchema returns the tables of a branch's schema, ordered by keyspace and
+// name.
+//
+// API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/schema
+func (s *BranchesService) GetSchema(ctx context.Context, p *GetBranchSchemaParams) ([]*TableSchema, error) {
+	p = orZero(p)
+	bp := &BranchParams{p.Organization, p.Database, p.Branch}
+	if err := bp.check(); err != nil {
+		return nil, err
+	}
+	var out struct {
+		Data []*TableSchema `json:"data"`
+	}
+	if err := s.client.get(ctx, bp.path("/schema"), p, &out); err != nil {
+		return nil, err
+	}
+	return out.Data, nil
+}
+
+// LintBranchSchemaParams selects a page of a branch's lint errors.
+type LintBranchSchemaParams struct {
+	Organization string `json:"-" url:"-"`
+	Database     string `json:"-" url:"-"`
+	Branch       string `json:"-" url:"-"`
+	ListParams
+}
+
+// LintSchema returns a page of the lint errors of a branch's schema.
+//
+// API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/schema/lint
+func (s *BranchesService) LintSchema(ctx context.Context, p *LintBranchSchemaParams) (*Page[LintError], error) {
+	p = orZero(p)
+	bp := &BranchParams{p.Organization, p.Database, p.Branch}
+	if err := bp.check(); err != nil {
+		return nil, err
+	}
+	return listPage[LintError](ctx, s.client, bp.path("/schema/lint"), p)
+}
+
+// AllLintErrors ranges over every lint error of a branch's schema.
+func (s *BranchesService) AllLintErrors(ctx context.Context, p *LintBranchSchemaParams) iter.Seq2[*LintError, error] {
+	return allOf(ctx, p, s.LintSchema)
+}
+
+// WaitReady polls a branch until it is ready, and returns it.
+func (s *BranchesService) WaitReady(ctx context.Context, p *GetBranchParams) (*Branch, error) {
+	return waitFor(ctx, s.client, func(ctx context.Context) (*Branch, error) {
+		return s.Get(ctx, p)
+	}, func(b *Branch) (bool, error) {
+		return b.Ready, nil
+	})
+}
+
+// branchCall sends a request about one branch and decodes the branch it
+// returns.
+func (s *BranchesService) branchCall(ctx context.Context, method string, p *BranchParams, suffix string, body any) (*Branch, error) {
+	p = orZero(p)
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	b := new(Branch)
+	return b, s.client.call(ctx, method, p.path(suffix), nil, body, b)
+}

@@ -1,0 +1,432 @@
+package fake
+
+import (
+	"strings"
+	"time"
+
+	"github.com/dbplatform/platform-go"
+)
+
+// branchRec is a branch of a database, with its keyspaces and schema.
+type branchRec struct {
+	stamps
+	db                *dbRec
+	name              string
+	parent            string // the parent branch's name; "" for the first branch
+	production        bool
+	ready             bool
+	safeMigrations    bool
+	deletionProtected bool
+	deleted           bool
+	deletedAt         time.Time
+	actor             *userRec
+	region            *regionRec
+	restoredFrom      *branchRec // the branch of the backup it was restored from
+	initialRestoreID  string     // the backup it was restored from
+	schemaUpdated     time.Time
+
+	keyspaces      index[*keyspaceRec]
+	keyspaceByName map[string]*keyspaceRec
+}
+
+// newBranch adds a branch to db, pending until the clock has moved by
+// delay. Its keyspaces are copies of parent's, or one empty default
+// keyspace named after the database when there is no parent.
+func (s *Server) newBranch(db *dbRec, name string, parent *branchRec, actor *userRec, delay time.Duration) *branchRec {
+	now := s.clock.Now()
+	b := &branchRec{
+		stamps:         stamps{id: s.world.newID(), created: now, updated: now},
+		db:             db,
+		name:           name,
+		actor:          actor,
+		region:         db.region,
+		schemaUpdated:  now,
+		keyspaceByName: map[string]*keyspaceRec{},
+	}
+	if parent != nil {
+		b.parent = parent.name
+		s.world.copyKeyspaces(b, parent, now)
+	} else {
+		s.world.newKeyspace(b, db.name, now).isDefault = true
+	}
+	db.branches[name] = b
+	db.branchIdx.add(b)
+	s.clock.after(delay, func() { s.branchReady(b) })
+	return b
+}
+
+// branchReady is the pending -> ready transition of a branch.
+func (s *Server) branchReady(b *branchRec) {
+	if b.deleted || b.ready {
+		return
+	}
+	b.ready = true
+	b.updated = s.clock.Now()
+	for _, ks := range b.keyspaces.all() {
+		ks.ready = true
+	}
+	s.emit("branch.ready", b.db, s.renderBranch(b))
+}
+
+// defaultKeyspace is the keyspace unqualified tables belong to.
+func (b *branchRec) defaultKeyspace() *keyspaceRec {
+	for _, ks := range b.keyspaces.all() {
+		if ks.isDefault {
+			return ks
+		}
+	}
+	return b.keyspaces.all()[0]
+}
+
+func (s *Server) branchRoutes() []route {
+	const base = "/v1/organizations/{organization}/databases/{database}/branches"
+	return []route{
+		{pattern: "GET " + base, op: "list_branches", handler: read(listBranches)},
+		{pattern: "POST " + base, op: "create_branch", handler: withBody(s.createBranch)},
+		{pattern: "GET " + base + "/{branch}", op: "get_branch", handler: read(getBranch)},
+		{pattern: "PATCH " + base + "/{branch}", op: "update_branch", handler: withBody(updateBranch)},
+		{pattern: "DELETE " + base + "/{branch}", op: "delete_branch", handler: act(s.deleteBranch)},
+		{pattern: "POST " + base + "/{branch}/promote", op: "promote_branch", handler: act(promoteBranch)},
+		{pattern: "POST " + base + "/{branch}/demote", op: "demote_branch", handler: act(demoteBranch)},
+		{pattern: "POST " + base + "/{branch}/safe-migrations", op: "enable_safe_migrations", handler: act(enableSafeMigrations)},
+		{pattern: "PUT " + base + "/{branch}/safe-migrations", op: "update_safe_migrations", handler: withBody(updateSafeMigrations)},
+		{pattern: "DELETE " + base + "/{branch}/safe-migrations", op: "disable_safe_migrations", handler: act(disableSafeMigrations)},
+		{pattern: "GET " + base + "/{branch}/schema", op: "get_branch_schema", handler: read(getBranchSchema)},
+		{pattern: "GET " + base + "/{branch}/schema/lint", op: "lint_branch_schema", handler: read(lintBranchSchema)},
+	}
+}
+
+func listBranches(c *call) (any, error) {
+	q := c.r.URL.Query()
+	production, err := triQuery(q.Get("production"), "production")
+	if err != nil {
+		return nil, err
+	}
+	safe, err := triQuery(q.Get("safe_migrations"), "safe_migrations")
+	if err != nil {
+		return nil, err
+	}
+	name := q.Get("q")
+	if name == "" && production == nil && safe == nil {
+		return pageOf(c, &c.db.branchIdx, true, c.s.renderBranch), nil
+	}
+	keep := func(b *branchRec) bool {
+		return strings.Contains(b.name, name) &&
+			(production == nil || b.production == *production) &&
+			(safe == nil || b.safeMigrations == *safe)
+	}
+	return filteredPageOf(c, &c.db.branchIdx, true, keep, c.s.renderBranch), nil
+}
+
+// triQuery parses an optional boolean filter: nil when absent.
+func triQuery(v, name string) (*bool, error) {
+	if v == "" {
+		return nil, nil
+	}
+	b, err := boolQuery(v, name)
+	if err != nil {
+		return nil, err
+	}
+	return &b, nil
+}
+
+func (s *Server) createBranch(c *call, p *platform.CreateBranchParams) (any, error) {
+	db := c.db
+	if err := checkName("name", p.Name); err != nil {
+		return nil, err
+	}
+	if db.branches[p.Name] != nil {
+		return nil, unprocessable("name %q is already taken by another branch of %s", p.Name, db.name)
+	}
+	parentName := p.ParentBranch
+	if parentName == "" {
+		parentName = db.defaultBranch
+	}
+	parent := db.branches[parentName]
+	if parent == nil {
+		return nil, unprocessable("parent_branch %q is not a branch of %s", parentName, db.name)
+	}
+	if !parent.ready {
+		return nil, unprocessable("parent_branch %q is not ready yet", parentName)
+	}
+	region := db.region
+	if p.Region != "" {
+		if region = regionBySlug(p.Region); region == nil {
+			return nil, unprocessable("region %q is not a known region slug", p.Region)
+		}
+		if db.restrictBranchRegion && region != db.region {
+			return nil, unprocessable("region %q is not allowed: %s restricts branches to %s", p.Region, db.name, db.region.slug)
+		}
+	}
+	b := s.newBranch(db, p.Name, parent, c.who.user, s.timing.BranchReady)
+	b.region = region
+	setIf(&b.deletionProtected, p.DeletionProtected)
+	return s.renderBranch(b), nil
+}
+
+// branch finds the path's {branch} in the path's database.
+func (c *call) branch() (*branchRec, error) {
+	b := c.db.branches[c.r.PathValue("branch")]
+	if b == nil {
+		return nil, notFound()
+	}
+	return b, nil
+}
+
+// onBranch adapts a handler of one branch: it finds the branch, runs fn,
+// and renders the branch fn leaves.
+func onBranch(fn func(c *call, b *branchRec) error) func(c *call) (any, error) {
+	return func(c *call) (any, error) {
+		b, err := c.branch()
+		if err != nil {
+			return nil, err
+		}
+		if err := fn(c, b); err != nil {
+			return nil, err
+		}
+		return c.s.renderBranch(b), nil
+	}
+}
+
+var getBranch = onBranch(func(*call, *branchRec) error { return nil })
+
+func updateBranch(c *call, p *platform.UpdateBranchParams) (any, error) {
+	return onBranch(func(c *call, b *branchRec) error {
+		db := b.db
+		if p.NewName != nil && *p.NewName != b.name {
+			if err := checkName("new_name", *p.NewName); err != nil {
+				return err
+			}
+			if db.branches[*p.NewName] != nil {
+				return unprocessable("new_name %q is already taken by another branch of %s", *p.NewName, db.name)
+			}
+			delete(db.branches, b.name)
+			for _, other := range db.branches {
+				if other.parent == b.name {
+					other.parent = *p.NewName
+				}
+			}
+			if db.defaultBranch == b.name {
+				db.defaultBranch = *p.NewName
+			}
+			b.name = *p.NewName
+			db.branches[b.name] = b
+		}
+		setIf(&b.deletionProtected, p.DeletionProtected)
+		b.updated = c.now
+		return nil
+	})(c)
+}
+
+func (s *Server) deleteBranch(c *call) (any, error) {
+	b, err := c.branch()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkBranchDeletable(b); err != nil {
+		return nil, err
+	}
+	s.removeBranch(b)
+	return nil, nil
+}
+
+// checkBranchDeletable says why a branch cannot be deleted, if it cannot.
+func (s *Server) checkBranchDeletable(b *branchRec) error {
+	switch {
+	case b.name == b.db.defaultBranch:
+		return unprocessable("branch %s is the default branch of %s and cannot be deleted", b.name, b.db.name)
+	case b.deletionProtected:
+		return unprocessable("branch %s is deletion protected; turn deletion_protected off first", b.name)
+	}
+	return nil
+}
+
+// removeBranch deletes a branch and what belongs to it.
+func (s *Server) removeBranch(b *branchRec) {
+	b.deleted = true
+	b.deletedAt = s.clock.Now()
+	delete(b.db.branches, b.name)
+	b.db.branchIdx.remove(b)
+}
+
+var promoteBranch = onBranch(func(c *call, b *branchRec) error {
+	switch {
+	case !b.ready:
+		return unprocessable("branch %s is not ready yet", b.name)
+	case b.production:
+		return unprocessable("branch %s is already a production branch", b.name)
+	}
+	b.production = true
+	b.updated = c.now
+	return nil
+})
+
+var demoteBranch = onBranch(func(c *call, b *branchRec) error {
+	switch {
+	case !b.production:
+		return unprocessable("branch %s is not a production branch", b.name)
+	case b.name == b.db.defaultBranch:
+		return unprocessable("branch %s is the default branch of %s and must stay a production branch", b.name, b.db.name)
+	}
+	b.production = false
+	b.safeMigrations = false
+	b.updated = c.now
+	return nil
+})
+
+// setSafeMigrations turns safe migrations on or off, with the rules of each.
+func setSafeMigrations(c *call, b *branchRec, on bool) error {
+	if on && !b.safeMigrations {
+		if !b.production {
+			return unprocessable("branch %s is not a production branch; safe migrations need one", b.name)
+		}
+		if errs := b.lint(); len(errs) > 0 {
+			tables := make([]string, len(errs))
+			for i, e := range errs {
+				tables[i] = e.KeyspaceName + "." + e.TableName + " (" + e.LintError + ")"
+			}
+			return unprocessable("branch %s has %d schema lint error(s): %s", b.name, len(errs), strings.Join(tables, ", "))
+		}
+	}
+	if b.safeMigrations != on {
+		b.safeMigrations = on
+		b.updated = c.now
+	}
+	return nil
+}
+
+var enableSafeMigrations = onBranch(func(c *call, b *branchRec) error { return setSafeMigrations(c, b, true) })
+
+var disableSafeMigrations = onBranch(func(c *call, b *branchRec) error { return setSafeMigrations(c, b, false) })
+
+// safeMigrationsBody is the body of update_safe_migrations, whose one field
+// is required.
+type safeMigrationsBody struct {
+	SafeMigrations *bool `json:"safe_migrations"`
+}
+
+func updateSafeMigrations(c *call, p *safeMigrationsBody) (any, error) {
+	if p.SafeMigrations == nil {
+		return nil, unprocessable("safe_migrations is required: true or false")
+	}
+	return onBranch(func(c *call, b *branchRec) error { return setSafeMigrations(c, b, *p.SafeMigrations) })(c)
+}
+
+func getBranchSchema(c *call) (any, error) {
+	b, err := c.branch()
+	if err != nil {
+		return nil, err
+	}
+	keyspaces := b.keyspaces.all()
+	if name := c.r.URL.Query().Get("keyspace"); name != "" {
+		ks := b.keyspaceByName[name]
+		if ks == nil {
+			return nil, notFound()
+		}
+		keyspaces = []*keyspaceRec{ks}
+	}
+	out := struct {
+		Data []*platform.TableSchema `json:"data"`
+	}{Data: []*platform.TableSchema{}}
+	for _, ks := range keyspaces {
+		for _, name := range ks.tableNames() {
+			out.Data = append(out.Data, renderTable(name, ks.tables[name]))
+		}
+	}
+	return out, nil
+}
+
+func lintBranchSchema(c *call) (any, error) {
+	b, err := c.branch()
+	if err != nil {
+		return nil, err
+	}
+	errs := b.lint()
+	lo := min((c.page-1)*c.perPage, len(errs))
+	hi := min(lo+c.perPage, len(errs))
+	return listOf(c, errs[lo:hi], len(errs), false, func(e *platform.LintError) *platform.LintError { return e }), nil
+}
+
+// renderBranch renders a branch as the API shows it.
+func (s *Server) renderBranch(b *branchRec) *platform.Branch {
+	base := s.URL()
+	state := platform.BranchPending
+	if b.ready {
+		state = platform.BranchReady
+	}
+	sharded, shards := false, 0
+	for _, ks := range b.keyspaces.all() {
+		shards += ks.shards
+		sharded = sharded || ks.shards > 1
+	}
+	host := b.region.slug + ".connect.dbplatform.dev"
+	out := &platform.Branch{
+		ID:                   b.id,
+		Type:                 "Branch",
+		Name:                 b.name,
+		Kind:                 b.db.kind,
+		State:                state,
+		Ready:                b.ready,
+		SchemaReady:          b.ready,
+		Production:           b.production,
+		SafeMigrations:       b.safeMigrations,
+		DeletionProtected:    b.deletionProtected,
+		Sharded:              sharded,
+		ShardCount:           shards,
+		KeyspaceCount:        b.keyspaces.len(),
+		Actor:                renderActor(b.actor),
+		Region:               *renderRegionFor(b.db.region)(b.region),
+		ClusterName:          b.db.clusterSize,
+		AccessHostURL:        host,
+		MySQLAddress:         host,
+		MySQLEdgeAddress:     "edge." + host,
+		MySQLProviderAddress: "provider." + host,
+		VTGateSize:           "VTG_5",
+		VTGateCount:          1,
+		VTGateOptions:        map[string]any{},
+		HTMLURL:              base + b.db.org.name + "/" + b.db.name + "/" + b.name,
+		URL:                  base + "v1/organizations/" + b.db.org.name + "/databases/" + b.db.name + "/branches/" + b.name,
+		CreatedAt:            platform.NewTimestamp(b.created),
+		UpdatedAt:            platform.NewTimestamp(b.updated),
+		SchemaLastUpdatedAt:  ptrTime(b.schemaUpdated),
+	}
+	if b.parent != "" {
+		out.ParentBranch = platform.Ptr(b.parent)
+	}
+	if b.restoredFrom != nil {
+		out.RestoredFromBranch = renderBranchRef(b.restoredFrom)
+	}
+	if b.initialRestoreID != "" {
+		out.InitialRestoreID = platform.Ptr(b.initialRestoreID)
+	}
+	if b.deleted {
+		out.DeletedAt = ptrTime(b.deletedAt)
+	}
+	return out
+}
+
+// renderBranchRef renders the short form of a branch.
+func renderBranchRef(b *branchRec) *platform.BranchRef {
+	ref := &platform.BranchRef{ID: b.id, Name: b.name, CreatedAt: platform.NewTimestamp(b.created), UpdatedAt: platform.NewTimestamp(b.updated)}
+	if b.deleted {
+		ref.DeletedAt = ptrTime(b.deletedAt)
+	}
+	return ref
+}
+
+// renderActor renders a user as the actor of something; nil for none.
+func renderActor(u *userRec) *platform.Actor {
+	if u == nil {
+		return nil
+	}
+	return &platform.Actor{ID: u.id, Type: "User", DisplayName: u.name, AvatarURL: "https://avatars.example.com/" + u.id}
+}
+
+// ptrTime renders a time that may be absent (zero) as a nullable timestamp.
+func ptrTime(t time.Time) *platform.Timestamp {
+	if t.IsZero() {
+		return nil
+	}
+	ts := platform.NewTimestamp(t)
+	return &ts
+}

@@ -1,0 +1,192 @@
+package fake
+
+import (
+	"fmt"
+	"html"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/dbplatform/platform-go"
+)
+
+// The fake keeps each branch's schema as CREATE TABLE statements, one per
+// table, in the keyspaces of the branch. The live service changes schemas
+// through SQL connections, which the fake has not got; PushSchema stands for
+// the DDL such a connection would carry.
+
+// ident matches a table or keyspace name, bare or in backquotes.
+const ident = "(?:`([^`]+)`|([A-Za-z0-9_$]+))"
+
+var (
+	createTableRe = regexp.MustCompile(`(?is)^create\s+table\s+(?:if\s+not\s+exists\s+)?` + ident + `(?:\.` + ident + `)?\s*\(`)
+	dropTableRe   = regexp.MustCompile(`(?is)^drop\s+table\s+(?:if\s+exists\s+)?` + ident + `(?:\.` + ident + `)?\s*$`)
+	uniqueKeyRe   = regexp.MustCompile(`(?i)\b(primary\s+key|unique)\b`)
+	spaceRe       = regexp.MustCompile(`\s+`)
+)
+
+// ddl is one parsed statement.
+type ddl struct {
+	keyspace string // "" for the branch's default keyspace
+	table    string
+	create   string // the CREATE TABLE statement; "" for a drop
+	ifExists bool
+}
+
+// parseDDL reads a CREATE TABLE or DROP TABLE statement. A table may be
+// qualified by its keyspace (ks.table).
+func parseDDL(stmt string) (ddl, error) {
+	s := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(stmt), ";"))
+	if m := createTableRe.FindStringSubmatch(s); m != nil {
+		ks, table := qualified(m)
+		return ddl{keyspace: ks, table: table, create: s}, nil
+	}
+	if m := dropTableRe.FindStringSubmatch(s); m != nil {
+		ks, table := qualified(m)
+		return ddl{keyspace: ks, table: table, ifExists: strings.Contains(strings.ToLower(s), " if exists ")}, nil
+	}
+	return ddl{}, fmt.Errorf("statement %q is not CREATE TABLE or DROP TABLE", stmt)
+}
+
+// qualified reads the one- or two-part name of a match.
+func qualified(m []string) (keyspace, table string) {
+	first := m[1] + m[2]
+	second := m[3] + m[4]
+	if second == "" {
+		return "", first
+	}
+	return first, second
+}
+
+// sameDDL reports whether two statements differ only in white space.
+func sameDDL(a, b string) bool {
+	return spaceRe.ReplaceAllString(a, " ") == spaceRe.ReplaceAllString(b, " ")
+}
+
+// PushSchema changes a branch's schema as DDL sent to the branch would:
+// CREATE TABLE adds a table (or, for a table that exists, replaces its
+// definition: the fake's form of ALTER TABLE), DROP TABLE removes one. A
+// table may be qualified by its keyspace ("ks.t"); unqualified tables go to
+// the branch's default keyspace. Statements apply all or none. A branch with
+// safe migrations refuses direct DDL, as the live service does; schema
+// changes then go through deploy requests.
+func (s *Server) PushSchema(org, database, branch string, statements ...string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, err := s.world.findBranch(org, database, branch)
+	if err != nil {
+		return fmt.Errorf("fake: PushSchema: %w", err)
+	}
+	if err := b.applyDDL(statements); err != nil {
+		return fmt.Errorf("fake: PushSchema: %w", err)
+	}
+	b.schemaUpdated = s.clock.Now()
+	b.updated = b.schemaUpdated
+	return nil
+}
+
+// findBranch looks a branch up by names.
+func (w *world) findBranch(org, database, branch string) (*branchRec, error) {
+	o := w.orgs[org]
+	if o == nil {
+		return nil, fmt.Errorf("no organization %q", org)
+	}
+	db := o.dbByName[database]
+	if db == nil {
+		return nil, fmt.Errorf("no database %q in %s", database, org)
+	}
+	b := db.branches[branch]
+	if b == nil {
+		return nil, fmt.Errorf("no branch %q in %s/%s", branch, org, database)
+	}
+	return b, nil
+}
+
+// applyDDL checks every statement against the schema as the ones before it
+// leave it, then applies them all.
+func (b *branchRec) applyDDL(statements []string) error {
+	if b.safeMigrations {
+		return fmt.Errorf("branch %s has safe migrations enabled: direct DDL is refused; use a deploy request", b.name)
+	}
+	if !b.ready {
+		return fmt.Errorf("branch %s is not ready", b.name)
+	}
+	tables := map[*keyspaceRec]map[string]string{}
+	working := func(ks *keyspaceRec) map[string]string {
+		if tables[ks] == nil {
+			tables[ks] = cloneMap(ks.tables)
+		}
+		return tables[ks]
+	}
+	for _, stmt := range statements {
+		d, err := parseDDL(stmt)
+		if err != nil {
+			return err
+		}
+		ks := b.defaultKeyspace()
+		if d.keyspace != "" {
+			if ks = b.keyspaceByName[d.keyspace]; ks == nil {
+				return fmt.Errorf("keyspace %q does not exist on branch %s", d.keyspace, b.name)
+			}
+		}
+		t := working(ks)
+		switch {
+		case d.create != "":
+			t[d.table] = d.create
+		case t[d.table] == "" && !d.ifExists:
+			return fmt.Errorf("table %q does not exist in keyspace %s", d.table, ks.name)
+		default:
+			delete(t, d.table)
+		}
+	}
+	for ks, t := range tables {
+		ks.tables = t
+	}
+	return nil
+}
+
+func cloneMap[K comparable, V any](m map[K]V) map[K]V {
+	out := make(map[K]V, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// tableNames returns a keyspace's tables in name order.
+func (ks *keyspaceRec) tableNames() []string {
+	names := make([]string, 0, len(ks.tables))
+	for n := range ks.tables {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// lint returns the branch's lint errors, by keyspace and table.
+func (b *branchRec) lint() []*platform.LintError {
+	var out []*platform.LintError
+	for _, ks := range b.keyspaces.all() {
+		for _, name := range ks.tableNames() {
+			if uniqueKeyRe.MatchString(ks.tables[name]) {
+				continue
+			}
+			out = append(out, &platform.LintError{
+				LintError:                platform.LintNoUniqueKey,
+				SubjectType:              "table",
+				KeyspaceName:             ks.name,
+				TableName:                name,
+				ErrorDescription:         fmt.Sprintf("Table %q has no primary key or unique key.", name),
+				DocsURL:                  "https://docs.dbplatform.dev/lint#no-unique-key",
+				ForeignKeyColumnNames:    []string{},
+				AutoIncrementColumnNames: []string{},
+			})
+		}
+	}
+	return out
+}
+
+// renderTable renders one table of a schema.
+func renderTable(name, create string) *platform.TableSchema {
+	return &platform.TableSchema{Name: name, Raw: create, HTML: "<pre>" + html.EscapeString(create) + "</pre>"}
+}

@@ -1,0 +1,4 @@
+package platform
+
+// KeyspacesService manages the keyspaces of branches.
+type KeyspacesService service

@@ -1,0 +1,4 @@
+package platform
+
+// RolesService manages role credentials of branches.
+type RolesService service
