@@ -106,7 +106,7 @@ func listBranches(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := q.Get("q")
+	name := strings.ToLower(q.Get("q"))
 	if name == "" && production == nil && safe == nil {
 		return pageOf(c, &c.db.branchIdx, true, c.s.renderBranch), nil
 	}

@@ -264,6 +264,7 @@ func TestListBranches(t *testing.T) {
 		{"explicit asc", platform.ListBranchesParams{Order: platform.OrderAsc}, []string{"main", "feat-a", "feat-b", "fix-c"}, 4},
 		{"desc", platform.ListBranchesParams{Order: platform.OrderDesc}, []string{"fix-c", "feat-b", "feat-a", "main"}, 4},
 		{"q", platform.ListBranchesParams{Query: "feat"}, []string{"feat-a", "feat-b"}, 2},
+		{"q ignores case", platform.ListBranchesParams{Query: "FEAT-"}, []string{"feat-a", "feat-b"}, 2},
 		{"q matching nothing", platform.ListBranchesParams{Query: "zzz"}, []string{}, 0},
 		{"production", platform.ListBranchesParams{Production: yes}, []string{"main", "feat-b"}, 2},
 		{"development", platform.ListBranchesParams{Production: no}, []string{"feat-a", "fix-c"}, 2},
