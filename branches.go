@@ -201,7 +201,8 @@ type ListBranchesParams struct {
 	ListParams
 }
 
-// List returns a page of a database's branches.
+// List returns a page of a database's branches, oldest first unless
+// p.Order is [OrderDesc], with the total count.
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/branches
 func (s *BranchesService) List(ctx context.Context, p *ListBranchesParams) (*Page[Branch], error) {
@@ -235,8 +236,10 @@ type CreateBranchParams struct {
 	// Region is a region slug; the database's region when empty.
 	Region string `json:"region,omitempty"`
 	// ClusterSize is the cluster size SKU for a restored branch.
-	ClusterSize       string `json:"cluster_size,omitempty"`
-	DeletionProtected *bool  `json:"deletion_protected,omitempty"`
+	ClusterSize string `json:"cluster_size,omitempty"`
+	// DeletionProtected, when true, makes Delete refuse the branch until
+	// it is turned off.
+	DeletionProtected *bool `json:"deletion_protected,omitempty"`
 }
 
 // Create creates a branch. It starts not ready; [BranchesService.WaitReady]

@@ -432,7 +432,7 @@ func (s *Server) renderBranch(b *branchRec) *platform.Branch {
 		Actor:                renderActor(b.actor),
 		Region:               *renderRegionFor(b.db.region)(b.region),
 		ClusterName:          b.db.clusterSize,
-		HasReplicas:          b.db.replicas > 0,
+		HasReplicas:          b.production && b.db.replicas > 0,
 		AccessHostURL:        host,
 		MySQLAddress:         host,
 		MySQLEdgeAddress:     "edge." + host,
