@@ -2,6 +2,7 @@ package platform
 
 import (
 	"context"
+	"fmt"
 	"iter"
 )
 
@@ -39,51 +40,58 @@ type BranchRef struct {
 // own servers. Production branches serve the application; development
 // branches carry schema changes that deploy requests bring into production.
 type Branch struct {
-	ID                          string         `json:"id"`
-	Type                        string         `json:"type"`
-	Name                        string         `json:"name"`
-	Kind                        DatabaseKind   `json:"kind"`
-	State                       BranchState    `json:"state"`
-	Ready                       bool           `json:"ready"`
-	SchemaReady                 bool           `json:"schema_ready"`
-	Production                  bool           `json:"production"`
-	SafeMigrations              bool           `json:"safe_migrations"`
-	DeletionProtected           bool           `json:"deletion_protected"`
-	Sharded                     bool           `json:"sharded"`
-	ShardCount                  int            `json:"shard_count"`
-	KeyspaceCount               int            `json:"keyspace_count"`
-	StaleSchema                 bool           `json:"stale_schema"`
-	Metal                       bool           `json:"metal"`
-	ParentBranch                *string        `json:"parent_branch"`
-	RestoredFromBranch          *BranchRef     `json:"restored_from_branch"`
-	InitialRestoreID            *string        `json:"initial_restore_id"`
-	Actor                       *Actor         `json:"actor"`
-	Region                      Region         `json:"region"`
-	ClusterName                 string         `json:"cluster_name"`
-	ClusterIOPS                 *int           `json:"cluster_iops"`
-	AccessHostURL               string         `json:"access_host_url"`
-	MySQLAddress                string         `json:"mysql_address"`
-	MySQLEdgeAddress            string         `json:"mysql_edge_address"`
-	MySQLProviderAddress        string         `json:"mysql_provider_address"`
-	PrivateEdgeConnectivity     bool           `json:"private_edge_connectivity"`
-	HasReplicas                 bool           `json:"has_replicas"`
-	HasReadOnlyReplicas         bool           `json:"has_read_only_replicas"`
-	DirectVTGate                bool           `json:"direct_vtgate"`
-	VTGateSize                  string         `json:"vtgate_size"`
-	VTGateName                  *string        `json:"vtgate_name"`
-	VTGateCount                 int            `json:"vtgate_count"`
-	VTGateAutoscaling           bool           `json:"vtgate_autoscaling"`
-	VTGateMaxCount              *int           `json:"vtgate_max_count"`
-	VTGateTargetCPUUtilization  *int           `json:"vtgate_target_cpu_utilization"`
-	VTGateOptions               map[string]any `json:"vtgate_options"`
-	MultipleAdminsForDemotion   bool           `json:"multiple_admins_required_for_demotion"`
-	HTMLURL                     string         `json:"html_url"`
-	URL                         string         `json:"url"`
-	CreatedAt                   Timestamp      `json:"created_at"`
-	UpdatedAt                   Timestamp      `json:"updated_at"`
-	DeletedAt                   *Timestamp     `json:"deleted_at"`
-	SchemaLastUpdatedAt         *Timestamp     `json:"schema_last_updated_at"`
-	RestoreChecklistCompletedAt *Timestamp     `json:"restore_checklist_completed_at"`
+	ID                                string         `json:"id"`
+	Type                              string         `json:"type"`
+	Name                              string         `json:"name"`
+	Kind                              DatabaseKind   `json:"kind"`
+	State                             BranchState    `json:"state"`
+	Ready                             bool           `json:"ready"`
+	SchemaReady                       bool           `json:"schema_ready"`
+	Production                        bool           `json:"production"`
+	SafeMigrations                    bool           `json:"safe_migrations"`
+	DeletionProtected                 bool           `json:"deletion_protected"`
+	Sharded                           bool           `json:"sharded"`
+	ShardCount                        int            `json:"shard_count"`
+	KeyspaceCount                     int            `json:"keyspace_count"`
+	StaleSchema                       bool           `json:"stale_schema"`
+	Metal                             bool           `json:"metal"`
+	ParentBranch                      *string        `json:"parent_branch"`
+	RestoredFromBranch                *BranchRef     `json:"restored_from_branch"`
+	InitialRestoreID                  *string        `json:"initial_restore_id"`
+	Actor                             *Actor         `json:"actor"`
+	Region                            Region         `json:"region"`
+	ClusterName                       string         `json:"cluster_name"`
+	ClusterIOPS                       *int           `json:"cluster_iops"`
+	AccessHostURL                     string         `json:"access_host_url"`
+	MySQLAddress                      string         `json:"mysql_address"`
+	MySQLEdgeAddress                  string         `json:"mysql_edge_address"`
+	MySQLProviderAddress              string         `json:"mysql_provider_address"`
+	PrivateEdgeConnectivity           bool           `json:"private_edge_connectivity"`
+	HasReplicas                       bool           `json:"has_replicas"`
+	HasReadOnlyReplicas               bool           `json:"has_read_only_replicas"`
+	DirectVTGate                      bool           `json:"direct_vtgate"`
+	VTGateSize                        string         `json:"vtgate_size"`
+	VTGateName                        *string        `json:"vtgate_name"`
+	VTGateCount                       int            `json:"vtgate_count"`
+	VTGateAutoscaling                 bool           `json:"vtgate_autoscaling"`
+	VTGateMaxCount                    *int           `json:"vtgate_max_count"`
+	VTGateTargetCPUUtilization        *int           `json:"vtgate_target_cpu_utilization"`
+	VTGateOptions                     map[string]any `json:"vtgate_options"`
+	MultipleAdminsRequiredForDemotion bool           `json:"multiple_admins_required_for_demotion"`
+	HTMLURL                           string         `json:"html_url"`
+	URL                               string         `json:"url"`
+	CreatedAt                         Timestamp      `json:"created_at"`
+	UpdatedAt                         Timestamp      `json:"updated_at"`
+	DeletedAt                         *Timestamp     `json:"deleted_at"`
+	SchemaLastUpdatedAt               *Timestamp     `json:"schema_last_updated_at"`
+	RestoreChecklistCompletedAt       *Timestamp     `json:"restore_checklist_completed_at"`
+}
+
+// BranchSchema is a branch's schema: its tables, ordered by keyspace and
+// name.
+type BranchSchema struct {
+	// Tables are the schema's tables.
+	Tables []*TableSchema `json:"data"`
 }
 
 // TableSchema is one table of a branch's schema.
@@ -96,26 +104,36 @@ type TableSchema struct {
 	HTML string `json:"html"`
 }
 
+// LintSubjectType is what a lint error is about.
+type LintSubjectType string
+
+// The subjects of lint errors.
+const (
+	LintSubjectTable        LintSubjectType = "table"
+	LintSubjectVSchema      LintSubjectType = "vschema"
+	LintSubjectRoutingRules LintSubjectType = "routing_rules"
+)
+
 // LintError is a problem the schema linter found.
 type LintError struct {
-	// LintError is the error's code, such as "NO_UNIQUE_KEY".
-	LintError                string   `json:"lint_error"`
-	SubjectType              string   `json:"subject_type"`
-	KeyspaceName             string   `json:"keyspace_name"`
-	TableName                string   `json:"table_name"`
-	ErrorDescription         string   `json:"error_description"`
-	DocsURL                  string   `json:"docs_url"`
-	ColumnName               string   `json:"column_name"`
-	ForeignKeyColumnNames    []string `json:"foreign_key_column_names"`
-	AutoIncrementColumnNames []string `json:"auto_increment_column_names"`
-	CharsetName              string   `json:"charset_name"`
-	EngineName               string   `json:"engine_name"`
-	VindexName               string   `json:"vindex_name"`
-	JSONPath                 string   `json:"json_path"`
-	CheckConstraintName      string   `json:"check_constraint_name"`
-	EnumValue                string   `json:"enum_value"`
-	PartitioningType         string   `json:"partitioning_type"`
-	PartitionName            string   `json:"partition_name"`
+	// LintError is the error's code, such as [LintNoUniqueKey].
+	LintError                string          `json:"lint_error"`
+	SubjectType              LintSubjectType `json:"subject_type"`
+	KeyspaceName             string          `json:"keyspace_name"`
+	TableName                string          `json:"table_name"`
+	ErrorDescription         string          `json:"error_description"`
+	DocsURL                  string          `json:"docs_url"`
+	ColumnName               string          `json:"column_name"`
+	ForeignKeyColumnNames    []string        `json:"foreign_key_column_names"`
+	AutoIncrementColumnNames []string        `json:"auto_increment_column_names"`
+	CharsetName              string          `json:"charset_name"`
+	EngineName               string          `json:"engine_name"`
+	VindexName               string          `json:"vindex_name"`
+	JSONPath                 string          `json:"json_path"`
+	CheckConstraintName      string          `json:"check_constraint_name"`
+	EnumValue                string          `json:"enum_value"`
+	PartitioningType         string          `json:"partitioning_type"`
+	PartitionName            string          `json:"partition_name"`
 }
 
 // The lint error codes.
@@ -157,6 +175,15 @@ const (
 	OrderDesc Order = "desc"
 )
 
+// check refuses an order the API does not know, before any request is sent.
+func (o Order) check() error {
+	switch o {
+	case "", OrderAsc, OrderDesc:
+		return nil
+	}
+	return &ArgError{Arg: "order", Reason: fmt.Sprintf("%q is not asc or desc", string(o))}
+}
+
 // ListBranchesParams selects a page of a database's branches.
 type ListBranchesParams struct {
 	Organization string `json:"-" url:"-"`
@@ -174,12 +201,16 @@ type ListBranchesParams struct {
 	ListParams
 }
 
-// List returns a page of a database's branches.
+// List returns a page of a database's branches, oldest first unless
+// p.Order is [OrderDesc], with the total count.
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/branches
 func (s *BranchesService) List(ctx context.Context, p *ListBranchesParams) (*Page[Branch], error) {
 	p = orZero(p)
 	if err := required("organization", p.Organization, "database", p.Database); err != nil {
+		return nil, err
+	}
+	if err := p.Order.check(); err != nil {
 		return nil, err
 	}
 	return listPage[Branch](ctx, s.client, branchesPath(p.Organization, p.Database), p)
@@ -205,8 +236,10 @@ type CreateBranchParams struct {
 	// Region is a region slug; the database's region when empty.
 	Region string `json:"region,omitempty"`
 	// ClusterSize is the cluster size SKU for a restored branch.
-	ClusterSize       string `json:"cluster_size,omitempty"`
-	DeletionProtected *bool  `json:"deletion_protected,omitempty"`
+	ClusterSize string `json:"cluster_size,omitempty"`
+	// DeletionProtected, when true, makes Delete refuse the branch until
+	// it is turned off.
+	DeletionProtected *bool `json:"deletion_protected,omitempty"`
 }
 
 // Create creates a branch. It starts not ready; [BranchesService.WaitReady]
@@ -251,19 +284,28 @@ func (s *BranchesService) Update(ctx context.Context, p *UpdateBranchParams) (*B
 }
 
 // DeleteBranchParams names the branch to delete.
-type DeleteBranchParams = BranchParams
+type DeleteBranchParams struct {
+	Organization string `json:"-" url:"-"`
+	Database     string `json:"-" url:"-"`
+	Branch       string `json:"-" url:"-"`
+	// DeleteDescendants deletes the branches created from this one, and
+	// theirs, along with it.
+	DeleteDescendants bool `json:"-" url:"delete_descendants,omitempty"`
+}
 
 // Delete deletes a branch. The database's default branch, a
 // deletion-protected branch and a production branch with open deploy
-// requests are refused with [ErrUnprocessable].
+// requests are refused with [ErrUnprocessable]; with DeleteDescendants, so
+// is the whole deletion when any descendant is such a branch.
 //
 // API: DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}
 func (s *BranchesService) Delete(ctx context.Context, p *DeleteBranchParams) error {
 	p = orZero(p)
-	if err := p.check(); err != nil {
+	bp := &BranchParams{p.Organization, p.Database, p.Branch}
+	if err := bp.check(); err != nil {
 		return err
 	}
-	return s.client.del(ctx, p.path(""), nil)
+	return s.client.del(ctx, bp.path(""), p)
 }
 
 // PromoteBranchParams names the branch to promote.
@@ -286,24 +328,28 @@ func (s *BranchesService) Demote(ctx context.Context, p *DemoteBranchParams) (*B
 	return s.branchCall(ctx, "POST", p, "/demote", nil)
 }
 
-// SafeMigrationsParams names the branch whose safe migrations change.
-type SafeMigrationsParams = BranchParams
+// EnableSafeMigrationsParams names the branch whose safe migrations to
+// turn on.
+type EnableSafeMigrationsParams = BranchParams
 
 // EnableSafeMigrations turns safe migrations on: the branch then refuses
-// direct DDL and takes schema changes through deploy requests only. It is
-// refused with [ErrUnprocessable] while the schema has lint errors.
+// direct DDL and takes schema changes through deploy requests only. Only a
+// ready production branch can have them; it is refused with
+// [ErrUnprocessable] on any other branch, and while the schema has lint
+// errors.
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/safe-migrations
-func (s *BranchesService) EnableSafeMigrations(ctx context.Context, p *SafeMigrationsParams) (*Branch, error) {
+func (s *BranchesService) EnableSafeMigrations(ctx context.Context, p *EnableSafeMigrationsParams) (*Branch, error) {
 	return s.branchCall(ctx, "POST", p, "/safe-migrations", nil)
 }
 
 // UpdateSafeMigrationsParams sets safe migrations on or off.
 type UpdateSafeMigrationsParams struct {
-	Organization   string `json:"-" url:"-"`
-	Database       string `json:"-" url:"-"`
-	Branch         string `json:"-" url:"-"`
-	SafeMigrations bool   `json:"safe_migrations"`
+	Organization string `json:"-" url:"-"`
+	Database     string `json:"-" url:"-"`
+	Branch       string `json:"-" url:"-"`
+	// SafeMigrations is the new setting; it is always sent.
+	SafeMigrations bool `json:"safe_migrations"`
 }
 
 // UpdateSafeMigrations sets safe migrations on or off, with the rules of
@@ -316,39 +362,43 @@ func (s *BranchesService) UpdateSafeMigrations(ctx context.Context, p *UpdateSaf
 	return s.branchCall(ctx, "PUT", bp, "/safe-migrations", p)
 }
 
-// DisableSafeMigrations turns safe migrations off.
+// DisableSafeMigrationsParams names the branch whose safe migrations to
+// turn off.
+type DisableSafeMigrationsParams = BranchParams
+
+// DisableSafeMigrations turns safe migrations off; on a branch without
+// them it changes nothing.
 //
 // API: DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/safe-migrations
-func (s *BranchesService) DisableSafeMigrations(ctx context.Context, p *SafeMigrationsParams) (*Branch, error) {
+func (s *BranchesService) DisableSafeMigrations(ctx context.Context, p *DisableSafeMigrationsParams) (*Branch, error) {
 	return s.branchCall(ctx, "DELETE", p, "/safe-migrations", nil)
 }
 
-// GetBranchSchemaParams names a branch, and optionally one keyspace.
+// GetBranchSchemaParams names a branch, and optionally one part of its
+// schema.
 type GetBranchSchemaParams struct {
 	Organization string `json:"-" url:"-"`
 	Database     string `json:"-" url:"-"`
 	Branch       string `json:"-" url:"-"`
-	// Keyspace limits the schema to one keyspace.
+	// Keyspace limits the schema to one keyspace (MySQL databases).
 	Keyspace string `json:"-" url:"keyspace,omitempty"`
+	// Namespace limits the schema to one catalog namespace, as
+	// "<database>.<schema>" (PostgreSQL databases).
+	Namespace string `json:"-" url:"namespace,omitempty"`
 }
 
 // GetSchema returns the tables of a branch's schema, ordered by keyspace and
 // name.
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/schema
-func (s *BranchesService) GetSchema(ctx context.Context, p *GetBranchSchemaParams) ([]*TableSchema, error) {
+func (s *BranchesService) GetSchema(ctx context.Context, p *GetBranchSchemaParams) (*BranchSchema, error) {
 	p = orZero(p)
 	bp := &BranchParams{p.Organization, p.Database, p.Branch}
 	if err := bp.check(); err != nil {
 		return nil, err
 	}
-	var out struct {
-		Data []*TableSchema `json:"data"`
-	}
-	if err := s.client.get(ctx, bp.path("/schema"), p, &out); err != nil {
-		return nil, err
-	}
-	return out.Data, nil
+	out := new(BranchSchema)
+	return out, s.client.get(ctx, bp.path("/schema"), p, out)
 }
 
 // LintBranchSchemaParams selects a page of a branch's lint errors.

@@ -106,7 +106,7 @@ func listBranches(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := q.Get("q")
+	name := strings.ToLower(q.Get("q"))
 	if name == "" && production == nil && safe == nil {
 		return pageOf(c, &c.db.branchIdx, true, c.s.renderBranch), nil
 	}
@@ -223,11 +223,45 @@ func (s *Server) deleteBranch(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkBranchDeletable(b); err != nil {
+	withDescendants, err := boolQuery(c.r.URL.Query().Get("delete_descendants"), "delete_descendants")
+	if err != nil {
 		return nil, err
 	}
-	s.removeBranch(b)
+	doomed := []*branchRec{b}
+	if withDescendants {
+		doomed = append(doomed, b.descendants()...)
+	}
+	for _, d := range doomed {
+		if err := s.checkBranchDeletable(d); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range doomed {
+		s.removeBranch(d)
+	}
 	return nil, nil
+}
+
+// descendants returns the branches created from b, and theirs, nearest
+// first. Parents are known by name, so a name reused after a deletion can
+// make a loop; each branch is visited once.
+func (b *branchRec) descendants() []*branchRec {
+	children := map[string][]*branchRec{}
+	for _, other := range b.db.branchIdx.all() {
+		children[other.parent] = append(children[other.parent], other)
+	}
+	seen := map[*branchRec]bool{b: true}
+	var out []*branchRec
+	for queue := []*branchRec{b}; len(queue) > 0; queue = queue[1:] {
+		for _, child := range children[queue[0].name] {
+			if !seen[child] {
+				seen[child] = true
+				out = append(out, child)
+				queue = append(queue, child)
+			}
+		}
+	}
+	return out
 }
 
 // checkBranchDeletable says why a branch cannot be deleted, if it cannot.
@@ -277,6 +311,9 @@ var demoteBranch = onBranch(func(c *call, b *branchRec) error {
 // setSafeMigrations turns safe migrations on or off, with the rules of each.
 func setSafeMigrations(c *call, b *branchRec, on bool) error {
 	if on && !b.safeMigrations {
+		if !b.ready {
+			return unprocessable("branch %s is not ready yet", b.name)
+		}
 		if !b.production {
 			return unprocessable("branch %s is not a production branch; safe migrations need one", b.name)
 		}
@@ -317,23 +354,44 @@ func getBranchSchema(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	keyspaces := b.keyspaces.all()
-	if name := c.r.URL.Query().Get("keyspace"); name != "" {
-		ks := b.keyspaceByName[name]
-		if ks == nil {
-			return nil, notFound()
-		}
-		keyspaces = []*keyspaceRec{ks}
+	keyspaces, err := schemaPart(c, b)
+	if err != nil {
+		return nil, err
 	}
-	out := struct {
-		Data []*platform.TableSchema `json:"data"`
-	}{Data: []*platform.TableSchema{}}
+	out := &platform.BranchSchema{Tables: []*platform.TableSchema{}}
 	for _, ks := range keyspaces {
 		for _, name := range ks.tableNames() {
-			out.Data = append(out.Data, renderTable(name, ks.tables[name]))
+			out.Tables = append(out.Tables, renderTable(name, ks.tables[name]))
 		}
 	}
 	return out, nil
+}
+
+// schemaPart reads the keyspace (MySQL) or namespace (PostgreSQL) a schema
+// request asks for, and returns the keyspaces to show: the fake keeps a
+// PostgreSQL branch's namespaces in the same records as keyspaces. A name
+// the branch lacks is not found.
+func schemaPart(c *call, b *branchRec) ([]*keyspaceRec, error) {
+	q := c.r.URL.Query()
+	param, name := "keyspace", q.Get("keyspace")
+	want := platform.KindMySQL
+	if ns := q.Get("namespace"); ns != "" {
+		if name != "" {
+			return nil, badRequest("give keyspace or namespace, not both")
+		}
+		param, name, want = "namespace", ns, platform.KindPostgreSQL
+	}
+	if name == "" {
+		return b.keyspaces.all(), nil
+	}
+	if b.db.kind != want {
+		return nil, badRequest("%s applies to %s databases; %s is %s", param, want, b.db.name, b.db.kind)
+	}
+	ks := b.keyspaceByName[name]
+	if ks == nil {
+		return nil, notFound()
+	}
+	return []*keyspaceRec{ks}, nil
 }
 
 func lintBranchSchema(c *call) (any, error) {
@@ -341,10 +399,7 @@ func lintBranchSchema(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	errs := b.lint()
-	lo := min((c.page-1)*c.perPage, len(errs))
-	hi := min(lo+c.perPage, len(errs))
-	return listOf(c, errs[lo:hi], len(errs), false, func(e *platform.LintError) *platform.LintError { return e }), nil
+	return slicePageOf(c, b.lint(), false, func(e *platform.LintError) *platform.LintError { return e }), nil
 }
 
 // renderBranch renders a branch as the API shows it.
@@ -377,6 +432,7 @@ func (s *Server) renderBranch(b *branchRec) *platform.Branch {
 		Actor:                renderActor(b.actor),
 		Region:               *renderRegionFor(b.db.region)(b.region),
 		ClusterName:          b.db.clusterSize,
+		HasReplicas:          b.production && b.db.replicas > 0,
 		AccessHostURL:        host,
 		MySQLAddress:         host,
 		MySQLEdgeAddress:     "edge." + host,

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/dbplatform/platform-go"
 	"github.com/dbplatform/platform-go/fake"
@@ -233,7 +234,9 @@ func TestUpdateDatabaseSettings(t *testing.T) {
 	}
 	_, err = c.Databases.Get(ctx, &platform.GetDatabaseParams{Organization: "acme", Database: "app"})
 	apiError(t, err, http.StatusNotFound)
-	if got := dbNames(observe(t, srv).Databases); !cmp.Equal(got, []string{"app-v2", "other"}) {
+	// Both were created in the same millisecond, so they list in ID order;
+	// compare them as a set.
+	if got := dbNames(observe(t, srv).Databases); !cmp.Equal(got, []string{"app-v2", "other"}, cmpopts.SortSlices(func(a, b string) bool { return a < b })) {
 		t.Errorf("databases after rename: %v", got)
 	}
 	if _, err := c.Databases.Update(ctx, &platform.UpdateDatabaseParams{Organization: "acme", Database: "app-v2", NewName: platform.Ptr("app-v2")}); err != nil {

@@ -59,3 +59,11 @@ func filteredPageOf[T keyed, R any](c *call, x *index[T], withTotals bool, keep 
 	items, total := x.filter(c.page, c.perPage, c.desc, keep)
 	return listOf(c, items, total, withTotals, render)
 }
+
+// slicePageOf cuts the call's page out of records already in list order,
+// and renders it.
+func slicePageOf[T any, R any](c *call, items []T, withTotals bool, render func(T) *R) *platform.Page[R] {
+	lo := min((c.page-1)*c.perPage, len(items))
+	hi := min(lo+c.perPage, len(items))
+	return listOf(c, items[lo:hi], len(items), withTotals, render)
+}

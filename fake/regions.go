@@ -34,9 +34,7 @@ func regionBySlug(slug string) *regionRec {
 
 // regionPage renders the call's page of the regions.
 func regionPage(c *call, render func(*regionRec) *platform.Region) *platform.Page[platform.Region] {
-	lo := min((c.page-1)*c.perPage, len(publicRegions))
-	hi := min(lo+c.perPage, len(publicRegions))
-	return listOf(c, publicRegions[lo:hi], len(publicRegions), false, render)
+	return slicePageOf(c, publicRegions, false, render)
 }
 
 // renderRegionFor renders regions as an organization or a database sees

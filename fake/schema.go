@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"errors"
 	"fmt"
 	"html"
 	"regexp"
@@ -19,8 +20,8 @@ import (
 const ident = "(?:`([^`]+)`|([A-Za-z0-9_$]+))"
 
 var (
-	createTableRe = regexp.MustCompile(`(?is)^create\s+table\s+(?:if\s+not\s+exists\s+)?` + ident + `(?:\.` + ident + `)?\s*\(`)
-	dropTableRe   = regexp.MustCompile(`(?is)^drop\s+table\s+(?:if\s+exists\s+)?` + ident + `(?:\.` + ident + `)?\s*$`)
+	createTableRe = regexp.MustCompile(`(?is)^create\s+table\s+(if\s+not\s+exists\s+)?` + ident + `(?:\.` + ident + `)?\s*\(`)
+	dropTableRe   = regexp.MustCompile(`(?is)^drop\s+table\s+(if\s+exists\s+)?` + ident + `(?:\.` + ident + `)?\s*$`)
 	uniqueKeyRe   = regexp.MustCompile(`(?i)\b(primary\s+key|unique)\b`)
 	spaceRe       = regexp.MustCompile(`\s+`)
 )
@@ -30,28 +31,66 @@ type ddl struct {
 	keyspace string // "" for the branch's default keyspace
 	table    string
 	create   string // the CREATE TABLE statement; "" for a drop
-	ifExists bool
+	// ifExists is a DROP TABLE IF EXISTS; ifNotExists a CREATE TABLE IF
+	// NOT EXISTS.
+	ifExists, ifNotExists bool
 }
 
 // parseDDL reads a CREATE TABLE or DROP TABLE statement. A table may be
-// qualified by its keyspace (ks.table).
+// qualified by its keyspace (ks.table). A CREATE TABLE is kept with its
+// head in one form, "CREATE TABLE `name` (", whatever the keyspace
+// qualifier, quoting and case it was written with, as the database itself
+// shows a table's definition.
 func parseDDL(stmt string) (ddl, error) {
-	s := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(stmt), ";"))
+	s := strings.TrimSpace(stmt)
 	if m := createTableRe.FindStringSubmatch(s); m != nil {
 		ks, table := qualified(m)
-		return ddl{keyspace: ks, table: table, create: s}, nil
+		create := "CREATE TABLE `" + table + "` (" + s[len(m[0]):]
+		return ddl{keyspace: ks, table: table, create: create, ifNotExists: m[1] != ""}, nil
 	}
 	if m := dropTableRe.FindStringSubmatch(s); m != nil {
 		ks, table := qualified(m)
-		return ddl{keyspace: ks, table: table, ifExists: strings.Contains(strings.ToLower(s), " if exists ")}, nil
+		return ddl{keyspace: ks, table: table, ifExists: m[1] != ""}, nil
 	}
 	return ddl{}, fmt.Errorf("statement %q is not CREATE TABLE or DROP TABLE", stmt)
 }
 
-// qualified reads the one- or two-part name of a match.
+// splitStatements cuts SQL text at the semicolons that end statements,
+// leaving alone those inside quotes, and drops empty statements.
+func splitStatements(sql string) []string {
+	var out []string
+	var quote byte
+	start := 0
+	for i := 0; i < len(sql); i++ {
+		ch := sql[i]
+		switch {
+		case quote != 0 && ch == '\\' && quote != '`':
+			i++
+		case quote != 0 && ch == quote:
+			quote = 0
+		case quote != 0:
+		case ch == '\'' || ch == '"' || ch == '`':
+			quote = ch
+		case ch == ';':
+			out = append(out, sql[start:i])
+			start = i + 1
+		}
+	}
+	out = append(out, sql[start:])
+	kept := out[:0]
+	for _, st := range out {
+		if st = strings.TrimSpace(st); st != "" {
+			kept = append(kept, st)
+		}
+	}
+	return kept
+}
+
+// qualified reads the one- or two-part name of a match, whose first group
+// is the IF [NOT] EXISTS clause.
 func qualified(m []string) (keyspace, table string) {
-	first := m[1] + m[2]
-	second := m[3] + m[4]
+	first := m[2] + m[3]
+	second := m[4] + m[5]
 	if second == "" {
 		return "", first
 	}
@@ -63,13 +102,16 @@ func sameDDL(a, b string) bool {
 	return spaceRe.ReplaceAllString(a, " ") == spaceRe.ReplaceAllString(b, " ")
 }
 
-// PushSchema changes a branch's schema as DDL sent to the branch would:
+// PushSchema changes a branch's schema as DDL sent to the branch would.
+// Each argument holds one or more statements separated by semicolons:
 // CREATE TABLE adds a table (or, for a table that exists, replaces its
-// definition: the fake's form of ALTER TABLE), DROP TABLE removes one. A
-// table may be qualified by its keyspace ("ks.t"); unqualified tables go to
-// the branch's default keyspace. Statements apply all or none. A branch with
-// safe migrations refuses direct DDL, as the live service does; schema
-// changes then go through deploy requests.
+// definition: the fake's form of ALTER TABLE; IF NOT EXISTS keeps the
+// existing one), DROP TABLE removes one (IF EXISTS tolerates a missing
+// one). A table may be qualified by its keyspace ("ks.t"); unqualified
+// tables go to the branch's default keyspace. Statements apply all or none:
+// on any error the schema is left as it was. The branch must be ready, and
+// one with safe migrations refuses direct DDL, as the live service does;
+// schema changes then go through deploy requests.
 func (s *Server) PushSchema(org, database, branch string, statements ...string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -77,7 +119,14 @@ func (s *Server) PushSchema(org, database, branch string, statements ...string) 
 	if err != nil {
 		return fmt.Errorf("fake: PushSchema: %w", err)
 	}
-	if err := b.applyDDL(statements); err != nil {
+	var all []string
+	for _, text := range statements {
+		all = append(all, splitStatements(text)...)
+	}
+	if len(all) == 0 {
+		return errors.New("fake: PushSchema: no statements")
+	}
+	if err := b.applyDDL(all); err != nil {
 		return fmt.Errorf("fake: PushSchema: %w", err)
 	}
 	b.schemaUpdated = s.clock.Now()
@@ -131,6 +180,7 @@ func (b *branchRec) applyDDL(statements []string) error {
 		}
 		t := working(ks)
 		switch {
+		case d.create != "" && d.ifNotExists && t[d.table] != "":
 		case d.create != "":
 			t[d.table] = d.create
 		case t[d.table] == "" && !d.ifExists:
@@ -173,7 +223,7 @@ func (b *branchRec) lint() []*platform.LintError {
 			}
 			out = append(out, &platform.LintError{
 				LintError:                platform.LintNoUniqueKey,
-				SubjectType:              "table",
+				SubjectType:              platform.LintSubjectTable,
 				KeyspaceName:             ks.name,
 				TableName:                name,
 				ErrorDescription:         fmt.Sprintf("Table %q has no primary key or unique key.", name),
