@@ -81,6 +81,7 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.organizationRoutes()...)
 	rs = append(rs, s.databaseRoutes()...)
 	rs = append(rs, s.branchRoutes()...)
+	rs = append(rs, s.keyspaceRoutes()...)
 	return rs
 }
 

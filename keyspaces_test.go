@@ -1,0 +1,502 @@
+package platform_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake"
+	"github.com/google/go-cmp/cmp"
+)
+
+// keyspaceJSON is a keyspace as the API sends it, written from the
+// reference's schema rather than from the SDK's types.
+const keyspaceJSON = `{
+	"id": "ks0123456789",
+	"type": "Keyspace",
+	"name": "orders",
+	"shards": 4,
+	"sharded": true,
+	"replicas": 3,
+	"extra_replicas": 1,
+	"created_at": "2026-01-14T10:19:23.000Z",
+	"updated_at": "2026-01-14T10:20:00.500Z",
+	"cluster_name": "PS_20",
+	"cluster_display_name": "PS-20",
+	"resizing": false,
+	"resize_in_progress": false,
+	"resize_pending": true,
+	"config_change_in_progress": true,
+	"ready": true,
+	"metal": false,
+	"default": false,
+	"imported": false,
+	"vector_pool_allocation": 12.5,
+	"node_ttl_strategy": "node_ttl_always",
+	"replication_durability_constraints": {"strategy": "lag"},
+	"vreplication_flags": {"optimize_inserts": true, "allow_no_blob_binlog_row_image": false, "vplayer_batching": true},
+	"mysqld_options": {"max_connections": "500"},
+	"vttablet_options": {}
+}`
+
+// wantKeyspace is keyspaceJSON decoded.
+func wantKeyspace() *platform.Keyspace {
+	return &platform.Keyspace{
+		ID:                               "ks0123456789",
+		Type:                             "Keyspace",
+		Name:                             "orders",
+		Shards:                           4,
+		Sharded:                          true,
+		Replicas:                         3,
+		ExtraReplicas:                    1,
+		CreatedAt:                        platform.NewTimestamp(time.Date(2026, 1, 14, 10, 19, 23, 0, time.UTC)),
+		UpdatedAt:                        platform.NewTimestamp(time.Date(2026, 1, 14, 10, 20, 0, 500e6, time.UTC)),
+		ClusterName:                      "PS_20",
+		ClusterDisplayName:               "PS-20",
+		ResizePending:                    true,
+		ConfigChangeInProgress:           true,
+		Ready:                            true,
+		VectorPoolAllocation:             platform.Ptr(12.5),
+		NodeTTLStrategy:                  platform.NodeTTLAlways,
+		ReplicationDurabilityConstraints: platform.ReplicationDurabilityConstraints{Strategy: platform.Ptr(platform.DurabilityLag)},
+		VReplicationFlags:                platform.VReplicationFlags{OptimizeInserts: true, VPlayerBatching: true},
+		MysqldOptions:                    map[string]string{"max_connections": "500"},
+		VTTabletOptions:                  map[string]string{},
+	}
+}
+
+// keyspaceRequest is what a keyspace wire server saw of one request.
+type keyspaceRequest struct {
+	Method, Path, Query string
+	Body                any // the decoded JSON body; nil for none
+}
+
+// keyspaceWire is an API stand-in that records each request and answers
+// every one with status and body. The client's base URL has a path prefix,
+// which catches absolute paths.
+type keyspaceWire struct {
+	mu     sync.Mutex
+	seen   []keyspaceRequest
+	client *platform.Client
+}
+
+func newKeyspaceWire(t *testing.T, status int, body string) *keyspaceWire {
+	t.Helper()
+	w := &keyspaceWire{}
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		req := keyspaceRequest{Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.RawQuery}
+		if len(raw) > 0 {
+			if err := json.Unmarshal(raw, &req.Body); err != nil {
+				t.Errorf("request body %q is not JSON: %v", raw, err)
+			}
+		}
+		w.mu.Lock()
+		w.seen = append(w.seen, req)
+		w.mu.Unlock()
+		rw.Header().Set("Content-Type", "application/json")
+		rw.WriteHeader(status)
+		_, _ = io.WriteString(rw, body)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := platform.NewClient(
+		platform.WithBaseURL(srv.URL+"/api/"),
+		platform.WithServiceToken("tokid", "toksecret"),
+		platform.WithoutRetries(),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.client = c
+	return w
+}
+
+func (w *keyspaceWire) requests() []keyspaceRequest {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]keyspaceRequest(nil), w.seen...)
+}
+
+// jsonOf decodes a JSON literal for comparison with a recorded body.
+func jsonOf(t *testing.T, s string) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatalf("bad test JSON %s: %v", s, err)
+	}
+	return v
+}
+
+func TestKeyspacesWire(t *testing.T) {
+	t.Parallel()
+	const base = "/api/v1/organizations/acme/databases/app-db/branches/dev/keyspaces"
+	listJSON := `{"type": "list", "current_page": 2, "per_page": 1, "next_page": 3,
+		"next_page_url": "https://api.example.com/next", "prev_page": 1,
+		"prev_page_url": "https://api.example.com/prev", "data": [` + keyspaceJSON + `]}`
+	tests := []struct {
+		name   string
+		call   func(ctx context.Context, c *platform.Client) (any, error)
+		status int
+		resp   string
+		want   any
+		sent   keyspaceRequest
+		body   string // the JSON body that must be sent; "" for none
+	}{
+		{
+			name: "list",
+			call: func(ctx context.Context, c *platform.Client) (any, error) {
+				return c.Keyspaces.List(ctx, &platform.ListKeyspacesParams{
+					Organization: "acme", Database: "app-db", Branch: "dev",
+					ListParams: platform.ListParams{Page: 2, PerPage: 1},
+				})
+			},
+			status: 200, resp: listJSON,
+			want: &platform.Page[platform.Keyspace]{
+				Type: "list", CurrentPage: 2, PerPage: 1,
+				NextPage: platform.Ptr(3), NextPageURL: platform.Ptr("https://api.example.com/next"),
+				PrevPage: platform.Ptr(1), PrevPageURL: platform.Ptr("https://api.example.com/prev"),
+				Items: []*platform.Keyspace{wantKeyspace()},
+			},
+			sent: keyspaceRequest{Method: "GET", Path: base, Query: "page=2&per_page=1"},
+		},
+		{
+			name: "list escapes path values",
+			call: func(ctx context.Context, c *platform.Client) (any, error) {
+				return c.Keyspaces.List(ctx, &platform.ListKeyspacesParams{Organization: "acme", Database: "app db", Branch: "a/b"})
+			},
+			status: 200, resp: `{"type": "list", "current_page": 1, "per_page": 25, "next_page": null, "next_page_url": null, "prev_page": null, "prev_page_url": null, "data": []}`,
+			want: &platform.Page[platform.Keyspace]{Type: "list", CurrentPage: 1, PerPage: 25, Items: []*platform.Keyspace{}},
+			sent: keyspaceRequest{Method: "GET", Path: "/api/v1/organizations/acme/databases/app%20db/branches/a%2Fb/keyspaces"},
+		},
+		{
+			name: "create with every field",
+			call: func(ctx context.Context, c *platform.Client) (any, error) {
+				return c.Keyspaces.Create(ctx, &platform.CreateKeyspaceParams{
+					Organization: "acme", Database: "app-db", Branch: "dev",
+					Name: "orders", ClusterSize: "PS_20", Shards: platform.Ptr(4), ExtraReplicas: platform.Ptr(0),
+				})
+			},
+			status: 200, resp: keyspaceJSON, want: wantKeyspace(),
+			sent: keyspaceRequest{Method: "POST", Path: base},
+			body: `{"name": "orders", "cluster_size": "PS_20", "shards": 4, "extra_replicas": 0}`,
+		},
+		{
+			name: "create with required fields only",
+			call: func(ctx context.Context, c *platform.Client) (any, error) {
+				return c.Keyspaces.Create(ctx, &platform.CreateKeyspaceParams{
+					Organization: "acme", Database: "app-db", Branch: "dev", Name: "orders", ClusterSize: "PS_20",
+				})
+			},
+			status: 200, resp: keyspaceJSON, want: wantKeyspace(),
+			sent: keyspaceRequest{Method: "POST", Path: base},
+			body: `{"name": "orders", "cluster_size": "PS_20"}`,
+		},
+		{
+			name: "get",
+			call: func(ctx context.Context, c *platform.Client) (any, error) {
+				return c.Keyspaces.Get(ctx, &platform.GetKeyspaceParams{Organization: "acme", Database: "app-db", Branch: "dev", Keyspace: "orders"})
+			},
+			status: 200, resp: keyspaceJSON, want: wantKeyspace(),
+			sent: keyspaceRequest{Method: "GET", Path: base + "/orders"},
+		},
+		{
+			name: "update every setting",
+			call: func(ctx context.Context, c *platform.Client) (any, error) {
+				return c.Keyspaces.Update(ctx, &platform.UpdateKeyspaceParams{
+					Organization: "acme", Database: "app-db", Branch: "dev", Keyspace: "orders",
+					ReplicationDurabilityConstraints: &platform.ReplicationDurabilityConstraints{Strategy: platform.Ptr(platform.DurabilityLag)},
+					VReplicationFlags:                &platform.VReplicationFlagsParams{OptimizeInserts: platform.Ptr(true), VPlayerBatching: platform.Ptr(false)},
+					MysqldOptions:                    platform.Ptr(map[string]string{"max_connections": "500"}),
+					VTTabletOptions:                  platform.Ptr(map[string]string{}),
+					NodeTTLStrategy:                  platform.Ptr(platform.NodeTTLAlways),
+					VectorPoolAllocation:             platform.Ptr(12.5),
+				})
+			},
+			status: 200, resp: keyspaceJSON, want: wantKeyspace(),
+			sent: keyspaceRequest{Method: "PATCH", Path: base + "/orders"},
+			body: `{"replication_durability_constraints": {"strategy": "lag"},
+				"vreplication_flags": {"optimize_inserts": true, "vplayer_batching": false},
+				"mysqld_options": {"max_connections": "500"}, "vttablet_options": {},
+				"node_ttl_strategy": "node_ttl_always", "vector_pool_allocation": 12.5}`,
+		},
+		{
+			name: "update clears the vector pool allocation",
+			call: func(ctx context.Context, c *platform.Client) (any, error) {
+				return c.Keyspaces.Update(ctx, &platform.UpdateKeyspaceParams{
+					Organization: "acme", Database: "app-db", Branch: "dev", Keyspace: "orders",
+					NodeTTLStrategy: platform.Ptr(platform.NodeTTLOff), ClearVectorPoolAllocation: true,
+				})
+			},
+			status: 200, resp: keyspaceJSON, want: wantKeyspace(),
+			sent: keyspaceRequest{Method: "PATCH", Path: base + "/orders"},
+			body: `{"node_ttl_strategy": "node_ttl_off", "vector_pool_allocation": null}`,
+		},
+		{
+			name: "update with nothing to change",
+			call: func(ctx context.Context, c *platform.Client) (any, error) {
+				return c.Keyspaces.Update(ctx, &platform.UpdateKeyspaceParams{Organization: "acme", Database: "app-db", Branch: "dev", Keyspace: "orders"})
+			},
+			status: 200, resp: keyspaceJSON, want: wantKeyspace(),
+			sent: keyspaceRequest{Method: "PATCH", Path: base + "/orders"},
+			body: `{}`,
+		},
+		{
+			name: "delete",
+			call: func(ctx context.Context, c *platform.Client) (any, error) {
+				return nil, c.Keyspaces.Delete(ctx, &platform.DeleteKeyspaceParams{Organization: "acme", Database: "app-db", Branch: "dev", Keyspace: "orders"})
+			},
+			status: 204,
+			sent:   keyspaceRequest{Method: "DELETE", Path: base + "/orders"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := newKeyspaceWire(t, tt.status, tt.resp)
+			got, err := tt.call(t.Context(), w.client)
+			if err != nil {
+				t.Fatalf("call: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("decoded response (-want +got):\n%s", diff)
+			}
+			want := tt.sent
+			if tt.body != "" {
+				want.Body = jsonOf(t, tt.body)
+			}
+			if diff := cmp.Diff([]keyspaceRequest{want}, w.requests()); diff != "" {
+				t.Errorf("requests (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestKeyspacesWireErrors(t *testing.T) {
+	t.Parallel()
+	w := newKeyspaceWire(t, 422, `{"code": "unprocessable", "message": "keyspace app-db is the default keyspace of branch dev and cannot be deleted"}`)
+	err := w.client.Keyspaces.Delete(t.Context(), &platform.DeleteKeyspaceParams{Organization: "acme", Database: "app-db", Branch: "dev", Keyspace: "app-db"})
+	if !errors.Is(err, platform.ErrUnprocessable) {
+		t.Fatalf("Delete: got %v, want ErrUnprocessable", err)
+	}
+	var apiErr *platform.Error
+	if !errors.As(err, &apiErr) || apiErr.Message != "keyspace app-db is the default keyspace of branch dev and cannot be deleted" {
+		t.Errorf("Delete: error %#v does not carry the message", err)
+	}
+}
+
+func TestKeyspacesArgErrors(t *testing.T) {
+	t.Parallel()
+	full := platform.KeyspaceParams{Organization: "acme", Database: "app-db", Branch: "dev", Keyspace: "orders"}
+	noKeyspace := full
+	noKeyspace.Keyspace = ""
+	tests := []struct {
+		name string
+		arg  string
+		call func(ctx context.Context, c *platform.Client) error
+	}{
+		{"list without branch", "branch", func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Keyspaces.List(ctx, &platform.ListKeyspacesParams{Organization: "acme", Database: "app-db"})
+			return err
+		}},
+		{"list with nil params", "organization", func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Keyspaces.List(ctx, nil)
+			return err
+		}},
+		{"list with per_page over the maximum", "per_page", func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Keyspaces.List(ctx, &platform.ListKeyspacesParams{Organization: "acme", Database: "app-db", Branch: "dev",
+				ListParams: platform.ListParams{PerPage: platform.MaxPerPage + 1}})
+			return err
+		}},
+		{"create without database", "database", func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Keyspaces.Create(ctx, &platform.CreateKeyspaceParams{Organization: "acme", Branch: "dev", Name: "orders", ClusterSize: "PS_10"})
+			return err
+		}},
+		{"get without keyspace", "keyspace", func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Keyspaces.Get(ctx, &noKeyspace)
+			return err
+		}},
+		{"update without keyspace", "keyspace", func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Keyspaces.Update(ctx, &platform.UpdateKeyspaceParams{Organization: "acme", Database: "app-db", Branch: "dev"})
+			return err
+		}},
+		{"update setting and clearing the vector pool", "vector_pool_allocation", func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Keyspaces.Update(ctx, &platform.UpdateKeyspaceParams{
+				Organization: full.Organization, Database: full.Database, Branch: full.Branch, Keyspace: full.Keyspace,
+				VectorPoolAllocation: platform.Ptr(10.0), ClearVectorPoolAllocation: true,
+			})
+			return err
+		}},
+		{"delete without keyspace", "keyspace", func(ctx context.Context, c *platform.Client) error {
+			return c.Keyspaces.Delete(ctx, &noKeyspace)
+		}},
+		{"wait without keyspace", "keyspace", func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Keyspaces.WaitReady(ctx, &noKeyspace)
+			return err
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := newKeyspaceWire(t, 200, keyspaceJSON)
+			err := tt.call(t.Context(), w.client)
+			var argErr *platform.ArgError
+			if !errors.As(err, &argErr) || argErr.Arg != tt.arg {
+				t.Fatalf("got %v, want an *ArgError for %s", err, tt.arg)
+			}
+			if n := len(w.requests()); n != 0 {
+				t.Errorf("%d requests sent, want none", n)
+			}
+		})
+	}
+}
+
+func TestKeyspacesWaitReadyWire(t *testing.T) {
+	t.Parallel()
+	// The keyspace is provisioning, then changing its settings, then settled.
+	states := []string{
+		`{"id": "ks1", "type": "Keyspace", "name": "orders", "ready": false, "config_change_in_progress": false}`,
+		`{"id": "ks1", "type": "Keyspace", "name": "orders", "ready": true, "config_change_in_progress": true}`,
+		`{"id": "ks1", "type": "Keyspace", "name": "orders", "ready": true, "config_change_in_progress": false}`,
+	}
+	var mu sync.Mutex
+	polls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if r.Method != "GET" || r.URL.Path != "/v1/organizations/acme/databases/app-db/branches/dev/keyspaces/orders" {
+			t.Errorf("unexpected request %s %s", r.Method, r.URL.Path)
+		}
+		_, _ = io.WriteString(rw, states[min(polls, len(states)-1)])
+		polls++
+	}))
+	t.Cleanup(srv.Close)
+	var waits []time.Duration
+	c, err := platform.NewClient(platform.WithBaseURL(srv.URL), platform.WithServiceToken("id", "secret"),
+		platform.WithSleep(func(ctx context.Context, d time.Duration) error {
+			waits = append(waits, d)
+			return ctx.Err()
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks, err := c.Keyspaces.WaitReady(t.Context(), &platform.GetKeyspaceParams{Organization: "acme", Database: "app-db", Branch: "dev", Keyspace: "orders"})
+	if err != nil {
+		t.Fatalf("WaitReady: %v", err)
+	}
+	if !ks.Ready || ks.ConfigChangeInProgress {
+		t.Errorf("WaitReady returned %+v, want ready with no change in progress", ks)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if polls != len(states) {
+		t.Errorf("polled %d times, want %d", polls, len(states))
+	}
+	if diff := cmp.Diff([]time.Duration{time.Second, 2 * time.Second}, waits); diff != "" {
+		t.Errorf("waits between polls (-want +got):\n%s", diff)
+	}
+}
+
+// newKeyspaceFake returns a fake with a ready database app-db, and its
+// client.
+func newKeyspaceFake(t *testing.T) (*fake.Server, *platform.Client) {
+	t.Helper()
+	srv := fake.NewServer(t)
+	c := srv.Client()
+	if _, err := c.Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: srv.Org(), Name: "app-db", ClusterSize: "PS_10"}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Advance(5 * time.Second)
+	return srv, c
+}
+
+func TestKeyspacesWaitReadyFake(t *testing.T) {
+	t.Parallel()
+	t.Run("new keyspace", func(t *testing.T) {
+		t.Parallel()
+		srv, c := newKeyspaceFake(t)
+		ctx := t.Context()
+		created, err := c.Keyspaces.Create(ctx, &platform.CreateKeyspaceParams{
+			Organization: srv.Org(), Database: "app-db", Branch: "main", Name: "orders", ClusterSize: "PS_10", Shards: platform.Ptr(2),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if created.Ready {
+			t.Fatal("a new keyspace is ready at once, want pending")
+		}
+		start := srv.Now()
+		ks, err := c.Keyspaces.WaitReady(ctx, &platform.GetKeyspaceParams{Organization: srv.Org(), Database: "app-db", Branch: "main", Keyspace: "orders"})
+		if err != nil {
+			t.Fatalf("WaitReady: %v", err)
+		}
+		if !ks.Ready || !ks.Sharded || ks.ID != created.ID {
+			t.Errorf("WaitReady returned %+v, want the sharded keyspace %s ready", ks, created.ID)
+		}
+		if waited := srv.Now().Sub(start); waited < 5*time.Second {
+			t.Errorf("the clock moved %v, want at least the 5s provisioning time", waited)
+		}
+	})
+	t.Run("settings change", func(t *testing.T) {
+		t.Parallel()
+		srv, c := newKeyspaceFake(t)
+		ctx := t.Context()
+		p := &platform.GetKeyspaceParams{Organization: srv.Org(), Database: "app-db", Branch: "main", Keyspace: "app-db"}
+		updated, err := c.Keyspaces.Update(ctx, &platform.UpdateKeyspaceParams{
+			Organization: p.Organization, Database: p.Database, Branch: p.Branch, Keyspace: p.Keyspace,
+			NodeTTLStrategy: platform.Ptr(platform.NodeTTLOff),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !updated.ConfigChangeInProgress {
+			t.Fatal("a settings change is not in progress after Update")
+		}
+		ks, err := c.Keyspaces.WaitReady(ctx, p)
+		if err != nil {
+			t.Fatalf("WaitReady: %v", err)
+		}
+		if ks.ConfigChangeInProgress || ks.NodeTTLStrategy != platform.NodeTTLOff {
+			t.Errorf("WaitReady returned change in progress %v, strategy %s; want the change applied", ks.ConfigChangeInProgress, ks.NodeTTLStrategy)
+		}
+	})
+	t.Run("failed provisioning", func(t *testing.T) {
+		t.Parallel()
+		srv, c := newKeyspaceFake(t)
+		ctx := t.Context()
+		created, err := c.Keyspaces.Create(ctx, &platform.CreateKeyspaceParams{
+			Organization: srv.Org(), Database: "app-db", Branch: "main", Name: "orders", ClusterSize: "PS_10",
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.FailNext(created.ID); err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Keyspaces.WaitReady(ctx, &platform.GetKeyspaceParams{Organization: srv.Org(), Database: "app-db", Branch: "main", Keyspace: "orders"})
+		if !errors.Is(err, platform.ErrNotFound) {
+			t.Errorf("WaitReady: got %v, want ErrNotFound for a keyspace that failed to provision", err)
+		}
+	})
+	t.Run("context ends", func(t *testing.T) {
+		t.Parallel()
+		srv, c := newKeyspaceFake(t)
+		ctx, cancel := context.WithCancel(t.Context())
+		if _, err := c.Keyspaces.Create(ctx, &platform.CreateKeyspaceParams{
+			Organization: srv.Org(), Database: "app-db", Branch: "main", Name: "orders", ClusterSize: "PS_10",
+		}); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		_, err := c.Keyspaces.WaitReady(ctx, &platform.GetKeyspaceParams{Organization: srv.Org(), Database: "app-db", Branch: "main", Keyspace: "orders"})
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("WaitReady: got %v, want context.Canceled", err)
+		}
+	})
+}
