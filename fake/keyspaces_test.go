@@ -190,8 +190,8 @@ func TestKeyspaceDefaultOnEveryBranch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(schema) != 1 || schema[0].Name != "items" {
-		t.Errorf("dev's orders keyspace has tables %+v, want items copied from main", schema)
+	if len(schema.Tables) != 1 || schema.Tables[0].Name != "items" {
+		t.Errorf("dev's orders keyspace has tables %+v, want items copied from main", schema.Tables)
 	}
 }
 
@@ -647,7 +647,7 @@ func TestKeyspaceDelete(t *testing.T) {
 		t.Fatal(err)
 	}
 	var tables []string
-	for _, tbl := range schema {
+	for _, tbl := range schema.Tables {
 		tables = append(tables, tbl.Name)
 	}
 	if diff := cmp.Diff([]string{"t", "accounts"}, tables); diff != "" {
