@@ -179,8 +179,33 @@ func (s *Server) newBackup(b *branchRec, name string, ret retention, actor *user
 	bk := s.addBackup(b, name, ret, actor, policy, platform.BackupPending)
 	bk.snapshot = s.takeSnapshot(b)
 	s.world.startFlight(bk.id)
-	s.clock.after(s.timing.BackupStart, func() { s.backupStarts(bk) })
+	s.backupStep(bk, s.timing.BackupStart, platform.BackupPending, func(now time.Time) {
+		bk.state = platform.BackupRunning
+		bk.started, bk.updated = now, now
+		s.backupStep(bk, s.timing.BackupRun, platform.BackupRunning, func(now time.Time) {
+			bk.completed = now
+			bk.size = backupBaseSize + backupSizePerTable*int64(bk.snapshot.tableCount())
+			s.settleBackup(bk, platform.BackupSuccess, now)
+		})
+	})
 	return bk
+}
+
+// backupStep schedules the transition of bk out of state from, d from now:
+// step, or failed when a failure was injected. It does nothing if bk has
+// left from meanwhile (canceled or deleted).
+func (s *Server) backupStep(bk *backupRec, d time.Duration, from platform.BackupState, step func(now time.Time)) {
+	s.clock.after(d, func() {
+		if bk.state != from {
+			return
+		}
+		now := s.clock.Now()
+		if s.takeFailure(bk.id) {
+			s.settleBackup(bk, platform.BackupFailed, now)
+			return
+		}
+		step(now)
+	})
 }
 
 // addBackup records a backup of b in a state.
@@ -201,38 +226,6 @@ func (s *Server) addBackup(b *branchRec, name string, ret retention, actor *user
 	}
 	b.db.backups.addBackup(bk)
 	return bk
-}
-
-// backupStarts is the pending -> running transition, or pending -> failed
-// when a failure was injected.
-func (s *Server) backupStarts(bk *backupRec) {
-	if bk.state != platform.BackupPending {
-		return
-	}
-	now := s.clock.Now()
-	if s.takeFailure(bk.id) {
-		s.settleBackup(bk, platform.BackupFailed, now)
-		return
-	}
-	bk.state = platform.BackupRunning
-	bk.started, bk.updated = now, now
-	s.clock.after(s.timing.BackupRun, func() { s.backupFinishes(bk) })
-}
-
-// backupFinishes is the running -> success transition, or running ->
-// failed when a failure was injected.
-func (s *Server) backupFinishes(bk *backupRec) {
-	if bk.state != platform.BackupRunning {
-		return
-	}
-	now := s.clock.Now()
-	if s.takeFailure(bk.id) {
-		s.settleBackup(bk, platform.BackupFailed, now)
-		return
-	}
-	bk.completed = now
-	bk.size = backupBaseSize + backupSizePerTable*int64(bk.snapshot.tableCount())
-	s.settleBackup(bk, platform.BackupSuccess, now)
 }
 
 // settleBackup puts a backup in a final state.
