@@ -132,6 +132,10 @@ func triQuery(v, name string) (*bool, error) {
 
 func (s *Server) createBranch(c *call, p *platform.CreateBranchParams) (any, error) {
 	db := c.db
+	restore, err := s.backupToRestore(c, p)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkName("name", p.Name); err != nil {
 		return nil, err
 	}
@@ -161,6 +165,7 @@ func (s *Server) createBranch(c *call, p *platform.CreateBranchParams) (any, err
 	b := s.newBranch(db, p.Name, parent, c.who.user, s.timing.BranchReady)
 	b.region = region
 	setIf(&b.deletionProtected, p.DeletionProtected)
+	s.restoreInto(b, restore)
 	return s.renderBranch(b), nil
 }
 
@@ -281,6 +286,7 @@ func (s *Server) removeBranch(b *branchRec) {
 	b.deletedAt = s.clock.Now()
 	delete(b.db.branches, b.name)
 	b.db.branchIdx.remove(b)
+	s.cancelBackups(b)
 }
 
 var promoteBranch = onBranch(func(c *call, b *branchRec) error {

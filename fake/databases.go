@@ -32,6 +32,8 @@ type dbRec struct {
 	defaultBranch string
 	branches      map[string]*branchRec // by name
 	branchIdx     index[*branchRec]
+
+	backups backupStore // backups and backup policies
 }
 
 // maxNameLen bounds organization, database and branch names.
@@ -124,6 +126,7 @@ func (s *Server) createDatabase(c *call, p *platform.CreateDatabaseParams) (any,
 	// The production branch is ready when the database is.
 	main := s.newBranch(db, db.defaultBranch, nil, c.who.user, s.timing.DatabaseReady)
 	main.production = true
+	s.initBackups(db)
 	s.clock.after(s.timing.DatabaseReady, func() {
 		if !db.deleted {
 			db.state = platform.DatabaseReady

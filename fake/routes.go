@@ -82,6 +82,8 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.databaseRoutes()...)
 	rs = append(rs, s.branchRoutes()...)
 	rs = append(rs, s.keyspaceRoutes()...)
+	rs = append(rs, s.backupRoutes()...)
+	rs = append(rs, s.backupPolicyRoutes()...)
 	return rs
 }
 

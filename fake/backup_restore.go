@@ -1,0 +1,123 @@
+package fake
+
+import (
+	"time"
+
+	"github.com/dbplatform/platform-go"
+)
+
+// schemaSnapshot is the schema a backup holds: every keyspace of the
+// branch, with its tables, as they were when the backup was asked for.
+type schemaSnapshot struct {
+	id        string
+	taken     time.Time
+	keyspaces []snapshotKeyspace
+}
+
+// snapshotKeyspace is one keyspace of a schema snapshot.
+type snapshotKeyspace struct {
+	name          string
+	shards        int
+	extraReplicas int
+	isDefault     bool
+	tables        map[string]string // table name -> CREATE TABLE statement
+}
+
+// takeSnapshot records b's schema as it is now.
+func (s *Server) takeSnapshot(b *branchRec) *schemaSnapshot {
+	snap := &schemaSnapshot{id: s.world.newID(), taken: s.clock.Now()}
+	for _, ks := range b.keyspaces.all() {
+		snap.keyspaces = append(snap.keyspaces, snapshotKeyspace{
+			name:          ks.name,
+			shards:        ks.shards,
+			extraReplicas: ks.extraReplicas,
+			isDefault:     ks.isDefault,
+			tables:        cloneMap(ks.tables),
+		})
+	}
+	return snap
+}
+
+// tableCount is the number of tables in the snapshot.
+func (snap *schemaSnapshot) tableCount() int {
+	n := 0
+	for _, ks := range snap.keyspaces {
+		n += len(ks.tables)
+	}
+	return n
+}
+
+// renderSchemaSnapshot renders the schema snapshot of a backup.
+func (s *Server) renderSchemaSnapshot(bk *backupRec) *platform.SchemaSnapshot {
+	snap := bk.snapshot
+	db := bk.branch.db
+	return &platform.SchemaSnapshot{
+		ID:        snap.id,
+		Name:      bk.name,
+		URL:       s.URL() + db.org.name + "/" + db.name + "/schema-snapshots/" + snap.id,
+		CreatedAt: platform.NewTimestamp(snap.taken),
+		UpdatedAt: platform.NewTimestamp(snap.taken),
+		LintedAt:  ptrTime(snap.taken),
+	}
+}
+
+// backupRestore is a backup being restored into a new branch.
+type backupRestore struct {
+	backup      *backupRec
+	clusterSize string
+}
+
+// backupToRestore checks the backup_id of a create_branch request, before
+// anything changes: the caller must hold the restore permission for the
+// backup's kind of branch (404 otherwise, as for any missing permission),
+// the backup must be a successful backup of the same database, and a
+// cluster_size is required. It returns nil when no backup_id was given.
+func (s *Server) backupToRestore(c *call, p *platform.CreateBranchParams) (*backupRestore, error) {
+	if p.BackupID == "" {
+		return nil, nil
+	}
+	const devPerm, prodPerm = "restore_backup", "restore_production_branch_backup"
+	if !c.who.may([]string{devPerm, prodPerm}, c.org, c.db) {
+		return nil, notFound()
+	}
+	bk := c.db.backups.byID[p.BackupID]
+	if bk == nil || bk.deleted {
+		return nil, unprocessable("backup_id %q is not a backup of %s", p.BackupID, c.db.name)
+	}
+	perm := devPerm
+	if bk.production {
+		perm = prodPerm
+	}
+	if !c.who.may([]string{perm}, c.org, c.db) {
+		return nil, notFound()
+	}
+	if bk.state != platform.BackupSuccess {
+		return nil, unprocessable("backup %s is %s; only a backup in state success can be restored", bk.id, bk.state)
+	}
+	if p.ClusterSize == "" {
+		return nil, unprocessable("cluster_size is required when restoring a backup (backup_id)")
+	}
+	return &backupRestore{backup: bk, clusterSize: p.ClusterSize}, nil
+}
+
+// restoreInto gives the new branch b the schema of the backup being
+// restored, in place of its parent's, and links the two. A nil restore
+// does nothing.
+func (s *Server) restoreInto(b *branchRec, r *backupRestore) {
+	if r == nil {
+		return
+	}
+	now := s.clock.Now()
+	b.keyspaces = index[*keyspaceRec]{}
+	b.keyspaceByName = map[string]*keyspaceRec{}
+	for _, from := range r.backup.snapshot.keyspaces {
+		ks := s.world.newKeyspace(b, from.name, now)
+		ks.shards, ks.extraReplicas, ks.isDefault = from.shards, from.extraReplicas, from.isDefault
+		ks.clusterSize = r.clusterSize
+		ks.tables = cloneMap(from.tables)
+	}
+	b.restoredFrom = r.backup.branch
+	b.initialRestoreID = r.backup.id
+	r.backup.restored = append(r.backup.restored, b)
+	r.backup.updated = now
+}

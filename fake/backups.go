@@ -1,0 +1,364 @@
+package fake
+
+import (
+	"math"
+	"time"
+
+	"github.com/dbplatform/platform-go"
+)
+
+// backupStore is what a database keeps of its backups and backup policies.
+// Backups stay here after their branch is deleted, so that they can still
+// be restored by ID. Its maps are made on the first write; reads of the
+// zero store find nothing.
+type backupStore struct {
+	byID     map[string]*backupRec
+	byBranch map[*branchRec]*branchBackups
+
+	policies   index[*policyRec]
+	policyByID map[string]*policyRec
+}
+
+// branchBackups are the backups of one branch in list order: live leaves
+// out the deleted ones, all keeps them (the list's all=true).
+type branchBackups struct {
+	live, all index[*backupRec]
+}
+
+// of returns the backups of branch b, for reading: empty when it has none.
+func (st *backupStore) of(b *branchRec) *branchBackups {
+	if bb := st.byBranch[b]; bb != nil {
+		return bb
+	}
+	return &branchBackups{}
+}
+
+// addBackup records a backup.
+func (st *backupStore) addBackup(bk *backupRec) {
+	if st.byID == nil {
+		st.byID = map[string]*backupRec{}
+		st.byBranch = map[*branchRec]*branchBackups{}
+	}
+	st.byID[bk.id] = bk
+	bb := st.byBranch[bk.branch]
+	if bb == nil {
+		bb = &branchBackups{}
+		st.byBranch[bk.branch] = bb
+	}
+	bb.live.add(bk)
+	bb.all.add(bk)
+}
+
+// addPolicy records a policy.
+func (st *backupStore) addPolicy(p *policyRec) {
+	if st.policyByID == nil {
+		st.policyByID = map[string]*policyRec{}
+	}
+	st.policies.add(p)
+	st.policyByID[p.id] = p
+}
+
+// backupRec is a backup of a branch.
+type backupRec struct {
+	stamps
+	branch     *branchRec
+	name       string
+	state      platform.BackupState
+	production bool // whether the branch was a production branch when backed up
+	protected  bool
+	required   bool
+	policy     *policyRec // nil for a backup asked for directly
+	actor      *userRec   // nil for a policy's backup
+	retention  retention
+
+	started, completed time.Time
+	ended              time.Time // when it reached a final state
+	deleted            bool
+	deletedAt          time.Time
+	size               int64
+
+	snapshot *schemaSnapshot // nil for an ignored backup
+	restored []*branchRec
+}
+
+// inProgress reports whether the backup has transitions ahead.
+func (bk *backupRec) inProgress() bool {
+	return bk.state == platform.BackupPending || bk.state == platform.BackupRunning
+}
+
+// How long a backup asked for without a retention is kept.
+const (
+	defaultRetentionValue = 7
+	defaultRetentionUnit  = platform.RetentionDay
+)
+
+// maxRetentionValue bounds retention_value.
+const maxRetentionValue = 1000
+
+// Sizes the fake reports for a successful backup: a base, and a share per
+// table of the schema it holds.
+const (
+	backupBaseSize     = 1 << 20
+	backupSizePerTable = 256 << 10
+	backupGiB          = 1 << 30
+)
+
+func (s *Server) backupRoutes() []route {
+	const base = "/v1/organizations/{organization}/databases/{database}/branches/{branch}/backups"
+	return []route{
+		{pattern: "GET " + base, op: "list_backups", handler: read(listBackups)},
+		{pattern: "POST " + base, op: "create_backup", handler: withBody(createBackup)},
+		{pattern: "GET " + base + "/{id}", op: "get_backup", handler: read(getBackup)},
+		{pattern: "PATCH " + base + "/{id}", op: "update_backup", handler: withBody(updateBackup)},
+		{pattern: "DELETE " + base + "/{id}", op: "delete_backup", handler: act(deleteBackup)},
+	}
+}
+
+func listBackups(c *call) (any, error) {
+	b, err := c.branch()
+	if err != nil {
+		return nil, err
+	}
+	f, err := parseBackupFilter(c.r.URL.Query())
+	if err != nil {
+		return nil, err
+	}
+	bb := c.db.backups.of(b)
+	x := &bb.live
+	if f.all {
+		x = &bb.all
+	}
+	if !f.any() {
+		return pageOf(c, x, true, c.s.renderBackup), nil
+	}
+	return filteredPageOf(c, x, true, f.keep, c.s.renderBackup), nil
+}
+
+func createBackup(c *call, p *platform.CreateBackupParams) (any, error) {
+	b, err := c.branch()
+	if err != nil {
+		return nil, err
+	}
+	name := defaultBackupName(b, c.now)
+	if p.Name != nil {
+		if *p.Name == "" {
+			return nil, unprocessable("name must not be empty")
+		}
+		name = *p.Name
+	}
+	ret := retention{value: defaultRetentionValue, unit: defaultRetentionUnit}
+	switch {
+	case p.RetentionValue == nil && p.RetentionUnit == nil:
+	case p.RetentionValue == nil || p.RetentionUnit == nil:
+		return nil, unprocessable("retention_value and retention_unit go together: give both or neither")
+	default:
+		ret = retention{value: *p.RetentionValue, unit: *p.RetentionUnit}
+		if err := ret.check(); err != nil {
+			return nil, err
+		}
+	}
+	if p.Emergency != nil && *p.Emergency && b.db.kind != platform.KindPostgreSQL {
+		return nil, unprocessable("emergency backups are only supported for postgresql databases; %s is %s", b.db.name, b.db.kind)
+	}
+	if !b.ready {
+		return nil, unprocessable("branch %s is not ready yet", b.name)
+	}
+	bk := c.s.newBackup(b, name, ret, c.who.user, nil)
+	return c.s.renderBackup(bk), nil
+}
+
+// defaultBackupName names a backup of b taken at t.
+func defaultBackupName(b *branchRec, t time.Time) string {
+	return b.name + "-" + t.UTC().Format("2006-01-02-150405")
+}
+
+// newBackup starts a backup of b: pending now, running after
+// Timings.BackupStart, done Timings.BackupRun later. It holds the branch's
+// schema as it is now.
+func (s *Server) newBackup(b *branchRec, name string, ret retention, actor *userRec, policy *policyRec) *backupRec {
+	bk := s.addBackup(b, name, ret, actor, policy, platform.BackupPending)
+	bk.snapshot = s.takeSnapshot(b)
+	s.world.startFlight(bk.id)
+	s.backupStep(bk, s.timing.BackupStart, platform.BackupPending, func(now time.Time) {
+		bk.state = platform.BackupRunning
+		bk.started, bk.updated = now, now
+		s.backupStep(bk, s.timing.BackupRun, platform.BackupRunning, func(now time.Time) {
+			bk.completed = now
+			bk.size = backupBaseSize + backupSizePerTable*int64(bk.snapshot.tableCount())
+			s.settleBackup(bk, platform.BackupSuccess, now)
+		})
+	})
+	return bk
+}
+
+// backupStep schedules the transition of bk out of state from, d from now:
+// step, or failed when a failure was injected. It does nothing if bk has
+// left from meanwhile (canceled or deleted).
+func (s *Server) backupStep(bk *backupRec, d time.Duration, from platform.BackupState, step func(now time.Time)) {
+	s.clock.after(d, func() {
+		if bk.state != from {
+			return
+		}
+		now := s.clock.Now()
+		if s.takeFailure(bk.id) {
+			s.settleBackup(bk, platform.BackupFailed, now)
+			return
+		}
+		step(now)
+	})
+}
+
+// addBackup records a backup of b in a state.
+func (s *Server) addBackup(b *branchRec, name string, ret retention, actor *userRec, policy *policyRec, state platform.BackupState) *backupRec {
+	now := s.clock.Now()
+	bk := &backupRec{
+		stamps:     stamps{id: s.world.newID(), created: now, updated: now},
+		branch:     b,
+		name:       name,
+		state:      state,
+		production: b.production,
+		actor:      actor,
+		policy:     policy,
+		retention:  ret,
+	}
+	if policy != nil {
+		bk.required = policy.required
+	}
+	b.db.backups.addBackup(bk)
+	return bk
+}
+
+// settleBackup puts a backup in a final state.
+func (s *Server) settleBackup(bk *backupRec, state platform.BackupState, now time.Time) {
+	bk.state = state
+	bk.ended, bk.updated = now, now
+	s.world.endFlight(bk.id)
+}
+
+// cancelBackups cancels the backups of b still in progress, as deleting b
+// does.
+func (s *Server) cancelBackups(b *branchRec) {
+	now := s.clock.Now()
+	for _, bk := range b.db.backups.of(b).live.all() {
+		if bk.inProgress() {
+			s.settleBackup(bk, platform.BackupCanceled, now)
+		}
+	}
+}
+
+// backupInProgress reports whether b has a backup pending or running.
+func (b *branchRec) backupInProgress() bool {
+	for _, bk := range b.db.backups.of(b).live.all() {
+		if bk.inProgress() {
+			return true
+		}
+	}
+	return false
+}
+
+// backup finds the path's {id} among the backups of the path's branch. A
+// backup outlives its branch: once the branch is deleted, its backups are
+// still found under its name, so that a client can see them canceled.
+func (c *call) backup() (*backupRec, error) {
+	bk := c.db.backups.byID[c.r.PathValue("id")]
+	if bk == nil || bk.deleted || bk.branch.name != c.r.PathValue("branch") {
+		return nil, notFound()
+	}
+	return bk, nil
+}
+
+func getBackup(c *call) (any, error) {
+	bk, err := c.backup()
+	if err != nil {
+		return nil, err
+	}
+	return c.s.renderBackup(bk), nil
+}
+
+func updateBackup(c *call, p *platform.UpdateBackupParams) (any, error) {
+	bk, err := c.backup()
+	if err != nil {
+		return nil, err
+	}
+	if p.Protected != nil && *p.Protected != bk.protected {
+		bk.protected = *p.Protected
+		bk.updated = c.now
+	}
+	return c.s.renderBackup(bk), nil
+}
+
+func deleteBackup(c *call) (any, error) {
+	bk, err := c.backup()
+	if err != nil {
+		return nil, err
+	}
+	// The operation admits either permission; each covers its kind of branch.
+	perm := "delete_backups"
+	if bk.production {
+		perm = "delete_production_branch_backups"
+	}
+	if !c.who.may([]string{perm}, c.org, c.db) {
+		return nil, notFound()
+	}
+	switch {
+	case bk.protected:
+		return nil, unprocessable("backup %s is protected; set protected to false first", bk.id)
+	case bk.required:
+		return nil, unprocessable("backup %s was taken by the required backup policy and cannot be deleted", bk.id)
+	}
+	if bk.inProgress() {
+		c.s.settleBackup(bk, platform.BackupCanceled, c.now)
+	}
+	bk.deleted = true
+	bk.deletedAt, bk.updated = c.now, c.now
+	c.db.backups.of(bk.branch).live.remove(bk)
+	return nil, nil
+}
+
+// renderBackup renders a backup as the API shows it.
+func (s *Server) renderBackup(bk *backupRec) *platform.Backup {
+	out := &platform.Backup{
+		ID:               bk.id,
+		Type:             "Backup",
+		Name:             bk.name,
+		State:            bk.state,
+		Protected:        bk.protected,
+		Required:         bk.required,
+		RestoredBranches: make([]*platform.BranchRef, 0, len(bk.restored)),
+		Actor:            backupActor(bk.actor),
+		DatabaseBranch:   renderBranchRef(bk.branch),
+		CreatedAt:        platform.NewTimestamp(bk.created),
+		UpdatedAt:        platform.NewTimestamp(bk.updated),
+		StartedAt:        ptrTime(bk.started),
+		CompletedAt:      ptrTime(bk.completed),
+	}
+	for _, b := range bk.restored {
+		out.RestoredBranches = append(out.RestoredBranches, renderBranchRef(b))
+	}
+	if bk.policy != nil {
+		out.BackupPolicy = renderBackupPolicy(bk.policy)
+	}
+	if bk.snapshot != nil {
+		out.SchemaSnapshot = s.renderSchemaSnapshot(bk)
+	}
+	if bk.state == platform.BackupSuccess {
+		out.Size = bk.size
+		out.UncompressedSize = 3 * bk.size
+		out.PVCSize = max(backupGiB, (out.UncompressedSize+backupGiB-1)/backupGiB*backupGiB)
+		out.EstimatedStorageCost = math.Round(float64(bk.size)/1e9*0.023*1e6) / 1e6
+		out.ExpiresAt = ptrTime(bk.retention.after(bk.completed))
+	}
+	if bk.deleted {
+		out.DeletedAt = ptrTime(bk.deletedAt)
+	}
+	return out
+}
+
+// backupActor renders the short form of an actor; nil for none.
+func backupActor(u *userRec) *platform.Actor {
+	a := renderActor(u)
+	if a != nil {
+		a.Type = ""
+	}
+	return a
+}
