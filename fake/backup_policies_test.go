@@ -85,9 +85,9 @@ func TestRequiredBackupPolicy(t *testing.T) {
 		t.Errorf("required policy = %+v, want required, production, next run %v", req, midnight)
 	}
 
-	wantBackupAPIError(t, c.BackupPolicies.Delete(t.Context(), backupPolicyOf(srv, req.ID)), 422, "required")
+	apiError(t, c.BackupPolicies.Delete(t.Context(), backupPolicyOf(srv, req.ID)), 422, "required")
 	_, err := c.BackupPolicies.Update(t.Context(), &platform.UpdateBackupPolicyParams{Organization: srv.Org(), Database: backupDB, ID: req.ID, Target: platform.Ptr(platform.BackupTargetDevelopment)})
-	wantBackupAPIError(t, err, 422, "production")
+	apiError(t, err, 422, "production")
 	if got := getBackupPolicy(t, srv, c, req.ID); got.Target != platform.BackupTargetProduction {
 		t.Errorf("refused update changed the target to %s", got.Target)
 	}
@@ -169,10 +169,10 @@ func TestBackupPolicyCRUD(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = c.BackupPolicies.Get(t.Context(), backupPolicyOf(srv, created.ID))
-	wantBackupAPIError(t, err, 404)
-	wantBackupAPIError(t, c.BackupPolicies.Delete(t.Context(), backupPolicyOf(srv, created.ID)), 404)
+	apiError(t, err, 404)
+	apiError(t, c.BackupPolicies.Delete(t.Context(), backupPolicyOf(srv, created.ID)), 404)
 	_, err = c.BackupPolicies.Update(t.Context(), &platform.UpdateBackupPolicyParams{Organization: srv.Org(), Database: backupDB, ID: created.ID, Name: platform.Ptr("x")})
-	wantBackupAPIError(t, err, 404)
+	apiError(t, err, 404)
 	if pols := listBackupPolicies(t, srv, c); len(pols) != 1 {
 		t.Errorf("after delete %d policies, want the required one", len(pols))
 	}
@@ -241,11 +241,11 @@ func TestBackupPolicyValidation(t *testing.T) {
 			p := hourlyPolicy(srv)
 			tc.create(p)
 			_, err := c.BackupPolicies.Create(t.Context(), p)
-			wantBackupAPIError(t, err, 422, tc.says)
+			apiError(t, err, 422, tc.says)
 			u := tc.update
 			u.Organization, u.Database, u.ID = srv.Org(), backupDB, existing.ID
 			_, err = c.BackupPolicies.Update(t.Context(), &u)
-			wantBackupAPIError(t, err, 422, tc.says)
+			apiError(t, err, 422, tc.says)
 		})
 	}
 }
@@ -257,13 +257,13 @@ func TestBackupPolicyValidationLeavesNoTrace(t *testing.T) {
 	p := hourlyPolicy(srv)
 	p.RetentionUnit = "decade"
 	_, err := c.BackupPolicies.Create(t.Context(), p)
-	wantBackupAPIError(t, err, 422, "retention_unit")
+	apiError(t, err, 422, "retention_unit")
 	// A valid field beside an invalid one changes nothing either.
 	_, err = c.BackupPolicies.Update(t.Context(), &platform.UpdateBackupPolicyParams{
 		Organization: srv.Org(), Database: backupDB, ID: existing.ID,
 		Name: platform.Ptr("renamed"), ScheduleTime: platform.Ptr("7:00"),
 	})
-	wantBackupAPIError(t, err, 422, "schedule_time")
+	apiError(t, err, 422, "schedule_time")
 	pols := listBackupPolicies(t, srv, c)
 	if len(pols) != 2 {
 		t.Fatalf("%d policies, want the required one and the existing one", len(pols))
@@ -487,17 +487,17 @@ func TestBackupPolicyPermissions(t *testing.T) {
 	reader, none := mk("read_backups"), mk("read_branch")
 
 	_, err := none.BackupPolicies.List(t.Context(), &platform.ListBackupPoliciesParams{Organization: srv.Org(), Database: backupDB})
-	wantBackupAPIError(t, err, 404)
+	apiError(t, err, 404)
 	_, err = none.BackupPolicies.Get(t.Context(), backupPolicyOf(srv, pol.ID))
-	wantBackupAPIError(t, err, 404)
+	apiError(t, err, 404)
 	if _, err := reader.BackupPolicies.Get(t.Context(), backupPolicyOf(srv, pol.ID)); err != nil {
 		t.Errorf("reader get: %v", err)
 	}
 	_, err = reader.BackupPolicies.Create(t.Context(), hourlyPolicy(srv))
-	wantBackupAPIError(t, err, 404)
+	apiError(t, err, 404)
 	_, err = reader.BackupPolicies.Update(t.Context(), &platform.UpdateBackupPolicyParams{Organization: srv.Org(), Database: backupDB, ID: pol.ID, Name: platform.Ptr("mine")})
-	wantBackupAPIError(t, err, 404)
-	wantBackupAPIError(t, reader.BackupPolicies.Delete(t.Context(), backupPolicyOf(srv, pol.ID)), 404)
+	apiError(t, err, 404)
+	apiError(t, reader.BackupPolicies.Delete(t.Context(), backupPolicyOf(srv, pol.ID)), 404)
 
 	pols := listBackupPolicies(t, srv, c)
 	if len(pols) != 2 {

@@ -81,24 +81,6 @@ func listBackupIDs(t *testing.T, c *platform.Client, p *platform.ListBackupsPara
 	return ids
 }
 
-// wantBackupAPIError fails unless err is an API error with the status whose
-// message contains each of parts.
-func wantBackupAPIError(t *testing.T, err error, status int, parts ...string) {
-	t.Helper()
-	var apiErr *platform.Error
-	if !errors.As(err, &apiErr) {
-		t.Fatalf("error = %v, want an API error with status %d", err, status)
-	}
-	if apiErr.StatusCode != status {
-		t.Fatalf("status = %d (%s), want %d", apiErr.StatusCode, apiErr.Message, status)
-	}
-	for _, p := range parts {
-		if !strings.Contains(apiErr.Message, p) {
-			t.Errorf("message %q does not mention %q", apiErr.Message, p)
-		}
-	}
-}
-
 // backupTimeIs reports whether a nullable timestamp is the time want.
 func backupTimeIs(got *platform.Timestamp, want time.Time) bool {
 	return got != nil && got.Equal(want)
@@ -227,7 +209,7 @@ func TestBackupCreateRefused(t *testing.T) {
 				p.Branch = "main"
 			}
 			_, err := c.Backups.Create(t.Context(), &p)
-			wantBackupAPIError(t, err, tc.status, tc.says)
+			apiError(t, err, tc.status, tc.says)
 		})
 	}
 }
@@ -334,7 +316,7 @@ func TestBackupProtectedAndDeleted(t *testing.T) {
 	if got := update(nil); !got.Protected {
 		t.Fatal("an empty update lifted the protection")
 	}
-	wantBackupAPIError(t, c.Backups.Delete(t.Context(), ref), 422, "protected")
+	apiError(t, c.Backups.Delete(t.Context(), ref), 422, "protected")
 	if got := getBackupOf(t, srv, c, "main", bk.ID); got.DeletedAt != nil {
 		t.Fatal("refused delete marked the backup deleted")
 	}
@@ -345,8 +327,8 @@ func TestBackupProtectedAndDeleted(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := c.Backups.Get(t.Context(), ref)
-	wantBackupAPIError(t, err, 404)
-	wantBackupAPIError(t, c.Backups.Delete(t.Context(), ref), 404)
+	apiError(t, err, 404)
+	apiError(t, c.Backups.Delete(t.Context(), ref), 404)
 	list := &platform.ListBackupsParams{Organization: srv.Org(), Database: backupDB, Branch: "main"}
 	if ids := listBackupIDs(t, c, list); len(ids) != 0 {
 		t.Errorf("list after delete = %v, want none", ids)
@@ -393,7 +375,7 @@ func TestBackupRequiredRefusesDeletion(t *testing.T) {
 		t.Fatalf("backups after a day = %+v, want one required backup", page.Items)
 	}
 	ref := backupOf(srv, "main", page.Items[0].ID)
-	wantBackupAPIError(t, c.Backups.Delete(t.Context(), ref), 422, "required")
+	apiError(t, c.Backups.Delete(t.Context(), ref), 422, "required")
 	if _, err := c.Backups.Get(t.Context(), ref); err != nil {
 		t.Errorf("refused delete: get: %v", err)
 	}
@@ -524,11 +506,11 @@ func TestBackupListBadQuery(t *testing.T) {
 			}
 			_, err = c.Do(req, nil)
 			name, _, _ := strings.Cut(q, "=")
-			wantBackupAPIError(t, err, 400, name)
+			apiError(t, err, 400, name)
 		})
 	}
 	_, err := c.Backups.List(t.Context(), &platform.ListBackupsParams{Organization: srv.Org(), Database: backupDB, Branch: "nope"})
-	wantBackupAPIError(t, err, 404)
+	apiError(t, err, 404)
 }
 
 func TestBackupPermissions(t *testing.T) {
@@ -552,19 +534,19 @@ func TestBackupPermissions(t *testing.T) {
 	prodDeleter := token("read_backups", "delete_production_branch_backups")
 
 	_, err := none.Backups.List(t.Context(), &platform.ListBackupsParams{Organization: org, Database: backupDB, Branch: "main"})
-	wantBackupAPIError(t, err, 404)
+	apiError(t, err, 404)
 	_, err = none.Backups.Get(t.Context(), backupOf(srv, "main", prod.ID))
-	wantBackupAPIError(t, err, 404)
+	apiError(t, err, 404)
 	if _, err := reader.Backups.Get(t.Context(), backupOf(srv, "main", prod.ID)); err != nil {
 		t.Errorf("reader get: %v", err)
 	}
 	_, err = reader.Backups.Create(t.Context(), &platform.CreateBackupParams{Organization: org, Database: backupDB, Branch: "main"})
-	wantBackupAPIError(t, err, 404)
+	apiError(t, err, 404)
 	_, err = reader.Backups.Update(t.Context(), &platform.UpdateBackupParams{Organization: org, Database: backupDB, Branch: "main", ID: prod.ID, Protected: platform.Ptr(true)})
-	wantBackupAPIError(t, err, 404)
-	wantBackupAPIError(t, reader.Backups.Delete(t.Context(), backupOf(srv, "main", prod.ID)), 404)
-	wantBackupAPIError(t, devDeleter.Backups.Delete(t.Context(), backupOf(srv, "main", prod.ID)), 404)
-	wantBackupAPIError(t, prodDeleter.Backups.Delete(t.Context(), backupOf(srv, "dev", dev.ID)), 404)
+	apiError(t, err, 404)
+	apiError(t, reader.Backups.Delete(t.Context(), backupOf(srv, "main", prod.ID)), 404)
+	apiError(t, devDeleter.Backups.Delete(t.Context(), backupOf(srv, "main", prod.ID)), 404)
+	apiError(t, prodDeleter.Backups.Delete(t.Context(), backupOf(srv, "dev", dev.ID)), 404)
 
 	// Nothing changed.
 	for _, b := range []struct{ branch, id string }{{"main", prod.ID}, {"dev", dev.ID}} {
@@ -591,9 +573,9 @@ func TestBackupGetWrongBranch(t *testing.T) {
 	newBackupBranch(t, srv, c, "dev")
 	bk := createBackup(t, srv, c, "main")
 	_, err := c.Backups.Get(t.Context(), backupOf(srv, "dev", bk.ID))
-	wantBackupAPIError(t, err, 404)
+	apiError(t, err, 404)
 	_, err = c.Backups.Get(t.Context(), backupOf(srv, "main", "nosuchbackup"))
-	wantBackupAPIError(t, err, 404)
+	apiError(t, err, 404)
 }
 
 // backupSchemaTables returns the "name: statement" lines of a branch's schema.
@@ -719,7 +701,7 @@ func TestBackupRestoreRefused(t *testing.T) {
 			_, err := tc.client.Branches.Create(t.Context(), &platform.CreateBranchParams{
 				Organization: org, Database: backupDB, Name: "restored", BackupID: tc.backup, ClusterSize: tc.clusterSize,
 			})
-			wantBackupAPIError(t, err, tc.status, tc.says)
+			apiError(t, err, tc.status, tc.says)
 		})
 	}
 	for _, ok := range []struct {

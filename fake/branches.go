@@ -27,6 +27,8 @@ type branchRec struct {
 
 	keyspaces      index[*keyspaceRec]
 	keyspaceByName map[string]*keyspaceRec
+
+	roles *branchRoles
 }
 
 // newBranch adds a branch to db, pending until the clock has moved by
@@ -49,6 +51,7 @@ func (s *Server) newBranch(db *dbRec, name string, parent *branchRec, actor *use
 	} else {
 		s.world.newKeyspace(b, db.name, now).isDefault = true
 	}
+	s.newDefaultRole(b)
 	db.branches[name] = b
 	db.branchIdx.add(b)
 	s.clock.after(delay, func() { s.branchReady(b) })
@@ -287,6 +290,7 @@ func (s *Server) removeBranch(b *branchRec) {
 	delete(b.db.branches, b.name)
 	b.db.branchIdx.remove(b)
 	s.cancelBackups(b)
+	s.dropBranchRoles(b)
 }
 
 var promoteBranch = onBranch(func(c *call, b *branchRec) error {

@@ -168,21 +168,3 @@ func (e *branchEnv) raw(method, path, body string) (int, string) {
 func (e *branchEnv) branchesPath() string {
 	return "/v1/organizations/" + e.org + "/databases/" + e.db + "/branches"
 }
-
-// wantAPIError fails the test unless err is an API error with status and a
-// message containing every one of words.
-func wantAPIError(t *testing.T, err error, status int, words ...string) {
-	t.Helper()
-	var apiErr *platform.Error
-	if !errors.As(err, &apiErr) {
-		t.Fatalf("error %v, want an API error with status %d", err, status)
-	}
-	if apiErr.StatusCode != status {
-		t.Fatalf("status %d (%s), want %d", apiErr.StatusCode, apiErr.Message, status)
-	}
-	for _, w := range words {
-		if !strings.Contains(apiErr.Message, w) {
-			t.Errorf("message %q does not mention %q", apiErr.Message, w)
-		}
-	}
-}

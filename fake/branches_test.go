@@ -155,7 +155,7 @@ func TestCreateBranchRefused(t *testing.T) {
 			}
 			before := e.list(platform.ListBranchesParams{}).TotalCount
 			_, err := e.tryCreate(tt.params)
-			wantAPIError(t, err, http.StatusUnprocessableEntity, tt.mentions...)
+			apiError(t, err, http.StatusUnprocessableEntity, tt.mentions...)
 			if after := e.list(platform.ListBranchesParams{}).TotalCount; *after != *before {
 				t.Errorf("%d branches after a refused create, want %d", *after, *before)
 			}
@@ -196,7 +196,7 @@ func TestGetBranch(t *testing.T) {
 		{Organization: "nope", Database: e.db, Branch: "dev"},
 	} {
 		_, err := e.c.Branches.Get(t.Context(), p)
-		wantAPIError(t, err, http.StatusNotFound)
+		apiError(t, err, http.StatusNotFound)
 	}
 }
 
@@ -393,7 +393,7 @@ func TestUpdateBranchRefused(t *testing.T) {
 			e := newBranchEnv(t, "app-db")
 			before := e.create("dev", true)
 			_, err := e.c.Branches.Update(t.Context(), &platform.UpdateBranchParams{Organization: e.org, Database: e.db, Branch: "dev", NewName: platform.Ptr(tt.newName), DeletionProtected: platform.Ptr(true)})
-			wantAPIError(t, err, http.StatusUnprocessableEntity, tt.mentions...)
+			apiError(t, err, http.StatusUnprocessableEntity, tt.mentions...)
 			if diff := cmp.Diff(before, e.get("dev")); diff != "" {
 				t.Errorf("refused update changed the branch (-before +after):\n%s", diff)
 			}
@@ -418,9 +418,9 @@ func TestDeleteBranch(t *testing.T) {
 	if got := names(e.list(platform.ListBranchesParams{})); !cmp.Equal(got, []string{"main"}) {
 		t.Errorf("list after delete: %v", got)
 	}
-	wantAPIError(t, del("dev", false), http.StatusNotFound)
+	apiError(t, del("dev", false), http.StatusNotFound)
 
-	wantAPIError(t, del("main", false), http.StatusUnprocessableEntity, "main", "default branch")
+	apiError(t, del("main", false), http.StatusUnprocessableEntity, "main", "default branch")
 	if !e.exists("main") {
 		t.Fatal("default branch deleted")
 	}
@@ -429,7 +429,7 @@ func TestDeleteBranch(t *testing.T) {
 	if _, err := e.c.Branches.Update(t.Context(), &platform.UpdateBranchParams{Organization: e.org, Database: e.db, Branch: "kept", DeletionProtected: platform.Ptr(true)}); err != nil {
 		t.Fatal(err)
 	}
-	wantAPIError(t, del("kept", false), http.StatusUnprocessableEntity, "kept", "deletion protected")
+	apiError(t, del("kept", false), http.StatusUnprocessableEntity, "kept", "deletion protected")
 	if !e.exists("kept") {
 		t.Fatal("deletion-protected branch deleted")
 	}
@@ -496,7 +496,7 @@ func TestDeleteBranchDescendants(t *testing.T) {
 		if _, err := e.c.Branches.Update(t.Context(), &platform.UpdateBranchParams{Organization: e.org, Database: e.db, Branch: "c", DeletionProtected: platform.Ptr(true)}); err != nil {
 			t.Fatal(err)
 		}
-		wantAPIError(t, del(e, "a", true), http.StatusUnprocessableEntity, "c", "deletion protected")
+		apiError(t, del(e, "a", true), http.StatusUnprocessableEntity, "c", "deletion protected")
 		if diff := cmp.Diff([]string{"a", "b", "c", "d", "main", "other"}, all(e)); diff != "" {
 			t.Errorf("branches left (-want +got):\n%s", diff)
 		}
@@ -521,7 +521,7 @@ func TestPromoteDemote(t *testing.T) {
 	ctx := t.Context()
 	e.create("young", false)
 	_, err := e.c.Branches.Promote(ctx, e.ref("young"))
-	wantAPIError(t, err, http.StatusUnprocessableEntity, "young", "not ready")
+	apiError(t, err, http.StatusUnprocessableEntity, "young", "not ready")
 	if e.get("young").Production {
 		t.Fatal("refused promote changed the branch")
 	}
@@ -532,7 +532,7 @@ func TestPromoteDemote(t *testing.T) {
 		t.Fatalf("Promote: %+v, %v", b, err)
 	}
 	_, err = e.c.Branches.Promote(ctx, e.ref("dev"))
-	wantAPIError(t, err, http.StatusUnprocessableEntity, "dev", "already a production branch")
+	apiError(t, err, http.StatusUnprocessableEntity, "dev", "already a production branch")
 
 	if _, err := e.c.Branches.EnableSafeMigrations(ctx, e.ref("dev")); err != nil {
 		t.Fatalf("EnableSafeMigrations: %v", err)
@@ -542,10 +542,10 @@ func TestPromoteDemote(t *testing.T) {
 		t.Fatalf("Demote: production=%v safe_migrations=%v, %v; want both off", b.Production, b.SafeMigrations, err)
 	}
 	_, err = e.c.Branches.Demote(ctx, e.ref("dev"))
-	wantAPIError(t, err, http.StatusUnprocessableEntity, "dev", "not a production branch")
+	apiError(t, err, http.StatusUnprocessableEntity, "dev", "not a production branch")
 
 	_, err = e.c.Branches.Demote(ctx, e.ref("main"))
-	wantAPIError(t, err, http.StatusUnprocessableEntity, "main", "default branch")
+	apiError(t, err, http.StatusUnprocessableEntity, "main", "default branch")
 	if !e.get("main").Production {
 		t.Fatal("refused demote changed the default branch")
 	}
@@ -553,7 +553,7 @@ func TestPromoteDemote(t *testing.T) {
 		func() error { _, err := e.c.Branches.Promote(ctx, e.ref("nope")); return err },
 		func() error { _, err := e.c.Branches.Demote(ctx, e.ref("nope")); return err },
 	} {
-		wantAPIError(t, op(), http.StatusNotFound)
+		apiError(t, op(), http.StatusNotFound)
 	}
 }
 
@@ -568,15 +568,15 @@ func TestSafeMigrations(t *testing.T) {
 
 	e.create("dev", true)
 	_, err := e.c.Branches.EnableSafeMigrations(ctx, e.ref("dev"))
-	wantAPIError(t, err, http.StatusUnprocessableEntity, "dev", "not a production branch")
+	apiError(t, err, http.StatusUnprocessableEntity, "dev", "not a production branch")
 	_, err = update("dev", true)
-	wantAPIError(t, err, http.StatusUnprocessableEntity, "dev", "not a production branch")
+	apiError(t, err, http.StatusUnprocessableEntity, "dev", "not a production branch")
 
 	e.push("main", "CREATE TABLE logs (msg text)", "CREATE TABLE users (id int PRIMARY KEY)")
 	_, err = e.c.Branches.EnableSafeMigrations(ctx, e.ref("main"))
-	wantAPIError(t, err, http.StatusUnprocessableEntity, "lint", "logs", "NO_UNIQUE_KEY")
+	apiError(t, err, http.StatusUnprocessableEntity, "lint", "logs", "NO_UNIQUE_KEY")
 	_, err = update("main", true)
-	wantAPIError(t, err, http.StatusUnprocessableEntity, "logs")
+	apiError(t, err, http.StatusUnprocessableEntity, "logs")
 	if e.get("main").SafeMigrations {
 		t.Fatal("refused enable turned safe migrations on")
 	}
@@ -613,7 +613,7 @@ func TestSafeMigrationsPendingBranch(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := c.Branches.EnableSafeMigrations(t.Context(), &platform.BranchParams{Organization: srv.Org(), Database: "app-db", Branch: "main"})
-	wantAPIError(t, err, http.StatusUnprocessableEntity, "main", "not ready")
+	apiError(t, err, http.StatusUnprocessableEntity, "main", "not ready")
 }
 
 // TestUpdateSafeMigrationsBody checks the body of update_safe_migrations:
@@ -761,7 +761,7 @@ func TestBranchPermissions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantAPIError(t, o.call(e, e.srv.ClientFor(lacking)), http.StatusNotFound)
+			apiError(t, o.call(e, e.srv.ClientFor(lacking)), http.StatusNotFound)
 			o.check(e)
 
 			// Granted on another database only: still not found.
@@ -769,7 +769,7 @@ func TestBranchPermissions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantAPIError(t, o.call(e, e.srv.ClientFor(elsewhere)), http.StatusNotFound)
+			apiError(t, o.call(e, e.srv.ClientFor(elsewhere)), http.StatusNotFound)
 			o.check(e)
 
 			// Granted on this database: allowed.
@@ -809,7 +809,7 @@ func TestSafeMigrationsNeedNoPermission(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = e.srv.ClientFor(outsider).Branches.DisableSafeMigrations(t.Context(), e.ref("main"))
-	wantAPIError(t, err, http.StatusNotFound)
+	apiError(t, err, http.StatusNotFound)
 	if !e.get("main").SafeMigrations {
 		t.Error("a token of another organization turned safe migrations off")
 	}

@@ -143,7 +143,8 @@ func removeMember(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := boolQuery(q.Get("delete_passwords"), "delete_passwords"); err != nil {
+	deletePasswords, err := boolQuery(q.Get("delete_passwords"), "delete_passwords")
+	if err != nil {
 		return nil, err
 	}
 	if m.role == platform.RoleAdmin && c.org.adminCount() == 1 {
@@ -151,6 +152,9 @@ func removeMember(c *call) (any, error) {
 	}
 	c.org.members.remove(m)
 	delete(c.org.memberByUser, m.user.id)
+	if deletePasswords {
+		c.s.dropRolesCreatedBy(c.org, m.user)
+	}
 	if deleteTokens {
 		for id, t := range c.w.tokens {
 			if t.org == c.org && t.creator == m.user {

@@ -84,6 +84,7 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.keyspaceRoutes()...)
 	rs = append(rs, s.backupRoutes()...)
 	rs = append(rs, s.backupPolicyRoutes()...)
+	rs = append(rs, s.roleRoutes()...)
 	return rs
 }
 

@@ -69,13 +69,13 @@ func TestGetBranchSchema(t *testing.T) {
 		}
 	}
 	_, err := get(platform.GetBranchSchemaParams{Keyspace: "nope"})
-	wantAPIError(t, err, http.StatusNotFound)
+	apiError(t, err, http.StatusNotFound)
 	_, err = get(platform.GetBranchSchemaParams{Namespace: "shop"})
-	wantAPIError(t, err, http.StatusBadRequest, "namespace", "postgresql")
+	apiError(t, err, http.StatusBadRequest, "namespace", "postgresql")
 	_, err = get(platform.GetBranchSchemaParams{Keyspace: "shop", Namespace: "shop"})
-	wantAPIError(t, err, http.StatusBadRequest, "keyspace", "namespace")
+	apiError(t, err, http.StatusBadRequest, "keyspace", "namespace")
 	_, err = e.c.Branches.GetSchema(t.Context(), &platform.GetBranchSchemaParams{Organization: e.org, Database: e.db, Branch: "nope"})
-	wantAPIError(t, err, http.StatusNotFound)
+	apiError(t, err, http.StatusNotFound)
 }
 
 // TestGetBranchSchemaPostgreSQL checks the namespace selector on a
@@ -92,7 +92,7 @@ func TestGetBranchSchemaPostgreSQL(t *testing.T) {
 		t.Fatalf("GetSchema by namespace: %+v, %v", s, err)
 	}
 	_, err = e.c.Branches.GetSchema(t.Context(), &platform.GetBranchSchemaParams{Organization: e.org, Database: "pg", Branch: "main", Keyspace: "pg"})
-	wantAPIError(t, err, http.StatusBadRequest, "keyspace", "mysql")
+	apiError(t, err, http.StatusBadRequest, "keyspace", "mysql")
 }
 
 // TestPushSchema checks each kind of statement, and that a failing push
@@ -314,5 +314,5 @@ func TestLintBranchSchema(t *testing.T) {
 		t.Errorf("lint errors after fixing every table: %+v", p.Items)
 	}
 	_, err := e.c.Branches.LintSchema(t.Context(), &platform.LintBranchSchemaParams{Organization: e.org, Database: e.db, Branch: "nope"})
-	wantAPIError(t, err, http.StatusNotFound)
+	apiError(t, err, http.StatusNotFound)
 }

@@ -114,8 +114,9 @@ func decode[T any](t testing.TB, w wire) T {
 	return v
 }
 
-// apiError checks that err is an *platform.Error with status and returns it.
-func apiError(t testing.TB, err error, status int) *platform.Error {
+// apiError checks that err is an *platform.Error with status whose message
+// mentions every one of words, and returns it.
+func apiError(t testing.TB, err error, status int, words ...string) *platform.Error {
 	t.Helper()
 	var e *platform.Error
 	if !errors.As(err, &e) {
@@ -123,6 +124,11 @@ func apiError(t testing.TB, err error, status int) *platform.Error {
 	}
 	if e.StatusCode != status {
 		t.Fatalf("status = %d, want %d (%v)", e.StatusCode, status, err)
+	}
+	for _, w := range words {
+		if !strings.Contains(e.Message, w) {
+			t.Errorf("message %q does not mention %q", e.Message, w)
+		}
 	}
 	return e
 }
