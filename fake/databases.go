@@ -32,6 +32,11 @@ type dbRec struct {
 	defaultBranch string
 	branches      map[string]*branchRec // by name
 	branchIdx     index[*branchRec]
+
+	drs         index[*drRec]
+	drByNumber  map[int]*drRec
+	lastDR      int      // the number of the newest deploy request
+	deployQueue []*drRec // deployments holding a branch's queue, in order
 }
 
 // maxNameLen bounds organization, database and branch names.
@@ -112,6 +117,7 @@ func (s *Server) createDatabase(c *call, p *platform.CreateDatabaseParams) (any,
 		foreignKeys:   true,
 		defaultBranch: "main",
 		branches:      map[string]*branchRec{},
+		drByNumber:    map[int]*drRec{},
 	}
 	if p.Replicas != nil {
 		db.replicas = *p.Replicas

@@ -80,6 +80,7 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.organizationRoutes()...)
 	rs = append(rs, s.databaseRoutes()...)
 	rs = append(rs, s.branchRoutes()...)
+	rs = append(rs, s.deployRequestRoutes()...)
 	return rs
 }
 
