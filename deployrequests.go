@@ -59,6 +59,10 @@ type DeployRequestState string
 const (
 	DeployRequestOpen   DeployRequestState = "open"
 	DeployRequestClosed DeployRequestState = "closed"
+	// DeployRequestDeployed is a filter of [DeployRequestsService.List]
+	// only: the deploy requests whose schema was deployed (deployed_at set).
+	// A deploy request's own state is open or closed.
+	DeployRequestDeployed DeployRequestState = "deployed"
 )
 
 // DeployRequest asks to bring a development branch's schema changes into a
@@ -181,15 +185,17 @@ type DeployOperation struct {
 	DeployErrors           *string              `json:"deploy_errors"`
 }
 
-// DeployOperationSummary sums up a deploy operation across shards.
+// DeployOperationSummary sums up a deploy operation across shards. Its
+// state is never queued: an operation queued on its shards is pending here.
 type DeployOperationSummary struct {
 	ID                     string                   `json:"id"`
+	Type                   string                   `json:"type"`
 	State                  DeployOperationState     `json:"state"`
 	KeyspaceName           string                   `json:"keyspace_name"`
 	TableName              string                   `json:"table_name"`
 	OperationName          DeployOperationName      `json:"operation_name"`
-	ETASeconds             *float64                 `json:"eta_seconds"`
-	ProgressPercentage     *float64                 `json:"progress_percentage"`
+	ETASeconds             float64                  `json:"eta_seconds"`
+	ProgressPercentage     float64                  `json:"progress_percentage"`
 	DDLStatement           string                   `json:"ddl_statement"`
 	SyntaxHighlightedDDL   string                   `json:"syntax_highlighted_ddl"`
 	CreatedAt              Timestamp                `json:"created_at"`
@@ -198,7 +204,7 @@ type DeployOperationSummary struct {
 	TableRecentlyUsed      bool                     `json:"table_recently_used"`
 	TableRecentlyUsedAt    *Timestamp               `json:"table_recently_used_at"`
 	RemovedForeignKeyNames []string                 `json:"removed_foreign_key_names"`
-	DeployErrors           *string                  `json:"deploy_errors"`
+	DeployErrors           string                   `json:"deploy_errors"`
 	ShardCount             int                      `json:"shard_count"`
 	ShardNames             []string                 `json:"shard_names"`
 	Sharded                bool                     `json:"sharded"`
@@ -207,11 +213,12 @@ type DeployOperationSummary struct {
 
 // ShardOperationSummary is a deploy operation's progress on one shard.
 type ShardOperationSummary struct {
-	ID                 string   `json:"id"`
-	Shard              string   `json:"shard"`
-	State              string   `json:"state"`
-	ProgressPercentage *float64 `json:"progress_percentage"`
-	ETASeconds         *float64 `json:"eta_seconds"`
+	ID                 string               `json:"id"`
+	Type               string               `json:"type"`
+	Shard              string               `json:"shard"`
+	State              DeployOperationState `json:"state"`
+	ProgressPercentage float64              `json:"progress_percentage"`
+	ETASeconds         float64              `json:"eta_seconds"`
 }
 
 // ReviewState is the kind of a deploy request review.
@@ -284,7 +291,7 @@ func (s *DeployRequestsService) drAction(ctx context.Context, method string, p *
 type ListDeployRequestsParams struct {
 	Organization string `json:"-" url:"-"`
 	Database     string `json:"-" url:"-"`
-	// State keeps deploy requests that are open or closed.
+	// State keeps deploy requests that are open, closed or deployed.
 	State DeployRequestState `json:"-" url:"state,omitempty"`
 	// Branch keeps deploy requests from this branch.
 	Branch string `json:"-" url:"branch,omitempty"`

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -10,8 +11,9 @@ import (
 // The deployment state machine of decisions.md. Automatic transitions run
 // on the clock; actions (deploy, apply, cancel, revert, ...) are the
 // handlers in deployrequests.go. Every scheduled transition carries the
-// deployment's generation, and an action bumps it, so a transition
-// scheduled before an action never fires after it.
+// deployment's generation, and every change of state bumps it, so a
+// transition scheduled before a state change (closing a pending request,
+// skipping the revert window) never fires after it.
 
 // step schedules fn after d, unless the deployment moves on first.
 func (s *Server) step(dr *drRec, d time.Duration, fn func()) {
@@ -24,9 +26,11 @@ func (s *Server) step(dr *drRec, d time.Duration, fn func()) {
 	})
 }
 
-// setState moves the deployment to st at the current time.
+// setState moves the deployment to st at the current time, dropping the
+// transition scheduled for the state it leaves.
 func (s *Server) setState(dr *drRec, st platform.DeploymentState) {
 	now := s.clock.Now()
+	dr.dep.gen++
 	dr.dep.state = st
 	dr.dep.updated = now
 	dr.updated = now
@@ -72,6 +76,9 @@ func (s *Server) check(dr *drRec) {
 	now := s.clock.Now()
 	for _, op := range dr.dep.ops {
 		op.stamps = stamps{id: s.world.newID(), created: now, updated: now}
+		for _, name := range shardNames(shardsOf(op, dr.head, dr.into)) {
+			op.shards = append(op.shards, shardRec{id: s.world.newID(), name: name})
+		}
 	}
 	dr.dep.vschema = touchesSharded(dr.dep.ops, dr.head, dr.into)
 	dr.dep.eligible = len(dr.dep.ops) > 0 && !dr.dep.vschema
@@ -92,30 +99,23 @@ func (s *Server) check(dr *drRec) {
 	}
 }
 
-// queueHolders are the states in which a deployment holds its branch's
-// deploy queue: from queued until it completes, is cancelled or reverted,
-// or an error is completed.
-var queueHolders = []platform.DeploymentState{
-	platform.DeploymentQueued, platform.DeploymentSubmitting, platform.DeploymentInProgress,
-	platform.DeploymentInProgressVSchema, platform.DeploymentPendingCutover,
-	platform.DeploymentInProgressCutover, platform.DeploymentInProgressCancel,
-	platform.DeploymentCompletePendingRevert, platform.DeploymentInProgressRevert,
-	platform.DeploymentInProgressRevertVSchema, platform.DeploymentCompleteError,
-	platform.DeploymentCompleteRevertError,
-}
+// A deployment holds its branch's deploy queue from deploy until it
+// completes, is cancelled or reverted, or its error is completed
+// (complete-deploy); release lets the next one go.
 
-// preceding returns the deployments ahead of dr in its branch's queue.
+// preceding returns the deployments ahead of dr in its branch's queue; none
+// when dr is not in the queue.
 func (db *dbRec) preceding(dr *drRec) []*drRec {
 	var out []*drRec
 	for _, q := range db.deployQueue {
 		if q == dr {
-			break
+			return out
 		}
 		if q.into == dr.into {
 			out = append(out, q)
 		}
 	}
-	return out
+	return nil
 }
 
 // release takes dr out of the deploy queue and starts the next deployment
@@ -173,7 +173,8 @@ func (s *Server) copied(dr *drRec) {
 	}
 	dr.dep.readyToCutover = s.clock.Now()
 	if dr.dep.autoCutover || !dr.dep.forceCutover.IsZero() {
-		s.cutover(dr, dr.dep.actor)
+		// Whoever forced the cutover, else the deployer.
+		s.cutover(dr, cmp.Or(dr.dep.forceActor, dr.dep.actor))
 		return
 	}
 	s.setState(dr, platform.DeploymentPendingCutover)
@@ -246,12 +247,15 @@ func (s *Server) revertStep(dr *drRec) {
 	dr.dep.finished = now
 	s.setState(dr, platform.DeploymentCompleteRevert)
 	s.emitDR(dr, "deploy_request.reverted")
-	s.closeDR(dr, dr.dep.actor)
+	s.closeDR(dr, dr.dep.revertActor)
 	s.release(dr)
 }
 
 // cancelled ends a cancel: in_progress_cancel -> complete_cancel.
 func (s *Server) cancelled(dr *drRec) {
+	if s.failed(dr) {
+		return
+	}
 	dr.dep.finished = s.clock.Now()
 	s.setOpsState(dr, platform.OperationCancelled)
 	s.setState(dr, platform.DeploymentCompleteCancel)

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"html"
+	"slices"
 	"strconv"
 	"time"
 
@@ -30,7 +31,7 @@ type deployRec struct {
 	id                string
 	created, updated  time.Time
 	state             platform.DeploymentState
-	gen               int // bumped by every transition scheduled; see step
+	gen               int // bumped by every change of state and scheduled transition; see step
 	autoCutover       bool
 	autoDeleteBranch  bool
 	instant, eligible bool
@@ -41,7 +42,9 @@ type deployRec struct {
 	before            []tableState // what the cutover replaced, for a revert
 	actor             *userRec
 	cutoverActor      *userRec
+	forceActor        *userRec // who forced the cutover before the gate
 	cancelledActor    *userRec
+	revertActor       *userRec // who reverted; closes the deploy request
 
 	queued, submitted, started, readyToCutover time.Time
 	forceCutover, cutoverAt, finished          time.Time
@@ -113,19 +116,33 @@ func listDeployRequests(c *call) (any, error) {
 	q := c.r.URL.Query()
 	state, branch, into := q.Get("state"), q.Get("branch"), q.Get("into_branch")
 	switch platform.DeployRequestState(state) {
-	case "", platform.DeployRequestOpen, platform.DeployRequestClosed:
+	case "", platform.DeployRequestOpen, platform.DeployRequestClosed, platform.DeployRequestDeployed:
 	default:
-		return nil, badRequest("state must be open or closed, got %q", state)
+		return nil, badRequest("state must be open, closed or deployed, got %q", state)
 	}
 	if state == "" && branch == "" && into == "" {
 		return pageOf(c, &c.db.drs, true, c.s.renderDeployRequest), nil
 	}
 	keep := func(dr *drRec) bool {
-		return (state == "" || (state == "open") == dr.open) &&
+		return dr.hasState(platform.DeployRequestState(state)) &&
 			(branch == "" || dr.head.name == branch) &&
 			(into == "" || dr.into.name == into)
 	}
 	return filteredPageOf(c, &c.db.drs, true, keep, c.s.renderDeployRequest), nil
+}
+
+// hasState reports whether dr matches a state filter of the list: open,
+// closed, deployed (its schema reached the into branch), or "" for any.
+func (dr *drRec) hasState(st platform.DeployRequestState) bool {
+	switch st {
+	case platform.DeployRequestOpen:
+		return dr.open
+	case platform.DeployRequestClosed:
+		return !dr.open
+	case platform.DeployRequestDeployed:
+		return !dr.deployedAt.IsZero()
+	}
+	return true
 }
 
 func (s *Server) createDeployRequest(c *call, p *platform.CreateDeployRequestParams) (any, error) {
@@ -146,10 +163,9 @@ func (s *Server) createDeployRequest(c *call, p *platform.CreateDeployRequestPar
 		return nil, unprocessable("into_branch %q is not a branch of %s", p.IntoBranch, db.name)
 	case !head.ready:
 		return nil, unprocessable("branch %s is not ready yet", head.name)
-	case !into.production:
-		return nil, unprocessable("into_branch %s is not a production branch", into.name)
-	case !into.safeMigrations:
-		return nil, unprocessable("into_branch %s does not have safe migrations enabled", into.name)
+	}
+	if err := checkIntoBranch(into); err != nil {
+		return nil, err
 	}
 	for _, other := range db.drs.all() {
 		if other.open && other.head == head && other.into == into {
@@ -179,6 +195,18 @@ func (s *Server) createDeployRequest(c *call, p *platform.CreateDeployRequestPar
 	return s.renderDeployRequest(dr), nil
 }
 
+// checkIntoBranch says why a branch cannot receive deployments, if it
+// cannot: it must be a production branch with safe migrations on.
+func checkIntoBranch(into *branchRec) error {
+	switch {
+	case !into.production:
+		return unprocessable("into_branch %s is not a production branch", into.name)
+	case !into.safeMigrations:
+		return unprocessable("into_branch %s does not have safe migrations enabled", into.name)
+	}
+	return nil
+}
+
 // closeBody is the body of close_deploy_request.
 type closeBody struct {
 	State string `json:"state"`
@@ -203,6 +231,9 @@ func (s *Server) deploy(c *call, p *platform.DeployParams) (any, error) {
 	return onDR(func(c *call, dr *drRec) error {
 		if !dr.open || !dr.in(platform.DeploymentReady) {
 			return refuse(dr, "deploy", platform.DeploymentReady)
+		}
+		if err := checkIntoBranch(dr.into); err != nil {
+			return err
 		}
 		if dr.db.requireApproval && !dr.approved() {
 			return unprocessable("deploy request #%d needs an approving review: %s requires approval for deploys", dr.number, dr.db.name)
@@ -240,7 +271,8 @@ func (s *Server) forceCutover(c *call, dr *drRec) error {
 		s.cutover(dr, c.who.user)
 	case dr.in(early...):
 		dr.dep.forceCutover = c.now
-		dr.updated = c.now
+		dr.dep.forceActor = c.who.user
+		dr.dep.updated, dr.updated = c.now, c.now
 	default:
 		return refuse(dr, "force the cutover of", append(early, platform.DeploymentPendingCutover)...)
 	}
@@ -276,13 +308,21 @@ func (s *Server) updateAutoApply(c *call, p *toggleBody) (any, error) {
 	})(c)
 }
 
+// branchTogglable are the states in which auto-delete-branch may change:
+// every state that is not terminal.
+var branchTogglable = slices.Concat(togglable, []platform.DeploymentState{
+	platform.DeploymentInProgressCutover, platform.DeploymentInProgressCancel,
+	platform.DeploymentCompletePendingRevert, platform.DeploymentInProgressRevert,
+	platform.DeploymentInProgressRevertVSchema,
+})
+
 func updateAutoDeleteBranch(c *call, p *toggleBody) (any, error) {
 	return onDR(func(c *call, dr *drRec) error {
 		if p.Enable == nil {
 			return unprocessable("enable is required: true or false")
 		}
 		if !dr.open || dr.dep.state.IsTerminal() {
-			return unprocessable("cannot change auto-delete-branch of deploy request #%d: it is closed (deployment %s)", dr.number, dr.dep.state)
+			return refuse(dr, "change auto-delete-branch of", branchTogglable...)
 		}
 		dr.dep.autoDeleteBranch = *p.Enable
 		dr.dep.updated, dr.updated = c.now, c.now
@@ -306,7 +346,6 @@ func (s *Server) completeErrored(c *call, dr *drRec) error {
 	if !dr.in(allowed...) {
 		return refuse(dr, "complete", allowed...)
 	}
-	dr.dep.gen++
 	s.complete(dr)
 	return nil
 }
@@ -315,7 +354,7 @@ func (s *Server) revert(c *call, dr *drRec) error {
 	if !dr.in(platform.DeploymentCompletePendingRevert) {
 		return refuse(dr, "revert", platform.DeploymentCompletePendingRevert)
 	}
-	dr.dep.actor = c.who.user
+	dr.dep.revertActor = c.who.user
 	s.setState(dr, platform.DeploymentInProgressRevert)
 	s.step(dr, s.timing.DeployRevert, func() { s.revertStep(dr) })
 	return nil
@@ -325,7 +364,6 @@ func (s *Server) skipRevert(c *call, dr *drRec) error {
 	if !dr.in(platform.DeploymentCompletePendingRevert) {
 		return refuse(dr, "skip the revert window of", platform.DeploymentCompletePendingRevert)
 	}
-	dr.dep.gen++
 	s.complete(dr)
 	return nil
 }
@@ -378,11 +416,16 @@ func reviewDeployRequest(c *call, p *platform.ReviewParams) (any, error) {
 	default:
 		return nil, unprocessable("state %q is not commented or approved", p.State)
 	}
+	if p.State == platform.ReviewApproved && !c.who.may([]string{"approve_deploy_request"}, c.org, c.db) {
+		// review_deploy_request lets a token comment; approving takes
+		// approve_deploy_request, and lacking a permission is a 404.
+		return nil, notFound()
+	}
 	if !dr.open {
-		return nil, unprocessable("deploy request #%d is closed", dr.number)
+		return nil, unprocessable("cannot review deploy request #%d: it is closed (deployment %s)", dr.number, dr.dep.state)
 	}
 	if p.State == platform.ReviewApproved && dr.db.requireApproval {
-		if err := dr.mayApprove(c.who); err != nil {
+		if err := dr.mayApprove(c.who.token, c.who.user); err != nil {
 			return nil, err
 		}
 	}
@@ -392,25 +435,30 @@ func reviewDeployRequest(c *call, p *platform.ReviewParams) (any, error) {
 	return renderReview(r), nil
 }
 
-// mayApprove applies the spec's approval rules: a service token cannot
-// approve a request it opened, and a user cannot approve a request they
-// opened or that a service token they created opened.
-func (dr *drRec) mayApprove(who *principal) error {
+// mayApprove applies the spec's approval rules to a reviewer acting with
+// token (nil for a user acting through OAuth) as user: a service token
+// cannot approve a request it opened (rule 1), and a user cannot approve a
+// request they opened or that a service token they created opened (rule
+// 2). Rule 2 is about users: another service token, even one created by
+// the same user, may approve.
+func (dr *drRec) mayApprove(token *tokenRec, user *userRec) error {
 	switch {
-	case who.token != nil && who.token == dr.creatorToken:
+	case token != nil && token == dr.creatorToken:
 		return forbidden("a service token cannot approve a deploy request it created")
-	case who.token == nil && dr.creatorToken == nil && who.user == dr.creator:
+	case token == nil && dr.creatorToken == nil && user == dr.creator:
 		return forbidden("you cannot approve your own deploy request")
-	case who.token == nil && dr.creatorToken != nil && dr.creatorToken.creator == who.user:
+	case token == nil && dr.creatorToken != nil && dr.creatorToken.creator == user:
 		return forbidden("you cannot approve a deploy request created by a service token you created")
 	}
 	return nil
 }
 
-// approved reports whether an approving review stands.
+// approved reports whether an approving review by someone the approval
+// rules allow stands. An approval recorded while the database did not
+// require approval counts only if it would pass the rules now.
 func (dr *drRec) approved() bool {
 	for _, r := range dr.reviews {
-		if r.state == platform.ReviewApproved {
+		if r.state == platform.ReviewApproved && dr.mayApprove(r.token, r.actor) == nil {
 			return true
 		}
 	}
@@ -518,7 +566,7 @@ func (s *Server) renderDeployment(dr *drRec, withQueue bool) *platform.Deploymen
 	}
 	for _, op := range d.ops {
 		out.DeployOperations = append(out.DeployOperations, renderDeployOperation(op))
-		out.DeployOperationSummaries = append(out.DeployOperationSummaries, s.renderOperationSummary(dr, op))
+		out.DeployOperationSummaries = append(out.DeployOperationSummaries, renderOperationSummary(op))
 	}
 	if withQueue {
 		for _, p := range dr.db.preceding(dr) {
@@ -547,33 +595,35 @@ func renderDeployOperation(op *opRec) *platform.DeployOperation {
 	}
 }
 
-func (s *Server) renderOperationSummary(dr *drRec, op *opRec) *platform.DeployOperationSummary {
-	shards := 1
-	if ks := dr.into.keyspaceByName[op.keyspace]; ks != nil && ks.shards > 0 {
-		shards = ks.shards
+func renderOperationSummary(op *opRec) *platform.DeployOperationSummary {
+	// A summary has no queued state: queued on its shards is pending here.
+	state := op.state
+	if state == platform.OperationQueued {
+		state = platform.OperationPending
 	}
-	names := shardNames(shards)
 	out := &platform.DeployOperationSummary{
 		ID:                     op.id,
-		State:                  op.state,
+		Type:                   "DeployOperationSummary",
+		State:                  state,
 		KeyspaceName:           op.keyspace,
 		TableName:              op.table,
 		OperationName:          op.name,
-		ETASeconds:             platform.Ptr(0.0),
-		ProgressPercentage:     platform.Ptr(progress(op.state)),
+		ProgressPercentage:     progress(op.state),
 		DDLStatement:           op.ddl,
 		SyntaxHighlightedDDL:   "<pre>" + html.EscapeString(op.ddl) + "</pre>",
 		CreatedAt:              platform.NewTimestamp(op.created),
 		CanDropData:            op.name == platform.OperationDrop,
 		RemovedForeignKeyNames: []string{},
-		ShardCount:             shards,
-		ShardNames:             names,
-		Sharded:                shards > 1,
+		ShardCount:             len(op.shards),
+		ShardNames:             make([]string, 0, len(op.shards)),
+		Sharded:                len(op.shards) > 1,
+		Operations:             make([]*platform.ShardOperationSummary, 0, len(op.shards)),
 	}
-	for _, n := range names {
+	for _, sh := range op.shards {
+		out.ShardNames = append(out.ShardNames, sh.name)
 		out.Operations = append(out.Operations, &platform.ShardOperationSummary{
-			ID: op.id + "-" + n, Shard: n, State: string(op.state),
-			ProgressPercentage: platform.Ptr(progress(op.state)), ETASeconds: platform.Ptr(0.0),
+			ID: sh.id, Type: "DeployOperationShard", Shard: sh.name, State: op.state,
+			ProgressPercentage: progress(op.state),
 		})
 	}
 	return out

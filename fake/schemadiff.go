@@ -17,6 +17,12 @@ type opRec struct {
 	ddl      string // the statement of the change
 	create   string // the table's definition after the change; "" for a drop
 	state    platform.DeployOperationState
+	shards   []shardRec // the shards of its keyspace the change runs on
+}
+
+// shardRec is one shard a deploy operation runs on.
+type shardRec struct {
+	id, name string
 }
 
 // diffSchemas lists the table changes that bring into's schema to head's,
@@ -66,6 +72,17 @@ func sortedKeys(set map[string]bool) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// shardsOf is the shard count of the operation's keyspace: into's, or
+// head's for a keyspace the deployment brings to into.
+func shardsOf(op *opRec, head, into *branchRec) int {
+	for _, b := range []*branchRec{into, head} {
+		if ks := b.keyspaceByName[op.keyspace]; ks != nil {
+			return max(ks.shards, 1)
+		}
+	}
+	return 1
 }
 
 // touchesSharded reports whether any operation changes a sharded keyspace
