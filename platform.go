@@ -75,6 +75,9 @@ type Client struct {
 	BackupPolicies *BackupPoliciesService
 	// Roles manages role credentials of branches.
 	Roles *RolesService
+	// DeployRequests manages deploy requests, deployments, reviews and the
+	// deploy queue.
+	DeployRequests *DeployRequestsService
 }
 
 // service is what every resource service holds: the client that sends its
@@ -146,6 +149,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.Backups = (*BackupsService)(common)
 	c.BackupPolicies = (*BackupPoliciesService)(common)
 	c.Roles = (*RolesService)(common)
+	c.DeployRequests = (*DeployRequestsService)(common)
 	return c, nil
 }
 

@@ -279,6 +279,8 @@ func (s *Server) checkBranchDeletable(b *branchRec) error {
 		return unprocessable("branch %s is the default branch of %s and cannot be deleted", b.name, b.db.name)
 	case b.deletionProtected:
 		return unprocessable("branch %s is deletion protected; turn deletion_protected off first", b.name)
+	case b.production && b.openDeployRequestsInto() > 0:
+		return unprocessable("branch %s is a production branch with %d open deploy request(s) into it; close them first", b.name, b.openDeployRequestsInto())
 	}
 	return nil
 }

@@ -34,6 +34,11 @@ type dbRec struct {
 	branchIdx     index[*branchRec]
 
 	backups backupStore // backups and backup policies
+
+	drs         index[*drRec]
+	drByNumber  map[int]*drRec
+	lastDR      int      // the number of the newest deploy request
+	deployQueue []*drRec // deployments holding a branch's queue, in order
 }
 
 // maxNameLen bounds organization, database and branch names.
@@ -114,6 +119,7 @@ func (s *Server) createDatabase(c *call, p *platform.CreateDatabaseParams) (any,
 		foreignKeys:   true,
 		defaultBranch: "main",
 		branches:      map[string]*branchRec{},
+		drByNumber:    map[int]*drRec{},
 	}
 	if p.Replicas != nil {
 		db.replicas = *p.Replicas

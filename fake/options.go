@@ -51,6 +51,17 @@ type Timings struct {
 	BackupStart time.Duration
 	// BackupRun is how long a running backup takes to succeed.
 	BackupRun time.Duration
+	// DeployStep is how long each short deployment state lasts (pending,
+	// queued, submitting, in_progress_vschema, in_progress_cutover,
+	// in_progress_cancel, in_progress_revert_vschema).
+	DeployStep time.Duration
+	// DeployInProgress is how long a deployment copies data (in_progress).
+	DeployInProgress time.Duration
+	// DeployRevert is how long a revert takes (in_progress_revert).
+	DeployRevert time.Duration
+	// RevertWindow is how long a deployed schema can be reverted
+	// (complete_pending_revert).
+	RevertWindow time.Duration
 }
 
 // DefaultTimings returns the default durations.
@@ -62,12 +73,19 @@ func DefaultTimings() Timings {
 		KeyspaceConfigChange: 10 * time.Second,
 		BackupStart:          time.Second,
 		BackupRun:            30 * time.Second,
+		DeployStep:           time.Second,
+		DeployInProgress:     10 * time.Second,
+		DeployRevert:         5 * time.Second,
+		RevertWindow:         30 * time.Minute,
 	}
 }
 
 // fields lists the durations, for merging and checking.
 func (t *Timings) fields() []*time.Duration {
-	return []*time.Duration{&t.DatabaseReady, &t.BranchReady, &t.KeyspaceReady, &t.KeyspaceConfigChange, &t.BackupStart, &t.BackupRun}
+	return []*time.Duration{
+		&t.DatabaseReady, &t.BranchReady, &t.KeyspaceReady, &t.KeyspaceConfigChange, &t.BackupStart, &t.BackupRun,
+		&t.DeployStep, &t.DeployInProgress, &t.DeployRevert, &t.RevertWindow,
+	}
 }
 
 // WithSeed sets the seed of IDs and secrets (1 by default): servers with the

@@ -85,6 +85,7 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.backupRoutes()...)
 	rs = append(rs, s.backupPolicyRoutes()...)
 	rs = append(rs, s.roleRoutes()...)
+	rs = append(rs, s.deployRequestRoutes()...)
 	return rs
 }
 

@@ -1,0 +1,686 @@
+package fake
+
+import (
+	"html"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/dbplatform/platform-go"
+)
+
+// drRec is a deploy request.
+type drRec struct {
+	stamps
+	db           *dbRec
+	number       int
+	head, into   *branchRec
+	notes        string
+	creator      *userRec
+	creatorToken *tokenRec // the service token that opened it, if one did
+	open         bool
+	closedAt     time.Time
+	closedBy     *userRec
+	deployedAt   time.Time
+	reviews      []*reviewRec
+	dep          deployRec
+}
+
+// deployRec is a deploy request's deployment.
+type deployRec struct {
+	id                string
+	created, updated  time.Time
+	state             platform.DeploymentState
+	gen               int // bumped by every change of state and scheduled transition; see step
+	autoCutover       bool
+	autoDeleteBranch  bool
+	instant, eligible bool
+	vschema           bool // a sharded keyspace changes
+	ops               []*opRec
+	lint              []*platform.LintError
+	checkErrors       *string
+	before            []tableState // what the cutover replaced, for a revert
+	actor             *userRec
+	cutoverActor      *userRec
+	forceActor        *userRec // who forced the cutover before the gate
+	cancelledActor    *userRec
+	revertActor       *userRec // who reverted; closes the deploy request
+
+	queued, submitted, started, readyToCutover time.Time
+	forceCutover, cutoverAt, finished          time.Time
+}
+
+// reviewRec is a review of a deploy request.
+type reviewRec struct {
+	stamps
+	actor *userRec
+	token *tokenRec
+	state platform.ReviewState
+	body  string
+}
+
+func (s *Server) deployRequestRoutes() []route {
+	const base = "/v1/organizations/{organization}/databases/{database}"
+	const one = base + "/deploy-requests/{number}"
+	return []route{
+		{pattern: "GET " + base + "/deploy-queue", op: "get_deploy_queue", handler: read(getDeployQueue)},
+		{pattern: "GET " + base + "/deploy-requests", op: "list_deploy_requests", handler: read(listDeployRequests)},
+		{pattern: "POST " + base + "/deploy-requests", op: "create_deploy_request", handler: withBody(s.createDeployRequest)},
+		{pattern: "GET " + one, op: "get_deploy_request", handler: read(onDR(func(*call, *drRec) error { return nil }))},
+		{pattern: "PATCH " + one, op: "close_deploy_request", handler: withBody(s.closeDeployRequest)},
+		{pattern: "POST " + one + "/deploy", op: "queue_deploy_request", handler: withBody(s.deploy)},
+		{pattern: "POST " + one + "/apply-deploy", op: "complete_gated_deploy_request", handler: act(onDR(s.applyDeploy))},
+		{pattern: "POST " + one + "/force-cutover", op: "force_cutover_deploy_request", handler: act(onDR(s.forceCutover))},
+		{pattern: "PUT " + one + "/auto-apply", op: "update_auto_apply", handler: withBody(s.updateAutoApply)},
+		{pattern: "PUT " + one + "/auto-delete-branch", op: "update_auto_delete_branch", handler: withBody(updateAutoDeleteBranch)},
+		{pattern: "POST " + one + "/cancel", op: "cancel_deploy_request", handler: act(onDR(s.cancelDeploy))},
+		{pattern: "POST " + one + "/complete-deploy", op: "complete_errored_deploy", handler: act(onDR(s.completeErrored))},
+		{pattern: "POST " + one + "/revert", op: "complete_revert", handler: act(onDR(s.revert))},
+		{pattern: "POST " + one + "/skip-revert", op: "skip_revert_period", handler: act(onDR(s.skipRevert))},
+		{pattern: "GET " + one + "/deployment", op: "get_deployment", handler: read(getDeployment)},
+		{pattern: "GET " + one + "/operations", op: "list_deploy_operations", handler: read(listDeployOperations)},
+		{pattern: "GET " + one + "/reviews", op: "list_deploy_request_reviews", handler: read(listReviews)},
+		{pattern: "POST " + one + "/reviews", op: "review_deploy_request", handler: withBody(reviewDeployRequest)},
+	}
+}
+
+// deployRequest finds the path's {number} in the path's database.
+func (c *call) deployRequest() (*drRec, error) {
+	n, err := strconv.Atoi(c.r.PathValue("number"))
+	if err != nil {
+		return nil, notFound()
+	}
+	dr := c.db.drByNumber[n]
+	if dr == nil {
+		return nil, notFound()
+	}
+	return dr, nil
+}
+
+// onDR adapts a handler of one deploy request: it finds the request, runs
+// fn, and renders the request fn leaves.
+func onDR(fn func(c *call, dr *drRec) error) func(c *call) (any, error) {
+	return func(c *call) (any, error) {
+		dr, err := c.deployRequest()
+		if err != nil {
+			return nil, err
+		}
+		if err := fn(c, dr); err != nil {
+			return nil, err
+		}
+		return c.s.renderDeployRequest(dr), nil
+	}
+}
+
+func listDeployRequests(c *call) (any, error) {
+	q := c.r.URL.Query()
+	state, branch, into := q.Get("state"), q.Get("branch"), q.Get("into_branch")
+	switch platform.DeployRequestState(state) {
+	case "", platform.DeployRequestOpen, platform.DeployRequestClosed, platform.DeployRequestDeployed:
+	default:
+		return nil, badRequest("state must be open, closed or deployed, got %q", state)
+	}
+	if state == "" && branch == "" && into == "" {
+		return pageOf(c, &c.db.drs, true, c.s.renderDeployRequest), nil
+	}
+	keep := func(dr *drRec) bool {
+		return dr.hasState(platform.DeployRequestState(state)) &&
+			(branch == "" || dr.head.name == branch) &&
+			(into == "" || dr.into.name == into)
+	}
+	return filteredPageOf(c, &c.db.drs, true, keep, c.s.renderDeployRequest), nil
+}
+
+// hasState reports whether dr matches a state filter of the list: open,
+// closed, deployed (its schema reached the into branch), or "" for any.
+func (dr *drRec) hasState(st platform.DeployRequestState) bool {
+	switch st {
+	case platform.DeployRequestOpen:
+		return dr.open
+	case platform.DeployRequestClosed:
+		return !dr.open
+	case platform.DeployRequestDeployed:
+		return !dr.deployedAt.IsZero()
+	}
+	return true
+}
+
+func (s *Server) createDeployRequest(c *call, p *platform.CreateDeployRequestParams) (any, error) {
+	db := c.db
+	switch {
+	case p.Branch == "":
+		return nil, unprocessable("branch is required")
+	case p.IntoBranch == "":
+		return nil, unprocessable("into_branch is required")
+	case p.Branch == p.IntoBranch:
+		return nil, unprocessable("branch and into_branch are both %q; a deploy request needs two branches", p.Branch)
+	}
+	head, into := db.branches[p.Branch], db.branches[p.IntoBranch]
+	switch {
+	case head == nil:
+		return nil, unprocessable("branch %q is not a branch of %s", p.Branch, db.name)
+	case into == nil:
+		return nil, unprocessable("into_branch %q is not a branch of %s", p.IntoBranch, db.name)
+	case !head.ready:
+		return nil, unprocessable("branch %s is not ready yet", head.name)
+	}
+	if err := checkIntoBranch(into); err != nil {
+		return nil, err
+	}
+	for _, other := range db.drs.all() {
+		if other.open && other.head == head && other.into == into {
+			return nil, unprocessable("deploy request #%d from %s into %s is already open", other.number, head.name, into.name)
+		}
+	}
+	db.lastDR++
+	dr := &drRec{
+		stamps:  stamps{id: c.w.newID(), created: c.now, updated: c.now},
+		db:      db,
+		number:  db.lastDR,
+		head:    head,
+		into:    into,
+		notes:   p.Notes,
+		creator: c.who.user,
+		open:    true,
+	}
+	dr.creatorToken = c.who.token
+	dr.dep = deployRec{id: c.w.newID(), created: c.now, updated: c.now, state: platform.DeploymentPending}
+	setIf(&dr.dep.autoCutover, p.AutoCutover)
+	setIf(&dr.dep.autoDeleteBranch, p.AutoDeleteBranch)
+	db.drs.add(dr)
+	db.drByNumber[dr.number] = dr
+	c.w.startFlight(dr.dep.id)
+	s.emitDR(dr, "deploy_request.opened")
+	s.step(dr, s.timing.DeployStep, func() { s.check(dr) })
+	return s.renderDeployRequest(dr), nil
+}
+
+// checkIntoBranch says why a branch cannot receive deployments, if it
+// cannot: it must be a production branch with safe migrations on.
+func checkIntoBranch(into *branchRec) error {
+	switch {
+	case !into.production:
+		return unprocessable("into_branch %s is not a production branch", into.name)
+	case !into.safeMigrations:
+		return unprocessable("into_branch %s does not have safe migrations enabled", into.name)
+	}
+	return nil
+}
+
+// closeBody is the body of close_deploy_request.
+type closeBody struct {
+	State string `json:"state"`
+}
+
+func (s *Server) closeDeployRequest(c *call, p *closeBody) (any, error) {
+	return onDR(func(c *call, dr *drRec) error {
+		if p.State != string(platform.DeployRequestClosed) {
+			return unprocessable("state must be %q, got %q", platform.DeployRequestClosed, p.State)
+		}
+		allowed := []platform.DeploymentState{platform.DeploymentPending, platform.DeploymentReady, platform.DeploymentNoChanges, platform.DeploymentError}
+		if !dr.open || !dr.in(allowed...) {
+			return refuse(dr, "close", allowed...)
+		}
+		s.setState(dr, platform.DeploymentCancelled)
+		s.closeDR(dr, c.who.user)
+		return nil
+	})(c)
+}
+
+func (s *Server) deploy(c *call, p *platform.DeployParams) (any, error) {
+	return onDR(func(c *call, dr *drRec) error {
+		if !dr.open || !dr.in(platform.DeploymentReady) {
+			return refuse(dr, "deploy", platform.DeploymentReady)
+		}
+		if err := checkIntoBranch(dr.into); err != nil {
+			return err
+		}
+		if dr.db.requireApproval && !dr.approved() {
+			return unprocessable("deploy request #%d needs an approving review: %s requires approval for deploys", dr.number, dr.db.name)
+		}
+		instant := p.InstantDDL != nil && *p.InstantDDL
+		if instant && !dr.dep.eligible {
+			return unprocessable("deploy request #%d is not instant_ddl_eligible; deploy it without instant_ddl", dr.number)
+		}
+		dr.dep.instant = instant
+		dr.dep.actor = c.who.user
+		dr.dep.queued, dr.dep.submitted = c.now, c.now
+		s.setState(dr, platform.DeploymentQueued)
+		dr.db.deployQueue = append(dr.db.deployQueue, dr)
+		s.emitDR(dr, "deploy_request.queued")
+		if len(dr.db.preceding(dr)) == 0 {
+			s.step(dr, s.timing.DeployStep, func() { s.submit(dr) })
+		}
+		return nil
+	})(c)
+}
+
+func (s *Server) applyDeploy(c *call, dr *drRec) error {
+	if !dr.in(platform.DeploymentPendingCutover) {
+		return refuse(dr, "apply", platform.DeploymentPendingCutover)
+	}
+	s.cutover(dr, c.who.user)
+	return nil
+}
+
+func (s *Server) forceCutover(c *call, dr *drRec) error {
+	early := []platform.DeploymentState{platform.DeploymentQueued, platform.DeploymentSubmitting, platform.DeploymentInProgress, platform.DeploymentInProgressVSchema}
+	switch {
+	case dr.in(platform.DeploymentPendingCutover):
+		dr.dep.forceCutover = c.now
+		s.cutover(dr, c.who.user)
+	case dr.in(early...):
+		dr.dep.forceCutover = c.now
+		dr.dep.forceActor = c.who.user
+		dr.dep.updated, dr.updated = c.now, c.now
+	default:
+		return refuse(dr, "force the cutover of", append(early, platform.DeploymentPendingCutover)...)
+	}
+	return nil
+}
+
+// toggleBody is the body of the auto-apply and auto-delete-branch toggles.
+type toggleBody struct {
+	Enable *bool `json:"enable"`
+}
+
+// togglable are the states in which the toggles may change.
+var togglable = []platform.DeploymentState{
+	platform.DeploymentPending, platform.DeploymentReady, platform.DeploymentQueued,
+	platform.DeploymentSubmitting, platform.DeploymentInProgress,
+	platform.DeploymentInProgressVSchema, platform.DeploymentPendingCutover,
+}
+
+func (s *Server) updateAutoApply(c *call, p *toggleBody) (any, error) {
+	return onDR(func(c *call, dr *drRec) error {
+		if p.Enable == nil {
+			return unprocessable("enable is required: true or false")
+		}
+		if !dr.open || !dr.in(togglable...) {
+			return refuse(dr, "change auto-apply of", togglable...)
+		}
+		dr.dep.autoCutover = *p.Enable
+		dr.dep.updated, dr.updated = c.now, c.now
+		if *p.Enable && dr.in(platform.DeploymentPendingCutover) {
+			s.cutover(dr, c.who.user)
+		}
+		return nil
+	})(c)
+}
+
+// branchTogglable are the states in which auto-delete-branch may change:
+// every state that is not terminal.
+var branchTogglable = slices.Concat(togglable, []platform.DeploymentState{
+	platform.DeploymentInProgressCutover, platform.DeploymentInProgressCancel,
+	platform.DeploymentCompletePendingRevert, platform.DeploymentInProgressRevert,
+	platform.DeploymentInProgressRevertVSchema,
+})
+
+func updateAutoDeleteBranch(c *call, p *toggleBody) (any, error) {
+	return onDR(func(c *call, dr *drRec) error {
+		if p.Enable == nil {
+			return unprocessable("enable is required: true or false")
+		}
+		if !dr.open || dr.dep.state.IsTerminal() {
+			return refuse(dr, "change auto-delete-branch of", branchTogglable...)
+		}
+		dr.dep.autoDeleteBranch = *p.Enable
+		dr.dep.updated, dr.updated = c.now, c.now
+		return nil
+	})(c)
+}
+
+func (s *Server) cancelDeploy(c *call, dr *drRec) error {
+	allowed := []platform.DeploymentState{platform.DeploymentQueued, platform.DeploymentSubmitting, platform.DeploymentInProgress, platform.DeploymentPendingCutover}
+	if !dr.in(allowed...) {
+		return refuse(dr, "cancel", allowed...)
+	}
+	dr.dep.cancelledActor = c.who.user
+	s.setState(dr, platform.DeploymentInProgressCancel)
+	s.step(dr, s.timing.DeployStep, func() { s.cancelled(dr) })
+	return nil
+}
+
+func (s *Server) completeErrored(c *call, dr *drRec) error {
+	allowed := []platform.DeploymentState{platform.DeploymentCompleteError, platform.DeploymentCompleteRevertError}
+	if !dr.in(allowed...) {
+		return refuse(dr, "complete", allowed...)
+	}
+	s.complete(dr)
+	return nil
+}
+
+func (s *Server) revert(c *call, dr *drRec) error {
+	if !dr.in(platform.DeploymentCompletePendingRevert) {
+		return refuse(dr, "revert", platform.DeploymentCompletePendingRevert)
+	}
+	dr.dep.revertActor = c.who.user
+	s.setState(dr, platform.DeploymentInProgressRevert)
+	s.step(dr, s.timing.DeployRevert, func() { s.revertStep(dr) })
+	return nil
+}
+
+func (s *Server) skipRevert(c *call, dr *drRec) error {
+	if !dr.in(platform.DeploymentCompletePendingRevert) {
+		return refuse(dr, "skip the revert window of", platform.DeploymentCompletePendingRevert)
+	}
+	s.complete(dr)
+	return nil
+}
+
+func getDeployment(c *call) (any, error) {
+	dr, err := c.deployRequest()
+	if err != nil {
+		return nil, err
+	}
+	return c.s.renderDeployment(dr, true), nil
+}
+
+func listDeployOperations(c *call) (any, error) {
+	dr, err := c.deployRequest()
+	if err != nil {
+		return nil, err
+	}
+	ops := dr.dep.ops
+	lo := min((c.page-1)*c.perPage, len(ops))
+	hi := min(lo+c.perPage, len(ops))
+	return listOf(c, ops[lo:hi], len(ops), false, renderDeployOperation), nil
+}
+
+func getDeployQueue(c *call) (any, error) {
+	q := c.db.deployQueue
+	lo := min((c.page-1)*c.perPage, len(q))
+	hi := min(lo+c.perPage, len(q))
+	return listOf(c, q[lo:hi], len(q), false, func(dr *drRec) *platform.Deployment { return c.s.renderDeployment(dr, true) }), nil
+}
+
+func listReviews(c *call) (any, error) {
+	dr, err := c.deployRequest()
+	if err != nil {
+		return nil, err
+	}
+	lo := min((c.page-1)*c.perPage, len(dr.reviews))
+	hi := min(lo+c.perPage, len(dr.reviews))
+	return listOf(c, dr.reviews[lo:hi], len(dr.reviews), false, renderReview), nil
+}
+
+func reviewDeployRequest(c *call, p *platform.ReviewParams) (any, error) {
+	dr, err := c.deployRequest()
+	if err != nil {
+		return nil, err
+	}
+	switch p.State {
+	case platform.ReviewCommented, platform.ReviewApproved:
+	case "":
+		return nil, unprocessable("state is required: commented or approved")
+	default:
+		return nil, unprocessable("state %q is not commented or approved", p.State)
+	}
+	if p.State == platform.ReviewApproved && !c.who.may([]string{"approve_deploy_request"}, c.org, c.db) {
+		// review_deploy_request lets a token comment; approving takes
+		// approve_deploy_request, and lacking a permission is a 404.
+		return nil, notFound()
+	}
+	if !dr.open {
+		return nil, unprocessable("cannot review deploy request #%d: it is closed (deployment %s)", dr.number, dr.dep.state)
+	}
+	if p.State == platform.ReviewApproved && dr.db.requireApproval {
+		if err := dr.mayApprove(c.who.token, c.who.user); err != nil {
+			return nil, err
+		}
+	}
+	r := &reviewRec{stamps: stamps{id: c.w.newID(), created: c.now, updated: c.now}, actor: c.who.user, token: c.who.token, state: p.State, body: p.Body}
+	dr.reviews = append(dr.reviews, r)
+	dr.updated = c.now
+	return renderReview(r), nil
+}
+
+// mayApprove applies the spec's approval rules to a reviewer acting with
+// token (nil for a user acting through OAuth) as user: a service token
+// cannot approve a request it opened (rule 1), and a user cannot approve a
+// request they opened or that a service token they created opened (rule
+// 2). Rule 2 is about users: another service token, even one created by
+// the same user, may approve.
+func (dr *drRec) mayApprove(token *tokenRec, user *userRec) error {
+	switch {
+	case token != nil && token == dr.creatorToken:
+		return forbidden("a service token cannot approve a deploy request it created")
+	case token == nil && dr.creatorToken == nil && user == dr.creator:
+		return forbidden("you cannot approve your own deploy request")
+	case token == nil && dr.creatorToken != nil && dr.creatorToken.creator == user:
+		return forbidden("you cannot approve a deploy request created by a service token you created")
+	}
+	return nil
+}
+
+// approved reports whether an approving review by someone the approval
+// rules allow stands. An approval recorded while the database did not
+// require approval counts only if it would pass the rules now.
+func (dr *drRec) approved() bool {
+	for _, r := range dr.reviews {
+		if r.state == platform.ReviewApproved && dr.mayApprove(r.token, r.actor) == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// openDeployRequestsInto reports whether open deploy requests target b.
+func (b *branchRec) openDeployRequestsInto() int {
+	n := 0
+	for _, dr := range b.db.drs.all() {
+		if dr.open && dr.into == b {
+			n++
+		}
+	}
+	return n
+}
+
+// renderDeployRequest renders a deploy request as the API shows it.
+func (s *Server) renderDeployRequest(dr *drRec) *platform.DeployRequest {
+	base := s.URL()
+	sharded, shards := false, 0
+	for _, ks := range dr.into.keyspaces.all() {
+		shards += ks.shards
+		sharded = sharded || ks.shards > 1
+	}
+	comments := 0
+	for _, r := range dr.reviews {
+		if r.body != "" {
+			comments++
+		}
+	}
+	out := &platform.DeployRequest{
+		ID:                      dr.id,
+		Type:                    "DeployRequest",
+		Number:                  dr.number,
+		Actor:                   shortActor(dr.creator),
+		ClosedBy:                shortActor(dr.closedBy),
+		Branch:                  dr.head.name,
+		BranchID:                dr.head.id,
+		BranchDeleted:           dr.head.deleted,
+		IntoBranch:              dr.into.name,
+		IntoBranchSharded:       sharded,
+		IntoBranchShardCount:    shards,
+		IntoBranchKeyspaceCount: dr.into.keyspaces.len(),
+		Approved:                dr.approved(),
+		State:                   platform.DeployRequestClosed,
+		DeploymentState:         dr.dep.state,
+		Deployment:              s.renderDeployment(dr, true),
+		NumComments:             comments,
+		HTMLURL:                 base + dr.db.org.name + "/" + dr.db.name + "/deploy-requests/" + strconv.Itoa(dr.number),
+		Notes:                   dr.notes,
+		HTMLBody:                "<p>" + html.EscapeString(dr.notes) + "</p>",
+		CreatedAt:               platform.NewTimestamp(dr.created),
+		UpdatedAt:               platform.NewTimestamp(dr.updated),
+		ClosedAt:                ptrTime(dr.closedAt),
+		DeployedAt:              ptrTime(dr.deployedAt),
+	}
+	if dr.open {
+		out.State = platform.DeployRequestOpen
+	}
+	if dr.head.deleted {
+		out.BranchDeletedAt = ptrTime(dr.head.deletedAt)
+	}
+	return out
+}
+
+// renderDeployment renders a deployment; withQueue adds the deployments
+// ahead of it (rendered without their own queue).
+func (s *Server) renderDeployment(dr *drRec, withQueue bool) *platform.Deployment {
+	d := &dr.dep
+	out := &platform.Deployment{
+		ID:                         d.id,
+		Type:                       "Deployment",
+		State:                      d.state,
+		AutoCutover:                d.autoCutover,
+		AutoDeleteBranch:           d.autoDeleteBranch,
+		IntoBranch:                 dr.into.name,
+		DeployRequestNumber:        dr.number,
+		Deployable:                 d.state == platform.DeploymentReady,
+		InstantDDL:                 d.instant,
+		InstantDDLEligible:         d.eligible,
+		DeployCheckErrors:          d.checkErrors,
+		PrecedingDeployments:       []*platform.Deployment{},
+		DeployOperations:           make([]*platform.DeployOperation, 0, len(d.ops)),
+		DeployOperationSummaries:   make([]*platform.DeployOperationSummary, 0, len(d.ops)),
+		LintErrors:                 d.lint,
+		SequentialDiffDependencies: []map[string]any{},
+		LookupVindexOperations:     []map[string]any{},
+		Actor:                      shortActor(d.actor),
+		CutoverActor:               shortActor(d.cutoverActor),
+		CancelledActor:             shortActor(d.cancelledActor),
+		CreatedAt:                  platform.NewTimestamp(d.created),
+		UpdatedAt:                  platform.NewTimestamp(d.updated),
+		QueuedAt:                   ptrTime(d.queued),
+		SubmittedAt:                ptrTime(d.submitted),
+		StartedAt:                  ptrTime(d.started),
+		ReadyToCutoverAt:           ptrTime(d.readyToCutover),
+		ForceCutoverRequestedAt:    ptrTime(d.forceCutover),
+		CutoverAt:                  ptrTime(d.cutoverAt),
+		FinishedAt:                 ptrTime(d.finished),
+		SchemaLastUpdatedAt:        ptrTime(dr.head.schemaUpdated),
+	}
+	if out.LintErrors == nil {
+		out.LintErrors = []*platform.LintError{}
+	}
+	for _, op := range d.ops {
+		out.DeployOperations = append(out.DeployOperations, renderDeployOperation(op))
+		out.DeployOperationSummaries = append(out.DeployOperationSummaries, renderOperationSummary(op))
+	}
+	if withQueue {
+		for _, p := range dr.db.preceding(dr) {
+			out.PrecedingDeployments = append(out.PrecedingDeployments, s.renderDeployment(p, false))
+		}
+	}
+	return out
+}
+
+func renderDeployOperation(op *opRec) *platform.DeployOperation {
+	return &platform.DeployOperation{
+		ID:                     op.id,
+		Type:                   "DeployOperation",
+		State:                  op.state,
+		KeyspaceName:           op.keyspace,
+		TableName:              op.table,
+		OperationName:          op.name,
+		ETASeconds:             platform.Ptr(0.0),
+		ProgressPercentage:     platform.Ptr(progress(op.state)),
+		DDLStatement:           op.ddl,
+		SyntaxHighlightedDDL:   "<pre>" + html.EscapeString(op.ddl) + "</pre>",
+		CreatedAt:              platform.NewTimestamp(op.created),
+		UpdatedAt:              platform.NewTimestamp(op.updated),
+		CanDropData:            op.name == platform.OperationDrop,
+		RemovedForeignKeyNames: []string{},
+	}
+}
+
+func renderOperationSummary(op *opRec) *platform.DeployOperationSummary {
+	// A summary has no queued state: queued on its shards is pending here.
+	state := op.state
+	if state == platform.OperationQueued {
+		state = platform.OperationPending
+	}
+	out := &platform.DeployOperationSummary{
+		ID:                     op.id,
+		Type:                   "DeployOperationSummary",
+		State:                  state,
+		KeyspaceName:           op.keyspace,
+		TableName:              op.table,
+		OperationName:          op.name,
+		ProgressPercentage:     progress(op.state),
+		DDLStatement:           op.ddl,
+		SyntaxHighlightedDDL:   "<pre>" + html.EscapeString(op.ddl) + "</pre>",
+		CreatedAt:              platform.NewTimestamp(op.created),
+		CanDropData:            op.name == platform.OperationDrop,
+		RemovedForeignKeyNames: []string{},
+		ShardCount:             len(op.shards),
+		ShardNames:             make([]string, 0, len(op.shards)),
+		Sharded:                len(op.shards) > 1,
+		Operations:             make([]*platform.ShardOperationSummary, 0, len(op.shards)),
+	}
+	for _, sh := range op.shards {
+		out.ShardNames = append(out.ShardNames, sh.name)
+		out.Operations = append(out.Operations, &platform.ShardOperationSummary{
+			ID: sh.id, Type: "DeployOperationShard", Shard: sh.name, State: op.state,
+			ProgressPercentage: progress(op.state),
+		})
+	}
+	return out
+}
+
+// shardNames names n shards the way key ranges are written ("-", or
+// "-80", "80-" for two).
+func shardNames(n int) []string {
+	if n <= 1 {
+		return []string{"-"}
+	}
+	out := make([]string, n)
+	step := 256 / n
+	for i := range n {
+		lo, hi := "", ""
+		if i > 0 {
+			lo = hex2(i * step)
+		}
+		if i < n-1 {
+			hi = hex2((i + 1) * step)
+		}
+		out[i] = lo + "-" + hi
+	}
+	return out
+}
+
+func hex2(v int) string {
+	const digits = "0123456789abcdef"
+	return string([]byte{digits[(v>>4)&15], digits[v&15]})
+}
+
+// progress is an operation's completion in percent.
+func progress(st platform.DeployOperationState) float64 {
+	if st == platform.OperationComplete {
+		return 100
+	}
+	return 0
+}
+
+func renderReview(r *reviewRec) *platform.DeployRequestReview {
+	return &platform.DeployRequestReview{
+		ID:        r.id,
+		Type:      "DeployRequestReview",
+		Body:      r.body,
+		HTMLBody:  "<p>" + html.EscapeString(r.body) + "</p>",
+		State:     r.state,
+		Actor:     shortActor(r.actor),
+		CreatedAt: platform.NewTimestamp(r.created),
+		UpdatedAt: platform.NewTimestamp(r.updated),
+	}
+}
+
+// shortActor renders the short form of an actor (no type); nil for none.
+func shortActor(u *userRec) *platform.Actor {
+	a := renderActor(u)
+	if a != nil {
+		a.Type = ""
+	}
+	return a
+}
