@@ -116,13 +116,12 @@ func (s *Server) runPolicy(p *policyRec) {
 }
 
 func (s *Server) backupPolicyRoutes() []route {
-	const base = "/v1/organizations/{organization}/databases/{database}/backup-policies"
 	return []route{
-		{pattern: "GET " + base, op: "list_backup_policies", handler: read(listBackupPolicies)},
-		{pattern: "POST " + base, op: "create_backup_policy", handler: withBody(createBackupPolicy)},
-		{pattern: "GET " + base + "/{id}", op: "get_backup_policy", handler: read(getBackupPolicy)},
-		{pattern: "PATCH " + base + "/{id}", op: "update_backup_policy", handler: withBody(updateBackupPolicy)},
-		{pattern: "DELETE " + base + "/{id}", op: "delete_backup_policy", handler: act(deleteBackupPolicy)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/backup-policies", op: "list_backup_policies", handler: read(listBackupPolicies)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/backup-policies", op: "create_backup_policy", handler: withBody(createBackupPolicy)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/backup-policies/{id}", op: "get_backup_policy", handler: read(getBackupPolicy)},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/backup-policies/{id}", op: "update_backup_policy", handler: withBody(updateBackupPolicy)},
+		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/backup-policies/{id}", op: "delete_backup_policy", handler: act(deleteBackupPolicy)},
 	}
 }
 

@@ -104,13 +104,12 @@ const (
 )
 
 func (s *Server) backupRoutes() []route {
-	const base = "/v1/organizations/{organization}/databases/{database}/branches/{branch}/backups"
 	return []route{
-		{pattern: "GET " + base, op: "list_backups", handler: read(listBackups)},
-		{pattern: "POST " + base, op: "create_backup", handler: withBody(createBackup)},
-		{pattern: "GET " + base + "/{id}", op: "get_backup", handler: read(getBackup)},
-		{pattern: "PATCH " + base + "/{id}", op: "update_backup", handler: withBody(updateBackup)},
-		{pattern: "DELETE " + base + "/{id}", op: "delete_backup", handler: act(deleteBackup)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups", op: "list_backups", handler: read(listBackups)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups", op: "create_backup", handler: withBody(createBackup)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups/{id}", op: "get_backup", handler: read(getBackup)},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups/{id}", op: "update_backup", handler: withBody(updateBackup)},
+		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups/{id}", op: "delete_backup", handler: act(deleteBackup)},
 	}
 }
 

@@ -82,20 +82,19 @@ func (b *branchRec) defaultKeyspace() *keyspaceRec {
 }
 
 func (s *Server) branchRoutes() []route {
-	const base = "/v1/organizations/{organization}/databases/{database}/branches"
 	return []route{
-		{pattern: "GET " + base, op: "list_branches", handler: read(listBranches)},
-		{pattern: "POST " + base, op: "create_branch", handler: withBody(s.createBranch)},
-		{pattern: "GET " + base + "/{branch}", op: "get_branch", handler: read(getBranch)},
-		{pattern: "PATCH " + base + "/{branch}", op: "update_branch", handler: withBody(updateBranch)},
-		{pattern: "DELETE " + base + "/{branch}", op: "delete_branch", handler: act(s.deleteBranch)},
-		{pattern: "POST " + base + "/{branch}/promote", op: "promote_branch", handler: act(promoteBranch)},
-		{pattern: "POST " + base + "/{branch}/demote", op: "demote_branch", handler: act(demoteBranch)},
-		{pattern: "POST " + base + "/{branch}/safe-migrations", op: "enable_safe_migrations", handler: act(enableSafeMigrations)},
-		{pattern: "PUT " + base + "/{branch}/safe-migrations", op: "update_safe_migrations", handler: withBody(updateSafeMigrations)},
-		{pattern: "DELETE " + base + "/{branch}/safe-migrations", op: "disable_safe_migrations", handler: act(disableSafeMigrations)},
-		{pattern: "GET " + base + "/{branch}/schema", op: "get_branch_schema", handler: read(getBranchSchema)},
-		{pattern: "GET " + base + "/{branch}/schema/lint", op: "lint_branch_schema", handler: read(lintBranchSchema)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches", op: "list_branches", handler: read(listBranches)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches", op: "create_branch", handler: withBody(s.createBranch)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}", op: "get_branch", handler: read(getBranch)},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}", op: "update_branch", handler: withBody(updateBranch)},
+		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}", op: "delete_branch", handler: act(s.deleteBranch)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/promote", op: "promote_branch", handler: act(promoteBranch)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/demote", op: "demote_branch", handler: act(demoteBranch)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/safe-migrations", op: "enable_safe_migrations", handler: act(enableSafeMigrations)},
+		{pattern: "PUT /v1/organizations/{organization}/databases/{database}/branches/{branch}/safe-migrations", op: "update_safe_migrations", handler: withBody(updateSafeMigrations)},
+		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/safe-migrations", op: "disable_safe_migrations", handler: act(disableSafeMigrations)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/schema", op: "get_branch_schema", handler: read(getBranchSchema)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/schema/lint", op: "lint_branch_schema", handler: read(lintBranchSchema)},
 	}
 }
 

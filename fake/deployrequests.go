@@ -60,27 +60,25 @@ type reviewRec struct {
 }
 
 func (s *Server) deployRequestRoutes() []route {
-	const base = "/v1/organizations/{organization}/databases/{database}"
-	const one = base + "/deploy-requests/{number}"
 	return []route{
-		{pattern: "GET " + base + "/deploy-queue", op: "get_deploy_queue", handler: read(getDeployQueue)},
-		{pattern: "GET " + base + "/deploy-requests", op: "list_deploy_requests", handler: read(listDeployRequests)},
-		{pattern: "POST " + base + "/deploy-requests", op: "create_deploy_request", handler: withBody(s.createDeployRequest)},
-		{pattern: "GET " + one, op: "get_deploy_request", handler: read(onDR(func(*call, *drRec) error { return nil }))},
-		{pattern: "PATCH " + one, op: "close_deploy_request", handler: withBody(s.closeDeployRequest)},
-		{pattern: "POST " + one + "/deploy", op: "queue_deploy_request", handler: withBody(s.deploy)},
-		{pattern: "POST " + one + "/apply-deploy", op: "complete_gated_deploy_request", handler: act(onDR(s.applyDeploy))},
-		{pattern: "POST " + one + "/force-cutover", op: "force_cutover_deploy_request", handler: act(onDR(s.forceCutover))},
-		{pattern: "PUT " + one + "/auto-apply", op: "update_auto_apply", handler: withBody(s.updateAutoApply)},
-		{pattern: "PUT " + one + "/auto-delete-branch", op: "update_auto_delete_branch", handler: withBody(updateAutoDeleteBranch)},
-		{pattern: "POST " + one + "/cancel", op: "cancel_deploy_request", handler: act(onDR(s.cancelDeploy))},
-		{pattern: "POST " + one + "/complete-deploy", op: "complete_errored_deploy", handler: act(onDR(s.completeErrored))},
-		{pattern: "POST " + one + "/revert", op: "complete_revert", handler: act(onDR(s.revert))},
-		{pattern: "POST " + one + "/skip-revert", op: "skip_revert_period", handler: act(onDR(s.skipRevert))},
-		{pattern: "GET " + one + "/deployment", op: "get_deployment", handler: read(getDeployment)},
-		{pattern: "GET " + one + "/operations", op: "list_deploy_operations", handler: read(listDeployOperations)},
-		{pattern: "GET " + one + "/reviews", op: "list_deploy_request_reviews", handler: read(listReviews)},
-		{pattern: "POST " + one + "/reviews", op: "review_deploy_request", handler: withBody(reviewDeployRequest)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/deploy-queue", op: "get_deploy_queue", handler: read(getDeployQueue)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/deploy-requests", op: "list_deploy_requests", handler: read(listDeployRequests)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests", op: "create_deploy_request", handler: withBody(s.createDeployRequest)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}", op: "get_deploy_request", handler: read(onDR(func(*call, *drRec) error { return nil }))},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}", op: "close_deploy_request", handler: withBody(s.closeDeployRequest)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/deploy", op: "queue_deploy_request", handler: withBody(s.deploy)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/apply-deploy", op: "complete_gated_deploy_request", handler: act(onDR(s.applyDeploy))},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/force-cutover", op: "force_cutover_deploy_request", handler: act(onDR(s.forceCutover))},
+		{pattern: "PUT /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/auto-apply", op: "update_auto_apply", handler: withBody(s.updateAutoApply)},
+		{pattern: "PUT /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/auto-delete-branch", op: "update_auto_delete_branch", handler: withBody(updateAutoDeleteBranch)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/cancel", op: "cancel_deploy_request", handler: act(onDR(s.cancelDeploy))},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/complete-deploy", op: "complete_errored_deploy", handler: act(onDR(s.completeErrored))},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/revert", op: "complete_revert", handler: act(onDR(s.revert))},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/skip-revert", op: "skip_revert_period", handler: act(onDR(s.skipRevert))},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/deployment", op: "get_deployment", handler: read(getDeployment)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/operations", op: "list_deploy_operations", handler: read(listDeployOperations)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/reviews", op: "list_deploy_request_reviews", handler: read(listReviews)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/reviews", op: "review_deploy_request", handler: withBody(reviewDeployRequest)},
 	}
 }
 

@@ -124,13 +124,12 @@ func (s *Server) dropKeyspace(ks *keyspaceRec) {
 }
 
 func (s *Server) keyspaceRoutes() []route {
-	const base = "/v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces"
 	return []route{
-		{pattern: "GET " + base, op: "list_keyspaces", handler: read(listKeyspaces)},
-		{pattern: "POST " + base, op: "create_keyspace", handler: withBody(s.createKeyspace)},
-		{pattern: "GET " + base + "/{keyspace}", op: "get_keyspace", handler: read(getKeyspace)},
-		{pattern: "PATCH " + base + "/{keyspace}", op: "update_keyspace", handler: withBody(s.updateKeyspace)},
-		{pattern: "DELETE " + base + "/{keyspace}", op: "delete_keyspace", handler: act(s.deleteKeyspace)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces", op: "list_keyspaces", handler: read(listKeyspaces)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces", op: "create_keyspace", handler: withBody(s.createKeyspace)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}", op: "get_keyspace", handler: read(getKeyspace)},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}", op: "update_keyspace", handler: withBody(s.updateKeyspace)},
+		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}", op: "delete_keyspace", handler: act(s.deleteKeyspace)},
 	}
 }
 

@@ -204,18 +204,17 @@ func querySafety(field string, v *platform.QuerySafety, current platform.QuerySa
 }
 
 func (s *Server) roleRoutes() []route {
-	const base = "/v1/organizations/{organization}/databases/{database}/branches/{branch}/roles"
 	return []route{
-		{pattern: "GET " + base, op: "list_roles", handler: read(listRoles)},
-		{pattern: "POST " + base, op: "create_role", handler: withBody(createRole)},
-		{pattern: "GET " + base + "/default", op: "get_default_role", handler: read(getDefaultRole)},
-		{pattern: "POST " + base + "/reset-default", op: "reset_default_role", handler: act(resetDefaultRole)},
-		{pattern: "GET " + base + "/{id}", op: "get_role", handler: read(getRole)},
-		{pattern: "PATCH " + base + "/{id}", op: "update_role", handler: withBody(updateRole)},
-		{pattern: "DELETE " + base + "/{id}", op: "delete_role", handler: act(deleteRole)},
-		{pattern: "POST " + base + "/{id}/reassign", op: "reassign_role_objects", handler: withBody(reassignRole)},
-		{pattern: "POST " + base + "/{id}/renew", op: "renew_role", handler: act(renewRole)},
-		{pattern: "POST " + base + "/{id}/reset", op: "reset_role", handler: act(resetRole)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles", op: "list_roles", handler: read(listRoles)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles", op: "create_role", handler: withBody(createRole)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/default", op: "get_default_role", handler: read(getDefaultRole)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/reset-default", op: "reset_default_role", handler: act(resetDefaultRole)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/{id}", op: "get_role", handler: read(getRole)},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/{id}", op: "update_role", handler: withBody(updateRole)},
+		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/{id}", op: "delete_role", handler: act(deleteRole)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/{id}/reassign", op: "reassign_role_objects", handler: withBody(reassignRole)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/{id}/renew", op: "renew_role", handler: act(renewRole)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/{id}/reset", op: "reset_role", handler: act(resetRole)},
 	}
 }
 
