@@ -14,7 +14,9 @@ import (
 // BenchmarkDatabasesGet measures the SDK's request path for one Get: params
 // check, path building, the request, the retry and credential transports,
 // and decoding the JSON into a Database, against an httptest server over
-// loopback that answers with a canned database. See BENCHMARKS.md.
+// loopback that answers with a canned database. Its baseline, in the same
+// run, is the same request made with net/http alone and decoded with
+// encoding/json. See BENCHMARKS.md.
 func BenchmarkDatabasesGet(b *testing.B) {
 	at := platform.NewTimestamp(time.Date(2026, 1, 14, 10, 19, 23, 0, time.UTC))
 	canned, err := json.Marshal(&platform.Database{
@@ -54,14 +56,38 @@ func BenchmarkDatabasesGet(b *testing.B) {
 	ctx := b.Context()
 	params := &platform.GetDatabaseParams{Organization: "acme", Database: "app-db"}
 
-	b.ReportAllocs()
-	for b.Loop() {
-		db, err := client.Databases.Get(ctx, params)
-		if err != nil {
-			b.Fatal(err)
+	b.Run("sdk", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			db, err := client.Databases.Get(ctx, params)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if !db.Ready {
+				b.Fatal("decoded database is not ready")
+			}
 		}
-		if !db.Ready {
-			b.Fatal("decoded database is not ready")
+	})
+	b.Run("baseline_net_http", func(b *testing.B) {
+		hc := srv.Client()
+		url := srv.URL + "/v1/organizations/acme/databases/app-db"
+		b.ReportAllocs()
+		for b.Loop() {
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			req.Header.Set("Authorization", "benchtokenid:sk_benchsecret")
+			resp, err := hc.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var db platform.Database
+			err = json.NewDecoder(resp.Body).Decode(&db)
+			resp.Body.Close()
+			if err != nil || !db.Ready {
+				b.Fatalf("decoding: %v (ready %t)", err, db.Ready)
+			}
 		}
-	}
+	})
 }

@@ -96,18 +96,34 @@ func TestDeployFlow(t *testing.T) {
 // BenchmarkDeployFlow measures the whole deploy flow of deployFlow through
 // the SDK, each iteration on a fresh fake (started and closed inside the
 // timed loop): about thirty requests over loopback and the virtual clock's
-// transitions.
+// transitions. Its baseline, in the same run, is the smallest consumer test
+// there is: start a fake, make one call, close it.
 func BenchmarkDeployFlow(b *testing.B) {
 	ctx := b.Context()
-	b.ReportAllocs()
-	for b.Loop() {
-		srv, err := fake.New()
-		if err != nil {
-			b.Fatal(err)
+	b.Run("flow", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			srv, err := fake.New()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := deployFlow(ctx, srv); err != nil {
+				b.Fatal(err)
+			}
+			srv.Close()
 		}
-		if _, err := deployFlow(ctx, srv); err != nil {
-			b.Fatal(err)
+	})
+	b.Run("baseline_start_one_call", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			srv, err := fake.New()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := srv.Client().Organizations.Get(ctx, &platform.GetOrganizationParams{Organization: srv.Org()}); err != nil {
+				b.Fatal(err)
+			}
+			srv.Close()
 		}
-		srv.Close()
-	}
+	})
 }
