@@ -19,6 +19,7 @@ type orgRec struct {
 	memberByUser map[string]*memberRec // by user ID
 	dbs          index[*dbRec]
 	dbByName     map[string]*dbRec
+	teams        teamStore
 }
 
 // userRec is a person.
@@ -152,6 +153,7 @@ func removeMember(c *call) (any, error) {
 	}
 	c.org.members.remove(m)
 	delete(c.org.memberByUser, m.user.id)
+	c.org.teams.dropUser(m.user, c.now)
 	if deletePasswords {
 		c.s.dropRolesCreatedBy(c.org, m.user)
 	}
