@@ -80,6 +80,8 @@ type Client struct {
 	DeployRequests *DeployRequestsService
 	// Teams manages an organization's teams and their members.
 	Teams *TeamsService
+	// TrafficBudgets manages the traffic budgets of branches and their rules.
+	TrafficBudgets *TrafficBudgetsService
 }
 
 // service is what every resource service holds: the client that sends its
@@ -153,6 +155,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.Roles = (*RolesService)(common)
 	c.DeployRequests = (*DeployRequestsService)(common)
 	c.Teams = (*TeamsService)(common)
+	c.TrafficBudgets = (*TrafficBudgetsService)(common)
 	return c, nil
 }
 

@@ -49,20 +49,8 @@ func parseBackupFilter(q url.Values) (backupFilter, error) {
 			return f, err
 		}
 	}
-	if v := q.Get("running_at"); v != "" {
-		lo, hi, ok := strings.Cut(v, "..")
-		if !ok {
-			return f, badRequest("running_at must be a range START..END of RFC 3339 times, got %q", v)
-		}
-		if f.runFrom, err = backupTimeQuery(lo, "running_at start"); err != nil {
-			return f, err
-		}
-		if f.runTo, err = backupTimeQuery(hi, "running_at end"); err != nil {
-			return f, err
-		}
-		if f.runFrom.IsZero() || f.runTo.IsZero() || f.runTo.Before(f.runFrom) {
-			return f, badRequest("running_at must be a range START..END with START not after END, got %q", v)
-		}
+	if f.runFrom, f.runTo, err = rangeQuery(q.Get("running_at"), "running_at"); err != nil {
+		return f, err
 	}
 	if f.production, err = triQuery(q.Get("production"), "production"); err != nil {
 		return f, err
@@ -80,6 +68,28 @@ func backupTimeQuery(v, name string) (time.Time, error) {
 		return time.Time{}, badRequest("%s must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got %q", name, v)
 	}
 	return t, nil
+}
+
+// rangeQuery parses an optional range "START..END" of RFC 3339 times;
+// zero times when absent.
+func rangeQuery(v, name string) (from, to time.Time, err error) {
+	if v == "" {
+		return from, to, nil
+	}
+	lo, hi, ok := strings.Cut(v, "..")
+	if !ok {
+		return from, to, badRequest("%s must be a range START..END of RFC 3339 times, got %q", name, v)
+	}
+	if from, err = backupTimeQuery(lo, name+" start"); err != nil {
+		return from, to, err
+	}
+	if to, err = backupTimeQuery(hi, name+" end"); err != nil {
+		return from, to, err
+	}
+	if from.IsZero() || to.IsZero() || to.Before(from) {
+		return from, to, badRequest("%s must be a range START..END with START not after END, got %q", name, v)
+	}
+	return from, to, nil
 }
 
 // any reports whether the filter keeps less than a whole index.

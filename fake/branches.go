@@ -29,6 +29,8 @@ type branchRec struct {
 	keyspaceByName map[string]*keyspaceRec
 
 	roles *branchRoles
+
+	budgets branchBudgets // traffic budgets; see trafficbudgets.go
 }
 
 // newBranch adds a branch to db, pending until the clock has moved by

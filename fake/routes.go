@@ -87,6 +87,7 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.roleRoutes()...)
 	rs = append(rs, s.deployRequestRoutes()...)
 	rs = append(rs, s.teamRoutes()...)
+	rs = append(rs, s.trafficBudgetRoutes()...)
 	return rs
 }
 

@@ -1,0 +1,566 @@
+package fake
+
+import (
+	"encoding/json"
+	"html"
+	"net/netip"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/dbplatform/platform-go"
+)
+
+// This file serves the traffic budgets of branches and their rules. Where
+// the API's description is silent, the fake decides (and the SDK's
+// TrafficBudgetsService documents) that: a budget's name is required, at
+// most 255 characters and unique on its branch; mode defaults to enforce;
+// the strings of a budget body's "rules" are tags, one match rule each,
+// and on update they replace the budget's rules (a rule with exactly that
+// tag and nothing else is kept, with its ID); a limit sent as null is
+// unlimited again; a tag key is 1 to 64 letters, digits, _ . or -, and its
+// value 1 to 255 characters, an IP address or CIDR range for
+// remote_address; a rule's keyspace must be a keyspace of the branch; a
+// budget refuses a rule it already has; creating or deleting a rule moves
+// the budget's updated_at; and a rule with an SQL key shows its tag as the
+// SQL comment "/* key='value' */", HTML-escaped in a <pre> block, in
+// syntax_highlighted_sql ("" for the other rules).
+
+// trafficBudgetRec is a traffic budget of a branch, with its rules. It
+// lives on its branch: a deleted branch's budgets go with it.
+type trafficBudgetRec struct {
+	stamps
+	branch *branchRec
+	name   string
+	mode   platform.TrafficBudgetMode
+	limits trafficLimits
+	actor  *userRec
+	rules  []*trafficRuleRec // oldest first
+}
+
+// trafficLimitSpecs are a budget's limits and their ranges (from 0).
+var trafficLimitSpecs = [...]struct {
+	field platform.TrafficBudgetLimit
+	max   int
+}{
+	{platform.TrafficLimitCapacity, 6000},
+	{platform.TrafficLimitRate, 100},
+	{platform.TrafficLimitBurst, 6000},
+	{platform.TrafficLimitConcurrency, 100},
+	{platform.TrafficLimitWarningThreshold, 100},
+}
+
+// trafficLimits are a budget's limits, in the order of trafficLimitSpecs;
+// nil is unlimited.
+type trafficLimits [len(trafficLimitSpecs)]*int
+
+// trafficRuleRec is a rule of a traffic budget. Rules never change, so
+// their updated time is their creation time.
+type trafficRuleRec struct {
+	stamps
+	trafficRuleSpec
+	actor *userRec
+}
+
+// trafficRuleSpec is what a rule matches. Two rules of a budget never have
+// the same spec.
+type trafficRuleSpec struct {
+	kind        platform.TrafficRuleKind
+	keyspace    string     // "" for any keyspace
+	fingerprint string     // "" for none
+	tag         trafficTag // the zero tag for none
+}
+
+// trafficTag is a rule's tag.
+type trafficTag struct {
+	key, value string
+}
+
+// branchBudgets are the traffic budgets of a branch. The zero value is
+// empty and ready to use.
+type branchBudgets struct {
+	idx  index[*trafficBudgetRec]
+	byID map[string]*trafficBudgetRec
+}
+
+func (bs *branchBudgets) add(bg *trafficBudgetRec) {
+	if bs.byID == nil {
+		bs.byID = map[string]*trafficBudgetRec{}
+	}
+	bs.idx.add(bg)
+	bs.byID[bg.id] = bg
+}
+
+func (bs *branchBudgets) remove(bg *trafficBudgetRec) {
+	bs.idx.remove(bg)
+	delete(bs.byID, bg.id)
+}
+
+// trafficSystemKeys are the tag keys the platform knows about every query;
+// any other key comes from SQL comments.
+var trafficSystemKeys = []string{"remote_address", "username", "query_fingerprint"}
+
+// source is where the tag's key comes from.
+func (t trafficTag) source() platform.TagSource {
+	if slices.Contains(trafficSystemKeys, t.key) {
+		return platform.TagSourceSystem
+	}
+	return platform.TagSourceSQL
+}
+
+// keyID identifies the tag's key: "B<key>" for system keys, "S<key>" for
+// SQL keys.
+func (t trafficTag) keyID() string {
+	if t.source() == platform.TagSourceSystem {
+		return "B" + t.key
+	}
+	return "S" + t.key
+}
+
+// sqlComment is the SQL comment that carries the tag, as queries write it.
+func (t trafficTag) sqlComment() string {
+	return "/* " + t.key + "='" + strings.ReplaceAll(t.value, "'", `\'`) + "' */"
+}
+
+// Bounds of the traffic budget's strings.
+const (
+	maxTrafficBudgetName = 255
+	maxTrafficTagKey     = 64
+	maxTrafficTagValue   = 255
+)
+
+// trafficTagKey is the form of a tag key.
+var trafficTagKey = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+
+// parseTrafficTag reads a tag written "key=value"; field names it in errors.
+func parseTrafficTag(field, s string) (trafficTag, error) {
+	key, value, ok := strings.Cut(s, "=")
+	switch {
+	case !ok:
+		return trafficTag{}, unprocessable("%s: %q is not a tag key=value", field, s)
+	case key == "":
+		return trafficTag{}, unprocessable("%s: tag %q has no key", field, s)
+	case len(key) > maxTrafficTagKey || !trafficTagKey.MatchString(key):
+		return trafficTag{}, unprocessable("%s: tag key %q must be 1 to %d letters, digits, _ . or -", field, key, maxTrafficTagKey)
+	case value == "":
+		return trafficTag{}, unprocessable("%s: tag %q has no value", field, s)
+	case len(value) > maxTrafficTagValue:
+		return trafficTag{}, unprocessable("%s: the value of tag %s is longer than %d characters", field, key, maxTrafficTagValue)
+	}
+	if key == "remote_address" {
+		if _, err := netip.ParsePrefix(value); err != nil {
+			if _, err := netip.ParseAddr(value); err != nil {
+				return trafficTag{}, unprocessable("%s: remote_address %q is not an IP address or CIDR range", field, value)
+			}
+		}
+	}
+	return trafficTag{key: key, value: value}, nil
+}
+
+// checkTrafficRule validates a rule for budget bg from the fields of
+// create_traffic_rule.
+func checkTrafficRule(bg *trafficBudgetRec, p *platform.CreateTrafficRuleParams) (trafficRuleSpec, error) {
+	spec := trafficRuleSpec{kind: platform.TrafficRuleMatch}
+	if p.Kind != nil {
+		switch *p.Kind {
+		case platform.TrafficRuleMatch, platform.TrafficRuleEach:
+			spec.kind = *p.Kind
+		default:
+			return spec, unprocessable("kind %q is not match or each", *p.Kind)
+		}
+	}
+	if len(p.Tags) > 1 {
+		return spec, unprocessable("tags: a rule takes at most one tag, got %d", len(p.Tags))
+	}
+	if len(p.Tags) == 1 {
+		tag, err := parseTrafficTag("tags[0]", p.Tags[0])
+		if err != nil {
+			return spec, err
+		}
+		spec.tag = tag
+	}
+	if p.Keyspace != nil && *p.Keyspace != "" {
+		b := bg.branch
+		if b.keyspaceByName[*p.Keyspace] == nil {
+			return spec, unprocessable("keyspace %q is not a keyspace of branch %s", *p.Keyspace, b.name)
+		}
+		spec.keyspace = *p.Keyspace
+	}
+	if p.Fingerprint != nil {
+		spec.fingerprint = *p.Fingerprint
+	}
+	if spec.fingerprint == "" && spec.tag.key == "" {
+		return spec, unprocessable("a rule needs a fingerprint or a tag")
+	}
+	for _, r := range bg.rules {
+		if r.trafficRuleSpec == spec {
+			return spec, unprocessable("budget %s already has the same rule, %s", bg.name, r.id)
+		}
+	}
+	return spec, nil
+}
+
+// nullableInt is an integer body field that tells absent from null.
+type nullableInt struct {
+	given bool
+	value *int // nil for null
+}
+
+func (n *nullableInt) UnmarshalJSON(data []byte) error {
+	n.given = true
+	if string(data) == "null" {
+		n.value = nil
+		return nil
+	}
+	var v int
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	n.value = &v
+	return nil
+}
+
+// trafficBudgetBody is the body of create_traffic_budget and
+// update_traffic_budget: the fields of the SDK's params, read with null
+// told apart from absent, since null clears a limit (unlimited).
+type trafficBudgetBody struct {
+	Name             *string                     `json:"name"`
+	Mode             *platform.TrafficBudgetMode `json:"mode"`
+	Capacity         nullableInt                 `json:"capacity"`
+	Rate             nullableInt                 `json:"rate"`
+	Burst            nullableInt                 `json:"burst"`
+	Concurrency      nullableInt                 `json:"concurrency"`
+	WarningThreshold nullableInt                 `json:"warning_threshold"`
+	Rules            []string                    `json:"rules"`
+}
+
+// limits returns the body's limits in the order of trafficLimitSpecs.
+func (p *trafficBudgetBody) limits() [len(trafficLimitSpecs)]nullableInt {
+	return [...]nullableInt{p.Capacity, p.Rate, p.Burst, p.Concurrency, p.WarningThreshold}
+}
+
+// budgetChange is a validated budget body: what the budget becomes.
+type budgetChange struct {
+	name   string
+	mode   platform.TrafficBudgetMode
+	limits trafficLimits
+	// rules replace the budget's rules; nil leaves them as they are.
+	rules []trafficRuleSpec
+}
+
+// checkTrafficBudget validates a budget body for branch b, against the
+// budget cur it changes (nil for a new budget), and returns the change.
+func checkTrafficBudget(b *branchRec, cur *trafficBudgetRec, p *trafficBudgetBody) (budgetChange, error) {
+	next := budgetChange{mode: platform.TrafficBudgetEnforce}
+	if cur != nil {
+		next = budgetChange{name: cur.name, mode: cur.mode, limits: cur.limits}
+	}
+	switch {
+	case p.Name != nil:
+		name := *p.Name
+		switch {
+		case strings.TrimSpace(name) == "":
+			return next, unprocessable("name must not be empty")
+		case len(name) > maxTrafficBudgetName:
+			return next, unprocessable("name is longer than %d characters", maxTrafficBudgetName)
+		}
+		if other := b.budgetNamed(name); other != nil && other != cur {
+			return next, unprocessable("name %q is already taken by another traffic budget of branch %s", name, b.name)
+		}
+		next.name = name
+	case cur == nil:
+		return next, unprocessable("name is required")
+	}
+	if p.Mode != nil {
+		switch *p.Mode {
+		case platform.TrafficBudgetEnforce, platform.TrafficBudgetWarn, platform.TrafficBudgetOff:
+			next.mode = *p.Mode
+		default:
+			return next, unprocessable("mode %q is not enforce, warn or off", *p.Mode)
+		}
+	}
+	for i, l := range p.limits() {
+		spec := trafficLimitSpecs[i]
+		switch {
+		case !l.given:
+		case l.value == nil:
+			next.limits[i] = nil
+		case *l.value < 0 || *l.value > spec.max:
+			return next, unprocessable("%s must be from 0 to %d, got %d", spec.field, spec.max, *l.value)
+		default:
+			next.limits[i] = platform.Ptr(*l.value)
+		}
+	}
+	if p.Rules != nil {
+		next.rules = make([]trafficRuleSpec, 0, len(p.Rules))
+		for i, s := range p.Rules {
+			tag, err := parseTrafficTag("rules["+itoa(i)+"]", s)
+			if err != nil {
+				return next, err
+			}
+			spec := trafficRuleSpec{kind: platform.TrafficRuleMatch, tag: tag}
+			if j := slices.Index(next.rules, spec); j >= 0 {
+				return next, unprocessable("rules[%d]: %q repeats rules[%d]", i, s, j)
+			}
+			next.rules = append(next.rules, spec)
+		}
+	}
+	return next, nil
+}
+
+// budgetNamed finds a budget of the branch by name.
+func (b *branchRec) budgetNamed(name string) *trafficBudgetRec {
+	for _, bg := range b.budgets.idx.all() {
+		if bg.name == name {
+			return bg
+		}
+	}
+	return nil
+}
+
+// apply makes a validated change.
+func (bg *trafficBudgetRec) apply(c *call, ch budgetChange) {
+	bg.name, bg.mode, bg.limits = ch.name, ch.mode, ch.limits
+	if ch.rules != nil {
+		bg.replaceRules(c, ch.rules)
+	}
+	bg.updated = c.now
+}
+
+// replaceRules gives the budget one rule per spec: a rule it has with that
+// spec stays as it is; the others go, and new rules take their place.
+func (bg *trafficBudgetRec) replaceRules(c *call, specs []trafficRuleSpec) {
+	kept := make([]*trafficRuleRec, 0, len(specs))
+	for _, r := range bg.rules {
+		if slices.Contains(specs, r.trafficRuleSpec) {
+			kept = append(kept, r)
+		}
+	}
+	for _, spec := range specs {
+		if !slices.ContainsFunc(kept, func(r *trafficRuleRec) bool { return r.trafficRuleSpec == spec }) {
+			kept = append(kept, newTrafficRule(c, spec))
+		}
+	}
+	bg.rules = kept
+}
+
+// newTrafficRule makes a rule, created by the caller now.
+func newTrafficRule(c *call, spec trafficRuleSpec) *trafficRuleRec {
+	return &trafficRuleRec{
+		stamps:          stamps{id: c.w.newID(), created: c.now, updated: c.now},
+		trafficRuleSpec: spec,
+		actor:           c.who.user,
+	}
+}
+
+func (s *Server) trafficBudgetRoutes() []route {
+	return []route{
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/traffic/budgets", op: "list_traffic_budgets", handler: read(listTrafficBudgets)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/traffic/budgets", op: "create_traffic_budget", handler: withBody(createTrafficBudget)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/traffic/budgets/{id}", op: "get_traffic_budget", handler: read(getTrafficBudget)},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/traffic/budgets/{id}", op: "update_traffic_budget", handler: withBody(updateTrafficBudget)},
+		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/traffic/budgets/{id}", op: "delete_traffic_budget", handler: act(deleteTrafficBudget)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/traffic/budgets/{budget_id}/rules", op: "create_traffic_rule", handler: withBody(createTrafficRule)},
+		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/traffic/budgets/{budget_id}/rules/{id}", op: "delete_traffic_rule", handler: act(deleteTrafficRule)},
+	}
+}
+
+// trafficBudget finds the budget that the path value param names on the
+// path's {branch}.
+func (c *call) trafficBudget(param string) (*trafficBudgetRec, error) {
+	b, err := c.branch()
+	if err != nil {
+		return nil, err
+	}
+	bg := b.budgets.byID[c.r.PathValue(param)]
+	if bg == nil {
+		return nil, notFound()
+	}
+	return bg, nil
+}
+
+// trafficPeriods are the values of list_traffic_budgets' period.
+var trafficPeriods = []platform.TrafficPeriod{
+	platform.TrafficPeriod15m, platform.TrafficPeriod1h, platform.TrafficPeriod3h,
+	platform.TrafficPeriod6h, platform.TrafficPeriod12h, platform.TrafficPeriod1d,
+	platform.TrafficPeriod2d, platform.TrafficPeriod7d, platform.TrafficPeriod8d,
+}
+
+// listTrafficBudgets serves a page of a branch's budgets. period is
+// checked but selects nothing: it is the window of the traffic figures
+// the live service reports, and the fake has no traffic.
+func listTrafficBudgets(c *call) (any, error) {
+	b, err := c.branch()
+	if err != nil {
+		return nil, err
+	}
+	q := c.r.URL.Query()
+	if v := platform.TrafficPeriod(q.Get("period")); v != "" && !slices.Contains(trafficPeriods, v) {
+		return nil, badRequest("period %q is not one of %s", v, backupEnumText(trafficPeriods))
+	}
+	from, to, err := rangeQuery(q.Get("created_at"), "created_at")
+	if err != nil {
+		return nil, err
+	}
+	fingerprint := q.Get("fingerprint")
+	if from.IsZero() && fingerprint == "" {
+		return pageOf(c, &b.budgets.idx, false, renderTrafficBudget), nil
+	}
+	keep := func(bg *trafficBudgetRec) bool {
+		return (from.IsZero() || inRange(bg.created, from, to)) &&
+			(fingerprint == "" || bg.targets(fingerprint))
+	}
+	return filteredPageOf(c, &b.budgets.idx, false, keep, renderTrafficBudget), nil
+}
+
+// inRange reports whether t is in [from, to].
+func inRange(t, from, to time.Time) bool { return !t.Before(from) && !t.After(to) }
+
+// targets reports whether one of the budget's rules is about the query
+// fingerprint: by its fingerprint, or by a query_fingerprint tag.
+func (bg *trafficBudgetRec) targets(fingerprint string) bool {
+	return slices.ContainsFunc(bg.rules, func(r *trafficRuleRec) bool {
+		return r.fingerprint == fingerprint || r.tag == trafficTag{"query_fingerprint", fingerprint}
+	})
+}
+
+func createTrafficBudget(c *call, p *trafficBudgetBody) (any, error) {
+	b, err := c.branch()
+	if err != nil {
+		return nil, err
+	}
+	ch, err := checkTrafficBudget(b, nil, p)
+	if err != nil {
+		return nil, err
+	}
+	bg := &trafficBudgetRec{
+		stamps: stamps{id: c.w.newID(), created: c.now},
+		branch: b,
+		actor:  c.who.user,
+	}
+	bg.apply(c, ch)
+	b.budgets.add(bg)
+	return renderTrafficBudget(bg), nil
+}
+
+func getTrafficBudget(c *call) (any, error) {
+	bg, err := c.trafficBudget("id")
+	if err != nil {
+		return nil, err
+	}
+	return renderTrafficBudget(bg), nil
+}
+
+func updateTrafficBudget(c *call, p *trafficBudgetBody) (any, error) {
+	bg, err := c.trafficBudget("id")
+	if err != nil {
+		return nil, err
+	}
+	ch, err := checkTrafficBudget(bg.branch, bg, p)
+	if err != nil {
+		return nil, err
+	}
+	bg.apply(c, ch)
+	return renderTrafficBudget(bg), nil
+}
+
+func deleteTrafficBudget(c *call) (any, error) {
+	bg, err := c.trafficBudget("id")
+	if err != nil {
+		return nil, err
+	}
+	bg.branch.budgets.remove(bg)
+	return nil, nil
+}
+
+func createTrafficRule(c *call, p *platform.CreateTrafficRuleParams) (any, error) {
+	bg, err := c.trafficBudget("budget_id")
+	if err != nil {
+		return nil, err
+	}
+	spec, err := checkTrafficRule(bg, p)
+	if err != nil {
+		return nil, err
+	}
+	r := newTrafficRule(c, spec)
+	bg.rules = append(bg.rules, r)
+	bg.updated = c.now
+	return renderTrafficRule(r), nil
+}
+
+func deleteTrafficRule(c *call) (any, error) {
+	bg, err := c.trafficBudget("budget_id")
+	if err != nil {
+		return nil, err
+	}
+	id := c.r.PathValue("id")
+	i := slices.IndexFunc(bg.rules, func(r *trafficRuleRec) bool { return r.id == id })
+	if i < 0 {
+		return nil, notFound()
+	}
+	bg.rules = slices.Delete(bg.rules, i, i+1)
+	bg.updated = c.now
+	return nil, nil
+}
+
+// renderTrafficBudget renders a budget, its rules included, as the API
+// shows it.
+func renderTrafficBudget(bg *trafficBudgetRec) *platform.TrafficBudget {
+	l := bg.limits
+	out := &platform.TrafficBudget{
+		ID:               bg.id,
+		Type:             "TrafficBudget",
+		Name:             bg.name,
+		Mode:             bg.mode,
+		Capacity:         renderLimit(l[0]),
+		Rate:             renderLimit(l[1]),
+		Burst:            renderLimit(l[2]),
+		Concurrency:      renderLimit(l[3]),
+		WarningThreshold: renderLimit(l[4]),
+		Actor:            renderShortActor(bg.actor),
+		Rules:            make([]*platform.TrafficRule, len(bg.rules)),
+		CreatedAt:        platform.NewTimestamp(bg.created),
+		UpdatedAt:        platform.NewTimestamp(bg.updated),
+	}
+	for i, r := range bg.rules {
+		out.Rules[i] = renderTrafficRule(r)
+	}
+	return out
+}
+
+// renderLimit renders a limit: a copy, or nil for unlimited.
+func renderLimit(v *int) *int {
+	if v == nil {
+		return nil
+	}
+	return platform.Ptr(*v)
+}
+
+// renderTrafficRule renders a rule as the API shows it. A rule with an SQL
+// key shows the SQL comment that carries its tag, HTML-escaped in a <pre>
+// block, as the API's other syntax-highlighted fields are.
+func renderTrafficRule(r *trafficRuleRec) *platform.TrafficRule {
+	out := &platform.TrafficRule{
+		ID:        r.id,
+		Type:      "TrafficRule",
+		Kind:      r.kind,
+		Tags:      []*platform.TrafficTag{},
+		Actor:     renderShortActor(r.actor),
+		CreatedAt: platform.NewTimestamp(r.created),
+		UpdatedAt: platform.NewTimestamp(r.updated),
+	}
+	if r.fingerprint != "" {
+		out.Fingerprint = platform.Ptr(r.fingerprint)
+	}
+	if r.keyspace != "" {
+		out.Keyspace = platform.Ptr(r.keyspace)
+	}
+	if t := r.tag; t.key != "" {
+		out.Tags = append(out.Tags, &platform.TrafficTag{KeyID: t.keyID(), Key: t.key, Value: t.value, Source: t.source()})
+		if t.source() == platform.TagSourceSQL {
+			out.SyntaxHighlightedSQL = "<pre>" + html.EscapeString(t.sqlComment()) + "</pre>"
+		}
+	}
+	return out
+}
