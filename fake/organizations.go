@@ -19,6 +19,7 @@ type orgRec struct {
 	memberByUser map[string]*memberRec // by user ID
 	dbs          index[*dbRec]
 	dbByName     map[string]*dbRec
+	tokens       index[*tokenRec] // service tokens, in list order
 }
 
 // userRec is a person.
@@ -156,9 +157,9 @@ func removeMember(c *call) (any, error) {
 		c.s.dropRolesCreatedBy(c.org, m.user)
 	}
 	if deleteTokens {
-		for id, t := range c.w.tokens {
+		for _, t := range c.w.tokens {
 			if t.org == c.org && t.creator == m.user {
-				delete(c.w.tokens, id)
+				c.w.removeToken(t)
 			}
 		}
 	}
