@@ -82,6 +82,8 @@ type Client struct {
 	Teams *TeamsService
 	// TrafficBudgets manages the traffic budgets of branches and their rules.
 	TrafficBudgets *TrafficBudgetsService
+	// ServiceTokens manages service tokens and their permissions.
+	ServiceTokens *ServiceTokensService
 }
 
 // service is what every resource service holds: the client that sends its
@@ -156,6 +158,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.DeployRequests = (*DeployRequestsService)(common)
 	c.Teams = (*TeamsService)(common)
 	c.TrafficBudgets = (*TrafficBudgetsService)(common)
+	c.ServiceTokens = (*ServiceTokensService)(common)
 	return c, nil
 }
 

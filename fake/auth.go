@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -19,6 +20,10 @@ type tokenRec struct {
 	orgPerms  map[string]bool
 	dbPerms   map[string]map[string]bool // database ID -> permissions
 	expiresAt *time.Time
+	// lastUsed is the clock's time, in Unix nanoseconds, of the last
+	// request the token authenticated; 0 before the first. Atomic, as
+	// requests that only read authenticate under the read lock.
+	lastUsed atomic.Int64
 }
 
 // principal is who a request acts as.
@@ -50,6 +55,7 @@ func (s *Server) authenticate(r *http.Request, now time.Time) (*principal, error
 	if tok.expiresAt != nil && !now.Before(*tok.expiresAt) {
 		return nil, unauthorized("service token expired")
 	}
+	tok.lastUsed.Store(now.UnixNano())
 	return &principal{token: tok, user: tok.creator}, nil
 }
 

@@ -20,6 +20,7 @@ type orgRec struct {
 	dbs          index[*dbRec]
 	dbByName     map[string]*dbRec
 	teams        teamStore
+	tokens       index[*tokenRec] // service tokens, in list order
 }
 
 // userRec is a person.
@@ -158,9 +159,9 @@ func removeMember(c *call) (any, error) {
 		c.s.dropRolesCreatedBy(c.org, m.user)
 	}
 	if deleteTokens {
-		for id, t := range c.w.tokens {
+		for _, t := range c.w.tokens {
 			if t.org == c.org && t.creator == m.user {
-				delete(c.w.tokens, id)
+				c.w.removeToken(t)
 			}
 		}
 	}

@@ -1,8 +1,11 @@
 package fake
 
 import (
+	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/dbplatform/platform-go"
 )
 
 // organizationPermissions are the permissions that only make sense for a
@@ -57,4 +60,104 @@ func AllPermissions() []string {
 // knownPermission reports whether name is a permission.
 func knownPermission(name string) bool {
 	return slices.Contains(organizationPermissions, name) || slices.Contains(databasePermissions, name)
+}
+
+// organizationPermission reports whether name is an organization
+// permission, which is granted on the whole organization only.
+func organizationPermission(name string) bool {
+	return slices.Contains(organizationPermissions, name)
+}
+
+// checkGrant checks that perms can be granted on db, or on the
+// organization when db is nil: every name is a permission, and none is an
+// organization permission when db is set.
+func checkGrant(db *dbRec, perms []string) error {
+	for _, p := range perms {
+		if !knownPermission(p) {
+			return fmt.Errorf("unknown permission %q", p)
+		}
+		if db != nil && organizationPermission(p) {
+			return fmt.Errorf("%s is an organization permission and cannot be granted on database %s; grant it without a database", p, db.name)
+		}
+	}
+	return nil
+}
+
+// roleHolds reports whether an organization member with role holds perm,
+// and so may grant it to a service token (the spec: "Permissions are
+// granted to a token by an organization member who is themselves
+// authorized to hold them. For example, an organization member cannot
+// give a token create_databases").
+//
+// The spec splits permissions into organization access and database
+// access, and its example denies a member an organization permission. The
+// fake draws the line there: an admin holds every permission; a member
+// holds every database permission (on every database, so also granted on
+// the whole organization) and no organization permission: not
+// create_databases, write_organization, the service token, OAuth, team,
+// invoice or audit log permissions, and not the organization-wide reads
+// (read_organization, read_databases, read_metrics_endpoints) either.
+func roleHolds(role platform.MemberRole, perm string) bool {
+	switch role {
+	case platform.RoleAdmin:
+		return knownPermission(perm)
+	case platform.RoleMember:
+		return slices.Contains(databasePermissions, perm)
+	}
+	return false
+}
+
+// permissionDescriptions say what each permission allows, as accesses and
+// grants show it: the spec's tables, and for the names only the
+// operations use, what those operations do.
+var permissionDescriptions = map[string]string{
+	"read_organization":       "get information about an organization",
+	"write_organization":      "update an organization's settings",
+	"read_invoices":           "get invoices",
+	"read_audit_logs":         "get audit logs",
+	"read_databases":          "get information about the organization's databases",
+	"create_databases":        "create organization databases",
+	"delete_databases":        "delete organization databases",
+	"read_oauth_applications": "get information about OAuth applications and their tokens",
+	"read_oauth_tokens":       "get OAuth tokens for an OAuth application",
+	"write_oauth_tokens":      "create and refresh OAuth grants and tokens",
+	"delete_oauth_tokens":     "delete OAuth tokens",
+	"read_service_tokens":     "get information about service tokens",
+	"write_service_tokens":    "create and update service tokens",
+	"delete_service_tokens":   "delete service tokens",
+	"write_teams":             "create and update teams",
+	"read_metrics_endpoints":  "get information about branch metrics endpoints",
+
+	"read_database":                               "get information about a database",
+	"write_database":                              "update information about a database",
+	"delete_database":                             "delete a database",
+	"create_branch":                               "create a database branch",
+	"read_branch":                                 "read a database branch",
+	"delete_branch":                               "delete a database branch",
+	"delete_production_branch":                    "delete a production branch",
+	"promote_branches":                            "promote a development branch to production",
+	"demote_branches":                             "demote a production branch to development",
+	"connect_branch":                              "connect to a branch",
+	"connect_production_branch":                   "connect to a production branch",
+	"connect_production_read_only_branch":         "connect to a read-only replica of a production branch",
+	"create_branch_password":                      "create credentials for a non-production branch",
+	"create_production_branch_password":           "create credentials for a production branch",
+	"create_production_read_only_branch_password": "create read-only credentials for a production branch",
+	"delete_branch_password":                      "delete a password for a non-production branch",
+	"delete_production_branch_password":           "delete a password for a production branch",
+	"delete_production_read_only_branch_password": "delete read-only credentials of a production branch",
+	"create_deploy_request":                       "create a deploy request",
+	"read_deploy_request":                         "read a deploy request",
+	"review_deploy_request":                       "review a deploy request",
+	"approve_deploy_request":                      "approve a deploy request",
+	"create_comment":                              "create a deploy request comment",
+	"read_comment":                                "read a deploy request comment",
+	"read_backups":                                "list backups",
+	"write_backups":                               "create and update backups",
+	"delete_backups":                              "delete development branch backups",
+	"delete_production_branch_backups":            "delete production branch backups",
+	"restore_backup":                              "restore a development branch backup",
+	"restore_production_branch_backup":            "restore a production branch backup",
+	"write_branch_vschema":                        "update the VSchema of a branch",
+	"write_production_branch_vschema":             "update the VSchema of a production branch",
 }

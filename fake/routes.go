@@ -88,6 +88,7 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.deployRequestRoutes()...)
 	rs = append(rs, s.teamRoutes()...)
 	rs = append(rs, s.trafficBudgetRoutes()...)
+	rs = append(rs, s.serviceTokenRoutes()...)
 	return rs
 }
 

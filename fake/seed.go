@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"time"
 
@@ -24,6 +23,9 @@ type TokenSpec struct {
 	Name string
 	// CreatedBy is the ID of the user who creates the token, who must be a
 	// member of the organization; the organization's first admin when empty.
+	// The token acts for this user: through the API it may grant other
+	// tokens only what the user holds (an admin every permission, a member
+	// the database permissions).
 	CreatedBy string
 	// Permissions are granted on the whole organization.
 	Permissions []string
@@ -116,7 +118,10 @@ func (s *Server) AddMember(org, userID string, role platform.MemberRole) error {
 }
 
 // CreateServiceToken adds a service token to an organization and returns its
-// ID and secret. Permission names must be known, and databases must exist.
+// ID and secret. Permission names must be known, databases must exist, and
+// an organization permission cannot be granted on a database. Seeding is the
+// test's own doing: unlike the API, it grants whatever the spec lists,
+// whoever CreatedBy is.
 func (s *Server) CreateServiceToken(org string, spec TokenSpec) (Token, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -128,43 +133,26 @@ func (s *Server) CreateServiceToken(org string, spec TokenSpec) (Token, error) {
 	if err != nil {
 		return Token{}, fmt.Errorf("fake: CreateServiceToken: %w", err)
 	}
-	now := s.clock.Now()
-	t := &tokenRec{
-		stamps:   stamps{id: s.world.newID(), created: now, updated: now},
-		name:     spec.Name,
-		org:      o,
-		creator:  creator,
-		orgPerms: map[string]bool{},
-		dbPerms:  map[string]map[string]bool{},
-	}
-	for _, p := range spec.Permissions {
-		if !knownPermission(p) {
-			return Token{}, fmt.Errorf("fake: CreateServiceToken: unknown permission %q", p)
-		}
-		t.orgPerms[p] = true
+	if err := checkGrant(nil, spec.Permissions); err != nil {
+		return Token{}, fmt.Errorf("fake: CreateServiceToken: %w", err)
 	}
 	for name, perms := range spec.DatabasePermissions {
 		db := o.dbByName[name]
 		if db == nil {
 			return Token{}, fmt.Errorf("fake: CreateServiceToken: no database %q in %s", name, org)
 		}
-		for _, p := range perms {
-			if !knownPermission(p) {
-				return Token{}, fmt.Errorf("fake: CreateServiceToken: unknown permission %q", p)
-			}
+		if err := checkGrant(db, perms); err != nil {
+			return Token{}, fmt.Errorf("fake: CreateServiceToken: %w", err)
 		}
-		t.grant(db, perms)
 	}
 	if spec.TTL < 0 {
 		return Token{}, fmt.Errorf("fake: CreateServiceToken: negative TTL")
 	}
-	if spec.TTL > 0 {
-		exp := now.Add(spec.TTL)
-		t.expiresAt = &exp
+	t, secret := s.world.newToken(o, creator, spec.Name, s.clock.Now(), spec.TTL)
+	t.grantOn(nil, spec.Permissions)
+	for name, perms := range spec.DatabasePermissions {
+		t.grantOn(o.dbByName[name], perms)
 	}
-	secret := s.world.newSecret("sk_", 32)
-	t.hash = sha256.Sum256([]byte(secret))
-	s.world.tokens[t.id] = t
 	return Token{ID: t.id, Secret: secret}, nil
 }
 
@@ -172,10 +160,11 @@ func (s *Server) CreateServiceToken(org string, spec TokenSpec) (Token, error) {
 func (s *Server) DeleteServiceToken(id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.world.tokens[id] == nil {
+	t := s.world.tokens[id]
+	if t == nil {
 		return fmt.Errorf("fake: DeleteServiceToken: no token %q", id)
 	}
-	delete(s.world.tokens, id)
+	s.world.removeToken(t)
 	return nil
 }
 

@@ -1,0 +1,401 @@
+package fake
+
+import (
+	"crypto/sha256"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/dbplatform/platform-go"
+)
+
+// maxTokenTTL bounds the ttl of a service token created through the API
+// (in seconds: 100 years), so that its expiry is a representable time.
+const maxTokenTTL = 100 * 365 * 24 * 60 * 60
+
+// maxTokenNameLen bounds a service token's name.
+const maxTokenNameLen = 255
+
+func (s *Server) serviceTokenRoutes() []route {
+	return []route{
+		{pattern: "GET /v1/organizations/{organization}/service-tokens", op: "list_service_tokens", handler: read(listServiceTokens)},
+		{pattern: "POST /v1/organizations/{organization}/service-tokens", op: "create_service_token", handler: withBody(createServiceToken)},
+		{pattern: "GET /v1/organizations/{organization}/service-tokens/{id}", op: "get_service_token", handler: read(getServiceToken)},
+		{pattern: "DELETE /v1/organizations/{organization}/service-tokens/{id}", op: "delete_service_token", handler: act(deleteServiceToken)},
+		{pattern: "GET /v1/organizations/{organization}/service-tokens/{id}/access", op: "list_service_token_accesses", handler: read(listServiceTokenAccesses)},
+		{pattern: "POST /v1/organizations/{organization}/service-tokens/{id}/access", op: "add_service_token_accesses", handler: withBody(addServiceTokenAccesses)},
+		{pattern: "DELETE /v1/organizations/{organization}/service-tokens/{id}/access", op: "remove_service_token_accesses", handler: withBody(removeServiceTokenAccesses)},
+		{pattern: "GET /v1/organizations/{organization}/service-tokens/{id}/grants", op: "list_service_token_grants", handler: read(listServiceTokenGrants)},
+	}
+}
+
+// newToken adds a service token of org, created on behalf of creator, with
+// no permissions; a positive ttl makes it expire that long after now. It
+// returns the token and its secret, of which only the hash is kept.
+func (w *world) newToken(org *orgRec, creator *userRec, name string, now time.Time, ttl time.Duration) (*tokenRec, string) {
+	t := &tokenRec{
+		stamps:   stamps{id: w.newID(), created: now, updated: now},
+		name:     name,
+		org:      org,
+		creator:  creator,
+		orgPerms: map[string]bool{},
+		dbPerms:  map[string]map[string]bool{},
+	}
+	if ttl > 0 {
+		exp := now.Add(ttl)
+		t.expiresAt = &exp
+	}
+	secret := w.newSecret("sk_", 32)
+	t.hash = sha256.Sum256([]byte(secret))
+	w.tokens[t.id] = t
+	org.tokens.add(t)
+	return t, secret
+}
+
+// removeToken deletes a token: it is refused from the next request on.
+func (w *world) removeToken(t *tokenRec) {
+	delete(w.tokens, t.id)
+	t.org.tokens.remove(t)
+}
+
+// grantOn gives the token perms on db, or on the organization when db is
+// nil, and reports whether any of them is new there.
+func (t *tokenRec) grantOn(db *dbRec, perms []string) bool {
+	held := t.orgPerms
+	if db != nil {
+		held = t.dbPerms[db.id]
+	}
+	changed := false
+	for _, p := range perms {
+		changed = changed || !held[p]
+	}
+	if db != nil {
+		t.grant(db, perms)
+		return changed
+	}
+	for _, p := range perms {
+		t.orgPerms[p] = true
+	}
+	return changed
+}
+
+// revokeOn takes perms from the token on db, or on the organization when
+// db is nil, and reports whether it held any of them there.
+func (t *tokenRec) revokeOn(db *dbRec, perms []string) bool {
+	held := t.orgPerms
+	if db != nil {
+		held = t.dbPerms[db.id]
+	}
+	changed := false
+	for _, p := range perms {
+		if held[p] {
+			delete(held, p)
+			changed = true
+		}
+	}
+	if db != nil && len(held) == 0 {
+		delete(t.dbPerms, db.id)
+	}
+	return changed
+}
+
+// tokenGrant is what a token holds on one resource: the organization (db
+// nil) or one database. perms are sorted.
+type tokenGrant struct {
+	t     *tokenRec
+	db    *dbRec
+	perms []string
+}
+
+// grants returns what the token holds, by resource: the organization
+// first, then its databases in creation order.
+func (t *tokenRec) grants() []tokenGrant {
+	var out []tokenGrant
+	add := func(db *dbRec, held map[string]bool) {
+		if len(held) == 0 {
+			return
+		}
+		perms := make([]string, 0, len(held))
+		for p := range held {
+			perms = append(perms, p)
+		}
+		slices.Sort(perms)
+		out = append(out, tokenGrant{t: t, db: db, perms: perms})
+	}
+	add(nil, t.orgPerms)
+	if len(t.dbPerms) > 0 {
+		for _, db := range t.org.dbs.all() {
+			add(db, t.dbPerms[db.id])
+		}
+	}
+	return out
+}
+
+// tokenAccess is one permission a token holds on one resource.
+type tokenAccess struct {
+	tokenGrant
+	perm string
+}
+
+// accesses returns what the token holds, one permission at a time, in the
+// order of grants and, within one, by permission name.
+func (t *tokenRec) accesses() []tokenAccess {
+	var out []tokenAccess
+	for _, g := range t.grants() {
+		for _, p := range g.perms {
+			out = append(out, tokenAccess{g, p})
+		}
+	}
+	return out
+}
+
+// serviceToken finds the path's {id} among the organization's tokens.
+func (c *call) serviceToken() (*tokenRec, error) {
+	t := c.w.tokens[c.r.PathValue("id")]
+	if t == nil || t.org != c.org {
+		return nil, notFound()
+	}
+	return t, nil
+}
+
+func listServiceTokens(c *call) (any, error) {
+	return pageOf(c, &c.org.tokens, true, renderServiceToken), nil
+}
+
+func createServiceToken(c *call, p *platform.CreateServiceTokenParams) (any, error) {
+	var name string
+	if p.Name != nil {
+		name = *p.Name
+		switch {
+		case strings.TrimSpace(name) == "":
+			return nil, unprocessable("name must not be blank; leave it out for a token without a name")
+		case len(name) > maxTokenNameLen:
+			return nil, unprocessable("name is longer than %d characters", maxTokenNameLen)
+		}
+	}
+	var ttl time.Duration
+	if p.TTL != nil {
+		if *p.TTL <= 0 || *p.TTL > maxTokenTTL {
+			return nil, unprocessable("ttl must be a number of seconds from 1 to %d, got %d", maxTokenTTL, *p.TTL)
+		}
+		ttl = time.Duration(*p.TTL) * time.Second
+	}
+	t, secret := c.w.newToken(c.org, c.who.user, name, c.now, ttl)
+	out := renderServiceToken(t)
+	out.Token = &secret
+	return out, nil
+}
+
+func getServiceToken(c *call) (any, error) {
+	t, err := c.serviceToken()
+	if err != nil {
+		return nil, err
+	}
+	return renderServiceToken(t), nil
+}
+
+func deleteServiceToken(c *call) (any, error) {
+	t, err := c.serviceToken()
+	if err != nil {
+		return nil, err
+	}
+	c.w.removeToken(t)
+	return nil, nil
+}
+
+func listServiceTokenAccesses(c *call) (any, error) {
+	t, err := c.serviceToken()
+	if err != nil {
+		return nil, err
+	}
+	return slicePageOf(c, inOrder(c, t.accesses()), true, renderAccess), nil
+}
+
+func listServiceTokenGrants(c *call) (any, error) {
+	t, err := c.serviceToken()
+	if err != nil {
+		return nil, err
+	}
+	return slicePageOf(c, inOrder(c, t.grants()), true, renderGrant), nil
+}
+
+// inOrder returns items, reversed when the call asks for order=desc.
+func inOrder[T any](c *call, items []T) []T {
+	if c.desc {
+		slices.Reverse(items)
+	}
+	return items
+}
+
+// accessChange validates the body of an add or remove: the database it
+// names (nil for the organization) and its permissions, sorted and without
+// duplicates.
+func (c *call) accessChange(p *platform.AddServiceTokenAccessesParams) (*dbRec, []string, error) {
+	if len(p.Access) == 0 {
+		return nil, nil, unprocessable("access is required: name at least one permission")
+	}
+	var db *dbRec
+	if p.Database != nil {
+		if db = c.org.dbByName[*p.Database]; db == nil {
+			return nil, nil, unprocessable("database %q is not a database of %s", *p.Database, c.org.name)
+		}
+	}
+	perms := make([]string, 0, len(p.Access))
+	for _, a := range p.Access {
+		perms = append(perms, string(a))
+	}
+	slices.Sort(perms)
+	perms = slices.Compact(perms)
+	if err := checkGrant(db, perms); err != nil {
+		return nil, nil, unprocessable("access: %v", err)
+	}
+	return db, perms, nil
+}
+
+func addServiceTokenAccesses(c *call, p *platform.AddServiceTokenAccessesParams) (any, error) {
+	t, err := c.serviceToken()
+	if err != nil {
+		return nil, err
+	}
+	db, perms, err := c.accessChange(p)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.mayGrant(perms); err != nil {
+		return nil, err
+	}
+	if t.grantOn(db, perms) {
+		t.updated = c.now
+	}
+	g := tokenGrant{t: t, db: db, perms: perms}
+	out := &platform.ServiceTokenAccesses{Accesses: make([]*platform.ServiceTokenAccess, 0, len(perms))}
+	for _, p := range perms {
+		out.Accesses = append(out.Accesses, renderAccess(tokenAccess{g, p}))
+	}
+	return out, nil
+}
+
+// mayGrant checks that the acting user holds every one of perms (see
+// roleHolds): a token acts for the user who created it. Granting what the
+// user does not hold is forbidden (403): the caller is permitted to change
+// tokens, but the spec's rule refuses this grant.
+func (c *call) mayGrant(perms []string) error {
+	u := c.who.user
+	var m *memberRec
+	if u != nil {
+		m = c.org.memberByUser[u.id]
+	}
+	if m == nil {
+		return forbidden("the acting user is not a member of %s and can grant no permission", c.org.name)
+	}
+	for _, p := range perms {
+		if !roleHolds(m.role, p) {
+			return forbidden("user %s, a %s of %s, does not hold %s and cannot grant it: members hold the database permissions only", u.id, m.role, c.org.name, p)
+		}
+	}
+	return nil
+}
+
+func removeServiceTokenAccesses(c *call, p *platform.RemoveServiceTokenAccessesParams) (any, error) {
+	t, err := c.serviceToken()
+	if err != nil {
+		return nil, err
+	}
+	db, perms, err := c.accessChange(p)
+	if err != nil {
+		return nil, err
+	}
+	if t.revokeOn(db, perms) {
+		t.updated = c.now
+	}
+	return nil, nil
+}
+
+// derivedID is an ID for what has no record of its own (an access, a
+// grant): stable for the same parts, 12 lowercase alphanumerics like every
+// other ID.
+func derivedID(parts ...string) string {
+	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	b := make([]byte, 12)
+	for i := range b {
+		b[i] = idAlphabet[int(sum[i])%len(idAlphabet)]
+	}
+	return string(b)
+}
+
+// resource names the grant's resource: its ID, name, type and short form.
+func (g tokenGrant) resource() (string, string, platform.AccessResourceType, platform.ServiceTokenResource) {
+	id, name, typ, st := g.t.org.id, g.t.org.name, platform.AccessResourceOrganization, g.t.org.stamps
+	if g.db != nil {
+		id, name, typ, st = g.db.id, g.db.name, platform.AccessResourceDatabase, g.db.stamps
+	}
+	return id, name, typ, platform.ServiceTokenResource{
+		ID:        id,
+		Name:      name,
+		CreatedAt: platform.NewTimestamp(st.created),
+		UpdatedAt: platform.NewTimestamp(st.updated),
+	}
+}
+
+func renderAccess(a tokenAccess) *platform.ServiceTokenAccess {
+	id, name, typ, res := a.resource()
+	return &platform.ServiceTokenAccess{
+		ID:           derivedID("access", a.t.id, id, a.perm),
+		Type:         "ServiceTokenAccess",
+		Access:       platform.Permission(a.perm),
+		Description:  permissionDescriptions[a.perm],
+		ResourceName: name,
+		ResourceID:   id,
+		ResourceType: typ,
+		Resource:     res,
+	}
+}
+
+func renderGrant(g tokenGrant) *platform.ServiceTokenGrant {
+	id, name, typ, _ := g.resource()
+	out := &platform.ServiceTokenGrant{
+		ID:           derivedID("grant", g.t.id, id),
+		Type:         "ServiceTokenGrant",
+		ResourceName: name,
+		ResourceID:   id,
+		ResourceType: typ,
+		Accesses:     make([]*platform.ServiceTokenGrantAccess, 0, len(g.perms)),
+	}
+	for _, p := range g.perms {
+		out.Accesses = append(out.Accesses, &platform.ServiceTokenGrantAccess{
+			Access:      platform.Permission(p),
+			Description: permissionDescriptions[p],
+		})
+	}
+	return out
+}
+
+// renderServiceToken renders a token as the API shows it after creation:
+// without its secret.
+func renderServiceToken(t *tokenRec) *platform.ServiceToken {
+	out := &platform.ServiceToken{
+		ID:                   t.id,
+		Type:                 "ServiceToken",
+		DisplayName:          t.id,
+		AvatarURL:            "https://avatars.example.com/" + t.id,
+		CreatedAt:            platform.NewTimestamp(t.created),
+		UpdatedAt:            platform.NewTimestamp(t.updated),
+		ServiceTokenAccesses: []*platform.ServiceTokenAccess{},
+	}
+	if t.name != "" {
+		out.Name, out.DisplayName = platform.Ptr(t.name), t.name
+	}
+	if t.expiresAt != nil {
+		out.ExpiresAt = platform.Ptr(platform.NewTimestamp(*t.expiresAt))
+	}
+	if n := t.lastUsed.Load(); n != 0 {
+		out.LastUsedAt = platform.Ptr(platform.NewTimestamp(time.Unix(0, n)))
+	}
+	if u := t.creator; u != nil {
+		out.ActorID, out.ActorDisplayName, out.ActorType = platform.Ptr(u.id), platform.Ptr(u.name), platform.Ptr("User")
+	}
+	for _, a := range t.accesses() {
+		out.ServiceTokenAccesses = append(out.ServiceTokenAccesses, renderAccess(a))
+	}
+	return out
+}
