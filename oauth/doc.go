@@ -17,17 +17,19 @@
 //	// /login sends the browser to the consent page, with a fresh state kept
 //	// in a short-lived cookie.
 //	mux.Handle("GET /login", cfg.LoginHandler())
-//	// /callback checks the state, exchanges the code and hands over the token.
+//	// /callback checks the state, exchanges the code and hands over the
+//	// token; a nil error handler answers failures with 400, 403 or 502.
 //	mux.Handle("GET /callback", cfg.CallbackHandler(
 //		func(w http.ResponseWriter, r *http.Request, tok *oauth2.Token) {
-//			store.Save(userOf(r), tok) // the application's own storage
+//			startSession(w, tok) // the application's own: keep tok, set a cookie
 //			http.Redirect(w, r, "/", http.StatusFound)
 //		}, nil))
 //
-// Later, for each request the application makes on the user's behalf:
+// Then, to call the API on the user's behalf, build one token source per
+// signed-in user and keep it with the session:
 //
 //	ts := cfg.TokenSource(ctx, tok, func(t *oauth2.Token) error {
-//		return store.Save(user, t) // called with every refreshed token
+//		return saveToken(session, t) // called with every refreshed token
 //	})
 //	client, err := platform.NewClient(platform.WithTokenSource(ts))
 //
