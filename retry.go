@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+	"golang.org/x/oauth2"
 )
 
 // RetryPolicy says when and how often a failed request is sent again.
@@ -17,7 +18,8 @@ import (
 // 429 and 503 are retried for every method: the server says it did not act.
 // Network errors and 500, 502 and 504 are retried only for GET, HEAD, PUT
 // and DELETE, so a POST or PATCH is never repeated after the server may have
-// acted on it. Waits grow exponentially from MinWait to MaxWait with full
+// acted on it. A refresh of an OAuth token that the token endpoint refused
+// is not retried. Waits grow exponentially from MinWait to MaxWait with full
 // jitter; a Retry-After header sets the wait instead, unless it asks for more
 // than MaxRetryAfter, in which case the error is returned at once (with
 // [Error.RetryAfter] set) rather than holding the caller that long.
@@ -98,6 +100,12 @@ func (p RetryPolicy) checkRetry(ctx context.Context, resp *http.Response, err er
 		idempotent = isIdempotent(a.method)
 	}
 	if err != nil {
+		// The token endpoint refused to refresh the OAuth token (a revoked
+		// grant, a rotated refresh token): asking again gets the same answer.
+		var refused *oauth2.RetrieveError
+		if errors.As(err, &refused) {
+			return false, nil
+		}
 		return idempotent && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded), nil
 	}
 	switch resp.StatusCode {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/oauth2"
 
 	"github.com/dbplatform/platform-go"
 )
@@ -309,6 +310,53 @@ func TestWithoutRetries(t *testing.T) {
 		})
 	}
 }
+
+// TestRetryTokenSourceErrors checks that a refresh the token endpoint
+// refused is not retried, while a token source that could not reach it is,
+// like any network error.
+func TestRetryTokenSourceErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		err       error
+		wantWaits int
+	}{
+		{"refresh refused", &oauth2.RetrieveError{ErrorCode: "invalid_grant"}, 0},
+		{"token endpoint unreachable", errors.New("dial tcp: connection refused"), 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			api := newTestAPI(t, respond(200, userJSON))
+			sleeps := &sleepRecorder{}
+			c, err := platform.NewClient(
+				platform.WithBaseURL(api.baseURL()),
+				platform.WithHTTPClient(api.srv.Client()),
+				platform.WithTokenSource(failingTokenSource{tt.err}),
+				fastRetries(3),
+				platform.WithSleep(sleeps.sleep),
+			)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.Users.GetCurrent(t.Context())
+			if !errors.Is(err, tt.err) {
+				t.Errorf("error = %v, want the token source's %v", err, tt.err)
+			}
+			if w := sleeps.recorded(); len(w) != tt.wantWaits {
+				t.Errorf("waits = %v, want %d", w, tt.wantWaits)
+			}
+			if n := api.count(); n != 0 {
+				t.Errorf("server saw %d requests without a token, want 0", n)
+			}
+		})
+	}
+}
+
+// failingTokenSource is an oauth2.TokenSource that always fails with err.
+type failingTokenSource struct{ err error }
+
+func (s failingTokenSource) Token() (*oauth2.Token, error) { return nil, s.err }
 
 // TestRetryZeroMaxRetries checks that MaxRetries 0 sends once.
 func TestRetryZeroMaxRetries(t *testing.T) {

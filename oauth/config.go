@@ -1,0 +1,95 @@
+package oauth
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"strings"
+
+	"golang.org/x/oauth2"
+)
+
+// DefaultAuthURL is the address of the live authorization server, used when
+// [Config.AuthURL] is empty.
+const DefaultAuthURL = "https://auth.dbplatform.dev"
+
+// Config is an OAuth application registered with the platform.
+type Config struct {
+	// ClientID and ClientSecret identify the application. The secret is
+	// shown once, when the application is created.
+	ClientID     string
+	ClientSecret string
+	// RedirectURL is where the platform sends the browser back after the
+	// user decides (the application's callback). It must be on the
+	// application's configured domain.
+	RedirectURL string
+	// AuthURL is the authorization server's address; empty means
+	// [DefaultAuthURL]. A fake server gives its own.
+	AuthURL string
+	// Scopes, if any, are sent in the authorization request. The platform
+	// grants the scopes chosen in the application's settings.
+	Scopes []string
+}
+
+// OAuth2 returns the x/oauth2 configuration for the platform's endpoints,
+// {AuthURL}/oauth/authorize and {AuthURL}/oauth/token.
+//
+// The client ID and secret travel as parameters of the token request
+// (oauth2.AuthStyleInParams), never in a Basic header: the platform reads
+// them as parameters. The API reference puts those parameters in the query
+// string; x/oauth2 sends them as an RFC 6749 form body, which the platform
+// accepts as well, and which keeps the secret out of URLs and access logs.
+func (c *Config) OAuth2() *oauth2.Config {
+	base := strings.TrimSuffix(c.AuthURL, "/")
+	if base == "" {
+		base = DefaultAuthURL
+	}
+	return &oauth2.Config{
+		ClientID:     c.ClientID,
+		ClientSecret: c.ClientSecret,
+		RedirectURL:  c.RedirectURL,
+		Scopes:       c.Scopes,
+		Endpoint: oauth2.Endpoint{
+			AuthURL:   base + "/oauth/authorize",
+			TokenURL:  base + "/oauth/token",
+			AuthStyle: oauth2.AuthStyleInParams,
+		},
+	}
+}
+
+// AuthCodeURL returns the address of the consent page to send the user to:
+// the authorization endpoint with client_id, redirect_uri, response_type=code,
+// state and, when Scopes is set, scope. state should come from [NewState] and
+// be checked when the user comes back ([Config.CallbackHandler] does both).
+//
+// API: GET /oauth/authorize
+func (c *Config) AuthCodeURL(state string) string {
+	return c.OAuth2().AuthCodeURL(state)
+}
+
+// Exchange trades the code the platform passed to the redirect URI for a
+// token (grant_type=authorization_code, with client_id, client_secret, code
+// and redirect_uri). A code works once. ctx bounds the request; an
+// *http.Client stored under [oauth2.HTTPClient] in ctx sends it. A refusal
+// is an *oauth2.RetrieveError with the server's error code (such as
+// "invalid_grant").
+//
+// API: POST /oauth/token
+func (c *Config) Exchange(ctx context.Context, code string) (*oauth2.Token, error) {
+	return c.OAuth2().Exchange(ctx, code)
+}
+
+// stateBytes is how much randomness a state carries: 256 bits.
+const stateBytes = 32
+
+// NewState returns a fresh, unguessable state for an authorization request:
+// 32 random bytes from crypto/rand, URL-safe base64 without padding (43
+// characters).
+func NewState() (string, error) {
+	b := make([]byte, stateBytes)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("oauth: reading random state: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}

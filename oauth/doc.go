@@ -1,0 +1,38 @@
+// Package oauth signs users in to the Database Platform with OAuth 2.0 (the
+// authorization-code grant) and keeps their tokens fresh. It is a thin layer
+// over golang.org/x/oauth2 that knows the platform's endpoints and fixes two
+// pitfalls of using x/oauth2 directly: refreshes run on a context that is
+// never cancelled, and every refreshed token is handed to the application to
+// save, because the platform rotates refresh tokens on every refresh.
+//
+// Quick start, in a web application whose redirect URI is
+// https://app.example/callback:
+//
+//	cfg := &oauth.Config{
+//		ClientID:     os.Getenv("CLIENT_ID"),
+//		ClientSecret: os.Getenv("CLIENT_SECRET"),
+//		RedirectURL:  "https://app.example/callback",
+//	}
+//	mux := http.NewServeMux()
+//	// /login sends the browser to the consent page, with a fresh state kept
+//	// in a short-lived cookie.
+//	mux.Handle("GET /login", cfg.LoginHandler())
+//	// /callback checks the state, exchanges the code and hands over the
+//	// token; a nil error handler answers failures with 400, 403 or 502.
+//	mux.Handle("GET /callback", cfg.CallbackHandler(
+//		func(w http.ResponseWriter, r *http.Request, tok *oauth2.Token) {
+//			startSession(w, tok) // the application's own: keep tok, set a cookie
+//			http.Redirect(w, r, "/", http.StatusFound)
+//		}, nil))
+//
+// Then, to call the API on the user's behalf, build one token source per
+// signed-in user and keep it with the session:
+//
+//	ts := cfg.TokenSource(ctx, tok, func(t *oauth2.Token) error {
+//		return saveToken(session, t) // called with every refreshed token
+//	})
+//	client, err := platform.NewClient(platform.WithTokenSource(ts))
+//
+// Applications that keep the state elsewhere (a server-side session) use
+// [NewState], [Config.AuthCodeURL] and [Config.Exchange] directly.
+package oauth
