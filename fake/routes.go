@@ -86,6 +86,7 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.backupPolicyRoutes()...)
 	rs = append(rs, s.roleRoutes()...)
 	rs = append(rs, s.deployRequestRoutes()...)
+	rs = append(rs, s.webhookRoutes()...)
 	return rs
 }
 
