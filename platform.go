@@ -84,6 +84,8 @@ type Client struct {
 	TrafficBudgets *TrafficBudgetsService
 	// ServiceTokens manages service tokens and their permissions.
 	ServiceTokens *ServiceTokensService
+	// Webhooks manages the webhooks of databases.
+	Webhooks *WebhooksService
 }
 
 // service is what every resource service holds: the client that sends its
@@ -159,6 +161,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.Teams = (*TeamsService)(common)
 	c.TrafficBudgets = (*TrafficBudgetsService)(common)
 	c.ServiceTokens = (*ServiceTokensService)(common)
+	c.Webhooks = (*WebhooksService)(common)
 	return c, nil
 }
 

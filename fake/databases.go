@@ -39,6 +39,8 @@ type dbRec struct {
 	drByNumber  map[int]*drRec
 	lastDR      int      // the number of the newest deploy request
 	deployQueue []*drRec // deployments holding a branch's queue, in order
+
+	webhooks webhookStore
 }
 
 // maxNameLen bounds organization, database and branch names.

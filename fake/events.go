@@ -25,15 +25,18 @@ type events struct {
 	list []Event
 }
 
-// emit records an event; the caller holds the server's lock.
+// emit records an event and sends it to the database's webhooks; the
+// caller holds the server's lock.
 func (s *Server) emit(name string, db *dbRec, resource any) {
-	s.events.list = append(s.events.list, Event{
+	ev := Event{
 		Name:         name,
 		Organization: db.org.name,
 		Database:     db.name,
 		Resource:     resource,
 		At:           s.clock.Now(),
-	})
+	}
+	s.events.list = append(s.events.list, ev)
+	s.deliverEvent(ev, db)
 }
 
 // Events returns the events emitted so far, oldest first.

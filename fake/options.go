@@ -20,6 +20,7 @@ type config struct {
 	addr            string
 	orgName         string
 	requestLogLimit int
+	webhookTimeout  time.Duration // see WithWebhookTimeout; 0 is the default
 }
 
 // DefaultStart is the virtual clock's starting time unless [WithStartTime]

@@ -89,6 +89,7 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.teamRoutes()...)
 	rs = append(rs, s.trafficBudgetRoutes()...)
 	rs = append(rs, s.serviceTokenRoutes()...)
+	rs = append(rs, s.webhookRoutes()...)
 	return rs
 }
 

@@ -50,6 +50,7 @@ type Server struct {
 	requests requestLog
 	events   events
 	failNext map[string]bool // IDs whose next transition fails
+	hooks    deliveries      // webhook deliveries; see deliveries.go
 
 	// The organization, admin user and token every server starts with.
 	org        *orgRec
@@ -88,6 +89,7 @@ func New(opts ...Option) (*Server, error) {
 		timing: cfg.timing,
 	}
 	s.clock.onWake = s.wake
+	s.hooks.init(cfg.webhookTimeout)
 	s.requests.limit = cfg.requestLogLimit
 	s.faults.rng = newFaultRand(cfg.seed)
 	s.reqID = s.world.newID()[:6]
@@ -112,12 +114,13 @@ func New(opts ...Option) (*Server, error) {
 	return s, nil
 }
 
-// Close stops the server and its timers.
+// Close stops the server, its timers and its webhook deliveries.
 func (s *Server) Close() {
 	s.httpSrv.Close()
 	s.mu.Lock()
 	s.clock.stop()
 	s.mu.Unlock()
+	s.stopDeliveries()
 }
 
 // URL returns the base URL of the API ("http://127.0.0.1:PORT/"); operation
