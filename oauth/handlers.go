@@ -78,21 +78,23 @@ func (c *Config) LoginHandler() http.Handler {
 //
 // When no token comes out, onError is called with a [*CallbackError]; a nil
 // onError answers with the error's StatusCode and a short plain-text page.
-// onToken must not be nil.
+// A nil onToken makes every callback fail with 500: there is nothing to hand
+// the token to.
 //
 // API: POST /oauth/token
 func (c *Config) CallbackHandler(
 	onToken func(w http.ResponseWriter, r *http.Request, tok *oauth2.Token),
 	onError func(w http.ResponseWriter, r *http.Request, err error),
 ) http.Handler {
-	if onToken == nil {
-		panic("oauth: CallbackHandler: nil onToken")
-	}
 	if onError == nil {
 		onError = writeCallbackError
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
+		if onToken == nil {
+			onError(w, r, &CallbackError{StatusCode: http.StatusInternalServerError, Err: errors.New("oauth: CallbackHandler has no onToken function")})
+			return
+		}
 		tok, err := c.callback(w, r)
 		if err != nil {
 			onError(w, r, err)

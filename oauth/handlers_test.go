@@ -248,3 +248,19 @@ func TestLoginThenCallback(t *testing.T) {
 		t.Errorf("token %q, want access-1", got.AccessToken)
 	}
 }
+
+func TestCallbackHandlerWithoutOnToken(t *testing.T) {
+	t.Parallel()
+	cfg := &oauth.Config{ClientID: testClientID, ClientSecret: testClientSecret, RedirectURL: "https://app.example/callback", AuthURL: "https://auth.test"}
+	var got error
+	h := cfg.CallbackHandler(nil, func(w http.ResponseWriter, r *http.Request, err error) {
+		got = err
+		w.WriteHeader(http.StatusInternalServerError)
+	})
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/callback?code=c&state=s", nil))
+	var cbErr *oauth.CallbackError
+	if rec.Code != http.StatusInternalServerError || !errors.As(got, &cbErr) || cbErr.StatusCode != http.StatusInternalServerError {
+		t.Errorf("status %d, error %v; want 500 and a *CallbackError with status 500", rec.Code, got)
+	}
+}
