@@ -78,6 +78,8 @@ type Client struct {
 	// DeployRequests manages deploy requests, deployments, reviews and the
 	// deploy queue.
 	DeployRequests *DeployRequestsService
+	// OAuthApplications reads OAuth applications and manages their tokens.
+	OAuthApplications *OAuthApplicationsService
 }
 
 // service is what every resource service holds: the client that sends its
@@ -150,6 +152,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.BackupPolicies = (*BackupPoliciesService)(common)
 	c.Roles = (*RolesService)(common)
 	c.DeployRequests = (*DeployRequestsService)(common)
+	c.OAuthApplications = (*OAuthApplicationsService)(common)
 	return c, nil
 }
 

@@ -50,6 +50,7 @@ type Server struct {
 	requests requestLog
 	events   events
 	failNext map[string]bool // IDs whose next transition fails
+	session  oauthSession    // the OAuth server's signed-in user; see oauth.go
 
 	// The organization, admin user and token every server starts with.
 	org        *orgRec
