@@ -170,25 +170,25 @@ func (s *Server) CreateOAuthApplication(org string, spec OAuthAppSpec) (OAuthApp
 // checkOAuthAppSpec validates a new application and returns its domain.
 func checkOAuthAppSpec(spec OAuthAppSpec) (*url.URL, error) {
 	if strings.TrimSpace(spec.Name) == "" {
-		return nil, fmt.Errorf("Name is required")
+		return nil, fmt.Errorf("a Name is required")
 	}
 	domain, err := url.Parse(spec.Domain)
 	if err != nil || (domain.Scheme != "http" && domain.Scheme != "https") || domain.Host == "" ||
 		strings.Trim(domain.Path, "/") != "" || domain.RawQuery != "" || domain.User != nil {
-		return nil, fmt.Errorf("Domain %q is not the URL of a domain, such as https://app.example.com", spec.Domain)
+		return nil, fmt.Errorf("the Domain %q is not the URL of a domain, such as https://app.example.com", spec.Domain)
 	}
 	if !onDomain(domain, spec.RedirectURI) {
-		return nil, fmt.Errorf("RedirectURI %q is not an http(s) URL on the domain %s", spec.RedirectURI, spec.Domain)
+		return nil, fmt.Errorf("the RedirectURI %q is not an http(s) URL on the domain %s", spec.RedirectURI, spec.Domain)
 	}
 	if len(spec.Scopes) == 0 {
-		return nil, fmt.Errorf("Scopes: an application asks for at least one scope")
+		return nil, fmt.Errorf("no Scopes: an application asks for at least one scope")
 	}
 	for i, sc := range spec.Scopes {
 		if !slices.Contains(knownScopes, sc) {
-			return nil, fmt.Errorf("Scopes: %q is not a scope the API knows (see platform.Scopes)", sc)
+			return nil, fmt.Errorf("scope %q is not one the API knows (see platform.Scopes)", sc)
 		}
 		if slices.Contains(spec.Scopes[:i], sc) {
-			return nil, fmt.Errorf("Scopes: %q is listed twice", sc)
+			return nil, fmt.Errorf("scope %q is listed twice", sc)
 		}
 	}
 	return domain, nil
