@@ -235,6 +235,7 @@ func (s *Server) authorizePage(w http.ResponseWriter, r *http.Request) {
 // authorizeDecision serves the consent form's POST: Authorize with the
 // chosen resources, or Deny.
 func (s *Server) authorizeDecision(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 	if err := r.ParseForm(); err != nil {
 		pageErr(http.StatusBadRequest, "reading the form: %v", err).write(w)
 		return
