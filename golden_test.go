@@ -33,6 +33,9 @@ func TestGoldenRoundTrip(t *testing.T) {
 		{"database_list.json", func() any { return new(platform.Page[platform.Database]) }},
 		{"region_list.json", func() any { return new(platform.Page[platform.Region]) }},
 		{"public_region_list.json", func() any { return new(platform.Page[platform.Region]) }},
+		{"oauth_application.json", func() any { return new(platform.OAuthApplication) }},
+		{"oauth_token.json", func() any { return new(platform.OAuthToken) }},
+		{"oauth_token_list.json", func() any { return new(platform.Page[platform.OAuthToken]) }},
 	}
 	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.json"))
 	if err != nil {

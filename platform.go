@@ -86,6 +86,8 @@ type Client struct {
 	ServiceTokens *ServiceTokensService
 	// Webhooks manages the webhooks of databases.
 	Webhooks *WebhooksService
+	// OAuthApplications reads OAuth applications and manages their tokens.
+	OAuthApplications *OAuthApplicationsService
 }
 
 // service is what every resource service holds: the client that sends its
@@ -162,6 +164,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.TrafficBudgets = (*TrafficBudgetsService)(common)
 	c.ServiceTokens = (*ServiceTokensService)(common)
 	c.Webhooks = (*WebhooksService)(common)
+	c.OAuthApplications = (*OAuthApplicationsService)(common)
 	return c, nil
 }
 

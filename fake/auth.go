@@ -30,15 +30,21 @@ type tokenRec struct {
 type principal struct {
 	// token is the service token used, nil for OAuth.
 	token *tokenRec
+	// oauth is the OAuth token used, nil for a service token.
+	oauth *oauthTokenRec
 	// user is the acting user: the OAuth token's, or the service token's creator.
 	user *userRec
 }
 
-// authenticate reads the Authorization header.
+// authenticate reads the Authorization header: a service token's
+// "ID:TOKEN", or "Bearer ACCESS_TOKEN" of OAuth (see oauth.go).
 func (s *Server) authenticate(r *http.Request, now time.Time) (*principal, error) {
 	h := r.Header.Get("Authorization")
 	if h == "" {
 		return nil, unauthorized("missing Authorization header")
+	}
+	if scheme, tok, ok := strings.Cut(h, " "); ok && strings.EqualFold(scheme, "Bearer") {
+		return s.authenticateBearer(strings.TrimSpace(tok), now)
 	}
 	id, secret, ok := strings.Cut(h, ":")
 	if !ok || id == "" || secret == "" || strings.ContainsAny(id, " \t") {

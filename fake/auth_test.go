@@ -27,9 +27,10 @@ var coreOperations = []string{
 
 // tsvOperation is a row of operations.tsv.
 type tsvOperation struct {
-	method, path string
-	status       int
-	perms        []string // nil: no permission needed ("-")
+	group, method, path string
+	status              int
+	perms               []string            // nil: no permission needed ("-")
+	scopes              map[string][]string // resource -> scopes; nil: none listed ("-")
 }
 
 // loadOperations reads the package's copy of operations.tsv.
@@ -52,9 +53,16 @@ func loadOperations(t testing.TB) map[string]tsvOperation {
 		if err != nil {
 			t.Fatalf("operations.tsv line %d: status %q", i+1, f[4])
 		}
-		op := tsvOperation{method: f[1], path: f[2], status: status}
+		op := tsvOperation{group: f[0], method: f[1], path: f[2], status: status}
 		if f[5] != "-" {
 			op.perms = strings.Fields(f[5])
+		}
+		if f[6] != "-" {
+			op.scopes = map[string][]string{}
+			for _, rs := range strings.Fields(f[6]) {
+				res, list, _ := strings.Cut(rs, ":")
+				op.scopes[res] = strings.Split(list, ",")
+			}
 		}
 		ops[f[3]] = op
 	}

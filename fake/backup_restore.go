@@ -76,19 +76,22 @@ func (s *Server) backupToRestore(c *call, p *platform.CreateBranchParams) (*back
 	if p.BackupID == "" {
 		return nil, nil
 	}
+	// The permissions, and the OAuth scopes (held on the database, its
+	// organization or the backup's branch).
 	const devPerm, prodPerm = "restore_backup", "restore_production_branch_backup"
-	if !c.who.may([]string{devPerm, prodPerm}, c.org, c.db) {
+	const devScope, prodScope = "restore_backups", "restore_production_branch_backups"
+	if !c.holds([]string{devPerm, prodPerm}, []string{devScope, prodScope}, restoredBranch(c)) {
 		return nil, notFound()
 	}
 	bk := c.db.backups.byID[p.BackupID]
 	if bk == nil || bk.deleted {
 		return nil, unprocessable("backup_id %q is not a backup of %s", p.BackupID, c.db.name)
 	}
-	perm := devPerm
+	perm, scope := devPerm, devScope
 	if bk.production {
-		perm = prodPerm
+		perm, scope = prodPerm, prodScope
 	}
-	if !c.who.may([]string{perm}, c.org, c.db) {
+	if !c.holds([]string{perm}, []string{scope}, bk.branch) {
 		return nil, notFound()
 	}
 	if bk.state != platform.BackupSuccess {

@@ -291,12 +291,13 @@ func deleteBackup(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The operation admits either permission; each covers its kind of branch.
+	// The operation admits either permission (or scope, of the same name);
+	// each covers its kind of branch.
 	perm := "delete_backups"
 	if bk.production {
 		perm = "delete_production_branch_backups"
 	}
-	if !c.who.may([]string{perm}, c.org, c.db) {
+	if !c.holds([]string{perm}, []string{perm}, bk.branch) {
 		return nil, notFound()
 	}
 	switch {

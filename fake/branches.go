@@ -86,7 +86,7 @@ func (b *branchRec) defaultKeyspace() *keyspaceRec {
 func (s *Server) branchRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches", op: "list_branches", handler: read(listBranches)},
-		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches", op: "create_branch", handler: withBody(s.createBranch)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches", op: "create_branch", handler: withBody(s.createBranch), scopeBranch: restoredBranch},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}", op: "get_branch", handler: read(getBranch)},
 		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}", op: "update_branch", handler: withBody(updateBranch)},
 		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}", op: "delete_branch", handler: act(s.deleteBranch)},
@@ -111,11 +111,12 @@ func listBranches(c *call) (any, error) {
 		return nil, err
 	}
 	name := strings.ToLower(q.Get("q"))
-	if name == "" && production == nil && safe == nil {
+	seesAll := c.seesEveryBranch()
+	if name == "" && production == nil && safe == nil && seesAll {
 		return pageOf(c, &c.db.branchIdx, true, c.s.renderBranch), nil
 	}
 	keep := func(b *branchRec) bool {
-		return strings.Contains(b.name, name) &&
+		return strings.Contains(b.name, name) && (seesAll || c.seesBranch(b)) &&
 			(production == nil || b.production == *production) &&
 			(safe == nil || b.safeMigrations == *safe)
 	}

@@ -59,13 +59,12 @@ func (s *Server) databaseRoutes() []route {
 
 func listDatabases(c *call) (any, error) {
 	q := c.r.URL.Query().Get("q")
-	perms := c.rt.spec.perms
-	seesAll := c.who.may(perms, c.org, nil) && c.who.holdsAtOrgLevel(perms)
+	seesAll := c.seesEveryDatabase()
 	if q == "" && seesAll {
 		return pageOf(c, &c.org.dbs, true, c.s.renderDatabase), nil
 	}
 	keep := func(db *dbRec) bool {
-		return strings.Contains(db.name, q) && (seesAll || c.who.maySee(perms, db))
+		return strings.Contains(db.name, q) && (seesAll || c.seesDatabase(db))
 	}
 	return filteredPageOf(c, &c.org.dbs, true, keep, c.s.renderDatabase), nil
 }

@@ -146,20 +146,25 @@ func (row walkRow) walk(t *testing.T) *drEnv {
 	}
 	p := row.create
 	p.Branch = "dev"
-	dr := e.open(p)
-	for _, st := range row.steps {
+	e.takeSteps(e.open(p), row.steps)
+	return e
+}
+
+// takeSteps takes the steps of a walk on deploy request dr.
+func (e *drEnv) takeSteps(dr *platform.DeployRequest, steps []drStep) {
+	e.t.Helper()
+	for _, st := range steps {
 		switch st.action {
 		case "":
 		case "fail":
 			if err := e.srv.FailNext(dr.Deployment.ID); err != nil {
-				t.Fatal(err)
+				e.t.Fatal(err)
 			}
 		default:
 			e.mustDo(st.action, dr.Number)
 		}
 		e.srv.Advance(st.advance)
 	}
-	return e
 }
 
 // fieldsSet lists which of the named optional fields are set.

@@ -414,7 +414,7 @@ func reviewDeployRequest(c *call, p *platform.ReviewParams) (any, error) {
 	default:
 		return nil, unprocessable("state %q is not commented or approved", p.State)
 	}
-	if p.State == platform.ReviewApproved && !c.who.may([]string{"approve_deploy_request"}, c.org, c.db) {
+	if p.State == platform.ReviewApproved && !c.holds([]string{"approve_deploy_request"}, []string{"approve_deploy_requests"}, nil) {
 		// review_deploy_request lets a token comment; approving takes
 		// approve_deploy_request, and lacking a permission is a 404.
 		return nil, notFound()

@@ -636,9 +636,9 @@ func TestApprovalRules(t *testing.T) {
 	apiError(t, e.do("deploy", 1), http.StatusUnprocessableEntity)
 
 	// Rule 2 concerns users: a user cannot approve a request opened by a
-	// service token they created. Users act through OAuth, which the fake
-	// does not serve yet; another service token, even one the same user
-	// created, is another actor and may approve.
+	// service token they created (users act through OAuth; see
+	// TestOAuthApprovalRules). Another service token, even one the same
+	// user created, is another actor and may approve.
 	sibling := e.token("", "approve_deploy_request")
 	if err := approve(sibling); err != nil {
 		t.Fatalf("another token of the same user approving: %v", err)

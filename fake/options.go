@@ -63,6 +63,11 @@ type Timings struct {
 	// RevertWindow is how long a deployed schema can be reverted
 	// (complete_pending_revert).
 	RevertWindow time.Duration
+	// OAuthCode is how long an OAuth authorization code can be exchanged.
+	OAuthCode time.Duration
+	// OAuthAccessToken is how long an OAuth access token lives (the token
+	// response's expires_in).
+	OAuthAccessToken time.Duration
 }
 
 // DefaultTimings returns the default durations.
@@ -78,6 +83,8 @@ func DefaultTimings() Timings {
 		DeployInProgress:     10 * time.Second,
 		DeployRevert:         5 * time.Second,
 		RevertWindow:         30 * time.Minute,
+		OAuthCode:            10 * time.Minute,
+		OAuthAccessToken:     2592000 * time.Second,
 	}
 }
 
@@ -86,6 +93,7 @@ func (t *Timings) fields() []*time.Duration {
 	return []*time.Duration{
 		&t.DatabaseReady, &t.BranchReady, &t.KeyspaceReady, &t.KeyspaceConfigChange, &t.BackupStart, &t.BackupRun,
 		&t.DeployStep, &t.DeployInProgress, &t.DeployRevert, &t.RevertWindow,
+		&t.OAuthCode, &t.OAuthAccessToken,
 	}
 }
 

@@ -26,6 +26,10 @@ type route struct {
 	op string
 	// public routes need no credentials.
 	public bool
+	// scopeBranch, when set, names the branch whose branch-level OAuth
+	// scopes admit the request, for an operation whose path has no {branch}
+	// (see scopes.go).
+	scopeBranch func(c *call) *branchRec
 	handler
 	// spec is op's row of operations.tsv, filled when the table is built.
 	spec operation
@@ -90,6 +94,7 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.trafficBudgetRoutes()...)
 	rs = append(rs, s.serviceTokenRoutes()...)
 	rs = append(rs, s.webhookRoutes()...)
+	rs = append(rs, s.oauthAppRoutes()...)
 	return rs
 }
 
@@ -107,6 +112,9 @@ func (s *Server) buildMux() (*http.ServeMux, error) {
 		}
 		rt.spec = spec
 		mux.Handle(rt.pattern, s.pipeline(&rt))
+	}
+	if err := s.mountOAuthServer(mux); err != nil { // see oauth.go
+		return nil, err
 	}
 	mux.Handle(ControlPrefix, control{s}) // the control surface; see control.go
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { writeError(w, notFound()) })
@@ -202,10 +210,14 @@ func (rt *route) list() bool {
 		(strings.HasPrefix(rt.op, "list_") || rt.op == "get_deploy_queue" || rt.op == "lint_branch_schema")
 }
 
-// permitted applies the operation's permission column to the caller.
+// permitted applies the operation's permission column to a service token,
+// its scope column to an OAuth token (see scopes.go).
 func (c *call) permitted() bool {
 	if c.rt.public {
 		return true
+	}
+	if g := c.who.grant(); g != nil {
+		return permitsOAuth(g, c.rt.spec, c.scopeTarget())
 	}
 	return c.who.may(c.rt.spec.perms, c.org, c.db)
 }

@@ -51,6 +51,7 @@ type Server struct {
 	events   events
 	failNext map[string]bool // IDs whose next transition fails
 	hooks    deliveries      // webhook deliveries; see deliveries.go
+	session  oauthSession    // the OAuth server's signed-in user; see oauth.go
 
 	// The organization, admin user and token every server starts with.
 	org        *orgRec

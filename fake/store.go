@@ -14,6 +14,7 @@ type world struct {
 	orgIdx index[*orgRec]
 	users  map[string]*userRec  // by ID
 	tokens map[string]*tokenRec // by ID
+	oauth  oauthStore           // OAuth applications, tokens and codes
 	// inFlight holds the IDs of resources with transitions ahead.
 	inFlight map[string]bool
 }

@@ -1,0 +1,540 @@
+package fake
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbplatform/platform-go"
+)
+
+// The OAuth 2.0 server: the authorization-code flow of the spec, on the
+// API's own listener ([Server.AuthURL] is [Server.URL]).
+//
+//	GET  /oauth/authorize  client_id, redirect_uri, state: the consent page
+//	                       of the signed-in user, or, with auto-approval, a
+//	                       redirect with a code at once
+//	POST /oauth/authorize  the consent form: Authorize or Deny
+//	POST /oauth/token      client_id, client_secret, grant_type and code +
+//	                       redirect_uri or refresh_token, in the query string
+//	                       or a form body; the client may authenticate with
+//	                       HTTP Basic instead
+//
+// Codes are single-use and expire after Timings.OAuthCode (10 minutes); a
+// code used twice is refused and the token issued from it revoked (RFC 6749
+// 4.1.2). Access tokens expire after Timings.OAuthAccessToken (expires_in,
+// 30 days); a refresh replaces both the access token and the refresh token.
+// A redirect URI must be on the application's domain (same scheme and
+// host); the token exchange must repeat the redirect URI of the
+// authorization. A scope parameter is ignored: users are asked for the
+// application's configured scopes.
+
+// oauthSession is who the OAuth server's pages act for.
+type oauthSession struct {
+	// user is the signed-in user; before any SignIn, the admin user.
+	user      *userRec
+	signedOut bool
+	// autoApprove, when set, approves every authorization at once with
+	// this choice.
+	autoApprove *Consent
+}
+
+// Consent is what a user chooses on the consent page: the resources the
+// application's scopes are granted on. User scopes apply to the user;
+// organization scopes to each of Organizations, database scopes to each of
+// Databases, branch scopes to each of Branches. A kind of resource the
+// application asks no scope for is ignored.
+type Consent struct {
+	// Organizations are organization names; empty means the user's default
+	// organization (the first they joined).
+	Organizations []string
+	// Databases are "organization/database" names; empty grants the
+	// database scopes on nothing.
+	Databases []string
+	// Branches are "organization/database/branch" names; empty grants the
+	// branch scopes on nothing.
+	Branches []string
+}
+
+// AuthURL returns the base URL of the OAuth endpoints ({auth_url}):
+// /oauth/authorize and /oauth/token are below it. The fake serves them on
+// the API's listener, so it is [Server.URL].
+func (s *Server) AuthURL() string { return s.URL() }
+
+// SignIn makes userID the user the consent page acts for. Until a first
+// SignIn, the admin user ([Server.AdminUserID]) is signed in.
+func (s *Server) SignIn(userID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u := s.world.users[userID]
+	if u == nil {
+		return fmt.Errorf("fake: SignIn: no user %q", userID)
+	}
+	s.session.user, s.session.signedOut = u, false
+	return nil
+}
+
+// SignOut leaves no user signed in: the consent page answers 401 until the
+// next SignIn.
+func (s *Server) SignOut() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.session.user, s.session.signedOut = nil, true
+}
+
+// SetAutoApprove makes GET /oauth/authorize approve at once, as if the
+// signed-in user had chosen c on the consent page and pressed Authorize; it
+// redirects with a code without showing the page. nil shows the page
+// again. The choice is checked at each authorization (a name the user
+// cannot access is a 400 page).
+func (s *Server) SetAutoApprove(c *Consent) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c == nil {
+		s.session.autoApprove = nil
+		return
+	}
+	s.session.autoApprove = &Consent{
+		Organizations: slices.Clone(c.Organizations),
+		Databases:     slices.Clone(c.Databases),
+		Branches:      slices.Clone(c.Branches),
+	}
+}
+
+// signedIn is the user the consent page acts for; nil when signed out.
+func (s *Server) signedIn() *userRec {
+	switch {
+	case s.session.signedOut:
+		return nil
+	case s.session.user != nil:
+		return s.session.user
+	}
+	return s.admin
+}
+
+// oauthCodeRec is an authorization code waiting for its exchange.
+type oauthCodeRec struct {
+	app         *oauthAppRec
+	grant       *oauthGrant
+	redirectURI string
+	expires     time.Time
+	used        bool
+	// issued is the token the code was exchanged for, revoked if the code
+	// comes back.
+	issued *oauthTokenRec
+}
+
+// newCode issues a code for a grant, forgotten once it has expired.
+func (s *Server) newCode(app *oauthAppRec, g *oauthGrant, redirectURI string) string {
+	st := &s.world.oauth
+	if st.codes == nil {
+		st.codes = map[[32]byte]*oauthCodeRec{}
+	}
+	code := s.world.newSecret("code_", 32)
+	h := sha256.Sum256([]byte(code))
+	st.codes[h] = &oauthCodeRec{app: app, grant: g, redirectURI: redirectURI, expires: s.clock.Now().Add(s.timing.OAuthCode)}
+	s.clock.after(s.timing.OAuthCode, func() { delete(st.codes, h) })
+	return code
+}
+
+// mountOAuthServer registers the OAuth endpoints, checking them against
+// their rows of operations.tsv.
+func (s *Server) mountOAuthServer(mux *http.ServeMux) error {
+	for _, ep := range []struct {
+		pattern, op string
+		serve       func(w http.ResponseWriter, r *http.Request)
+	}{
+		{"GET /oauth/authorize", "oauth_authorize", s.authorizePage},
+		{"POST /oauth/authorize", "oauth_authorize", s.authorizeDecision},
+		{"POST /oauth/token", "oauth_token", s.tokenEndpoint},
+	} {
+		spec, ok := operations[ep.op]
+		if !ok || !strings.HasSuffix(ep.pattern, " "+spec.path) {
+			return fmt.Errorf("fake: OAuth endpoint %q does not match operations.tsv's %s", ep.pattern, ep.op)
+		}
+		op, serve := ep.op, ep.serve
+		mux.HandleFunc(ep.pattern, func(w http.ResponseWriter, r *http.Request) {
+			if rec, ok := w.(*recorder); ok {
+				rec.op = op
+			}
+			if s.applyFault(w, r, op) {
+				return
+			}
+			serve(w, r)
+		})
+	}
+	return nil
+}
+
+// authorizeRequest is a checked request of the authorization endpoint.
+type authorizeRequest struct {
+	app         *oauthAppRec
+	user        *userRec
+	redirectURI string
+	state       string
+}
+
+// checkAuthorize validates the parameters every authorization needs, under
+// the lock. A bad client or redirect URI is answered with a page, never a
+// redirect (RFC 6749 4.1.2.1).
+func (s *Server) checkAuthorize(form url.Values) (authorizeRequest, *pageError) {
+	clientID, redirectURI := form.Get("client_id"), form.Get("redirect_uri")
+	switch {
+	case clientID == "":
+		return authorizeRequest{}, pageErr(http.StatusBadRequest, "client_id is required")
+	case redirectURI == "":
+		return authorizeRequest{}, pageErr(http.StatusBadRequest, "redirect_uri is required")
+	}
+	app := s.world.oauth.byClient[clientID]
+	if app == nil {
+		return authorizeRequest{}, pageErr(http.StatusBadRequest, "client_id %q is not an OAuth application", clientID)
+	}
+	if !onDomain(app.domain, redirectURI) {
+		return authorizeRequest{}, pageErr(http.StatusBadRequest, "redirect_uri %q is not on the domain of %s (%s)", redirectURI, app.name, app.domain)
+	}
+	u := s.signedIn()
+	if u == nil {
+		return authorizeRequest{}, pageErr(http.StatusUnauthorized, "no user is signed in (the fake's SignIn names one)")
+	}
+	return authorizeRequest{app: app, user: u, redirectURI: redirectURI, state: form.Get("state")}, nil
+}
+
+// authorizePage serves GET /oauth/authorize: the consent page, or the
+// redirect of an auto-approval.
+func (s *Server) authorizePage(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := r.URL.Query()
+	req, perr := s.checkAuthorize(q)
+	if perr != nil {
+		perr.write(w)
+		return
+	}
+	if rt := q.Get("response_type"); rt != "" && rt != "code" {
+		req.redirect(w, r, url.Values{"error": {"unsupported_response_type"}, "error_description": {"only response_type=code is supported"}})
+		return
+	}
+	if c := s.session.autoApprove; c != nil {
+		s.approve(w, r, req, *c)
+		return
+	}
+	page, err := s.consentPage(req)
+	if err != nil {
+		pageErr(http.StatusInternalServerError, "rendering the consent page: %v", err).write(w)
+		return
+	}
+	writePage(w, http.StatusOK, page)
+}
+
+// authorizeDecision serves the consent form's POST: Authorize with the
+// chosen resources, or Deny.
+func (s *Server) authorizeDecision(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	if err := r.ParseForm(); err != nil {
+		pageErr(http.StatusBadRequest, "reading the form: %v", err).write(w)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	req, perr := s.checkAuthorize(r.PostForm)
+	if perr != nil {
+		perr.write(w)
+		return
+	}
+	switch d := r.PostForm.Get("decision"); d {
+	case "authorize":
+		s.approve(w, r, req, Consent{
+			Organizations: r.PostForm["organization"],
+			Databases:     r.PostForm["database"],
+			Branches:      r.PostForm["branch"],
+		})
+	case "deny":
+		req.redirect(w, r, url.Values{"error": {"access_denied"}, "error_description": {req.user.name + " denied access"}})
+	default:
+		pageErr(http.StatusBadRequest, "decision must be authorize or deny, got %q", d).write(w)
+	}
+}
+
+// approve grants what c chooses and redirects with a code.
+func (s *Server) approve(w http.ResponseWriter, r *http.Request, req authorizeRequest, c Consent) {
+	g, err := s.world.grantOf(req.user, req.app, c)
+	if err != nil {
+		pageErr(http.StatusBadRequest, "%v", err).write(w)
+		return
+	}
+	req.redirect(w, r, url.Values{"code": {s.newCode(req.app, g, req.redirectURI)}})
+}
+
+// redirect sends the user agent back to the application with params, and
+// the state when the application sent one.
+func (req authorizeRequest) redirect(w http.ResponseWriter, r *http.Request, params url.Values) {
+	u, _ := url.Parse(req.redirectURI) // checked by onDomain
+	q := u.Query()
+	for k, v := range params {
+		q[k] = v
+	}
+	if req.state != "" {
+		q.Set("state", req.state)
+	}
+	u.RawQuery = q.Encode()
+	http.Redirect(w, r, u.String(), http.StatusFound)
+}
+
+// grantOf resolves a consent of user for app into a grant: every chosen
+// resource must exist and be the user's (a member of its organization), an
+// admin scope needs an organization the user administers, and an
+// application with organization scopes needs at least one organization.
+func (w *world) grantOf(u *userRec, app *oauthAppRec, c Consent) (*oauthGrant, error) {
+	g := &oauthGrant{user: u, scopes: scopesOf(app.scopes)}
+	member := func(orgName string) (*orgRec, error) {
+		o := w.orgs[orgName]
+		if o == nil || o.memberByUser[u.id] == nil {
+			return nil, fmt.Errorf("%s is not a member of an organization %q", u.name, orgName)
+		}
+		return o, nil
+	}
+	if len(g.scopes[platform.ScopeResourceOrganization]) > 0 {
+		names := c.Organizations
+		if len(names) == 0 && u.defaultOrg != nil {
+			names = []string{u.defaultOrg.name}
+		}
+		for _, name := range names {
+			o, err := member(name)
+			if err != nil {
+				return nil, err
+			}
+			for _, sc := range adminScopes {
+				if slices.Contains(app.scopes, sc) && o.memberByUser[u.id].role != platform.RoleAdmin {
+					return nil, fmt.Errorf("%s is not an admin of %s, which %s needs", u.name, o.name, sc)
+				}
+			}
+			if !slices.Contains(g.orgs, o) {
+				g.orgs = append(g.orgs, o)
+			}
+		}
+		if len(g.orgs) == 0 {
+			return nil, fmt.Errorf("%s asks for organization scopes: choose at least one organization", app.name)
+		}
+	}
+	if len(g.scopes[platform.ScopeResourceDatabase]) > 0 {
+		for _, name := range c.Databases {
+			orgName, dbName, _ := strings.Cut(name, "/")
+			o, err := member(orgName)
+			if err != nil {
+				return nil, err
+			}
+			db := o.dbByName[dbName]
+			if db == nil {
+				return nil, fmt.Errorf("database %q is not a database of %s", name, o.name)
+			}
+			if !slices.Contains(g.dbs, db) {
+				g.dbs = append(g.dbs, db)
+			}
+		}
+	}
+	if len(g.scopes[platform.ScopeResourceBranch]) > 0 {
+		for _, name := range c.Branches {
+			parts := strings.SplitN(name, "/", 3)
+			if len(parts) != 3 {
+				return nil, fmt.Errorf("branch %q is not organization/database/branch", name)
+			}
+			o, err := member(parts[0])
+			if err != nil {
+				return nil, err
+			}
+			var b *branchRec
+			if db := o.dbByName[parts[1]]; db != nil {
+				b = db.branches[parts[2]]
+			}
+			if b == nil {
+				return nil, fmt.Errorf("branch %q is not a branch of %s", name, o.name)
+			}
+			if !slices.Contains(g.branches, b) {
+				g.branches = append(g.branches, b)
+			}
+		}
+	}
+	return g, nil
+}
+
+// tokenRequest is a request for a token, from the token endpoint or from
+// create_oauth_token.
+type tokenRequest struct {
+	clientID, clientSecret                     string
+	grantType, code, redirectURI, refreshToken string
+}
+
+// oauthError is a refusal of the token endpoint, in RFC 6749's terms
+// (section 5.2).
+type oauthError struct {
+	status      int
+	code        string
+	description string
+}
+
+func oauthErr(status int, code, format string, args ...any) *oauthError {
+	return &oauthError{status: status, code: code, description: fmt.Sprintf(format, args...)}
+}
+
+// issuedToken is a token with its secrets, shown once.
+type issuedToken struct {
+	tok             *oauthTokenRec
+	access, refresh string
+}
+
+// grantToken authenticates the client of req and runs its grant, under the
+// lock. want, when not nil, is the application the client must be (the
+// path's, for create_oauth_token).
+func (s *Server) grantToken(req tokenRequest, want *oauthAppRec) (issuedToken, *oauthError) {
+	if req.grantType == "" {
+		return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_request", "grant_type is required: authorization_code or refresh_token")
+	}
+	app := s.world.oauth.byClient[req.clientID]
+	switch {
+	case req.clientID == "":
+		return issuedToken{}, oauthErr(http.StatusUnauthorized, "invalid_client", "client_id is required")
+	case app == nil || !app.clientSecretMatches(req.clientSecret):
+		return issuedToken{}, oauthErr(http.StatusUnauthorized, "invalid_client", "client_id and client_secret are not the credentials of an OAuth application")
+	case want != nil && app != want:
+		return issuedToken{}, oauthErr(http.StatusUnauthorized, "invalid_client", "client_id is not the client ID of application %s", want.id)
+	}
+	switch platform.OAuthGrantType(req.grantType) {
+	case platform.OAuthGrantAuthorizationCode:
+		return s.exchangeCode(app, req)
+	case platform.OAuthGrantRefreshToken:
+		return s.refreshToken(app, req)
+	}
+	return issuedToken{}, oauthErr(http.StatusBadRequest, "unsupported_grant_type", "grant_type %q is not authorization_code or refresh_token", req.grantType)
+}
+
+// exchangeCode issues a token for a code.
+func (s *Server) exchangeCode(app *oauthAppRec, req tokenRequest) (issuedToken, *oauthError) {
+	switch {
+	case req.code == "":
+		return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_request", "code is required with grant_type authorization_code")
+	case req.redirectURI == "":
+		return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_request", "redirect_uri is required with grant_type authorization_code")
+	}
+	now := s.clock.Now()
+	st := &s.world.oauth
+	code := st.codes[sha256.Sum256([]byte(req.code))]
+	switch {
+	case code == nil || code.app != app:
+		return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_grant", "code is not a code of this application, or it has expired")
+	case code.used:
+		if code.issued != nil && code.issued.app.tokenByID[code.issued.id] == code.issued {
+			st.revoke(code.issued)
+		}
+		return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_grant", "code was already used; the token issued from it is revoked")
+	case !now.Before(code.expires):
+		return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_grant", "code has expired (codes live %s)", s.timing.OAuthCode)
+	case req.redirectURI != code.redirectURI:
+		return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_grant", "redirect_uri is not the one the code was issued for")
+	}
+	code.used = true
+	t := &oauthTokenRec{stamps: stamps{id: s.world.newID(), created: now, updated: now}, app: app, grant: code.grant, expires: now.Add(s.timing.OAuthAccessToken)}
+	access, refresh := st.setSecrets(s.world, t)
+	app.tokens.add(t)
+	app.tokenByID[t.id] = t
+	code.issued = t
+	return issuedToken{tok: t, access: access, refresh: refresh}, nil
+}
+
+// refreshToken renews a token: a new access token and a new refresh token;
+// the old ones stop working.
+func (s *Server) refreshToken(app *oauthAppRec, req tokenRequest) (issuedToken, *oauthError) {
+	if req.refreshToken == "" {
+		return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_request", "refresh_token is required with grant_type refresh_token")
+	}
+	st := &s.world.oauth
+	t := st.refresh[sha256.Sum256([]byte(req.refreshToken))]
+	if t == nil || t.app != app {
+		return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_grant", "refresh_token is not a live refresh token of this application (refresh tokens are replaced by each refresh)")
+	}
+	now := s.clock.Now()
+	access, refresh := st.setSecrets(s.world, t)
+	t.expires = now.Add(s.timing.OAuthAccessToken)
+	t.updated = now
+	return issuedToken{tok: t, access: access, refresh: refresh}, nil
+}
+
+// tokenResponse is the token endpoint's answer.
+type tokenResponse struct {
+	AccessToken  string `json:"access_token"`
+	TokenType    string `json:"token_type"`
+	ExpiresIn    int64  `json:"expires_in"`
+	RefreshToken string `json:"refresh_token"`
+	Scope        string `json:"scope"`
+}
+
+// tokenError is the token endpoint's error body (RFC 6749 5.2).
+type tokenError struct {
+	Error       string `json:"error"`
+	Description string `json:"error_description"`
+}
+
+// tokenEndpoint serves POST /oauth/token.
+func (s *Server) tokenEndpoint(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	if err := r.ParseForm(); err != nil {
+		writeTokenJSON(w, http.StatusBadRequest, tokenError{Error: "invalid_request", Description: "reading the parameters: " + err.Error()})
+		return
+	}
+	req := tokenRequest{
+		clientID:     r.Form.Get("client_id"),
+		clientSecret: r.Form.Get("client_secret"),
+		grantType:    r.Form.Get("grant_type"),
+		code:         r.Form.Get("code"),
+		redirectURI:  r.Form.Get("redirect_uri"),
+		refreshToken: r.Form.Get("refresh_token"),
+	}
+	if id, secret, ok := r.BasicAuth(); ok {
+		id, _ = url.QueryUnescape(id)
+		secret, _ = url.QueryUnescape(secret)
+		if (req.clientID != "" && req.clientID != id) || (req.clientSecret != "" && req.clientSecret != secret) {
+			writeTokenJSON(w, http.StatusBadRequest, tokenError{Error: "invalid_request", Description: "the client credentials of the Authorization header and the parameters differ"})
+			return
+		}
+		req.clientID, req.clientSecret = id, secret
+	}
+	s.mu.Lock()
+	out, oerr := s.grantToken(req, nil)
+	var resp tokenResponse
+	if oerr == nil {
+		resp = tokenResponse{
+			AccessToken:  out.access,
+			TokenType:    "Bearer",
+			ExpiresIn:    int64(s.timing.OAuthAccessToken / time.Second),
+			RefreshToken: out.refresh,
+			Scope:        out.tok.grant.scopeList().String(),
+		}
+	}
+	s.mu.Unlock()
+	if oerr != nil {
+		if oerr.status == http.StatusUnauthorized {
+			w.Header().Set("WWW-Authenticate", `Basic realm="oauth"`)
+		}
+		writeTokenJSON(w, oerr.status, tokenError{Error: oerr.code, Description: oerr.description})
+		return
+	}
+	writeTokenJSON(w, http.StatusOK, resp)
+}
+
+// writeTokenJSON writes an answer of the token endpoint, which must not be
+// cached (RFC 6749 5.1).
+func writeTokenJSON(w http.ResponseWriter, status int, v any) {
+	buf, _ := json.Marshal(v)
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Pragma", "no-cache")
+	h.Set("Content-Length", strconv.Itoa(len(buf)))
+	w.WriteHeader(status)
+	_, _ = w.Write(buf)
+}

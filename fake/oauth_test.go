@@ -1,0 +1,916 @@
+package fake_test
+
+import (
+	"encoding/json"
+	"html"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/oauth2"
+
+	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake"
+)
+
+// This file tests the fake's OAuth server: the authorization-code flow over
+// real HTTP with a plain net/http client, as a browser and an application's
+// backend would drive it. Its helpers (oauth...) serve the other OAuth and
+// scope tests too.
+
+// oauthCallback is an application's redirect URI: an httptest server that
+// records the query of every request it receives.
+type oauthCallback struct {
+	srv *httptest.Server
+	mu  sync.Mutex
+	got []url.Values
+}
+
+func newOAuthCallback(t *testing.T) *oauthCallback {
+	t.Helper()
+	cb := &oauthCallback{}
+	cb.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		cb.mu.Lock()
+		cb.got = append(cb.got, r.URL.Query())
+		cb.mu.Unlock()
+		_, _ = io.WriteString(w, "signed in")
+	}))
+	t.Cleanup(cb.srv.Close)
+	return cb
+}
+
+// uri is the callback's redirect URI.
+func (cb *oauthCallback) uri() string { return cb.srv.URL + "/callback" }
+
+// only returns the one query the callback received.
+func (cb *oauthCallback) only(t *testing.T) url.Values {
+	t.Helper()
+	cb.mu.Lock()
+	defer cb.mu.Unlock()
+	if len(cb.got) != 1 {
+		t.Fatalf("the redirect URI received %d requests, want 1: %v", len(cb.got), cb.got)
+	}
+	return cb.got[0]
+}
+
+// oauthApp creates an application of acme on the callback's domain.
+func oauthApp(t testing.TB, srv *fake.Server, redirectURI string, scopes ...platform.Scope) fake.OAuthApp {
+	t.Helper()
+	u, err := url.Parse(redirectURI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := srv.CreateOAuthApplication(srv.Org(), fake.OAuthAppSpec{
+		Name: "Dashboard", Domain: u.Scheme + "://" + u.Host, RedirectURI: redirectURI, Scopes: scopes,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return app
+}
+
+// oauthResponse is a response of the OAuth endpoints.
+type oauthResponse struct {
+	status int
+	header http.Header
+	body   string
+}
+
+// oauthDo sends a request to the fake without following redirects; a
+// non-nil form is the body, form-encoded.
+func oauthDo(t testing.TB, method, target string, form url.Values, header http.Header) oauthResponse {
+	t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequestWithContext(t.Context(), method, target, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return oauthResponse{status: resp.StatusCode, header: resp.Header, body: string(b)}
+}
+
+// oauthAuthorizeURL is the authorization page's address for app; state is
+// left out when empty.
+func oauthAuthorizeURL(srv *fake.Server, clientID, redirectURI, state string) string {
+	q := url.Values{"client_id": {clientID}, "redirect_uri": {redirectURI}}
+	if state != "" {
+		q.Set("state", state)
+	}
+	return srv.AuthURL() + "oauth/authorize?" + q.Encode()
+}
+
+// oauthRedirect checks that r redirects to redirectURI and returns the
+// redirect's query.
+func oauthRedirect(t testing.TB, r oauthResponse, redirectURI string) url.Values {
+	t.Helper()
+	if r.status != http.StatusFound {
+		t.Fatalf("status %d, want 302; body %s", r.status, r.body)
+	}
+	loc, err := url.Parse(r.header.Get("Location"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := loc.Scheme + "://" + loc.Host + loc.Path; got != redirectURI {
+		t.Fatalf("redirect to %s, want %s", got, redirectURI)
+	}
+	return loc.Query()
+}
+
+// oauthPage checks that r is an HTML page with status (no redirect) whose
+// text mentions every one of words.
+func oauthPage(t testing.TB, r oauthResponse, status int, words ...string) {
+	t.Helper()
+	if r.status != status {
+		t.Fatalf("status %d, want %d; body %s", r.status, status, r.body)
+	}
+	if loc := r.header.Get("Location"); loc != "" {
+		t.Errorf("the page redirects to %s", loc)
+	}
+	if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
+		t.Errorf("Content-Type %q, want text/html", ct)
+	}
+	text := html.UnescapeString(r.body)
+	for _, w := range words {
+		if !strings.Contains(text, w) {
+			t.Errorf("the page does not mention %q:\n%s", w, r.body)
+		}
+	}
+}
+
+// oauthForm is the consent page's form as a browser sees it.
+type oauthForm struct {
+	action  string
+	hidden  url.Values
+	selects map[string][]oauthOption
+	buttons []string // the values of the submit buttons named decision
+}
+
+// oauthOption is an option of a select.
+type oauthOption struct {
+	value    string
+	selected bool
+}
+
+var (
+	oauthFormRE    = regexp.MustCompile(`<form method="post" action="([^"]+)">`)
+	oauthHiddenRE  = regexp.MustCompile(`<input type="hidden" name="([^"]+)" value="([^"]*)">`)
+	oauthSelectRE  = regexp.MustCompile(`(?s)<select name="([^"]+)" multiple>(.*?)</select>`)
+	oauthOptionRE  = regexp.MustCompile(`<option value="([^"]*)"( selected)?>`)
+	oauthButtonRE  = regexp.MustCompile(`<button type="submit" name="decision" value="([^"]+)">`)
+	oauthElementRE = regexp.MustCompile(`<(input|select|button|textarea)\b`)
+)
+
+// parseOAuthForm reads the consent page's one form.
+func parseOAuthForm(t testing.TB, page string) oauthForm {
+	t.Helper()
+	m := oauthFormRE.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no form on the consent page:\n%s", page)
+	}
+	f := oauthForm{action: html.UnescapeString(m[1]), hidden: url.Values{}, selects: map[string][]oauthOption{}}
+	for _, m := range oauthHiddenRE.FindAllStringSubmatch(page, -1) {
+		f.hidden.Add(html.UnescapeString(m[1]), html.UnescapeString(m[2]))
+	}
+	for _, m := range oauthSelectRE.FindAllStringSubmatch(page, -1) {
+		var opts []oauthOption
+		for _, o := range oauthOptionRE.FindAllStringSubmatch(m[2], -1) {
+			opts = append(opts, oauthOption{value: html.UnescapeString(o[1]), selected: o[2] != ""})
+		}
+		f.selects[m[1]] = opts
+	}
+	for _, m := range oauthButtonRE.FindAllStringSubmatch(page, -1) {
+		f.buttons = append(f.buttons, m[1])
+	}
+	// Every form element must be one the expressions read.
+	seen := len(f.hidden) + len(f.selects) + len(f.buttons)
+	if n := len(oauthElementRE.FindAllString(page, -1)); n != seen {
+		t.Fatalf("the consent page has %d form elements, the test read %d:\n%s", n, seen, page)
+	}
+	return f
+}
+
+// submit posts the form as a browser would, with the decision button and
+// the chosen select values, following redirects (to the application's
+// redirect URI).
+func (f oauthForm) submit(t testing.TB, srv *fake.Server, decision string, chosen url.Values) *http.Response {
+	t.Helper()
+	form := url.Values{"decision": {decision}}
+	for k, v := range f.hidden {
+		form[k] = v
+	}
+	for k, v := range chosen {
+		form[k] = v
+	}
+	target, err := url.Parse(srv.AuthURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	target = target.ResolveReference(&url.URL{Path: f.action})
+	resp, err := http.PostForm(target.String(), form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp
+}
+
+// oauthTokenResponse is the token endpoint's answer.
+type oauthTokenResponse struct {
+	AccessToken      string `json:"access_token"`
+	TokenType        string `json:"token_type"`
+	ExpiresIn        int    `json:"expires_in"`
+	RefreshToken     string `json:"refresh_token"`
+	Scope            string `json:"scope"`
+	Error            string `json:"error"`
+	ErrorDescription string `json:"error_description"`
+}
+
+// oauthToken posts params to the token endpoint, in the query string
+// (mode "query") or a form body (mode "form"), and returns the status and
+// the decoded answer.
+func oauthToken(t testing.TB, srv *fake.Server, mode string, params url.Values) (int, oauthTokenResponse) {
+	t.Helper()
+	target := srv.AuthURL() + "oauth/token"
+	var r oauthResponse
+	switch mode {
+	case "query":
+		r = oauthDo(t, http.MethodPost, target+"?"+params.Encode(), nil, nil)
+	case "form":
+		r = oauthDo(t, http.MethodPost, target, params, nil)
+	default:
+		t.Fatalf("mode %q", mode)
+	}
+	if ct := r.header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("token endpoint Content-Type %q, want application/json", ct)
+	}
+	if cc := r.header.Get("Cache-Control"); cc != "no-store" {
+		t.Errorf("token endpoint Cache-Control %q, want no-store", cc)
+	}
+	var out oauthTokenResponse
+	if err := json.Unmarshal([]byte(r.body), &out); err != nil {
+		t.Fatalf("token endpoint body %q: %v", r.body, err)
+	}
+	return r.status, out
+}
+
+// wantOAuthError checks an RFC 6749 error of the token endpoint.
+func wantOAuthError(t testing.TB, status int, got oauthTokenResponse, wantStatus int, code string) {
+	t.Helper()
+	if status != wantStatus || got.Error != code {
+		t.Fatalf("token endpoint: %d %q (%s), want %d %q", status, got.Error, got.ErrorDescription, wantStatus, code)
+	}
+	if got.ErrorDescription == "" || got.AccessToken != "" {
+		t.Errorf("error body %+v: want a description and no token", got)
+	}
+}
+
+// codeParams are the token endpoint's parameters for exchanging code.
+func codeParams(app fake.OAuthApp, code string) url.Values {
+	return url.Values{
+		"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {app.RedirectURI},
+		"client_id": {app.ClientID}, "client_secret": {app.ClientSecret},
+	}
+}
+
+// refreshParams are the token endpoint's parameters for a refresh.
+func refreshParams(app fake.OAuthApp, refresh string) url.Values {
+	return url.Values{
+		"grant_type": {"refresh_token"}, "refresh_token": {refresh},
+		"client_id": {app.ClientID}, "client_secret": {app.ClientSecret},
+	}
+}
+
+// oauthCode gets a code for app through auto-approval with consent c.
+func oauthCode(t testing.TB, srv *fake.Server, app fake.OAuthApp, c fake.Consent) string {
+	t.Helper()
+	srv.SetAutoApprove(&c)
+	q := oauthRedirect(t, oauthDo(t, http.MethodGet, oauthAuthorizeURL(srv, app.ClientID, app.RedirectURI, ""), nil, nil), app.RedirectURI)
+	if q.Get("code") == "" {
+		t.Fatalf("redirect without a code: %v", q)
+	}
+	return q.Get("code")
+}
+
+// oauthIssue gets a token for app through auto-approval with consent c and
+// the token endpoint.
+func oauthIssue(t testing.TB, srv *fake.Server, app fake.OAuthApp, c fake.Consent) oauthTokenResponse {
+	t.Helper()
+	status, tok := oauthToken(t, srv, "form", codeParams(app, oauthCode(t, srv, app, c)))
+	if status != http.StatusOK {
+		t.Fatalf("exchanging the code: %d %+v", status, tok)
+	}
+	return tok
+}
+
+// oauthGrant creates an application asking for scopes and returns an
+// access token the admin user granted it with consent c.
+func oauthGrant(t testing.TB, srv *fake.Server, c fake.Consent, scopes ...platform.Scope) string {
+	t.Helper()
+	return oauthIssue(t, srv, oauthApp(t, srv, "https://app.example.com/callback", scopes...), c).AccessToken
+}
+
+// oauthClient is an SDK client of srv that sends the access token.
+func oauthClient(t testing.TB, srv *fake.Server, access string) *platform.Client {
+	t.Helper()
+	c, err := platform.NewClient(
+		platform.WithBaseURL(srv.URL()),
+		platform.WithTokenSource(oauth2.StaticTokenSource(&oauth2.Token{AccessToken: access})),
+		platform.WithoutRetries(),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// bearer is the Authorization header of an access token.
+func bearer(access string) string { return "Bearer " + access }
+
+func TestOAuthCodeFlow(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"query", "form"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			srv := fake.NewServer(t)
+			mustDB(t, srv, "app")
+			mustDB(t, srv, "other")
+			srv.Advance(5 * time.Second)
+			cb := newOAuthCallback(t)
+			app := oauthApp(t, srv, cb.uri(), platform.ScopeUserReadUser, platform.ScopeOrganizationReadOrganization,
+				platform.ScopeDatabaseReadDatabase, platform.ScopeBranchReadBranch)
+
+			// The consent page of the signed-in admin.
+			page := oauthDo(t, http.MethodGet, oauthAuthorizeURL(srv, app.ClientID, app.RedirectURI, "xyz&1"), nil, nil)
+			oauthPage(t, page, http.StatusOK, "Dashboard", "Ada Admin", "user:read_user", "organization:read_organization",
+				"database:read_database", "branch:read_branch", "Authorize", "Deny")
+			form := parseOAuthForm(t, page.body)
+			wantHidden := url.Values{"client_id": {app.ClientID}, "redirect_uri": {app.RedirectURI}, "state": {"xyz&1"}}
+			if diff := cmp.Diff(wantHidden, form.hidden); diff != "" {
+				t.Errorf("hidden fields (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]string{"authorize", "deny"}, form.buttons); diff != "" {
+				t.Errorf("buttons (-want +got):\n%s", diff)
+			}
+			wantSelects := map[string][]oauthOption{
+				"organization": {{value: "acme", selected: true}},
+				"database":     {{value: "acme/app"}, {value: "acme/other"}},
+				"branch":       {{value: "acme/app/main"}, {value: "acme/other/main"}},
+			}
+			if diff := cmp.Diff(wantSelects, form.selects, cmp.AllowUnexported(oauthOption{})); diff != "" {
+				t.Errorf("selects (-want +got):\n%s", diff)
+			}
+
+			// Authorize: the browser lands on the redirect URI with a code
+			// and the state.
+			resp := form.submit(t, srv, "authorize", url.Values{"organization": {"acme"}, "database": {"acme/app"}, "branch": {"acme/app/main"}})
+			if resp.StatusCode != http.StatusOK || resp.Request.URL.Path != "/callback" {
+				t.Fatalf("after Authorize: %d at %s", resp.StatusCode, resp.Request.URL)
+			}
+			got := cb.only(t)
+			if got.Get("state") != "xyz&1" || got.Get("code") == "" || len(got) != 2 {
+				t.Fatalf("redirect query %v, want a code and state xyz&1", got)
+			}
+
+			status, tok := oauthToken(t, srv, mode, codeParams(app, got.Get("code")))
+			if status != http.StatusOK {
+				t.Fatalf("token endpoint: %d %+v", status, tok)
+			}
+			if tok.TokenType != "Bearer" || tok.ExpiresIn != 2592000 || tok.AccessToken == "" || tok.RefreshToken == "" {
+				t.Errorf("token response %+v", tok)
+			}
+			if want := "user:read_user organization:read_organization database:read_database branch:read_branch"; tok.Scope != want {
+				t.Errorf("scope %q, want %q", tok.Scope, want)
+			}
+
+			// The token acts for the admin, within its scopes.
+			ctx, c := t.Context(), oauthClient(t, srv, tok.AccessToken)
+			me, err := c.Users.GetCurrent(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if me.ID != srv.AdminUserID() {
+				t.Errorf("current user %s, want the admin %s", me.ID, srv.AdminUserID())
+			}
+			if _, err := c.Organizations.Get(ctx, &platform.GetOrganizationParams{Organization: "acme"}); err != nil {
+				t.Errorf("reading acme: %v", err)
+			}
+			if _, err := c.Databases.Get(ctx, &platform.GetDatabaseParams{Organization: "acme", Database: "app"}); err != nil {
+				t.Errorf("reading app: %v", err)
+			}
+			if _, err := c.Branches.Get(ctx, &platform.GetBranchParams{Organization: "acme", Database: "app", Branch: "main"}); err != nil {
+				t.Errorf("reading app/main: %v", err)
+			}
+			// Not granted: the other database, its branch, and listing
+			// databases (organization:read_databases).
+			_, err = c.Databases.Get(ctx, &platform.GetDatabaseParams{Organization: "acme", Database: "other"})
+			apiError(t, err, http.StatusNotFound)
+			_, err = c.Branches.Get(ctx, &platform.GetBranchParams{Organization: "acme", Database: "other", Branch: "main"})
+			apiError(t, err, http.StatusNotFound)
+			_, err = c.Databases.List(ctx, &platform.ListDatabasesParams{Organization: "acme"})
+			apiError(t, err, http.StatusNotFound)
+		})
+	}
+}
+
+func TestOAuthDeny(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	cb := newOAuthCallback(t)
+	app := oauthApp(t, srv, cb.uri(), platform.ScopeUserReadUser)
+	page := oauthDo(t, http.MethodGet, oauthAuthorizeURL(srv, app.ClientID, app.RedirectURI, "s1"), nil, nil)
+	form := parseOAuthForm(t, page.body)
+	if _, ok := form.selects["organization"]; ok {
+		t.Error("a consent page for user scopes only offers organizations")
+	}
+	form.submit(t, srv, "deny", nil)
+	got := cb.only(t)
+	if got.Get("error") != "access_denied" || got.Get("state") != "s1" || got.Has("code") {
+		t.Errorf("redirect query %v, want error=access_denied, state s1 and no code", got)
+	}
+	tokens, err := srv.Client().OAuthApplications.ListTokens(t.Context(), &platform.ListOAuthTokensParams{Organization: srv.Org(), ApplicationID: app.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tokens.Items) != 0 {
+		t.Errorf("a denied authorization left %d tokens", len(tokens.Items))
+	}
+}
+
+func TestOAuthRedirectWithoutState(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	app := oauthApp(t, srv, "https://app.example.com/cb?tenant=7", platform.ScopeUserReadUser)
+	srv.SetAutoApprove(&fake.Consent{})
+	q := oauthRedirect(t, oauthDo(t, http.MethodGet, oauthAuthorizeURL(srv, app.ClientID, app.RedirectURI, ""), nil, nil), "https://app.example.com/cb")
+	if q.Has("state") || q.Get("code") == "" || q.Get("tenant") != "7" {
+		t.Errorf("redirect query %v: want a code, the redirect URI's own query, and no state", q)
+	}
+}
+
+func TestOAuthCodeSingleUse(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	app := oauthApp(t, srv, "https://app.example.com/cb", platform.ScopeUserReadUser)
+	code := oauthCode(t, srv, app, fake.Consent{})
+	status, tok := oauthToken(t, srv, "query", codeParams(app, code))
+	if status != http.StatusOK {
+		t.Fatalf("first exchange: %d %+v", status, tok)
+	}
+	status, again := oauthToken(t, srv, "query", codeParams(app, code))
+	wantOAuthError(t, status, again, http.StatusBadRequest, "invalid_grant")
+	// A code that comes back revokes the token issued from it (RFC 6749
+	// 4.1.2): both its access and refresh tokens.
+	_, err := oauthClient(t, srv, tok.AccessToken).Users.GetCurrent(t.Context())
+	apiError(t, err, http.StatusUnauthorized)
+	status, refreshed := oauthToken(t, srv, "form", refreshParams(app, tok.RefreshToken))
+	wantOAuthError(t, status, refreshed, http.StatusBadRequest, "invalid_grant")
+}
+
+func TestOAuthCodeExpires(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	app := oauthApp(t, srv, "https://app.example.com/cb", platform.ScopeUserReadUser)
+	late := oauthCode(t, srv, app, fake.Consent{})
+	srv.Advance(10*time.Minute - time.Second)
+	inTime := oauthCode(t, srv, app, fake.Consent{})
+	srv.Advance(time.Second)
+	status, tok := oauthToken(t, srv, "query", codeParams(app, late))
+	wantOAuthError(t, status, tok, http.StatusBadRequest, "invalid_grant")
+	if status, tok := oauthToken(t, srv, "query", codeParams(app, inTime)); status != http.StatusOK {
+		t.Fatalf("a code 1s old: %d %+v", status, tok)
+	}
+}
+
+func TestOAuthRedirectURIOffDomain(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	app := oauthApp(t, srv, "https://app.example.com/cb", platform.ScopeUserReadUser)
+	for _, uri := range []string{
+		"https://evil.example.com/cb",
+		"https://app.example.com.evil.test/cb",
+		"http://app.example.com/cb",
+		"https://app.example.com:8443/cb",
+		"https://user@app.example.com/cb",
+		"/cb",
+		"not a url",
+	} {
+		for _, auto := range []bool{false, true} {
+			if auto {
+				srv.SetAutoApprove(&fake.Consent{})
+			} else {
+				srv.SetAutoApprove(nil)
+			}
+			r := oauthDo(t, http.MethodGet, oauthAuthorizeURL(srv, app.ClientID, uri, "s"), nil, nil)
+			oauthPage(t, r, http.StatusBadRequest, "redirect_uri")
+		}
+		// The form cannot be forged to another domain either.
+		r := oauthDo(t, http.MethodPost, srv.AuthURL()+"oauth/authorize", url.Values{
+			"client_id": {app.ClientID}, "redirect_uri": {uri}, "decision": {"authorize"},
+		}, nil)
+		oauthPage(t, r, http.StatusBadRequest, "redirect_uri")
+	}
+}
+
+func TestOAuthRedirectURIMustMatchAtExchange(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	app := oauthApp(t, srv, "https://app.example.com/cb", platform.ScopeUserReadUser)
+	// Another path on the domain is a valid redirect URI...
+	srv.SetAutoApprove(&fake.Consent{})
+	q := oauthRedirect(t, oauthDo(t, http.MethodGet, oauthAuthorizeURL(srv, app.ClientID, "https://app.example.com/other", ""), nil, nil), "https://app.example.com/other")
+	// ...but the exchange must name the one the code was issued for.
+	status, tok := oauthToken(t, srv, "query", codeParams(app, q.Get("code")))
+	wantOAuthError(t, status, tok, http.StatusBadRequest, "invalid_grant")
+	params := codeParams(app, q.Get("code"))
+	params.Set("redirect_uri", "https://app.example.com/other")
+	if status, tok := oauthToken(t, srv, "query", params); status != http.StatusOK {
+		t.Fatalf("with the authorization's redirect_uri: %d %+v", status, tok)
+	}
+}
+
+func TestOAuthClientAuthentication(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	app := oauthApp(t, srv, "https://app.example.com/cb", platform.ScopeUserReadUser)
+	other := oauthApp(t, srv, "https://app.example.com/cb", platform.ScopeUserReadUser)
+	code := oauthCode(t, srv, app, fake.Consent{})
+	for name, change := range map[string]func(url.Values){
+		"wrong secret":        func(p url.Values) { p.Set("client_secret", app.ClientSecret+"x") },
+		"no secret":           func(p url.Values) { p.Del("client_secret") },
+		"unknown client":      func(p url.Values) { p.Set("client_id", "app_nosuchclient") },
+		"no client":           func(p url.Values) { p.Del("client_id") },
+		"another app's creds": func(p url.Values) { p.Set("client_id", other.ClientID); p.Set("client_secret", other.ClientSecret) },
+	} {
+		params := codeParams(app, code)
+		change(params)
+		r := oauthDo(t, http.MethodPost, srv.AuthURL()+"oauth/token", params, nil)
+		var got oauthTokenResponse
+		if err := json.Unmarshal([]byte(r.body), &got); err != nil {
+			t.Fatal(err)
+		}
+		if name == "another app's creds" {
+			// Authenticated, but the code is not the other app's.
+			wantOAuthError(t, r.status, got, http.StatusBadRequest, "invalid_grant")
+			continue
+		}
+		wantOAuthError(t, r.status, got, http.StatusUnauthorized, "invalid_client")
+		if r.header.Get("WWW-Authenticate") == "" {
+			t.Errorf("%s: no WWW-Authenticate header on invalid_client", name)
+		}
+	}
+	// The refused attempts did not use the code up; HTTP Basic
+	// authentication of the client works too.
+	params := codeParams(app, code)
+	params.Del("client_id")
+	params.Del("client_secret")
+	basic := http.Header{}
+	basic.Set("Authorization", "Basic "+basicAuth(url.QueryEscape(app.ClientID), url.QueryEscape(app.ClientSecret)))
+	r := oauthDo(t, http.MethodPost, srv.AuthURL()+"oauth/token", params, basic)
+	if r.status != http.StatusOK {
+		t.Fatalf("exchange with Basic client authentication: %d %s", r.status, r.body)
+	}
+}
+
+// basicAuth encodes HTTP Basic credentials.
+func basicAuth(user, password string) string {
+	req, _ := http.NewRequest(http.MethodGet, "http://x", nil)
+	req.SetBasicAuth(user, password)
+	return strings.TrimPrefix(req.Header.Get("Authorization"), "Basic ")
+}
+
+func TestOAuthTokenRequestErrors(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	app := oauthApp(t, srv, "https://app.example.com/cb", platform.ScopeUserReadUser)
+	code := oauthCode(t, srv, app, fake.Consent{})
+	tests := []struct {
+		name   string
+		change func(url.Values)
+		status int
+		code   string
+	}{
+		{"unsupported grant_type", func(p url.Values) { p.Set("grant_type", "password") }, http.StatusBadRequest, "unsupported_grant_type"},
+		{"client_credentials", func(p url.Values) { p.Set("grant_type", "client_credentials") }, http.StatusBadRequest, "unsupported_grant_type"},
+		{"no grant_type", func(p url.Values) { p.Del("grant_type") }, http.StatusBadRequest, "invalid_request"},
+		{"no code", func(p url.Values) { p.Del("code") }, http.StatusBadRequest, "invalid_request"},
+		{"no redirect_uri", func(p url.Values) { p.Del("redirect_uri") }, http.StatusBadRequest, "invalid_request"},
+		{"unknown code", func(p url.Values) { p.Set("code", "code_nosuchcode") }, http.StatusBadRequest, "invalid_grant"},
+		{"no refresh_token", func(p url.Values) { p.Set("grant_type", "refresh_token") }, http.StatusBadRequest, "invalid_request"},
+		{"unknown refresh_token", func(p url.Values) { p.Set("grant_type", "refresh_token"); p.Set("refresh_token", "ort_nope") }, http.StatusBadRequest, "invalid_grant"},
+	}
+	for _, tc := range tests {
+		params := codeParams(app, code)
+		tc.change(params)
+		for _, mode := range []string{"query", "form"} {
+			status, got := oauthToken(t, srv, mode, params)
+			if status != tc.status || got.Error != tc.code {
+				t.Errorf("%s (%s): %d %q, want %d %q", tc.name, mode, status, got.Error, tc.status, tc.code)
+			}
+		}
+	}
+	// None of them used the code.
+	if status, tok := oauthToken(t, srv, "form", codeParams(app, code)); status != http.StatusOK {
+		t.Fatalf("the code after refused requests: %d %+v", status, tok)
+	}
+}
+
+func TestOAuthRefreshRotates(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	app := oauthApp(t, srv, "https://app.example.com/cb", platform.ScopeUserReadUser)
+	first := oauthIssue(t, srv, app, fake.Consent{})
+	srv.Advance(time.Hour)
+	status, second := oauthToken(t, srv, "query", refreshParams(app, first.RefreshToken))
+	if status != http.StatusOK {
+		t.Fatalf("refresh: %d %+v", status, second)
+	}
+	if second.AccessToken == first.AccessToken || second.RefreshToken == first.RefreshToken {
+		t.Error("a refresh kept the old access or refresh token")
+	}
+	if second.TokenType != "Bearer" || second.ExpiresIn != 2592000 || second.Scope != first.Scope {
+		t.Errorf("refresh response %+v, want the form of the first %+v", second, first)
+	}
+	// The old refresh token and the old access token stop working.
+	status, again := oauthToken(t, srv, "form", refreshParams(app, first.RefreshToken))
+	wantOAuthError(t, status, again, http.StatusBadRequest, "invalid_grant")
+	_, err := oauthClient(t, srv, first.AccessToken).Users.GetCurrent(t.Context())
+	apiError(t, err, http.StatusUnauthorized)
+	if _, err := oauthClient(t, srv, second.AccessToken).Users.GetCurrent(t.Context()); err != nil {
+		t.Fatalf("the new access token: %v", err)
+	}
+	// One authorization is one token record, renewed in place.
+	tokens, err := srv.Client().OAuthApplications.ListTokens(t.Context(), &platform.ListOAuthTokensParams{Organization: srv.Org(), ApplicationID: app.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tokens.Items) != 1 {
+		t.Fatalf("%d tokens after a refresh, want 1", len(tokens.Items))
+	}
+	if got, want := tokens.Items[0].ExpiresAt.Time, srv.Now().Add(2592000*time.Second); !got.Equal(want) {
+		t.Errorf("expires_at %s, want %s", got, want)
+	}
+	// Another application's credentials cannot refresh it.
+	other := oauthApp(t, srv, "https://app.example.com/cb", platform.ScopeUserReadUser)
+	status, stolen := oauthToken(t, srv, "form", refreshParams(other, second.RefreshToken))
+	wantOAuthError(t, status, stolen, http.StatusBadRequest, "invalid_grant")
+}
+
+func TestOAuthAccessTokenExpires(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t, fake.WithTimings(fake.Timings{OAuthAccessToken: time.Hour}))
+	app := oauthApp(t, srv, "https://app.example.com/cb", platform.ScopeUserReadUser)
+	tok := oauthIssue(t, srv, app, fake.Consent{})
+	if tok.ExpiresIn != 3600 {
+		t.Errorf("expires_in %d, want the configured 3600", tok.ExpiresIn)
+	}
+	c := oauthClient(t, srv, tok.AccessToken)
+	srv.Advance(time.Duration(tok.ExpiresIn)*time.Second - time.Millisecond)
+	if _, err := c.Users.GetCurrent(t.Context()); err != nil {
+		t.Fatalf("just before expiry: %v", err)
+	}
+	srv.Advance(time.Millisecond)
+	_, err := c.Users.GetCurrent(t.Context())
+	apiError(t, err, http.StatusUnauthorized, "expired")
+	// An expired token is refreshed.
+	status, renewed := oauthToken(t, srv, "form", refreshParams(app, tok.RefreshToken))
+	if status != http.StatusOK {
+		t.Fatalf("refresh after expiry: %d %+v", status, renewed)
+	}
+	if _, err := oauthClient(t, srv, renewed.AccessToken).Users.GetCurrent(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOAuthDeletedToken(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	app := oauthApp(t, srv, "https://app.example.com/cb", platform.ScopeUserReadUser)
+	tok := oauthIssue(t, srv, app, fake.Consent{})
+	ctx, admin := t.Context(), srv.Client()
+	tokens, err := admin.OAuthApplications.ListTokens(ctx, &platform.ListOAuthTokensParams{Organization: srv.Org(), ApplicationID: app.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tokens.Items) != 1 {
+		t.Fatalf("%d tokens, want 1", len(tokens.Items))
+	}
+	if err := admin.OAuthApplications.DeleteToken(ctx, &platform.DeleteOAuthTokenParams{Organization: srv.Org(), ApplicationID: app.ID, TokenID: tokens.Items[0].ID}); err != nil {
+		t.Fatal(err)
+	}
+	w := send(t, srv, http.MethodGet, "/v1/user", bearer(tok.AccessToken), "")
+	wantError(t, w, http.StatusUnauthorized, "unauthorized")
+	status, got := oauthToken(t, srv, "form", refreshParams(app, tok.RefreshToken))
+	wantOAuthError(t, status, got, http.StatusBadRequest, "invalid_grant")
+}
+
+func TestOAuthBearerMalformed(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	for _, h := range []string{"Bearer ", "Bearer", "bearer oat_nosuchtoken", "Bearer " + srv.AdminToken().Secret} {
+		wantError(t, send(t, srv, http.MethodGet, "/v1/user", h, ""), http.StatusUnauthorized, "unauthorized")
+	}
+}
+
+func TestOAuthAutoApprove(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	mustDB(t, srv, "app")
+	srv.Advance(5 * time.Second)
+	if err := srv.CreateOrganization("globex"); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.AddMember("globex", srv.AdminUserID(), platform.RoleAdmin); err != nil {
+		t.Fatal(err)
+	}
+	app := oauthApp(t, srv, "https://app.example.com/cb", platform.ScopeOrganizationReadDatabases, platform.ScopeDatabaseReadDatabase, platform.ScopeBranchReadBranch)
+	tests := []struct {
+		name    string
+		consent fake.Consent
+		scope   string
+		orgs    []string // what list_databases reaches
+	}{
+		{"defaults: the default organization, no database or branch", fake.Consent{}, "organization:read_databases", []string{"acme"}},
+		{"chosen", fake.Consent{Organizations: []string{"globex", "acme"}, Databases: []string{"acme/app"}, Branches: []string{"acme/app/main"}},
+			"organization:read_databases database:read_database branch:read_branch", []string{"acme", "globex"}},
+	}
+	for _, tc := range tests {
+		srv.SetAutoApprove(&tc.consent)
+		q := oauthRedirect(t, oauthDo(t, http.MethodGet, oauthAuthorizeURL(srv, app.ClientID, app.RedirectURI, "st"), nil, nil), app.RedirectURI)
+		if q.Get("state") != "st" {
+			t.Errorf("%s: state %q", tc.name, q.Get("state"))
+		}
+		status, tok := oauthToken(t, srv, "query", codeParams(app, q.Get("code")))
+		if status != http.StatusOK {
+			t.Fatalf("%s: %d %+v", tc.name, status, tok)
+		}
+		if tok.Scope != tc.scope {
+			t.Errorf("%s: scope %q, want %q", tc.name, tok.Scope, tc.scope)
+		}
+		c := oauthClient(t, srv, tok.AccessToken)
+		var reached []string
+		for _, org := range []string{"acme", "globex"} {
+			if _, err := c.Databases.List(t.Context(), &platform.ListDatabasesParams{Organization: org}); err == nil {
+				reached = append(reached, org)
+			}
+		}
+		if diff := cmp.Diff(tc.orgs, reached); diff != "" {
+			t.Errorf("%s: organizations whose databases the token lists (-want +got):\n%s", tc.name, diff)
+		}
+	}
+	// Without auto-approval the consent page is back.
+	srv.SetAutoApprove(nil)
+	oauthPage(t, oauthDo(t, http.MethodGet, oauthAuthorizeURL(srv, app.ClientID, app.RedirectURI, ""), nil, nil), http.StatusOK, "Authorize")
+}
+
+func TestOAuthAuthorizeRefused(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	mustDB(t, srv, "app")
+	srv.Advance(5 * time.Second)
+	bob := mustMember(t, srv, srv.Org(), "Bob Builder", platform.RoleMember)
+	app := oauthApp(t, srv, "https://app.example.com/cb", platform.ScopeOrganizationWriteOrganization, platform.ScopeDatabaseReadDatabase)
+	authorize := func(clientID, redirectURI string) oauthResponse {
+		return oauthDo(t, http.MethodGet, oauthAuthorizeURL(srv, clientID, redirectURI, "s"), nil, nil)
+	}
+	oauthPage(t, authorize("app_nosuchclient", app.RedirectURI), http.StatusBadRequest, "client_id")
+	oauthPage(t, authorize("", app.RedirectURI), http.StatusBadRequest, "client_id")
+	oauthPage(t, authorize(app.ClientID, ""), http.StatusBadRequest, "redirect_uri")
+
+	// An unsupported response type goes back to the application.
+	q := oauthRedirect(t, oauthDo(t, http.MethodGet, oauthAuthorizeURL(srv, app.ClientID, app.RedirectURI, "s")+"&response_type=token", nil, nil), app.RedirectURI)
+	if q.Get("error") != "unsupported_response_type" || q.Get("state") != "s" {
+		t.Errorf("response_type=token: redirect query %v", q)
+	}
+
+	// Consents the signed-in user cannot give.
+	for _, c := range []fake.Consent{
+		{Organizations: []string{"nosuchorg"}},
+		{Databases: []string{"acme/nosuchdb"}},
+		{Databases: []string{"app"}},
+	} {
+		srv.SetAutoApprove(&c)
+		oauthPage(t, authorize(app.ClientID, app.RedirectURI), http.StatusBadRequest)
+	}
+	srv.SetAutoApprove(nil)
+	// A form that chooses a database of an organization the user is not in.
+	page := parseOAuthForm(t, authorize(app.ClientID, app.RedirectURI).body)
+	r := oauthDo(t, http.MethodPost, srv.AuthURL()+"oauth/authorize", url.Values{
+		"client_id": page.hidden["client_id"], "redirect_uri": page.hidden["redirect_uri"], "decision": {"authorize"},
+		"organization": {"acme"}, "database": {"globex/app"},
+	}, nil)
+	oauthPage(t, r, http.StatusBadRequest, "globex")
+	r = oauthDo(t, http.MethodPost, srv.AuthURL()+"oauth/authorize", url.Values{
+		"client_id": page.hidden["client_id"], "redirect_uri": page.hidden["redirect_uri"], "decision": {"maybe"},
+	}, nil)
+	oauthPage(t, r, http.StatusBadRequest, "decision")
+
+	// Bob, a plain member, cannot grant an admin scope on acme.
+	if err := srv.SignIn(bob); err != nil {
+		t.Fatal(err)
+	}
+	oauthPage(t, authorize(app.ClientID, app.RedirectURI), http.StatusOK, "Bob Builder")
+	srv.SetAutoApprove(&fake.Consent{})
+	oauthPage(t, authorize(app.ClientID, app.RedirectURI), http.StatusBadRequest, "admin", "organization:write_organization")
+
+	// Nobody signed in.
+	srv.SignOut()
+	oauthPage(t, authorize(app.ClientID, app.RedirectURI), http.StatusUnauthorized, "signed in")
+	if err := srv.SignIn("nosuchuser1"); err == nil {
+		t.Error("SignIn of an unknown user succeeded")
+	}
+}
+
+func TestOAuthRequestLog(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	app := oauthApp(t, srv, "https://app.example.com/cb", platform.ScopeUserReadUser)
+	srv.ClearRequests()
+	oauthIssue(t, srv, app, fake.Consent{})
+	var ops []string
+	for _, r := range srv.Requests() {
+		ops = append(ops, r.Operation)
+	}
+	if diff := cmp.Diff([]string{"oauth_authorize", "oauth_token"}, ops); diff != "" {
+		t.Errorf("logged operations (-want +got):\n%s", diff)
+	}
+}
+
+func TestCreateOAuthApplicationRefused(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	good := fake.OAuthAppSpec{Name: "Dash", Domain: "https://app.example.com", RedirectURI: "https://app.example.com/cb", Scopes: []platform.Scope{platform.ScopeUserReadUser}}
+	for name, change := range map[string]func(*fake.OAuthAppSpec){
+		"no name":             func(s *fake.OAuthAppSpec) { s.Name = " " },
+		"domain with a path":  func(s *fake.OAuthAppSpec) { s.Domain = "https://app.example.com/x" },
+		"domain not a URL":    func(s *fake.OAuthAppSpec) { s.Domain = "app.example.com" },
+		"redirect off domain": func(s *fake.OAuthAppSpec) { s.RedirectURI = "https://evil.example.com/cb" },
+		"no scopes":           func(s *fake.OAuthAppSpec) { s.Scopes = nil },
+		"unknown scope":       func(s *fake.OAuthAppSpec) { s.Scopes = []platform.Scope{"organization:read_everything"} },
+		"unqualified scope":   func(s *fake.OAuthAppSpec) { s.Scopes = []platform.Scope{"read_user"} },
+		"scope listed twice": func(s *fake.OAuthAppSpec) {
+			s.Scopes = []platform.Scope{platform.ScopeUserReadUser, platform.ScopeUserReadUser}
+		},
+	} {
+		spec := good
+		change(&spec)
+		if _, err := srv.CreateOAuthApplication(srv.Org(), spec); err == nil {
+			t.Errorf("%s: created", name)
+		}
+	}
+	if _, err := srv.CreateOAuthApplication("nosuchorg", good); err == nil {
+		t.Error("created in an unknown organization")
+	}
+	apps, err := srv.Client().OAuthApplications.List(t.Context(), &platform.ListOAuthApplicationsParams{Organization: srv.Org()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(apps.Items) != 0 {
+		t.Errorf("refused specs left %d applications", len(apps.Items))
+	}
+	if _, err := srv.CreateOAuthApplication(srv.Org(), good); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestKnownScopesAreTheSDKs checks that applications may ask for exactly
+// the scopes the SDK names.
+func TestKnownScopesAreTheSDKs(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	for _, sc := range platform.Scopes() {
+		if _, err := srv.CreateOAuthApplication(srv.Org(), fake.OAuthAppSpec{Name: "x", Domain: "https://a.example.com", RedirectURI: "https://a.example.com/", Scopes: []platform.Scope{sc}}); err != nil {
+			t.Errorf("%s: %v", sc, err)
+		}
+	}
+	all := slices.Clone(platform.Scopes())
+	if _, err := srv.CreateOAuthApplication(srv.Org(), fake.OAuthAppSpec{Name: "all", Domain: "https://a.example.com", RedirectURI: "https://a.example.com/", Scopes: all}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,360 @@
+package fake_test
+
+import (
+	"net/http"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake"
+)
+
+// This file checks the scope column of operations.tsv for every operation
+// the fake serves, through the operation table (opfixtures_test.go): OAuth
+// tokens are held to their scopes, on the resources the user granted them
+// on.
+
+// scopeWorld is an operation's world for OAuth: the admin user, who
+// authorizes the applications, is also an admin of a second organization,
+// globex.
+func scopeWorld(t *testing.T) *opWorld {
+	t.Helper()
+	w := newOpWorld(t)
+	if err := w.srv.CreateOrganization("globex"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.srv.AddMember("globex", w.srv.AdminUserID(), platform.RoleAdmin); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// scopeConsent grants on acme, app and the call's branch of app (dev when
+// it names none).
+func scopeConsent(call opCall) fake.Consent {
+	branch := call.target()
+	if branch == "" {
+		branch = "dev"
+	}
+	return fake.Consent{Organizations: []string{"acme"}, Databases: []string{"acme/app"}, Branches: []string{"acme/app/" + branch}}
+}
+
+// scopeElsewhere grants on resources of the same kind that the call does
+// not act on: the organization globex, the database other, and a branch of
+// app other than the call's for an operation on one branch, or a branch of
+// other for one on the database's branches.
+func scopeElsewhere(op tsvOperation, call opCall) fake.Consent {
+	branch := "acme/other/main"
+	if call.vals["branch"] != "" {
+		branch = "acme/app/main"
+		if call.vals["branch"] == "main" {
+			branch = "acme/app/dev"
+		}
+	}
+	return fake.Consent{Organizations: []string{"globex"}, Databases: []string{"acme/other"}, Branches: []string{branch}}
+}
+
+// scopeRefused sends the call with the access token and checks the plain
+// 404 of a missing permission, and that nothing changed.
+func scopeRefused(t *testing.T, w *opWorld, op tsvOperation, call opCall, access string) {
+	t.Helper()
+	before := opSnapshot(t, w.srv)
+	r := send(t, w.srv, op.method, call.path(t, w, op), bearer(access), call.body)
+	if e := wantError(t, r, http.StatusNotFound, "not_found"); e.Message != "Not Found" {
+		t.Errorf("message %q, want the plain Not Found of a missing resource", e.Message)
+	}
+	if diff := cmp.Diff(before, opSnapshot(t, w.srv)); diff != "" {
+		t.Errorf("a refused request changed the world (-before +after):\n%s", diff)
+	}
+}
+
+// TestOAuthScopes checks each operation with an OAuth scope column: a token
+// holding every scope but the listed ones gets 404 and changes nothing; a
+// token holding exactly one listed scope, granted on the request's resource
+// of its kind, succeeds; the same scope granted on another resource of that
+// kind gets 404 and changes nothing.
+func TestOAuthScopes(t *testing.T) {
+	t.Parallel()
+	ops := loadOperations(t)
+	for _, name := range opOperations(t, func(op tsvOperation) bool { return op.scopes != nil }) {
+		op := ops[name]
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			t.Run("lacking", func(t *testing.T) {
+				t.Parallel()
+				w := scopeWorld(t)
+				call := opFixtures[name](w, "")
+				var rest []platform.Scope
+				for _, sc := range platform.Scopes() {
+					if !slices.Contains(op.scopes[sc.Resource()], sc.Name()) {
+						rest = append(rest, sc)
+					}
+				}
+				scopeRefused(t, w, op, call, oauthGrant(t, w.srv, scopeConsent(call), rest...))
+			})
+			for res, names := range op.scopes {
+				for i, scope := range names {
+					sc := platform.Scope(res + ":" + scope)
+					t.Run("only "+string(sc), func(t *testing.T) {
+						t.Parallel()
+						w := scopeWorld(t)
+						call := opFixtures[name](w, scope)
+						access := oauthGrant(t, w.srv, scopeConsent(call), sc)
+						before := opSnapshot(t, w.srv)
+						wantStatus(t, send(t, w.srv, op.method, call.path(t, w, op), bearer(access), call.body), op.status)
+						if op.method == http.MethodGet && !cmp.Equal(before, opSnapshot(t, w.srv)) {
+							t.Error("a read changed the world")
+						}
+					})
+					if i > 0 || res == platform.ScopeResourceUser {
+						continue
+					}
+					t.Run("only "+string(sc)+" elsewhere", func(t *testing.T) {
+						t.Parallel()
+						w := scopeWorld(t)
+						call := opFixtures[name](w, scope)
+						scopeRefused(t, w, op, call, oauthGrant(t, w.srv, scopeElsewhere(op, call), sc))
+					})
+				}
+			}
+		})
+	}
+}
+
+// TestOAuthClosedOperations checks the operations whose row lists
+// service-token permissions but no scope: documented for service tokens
+// only, they refuse an OAuth token holding every scope.
+func TestOAuthClosedOperations(t *testing.T) {
+	t.Parallel()
+	ops := loadOperations(t)
+	names := opOperations(t, func(op tsvOperation) bool { return op.scopes == nil && op.perms != nil })
+	if len(names) == 0 {
+		t.Fatal("no operation is closed to OAuth")
+	}
+	for _, name := range names {
+		op := ops[name]
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			w := scopeWorld(t)
+			call := opFixtures[name](w, "")
+			scopeRefused(t, w, op, call, oauthGrant(t, w.srv, scopeConsent(call), platform.Scopes()...))
+		})
+	}
+}
+
+// TestOAuthOpenOperations checks the operations whose row lists neither
+// permissions nor scopes: like a service token without permissions, an
+// OAuth token of a member with an unrelated scope may call them.
+func TestOAuthOpenOperations(t *testing.T) {
+	t.Parallel()
+	ops := loadOperations(t)
+	names := opOperations(t, func(op tsvOperation) bool { return op.scopes == nil && op.perms == nil })
+	if len(names) == 0 {
+		t.Fatal("no operation is open to OAuth")
+	}
+	for _, name := range names {
+		op := ops[name]
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			w := scopeWorld(t)
+			call := opFixtures[name](w, "")
+			access := oauthGrant(t, w.srv, fake.Consent{}, platform.ScopeUserReadUser)
+			wantStatus(t, send(t, w.srv, op.method, call.path(t, w, op), bearer(access), call.body), op.status)
+		})
+	}
+}
+
+// TestOAuthTokenOfAFormerMember checks that a grant ends with the user's
+// membership: the organization is as missing as one that does not exist.
+func TestOAuthTokenOfAFormerMember(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	bob := mustMember(t, srv, srv.Org(), "Bob Builder", platform.RoleMember)
+	if err := srv.SignIn(bob); err != nil {
+		t.Fatal(err)
+	}
+	access := oauthGrant(t, srv, fake.Consent{}, platform.ScopeOrganizationReadOrganization, platform.ScopeUserReadOrganizations)
+	c := oauthClient(t, srv, access)
+	if _, err := c.Organizations.Get(t.Context(), &platform.GetOrganizationParams{Organization: srv.Org()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Client().Organizations.RemoveMember(t.Context(), &platform.RemoveMemberParams{Organization: srv.Org(), UserID: bob}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.Organizations.Get(t.Context(), &platform.GetOrganizationParams{Organization: srv.Org()})
+	apiError(t, err, http.StatusNotFound)
+	orgs, err := c.Organizations.List(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(orgs.Items) != 0 {
+		t.Errorf("a former member lists %d organizations", len(orgs.Items))
+	}
+}
+
+func TestOAuthListVisibility(t *testing.T) {
+	t.Parallel()
+	w := scopeWorld(t)
+	ctx, srv := t.Context(), w.srv
+	if _, err := w.c.Branches.Create(ctx, &platform.CreateBranchParams{Organization: w.org, Database: drDB, Name: "third", ParentBranch: "main"}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Advance(5 * time.Second)
+	names := func(c *platform.Client, db string) []string {
+		var out []string
+		for _, b := range opCollect(t, c.Branches.All(ctx, &platform.ListBranchesParams{Organization: w.org, Database: db})) {
+			out = append(out, b.Name)
+		}
+		return out
+	}
+
+	// Branch scopes show the granted branches only, and not another
+	// database's.
+	branchOnly := oauthClient(t, srv, oauthGrant(t, srv, fake.Consent{Branches: []string{"acme/app/dev", "acme/app/third"}}, platform.ScopeBranchReadBranch))
+	if diff := cmp.Diff([]string{"dev", "third"}, names(branchOnly, drDB)); diff != "" {
+		t.Errorf("branches seen through branch scopes (-want +got):\n%s", diff)
+	}
+	page, err := branchOnly.Branches.List(ctx, &platform.ListBranchesParams{Organization: w.org, Database: drDB, ListParams: platform.ListParams{PerPage: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page.TotalCount == nil || *page.TotalCount != 2 || len(page.Items) != 1 || page.Items[0].Name != "dev" {
+		t.Errorf("first page of one: total %v, items %d", page.TotalCount, len(page.Items))
+	}
+	_, err = branchOnly.Branches.List(ctx, &platform.ListBranchesParams{Organization: w.org, Database: "other"})
+	apiError(t, err, http.StatusNotFound)
+
+	// A database scope shows every branch of the database.
+	dbScope := oauthClient(t, srv, oauthGrant(t, srv, fake.Consent{Databases: []string{"acme/app"}}, platform.ScopeDatabaseReadBranches))
+	if diff := cmp.Diff([]string{"main", "dev", "third"}, names(dbScope, drDB)); diff != "" {
+		t.Errorf("branches seen through a database scope (-want +got):\n%s", diff)
+	}
+
+	// An organization scope shows every database; database scopes alone do
+	// not list databases (the row names only organization:read_databases).
+	orgScope := oauthClient(t, srv, oauthGrant(t, srv, fake.Consent{}, platform.ScopeOrganizationReadDatabases))
+	dbs := opCollect(t, orgScope.Databases.All(ctx, &platform.ListDatabasesParams{Organization: w.org}))
+	if len(dbs) != 2 {
+		t.Errorf("an organization scope lists %d databases, want 2", len(dbs))
+	}
+	_, err = oauthClient(t, srv, oauthGrant(t, srv, fake.Consent{Databases: []string{"acme/app"}}, platform.ScopeDatabaseReadDatabase)).Databases.List(ctx, &platform.ListDatabasesParams{Organization: w.org})
+	apiError(t, err, http.StatusNotFound)
+
+	// user:read_organizations lists every organization of the user.
+	orgs := opCollect(t, oauthClient(t, srv, oauthGrant(t, srv, fake.Consent{}, platform.ScopeUserReadOrganizations)).Organizations.All(ctx, nil))
+	var orgNames []string
+	for _, o := range orgs {
+		orgNames = append(orgNames, o.Name)
+	}
+	if diff := cmp.Diff([]string{"acme", "globex"}, orgNames); diff != "" {
+		t.Errorf("organizations (-want +got):\n%s", diff)
+	}
+}
+
+// TestOAuthGrantFollowsTheRecord checks that a grant is on a resource, not
+// on a name: a branch deleted and created again under its name is not
+// covered.
+func TestOAuthGrantFollowsTheRecord(t *testing.T) {
+	t.Parallel()
+	w := scopeWorld(t)
+	ctx := t.Context()
+	c := oauthClient(t, w.srv, oauthGrant(t, w.srv, fake.Consent{Branches: []string{"acme/app/dev"}}, platform.ScopeBranchReadBranch))
+	get := &platform.GetBranchParams{Organization: w.org, Database: drDB, Branch: "dev"}
+	if _, err := c.Branches.Get(ctx, get); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.c.Branches.Delete(ctx, &platform.DeleteBranchParams{Organization: w.org, Database: drDB, Branch: "dev"}); err != nil {
+		t.Fatal(err)
+	}
+	w.branch("dev")
+	_, err := c.Branches.Get(ctx, get)
+	apiError(t, err, http.StatusNotFound)
+}
+
+// TestOAuthRestoreFromAGrantedBranch checks the branch scope of
+// create_branch: restoring the granted branch's backups, and nothing else.
+func TestOAuthRestoreFromAGrantedBranch(t *testing.T) {
+	t.Parallel()
+	w := scopeWorld(t)
+	ctx := t.Context()
+	devBackup, mainBackup := w.backup("dev"), w.backup("main")
+	c := oauthClient(t, w.srv, oauthGrant(t, w.srv, fake.Consent{Branches: []string{"acme/app/dev", "acme/app/main"}}, platform.ScopeBranchRestoreBackups))
+	create := func(name, backup string) error {
+		p := &platform.CreateBranchParams{Organization: w.org, Database: drDB, Name: name, ParentBranch: "main"}
+		if backup != "" {
+			p.BackupID, p.ClusterSize = backup, "PS_10"
+		}
+		_, err := c.Branches.Create(ctx, p)
+		return err
+	}
+	before := opSnapshot(t, w.srv)
+	// Not a plain branch, and not a production branch's backup (a scope of
+	// the organization or the database).
+	apiError(t, create("plain", ""), http.StatusNotFound)
+	apiError(t, create("from-main", mainBackup), http.StatusNotFound)
+	apiError(t, create("from-nowhere", "nosuchbackup"), http.StatusNotFound)
+	if diff := cmp.Diff(before, opSnapshot(t, w.srv)); diff != "" {
+		t.Errorf("refused restores changed the world (-before +after):\n%s", diff)
+	}
+	if err := create("from-dev", devBackup); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOAuthApprovalRules checks the spec's rule 2 for users acting through
+// OAuth: a user cannot approve a deploy request they opened, nor one that a
+// service token they created opened (403); another user may.
+func TestOAuthApprovalRules(t *testing.T) {
+	t.Parallel()
+	e := newDREnv(t, false)
+	ctx := t.Context()
+	if _, err := e.c.Databases.Update(ctx, &platform.UpdateDatabaseParams{Organization: e.org, Database: drDB, RequireApprovalForDeploy: platform.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	bob := mustMember(t, e.srv, e.org, "Bob Builder", platform.RoleMember)
+	approver := func(user string) *platform.Client {
+		if err := e.srv.SignIn(user); err != nil {
+			t.Fatal(err)
+		}
+		return oauthClient(t, e.srv, oauthGrant(t, e.srv, fake.Consent{Databases: []string{"acme/app"}},
+			platform.ScopeDatabaseApproveDeployRequests, platform.ScopeDatabaseWriteDeployRequests, platform.ScopeDatabaseReadDeployRequests))
+	}
+	admin, bobs := approver(e.srv.AdminUserID()), approver(bob)
+	approve := func(c *platform.Client, n int) error {
+		_, err := c.DeployRequests.Review(ctx, &platform.ReviewParams{Organization: e.org, Database: drDB, Number: n, State: platform.ReviewApproved})
+		return err
+	}
+
+	// #1 is opened by the admin token, which the admin user created.
+	e.branch("dev", drChange...)
+	e.open(platform.CreateDeployRequestParams{Branch: "dev"})
+	// #2 is opened by Bob through OAuth.
+	e.branch("bobs", drChange...)
+	if _, err := bobs.DeployRequests.Create(ctx, &platform.CreateDeployRequestParams{Organization: e.org, Database: drDB, Branch: "bobs", IntoBranch: "main"}); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Advance(time.Second)
+
+	before := opSnapshot(t, e.srv)
+	apiError(t, approve(admin, 1), http.StatusForbidden, "service token you created")
+	apiError(t, approve(bobs, 2), http.StatusForbidden, "your own")
+	if diff := cmp.Diff(before, opSnapshot(t, e.srv)); diff != "" {
+		t.Errorf("refused approvals changed the world (-before +after):\n%s", diff)
+	}
+	// Each may approve the other's.
+	if err := approve(bobs, 1); err != nil {
+		t.Fatalf("Bob approving #1: %v", err)
+	}
+	if err := approve(admin, 2); err != nil {
+		t.Fatalf("the admin approving #2: %v", err)
+	}
+	for n := 1; n <= 2; n++ {
+		if !e.get(n).Approved {
+			t.Errorf("#%d is not approved", n)
+		}
+	}
+	e.mustDo("deploy", 1)
+}
