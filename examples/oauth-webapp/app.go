@@ -50,7 +50,7 @@ func newApp(cfg oauth.Config, apiBaseURL string, store *sessions) (http.Handler,
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", a.home)
 	mux.Handle("GET /login", a.oauth.LoginHandler())
-	mux.Handle("GET "+callbackPath, a.oauth.CallbackHandler(a.signedIn, nil))
+	mux.Handle("GET "+callbackPath, a.oauth.CallbackHandler(a.signedIn, a.signInFailed))
 	mux.HandleFunc("POST /logout", a.logout)
 	return mux, nil
 }
@@ -67,34 +67,82 @@ func (a *app) signedIn(w http.ResponseWriter, r *http.Request, tok *oauth2.Token
 	http.Redirect(w, r, "/", http.StatusFound)
 }
 
+// signInFailed answers a callback that yielded no token with the home
+// page, its sign-in link, and why: the user chose Deny, the sign-in did not
+// start in this browser, or the platform refused it.
+func (a *app) signInFailed(w http.ResponseWriter, _ *http.Request, err error) {
+	status, notice := http.StatusBadRequest, "Signing in failed. Please try again."
+	var ce *oauth.CallbackError
+	if errors.As(err, &ce) {
+		status = ce.StatusCode
+	}
+	switch {
+	case errors.Is(err, oauth.ErrAccessDenied):
+		notice = accessDeniedNotice
+	case errors.Is(err, oauth.ErrState):
+		notice = stateNotice
+	default:
+		log.Printf("signing in: %v", err)
+	}
+	a.render(w, status, homePage{Notice: notice})
+}
+
+// The notices of the signed-out home page.
+const (
+	// accessDeniedNotice: the user chose Deny on the consent page.
+	accessDeniedNotice = "You denied access, so your databases cannot be listed."
+	// stateNotice: the callback's state is not this browser's.
+	stateNotice = "This sign-in did not start in this browser, or it took too long. Please sign in again."
+	// signInEndedNotice: the platform no longer accepts the user's token.
+	signInEndedNotice = "Your sign-in has ended."
+)
+
 // home shows the sign-in link, or the databases of every organization the
 // signed-in user's token can see.
 func (a *app) home(w http.ResponseWriter, r *http.Request) {
 	id := sessionID(r)
-	client, ok, err := a.sessions.client(id, func(tok *oauth2.Token) (*platform.Client, error) {
+	orgs, ok, err := a.databasesOf(r, id)
+	switch {
+	case !ok:
+		a.render(w, http.StatusOK, homePage{})
+	case err == nil:
+		a.render(w, http.StatusOK, homePage{SignedIn: true, Orgs: orgs})
+	case signInEnded(err):
+		a.endSession(w, id)
+		a.render(w, http.StatusOK, homePage{Notice: signInEndedNotice})
+	default:
+		log.Printf("listing databases: %v", err)
+		a.render(w, http.StatusBadGateway, homePage{SignedIn: true, Error: "Listing your databases failed: " + err.Error()})
+	}
+}
+
+// databasesOf lists the databases of session id's user; ok is false when
+// there is no such session. When the API refuses the access token, the
+// token is refreshed and the listing tried once more: the platform's clock,
+// not the expiry the app computed when the token came, says when a token
+// has expired. A second refusal is final.
+func (a *app) databasesOf(r *http.Request, id string) ([]orgDatabases, bool, error) {
+	for refreshed := false; ; refreshed = true {
+		client, ok, err := a.client(r, id)
+		if !ok || err != nil {
+			return nil, ok, err
+		}
+		orgs, err := listDatabases(r.Context(), client)
+		if refreshed || !errors.Is(err, platform.ErrUnauthorized) || !a.sessions.expire(id, client) {
+			return orgs, true, err
+		}
+	}
+}
+
+// client returns session id's API client; ok is false when there is no
+// such session.
+func (a *app) client(r *http.Request, id string) (c *platform.Client, ok bool, err error) {
+	return a.sessions.client(id, func(tok *oauth2.Token) (*platform.Client, error) {
 		// The token source outlives this request: it refreshes on a context
 		// detached from r's, and saves each refreshed token in the session.
 		ts := a.oauth.TokenSource(r.Context(), tok, func(t *oauth2.Token) error { return a.sessions.save(id, t) })
 		return platform.NewClient(platform.WithBaseURL(a.apiURL), platform.WithTokenSource(ts))
 	})
-	switch {
-	case !ok:
-		a.render(w, http.StatusOK, homePage{})
-		return
-	case err != nil:
-		a.render(w, http.StatusInternalServerError, homePage{SignedIn: true, Error: err.Error()})
-		return
-	}
-	orgs, err := listDatabases(r.Context(), client)
-	switch {
-	case err == nil:
-		a.render(w, http.StatusOK, homePage{SignedIn: true, Orgs: orgs})
-	case signInEnded(err):
-		a.endSession(w, id)
-		a.render(w, http.StatusOK, homePage{Notice: "Your sign-in has ended."})
-	default:
-		a.render(w, http.StatusBadGateway, homePage{SignedIn: true, Error: "Listing your databases failed: " + err.Error()})
-	}
 }
 
 // logout ends the session.
@@ -114,11 +162,16 @@ func (a *app) endSession(w http.ResponseWriter, id string) {
 }
 
 // signInEnded reports whether err means the user must sign in again: the
-// API refused the access token, or the token endpoint refused the refresh
-// token (the user revoked the application's access, say).
+// token endpoint refused the refresh token (invalid_grant: the user revoked
+// the application's access, say), or the API refused the access token even
+// after a refresh. Other failures of the token endpoint, an outage or the
+// app's own credentials, end no session: the next visit tries again.
 func signInEnded(err error) bool {
 	var refused *oauth2.RetrieveError
-	return errors.Is(err, platform.ErrUnauthorized) || errors.As(err, &refused)
+	if errors.As(err, &refused) {
+		return refused.ErrorCode == "invalid_grant"
+	}
+	return errors.Is(err, platform.ErrUnauthorized)
 }
 
 // sessionCookie returns the session cookie holding id. SameSite=Lax, not
@@ -141,6 +194,9 @@ func sessionID(r *http.Request) string {
 type orgDatabases struct {
 	Name      string
 	Databases []*platform.Database
+	// NotShared is set when the token may not list the organization's
+	// databases: the user did not choose it on the consent page.
+	NotShared bool
 }
 
 // listDatabases lists the databases of every organization the client sees.
@@ -152,6 +208,12 @@ func listDatabases(ctx context.Context, client *platform.Client) ([]orgDatabases
 		}
 		od := orgDatabases{Name: org.Name}
 		for db, err := range client.Databases.All(ctx, &platform.ListDatabasesParams{Organization: org.Name}) {
+			if errors.Is(err, platform.ErrNotFound) {
+				// The API hides what a token may not read: the user
+				// signed in without granting this organization.
+				od = orgDatabases{Name: org.Name, NotShared: true}
+				break
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -176,12 +238,14 @@ var homeTemplate = template.Must(template.New("home").Parse(`<!doctype html>
 <body>
 {{- if .SignedIn}}
 <h1>Your databases</h1>
-{{- range .Orgs}}
-<h2 class="organization">{{.Name}}</h2>
-{{- if .Databases}}
+{{- range $org := .Orgs}}
+<h2 class="organization">{{$org.Name}}</h2>
+{{- if $org.NotShared}}
+<p class="not-shared" data-organization="{{$org.Name}}">Not shared with this app. To list its databases, sign out, sign in again and choose {{$org.Name}} on the consent page.</p>
+{{- else if $org.Databases}}
 <ul>
-{{- range .Databases}}
-<li class="database" data-name="{{.Name}}">{{.Name}} ({{.State}})</li>
+{{- range $org.Databases}}
+<li class="database" data-organization="{{$org.Name}}" data-name="{{.Name}}">{{.Name}} ({{.State}})</li>
 {{- end}}
 </ul>
 {{- else}}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"sync"
+	"time"
 
 	"golang.org/x/oauth2"
 
@@ -114,6 +115,29 @@ func (s *sessions) client(id string, build func(*oauth2.Token) (*platform.Client
 		}
 	}
 	return sess.client, true, nil
+}
+
+// expire makes session id refresh its token before its next request, after
+// the API refused the token of client: the session's token is marked
+// expired and its client dropped, so the next one built refreshes first. It
+// reports whether a refresh is to come: false when there is no session or
+// its token has no refresh token. When client is no longer the session's
+// (a request that got the same refusal came first), it leaves the session
+// as it is, so that both requests share one refresh.
+func (s *sessions) expire(id string, client *platform.Client) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sess, ok := s.byID[id]
+	switch {
+	case !ok || sess.Token.RefreshToken == "":
+		return false
+	case sess.client != client:
+		return true
+	}
+	tok := *sess.Token
+	tok.Expiry = time.Now()
+	sess.Token, sess.client = &tok, nil
+	return true
 }
 
 // writeLocked writes every session to the file, atomically: a crash leaves

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/google/go-cmp/cmp"
+)
+
+// This file drives the app in a real browser: headless Chromium, through
+// the DevTools protocol with chromedp. It clicks what a user clicks, so it
+// proves what the net/http tests cannot: that the pages, the consent form
+// and the cookies work in a browser (SameSite, redirects after a POST).
+
+// browserCandidates are the Chromium executables tried, in order, when
+// CHROME_PATH does not name one.
+var browserCandidates = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "/usr/bin/chromium"}
+
+// findBrowser returns the Chromium to run: $CHROME_PATH, or the first of
+// browserCandidates found; "" when there is none.
+func findBrowser() string {
+	if p := os.Getenv("CHROME_PATH"); p != "" {
+		return p
+	}
+	for _, name := range browserCandidates {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// lockedBuffer collects the browser's output, written from several
+// goroutines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// browserTimeout bounds the whole browser test, so that a browser that
+// hangs fails it instead of holding CI.
+const browserTimeout = 60 * time.Second
+
+func TestBrowserSignIn(t *testing.T) {
+	t.Parallel()
+	path := findBrowser()
+	if path == "" {
+		t.Skip("no Chromium found: install Debian's chromium package (.ci/run does) to run the browser test")
+	}
+	d := startTestDemo(t, "")
+
+	ctx, cancel := context.WithTimeout(t.Context(), browserTimeout)
+	defer cancel()
+	var output lockedBuffer
+	defer func() {
+		if t.Failed() {
+			t.Logf("%s's output:\n%s", path, output.String())
+		}
+	}()
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
+		chromedp.ExecPath(path),
+		chromedp.Headless,
+		chromedp.NoSandbox, // the sandbox cannot start as root, as in CI containers
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true), // containers have a small /dev/shm
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.CombinedOutput(&output),
+	)
+	defer cancelAlloc() // stops the browser and waits for it
+	logf := func(format string, args ...any) { fmt.Fprintf(&output, format+"\n", args...) }
+	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx, chromedp.WithLogf(logf), chromedp.WithErrorf(logf))
+	defer cancelBrowser()
+
+	// step runs actions, then reads where the browser is and what the app
+	// page there shows.
+	step := func(name string, actions ...chromedp.Action) (location string, shows pageShows) {
+		t.Helper()
+		var body string
+		actions = append(actions, chromedp.Location(&location), chromedp.OuterHTML("html", &body, chromedp.ByQuery))
+		if err := chromedp.Run(browserCtx, actions...); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return location, readPage(body)
+	}
+	// want checks that the browser is on the app at path (with any query)
+	// and sees want.
+	want := func(name, location, path string, got, want pageShows) {
+		t.Helper()
+		if location != d.url+path && !strings.HasPrefix(location, d.url+path+"?") {
+			t.Errorf("%s: the browser is at %s, want %s%s", name, location, d.url, path)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: page (-want +got):\n%s", name, diff)
+		}
+	}
+	consent := func(name, button string) {
+		t.Helper()
+		var title string
+		location, _ := step(name, chromedp.Click("#sign-in", chromedp.ByQuery),
+			chromedp.WaitVisible(button, chromedp.ByQuery), chromedp.Title(&title))
+		if !strings.HasPrefix(location, d.fake.AuthURL()+"oauth/authorize?") || title != "Authorize "+demoAppName {
+			t.Errorf("%s: at %s, page %q; want the consent page for %s", name, location, title, demoAppName)
+		}
+	}
+
+	location, shows := step("opening the app", chromedp.Navigate(d.url+"/"), chromedp.WaitVisible("#sign-in", chromedp.ByQuery))
+	want("opening the app", location, "/", shows, signedOut)
+
+	deny, authorize := `button[value="deny"]`, `button[value="authorize"]`
+	consent("signing in", deny)
+	location, shows = step("denying", chromedp.Click(deny, chromedp.ByQuery), chromedp.WaitVisible("p.notice", chromedp.ByQuery))
+	want("denying", location, callbackPath, shows, pageShows{SignIn: true, Notice: accessDeniedNotice})
+
+	consent("signing in again", authorize)
+	location, shows = step("authorizing", chromedp.Click(authorize, chromedp.ByQuery), chromedp.WaitVisible("li.database", chromedp.ByQuery))
+	want("authorizing", location, "/", shows, seeded(demoOrgs[0].name))
+
+	location, shows = step("signing out", chromedp.Click(`form[action="/logout"] button`, chromedp.ByQuery), chromedp.WaitVisible("#sign-in", chromedp.ByQuery))
+	want("signing out", location, "/", shows, signedOut)
+}
