@@ -3,35 +3,129 @@ package fake
 import (
 	"crypto/subtle"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/dbplatform/platform-go"
 )
 
 // ControlPrefix is the path below which a server serves its control surface:
-// the part of its Go API that a client in another language needs, over HTTP.
-// Every control request needs the admin token's Authorization header
-// ([Server.AdminToken]); without it the answer is 401.
+// its Go API over HTTP, for clients in other languages (the standalone
+// binary's users). Every endpoint is a thin adapter over one method of
+// [Server]. Every control request needs the admin token's Authorization
+// header ([Server.AdminToken]); without it the answer is 401.
 //
-//	POST /_fake/advance?d=5s  moves the virtual clock (as [Server.Advance]); answers {"now": ..., "virtual": true}
-//	GET  /_fake/now           answers {"now": ..., "virtual": ...}
-//	GET  /_fake/requests      answers the request log (as [Server.Requests]): {"data": [...]}
+// Bodies are JSON objects, decoded strictly: an unknown field or a wrong
+// JSON type is a 400 naming the field, a missing required field a 422.
+// Durations are Go duration strings ("5s", "1m30s"). A refusal of the Go
+// method is a 422 (a 404 for the endpoints that look something up) whose
+// message is the method's error. Errors are the API's JSON error bodies; an
+// unknown path is a 404, a known path with another method a 405 with an
+// Allow header.
 //
-// Control requests are themselves logged, with an operation of
-// "_fake/advance", "_fake/now" or "_fake/requests".
+//	POST   /_fake/advance?d=5s                    Advance; answers {"now": ..., "virtual": true}
+//	GET    /_fake/now                             Now; answers {"now": ..., "virtual": ...}
+//	GET    /_fake/requests                        Requests: {"data": [{"method", "path", "query", "status", "operation", "request_id"}]}
+//	DELETE /_fake/requests                        ClearRequests
+//	POST   /_fake/organizations                   CreateOrganization {"name"}
+//	POST   /_fake/users                           CreateUser {"name", "email"}; answers {"id", "name", "email"}
+//	POST   /_fake/organizations/{org}/members     AddMember {"user_id", "role"}
+//	POST   /_fake/organizations/{org}/service-tokens
+//	                                              CreateServiceToken {"name", "created_by", "permissions",
+//	                                              "database_permissions", "ttl"}; answers {"id", "secret", "authorization"}
+//	DELETE /_fake/service-tokens/{id}             DeleteServiceToken
+//	POST   /_fake/organizations/{org}/teams/{team}/databases
+//	                                              AddTeamDatabase {"database"}
+//	POST   /_fake/organizations/{org}/teams/{team}/analyst-databases
+//	                                              AddTeamAnalystDatabase {"database"}
+//	PUT    /_fake/organizations/{org}/teams/{team}/managed
+//	                                              SetTeamManaged {"managed"}
+//	POST   /_fake/organizations/{org}/oauth-applications
+//	                                              CreateOAuthApplication {"name", "domain", "redirect_uri", "scopes",
+//	                                              "avatar"}; answers {"id", "client_id", "client_secret", "redirect_uri"}
+//	POST   /_fake/oauth/sign-in                   SignIn {"user_id"}
+//	POST   /_fake/oauth/sign-out                  SignOut
+//	PUT    /_fake/oauth/auto-approve              SetAutoApprove {"organizations", "databases", "branches"}
+//	DELETE /_fake/oauth/auto-approve              SetAutoApprove(nil)
+//	POST   /_fake/organizations/{org}/databases/{db}/branches/{branch}/schema
+//	                                              PushSchema {"statements"}
+//	POST   /_fake/organizations/{org}/databases/{db}/branches/{branch}/keyspaces
+//	                                              AddKeyspace {"name", "shards"}
+//	GET    /_fake/organizations/{org}/databases/{db}/branches/{branch}/roles/{role}
+//	                                              Role; answers the role, dropped or not
+//	GET    /_fake/organizations/{org}/databases/{db}/branches/{branch}/roles/{role}/objects
+//	                                              RoleObjects; answers {"data": [...]}
+//	POST   /_fake/organizations/{org}/databases/{db}/branches/{branch}/roles/{role}/objects
+//	                                              AddRoleObjects {"objects"}
+//	POST   /_fake/fail-next                       FailNext {"id"}
+//	POST   /_fake/faults                          InjectFault {"operation", "status", "code", "message", "retry_after",
+//	                                              "times", "probability", "latency"}; answers the rule with its "id"
+//	GET    /_fake/faults                          the rules installed over HTTP: {"data": [...]}
+//	GET    /_fake/faults/{id}                     a rule, with its "fired" count (FaultRule.Fired)
+//	DELETE /_fake/faults/{id}                     FaultRule.Remove
+//	POST   /_fake/organizations/{org}/databases/{db}/events
+//	                                              Emit {"event", "resource"}
+//	GET    /_fake/events                          Events: {"data": [{"name", "organization", "database", "resource", "at"}]}
+//	GET    /_fake/deliveries                      Deliveries: {"data": [...]}
+//	POST   /_fake/deliveries/flush?timeout=10s    FlushDeliveries, waiting at most timeout (10s when absent, 0s not at all)
+//
+// Control requests are themselves logged, with an operation of "_fake/"
+// and the endpoint's path pattern ("_fake/advance", "_fake/faults/{id}").
 const ControlPrefix = "/_fake/"
 
-// controlEndpoint is one operation of the control surface.
-type controlEndpoint struct {
+// controlRoute is one endpoint of the control surface.
+type controlRoute struct {
 	method string
-	serve  func(s *Server, r *http.Request) (any, error)
+	// pattern is the path below ControlPrefix; a segment {name} matches any
+	// one non-empty segment, which the handler reads with r.PathValue.
+	pattern string
+	// status is the success status: 200 or 201 with a body, 204 without.
+	status int
+	serve  controlHandler
 }
 
-// controlEndpoints are the control operations by path.
-var controlEndpoints = map[string]controlEndpoint{
-	ControlPrefix + "advance":  {http.MethodPost, (*Server).controlAdvance},
-	ControlPrefix + "now":      {http.MethodGet, (*Server).controlNow},
-	ControlPrefix + "requests": {http.MethodGet, (*Server).controlRequests},
+// controlHandler serves a control endpoint: it returns the response body
+// (nil for none) or an error.
+type controlHandler func(s *Server, w http.ResponseWriter, r *http.Request) (any, error)
+
+// controlRoutes is the control surface's route table.
+func controlRoutes() []controlRoute {
+	var rs []controlRoute
+	rs = append(rs, controlClockRoutes()...)
+	rs = append(rs, controlSeedRoutes()...)
+	rs = append(rs, controlOAuthRoutes()...)
+	rs = append(rs, controlBranchRoutes()...)
+	rs = append(rs, controlFaultRoutes()...)
+	rs = append(rs, controlEventRoutes()...)
+	return rs
+}
+
+// controlClockRoutes are the clock's and the request log's endpoints.
+func controlClockRoutes() []controlRoute {
+	return []controlRoute{
+		{http.MethodPost, "advance", http.StatusOK, ctl((*Server).controlAdvance)},
+		{http.MethodGet, "now", http.StatusOK, ctl((*Server).controlNow)},
+		{http.MethodGet, "requests", http.StatusOK, ctl((*Server).controlRequests)},
+		{http.MethodDelete, "requests", http.StatusNoContent, ctl((*Server).controlClearRequests)},
+	}
+}
+
+// ctl adapts a handler that reads no body.
+func ctl(fn func(s *Server, r *http.Request) (any, error)) controlHandler {
+	return func(s *Server, _ http.ResponseWriter, r *http.Request) (any, error) { return fn(s, r) }
+}
+
+// ctlBody adapts a handler that takes a JSON body of type B, decoded
+// strictly: an unknown field is a 400 that names it.
+func ctlBody[B any](fn func(s *Server, r *http.Request, body *B) (any, error)) controlHandler {
+	return func(s *Server, w http.ResponseWriter, r *http.Request) (any, error) {
+		body := new(B)
+		if err := readJSON(w, r, body, true); err != nil {
+			return nil, err
+		}
+		return fn(s, r, body)
+	}
 }
 
 // control is the http.Handler of the control surface; buildMux mounts it at
@@ -41,29 +135,86 @@ type control struct{ s *Server }
 // ServeHTTP checks the admin token, then the path and method, and serves the
 // control operation. Errors are the API's JSON error bodies.
 func (c control) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ep, known := controlEndpoints[r.URL.Path]
-	if rec, ok := w.(*recorder); ok && known {
-		rec.op = "_fake/" + r.URL.Path[len(ControlPrefix):]
+	m := c.route(r)
+	if rec, ok := w.(*recorder); ok && m.pattern != "" {
+		rec.op = "_fake/" + m.pattern
 	}
 	if !c.authorized(r) {
 		writeError(w, unauthorized("the control endpoints under %s need the admin token's Authorization header (ID:TOKEN)", ControlPrefix))
 		return
 	}
-	if !known {
-		writeError(w, errf(http.StatusNotFound, "not_found", "no control endpoint %s; there are %sadvance, %snow and %srequests", r.URL.Path, ControlPrefix, ControlPrefix, ControlPrefix))
+	if m.pattern == "" {
+		writeError(w, errf(http.StatusNotFound, "not_found", "no control endpoint %s (the README and fake.ControlPrefix list them)", r.URL.Path))
 		return
 	}
-	if r.Method != ep.method {
-		w.Header().Set("Allow", ep.method)
-		writeError(w, errf(http.StatusMethodNotAllowed, "method_not_allowed", "%s takes %s, not %s", r.URL.Path, ep.method, r.Method))
+	if m.rt == nil {
+		list := strings.Join(m.allowed, ", ")
+		w.Header().Set("Allow", list)
+		writeError(w, errf(http.StatusMethodNotAllowed, "method_not_allowed", "%s takes %s, not %s", r.URL.Path, list, r.Method))
 		return
 	}
-	resp, err := ep.serve(c.s, r)
+	resp, err := m.rt.serve(c.s, w, r)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, resp)
+	writeJSON(w, m.rt.status, resp)
+}
+
+// controlMatch is what the route table says of a request.
+type controlMatch struct {
+	// rt is the endpoint of the request's path and method; nil when none.
+	rt *controlRoute
+	// pattern is the pattern of the request's path; "" for an unknown path.
+	pattern string
+	// allowed are the methods the path takes, sorted.
+	allowed []string
+}
+
+// route finds the endpoint of r's path and method, and sets r's path
+// values from it.
+func (c control) route(r *http.Request) controlMatch {
+	path := strings.TrimPrefix(r.URL.Path, ControlPrefix)
+	var m controlMatch
+	for _, rt := range controlRoutes() {
+		values, ok := matchControl(rt.pattern, path)
+		if !ok {
+			continue
+		}
+		m.pattern = rt.pattern
+		m.allowed = append(m.allowed, rt.method)
+		if rt.method == r.Method {
+			m.rt = &rt
+			for _, kv := range values {
+				r.SetPathValue(kv[0], kv[1])
+			}
+		}
+	}
+	slices.Sort(m.allowed)
+	return m
+}
+
+// matchControl matches a path below ControlPrefix against a pattern and
+// returns the values of its {name} segments.
+func matchControl(pattern, path string) ([][2]string, bool) {
+	want, got := strings.Split(pattern, "/"), strings.Split(path, "/")
+	if len(want) != len(got) {
+		return nil, false
+	}
+	var values [][2]string
+	for i, seg := range want {
+		if name, ok := strings.CutPrefix(seg, "{"); ok {
+			if got[i] == "" {
+				return nil, false
+			}
+			values = append(values, [2]string{strings.TrimSuffix(name, "}"), got[i]})
+			continue
+		}
+		if seg != got[i] {
+			return nil, false
+		}
+	}
+	return values, true
 }
 
 // authorized reports whether r carries the admin token, compared in
@@ -72,6 +223,40 @@ func (c control) authorized(r *http.Request) bool {
 	got := r.Header.Get("Authorization")
 	want := c.s.adminToken.Authorization()
 	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+}
+
+// refused is the error of a Go method that changes the world, as a 422
+// with the method's message; nil stays nil.
+func refused(err error) error {
+	if err == nil {
+		return nil
+	}
+	return unprocessable("%v", err)
+}
+
+// absent is the error of a Go method that looks something up, as a 404
+// with the method's message; nil stays nil.
+func absent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return errf(http.StatusNotFound, "not_found", "%v", err)
+}
+
+// missing is the 422 for a required body field left out.
+func missing(field string) error { return unprocessable("field %s is required", field) }
+
+// parseControlDuration reads a duration of the control surface, named name
+// in errors: a Go duration string, not negative. Empty is zero.
+func parseControlDuration(name, v string) (time.Duration, error) {
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, badRequest("%s must be a non-negative duration such as 5s or 1m30s, got %q", name, v)
+	}
+	return d, nil
 }
 
 // controlTime is the answer of advance and now.
@@ -88,9 +273,9 @@ func (s *Server) controlAdvance(r *http.Request) (any, error) {
 	if v == "" {
 		return nil, badRequest("query parameter d is required: a duration such as 5s or 1m30s")
 	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 {
-		return nil, badRequest("d must be a non-negative duration such as 5s or 1m30s, got %q", v)
+	d, err := parseControlDuration("d", v)
+	if err != nil {
+		return nil, err
 	}
 	if s.clock.real {
 		return nil, unprocessable("the clock follows the wall clock (real time); only a virtual clock can be advanced")
@@ -114,19 +299,25 @@ type controlRequest struct {
 	RequestID string `json:"request_id"`
 }
 
-// controlRequestLog is the answer of GET /_fake/requests.
-type controlRequestLog struct {
-	Data []controlRequest `json:"data"`
+// controlList is the answer of the control endpoints that list.
+type controlList[T any] struct {
+	Data []T `json:"data"`
 }
 
 // controlRequests serves GET /_fake/requests: the log, oldest first.
 func (s *Server) controlRequests(*http.Request) (any, error) {
 	log := s.Requests()
-	out := controlRequestLog{Data: make([]controlRequest, 0, len(log))}
+	out := controlList[controlRequest]{Data: make([]controlRequest, 0, len(log))}
 	for _, r := range log {
 		out.Data = append(out.Data, controlRequest{
 			Method: r.Method, Path: r.Path, Query: r.Query, Status: r.Status, Operation: r.Operation, RequestID: r.RequestID,
 		})
 	}
 	return out, nil
+}
+
+// controlClearRequests serves DELETE /_fake/requests.
+func (s *Server) controlClearRequests(*http.Request) (any, error) {
+	s.ClearRequests()
+	return nil, nil
 }

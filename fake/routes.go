@@ -258,30 +258,39 @@ func decodeBody(w http.ResponseWriter, r *http.Request, rt *route, strict bool) 
 		return nil, nil
 	}
 	v := rt.newBody()
+	if err := readJSON(w, r, v, strict); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// readJSON decodes r's JSON body into v, refusing unknown fields when
+// strict; an empty body leaves v as it is.
+func readJSON(w http.ResponseWriter, r *http.Request, v any, strict bool) *apiError {
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return nil, errf(http.StatusRequestEntityTooLarge, "payload_too_large", "request body is over the limit of %d bytes", maxBody)
+			return errf(http.StatusRequestEntityTooLarge, "payload_too_large", "request body is over the limit of %d bytes", maxBody)
 		}
-		return nil, badRequest("reading request body: %v", err)
+		return badRequest("reading request body: %v", err)
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return v, nil
+		return nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if strict {
 		dec.DisallowUnknownFields()
 	}
 	if err := dec.Decode(v); err != nil {
-		return nil, bodyError(err)
+		return bodyError(err)
 	}
 	// More would miss a stray "}" or "]": only the end of the body may
 	// follow the value.
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, badRequest("request body has data after the JSON object")
+		return badRequest("request body has data after the JSON object")
 	}
-	return v, nil
+	return nil
 }
 
 // bodyError turns a JSON decoding error into a 400 that names the field.

@@ -53,6 +53,8 @@ type Server struct {
 	hooks    deliveries      // webhook deliveries; see deliveries.go
 	session  oauthSession    // the OAuth server's signed-in user; see oauth.go
 
+	ctlFaults controlFaultSet // fault rules installed over HTTP; see control_faults.go
+
 	// The organization, admin user and token every server starts with.
 	org        *orgRec
 	admin      *userRec

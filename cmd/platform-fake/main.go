@@ -10,7 +10,10 @@
 // (its ID, its secret and the Authorization header value), one "key: value"
 // per line, then serves until SIGINT or SIGTERM. The admin token holds every
 // permission on the organization and also opens the control endpoints under
-// /_fake/ (advance the virtual clock, read the clock, read the request log).
+// /_fake/: the fake's Go API over HTTP (seed users, members, tokens and
+// OAuth applications, push schemas, inject faults, emit events, advance the
+// virtual clock, read the request log, events and webhook deliveries; see
+// fake.ControlPrefix and the README).
 package main
 
 import (

@@ -69,18 +69,42 @@ func (s *started) stop(t *testing.T) error {
 // send sends an authorized request and decodes the JSON answer into v.
 func send(t *testing.T, method, url, auth string, v any) int {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), method, url, nil)
+	return sendJSON(t, method, url, auth, "", v)
+}
+
+// sendJSON sends an authorized request with a JSON body (none when empty)
+// and decodes the JSON answer into v; a nil v expects no answer body.
+func sendJSON(t *testing.T, method, url, auth, body string, v any) int {
+	t.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), method, url, r)
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header.Set("Authorization", auth)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
-		t.Fatalf("%s %s: decoding: %v", method, url, err)
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v == nil {
+		if len(data) != 0 {
+			t.Errorf("%s %s: %d with body %s, want none", method, url, resp.StatusCode, data)
+		}
+		return resp.StatusCode
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatalf("%s %s: %d, decoding %s: %v", method, url, resp.StatusCode, data, err)
 	}
 	return resp.StatusCode
 }
@@ -215,5 +239,75 @@ func TestRunHelp(t *testing.T) {
 	var uerr usageError
 	if err := run(t.Context(), []string{"-nope"}, io.Discard); !errors.As(err, &uerr) || errors.Is(err, flag.ErrHelp) {
 		t.Errorf("run(-nope) = %v, want a usage error", err)
+	}
+}
+
+// TestRunControlScenario drives the binary through its HTTP surface only,
+// as a client in another language would: seed a user and a token, create
+// a database with the token, move the clock, push a schema, and read the
+// schema and the events.
+func TestRunControlScenario(t *testing.T) {
+	t.Parallel()
+	s := start(t, "-addr", "127.0.0.1:0", "-virtual-time")
+	base, admin := s.info["base URL"], s.info["Authorization"]
+	must := func(status, want int, what string) {
+		t.Helper()
+		if status != want {
+			t.Fatalf("%s: status %d, want %d", what, status, want)
+		}
+	}
+
+	var user struct {
+		ID string `json:"id"`
+	}
+	must(sendJSON(t, "POST", base+"_fake/users", admin, `{"name": "Ann Tester", "email": "ann@example.com"}`, &user), 201, "POST /_fake/users")
+	must(sendJSON(t, "POST", base+"_fake/organizations/acme/members", admin, `{"user_id": "`+user.ID+`", "role": "admin"}`, nil), 204, "POST members")
+	var tok struct {
+		ID            string `json:"id"`
+		Secret        string `json:"secret"`
+		Authorization string `json:"authorization"`
+	}
+	must(sendJSON(t, "POST", base+"_fake/organizations/acme/service-tokens", admin,
+		`{"name": "ci", "created_by": "`+user.ID+`", "permissions": ["read_databases", "create_databases"]}`, &tok), 201, "POST service-tokens")
+	if tok.Authorization != tok.ID+":"+tok.Secret || tok.Secret == "" {
+		t.Fatalf("token %+v: want a secret and ID:secret", tok)
+	}
+
+	var db platform.Database
+	must(sendJSON(t, "POST", base+"v1/organizations/acme/databases", tok.Authorization, `{"name": "app", "cluster_size": "PS_10"}`, &db), 201, "create database")
+	if db.Ready {
+		t.Fatal("the new database is ready before the clock moved")
+	}
+	var now clockAnswer
+	must(send(t, "POST", base+"_fake/advance?d=5s", admin, &now), 200, "advance")
+	if now.Now != "2026-01-01T00:00:05.000Z" {
+		t.Errorf("clock after advancing 5s: %s", now.Now)
+	}
+	must(sendJSON(t, "POST", base+"_fake/organizations/acme/databases/app/branches/main/schema", admin,
+		`{"statements": ["CREATE TABLE users (id bigint NOT NULL, PRIMARY KEY (id))"]}`, nil), 204, "push schema")
+
+	var schema platform.BranchSchema
+	must(send(t, "GET", base+"v1/organizations/acme/databases/app/branches/main/schema", tok.Authorization, &schema), 200, "get schema")
+	if len(schema.Tables) != 1 || schema.Tables[0].Name != "users" {
+		t.Errorf("schema %+v, want the table users", schema.Tables)
+	}
+	var events struct {
+		Data []struct {
+			Name     string `json:"name"`
+			Database string `json:"database"`
+			At       string `json:"at"`
+			Resource struct {
+				Name string `json:"name"`
+			} `json:"resource"`
+		} `json:"data"`
+	}
+	must(send(t, "GET", base+"_fake/events", admin, &events), 200, "GET /_fake/events")
+	type event struct{ Name, Database, At, Resource string }
+	var got []event
+	for _, e := range events.Data {
+		got = append(got, event{e.Name, e.Database, e.At, e.Resource.Name})
+	}
+	if diff := cmp.Diff([]event{{"branch.ready", "app", now.Now, "main"}}, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }

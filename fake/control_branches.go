@@ -1,0 +1,85 @@
+package fake
+
+import "net/http"
+
+// The control endpoints of what a branch holds that the API does not
+// change: its schema, its keyspaces as set up, and the objects its roles
+// own (see schema.go, seed_keyspaces.go and roles.go).
+
+// controlBranch is the path of a branch below ControlPrefix.
+const controlBranch = "organizations/{organization}/databases/{database}/branches/{branch}"
+
+// controlBranchRoutes are the branch endpoints.
+func controlBranchRoutes() []controlRoute {
+	return []controlRoute{
+		{http.MethodPost, controlBranch + "/schema", http.StatusNoContent, ctlBody((*Server).controlPushSchema)},
+		{http.MethodPost, controlBranch + "/keyspaces", http.StatusNoContent, ctlBody((*Server).controlAddKeyspace)},
+		{http.MethodGet, controlBranch + "/roles/{role}", http.StatusOK, ctl((*Server).controlRole)},
+		{http.MethodGet, controlBranch + "/roles/{role}/objects", http.StatusOK, ctl((*Server).controlRoleObjects)},
+		{http.MethodPost, controlBranch + "/roles/{role}/objects", http.StatusNoContent, ctlBody((*Server).controlAddRoleObjects)},
+	}
+}
+
+// branchPath returns the organization, database and branch of a branch
+// endpoint's path.
+func branchPath(r *http.Request) (org, database, branch string) {
+	return r.PathValue("organization"), r.PathValue("database"), r.PathValue("branch")
+}
+
+// controlSchemaBody is the body of POST .../branches/{branch}/schema.
+type controlSchemaBody struct {
+	// Statements each hold one or more DDL statements.
+	Statements []string `json:"statements"`
+}
+
+// controlPushSchema serves POST .../branches/{branch}/schema.
+func (s *Server) controlPushSchema(r *http.Request, b *controlSchemaBody) (any, error) {
+	org, db, branch := branchPath(r)
+	return nil, refused(s.PushSchema(org, db, branch, b.Statements...))
+}
+
+// controlKeyspaceBody is the body of POST .../branches/{branch}/keyspaces.
+type controlKeyspaceBody struct {
+	Name   string `json:"name"`
+	Shards int    `json:"shards"`
+}
+
+// controlAddKeyspace serves POST .../branches/{branch}/keyspaces.
+func (s *Server) controlAddKeyspace(r *http.Request, b *controlKeyspaceBody) (any, error) {
+	org, db, branch := branchPath(r)
+	return nil, refused(s.AddKeyspace(org, db, branch, b.Name, b.Shards))
+}
+
+// controlRole serves GET .../branches/{branch}/roles/{role}.
+func (s *Server) controlRole(r *http.Request) (any, error) {
+	org, db, branch := branchPath(r)
+	role, err := s.Role(org, db, branch, r.PathValue("role"))
+	if err != nil {
+		return nil, absent(err)
+	}
+	return role, nil
+}
+
+// controlRoleObjects serves GET .../branches/{branch}/roles/{role}/objects.
+func (s *Server) controlRoleObjects(r *http.Request) (any, error) {
+	org, db, branch := branchPath(r)
+	objects, err := s.RoleObjects(org, db, branch, r.PathValue("role"))
+	if err != nil {
+		return nil, absent(err)
+	}
+	return controlList[string]{Data: append([]string{}, objects...)}, nil
+}
+
+// controlRoleObjectsBody is the body of POST .../roles/{role}/objects.
+type controlRoleObjectsBody struct {
+	Objects []string `json:"objects"`
+}
+
+// controlAddRoleObjects serves POST .../branches/{branch}/roles/{role}/objects.
+func (s *Server) controlAddRoleObjects(r *http.Request, b *controlRoleObjectsBody) (any, error) {
+	if len(b.Objects) == 0 {
+		return nil, missing("objects")
+	}
+	org, db, branch := branchPath(r)
+	return nil, refused(s.AddRoleObjects(org, db, branch, r.PathValue("role"), b.Objects...))
+}

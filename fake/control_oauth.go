@@ -1,0 +1,90 @@
+package fake
+
+import (
+	"net/http"
+
+	"github.com/dbplatform/platform-go"
+)
+
+// The control endpoints of the OAuth server: applications, the signed-in
+// user and auto-approval (see oauthapps.go and oauth.go).
+
+// controlOAuthRoutes are the OAuth endpoints.
+func controlOAuthRoutes() []controlRoute {
+	return []controlRoute{
+		{http.MethodPost, "organizations/{organization}/oauth-applications", http.StatusCreated, ctlBody((*Server).controlCreateOAuthApplication)},
+		{http.MethodPost, "oauth/sign-in", http.StatusNoContent, ctlBody((*Server).controlSignIn)},
+		{http.MethodPost, "oauth/sign-out", http.StatusNoContent, ctlBody((*Server).controlSignOut)},
+		{http.MethodPut, "oauth/auto-approve", http.StatusNoContent, ctlBody((*Server).controlSetAutoApprove)},
+		{http.MethodDelete, "oauth/auto-approve", http.StatusNoContent, ctl((*Server).controlClearAutoApprove)},
+	}
+}
+
+// controlOAuthAppBody is the body of POST
+// /_fake/organizations/{org}/oauth-applications: an [OAuthAppSpec].
+type controlOAuthAppBody struct {
+	Name        string           `json:"name"`
+	Domain      string           `json:"domain"`
+	RedirectURI string           `json:"redirect_uri"`
+	Scopes      []platform.Scope `json:"scopes"`
+	Avatar      string           `json:"avatar"`
+}
+
+// controlOAuthApp is a new application's credentials as the control
+// surface shows them, once.
+type controlOAuthApp struct {
+	ID           string `json:"id"`
+	ClientID     string `json:"client_id"`
+	ClientSecret string `json:"client_secret"`
+	RedirectURI  string `json:"redirect_uri"`
+}
+
+// controlCreateOAuthApplication serves POST
+// /_fake/organizations/{organization}/oauth-applications.
+func (s *Server) controlCreateOAuthApplication(r *http.Request, b *controlOAuthAppBody) (any, error) {
+	app, err := s.CreateOAuthApplication(r.PathValue("organization"), OAuthAppSpec{
+		Name: b.Name, Domain: b.Domain, RedirectURI: b.RedirectURI, Scopes: b.Scopes, Avatar: b.Avatar,
+	})
+	if err != nil {
+		return nil, refused(err)
+	}
+	return controlOAuthApp{ID: app.ID, ClientID: app.ClientID, ClientSecret: app.ClientSecret, RedirectURI: app.RedirectURI}, nil
+}
+
+// controlSignInBody is the body of POST /_fake/oauth/sign-in.
+type controlSignInBody struct {
+	UserID string `json:"user_id"`
+}
+
+// controlSignIn serves POST /_fake/oauth/sign-in.
+func (s *Server) controlSignIn(_ *http.Request, b *controlSignInBody) (any, error) {
+	return nil, refused(s.SignIn(b.UserID))
+}
+
+// controlSignOut serves POST /_fake/oauth/sign-out; its body, if any, is an
+// empty object.
+func (s *Server) controlSignOut(*http.Request, *struct{}) (any, error) {
+	s.SignOut()
+	return nil, nil
+}
+
+// controlConsentBody is the body of PUT /_fake/oauth/auto-approve: a
+// [Consent].
+type controlConsentBody struct {
+	Organizations []string `json:"organizations"`
+	Databases     []string `json:"databases"`
+	Branches      []string `json:"branches"`
+}
+
+// controlSetAutoApprove serves PUT /_fake/oauth/auto-approve.
+func (s *Server) controlSetAutoApprove(_ *http.Request, b *controlConsentBody) (any, error) {
+	s.SetAutoApprove(&Consent{Organizations: b.Organizations, Databases: b.Databases, Branches: b.Branches})
+	return nil, nil
+}
+
+// controlClearAutoApprove serves DELETE /_fake/oauth/auto-approve: the
+// consent page shows again.
+func (s *Server) controlClearAutoApprove(*http.Request) (any, error) {
+	s.SetAutoApprove(nil)
+	return nil, nil
+}
