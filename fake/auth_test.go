@@ -15,16 +15,6 @@ import (
 	"github.com/dbplatform/platform-go/fake"
 )
 
-// coreOperations are the operations the fake serves so far: organizations,
-// members, the current user, regions and databases.
-var coreOperations = []string{
-	"list_organizations", "get_organization", "update_organization", "list_regions_for_organization",
-	"list_organization_members", "get_organization_membership", "update_organization_membership",
-	"remove_organization_member", "get_current_user", "list_public_regions",
-	"list_databases", "create_database", "get_database", "update_database_settings",
-	"delete_database", "list_database_regions",
-}
-
 // tsvOperation is a row of operations.tsv.
 type tsvOperation struct {
 	group, method, path string
@@ -69,47 +59,12 @@ func loadOperations(t testing.TB) map[string]tsvOperation {
 	return ops
 }
 
-// permFixture is a server set up for one request of the permission table:
-// the database "app" (ready) and the member Bob.
-type permFixture struct {
-	srv *fake.Server
-	bob string
-}
-
-func newPermFixture(t *testing.T) permFixture {
-	t.Helper()
-	srv := fake.NewServer(t)
-	mustDB(t, srv, "app")
-	mustDB(t, srv, "other")
-	srv.Advance(5 * time.Second)
-	return permFixture{srv: srv, bob: mustMember(t, srv, srv.Org(), "Bob Builder", platform.RoleMember)}
-}
-
-// path fills the operation's path values: organization acme, database app,
-// member Bob.
-func (f permFixture) path(op tsvOperation) string {
-	return strings.NewReplacer("{organization}", f.srv.Org(), "{database}", "app", "{id}", f.bob).Replace(op.path)
-}
-
-// permBodies are the request bodies of the operations that take one: each
-// a change that succeeds from the fixture's state.
-var permBodies = map[string]string{
-	"update_organization":            `{"billing_email":"accounts@acme.example.com"}`,
-	"update_organization_membership": `{"role":"admin"}`,
-	"create_database":                `{"name":"fresh","cluster_size":"PS_10"}`,
-	"update_database_settings":       `{"deletion_protected":true}`,
-}
-
-func TestOperationsTableCoversCoreOperations(t *testing.T) {
+// TestOperationsTablePermissions checks the permission names of
+// operations.tsv against the fake's: every one a token can hold.
+func TestOperationsTablePermissions(t *testing.T) {
 	t.Parallel()
-	ops := loadOperations(t)
 	all := fake.AllPermissions()
-	for _, name := range coreOperations {
-		op, ok := ops[name]
-		if !ok {
-			t.Errorf("%s is not in operations.tsv", name)
-			continue
-		}
+	for name, op := range loadOperations(t) {
 		for _, p := range op.perms {
 			if !slices.Contains(all, p) {
 				t.Errorf("%s needs %s, which AllPermissions lacks", name, p)
@@ -121,152 +76,146 @@ func TestOperationsTableCoversCoreOperations(t *testing.T) {
 	}
 }
 
-// TestPermissions checks each operation against its permission column: a
-// token holding every permission but the listed ones gets 404 and changes
-// nothing; a token holding exactly one listed permission succeeds; where no
-// permission is listed, a token with none succeeds.
-func TestPermissions(t *testing.T) {
-	t.Parallel()
-	ops := loadOperations(t)
-	for _, name := range coreOperations {
-		op := ops[name]
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			if op.perms == nil {
-				t.Run("no permission needed", func(t *testing.T) {
-					t.Parallel()
-					f := newPermFixture(t)
-					tok := mustToken(t, f.srv, fake.TokenSpec{Name: "nothing"})
-					w := send(t, f.srv, op.method, f.path(op), tok.Authorization(), permBodies[name])
-					wantStatus(t, w, op.status)
-				})
-				return
-			}
-
-			t.Run("lacking", func(t *testing.T) {
-				t.Parallel()
-				f := newPermFixture(t)
-				var rest []string
-				for _, p := range fake.AllPermissions() {
-					if !slices.Contains(op.perms, p) {
-						rest = append(rest, p)
-					}
-				}
-				tok := mustToken(t, f.srv, fake.TokenSpec{Name: "all but", Permissions: rest})
-				before := observe(t, f.srv)
-				w := send(t, f.srv, op.method, f.path(op), tok.Authorization(), permBodies[name])
-				if e := wantError(t, w, http.StatusNotFound, "not_found"); e.Message != "Not Found" {
-					t.Errorf("message %q, want the plain Not Found of a missing resource", e.Message)
-				}
-				unchanged(t, f.srv, before)
-			})
-
-			for _, perm := range op.perms {
-				t.Run("only "+perm, func(t *testing.T) {
-					t.Parallel()
-					f := newPermFixture(t)
-					tok := mustToken(t, f.srv, fake.TokenSpec{Name: "one", Permissions: []string{perm}})
-					before := observe(t, f.srv)
-					w := send(t, f.srv, op.method, f.path(op), tok.Authorization(), permBodies[name])
-					wantStatus(t, w, op.status)
-					if changed := !cmp.Equal(before, observe(t, f.srv)); changed != (op.method != http.MethodGet) {
-						t.Errorf("state changed: %v, want %v", changed, op.method != http.MethodGet)
-					}
-				})
-			}
-
-			switch {
-			case strings.Contains(op.path, "{database}"):
-				// A grant on the database counts; a grant on another
-				// database does not.
-				for _, perm := range op.perms {
-					t.Run("only "+perm+" on the database", func(t *testing.T) {
-						t.Parallel()
-						f := newPermFixture(t)
-						tok := mustToken(t, f.srv, fake.TokenSpec{Name: "db", DatabasePermissions: map[string][]string{"app": {perm}}})
-						wantStatus(t, send(t, f.srv, op.method, f.path(op), tok.Authorization(), permBodies[name]), op.status)
-					})
-					t.Run("only "+perm+" on another database", func(t *testing.T) {
-						t.Parallel()
-						f := newPermFixture(t)
-						tok := mustToken(t, f.srv, fake.TokenSpec{Name: "elsewhere", DatabasePermissions: map[string][]string{"other": {perm}}})
-						before := observe(t, f.srv)
-						wantError(t, send(t, f.srv, op.method, f.path(op), tok.Authorization(), permBodies[name]), http.StatusNotFound, "not_found")
-						unchanged(t, f.srv, before)
-					})
-				}
-			case name != "list_databases":
-				// An organization operation needs an organization grant:
-				// the same permission granted on a database does not
-				// count (the seeding API may refuse such a grant).
-				for _, perm := range op.perms {
-					t.Run("only "+perm+" on a database", func(t *testing.T) {
-						t.Parallel()
-						f := newPermFixture(t)
-						tok, err := f.srv.CreateServiceToken(f.srv.Org(), fake.TokenSpec{Name: "misplaced", DatabasePermissions: map[string][]string{"app": {perm}}})
-						if err != nil {
-							return
-						}
-						before := observe(t, f.srv)
-						wantError(t, send(t, f.srv, op.method, f.path(op), tok.Authorization(), permBodies[name]), http.StatusNotFound, "not_found")
-						unchanged(t, f.srv, before)
-					})
-				}
-			}
-		})
-	}
-}
-
 // badCredentials are Authorization headers that must get 401, built for a
-// server: missing, malformed, unknown, wrong secret, revoked, expired.
+// server: missing, malformed, unknown, wrong secret; a service token
+// deleted through the seeding API, one deleted through the API's
+// delete_service_token, one expired; an OAuth access token expired, one
+// revoked through delete_oauth_token. Before breaking them, it checks that
+// the tokens it breaks worked. It moves srv's clock past the longer of a
+// second and the OAuth access tokens' lifetime.
 func badCredentials(t *testing.T, srv *fake.Server) map[string]string {
 	t.Helper()
+	ctx, c := t.Context(), srv.Client()
 	admin := srv.AdminToken()
-	expired := mustToken(t, srv, fake.TokenSpec{Name: "expired", Permissions: fake.AllPermissions(), TTL: time.Second})
-	revoked := mustToken(t, srv, fake.TokenSpec{Name: "revoked", Permissions: fake.AllPermissions()})
+	everything := fake.TokenSpec{Permissions: fake.AllPermissions()}
+	seeded := func(name string, ttl time.Duration) fake.Token {
+		spec := everything
+		spec.Name, spec.TTL = name, ttl
+		return mustToken(t, srv, spec)
+	}
+	expired, revoked, deleted := seeded("expired", time.Second), seeded("revoked", 0), seeded("deleted", 0)
+	consent := fake.Consent{Organizations: []string{srv.Org()}}
+	expiredApp := oauthApp(t, srv, "https://app.example.com/callback", platform.Scopes()...)
+	expiredOAuth := oauthIssue(t, srv, expiredApp, consent)
+	revokedApp := oauthApp(t, srv, "https://app.example.com/callback", platform.Scopes()...)
+	revokedOAuth := oauthIssue(t, srv, revokedApp, consent)
+	breaking := map[string]string{
+		"expired": expired.Authorization(), "revoked": revoked.Authorization(), "deleted": deleted.Authorization(),
+		"expired oauth": bearer(expiredOAuth.AccessToken), "revoked oauth": bearer(revokedOAuth.AccessToken),
+	}
+	for label, auth := range breaking {
+		if r := send(t, srv, http.MethodGet, "/v1/user", auth, ""); r.status != http.StatusOK {
+			t.Fatalf("the %s credential does not work before it is broken: status %d; body %s", label, r.status, r.body)
+		}
+	}
+
 	if err := srv.DeleteServiceToken(revoked.ID); err != nil {
 		t.Fatal(err)
 	}
-	srv.Advance(time.Second)
-	return map[string]string{
+	if err := c.ServiceTokens.Delete(ctx, &platform.DeleteServiceTokenParams{Organization: srv.Org(), ID: deleted.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.OAuthApplications.DeleteToken(ctx, &platform.DeleteOAuthTokenParams{
+		Organization: srv.Org(), ApplicationID: revokedApp.ID, TokenID: oauthOnlyTokenID(t, srv, revokedApp),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Advance(max(time.Second, time.Duration(expiredOAuth.ExpiresIn)*time.Second))
+
+	creds := map[string]string{
 		"missing":            "",
 		"no colon":           admin.ID + admin.Secret,
 		"bearer":             "Bearer " + admin.Secret,
+		"empty bearer":       "Bearer ",
 		"empty id":           ":" + admin.Secret,
 		"empty secret":       admin.ID + ":",
 		"space in id":        "Token " + admin.ID + ":" + admin.Secret,
 		"unknown id":         "nosuchtoken1:" + admin.Secret,
 		"wrong secret":       admin.ID + ":" + admin.Secret + "x",
 		"secret of another":  expired.ID + ":" + admin.Secret,
-		"expired":            expired.Authorization(),
-		"revoked":            revoked.Authorization(),
 		"secret with prefix": admin.ID + ":" + admin.Secret[:len(admin.Secret)-1],
+		"refresh as access":  bearer(expiredOAuth.RefreshToken),
 	}
+	for label, auth := range breaking {
+		creds[label] = auth
+	}
+	return creds
+}
+
+// authPublic are the operations that need no credentials.
+var authPublic = []string{"list_public_regions"}
+
+// authForeignTokens seeds the organization globex in w, with a ready
+// database named app like acme's, and two tokens holding every permission:
+// its admin Olga's, and one that Bob, a member of acme too, created there.
+// It returns their Authorization headers.
+func authForeignTokens(t *testing.T, w *opWorld) map[string]string {
+	t.Helper()
+	olgas := otherOrg(t, w.srv, "globex")
+	if _, err := w.srv.ClientFor(olgas).Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: "globex", Name: drDB, ClusterSize: "PS_10"}); err != nil {
+		t.Fatal(err)
+	}
+	w.srv.Advance(5 * time.Second)
+	if err := w.srv.AddMember("globex", w.bob, platform.RoleAdmin); err != nil {
+		t.Fatal(err)
+	}
+	bobs, err := w.srv.CreateServiceToken("globex", fake.TokenSpec{Name: "bob", CreatedBy: w.bob, Permissions: fake.AllPermissions()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]string{"globex admin's": olgas.Authorization(), "globex token of an acme member": bobs.Authorization()}
 }
 
 // TestUnauthorized sends every operation that needs credentials with bad
-// ones: 401 unauthorized, and no state change.
+// ones (badCredentials): each gets 401 unauthorized. An operation of an
+// organization also gets the tokens of another organization, which hold
+// every permission there: each gets 404, as the organization does not
+// exist for them. Nothing changes; the same request with the admin token
+// then succeeds, so that it is the credentials that were refused.
 func TestUnauthorized(t *testing.T) {
 	t.Parallel()
 	ops := loadOperations(t)
-	for _, name := range coreOperations {
-		if name == "list_public_regions" {
+	// OAuth access tokens live a second, so that badCredentials' expiring
+	// one leaves the world as it was.
+	tm := fake.DefaultTimings()
+	tm.OAuthAccessToken = time.Second
+	for _, name := range opOperations(t, func(tsvOperation) bool { return true }) {
+		if slices.Contains(authPublic, name) {
 			continue
 		}
 		op := ops[name]
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			f := newPermFixture(t)
-			before := observe(t, f.srv)
-			for label, auth := range badCredentials(t, f.srv) {
-				w := send(t, f.srv, op.method, f.path(op), auth, permBodies[name])
-				if w.status != http.StatusUnauthorized {
-					t.Errorf("%s: status %d, want 401; body %s", label, w.status, w.body)
+			w := newOpWorld(t, fake.WithTimings(tm))
+			creds := badCredentials(t, w.srv)
+			foreign := authForeignTokens(t, w)
+			call := opFixtures[name](w, "")
+			path := call.path(t, w, op)
+			before := opSnapshot(t, w.srv)
+			for label, auth := range creds {
+				r := send(t, w.srv, op.method, path, auth, call.body)
+				if r.status != http.StatusUnauthorized {
+					t.Errorf("%s: status %d, want 401; body %s", label, r.status, r.body)
 					continue
 				}
-				wantError(t, w, http.StatusUnauthorized, "unauthorized")
+				wantError(t, r, http.StatusUnauthorized, "unauthorized")
 			}
-			unchanged(t, f.srv, before)
+			if strings.Contains(op.path, "{organization}") {
+				for label, auth := range foreign {
+					r := send(t, w.srv, op.method, path, auth, call.body)
+					if r.status != http.StatusNotFound {
+						t.Errorf("%s token: status %d, want 404; body %s", label, r.status, r.body)
+						continue
+					}
+					if e := wantError(t, r, http.StatusNotFound, "not_found"); e.Message != "Not Found" {
+						t.Errorf("%s token: message %q, want the plain Not Found of a missing resource", label, e.Message)
+					}
+				}
+			}
+			if diff := cmp.Diff(before, opSnapshot(t, w.srv)); diff != "" {
+				t.Errorf("refused requests changed the world (-before +after):\n%s", diff)
+			}
+			wantStatus(t, send(t, w.srv, op.method, path, admin(w.srv), call.body), op.status)
 		})
 	}
 }
@@ -323,58 +272,30 @@ func TestPublicRegionsNeedNoCredentials(t *testing.T) {
 	}
 }
 
-// TestOtherOrganization checks that a token of another organization, even
-// one holding every permission and created by a member of both, sees
-// nothing of acme and changes nothing.
+// TestOtherOrganization checks what tokens of another organization, even
+// ones holding every permission and created by a member of both, see of
+// the organizations: only their own (TestUnauthorized checks that every
+// operation of acme is refused to them); and that acme's admin sees nothing
+// of globex.
 func TestOtherOrganization(t *testing.T) {
 	t.Parallel()
-	ops := loadOperations(t)
-	f := newPermFixture(t)
-	srv := f.srv
-	tok := otherOrg(t, srv, "globex")
-	// Bob, a member of acme, joins globex and creates a token there.
-	if err := srv.AddMember("globex", f.bob, platform.RoleAdmin); err != nil {
-		t.Fatal(err)
-	}
-	bobs, err := srv.CreateServiceToken("globex", fake.TokenSpec{Name: "bob", CreatedBy: f.bob, Permissions: fake.AllPermissions()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	before := observe(t, srv)
-	for _, tok := range []fake.Token{tok, bobs} {
-		for _, name := range coreOperations {
-			op := ops[name]
-			if !strings.Contains(op.path, "{organization}") {
-				continue
-			}
-			w := send(t, srv, op.method, f.path(op), tok.Authorization(), permBodies[name])
-			if w.status != http.StatusNotFound {
-				t.Errorf("%s on acme with a globex token: status %d, want 404", name, w.status)
-				continue
-			}
-			wantError(t, w, http.StatusNotFound, "not_found")
+	w := newOpWorld(t)
+	srv := w.srv
+	for label, auth := range authForeignTokens(t, w) {
+		r := send(t, srv, http.MethodGet, "/v1/organizations", auth, "")
+		wantStatus(t, r, http.StatusOK)
+		var names []string
+		for _, o := range decode[platform.Page[platform.Organization]](t, r).Items {
+			names = append(names, o.Name)
 		}
-		orgs, err := srv.ClientFor(tok).Organizations.List(t.Context(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(orgs.Items) != 1 || orgs.Items[0].Name != "globex" {
-			var names []string
-			for _, o := range orgs.Items {
-				names = append(names, o.Name)
-			}
-			t.Errorf("a globex token lists organizations %v, want [globex]", names)
+		if diff := cmp.Diff([]string{"globex"}, names); diff != "" {
+			t.Errorf("organizations the %s token lists (-want +got):\n%s", label, diff)
 		}
 	}
-	unchanged(t, srv, before)
 
-	// And the other way round: acme's admin sees nothing of globex.
 	c := srv.Client()
-	if _, err := c.Organizations.Get(t.Context(), &platform.GetOrganizationParams{Organization: "globex"}); err == nil {
-		t.Error("acme's admin token reads globex")
-	} else {
-		apiError(t, err, http.StatusNotFound)
-	}
+	_, err := c.Organizations.Get(t.Context(), &platform.GetOrganizationParams{Organization: "globex"})
+	apiError(t, err, http.StatusNotFound)
 	orgs, err := c.Organizations.List(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)

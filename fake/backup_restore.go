@@ -71,9 +71,17 @@ type backupRestore struct {
 // anything changes: the caller must hold the restore permission for the
 // backup's kind of branch (404 otherwise, as for any missing permission),
 // the backup must be a successful backup of the same database, and a
-// cluster_size is required. It returns nil when no backup_id was given.
+// cluster_size is required. It returns nil when no backup_id was given,
+// once it has checked that the caller may create a branch from a parent.
 func (s *Server) backupToRestore(c *call, p *platform.CreateBranchParams) (*backupRestore, error) {
 	if p.BackupID == "" {
+		// A branch from a parent takes create_branch (write_branches for
+		// OAuth), as the spec says: the restore permissions and scopes,
+		// which the row also lists, cover restoring a backup only, as
+		// create_branch does not cover restoring one.
+		if !c.holds([]string{"create_branch"}, []string{"write_branches"}, nil) {
+			return nil, notFound()
+		}
 		return nil, nil
 	}
 	// The permissions, and the OAuth scopes (held on the database, its

@@ -46,11 +46,12 @@ type drEnv struct {
 	org string
 }
 
-// newDREnv starts a drEnv. With sharded, main also has a keyspace
-// "sharded" of two shards with a table events, which branches copy.
-func newDREnv(t *testing.T, sharded bool) *drEnv {
+// newDREnv starts a drEnv with opts. With sharded, main also has a
+// keyspace "sharded" of two shards with a table events, which branches
+// copy.
+func newDREnv(t *testing.T, sharded bool, opts ...fake.Option) *drEnv {
 	t.Helper()
-	srv := fake.NewServer(t)
+	srv := fake.NewServer(t, opts...)
 	e := &drEnv{t: t, srv: srv, c: srv.Client(), org: srv.Org()}
 	_, err := e.c.Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: e.org, Name: drDB, ClusterSize: "PS_10"})
 	if err != nil {

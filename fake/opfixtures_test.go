@@ -1,8 +1,13 @@
 package fake_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"iter"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -10,16 +15,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/dbplatform/platform-go"
 	"github.com/dbplatform/platform-go/fake"
 )
 
 // This file holds the operation table's machinery, for the tests that run
-// every operation of operations.tsv under some credentials (the OAuth scope
-// table of scopes_test.go; a permission table over service tokens can use
-// the same): a world every operation can act in, a fixture per operation
-// that sets up what it needs and builds a request that succeeds, and a
-// snapshot of the world to check that a refused request changed nothing.
+// every operation of operations.tsv under some credentials (the service
+// token permission table of permtable_test.go, the OAuth scope table of
+// scopes_test.go, the credential table of auth_test.go): a world every
+// operation can act in, a fixture per operation that sets up what it needs
+// and builds a request that succeeds, and a snapshot of the world to check
+// that a refused request changed nothing.
 
 // opWorld is a fake set up for one request of the operation table: acme
 // with the admin and the member Bob; the database app, whose production
@@ -31,9 +39,9 @@ type opWorld struct {
 	bob string
 }
 
-func newOpWorld(t *testing.T) *opWorld {
+func newOpWorld(t *testing.T, opts ...fake.Option) *opWorld {
 	t.Helper()
-	e := newDREnv(t, false)
+	e := newDREnv(t, false, opts...)
 	e.branch("dev", drChange...)
 	mustDB(t, e.srv, "other")
 	e.srv.Advance(5 * time.Second)
@@ -109,8 +117,9 @@ func opPolicy(body string) opFixture {
 	}
 }
 
-// opFixtures are the fixtures by operation name. An operation of
-// operations.tsv without one is listed by TestOpFixturesCoverOperations.
+// opFixtures are the fixtures of the API's operations, by name: every row
+// of operations.tsv but the OAuth server's two (opOAuthServer), as
+// TestOpFixturesCoverOperations checks.
 var opFixtures = map[string]opFixture{
 	// organizations, members, users, regions
 	"list_organizations":            opBody(""),
@@ -227,7 +236,11 @@ var opFixtures = map[string]opFixture{
 	"renew_role":         opRole(""),
 	"reset_role":         opRole(""),
 	"reassign_role_objects": func(w *opWorld, _ string) opCall {
-		return opCall{vals: map[string]string{"branch": "dev", "id": w.role("dev")}, body: `{"successor":"` + w.role("dev") + `"}`}
+		from, to := w.role("dev"), w.role("dev")
+		if err := w.srv.AddRoleObjects(w.org, drDB, "dev", from, "archive"); err != nil {
+			w.t.Fatal(err)
+		}
+		return opCall{vals: map[string]string{"branch": "dev", "id": from}, body: `{"successor":"` + to + `"}`}
 	},
 
 	// OAuth applications
@@ -254,11 +267,162 @@ var opFixtures = map[string]opFixture{
 		})
 		return opCall{vals: map[string]string{"id": app.ID}, body: string(body)}
 	},
+
+	// teams: the team core, whose member is Bob; the admin is on no team
+	"list_organization_teams":        opTeam(""),
+	"create_organization_team":       opBody(`{"name":"Fresh"}`),
+	"get_organization_team":          opTeam(""),
+	"update_organization_team":       opTeam(`{"description":"changed"}`),
+	"delete_organization_team":       opTeam(""),
+	"list_organization_team_members": opTeam(""),
+	"add_organization_team_member": func(w *opWorld, _ string) opCall {
+		return opTeam(`{"user_id":"`+w.srv.AdminUserID()+`"}`)(w, "")
+	},
+	"get_organization_team_member":    opTeamMember,
+	"remove_organization_team_member": opTeamMember,
+
+	// webhooks of app, subscribed to no event; the one test_webhook tries
+	// has a receiver
+	"list_webhooks":  opWebhook(""),
+	"create_webhook": opBody(`{"url":"https://hooks.example.com/new"}`),
+	"get_webhook":    opWebhook(""),
+	"update_webhook": opWebhook(`{"enabled":true}`),
+	"delete_webhook": opWebhook(""),
+	"test_webhook": func(w *opWorld, _ string) opCall {
+		return opCall{vals: map[string]string{"id": w.webhook(newWebhookReceiver(w.t, webhookAnswer(http.StatusNoContent)).url())}}
+	},
+
+	// traffic budgets of dev: one budget with one rule
+	"list_traffic_budgets":  opBudget(""),
+	"create_traffic_budget": opOnBody("dev", `{"name":"fresh","rules":["route=a"]}`),
+	"get_traffic_budget":    opBudget(""),
+	"update_traffic_budget": opBudget(`{"name":"renamed"}`),
+	"delete_traffic_budget": opBudget(""),
+	"create_traffic_rule": func(w *opWorld, _ string) opCall {
+		bg := w.budget("dev")
+		return opCall{vals: map[string]string{"branch": "dev", "budget_id": bg.ID}, body: `{"tags":["route=b"]}`}
+	},
+	"delete_traffic_rule": func(w *opWorld, _ string) opCall {
+		bg := w.budget("dev")
+		return opCall{vals: map[string]string{"branch": "dev", "budget_id": bg.ID, "id": bg.Rules[0].ID}}
+	},
+
+	// service tokens: a token of acme created through the API, holding
+	// read_database on app
+	"list_service_tokens":           opServiceToken(""),
+	"create_service_token":          opBody(`{"name":"fresh","ttl":3600}`),
+	"get_service_token":             opServiceToken(""),
+	"delete_service_token":          opServiceToken(""),
+	"list_service_token_accesses":   opServiceToken(""),
+	"list_service_token_grants":     opServiceToken(""),
+	"add_service_token_accesses":    opServiceToken(`{"database":"app","access":["write_database"]}`),
+	"remove_service_token_accesses": opServiceToken(`{"database":"app","access":["read_database"]}`),
 }
 
-// opServedElsewhere are the operations of operations.tsv that are not API
-// routes: the OAuth server's, tested by oauth_test.go.
-var opServedElsewhere = []string{"oauth_authorize", "oauth_token"}
+// opOAuthServer are the two rows of operations.tsv that are the OAuth
+// server's rather than the API's: oauth_authorize and oauth_token issue
+// credentials instead of taking them, so they have no permission or scope
+// ("-" in both columns) and no API credential to refuse; the permission,
+// scope and credential tables leave them out. Each entry sends the row's
+// request without an Authorization header, the way an application's user
+// and the application itself call them, and returns the response, which
+// TestOpOAuthServerRows holds to the row's status (oauth_test.go tests the
+// OAuth flow itself).
+var opOAuthServer = map[string]func(w *opWorld) oauthResponse{
+	"oauth_authorize": func(w *opWorld) oauthResponse {
+		app := oauthApp(w.t, w.srv, "https://app.example.com/cb", platform.ScopeUserReadUser)
+		w.srv.SetAutoApprove(&fake.Consent{})
+		return oauthDo(w.t, http.MethodGet, oauthAuthorizeURL(w.srv, app.ClientID, app.RedirectURI, "xyz"), nil, nil)
+	},
+	"oauth_token": func(w *opWorld) oauthResponse {
+		app := oauthApp(w.t, w.srv, "https://app.example.com/cb", platform.ScopeUserReadUser)
+		return oauthDo(w.t, http.MethodPost, w.srv.AuthURL()+"oauth/token", codeParams(app, oauthCode(w.t, w.srv, app, fake.Consent{})), nil)
+	},
+}
+
+// opTeam is a fixture of an operation on the team core, with body.
+func opTeam(body string) opFixture {
+	return func(w *opWorld, _ string) opCall {
+		w.team()
+		return opCall{vals: map[string]string{"team": "core"}, body: body}
+	}
+}
+
+// opTeamMember is the fixture of an operation on Bob's membership of the
+// team core.
+func opTeamMember(w *opWorld, _ string) opCall {
+	w.team()
+	return opCall{vals: map[string]string{"team": "core", "id": w.bob}}
+}
+
+// opWebhook is a fixture of an operation on a webhook of app, with body.
+func opWebhook(body string) opFixture {
+	return func(w *opWorld, _ string) opCall {
+		return opCall{vals: map[string]string{"id": w.webhook("https://hooks.example.com/app")}, body: body}
+	}
+}
+
+// opBudget is a fixture of an operation on a traffic budget of dev, with
+// body.
+func opBudget(body string) opFixture {
+	return func(w *opWorld, _ string) opCall {
+		return opCall{vals: map[string]string{"branch": "dev", "id": w.budget("dev").ID}, body: body}
+	}
+}
+
+// opServiceToken is a fixture of an operation on a service token of acme,
+// with body.
+func opServiceToken(body string) opFixture {
+	return func(w *opWorld, _ string) opCall {
+		return opCall{vals: map[string]string{"id": w.serviceToken()}, body: body}
+	}
+}
+
+// team creates the team core with Bob on it.
+func (w *opWorld) team() {
+	w.t.Helper()
+	teamCreate(w.t, w.srv, "Core")
+	teamAdd(w.t, w.srv, "core", w.bob)
+}
+
+// webhook creates a webhook of app, subscribed to no event, sending to
+// url, and returns its ID.
+func (w *opWorld) webhook(url string) string {
+	w.t.Helper()
+	h, err := w.c.Webhooks.Create(w.t.Context(), &platform.CreateWebhookParams{Organization: w.org, Database: drDB, URL: url})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return h.ID
+}
+
+// budget creates a traffic budget with one rule on a branch of app.
+func (w *opWorld) budget(branch string) *platform.TrafficBudget {
+	w.t.Helper()
+	bg, err := w.c.TrafficBudgets.Create(w.t.Context(), &platform.CreateTrafficBudgetParams{
+		Organization: w.org, Database: drDB, Branch: branch, Name: "budget", Rules: []string{"route=a"},
+	})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return bg
+}
+
+// serviceToken creates a service token of acme through the API, grants it
+// read_database on app, and returns its ID.
+func (w *opWorld) serviceToken() string {
+	w.t.Helper()
+	tok, err := w.c.ServiceTokens.Create(w.t.Context(), &platform.CreateServiceTokenParams{Organization: w.org, Name: platform.Ptr("target")})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if _, err := w.c.ServiceTokens.AddAccesses(w.t.Context(), &platform.AddServiceTokenAccessesParams{
+		Organization: w.org, ID: tok.ID, Database: platform.Ptr(drDB), Access: []platform.Permission{platform.PermissionReadDatabase},
+	}); err != nil {
+		w.t.Fatal(err)
+	}
+	return tok.ID
+}
 
 // backup takes a backup of a branch of app and waits for its success, and
 // returns its ID.
@@ -282,13 +446,15 @@ func (w *opWorld) promote(branch string) {
 }
 
 // role creates role credentials with a ttl on a branch of app and returns
-// their ID.
+// their ID. It then moves the clock by a second, so that renewing or
+// resetting them stamps a new updated_at.
 func (w *opWorld) role(branch string) string {
 	w.t.Helper()
 	r, err := w.c.Roles.Create(w.t.Context(), &platform.CreateRoleParams{Organization: w.org, Database: drDB, Branch: branch, TTL: platform.Ptr(3600)})
 	if err != nil {
 		w.t.Fatal(err)
 	}
+	w.srv.Advance(time.Second)
 	return r.ID
 }
 
@@ -317,9 +483,16 @@ func (w *opWorld) oauthApp() fake.OAuthApp {
 // oauthTokenID is the ID of the one token of app.
 func (w *opWorld) oauthTokenID(app fake.OAuthApp) string {
 	w.t.Helper()
-	toks := opCollect(w.t, w.c.OAuthApplications.AllTokens(w.t.Context(), &platform.ListOAuthTokensParams{Organization: w.org, ApplicationID: app.ID}))
+	return oauthOnlyTokenID(w.t, w.srv, app)
+}
+
+// oauthOnlyTokenID is the ID of the one live token of app, an application
+// of srv's organization.
+func oauthOnlyTokenID(t testing.TB, srv *fake.Server, app fake.OAuthApp) string {
+	t.Helper()
+	toks := opCollect(t, srv.Client().OAuthApplications.AllTokens(t.Context(), &platform.ListOAuthTokensParams{Organization: srv.Org(), ApplicationID: app.ID}))
 	if len(toks) != 1 {
-		w.t.Fatalf("%d tokens, want 1", len(toks))
+		t.Fatalf("%d tokens, want 1", len(toks))
 	}
 	return toks[0].ID
 }
@@ -364,8 +537,9 @@ func opCollect[T any](t testing.TB, seq iter.Seq2[*T, error]) []*T {
 	return out
 }
 
-// opState is what the admin token sees of acme: the state a refused
-// request must leave unchanged.
+// opState is what the admin token sees of acme, with what only the Go API
+// shows (the objects roles own, the webhook deliveries): the state a
+// refused request must leave unchanged.
 type opState struct {
 	Org            *platform.Organization
 	Members        []*platform.Member
@@ -375,25 +549,44 @@ type opState struct {
 	Keyspaces      map[string][]*platform.Keyspace     // by database/branch
 	Backups        map[string][]*platform.Backup       // by database/branch, deleted ones too
 	Roles          map[string][]*platform.Role         // by database/branch
+	RoleObjects    map[string][]string                 // by role ID
 	Policies       map[string][]*platform.BackupPolicy // by database
 	DeployRequests map[string][]*platform.DeployRequest
 	Reviews        map[string][]*platform.DeployRequestReview // by database#number
 	OAuthApps      []*platform.OAuthApplication
 	OAuthTokens    map[string][]*platform.OAuthToken // by application ID
+	Teams          []*platform.Team
+	TeamMembers    map[string][]*platform.TeamMember    // by team slug
+	ServiceTokens  []*platform.ServiceToken             // with their accesses
+	Webhooks       map[string][]*platform.Webhook       // by database
+	Budgets        map[string][]*platform.TrafficBudget // by database/branch
 	Events         []string
+	// Deliveries are the webhook deliveries attempted, as "webhook event
+	// #attempt"; their outcome, which comes later, is left out.
+	Deliveries []string
 }
 
-// opSnapshot reads acme's state through the admin token.
+// opSnapshot reads acme's state through the admin token and the Go API. It
+// also serves in a Cleanup, after the test's context is canceled.
 func opSnapshot(t testing.TB, srv *fake.Server) opState {
 	t.Helper()
-	ctx, c, org := t.Context(), srv.Client(), srv.Org()
+	ctx, c, org := context.WithoutCancel(t.Context()), opAdminInProcess(t, srv), srv.Org()
 	page := platform.ListParams{PerPage: 100}
 	s := opState{
 		Branches: map[string][]*platform.Branch{}, Schemas: map[string]*platform.BranchSchema{},
 		Keyspaces: map[string][]*platform.Keyspace{}, Backups: map[string][]*platform.Backup{},
-		Roles: map[string][]*platform.Role{}, Policies: map[string][]*platform.BackupPolicy{},
+		Roles: map[string][]*platform.Role{}, RoleObjects: map[string][]string{}, Policies: map[string][]*platform.BackupPolicy{},
 		DeployRequests: map[string][]*platform.DeployRequest{}, Reviews: map[string][]*platform.DeployRequestReview{},
-		OAuthTokens: map[string][]*platform.OAuthToken{}, Events: srv.EventNames(),
+		OAuthTokens: map[string][]*platform.OAuthToken{}, TeamMembers: map[string][]*platform.TeamMember{},
+		Webhooks: map[string][]*platform.Webhook{},
+		Budgets:  map[string][]*platform.TrafficBudget{}, Events: srv.EventNames(),
+	}
+	// The deliveries in flight, of a test_webhook, settle first.
+	if err := srv.FlushDeliveries(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range srv.Deliveries() {
+		s.Deliveries = append(s.Deliveries, fmt.Sprintf("%s %s #%d", d.WebhookID, d.Event, d.Attempt))
 	}
 	var err error
 	if s.Org, err = c.Organizations.Get(ctx, &platform.GetOrganizationParams{Organization: org}); err != nil {
@@ -411,7 +604,14 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 			s.Keyspaces[key] = opCollect(t, c.Keyspaces.All(ctx, &platform.ListKeyspacesParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}))
 			s.Backups[key] = opCollect(t, c.Backups.All(ctx, &platform.ListBackupsParams{Organization: org, Database: db.Name, Branch: b.Name, IncludeDeleted: true, ListParams: page}))
 			s.Roles[key] = opCollect(t, c.Roles.All(ctx, &platform.ListRolesParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}))
+			for _, r := range s.Roles[key] {
+				if s.RoleObjects[r.ID], err = srv.RoleObjects(org, db.Name, b.Name, r.ID); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s.Budgets[key] = opCollect(t, c.TrafficBudgets.All(ctx, &platform.ListTrafficBudgetsParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}))
 		}
+		s.Webhooks[db.Name] = opCollect(t, c.Webhooks.All(ctx, &platform.ListWebhooksParams{Organization: org, Database: db.Name, ListParams: page}))
 		s.Policies[db.Name] = opCollect(t, c.BackupPolicies.All(ctx, &platform.ListBackupPoliciesParams{Organization: org, Database: db.Name, ListParams: page}))
 		s.DeployRequests[db.Name] = opCollect(t, c.DeployRequests.All(ctx, &platform.ListDeployRequestsParams{Organization: org, Database: db.Name, ListParams: page}))
 		for _, dr := range s.DeployRequests[db.Name] {
@@ -426,7 +626,129 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 		}
 		s.OAuthTokens[app.ID] = toks
 	}
+	s.Teams = opCollect(t, c.Teams.All(ctx, &platform.ListTeamsParams{Organization: org, ListParams: page}))
+	for _, team := range s.Teams {
+		s.TeamMembers[team.Slug] = opCollect(t, c.Teams.AllMembers(ctx, &platform.ListTeamMembersParams{Organization: org, Team: team.Slug, ListParams: page}))
+	}
+	s.ServiceTokens = opCollect(t, c.ServiceTokens.All(ctx, &platform.ListServiceTokensParams{Organization: org, ListParams: page}))
+	for _, tok := range s.ServiceTokens {
+		tok.LastUsedAt = nil // bookkeeping of every authenticated request, refused or not
+	}
 	return s
+}
+
+// opAdminInProcess is an SDK client with srv's admin token that calls
+// srv's handler in process rather than through its listener: the same
+// requests, without the network's cost, for the many snapshots of the
+// operation tables.
+func opAdminInProcess(t testing.TB, srv *fake.Server) *platform.Client {
+	t.Helper()
+	hc := &http.Client{Transport: opHandlerTransport{srv}}
+	c, err := platform.NewClient(append(srv.ClientOptions(srv.AdminToken()), platform.WithHTTPClient(hc))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// opHandlerTransport is an http.RoundTripper that serves each request with
+// an http.Handler.
+type opHandlerTransport struct{ h http.Handler }
+
+func (tr opHandlerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body == nil { // as a server's request always has one
+		r = r.Clone(r.Context())
+		r.Body = http.NoBody
+	}
+	rec := httptest.NewRecorder()
+	tr.h.ServeHTTP(rec, r)
+	return rec.Result(), nil
+}
+
+// opCase is one request of an operation table: credentials, made in the
+// world of the request, send the request the operation's fixture builds
+// for need, and are allowed (the row's status) or refused (the plain 404 of
+// a missing resource, and nothing changed).
+type opCase struct {
+	name  string
+	need  string
+	allow bool
+	// auth makes the credentials in w, for call, and returns their
+	// Authorization header.
+	auth func(w *opWorld, call opCall) string
+}
+
+// opRunCases runs an operation's cases, each as a parallel subtest of t.
+// An allowed read leaves the world as it was; with changes, an allowed
+// change must change it (a check of the fixture's request, which one table
+// making it is enough for). The cases whose request changes nothing when the test passes share
+// one world, made by newWorld: a read's, and a change's refused ones that
+// send the fixture's request of no particular need (a read's fixture
+// builds the same request for every need: need picks among the requests of
+// a change). Their credentials are made first, then the cases run, after
+// which the world must be as it was. Every other case gets a world of its
+// own.
+func opRunCases(t *testing.T, name string, op tsvOperation, newWorld func(*testing.T) *opWorld, cases []opCase, changes bool) {
+	var shared []opCase
+	for _, oc := range cases {
+		if op.method == http.MethodGet || (!oc.allow && oc.need == "") {
+			shared = append(shared, oc)
+			continue
+		}
+		t.Run(oc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			call := opFixtures[name](w, oc.need)
+			auth := oc.auth(w, call)
+			if oc.allow && !changes {
+				opOutcome(t, op, send(t, w.srv, op.method, call.path(t, w, op), auth, call.body), oc.allow)
+				return
+			}
+			before := opSnapshot(t, w.srv)
+			opOutcome(t, op, send(t, w.srv, op.method, call.path(t, w, op), auth, call.body), oc.allow)
+			after := opSnapshot(t, w.srv)
+			switch changed := !cmp.Equal(before, after); {
+			case !oc.allow && changed:
+				t.Errorf("a refused request changed the world (-before +after):\n%s", cmp.Diff(before, after))
+			case oc.allow && !changed:
+				t.Error("the request succeeded but changed nothing the snapshot shows")
+			}
+		})
+	}
+	if len(shared) == 0 {
+		return
+	}
+	w := newWorld(t)
+	call := opFixtures[name](w, "")
+	auths := make([]string, len(shared))
+	for i, oc := range shared {
+		auths[i] = oc.auth(w, call)
+	}
+	before := opSnapshot(t, w.srv)
+	t.Cleanup(func() { // after the parallel cases
+		if diff := cmp.Diff(before, opSnapshot(t, w.srv)); diff != "" {
+			t.Errorf("requests that change nothing changed the world (-before +after):\n%s", diff)
+		}
+	})
+	for i, oc := range shared {
+		t.Run(oc.name, func(t *testing.T) {
+			t.Parallel()
+			opOutcome(t, op, send(t, w.srv, op.method, call.path(t, w, op), auths[i], call.body), oc.allow)
+		})
+	}
+}
+
+// opOutcome checks a response: the operation's status when allowed, the
+// plain 404 of a missing resource when refused.
+func opOutcome(t *testing.T, op tsvOperation, r wire, allow bool) {
+	t.Helper()
+	if allow {
+		wantStatus(t, r, op.status)
+		return
+	}
+	if e := wantError(t, r, http.StatusNotFound, "not_found"); e.Message != "Not Found" {
+		t.Errorf("message %q, want the plain Not Found of a missing resource", e.Message)
+	}
 }
 
 // opOperations returns the rows of operations.tsv that have a fixture, by
@@ -461,39 +783,63 @@ func TestOpFixturesSucceed(t *testing.T) {
 	}
 }
 
-// TestOpFixturesCoverOperations lists the operations of operations.tsv the
-// operation tables cannot run for lack of a fixture: those the fake does
-// not serve yet (another group's), and those it serves, which need one.
+// TestOpFixturesCoverOperations checks that every row of operations.tsv
+// has a fixture, so that the operation tables run it: an operation added to
+// operations.tsv without one fails here. The OAuth server's two rows have
+// theirs in opOAuthServer. A fixture of an operation operations.tsv does
+// not have fails too.
 func TestOpFixturesCoverOperations(t *testing.T) {
 	t.Parallel()
-	srv := fake.NewServer(t)
-	var served, notServed []string
-	for name, op := range loadOperations(t) {
-		if _, ok := opFixtures[name]; ok || slices.Contains(opServedElsewhere, name) {
-			continue
+	ops := loadOperations(t)
+	var missing []string
+	for name := range ops {
+		_, api := opFixtures[name]
+		_, oauth := opOAuthServer[name]
+		if api == oauth {
+			missing = append(missing, name)
 		}
-		// An unauthenticated request reaches the operation's route, which
-		// logs its name, or the catch-all, which does not.
-		path := opPlaceholder.ReplaceAllString(op.path, "x")
-		w := send(t, srv, op.method, path, "", "")
-		logged := ""
-		for _, r := range srv.Requests() {
-			if r.RequestID == w.header.Get("X-Request-Id") {
-				logged = r.Operation
+	}
+	slices.Sort(missing)
+	if len(missing) > 0 {
+		t.Errorf("operations of operations.tsv with no fixture, or with both an API and an OAuth server fixture: %s", strings.Join(missing, " "))
+	}
+	for name := range opFixtures {
+		if _, ok := ops[name]; !ok {
+			t.Errorf("opFixtures has %s, which operations.tsv does not", name)
+		}
+	}
+	for name := range opOAuthServer {
+		if op, ok := ops[name]; !ok || op.perms != nil || op.scopes != nil {
+			t.Errorf("opOAuthServer has %s, which is not a row of operations.tsv without permissions and scopes", name)
+		}
+	}
+}
+
+// TestOpOAuthServerRows checks the OAuth server's rows of operations.tsv:
+// without any API credential, each answers its row's status (a redirect
+// with a code and the state, a token).
+func TestOpOAuthServerRows(t *testing.T) {
+	t.Parallel()
+	ops := loadOperations(t)
+	for name, do := range opOAuthServer {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := do(newOpWorld(t))
+			if r.status != ops[name].status {
+				t.Fatalf("status %d, want %d; body %s", r.status, ops[name].status, r.body)
 			}
-		}
-		if logged == name {
-			served = append(served, name)
-		} else {
-			notServed = append(notServed, name)
-		}
-	}
-	slices.Sort(served)
-	slices.Sort(notServed)
-	if len(notServed) > 0 {
-		t.Logf("not served by the fake yet, so without fixtures: %s", strings.Join(notServed, " "))
-	}
-	if len(served) > 0 {
-		t.Skipf("served but missing from opFixtures, so untested by the operation tables: %s", strings.Join(served, " "))
+			switch name {
+			case "oauth_authorize":
+				loc, err := url.Parse(r.header.Get("Location"))
+				if err != nil || loc.Query().Get("code") == "" || loc.Query().Get("state") != "xyz" {
+					t.Errorf("redirect to %q, want a code and the state", r.header.Get("Location"))
+				}
+			case "oauth_token":
+				tok := decode[oauthTokenResponse](t, wire{body: []byte(r.body)})
+				if tok.AccessToken == "" || tok.TokenType == "" || tok.RefreshToken == "" {
+					t.Errorf("token response %+v lacks a token", tok)
+				}
+			}
+		})
 	}
 }

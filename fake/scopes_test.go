@@ -12,10 +12,11 @@ import (
 	"github.com/dbplatform/platform-go/fake"
 )
 
-// This file checks the scope column of operations.tsv for every operation
-// the fake serves, through the operation table (opfixtures_test.go): OAuth
+// This file checks the scope column of operations.tsv for every API
+// operation, through the operation table (opfixtures_test.go): OAuth
 // tokens are held to their scopes, on the resources the user granted them
-// on.
+// on; the operations without a scope are closed to OAuth, or open to it
+// when they need no permission either.
 
 // scopeWorld is an operation's world for OAuth: the admin user, who
 // authorizes the applications, is also an admin of a second organization,
@@ -71,11 +72,46 @@ func scopeRefused(t *testing.T, w *opWorld, op tsvOperation, call opCall, access
 	}
 }
 
-// TestOAuthScopes checks each operation with an OAuth scope column: a token
-// holding every scope but the listed ones gets 404 and changes nothing; a
-// token holding exactly one listed scope, granted on the request's resource
-// of its kind, succeeds; the same scope granted on another resource of that
-// kind gets 404 and changes nothing.
+// scopeCases are the requests the scope table sends for an operation,
+// each with an access token of an application the admin user authorized:
+//   - lacking: every scope but the listed ones, granted on the request's
+//     resources (scopeConsent), is refused;
+//   - only S: exactly one listed scope, granted on the request's resources,
+//     is allowed, for each listed S;
+//   - elsewhere: the first listed scope of each kind but the user's,
+//     granted on other resources of that kind (scopeElsewhere), is refused.
+func scopeCases(op tsvOperation) []opCase {
+	grant := func(consent func(opCall) fake.Consent, scopes ...platform.Scope) func(*opWorld, opCall) string {
+		return func(w *opWorld, call opCall) string { return bearer(oauthGrant(w.t, w.srv, consent(call), scopes...)) }
+	}
+	var rest []platform.Scope
+	for _, sc := range platform.Scopes() {
+		if !slices.Contains(op.scopes[sc.Resource()], sc.Name()) {
+			rest = append(rest, sc)
+		}
+	}
+	cases := []opCase{{name: "lacking", auth: grant(scopeConsent, rest...)}}
+	for _, res := range scopeResourceKinds {
+		for i, scope := range op.scopes[res] {
+			sc := platform.Scope(res + ":" + scope)
+			cases = append(cases, opCase{name: "only " + string(sc), need: scope, allow: true, auth: grant(scopeConsent, sc)})
+			if i == 0 && res != platform.ScopeResourceUser {
+				elsewhere := func(call opCall) fake.Consent { return scopeElsewhere(op, call) }
+				cases = append(cases, opCase{name: "only " + string(sc) + " elsewhere", need: scope, auth: grant(elsewhere, sc)})
+			}
+		}
+	}
+	return cases
+}
+
+// scopeResourceKinds are the kinds of resources scopes are granted on.
+var scopeResourceKinds = []string{
+	platform.ScopeResourceUser, platform.ScopeResourceOrganization,
+	platform.ScopeResourceDatabase, platform.ScopeResourceBranch,
+}
+
+// TestOAuthScopes runs scopeCases for each operation with an OAuth scope
+// column (see opRunCases).
 func TestOAuthScopes(t *testing.T) {
 	t.Parallel()
 	ops := loadOperations(t)
@@ -83,43 +119,12 @@ func TestOAuthScopes(t *testing.T) {
 		op := ops[name]
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			t.Run("lacking", func(t *testing.T) {
-				t.Parallel()
-				w := scopeWorld(t)
-				call := opFixtures[name](w, "")
-				var rest []platform.Scope
-				for _, sc := range platform.Scopes() {
-					if !slices.Contains(op.scopes[sc.Resource()], sc.Name()) {
-						rest = append(rest, sc)
-					}
-				}
-				scopeRefused(t, w, op, call, oauthGrant(t, w.srv, scopeConsent(call), rest...))
-			})
-			for res, names := range op.scopes {
-				for i, scope := range names {
-					sc := platform.Scope(res + ":" + scope)
-					t.Run("only "+string(sc), func(t *testing.T) {
-						t.Parallel()
-						w := scopeWorld(t)
-						call := opFixtures[name](w, scope)
-						access := oauthGrant(t, w.srv, scopeConsent(call), sc)
-						before := opSnapshot(t, w.srv)
-						wantStatus(t, send(t, w.srv, op.method, call.path(t, w, op), bearer(access), call.body), op.status)
-						if op.method == http.MethodGet && !cmp.Equal(before, opSnapshot(t, w.srv)) {
-							t.Error("a read changed the world")
-						}
-					})
-					if i > 0 || res == platform.ScopeResourceUser {
-						continue
-					}
-					t.Run("only "+string(sc)+" elsewhere", func(t *testing.T) {
-						t.Parallel()
-						w := scopeWorld(t)
-						call := opFixtures[name](w, scope)
-						scopeRefused(t, w, op, call, oauthGrant(t, w.srv, scopeElsewhere(op, call), sc))
-					})
+			for res := range op.scopes {
+				if !slices.Contains(scopeResourceKinds, res) {
+					t.Fatalf("%s lists scopes of %q, not a kind of resource", name, res)
 				}
 			}
+			opRunCases(t, name, op, scopeWorld, scopeCases(op), false)
 		})
 	}
 }
@@ -357,4 +362,34 @@ func TestOAuthApprovalRules(t *testing.T) {
 		}
 	}
 	e.mustDo("deploy", 1)
+}
+
+// TestOAuthPlainBranchNeedsWriteBranches checks the other side of
+// create_branch's scopes: the restore scopes, on the organization or the
+// database, restore backups but do not create a branch from a parent,
+// which takes write_branches.
+func TestOAuthPlainBranchNeedsWriteBranches(t *testing.T) {
+	t.Parallel()
+	w := scopeWorld(t)
+	ctx := t.Context()
+	consent := fake.Consent{Organizations: []string{"acme"}, Databases: []string{"acme/app"}}
+	create := func(c *platform.Client, name string) error {
+		_, err := c.Branches.Create(ctx, &platform.CreateBranchParams{Organization: w.org, Database: drDB, Name: name, ParentBranch: "main"})
+		return err
+	}
+	restorer := oauthClient(t, w.srv, oauthGrant(t, w.srv, consent,
+		platform.ScopeOrganizationRestoreBackups, platform.ScopeOrganizationRestoreProductionBranchBackups,
+		platform.ScopeDatabaseRestoreBackups, platform.ScopeDatabaseRestoreProductionBranchBackups))
+	before := opSnapshot(t, w.srv)
+	apiError(t, create(restorer, "plain"), http.StatusNotFound)
+	if diff := cmp.Diff(before, opSnapshot(t, w.srv)); diff != "" {
+		t.Errorf("a refused create changed the world (-before +after):\n%s", diff)
+	}
+	if _, err := restorer.Branches.Create(ctx, &platform.CreateBranchParams{Organization: w.org, Database: drDB, Name: "restored", BackupID: w.backup("dev"), ClusterSize: "PS_10"}); err != nil {
+		t.Fatalf("restoring with the restore scopes: %v", err)
+	}
+	writer := oauthClient(t, w.srv, oauthGrant(t, w.srv, consent, platform.ScopeDatabaseWriteBranches))
+	if err := create(writer, "plain"); err != nil {
+		t.Fatalf("creating a branch with database:write_branches: %v", err)
+	}
 }

@@ -77,6 +77,15 @@ func TestBrowserSignIn(t *testing.T) {
 			t.Logf("%s's output:\n%s", path, output.String())
 		}
 	}()
+	// Not t.TempDir: Chromium's helper processes can still be writing to
+	// the profile when the browser itself has exited, and TempDir fails the
+	// test when its removal finds the directory not empty. The profile is
+	// removed as far as it can be.
+	profile, err := os.MkdirTemp("", "oauth-webapp-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(profile) })
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
 		chromedp.ExecPath(path),
 		chromedp.Headless,
@@ -88,7 +97,7 @@ func TestBrowserSignIn(t *testing.T) {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true), // containers have a small /dev/shm
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profile),
 		chromedp.CombinedOutput(&output),
 	)
 	defer cancelAlloc() // stops the browser and waits for it

@@ -1,0 +1,143 @@
+package fake_test
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/dbplatform/platform-go/fake"
+)
+
+// This file checks the service-token permission column of operations.tsv
+// for every API operation, through the operation table
+// (opfixtures_test.go): any one listed permission suffices, "-" needs
+// none, and lacking the permission is a plain 404 that changes nothing.
+
+// permException is a request the fake refuses although the token holds a
+// permission of the row: the resource the request acts on decides which of
+// the row's permissions counts. A token holding only perm sends the
+// request the fixture builds for need.
+type permException struct {
+	perm, need string
+}
+
+// permExceptions are the operations whose handler asks more than the row
+// for some requests. The table adds each as a refused case, next to the
+// allowed "only perm" case, whose fixture builds the request perm covers.
+var permExceptions = map[string][]permException{
+	// Approving takes approve_deploy_request; review_deploy_request only
+	// lets a token comment.
+	"review_deploy_request": {{perm: "review_deploy_request", need: "approve_deploy_request"}},
+	// Each permission covers the backups of its kind of branch:
+	// delete_backups a development branch's, delete_production_branch_backups
+	// a production branch's.
+	"delete_backup": {
+		{perm: "delete_backups", need: "delete_production_branch_backups"},
+		{perm: "delete_production_branch_backups", need: "delete_backups"},
+	},
+	// Restoring a backup into a new branch takes the restore permission of
+	// the backup's kind of branch; a branch from a parent (need "") takes
+	// create_branch, which does not restore.
+	"create_branch": {
+		{perm: "create_branch", need: "restore_backup"},
+		{perm: "restore_backup", need: "restore_production_branch_backup"},
+		{perm: "restore_backup", need: ""},
+		{perm: "restore_production_branch_backup", need: "restore_backup"},
+		{perm: "restore_production_branch_backup", need: ""},
+	},
+}
+
+// permDatabaseScoped reports whether an operation acts on one database,
+// whose grants count.
+func permDatabaseScoped(op tsvOperation) bool { return strings.Contains(op.path, "{database}") }
+
+// permDatabasePermissions returns the permissions that can be granted on a
+// database (the others are organization permissions), as the seeding API
+// tells them apart.
+func permDatabasePermissions(t *testing.T) map[string]bool {
+	t.Helper()
+	srv := fake.NewServer(t)
+	mustDB(t, srv, "app")
+	out := map[string]bool{}
+	for _, p := range fake.AllPermissions() {
+		_, err := srv.CreateServiceToken(srv.Org(), fake.TokenSpec{DatabasePermissions: map[string][]string{"app": {p}}})
+		out[p] = err == nil
+	}
+	return out
+}
+
+// permCases are the requests the table sends for an operation, each with
+// a service token seeded with the case's permissions:
+//   - "-": a token without permissions is allowed;
+//   - lacking: a token holding every permission but the listed ones, on
+//     the whole organization, is refused;
+//   - only P: a token holding just P is allowed, for each listed P: on the
+//     whole organization, and, for a database permission, on app alone
+//     (the database the fixtures act on; for list_databases, a grant on
+//     one database lets the list show it);
+//   - elsewhere: for an operation on a database, a token holding every
+//     listed permission on the database other is refused;
+//   - the operation's permExceptions, refused.
+func permCases(name string, op tsvOperation, dbPerm map[string]bool) []opCase {
+	token := func(spec fake.TokenSpec) func(*opWorld, opCall) string {
+		return func(w *opWorld, _ opCall) string { return mustToken(w.t, w.srv, spec).Authorization() }
+	}
+	if op.perms == nil {
+		return []opCase{{name: "no permission needed", auth: token(fake.TokenSpec{Name: "none"}), allow: true}}
+	}
+	rest := slices.DeleteFunc(fake.AllPermissions(), func(p string) bool { return slices.Contains(op.perms, p) })
+	cases := []opCase{{name: "lacking", auth: token(fake.TokenSpec{Name: "all but", Permissions: rest})}}
+	for _, p := range op.perms {
+		cases = append(cases, opCase{name: "only " + p, auth: token(fake.TokenSpec{Name: "one", Permissions: []string{p}}), need: p, allow: true})
+		if dbPerm[p] {
+			cases = append(cases, opCase{name: "only " + p + " on app", auth: token(fake.TokenSpec{Name: "one on app", DatabasePermissions: map[string][]string{drDB: {p}}}), need: p, allow: true})
+		}
+	}
+	if permDatabaseScoped(op) {
+		cases = append(cases, opCase{name: "every listed permission on other", auth: token(fake.TokenSpec{Name: "elsewhere", DatabasePermissions: map[string][]string{"other": op.perms}})})
+	}
+	for _, ex := range permExceptions[name] {
+		what := ex.need
+		if what == "" {
+			what = "the plain request"
+		}
+		cases = append(cases, opCase{name: "only " + ex.perm + " for " + what, auth: token(fake.TokenSpec{Name: "exception", Permissions: []string{ex.perm}}), need: ex.need})
+	}
+	return cases
+}
+
+// TestPermissions runs permCases for every API operation (see
+// opRunCases).
+func TestPermissions(t *testing.T) {
+	t.Parallel()
+	ops := loadOperations(t)
+	dbPerm := permDatabasePermissions(t)
+	for _, name := range opOperations(t, func(tsvOperation) bool { return true }) {
+		op := ops[name]
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			// An operation on a database lists database permissions, which
+			// a grant on it can hold. Any other lists organization
+			// permissions, which no database grant reaches, or only
+			// database permissions, for a list across databases that shows
+			// those a grant is on.
+			onDB := 0
+			for _, p := range op.perms {
+				if dbPerm[p] {
+					onDB++
+				}
+			}
+			switch {
+			case permDatabaseScoped(op) && onDB != len(op.perms):
+				t.Fatalf("%s acts on a database but lists permissions that cannot be granted on one: %v", name, op.perms)
+			case !permDatabaseScoped(op) && onDB != 0 && onDB != len(op.perms):
+				t.Fatalf("%s mixes organization and database permissions: %v", name, op.perms)
+			}
+			if op.method == http.MethodGet && len(permExceptions[name]) > 0 {
+				t.Fatalf("%s is a read, whose cases share the fixture's request of no need: it cannot have permExceptions", name)
+			}
+			opRunCases(t, name, op, func(t *testing.T) *opWorld { return newOpWorld(t) }, permCases(name, op, dbPerm), true)
+		})
+	}
+}
