@@ -194,6 +194,9 @@ func (s *BackupsService) List(ctx context.Context, p *ListBackupsParams) (*Page[
 	if err := required("organization", p.Organization, "database", p.Database, "branch", p.Branch); err != nil {
 		return nil, err
 	}
+	if err := p.Order.check(); err != nil {
+		return nil, err
+	}
 	return listPage[Backup](ctx, s.client, backupsPath(p.Organization, p.Database, p.Branch), p)
 }
 
@@ -339,6 +342,9 @@ type ListBackupPoliciesParams struct {
 func (s *BackupPoliciesService) List(ctx context.Context, p *ListBackupPoliciesParams) (*Page[BackupPolicy], error) {
 	p = orZero(p)
 	if err := required("organization", p.Organization, "database", p.Database); err != nil {
+		return nil, err
+	}
+	if err := p.Order.check(); err != nil {
 		return nil, err
 	}
 	return listPage[BackupPolicy](ctx, s.client, backupPoliciesPath(p.Organization, p.Database), p)

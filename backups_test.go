@@ -411,6 +411,16 @@ func TestBackupsArgErrors(t *testing.T) {
 			_, err := c.Backups.List(ctx, &platform.ListBackupsParams{Organization: "o", Database: "d", Branch: "b", ListParams: platform.ListParams{PerPage: 101}})
 			return err
 		}},
+		{"list backups order", "order", func() error {
+			_, err := c.Backups.List(ctx, &platform.ListBackupsParams{Organization: "o", Database: "d", Branch: "b", Order: "newest"})
+			return err
+		}},
+		{"all backups order", "order", func() error {
+			for _, err := range c.Backups.All(ctx, &platform.ListBackupsParams{Organization: "o", Database: "d", Branch: "b", Order: "DESC"}) {
+				return err
+			}
+			return nil
+		}},
 		{"create backup", "database", func() error {
 			_, err := c.Backups.Create(ctx, &platform.CreateBackupParams{Organization: "o", Branch: "b"})
 			return err
@@ -430,6 +440,10 @@ func TestBackupsArgErrors(t *testing.T) {
 		}},
 		{"list policies", "database", func() error {
 			_, err := c.BackupPolicies.List(ctx, &platform.ListBackupPoliciesParams{Organization: "o"})
+			return err
+		}},
+		{"list policies order", "order", func() error {
+			_, err := c.BackupPolicies.List(ctx, &platform.ListBackupPoliciesParams{Organization: "o", Database: "d", Order: "newest"})
 			return err
 		}},
 		{"create policy", "organization", func() error {
