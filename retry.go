@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -148,13 +149,22 @@ func isIdempotent(method string) bool {
 	return false
 }
 
+// maxRetryAfterSeconds is the longest Retry-After, in seconds, that a
+// time.Duration holds.
+const maxRetryAfterSeconds = uint64(math.MaxInt64 / int64(time.Second))
+
 // retryAfter reads a Retry-After header given in seconds or as an HTTP date.
+// A number of seconds too large for a time.Duration is read as the longest
+// one, not wrapped around into a short or negative wait.
 func retryAfter(resp *http.Response) (time.Duration, bool) {
 	v := resp.Header.Get("Retry-After")
 	if v == "" {
 		return 0, false
 	}
-	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
+	if s, err := strconv.ParseUint(v, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		if err != nil || s > maxRetryAfterSeconds {
+			return time.Duration(math.MaxInt64), true
+		}
 		return time.Duration(s) * time.Second, true
 	}
 	if t, err := http.ParseTime(v); err == nil {

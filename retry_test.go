@@ -257,6 +257,39 @@ func TestRetryAfterOverTheCap(t *testing.T) {
 	}
 }
 
+// TestRetryAfterHuge checks that a Retry-After too long for a
+// time.Duration is taken as over the cap, not wrapped around into a short
+// or negative wait that would retry at once.
+func TestRetryAfterHuge(t *testing.T) {
+	t.Parallel()
+	// 10000000000 s wraps to a negative Duration, 18446744074 s to 290ms.
+	for _, v := range []string{"10000000000", "18446744074", "99999999999999999999"} {
+		t.Run(v, func(t *testing.T) {
+			t.Parallel()
+			api := newTestAPI(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Retry-After", v)
+				writeBody(w, http.StatusServiceUnavailable, `{"code": "unavailable", "message": "down for a while"}`)
+			})
+			sleeps := &sleepRecorder{}
+			c := api.client(t, fastRetries(3), platform.WithSleep(sleeps.sleep))
+			_, err := c.Organizations.Get(t.Context(), &platform.GetOrganizationParams{Organization: "acme"})
+			var apiErr *platform.Error
+			if !errors.As(err, &apiErr) {
+				t.Fatalf("error = %v, want an *Error", err)
+			}
+			if apiErr.RetryAfter < time.Minute {
+				t.Errorf("RetryAfter = %s, want more than the 1m cap", apiErr.RetryAfter)
+			}
+			if n := api.count(); n != 1 {
+				t.Errorf("server saw %d attempts, want 1", n)
+			}
+			if w := sleeps.recorded(); len(w) != 0 {
+				t.Errorf("waited %v, want no wait", w)
+			}
+		})
+	}
+}
+
 // TestRetriesExhausted checks that the last response, after the last
 // retry, decodes into the error.
 func TestRetriesExhausted(t *testing.T) {
