@@ -207,8 +207,11 @@ func (s *WebhooksService) Delete(ctx context.Context, p *DeleteWebhookParams) er
 type TestWebhookParams = GetWebhookParams
 
 // Test sends an [EventWebhookTest] event, whose resource is the database, to
-// the webhook. A webhook can be tested once every 20 seconds; sooner is
-// refused with [ErrRateLimited] and [Error.RetryAfter].
+// the webhook. A webhook can be tested once every 20 seconds; a sooner test
+// is answered 429 with a Retry-After, which the client's [RetryPolicy]
+// waits out before sending the test again. A client built with
+// [WithoutRetries], or whose MaxRetryAfter is shorter than the wait, gets
+// an error matching [ErrRateLimited] with [Error.RetryAfter] set instead.
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/webhooks/{id}/test
 func (s *WebhooksService) Test(ctx context.Context, p *TestWebhookParams) error {
