@@ -35,9 +35,10 @@ const (
 	DeploymentError                   DeploymentState = "error"
 )
 
-// IsTerminal reports whether a deployment in state s has ended: it moves on
-// from there only through complete-deploy (for the error states), never by
-// itself.
+// IsTerminal reports whether a deployment in state s has ended: it never
+// moves on by itself from there, only through an action (complete-deploy
+// for complete_error and complete_revert_error; closing the deploy request
+// for no_changes and error).
 func (s DeploymentState) IsTerminal() bool {
 	switch s {
 	case DeploymentNoChanges, DeploymentComplete, DeploymentCompleteCancel, DeploymentCompleteError,
