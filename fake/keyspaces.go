@@ -65,6 +65,10 @@ func (st keyspaceSettings) clone() keyspaceSettings {
 	return st
 }
 
+// maxShards bounds a keyspace's shards: the fake names shards by key
+// ranges of two hex digits ("-80", "80-"), which divide into 256 at most.
+const maxShards = 256
+
 // includedReplicas is how many replicas each keyspace of a production
 // branch has before extra_replicas; development branches include none.
 const includedReplicas = 2
@@ -168,8 +172,8 @@ func (s *Server) createKeyspace(c *call, p *platform.CreateKeyspaceParams) (any,
 	if p.ClusterSize == "" {
 		return nil, unprocessable("cluster_size is required")
 	}
-	if p.Shards != nil && *p.Shards < 1 {
-		return nil, unprocessable("shards must be 1 or more, got %d", *p.Shards)
+	if p.Shards != nil && (*p.Shards < 1 || *p.Shards > maxShards) {
+		return nil, unprocessable("shards must be from 1 to %d, got %d", maxShards, *p.Shards)
 	}
 	if p.ExtraReplicas != nil && *p.ExtraReplicas < 0 {
 		return nil, unprocessable("extra_replicas must not be negative, got %d", *p.ExtraReplicas)

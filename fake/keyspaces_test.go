@@ -278,8 +278,11 @@ func TestKeyspaceCreateRefused(t *testing.T) {
 		{"name of the default keyspace", "main", platform.CreateKeyspaceParams{Name: ksDB, ClusterSize: "PS_10"}, "already taken"},
 		{"name taken", "main", platform.CreateKeyspaceParams{Name: "orders", ClusterSize: "PS_10"}, "already taken"},
 		{"missing cluster size", "main", platform.CreateKeyspaceParams{Name: "users"}, "cluster_size is required"},
-		{"zero shards", "main", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_10", Shards: platform.Ptr(0)}, "shards must be 1 or more"},
-		{"negative shards", "main", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_10", Shards: platform.Ptr(-2)}, "shards must be 1 or more"},
+		{"zero shards", "main", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_10", Shards: platform.Ptr(0)}, "shards must be from 1 to 256"},
+		{"negative shards", "main", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_10", Shards: platform.Ptr(-2)}, "shards must be from 1 to 256"},
+		{"too many shards", "main", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_10", Shards: platform.Ptr(257)}, "shards must be from 1 to 256"},
+		// A count no key range can split into would crash the deploy check.
+		{"huge shards", "main", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_10", Shards: platform.Ptr(1 << 62)}, "shards must be from 1 to 256"},
 		{"negative extra replicas", "main", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_10", ExtraReplicas: platform.Ptr(-1)}, "extra_replicas must not be negative"},
 		{"pending branch", "fresh", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_10"}, "branch fresh is not ready"},
 	}
