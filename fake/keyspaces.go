@@ -3,8 +3,10 @@ package fake
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -301,7 +303,7 @@ func (st keyspaceSettings) with(p *platform.UpdateKeyspaceParams, clearVector bo
 		if opts.given == nil {
 			continue
 		}
-		for name := range *opts.given {
+		for _, name := range slices.Sorted(maps.Keys(*opts.given)) {
 			if !optionName.MatchString(name) {
 				return next, unprocessable("%s: %q is not an option name (letters, digits, _ . -)", opts.field, name)
 			}

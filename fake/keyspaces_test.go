@@ -566,6 +566,20 @@ func TestKeyspaceUpdateRefused(t *testing.T) {
 	}
 }
 
+// TestKeyspaceUpdateNamesFirstBadOption checks that of several bad option
+// names, the 422 names the first in name order, every time.
+func TestKeyspaceUpdateNamesFirstBadOption(t *testing.T) {
+	t.Parallel()
+	srv, c := newKeyspaceServer(t)
+	bad := map[string]string{"c c": "1", "a a": "1", "d d": "1", "b b": "1", "ok_name": "1"}
+	p := platform.UpdateKeyspaceParams{MysqldOptions: &bad}
+	p.Organization, p.Database, p.Branch, p.Keyspace = srv.Org(), ksDB, "main", ksDB
+	for range 20 {
+		_, err := c.Keyspaces.Update(t.Context(), &p)
+		apiError(t, err, http.StatusUnprocessableEntity, `mysqld_options: "a a"`)
+	}
+}
+
 func TestKeyspaceNotFound(t *testing.T) {
 	t.Parallel()
 	srv, c := newKeyspaceServer(t)
