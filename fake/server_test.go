@@ -637,6 +637,19 @@ func TestClockRealTime(t *testing.T) {
 	}
 }
 
+// TestCloseStopsTheClock checks that nothing runs on the clock once the
+// server is closed, even when Advance is called.
+func TestCloseStopsTheClock(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	mustDB(t, srv, "app") // main becomes ready after 5 s
+	srv.Close()
+	srv.Advance(time.Minute)
+	if got := srv.EventNames(); slices.Contains(got, "branch.ready") {
+		t.Errorf("events after Close and Advance: %v, want no branch.ready", got)
+	}
+}
+
 func TestRequestLog(t *testing.T) {
 	t.Parallel()
 	srv := fake.NewServer(t)
