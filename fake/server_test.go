@@ -412,6 +412,23 @@ func TestSeedServiceTokenErrors(t *testing.T) {
 	}
 }
 
+// TestSeedServiceTokenNamesFirstMissingDatabase checks that of several
+// missing databases, the error names the first in name order, every time.
+func TestSeedServiceTokenNamesFirstMissingDatabase(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	spec := fake.TokenSpec{DatabasePermissions: map[string][]string{}}
+	for _, name := range []string{"db-c", "db-a", "db-d", "db-b"} {
+		spec.DatabasePermissions[name] = []string{"read_database"}
+	}
+	for range 20 {
+		_, err := srv.CreateServiceToken(srv.Org(), spec)
+		if err == nil || !strings.Contains(err.Error(), `"db-a"`) {
+			t.Fatalf("CreateServiceToken = %v, want an error naming db-a", err)
+		}
+	}
+}
+
 func TestServiceTokenTTL(t *testing.T) {
 	t.Parallel()
 	srv := fake.NewServer(t)
