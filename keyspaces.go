@@ -147,7 +147,7 @@ type CreateKeyspaceParams struct {
 	Name string `json:"name"`
 	// ClusterSize is the cluster size SKU ("PS_10").
 	ClusterSize string `json:"cluster_size"`
-	// Shards is the number of shards, 1 or more; 1 when nil.
+	// Shards is the number of shards, 1 to 256; 1 when nil.
 	Shards *int `json:"shards,omitempty"`
 	// ExtraReplicas is the number of replicas beyond those included; 0
 	// when nil.

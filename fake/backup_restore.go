@@ -121,8 +121,10 @@ func (s *Server) restoreInto(b *branchRec, r *backupRestore) {
 	now := s.clock.Now()
 	b.keyspaces = index[*keyspaceRec]{}
 	b.keyspaceByName = map[string]*keyspaceRec{}
-	for _, from := range r.backup.snapshot.keyspaces {
-		ks := s.world.newKeyspace(b, from.name, now)
+	for i, from := range r.backup.snapshot.keyspaces {
+		// A nanosecond apart, as copyKeyspaces makes them, so that they
+		// list in the backed-up branch's order.
+		ks := s.world.newKeyspace(b, from.name, now.Add(time.Duration(i)))
 		ks.shards, ks.extraReplicas, ks.isDefault = from.shards, from.extraReplicas, from.isDefault
 		ks.clusterSize = r.clusterSize
 		ks.tables = cloneMap(from.tables)

@@ -627,6 +627,48 @@ func TestBackupRestore(t *testing.T) {
 	}
 }
 
+// backupKeyspaceNames lists the names of a branch's keyspaces in list
+// order.
+func backupKeyspaceNames(t *testing.T, srv *fake.Server, c *platform.Client, branch string) []string {
+	t.Helper()
+	var names []string
+	for ks, err := range c.Keyspaces.All(t.Context(), &platform.ListKeyspacesParams{Organization: srv.Org(), Database: backupDB, Branch: branch}) {
+		if err != nil {
+			t.Fatalf("listing keyspaces of %s: %v", branch, err)
+		}
+		names = append(names, ks.Name)
+	}
+	return names
+}
+
+// TestBackupRestoreKeepsKeyspaceOrder checks that a restored branch lists
+// its keyspaces in the order of the branch backed up, as a branch made
+// from a parent does.
+func TestBackupRestoreKeepsKeyspaceOrder(t *testing.T) {
+	t.Parallel()
+	srv, c := newBackupWorld(t)
+	org := srv.Org()
+	for _, name := range []string{"ks-e", "ks-d", "ks-c", "ks-b", "ks-a", "ks-f"} {
+		if err := srv.AddKeyspace(org, backupDB, "main", name, 1); err != nil {
+			t.Fatal(err)
+		}
+		srv.Advance(time.Millisecond) // one creation time each
+	}
+	want := backupKeyspaceNames(t, srv, c, "main")
+	bk := createBackup(t, srv, c, "main")
+	if _, err := c.Backups.WaitDone(t.Context(), backupOf(srv, "main", bk.ID)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Branches.Create(t.Context(), &platform.CreateBranchParams{
+		Organization: org, Database: backupDB, Name: "restored", BackupID: bk.ID, ClusterSize: "PS_20",
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, backupKeyspaceNames(t, srv, c, "restored")); diff != "" {
+		t.Errorf("restored branch's keyspaces (-main +restored):\n%s", diff)
+	}
+}
+
 func TestBackupRestoreRefused(t *testing.T) {
 	t.Parallel()
 	srv, c := newBackupWorld(t, fake.WithTimings(fake.Timings{BackupStart: time.Minute, BackupRun: time.Hour}))

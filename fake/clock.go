@@ -16,6 +16,9 @@ type clock struct {
 	seq    uint64
 	wake   *time.Timer // arms the earliest timer in real-time mode
 	onWake func()      // runs due timers; set by the server
+	// stopped is set when the server closes: nothing is scheduled, run or
+	// armed afterwards.
+	stopped bool
 }
 
 // timer is work due at a time.
@@ -54,6 +57,9 @@ func (c *clock) Now() time.Time {
 
 // after schedules fn to run once the clock has moved d past now.
 func (c *clock) after(d time.Duration, fn func()) {
+	if c.stopped {
+		return
+	}
 	c.seq++
 	heap.Push(&c.timers, &timer{at: c.Now().Add(d), seq: c.seq, fn: fn})
 	c.arm()
@@ -63,6 +69,9 @@ func (c *clock) after(d time.Duration, fn func()) {
 // clock to each timer's time as it runs, so that work a timer schedules
 // runs in the same pass when it is due by until.
 func (c *clock) runDue(until time.Time) {
+	if c.stopped {
+		return
+	}
 	for len(c.timers) > 0 && !c.timers[0].at.After(until) {
 		t := heap.Pop(&c.timers).(*timer)
 		if !c.real && t.at.After(c.now) {
@@ -86,7 +95,7 @@ func (c *clock) next() (time.Time, bool) {
 
 // arm sets the wall-clock timer for the earliest work in real-time mode.
 func (c *clock) arm() {
-	if !c.real || len(c.timers) == 0 {
+	if !c.real || c.stopped || len(c.timers) == 0 {
 		return
 	}
 	d := time.Until(c.timers[0].at)
@@ -97,8 +106,12 @@ func (c *clock) arm() {
 	c.wake.Reset(d)
 }
 
-// stop releases the wall-clock timer.
+// stop releases the wall-clock timer for good: work scheduled later (a
+// delivery's retry settling as the server closes) or due later is dropped,
+// and Advance runs nothing.
 func (c *clock) stop() {
+	c.stopped = true
+	c.timers = nil
 	if c.wake != nil {
 		c.wake.Stop()
 	}

@@ -3,8 +3,10 @@ package fake
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -64,6 +66,10 @@ func (st keyspaceSettings) clone() keyspaceSettings {
 	st.mysqld, st.vttablet = cloneMap(st.mysqld), cloneMap(st.vttablet)
 	return st
 }
+
+// maxShards bounds a keyspace's shards: the fake names shards by key
+// ranges of two hex digits ("-80", "80-"), which divide into 256 at most.
+const maxShards = 256
 
 // includedReplicas is how many replicas each keyspace of a production
 // branch has before extra_replicas; development branches include none.
@@ -168,8 +174,8 @@ func (s *Server) createKeyspace(c *call, p *platform.CreateKeyspaceParams) (any,
 	if p.ClusterSize == "" {
 		return nil, unprocessable("cluster_size is required")
 	}
-	if p.Shards != nil && *p.Shards < 1 {
-		return nil, unprocessable("shards must be 1 or more, got %d", *p.Shards)
+	if p.Shards != nil && (*p.Shards < 1 || *p.Shards > maxShards) {
+		return nil, unprocessable("shards must be from 1 to %d, got %d", maxShards, *p.Shards)
 	}
 	if p.ExtraReplicas != nil && *p.ExtraReplicas < 0 {
 		return nil, unprocessable("extra_replicas must not be negative, got %d", *p.ExtraReplicas)
@@ -297,7 +303,7 @@ func (st keyspaceSettings) with(p *platform.UpdateKeyspaceParams, clearVector bo
 		if opts.given == nil {
 			continue
 		}
-		for name := range *opts.given {
+		for _, name := range slices.Sorted(maps.Keys(*opts.given)) {
 			if !optionName.MatchString(name) {
 				return next, unprocessable("%s: %q is not an option name (letters, digits, _ . -)", opts.field, name)
 			}

@@ -278,8 +278,11 @@ func TestKeyspaceCreateRefused(t *testing.T) {
 		{"name of the default keyspace", "main", platform.CreateKeyspaceParams{Name: ksDB, ClusterSize: "PS_10"}, "already taken"},
 		{"name taken", "main", platform.CreateKeyspaceParams{Name: "orders", ClusterSize: "PS_10"}, "already taken"},
 		{"missing cluster size", "main", platform.CreateKeyspaceParams{Name: "users"}, "cluster_size is required"},
-		{"zero shards", "main", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_10", Shards: platform.Ptr(0)}, "shards must be 1 or more"},
-		{"negative shards", "main", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_10", Shards: platform.Ptr(-2)}, "shards must be 1 or more"},
+		{"zero shards", "main", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_10", Shards: platform.Ptr(0)}, "shards must be from 1 to 256"},
+		{"negative shards", "main", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_10", Shards: platform.Ptr(-2)}, "shards must be from 1 to 256"},
+		{"too many shards", "main", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_10", Shards: platform.Ptr(257)}, "shards must be from 1 to 256"},
+		// A count no key range can split into would crash the deploy check.
+		{"huge shards", "main", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_10", Shards: platform.Ptr(1 << 62)}, "shards must be from 1 to 256"},
 		{"negative extra replicas", "main", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_10", ExtraReplicas: platform.Ptr(-1)}, "extra_replicas must not be negative"},
 		{"pending branch", "fresh", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_10"}, "branch fresh is not ready"},
 	}
@@ -560,6 +563,20 @@ func TestKeyspaceUpdateRefused(t *testing.T) {
 				t.Errorf("keyspaces changed (-before +after):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestKeyspaceUpdateNamesFirstBadOption checks that of several bad option
+// names, the 422 names the first in name order, every time.
+func TestKeyspaceUpdateNamesFirstBadOption(t *testing.T) {
+	t.Parallel()
+	srv, c := newKeyspaceServer(t)
+	bad := map[string]string{"c c": "1", "a a": "1", "d d": "1", "b b": "1", "ok_name": "1"}
+	p := platform.UpdateKeyspaceParams{MysqldOptions: &bad}
+	p.Organization, p.Database, p.Branch, p.Keyspace = srv.Org(), ksDB, "main", ksDB
+	for range 20 {
+		_, err := c.Keyspaces.Update(t.Context(), &p)
+		apiError(t, err, http.StatusUnprocessableEntity, `mysqld_options: "a a"`)
 	}
 }
 

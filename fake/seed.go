@@ -2,6 +2,8 @@ package fake
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/dbplatform/platform-go"
@@ -136,12 +138,12 @@ func (s *Server) CreateServiceToken(org string, spec TokenSpec) (Token, error) {
 	if err := checkGrant(nil, spec.Permissions); err != nil {
 		return Token{}, fmt.Errorf("fake: CreateServiceToken: %w", err)
 	}
-	for name, perms := range spec.DatabasePermissions {
+	for _, name := range slices.Sorted(maps.Keys(spec.DatabasePermissions)) {
 		db := o.dbByName[name]
 		if db == nil {
 			return Token{}, fmt.Errorf("fake: CreateServiceToken: no database %q in %s", name, org)
 		}
-		if err := checkGrant(db, perms); err != nil {
+		if err := checkGrant(db, spec.DatabasePermissions[name]); err != nil {
 			return Token{}, fmt.Errorf("fake: CreateServiceToken: %w", err)
 		}
 	}

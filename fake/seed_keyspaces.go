@@ -23,6 +23,8 @@ func (s *Server) AddKeyspace(org, database, branch, name string, shards int) err
 		return fmt.Errorf("fake: AddKeyspace: branch %s already has a keyspace %q", b.name, name)
 	case shards < 1:
 		return fmt.Errorf("fake: AddKeyspace: %d shards; a keyspace has at least one", shards)
+	case shards > maxShards:
+		return fmt.Errorf("fake: AddKeyspace: %d shards; a keyspace has at most %d", shards, maxShards)
 	}
 	now := s.clock.Now()
 	ks := s.world.newKeyspace(b, name, now)

@@ -53,6 +53,7 @@ func TestAddKeyspace(t *testing.T) {
 		{"taken name", drDB, "main", "sharded", "already has", 2},
 		{"bad name", drDB, "main", "Bad Name", "keyspace name", 1},
 		{"no shards", drDB, "main", "other", "shards", 0},
+		{"more shards than key ranges", drDB, "main", "other", "at most 256", 257},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

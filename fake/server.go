@@ -117,7 +117,8 @@ func New(opts ...Option) (*Server, error) {
 	return s, nil
 }
 
-// Close stops the server, its timers and its webhook deliveries.
+// Close stops the server, its timers and its webhook deliveries: nothing
+// runs on the clock afterwards, and Advance does nothing.
 func (s *Server) Close() {
 	s.httpSrv.Close()
 	s.mu.Lock()

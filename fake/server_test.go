@@ -412,6 +412,23 @@ func TestSeedServiceTokenErrors(t *testing.T) {
 	}
 }
 
+// TestSeedServiceTokenNamesFirstMissingDatabase checks that of several
+// missing databases, the error names the first in name order, every time.
+func TestSeedServiceTokenNamesFirstMissingDatabase(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	spec := fake.TokenSpec{DatabasePermissions: map[string][]string{}}
+	for _, name := range []string{"db-c", "db-a", "db-d", "db-b"} {
+		spec.DatabasePermissions[name] = []string{"read_database"}
+	}
+	for range 20 {
+		_, err := srv.CreateServiceToken(srv.Org(), spec)
+		if err == nil || !strings.Contains(err.Error(), `"db-a"`) {
+			t.Fatalf("CreateServiceToken = %v, want an error naming db-a", err)
+		}
+	}
+}
+
 func TestServiceTokenTTL(t *testing.T) {
 	t.Parallel()
 	srv := fake.NewServer(t)
@@ -634,6 +651,19 @@ func TestClockRealTime(t *testing.T) {
 	}
 	if !ready.Ready || ready.UpdatedAt.Sub(db.CreatedAt.Time) < 20*time.Millisecond {
 		t.Errorf("database ready %v at %v, created %v", ready.Ready, ready.UpdatedAt, db.CreatedAt)
+	}
+}
+
+// TestCloseStopsTheClock checks that nothing runs on the clock once the
+// server is closed, even when Advance is called.
+func TestCloseStopsTheClock(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	mustDB(t, srv, "app") // main becomes ready after 5 s
+	srv.Close()
+	srv.Advance(time.Minute)
+	if got := srv.EventNames(); slices.Contains(got, "branch.ready") {
+		t.Errorf("events after Close and Advance: %v, want no branch.ready", got)
 	}
 }
 
