@@ -152,7 +152,10 @@ func backupsPath(org, db, branch string) string {
 
 // TimeRange is an interval of time, for filters over periods.
 type TimeRange struct {
-	Start, End time.Time
+	// Start is the range's first instant.
+	Start time.Time
+	// End is the range's last instant; the range includes it.
+	End time.Time
 }
 
 // EncodeValues writes the range as the API's "START..END" query value.

@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -274,7 +273,7 @@ func TestScopes(t *testing.T) {
 func TestScopesCoverOperations(t *testing.T) {
 	t.Parallel()
 	var want []platform.Scope
-	for _, row := range oauthOperationRows(t) {
+	for _, row := range operationRows(t) {
 		if row[6] == "-" {
 			continue
 		}
@@ -323,62 +322,5 @@ func TestScopeListJSON(t *testing.T) {
 	var l platform.ScopeList
 	if err := json.Unmarshal([]byte(`["user:read_user"]`), &l); err == nil {
 		t.Error("an array decoded into a ScopeList")
-	}
-}
-
-// oauthOperationRows are the rows of fake/operations.tsv, split into
-// columns, without the header.
-func oauthOperationRows(t *testing.T) [][]string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("fake", "operations.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rows [][]string
-	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		if i > 0 {
-			rows = append(rows, strings.Split(line, "\t"))
-		}
-	}
-	return rows
-}
-
-// apiLine is a method's "// API: METHOD PATH" doc line.
-var apiLine = regexp.MustCompile(`(?m)^// API: ([A-Z]+) (\S+)$`)
-
-// TestAPIDocLines checks the SDK's "// API:" doc lines against
-// operations.tsv: each names a row, and every row of the OAuth
-// applications group has its line.
-func TestAPIDocLines(t *testing.T) {
-	t.Parallel()
-	rows := map[string]string{} // "METHOD PATH" -> group
-	for _, row := range oauthOperationRows(t) {
-		rows[row[1]+" "+row[2]] = row[0]
-	}
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	documented := map[string]bool{}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range apiLine.FindAllStringSubmatch(string(src), -1) {
-			op := m[1] + " " + m[2]
-			if _, ok := rows[op]; !ok {
-				t.Errorf("%s: // API: %s is not a row of operations.tsv", f, op)
-			}
-			documented[op] = true
-		}
-	}
-	for op, group := range rows {
-		if group == "oauth applications" && !documented[op] {
-			t.Errorf("no SDK method documents // API: %s", op)
-		}
 	}
 }

@@ -128,10 +128,16 @@ type OAuthAppSpec struct {
 // hash).
 type OAuthApp struct {
 	// ID is the application's ID in the API's paths.
-	ID           string
-	ClientID     string
+	ID string
+	// ClientID identifies the application to the OAuth server: the
+	// client_id of its authorization and token requests.
+	ClientID string
+	// ClientSecret authenticates the application's token requests
+	// (client_secret). It is shown only here.
 	ClientSecret string
-	RedirectURI  string
+	// RedirectURI is the application's callback, where the authorization
+	// server sends the browser back with a code.
+	RedirectURI string
 }
 
 // CreateOAuthApplication adds an OAuth application owned by org and returns

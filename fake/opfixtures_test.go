@@ -768,7 +768,9 @@ func opOperations(t *testing.T, keep func(tsvOperation) bool) []string {
 
 // TestOpFixturesSucceed runs every fixture's request with the admin token,
 // which holds every permission: each must succeed with its operation's
-// status.
+// status, served by its operation's route. With
+// TestOpFixturesCoverOperations, this checks that every row of
+// operations.tsv but the OAuth server's two has a route.
 func TestOpFixturesSucceed(t *testing.T) {
 	t.Parallel()
 	ops := loadOperations(t)
@@ -778,7 +780,18 @@ func TestOpFixturesSucceed(t *testing.T) {
 			t.Parallel()
 			w := newOpWorld(t)
 			call := opFixtures[name](w, "")
-			wantStatus(t, send(t, w.srv, op.method, call.path(t, w, op), admin(w.srv), call.body), op.status)
+			path := call.path(t, w, op)
+			r := send(t, w.srv, op.method, path, admin(w.srv), call.body)
+			reqs := w.srv.Requests()
+			if got := reqs[len(reqs)-1].Operation; got != name {
+				served := "matched no route"
+				if got != "" {
+					served = "was served by the route of " + got
+				}
+				t.Errorf("%s %s %s, want %s's: add route{pattern: %q, op: %q, ...} to its group's routes in fake/",
+					op.method, path, served, name, op.method+" "+op.path, name)
+			}
+			wantStatus(t, r, op.status)
 		})
 	}
 }

@@ -4,11 +4,18 @@ import "sync"
 
 // Request is a request the server answered, as the request log keeps it.
 type Request struct {
-	Method    string
-	Path      string
-	Query     string
-	Status    int
-	Operation string // "" when no route matched
+	// Method is the request's HTTP method.
+	Method string
+	// Path is the request's path, decoded, as the server received it.
+	Path string
+	// Query is the raw query string, without the "?".
+	Query string
+	// Status is the response's status code.
+	Status int
+	// Operation is the name of the operation (as in operations.tsv) whose
+	// route served the request; "" when no route matched.
+	Operation string
+	// RequestID is the ID the response carried in its X-Request-Id header.
 	RequestID string
 }
 

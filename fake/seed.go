@@ -12,7 +12,11 @@ import (
 // Token is a service token's ID and secret, as the API shows them once at
 // creation.
 type Token struct {
-	ID     string
+	// ID is the token's ID, the part of the Authorization header before
+	// the colon and the {id} of the service token operations.
+	ID string
+	// Secret is the token's secret, the part of the Authorization header
+	// after the colon.
 	Secret string
 }
 

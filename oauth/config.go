@@ -16,9 +16,11 @@ const DefaultAuthURL = "https://auth.dbplatform.dev"
 
 // Config is an OAuth application registered with the platform.
 type Config struct {
-	// ClientID and ClientSecret identify the application. The secret is
-	// shown once, when the application is created.
-	ClientID     string
+	// ClientID identifies the application: the client_id of its
+	// authorization and token requests.
+	ClientID string
+	// ClientSecret authenticates the application's token requests. The
+	// platform shows it once, when the application is created.
 	ClientSecret string
 	// RedirectURL is where the platform sends the browser back after the
 	// user decides (the application's callback). It must be on the

@@ -51,8 +51,6 @@ func (e *CallbackError) Unwrap() error { return e.Err }
 // path (and Secure when that URI is https), and redirects the browser (302)
 // to [Config.AuthCodeURL]. A second sign-in started in the same browser
 // replaces the first one's state.
-//
-// API: GET /oauth/authorize
 func (c *Config) LoginHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		state, err := NewState()
@@ -80,8 +78,6 @@ func (c *Config) LoginHandler() http.Handler {
 // onError answers with the error's StatusCode and a short plain-text page.
 // A nil onToken makes every callback fail with 500: there is nothing to hand
 // the token to.
-//
-// API: POST /oauth/token
 func (c *Config) CallbackHandler(
 	onToken func(w http.ResponseWriter, r *http.Request, tok *oauth2.Token),
 	onError func(w http.ResponseWriter, r *http.Request, err error),

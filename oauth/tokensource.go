@@ -9,7 +9,8 @@ import (
 
 // TokenSource returns a source of access tokens for the user who was given
 // tok. While tok is valid the source returns it; once it expires the source
-// refreshes it at the token endpoint (grant_type=refresh_token) and returns
+// refreshes it at the token endpoint (POST /oauth/token with
+// grant_type=refresh_token, the operation of [Config.Exchange]) and returns
 // the new one.
 //
 // The platform rotates the refresh token on every refresh and the old one
@@ -25,8 +26,6 @@ import (
 // but its cancellation and deadline are not, so a source built inside an
 // HTTP request keeps working after that request ends. The source is safe
 // for concurrent use, and concurrent calls refresh once.
-//
-// API: POST /oauth/token
 func (c *Config) TokenSource(ctx context.Context, tok *oauth2.Token, save func(*oauth2.Token) error) oauth2.TokenSource {
 	// x/oauth2's source caches the token and refreshes it when it expires,
 	// but offers no hook to see the refreshed tokens. Wrapping it in

@@ -1,0 +1,346 @@
+package platform_test
+
+// This file checks conventions of CONTRIBUTING.md over the module's source:
+// every exported name has a doc comment that starts with the name, and every
+// row of fake/operations.tsv is the "// API:" line of exactly one SDK method.
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// operationRows are the rows of fake/operations.tsv, split into columns,
+// without the header.
+func operationRows(t *testing.T) [][]string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("fake", "operations.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows [][]string
+	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if i > 0 {
+			rows = append(rows, strings.Split(line, "\t"))
+		}
+	}
+	return rows
+}
+
+// conventionFile is a parsed non-test source file of a library package.
+type conventionFile struct {
+	path string
+	file *ast.File
+}
+
+// conventionFiles parses the non-test Go files of the library packages
+// under dir (the module root when "."): package main (commands and
+// examples), testdata, hidden directories and nested modules are left out.
+func conventionFiles(t *testing.T, fset *token.FileSet, dir string) []conventionFile {
+	t.Helper()
+	var files []conventionFile
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path == dir {
+				return nil
+			}
+			name := d.Name()
+			if name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		if f.Name.Name != "main" {
+			files = append(files, conventionFile{path, f})
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatalf("no Go files under %s", dir)
+	}
+	return files
+}
+
+// receiverName is the name of a method's receiver type ("" for a function).
+func receiverName(fn *ast.FuncDecl) string {
+	if fn.Recv == nil || len(fn.Recv.List) == 0 {
+		return ""
+	}
+	typ := fn.Recv.List[0].Type
+	if star, ok := typ.(*ast.StarExpr); ok {
+		typ = star.X
+	}
+	switch x := typ.(type) {
+	case *ast.IndexExpr: // a generic receiver: Page[T]
+		typ = x.X
+	case *ast.IndexListExpr:
+		typ = x.X
+	}
+	if id, ok := typ.(*ast.Ident); ok {
+		return id.Name
+	}
+	return ""
+}
+
+// funcTitle names a function or method as a message shows it: "Name" or
+// "Recv.Name".
+func funcTitle(fn *ast.FuncDecl) string {
+	if r := receiverName(fn); r != "" {
+		return r + "." + fn.Name.Name
+	}
+	return fn.Name.Name
+}
+
+// startsWithName reports whether doc begins with name as a word, the way
+// Go doc comments do ("Get returns ...", "Page is ..."); a type's may put an
+// article first ("A Page is ...").
+func startsWithName(doc, name string, article bool) bool {
+	if article {
+		for _, a := range []string{"A ", "An ", "The "} {
+			if rest, ok := strings.CutPrefix(doc, a); ok {
+				doc = rest
+				break
+			}
+		}
+	}
+	rest, ok := strings.CutPrefix(doc, name)
+	return ok && (rest == "" || !isIdentByte(rest[0]))
+}
+
+// isIdentByte reports whether b can continue a Go identifier.
+func isIdentByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}
+
+// TestExportedNamesHaveDocs checks that every exported name of the library
+// packages has a doc comment: functions, methods of exported types, types,
+// their exported fields other than wire fields, interface methods, constants
+// and variables (a comment on a const or var group documents its members).
+// Function, method and type docs must start with the name.
+func TestExportedNamesHaveDocs(t *testing.T) {
+	t.Parallel()
+	fset := token.NewFileSet()
+	for _, cf := range conventionFiles(t, fset, ".") {
+		missing := func(pos token.Pos, what, title string) {
+			_, name, _ := strings.Cut(title, ".") // a method or field: Recv.Name
+			if name == "" {
+				name = title
+			}
+			t.Errorf("%s: exported %s %s has no doc comment: add one starting with %q", fset.Position(pos), what, title, name)
+		}
+		for _, decl := range cf.file.Decls {
+			switch d := decl.(type) {
+			case *ast.FuncDecl:
+				if !d.Name.IsExported() {
+					continue
+				}
+				if r := receiverName(d); r != "" && !ast.IsExported(r) {
+					continue
+				}
+				what := "function"
+				if d.Recv != nil {
+					what = "method"
+				}
+				switch {
+				case d.Doc == nil:
+					missing(d.Pos(), what, funcTitle(d))
+				case !startsWithName(d.Doc.Text(), d.Name.Name, false):
+					t.Errorf("%s: doc of %s %s starts %q: start it with %q", fset.Position(d.Doc.Pos()), what, funcTitle(d), firstWords(d.Doc.Text()), d.Name.Name)
+				}
+			case *ast.GenDecl:
+				checkGenDeclDocs(t, fset, d, missing)
+			}
+		}
+	}
+}
+
+// checkGenDeclDocs checks the type, const and var specs of one declaration.
+func checkGenDeclDocs(t *testing.T, fset *token.FileSet, d *ast.GenDecl, missing func(token.Pos, string, string)) {
+	t.Helper()
+	for _, spec := range d.Specs {
+		switch s := spec.(type) {
+		case *ast.TypeSpec:
+			if !s.Name.IsExported() {
+				continue
+			}
+			doc := s.Doc
+			if doc == nil && !d.Lparen.IsValid() {
+				doc = d.Doc
+			}
+			switch {
+			case doc == nil:
+				missing(s.Pos(), "type", s.Name.Name)
+			case !startsWithName(doc.Text(), s.Name.Name, true):
+				t.Errorf("%s: doc of type %s starts %q: start it with %q", fset.Position(doc.Pos()), s.Name.Name, firstWords(doc.Text()), s.Name.Name)
+			}
+			checkMemberDocs(s, missing)
+		case *ast.ValueSpec:
+			if s.Doc != nil || d.Doc != nil || s.Comment != nil {
+				continue
+			}
+			what := map[token.Token]string{token.CONST: "const", token.VAR: "var"}[d.Tok]
+			for _, n := range s.Names {
+				if n.IsExported() {
+					missing(n.Pos(), what, n.Name)
+				}
+			}
+		}
+	}
+}
+
+// checkMemberDocs checks the exported fields of a struct type and the
+// methods of an interface type; a line comment after a field counts. A wire
+// field (one with a json or url tag) mirrors the API's schema, which
+// documents it, and need not have its own comment: the other fields are
+// the Go API's own (options, configuration, records of the fake).
+func checkMemberDocs(s *ast.TypeSpec, missing func(token.Pos, string, string)) {
+	var (
+		list *ast.FieldList
+		what string
+	)
+	switch typ := s.Type.(type) {
+	case *ast.StructType:
+		list, what = typ.Fields, "field"
+	case *ast.InterfaceType:
+		list, what = typ.Methods, "interface method"
+	default:
+		return
+	}
+	for _, f := range list.List {
+		if f.Doc != nil || f.Comment != nil || isWireField(f) {
+			continue
+		}
+		for _, n := range f.Names { // embedded fields have none
+			if n.IsExported() {
+				missing(n.Pos(), what, s.Name.Name+"."+n.Name)
+			}
+		}
+	}
+}
+
+// isWireField reports whether a struct field has a json or url tag.
+func isWireField(f *ast.Field) bool {
+	if f.Tag == nil {
+		return false
+	}
+	tag, err := strconv.Unquote(f.Tag.Value)
+	if err != nil {
+		return false
+	}
+	_, json := reflect.StructTag(tag).Lookup("json")
+	_, url := reflect.StructTag(tag).Lookup("url")
+	return json || url
+}
+
+// firstWords is the start of a doc comment, for a message.
+func firstWords(doc string) string {
+	words := strings.Fields(doc)
+	return strings.Join(words[:min(len(words), 4)], " ")
+}
+
+// apiLine is the last line of the doc comment of an SDK method that calls
+// an operation: "// API: METHOD PATH".
+var apiLine = regexp.MustCompile(`^// API: ([A-Z]+) (/\S*)$`)
+
+// TestAPIDocLines checks the SDK's "// API:" doc lines against
+// fake/operations.tsv: every row is the last line of the doc comment of
+// exactly one SDK method (in package oauth for the OAuth server's
+// {auth_url} rows, in package platform for the others), and every such
+// line names a row.
+func TestAPIDocLines(t *testing.T) {
+	t.Parallel()
+	type row struct {
+		name, pkg string
+		line      int // in operations.tsv
+	}
+	rows := map[string]row{} // "METHOD PATH" -> row
+	var order []string
+	for i, r := range operationRows(t) {
+		pkg := "platform"
+		path, ok := strings.CutPrefix(r[2], "{auth_url}")
+		if ok {
+			pkg = "oauth"
+		}
+		op := r[1] + " " + path
+		rows[op] = row{r[3], pkg, i + 2} // after the header, from 1
+		order = append(order, op)
+	}
+	fset := token.NewFileSet()
+	var files []conventionFile
+	for _, dir := range []string{".", "oauth"} {
+		for _, cf := range conventionFiles(t, fset, dir) {
+			if filepath.Dir(cf.path) == dir {
+				files = append(files, cf)
+			}
+		}
+	}
+	documented := map[string][]string{} // "METHOD PATH" -> "file:line: Recv.Name"
+	for _, cf := range files {
+		onMethod := map[*ast.Comment]bool{}
+		for _, decl := range cf.file.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || fn.Doc == nil {
+				continue
+			}
+			last := fn.Doc.List[len(fn.Doc.List)-1]
+			m := apiLine.FindStringSubmatch(last.Text)
+			if m == nil {
+				continue
+			}
+			onMethod[last] = true
+			where := fset.Position(last.Pos()).String()
+			op := m[1] + " " + m[2]
+			r, ok := rows[op]
+			switch {
+			case fn.Recv == nil:
+				t.Errorf("%s: %s is a function; an // API: line belongs to the SDK method that calls the operation", where, funcTitle(fn))
+			case !ok:
+				t.Errorf("%s: %s: // API: %s is not a row of fake/operations.tsv", where, funcTitle(fn), op)
+			case r.pkg != cf.file.Name.Name:
+				t.Errorf("%s: %s: // API: %s (%s) belongs in package %s", where, funcTitle(fn), op, r.name, r.pkg)
+			}
+			documented[op] = append(documented[op], where+": "+funcTitle(fn))
+		}
+		for _, cg := range cf.file.Comments {
+			for _, c := range cg.List {
+				if strings.HasPrefix(c.Text, "// API:") && !onMethod[c] {
+					t.Errorf("%s: %q is not the last line of an SDK method's doc comment in the form \"// API: METHOD PATH\"", fset.Position(c.Pos()), c.Text)
+				}
+			}
+		}
+	}
+	for _, op := range order {
+		r := rows[op]
+		switch by := documented[op]; len(by) {
+		case 0:
+			t.Errorf("fake/operations.tsv:%d: %s (%s) has no SDK method: end the doc comment of the method in package %s that calls it with \"// API: %s\"", r.line, r.name, op, r.pkg, op)
+		case 1:
+		default:
+			t.Errorf("fake/operations.tsv:%d: %s (%s) is the // API: line of %d methods; keep it on the one that calls the operation only:\n\t%s", r.line, r.name, op, len(by), strings.Join(by, "\n\t"))
+		}
+	}
+}
