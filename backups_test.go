@@ -62,7 +62,7 @@ func newBackupWire(t *testing.T, status int, body string) *backupWire {
 		_, _ = io.WriteString(rw, body)
 	}))
 	t.Cleanup(srv.Close)
-	c, err := platform.NewClient(platform.WithBaseURL(srv.URL+backupWirePrefix), platform.WithServiceToken("id", "secret"), platform.WithoutRetries())
+	c, err := platform.NewClient(platform.WithBaseURL(srv.URL+backupWirePrefix), platform.WithHTTPClient(srv.Client()), platform.WithServiceToken("id", "secret"), platform.WithoutRetries())
 	if err != nil {
 		t.Fatal(err)
 	}

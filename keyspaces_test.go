@@ -108,6 +108,7 @@ func newKeyspaceWire(t *testing.T, status int, body string) *keyspaceWire {
 	t.Cleanup(srv.Close)
 	c, err := platform.NewClient(
 		platform.WithBaseURL(srv.URL+"/api/"),
+		platform.WithHTTPClient(srv.Client()), // not http.DefaultTransport, whose idle connections every httptest.Server.Close closes
 		platform.WithServiceToken("tokid", "toksecret"),
 		platform.WithoutRetries(),
 	)

@@ -56,6 +56,7 @@ func newRoleWireServer(t *testing.T, status int, respBody string) *roleWireServe
 	t.Cleanup(srv.Close)
 	c, err := platform.NewClient(
 		platform.WithBaseURL(srv.URL+roleWirePrefix+"/"),
+		platform.WithHTTPClient(srv.Client()), // not http.DefaultTransport, whose idle connections every httptest.Server.Close closes
 		platform.WithServiceToken("tok-id", "tok-secret"),
 		platform.WithoutRetries(),
 	)

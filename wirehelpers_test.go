@@ -68,6 +68,7 @@ func newWire(t *testing.T, status int, body string) *wire {
 	t.Cleanup(srv.Close)
 	c, err := platform.NewClient(
 		platform.WithBaseURL(srv.URL+wirePrefix),
+		platform.WithHTTPClient(srv.Client()), // not http.DefaultTransport, whose idle connections every httptest.Server.Close closes
 		platform.WithServiceToken("tokid", "toksecret"),
 		platform.WithoutRetries(),
 	)
