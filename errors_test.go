@@ -47,14 +47,14 @@ func TestErrorClassification(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(http.StatusText(tc.status), func(t *testing.T) {
 			t.Parallel()
-			api := newTestAPI(t, func(w http.ResponseWriter, r *http.Request) {
+			api := newWireFunc(t, func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("X-Request-Id", "req-42")
 				if tc.status == 429 || tc.status == 503 {
 					w.Header().Set("Retry-After", "7")
 				}
 				writeBody(w, tc.status, `{"code": "`+tc.code+`", "message": "database app-db is in state pending"}`)
 			})
-			_, err := api.client(t).Databases.Get(t.Context(), &platform.GetDatabaseParams{Organization: "acme", Database: "app-db"})
+			_, err := api.newClient(t).Databases.Get(t.Context(), &platform.GetDatabaseParams{Organization: "acme", Database: "app-db"})
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -115,14 +115,14 @@ func TestErrorBodies(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			api := newTestAPI(t, func(w http.ResponseWriter, r *http.Request) {
+			api := newWireFunc(t, func(w http.ResponseWriter, r *http.Request) {
 				if tc.contentType != "" {
 					w.Header().Set("Content-Type", tc.contentType)
 				}
 				w.WriteHeader(tc.status)
 				_, _ = w.Write([]byte(tc.body))
 			})
-			_, err := api.client(t).Organizations.Get(t.Context(), &platform.GetOrganizationParams{Organization: "acme"})
+			_, err := api.newClient(t).Organizations.Get(t.Context(), &platform.GetOrganizationParams{Organization: "acme"})
 			var apiErr *platform.Error
 			if !errors.As(err, &apiErr) {
 				t.Fatalf("error %v (%T) is not a *platform.Error", err, err)
@@ -166,11 +166,11 @@ func TestErrorText(t *testing.T) {
 
 	t.Run("from a response", func(t *testing.T) {
 		t.Parallel()
-		api := newTestAPI(t, func(w http.ResponseWriter, r *http.Request) {
+		api := newWireFunc(t, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("X-Request-Id", "req-77")
 			writeBody(w, 422, `{"code": "unprocessable", "message": "name \"app-db\" is already taken"}`)
 		})
-		_, err := api.client(t).Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: "acme", Name: "app-db", ClusterSize: "PS_10"})
+		_, err := api.newClient(t).Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: "acme", Name: "app-db", ClusterSize: "PS_10"})
 		if err == nil {
 			t.Fatal("no error")
 		}
@@ -189,11 +189,11 @@ func TestErrorsHideTheToken(t *testing.T) {
 	t.Parallel()
 	t.Run("401", func(t *testing.T) {
 		t.Parallel()
-		api := newTestAPI(t, func(w http.ResponseWriter, r *http.Request) {
+		api := newWireFunc(t, func(w http.ResponseWriter, r *http.Request) {
 			// A server that echoes what it was sent must not get it into the text either.
 			writeBody(w, 401, `{"code": "unauthorized", "message": "unknown service token"}`)
 		})
-		_, err := api.client(t).Users.GetCurrent(t.Context())
+		_, err := api.newClient(t).Users.GetCurrent(t.Context())
 		if !errors.Is(err, platform.ErrUnauthorized) {
 			t.Fatalf("error = %v, want ErrUnauthorized", err)
 		}
@@ -202,9 +202,9 @@ func TestErrorsHideTheToken(t *testing.T) {
 	t.Run("transport error", func(t *testing.T) {
 		t.Parallel()
 		// The server hangs up on every attempt.
-		api := newTestAPI(t, hangUp(t))
+		api := newWireFunc(t, hangUp(t))
 		for _, retry := range []platform.Option{platform.WithoutRetries(), fastRetries(1)} {
-			_, err := api.client(t, retry).Organizations.Get(t.Context(), &platform.GetOrganizationParams{Organization: "acme"})
+			_, err := api.newClient(t, retry).Organizations.Get(t.Context(), &platform.GetOrganizationParams{Organization: "acme"})
 			if err == nil {
 				t.Fatal("no error from a closed server")
 			}

@@ -36,12 +36,12 @@ func debugLogger(buf *lockedBuffer) *slog.Logger {
 
 func TestLoggerOneLinePerAttempt(t *testing.T) {
 	t.Parallel()
-	api := newTestAPI(t, sequence(
+	api := newWireFunc(t, sequence(
 		respond(503, `{"code": "unavailable", "message": "`+testTokenSecret+`"}`),
 		respond(200, databaseJSON),
 	))
 	buf := &lockedBuffer{}
-	c := api.client(t, fastRetries(2), platform.WithLogger(debugLogger(buf)))
+	c := api.newClient(t, fastRetries(2), platform.WithLogger(debugLogger(buf)))
 	if _, err := c.Databases.Get(t.Context(), &platform.GetDatabaseParams{Organization: "acme", Database: "app-db"}); err != nil {
 		t.Fatal(err)
 	}
@@ -78,9 +78,9 @@ func TestLoggerOneLinePerAttempt(t *testing.T) {
 // TestLoggerAttemptsPerCall checks that attempts count per call, not per client.
 func TestLoggerAttemptsPerCall(t *testing.T) {
 	t.Parallel()
-	api := newTestAPI(t, respond(200, userJSON))
+	api := newWireFunc(t, respond(200, userJSON))
 	buf := &lockedBuffer{}
-	c := api.client(t, fastRetries(2), platform.WithLogger(debugLogger(buf)))
+	c := api.newClient(t, fastRetries(2), platform.WithLogger(debugLogger(buf)))
 	for range 3 {
 		if _, err := c.Users.GetCurrent(t.Context()); err != nil {
 			t.Fatal(err)
@@ -98,9 +98,9 @@ func TestLoggerAttemptsPerCall(t *testing.T) {
 
 func TestLoggerTransportError(t *testing.T) {
 	t.Parallel()
-	api := newTestAPI(t, hangUp(t))
+	api := newWireFunc(t, hangUp(t))
 	buf := &lockedBuffer{}
-	c := api.client(t, platform.WithoutRetries(), platform.WithLogger(debugLogger(buf)))
+	c := api.newClient(t, platform.WithoutRetries(), platform.WithLogger(debugLogger(buf)))
 	if _, err := c.Users.GetCurrent(t.Context()); err == nil {
 		t.Fatal("no error")
 	}
@@ -118,7 +118,7 @@ func TestLoggerTransportError(t *testing.T) {
 func TestLoggerHidesBearerToken(t *testing.T) {
 	t.Parallel()
 	const access = "access-token-never-logged"
-	api := newTestAPI(t, respond(401, `{"code": "unauthorized", "message": "expired"}`))
+	api := newWireFunc(t, respond(401, `{"code": "unauthorized", "message": "expired"}`))
 	buf := &lockedBuffer{}
 	c, err := platform.NewClient(
 		platform.WithBaseURL(api.baseURL()),
@@ -149,10 +149,10 @@ func TestLoggerHidesBearerToken(t *testing.T) {
 // writes nothing.
 func TestLoggerLevel(t *testing.T) {
 	t.Parallel()
-	api := newTestAPI(t, respond(http.StatusOK, userJSON))
+	api := newWireFunc(t, respond(http.StatusOK, userJSON))
 	buf := &lockedBuffer{}
 	l := slog.New(slog.NewJSONHandler(buf, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	c := api.client(t, platform.WithoutRetries(), platform.WithLogger(l))
+	c := api.newClient(t, platform.WithoutRetries(), platform.WithLogger(l))
 	if _, err := c.Users.GetCurrent(t.Context()); err != nil {
 		t.Fatal(err)
 	}

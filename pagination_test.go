@@ -15,10 +15,10 @@ import (
 
 // listAPI serves n databases named db-1..db-n as the API's paginated
 // list, with totals. failPage, when not zero, answers that page with 500.
-func listAPI(t *testing.T, n, failPage int) *testAPI {
+func listAPI(t *testing.T, n, failPage int) *wire {
 	t.Helper()
-	var api *testAPI
-	api = newTestAPI(t, func(w http.ResponseWriter, r *http.Request) {
+	var api *wire
+	api = newWireFunc(t, func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		page, perPage := 1, 25
 		if v := q.Get("page"); v != "" {
@@ -73,7 +73,7 @@ func dbNames(dbs []*platform.Database) []string {
 }
 
 // listQueries lists the page query of each request.
-func listQueries(api *testAPI) []string {
+func listQueries(api *wire) []string {
 	var out []string
 	for _, r := range api.requests() {
 		out = append(out, r.RawQuery)
@@ -84,7 +84,7 @@ func listQueries(api *testAPI) []string {
 func TestAllFetchesEveryPage(t *testing.T) {
 	t.Parallel()
 	api := listAPI(t, 7, 0)
-	c := api.client(t)
+	c := api.newClient(t)
 	params := &platform.ListDatabasesParams{Organization: "acme", ListParams: platform.ListParams{PerPage: 3}}
 	var got []*platform.Database
 	for db, err := range c.Databases.All(t.Context(), params) {
@@ -102,7 +102,7 @@ func TestAllFetchesEveryPage(t *testing.T) {
 		t.Errorf("requests (-want +got):\n%s", diff)
 	}
 	for _, r := range api.requests() {
-		if r.Path != apiPrefix+"v1/organizations/acme/databases" {
+		if r.Path != "/v1/organizations/acme/databases" {
 			t.Errorf("request path %s", r.Path)
 		}
 	}
@@ -112,7 +112,7 @@ func TestAllStartsAtTheGivenPage(t *testing.T) {
 	t.Parallel()
 	api := listAPI(t, 7, 0)
 	var got []*platform.Database
-	for db, err := range api.client(t).Databases.All(t.Context(), &platform.ListDatabasesParams{
+	for db, err := range api.newClient(t).Databases.All(t.Context(), &platform.ListDatabasesParams{
 		Organization: "acme", ListParams: platform.ListParams{Page: 2, PerPage: 3},
 	}) {
 		if err != nil {
@@ -128,7 +128,7 @@ func TestAllStartsAtTheGivenPage(t *testing.T) {
 func TestAllIsLazy(t *testing.T) {
 	t.Parallel()
 	api := listAPI(t, 7, 0)
-	seq := api.client(t).Databases.All(t.Context(), &platform.ListDatabasesParams{Organization: "acme", ListParams: platform.ListParams{PerPage: 3}})
+	seq := api.newClient(t).Databases.All(t.Context(), &platform.ListDatabasesParams{Organization: "acme", ListParams: platform.ListParams{PerPage: 3}})
 	if n := api.count(); n != 0 {
 		t.Fatalf("All sent %d requests before ranging, want 0", n)
 	}
@@ -151,7 +151,7 @@ func TestAllCanBeRangedAgain(t *testing.T) {
 	api := listAPI(t, 7, 0)
 	params := &platform.ListDatabasesParams{Organization: "acme", Query: "db", ListParams: platform.ListParams{PerPage: 3}}
 	before := *params
-	seq := api.client(t).Databases.All(t.Context(), params)
+	seq := api.newClient(t).Databases.All(t.Context(), params)
 	collect := func() []string {
 		var out []string
 		for db, err := range seq {
@@ -182,7 +182,7 @@ func TestAllStopsAfterAnError(t *testing.T) {
 	api := listAPI(t, 7, 2)
 	var got []string
 	var errs []error
-	for db, err := range api.client(t, platform.WithoutRetries()).Databases.All(t.Context(), &platform.ListDatabasesParams{
+	for db, err := range api.newClient(t, platform.WithoutRetries()).Databases.All(t.Context(), &platform.ListDatabasesParams{
 		Organization: "acme", ListParams: platform.ListParams{PerPage: 3},
 	}) {
 		if err != nil {
@@ -213,7 +213,7 @@ func TestAllStopsAfterAnError(t *testing.T) {
 func TestAllEndsOnAnEmptyPage(t *testing.T) {
 	t.Parallel()
 	api := listAPI(t, 0, 0)
-	for db, err := range api.client(t).Databases.All(t.Context(), &platform.ListDatabasesParams{Organization: "acme"}) {
+	for db, err := range api.newClient(t).Databases.All(t.Context(), &platform.ListDatabasesParams{Organization: "acme"}) {
 		t.Errorf("yielded %v, %v from an empty list", db, err)
 	}
 	if n := api.count(); n != 1 {
@@ -285,14 +285,14 @@ func TestAllOtherLists(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			api := listAPI(t, 7, 0)
-			got := tc.ids(api.client(t), t)
+			got := tc.ids(api.newClient(t), t)
 			want := []string{"id1", "id2", "id3", "id4", "id5", "id6", "id7"}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("items (-want +got):\n%s", diff)
 			}
 			for _, r := range api.requests() {
-				if r.Path != apiPrefix+tc.path {
-					t.Errorf("request path %s, want %s", r.Path, apiPrefix+tc.path)
+				if r.Path != "/"+tc.path {
+					t.Errorf("request path %s, want %s", r.Path, "/"+tc.path)
 				}
 			}
 			if n := api.count(); n != 3 {
@@ -305,7 +305,7 @@ func TestAllOtherLists(t *testing.T) {
 func TestPageFields(t *testing.T) {
 	t.Parallel()
 	api := listAPI(t, 7, 0)
-	c := api.client(t)
+	c := api.newClient(t)
 	tests := []struct {
 		page     int
 		wantNext *int

@@ -133,9 +133,9 @@ func TestRetryPolicy(t *testing.T) {
 			default:
 				first = respond(tc.first, `{"code": "x", "message": "first attempt fails"}`)
 			}
-			api := newTestAPI(t, sequence(first, success))
+			api := newWireFunc(t, sequence(first, success))
 			sleeps := &sleepRecorder{}
-			c := api.client(t, fastRetries(3), platform.WithSleep(sleeps.sleep))
+			c := api.newClient(t, fastRetries(3), platform.WithSleep(sleeps.sleep))
 			err := retryCall(tc.method)(t.Context(), c)
 
 			reqs := api.requests()
@@ -151,7 +151,7 @@ func TestRetryPolicy(t *testing.T) {
 				}
 				// A retried request is the same request, body included.
 				if tc.wantAttempts == 2 {
-					if diff := cmp.Diff(string(reqs[0].Body), string(reqs[1].Body)); diff != "" {
+					if diff := cmp.Diff(reqs[0].Body, reqs[1].Body); diff != "" {
 						t.Errorf("retried body differs (-first +second):\n%s", diff)
 					}
 				}
@@ -195,7 +195,7 @@ func TestRetryAfter(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			api := newTestAPI(t, sequence(
+			api := newWireFunc(t, sequence(
 				func(w http.ResponseWriter, r *http.Request) {
 					if v := tc.retryAfter(); v != "" {
 						w.Header().Set("Retry-After", v)
@@ -205,7 +205,7 @@ func TestRetryAfter(t *testing.T) {
 				respond(201, `{"id": "db1"}`),
 			))
 			sleeps := &sleepRecorder{}
-			c := api.client(t, fastRetries(2), platform.WithSleep(sleeps.sleep))
+			c := api.newClient(t, fastRetries(2), platform.WithSleep(sleeps.sleep))
 			if err := retryCall("POST")(t.Context(), c); err != nil {
 				t.Fatalf("error after the retry: %v", err)
 			}
@@ -231,12 +231,12 @@ func TestRetryAfterOverTheCap(t *testing.T) {
 	for _, status := range []int{429, 503} {
 		t.Run(http.StatusText(status), func(t *testing.T) {
 			t.Parallel()
-			api := newTestAPI(t, func(w http.ResponseWriter, r *http.Request) {
+			api := newWireFunc(t, func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Retry-After", "120")
 				writeBody(w, status, `{"code": "rate_limited", "message": "slow down"}`)
 			})
 			sleeps := &sleepRecorder{}
-			c := api.client(t, platform.WithRetryPolicy(platform.RetryPolicy{
+			c := api.newClient(t, platform.WithRetryPolicy(platform.RetryPolicy{
 				MaxRetries: 3, MinWait: time.Millisecond, MaxWait: time.Millisecond, MaxRetryAfter: 10 * time.Second,
 			}), platform.WithSleep(sleeps.sleep))
 			_, err := c.Organizations.Get(t.Context(), &platform.GetOrganizationParams{Organization: "acme"})
@@ -266,12 +266,12 @@ func TestRetryAfterHuge(t *testing.T) {
 	for _, v := range []string{"10000000000", "18446744074", "99999999999999999999"} {
 		t.Run(v, func(t *testing.T) {
 			t.Parallel()
-			api := newTestAPI(t, func(w http.ResponseWriter, r *http.Request) {
+			api := newWireFunc(t, func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Retry-After", v)
 				writeBody(w, http.StatusServiceUnavailable, `{"code": "unavailable", "message": "down for a while"}`)
 			})
 			sleeps := &sleepRecorder{}
-			c := api.client(t, fastRetries(3), platform.WithSleep(sleeps.sleep))
+			c := api.newClient(t, fastRetries(3), platform.WithSleep(sleeps.sleep))
 			_, err := c.Organizations.Get(t.Context(), &platform.GetOrganizationParams{Organization: "acme"})
 			var apiErr *platform.Error
 			if !errors.As(err, &apiErr) {
@@ -294,11 +294,11 @@ func TestRetryAfterHuge(t *testing.T) {
 // retry, decodes into the error.
 func TestRetriesExhausted(t *testing.T) {
 	t.Parallel()
-	api := newTestAPI(t, func(w http.ResponseWriter, r *http.Request) {
+	api := newWireFunc(t, func(w http.ResponseWriter, r *http.Request) {
 		writeBody(w, 503, `{"code": "unavailable", "message": "down for maintenance"}`)
 	})
 	sleeps := &sleepRecorder{}
-	c := api.client(t, fastRetries(2), platform.WithSleep(sleeps.sleep))
+	c := api.newClient(t, fastRetries(2), platform.WithSleep(sleeps.sleep))
 	_, err := c.Databases.Get(t.Context(), &platform.GetDatabaseParams{Organization: "acme", Database: "app-db"})
 	var apiErr *platform.Error
 	if !errors.As(err, &apiErr) {
@@ -323,12 +323,12 @@ func TestWithoutRetries(t *testing.T) {
 	for _, status := range []int{429, 503, 502} {
 		t.Run(http.StatusText(status), func(t *testing.T) {
 			t.Parallel()
-			api := newTestAPI(t, func(w http.ResponseWriter, r *http.Request) {
+			api := newWireFunc(t, func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Retry-After", "1")
 				writeBody(w, status, `{"code": "x", "message": "y"}`)
 			})
 			sleeps := &sleepRecorder{}
-			c := api.client(t, platform.WithoutRetries(), platform.WithSleep(sleeps.sleep))
+			c := api.newClient(t, platform.WithoutRetries(), platform.WithSleep(sleeps.sleep))
 			_, err := c.Users.GetCurrent(t.Context())
 			var apiErr *platform.Error
 			if !errors.As(err, &apiErr) || apiErr.StatusCode != status {
@@ -360,7 +360,7 @@ func TestRetryTokenSourceErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			api := newTestAPI(t, respond(200, userJSON))
+			api := newWireFunc(t, respond(200, userJSON))
 			sleeps := &sleepRecorder{}
 			c, err := platform.NewClient(
 				platform.WithBaseURL(api.baseURL()),
@@ -394,8 +394,8 @@ func (s failingTokenSource) Token() (*oauth2.Token, error) { return nil, s.err }
 // TestRetryZeroMaxRetries checks that MaxRetries 0 sends once.
 func TestRetryZeroMaxRetries(t *testing.T) {
 	t.Parallel()
-	api := newTestAPI(t, respond(503, `{"code": "x", "message": "y"}`))
-	c := api.client(t, fastRetries(0))
+	api := newWireFunc(t, respond(503, `{"code": "x", "message": "y"}`))
+	c := api.newClient(t, fastRetries(0))
 	if _, err := c.Users.GetCurrent(t.Context()); !errors.Is(err, platform.ErrInternal) {
 		t.Errorf("error = %v, want ErrInternal", err)
 	}
@@ -408,12 +408,12 @@ func TestRetryZeroMaxRetries(t *testing.T) {
 // waits of a millisecond.
 func TestRetryRealBackoff(t *testing.T) {
 	t.Parallel()
-	api := newTestAPI(t, sequence(
+	api := newWireFunc(t, sequence(
 		respond(503, `{"code": "x", "message": "y"}`),
 		respond(502, `{"code": "x", "message": "y"}`),
 		respond(200, userJSON),
 	))
-	c := api.client(t, fastRetries(3))
+	c := api.newClient(t, fastRetries(3))
 	u, err := c.Users.GetCurrent(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -433,7 +433,7 @@ func TestRetryCancelledDuringBackoff(t *testing.T) {
 	t.Run("wall clock", func(t *testing.T) {
 		t.Parallel()
 		served := make(chan struct{}, 1)
-		api := newTestAPI(t, func(w http.ResponseWriter, r *http.Request) {
+		api := newWireFunc(t, func(w http.ResponseWriter, r *http.Request) {
 			writeBody(w, 503, `{"code": "x", "message": "y"}`)
 			http.NewResponseController(w).Flush()
 			select {
@@ -442,7 +442,7 @@ func TestRetryCancelledDuringBackoff(t *testing.T) {
 			}
 		})
 		// The backoff is a minute: only the cancellation can end it.
-		c := api.client(t, platform.WithRetryPolicy(platform.RetryPolicy{
+		c := api.newClient(t, platform.WithRetryPolicy(platform.RetryPolicy{
 			MaxRetries: 3, MinWait: time.Minute, MaxWait: time.Minute, MaxRetryAfter: time.Minute,
 		}))
 		ctx, cancel := context.WithCancel(t.Context())
@@ -470,7 +470,7 @@ func TestRetryCancelledDuringBackoff(t *testing.T) {
 	})
 	t.Run("sleep function", func(t *testing.T) {
 		t.Parallel()
-		api := newTestAPI(t, respond(503, `{"code": "x", "message": "y"}`))
+		api := newWireFunc(t, respond(503, `{"code": "x", "message": "y"}`))
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
 		var waits int
@@ -480,7 +480,7 @@ func TestRetryCancelledDuringBackoff(t *testing.T) {
 			<-ctx.Done()
 			return ctx.Err()
 		}
-		c := api.client(t, fastRetries(3), platform.WithSleep(sleep))
+		c := api.newClient(t, fastRetries(3), platform.WithSleep(sleep))
 		_, err := c.Databases.Get(ctx, &platform.GetDatabaseParams{Organization: "acme", Database: "app-db"})
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("error = %v, want context.Canceled", err)
@@ -494,10 +494,10 @@ func TestRetryCancelledDuringBackoff(t *testing.T) {
 	})
 	t.Run("already cancelled", func(t *testing.T) {
 		t.Parallel()
-		api := newTestAPI(t, respond(200, userJSON))
+		api := newWireFunc(t, respond(200, userJSON))
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
-		_, err := api.client(t, fastRetries(3)).Users.GetCurrent(ctx)
+		_, err := api.newClient(t, fastRetries(3)).Users.GetCurrent(ctx)
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("error = %v, want context.Canceled", err)
 		}
@@ -525,7 +525,7 @@ func (c *closeTracker) Close() error {
 // standard logger).
 func TestRetryCancelledWithAResponse(t *testing.T) {
 	t.Parallel()
-	api := newTestAPI(t, respond(503, `{"code": "x", "message": "y"}`))
+	api := newWireFunc(t, respond(503, `{"code": "x", "message": "y"}`))
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	base := api.srv.Client().Transport

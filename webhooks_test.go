@@ -248,11 +248,11 @@ func TestWebhooksArgErrors(t *testing.T) {
 
 func TestWebhooksTestRateLimited(t *testing.T) {
 	t.Parallel()
-	api := newTestAPI(t, func(w http.ResponseWriter, r *http.Request) {
+	api := newWireFunc(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", "17")
 		writeBody(w, http.StatusTooManyRequests, `{"code":"rate_limited","message":"webhook w1 was tested at 2026-01-14T10:19:23.000Z"}`)
 	})
-	err := api.client(t).Webhooks.Test(t.Context(), &platform.TestWebhookParams{Organization: "acme", Database: "app", ID: "w1"})
+	err := api.newClient(t).Webhooks.Test(t.Context(), &platform.TestWebhookParams{Organization: "acme", Database: "app", ID: "w1"})
 	var e *platform.Error
 	if !errors.Is(err, platform.ErrRateLimited) || !errors.As(err, &e) || e.RetryAfter != 17*time.Second {
 		t.Fatalf("Test = %v, want ErrRateLimited with RetryAfter 17s", err)

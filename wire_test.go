@@ -468,8 +468,8 @@ func TestWire(t *testing.T) {
 	for _, tc := range wireCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			api := newTestAPI(t, respond(tc.status, tc.resp))
-			got, err := tc.call(t.Context(), api.client(t))
+			api := newWireFunc(t, respond(tc.status, tc.resp))
+			got, err := tc.call(t.Context(), api.newClient(t))
 			if err != nil {
 				t.Fatalf("call: %v", err)
 			}
@@ -481,7 +481,7 @@ func TestWire(t *testing.T) {
 			if r.Method != tc.method {
 				t.Errorf("method = %s, want %s", r.Method, tc.method)
 			}
-			if want := apiPrefix + tc.path; r.Path != want {
+			if want := "/" + tc.path; r.Path != want {
 				t.Errorf("path = %s, want %s", r.Path, want)
 			}
 			if tc.query == nil {
@@ -501,7 +501,7 @@ func TestWire(t *testing.T) {
 				if len(r.Body) != 0 {
 					t.Errorf("body = %s, want none", r.Body)
 				}
-			} else if diff := cmp.Diff(jsonValue(t, []byte(tc.body)), jsonValue(t, r.Body)); diff != "" {
+			} else if diff := cmp.Diff(jsonValue(t, []byte(tc.body)), jsonValue(t, []byte(r.Body))); diff != "" {
 				t.Errorf("body mismatch (-want +got):\n%s", diff)
 			}
 			checkHeaders(t, r, tc.body != "")
@@ -516,7 +516,7 @@ func TestWire(t *testing.T) {
 }
 
 // checkHeaders checks the headers every request carries.
-func checkHeaders(t *testing.T, r captured, hasBody bool) {
+func checkHeaders(t *testing.T, r wireRequest, hasBody bool) {
 	t.Helper()
 	if got := r.Header.Get("Authorization"); got != testAuthHeader {
 		t.Errorf("Authorization = %q, want %q", got, testAuthHeader)
@@ -583,8 +583,8 @@ func TestDotSegmentPathValues(t *testing.T) {
 	for _, v := range []string{".", ".."} {
 		t.Run(v, func(t *testing.T) {
 			t.Parallel()
-			api := newTestAPI(t, respond(200, `{}`))
-			c := api.client(t)
+			api := newWireFunc(t, respond(200, `{}`))
+			c := api.newClient(t)
 			_, err := c.Databases.Get(t.Context(), &platform.GetDatabaseParams{Organization: "acme", Database: v})
 			var argErr *platform.ArgError
 			if !errors.As(err, &argErr) || argErr.Arg != "database" {
@@ -680,9 +680,9 @@ func TestCredentialsStayOnTheAPIHost(t *testing.T) {
 	for _, mode := range retryModes {
 		t.Run("Do with an absolute URL/"+mode.name, func(t *testing.T) {
 			t.Parallel()
-			api := newTestAPI(t, respond(200, `{}`))
+			api := newWireFunc(t, respond(200, `{}`))
 			other := newOtherHost(t)
-			c := api.client(t, mode.opt)
+			c := api.newClient(t, mode.opt)
 			req, err := http.NewRequestWithContext(t.Context(), "GET", other.srv.URL+"/v1/user", nil)
 			if err != nil {
 				t.Fatal(err)
@@ -710,10 +710,10 @@ func TestCredentialsStayOnTheAPIHost(t *testing.T) {
 		t.Run("redirect to another host/"+mode.name, func(t *testing.T) {
 			t.Parallel()
 			other := newOtherHost(t)
-			api := newTestAPI(t, func(w http.ResponseWriter, r *http.Request) {
+			api := newWireFunc(t, func(w http.ResponseWriter, r *http.Request) {
 				http.Redirect(w, r, other.srv.URL+"/steal", http.StatusFound)
 			})
-			c := api.client(t, mode.opt)
+			c := api.newClient(t, mode.opt)
 			req, err := c.NewRequest(t.Context(), "GET", "v1/user", nil)
 			if err != nil {
 				t.Fatal(err)
@@ -733,14 +733,14 @@ func TestCredentialsStayOnTheAPIHost(t *testing.T) {
 		})
 		t.Run("redirect on the same host/"+mode.name, func(t *testing.T) {
 			t.Parallel()
-			api := newTestAPI(t, func(w http.ResponseWriter, r *http.Request) {
+			api := newWireFunc(t, func(w http.ResponseWriter, r *http.Request) {
 				if strings.HasSuffix(r.URL.Path, "/old") {
 					http.Redirect(w, r, apiPrefix+"v1/new", http.StatusTemporaryRedirect)
 					return
 				}
 				writeBody(w, 200, `{"id": "usr1"}`)
 			})
-			c := api.client(t, mode.opt)
+			c := api.newClient(t, mode.opt)
 			req, err := c.NewRequest(t.Context(), "GET", "v1/old", nil)
 			if err != nil {
 				t.Fatal(err)
@@ -765,7 +765,7 @@ func TestCredentialsStayOnTheAPIHost(t *testing.T) {
 
 func TestWithTokenSource(t *testing.T) {
 	t.Parallel()
-	api := newTestAPI(t, respond(200, userJSON))
+	api := newWireFunc(t, respond(200, userJSON))
 	c, err := platform.NewClient(
 		platform.WithBaseURL(api.baseURL()),
 		platform.WithHTTPClient(api.srv.Client()),
@@ -789,8 +789,8 @@ func TestWithTokenSource(t *testing.T) {
 
 func TestWithUserAgent(t *testing.T) {
 	t.Parallel()
-	api := newTestAPI(t, respond(200, userJSON))
-	c := api.client(t, platform.WithoutRetries(), platform.WithUserAgent("my-tool/1.2"))
+	api := newWireFunc(t, respond(200, userJSON))
+	c := api.newClient(t, platform.WithoutRetries(), platform.WithUserAgent("my-tool/1.2"))
 	if _, err := c.Users.GetCurrent(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -802,7 +802,7 @@ func TestWithUserAgent(t *testing.T) {
 
 func TestNoCredentials(t *testing.T) {
 	t.Parallel()
-	api := newTestAPI(t, respond(200, listJSON(publicRegionJSON)))
+	api := newWireFunc(t, respond(200, listJSON(publicRegionJSON)))
 	c, err := platform.NewClient(platform.WithBaseURL(api.baseURL()), platform.WithHTTPClient(api.srv.Client()))
 	if err != nil {
 		t.Fatal(err)
@@ -927,8 +927,8 @@ func TestArgErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			api := newTestAPI(t, respond(200, `{}`))
-			err := tc.call(t.Context(), api.client(t))
+			api := newWireFunc(t, respond(200, `{}`))
+			err := tc.call(t.Context(), api.newClient(t))
 			var argErr *platform.ArgError
 			if !errors.As(err, &argErr) {
 				t.Fatalf("error = %v (%T), want *platform.ArgError", err, err)
@@ -1033,7 +1033,7 @@ func TestNewClientDefaults(t *testing.T) {
 // every rotation and checks that each sends the same request.
 func TestNewClientOptionOrder(t *testing.T) {
 	t.Parallel()
-	api := newTestAPI(t, respond(200, userJSON))
+	api := newWireFunc(t, respond(200, userJSON))
 	opts := append(api.options(), platform.WithUserAgent("order/1"), fastRetries(1))
 	for i := range opts {
 		rotated := append(append([]platform.Option(nil), opts[i:]...), opts[:i]...)
@@ -1053,7 +1053,7 @@ func TestNewClientOptionOrder(t *testing.T) {
 		t.Fatalf("server saw %d requests, want %d", len(reqs), len(opts))
 	}
 	for i, r := range reqs {
-		if r.Path != apiPrefix+"v1/user" || r.Header.Get("Authorization") != testAuthHeader ||
+		if r.Path != "/v1/user" || r.Header.Get("Authorization") != testAuthHeader ||
 			!strings.HasPrefix(r.Header.Get("User-Agent"), "order/1 platform-go/") {
 			t.Errorf("rotation %d sent %s with Authorization %q, User-Agent %q", i, r.Path, r.Header.Get("Authorization"), r.Header.Get("User-Agent"))
 		}
@@ -1064,8 +1064,8 @@ func TestNewClientOptionOrder(t *testing.T) {
 // not model: a relative path with a query, a body, and decoding.
 func TestNewRequestAndDo(t *testing.T) {
 	t.Parallel()
-	api := newTestAPI(t, respond(200, `{"id": "inv1", "total": 12}`))
-	c := api.client(t)
+	api := newWireFunc(t, respond(200, `{"id": "inv1", "total": 12}`))
+	c := api.newClient(t)
 	req, err := c.NewRequest(t.Context(), "PUT", "v1/organizations/acme/invoices?year=2026", map[string]any{"note": "x"})
 	if err != nil {
 		t.Fatal(err)
@@ -1085,7 +1085,7 @@ func TestNewRequestAndDo(t *testing.T) {
 	if r.Method != "PUT" || r.RequestURI != apiPrefix+"v1/organizations/acme/invoices?year=2026" {
 		t.Errorf("request = %s %s", r.Method, r.RequestURI)
 	}
-	if diff := cmp.Diff(map[string]any{"note": "x"}, jsonValue(t, r.Body)); diff != "" {
+	if diff := cmp.Diff(map[string]any{"note": "x"}, jsonValue(t, []byte(r.Body))); diff != "" {
 		t.Errorf("body (-want +got):\n%s", diff)
 	}
 	checkHeaders(t, r, true)

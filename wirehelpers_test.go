@@ -1,6 +1,7 @@
 package platform_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -11,79 +12,160 @@ import (
 	"testing"
 
 	"github.com/dbplatform/platform-go"
+	"github.com/google/go-cmp/cmp"
 )
 
-// wirePrefix is the path the wire server mounts the API under, so that a
-// method building an absolute path instead of one relative to the base URL
-// misses it.
-const wirePrefix = "/api/"
+// The service token every wire client sends. The secret must never show up
+// in an error text or a log line.
+const (
+	testTokenID     = "tok1d"
+	testTokenSecret = "sk_s3cr3t-never-print-me"
+	testAuthHeader  = testTokenID + ":" + testTokenSecret
+)
+
+// apiPrefix is where the wire server mounts the API below its root, so
+// that a request built from an absolute path ("/v1/...") instead of one
+// relative to the base URL misses it (and fails the test).
+const apiPrefix = "/api/"
 
 // wireRequest is a request as the wire server received it.
 type wireRequest struct {
 	Method string
-	// Path is the escaped path below wirePrefix, with its leading slash
+	// RequestURI is the request target as sent: the escaped path, with
+	// apiPrefix, and the raw query.
+	RequestURI string
+	// Path is the escaped path below apiPrefix, with its leading slash
 	// ("/v1/organizations/acme").
-	Path  string
-	Query url.Values
-	// Body is the raw body; "" when none was sent.
-	Body        string
+	Path        string
+	RawQuery    string
+	Query       url.Values
+	Header      http.Header
 	ContentType string
+	// Body is the raw body; "" when none was sent.
+	Body string
 }
 
-// wire is an httptest server that answers every request with one canned
-// response and records what it received.
+// wire is an httptest server whose API lives under apiPrefix. It records
+// every request that reaches the prefix (and fails the test for every one
+// that misses it) and answers through its handler. client is a client of
+// it that sends every request once.
 type wire struct {
 	t      *testing.T
+	srv    *httptest.Server
 	client *platform.Client
-	mu     sync.Mutex
-	got    []wireRequest
+
+	mu      sync.Mutex
+	reqs    []wireRequest
+	misses  []string // request targets outside apiPrefix
+	handler http.HandlerFunc
 }
 
-// newWire starts a wire server answering status and body (a JSON text; ""
-// for no body), and a client of it.
+// newWire starts a wire server answering every request with status and body
+// (a JSON text; "" for no body).
 func newWire(t *testing.T, status int, body string) *wire {
 	t.Helper()
-	w := &wire{t: t}
-	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		raw, _ := io.ReadAll(r.Body)
+	return newWireFunc(t, respond(status, body))
+}
+
+// newWireFunc starts a wire server that answers with h (which may be nil
+// and set later with handle). The server closes when the test ends.
+func newWireFunc(t *testing.T, h http.HandlerFunc) *wire {
+	t.Helper()
+	w := &wire{t: t, handler: h}
+	mux := http.NewServeMux()
+	mux.HandleFunc(apiPrefix, func(rw http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			t.Errorf("reading request body: %v", err)
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		target, query, _ := strings.Cut(r.RequestURI, "?")
 		w.mu.Lock()
-		w.got = append(w.got, wireRequest{
+		w.reqs = append(w.reqs, wireRequest{
 			Method:      r.Method,
-			Path:        "/" + strings.TrimPrefix(r.URL.EscapedPath(), wirePrefix),
+			RequestURI:  r.RequestURI,
+			Path:        "/" + strings.TrimPrefix(target, apiPrefix),
+			RawQuery:    query,
 			Query:       r.URL.Query(),
-			Body:        string(raw),
+			Header:      r.Header.Clone(),
 			ContentType: r.Header.Get("Content-Type"),
+			Body:        string(body),
 		})
+		h := w.handler
 		w.mu.Unlock()
-		if !strings.HasPrefix(r.URL.Path, wirePrefix) {
-			http.NotFound(rw, r)
+		if h == nil {
+			http.Error(rw, `{"code":"not_found","message":"no handler"}`, http.StatusNotFound)
 			return
 		}
-		if body != "" {
-			rw.Header().Set("Content-Type", "application/json")
+		h(rw, r)
+	})
+	mux.HandleFunc("/", func(rw http.ResponseWriter, r *http.Request) {
+		w.mu.Lock()
+		w.misses = append(w.misses, r.Method+" "+r.RequestURI)
+		w.mu.Unlock()
+		http.Error(rw, `{"code":"not_found","message":"outside the API prefix"}`, http.StatusNotFound)
+	})
+	w.srv = httptest.NewServer(mux)
+	t.Cleanup(func() {
+		w.srv.Close()
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		for _, m := range w.misses {
+			t.Errorf("request outside %s: %s", apiPrefix, m)
 		}
-		rw.WriteHeader(status)
-		_, _ = io.WriteString(rw, body)
-	}))
-	t.Cleanup(srv.Close)
-	c, err := platform.NewClient(
-		platform.WithBaseURL(srv.URL+wirePrefix),
-		platform.WithHTTPClient(srv.Client()), // not http.DefaultTransport, whose idle connections every httptest.Server.Close closes
-		platform.WithServiceToken("tokid", "toksecret"),
-		platform.WithoutRetries(),
-	)
+	})
+	w.client = w.newClient(t)
+	return w
+}
+
+// handle replaces the handler.
+func (w *wire) handle(h http.HandlerFunc) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.handler = h
+}
+
+// baseURL is the API's base URL, with the path prefix.
+func (w *wire) baseURL() string { return w.srv.URL + apiPrefix }
+
+// options are the options that point a client at the wire server with the
+// test token, through the server's own HTTP client (not
+// http.DefaultTransport, whose idle connections every httptest.Server.Close
+// closes).
+func (w *wire) options() []platform.Option {
+	return []platform.Option{
+		platform.WithBaseURL(w.baseURL()),
+		platform.WithServiceToken(testTokenID, testTokenSecret),
+		platform.WithHTTPClient(w.srv.Client()),
+	}
+}
+
+// newClient returns a client of the wire server with the test token and
+// opts; without options of its own it sends every request once.
+func (w *wire) newClient(t *testing.T, opts ...platform.Option) *platform.Client {
+	t.Helper()
+	if len(opts) == 0 {
+		opts = []platform.Option{platform.WithoutRetries()}
+	}
+	c, err := platform.NewClient(append(w.options(), opts...)...)
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)
 	}
-	w.client = c
-	return w
+	return c
 }
 
 // requests returns what the server received so far.
 func (w *wire) requests() []wireRequest {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return append([]wireRequest(nil), w.got...)
+	return append([]wireRequest(nil), w.reqs...)
+}
+
+// count is the number of requests received so far.
+func (w *wire) count() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.reqs)
 }
 
 // only returns the one request the server received, failing the test when
@@ -97,6 +179,43 @@ func (w *wire) only() wireRequest {
 	return got[0]
 }
 
+// wantRequest is what a test expects the wire server to have received.
+type wantRequest struct {
+	Method string
+	// Path is the escaped path below apiPrefix, with its leading slash.
+	Path string
+	// RawQuery is the exact query ("" for none); for url.Values, pass
+	// Encode(), which sorts the keys as the SDK does.
+	RawQuery string
+	// Body is a JSON text, compared as a value; "" for no body. A body
+	// must come as application/json.
+	Body string
+}
+
+// checkRequest reports every way got differs from want.
+func checkRequest(t *testing.T, got wireRequest, want wantRequest) {
+	t.Helper()
+	if got.Method != want.Method || got.Path != want.Path {
+		t.Errorf("request %s %s, want %s %s", got.Method, got.Path, want.Method, want.Path)
+	}
+	if got.RawQuery != want.RawQuery {
+		t.Errorf("query %q, want %q", got.RawQuery, want.RawQuery)
+	}
+	checkJSONBody(t, got, want.Body)
+}
+
+// checkJSONBody reports a body that is not the JSON value of want ("" for
+// no body), or one that does not come as application/json.
+func checkJSONBody(t *testing.T, got wireRequest, want string) {
+	t.Helper()
+	if !jsonEqual(t, want, got.Body) {
+		t.Errorf("body %s, want %s", got.Body, want)
+	}
+	if want != "" && got.ContentType != "application/json" {
+		t.Errorf("Content-Type %q, want application/json", got.ContentType)
+	}
+}
+
 // jsonEqual reports whether two JSON texts hold the same value; "" stands
 // for no body and equals only "".
 func jsonEqual(t *testing.T, a, b string) bool {
@@ -104,14 +223,19 @@ func jsonEqual(t *testing.T, a, b string) bool {
 	if a == "" || b == "" {
 		return a == b
 	}
-	var va, vb any
-	if err := json.Unmarshal([]byte(a), &va); err != nil {
-		t.Fatalf("not JSON: %s: %v", a, err)
+	return cmp.Equal(jsonValue(t, []byte(a)), jsonValue(t, []byte(b)))
+}
+
+// jsonValue decodes JSON text into generic values, for comparing bodies
+// independently of key order and spacing; no text is nil.
+func jsonValue(t *testing.T, b []byte) any {
+	t.Helper()
+	if len(b) == 0 {
+		return nil
 	}
-	if err := json.Unmarshal([]byte(b), &vb); err != nil {
-		t.Fatalf("not JSON: %s: %v", b, err)
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("invalid JSON %q: %v", b, err)
 	}
-	ja, _ := json.Marshal(va)
-	jb, _ := json.Marshal(vb)
-	return string(ja) == string(jb)
+	return v
 }
