@@ -4,12 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,77 +13,6 @@ import (
 	"github.com/dbplatform/platform-go/fake"
 	"github.com/google/go-cmp/cmp"
 )
-
-// backupWirePrefix is where the wire server mounts the API, so that a path
-// built absolute instead of relative to the base URL misses it.
-const backupWirePrefix = "/api/"
-
-// backupWireRequest is a request as the wire server received it.
-type backupWireRequest struct {
-	Method string
-	Path   string // below the prefix, escaped, with a leading slash
-	Query  url.Values
-	Body   string // "" when none
-}
-
-// backupWire is an httptest server answering one canned response and
-// recording the requests it received.
-type backupWire struct {
-	client *platform.Client
-	mu     sync.Mutex
-	got    []backupWireRequest
-}
-
-func newBackupWire(t *testing.T, status int, body string) *backupWire {
-	t.Helper()
-	w := &backupWire{}
-	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		raw, _ := io.ReadAll(r.Body)
-		w.mu.Lock()
-		w.got = append(w.got, backupWireRequest{
-			Method: r.Method,
-			Path:   "/" + strings.TrimPrefix(r.URL.EscapedPath(), backupWirePrefix),
-			Query:  r.URL.Query(),
-			Body:   string(raw),
-		})
-		w.mu.Unlock()
-		if !strings.HasPrefix(r.URL.Path, backupWirePrefix) {
-			http.NotFound(rw, r)
-			return
-		}
-		if body != "" {
-			rw.Header().Set("Content-Type", "application/json")
-		}
-		rw.WriteHeader(status)
-		_, _ = io.WriteString(rw, body)
-	}))
-	t.Cleanup(srv.Close)
-	c, err := platform.NewClient(platform.WithBaseURL(srv.URL+backupWirePrefix), platform.WithHTTPClient(srv.Client()), platform.WithServiceToken("id", "secret"), platform.WithoutRetries())
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.client = c
-	return w
-}
-
-func (w *backupWire) requests() []backupWireRequest {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]backupWireRequest(nil), w.got...)
-}
-
-// backupJSONValue decodes a JSON text for comparison; "" is nil.
-func backupJSONValue(t *testing.T, s string) any {
-	t.Helper()
-	if s == "" {
-		return nil
-	}
-	var v any
-	if err := json.Unmarshal([]byte(s), &v); err != nil {
-		t.Fatalf("not JSON: %s: %v", s, err)
-	}
-	return v
-}
 
 // backupTimes compares timestamps by instant.
 var backupTimes = cmp.Comparer(func(a, b platform.Timestamp) bool { return a.Equal(b.Time) })
@@ -189,7 +114,7 @@ func TestBackupTypesEncodeAsTheAPI(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(backupJSONValue(t, tc.wire), backupJSONValue(t, string(got))); diff != "" {
+			if diff := cmp.Diff(jsonValue(t, []byte(tc.wire)), jsonValue(t, got)); diff != "" {
 				t.Errorf("JSON (-api +encoded):\n%s", diff)
 			}
 		})
@@ -350,25 +275,12 @@ func TestBackupsWire(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			w := newBackupWire(t, tc.status, tc.response)
+			w := newWire(t, tc.status, tc.response)
 			got, err := tc.call(t.Context(), w.client)
 			if err != nil {
 				t.Fatal(err)
 			}
-			reqs := w.requests()
-			if len(reqs) != 1 {
-				t.Fatalf("%d requests, want 1", len(reqs))
-			}
-			r := reqs[0]
-			if r.Method != tc.method || r.Path != tc.path {
-				t.Errorf("request %s %s, want %s %s", r.Method, r.Path, tc.method, tc.path)
-			}
-			if diff := cmp.Diff(tc.query, r.Query); diff != "" {
-				t.Errorf("query (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(backupJSONValue(t, tc.body), backupJSONValue(t, r.Body)); diff != "" {
-				t.Errorf("body (-want +got):\n%s", diff)
-			}
+			checkRequest(t, w.only(), wantRequest{Method: tc.method, Path: tc.path, RawQuery: tc.query.Encode(), Body: tc.body})
 			if tc.want != nil {
 				if diff := cmp.Diff(tc.want, got, backupTimes); diff != "" {
 					t.Errorf("decoded (-want +got):\n%s", diff)
@@ -380,7 +292,7 @@ func TestBackupsWire(t *testing.T) {
 
 func TestBackupsWireError(t *testing.T) {
 	t.Parallel()
-	w := newBackupWire(t, 422, `{"code": "unprocessable", "message": "backup bk1 is protected"}`)
+	w := newWire(t, 422, `{"code": "unprocessable", "message": "backup bk1 is protected"}`)
 	err := w.client.Backups.Delete(t.Context(), &platform.DeleteBackupParams{Organization: "acme", Database: "db", Branch: "main", ID: "bk1"})
 	var apiErr *platform.Error
 	if !errors.Is(err, platform.ErrUnprocessable) || !errors.As(err, &apiErr) || apiErr.Message != "backup bk1 is protected" {
@@ -390,7 +302,7 @@ func TestBackupsWireError(t *testing.T) {
 
 func TestBackupsArgErrors(t *testing.T) {
 	t.Parallel()
-	w := newBackupWire(t, 200, `{}`)
+	w := newWire(t, 200, `{}`)
 	c := w.client
 	ctx := t.Context()
 	t.Cleanup(func() {
