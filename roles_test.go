@@ -4,75 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/dbplatform/platform-go"
 	"github.com/google/go-cmp/cmp"
 )
-
-// roleWire is what the test server saw of one request.
-type roleWire struct {
-	method, path, query string
-	body                map[string]any
-}
-
-// roleWireServer serves every request under a path prefix with status and
-// respBody, and records what it saw.
-type roleWireServer struct {
-	client *platform.Client
-	mu     sync.Mutex
-	seen   []roleWire
-}
-
-const roleWirePrefix = "/api-prefix"
-
-func newRoleWireServer(t *testing.T, status int, respBody string) *roleWireServer {
-	t.Helper()
-	ws := &roleWireServer{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		raw, _ := io.ReadAll(r.Body)
-		var body map[string]any
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &body); err != nil {
-				t.Errorf("request body %q is not a JSON object: %v", raw, err)
-			}
-		}
-		ws.mu.Lock()
-		ws.seen = append(ws.seen, roleWire{method: r.Method, path: r.URL.EscapedPath(), query: r.URL.RawQuery, body: body})
-		ws.mu.Unlock()
-		if respBody == "" {
-			w.WriteHeader(status)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		_, _ = io.WriteString(w, respBody)
-	}))
-	t.Cleanup(srv.Close)
-	c, err := platform.NewClient(
-		platform.WithBaseURL(srv.URL+roleWirePrefix+"/"),
-		platform.WithHTTPClient(srv.Client()), // not http.DefaultTransport, whose idle connections every httptest.Server.Close closes
-		platform.WithServiceToken("tok-id", "tok-secret"),
-		platform.WithoutRetries(),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws.client = c
-	return ws
-}
-
-// requests returns what the server saw.
-func (ws *roleWireServer) requests() []roleWire {
-	ws.mu.Lock()
-	defer ws.mu.Unlock()
-	return append([]roleWire(nil), ws.seen...)
-}
 
 // roleWireJSON is a role as the API sends it, written from the reference
 // independently of the SDK's types.
@@ -122,7 +59,7 @@ func TestRolesWire(t *testing.T) {
 	t.Parallel()
 	const (
 		org, db, br = "acme", "app db", "main"
-		base        = roleWirePrefix + "/v1/organizations/acme/databases/app%20db/branches/main/roles"
+		base        = "/v1/organizations/acme/databases/app%20db/branches/main/roles"
 	)
 	role := &platform.RoleParams{Organization: org, Database: db, Branch: br, ID: "r/1"}
 	branch := &platform.BranchParams{Organization: org, Database: db, Branch: br}
@@ -131,7 +68,7 @@ func TestRolesWire(t *testing.T) {
 		status int
 		resp   string
 		call   func(ctx context.Context, c *platform.Client) (*platform.Role, error)
-		want   roleWire
+		want   wantRequest
 	}{
 		{
 			name: "create", status: 200, resp: roleWireJSON,
@@ -146,38 +83,38 @@ func TestRolesWire(t *testing.T) {
 					RequireWhereOnUpdate: platform.Ptr(platform.QuerySafetyWarn),
 				})
 			},
-			want: roleWire{method: "POST", path: base, body: map[string]any{
-				"name": "app", "ttl": 3600.0, "inherited_roles": []any{"svc_managed", "pg_read_all_data"},
-				"with_replication": true, "require_where_on_delete": "on", "require_where_on_update": "warn",
-			}},
+			want: wantRequest{Method: "POST", Path: base, Body: `{
+				"name": "app", "ttl": 3600, "inherited_roles": ["svc_managed", "pg_read_all_data"],
+				"with_replication": true, "require_where_on_delete": "on", "require_where_on_update": "warn"
+			}`},
 		},
 		{
 			name: "create with defaults sends an empty object", status: 200, resp: roleWireJSON,
 			call: func(ctx context.Context, c *platform.Client) (*platform.Role, error) {
 				return c.Roles.Create(ctx, &platform.CreateRoleParams{Organization: org, Database: db, Branch: br})
 			},
-			want: roleWire{method: "POST", path: base, body: map[string]any{}},
+			want: wantRequest{Method: "POST", Path: base, Body: `{}`},
 		},
 		{
 			name: "get default", status: 200, resp: roleWireJSON,
 			call: func(ctx context.Context, c *platform.Client) (*platform.Role, error) {
 				return c.Roles.GetDefault(ctx, branch)
 			},
-			want: roleWire{method: "GET", path: base + "/default"},
+			want: wantRequest{Method: "GET", Path: base + "/default"},
 		},
 		{
 			name: "reset default", status: 200, resp: roleWireJSON,
 			call: func(ctx context.Context, c *platform.Client) (*platform.Role, error) {
 				return c.Roles.ResetDefault(ctx, branch)
 			},
-			want: roleWire{method: "POST", path: base + "/reset-default"},
+			want: wantRequest{Method: "POST", Path: base + "/reset-default"},
 		},
 		{
 			name: "get", status: 200, resp: roleWireJSON,
 			call: func(ctx context.Context, c *platform.Client) (*platform.Role, error) {
 				return c.Roles.Get(ctx, &platform.GetRoleParams{Organization: org, Database: db, Branch: br, ID: "r/1"})
 			},
-			want: roleWire{method: "GET", path: base + "/r%2F1"},
+			want: wantRequest{Method: "GET", Path: base + "/r%2F1"},
 		},
 		{
 			name: "get a replica", status: 200, resp: roleWireJSON,
@@ -187,7 +124,7 @@ func TestRolesWire(t *testing.T) {
 					Replica: platform.Ptr(true), ReadOnlyReplica: "eu-west", Bouncer: "b1",
 				})
 			},
-			want: roleWire{method: "GET", path: base + "/r%2F1", query: "bouncer=b1&read_only_replica=eu-west&replica=true"},
+			want: wantRequest{Method: "GET", Path: base + "/r%2F1", RawQuery: "bouncer=b1&read_only_replica=eu-west&replica=true"},
 		},
 		{
 			name: "update", status: 200, resp: roleWireJSON,
@@ -197,55 +134,53 @@ func TestRolesWire(t *testing.T) {
 					Name: platform.Ptr("renamed"), RequireWhereOnUpdate: platform.Ptr(platform.QuerySafetyOff),
 				})
 			},
-			want: roleWire{method: "PATCH", path: base + "/r%2F1", body: map[string]any{"name": "renamed", "require_where_on_update": "off"}},
+			want: wantRequest{Method: "PATCH", Path: base + "/r%2F1", Body: `{"name": "renamed", "require_where_on_update": "off"}`},
 		},
 		{
 			name: "renew", status: 200, resp: roleWireJSON,
 			call: func(ctx context.Context, c *platform.Client) (*platform.Role, error) {
 				return c.Roles.Renew(ctx, role)
 			},
-			want: roleWire{method: "POST", path: base + "/r%2F1/renew"},
+			want: wantRequest{Method: "POST", Path: base + "/r%2F1/renew"},
 		},
 		{
 			name: "reset", status: 200, resp: roleWireJSON,
 			call: func(ctx context.Context, c *platform.Client) (*platform.Role, error) {
 				return c.Roles.Reset(ctx, role)
 			},
-			want: roleWire{method: "POST", path: base + "/r%2F1/reset"},
+			want: wantRequest{Method: "POST", Path: base + "/r%2F1/reset"},
 		},
 		{
 			name: "delete with a successor", status: 204,
 			call: func(ctx context.Context, c *platform.Client) (*platform.Role, error) {
 				return nil, c.Roles.Delete(ctx, &platform.DeleteRoleParams{Organization: org, Database: db, Branch: br, ID: "r/1", Successor: "role_x.b1"})
 			},
-			want: roleWire{method: "DELETE", path: base + "/r%2F1", query: "successor=role_x.b1"},
+			want: wantRequest{Method: "DELETE", Path: base + "/r%2F1", RawQuery: "successor=role_x.b1"},
 		},
 		{
 			name: "delete", status: 204,
 			call: func(ctx context.Context, c *platform.Client) (*platform.Role, error) {
 				return nil, c.Roles.Delete(ctx, &platform.DeleteRoleParams{Organization: org, Database: db, Branch: br, ID: "r/1"})
 			},
-			want: roleWire{method: "DELETE", path: base + "/r%2F1"},
+			want: wantRequest{Method: "DELETE", Path: base + "/r%2F1"},
 		},
 		{
 			name: "reassign", status: 204,
 			call: func(ctx context.Context, c *platform.Client) (*platform.Role, error) {
 				return nil, c.Roles.Reassign(ctx, &platform.ReassignRoleParams{Organization: org, Database: db, Branch: br, ID: "r/1", Successor: "r2"})
 			},
-			want: roleWire{method: "POST", path: base + "/r%2F1/reassign", body: map[string]any{"successor": "r2"}},
+			want: wantRequest{Method: "POST", Path: base + "/r%2F1/reassign", Body: `{"successor": "r2"}`},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			ws := newRoleWireServer(t, tt.status, tt.resp)
+			ws := newWire(t, tt.status, tt.resp)
 			got, err := tt.call(t.Context(), ws.client)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff([]roleWire{tt.want}, ws.requests(), cmp.AllowUnexported(roleWire{})); diff != "" {
-				t.Errorf("request (-want +got):\n%s", diff)
-			}
+			checkRequest(t, ws.only(), tt.want)
 			if tt.resp == "" {
 				return
 			}
@@ -258,7 +193,7 @@ func TestRolesWire(t *testing.T) {
 
 func TestRolesWireList(t *testing.T) {
 	t.Parallel()
-	ws := newRoleWireServer(t, 200, `{"type": "list", "current_page": 2, "per_page": 1, "next_page": null,
+	ws := newWire(t, 200, `{"type": "list", "current_page": 2, "per_page": 1, "next_page": null,
 		"next_page_url": null, "prev_page": 1, "prev_page_url": "http://x/?page=1", "total_count": 2,
 		"total_pages": 2, "data": [`+roleWireJSON+`]}`)
 	page, err := ws.client.Roles.List(t.Context(), &platform.ListRolesParams{
@@ -269,14 +204,11 @@ func TestRolesWireList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []roleWire{{
-		method: "GET",
-		path:   roleWirePrefix + "/v1/organizations/acme/databases/app-db/branches/dev/roles",
-		query:  "page=2&per_page=1&q=app&status=expired",
-	}}
-	if diff := cmp.Diff(want, ws.requests(), cmp.AllowUnexported(roleWire{})); diff != "" {
-		t.Errorf("request (-want +got):\n%s", diff)
-	}
+	checkRequest(t, ws.only(), wantRequest{
+		Method:   "GET",
+		Path:     "/v1/organizations/acme/databases/app-db/branches/dev/roles",
+		RawQuery: "page=2&per_page=1&q=app&status=expired",
+	})
 	if page.CurrentPage != 2 || page.HasNext() || page.TotalCount == nil || *page.TotalCount != 2 {
 		t.Errorf("page numbers: current %d, next %v, total %v", page.CurrentPage, page.NextPage, page.TotalCount)
 	}
@@ -324,7 +256,7 @@ func TestRolesWireOmitsEmptyPassword(t *testing.T) {
 
 func TestRolesWireMissingPathValues(t *testing.T) {
 	t.Parallel()
-	ws := newRoleWireServer(t, 200, roleWireJSON)
+	ws := newWire(t, 200, roleWireJSON)
 	c := ws.client
 	ctx := t.Context()
 	full := platform.RoleParams{Organization: "acme", Database: "app-db", Branch: "main", ID: "r1"}
@@ -397,7 +329,7 @@ func TestRolesWireMissingPathValues(t *testing.T) {
 
 func TestRolesWireErrors(t *testing.T) {
 	t.Parallel()
-	ws := newRoleWireServer(t, 422, `{"code": "unprocessable", "message": "inherited_roles: \"pg_superuser\" is not an inherited role"}`)
+	ws := newWire(t, 422, `{"code": "unprocessable", "message": "inherited_roles: \"pg_superuser\" is not an inherited role"}`)
 	_, err := ws.client.Roles.Create(t.Context(), &platform.CreateRoleParams{
 		Organization: "acme", Database: "app-db", Branch: "main",
 		InheritedRoles: []platform.InheritedRole{"pg_superuser"},
