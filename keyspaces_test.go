@@ -2,11 +2,9 @@ package platform_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -72,72 +70,9 @@ func wantKeyspace() *platform.Keyspace {
 	}
 }
 
-// keyspaceRequest is what a keyspace wire server saw of one request.
-type keyspaceRequest struct {
-	Method, Path, Query string
-	Body                any // the decoded JSON body; nil for none
-}
-
-// keyspaceWire is an API stand-in that records each request and answers
-// every one with status and body. The client's base URL has a path prefix,
-// which catches absolute paths.
-type keyspaceWire struct {
-	mu     sync.Mutex
-	seen   []keyspaceRequest
-	client *platform.Client
-}
-
-func newKeyspaceWire(t *testing.T, status int, body string) *keyspaceWire {
-	t.Helper()
-	w := &keyspaceWire{}
-	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		raw, _ := io.ReadAll(r.Body)
-		req := keyspaceRequest{Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.RawQuery}
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &req.Body); err != nil {
-				t.Errorf("request body %q is not JSON: %v", raw, err)
-			}
-		}
-		w.mu.Lock()
-		w.seen = append(w.seen, req)
-		w.mu.Unlock()
-		rw.Header().Set("Content-Type", "application/json")
-		rw.WriteHeader(status)
-		_, _ = io.WriteString(rw, body)
-	}))
-	t.Cleanup(srv.Close)
-	c, err := platform.NewClient(
-		platform.WithBaseURL(srv.URL+"/api/"),
-		platform.WithHTTPClient(srv.Client()), // not http.DefaultTransport, whose idle connections every httptest.Server.Close closes
-		platform.WithServiceToken("tokid", "toksecret"),
-		platform.WithoutRetries(),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.client = c
-	return w
-}
-
-func (w *keyspaceWire) requests() []keyspaceRequest {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]keyspaceRequest(nil), w.seen...)
-}
-
-// jsonOf decodes a JSON literal for comparison with a recorded body.
-func jsonOf(t *testing.T, s string) any {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal([]byte(s), &v); err != nil {
-		t.Fatalf("bad test JSON %s: %v", s, err)
-	}
-	return v
-}
-
 func TestKeyspacesWire(t *testing.T) {
 	t.Parallel()
-	const base = "/api/v1/organizations/acme/databases/app-db/branches/dev/keyspaces"
+	const base = "/v1/organizations/acme/databases/app-db/branches/dev/keyspaces"
 	listJSON := `{"type": "list", "current_page": 2, "per_page": 1, "next_page": 3,
 		"next_page_url": "https://api.example.com/next", "prev_page": 1,
 		"prev_page_url": "https://api.example.com/prev", "data": [` + keyspaceJSON + `]}`
@@ -147,7 +82,7 @@ func TestKeyspacesWire(t *testing.T) {
 		status int
 		resp   string
 		want   any
-		sent   keyspaceRequest
+		sent   wantRequest
 		body   string // the JSON body that must be sent; "" for none
 	}{
 		{
@@ -165,7 +100,7 @@ func TestKeyspacesWire(t *testing.T) {
 				PrevPage: platform.Ptr(1), PrevPageURL: platform.Ptr("https://api.example.com/prev"),
 				Items: []*platform.Keyspace{wantKeyspace()},
 			},
-			sent: keyspaceRequest{Method: "GET", Path: base, Query: "page=2&per_page=1"},
+			sent: wantRequest{Method: "GET", Path: base, RawQuery: "page=2&per_page=1"},
 		},
 		{
 			name: "list escapes path values",
@@ -174,7 +109,7 @@ func TestKeyspacesWire(t *testing.T) {
 			},
 			status: 200, resp: `{"type": "list", "current_page": 1, "per_page": 25, "next_page": null, "next_page_url": null, "prev_page": null, "prev_page_url": null, "data": []}`,
 			want: &platform.Page[platform.Keyspace]{Type: "list", CurrentPage: 1, PerPage: 25, Items: []*platform.Keyspace{}},
-			sent: keyspaceRequest{Method: "GET", Path: "/api/v1/organizations/acme/databases/app%20db/branches/a%2Fb/keyspaces"},
+			sent: wantRequest{Method: "GET", Path: "/v1/organizations/acme/databases/app%20db/branches/a%2Fb/keyspaces"},
 		},
 		{
 			name: "create with every field",
@@ -185,7 +120,7 @@ func TestKeyspacesWire(t *testing.T) {
 				})
 			},
 			status: 200, resp: keyspaceJSON, want: wantKeyspace(),
-			sent: keyspaceRequest{Method: "POST", Path: base},
+			sent: wantRequest{Method: "POST", Path: base},
 			body: `{"name": "orders", "cluster_size": "PS_20", "shards": 4, "extra_replicas": 0}`,
 		},
 		{
@@ -196,7 +131,7 @@ func TestKeyspacesWire(t *testing.T) {
 				})
 			},
 			status: 200, resp: keyspaceJSON, want: wantKeyspace(),
-			sent: keyspaceRequest{Method: "POST", Path: base},
+			sent: wantRequest{Method: "POST", Path: base},
 			body: `{"name": "orders", "cluster_size": "PS_20"}`,
 		},
 		{
@@ -205,7 +140,7 @@ func TestKeyspacesWire(t *testing.T) {
 				return c.Keyspaces.Get(ctx, &platform.GetKeyspaceParams{Organization: "acme", Database: "app-db", Branch: "dev", Keyspace: "orders"})
 			},
 			status: 200, resp: keyspaceJSON, want: wantKeyspace(),
-			sent: keyspaceRequest{Method: "GET", Path: base + "/orders"},
+			sent: wantRequest{Method: "GET", Path: base + "/orders"},
 		},
 		{
 			name: "update every setting",
@@ -221,7 +156,7 @@ func TestKeyspacesWire(t *testing.T) {
 				})
 			},
 			status: 200, resp: keyspaceJSON, want: wantKeyspace(),
-			sent: keyspaceRequest{Method: "PATCH", Path: base + "/orders"},
+			sent: wantRequest{Method: "PATCH", Path: base + "/orders"},
 			body: `{"replication_durability_constraints": {"strategy": "lag"},
 				"vreplication_flags": {"optimize_inserts": true, "vplayer_batching": false},
 				"mysqld_options": {"max_connections": "500"}, "vttablet_options": {},
@@ -236,7 +171,7 @@ func TestKeyspacesWire(t *testing.T) {
 				})
 			},
 			status: 200, resp: keyspaceJSON, want: wantKeyspace(),
-			sent: keyspaceRequest{Method: "PATCH", Path: base + "/orders"},
+			sent: wantRequest{Method: "PATCH", Path: base + "/orders"},
 			body: `{"node_ttl_strategy": "node_ttl_off", "vector_pool_allocation": null}`,
 		},
 		{
@@ -245,7 +180,7 @@ func TestKeyspacesWire(t *testing.T) {
 				return c.Keyspaces.Update(ctx, &platform.UpdateKeyspaceParams{Organization: "acme", Database: "app-db", Branch: "dev", Keyspace: "orders"})
 			},
 			status: 200, resp: keyspaceJSON, want: wantKeyspace(),
-			sent: keyspaceRequest{Method: "PATCH", Path: base + "/orders"},
+			sent: wantRequest{Method: "PATCH", Path: base + "/orders"},
 			body: `{}`,
 		},
 		{
@@ -254,13 +189,13 @@ func TestKeyspacesWire(t *testing.T) {
 				return nil, c.Keyspaces.Delete(ctx, &platform.DeleteKeyspaceParams{Organization: "acme", Database: "app-db", Branch: "dev", Keyspace: "orders"})
 			},
 			status: 204,
-			sent:   keyspaceRequest{Method: "DELETE", Path: base + "/orders"},
+			sent:   wantRequest{Method: "DELETE", Path: base + "/orders"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			w := newKeyspaceWire(t, tt.status, tt.resp)
+			w := newWire(t, tt.status, tt.resp)
 			got, err := tt.call(t.Context(), w.client)
 			if err != nil {
 				t.Fatalf("call: %v", err)
@@ -269,19 +204,15 @@ func TestKeyspacesWire(t *testing.T) {
 				t.Errorf("decoded response (-want +got):\n%s", diff)
 			}
 			want := tt.sent
-			if tt.body != "" {
-				want.Body = jsonOf(t, tt.body)
-			}
-			if diff := cmp.Diff([]keyspaceRequest{want}, w.requests()); diff != "" {
-				t.Errorf("requests (-want +got):\n%s", diff)
-			}
+			want.Body = tt.body
+			checkRequest(t, w.only(), want)
 		})
 	}
 }
 
 func TestKeyspacesWireErrors(t *testing.T) {
 	t.Parallel()
-	w := newKeyspaceWire(t, 422, `{"code": "unprocessable", "message": "keyspace app-db is the default keyspace of branch dev and cannot be deleted"}`)
+	w := newWire(t, 422, `{"code": "unprocessable", "message": "keyspace app-db is the default keyspace of branch dev and cannot be deleted"}`)
 	err := w.client.Keyspaces.Delete(t.Context(), &platform.DeleteKeyspaceParams{Organization: "acme", Database: "app-db", Branch: "dev", Keyspace: "app-db"})
 	if !errors.Is(err, platform.ErrUnprocessable) {
 		t.Fatalf("Delete: got %v, want ErrUnprocessable", err)
@@ -345,7 +276,7 @@ func TestKeyspacesArgErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			w := newKeyspaceWire(t, 200, keyspaceJSON)
+			w := newWire(t, 200, keyspaceJSON)
 			err := tt.call(t.Context(), w.client)
 			var argErr *platform.ArgError
 			if !errors.As(err, &argErr) || argErr.Arg != tt.arg {
@@ -368,25 +299,20 @@ func TestKeyspacesWaitReadyWire(t *testing.T) {
 	}
 	var mu sync.Mutex
 	polls := 0
-	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+	w := newWireFunc(t, func(rw http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		defer mu.Unlock()
-		if r.Method != "GET" || r.URL.Path != "/v1/organizations/acme/databases/app-db/branches/dev/keyspaces/orders" {
+		if r.Method != "GET" || r.URL.Path != apiPrefix+"v1/organizations/acme/databases/app-db/branches/dev/keyspaces/orders" {
 			t.Errorf("unexpected request %s %s", r.Method, r.URL.Path)
 		}
 		_, _ = io.WriteString(rw, states[min(polls, len(states)-1)])
 		polls++
-	}))
-	t.Cleanup(srv.Close)
+	})
 	var waits []time.Duration
-	c, err := platform.NewClient(platform.WithBaseURL(srv.URL), platform.WithServiceToken("id", "secret"),
-		platform.WithSleep(func(ctx context.Context, d time.Duration) error {
-			waits = append(waits, d)
-			return ctx.Err()
-		}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := w.newClient(t, platform.WithSleep(func(ctx context.Context, d time.Duration) error {
+		waits = append(waits, d)
+		return ctx.Err()
+	}))
 	ks, err := c.Keyspaces.WaitReady(t.Context(), &platform.GetKeyspaceParams{Organization: "acme", Database: "app-db", Branch: "dev", Keyspace: "orders"})
 	if err != nil {
 		t.Fatalf("WaitReady: %v", err)
