@@ -2,13 +2,9 @@ package platform_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,73 +13,19 @@ import (
 	"github.com/dbplatform/platform-go"
 )
 
-// drWirePrefix is where drWire mounts the API, so that a path built
-// absolute instead of relative to the base URL misses it.
-const drWirePrefix = "/api/"
-
-// drWireRequest is a request as drWire received it.
-type drWireRequest struct {
-	Method   string
-	Path     string // escaped, below drWirePrefix, with a leading slash
-	RawQuery string
-	Body     string
-}
-
-// drWire is an httptest server that records requests and answers each
-// with the next of its canned JSON bodies (the last one repeats).
-type drWire struct {
-	client *platform.Client
-	mu     sync.Mutex
-	got    []drWireRequest
-	bodies []string
-	slept  []time.Duration
-}
-
-func newDRWire(t *testing.T, bodies ...string) *drWire {
+// newDRWire starts a wire server answering each request with the next of
+// bodies (the last one repeats), its client recording the waits between
+// polls instead of sleeping them.
+func newDRWire(t *testing.T, bodies ...string) (*wire, *sleepRecorder) {
 	t.Helper()
-	w := &drWire{bodies: bodies}
-	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		raw, _ := io.ReadAll(r.Body)
-		w.mu.Lock()
-		w.got = append(w.got, drWireRequest{
-			Method:   r.Method,
-			Path:     "/" + strings.TrimPrefix(r.URL.EscapedPath(), drWirePrefix),
-			RawQuery: r.URL.RawQuery,
-			Body:     string(raw),
-		})
-		body := w.bodies[min(len(w.got), len(w.bodies))-1]
-		w.mu.Unlock()
-		if !strings.HasPrefix(r.URL.Path, drWirePrefix) {
-			http.NotFound(rw, r)
-			return
-		}
-		rw.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(rw, body)
-	}))
-	t.Cleanup(srv.Close)
-	c, err := platform.NewClient(
-		platform.WithBaseURL(srv.URL+drWirePrefix),
-		platform.WithServiceToken("tokid", "toksecret"),
-		platform.WithHTTPClient(srv.Client()),
-		platform.WithoutRetries(),
-		platform.WithSleep(func(ctx context.Context, d time.Duration) error {
-			w.mu.Lock()
-			w.slept = append(w.slept, d)
-			w.mu.Unlock()
-			return ctx.Err()
-		}),
-	)
-	if err != nil {
-		t.Fatal(err)
+	hs := make([]http.HandlerFunc, len(bodies))
+	for i, b := range bodies {
+		hs[i] = respond(http.StatusOK, b)
 	}
-	w.client = c
-	return w
-}
-
-func (w *drWire) requests() []drWireRequest {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]drWireRequest(nil), w.got...)
+	w := newWireFunc(t, sequence(hs...))
+	slept := &sleepRecorder{}
+	w.client = w.newClient(t, platform.WithoutRetries(), platform.WithSleep(slept.sleep))
+	return w, slept
 }
 
 // Canned responses.
@@ -249,7 +191,7 @@ func TestDeployRequestsWire(t *testing.T) {
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {
 			t.Parallel()
-			w := newDRWire(t, r.resp)
+			w, _ := newDRWire(t, r.resp)
 			id, err := r.call(t.Context(), w.client)
 			if err != nil {
 				t.Fatal(err)
@@ -261,36 +203,14 @@ func TestDeployRequestsWire(t *testing.T) {
 			if id != want {
 				t.Errorf("decoded %q, want %q", id, want)
 			}
-			reqs := w.requests()
-			if len(reqs) != 1 {
-				t.Fatalf("%d requests, want 1", len(reqs))
-			}
-			got := reqs[0]
-			if got.Method != r.method || got.Path != r.path || got.RawQuery != r.query {
-				t.Errorf("request %s %s?%s, want %s %s?%s", got.Method, got.Path, got.RawQuery, r.method, r.path, r.query)
-			}
-			if (got.Body == "") != (r.body == "") {
-				t.Fatalf("body %q, want %q", got.Body, r.body)
-			}
-			if r.body != "" {
-				var gotBody, wantBody any
-				if err := json.Unmarshal([]byte(got.Body), &gotBody); err != nil {
-					t.Fatalf("body %q: %v", got.Body, err)
-				}
-				if err := json.Unmarshal([]byte(r.body), &wantBody); err != nil {
-					t.Fatal(err)
-				}
-				if diff := cmp.Diff(wantBody, gotBody); diff != "" {
-					t.Errorf("body (-want +got):\n%s", diff)
-				}
-			}
+			checkRequest(t, w.only(), wantRequest{Method: r.method, Path: r.path, RawQuery: r.query, Body: r.body})
 		})
 	}
 }
 
 func TestDeployRequestsArgErrors(t *testing.T) {
 	t.Parallel()
-	w := newDRWire(t, drJSON)
+	w, _ := newDRWire(t, drJSON)
 	c := w.client
 	calls := map[string]func(ctx context.Context, p platform.DeployRequestParams) error{
 		"Get": func(ctx context.Context, p platform.DeployRequestParams) error {
@@ -410,7 +330,7 @@ func TestWaitForDeployment(t *testing.T) {
 	p := &platform.GetDeploymentParams{Organization: "acme", Database: "app", Number: 7}
 	t.Run("returns on a wanted state", func(t *testing.T) {
 		t.Parallel()
-		w := newDRWire(t, deploymentAt("queued"), deploymentAt("in_progress"), deploymentAt("pending_cutover"), deploymentAt("in_progress_cutover"))
+		w, slept := newDRWire(t, deploymentAt("queued"), deploymentAt("in_progress"), deploymentAt("pending_cutover"), deploymentAt("in_progress_cutover"))
 		d, err := w.client.DeployRequests.WaitForDeployment(t.Context(), p, platform.DeploymentPendingCutover, platform.DeploymentComplete)
 		if err != nil {
 			t.Fatal(err)
@@ -427,13 +347,13 @@ func TestWaitForDeployment(t *testing.T) {
 				t.Errorf("poll %s %s", r.Method, r.Path)
 			}
 		}
-		if len(w.slept) != 2 || w.slept[0] <= 0 || w.slept[1] < w.slept[0] {
-			t.Errorf("waits %v, want two growing waits", w.slept)
+		if waits := slept.recorded(); len(waits) != 2 || waits[0] <= 0 || waits[1] < waits[0] {
+			t.Errorf("waits %v, want two growing waits", waits)
 		}
 	})
 	t.Run("a wanted terminal state", func(t *testing.T) {
 		t.Parallel()
-		w := newDRWire(t, deploymentAt("in_progress_revert"), deploymentAt("complete_revert"))
+		w, _ := newDRWire(t, deploymentAt("in_progress_revert"), deploymentAt("complete_revert"))
 		d, err := w.client.DeployRequests.WaitForDeployment(t.Context(), p, platform.DeploymentCompleteRevert)
 		if err != nil || d.State != platform.DeploymentCompleteRevert {
 			t.Errorf("WaitForDeployment = %v, %v; want complete_revert", d, err)
@@ -441,7 +361,7 @@ func TestWaitForDeployment(t *testing.T) {
 	})
 	t.Run("an unwanted terminal state", func(t *testing.T) {
 		t.Parallel()
-		w := newDRWire(t, deploymentAt("in_progress"), deploymentAt("complete_error"))
+		w, _ := newDRWire(t, deploymentAt("in_progress"), deploymentAt("complete_error"))
 		_, err := w.client.DeployRequests.WaitForDeployment(t.Context(), p, platform.DeploymentPendingCutover)
 		var stateErr *platform.StateError
 		if !errors.As(err, &stateErr) {
@@ -459,7 +379,7 @@ func TestWaitForDeployment(t *testing.T) {
 	})
 	t.Run("no states", func(t *testing.T) {
 		t.Parallel()
-		w := newDRWire(t, deploymentAt("ready"))
+		w, _ := newDRWire(t, deploymentAt("ready"))
 		_, err := w.client.DeployRequests.WaitForDeployment(t.Context(), p)
 		var argErr *platform.ArgError
 		if !errors.As(err, &argErr) || argErr.Arg != "states" {
@@ -471,7 +391,7 @@ func TestWaitForDeployment(t *testing.T) {
 	})
 	t.Run("context ends", func(t *testing.T) {
 		t.Parallel()
-		w := newDRWire(t, deploymentAt("in_progress"))
+		w, _ := newDRWire(t, deploymentAt("in_progress"))
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
 		if _, err := w.client.DeployRequests.WaitForDeployment(ctx, p, platform.DeploymentComplete); !errors.Is(err, context.Canceled) {
@@ -542,7 +462,7 @@ func TestDeploymentDecodes(t *testing.T) {
 		"schema_last_updated_at":null,"table_locked":false,"instant_ddl":false,"instant_ddl_eligible":false,
 		"queue_paused":false,"queue_pause_reason":null,"actor":{"id":"u1","display_name":"Ada","avatar_url":"a"},
 		"cutover_actor":null,"cancelled_actor":null}`
-	w := newDRWire(t, body)
+	w, _ := newDRWire(t, body)
 	d, err := w.client.DeployRequests.GetDeployment(t.Context(), &platform.GetDeploymentParams{Organization: "acme", Database: "app", Number: 3})
 	if err != nil {
 		t.Fatal(err)
