@@ -157,20 +157,7 @@ func TestOAuthApplicationsWire(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := w.only()
-			if got.Method != tc.method || got.Path != tc.path {
-				t.Errorf("request %s %s, want %s %s", got.Method, got.Path, tc.method, tc.path)
-			}
-			wantQuery := tc.query
-			if wantQuery == nil {
-				wantQuery = url.Values{}
-			}
-			if diff := cmp.Diff(wantQuery, got.Query); diff != "" {
-				t.Errorf("query (-want +got):\n%s", diff)
-			}
-			if !jsonEqual(t, tc.body, got.Body) {
-				t.Errorf("body %s, want %s", got.Body, tc.body)
-			}
+			checkRequest(t, w.only(), wantRequest{Method: tc.method, Path: tc.path, RawQuery: tc.query.Encode(), Body: tc.body})
 			if tc.wantValue != nil {
 				if msg := tc.wantValue(v); msg != "" {
 					t.Error(msg)

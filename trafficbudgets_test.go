@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/dbplatform/platform-go"
 	"github.com/dbplatform/platform-go/fake"
@@ -222,19 +221,7 @@ func TestTrafficBudgetsWire(t *testing.T) {
 			if err != nil {
 				t.Fatalf("call: %v", err)
 			}
-			req := w.only()
-			if req.Method != tt.method || req.Path != tt.path {
-				t.Errorf("request %s %s, want %s %s", req.Method, req.Path, tt.method, tt.path)
-			}
-			if diff := cmp.Diff(tt.query, req.Query, cmpopts.EquateEmpty()); diff != "" {
-				t.Errorf("query (-want +got):\n%s", diff)
-			}
-			if !jsonEqual(t, tt.body, req.Body) {
-				t.Errorf("body %s, want %s", req.Body, tt.body)
-			}
-			if tt.body != "" && req.ContentType != "application/json" {
-				t.Errorf("Content-Type %q, want application/json", req.ContentType)
-			}
+			checkRequest(t, w.only(), wantRequest{Method: tt.method, Path: tt.path, RawQuery: tt.query.Encode(), Body: tt.body})
 			if tt.want == nil {
 				return
 			}

@@ -82,7 +82,7 @@ func TestWebhooksWire(t *testing.T) {
 		status int
 		resp   string
 		call   func(ctx context.Context, c *platform.Client) (*platform.Webhook, error)
-		want   wireRequest // Query and ContentType are not compared
+		want   wantRequest
 	}{
 		{
 			name: "create", status: 201, resp: webhookWireJSON,
@@ -92,28 +92,28 @@ func TestWebhooksWire(t *testing.T) {
 					Events: []platform.WebhookEvent{platform.EventBranchReady, platform.EventDeployRequestOpened},
 				})
 			},
-			want: wireRequest{Method: "POST", Path: base, Body: `{"url":"https://hooks.example.com/in","enabled":true,"events":["branch.ready","deploy_request.opened"]}`},
+			want: wantRequest{Method: "POST", Path: base, Body: `{"url":"https://hooks.example.com/in","enabled":true,"events":["branch.ready","deploy_request.opened"]}`},
 		},
 		{
 			name: "create with only a url", status: 201, resp: webhookWireJSON,
 			call: func(ctx context.Context, c *platform.Client) (*platform.Webhook, error) {
 				return c.Webhooks.Create(ctx, &platform.CreateWebhookParams{Organization: org, Database: db, URL: "https://hooks.example.com/in"})
 			},
-			want: wireRequest{Method: "POST", Path: base, Body: `{"url":"https://hooks.example.com/in"}`},
+			want: wantRequest{Method: "POST", Path: base, Body: `{"url":"https://hooks.example.com/in"}`},
 		},
 		{
 			name: "create disabled", status: 201, resp: webhookWireJSON,
 			call: func(ctx context.Context, c *platform.Client) (*platform.Webhook, error) {
 				return c.Webhooks.Create(ctx, &platform.CreateWebhookParams{Organization: org, Database: db, URL: "https://hooks.example.com/in", Enabled: platform.Ptr(false)})
 			},
-			want: wireRequest{Method: "POST", Path: base, Body: `{"url":"https://hooks.example.com/in","enabled":false}`},
+			want: wantRequest{Method: "POST", Path: base, Body: `{"url":"https://hooks.example.com/in","enabled":false}`},
 		},
 		{
 			name: "get", status: 200, resp: webhookWireJSON,
 			call: func(ctx context.Context, c *platform.Client) (*platform.Webhook, error) {
 				return c.Webhooks.Get(ctx, ref)
 			},
-			want: wireRequest{Method: "GET", Path: base + "/w%2F1"},
+			want: wantRequest{Method: "GET", Path: base + "/w%2F1"},
 		},
 		{
 			name: "update", status: 200, resp: webhookWireJSON,
@@ -122,7 +122,7 @@ func TestWebhooksWire(t *testing.T) {
 					Organization: org, Database: db, ID: "w/1", URL: platform.Ptr("http://new.example.com/"), Enabled: platform.Ptr(false),
 				})
 			},
-			want: wireRequest{Method: "PATCH", Path: base + "/w%2F1", Body: `{"url":"http://new.example.com/","enabled":false}`},
+			want: wantRequest{Method: "PATCH", Path: base + "/w%2F1", Body: `{"url":"http://new.example.com/","enabled":false}`},
 		},
 		{
 			name: "update events", status: 200, resp: webhookWireJSON,
@@ -131,21 +131,21 @@ func TestWebhooksWire(t *testing.T) {
 					Organization: org, Database: db, ID: "w/1", Events: []platform.WebhookEvent{platform.EventWebhookTest},
 				})
 			},
-			want: wireRequest{Method: "PATCH", Path: base + "/w%2F1", Body: `{"events":["webhook.test"]}`},
+			want: wantRequest{Method: "PATCH", Path: base + "/w%2F1", Body: `{"events":["webhook.test"]}`},
 		},
 		{
 			name: "delete", status: 204,
 			call: func(ctx context.Context, c *platform.Client) (*platform.Webhook, error) {
 				return nil, c.Webhooks.Delete(ctx, ref)
 			},
-			want: wireRequest{Method: "DELETE", Path: base + "/w%2F1"},
+			want: wantRequest{Method: "DELETE", Path: base + "/w%2F1"},
 		},
 		{
 			name: "test", status: 204,
 			call: func(ctx context.Context, c *platform.Client) (*platform.Webhook, error) {
 				return nil, c.Webhooks.Test(ctx, ref)
 			},
-			want: wireRequest{Method: "POST", Path: base + "/w%2F1/test"},
+			want: wantRequest{Method: "POST", Path: base + "/w%2F1/test"},
 		},
 	}
 	for _, tt := range tests {
@@ -156,13 +156,7 @@ func TestWebhooksWire(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			req := w.only()
-			if req.Method != tt.want.Method || req.Path != tt.want.Path || len(req.Query) != 0 {
-				t.Errorf("request %s %s?%s, want %s %s", req.Method, req.Path, req.Query.Encode(), tt.want.Method, tt.want.Path)
-			}
-			if !jsonEqual(t, tt.want.Body, req.Body) {
-				t.Errorf("body %s, want %s", req.Body, tt.want.Body)
-			}
+			checkRequest(t, w.only(), tt.want)
 			if tt.resp == "" {
 				return
 			}
@@ -184,10 +178,7 @@ func TestWebhooksWireList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := w.only()
-	if req.Method != "GET" || req.Path != "/v1/organizations/acme/databases/app/webhooks" || req.Query.Encode() != "page=2&per_page=1" {
-		t.Errorf("request %s %s?%s", req.Method, req.Path, req.Query.Encode())
-	}
+	checkRequest(t, w.only(), wantRequest{Method: "GET", Path: "/v1/organizations/acme/databases/app/webhooks", RawQuery: "page=2&per_page=1"})
 	if diff := cmp.Diff([]*platform.Webhook{wantWireWebhook(t)}, page.Items); diff != "" {
 		t.Errorf("items (-want +got):\n%s", diff)
 	}
