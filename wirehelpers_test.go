@@ -239,3 +239,16 @@ func jsonValue(t *testing.T, b []byte) any {
 	}
 	return v
 }
+
+// checkSameJSON reports every key one JSON text has and the other lacks
+// (by its path), and every value that differs.
+func checkSameJSON(t *testing.T, want, got []byte) {
+	t.Helper()
+	wantV, gotV := jsonValue(t, want), jsonValue(t, got)
+	for _, d := range goldenKeyDiff("$", wantV, gotV) {
+		t.Error(d)
+	}
+	if diff := cmp.Diff(wantV, gotV); diff != "" {
+		t.Errorf("JSON values (-want +got):\n%s", diff)
+	}
+}
