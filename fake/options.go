@@ -20,6 +20,7 @@ type config struct {
 	addr            string
 	orgName         string
 	requestLogLimit int
+	rateLimit       int           // requests a minute per credential; 0: none
 	webhookTimeout  time.Duration // see WithWebhookTimeout; 0 is the default
 }
 

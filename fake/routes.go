@@ -122,8 +122,9 @@ func (s *Server) buildMux() (*http.ServeMux, error) {
 }
 
 // pipeline runs what every operation shares, in order: fault rules,
-// authentication, the organization and database of the path, the permission
-// check, body and page decoding, then the handler, and writes the result.
+// authentication, the rate limit, the organization and database of the
+// path, the permission check, body and page decoding, then the handler, and
+// writes the result.
 func (s *Server) pipeline(rt *route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if rec, ok := w.(*recorder); ok {
@@ -159,6 +160,9 @@ func (s *Server) run(rt *route, r *http.Request, body any, bodyErr *apiError) (s
 	c := &call{s: s, w: s.world, r: r, rt: rt, body: body, now: s.clock.Now()}
 	if !rt.public {
 		if c.who, err = s.authenticate(r, c.now); err != nil {
+			return 0, nil, err
+		}
+		if err := s.limiter.allow(c.who.rateKey(), c.now); err != nil {
 			return 0, nil, err
 		}
 	}

@@ -47,6 +47,7 @@ type Server struct {
 	reqID   string // per-server prefix of request IDs
 
 	faults   faultRules
+	limiter  rateLimiter // see ratelimit.go
 	requests requestLog
 	events   events
 	failNext map[string]bool // IDs whose next transition fails
@@ -94,6 +95,7 @@ func New(opts ...Option) (*Server, error) {
 	s.clock.onWake = s.wake
 	s.hooks.init(cfg.webhookTimeout)
 	s.requests.limit = cfg.requestLogLimit
+	s.limiter.limit = cfg.rateLimit
 	s.faults.rng = newFaultRand(cfg.seed)
 	s.reqID = s.world.newID()[:6]
 	mux, err := s.buildMux()

@@ -58,6 +58,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of IDs and secrets: the same seed gives the same admin token and IDs")
 	org := fs.String("org", "acme", "`name` of the organization the server starts with")
 	virtual := fs.Bool("virtual-time", false, "run on a virtual clock that only POST /_fake/advance moves, instead of the wall clock")
+	rateLimit := fs.Int("rate-limit", 0, "answer 429 to a credential's requests beyond this many a minute (the live service allows 600); 0 for no limit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(stdout, "Usage: platform-fake [flags]")
@@ -75,6 +76,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	opts := []fake.Option{fake.WithAddr(*addr), fake.WithSeed(*seed), fake.WithOrganization(*org)}
 	if !*virtual {
 		opts = append(opts, fake.WithRealTime())
+	}
+	if *rateLimit != 0 {
+		opts = append(opts, fake.WithRateLimit(*rateLimit))
 	}
 	srv, err := fake.New(opts...)
 	if err != nil {

@@ -154,6 +154,20 @@ func TestRunServesAndStops(t *testing.T) {
 	}
 }
 
+func TestRunRateLimit(t *testing.T) {
+	t.Parallel()
+	s := start(t, "-addr", "127.0.0.1:0", "-virtual-time", "-rate-limit", "1")
+	base, auth := s.info["base URL"], s.info["Authorization"]
+	var org platform.Organization
+	if status := send(t, "GET", base+"v1/organizations/acme", auth, &org); status != http.StatusOK {
+		t.Errorf("first request: status %d, want 200", status)
+	}
+	var e struct{ Code string }
+	if status := send(t, "GET", base+"v1/organizations/acme", auth, &e); status != http.StatusTooManyRequests || e.Code != "rate_limited" {
+		t.Errorf("second request in the minute: status %d, code %q; want 429 rate_limited", status, e.Code)
+	}
+}
+
 func TestRunRealTimeByDefault(t *testing.T) {
 	t.Parallel()
 	s := start(t, "-addr", "127.0.0.1:0")
@@ -203,6 +217,7 @@ func TestRunBadCommandLine(t *testing.T) {
 		{"seed not a number", []string{"-seed", "x"}, true, "-seed"},
 		{"bad organization", []string{"-addr", "127.0.0.1:0", "-org", "Not_A_Slug"}, false, "Not_A_Slug"},
 		{"address in use", []string{"-addr", busy.Addr().String()}, false, busy.Addr().String()},
+		{"negative rate limit", []string{"-addr", "127.0.0.1:0", "-rate-limit", "-1"}, false, "WithRateLimit"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -231,7 +246,7 @@ func TestRunHelp(t *testing.T) {
 	if err := run(t.Context(), []string{"-h"}, &out); err != nil {
 		t.Fatalf("run(-h) = %v", err)
 	}
-	for _, f := range []string{"-addr", "-seed", "-org", "-virtual-time"} {
+	for _, f := range []string{"-addr", "-seed", "-org", "-virtual-time", "-rate-limit"} {
 		if !strings.Contains(out.String(), f) {
 			t.Errorf("usage lacks %s:\n%s", f, out.String())
 		}
