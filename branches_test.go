@@ -163,17 +163,7 @@ func TestBranchesWire(t *testing.T) {
 	ref := func(p platform.BranchParams) *platform.BranchParams { return &p }
 	dev := platform.BranchParams{Organization: "acme", Database: "app-db", Branch: "dev"}
 	page := func(n int) *int { return &n }
-	tests := []struct {
-		name     string
-		call     func(ctx context.Context, c *platform.Client) (any, error)
-		status   int
-		response string
-		method   string
-		path     string
-		query    url.Values
-		body     string
-		want     any
-	}{{
+	tests := []methodCase{{
 		name: "list with every filter",
 		call: func(ctx context.Context, c *platform.Client) (any, error) {
 			return c.Branches.List(ctx, &platform.ListBranchesParams{
@@ -363,23 +353,7 @@ func TestBranchesWire(t *testing.T) {
 			}},
 		},
 	}}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			w := newWire(t, tt.status, tt.response)
-			got, err := tt.call(t.Context(), w.client)
-			if err != nil {
-				t.Fatalf("call: %v", err)
-			}
-			checkRequest(t, w.only(), wantRequest{Method: tt.method, Path: tt.path, RawQuery: tt.query.Encode(), Body: tt.body})
-			if tt.want == nil {
-				return
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("decoded (-want +got):\n%s", diff)
-			}
-		})
-	}
+	runMethodCases(t, tests)
 }
 
 // TestBranchesErrorResponse checks that an API error reaches the caller

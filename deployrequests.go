@@ -288,6 +288,15 @@ func (s *DeployRequestsService) drAction(ctx context.Context, method string, p *
 	return dr, s.drCall(ctx, method, p, suffix, body, dr)
 }
 
+// drListPage fetches a page of a list below one deploy request (its
+// operations, its reviews); q carries the page numbers.
+func drListPage[T any](ctx context.Context, s *DeployRequestsService, dp *DeployRequestParams, suffix string, q paged) (*Page[T], error) {
+	if err := dp.check(); err != nil {
+		return nil, err
+	}
+	return listPage[T](ctx, s.client, dp.path(suffix), q)
+}
+
 // ListDeployRequestsParams selects a page of a database's deploy requests.
 type ListDeployRequestsParams struct {
 	Organization string `json:"-" url:"-"`
@@ -482,11 +491,7 @@ type ListDeployOperationsParams struct {
 // API: GET /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/operations
 func (s *DeployRequestsService) ListOperations(ctx context.Context, p *ListDeployOperationsParams) (*Page[DeployOperation], error) {
 	p = orZero(p)
-	dp := &DeployRequestParams{p.Organization, p.Database, p.Number}
-	if err := dp.check(); err != nil {
-		return nil, err
-	}
-	return listPage[DeployOperation](ctx, s.client, dp.path("/operations"), p)
+	return drListPage[DeployOperation](ctx, s, &DeployRequestParams{p.Organization, p.Database, p.Number}, "/operations", p)
 }
 
 // AllOperations ranges over every table operation of a deployment.
@@ -528,11 +533,7 @@ type ListReviewsParams struct {
 // API: GET /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/reviews
 func (s *DeployRequestsService) ListReviews(ctx context.Context, p *ListReviewsParams) (*Page[DeployRequestReview], error) {
 	p = orZero(p)
-	dp := &DeployRequestParams{p.Organization, p.Database, p.Number}
-	if err := dp.check(); err != nil {
-		return nil, err
-	}
-	return listPage[DeployRequestReview](ctx, s.client, dp.path("/reviews"), p)
+	return drListPage[DeployRequestReview](ctx, s, &DeployRequestParams{p.Organization, p.Database, p.Number}, "/reviews", p)
 }
 
 // AllReviews ranges over every review of a deploy request.

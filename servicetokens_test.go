@@ -94,17 +94,7 @@ func TestServiceTokensWire(t *testing.T) {
 	t.Parallel()
 	const base = "/v1/organizations/ac%20me/service-tokens"
 	const org, id = "ac me", "t/1"
-	tests := []struct {
-		name     string
-		status   int
-		response string
-		call     func(ctx context.Context, c *platform.Client) (any, error)
-		method   string
-		path     string
-		query    url.Values
-		body     string
-		want     any
-	}{
+	tests := []methodCase{
 		{
 			name: "list", status: 200, response: serviceTokenListJSON(serviceTokenJSON),
 			call: func(ctx context.Context, c *platform.Client) (any, error) {
@@ -195,23 +185,7 @@ func TestServiceTokensWire(t *testing.T) {
 			want: serviceTokenPage(wantServiceTokenGrant()),
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			w := newWire(t, tt.status, tt.response)
-			got, err := tt.call(t.Context(), w.client)
-			if err != nil {
-				t.Fatalf("call: %v", err)
-			}
-			checkRequest(t, w.only(), wantRequest{Method: tt.method, Path: tt.path, RawQuery: tt.query.Encode(), Body: tt.body})
-			if tt.want == nil {
-				return
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("decoded (-want +got):\n%s", diff)
-			}
-		})
-	}
+	runMethodCases(t, tests)
 }
 
 // TestServiceTokensAll checks that the All twins walk every page.

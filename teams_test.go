@@ -93,17 +93,7 @@ func teamsPage[T any](items ...*T) *platform.Page[T] {
 // JSON body) and the decoding of its response.
 func TestTeamsWire(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name     string
-		call     func(ctx context.Context, c *platform.Client) (any, error)
-		method   string
-		path     string
-		query    url.Values
-		body     string
-		status   int
-		response string
-		want     any
-	}{
+	tests := []methodCase{
 		{
 			name: "List",
 			call: func(ctx context.Context, c *platform.Client) (any, error) {
@@ -238,26 +228,7 @@ func TestTeamsWire(t *testing.T) {
 			status: 204,
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			w := newWire(t, tt.status, tt.response)
-			got, err := tt.call(t.Context(), w.client)
-			if err != nil {
-				t.Fatalf("call: %v", err)
-			}
-			checkRequest(t, w.only(), wantRequest{Method: tt.method, Path: tt.path, RawQuery: tt.query.Encode(), Body: tt.body})
-			if tt.want == nil {
-				if got != nil {
-					t.Errorf("result %v, want none", got)
-				}
-				return
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("decoded (-want +got):\n%s", diff)
-			}
-		})
-	}
+	runMethodCases(t, tests)
 }
 
 // TestTeamsRoundTrip decodes the reference-shaped JSON strictly (every key

@@ -2,6 +2,7 @@ package platform_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -243,5 +244,45 @@ func checkSameJSON(t *testing.T, want, got []byte) {
 	}
 	if diff := cmp.Diff(wantV, gotV); diff != "" {
 		t.Errorf("JSON values (-want +got):\n%s", diff)
+	}
+}
+
+// methodCase is one row of an SDK service's wire table: a call, the answer
+// the wire server gives it, the request the call must send, and what it
+// must return.
+type methodCase struct {
+	name     string
+	call     func(ctx context.Context, c *platform.Client) (any, error)
+	status   int    // the wire server's status
+	response string // the wire server's JSON body; "" for none
+	method   string
+	path     string // escaped, below the prefix
+	query    url.Values
+	body     string // the JSON body the call must send; "" for none
+	want     any    // what the call must return; nil: nothing
+}
+
+// runMethodCases runs each case in parallel against its own wire server.
+func runMethodCases(t *testing.T, cases []methodCase) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWire(t, tt.status, tt.response)
+			got, err := tt.call(t.Context(), w.client)
+			if err != nil {
+				t.Fatalf("call: %v", err)
+			}
+			checkRequest(t, w.only(), wantRequest{Method: tt.method, Path: tt.path, RawQuery: tt.query.Encode(), Body: tt.body})
+			if tt.want == nil {
+				if got != nil {
+					t.Errorf("result %v, want none", got)
+				}
+				return
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("decoded (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
