@@ -27,6 +27,9 @@ type branchRec struct {
 
 	keyspaces      index[*keyspaceRec]
 	keyspaceByName map[string]*keyspaceRec
+	// readOnlyRegions are the regions its keyspaces replicate to, in the
+	// order they were added; see keyspaces.go.
+	readOnlyRegions index[*readOnlyRegionRec]
 
 	roles *branchRoles
 
@@ -143,6 +146,11 @@ func (s *Server) createBranch(c *call, p *platform.CreateBranchParams) (any, err
 	}
 	if err := checkName("name", p.Name); err != nil {
 		return nil, err
+	}
+	if p.ClusterSize != "" {
+		if err := checkClusterSize("cluster_size", p.ClusterSize, db.kind); err != nil {
+			return nil, err
+		}
 	}
 	if db.branches[p.Name] != nil {
 		return nil, unprocessable("name %q is already taken by another branch of %s", p.Name, db.name)

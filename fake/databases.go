@@ -54,6 +54,7 @@ func (s *Server) databaseRoutes() []route {
 		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}", op: "update_database_settings", handler: withBody(updateDatabase)},
 		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}", op: "delete_database", handler: act(deleteDatabase)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/regions", op: "list_database_regions", handler: read(listDatabaseRegions)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/read-only-regions", op: "list_read_only_regions", handler: read(listReadOnlyRegions)},
 	}
 }
 
@@ -89,9 +90,6 @@ func (s *Server) createDatabase(c *call, p *platform.CreateDatabaseParams) (any,
 	if c.org.dbByName[p.Name] != nil {
 		return nil, unprocessable("name %q is already taken by another database in %s", p.Name, c.org.name)
 	}
-	if p.ClusterSize == "" {
-		return nil, unprocessable("cluster_size is required")
-	}
 	region := c.org.defaultRegion
 	if p.Region != "" {
 		if region = regionBySlug(p.Region); region == nil {
@@ -106,6 +104,13 @@ func (s *Server) createDatabase(c *call, p *platform.CreateDatabaseParams) (any,
 	default:
 		return nil, unprocessable("kind %q is not mysql or postgresql", p.Kind)
 	}
+	size := p.ClusterSize
+	if size == "" {
+		size = defaultClusterSize
+	}
+	if err := checkClusterSize("cluster_size", size, kind); err != nil {
+		return nil, err
+	}
 	if p.Replicas != nil && *p.Replicas < 0 {
 		return nil, unprocessable("replicas must not be negative")
 	}
@@ -115,7 +120,7 @@ func (s *Server) createDatabase(c *call, p *platform.CreateDatabaseParams) (any,
 		name:          p.Name,
 		region:        region,
 		kind:          kind,
-		clusterSize:   p.ClusterSize,
+		clusterSize:   size,
 		state:         platform.DatabasePending,
 		foreignKeys:   true,
 		defaultBranch: "main",
@@ -214,45 +219,76 @@ func listDatabaseRegions(c *call) (any, error) {
 	return regionPage(c, renderRegionFor(c.db.region)), nil
 }
 
+// listReadOnlyRegions lists the read-only regions of the database's default
+// branch (none while it has no default branch).
+func listReadOnlyRegions(c *call) (any, error) {
+	b := c.db.branches[c.db.defaultBranch]
+	if b == nil {
+		return slicePageOf(c, []*readOnlyRegionRec{}, false, renderReadOnlyRegion(c.db)), nil
+	}
+	return pageOf(c, &b.readOnlyRegions, false, renderReadOnlyRegion(c.db)), nil
+}
+
+// renderReadOnlyRegion renders the read-only regions of db's branches.
+func renderReadOnlyRegion(db *dbRec) func(*readOnlyRegionRec) *platform.ReadOnlyRegion {
+	region := renderRegionFor(db.region)
+	return func(r *readOnlyRegionRec) *platform.ReadOnlyRegion {
+		return &platform.ReadOnlyRegion{
+			ID:          r.id,
+			DisplayName: r.region.displayName,
+			CreatedAt:   platform.NewTimestamp(r.created),
+			UpdatedAt:   platform.NewTimestamp(r.updated),
+			ReadyAt:     ptrTime(r.readyAt),
+			Ready:       r.ready(),
+			Actor:       renderShortActor(r.actor),
+			Region:      *region(r.region),
+		}
+	}
+}
+
 // renderDatabase renders a database as the API shows it.
 func (s *Server) renderDatabase(db *dbRec) *platform.Database {
 	base := s.URL()
-	prod := 0
+	prod, readOnly := 0, 0
 	for _, b := range db.branches {
 		if b.production {
 			prod++
 		}
 	}
+	if b := db.branches[db.defaultBranch]; b != nil {
+		readOnly = b.readOnlyRegions.len()
+	}
 	return &platform.Database{
-		ID:                         db.id,
-		Type:                       "Database",
-		Name:                       db.name,
-		URL:                        base + "v1/organizations/" + db.org.name + "/databases/" + db.name,
-		BranchesURL:                base + "v1/organizations/" + db.org.name + "/databases/" + db.name + "/branches",
-		HTMLURL:                    base + db.org.name + "/" + db.name,
-		State:                      db.state,
-		Ready:                      db.state == platform.DatabaseReady,
-		Kind:                       db.kind,
-		Plan:                       "scaler_pro",
-		Region:                     *renderRegionFor(db.region)(db.region),
-		BranchesCount:              len(db.branches),
-		DevelopmentBranchesCount:   len(db.branches) - prod,
-		ProductionBranchesCount:    prod,
-		IssuesCount:                platform.Ptr(0),
-		DefaultBranch:              db.defaultBranch,
-		DefaultBranchShardCount:    1,
-		RequireApprovalForDeploy:   db.requireApproval,
-		DeletionProtected:          db.deletionProtected,
-		AllowDataBranching:         db.allowDataBranching,
-		ForeignKeysEnabled:         db.foreignKeys,
-		AutomaticMigrations:        db.automaticMigrations,
-		RestrictBranchRegion:       db.restrictBranchRegion,
-		InsightsRawQueries:         db.insightsRawQueries,
-		InsightsEnabled:            true,
-		ProductionBranchWebConsole: db.prodWebConsole,
-		MigrationTableName:         db.migrationTable,
-		MigrationFramework:         db.migrationFramework,
-		CreatedAt:                  platform.NewTimestamp(db.created),
-		UpdatedAt:                  platform.NewTimestamp(db.updated),
+		ID:                                db.id,
+		Type:                              "Database",
+		Name:                              db.name,
+		URL:                               base + "v1/organizations/" + db.org.name + "/databases/" + db.name,
+		BranchesURL:                       base + "v1/organizations/" + db.org.name + "/databases/" + db.name + "/branches",
+		HTMLURL:                           base + db.org.name + "/" + db.name,
+		State:                             db.state,
+		Ready:                             db.state == platform.DatabaseReady,
+		Kind:                              db.kind,
+		Plan:                              "scaler_pro",
+		Region:                            *renderRegionFor(db.region)(db.region),
+		BranchesCount:                     len(db.branches),
+		DevelopmentBranchesCount:          len(db.branches) - prod,
+		ProductionBranchesCount:           prod,
+		IssuesCount:                       platform.Ptr(0),
+		DefaultBranch:                     db.defaultBranch,
+		DefaultBranchShardCount:           1,
+		DefaultBranchReadOnlyRegionsCount: readOnly,
+		RequireApprovalForDeploy:          db.requireApproval,
+		DeletionProtected:                 db.deletionProtected,
+		AllowDataBranching:                db.allowDataBranching,
+		ForeignKeysEnabled:                db.foreignKeys,
+		AutomaticMigrations:               db.automaticMigrations,
+		RestrictBranchRegion:              db.restrictBranchRegion,
+		InsightsRawQueries:                db.insightsRawQueries,
+		InsightsEnabled:                   true,
+		ProductionBranchWebConsole:        db.prodWebConsole,
+		MigrationTableName:                db.migrationTable,
+		MigrationFramework:                db.migrationFramework,
+		CreatedAt:                         platform.NewTimestamp(db.created),
+		UpdatedAt:                         platform.NewTimestamp(db.updated),
 	}
 }

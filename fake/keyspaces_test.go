@@ -133,7 +133,8 @@ func TestKeyspaceDefaultOnEveryBranch(t *testing.T) {
 		ClusterName: "PS_20", ClusterDisplayName: "PS-20", Ready: true, Default: true,
 		NodeTTLStrategy: platform.NodeTTLFollowMaintenance,
 		MysqldOptions:   map[string]string{}, VTTabletOptions: map[string]string{},
-		CreatedAt: pending.CreatedAt, UpdatedAt: main.UpdatedAt,
+		ReadOnlyRegions: []platform.KeyspaceReadOnlyRegion{},
+		CreatedAt:       pending.CreatedAt, UpdatedAt: main.UpdatedAt,
 	}
 	if diff := cmp.Diff(want, main); diff != "" {
 		t.Errorf("main's default keyspace (-want +got):\n%s", diff)
@@ -204,7 +205,8 @@ func TestKeyspaceCreate(t *testing.T) {
 		ClusterName: "PS_40", ClusterDisplayName: "PS-40",
 		NodeTTLStrategy: platform.NodeTTLFollowMaintenance,
 		MysqldOptions:   map[string]string{}, VTTabletOptions: map[string]string{},
-		CreatedAt: platform.NewTimestamp(srv.Now()), UpdatedAt: platform.NewTimestamp(srv.Now()),
+		ReadOnlyRegions: []platform.KeyspaceReadOnlyRegion{},
+		CreatedAt:       platform.NewTimestamp(srv.Now()), UpdatedAt: platform.NewTimestamp(srv.Now()),
 	}
 	if diff := cmp.Diff(want, created); diff != "" {
 		t.Errorf("created keyspace (-want +got):\n%s", diff)
