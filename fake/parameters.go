@@ -3,6 +3,7 @@ package fake
 import (
 	"fmt"
 	"hash/fnv"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -162,7 +163,7 @@ func validateParameter(kind platform.DatabaseKind, name, value string) error {
 		if !ok {
 			return bad("a size (a number with an optional unit: B, kB, MB, GB, TB)")
 		}
-		return inRange(v, func(v float64) string { return plain(v) + "B" })
+		return inRange(v, formatBytes)
 	case platform.ParameterSeconds:
 		v, ok := withUnit(value, secondUnits)
 		if !ok {
@@ -207,6 +208,16 @@ var (
 	byteUnits   = map[string]float64{"": 1, "B": 1, "kB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30, "TB": 1 << 40}
 	secondUnits = map[string]float64{"": 1, "ms": 0.001, "s": 1, "min": 60, "h": 3600, "d": 86400}
 )
+
+// formatBytes writes a size in the largest unit that divides it.
+func formatBytes(v float64) string {
+	for _, u := range []string{"TB", "GB", "MB", "kB"} {
+		if f := byteUnits[u]; v != 0 && math.Mod(v, f) == 0 {
+			return strconv.FormatFloat(v/f, 'f', -1, 64) + u
+		}
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64) + "B"
+}
 
 // withUnit parses a whole number with an optional unit into the base unit.
 func withUnit(value string, units map[string]float64) (float64, bool) {
