@@ -491,7 +491,9 @@ func (s *Server) updateReadOnlyRegions(c *call, p *platform.UpdateReadOnlyRegion
 		next = append(next, ro)
 	}
 	for i := range next {
-		next[i].branchRegion = s.branchReadOnlyRegion(c, b, next[i].region)
+		// A nanosecond apart, below the API's millisecond times, so that
+		// regions added together list in the order given.
+		next[i].branchRegion = s.branchReadOnlyRegion(c, b, next[i].region, c.now.Add(time.Duration(i)))
 	}
 	ks.readOnlyRegions = next
 	ks.updated = c.now
@@ -500,14 +502,14 @@ func (s *Server) updateReadOnlyRegions(c *call, p *platform.UpdateReadOnlyRegion
 }
 
 // branchReadOnlyRegion finds the branch's read-only region r, or adds it,
-// to be ready after Timings.ReadOnlyRegionReady.
-func (s *Server) branchReadOnlyRegion(c *call, b *branchRec, r *regionRec) *readOnlyRegionRec {
+// created at now, to be ready after Timings.ReadOnlyRegionReady.
+func (s *Server) branchReadOnlyRegion(c *call, b *branchRec, r *regionRec, now time.Time) *readOnlyRegionRec {
 	for _, rr := range b.readOnlyRegions.all() {
 		if rr.region == r {
 			return rr
 		}
 	}
-	rr := &readOnlyRegionRec{stamps: stamps{id: c.w.newID(), created: c.now, updated: c.now}, region: r, actor: c.who.user}
+	rr := &readOnlyRegionRec{stamps: stamps{id: c.w.newID(), created: now, updated: now}, region: r, actor: c.who.user}
 	b.readOnlyRegions.add(rr)
 	s.clock.after(s.timing.ReadOnlyRegionReady, func() {
 		if !rr.removed {
