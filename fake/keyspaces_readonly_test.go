@@ -60,7 +60,9 @@ func (e *roEnv) slugs() map[string]bool {
 	return out
 }
 
-func roAt(region string) platform.ReadOnlyRegionConfig { return platform.ReadOnlyRegionConfig{Region: region} }
+func roAt(region string) platform.ReadOnlyRegionConfig {
+	return platform.ReadOnlyRegionConfig{Region: region}
+}
 
 func TestReadOnlyRegionsLifecycle(t *testing.T) {
 	t.Parallel()
