@@ -2,7 +2,6 @@ package platform_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log"
 	"net/url"
@@ -82,10 +81,7 @@ func TestBranchChangesWire(t *testing.T) {
 func TestBranchChangesArgErrors(t *testing.T) {
 	t.Parallel()
 	noBranch := &platform.BranchParams{Organization: "acme", Database: "app-db"}
-	for _, tc := range []struct {
-		name, arg string
-		call      func(ctx context.Context, c *platform.Client) error
-	}{
+	runArgCases(t, []argCase{
 		{"ListParameters without branch", "branch", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.BranchChanges.ListParameters(ctx, noBranch)
 			return err
@@ -98,19 +94,7 @@ func TestBranchChangesArgErrors(t *testing.T) {
 			_, err := c.BranchChanges.GetInfrastructure(ctx, noBranch)
 			return err
 		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			w := newWire(t, 200, `[]`)
-			var argErr *platform.ArgError
-			if err := tc.call(t.Context(), w.client); !errors.As(err, &argErr) || argErr.Arg != tc.arg {
-				t.Fatalf("got %v, want an *ArgError for %s", err, tc.arg)
-			}
-			if n := w.count(); n != 0 {
-				t.Errorf("%d requests sent, want none", n)
-			}
-		})
-	}
+	})
 }
 
 // ExampleBranchChangesService_ListParameters reads a PostgreSQL branch's

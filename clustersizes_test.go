@@ -75,10 +75,7 @@ func TestClusterSizesWire(t *testing.T) {
 
 func TestClusterSizesArgErrors(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		name, arg string
-		call      func(ctx context.Context, c *platform.Client) error
-	}{
+	runArgCases(t, []argCase{
 		{"List with nil params", "organization", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.ClusterSizes.List(ctx, nil)
 			return err
@@ -87,19 +84,7 @@ func TestClusterSizesArgErrors(t *testing.T) {
 			_, err := c.ClusterSizes.ListForBranch(ctx, &platform.ListBranchClusterSizesParams{Organization: "acme", Database: "app-db"})
 			return err
 		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			w := newWire(t, 200, `[]`)
-			var argErr *platform.ArgError
-			if err := tc.call(t.Context(), w.client); !errors.As(err, &argErr) || argErr.Arg != tc.arg {
-				t.Fatalf("got %v, want an *ArgError for %s", err, tc.arg)
-			}
-			if n := w.count(); n != 0 {
-				t.Errorf("%d requests sent, want none", n)
-			}
-		})
-	}
+	})
 }
 
 // TestClusterSizesFake checks the behaviour a user relies on against the

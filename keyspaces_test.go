@@ -491,10 +491,7 @@ func TestReadOnlyRegionsWire(t *testing.T) {
 
 func TestReadOnlyRegionsArgErrors(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		name, arg string
-		call      func(ctx context.Context, c *platform.Client) error
-	}{
+	runArgCases(t, []argCase{
 		{"UpdateReadOnlyRegions without keyspace", "keyspace", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Keyspaces.UpdateReadOnlyRegions(ctx, &platform.UpdateReadOnlyRegionsParams{Organization: "acme", Database: "app-db", Branch: "main"})
 			return err
@@ -507,19 +504,7 @@ func TestReadOnlyRegionsArgErrors(t *testing.T) {
 			_, err := c.Databases.ListReadOnlyRegions(ctx, &platform.ListReadOnlyRegionsParams{Organization: "acme", Database: "app-db", ListParams: platform.ListParams{Page: -1}})
 			return err
 		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			w := newWire(t, 200, `[]`)
-			var argErr *platform.ArgError
-			if err := tc.call(t.Context(), w.client); !errors.As(err, &argErr) || argErr.Arg != tc.arg {
-				t.Fatalf("got %v, want an *ArgError for %s", err, tc.arg)
-			}
-			if n := w.count(); n != 0 {
-				t.Errorf("%d requests sent, want none", n)
-			}
-		})
-	}
+	})
 }
 
 // TestReadOnlyRegionsFake checks against the fake that the database's list
