@@ -20,9 +20,10 @@ func listParameters(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []*platform.ClusterParameter{}
-	for _, p := range clusterParams(b.db.kind) {
-		out = append(out, renderParameter(b, p))
+	params, r := clusterParams(b.db.kind), newParamRenderer(b)
+	out := make([]*platform.ClusterParameter, len(params))
+	for i, p := range params {
+		out[i] = r.parameter(p)
 	}
 	return out, nil
 }
@@ -32,9 +33,10 @@ func listExtensions(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []*platform.ClusterExtension{}
-	for _, e := range clusterExtensions(b.db.kind) {
-		out = append(out, renderExtension(b, e))
+	exts, r := clusterExtensions(b.db.kind), newParamRenderer(b)
+	out := make([]*platform.ClusterExtension, len(exts))
+	for i, e := range exts {
+		out[i] = r.extension(e)
 	}
 	return out, nil
 }

@@ -28,6 +28,8 @@ type paramSpec struct {
 	required          bool
 	// ext is the extension the parameter configures; "" for none.
 	ext string
+	// id and url are derived from the name (see init).
+	id, url string
 }
 
 // extSpec is an extension of the catalogue.
@@ -37,6 +39,10 @@ type extSpec struct {
 	internal          bool
 	// unavailable is why the cluster cannot load it; "" when it can.
 	unavailable string
+	// id and url are derived from the name, and params are the
+	// extension's parameters (see init).
+	id, url string
+	params  []*paramSpec
 }
 
 // postgresParams is PostgreSQL's parameter catalogue, in list order.
@@ -81,6 +87,19 @@ var (
 	paramByName = indexBy(postgresParams, func(p *paramSpec) string { return p.name })
 	extByName   = indexBy(postgresExtensions, func(e *extSpec) string { return e.name })
 )
+
+// init derives what the catalogue entries share from their names, once.
+func init() {
+	for _, p := range postgresParams {
+		p.id, p.url = catalogueID("prm", p.name), "https://docs.dbplatform.dev/postgresql/parameters#"+p.name
+		if e := extByName[p.ext]; e != nil {
+			e.params = append(e.params, p)
+		}
+	}
+	for _, e := range postgresExtensions {
+		e.id, e.url = catalogueID("ext", e.name), "https://docs.dbplatform.dev/postgresql/extensions#"+e.name
+	}
+}
 
 func indexBy[T any](items []T, key func(T) string) map[string]T {
 	m := make(map[string]T, len(items))
@@ -233,10 +252,20 @@ func withUnit(value string, units map[string]float64) (float64, bool) {
 	return float64(n) * f, true
 }
 
-// renderParameter renders a parameter as a branch has it.
-func renderParameter(b *branchRec, p *paramSpec) *platform.ClusterParameter {
+// paramRenderer renders parameters as a branch has them: what the
+// parameters of one branch share is rendered once.
+type paramRenderer struct {
+	created platform.Timestamp
+	actor   *platform.Actor
+}
+
+func newParamRenderer(b *branchRec) paramRenderer {
+	return paramRenderer{created: platform.NewTimestamp(b.created), actor: renderShortActor(b.actor)}
+}
+
+func (r paramRenderer) parameter(p *paramSpec) *platform.ClusterParameter {
 	return &platform.ClusterParameter{
-		ID:            catalogueID("prm", p.name),
+		ID:            p.id,
 		Name:          p.name,
 		DisplayName:   p.displayName,
 		Namespace:     p.namespace,
@@ -248,35 +277,31 @@ func renderParameter(b *branchRec, p *paramSpec) *platform.ClusterParameter {
 		DefaultValue:  p.def,
 		Value:         p.def,
 		Required:      p.required,
-		Created:       platform.NewTimestamp(b.created),
-		Updated:       platform.NewTimestamp(b.created),
+		Created:       r.created,
+		Updated:       r.created,
 		Restart:       p.restart,
 		Max:           p.max,
 		Min:           p.min,
-		URL:           "https://docs.dbplatform.dev/postgresql/parameters#" + p.name,
+		URL:           p.url,
 		Options:       append([]string{}, p.options...),
-		Actor:         renderShortActor(b.actor),
+		Actor:         r.actor,
 	}
 }
 
-// renderExtension renders an extension as a branch has it, with its
-// parameters.
-func renderExtension(b *branchRec, e *extSpec) *platform.ClusterExtension {
+func (r paramRenderer) extension(e *extSpec) *platform.ClusterExtension {
 	out := &platform.ClusterExtension{
-		ID:                catalogueID("ext", e.name),
+		ID:                e.id,
 		Name:              e.name,
 		Description:       e.description,
 		Internal:          e.internal,
 		Loader:            e.loader,
-		URL:               "https://docs.dbplatform.dev/postgresql/extensions#" + e.name,
+		URL:               e.url,
 		Available:         e.unavailable == "",
 		UnavailableReason: e.unavailable,
-		Parameters:        []*platform.ClusterParameter{},
+		Parameters:        make([]*platform.ClusterParameter, len(e.params)),
 	}
-	for _, p := range postgresParams {
-		if p.ext == e.name {
-			out.Parameters = append(out.Parameters, renderParameter(b, p))
-		}
+	for i, p := range e.params {
+		out.Parameters[i] = r.parameter(p)
 	}
 	return out
 }
