@@ -102,9 +102,9 @@ func renderInfrastructure(b *branchRec) *platform.BranchInfrastructure {
 		}
 		return out
 	}
-	vtgate := skuByName[b.db.clusterSize]
+	vtgate := defaultVTGate(b.db.clusterSize)
 	for i := range vtgates(b) {
-		add(fmt.Sprintf("%s-vtgate-%d", b.id, i), "vtgate", b.region.slug, vtgate.vtgate, b.ready, nil, "", "")
+		add(fmt.Sprintf("%s-vtgate-%d", b.id, i), "vtgate", b.region.slug, vtgate, b.ready, nil, "", "")
 	}
 	for _, ks := range keyspaces {
 		for _, shard := range shardNames(ks.shards) {

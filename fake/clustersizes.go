@@ -93,6 +93,16 @@ func clusterDisplayName(size string) string {
 	return size
 }
 
+// defaultVTGate is the query router size of a cluster of the given size;
+// the smallest for a size the catalogue lacks (none is stored, see
+// checkClusterSize).
+func defaultVTGate(size string) string {
+	if sku := skuByName[size]; sku != nil {
+		return sku.vtgate
+	}
+	return clusterSKUs[0].vtgate
+}
+
 // regionRateFactor scales the base prices for a region.
 func regionRateFactor(r *regionRec) float64 {
 	switch r.slug {
