@@ -323,6 +323,8 @@ var demoteBranch = onBranch(func(c *call, b *branchRec) error {
 		return unprocessable("branch %s is not a production branch", b.name)
 	case b.name == b.db.defaultBranch:
 		return unprocessable("branch %s is the default branch of %s and must stay a production branch", b.name, b.db.name)
+	case b.readOnlyRegions.len() > 0:
+		return unprocessable("branch %s has read-only regions (%s), which need a production branch; remove them first", b.name, b.readOnlyRegionSlugs())
 	}
 	b.production = false
 	b.safeMigrations = false

@@ -537,6 +537,15 @@ func (b *branchRec) pruneReadOnlyRegions() {
 	}
 }
 
+// readOnlyRegionSlugs lists the branch's read-only regions, for messages.
+func (b *branchRec) readOnlyRegionSlugs() string {
+	slugs := make([]string, b.readOnlyRegions.len())
+	for i, r := range b.readOnlyRegions.all() {
+		slugs[i] = r.region.slug
+	}
+	return strings.Join(slugs, ", ")
+}
+
 // renderKeyspaceReadOnlyRegions renders a keyspace's read-only regions, as
 // its read_only_regions field shows them.
 func renderKeyspaceReadOnlyRegions(ks *keyspaceRec) []platform.KeyspaceReadOnlyRegion {

@@ -273,4 +273,17 @@ func TestReadOnlyRegionsOfDefaultBranch(t *testing.T) {
 	if diff := cmp.Diff(map[string]bool{"us-west": false}, e.slugs()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
+
+	// A branch with read-only regions stays a production branch.
+	demote := func() error {
+		_, err := e.c.Branches.Demote(t.Context(), &platform.DemoteBranchParams{Organization: e.srv.Org(), Database: ksDB, Branch: "second"})
+		return err
+	}
+	apiError(t, demote(), http.StatusUnprocessableEntity, "branch second has read-only regions (eu-west)", "remove them first")
+	if _, err := e.set("second", ksDB); err != nil {
+		t.Fatal(err)
+	}
+	if err := demote(); err != nil {
+		t.Errorf("demoting once the regions are removed: %v", err)
+	}
 }

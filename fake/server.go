@@ -49,7 +49,8 @@
 // own, and given once; its cluster size defaults to the keyspace's and its
 // replicas to 2 (1 to 20). The database's list is its default branch's: one
 // entry per region any keyspace replicates to, added with the first, ready
-// after Timings.ReadOnlyRegionReady, removed with the last.
+// after Timings.ReadOnlyRegionReady, removed with the last. A branch with
+// read-only regions cannot be demoted until they are removed.
 package fake
 
 import (
