@@ -215,6 +215,10 @@ type ServiceToken struct {
 	// ServiceTokenAccesses are the permissions the token holds, one per
 	// permission and resource.
 	ServiceTokenAccesses []*ServiceTokenAccess `json:"service_token_accesses"`
+	// OAuthAccessesByResource is the grant of an OAuth token, which the API
+	// renders in the same shape; always nil for a service token, whose
+	// permissions are ServiceTokenAccesses.
+	OAuthAccessesByResource *OAuthAccesses `json:"oauth_accesses_by_resource"`
 }
 
 // ServiceTokenAccess is one permission a service token holds on one
