@@ -21,8 +21,8 @@ const (
 // Actor is who did something: a user, or a service token.
 type Actor struct {
 	ID string `json:"id"`
-	// Type is reported in branch responses only.
-	Type        string `json:"type,omitempty"`
+	// Type is the kind of actor: "User".
+	Type        string `json:"type"`
 	DisplayName string `json:"display_name"`
 	AvatarURL   string `json:"avatar_url"`
 }

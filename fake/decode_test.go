@@ -166,6 +166,18 @@ func TestUnknownFields(t *testing.T) {
 		if e := wantError(t, w, http.StatusBadRequest, "bad_request"); !strings.Contains(e.Message, "bogus") {
 			t.Errorf("nested unknown field: message %q does not name bogus", e.Message)
 		}
+		// An operation that takes no body knows no field, whatever its
+		// method.
+		for _, req := range []struct{ method, path string }{
+			{http.MethodDelete, "/v1/organizations/acme/databases/app"},
+			{http.MethodDelete, "/v1/organizations/acme/members/" + bob},
+			{http.MethodPost, "/v1/organizations/acme/databases/app/branches/main/demote"},
+		} {
+			w := send(t, srv, req.method, req.path, admin(srv), `{"colour":"blue"}`)
+			if e := wantError(t, w, http.StatusBadRequest, "bad_request"); !strings.Contains(e.Message, "colour") {
+				t.Errorf("%s %s: message %q does not name colour", req.method, req.path, e.Message)
+			}
+		}
 		unchanged(t, srv, before)
 		// Known fields only still pass.
 		for _, op := range bodyOps(bob) {

@@ -110,7 +110,7 @@ func TestTrafficBudgetCreate(t *testing.T) {
 		Concurrency: platform.Ptr(40), WarningThreshold: platform.Ptr(80),
 		Rules: []string{"remote_address=10.0.0.0/8", "route=checkout"},
 	})
-	actor := &platform.Actor{ID: srv.AdminUserID(), DisplayName: "Ada Admin", AvatarURL: bg.Actor.AvatarURL}
+	actor := &platform.Actor{ID: srv.AdminUserID(), Type: "User", DisplayName: "Ada Admin", AvatarURL: bg.Actor.AvatarURL}
 	want := &platform.TrafficBudget{
 		Type: "TrafficBudget", Name: "Checkout", Mode: platform.TrafficBudgetWarn,
 		Capacity: platform.Ptr(1200), Rate: platform.Ptr(25), Burst: platform.Ptr(300),
