@@ -116,6 +116,8 @@ const (
 
 // LintError is a problem the schema linter found.
 type LintError struct {
+	// Type is always "SchemaLintError".
+	Type string `json:"type"`
 	// LintError is the error's code, such as [LintNoUniqueKey].
 	LintError                string          `json:"lint_error"`
 	SubjectType              LintSubjectType `json:"subject_type"`
@@ -134,6 +136,9 @@ type LintError struct {
 	EnumValue                string          `json:"enum_value"`
 	PartitioningType         string          `json:"partitioning_type"`
 	PartitionName            string          `json:"partition_name"`
+	// URLHash identifies the error (its code and subject) in links to it;
+	// the same error has the same hash on every lint.
+	URLHash string `json:"url_hash"`
 }
 
 // The lint error codes.

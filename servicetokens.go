@@ -239,11 +239,13 @@ type ServiceTokenAccess struct {
 // ServiceTokenResource is the organization or database an access applies
 // to.
 type ServiceTokenResource struct {
-	ID        string     `json:"id"`
-	Name      string     `json:"name"`
-	CreatedAt Timestamp  `json:"created_at"`
-	UpdatedAt Timestamp  `json:"updated_at"`
-	DeletedAt *Timestamp `json:"deleted_at"`
+	ID string `json:"id"`
+	// Type is the kind of resource, the access's ResourceType.
+	Type      AccessResourceType `json:"type"`
+	Name      string             `json:"name"`
+	CreatedAt Timestamp          `json:"created_at"`
+	UpdatedAt Timestamp          `json:"updated_at"`
+	DeletedAt *Timestamp         `json:"deleted_at"`
 }
 
 // ServiceTokenAccesses are the accesses an AddAccesses call names, as the

@@ -20,7 +20,7 @@ import (
 // reference independently of the SDK's types.
 const trafficRuleJSON = `{
 	"id": "r1", "type": "TrafficRule", "kind": "match",
-	"tags": [{"key_id": "Sroute", "key": "route", "value": "checkout", "source": "sql"}],
+	"tags": [{"type": "TrafficTag", "key_id": "Sroute", "key": "route", "value": "checkout", "source": "sql"}],
 	"fingerprint": null, "keyspace": null,
 	"actor": {"id": "u1", "type": "User", "display_name": "Ada", "avatar_url": "https://avatars.example.com/u1"},
 	"syntax_highlighted_sql": "<pre>/* route=&#39;checkout&#39; */</pre>",
@@ -57,7 +57,7 @@ func wantTrafficRule(t *testing.T) *platform.TrafficRule {
 	at := mustTimestamp(t, "2026-01-14T10:19:23Z")
 	return &platform.TrafficRule{
 		ID: "r1", Type: "TrafficRule", Kind: platform.TrafficRuleMatch,
-		Tags:                 []*platform.TrafficTag{{KeyID: "Sroute", Key: "route", Value: "checkout", Source: platform.TagSourceSQL}},
+		Tags:                 []*platform.TrafficTag{{Type: "TrafficTag", KeyID: "Sroute", Key: "route", Value: "checkout", Source: platform.TagSourceSQL}},
 		Actor:                &platform.Actor{ID: "u1", Type: "User", DisplayName: "Ada", AvatarURL: "https://avatars.example.com/u1"},
 		SyntaxHighlightedSQL: "<pre>/* route=&#39;checkout&#39; */</pre>",
 		CreatedAt:            at, UpdatedAt: at,

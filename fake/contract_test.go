@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -16,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/dbplatform/platform-go"
 	"github.com/dbplatform/platform-go/fake"
@@ -140,7 +143,8 @@ func contractCheck(t *testing.T, w *opWorld, name string, call opCall, op tsvOpe
 
 // contractBody holds a response of operation name to its schema entry: the
 // entry's status, its body's shape, and the SDK type's keeping every
-// property of the body.
+// property of the body. Every actor object has a type too, which the
+// service sends and the reference leaves out.
 func contractBody(t *testing.T, name string, r wire) {
 	t.Helper()
 	entry := loadContractSchema(t).Operations[name]
@@ -162,6 +166,11 @@ func contractBody(t *testing.T, name string, r wire) {
 	}
 	for _, p := range entry.Response.Validate(body, contractExempt(name)) {
 		t.Errorf("%s: %s", name, p)
+	}
+	for at, a := range contractActors("$", body) {
+		if _, ok := a["type"]; !ok {
+			t.Errorf("%s: %s: an actor without type", name, at)
+		}
 	}
 	if strings.HasPrefix(entry.Path, "{auth_url}") {
 		// The OAuth server's token response is decoded by x/oauth2, which
@@ -540,4 +549,176 @@ func contractBackup(w *opWorld) string {
 		w.t.Fatal(err)
 	}
 	return bk.ID
+}
+
+// contractActorKeys are the properties that hold an actor.
+var contractActorKeys = []string{"actor", "closed_by", "cutover_actor", "cancelled_actor", "creator", "branch_deleted_by"}
+
+// contractActors returns the actor objects of a decoded body, by JSON path.
+func contractActors(path string, v any) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	switch v := v.(type) {
+	case map[string]any:
+		for k, sub := range v {
+			if obj, ok := sub.(map[string]any); ok && slices.Contains(contractActorKeys, k) {
+				out[path+"."+k] = obj
+			}
+			maps.Copy(out, contractActors(path+"."+k, sub))
+		}
+	case []any:
+		for i, item := range v {
+			maps.Copy(out, contractActors(fmt.Sprintf("%s[%d]", path, i), item))
+		}
+	}
+	return out
+}
+
+// contractGet sends a GET with the admin token and decodes its body.
+func contractGet(t *testing.T, w *opWorld, path string) map[string]any {
+	t.Helper()
+	r := send(t, w.srv, http.MethodGet, path, admin(w.srv), "")
+	wantStatus(t, r, http.StatusOK)
+	return decode[map[string]any](t, r)
+}
+
+// contractItem is the first item of a decoded list page.
+func contractItem(t *testing.T, page map[string]any) map[string]any {
+	t.Helper()
+	data, _ := page["data"].([]any)
+	if len(data) == 0 {
+		t.Fatalf("empty page: %v", page)
+	}
+	return data[0].(map[string]any)
+}
+
+// TestContractFixes checks each field the contract found missing (and the
+// ones the service's own clients showed missing, which the reference does
+// not name), in the raw bodies.
+func TestContractFixes(t *testing.T) {
+	t.Parallel()
+	app := "/v1/organizations/acme/databases/" + drDB
+	tests := []struct {
+		name  string
+		check func(t *testing.T, w *opWorld)
+	}{
+		{"type in every actor", func(t *testing.T, w *opWorld) {
+			w.takeSteps(w.open(platform.CreateDeployRequestParams{Branch: "dev"}), then(toInProgress, act("cancel"), adv(time.Second)))
+			w.backup("dev")
+			w.role("dev")
+			w.budget("dev")
+			w.team()
+			for _, path := range []string{
+				app + "/deploy-requests/1", app + "/deploy-requests/1/deployment", app + "/deploy-requests",
+				app + "/branches/dev/backups", app + "/branches/dev/roles", app + "/branches/dev/traffic/budgets",
+				"/v1/organizations/acme/teams", "/v1/organizations/acme/teams/core/members",
+			} {
+				actors := contractActors("$", contractGet(t, w, path))
+				if len(actors) == 0 {
+					t.Errorf("%s: no actor", path)
+				}
+				for at, a := range actors {
+					if a["type"] != "User" {
+						t.Errorf("%s: %s is %v, want type User", path, at, a)
+					}
+				}
+			}
+		}},
+		{"notes of a database", func(t *testing.T, w *opWorld) {
+			wantStatus(t, send(t, w.srv, http.MethodPost, "/v1/organizations/acme/databases", admin(w.srv), `{"name":"noted","notes":"audit"}`), http.StatusCreated)
+			if got := contractGet(t, w, "/v1/organizations/acme/databases/noted")["notes"]; got != "audit" {
+				t.Errorf("notes %v, want audit", got)
+			}
+		}},
+		{"read_only_regions of a keyspace", func(t *testing.T, w *opWorld) {
+			ks := contractGet(t, w, app+"/branches/dev/keyspaces/"+drDB)
+			if got, ok := ks["read_only_regions"].([]any); !ok || len(got) != 0 {
+				t.Errorf("read_only_regions %v, want an empty list", ks["read_only_regions"])
+			}
+		}},
+		{"free_databases_remaining of an organization", func(t *testing.T, w *opWorld) {
+			if got, ok := contractGet(t, w, "/v1/organizations/acme")["free_databases_remaining"]; !ok || got != 0.0 {
+				t.Errorf("free_databases_remaining %v (present %v), want 0", got, ok)
+			}
+		}},
+		{"current_default of the public regions", func(t *testing.T, w *opWorld) {
+			var defaults []any
+			for _, item := range contractGet(t, w, "/v1/regions?per_page=100")["data"].([]any) {
+				r := item.(map[string]any)
+				if r["current_default"] == true {
+					defaults = append(defaults, r["slug"])
+				} else if r["current_default"] != false {
+					t.Errorf("region %v: current_default %v", r["slug"], r["current_default"])
+				}
+			}
+			if diff := cmp.Diff([]any{"us-east"}, defaults); diff != "" {
+				t.Errorf("default regions (-want +got):\n%s", diff)
+			}
+		}},
+		{"resource.type of service token accesses", func(t *testing.T, w *opWorld) {
+			id := w.serviceToken()
+			for _, path := range []string{"/v1/organizations/acme/service-tokens/" + id, "/v1/organizations/acme/service-tokens/" + id + "/access"} {
+				body := contractGet(t, w, path)
+				list, _ := body["service_token_accesses"].([]any)
+				if list == nil {
+					list, _ = body["data"].([]any)
+				}
+				if len(list) == 0 {
+					t.Fatalf("%s: no access", path)
+				}
+				for _, item := range list {
+					a := item.(map[string]any)
+					if res := a["resource"].(map[string]any); res["type"] != "Database" || res["type"] != a["resource_type"] {
+						t.Errorf("%s: resource %v of a %v access, want type Database", path, res, a["resource_type"])
+					}
+				}
+			}
+		}},
+		{"tags[].type of traffic rules", func(t *testing.T, w *opWorld) {
+			bg := w.budget("dev")
+			rules := contractGet(t, w, app+"/branches/dev/traffic/budgets/"+bg.ID)["rules"].([]any)
+			tag := rules[0].(map[string]any)["tags"].([]any)[0].(map[string]any)
+			if tag["type"] != "TrafficTag" {
+				t.Errorf("tag %v, want type TrafficTag", tag)
+			}
+		}},
+		{"type and url_hash of lint errors", func(t *testing.T, w *opWorld) {
+			if err := w.srv.PushSchema(w.org, drDB, "dev", append(slices.Clone(drLintError), "CREATE TABLE drafts (body text)")...); err != nil {
+				t.Fatal(err)
+			}
+			lint := func() []any { return contractGet(t, w, app+"/branches/dev/schema/lint")["data"].([]any) }
+			first, again := lint(), lint()
+			if len(first) != 2 {
+				t.Fatalf("%d lint errors, want 2: %v", len(first), first)
+			}
+			hashes := map[any]bool{}
+			for i, item := range first {
+				e := item.(map[string]any)
+				hash, _ := e["url_hash"].(string)
+				if e["type"] != "SchemaLintError" || len(hash) != 12 || hash != again[i].(map[string]any)["url_hash"] {
+					t.Errorf("lint error %v, want type SchemaLintError and a url_hash the same on every lint", e)
+				}
+				hashes[hash] = true
+			}
+			if len(hashes) != 2 {
+				t.Errorf("url_hashes %v, want one per error", hashes)
+			}
+		}},
+		{"oauth_accesses_by_resource of service tokens, service_token_accesses of OAuth tokens", func(t *testing.T, w *opWorld) {
+			st := contractGet(t, w, "/v1/organizations/acme/service-tokens/"+w.serviceToken())
+			if v, ok := st["oauth_accesses_by_resource"]; !ok || v != nil {
+				t.Errorf("service token: oauth_accesses_by_resource %v (present %v), want null", v, ok)
+			}
+			oa := w.oauthApp()
+			tok := contractGet(t, w, "/v1/organizations/acme/oauth-applications/"+oa.ID+"/tokens/"+w.oauthTokenID(oa))
+			if v, ok := tok["service_token_accesses"]; !ok || v != nil {
+				t.Errorf("OAuth token: service_token_accesses %v (present %v), want null", v, ok)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.check(t, newOpWorld(t))
+		})
+	}
 }

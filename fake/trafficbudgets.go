@@ -557,7 +557,7 @@ func renderTrafficRule(r *trafficRuleRec) *platform.TrafficRule {
 		out.Keyspace = platform.Ptr(r.keyspace)
 	}
 	if t := r.tag; t.key != "" {
-		out.Tags = append(out.Tags, &platform.TrafficTag{KeyID: t.keyID(), Key: t.key, Value: t.value, Source: t.source()})
+		out.Tags = append(out.Tags, &platform.TrafficTag{Type: "TrafficTag", KeyID: t.keyID(), Key: t.key, Value: t.value, Source: t.source()})
 		if t.source() == platform.TagSourceSQL {
 			out.SyntaxHighlightedSQL = "<pre>" + html.EscapeString(t.sqlComment()) + "</pre>"
 		}
