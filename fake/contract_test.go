@@ -581,16 +581,6 @@ func contractGet(t *testing.T, w *opWorld, path string) map[string]any {
 	return decode[map[string]any](t, r)
 }
 
-// contractItem is the first item of a decoded list page.
-func contractItem(t *testing.T, page map[string]any) map[string]any {
-	t.Helper()
-	data, _ := page["data"].([]any)
-	if len(data) == 0 {
-		t.Fatalf("empty page: %v", page)
-	}
-	return data[0].(map[string]any)
-}
-
 // TestContractFixes checks each field the contract found missing (and the
 // ones the service's own clients showed missing, which the reference does
 // not name), in the raw bodies.
