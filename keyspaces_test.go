@@ -43,7 +43,8 @@ const keyspaceJSON = `{
 	"replication_durability_constraints": {"strategy": "lag"},
 	"vreplication_flags": {"optimize_inserts": true, "allow_no_blob_binlog_row_image": false, "vplayer_batching": true},
 	"mysqld_options": {"max_connections": "500"},
-	"vttablet_options": {}
+	"vttablet_options": {},
+	"read_only_regions": [{"region": "eu-west", "cluster_name": "PS_20", "cluster_display_name": "PS-20", "replicas": 2}]
 }`
 
 // wantKeyspace is keyspaceJSON decoded.
@@ -69,6 +70,7 @@ func wantKeyspace() *platform.Keyspace {
 		VReplicationFlags:                platform.VReplicationFlags{OptimizeInserts: true, VPlayerBatching: true},
 		MysqldOptions:                    map[string]string{"max_connections": "500"},
 		VTTabletOptions:                  map[string]string{},
+		ReadOnlyRegions:                  []platform.KeyspaceReadOnlyRegion{{Region: "eu-west", ClusterName: "PS_20", ClusterDisplayName: "PS-20", Replicas: 2}},
 	}
 }
 

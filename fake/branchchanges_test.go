@@ -46,7 +46,7 @@ func TestListParameters(t *testing.T) {
 		ParameterType: platform.ParameterBytes, DefaultValue: "4MB", Value: "4MB",
 		Created: dev.CreatedAt, Updated: dev.CreatedAt, Min: 64 << 10, Max: 2 << 30,
 		URL: "https://docs.dbplatform.dev/postgresql/parameters#work_mem", Options: []string{},
-		Actor: &platform.Actor{ID: dev.Actor.ID, DisplayName: dev.Actor.DisplayName, AvatarURL: dev.Actor.AvatarURL},
+		Actor: dev.Actor,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("work_mem (-want +got):\n%s", diff)

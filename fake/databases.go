@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/dbplatform/platform-go"
@@ -14,6 +15,7 @@ type dbRec struct {
 	region      *regionRec
 	kind        platform.DatabaseKind
 	clusterSize string
+	notes       string
 	replicas    int
 	state       platform.DatabaseState
 	deleted     bool
@@ -104,10 +106,7 @@ func (s *Server) createDatabase(c *call, p *platform.CreateDatabaseParams) (any,
 	default:
 		return nil, unprocessable("kind %q is not mysql or postgresql", p.Kind)
 	}
-	size := p.ClusterSize
-	if size == "" {
-		size = defaultClusterSize
-	}
+	size := cmp.Or(p.ClusterSize, defaultClusterSize)
 	if err := checkClusterSize("cluster_size", size, kind); err != nil {
 		return nil, err
 	}
@@ -121,6 +120,7 @@ func (s *Server) createDatabase(c *call, p *platform.CreateDatabaseParams) (any,
 		region:        region,
 		kind:          kind,
 		clusterSize:   size,
+		notes:         p.Notes,
 		state:         platform.DatabasePending,
 		foreignKeys:   true,
 		defaultBranch: "main",
@@ -240,7 +240,7 @@ func renderReadOnlyRegion(db *dbRec) func(*readOnlyRegionRec) *platform.ReadOnly
 			UpdatedAt:   platform.NewTimestamp(r.updated),
 			ReadyAt:     ptrTime(r.readyAt),
 			Ready:       r.ready(),
-			Actor:       renderShortActor(r.actor),
+			Actor:       renderActor(r.actor),
 			Region:      *region(r.region),
 		}
 	}
@@ -290,5 +290,6 @@ func (s *Server) renderDatabase(db *dbRec) *platform.Database {
 		MigrationFramework:                db.migrationFramework,
 		CreatedAt:                         platform.NewTimestamp(db.created),
 		UpdatedAt:                         platform.NewTimestamp(db.updated),
+		Notes:                             db.notes,
 	}
 }

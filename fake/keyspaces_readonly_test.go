@@ -89,7 +89,7 @@ func TestReadOnlyRegionsLifecycle(t *testing.T) {
 	now := platform.NewTimestamp(e.srv.Now())
 	wantFirst := &platform.ReadOnlyRegion{
 		ID: list[0].ID, DisplayName: "AWS eu-west-1 (Dublin)", CreatedAt: now, UpdatedAt: now,
-		Actor: &platform.Actor{ID: admin.ID, DisplayName: admin.Name, AvatarURL: list[0].Actor.AvatarURL},
+		Actor: &platform.Actor{ID: admin.ID, Type: "User", DisplayName: admin.Name, AvatarURL: list[0].Actor.AvatarURL},
 		Region: platform.Region{
 			ID: "reg0euwest01", Type: "Region", Provider: "AWS", Enabled: true, PublicIPAddresses: []string{"198.51.100.10", "198.51.100.11"},
 			DisplayName: "AWS eu-west-1 (Dublin)", Location: "Dublin, Ireland", Slug: "eu-west",

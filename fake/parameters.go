@@ -260,7 +260,7 @@ type paramRenderer struct {
 }
 
 func newParamRenderer(b *branchRec) paramRenderer {
-	return paramRenderer{created: platform.NewTimestamp(b.created), actor: renderShortActor(b.actor)}
+	return paramRenderer{created: platform.NewTimestamp(b.created), actor: renderActor(b.actor)}
 }
 
 func (r paramRenderer) parameter(p *paramSpec) *platform.ClusterParameter {

@@ -17,14 +17,30 @@
 // of sleeping. [WithRealTime] follows the wall clock instead, as the
 // standalone binary does.
 //
+// # Decisions
+//
+// Where the reference marks a field required but the service's own clients
+// leave it out, the fake does as the service does:
+//
+//   - a database created without cluster_size gets the default size,
+//     PS_10;
+//   - a deploy request opened without into_branch goes into the database's
+//     default branch;
+//   - a role's deletion takes its successor in the query, as the reference
+//     has it, or in the JSON body, where the service's clients send it
+//     (both at once must name the same role).
+//
+// [WithStrictBodies] refuses an unknown body field for every method,
+// DELETE included.
+//
 // # Where the API's description is silent
 //
 // Cluster sizes. One catalogue of SKUs serves both size lists and checks
 // every cluster_size the API takes (database and keyspace creation, branch
 // creation and restores, read-only regions): a size it lacks, or one not
 // offered for the database's engine (Metal sizes are MySQL's, PS_40_ARM
-// PostgreSQL's), is a 422 naming the field and the value. A database
-// created without a size gets PS_10. The sizes carry prices only when the
+// PostgreSQL's), is a 422 naming the field and the value. The sizes carry
+// prices only when the
 // list is asked for rates, in the region given, else the database's (the
 // database query parameter) or the organization's default region; regions
 // in Europe cost 10% more and Singapore 25%. A branch's list holds the
