@@ -167,7 +167,7 @@ func validateParameter(kind platform.DatabaseKind, name, value string) error {
 		return inRange(float64(v), plain)
 	case platform.ParameterFloat:
 		v, err := strconv.ParseFloat(value, 64)
-		if err != nil {
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 			return bad("a number")
 		}
 		return inRange(v, plain)

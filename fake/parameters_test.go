@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -40,6 +41,8 @@ func TestValidateParameter(t *testing.T) {
 		{"random_page_cost", "1.1", ""},
 		{"random_page_cost", "-1", "out of range"},
 		{"random_page_cost", "cheap", "not a number"},
+		{"random_page_cost", "NaN", "not a number"},
+		{"random_page_cost", "-Inf", "not a number"},
 		{"jit", "off", ""},
 		{"jit", "TRUE", ""},
 		{"jit", "maybe", "not on or off"},
@@ -107,4 +110,36 @@ func TestParameterCatalogue(t *testing.T) {
 	if len(paramByName) != len(postgresParams) || len(extByName) != len(postgresExtensions) {
 		t.Error("duplicate names in the catalogues")
 	}
+}
+
+// FuzzValidateParameter checks that any name and value are answered
+// without a panic, and that a value accepted for a numeric parameter is of
+// its type and within its bounds.
+func FuzzValidateParameter(f *testing.F) {
+	for _, p := range postgresParams {
+		f.Add(p.name, p.def)
+	}
+	f.Add("work_mem", "-1kB")
+	f.Add("statement_timeout", "99999999999999999999d")
+	f.Add("max_connections", "1e3")
+	f.Add("random_page_cost", "NaN")
+	f.Fuzz(func(t *testing.T, name, value string) {
+		err := validateParameter(platform.KindPostgreSQL, name, value)
+		if err == nil {
+			p := paramByName[name]
+			if p == nil || p.immutable {
+				t.Fatalf("%s = %q accepted for a parameter that cannot take it", name, value)
+			}
+			if p.min < p.max && (p.typ == platform.ParameterInteger || p.typ == platform.ParameterFloat) {
+				v, perr := strconv.ParseFloat(value, 64)
+				if perr != nil || !(v >= p.min && v <= p.max) {
+					t.Fatalf("%s = %q accepted outside %g..%g", name, value, p.min, p.max)
+				}
+			}
+			return
+		}
+		if e, ok := err.(*apiError); !ok || e.status != 422 {
+			t.Fatalf("%s = %q: %v, want a 422", name, value, err)
+		}
+	})
 }
