@@ -68,6 +68,14 @@ func (s *clusterSKU) offers(kind platform.DatabaseKind) bool {
 	return s.mysql
 }
 
+// fits reports whether the size is one for b's kind of branch.
+func (s *clusterSKU) fits(b *branchRec) bool {
+	if b.production {
+		return s.production
+	}
+	return s.development
+}
+
 // checkClusterSize checks the value of a cluster_size field (named field)
 // for a database of kind: a 422 naming the field and the value when the
 // catalogue has no such size, or does not offer it for kind.
@@ -130,7 +138,7 @@ func (q skuQuery) list() []*platform.ClusterSizeSKU {
 		if !s.offers(q.kind) {
 			continue
 		}
-		if b := q.branch; b != nil && !(b.production && s.production || !b.production && s.development) {
+		if q.branch != nil && !s.fits(q.branch) {
 			continue
 		}
 		out = append(out, q.render(s, i))
