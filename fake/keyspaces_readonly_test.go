@@ -287,3 +287,20 @@ func TestReadOnlyRegionsOfDefaultBranch(t *testing.T) {
 		t.Errorf("demoting once the regions are removed: %v", err)
 	}
 }
+
+// TestReadOnlyRegionTiming checks that Timings.ReadOnlyRegionReady sets how
+// long a new region takes.
+func TestReadOnlyRegionTiming(t *testing.T) {
+	t.Parallel()
+	srv, c := newKeyspaceServer(t, fake.WithTimings(fake.Timings{ReadOnlyRegionReady: time.Minute}))
+	e := &roEnv{t: t, srv: srv, c: c}
+	e.mustSet(ksDB, roAt("eu-west"))
+	srv.Advance(59 * time.Second)
+	if e.slugs()["eu-west"] {
+		t.Error("ready before Timings.ReadOnlyRegionReady")
+	}
+	srv.Advance(time.Second)
+	if !e.slugs()["eu-west"] {
+		t.Error("not ready after Timings.ReadOnlyRegionReady")
+	}
+}
