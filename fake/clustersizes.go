@@ -48,9 +48,6 @@ var clusterSKUs = []*clusterSKU{
 	{name: "PS_40_ARM", displayName: "PS-40 (ARM)", cpu: "1/2", ram: 4 * gib, architecture: "arm64", vtgate: "VTG_10", rate: 89, replicaRate: 30, vtgateRate: 10, production: true, postgresql: true},
 }
 
-// defaultClusterSize is the size of a database created without one.
-const defaultClusterSize = "PS_10"
-
 // skuByName indexes the catalogue.
 var skuByName = func() map[string]*clusterSKU {
 	m := make(map[string]*clusterSKU, len(clusterSKUs))

@@ -48,6 +48,9 @@ type dbRec struct {
 // maxNameLen bounds organization, database and branch names.
 const maxNameLen = 63
 
+// defaultClusterSize is the size of a database created without one.
+const defaultClusterSize = "PS_10"
+
 func (s *Server) databaseRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/databases", op: "list_databases", handler: read(listDatabases)},
@@ -249,47 +252,47 @@ func renderReadOnlyRegion(db *dbRec) func(*readOnlyRegionRec) *platform.ReadOnly
 // renderDatabase renders a database as the API shows it.
 func (s *Server) renderDatabase(db *dbRec) *platform.Database {
 	base := s.URL()
-	prod, readOnly := 0, 0
+	prod := 0
 	for _, b := range db.branches {
 		if b.production {
 			prod++
 		}
 	}
+	out := &platform.Database{
+		ID:                         db.id,
+		Type:                       "Database",
+		Name:                       db.name,
+		URL:                        base + "v1/organizations/" + db.org.name + "/databases/" + db.name,
+		BranchesURL:                base + "v1/organizations/" + db.org.name + "/databases/" + db.name + "/branches",
+		HTMLURL:                    base + db.org.name + "/" + db.name,
+		State:                      db.state,
+		Ready:                      db.state == platform.DatabaseReady,
+		Kind:                       db.kind,
+		Plan:                       "scaler_pro",
+		Region:                     *renderRegionFor(db.region)(db.region),
+		BranchesCount:              len(db.branches),
+		DevelopmentBranchesCount:   len(db.branches) - prod,
+		ProductionBranchesCount:    prod,
+		IssuesCount:                platform.Ptr(0),
+		DefaultBranch:              db.defaultBranch,
+		DefaultBranchShardCount:    1,
+		RequireApprovalForDeploy:   db.requireApproval,
+		DeletionProtected:          db.deletionProtected,
+		AllowDataBranching:         db.allowDataBranching,
+		ForeignKeysEnabled:         db.foreignKeys,
+		AutomaticMigrations:        db.automaticMigrations,
+		RestrictBranchRegion:       db.restrictBranchRegion,
+		InsightsRawQueries:         db.insightsRawQueries,
+		InsightsEnabled:            true,
+		ProductionBranchWebConsole: db.prodWebConsole,
+		MigrationTableName:         db.migrationTable,
+		MigrationFramework:         db.migrationFramework,
+		CreatedAt:                  platform.NewTimestamp(db.created),
+		UpdatedAt:                  platform.NewTimestamp(db.updated),
+		Notes:                      db.notes,
+	}
 	if b := db.branches[db.defaultBranch]; b != nil {
-		readOnly = b.readOnlyRegions.len()
+		out.DefaultBranchReadOnlyRegionsCount = b.readOnlyRegions.len()
 	}
-	return &platform.Database{
-		ID:                                db.id,
-		Type:                              "Database",
-		Name:                              db.name,
-		URL:                               base + "v1/organizations/" + db.org.name + "/databases/" + db.name,
-		BranchesURL:                       base + "v1/organizations/" + db.org.name + "/databases/" + db.name + "/branches",
-		HTMLURL:                           base + db.org.name + "/" + db.name,
-		State:                             db.state,
-		Ready:                             db.state == platform.DatabaseReady,
-		Kind:                              db.kind,
-		Plan:                              "scaler_pro",
-		Region:                            *renderRegionFor(db.region)(db.region),
-		BranchesCount:                     len(db.branches),
-		DevelopmentBranchesCount:          len(db.branches) - prod,
-		ProductionBranchesCount:           prod,
-		IssuesCount:                       platform.Ptr(0),
-		DefaultBranch:                     db.defaultBranch,
-		DefaultBranchShardCount:           1,
-		DefaultBranchReadOnlyRegionsCount: readOnly,
-		RequireApprovalForDeploy:          db.requireApproval,
-		DeletionProtected:                 db.deletionProtected,
-		AllowDataBranching:                db.allowDataBranching,
-		ForeignKeysEnabled:                db.foreignKeys,
-		AutomaticMigrations:               db.automaticMigrations,
-		RestrictBranchRegion:              db.restrictBranchRegion,
-		InsightsRawQueries:                db.insightsRawQueries,
-		InsightsEnabled:                   true,
-		ProductionBranchWebConsole:        db.prodWebConsole,
-		MigrationTableName:                db.migrationTable,
-		MigrationFramework:                db.migrationFramework,
-		CreatedAt:                         platform.NewTimestamp(db.created),
-		UpdatedAt:                         platform.NewTimestamp(db.updated),
-		Notes:                             db.notes,
-	}
+	return out
 }
