@@ -42,11 +42,7 @@ func TestSwitchoversWire(t *testing.T) {
 				return c.Switchovers.List(ctx, &platform.ListSwitchoversParams{Organization: org, Database: db, Branch: br, ListParams: platform.ListParams{Page: 2, PerPage: 1}})
 			},
 			method: "GET", path: base, query: url.Values{"page": {"2"}, "per_page": {"1"}},
-			want: &platform.Page[platform.Switchover]{
-				Type: "list", CurrentPage: 2, PerPage: 1, NextPage: platform.Ptr(3), PrevPage: platform.Ptr(1),
-				NextPageURL: platform.Ptr("https://api.example.com/next"), PrevPageURL: platform.Ptr("https://api.example.com/prev"),
-				Items: []*platform.Switchover{wireSwitchover()},
-			},
+			want: wirePage(wireSwitchover()),
 		},
 		{
 			name: "Create with a candidate", status: 201, response: wireSwitchoverJSON,
