@@ -62,8 +62,8 @@ func vtgates(b *branchRec) int {
 // a primary and the keyspace's replicas, plus the replicas of its
 // read-only regions; a PostgreSQL branch runs instances numbered from 0,
 // as many as its default keyspace has replicas plus one, of which one is
-// the primary (0 until a switchover promotes another). A pod is running once the branch and its keyspace
-// (or read-only region) are ready.
+// the primary (0 until a switchover promotes another). A pod is running
+// once the branch and its keyspace (or read-only region) are ready.
 func renderInfrastructure(b *branchRec) *platform.BranchInfrastructure {
 	out := &platform.BranchInfrastructure{Type: "BranchInfrastructure", Ready: true, Pods: []*platform.InfrastructurePod{}}
 	add := func(name, component, cell, size string, ready bool, ks *keyspaceRec, shard, tabletType string) {

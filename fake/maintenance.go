@@ -60,8 +60,8 @@ func runBranchMaintenance(c *call, _ *platform.RunBranchMaintenanceParams) (any,
 func (s *Server) startMaintenance(b *branchRec) {
 	now := s.clock.Now()
 	w := &windowRec{
-		stamps:       stamps{id: s.world.newID(), created: now, updated: now},
-		branch:       b,
+		stamps:  stamps{id: s.world.newID(), created: now, updated: now},
+		branch:  b,
 		started: now,
 	}
 	b.db.maintenance.windows.add(w)
