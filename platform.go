@@ -274,10 +274,6 @@ func (c *Client) patch(ctx context.Context, path string, body, v any) error {
 	return c.call(ctx, http.MethodPatch, path, nil, body, v)
 }
 
-func (c *Client) put(ctx context.Context, path string, body, v any) error {
-	return c.call(ctx, http.MethodPut, path, nil, body, v)
-}
-
 func (c *Client) del(ctx context.Context, path string, q any) error {
 	return c.call(ctx, http.MethodDelete, path, q, nil, nil)
 }
