@@ -33,7 +33,8 @@ import (
 // A redirect URI must be on the application's domain (same scheme and
 // host); the token exchange must repeat the redirect URI of the
 // authorization. A scope parameter is ignored: users are asked for the
-// application's configured scopes.
+// application's configured scopes. The device flow, for command-line tools,
+// is in oauthdevice.go.
 
 // oauthSession is who the OAuth server's pages act for.
 type oauthSession struct {
