@@ -88,10 +88,27 @@ type oauthResponse struct {
 // non-nil form is the body, form-encoded.
 func oauthDo(t testing.TB, method, target string, form url.Values, header http.Header) oauthResponse {
 	t.Helper()
-	var body io.Reader
-	if form != nil {
-		body = strings.NewReader(form.Encode())
+	if form == nil {
+		return oauthSend(t, method, target, nil, header)
 	}
+	return oauthSend(t, method, target, strings.NewReader(form.Encode()), header)
+}
+
+// oauthDoRaw sends a request whose form body is body as it is ("" for
+// none), without following redirects. A target that is not a URL fails the
+// test.
+func oauthDoRaw(t testing.TB, method, target, body string, header http.Header) oauthResponse {
+	t.Helper()
+	if body == "" {
+		return oauthSend(t, method, target, nil, header)
+	}
+	return oauthSend(t, method, target, strings.NewReader(body), header)
+}
+
+// oauthSend sends a request with a form body (none when body is nil),
+// without following redirects.
+func oauthSend(t testing.TB, method, target string, body io.Reader, header http.Header) oauthResponse {
+	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), method, target, body)
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +116,7 @@ func oauthDo(t testing.TB, method, target string, form url.Values, header http.H
 	for k, v := range header {
 		req.Header[k] = v
 	}
-	if form != nil {
+	if body != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
