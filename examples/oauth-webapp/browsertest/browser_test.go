@@ -15,6 +15,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // This test drives the oauth-webapp demo in a real browser: headless
@@ -204,7 +205,7 @@ func TestBrowserSignIn(t *testing.T) {
 		if location != d.url+path && !strings.HasPrefix(location, d.url+path+"?") {
 			t.Errorf("%s: the browser is at %s, want %s%s", name, location, d.url, path)
 		}
-		if diff := cmp.Diff(want, got); diff != "" {
+		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("%s: page (-want +got):\n%s", name, diff)
 		}
 	}
