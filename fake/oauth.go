@@ -238,20 +238,24 @@ func (s *Server) authorizePage(w http.ResponseWriter, r *http.Request) {
 	if req.state != "" {
 		hidden = append(hidden, [2]string{"state", req.state})
 	}
-	page, err := s.consentPage(req.app, req.user, "/oauth/authorize", hidden)
-	if err != nil {
-		pageErr(http.StatusInternalServerError, "rendering the consent page: %v", err).write(w)
-		return
+	s.writeConsentPage(w, req.app, req.user, "/oauth/authorize", hidden)
+}
+
+// readPostForm parses a form POSTed to a page, answering with an error page
+// when it cannot; it reports whether it could.
+func readPostForm(w http.ResponseWriter, r *http.Request) bool {
+	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	if err := r.ParseForm(); err != nil {
+		pageErr(http.StatusBadRequest, "reading the form: %v", err).write(w)
+		return false
 	}
-	writePage(w, http.StatusOK, page)
+	return true
 }
 
 // authorizeDecision serves the consent form's POST: Authorize with the
 // chosen resources, or Deny.
 func (s *Server) authorizeDecision(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-	if err := r.ParseForm(); err != nil {
-		pageErr(http.StatusBadRequest, "reading the form: %v", err).write(w)
+	if !readPostForm(w, r) {
 		return
 	}
 	s.mu.Lock()

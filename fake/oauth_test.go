@@ -232,11 +232,9 @@ func parseOAuthForm(t testing.TB, page string) oauthForm {
 	return f
 }
 
-// submit posts the form as a browser would, with the decision button and
-// the chosen select values, following redirects (to the application's
-// redirect URI).
-func (f oauthForm) submit(t testing.TB, srv *fake.Server, decision string, chosen url.Values) *http.Response {
-	t.Helper()
+// values are what a browser sends for the form: the decision button, the
+// hidden fields and the chosen select values.
+func (f oauthForm) values(decision string, chosen url.Values) url.Values {
 	form := url.Values{"decision": {decision}}
 	for k, v := range f.hidden {
 		form[k] = v
@@ -244,6 +242,15 @@ func (f oauthForm) submit(t testing.TB, srv *fake.Server, decision string, chose
 	for k, v := range chosen {
 		form[k] = v
 	}
+	return form
+}
+
+// submit posts the form as a browser would, with the decision button and
+// the chosen select values, following redirects (to the application's
+// redirect URI).
+func (f oauthForm) submit(t testing.TB, srv *fake.Server, decision string, chosen url.Values) *http.Response {
+	t.Helper()
+	form := f.values(decision, chosen)
 	target, err := url.Parse(srv.AuthURL())
 	if err != nil {
 		t.Fatal(err)

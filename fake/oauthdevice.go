@@ -279,19 +279,12 @@ func (s *Server) devicePage(w http.ResponseWriter, r *http.Request) {
 		s.decideDevice(w, req, *c, true)
 		return
 	}
-	page, err := s.consentPage(req.device.app, req.user, devicePath, [][2]string{{"user_code", displayUserCode(req.device.userCode)}})
-	if err != nil {
-		pageErr(http.StatusInternalServerError, "rendering the consent page: %v", err).write(w)
-		return
-	}
-	writePage(w, http.StatusOK, page)
+	s.writeConsentPage(w, req.device.app, req.user, devicePath, [][2]string{{"user_code", displayUserCode(req.device.userCode)}})
 }
 
 // deviceDecision serves the device consent form's POST.
 func (s *Server) deviceDecision(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-	if err := r.ParseForm(); err != nil {
-		pageErr(http.StatusBadRequest, "reading the form: %v", err).write(w)
+	if !readPostForm(w, r) {
 		return
 	}
 	s.mu.Lock()

@@ -80,14 +80,7 @@ func deviceConsent(t *testing.T, srv *fake.Server, userCode string) oauthForm {
 // resources, and returns the page.
 func deviceDecide(t *testing.T, srv *fake.Server, f oauthForm, decision string, chosen url.Values) oauthResponse {
 	t.Helper()
-	form := url.Values{"decision": {decision}}
-	for k, v := range f.hidden {
-		form[k] = v
-	}
-	for k, v := range chosen {
-		form[k] = v
-	}
-	return oauthDo(t, http.MethodPost, srv.AuthURL()+strings.TrimPrefix(f.action, "/"), form, nil)
+	return oauthDo(t, http.MethodPost, srv.AuthURL()+strings.TrimPrefix(f.action, "/"), f.values(decision, chosen), nil)
 }
 
 func TestDeviceFlowSignsIn(t *testing.T) {

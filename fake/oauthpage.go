@@ -176,6 +176,16 @@ func (s *Server) consentPage(app *oauthAppRec, user *userRec, action string, hid
 	return buf.Bytes(), nil
 }
 
+// writeConsentPage answers with the consent page.
+func (s *Server) writeConsentPage(w http.ResponseWriter, app *oauthAppRec, user *userRec, action string, hidden [][2]string) {
+	page, err := s.consentPage(app, user, action, hidden)
+	if err != nil {
+		pageErr(http.StatusInternalServerError, "rendering the consent page: %v", err).write(w)
+		return
+	}
+	writePage(w, http.StatusOK, page)
+}
+
 // consentOptions lists the resources of kind res in orgs.
 func consentOptions(res string, orgs []*orgRec, defaultOrg *orgRec) []consentOption {
 	var out []consentOption

@@ -31,6 +31,19 @@ func deviceCLI(t *testing.T, srv *fake.Server) *oauth.Config {
 	return &oauth.Config{ClientID: app.ClientID, AuthURL: srv.AuthURL(), Scopes: []string{"user:read_user"}}
 }
 
+// startDevice starts a device sign-in of a command-line tool on a new
+// server.
+func startDevice(t *testing.T) (*fake.Server, *oauth.Config, *oauth2.DeviceAuthResponse) {
+	t.Helper()
+	srv := fake.NewServer(t)
+	cfg := deviceCLI(t, srv)
+	da, err := cfg.DeviceAuth(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, cfg, da
+}
+
 // decideDevice does what the user does in a browser: submits the consent
 // form of the verification page for the user code with decision.
 func decideDevice(t *testing.T, srv *fake.Server, userCode, decision string) {
@@ -126,12 +139,7 @@ func TestDeviceAccessTokenEnds(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			srv := fake.NewServer(t)
-			cfg := deviceCLI(t, srv)
-			da, err := cfg.DeviceAuth(t.Context())
-			if err != nil {
-				t.Fatal(err)
-			}
+			srv, cfg, da := startDevice(t)
 			first := true
 			tok, err := cfg.DeviceAccessToken(t.Context(), da, func(ctx context.Context, _ time.Duration) error {
 				if first {
@@ -150,15 +158,10 @@ func TestDeviceAccessTokenEnds(t *testing.T) {
 
 func TestDeviceAccessTokenContext(t *testing.T) {
 	t.Parallel()
-	srv := fake.NewServer(t)
-	cfg := deviceCLI(t, srv)
-	da, err := cfg.DeviceAuth(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, cfg, da := startDevice(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	polls := 0
-	_, err = cfg.DeviceAccessToken(ctx, da, func(ctx context.Context, d time.Duration) error {
+	_, err := cfg.DeviceAccessToken(ctx, da, func(ctx context.Context, d time.Duration) error {
 		if polls++; polls == 3 {
 			cancel()
 		}
