@@ -30,6 +30,7 @@ func fuzzBodies(f *testing.F, ops ...string) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, pick uint8, body []byte) {
+		t.Parallel() // the seed corpus runs in parallel; fuzzing ignores it
 		name := ops[int(pick)%len(ops)]
 		op := all[name]
 		w := newOpWorld(t)

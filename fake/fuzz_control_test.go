@@ -21,6 +21,7 @@ func FuzzControlBodies(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, pick uint8, body []byte) {
+		t.Parallel() // the seed corpus runs in parallel; fuzzing ignores it
 		ep := eps[int(pick)%len(eps)]
 		w := newOpWorld(t)
 		teamCreate(t, w.srv, "T")

@@ -117,6 +117,7 @@ func fuzzURL(t *testing.T, target string) string {
 
 func FuzzOAuthToken(f *testing.F) {
 	f.Fuzz(func(t *testing.T, form string, basic bool) {
+		t.Parallel() // the seed corpus runs in parallel; fuzzing ignores it
 		w := newOAuthFuzzWorld(t)
 		before := opSnapshot(t, w.srv)
 		var header http.Header
@@ -134,6 +135,7 @@ func FuzzOAuthToken(f *testing.F) {
 
 func FuzzOAuthAuthorize(f *testing.F) {
 	f.Fuzz(func(t *testing.T, post bool, params string) {
+		t.Parallel() // the seed corpus runs in parallel; fuzzing ignores it
 		w := newOAuthFuzzWorld(t)
 		before := opSnapshot(t, w.srv)
 		params = w.placeholders.Replace(params)
@@ -152,6 +154,7 @@ func FuzzOAuthAuthorize(f *testing.F) {
 
 func FuzzOAuthDevice(f *testing.F) {
 	f.Fuzz(func(t *testing.T, endpoint uint8, params string) {
+		t.Parallel() // the seed corpus runs in parallel; fuzzing ignores it
 		w := newOAuthFuzzWorld(t)
 		before := opSnapshot(t, w.srv)
 		params = w.placeholders.Replace(params)
