@@ -185,3 +185,51 @@ func TestMaintenanceOfDeletedBranchEnds(t *testing.T) {
 		t.Error("no branch.start_maintenance")
 	}
 }
+
+// TestSwitchoverAndMaintenanceTimings holds the lifecycles to the durations
+// WithTimings gives.
+func TestSwitchoverAndMaintenanceTimings(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t, fake.WithTimings(fake.Timings{SwitchoverStart: 3 * time.Second, SwitchoverRun: time.Minute, Maintenance: time.Hour}))
+	c, ctx, org := srv.Client(), t.Context(), srv.Org()
+	if _, err := c.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: org, Name: "pg", Kind: platform.KindPostgreSQL}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Advance(5 * time.Second)
+	sw, err := c.Switchovers.Create(ctx, &platform.CreateSwitchoverParams{Organization: org, Database: "pg", Branch: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Maintenance.Run(ctx, &platform.RunBranchMaintenanceParams{Organization: org, Database: "pg", Branch: "main"}); err == nil {
+		t.Fatal("maintenance ran while a switchover was pending")
+	}
+	get := &platform.GetSwitchoverParams{Organization: org, Database: "pg", Branch: "main", ID: sw.ID}
+	var states []platform.SwitchoverState
+	for _, d := range []time.Duration{3*time.Second - 1, 1, time.Minute - 1, 1} {
+		srv.Advance(d)
+		got, err := c.Switchovers.Get(ctx, get)
+		if err != nil {
+			t.Fatal(err)
+		}
+		states = append(states, got.State)
+	}
+	want := []platform.SwitchoverState{platform.SwitchoverPending, platform.SwitchoverRunning, platform.SwitchoverRunning, platform.SwitchoverSucceeded}
+	if diff := cmp.Diff(want, states); diff != "" {
+		t.Errorf("states at the timings' edges (-want +got):\n%s", diff)
+	}
+	if err := c.Maintenance.Run(ctx, &platform.RunBranchMaintenanceParams{Organization: org, Database: "pg", Branch: "main"}); err != nil {
+		t.Fatal(err)
+	}
+	start := srv.Now()
+	sc, err := c.Maintenance.ListSchedules(ctx, &platform.ListMaintenanceSchedulesParams{Organization: org, Database: "pg"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Maintenance.WaitIdle(ctx, &platform.GetMaintenanceScheduleParams{Organization: org, Database: "pg", ID: sc.Items[0].ID}); err != nil {
+		t.Fatal(err)
+	}
+	ws := opCollect(t, c.Maintenance.AllWindows(ctx, &platform.ListMaintenanceWindowsParams{Organization: org, Database: "pg", ID: sc.Items[0].ID}))
+	if len(ws) != 1 || ws[0].FinishedAt.Sub(start) != time.Hour {
+		t.Errorf("windows %+v, want one finished an hour after %v", ws, start)
+	}
+}
