@@ -57,11 +57,23 @@ func (s *Server) databaseRoutes() []route {
 	}
 }
 
+// listDatabases cuts the page from the organization's databases for a
+// caller who sees them all, and from a service token's own grants for one
+// who sees only the databases it holds a grant on: either way, the work is
+// O(page size) without q, and O(grants) at most for a token with grants on
+// some databases, never a check of every database of the organization. A
+// q filters by substring: a scan of every database the caller sees.
 func listDatabases(c *call) (any, error) {
 	q := c.r.URL.Query().Get("q")
 	seesAll := c.seesEveryDatabase()
 	if q == "" && seesAll {
 		return pageOf(c, &c.org.dbs, true, c.s.renderDatabase), nil
+	}
+	if t := c.who.token; t != nil && !seesAll {
+		need := c.rt.spec.need
+		keep := func(g *dbGrant) bool { return g.perms&need != 0 && strings.Contains(g.db.name, q) }
+		render := func(g *dbGrant) *platform.Database { return c.s.renderDatabase(g.db) }
+		return filteredPageOf(c, &t.grantIdx, true, keep, render), nil
 	}
 	keep := func(db *dbRec) bool {
 		return strings.Contains(db.name, q) && (seesAll || c.seesDatabase(db))
@@ -127,8 +139,11 @@ func (s *Server) createDatabase(c *call, p *platform.CreateDatabaseParams) (any,
 	}
 	c.org.dbs.add(db)
 	c.org.dbByName[db.name] = db
-	if t := c.who.token; t != nil && t.orgPerms["create_databases"] {
-		t.grant(db, databasePermissions)
+	// The spec grants the creating token every database permission on the
+	// database: one grant, of those it does not already hold on the whole
+	// organization (an admin token holds them all and gets none).
+	if t := c.who.token; t != nil && t.orgPerms&permBits["create_databases"] != 0 {
+		t.grantSet(db, databasePermSet&^t.orgPerms)
 	}
 	// The production branch is ready when the database is.
 	main := s.newBranch(db, db.defaultBranch, nil, c.who.user, s.timing.DatabaseReady)
@@ -205,7 +220,7 @@ func deleteDatabase(c *call) (any, error) {
 		c.s.removeBranch(b)
 	}
 	for _, t := range c.w.tokens {
-		delete(t.dbPerms, db.id)
+		t.dropGrant(db)
 	}
 	return nil, nil
 }
