@@ -49,7 +49,7 @@ type Server struct {
 	faults   faultRules
 	limiter  rateLimiter // see ratelimit.go
 	requests requestLog
-	events   events
+	events   ring[*eventRec] // the event log; see events.go
 	failNext map[string]bool // IDs whose next transition fails
 	hooks    deliveries      // webhook deliveries; see deliveries.go
 	session  oauthSession    // the OAuth server's signed-in user; see oauth.go
@@ -94,7 +94,9 @@ func New(opts ...Option) (*Server, error) {
 	}
 	s.clock.onWake = s.wake
 	s.hooks.init(cfg.webhookTimeout)
-	s.requests.limit = cfg.requestLogLimit
+	s.requests.list.limit = cfg.requestLogLimit
+	s.events.limit = cfg.eventLogLimit
+	s.hooks.log.limit = cfg.deliveryLogLimit
 	s.limiter.limit = cfg.rateLimit
 	s.faults.rng = newFaultRand(cfg.seed)
 	s.reqID = s.world.newID()[:6]
