@@ -25,8 +25,7 @@ type branchRec struct {
 	initialRestoreID  string     // the backup it was restored from
 	schemaUpdated     time.Time
 
-	keyspaces      index[*keyspaceRec]
-	keyspaceByName map[string]*keyspaceRec
+	keyspaces index[*keyspaceRec] // the live keyspaces; see keyspace
 
 	roles *branchRoles
 
@@ -39,13 +38,12 @@ type branchRec struct {
 func (s *Server) newBranch(db *dbRec, name string, parent *branchRec, actor *userRec, delay time.Duration) *branchRec {
 	now := s.clock.Now()
 	b := &branchRec{
-		stamps:         stamps{id: s.world.newID(), created: now, updated: now},
-		db:             db,
-		name:           name,
-		actor:          actor,
-		region:         db.region,
-		schemaUpdated:  now,
-		keyspaceByName: map[string]*keyspaceRec{},
+		stamps:        stamps{id: s.world.newID(), created: now, updated: now},
+		db:            db,
+		name:          name,
+		actor:         actor,
+		region:        db.region,
+		schemaUpdated: now,
 	}
 	if parent != nil {
 		b.parent = parent.name
@@ -71,6 +69,17 @@ func (s *Server) branchReady(b *branchRec) {
 		ks.ready = true
 	}
 	s.emit("branch.ready", b.db, s.renderBranch(b))
+}
+
+// keyspace finds a live keyspace of the branch by name: a scan, as a branch
+// has few, cheaper than a map per branch.
+func (b *branchRec) keyspace(name string) *keyspaceRec {
+	for _, ks := range b.keyspaces.all() {
+		if ks.name == name {
+			return ks
+		}
+	}
+	return nil
 }
 
 // defaultKeyspace is the keyspace unqualified tables belong to.
@@ -401,7 +410,7 @@ func schemaPart(c *call, b *branchRec) ([]*keyspaceRec, error) {
 	if b.db.kind != want {
 		return nil, badRequest("%s applies to %s databases; %s is %s", param, want, b.db.name, b.db.kind)
 	}
-	ks := b.keyspaceByName[name]
+	ks := b.keyspace(name)
 	if ks == nil {
 		return nil, notFound()
 	}

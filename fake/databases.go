@@ -36,9 +36,9 @@ type dbRec struct {
 	backups backupStore // backups and backup policies
 
 	drs         index[*drRec]
-	drByNumber  map[int]*drRec
-	lastDR      int      // the number of the newest deploy request
-	deployQueue []*drRec // deployments holding a branch's queue, in order
+	drByNumber  map[int]*drRec // nil until the first deploy request
+	lastDR      int            // the number of the newest deploy request
+	deployQueue []*drRec       // deployments holding a branch's queue, in order
 
 	webhooks webhookStore
 }
@@ -132,7 +132,6 @@ func (s *Server) createDatabase(c *call, p *platform.CreateDatabaseParams) (any,
 		foreignKeys:   true,
 		defaultBranch: "main",
 		branches:      map[string]*branchRec{},
-		drByNumber:    map[int]*drRec{},
 	}
 	if p.Replicas != nil {
 		db.replicas = *p.Replicas

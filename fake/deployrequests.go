@@ -186,6 +186,9 @@ func (s *Server) createDeployRequest(c *call, p *platform.CreateDeployRequestPar
 	setIf(&dr.dep.autoCutover, p.AutoCutover)
 	setIf(&dr.dep.autoDeleteBranch, p.AutoDeleteBranch)
 	db.drs.add(dr)
+	if db.drByNumber == nil {
+		db.drByNumber = map[int]*drRec{}
+	}
 	db.drByNumber[dr.number] = dr
 	c.w.startFlight(dr.dep.id)
 	s.emitDR(dr, "deploy_request.opened")

@@ -98,7 +98,6 @@ func (w *world) newKeyspace(b *branchRec, name string, now time.Time) *keyspaceR
 		settings:    defaultKeyspaceSettings(),
 	}
 	b.keyspaces.add(ks)
-	b.keyspaceByName[name] = ks
 	return ks
 }
 
@@ -121,7 +120,6 @@ func (s *Server) dropKeyspace(ks *keyspaceRec) {
 	b := ks.branch
 	ks.deleted = true
 	b.keyspaces.remove(ks)
-	delete(b.keyspaceByName, ks.name)
 	s.world.endFlight(ks.id)
 	if len(ks.tables) > 0 {
 		b.schemaUpdated = s.clock.Now()
@@ -145,7 +143,7 @@ func (c *call) keyspace() (*keyspaceRec, error) {
 	if err != nil {
 		return nil, err
 	}
-	ks := b.keyspaceByName[c.r.PathValue("keyspace")]
+	ks := b.keyspace(c.r.PathValue("keyspace"))
 	if ks == nil {
 		return nil, notFound()
 	}
@@ -168,7 +166,7 @@ func (s *Server) createKeyspace(c *call, p *platform.CreateKeyspaceParams) (any,
 	if err := checkName("name", p.Name); err != nil {
 		return nil, err
 	}
-	if b.keyspaceByName[p.Name] != nil {
+	if b.keyspace(p.Name) != nil {
 		return nil, unprocessable("name %q is already taken by another keyspace of branch %s", p.Name, b.name)
 	}
 	if p.ClusterSize == "" {

@@ -174,7 +174,7 @@ func (b *branchRec) applyDDL(statements []string) error {
 		}
 		ks := b.defaultKeyspace()
 		if d.keyspace != "" {
-			if ks = b.keyspaceByName[d.keyspace]; ks == nil {
+			if ks = b.keyspace(d.keyspace); ks == nil {
 				return fmt.Errorf("keyspace %q does not exist on branch %s", d.keyspace, b.name)
 			}
 		}
