@@ -52,7 +52,7 @@ func (s *Server) newBranch(db *dbRec, name string, parent *branchRec, actor *use
 		s.world.newKeyspace(b, db.name, now).isDefault = true
 	}
 	s.newDefaultRole(b)
-	db.branches[name] = b
+	db.org.branchByName[branchKey{db, name}] = b
 	db.branchIdx.add(b)
 	s.clock.after(delay, func() { s.branchReady(b) })
 	return b
@@ -70,6 +70,17 @@ func (s *Server) branchReady(b *branchRec) {
 	}
 	s.emit("branch.ready", b.db, s.renderBranch(b))
 }
+
+// branchKey names a branch within its organization. One map per
+// organization holds every database's branches: a map per database would
+// cost about 200 bytes for the one branch most have.
+type branchKey struct {
+	db   *dbRec
+	name string
+}
+
+// branch finds a live branch of the database by name.
+func (db *dbRec) branch(name string) *branchRec { return db.org.branchByName[branchKey{db, name}] }
 
 // keyspace finds a live keyspace of the branch by name: a scan, as a branch
 // has few, cheaper than a map per branch.
@@ -153,14 +164,14 @@ func (s *Server) createBranch(c *call, p *platform.CreateBranchParams) (any, err
 	if err := checkName("name", p.Name); err != nil {
 		return nil, err
 	}
-	if db.branches[p.Name] != nil {
+	if db.branch(p.Name) != nil {
 		return nil, unprocessable("name %q is already taken by another branch of %s", p.Name, db.name)
 	}
 	parentName := p.ParentBranch
 	if parentName == "" {
 		parentName = db.defaultBranch
 	}
-	parent := db.branches[parentName]
+	parent := db.branch(parentName)
 	if parent == nil {
 		return nil, unprocessable("parent_branch %q is not a branch of %s", parentName, db.name)
 	}
@@ -185,7 +196,7 @@ func (s *Server) createBranch(c *call, p *platform.CreateBranchParams) (any, err
 
 // branch finds the path's {branch} in the path's database.
 func (c *call) branch() (*branchRec, error) {
-	b := c.db.branches[c.r.PathValue("branch")]
+	b := c.db.branch(c.r.PathValue("branch"))
 	if b == nil {
 		return nil, notFound()
 	}
@@ -216,11 +227,11 @@ func updateBranch(c *call, p *platform.UpdateBranchParams) (any, error) {
 			if err := checkName("new_name", *p.NewName); err != nil {
 				return err
 			}
-			if db.branches[*p.NewName] != nil {
+			if db.branch(*p.NewName) != nil {
 				return unprocessable("new_name %q is already taken by another branch of %s", *p.NewName, db.name)
 			}
-			delete(db.branches, b.name)
-			for _, other := range db.branches {
+			delete(db.org.branchByName, branchKey{db, b.name})
+			for _, other := range db.branchIdx.all() {
 				if other.parent == b.name {
 					other.parent = *p.NewName
 				}
@@ -229,7 +240,7 @@ func updateBranch(c *call, p *platform.UpdateBranchParams) (any, error) {
 				db.defaultBranch = *p.NewName
 			}
 			b.name = *p.NewName
-			db.branches[b.name] = b
+			db.org.branchByName[branchKey{db, b.name}] = b
 		}
 		setIf(&b.deletionProtected, p.DeletionProtected)
 		b.updated = c.now
@@ -300,7 +311,7 @@ func (s *Server) checkBranchDeletable(b *branchRec) error {
 func (s *Server) removeBranch(b *branchRec) {
 	b.deleted = true
 	b.deletedAt = s.clock.Now()
-	delete(b.db.branches, b.name)
+	delete(b.db.org.branchByName, branchKey{b.db, b.name})
 	b.db.branchIdx.remove(b)
 	s.cancelBackups(b)
 	s.dropBranchRoles(b)

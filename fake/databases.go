@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/dbplatform/platform-go"
@@ -30,8 +31,7 @@ type dbRec struct {
 	migrationTable       *string
 
 	defaultBranch string
-	branches      map[string]*branchRec // by name
-	branchIdx     index[*branchRec]
+	branchIdx     index[*branchRec] // the live branches; by name: see branch
 
 	backups backupStore // backups and backup policies
 
@@ -131,7 +131,6 @@ func (s *Server) createDatabase(c *call, p *platform.CreateDatabaseParams) (any,
 		state:         platform.DatabasePending,
 		foreignKeys:   true,
 		defaultBranch: "main",
-		branches:      map[string]*branchRec{},
 	}
 	if p.Replicas != nil {
 		db.replicas = *p.Replicas
@@ -171,7 +170,7 @@ func updateDatabase(c *call, p *platform.UpdateDatabaseParams) (any, error) {
 			return nil, unprocessable("new_name %q is already taken by another database in %s", *p.NewName, c.org.name)
 		}
 	}
-	if p.DefaultBranch != nil && db.branches[*p.DefaultBranch] == nil {
+	if p.DefaultBranch != nil && db.branch(*p.DefaultBranch) == nil {
 		return nil, unprocessable("default_branch %q is not a branch of %s", *p.DefaultBranch, db.name)
 	}
 	if p.NewName != nil && *p.NewName != db.name {
@@ -215,7 +214,7 @@ func deleteDatabase(c *call) (any, error) {
 	c.org.dbs.remove(db)
 	delete(c.org.dbByName, db.name)
 	db.deleted = true
-	for _, b := range db.branches {
+	for _, b := range slices.Clone(db.branchIdx.all()) { // removeBranch changes the index
 		c.s.removeBranch(b)
 	}
 	for _, t := range c.w.tokens {
@@ -232,7 +231,7 @@ func listDatabaseRegions(c *call) (any, error) {
 func (s *Server) renderDatabase(db *dbRec) *platform.Database {
 	base := s.URL()
 	prod := 0
-	for _, b := range db.branches {
+	for _, b := range db.branchIdx.all() {
 		if b.production {
 			prod++
 		}
@@ -249,8 +248,8 @@ func (s *Server) renderDatabase(db *dbRec) *platform.Database {
 		Kind:                       db.kind,
 		Plan:                       "scaler_pro",
 		Region:                     *renderRegionFor(db.region)(db.region),
-		BranchesCount:              len(db.branches),
-		DevelopmentBranchesCount:   len(db.branches) - prod,
+		BranchesCount:              db.branchIdx.len(),
+		DevelopmentBranchesCount:   db.branchIdx.len() - prod,
 		ProductionBranchesCount:    prod,
 		IssuesCount:                platform.Ptr(0),
 		DefaultBranch:              db.defaultBranch,

@@ -153,7 +153,7 @@ func (s *Server) createDeployRequest(c *call, p *platform.CreateDeployRequestPar
 	case p.Branch == p.IntoBranch:
 		return nil, unprocessable("branch and into_branch are both %q; a deploy request needs two branches", p.Branch)
 	}
-	head, into := db.branches[p.Branch], db.branches[p.IntoBranch]
+	head, into := db.branch(p.Branch), db.branch(p.IntoBranch)
 	switch {
 	case head == nil:
 		return nil, unprocessable("branch %q is not a branch of %s", p.Branch, db.name)

@@ -144,7 +144,7 @@ func (w *world) findBranch(org, database, branch string) (*branchRec, error) {
 	if db == nil {
 		return nil, fmt.Errorf("no database %q in %s", database, org)
 	}
-	b := db.branches[branch]
+	b := db.branch(branch)
 	if b == nil {
 		return nil, fmt.Errorf("no branch %q in %s/%s", branch, org, database)
 	}
