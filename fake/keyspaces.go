@@ -37,7 +37,7 @@ type keyspaceRec struct {
 	// holds the settings from before it, restored if it fails, and
 	// configGen counts changes, so that only the latest one completes.
 	configChanging bool
-	before         keyspaceSettings
+	before         *keyspaceSettings // nil when no change is in progress
 	configGen      int
 }
 
@@ -54,11 +54,15 @@ type keyspaceSettings struct {
 
 // defaultKeyspaceSettings are a new keyspace's settings.
 func defaultKeyspaceSettings() keyspaceSettings {
-	return keyspaceSettings{
-		mysqld:   map[string]string{},
-		vttablet: map[string]string{},
-		nodeTTL:  platform.NodeTTLFollowMaintenance,
-	}
+	return keyspaceSettings{nodeTTL: platform.NodeTTLFollowMaintenance} // no mysqld or vttablet options: nil maps
+}
+
+// equal reports whether two settings are the same: no option map and an
+// empty one are.
+func (st keyspaceSettings) equal(o keyspaceSettings) bool {
+	a, b := st, o
+	a.mysqld, a.vttablet, b.mysqld, b.vttablet = nil, nil, nil, nil
+	return reflect.DeepEqual(a, b) && maps.Equal(st.mysqld, o.mysqld) && maps.Equal(st.vttablet, o.vttablet)
 }
 
 // clone copies the settings, maps included.
@@ -236,7 +240,7 @@ func (s *Server) updateKeyspace(c *call, raw *json.RawMessage) (any, error) {
 	if !ks.ready {
 		return nil, unprocessable("keyspace %s is not ready yet", ks.name)
 	}
-	if !reflect.DeepEqual(next, ks.settings) {
+	if !next.equal(ks.settings) {
 		s.changeKeyspaceSettings(ks, next)
 	}
 	return renderKeyspace(ks), nil
@@ -331,7 +335,8 @@ func (st keyspaceSettings) with(p *platform.UpdateKeyspaceParams, clearVector bo
 // another is in progress replaces it: only the latest one completes.
 func (s *Server) changeKeyspaceSettings(ks *keyspaceRec, next keyspaceSettings) {
 	if !ks.configChanging {
-		ks.before = ks.settings
+		before := ks.settings
+		ks.before = &before
 	}
 	ks.settings = next
 	ks.configChanging = true
@@ -354,9 +359,9 @@ func (s *Server) keyspaceConfigApplied(ks *keyspaceRec, gen int) {
 		return
 	}
 	if failed {
-		ks.settings = ks.before
+		ks.settings = *ks.before
 	}
-	ks.before = keyspaceSettings{}
+	ks.before = nil
 	ks.configChanging = false
 	ks.updated = s.clock.Now()
 }

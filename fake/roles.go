@@ -35,7 +35,7 @@ type branchRoles struct {
 	live   index[*roleRec]     // the listed roles, in list order
 	every  []*roleRec          // every role, dropped ones included; see byID
 	def    *roleRec            // the default role
-	owners map[string]*roleRec // object name -> the live role that owns it
+	owners map[string]*roleRec // object name -> the live role that owns it; nil until the first
 }
 
 // defaultRoleName is the name and base username of every branch's default
@@ -48,7 +48,7 @@ const maxRoleTTL = math.MaxInt64 / int64(time.Second)
 // newDefaultRole gives a new branch its roles, starting with the default
 // role, created by the branch's creator.
 func (s *Server) newDefaultRole(b *branchRec) {
-	b.roles = &branchRoles{owners: map[string]*roleRec{}}
+	b.roles = &branchRoles{}
 	r := s.world.newRole(b, defaultRoleName, defaultRoleName, b.actor, s.clock.Now())
 	r.isDefault = true
 	r.inherited = []platform.InheritedRole{platform.InheritedManaged}
@@ -584,8 +584,11 @@ func (s *Server) AddRoleObjects(org, database, branch, role string, objects ...s
 			return fmt.Errorf("fake: AddRoleObjects: %s is owned by role %s", obj, owner.name)
 		}
 	}
+	if r.branch.roles.owners == nil {
+		r.branch.roles.owners = map[string]*roleRec{}
+	}
 	for _, obj := range objects {
-		owners[obj] = r
+		r.branch.roles.owners[obj] = r
 	}
 	return nil
 }
