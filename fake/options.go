@@ -36,9 +36,9 @@ func defaultConfig() config {
 		start:            DefaultStart,
 		timing:           DefaultTimings(),
 		orgName:          "acme",
-		requestLogLimit:  defaultLogLimit,
-		eventLogLimit:    defaultLogLimit,
-		deliveryLogLimit: defaultLogLimit,
+		requestLogLimit:  defaultRequestLogLimit,
+		eventLogLimit:    defaultEventLogLimit,
+		deliveryLogLimit: defaultEventLogLimit,
 	}
 }
 
@@ -184,9 +184,14 @@ func WithOrganization(name string) Option {
 	}
 }
 
-// defaultLogLimit is how many entries each log keeps unless an option
-// says otherwise: the request log, the event log and the delivery log.
-const defaultLogLimit = 10_000
+// How many entries the logs keep unless an option says otherwise: the
+// request log 10,000 requests (about 150 bytes each); the event log and the
+// delivery log 1,000 each, as an event or a delivery carries a whole
+// resource (about 2 KB).
+const (
+	defaultRequestLogLimit = 10_000
+	defaultEventLogLimit   = 1_000
+)
 
 // WithRequestLogLimit keeps the last n requests in [Server.Requests]
 // (10,000 by default).
@@ -194,14 +199,14 @@ func WithRequestLogLimit(n int) Option {
 	return logLimit("WithRequestLogLimit", n, func(c *config) *int { return &c.requestLogLimit })
 }
 
-// WithEventLogLimit keeps the last n events in [Server.Events] (10,000 by
+// WithEventLogLimit keeps the last n events in [Server.Events] (1,000 by
 // default). Webhooks are sent every event, whatever the limit.
 func WithEventLogLimit(n int) Option {
 	return logLimit("WithEventLogLimit", n, func(c *config) *int { return &c.eventLogLimit })
 }
 
 // WithDeliveryLogLimit keeps the last n webhook delivery attempts in
-// [Server.Deliveries] (10,000 by default). Webhooks' last_sent_* fields
+// [Server.Deliveries] (1,000 by default). Webhooks' last_sent_* fields
 // and retries do not depend on it.
 func WithDeliveryLogLimit(n int) Option {
 	return logLimit("WithDeliveryLogLimit", n, func(c *config) *int { return &c.deliveryLogLimit })
