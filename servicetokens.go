@@ -217,6 +217,10 @@ type ServiceToken struct {
 	// databases may be left out): ListAccesses and ListGrants list every
 	// one, a page at a time.
 	ServiceTokenAccesses []*ServiceTokenAccess `json:"service_token_accesses"`
+	// OAuthAccessesByResource is the grant of an OAuth token, which the API
+	// renders in the same shape; always nil for a service token, whose
+	// permissions are ServiceTokenAccesses.
+	OAuthAccessesByResource *OAuthAccesses `json:"oauth_accesses_by_resource"`
 }
 
 // ServiceTokenAccess is one permission a service token holds on one
@@ -237,11 +241,13 @@ type ServiceTokenAccess struct {
 // ServiceTokenResource is the organization or database an access applies
 // to.
 type ServiceTokenResource struct {
-	ID        string     `json:"id"`
-	Name      string     `json:"name"`
-	CreatedAt Timestamp  `json:"created_at"`
-	UpdatedAt Timestamp  `json:"updated_at"`
-	DeletedAt *Timestamp `json:"deleted_at"`
+	ID string `json:"id"`
+	// Type is the kind of resource, the access's ResourceType.
+	Type      AccessResourceType `json:"type"`
+	Name      string             `json:"name"`
+	CreatedAt Timestamp          `json:"created_at"`
+	UpdatedAt Timestamp          `json:"updated_at"`
+	DeletedAt *Timestamp         `json:"deleted_at"`
 }
 
 // ServiceTokenAccesses are the accesses an AddAccesses call names, as the
