@@ -47,16 +47,29 @@ func scaleDatabaseName(i int) string { return fmt.Sprintf("db-%06d", i) }
 
 // scaleWorld starts a fake and creates n databases in it through the API
 // (create_database with the admin token, as a user's test does), then moves
-// the clock until every database and its production branch is ready.
+// the clock until every database and its production branch is ready. The
+// caller closes it, and drops it before the next world: a server of
+// NewServer would stay reachable from the benchmark's cleanups until every
+// run of -count is over.
 func scaleWorld(tb testing.TB, n int) *fake.Server {
 	tb.Helper()
-	srv := fake.NewServer(tb)
+	srv, err := fake.New()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	built := false
+	defer func() {
+		if !built { // a request failed
+			srv.Close()
+		}
+	}()
 	auth := srv.AdminToken().Authorization()
 	target := "/v1/organizations/" + srv.Org() + "/databases"
 	for i := range n {
 		scaleServe(tb, srv, auth, http.MethodPost, target, `{"name":"`+scaleDatabaseName(i)+`","cluster_size":"PS_10"}`, http.StatusCreated)
 	}
 	srv.Advance(fake.DefaultTimings().DatabaseReady)
+	built = true
 	return srv
 }
 
@@ -87,6 +100,7 @@ func BenchmarkScale100k(b *testing.B) {
 		b.StartTimer()
 		srv = scaleWorld(b, scaleDatabases)
 	}
+	defer srv.Close()
 	after := liveHeap()
 	if *scaleHeapProfile != "" {
 		writeHeapProfile(b, *scaleHeapProfile)
@@ -125,6 +139,7 @@ func writeHeapProfile(tb testing.TB, path string) {
 func BenchmarkListScoped(b *testing.B) {
 	const granted = 10
 	srv := scaleWorld(b, scaleDatabases)
+	defer srv.Close()
 	admin := srv.AdminToken().Authorization()
 	tokens := "/v1/organizations/" + srv.Org() + "/service-tokens"
 	var tok struct {
