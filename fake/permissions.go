@@ -79,11 +79,8 @@ var permBits = func() map[string]permSet {
 	return out
 }()
 
-// Every organization permission, and every database permission.
-var (
-	organizationPermSet = permsOf(organizationPermissions)
-	databasePermSet     = permsOf(databasePermissions)
-)
+// databasePermSet is every database permission.
+var databasePermSet = permsOf(databasePermissions)
 
 // permsOf returns the set of the named permissions; names that are not
 // permissions are left out (nobody holds them).
