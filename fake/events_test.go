@@ -2,6 +2,7 @@ package fake_test
 
 import (
 	"fmt"
+	"net/http"
 	"testing"
 	"time"
 
@@ -17,7 +18,7 @@ import (
 func TestEventLogLimit(t *testing.T) {
 	t.Parallel()
 	srv, _ := newWebhookServer(t, fake.WithEventLogLimit(3))
-	recv := newWebhookReceiver(t, webhookAnswer(200))
+	recv := newWebhookReceiver(t, webhookAnswer(http.StatusOK))
 	webhookCreate(t, srv, recv.url(), true, platform.EventBranchSleeping)
 	before := srv.EventNames() // app becoming ready, within the limit
 	for i := range 5 {
