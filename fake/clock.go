@@ -42,6 +42,7 @@ func (h *timerHeap) Push(x any)   { *h = append(*h, x.(*timer)) }
 func (h *timerHeap) Pop() any {
 	old := *h
 	t := old[len(old)-1]
+	old[len(old)-1] = nil // the array keeps no popped timer, nor what its work holds, alive
 	*h = old[:len(old)-1]
 	return t
 }

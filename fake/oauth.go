@@ -369,7 +369,7 @@ func (w *world) grantOf(u *userRec, app *oauthAppRec, c Consent) (*oauthGrant, e
 			}
 			var b *branchRec
 			if db := o.dbByName[parts[1]]; db != nil {
-				b = db.branches[parts[2]]
+				b = db.branch(parts[2])
 			}
 			if b == nil {
 				return nil, fmt.Errorf("branch %q is not a branch of %s", name, o.name)

@@ -112,6 +112,7 @@ func (s *Server) buildMux() (*http.ServeMux, error) {
 		if want := spec.method + " " + spec.path; want != rt.pattern {
 			return nil, fmt.Errorf("fake: route %q: operations.tsv has %q for %s", rt.pattern, want, rt.op)
 		}
+		spec.need = permsOf(spec.perms)
 		rt.spec = spec
 		mux.Handle(rt.pattern, s.pipeline(&rt))
 	}
@@ -225,7 +226,7 @@ func (c *call) permitted() bool {
 	if g := c.who.grant(); g != nil {
 		return permitsOAuth(g, c.rt.spec, c.scopeTarget())
 	}
-	return c.who.may(c.rt.spec.perms, c.org, c.db)
+	return c.who.mayDo(&c.rt.spec, c.db)
 }
 
 // parsePage reads page, per_page and order for list operations.

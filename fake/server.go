@@ -17,6 +17,35 @@
 // of sleeping. [WithRealTime] follows the wall clock instead, as the
 // standalone binary does.
 //
+// # Logs
+//
+// The server keeps three logs for assertions, each bounded so that a long
+// run holds a fixed amount of memory: the requests it answered
+// ([Server.Requests]; the last 10,000 unless [WithRequestLogLimit] says
+// otherwise), the events it emitted ([Server.Events]; the last 1,000,
+// [WithEventLogLimit]) and the webhook delivery attempts it made
+// ([Server.Deliveries]; the last 1,000, [WithDeliveryLogLimit]). An event
+// or a delivery carries a whole resource, about 2 KB, a request about 150
+// bytes. A log that is full drops its oldest entry; webhooks, their
+// last_sent_* fields and their retries do not depend on the limits.
+//
+// # Scale
+//
+// A page of a list costs O(page size) whatever the list's length: pages
+// are cut from ordered indexes. A service token that holds a permission on
+// some databases only (not on the whole organization) lists them from its
+// own grants, in O(its grants), not by checking every database. The
+// exception is a search: list_databases' ?q= (and list_branches' filters)
+// scan every record the caller sees, O(records) per request. 100,000
+// databases, each with its production branch, hold under 200 MB of heap
+// (see BENCHMARKS.md).
+//
+// A service token's object lists the accesses it holds on the
+// organization only; its accesses on databases (a token that creates a
+// database is granted the database permissions it does not already hold
+// on the organization, as one grant) are listed a page at a time by
+// list_service_token_accesses and list_service_token_grants.
+//
 // # Decisions
 //
 // Where the reference marks a field required but the service's own clients
@@ -100,7 +129,7 @@ type Server struct {
 	faults   faultRules
 	limiter  rateLimiter // see ratelimit.go
 	requests requestLog
-	events   events
+	events   ring[*eventRec] // the event log; see events.go
 	failNext map[string]bool // IDs whose next transition fails
 	hooks    deliveries      // webhook deliveries; see deliveries.go
 	session  oauthSession    // the OAuth server's signed-in user; see oauth.go
@@ -145,7 +174,9 @@ func New(opts ...Option) (*Server, error) {
 	}
 	s.clock.onWake = s.wake
 	s.hooks.init(cfg.webhookTimeout)
-	s.requests.limit = cfg.requestLogLimit
+	s.requests.list.limit = cfg.requestLogLimit
+	s.events.limit = cfg.eventLogLimit
+	s.hooks.log.limit = cfg.deliveryLogLimit
 	s.limiter.limit = cfg.rateLimit
 	s.faults.rng = newFaultRand(cfg.seed)
 	s.reqID = s.world.newID()[:6]

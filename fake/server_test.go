@@ -303,6 +303,8 @@ func TestOptions(t *testing.T) {
 		{"empty address", fake.WithAddr("")},
 		{"bad address", fake.WithAddr("not an address")},
 		{"zero request log limit", fake.WithRequestLogLimit(0)},
+		{"zero event log limit", fake.WithEventLogLimit(0)},
+		{"negative delivery log limit", fake.WithDeliveryLogLimit(-1)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
