@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbplatform/platform-go"
 	"github.com/dbplatform/platform-go/fake"
@@ -84,12 +85,30 @@ func deployFlow(ctx context.Context, srv *fake.Server) (*platform.DeployRequest,
 func TestDeployFlow(t *testing.T) {
 	t.Parallel()
 	srv := fake.NewServer(t)
+	start := srv.Now()
 	dr, err := deployFlow(t.Context(), srv)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if dr.DeployedAt == nil || dr.Deployment.CutoverAt == nil {
 		t.Errorf("deployed_at %v, cutover_at %v; want both set", dr.DeployedAt, dr.Deployment.CutoverAt)
+	}
+	// Each waiter polls once, then once right after each transition it
+	// waits through, the fake's clock moving straight to it: the database
+	// (5s) and the branch (5s) get ready, the deployment checks (1s), is
+	// submitted (1s), starts (1s), copies (10s) and cuts over (1s).
+	polls := map[string]int{}
+	for _, r := range srv.Requests() {
+		polls[r.Operation]++
+	}
+	want := map[string]int{"get_database": 2, "get_branch": 2, "get_deployment": 8}
+	for op, n := range want {
+		if polls[op] != n {
+			t.Errorf("%s polled %d times, want %d", op, polls[op], n)
+		}
+	}
+	if got, want := srv.Now().Sub(start), 24*time.Second; got != want {
+		t.Errorf("the clock moved %s, want %s: to each transition and no further", got, want)
 	}
 }
 

@@ -111,7 +111,8 @@ type service struct {
 }
 
 // SleepFunc waits for d or until ctx ends, returning ctx.Err() in the second
-// case. Waiters and retry backoff wait through it; see [WithSleep].
+// case. Waiters and retry backoff wait through it; see [WithSleep]. A
+// waiter's wait may end early; see [IsPollWait].
 type SleepFunc func(ctx context.Context, d time.Duration) error
 
 // realSleep waits on the wall clock.

@@ -35,12 +35,14 @@ import (
 
 // Server is a running fake. Its methods are safe for concurrent use.
 type Server struct {
-	mu     sync.RWMutex
-	world  *world
-	clock  *clock
-	mux    *http.ServeMux
-	strict bool
-	timing Timings
+	mu    sync.RWMutex
+	world *world
+	clock *clock
+	mux   *http.ServeMux // shared by every server; see buildHandlers
+	// handlers are this server's, in the order of the shared mux's patterns.
+	handlers []http.Handler
+	strict   bool
+	timing   Timings
 
 	httpSrv *httptest.Server
 	reqSeq  atomic.Uint64
@@ -98,11 +100,9 @@ func New(opts ...Option) (*Server, error) {
 	s.limiter.limit = cfg.rateLimit
 	s.faults.rng = newFaultRand(cfg.seed)
 	s.reqID = s.world.newID()[:6]
-	mux, err := s.buildMux()
-	if err != nil {
+	if err := s.buildHandlers(); err != nil {
 		return nil, err
 	}
-	s.mux = mux
 	if err := s.seedDefaults(cfg); err != nil {
 		return nil, err
 	}
@@ -199,12 +199,26 @@ func (s *Server) Advance(d time.Duration) {
 }
 
 // sleep is the platform.SleepFunc of the fake's clients: waiting advances
-// the virtual clock.
+// the virtual clock. Retry backoff advances it by d. A waiter's wait between
+// polls ([platform.IsPollWait]) moves it to the next scheduled transition,
+// however near or far, so the waiter polls right after each change instead
+// of stepping through time where nothing happens (or past a change); with
+// nothing scheduled, by d.
 func (s *Server) sleep(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	s.Advance(d)
+	if !platform.IsPollWait(ctx) {
+		s.Advance(d)
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	until := s.clock.now.Add(max(d, 0))
+	if next, ok := s.clock.next(); ok {
+		until = next // runDue runs work already due, and never moves the clock back
+	}
+	s.clock.runDue(until)
 	return nil
 }
 
@@ -220,7 +234,7 @@ func (s *Server) wake() {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rid := fmt.Sprintf("%s%06d", s.reqID, s.reqSeq.Add(1))
 	w.Header().Set("X-Request-Id", rid)
-	rec := &recorder{ResponseWriter: w, status: http.StatusOK, log: &s.requests, req: r, rid: rid}
+	rec := &recorder{ResponseWriter: w, srv: s, status: http.StatusOK, log: &s.requests, req: r, rid: rid}
 	switch {
 	case r.RequestURI == "*":
 		// ServeMux answers the target "*" with a bare 400, not the API's
@@ -251,6 +265,7 @@ func cleanPath(p string) bool {
 // hold back until the handler returns.
 type recorder struct {
 	http.ResponseWriter
+	srv    *Server // whose handlers serve the request; see handlerIndex
 	status int
 	op     string
 

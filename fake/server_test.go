@@ -620,11 +620,20 @@ func TestClockClientWaitsAdvanceIt(t *testing.T) {
 	if !db.Ready {
 		t.Fatalf("WaitReady returned a database that is not ready: %s", db.State)
 	}
-	if waited := srv.Now().Sub(t0); waited < 5*time.Second {
-		t.Errorf("the virtual clock moved %v, want at least 5s", waited)
+	// The waiter's wait ends at the next transition, the database's
+	// readiness 5s on, not after its 1s, 2s and 4s steps (7s).
+	if waited := srv.Now().Sub(t0); waited != 5*time.Second {
+		t.Errorf("the virtual clock moved %v, want 5s", waited)
 	}
-	// The waiter's polls are 1s, 2s, 4s apart: slept on the wall clock,
-	// they would take 7s.
+	polls := 0
+	for _, r := range srv.Requests() {
+		if r.Operation == "get_database" {
+			polls++
+		}
+	}
+	if polls != 2 {
+		t.Errorf("WaitReady polled %d times, want 2 (pending, then ready)", polls)
+	}
 	if elapsed := time.Since(wall); elapsed > 5*time.Second {
 		t.Errorf("WaitReady took %v of wall time; the fake's client must not sleep", elapsed)
 	}
