@@ -147,7 +147,8 @@ func (s *Server) AdminToken() Token { return s.adminToken }
 
 // Client returns a client of this server authenticated with the admin token.
 // Its waits (waiters and retry backoff) advance the virtual clock instead of
-// sleeping.
+// sleeping, and its waiters poll right after each scheduled transition
+// (with [WithRealTime], as soon as it has run on the wall clock).
 func (s *Server) Client() *platform.Client { return s.ClientFor(s.adminToken) }
 
 // ClientFor returns a client of this server authenticated with tok, with the
@@ -167,15 +168,12 @@ func (s *Server) ClientFor(tok Token) *platform.Client {
 //
 //	client, err := platform.NewClient(append(srv.ClientOptions(tok), platform.WithLogger(l))...)
 func (s *Server) ClientOptions(tok Token) []platform.Option {
-	opts := []platform.Option{
+	return []platform.Option{
 		platform.WithBaseURL(s.URL()),
 		platform.WithServiceToken(tok.ID, tok.Secret),
 		platform.WithHTTPClient(s.httpSrv.Client()),
+		platform.WithSleep(s.sleep),
 	}
-	if !s.clock.real {
-		opts = append(opts, platform.WithSleep(s.sleep))
-	}
-	return opts
 }
 
 // Now returns the server's current time.
@@ -198,27 +196,44 @@ func (s *Server) Advance(d time.Duration) {
 	s.clock.runDue(s.clock.now.Add(max(d, 0)))
 }
 
-// sleep is the platform.SleepFunc of the fake's clients: waiting advances
-// the virtual clock. Retry backoff advances it by d. A waiter's wait between
-// polls ([platform.IsPollWait]) moves it to the next scheduled transition,
+// sleep is the platform.SleepFunc of the fake's clients. Retry backoff
+// waits d: on the virtual clock, by advancing it. A waiter's wait between
+// polls ([platform.IsPollWait]) ends at the next scheduled transition,
 // however near or far, so the waiter polls right after each change instead
-// of stepping through time where nothing happens (or past a change); with
-// nothing scheduled, by d.
+// of stepping through time where nothing happens (or past a change): the
+// virtual clock moves straight to it, and in real time the wait ends when it
+// is due (at most d on the wall clock), once it has run. With nothing
+// scheduled, the wait is d.
 func (s *Server) sleep(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if !platform.IsPollWait(ctx) {
-		s.Advance(d)
+	poll := platform.IsPollWait(ctx)
+	s.mu.Lock()
+	next, scheduled := s.clock.next()
+	if !s.clock.real {
+		until := s.clock.now.Add(max(d, 0))
+		if poll && scheduled {
+			until = next // runDue runs work already due, and never moves the clock back
+		}
+		s.clock.runDue(until)
+		s.mu.Unlock()
 		return nil
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	until := s.clock.now.Add(max(d, 0))
-	if next, ok := s.clock.next(); ok {
-		until = next // runDue runs work already due, and never moves the clock back
+	s.mu.Unlock()
+	if poll && scheduled {
+		d = min(d, time.Until(next))
 	}
-	s.clock.runDue(until)
+	if d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	s.wake() // what fell due has run before the next poll
 	return nil
 }
 

@@ -654,12 +654,18 @@ func TestClockRealTime(t *testing.T) {
 	if db.State != platform.DatabasePending {
 		t.Fatalf("new database: %s, want pending", db.State)
 	}
+	wall := time.Now()
 	ready, err := srv.Client().Databases.WaitReady(t.Context(), &platform.GetDatabaseParams{Organization: srv.Org(), Database: "app"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !ready.Ready || ready.UpdatedAt.Sub(db.CreatedAt.Time) < 20*time.Millisecond {
 		t.Errorf("database ready %v at %v, created %v", ready.Ready, ready.UpdatedAt, db.CreatedAt)
+	}
+	// The waiter's first wait ends when the database's transition has run
+	// (20ms), not after the 1s a waiter waits against a real server.
+	if elapsed := time.Since(wall); elapsed >= time.Second {
+		t.Errorf("WaitReady took %s of wall time, want the transition's 20ms (well under the waiter's 1s step)", elapsed)
 	}
 }
 
