@@ -49,6 +49,9 @@ type Timings struct {
 	KeyspaceReady time.Duration
 	// KeyspaceConfigChange is how long a keyspace settings change takes.
 	KeyspaceConfigChange time.Duration
+	// ReadOnlyRegionReady is how long a read-only region new to a branch
+	// takes to serve reads.
+	ReadOnlyRegionReady time.Duration
 	// BackupStart is how long a backup stays pending before it runs.
 	BackupStart time.Duration
 	// BackupRun is how long a running backup takes to succeed.
@@ -69,6 +72,12 @@ type Timings struct {
 	// OAuthAccessToken is how long an OAuth access token lives (the token
 	// response's expires_in).
 	OAuthAccessToken time.Duration
+	// OAuthDeviceCode is how long a device code of the device flow can be
+	// polled for a token (expires_in of POST /oauth/authorize_device).
+	OAuthDeviceCode time.Duration
+	// OAuthDevicePoll is how long a device-flow client must wait between
+	// polls of the token endpoint (interval), in whole seconds.
+	OAuthDevicePoll time.Duration
 }
 
 // DefaultTimings returns the default durations.
@@ -78,6 +87,7 @@ func DefaultTimings() Timings {
 		BranchReady:          5 * time.Second,
 		KeyspaceReady:        5 * time.Second,
 		KeyspaceConfigChange: 10 * time.Second,
+		ReadOnlyRegionReady:  30 * time.Second,
 		BackupStart:          time.Second,
 		BackupRun:            30 * time.Second,
 		DeployStep:           time.Second,
@@ -86,15 +96,17 @@ func DefaultTimings() Timings {
 		RevertWindow:         30 * time.Minute,
 		OAuthCode:            10 * time.Minute,
 		OAuthAccessToken:     2592000 * time.Second,
+		OAuthDeviceCode:      15 * time.Minute,
+		OAuthDevicePoll:      5 * time.Second,
 	}
 }
 
 // fields lists the durations, for merging and checking.
 func (t *Timings) fields() []*time.Duration {
 	return []*time.Duration{
-		&t.DatabaseReady, &t.BranchReady, &t.KeyspaceReady, &t.KeyspaceConfigChange, &t.BackupStart, &t.BackupRun,
+		&t.DatabaseReady, &t.BranchReady, &t.KeyspaceReady, &t.KeyspaceConfigChange, &t.ReadOnlyRegionReady, &t.BackupStart, &t.BackupRun,
 		&t.DeployStep, &t.DeployInProgress, &t.DeployRevert, &t.RevertWindow,
-		&t.OAuthCode, &t.OAuthAccessToken,
+		&t.OAuthCode, &t.OAuthAccessToken, &t.OAuthDeviceCode, &t.OAuthDevicePoll,
 	}
 }
 

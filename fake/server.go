@@ -32,6 +32,41 @@
 //
 // [WithStrictBodies] refuses an unknown body field for every method,
 // DELETE included.
+//
+// # Where the API's description is silent
+//
+// Cluster sizes. One catalogue of SKUs serves both size lists and checks
+// every cluster_size the API takes (database and keyspace creation, branch
+// creation and restores, read-only regions): a size it lacks, or one not
+// offered for the database's engine (Metal sizes are MySQL's, PS_40_ARM
+// PostgreSQL's), is a 422 naming the field and the value. The sizes carry
+// prices only when the
+// list is asked for rates, in the region given, else the database's (the
+// database query parameter) or the organization's default region; regions
+// in Europe cost 10% more and Singapore 25%. A branch's list holds the
+// sizes of its engine and of its kind of branch (development sizes PS_5 to
+// PS_20; production PS_10 and up), priced in the branch's region.
+//
+// Cluster parameters and extensions are PostgreSQL's catalogue (the
+// reference's namespaces are patroni, pgconf and pgbouncer); a MySQL
+// branch lists none, its server options being its keyspaces'
+// mysqld_options. A branch's values are the defaults until a configuration
+// change sets them; the catalogue's bounds, options and types are what a
+// change is checked against. Infrastructure derives from the branch: a
+// MySQL branch runs two query routers (one on a development branch), and
+// per shard of each keyspace a primary and the keyspace's replicas, plus
+// each read-only region's replicas; a PostgreSQL branch runs a primary and
+// its default keyspace's replicas. Pods run once the branch and their
+// keyspace or region are ready.
+//
+// Read-only regions are for production branches of MySQL databases. The
+// PUT replaces a keyspace's list as a whole (an empty list removes them
+// all; a missing one is a 422); a region must be known, not the branch's
+// own, and given once; its cluster size defaults to the keyspace's and its
+// replicas to 2 (1 to 20). The database's list is its default branch's: one
+// entry per region any keyspace replicates to, added with the first, ready
+// after Timings.ReadOnlyRegionReady, removed with the last. A branch with
+// read-only regions cannot be demoted until they are removed.
 package fake
 
 import (
@@ -212,33 +247,52 @@ func (s *Server) Advance(d time.Duration) {
 	s.clock.runDue(s.clock.now.Add(max(d, 0)))
 }
 
-// sleep is the platform.SleepFunc of the fake's clients. Retry backoff
-// waits d: on the virtual clock, by advancing it. A waiter's wait between
-// polls ([platform.IsPollWait]) ends at the next scheduled transition,
-// however near or far, so the waiter polls right after each change instead
-// of stepping through time where nothing happens (or past a change): the
-// virtual clock moves straight to it, and in real time the wait ends when it
-// is due (at most d on the wall clock), once it has run. With nothing
-// scheduled, the wait is d.
-func (s *Server) sleep(ctx context.Context, d time.Duration) error {
+// Sleep waits for d by advancing the virtual clock, without waiting on the
+// wall clock; it returns ctx.Err() at once if ctx has ended. It is the
+// platform.SleepFunc of the fake's clients, and what to give other waiting
+// code under test, such as the device flow's oauth.Config.DeviceAccessToken.
+// A waiter's wait between polls ([platform.IsPollWait]) ends instead at the
+// next scheduled transition, however near or far, so the waiter polls right
+// after each change rather than stepping through time where nothing
+// happens (or past a change); with nothing scheduled, it is d. On a
+// real-time clock ([WithRealTime]) Sleep runs what is due and returns.
+func (s *Server) Sleep(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	poll := platform.IsPollWait(ctx)
 	s.mu.Lock()
-	next, scheduled := s.clock.next()
-	if !s.clock.real {
-		until := s.clock.now.Add(max(d, 0))
-		if poll && scheduled {
-			until = next // runDue runs work already due, and never moves the clock back
-		}
-		s.clock.runDue(until)
-		s.mu.Unlock()
+	defer s.mu.Unlock()
+	if s.clock.real {
+		s.clock.runDue(s.clock.Now())
 		return nil
 	}
-	s.mu.Unlock()
-	if poll && scheduled {
-		d = min(d, time.Until(next))
+	until := s.clock.now.Add(max(d, 0))
+	if next, ok := s.clock.next(); ok && platform.IsPollWait(ctx) {
+		until = next // runDue runs work already due, and never moves the clock back
+	}
+	s.clock.runDue(until)
+	return nil
+}
+
+// sleep is the platform.SleepFunc of the fake's clients: [Server.Sleep] on
+// a virtual clock. On a real-time clock it waits on the wall clock: d for
+// retry backoff, and for a waiter's poll until the next scheduled transition
+// is due (at most d), then runs what is due, so the waiter polls right
+// after it.
+func (s *Server) sleep(ctx context.Context, d time.Duration) error {
+	if !s.clock.real { // fixed when the server is made
+		return s.Sleep(ctx, d)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if platform.IsPollWait(ctx) {
+		s.mu.Lock()
+		next, ok := s.clock.next()
+		s.mu.Unlock()
+		if ok {
+			d = min(d, time.Until(next))
+		}
 	}
 	if d > 0 {
 		t := time.NewTimer(d)
