@@ -150,7 +150,7 @@ const devicePageOp = "oauth_device"
 
 // mountOAuthServer registers the OAuth endpoints, checking them against
 // their rows of operations.tsv.
-func (s *Server) mountOAuthServer(mux *http.ServeMux) error {
+func (s *Server) mountOAuthServer(mux *handlerTable) error {
 	for _, ep := range []struct {
 		pattern, op string
 		serve       func(w http.ResponseWriter, r *http.Request)
