@@ -28,7 +28,8 @@ type branchRec struct {
 	keyspaces      index[*keyspaceRec]
 	keyspaceByName map[string]*keyspaceRec
 
-	roles *branchRoles
+	roles     *branchRoles
+	passwords branchPasswords // MySQL branches only; see passwords.go
 
 	budgets branchBudgets // traffic budgets; see trafficbudgets.go
 }

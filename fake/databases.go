@@ -41,6 +41,8 @@ type dbRec struct {
 	deployQueue []*drRec // deployments holding a branch's queue, in order
 
 	webhooks webhookStore
+
+	ipRestrictions ipRestrictions // PostgreSQL databases only; see iprestrictions.go
 }
 
 // maxNameLen bounds organization, database and branch names.
