@@ -34,6 +34,8 @@ func TestGoldenRoundTrip(t *testing.T) {
 		{"oauth_application.json", func() any { return new(platform.OAuthApplication) }},
 		{"oauth_token.json", func() any { return new(platform.OAuthToken) }},
 		{"oauth_token_list.json", func() any { return new(platform.Page[platform.OAuthToken]) }},
+		{"password.json", func() any { return new(platform.Password) }},
+		{"ip_restriction_list.json", func() any { return new(platform.Page[platform.IPRestriction]) }},
 	}
 	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.json"))
 	if err != nil {
