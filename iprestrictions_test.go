@@ -17,7 +17,7 @@ const ipRestrictionJSON = `{
 	"id": "ipr000000001", "type": "IPRestriction", "schema": "reports", "role": "analyst",
 	"cidrs": ["192.0.2.0/24", "198.51.100.7"], "description": "office",
 	"created_at": "2026-01-14T10:19:23.000Z", "updated_at": "2026-01-15T08:00:00.500Z", "deleted_at": null,
-	"actor": {"id": "usr0000000001", "display_name": "Ada", "avatar_url": "https://avatars.example.com/ada"}
+	"actor": {"id": "usr0000000001", "type": "User", "display_name": "Ada", "avatar_url": "https://avatars.example.com/ada"}
 }`
 
 func wantIPRestriction(t *testing.T) *platform.IPRestriction {
@@ -25,7 +25,7 @@ func wantIPRestriction(t *testing.T) *platform.IPRestriction {
 		ID: "ipr000000001", Type: "IPRestriction", Schema: "reports", Role: "analyst",
 		CIDRs: []string{"192.0.2.0/24", "198.51.100.7"}, Description: platform.Ptr("office"),
 		CreatedAt: mustTimestamp(t, "2026-01-14T10:19:23Z"), UpdatedAt: mustTimestamp(t, "2026-01-15T08:00:00.5Z"),
-		Actor: platform.Actor{ID: "usr0000000001", DisplayName: "Ada", AvatarURL: "https://avatars.example.com/ada"},
+		Actor: platform.Actor{ID: "usr0000000001", Type: "User", DisplayName: "Ada", AvatarURL: "https://avatars.example.com/ada"},
 	}
 }
 

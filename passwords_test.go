@@ -23,7 +23,7 @@ const passwordJSON = `{
 	"expired": false, "direct_vtgate": false, "direct_vtgate_addresses": [], "ttl_seconds": null,
 	"access_host_url": "aws.connect.example.com", "access_host_regional_url": "us-east.connect.example.com",
 	"access_host_regional_urls": [],
-	"actor": {"id": "usr0000000001", "display_name": "Ada", "avatar_url": "https://avatars.example.com/ada"},
+	"actor": {"id": "usr0000000001", "type": "User", "display_name": "Ada", "avatar_url": "https://avatars.example.com/ada"},
 	"region": {"id": "reg1", "type": "Region", "provider": "AWS", "enabled": true, "public_ip_addresses": ["192.0.2.10"],
 		"display_name": "AWS us-east-1", "location": "Ashburn, Virginia", "slug": "us-east",
 		"current_default": true, "mysql_supported": true, "postgresql_supported": true},
@@ -40,7 +40,7 @@ func wantPassword(t *testing.T) *platform.Password {
 		AccessHostURL:          "aws.connect.example.com",
 		AccessHostRegionalURL:  "us-east.connect.example.com",
 		AccessHostRegionalURLs: []string{},
-		Actor:                  &platform.Actor{ID: "usr0000000001", DisplayName: "Ada", AvatarURL: "https://avatars.example.com/ada"},
+		Actor:                  &platform.Actor{ID: "usr0000000001", Type: "User", DisplayName: "Ada", AvatarURL: "https://avatars.example.com/ada"},
 		Region: platform.Region{
 			ID: "reg1", Type: "Region", Provider: "AWS", Enabled: true, PublicIPAddresses: []string{"192.0.2.10"},
 			DisplayName: "AWS us-east-1", Location: "Ashburn, Virginia", Slug: "us-east",

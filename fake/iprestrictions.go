@@ -174,7 +174,7 @@ func renderIPRestriction(r *ipRestrictionRec) *platform.IPRestriction {
 		CreatedAt:   platform.NewTimestamp(r.created),
 		UpdatedAt:   platform.NewTimestamp(r.updated),
 	}
-	if a := renderShortActor(r.actor); a != nil {
+	if a := renderActor(r.actor); a != nil {
 		out.Actor = *a
 	}
 	return out

@@ -68,7 +68,7 @@ func TestIPRestrictionLifecycle(t *testing.T) {
 		ID: r.ID, Type: "IPRestriction", Schema: "reports", Role: "analyst",
 		CIDRs: []string{"192.0.2.0/24", "198.51.100.7"}, Description: platform.Ptr("office"),
 		CreatedAt: at, UpdatedAt: at,
-		Actor: platform.Actor{ID: srv.AdminUserID(), DisplayName: r.Actor.DisplayName, AvatarURL: "https://avatars.example.com/" + srv.AdminUserID()},
+		Actor: platform.Actor{ID: srv.AdminUserID(), Type: "User", DisplayName: r.Actor.DisplayName, AvatarURL: "https://avatars.example.com/" + srv.AdminUserID()},
 	}
 	if diff := cmp.Diff(want, r); diff != "" {
 		t.Errorf("created (-want +got):\n%s", diff)

@@ -353,7 +353,7 @@ func renderPassword(pw *passwordRec, now time.Time) *platform.Password {
 		AccessHostURL:          host,
 		AccessHostRegionalURL:  regional,
 		AccessHostRegionalURLs: []string{},
-		Actor:                  renderShortActor(pw.actor),
+		Actor:                  renderActor(pw.actor),
 		Region:                 *renderRegionFor(b.db.region)(b.region),
 		Username:               pw.username,
 		Replica:                pw.replica,

@@ -93,7 +93,7 @@ func TestPasswordCreateRenders(t *testing.T) {
 		AccessHostURL:          "aws.connect.dbplatform.dev",
 		AccessHostRegionalURL:  "us-east.connect.dbplatform.dev",
 		AccessHostRegionalURLs: []string{},
-		Actor:                  &platform.Actor{ID: srv.AdminUserID(), DisplayName: pw.Actor.DisplayName, AvatarURL: "https://avatars.example.com/" + srv.AdminUserID()},
+		Actor:                  &platform.Actor{ID: srv.AdminUserID(), Type: "User", DisplayName: pw.Actor.DisplayName, AvatarURL: "https://avatars.example.com/" + srv.AdminUserID()},
 		Region: platform.Region{
 			ID: "reg0useast01", Type: "Region", Provider: "AWS", Enabled: true, PublicIPAddresses: []string{"192.0.2.10", "192.0.2.11"},
 			DisplayName: "AWS us-east-1 (N. Virginia)", Location: "Ashburn, Virginia", Slug: "us-east",
