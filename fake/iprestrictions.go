@@ -22,6 +22,19 @@ type ipRestrictions struct {
 	byID map[string]*ipRestrictionRec // the same records by ID
 }
 
+func (rs *ipRestrictions) add(r *ipRestrictionRec) {
+	if rs.byID == nil {
+		rs.byID = map[string]*ipRestrictionRec{}
+	}
+	rs.live.add(r)
+	rs.byID[r.id] = r
+}
+
+func (rs *ipRestrictions) remove(r *ipRestrictionRec) {
+	rs.live.remove(r)
+	delete(rs.byID, r.id)
+}
+
 // maxIPRestrictionDescription bounds an entry's description.
 const maxIPRestrictionDescription = 255
 
@@ -75,12 +88,7 @@ func createIPRestriction(c *call, p *platform.CreateIPRestrictionParams) (any, e
 		return nil, err
 	}
 	r.stamps = stamps{id: c.w.newID(), created: c.now, updated: c.now}
-	rs := &c.db.ipRestrictions
-	if rs.byID == nil {
-		rs.byID = map[string]*ipRestrictionRec{}
-	}
-	rs.live.add(r)
-	rs.byID[r.id] = r
+	c.db.ipRestrictions.add(r)
 	return renderIPRestriction(r), nil
 }
 
@@ -157,8 +165,7 @@ func deleteIPRestriction(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.db.ipRestrictions.live.remove(r)
-	delete(c.db.ipRestrictions.byID, r.id)
+	c.db.ipRestrictions.remove(r)
 	return nil, nil
 }
 
