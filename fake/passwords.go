@@ -141,20 +141,23 @@ func listPasswords(c *call) (any, error) {
 		return nil, err
 	}
 	q := c.r.URL.Query()
-	var region *regionRec
+	// Replica passwords are the ones that read in the branch's read-only
+	// regions.
+	replicasOnly := false
 	if id := q.Get("read_only_region_id"); id != "" {
-		if region = regionByID(id); region == nil {
-			return nil, unprocessable("read_only_region_id %q is not a region", id)
+		if !slices.ContainsFunc(b.readOnlyRegions.all(), func(r *readOnlyRegionRec) bool { return r.id == id }) {
+			return nil, unprocessable("read_only_region_id %q is not a read-only region of branch %s", id, b.name)
 		}
+		replicasOnly = true
 	}
 	search := strings.ToLower(q.Get("q"))
 	render := func(pw *passwordRec) *platform.Password { return renderPassword(pw, c.now) }
-	if status == "" && search == "" && region == nil {
+	if status == "" && search == "" && !replicasOnly {
 		return pageOf(c, &b.passwords.live, true, render), nil
 	}
 	keep := func(pw *passwordRec) bool {
 		return pw.inStatus(status, c.now) && strings.Contains(strings.ToLower(pw.name), search) &&
-			(region == nil || pw.branch.region == region)
+			(!replicasOnly || pw.replica)
 	}
 	return filteredPageOf(c, &b.passwords.live, true, keep, render), nil
 }
@@ -367,6 +370,11 @@ func renderPassword(pw *passwordRec, now time.Time) *platform.Password {
 	}
 	if pw.directVTGate {
 		out.DirectVTGateAddresses = vtgateHosts(b.region)
+	}
+	if pw.replica {
+		for _, r := range b.readOnlyRegions.all() {
+			out.AccessHostRegionalURLs = append(out.AccessHostRegionalURLs, regionalHost(r.region))
+		}
 	}
 	return out
 }

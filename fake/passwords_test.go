@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/dbplatform/platform-go"
 	"github.com/dbplatform/platform-go/fake"
@@ -384,26 +383,42 @@ func TestPasswordListPagesAndFilters(t *testing.T) {
 	if !cmp.Equal(names, []string{"worker-1", "api-3"}) || page.TotalCount == nil || *page.TotalCount != 5 || !page.HasNext() {
 		t.Errorf("page 2 of 2: %v, total %v, next %v; want [worker-1 api-3] of 5 with a next page", names, page.TotalCount, page.NextPage)
 	}
-	region := func(id string) platform.ListPasswordsParams {
-		return platform.ListPasswordsParams{ReadOnlyRegionID: id}
-	}
-	for _, tt := range []struct {
-		name string
-		p    platform.ListPasswordsParams
-		want []string
-	}{
-		{"search ignores case", platform.ListPasswordsParams{Query: "WORKER"}, []string{"worker-1", "Worker-2"}},
-		{"the branch's region", region("reg0useast01"), []string{"api-1", "api-2", "worker-1", "api-3", "Worker-2"}},
-		{"another region", region("reg0euwest01"), nil},
-	} {
-		if got := listPasswordNames(t, srv, c, "dev", tt.p); !cmp.Equal(tt.want, got, cmpopts.EquateEmpty()) {
-			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
-		}
+	if got := listPasswordNames(t, srv, c, "dev", platform.ListPasswordsParams{Query: "WORKER"}); !cmp.Equal(got, []string{"worker-1", "Worker-2"}) {
+		t.Errorf("search ignoring case: %v, want [worker-1 Worker-2]", got)
 	}
 	_, err = c.Passwords.List(ctx, &platform.ListPasswordsParams{Organization: srv.Org(), Database: pwDB, Branch: "dev", ReadOnlyRegionID: "nowhere"})
-	apiError(t, err, http.StatusUnprocessableEntity, "read_only_region_id", `"nowhere"`)
+	apiError(t, err, http.StatusUnprocessableEntity, "read_only_region_id", `"nowhere"`, "branch dev")
 	_, err = c.Passwords.List(ctx, &platform.ListPasswordsParams{Organization: srv.Org(), Database: pwDB, Branch: "dev", Status: "stale"})
 	apiError(t, err, http.StatusBadRequest, "status", `"stale"`)
+}
+
+// TestPasswordReadOnlyRegions checks that replica passwords show the hosts
+// of the branch's read-only regions, and that read_only_region_id keeps
+// them.
+func TestPasswordReadOnlyRegions(t *testing.T) {
+	t.Parallel()
+	srv, c := newPasswordServer(t)
+	ctx := t.Context()
+	if _, err := c.Keyspaces.UpdateReadOnlyRegions(ctx, &platform.UpdateReadOnlyRegionsParams{
+		Organization: srv.Org(), Database: pwDB, Branch: "main", Keyspace: pwDB,
+		ReadOnlyRegions: []platform.ReadOnlyRegionConfig{{Region: "eu-west"}, {Region: "ap-southeast"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	replica := createPassword(t, srv, c, "main", platform.CreatePasswordParams{Name: platform.Ptr("reads"), Replica: platform.Ptr(true)})
+	primary := createPassword(t, srv, c, "main", platform.CreatePasswordParams{Name: platform.Ptr("writes")})
+	if want := []string{"eu-west.connect.dbplatform.dev", "ap-southeast.connect.dbplatform.dev"}; !cmp.Equal(want, replica.AccessHostRegionalURLs) || len(primary.AccessHostRegionalURLs) != 0 {
+		t.Errorf("access_host_regional_urls: replica %v, primary %v; want %v and none", replica.AccessHostRegionalURLs, primary.AccessHostRegionalURLs, want)
+	}
+	regions := opCollect(t, c.Databases.AllReadOnlyRegions(ctx, &platform.ListReadOnlyRegionsParams{Organization: srv.Org(), Database: pwDB}))
+	if len(regions) != 2 {
+		t.Fatalf("%d read-only regions, want 2", len(regions))
+	}
+	if got := listPasswordNames(t, srv, c, "main", platform.ListPasswordsParams{ReadOnlyRegionID: regions[0].ID}); !cmp.Equal(got, []string{"reads"}) {
+		t.Errorf("passwords of read-only region %s: %v, want the replica's [reads]", regions[0].ID, got)
+	}
+	_, err := c.Passwords.List(ctx, &platform.ListPasswordsParams{Organization: srv.Org(), Database: pwDB, Branch: "dev", ReadOnlyRegionID: regions[0].ID})
+	apiError(t, err, http.StatusUnprocessableEntity, "read_only_region_id", "not a read-only region of branch dev")
 }
 
 // TestPasswordProductionPermissions checks that each connect or delete

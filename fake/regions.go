@@ -32,16 +32,6 @@ func regionBySlug(slug string) *regionRec {
 	return nil
 }
 
-// regionByID finds a region by its ID.
-func regionByID(id string) *regionRec {
-	for _, r := range publicRegions {
-		if r.id == id {
-			return r
-		}
-	}
-	return nil
-}
-
 // regionPage renders the call's page of the regions.
 func regionPage(c *call, render func(*regionRec) *platform.Region) *platform.Page[platform.Region] {
 	return slicePageOf(c, publicRegions, false, render)
