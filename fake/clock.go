@@ -16,16 +16,29 @@ type clock struct {
 	seq    uint64
 	wake   *time.Timer // arms the earliest timer in real-time mode
 	onWake func()      // runs due timers; set by the server
+	exec   func(job)   // runs a job; set by the server
 	// stopped is set when the server closes: nothing is scheduled, run or
 	// armed afterwards.
 	stopped bool
 }
 
-// timer is work due at a time.
+// timer is a job due at a time.
 type timer struct {
 	at  time.Time
 	seq uint64
-	fn  func()
+	job job
+}
+
+// job is a lifecycle transition waiting on the clock. It is data, not a
+// closure, so that a snapshot can hold it: save gives its kind and the
+// identity of what it acts on (see snapshot_jobs.go), and a loader of that
+// kind builds it again. Each kind is a small struct in the file of its
+// resource group.
+type job interface {
+	// run performs the transition, under the server's lock.
+	run(s *Server)
+	// save returns the job as a snapshot holds it, without its time.
+	save() jobSnap
 }
 
 type timerHeap []*timer
@@ -55,13 +68,13 @@ func (c *clock) Now() time.Time {
 	return c.now
 }
 
-// after schedules fn to run once the clock has moved d past now.
-func (c *clock) after(d time.Duration, fn func()) {
+// after schedules j to run once the clock has moved d past now.
+func (c *clock) after(d time.Duration, j job) {
 	if c.stopped {
 		return
 	}
 	c.seq++
-	heap.Push(&c.timers, &timer{at: c.Now().Add(d), seq: c.seq, fn: fn})
+	heap.Push(&c.timers, &timer{at: c.Now().Add(d), seq: c.seq, job: j})
 	c.arm()
 }
 
@@ -77,7 +90,7 @@ func (c *clock) runDue(until time.Time) {
 		if !c.real && t.at.After(c.now) {
 			c.now = t.at
 		}
-		t.fn()
+		c.exec(t.job)
 	}
 	if !c.real && until.After(c.now) {
 		c.now = until

@@ -188,7 +188,7 @@ func (s *Server) createKeyspace(c *call, p *platform.CreateKeyspaceParams) (any,
 	setIf(&ks.shards, p.Shards)
 	setIf(&ks.extraReplicas, p.ExtraReplicas)
 	c.w.startFlight(ks.id)
-	s.clock.after(s.timing.KeyspaceReady, func() { s.keyspaceReady(ks) })
+	s.clock.after(s.timing.KeyspaceReady, keyspaceReadyJob{ks})
 	return renderKeyspace(ks), nil
 }
 
@@ -341,8 +341,21 @@ func (s *Server) changeKeyspaceSettings(ks *keyspaceRec, next keyspaceSettings) 
 	ks.updated = s.clock.Now()
 	gen := ks.configGen
 	s.world.startFlight(ks.id)
-	s.clock.after(s.timing.KeyspaceConfigChange, func() { s.keyspaceConfigApplied(ks, gen) })
+	s.clock.after(s.timing.KeyspaceConfigChange, keyspaceConfigJob{ks, gen})
 }
+
+// keyspaceReadyJob runs keyspaceReady.
+type keyspaceReadyJob struct{ ks *keyspaceRec }
+
+func (j keyspaceReadyJob) run(s *Server) { s.keyspaceReady(j.ks) }
+
+// keyspaceConfigJob runs keyspaceConfigApplied for settings change gen.
+type keyspaceConfigJob struct {
+	ks  *keyspaceRec
+	gen int
+}
+
+func (j keyspaceConfigJob) run(s *Server) { s.keyspaceConfigApplied(j.ks, j.gen) }
 
 // keyspaceConfigApplied completes settings change gen; a failed change
 // restores the settings from before it.

@@ -41,6 +41,7 @@ type Server struct {
 	mux    *http.ServeMux
 	strict bool
 	timing Timings
+	cfg    config // the options it started with, for Reset
 
 	httpSrv *httptest.Server
 	reqSeq  atomic.Uint64
@@ -91,8 +92,10 @@ func New(opts ...Option) (*Server, error) {
 		clock:  &clock{real: cfg.realTime, now: cfg.start},
 		strict: cfg.strict,
 		timing: cfg.timing,
+		cfg:    cfg,
 	}
 	s.clock.onWake = s.wake
+	s.clock.exec = func(j job) { j.run(s) }
 	s.hooks.init(cfg.webhookTimeout)
 	s.requests.limit = cfg.requestLogLimit
 	s.limiter.limit = cfg.rateLimit

@@ -1,0 +1,265 @@
+package fake
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/dbplatform/platform-go"
+)
+
+// The snapshot of branches with their keyspaces, roles and traffic budgets.
+
+type branchSnap struct {
+	stampsSnap
+	Database          string    `json:"database"`
+	Name              string    `json:"name"`
+	Parent            string    `json:"parent"`
+	Production        bool      `json:"production"`
+	Ready             bool      `json:"ready"`
+	SafeMigrations    bool      `json:"safe_migrations"`
+	DeletionProtected bool      `json:"deletion_protected"`
+	Deleted           bool      `json:"deleted,omitempty"`
+	DeletedAt         time.Time `json:"deleted_at"`
+	Actor             string    `json:"actor"`
+	Region            string    `json:"region"` // slug
+	RestoredFrom      string    `json:"restored_from"`
+	InitialRestoreID  string    `json:"initial_restore_id"`
+	SchemaUpdated     time.Time `json:"schema_updated"`
+
+	Keyspaces   []keyspaceSnap    `json:"keyspaces"`
+	Roles       []roleSnap        `json:"roles"` // dropped ones included
+	DefaultRole string            `json:"default_role"`
+	RoleOwners  map[string]string `json:"role_owners"` // object -> role ID
+	Budgets     []budgetSnap      `json:"traffic_budgets"`
+}
+
+type keyspaceSnap struct {
+	stampsSnap
+	Name           string            `json:"name"`
+	Shards         int               `json:"shards"`
+	ExtraReplicas  int               `json:"extra_replicas"`
+	ClusterSize    string            `json:"cluster_size"`
+	Ready          bool              `json:"ready"`
+	IsDefault      bool              `json:"is_default"`
+	Tables         map[string]string `json:"tables"`
+	Settings       settingsSnap      `json:"settings"`
+	ConfigChanging bool              `json:"config_changing"`
+	Before         settingsSnap      `json:"settings_before"`
+	ConfigGen      int               `json:"config_gen"`
+}
+
+type settingsSnap struct {
+	Durability   *platform.DurabilityStrategy `json:"durability"`
+	VReplication platform.VReplicationFlags   `json:"vreplication"`
+	Mysqld       map[string]string            `json:"mysqld"`
+	VTTablet     map[string]string            `json:"vttablet"`
+	NodeTTL      platform.NodeTTLStrategy     `json:"node_ttl"`
+	VectorPool   *float64                     `json:"vector_pool"`
+}
+
+type roleSnap struct {
+	stampsSnap
+	Name            string                   `json:"name"`
+	BaseUsername    string                   `json:"base_username"`
+	Actor           string                   `json:"actor"`
+	IsDefault       bool                     `json:"is_default"`
+	TTL             int                      `json:"ttl"`
+	ExpiresAt       time.Time                `json:"expires_at"`
+	Inherited       []platform.InheritedRole `json:"inherited"`
+	WithReplication bool                     `json:"with_replication"`
+	WhereOnDelete   platform.QuerySafety     `json:"where_on_delete"`
+	WhereOnUpdate   platform.QuerySafety     `json:"where_on_update"`
+	Dropped         bool                     `json:"dropped"`
+	DroppedAt       time.Time                `json:"dropped_at"`
+}
+
+type budgetSnap struct {
+	stampsSnap
+	Name   string                     `json:"name"`
+	Mode   platform.TrafficBudgetMode `json:"mode"`
+	Limits trafficLimits              `json:"limits"`
+	Actor  string                     `json:"actor"`
+	Rules  []ruleSnap                 `json:"rules"`
+}
+
+type ruleSnap struct {
+	stampsSnap
+	Kind        platform.TrafficRuleKind `json:"kind"`
+	Keyspace    string                   `json:"keyspace"`
+	Fingerprint string                   `json:"fingerprint"`
+	TagKey      string                   `json:"tag_key"`
+	TagValue    string                   `json:"tag_value"`
+	Actor       string                   `json:"actor"`
+}
+
+func saveSettings(s keyspaceSettings) settingsSnap {
+	return settingsSnap{s.durability, s.vreplication, s.mysqld, s.vttablet, s.nodeTTL, s.vectorPool}
+}
+
+func (s settingsSnap) load() keyspaceSettings {
+	return keyspaceSettings{s.Durability, s.VReplication, s.Mysqld, s.VTTablet, s.NodeTTL, s.VectorPool}
+}
+
+func (sv *saver) branches() []branchSnap {
+	var out []branchSnap
+	for _, b := range listOrder(sv.branchSet) {
+		bs := branchSnap{
+			stampsSnap: saveStamps(b.stamps), Database: b.db.id, Name: b.name, Parent: b.parent,
+			Production: b.production, Ready: b.ready, SafeMigrations: b.safeMigrations,
+			DeletionProtected: b.deletionProtected, Deleted: b.deleted, DeletedAt: b.deletedAt,
+			Actor: idOf(b.actor), Region: b.region.slug, RestoredFrom: idOf(b.restoredFrom),
+			InitialRestoreID: b.initialRestoreID, SchemaUpdated: b.schemaUpdated,
+			DefaultRole: idOf(b.roles.def),
+		}
+		for _, ks := range b.keyspaces.all() {
+			bs.Keyspaces = append(bs.Keyspaces, keyspaceSnap{
+				stampsSnap: saveStamps(ks.stamps), Name: ks.name, Shards: ks.shards,
+				ExtraReplicas: ks.extraReplicas, ClusterSize: ks.clusterSize, Ready: ks.ready,
+				IsDefault: ks.isDefault, Tables: ks.tables, Settings: saveSettings(ks.settings),
+				ConfigChanging: ks.configChanging, Before: saveSettings(ks.before), ConfigGen: ks.configGen,
+			})
+		}
+		for _, id := range sortedKeys(b.roles.byID) {
+			r := b.roles.byID[id]
+			bs.Roles = append(bs.Roles, roleSnap{
+				stampsSnap: saveStamps(r.stamps), Name: r.name, BaseUsername: r.baseUsername,
+				Actor: idOf(r.actor), IsDefault: r.isDefault, TTL: r.ttl, ExpiresAt: r.expiresAt,
+				Inherited: r.inherited, WithReplication: r.withReplication,
+				WhereOnDelete: r.whereOnDelete, WhereOnUpdate: r.whereOnUpdate,
+				Dropped: r.dropped, DroppedAt: r.droppedAt,
+			})
+		}
+		if len(b.roles.owners) > 0 {
+			bs.RoleOwners = map[string]string{}
+			for obj, r := range b.roles.owners {
+				bs.RoleOwners[obj] = r.id
+			}
+		}
+		for _, bg := range b.budgets.idx.all() {
+			gs := budgetSnap{stampsSnap: saveStamps(bg.stamps), Name: bg.name, Mode: bg.mode, Limits: bg.limits, Actor: idOf(bg.actor)}
+			for _, r := range bg.rules {
+				gs.Rules = append(gs.Rules, ruleSnap{
+					stampsSnap: saveStamps(r.stamps), Kind: r.kind, Keyspace: r.keyspace, Fingerprint: r.fingerprint,
+					TagKey: r.tag.key, TagValue: r.tag.value, Actor: idOf(r.actor),
+				})
+			}
+			bs.Budgets = append(bs.Budgets, gs)
+		}
+		out = append(out, bs)
+	}
+	return out
+}
+
+func (ld *loader) loadBranches(list []branchSnap) error {
+	for _, bs := range list {
+		if err := unique(ld.branches, bs.ID, "branch"); err != nil {
+			return err
+		}
+		if err := ld.loadBranch(bs); err != nil {
+			return named(err, "branch %s", bs.ID)
+		}
+	}
+	return nil
+}
+
+func (ld *loader) loadBranch(bs branchSnap) error {
+	db, err := ref(ld.dbs, bs.Database, "database")
+	if err != nil {
+		return err
+	}
+	if db == nil {
+		return fmt.Errorf("no database")
+	}
+	actor, err := ref(ld.users, bs.Actor, "actor")
+	if err != nil {
+		return err
+	}
+	region := regionBySlug(bs.Region)
+	if region == nil {
+		return fmt.Errorf("unknown region %q", bs.Region)
+	}
+	b := &branchRec{
+		stamps: bs.load(), db: db, name: bs.Name, parent: bs.Parent, production: bs.Production,
+		ready: bs.Ready, safeMigrations: bs.SafeMigrations, deletionProtected: bs.DeletionProtected,
+		deleted: bs.Deleted, deletedAt: bs.DeletedAt, actor: actor, region: region,
+		initialRestoreID: bs.InitialRestoreID, schemaUpdated: bs.SchemaUpdated,
+		keyspaceByName: map[string]*keyspaceRec{},
+		roles:          &branchRoles{byID: map[string]*roleRec{}, owners: map[string]*roleRec{}},
+	}
+	ld.branches[b.id] = b
+	if !b.deleted {
+		if db.branches[b.name] != nil {
+			return fmt.Errorf("name %q appears twice in database %s", b.name, db.id)
+		}
+		db.branches[b.name] = b
+		db.branchIdx.add(b)
+	}
+	ld.later(func() (err error) {
+		b.restoredFrom, err = ref(ld.branches, bs.RestoredFrom, "restored_from branch")
+		return named(err, "branch %s", b.id)
+	})
+	for _, ks := range bs.Keyspaces {
+		if b.keyspaceByName[ks.Name] != nil {
+			return fmt.Errorf("keyspace %q appears twice", ks.Name)
+		}
+		k := &keyspaceRec{
+			stamps: ks.load(), branch: b, name: ks.Name, shards: ks.Shards, extraReplicas: ks.ExtraReplicas,
+			clusterSize: ks.ClusterSize, ready: ks.Ready, isDefault: ks.IsDefault, tables: ks.Tables,
+			settings: ks.Settings.load(), configChanging: ks.ConfigChanging, before: ks.Before.load(),
+			configGen: ks.ConfigGen,
+		}
+		b.keyspaces.add(k)
+		b.keyspaceByName[k.name] = k
+	}
+	return ld.loadRolesAndBudgets(b, bs)
+}
+
+func (ld *loader) loadRolesAndBudgets(b *branchRec, bs branchSnap) error {
+	for _, rs := range bs.Roles {
+		actor, err := ref(ld.users, rs.Actor, "role actor")
+		if err != nil {
+			return err
+		}
+		if err := unique(b.roles.byID, rs.ID, "role"); err != nil {
+			return err
+		}
+		r := &roleRec{
+			stamps: rs.load(), branch: b, name: rs.Name, baseUsername: rs.BaseUsername, actor: actor,
+			isDefault: rs.IsDefault, ttl: rs.TTL, expiresAt: rs.ExpiresAt, inherited: rs.Inherited,
+			withReplication: rs.WithReplication, whereOnDelete: rs.WhereOnDelete, whereOnUpdate: rs.WhereOnUpdate,
+			dropped: rs.Dropped, droppedAt: rs.DroppedAt,
+		}
+		b.roles.byID[r.id] = r
+		if !r.dropped {
+			b.roles.live.add(r)
+		}
+	}
+	var err error
+	if b.roles.def, err = ref(b.roles.byID, bs.DefaultRole, "default role"); err != nil {
+		return err
+	}
+	for obj, id := range bs.RoleOwners {
+		if b.roles.owners[obj], err = ref(b.roles.byID, id, "owner of "+obj); err != nil {
+			return err
+		}
+	}
+	for _, gs := range bs.Budgets {
+		actor, err := ref(ld.users, gs.Actor, "budget actor")
+		if err != nil {
+			return err
+		}
+		bg := &trafficBudgetRec{stamps: gs.load(), branch: b, name: gs.Name, mode: gs.Mode, limits: gs.Limits, actor: actor}
+		for _, rs := range gs.Rules {
+			actor, err := ref(ld.users, rs.Actor, "rule actor")
+			if err != nil {
+				return err
+			}
+			bg.rules = append(bg.rules, &trafficRuleRec{
+				stamps: rs.load(), actor: actor,
+				trafficRuleSpec: trafficRuleSpec{kind: rs.Kind, keyspace: rs.Keyspace, fingerprint: rs.Fingerprint, tag: trafficTag{rs.TagKey, rs.TagValue}},
+			})
+		}
+		b.budgets.add(bg)
+	}
+	return nil
+}
