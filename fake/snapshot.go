@@ -177,6 +177,10 @@ func (s *Server) fresh() (*worldSnap, error) {
 func decodeSnapshot(data []byte) (*worldSnap, error) {
 	var h snapshotHeader
 	if err := json.Unmarshal(data, &h); err != nil {
+		// A snapshot cut short or edited by hand still names its format.
+		if bytes.Contains(data, []byte(`"`+snapshotFormat+`"`)) {
+			return nil, fmt.Errorf("corrupt snapshot: %v", err)
+		}
 		return nil, fmt.Errorf("not a snapshot: %v", err)
 	}
 	if h.Format != snapshotFormat {

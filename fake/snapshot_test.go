@@ -1,0 +1,395 @@
+package fake_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake"
+)
+
+// snapshotCoverage lists, by type, the fields of the records a snapshot
+// holds (fake/snapshot*.go saves and loads each, or rebuilds it from
+// others, as an index from its records). TestSnapshotCoversEveryField
+// fails on a field missing here, so that a new field or record type cannot
+// be forgotten by the snapshot; TestSnapshotOperations checks that each is
+// set somewhere in the operation table's worlds, and restored exactly.
+var snapshotCoverage = map[string]string{
+	"world":            "rng pcg orgs orgIdx users tokens oauth inFlight",
+	"Consent":          "Organizations Databases Branches",
+	"Token":            "ID Secret",
+	"stamps":           "id created updated",
+	"index":            "items",
+	"timer":            "at seq job",
+	"userRec":          "stamps name email defaultOrg",
+	"orgRec":           "stamps name billingEmail idpManagedRoles invoiceBudget defaultRegion members memberByUser dbs dbByName teams tokens",
+	"memberRec":        "stamps user role",
+	"regionRec":        "id slug provider displayName location ips",
+	"teamStore":        "idx bySlug",
+	"teamRec":          "stamps name slug description creator managed members memberByUser databases analystDatabases",
+	"teamMemberRec":    "stamps user actor",
+	"tokenRec":         "stamps name hash org creator orgPerms dbPerms expiresAt lastUsed",
+	"dbRec":            "stamps org name region kind clusterSize replicas state deleted requireApproval restrictBranchRegion allowDataBranching foreignKeys insightsRawQueries deletionProtected prodWebConsole automaticMigrations migrationFramework migrationTable defaultBranch branches branchIdx backups drs drByNumber lastDR deployQueue webhooks",
+	"webhookStore":     "hooks byID",
+	"webhookRec":       "stamps db url secret enabled events deleted lastSent lastSentResult lastSentSuccess failures lastTest",
+	"branchRec":        "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated keyspaces keyspaceByName roles budgets",
+	"keyspaceRec":      "stamps branch name shards extraReplicas clusterSize ready isDefault deleted tables settings configChanging before configGen",
+	"keyspaceSettings": "durability vreplication mysqld vttablet nodeTTL vectorPool",
+	"branchRoles":      "live byID def owners",
+	"roleRec":          "stamps branch name baseUsername actor isDefault ttl expiresAt inherited withReplication whereOnDelete whereOnUpdate dropped droppedAt",
+	"branchBudgets":    "idx byID",
+	"trafficBudgetRec": "stamps branch name mode limits actor rules",
+	"trafficRuleRec":   "stamps trafficRuleSpec actor",
+	"trafficRuleSpec":  "kind keyspace fingerprint tag",
+	"trafficTag":       "key value",
+	"backupStore":      "byID byBranch policies policyByID",
+	"branchBackups":    "live all",
+	"backupRec":        "stamps branch name state production protected required policy actor retention started completed ended deleted deletedAt size snapshot restored",
+	"retention":        "value unit",
+	"schemaSnapshot":   "id taken keyspaces",
+	"snapshotKeyspace": "name shards extraReplicas isDefault tables",
+	"policyRec":        "stamps db policySpec displayName required lastRan nextRun deleted gen",
+	"policySpec":       "name target retention sched day week",
+	"schedule":         "unit every hour minute day week",
+	"drRec":            "stamps db number head into notes creator creatorToken open closedAt closedBy deployedAt reviews dep",
+	"reviewRec":        "stamps actor token state body",
+	"deployRec":        "id created updated state gen autoCutover autoDeleteBranch instant eligible vschema ops lint checkErrors before actor cutoverActor forceActor cancelledActor revertActor queued submitted started readyToCutover forceCutover cutoverAt finished",
+	"opRec":            "stamps keyspace table name ddl create state shards",
+	"shardRec":         "id name",
+	"tableState":       "keyspace table create",
+	"oauthStore":       "apps byClient byOrg access refresh codes",
+	"oauthAppRec":      "stamps org name domain redirectURI avatar scopes clientID secretHash tokens tokenByID",
+	"oauthTokenRec":    "stamps app grant accessHash refreshHash expires lastUsed",
+	"oauthGrant":       "user scopes orgs dbs branches",
+	"oauthCodeRec":     "app grant redirectURI expires used issued",
+	"oauthSession":     "user signedOut autoApprove",
+
+	// The jobs of the clock, one type per kind of transition.
+	"databaseReadyJob":  "db",
+	"branchReadyJob":    "b",
+	"keyspaceReadyJob":  "ks",
+	"keyspaceConfigJob": "ks gen",
+	"backupJob":         "bk from",
+	"policyRunJob":      "p gen",
+	"deployJob":         "dr gen step",
+	"retryJob":          "d",
+	"delivery":          "hook id event body attempt retry",
+	"codeExpiryJob":     "hash",
+}
+
+// snapshotUnset are the fields of snapshotCoverage that no world of the
+// operation table sets, with the reason.
+var snapshotUnset = map[string]string{}
+
+// snapshotCovered reports whether snapshotCoverage lists "type.field".
+func snapshotCovered(field string) bool {
+	typ, name, _ := strings.Cut(field, ".")
+	return slices.Contains(strings.Fields(snapshotCoverage[typ]), name)
+}
+
+// snapshotAdvice says what to do about a field the snapshot does not cover.
+func snapshotAdvice(field, typ string) string {
+	return fmt.Sprintf("field %s (%s) is not covered by the snapshot: save and load it in the snapshot of its "+
+		"resource group (the *Snap struct, its save and its load in fake/snapshot_<group>.go; a new kind of "+
+		"transition adds its job's save method and its loader to jobLoaders in fake/snapshot_jobs.go), make "+
+		"a world of the operation table (opFixtures) set it, then add it to snapshotCoverage in fake/snapshot_test.go",
+		field, typ)
+}
+
+// TestSnapshotCoversEveryField checks that every field of every record type
+// a snapshot reaches is listed in snapshotCoverage, and that every field
+// listed still exists.
+func TestSnapshotCoversEveryField(t *testing.T) {
+	t.Parallel()
+	fields := fake.SnapshotFields()
+	for _, f := range slices.Sorted(maps.Keys(fields)) {
+		if !snapshotCovered(f) {
+			t.Error(snapshotAdvice(f, fields[f]))
+		}
+	}
+	for typ, names := range snapshotCoverage {
+		for _, name := range strings.Fields(names) {
+			if _, ok := fields[typ+"."+name]; !ok && !strings.HasSuffix(typ, "Job") && typ != "delivery" {
+				t.Errorf("snapshotCoverage lists %s.%s, which no longer exists: remove it", typ, name)
+			}
+		}
+	}
+}
+
+// TestSnapshotOperations runs the operation table's worlds through a
+// snapshot: for every operation, its fixture's world is restored into a
+// server of another seed, which must hold the same state field by field,
+// give the same snapshot, render every resource the same through the API,
+// answer the operation's request the same, and then run the same
+// transitions to the same results and IDs. The worlds together must set
+// every field of snapshotCoverage.
+func TestSnapshotOperations(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	set := map[string]bool{}
+	ops := loadOperations(t)
+	t.Run("ops", func(t *testing.T) {
+		for _, name := range opOperations(t, func(tsvOperation) bool { return true }) {
+			op := ops[name]
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				w := newOpWorld(t)
+				call := opFixtures[name](w, "")
+				local := map[string]bool{}
+				fake.SnapshotFieldsSet(w.srv, local)
+				twin := restoredTwin(t, w.srv)
+				if a, b := opRendered(t, w.srv), opRendered(t, twin); a != b {
+					t.Errorf("the restored server renders the world differently (-original +restored):\n%s", cmp.Diff(a, b))
+				}
+				path := call.path(t, w, op)
+				got := []wire{
+					send(t, w.srv, op.method, path, admin(w.srv), call.body),
+					send(t, twin, op.method, path, admin(twin), call.body),
+				}
+				if a, b := normalizedBody(w.srv, got[0]), normalizedBody(twin, got[1]); got[0].status != got[1].status || a != b {
+					t.Errorf("%s: the original answered %d %s, the restored server %d %s", name, got[0].status, a, got[1].status, b)
+				}
+				fake.SnapshotFieldsSet(w.srv, local)
+				for _, d := range []time.Duration{time.Second, 10 * time.Second, time.Minute, 48 * time.Hour} {
+					sameSnapshots(t, w.srv, twin, fmt.Sprintf("after %s and %s", name, d))
+					for _, srv := range []*fake.Server{w.srv, twin} {
+						srv.Advance(d)
+						if err := srv.FlushDeliveries(t.Context()); err != nil {
+							t.Fatal(err)
+						}
+					}
+					fake.SnapshotFieldsSet(w.srv, local)
+				}
+				sameSnapshots(t, w.srv, twin, "at the end")
+				mu.Lock()
+				defer mu.Unlock()
+				for f := range local {
+					set[f] = true
+				}
+			})
+		}
+	})
+	if t.Failed() {
+		return
+	}
+	for f := range set {
+		if !snapshotCovered(f) {
+			t.Error(snapshotAdvice(f, "seen in a world"))
+		}
+	}
+	for typ, names := range snapshotCoverage {
+		for _, name := range strings.Fields(names) {
+			f := typ + "." + name
+			if !set[f] && snapshotUnset[f] == "" {
+				t.Errorf("no world of the operation table sets %s, so the snapshot's round trip of it goes untested: make a fixture set it", f)
+			}
+		}
+	}
+}
+
+// restoredTwin restores a snapshot of srv into a new server of another
+// seed and checks that it holds the same state and gives the same snapshot.
+func restoredTwin(t *testing.T, srv *fake.Server) *fake.Server {
+	t.Helper()
+	data, err := srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	twin := fake.NewServer(t, fake.WithSeed(99), fake.WithOrganization("other-org"))
+	if err := twin.Restore(data); err != nil {
+		t.Fatalf("Restore of a snapshot: %v", err)
+	}
+	if diff := fake.SnapshotStateDiff(srv, twin); diff != "" {
+		t.Errorf("the restored state differs (-original +restored):\n%s", diff)
+	}
+	again, err := twin.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(data, again) {
+		t.Errorf("a snapshot of the restored server differs from the one restored (-original +restored):\n%s", cmp.Diff(string(data), string(again)))
+	}
+	return twin
+}
+
+// sameSnapshots checks that two servers give the same snapshot.
+func sameSnapshots(t *testing.T, a, b *fake.Server, when string) {
+	t.Helper()
+	sa, err := a.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := b.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(sa, sb) {
+		t.Errorf("%s, the snapshots differ (-original +restored):\n%s", when, cmp.Diff(string(sa), string(sb)))
+	}
+}
+
+// opRendered renders srv's world through the API (opSnapshot) as JSON,
+// without the logs a snapshot leaves out and with srv's URL made neutral.
+func opRendered(t *testing.T, srv *fake.Server) string {
+	t.Helper()
+	st := opSnapshot(t, srv)
+	st.Events, st.Deliveries = nil, nil
+	b, err := json.MarshalIndent(st, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.ReplaceAll(string(b), srv.URL(), "BASE/")
+}
+
+// normalizedBody is a response's body with srv's URL made neutral.
+func normalizedBody(srv *fake.Server, w wire) string {
+	return strings.ReplaceAll(string(w.body), srv.URL(), "BASE/")
+}
+
+// TestRestoreRefuses checks that a snapshot of another version, a foreign
+// file or a corrupt snapshot is refused with an error that says why, and
+// changes nothing.
+func TestRestoreRefuses(t *testing.T) {
+	t.Parallel()
+	src := fake.NewServer(t)
+	mustDB(t, src, "app")
+	good, err := src.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(fn func(m map[string]any)) []byte {
+		var m map[string]any
+		if err := json.Unmarshal(good, &m); err != nil {
+			t.Fatal(err)
+		}
+		fn(m)
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	first := func(m map[string]any, list string) map[string]any { return m[list].([]any)[0].(map[string]any) }
+	tests := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"empty", nil, "not a snapshot"},
+		{"not JSON", []byte("hello"), "not a snapshot"},
+		{"another format", []byte(`{"format":"something-else","version":1}`), `format is "something-else"`},
+		{"another version", edit(func(m map[string]any) { m["version"] = 2 }), "snapshot version 2 is not supported: this fake reads version 1"},
+		{"unknown field", edit(func(m map[string]any) { m["extra"] = true }), `unknown field "extra"`},
+		{"truncated", good[:len(good)/2], "corrupt snapshot"},
+		{"trailing data", append(bytes.Clone(good), "{}"...), "corrupt snapshot: invalid character"},
+		{"wrong type", edit(func(m map[string]any) { m["users"] = "ada" }), "corrupt snapshot"},
+		{"dangling user", edit(func(m map[string]any) { first(m, "databases")["organization"] = "nowhere" }), `organization "nowhere" is not in the snapshot`},
+		{"dangling branch", edit(func(m map[string]any) { first(m, "branches")["database"] = "nosuchdb" }), `database "nosuchdb" is not in the snapshot`},
+		{"duplicate ID", edit(func(m map[string]any) { m["users"] = append(m["users"].([]any), m["users"].([]any)[0]) }), "appears twice"},
+		{"admin secret", edit(func(m map[string]any) { m["admin"].(map[string]any)["token_secret"] = "sk_wrong" }), "does not match its hash"},
+		{"bad rng", edit(func(m map[string]any) { m["rng"] = "AAAA" }), "rng"},
+		{"bad hash", edit(func(m map[string]any) { first(m, "service_tokens")["hash"] = "zz" }), "hash"},
+		{"unknown transition", edit(func(m map[string]any) { first(m, "transitions")["kind"] = "database.explode" }), `unknown kind "database.explode"`},
+		{"transition of nothing", edit(func(m map[string]any) { first(m, "transitions")["id"] = "gone" }), `"gone" is not in the snapshot`},
+		{"unknown region", edit(func(m map[string]any) { first(m, "databases")["region"] = "mars" }), `unknown region "mars"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := fake.NewServer(t, fake.WithSeed(5))
+			mustDB(t, srv, "mine")
+			before, err := srv.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = srv.Restore(tt.data)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "fake: Restore: ") {
+				t.Fatalf("Restore: %v, want an error saying %q", err, tt.want)
+			}
+			after, err := srv.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(before, after) {
+				t.Error("a refused Restore changed the server")
+			}
+		})
+	}
+}
+
+// TestReset checks that Reset returns a server to its start: the same
+// snapshot as a new server with the same options, the same admin token,
+// and empty logs.
+func TestReset(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2030, 5, 1, 0, 0, 0, 0, time.UTC)
+	opts := []fake.Option{fake.WithSeed(3), fake.WithStartTime(start), fake.WithOrganization("zeta")}
+	srv := fake.NewServer(t, opts...)
+	tok := srv.AdminToken()
+	mustDB(t, srv, "app")
+	srv.Advance(time.Hour)
+	if _, err := srv.CreateServiceToken("zeta", fake.TokenSpec{Name: "ci"}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Reset()
+	got, err := srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := fake.NewServer(t, opts...).Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(want, got) {
+		t.Errorf("after Reset (-new server +reset):\n%s", cmp.Diff(string(want), string(got)))
+	}
+	if srv.AdminToken() != tok || !srv.Now().Equal(start) {
+		t.Errorf("after Reset: admin token %v at %s, want %v at %s", srv.AdminToken(), srv.Now(), tok, start)
+	}
+	if len(srv.Events()) != 0 || len(srv.Requests()) != 0 {
+		t.Errorf("after Reset: %d events and %d requests logged, want none", len(srv.Events()), len(srv.Requests()))
+	}
+	dbs, err := srv.Client().Databases.List(t.Context(), &platform.ListDatabasesParams{Organization: "zeta"})
+	if err != nil || len(dbs.Items) != 0 {
+		t.Errorf("after Reset: databases %v, %v; want none", dbs, err)
+	}
+}
+
+// TestSnapshotControl runs snapshot, restore and reset over the control
+// endpoints: a snapshot taken over HTTP restores into another server, a
+// corrupt one is a 422 that changes nothing, and reset starts afresh.
+func TestSnapshotControl(t *testing.T) {
+	t.Parallel()
+	src := fake.NewServer(t)
+	mustDB(t, src, "app")
+	r := send(t, src, http.MethodGet, "/_fake/snapshot", admin(src), "")
+	wantStatus(t, r, http.StatusOK)
+	dst := fake.NewServer(t)
+	wantStatus(t, send(t, dst, http.MethodPut, "/_fake/snapshot", admin(dst), string(r.body)), http.StatusNoContent)
+	sameSnapshots(t, src, dst, "after PUT /_fake/snapshot")
+
+	before, err := dst.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := send(t, dst, http.MethodPut, "/_fake/snapshot", admin(dst), `{"format":"platform-fake-snapshot","version":7}`)
+	if e := wantError(t, bad, http.StatusUnprocessableEntity, "unprocessable"); !strings.Contains(e.Message, "snapshot version 7 is not supported") {
+		t.Errorf("message %q, want the version refused", e.Message)
+	}
+	if after, _ := dst.Snapshot(); !bytes.Equal(before, after) {
+		t.Error("a refused PUT /_fake/snapshot changed the server")
+	}
+
+	wantStatus(t, send(t, dst, http.MethodPost, "/_fake/reset", admin(dst), ""), http.StatusNoContent)
+	sameSnapshots(t, fake.NewServer(t), dst, "after POST /_fake/reset")
+}
