@@ -89,7 +89,10 @@ var snapshotCoverage = map[string]string{
 
 // snapshotUnset are the fields of snapshotCoverage that no world of the
 // operation table sets, with the reason.
-var snapshotUnset = map[string]string{}
+var snapshotUnset = map[string]string{
+	"keyspaceRec.deleted": "a dropped keyspace is no longer reachable: nothing refers to it, and a snapshot leaves it out",
+	"webhookRec.deleted":  "a deleted webhook is no longer reachable (its retries do nothing and are left out), nor in a snapshot",
+}
 
 // snapshotCovered reports whether snapshotCoverage lists "type.field".
 func snapshotCovered(field string) bool {
@@ -139,38 +142,22 @@ func TestSnapshotOperations(t *testing.T) {
 	set := map[string]bool{}
 	ops := loadOperations(t)
 	t.Run("ops", func(t *testing.T) {
+		t.Run("rich world", func(t *testing.T) {
+			t.Parallel()
+			local := snapshotRichWorld(t)
+			mu.Lock()
+			defer mu.Unlock()
+			for f := range local {
+				set[f] = true
+			}
+		})
 		for _, name := range opOperations(t, func(tsvOperation) bool { return true }) {
 			op := ops[name]
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
 				w := newOpWorld(t)
 				call := opFixtures[name](w, "")
-				local := map[string]bool{}
-				fake.SnapshotFieldsSet(w.srv, local)
-				twin := restoredTwin(t, w.srv)
-				if a, b := opRendered(t, w.srv), opRendered(t, twin); a != b {
-					t.Errorf("the restored server renders the world differently (-original +restored):\n%s", cmp.Diff(a, b))
-				}
-				path := call.path(t, w, op)
-				got := []wire{
-					send(t, w.srv, op.method, path, admin(w.srv), call.body),
-					send(t, twin, op.method, path, admin(twin), call.body),
-				}
-				if a, b := normalizedBody(w.srv, got[0]), normalizedBody(twin, got[1]); got[0].status != got[1].status || a != b {
-					t.Errorf("%s: the original answered %d %s, the restored server %d %s", name, got[0].status, a, got[1].status, b)
-				}
-				fake.SnapshotFieldsSet(w.srv, local)
-				for _, d := range []time.Duration{time.Second, 10 * time.Second, time.Minute, 48 * time.Hour} {
-					sameSnapshots(t, w.srv, twin, fmt.Sprintf("after %s and %s", name, d))
-					for _, srv := range []*fake.Server{w.srv, twin} {
-						srv.Advance(d)
-						if err := srv.FlushDeliveries(t.Context()); err != nil {
-							t.Fatal(err)
-						}
-					}
-					fake.SnapshotFieldsSet(w.srv, local)
-				}
-				sameSnapshots(t, w.srv, twin, "at the end")
+				local := snapshotRoundTrip(t, w, op.method, call.path(t, w, op), call.body)
 				mu.Lock()
 				defer mu.Unlock()
 				for f := range local {
@@ -195,6 +182,167 @@ func TestSnapshotOperations(t *testing.T) {
 			}
 		}
 	}
+}
+
+// snapshotRoundTrip restores a snapshot of w's server into a twin, sends
+// the same request to both, then moves both clocks in steps, checking at
+// each that they hold the same state. It returns the fields set on the way.
+func snapshotRoundTrip(t *testing.T, w *opWorld, method, path, body string) map[string]bool {
+	t.Helper()
+	local := map[string]bool{}
+	fake.SnapshotFieldsSet(w.srv, local)
+	twin := restoredTwin(t, w.srv)
+	if a, b := opRendered(t, w.srv), opRendered(t, twin); a != b {
+		t.Errorf("the restored server renders the world differently (-original +restored):\n%s", cmp.Diff(a, b))
+	}
+	got := []wire{
+		send(t, w.srv, method, path, admin(w.srv), body),
+		send(t, twin, method, path, admin(twin), body),
+	}
+	both := []*fake.Server{w.srv, twin}
+	flushAll(t, both)
+	if a, b := normalizedBody(w.srv, got[0]), normalizedBody(twin, got[1]); got[0].status != got[1].status || a != b {
+		t.Errorf("%s %s: the original answered %d %s, the restored server %d %s", method, path, got[0].status, a, got[1].status, b)
+	}
+	fake.SnapshotFieldsSet(w.srv, local)
+	for _, d := range []time.Duration{time.Second, 10 * time.Second, time.Minute, 48 * time.Hour} {
+		sameSnapshots(t, w.srv, twin, fmt.Sprintf("after %s %s and %s", method, path, d))
+		for _, srv := range both {
+			srv.Advance(d)
+		}
+		flushAll(t, both)
+		fake.SnapshotFieldsSet(w.srv, local)
+	}
+	sameSnapshots(t, w.srv, twin, "at the end")
+	return local
+}
+
+// flushAll waits for the webhook deliveries of the servers.
+func flushAll(t *testing.T, srvs []*fake.Server) {
+	t.Helper()
+	for _, srv := range srvs {
+		if err := srv.FlushDeliveries(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// snapshotRichWorld builds a world that sets what the operation table's
+// worlds leave unset (deleted records still named, failed and instant
+// deployments, OAuth grants on every kind of resource, a webhook retry due,
+// every setting), and runs snapshotRoundTrip on it at two points.
+func snapshotRichWorld(t *testing.T) map[string]bool {
+	// newOpWorld's, with a sharded keyspace in main.
+	e := newDREnv(t, true)
+	e.branch("dev", drChange...)
+	mustDB(t, e.srv, "other")
+	e.srv.Advance(5 * time.Second)
+	w := &opWorld{drEnv: e, bob: mustMember(t, e.srv, e.org, "Bob Builder", platform.RoleMember)}
+	srv, org := w.srv, w.org
+	do := func(method, path, body string) []byte {
+		t.Helper()
+		r := send(t, srv, method, path, admin(srv), body)
+		if r.status >= 300 {
+			t.Fatalf("%s %s: %d %s", method, path, r.status, r.body)
+		}
+		return r.body
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	idOf := func(body []byte) string {
+		var v struct {
+			ID string `json:"id"`
+		}
+		must(json.Unmarshal(body, &v))
+		return v.ID
+	}
+	base := "/v1/organizations/" + org
+	app := base + "/databases/" + drDB
+
+	do("PATCH", base, `{"idp_managed_roles":true,"invoice_budget_amount":100}`)
+	do("PATCH", base+"/databases/other", `{"automatic_migrations":true,"migration_framework":"rails","migration_table_name":"schema_migrations",`+
+		`"require_approval_for_deploy":true,"restrict_branch_region":true,"allow_data_branching":true,"insights_raw_queries":true,"production_branch_web_console":true}`)
+
+	// A team names a database since deleted.
+	do("POST", base+"/databases", `{"name":"gone","cluster_size":"PS_10","replicas":2}`)
+	w.team()
+	must(srv.AddTeamDatabase(org, "core", "gone"))
+	must(srv.AddTeamAnalystDatabase(org, "core", "other"))
+	do("DELETE", base+"/databases/gone", "")
+	must(srv.SetTeamManaged(org, "core", true))
+
+	// A keyspace with every setting, sharded with extra replicas.
+	do("POST", app+"/branches/dev/keyspaces", `{"name":"extra","cluster_size":"PS_10","shards":2,"extra_replicas":1}`)
+	srv.Advance(time.Minute)
+
+	// A daily policy's backups outlive it; a monthly policy sets every
+	// schedule field.
+	daily := idOf(do("POST", app+"/backup-policies", `{"name":"daily","target":"development","retention_value":7,"retention_unit":"day","frequency_value":1,"frequency_unit":"day"}`))
+	do("POST", app+"/backup-policies", `{"name":"monthly","target":"production","retention_value":1,"retention_unit":"year",`+
+		`"frequency_value":1,"frequency_unit":"month","schedule_time":"03:30","schedule_day":2,"schedule_week":1}`)
+	srv.Advance(25 * time.Hour)
+	do("DELETE", app+"/backup-policies/"+daily, "")
+
+	// A branch restored from a backup, then deleted: its backup names it.
+	do("POST", app+"/branches", `{"name":"restored","backup_id":"`+w.backup("dev")+`","cluster_size":"PS_10"}`)
+	srv.Advance(time.Minute)
+	do("DELETE", app+"/branches/restored", "")
+
+	// Deploy requests: one with notes that fails its lint, one whose check
+	// fails, one deployed instantly, one changing a sharded keyspace.
+	w.branch("linty", drLintError...)
+	w.branch("inst", "CREATE TABLE extra (id bigint NOT NULL, PRIMARY KEY (id))")
+	w.branch("shardy", drShardedChange...)
+	w.open(platform.CreateDeployRequestParams{Branch: "linty", Notes: "adds notes"})
+	w.takeSteps(w.open(platform.CreateDeployRequestParams{Branch: "dev"}), []drStep{failNext})
+	inst := w.open(platform.CreateDeployRequestParams{Branch: "inst"})
+	w.open(platform.CreateDeployRequestParams{Branch: "shardy"})
+	srv.Advance(time.Second)
+	do("POST", fmt.Sprintf("%s/deploy-requests/%d/deploy", app, inst.Number), `{"instant_ddl":true}`)
+
+	// Roles, budgets and keyspace settings, the last change still applying.
+	do("POST", app+"/branches/dev/roles", `{"with_replication":true,"ttl":3600}`)
+	do("POST", app+"/branches/dev/traffic/budgets", `{"name":"capped","mode":"enforce","capacity":10,"rate":5,"burst":20,"concurrency":3,"warning_threshold":80,"rules":["route=a"]}`)
+	budget := w.budget("dev")
+	do("POST", app+"/branches/dev/traffic/budgets/"+budget.ID+"/rules", `{"keyspace":"app","fingerprint":"0123456789abcdef"}`)
+	do("PATCH", app+"/branches/dev/keyspaces/extra", `{"replication_durability_constraints":{"strategy":"always"},"vreplication_flags":{"optimize_inserts":true},"vector_pool_allocation":0.5}`)
+
+	// A webhook whose receiver fails, with a retry due.
+	recv := newWebhookReceiver(t, webhookAnswer(http.StatusInternalServerError))
+	hook := idOf(do("POST", app+"/webhooks", `{"url":"`+recv.url()+`","events":["branch.ready"]}`))
+	do("PATCH", app+"/webhooks/"+hook, `{"enabled":true}`)
+	must(srv.Emit(org, drDB, platform.WebhookEvent("branch.ready"), nil))
+	must(srv.FlushDeliveries(t.Context()))
+
+	// OAuth: an application with an avatar; a token granted on every kind
+	// of resource, used, then revoked while its code is remembered; a code
+	// waiting for its exchange.
+	oa, err := srv.CreateOAuthApplication(org, fake.OAuthAppSpec{
+		Name: "Everything", Domain: "https://app.example.com", RedirectURI: "https://app.example.com/cb",
+		Scopes: platform.Scopes(), Avatar: "https://app.example.com/avatar.png",
+	})
+	must(err)
+	consent := fake.Consent{Organizations: []string{org}, Databases: []string{org + "/" + drDB}, Branches: []string{org + "/" + drDB + "/main"}}
+	tok := oauthIssue(t, srv, oa, consent)
+	if r := send(t, srv, "GET", base, "Bearer "+tok.AccessToken, ""); r.status != http.StatusOK {
+		t.Fatalf("using the OAuth token: %d %s", r.status, r.body)
+	}
+	revoked := oauthOnlyTokenID(t, srv, oa)
+	do("DELETE", base+"/oauth-applications/"+oa.ID+"/tokens/"+revoked, "")
+	oauthIssue(t, srv, oa, consent) // a live token besides
+	oauthCode(t, srv, oa, consent)
+	must(srv.SignIn(w.bob))
+
+	local := snapshotRoundTrip(t, w, "GET", base, "")
+	srv.SignOut()
+	for f := range snapshotRoundTrip(t, w, "GET", base, "") {
+		local[f] = true
+	}
+	return local
 }
 
 // restoredTwin restores a snapshot of srv into a new server of another

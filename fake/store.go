@@ -10,7 +10,7 @@ import (
 // leaves a consistent world.
 type world struct {
 	rng    *rand.Rand
-	pcg    *rand.PCG // rng's source, whose state a snapshot holds
+	pcg    *rand.PCG          // rng's source, whose state a snapshot holds
 	orgs   map[string]*orgRec // by name
 	orgIdx index[*orgRec]
 	users  map[string]*userRec  // by ID
