@@ -80,22 +80,25 @@ func (c *clock) after(d time.Duration, j job) {
 
 // runDue runs every timer due at or before until, in order, moving a virtual
 // clock to each timer's time as it runs, so that work a timer schedules
-// runs in the same pass when it is due by until.
-func (c *clock) runDue(until time.Time) {
+// runs in the same pass when it is due by until. It returns how many ran.
+func (c *clock) runDue(until time.Time) int {
 	if c.stopped {
-		return
+		return 0
 	}
+	ran := 0
 	for len(c.timers) > 0 && !c.timers[0].at.After(until) {
 		t := heap.Pop(&c.timers).(*timer)
 		if !c.real && t.at.After(c.now) {
 			c.now = t.at
 		}
 		c.exec(t.job)
+		ran++
 	}
 	if !c.real && until.After(c.now) {
 		c.now = until
 	}
 	c.arm()
+	return ran
 }
 
 // next returns the time of the earliest scheduled work.

@@ -43,6 +43,8 @@ type Server struct {
 	timing Timings
 	cfg    config // the options it started with, for Reset
 
+	onChange func() // see WithOnChange; nil for none
+
 	httpSrv *httptest.Server
 	reqSeq  atomic.Uint64
 	reqID   string // per-server prefix of request IDs
@@ -96,6 +98,7 @@ func New(opts ...Option) (*Server, error) {
 	}
 	s.clock.onWake = s.wake
 	s.clock.exec = func(j job) { j.run(s) }
+	s.onChange = cfg.onChange
 	s.hooks.init(cfg.webhookTimeout)
 	s.requests.limit = cfg.requestLogLimit
 	s.limiter.limit = cfg.rateLimit
@@ -193,12 +196,15 @@ func (s *Server) Now() time.Time {
 // what is due now and does not move time.
 func (s *Server) Advance(d time.Duration) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.clock.real {
-		s.clock.runDue(s.clock.Now())
-		return
+	until := s.clock.Now()
+	if !s.clock.real {
+		until = s.clock.now.Add(max(d, 0))
 	}
-	s.clock.runDue(s.clock.now.Add(max(d, 0)))
+	ran := s.clock.runDue(until)
+	s.mu.Unlock()
+	if ran > 0 || (!s.clock.real && d > 0) {
+		s.changed()
+	}
 }
 
 // sleep is the platform.SleepFunc of the fake's clients: waiting advances
@@ -214,8 +220,11 @@ func (s *Server) sleep(ctx context.Context, d time.Duration) error {
 // wake runs due work in real-time mode.
 func (s *Server) wake() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.clock.runDue(s.clock.Now())
+	ran := s.clock.runDue(s.clock.Now())
+	s.mu.Unlock()
+	if ran > 0 {
+		s.changed()
+	}
 }
 
 // ServeHTTP serves the API: it stamps a request ID, routes the request and
@@ -237,6 +246,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mux.ServeHTTP(rec, r)
 	}
 	rec.record()
+	if mayChange(r.Method) {
+		s.changed()
+	}
 }
 
 // cleanPath reports whether p is already in its clean form.
