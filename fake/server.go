@@ -16,6 +16,18 @@
 // and the waits of srv.Client() (waiters, retry backoff) advance it instead
 // of sleeping. [WithRealTime] follows the wall clock instead, as the
 // standalone binary does.
+//
+// [Server.Snapshot] saves the whole state as versioned JSON, which
+// [Server.Restore] loads into this server or another, and [Server.Reset]
+// returns a server to its start. A snapshot holds every resource (and the
+// deleted ones others still name), the clock, the transitions waiting on
+// it, the ID generator, the credentials (hashes of secrets, and the admin
+// token), pending [Server.FailNext] instructions and the OAuth consent
+// page's session, so that a restored server behaves exactly as the one
+// snapshotted. It leaves out logs and test settings: the request log, the
+// event stream, webhook deliveries already made or in flight (their
+// scheduled retries are in), fault rules, the rate limiter's counts and the
+// server's options.
 package fake
 
 import (
