@@ -205,7 +205,7 @@ func snapshotRoundTrip(t *testing.T, w *opWorld, method, path, body string) map[
 		t.Errorf("%s %s: the original answered %d %s, the restored server %d %s", method, path, got[0].status, a, got[1].status, b)
 	}
 	fake.SnapshotFieldsSet(w.srv, local)
-	for _, d := range []time.Duration{time.Second, 10 * time.Second, time.Minute, 48 * time.Hour} {
+	for _, d := range []time.Duration{time.Second, time.Minute, 48 * time.Hour} {
 		sameSnapshots(t, w.srv, twin, fmt.Sprintf("after %s %s and %s", method, path, d))
 		for _, srv := range both {
 			srv.Advance(d)
