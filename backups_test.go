@@ -57,7 +57,7 @@ const wireBackupJSON = `{
 	"size": 1048576, "uncompressed_size": 3145728, "estimated_storage_cost": 0.25, "pvc_size": 1073741824,
 	"protected": true, "required": false,
 	"restored_branches": [{"id": "br2", "name": "restored", "created_at": "2026-01-02T00:00:00.000Z", "updated_at": "2026-01-02T00:00:00.000Z", "deleted_at": null}],
-	"actor": {"id": "u1", "display_name": "Ada", "avatar_url": "https://avatars.example.com/u1"},
+	"actor": {"id": "u1", "type": "User", "display_name": "Ada", "avatar_url": "https://avatars.example.com/u1"},
 	"backup_policy": ` + wirePolicyJSON + `,
 	"schema_snapshot": {"id": "ss1", "name": "main-nightly", "url": "https://app.example.com/ss1", "created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-01T00:00:00.000Z", "linted_at": null},
 	"database_branch": {"id": "br1", "name": "main", "created_at": "2025-12-01T00:00:00.000Z", "updated_at": "2025-12-01T00:00:00.000Z", "deleted_at": "2026-01-03T00:00:00.000Z"},
@@ -74,7 +74,7 @@ func wireBackup() *platform.Backup {
 		RestoredBranches: []*platform.BranchRef{{
 			ID: "br2", Name: "restored", CreatedAt: backupTS("2026-01-02T00:00:00Z"), UpdatedAt: backupTS("2026-01-02T00:00:00Z"),
 		}},
-		Actor:        &platform.Actor{ID: "u1", DisplayName: "Ada", AvatarURL: "https://avatars.example.com/u1"},
+		Actor:        &platform.Actor{ID: "u1", Type: "User", DisplayName: "Ada", AvatarURL: "https://avatars.example.com/u1"},
 		BackupPolicy: wirePolicy(),
 		SchemaSnapshot: &platform.SchemaSnapshot{
 			ID: "ss1", Name: "main-nightly", URL: "https://app.example.com/ss1",

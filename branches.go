@@ -21,8 +21,8 @@ const (
 // Actor is who did something: a user, or a service token.
 type Actor struct {
 	ID string `json:"id"`
-	// Type is reported in branch responses only.
-	Type        string `json:"type,omitempty"`
+	// Type is the kind of actor: "User".
+	Type        string `json:"type"`
 	DisplayName string `json:"display_name"`
 	AvatarURL   string `json:"avatar_url"`
 }
@@ -116,6 +116,8 @@ const (
 
 // LintError is a problem the schema linter found.
 type LintError struct {
+	// Type is always "SchemaLintError".
+	Type string `json:"type"`
 	// LintError is the error's code, such as [LintNoUniqueKey].
 	LintError                string          `json:"lint_error"`
 	SubjectType              LintSubjectType `json:"subject_type"`
@@ -134,6 +136,9 @@ type LintError struct {
 	EnumValue                string          `json:"enum_value"`
 	PartitioningType         string          `json:"partitioning_type"`
 	PartitionName            string          `json:"partition_name"`
+	// URLHash identifies the error (its code and subject) in links to it;
+	// the same error has the same hash on every lint.
+	URLHash string `json:"url_hash"`
 }
 
 // The lint error codes.

@@ -141,11 +141,12 @@ const lintListJSON = `{
 	"type": "list", "current_page": 1, "per_page": 25,
 	"next_page": null, "next_page_url": null, "prev_page": null, "prev_page_url": null,
 	"data": [{
-		"lint_error": "NO_UNIQUE_KEY", "subject_type": "table", "keyspace_name": "app-db",
+		"type": "SchemaLintError", "lint_error": "NO_UNIQUE_KEY", "subject_type": "table", "keyspace_name": "app-db",
 		"table_name": "logs", "error_description": "no key", "docs_url": "https://docs.example.com/x",
 		"column_name": "", "foreign_key_column_names": [], "auto_increment_column_names": [],
 		"charset_name": "", "engine_name": "", "vindex_name": "", "json_path": "",
-		"check_constraint_name": "", "enum_value": "", "partitioning_type": "", "partition_name": ""
+		"check_constraint_name": "", "enum_value": "", "partitioning_type": "", "partition_name": "",
+		"url_hash": "a1b2c3d4e5f6"
 	}]
 }`
 
@@ -347,6 +348,7 @@ func TestBranchesWire(t *testing.T) {
 		want: &platform.Page[platform.LintError]{
 			Type: "list", CurrentPage: 1, PerPage: 25,
 			Items: []*platform.LintError{{
+				Type: "SchemaLintError", URLHash: "a1b2c3d4e5f6",
 				LintError: platform.LintNoUniqueKey, SubjectType: platform.LintSubjectTable, KeyspaceName: "app-db",
 				TableName: "logs", ErrorDescription: "no key", DocsURL: "https://docs.example.com/x",
 				ForeignKeyColumnNames: []string{}, AutoIncrementColumnNames: []string{},

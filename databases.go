@@ -74,6 +74,8 @@ type Database struct {
 	CreatedAt                         Timestamp     `json:"created_at"`
 	UpdatedAt                         Timestamp     `json:"updated_at"`
 	SchemaLastUpdatedAt               *Timestamp    `json:"schema_last_updated_at"`
+	// Notes are the notes given at creation; "" for none.
+	Notes string `json:"notes"`
 }
 
 // DataImport describes an import of data from an external database.
@@ -130,8 +132,11 @@ type CreateDatabaseParams struct {
 	Organization string `json:"-" url:"-"`
 	// Name is lowercase letters, digits and dashes, unique in the organization.
 	Name string `json:"name"`
-	// ClusterSize is the cluster size SKU ("PS_10").
-	ClusterSize string `json:"cluster_size"`
+	// ClusterSize is the cluster size SKU ("PS_10"); the service's default
+	// size when empty.
+	ClusterSize string `json:"cluster_size,omitempty"`
+	// Notes describe the database.
+	Notes string `json:"notes,omitempty"`
 	// Region is a region slug; the organization's default when empty.
 	Region string `json:"region,omitempty"`
 	// Replicas is the number of replicas (0 for no high availability).

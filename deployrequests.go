@@ -333,8 +333,8 @@ type CreateDeployRequestParams struct {
 	// Branch is the development branch whose schema is deployed.
 	Branch string `json:"branch"`
 	// IntoBranch is the production branch, with safe migrations on, that
-	// receives the changes.
-	IntoBranch string `json:"into_branch"`
+	// receives the changes; the database's default branch when empty.
+	IntoBranch string `json:"into_branch,omitempty"`
 	// Notes describe the change.
 	Notes string `json:"notes,omitempty"`
 	// AutoCutover cuts over as soon as the deployment is ready, instead of

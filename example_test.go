@@ -139,7 +139,7 @@ func Example_errorHandling() {
 	}
 
 	_, err = client.Databases.Create(context.Background(), &platform.CreateDatabaseParams{
-		Organization: "acme", Name: "app-db", // no ClusterSize
+		Organization: "acme", Name: "Not A Slug", // names are lowercase slugs
 	})
 	if errors.Is(err, platform.ErrUnprocessable) && errors.As(err, &apiErr) {
 		fmt.Println(apiErr.StatusCode, apiErr.Code)

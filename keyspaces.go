@@ -87,6 +87,9 @@ type Keyspace struct {
 	VTTabletOptions map[string]string `json:"vttablet_options"`
 	CreatedAt       Timestamp         `json:"created_at"`
 	UpdatedAt       Timestamp         `json:"updated_at"`
+	// ReadOnlyRegions are the slugs of the regions that serve read-only
+	// replicas of the keyspace; empty for none.
+	ReadOnlyRegions []string `json:"read_only_regions"`
 }
 
 // KeyspacesService manages the keyspaces of branches.

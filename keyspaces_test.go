@@ -41,7 +41,8 @@ const keyspaceJSON = `{
 	"replication_durability_constraints": {"strategy": "lag"},
 	"vreplication_flags": {"optimize_inserts": true, "allow_no_blob_binlog_row_image": false, "vplayer_batching": true},
 	"mysqld_options": {"max_connections": "500"},
-	"vttablet_options": {}
+	"vttablet_options": {},
+	"read_only_regions": ["eu-west"]
 }`
 
 // wantKeyspace is keyspaceJSON decoded.
@@ -67,6 +68,7 @@ func wantKeyspace() *platform.Keyspace {
 		VReplicationFlags:                platform.VReplicationFlags{OptimizeInserts: true, VPlayerBatching: true},
 		MysqldOptions:                    map[string]string{"max_connections": "500"},
 		VTTabletOptions:                  map[string]string{},
+		ReadOnlyRegions:                  []string{"eu-west"},
 	}
 }
 

@@ -89,6 +89,10 @@ type OAuthToken struct {
 	// OAuthAccessesByResource is what the user granted: per kind of
 	// resource, the resources and the scopes granted on them.
 	OAuthAccessesByResource *OAuthAccesses `json:"oauth_accesses_by_resource"`
+	// ServiceTokenAccesses are the permissions of a service token, which
+	// the API renders in the same shape; always nil for an OAuth token,
+	// whose grant is OAuthAccessesByResource.
+	ServiceTokenAccesses []*ServiceTokenAccess `json:"service_token_accesses"`
 }
 
 // OAuthAccesses is the grant behind an [OAuthToken], per kind of resource.

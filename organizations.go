@@ -29,6 +29,9 @@ type Organization struct {
 	KeyspaceShardLimit  int            `json:"keyspace_shard_limit"`
 	HasCard             bool           `json:"has_card"`
 	PaymentInfoRequired bool           `json:"payment_info_required"`
+	// FreeDatabasesRemaining is how many more databases the plan includes
+	// at no charge.
+	FreeDatabasesRemaining int `json:"free_databases_remaining"`
 }
 
 // OrganizationRef is the short form of an organization inside other objects.

@@ -22,7 +22,7 @@ const roleWireJSON = `{
 	"drop_failed": "", "ready": true, "expired": false, "default": false, "ttl": 3600,
 	"inherited_roles": ["svc_managed", "pg_read_all_data"], "with_replication": true,
 	"branch": {"id": "b1", "name": "main", "created_at": "2026-01-14T10:00:00.000Z", "updated_at": "2026-01-14T10:00:00.000Z", "deleted_at": null},
-	"actor": {"id": "u1", "display_name": "Ada", "avatar_url": "https://avatars.example.com/u1"},
+	"actor": {"id": "u1", "type": "User", "display_name": "Ada", "avatar_url": "https://avatars.example.com/u1"},
 	"query_safety_settings": {"require_where_on_delete": "on", "require_where_on_update": "warn"}
 }`
 
@@ -47,7 +47,7 @@ func wantWireRole(t *testing.T) *platform.Role {
 		InheritedRoles:  []platform.InheritedRole{platform.InheritedManaged, platform.InheritedReadAllData},
 		WithReplication: true,
 		Branch:          platform.BranchRef{ID: "b1", Name: "main", CreatedAt: branchAt, UpdatedAt: branchAt},
-		Actor:           &platform.Actor{ID: "u1", DisplayName: "Ada", AvatarURL: "https://avatars.example.com/u1"},
+		Actor:           &platform.Actor{ID: "u1", Type: "User", DisplayName: "Ada", AvatarURL: "https://avatars.example.com/u1"},
 		QuerySafetySettings: platform.QuerySafetySettings{
 			RequireWhereOnDelete: platform.QuerySafetyOn,
 			RequireWhereOnUpdate: platform.QuerySafetyWarn,

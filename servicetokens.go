@@ -215,6 +215,10 @@ type ServiceToken struct {
 	// ServiceTokenAccesses are the permissions the token holds, one per
 	// permission and resource.
 	ServiceTokenAccesses []*ServiceTokenAccess `json:"service_token_accesses"`
+	// OAuthAccessesByResource is the grant of an OAuth token, which the API
+	// renders in the same shape; always nil for a service token, whose
+	// permissions are ServiceTokenAccesses.
+	OAuthAccessesByResource *OAuthAccesses `json:"oauth_accesses_by_resource"`
 }
 
 // ServiceTokenAccess is one permission a service token holds on one
@@ -235,11 +239,13 @@ type ServiceTokenAccess struct {
 // ServiceTokenResource is the organization or database an access applies
 // to.
 type ServiceTokenResource struct {
-	ID        string     `json:"id"`
-	Name      string     `json:"name"`
-	CreatedAt Timestamp  `json:"created_at"`
-	UpdatedAt Timestamp  `json:"updated_at"`
-	DeletedAt *Timestamp `json:"deleted_at"`
+	ID string `json:"id"`
+	// Type is the kind of resource, the access's ResourceType.
+	Type      AccessResourceType `json:"type"`
+	Name      string             `json:"name"`
+	CreatedAt Timestamp          `json:"created_at"`
+	UpdatedAt Timestamp          `json:"updated_at"`
+	DeletedAt *Timestamp         `json:"deleted_at"`
 }
 
 // ServiceTokenAccesses are the accesses an AddAccesses call names, as the

@@ -31,7 +31,7 @@ const serviceTokenAccessJSON = `{
 	"id": "acc123456789", "type": "ServiceTokenAccess", "access": "read_database",
 	"description": "get information about a database",
 	"resource_name": "app-db", "resource_id": "db1", "resource_type": "Database",
-	"resource": {"id": "db1", "name": "app-db", "created_at": "2026-01-14T10:00:00.000Z",
+	"resource": {"id": "db1", "type": "Database", "name": "app-db", "created_at": "2026-01-14T10:00:00.000Z",
 		"updated_at": "2026-01-14T10:00:00.000Z", "deleted_at": null}
 }`
 
@@ -54,7 +54,7 @@ func wantServiceTokenAccess(t *testing.T) *platform.ServiceTokenAccess {
 		ID: "acc123456789", Type: "ServiceTokenAccess", Access: platform.PermissionReadDatabase,
 		Description:  "get information about a database",
 		ResourceName: "app-db", ResourceID: "db1", ResourceType: platform.AccessResourceDatabase,
-		Resource: platform.ServiceTokenResource{ID: "db1", Name: "app-db", CreatedAt: dbAt, UpdatedAt: dbAt},
+		Resource: platform.ServiceTokenResource{ID: "db1", Type: platform.AccessResourceDatabase, Name: "app-db", CreatedAt: dbAt, UpdatedAt: dbAt},
 	}
 }
 

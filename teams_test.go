@@ -21,7 +21,7 @@ import (
 const teamJSON = `{
 	"id": "team00000001", "type": "OrganizationTeam", "name": "Core DBAs", "display_name": "Core DBAs",
 	"slug": "core-dbas", "description": null,
-	"creator": {"id": "usr0000000001", "display_name": "Ada", "avatar_url": "https://avatars.example.com/ada"},
+	"creator": {"id": "usr0000000001", "type": "User", "display_name": "Ada", "avatar_url": "https://avatars.example.com/ada"},
 	"members": [` + userJSON + `],
 	"databases": [{"id": "db0000000001", "name": "app-db",
 		"url": "https://api.example.com/v1/organizations/acme/databases/app-db",
@@ -35,7 +35,7 @@ func wantTeam(t *testing.T) *platform.Team {
 	return &platform.Team{
 		ID: "team00000001", Type: "OrganizationTeam", Name: "Core DBAs", DisplayName: "Core DBAs",
 		Slug:    "core-dbas",
-		Creator: platform.Actor{ID: "usr0000000001", DisplayName: "Ada", AvatarURL: "https://avatars.example.com/ada"},
+		Creator: platform.Actor{ID: "usr0000000001", Type: "User", DisplayName: "Ada", AvatarURL: "https://avatars.example.com/ada"},
 		Members: []platform.User{*wantUser(t)},
 		Databases: []platform.DatabaseRef{{
 			ID: "db0000000001", Name: "app-db",
@@ -55,7 +55,7 @@ const teamPasswordJSON = `{"id":"pw0000000001","name":"ci","role":"reader","cidr
 
 const teamMemberJSON = `{
 	"id": "tm0000000001", "type": "OrganizationTeamMembership", "user": ` + userJSON + `,
-	"actor": {"id": "usr0000000002", "display_name": "Bob", "avatar_url": "https://avatars.example.com/bob"},
+	"actor": {"id": "usr0000000002", "type": "User", "display_name": "Bob", "avatar_url": "https://avatars.example.com/bob"},
 	"created_at": "2026-01-15T00:00:00.000Z", "updated_at": "2026-01-16T00:00:00.000Z",
 	"passwords": [` + teamPasswordJSON + `]
 }`
@@ -63,7 +63,7 @@ const teamMemberJSON = `{
 func wantTeamMember(t *testing.T) *platform.TeamMember {
 	return &platform.TeamMember{
 		ID: "tm0000000001", Type: "OrganizationTeamMembership", User: *wantUser(t),
-		Actor:     platform.Actor{ID: "usr0000000002", DisplayName: "Bob", AvatarURL: "https://avatars.example.com/bob"},
+		Actor:     platform.Actor{ID: "usr0000000002", Type: "User", DisplayName: "Bob", AvatarURL: "https://avatars.example.com/bob"},
 		CreatedAt: mustTimestamp(t, "2026-01-15T00:00:00Z"),
 		UpdatedAt: mustTimestamp(t, "2026-01-16T00:00:00Z"),
 		Passwords: []json.RawMessage{json.RawMessage(teamPasswordJSON)},

@@ -110,6 +110,8 @@ type TrafficRule struct {
 
 // TrafficTag is a key and value that a traffic rule matches queries by.
 type TrafficTag struct {
+	// Type is always "TrafficTag".
+	Type string `json:"type"`
 	// KeyID identifies the key: "B" then the key for system keys, "S" then
 	// the key for SQL keys.
 	KeyID  string    `json:"key_id"`

@@ -20,9 +20,9 @@ import (
 // reference independently of the SDK's types.
 const trafficRuleJSON = `{
 	"id": "r1", "type": "TrafficRule", "kind": "match",
-	"tags": [{"key_id": "Sroute", "key": "route", "value": "checkout", "source": "sql"}],
+	"tags": [{"type": "TrafficTag", "key_id": "Sroute", "key": "route", "value": "checkout", "source": "sql"}],
 	"fingerprint": null, "keyspace": null,
-	"actor": {"id": "u1", "display_name": "Ada", "avatar_url": "https://avatars.example.com/u1"},
+	"actor": {"id": "u1", "type": "User", "display_name": "Ada", "avatar_url": "https://avatars.example.com/u1"},
 	"syntax_highlighted_sql": "<pre>/* route=&#39;checkout&#39; */</pre>",
 	"created_at": "2026-01-14T10:19:23.000Z", "updated_at": "2026-01-14T10:19:23.000Z"
 }`
@@ -32,12 +32,12 @@ const trafficRuleJSON = `{
 const trafficBudgetJSON = `{
 	"id": "tb1", "type": "TrafficBudget", "name": "Checkout", "mode": "warn",
 	"capacity": 1200, "rate": 25, "burst": null, "concurrency": 40, "warning_threshold": null,
-	"actor": {"id": "u1", "display_name": "Ada", "avatar_url": "https://avatars.example.com/u1"},
+	"actor": {"id": "u1", "type": "User", "display_name": "Ada", "avatar_url": "https://avatars.example.com/u1"},
 	"rules": [` + trafficRuleJSON + `, {
 		"id": "r2", "type": "TrafficRule", "kind": "each",
 		"tags": [],
 		"fingerprint": "9f2c", "keyspace": "app-db",
-		"actor": {"id": "u1", "display_name": "Ada", "avatar_url": "https://avatars.example.com/u1"},
+		"actor": {"id": "u1", "type": "User", "display_name": "Ada", "avatar_url": "https://avatars.example.com/u1"},
 		"syntax_highlighted_sql": "",
 		"created_at": "2026-01-14T10:19:24.000Z", "updated_at": "2026-01-14T10:19:24.000Z"
 	}],
@@ -57,8 +57,8 @@ func wantTrafficRule(t *testing.T) *platform.TrafficRule {
 	at := mustTimestamp(t, "2026-01-14T10:19:23Z")
 	return &platform.TrafficRule{
 		ID: "r1", Type: "TrafficRule", Kind: platform.TrafficRuleMatch,
-		Tags:                 []*platform.TrafficTag{{KeyID: "Sroute", Key: "route", Value: "checkout", Source: platform.TagSourceSQL}},
-		Actor:                &platform.Actor{ID: "u1", DisplayName: "Ada", AvatarURL: "https://avatars.example.com/u1"},
+		Tags:                 []*platform.TrafficTag{{Type: "TrafficTag", KeyID: "Sroute", Key: "route", Value: "checkout", Source: platform.TagSourceSQL}},
+		Actor:                &platform.Actor{ID: "u1", Type: "User", DisplayName: "Ada", AvatarURL: "https://avatars.example.com/u1"},
 		SyntaxHighlightedSQL: "<pre>/* route=&#39;checkout&#39; */</pre>",
 		CreatedAt:            at, UpdatedAt: at,
 	}
@@ -67,7 +67,7 @@ func wantTrafficRule(t *testing.T) *platform.TrafficRule {
 // wantTrafficBudget is trafficBudgetJSON decoded by hand.
 func wantTrafficBudget(t *testing.T) *platform.TrafficBudget {
 	at := mustTimestamp(t, "2026-01-14T10:19:24Z")
-	actor := &platform.Actor{ID: "u1", DisplayName: "Ada", AvatarURL: "https://avatars.example.com/u1"}
+	actor := &platform.Actor{ID: "u1", Type: "User", DisplayName: "Ada", AvatarURL: "https://avatars.example.com/u1"}
 	return &platform.TrafficBudget{
 		ID: "tb1", Type: "TrafficBudget", Name: "Checkout", Mode: platform.TrafficBudgetWarn,
 		Capacity: platform.Ptr(1200), Rate: platform.Ptr(25), Concurrency: platform.Ptr(40),

@@ -330,7 +330,7 @@ func (s *Server) renderBackup(bk *backupRec) *platform.Backup {
 		Protected:        bk.protected,
 		Required:         bk.required,
 		RestoredBranches: make([]*platform.BranchRef, 0, len(bk.restored)),
-		Actor:            backupActor(bk.actor),
+		Actor:            renderActor(bk.actor),
 		DatabaseBranch:   renderBranchRef(bk.branch),
 		CreatedAt:        platform.NewTimestamp(bk.created),
 		UpdatedAt:        platform.NewTimestamp(bk.updated),
@@ -357,13 +357,4 @@ func (s *Server) renderBackup(bk *backupRec) *platform.Backup {
 		out.DeletedAt = ptrTime(bk.deletedAt)
 	}
 	return out
-}
-
-// backupActor renders the short form of an actor; nil for none.
-func backupActor(u *userRec) *platform.Actor {
-	a := renderActor(u)
-	if a != nil {
-		a.Type = ""
-	}
-	return a
 }

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/dbplatform/platform-go"
@@ -14,6 +15,7 @@ type dbRec struct {
 	region      *regionRec
 	kind        platform.DatabaseKind
 	clusterSize string
+	notes       string
 	replicas    int
 	state       platform.DatabaseState
 	deleted     bool
@@ -45,6 +47,9 @@ type dbRec struct {
 
 // maxNameLen bounds organization, database and branch names.
 const maxNameLen = 63
+
+// defaultClusterSize is the size of a database created without one.
+const defaultClusterSize = "PS_10"
 
 func (s *Server) databaseRoutes() []route {
 	return []route{
@@ -89,9 +94,6 @@ func (s *Server) createDatabase(c *call, p *platform.CreateDatabaseParams) (any,
 	if c.org.dbByName[p.Name] != nil {
 		return nil, unprocessable("name %q is already taken by another database in %s", p.Name, c.org.name)
 	}
-	if p.ClusterSize == "" {
-		return nil, unprocessable("cluster_size is required")
-	}
 	region := c.org.defaultRegion
 	if p.Region != "" {
 		if region = regionBySlug(p.Region); region == nil {
@@ -115,7 +117,8 @@ func (s *Server) createDatabase(c *call, p *platform.CreateDatabaseParams) (any,
 		name:          p.Name,
 		region:        region,
 		kind:          kind,
-		clusterSize:   p.ClusterSize,
+		clusterSize:   cmp.Or(p.ClusterSize, defaultClusterSize),
+		notes:         p.Notes,
 		state:         platform.DatabasePending,
 		foreignKeys:   true,
 		defaultBranch: "main",
@@ -259,5 +262,6 @@ func (s *Server) renderDatabase(db *dbRec) *platform.Database {
 		MigrationFramework:         db.migrationFramework,
 		CreatedAt:                  platform.NewTimestamp(db.created),
 		UpdatedAt:                  platform.NewTimestamp(db.updated),
+		Notes:                      db.notes,
 	}
 }

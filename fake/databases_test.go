@@ -115,7 +115,6 @@ func TestCreateDatabaseRefused(t *testing.T) {
 		{"not ascii", `{"name":"café","cluster_size":"PS_10"}`, "caf"},
 		{"too long", `{"name":"` + strings.Repeat("a", 64) + `","cluster_size":"PS_10"}`, "name"},
 		{"name taken", `{"name":"taken","cluster_size":"PS_10"}`, "taken"},
-		{"no cluster size", `{"name":"fresh"}`, "cluster_size"},
 		{"unknown region", `{"name":"fresh","cluster_size":"PS_10","region":"mars-1"}`, "mars-1"},
 		{"unknown kind", `{"name":"fresh","cluster_size":"PS_10","kind":"oracle"}`, "oracle"},
 		{"negative replicas", `{"name":"fresh","cluster_size":"PS_10","replicas":-1}`, "replicas"},
@@ -546,5 +545,37 @@ func TestCreateDatabaseConcurrently(t *testing.T) {
 	o := observe(t, srv)
 	if len(o.Databases) != n+1 || o.Org.DatabaseCount != n+1 {
 		t.Errorf("%d databases (count %d), want %d", len(o.Databases), o.Org.DatabaseCount, n+1)
+	}
+}
+
+// TestCreateDatabaseDefaultsAndNotes creates a database the way the
+// service's own command-line tool does, without cluster_size and with
+// notes: it gets the default size, and its notes are kept and returned.
+func TestCreateDatabaseDefaultsAndNotes(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	w := send(t, srv, http.MethodPost, "/v1/organizations/acme/databases", admin(srv), `{"name":"fresh","notes":"for the demo"}`)
+	wantStatus(t, w, http.StatusCreated)
+	if db := decode[platform.Database](t, w); db.Notes != "for the demo" {
+		t.Errorf("created database's notes %q, want %q", db.Notes, "for the demo")
+	}
+	c := srv.Client()
+	db, err := c.Databases.Get(t.Context(), &platform.GetDatabaseParams{Organization: "acme", Database: "fresh"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if db.Notes != "for the demo" {
+		t.Errorf("notes %q after get, want %q", db.Notes, "for the demo")
+	}
+	main, err := c.Branches.Get(t.Context(), &platform.GetBranchParams{Organization: "acme", Database: "fresh", Branch: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if main.ClusterName != "PS_10" {
+		t.Errorf("cluster size %q, want the default PS_10", main.ClusterName)
+	}
+	other := mustDB(t, srv, "other")
+	if other.Notes != "" {
+		t.Errorf("a database created without notes has notes %q", other.Notes)
 	}
 }

@@ -167,6 +167,25 @@ func TestUnknownFields(t *testing.T) {
 			t.Errorf("nested unknown field: message %q does not name bogus", e.Message)
 		}
 		unchanged(t, srv, before)
+		// A DELETE's body is checked like any other; an operation that
+		// takes no body knows no field, whatever its method.
+		role, err := srv.Client().Roles.Create(t.Context(), &platform.CreateRoleParams{Organization: "acme", Database: "app", Branch: "main"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		before = observe(t, srv)
+		for _, req := range []struct{ method, path, body string }{
+			{http.MethodDelete, "/v1/organizations/acme/databases/app/branches/main/roles/" + role.ID, `{"successor":"` + role.ID + `","colour":"blue"}`},
+			{http.MethodDelete, "/v1/organizations/acme/databases/app", `{"colour":"blue"}`},
+			{http.MethodDelete, "/v1/organizations/acme/members/" + bob, `{"colour":"blue"}`},
+			{http.MethodPost, "/v1/organizations/acme/databases/app/branches/main/demote", `{"colour":"blue"}`},
+		} {
+			w := send(t, srv, req.method, req.path, admin(srv), req.body)
+			if e := wantError(t, w, http.StatusBadRequest, "bad_request"); !strings.Contains(e.Message, "colour") {
+				t.Errorf("%s %s: message %q does not name colour", req.method, req.path, e.Message)
+			}
+		}
+		unchanged(t, srv, before)
 		// Known fields only still pass.
 		for _, op := range bodyOps(bob) {
 			wantStatus(t, send(t, srv, op.method, op.path, admin(srv), op.valid+"}"), op.status)

@@ -145,11 +145,12 @@ func (dr *drRec) hasState(st platform.DeployRequestState) bool {
 
 func (s *Server) createDeployRequest(c *call, p *platform.CreateDeployRequestParams) (any, error) {
 	db := c.db
+	if p.IntoBranch == "" {
+		p.IntoBranch = db.defaultBranch
+	}
 	switch {
 	case p.Branch == "":
 		return nil, unprocessable("branch is required")
-	case p.IntoBranch == "":
-		return nil, unprocessable("into_branch is required")
 	case p.Branch == p.IntoBranch:
 		return nil, unprocessable("branch and into_branch are both %q; a deploy request needs two branches", p.Branch)
 	}
@@ -492,8 +493,8 @@ func (s *Server) renderDeployRequest(dr *drRec) *platform.DeployRequest {
 		ID:                      dr.id,
 		Type:                    "DeployRequest",
 		Number:                  dr.number,
-		Actor:                   shortActor(dr.creator),
-		ClosedBy:                shortActor(dr.closedBy),
+		Actor:                   renderActor(dr.creator),
+		ClosedBy:                renderActor(dr.closedBy),
 		Branch:                  dr.head.name,
 		BranchID:                dr.head.id,
 		BranchDeleted:           dr.head.deleted,
@@ -545,9 +546,9 @@ func (s *Server) renderDeployment(dr *drRec, withQueue bool) *platform.Deploymen
 		LintErrors:                 d.lint,
 		SequentialDiffDependencies: []map[string]any{},
 		LookupVindexOperations:     []map[string]any{},
-		Actor:                      shortActor(d.actor),
-		CutoverActor:               shortActor(d.cutoverActor),
-		CancelledActor:             shortActor(d.cancelledActor),
+		Actor:                      renderActor(d.actor),
+		CutoverActor:               renderActor(d.cutoverActor),
+		CancelledActor:             renderActor(d.cancelledActor),
 		CreatedAt:                  platform.NewTimestamp(d.created),
 		UpdatedAt:                  platform.NewTimestamp(d.updated),
 		QueuedAt:                   ptrTime(d.queued),
@@ -668,17 +669,8 @@ func renderReview(r *reviewRec) *platform.DeployRequestReview {
 		Body:      r.body,
 		HTMLBody:  "<p>" + html.EscapeString(r.body) + "</p>",
 		State:     r.state,
-		Actor:     shortActor(r.actor),
+		Actor:     renderActor(r.actor),
 		CreatedAt: platform.NewTimestamp(r.created),
 		UpdatedAt: platform.NewTimestamp(r.updated),
 	}
-}
-
-// shortActor renders the short form of an actor (no type); nil for none.
-func shortActor(u *userRec) *platform.Actor {
-	a := renderActor(u)
-	if a != nil {
-		a.Type = ""
-	}
-	return a
 }

@@ -248,7 +248,7 @@ func TestCreateDeployRequest(t *testing.T) {
 	at := platform.NewTimestamp(start)
 	want := &platform.DeployRequest{
 		ID: dr.ID, Type: "DeployRequest", Number: 1,
-		Actor:  &platform.Actor{ID: admin, DisplayName: "Ada Admin", AvatarURL: "https://avatars.example.com/" + admin},
+		Actor:  &platform.Actor{ID: admin, Type: "User", DisplayName: "Ada Admin", AvatarURL: "https://avatars.example.com/" + admin},
 		Branch: "dev", BranchID: dev.ID, IntoBranch: "main",
 		IntoBranchShardCount: 1, IntoBranchKeyspaceCount: 1,
 		State: platform.DeployRequestOpen, DeploymentState: platform.DeploymentPending,
@@ -316,7 +316,7 @@ func TestCreateDeployRequestRefused(t *testing.T) {
 		name, branch, into, want string
 	}{
 		{"no branch", "", "main", "branch is required"},
-		{"no into_branch", "dev", "", "into_branch is required"},
+		{"no into_branch: into main, the default branch", "dev", "", "#1"},
 		{"same branch", "main", "main", "two branches"},
 		{"unknown branch", "nope", "main", `branch "nope"`},
 		{"unknown into_branch", "dev", "nope", `into_branch "nope"`},
@@ -867,5 +867,19 @@ func TestDeployRequestBodiesChecked(t *testing.T) {
 	}
 	if st := e.state(1); st != platform.DeploymentReady {
 		t.Errorf("state %s after refused bodies, want ready", st)
+	}
+}
+
+// TestCreateDeployRequestIntoDefaultBranch opens a deploy request without
+// into_branch, as the service's own command-line tool does: it goes into
+// the database's default branch.
+func TestCreateDeployRequestIntoDefaultBranch(t *testing.T) {
+	t.Parallel()
+	e := newDREnv(t, false)
+	e.branch("dev", drChange...)
+	w := send(t, e.srv, http.MethodPost, "/v1/organizations/"+e.org+"/databases/"+drDB+"/deploy-requests", admin(e.srv), `{"branch":"dev"}`)
+	wantStatus(t, w, http.StatusCreated)
+	if dr := decode[platform.DeployRequest](t, w); dr.IntoBranch != "main" || dr.Branch != "dev" {
+		t.Errorf("deploy request from %s into %s, want from dev into main", dr.Branch, dr.IntoBranch)
 	}
 }

@@ -32,6 +32,9 @@ type keyspaceRec struct {
 	deleted       bool
 	tables        map[string]string // table name -> CREATE TABLE statement
 	settings      keyspaceSettings
+	// readOnlyRegions are the slugs of the regions serving read-only
+	// replicas.
+	readOnlyRegions []string
 
 	// configChanging is true while a settings change is applied; before
 	// holds the settings from before it, restored if it fails, and
@@ -410,6 +413,7 @@ func renderKeyspace(ks *keyspaceRec) *platform.Keyspace {
 		VTTabletOptions:        cloneMap(st.vttablet),
 		CreatedAt:              platform.NewTimestamp(ks.created),
 		UpdatedAt:              platform.NewTimestamp(ks.updated),
+		ReadOnlyRegions:        append([]string{}, ks.readOnlyRegions...),
 	}
 	if st.durability != nil {
 		out.ReplicationDurabilityConstraints.Strategy = platform.Ptr(*st.durability)

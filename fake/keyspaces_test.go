@@ -129,7 +129,7 @@ func TestKeyspaceDefaultOnEveryBranch(t *testing.T) {
 	srv.Advance(5 * time.Second)
 	main := ksGet(t, srv, c, "main", ksDB)
 	want := &platform.Keyspace{
-		ID: pending.ID, Type: "Keyspace", Name: ksDB, Shards: 1, Replicas: 2,
+		ID: pending.ID, Type: "Keyspace", Name: ksDB, Shards: 1, Replicas: 2, ReadOnlyRegions: []string{},
 		ClusterName: "PS_20", ClusterDisplayName: "PS-20", Ready: true, Default: true,
 		NodeTTLStrategy: platform.NodeTTLFollowMaintenance,
 		MysqldOptions:   map[string]string{}, VTTabletOptions: map[string]string{},
@@ -200,7 +200,7 @@ func TestKeyspaceCreate(t *testing.T) {
 	srv, c := newKeyspaceServer(t, fake.WithTimings(fake.Timings{KeyspaceReady: 7 * time.Second}))
 	created := ksCreate(t, srv, c, "main", platform.CreateKeyspaceParams{Name: "orders", ClusterSize: "PS_40"})
 	want := &platform.Keyspace{
-		ID: created.ID, Type: "Keyspace", Name: "orders", Shards: 1, Replicas: 2,
+		ID: created.ID, Type: "Keyspace", Name: "orders", Shards: 1, Replicas: 2, ReadOnlyRegions: []string{},
 		ClusterName: "PS_40", ClusterDisplayName: "PS-40",
 		NodeTTLStrategy: platform.NodeTTLFollowMaintenance,
 		MysqldOptions:   map[string]string{}, VTTabletOptions: map[string]string{},

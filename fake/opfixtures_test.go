@@ -50,10 +50,12 @@ func newOpWorld(t *testing.T, opts ...fake.Option) *opWorld {
 
 // opCall is the request of an operation: the values of its path's
 // placeholders ({organization} and {database} are acme and app unless
-// given), its JSON body ("" for none), and the branch of app it acts on,
-// which a grant on a branch must name (the path's {branch} unless given).
+// given), its query ("" for none), its JSON body ("" for none), and the
+// branch of app it acts on, which a grant on a branch must name (the
+// path's {branch} unless given).
 type opCall struct {
 	vals   map[string]string
+	query  string
 	body   string
 	branch string
 }
@@ -500,20 +502,24 @@ func oauthOnlyTokenID(t testing.TB, srv *fake.Server, app fake.OAuthApp) string 
 // opPlaceholder is a {placeholder} of a path.
 var opPlaceholder = regexp.MustCompile(`\{[a-z_]+\}`)
 
-// path fills op's path with the call's values.
+// path fills op's path with the call's values, and adds its query.
 func (c opCall) path(t testing.TB, w *opWorld, op tsvOperation) string {
 	t.Helper()
 	vals := map[string]string{"organization": w.org, "database": drDB}
 	for k, v := range c.vals {
 		vals[k] = v
 	}
-	return opPlaceholder.ReplaceAllStringFunc(op.path, func(ph string) string {
+	path := opPlaceholder.ReplaceAllStringFunc(op.path, func(ph string) string {
 		v, ok := vals[strings.Trim(ph, "{}")]
 		if !ok {
 			t.Fatalf("%s: no value for %s", op.path, ph)
 		}
 		return v
 	})
+	if c.query != "" {
+		path += "?" + c.query
+	}
+	return path
 }
 
 // target is the branch of app the call acts on.

@@ -109,8 +109,9 @@ func WithSeed(seed uint64) Option {
 }
 
 // WithStrictBodies answers a request body with an unknown field with 400
-// bad_request naming the field, where the API ignores it. It catches typos in
-// hand-built requests.
+// bad_request naming the field, where the API ignores it, whatever the
+// method: a DELETE's body too, and any field of a body sent to an operation
+// that takes none. It catches typos in hand-built requests.
 func WithStrictBodies() Option {
 	return func(c *config) error {
 		c.strict = true

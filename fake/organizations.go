@@ -176,7 +176,7 @@ func getCurrentUser(c *call) (any, error) {
 }
 
 func listPublicRegions(c *call) (any, error) {
-	return regionPage(c, renderPublicRegion), nil
+	return regionPage(c, renderPublicRegionItem), nil
 }
 
 // adminCount is the number of the organization's admins.
@@ -224,6 +224,9 @@ func renderOrganization(o *orgRec) *platform.Organization {
 		InvoiceBudgetAmount: itoa(o.invoiceBudget),
 		KeyspaceShardLimit:  32,
 		HasCard:             true,
+		// The paid plan the fake's organizations are on includes no free
+		// database.
+		FreeDatabasesRemaining: 0,
 	}
 }
 

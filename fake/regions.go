@@ -49,6 +49,15 @@ func renderRegionFor(def *regionRec) func(*regionRec) *platform.Region {
 	}
 }
 
+// renderPublicRegionItem renders a region as GET /v1/regions lists it:
+// current_default marks the region new organizations (and their databases)
+// start in.
+func renderPublicRegionItem(r *regionRec) *platform.Region {
+	out := renderPublicRegion(r)
+	out.CurrentDefault = platform.Ptr(r == publicRegions[0])
+	return out
+}
+
 func renderPublicRegion(r *regionRec) *platform.Region {
 	return &platform.Region{
 		ID:                r.id,

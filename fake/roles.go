@@ -211,7 +211,7 @@ func (s *Server) roleRoutes() []route {
 		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/reset-default", op: "reset_default_role", handler: act(resetDefaultRole)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/{id}", op: "get_role", handler: read(getRole)},
 		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/{id}", op: "update_role", handler: withBody(updateRole)},
-		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/{id}", op: "delete_role", handler: act(deleteRole)},
+		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/{id}", op: "delete_role", handler: withBody(deleteRole)},
 		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/{id}/reassign", op: "reassign_role_objects", handler: withBody(reassignRole)},
 		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/{id}/renew", op: "renew_role", handler: act(renewRole)},
 		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/{id}/reset", op: "reset_role", handler: act(resetRole)},
@@ -381,7 +381,14 @@ func updateRole(c *call, p *platform.UpdateRoleParams) (any, error) {
 	return renderRole(r, c.now), nil
 }
 
-func deleteRole(c *call) (any, error) {
+// deleteRoleBody is the body of a role's deletion. The successor may come
+// in the query, as the reference has it, or in the body, where the
+// service's own clients send it; both at once must agree.
+type deleteRoleBody struct {
+	Successor string `json:"successor"`
+}
+
+func deleteRole(c *call, p *deleteRoleBody) (any, error) {
 	r, err := c.role()
 	if err != nil {
 		return nil, err
@@ -390,8 +397,15 @@ func deleteRole(c *call) (any, error) {
 	if r.isDefault {
 		return nil, unprocessable("role %s is the default role of branch %s and cannot be deleted", r.name, r.branch.name)
 	}
+	ref := c.r.URL.Query().Get("successor")
+	switch {
+	case ref == "":
+		ref = p.Successor
+	case p.Successor != "" && p.Successor != ref:
+		return nil, unprocessable("successor is %q in the query but %q in the body; name it once", ref, p.Successor)
+	}
 	var to *roleRec
-	if ref := c.r.URL.Query().Get("successor"); ref != "" {
+	if ref != "" {
 		if to, err = roles.successor(r, ref); err != nil {
 			return nil, err
 		}
@@ -498,7 +512,7 @@ func renderRole(r *roleRec, now time.Time) *platform.Role {
 		InheritedRoles:               slices.Clone(r.inherited),
 		WithReplication:              r.withReplication,
 		Branch:                       *renderBranchRef(b),
-		Actor:                        renderShortActor(r.actor),
+		Actor:                        renderActor(r.actor),
 		QuerySafetySettings: platform.QuerySafetySettings{
 			RequireWhereOnDelete: r.whereOnDelete,
 			RequireWhereOnUpdate: r.whereOnUpdate,
@@ -509,15 +523,6 @@ func renderRole(r *roleRec, now time.Time) *platform.Role {
 		out.DroppedAt = ptrTime(r.droppedAt)
 	}
 	return out
-}
-
-// renderShortActor renders the short form of an actor, which has no type.
-func renderShortActor(u *userRec) *platform.Actor {
-	a := renderActor(u)
-	if a != nil {
-		a.Type = ""
-	}
-	return a
 }
 
 // findRole looks a role up by names, for the Go API: by ID (dropped roles

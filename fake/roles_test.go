@@ -190,7 +190,7 @@ func TestRoleCreate(t *testing.T) {
 		InheritedRoles:               []platform.InheritedRole{platform.InheritedReadAllData, platform.InheritedMonitor},
 		WithReplication:              true,
 		Branch:                       platform.BranchRef{ID: main.ID, Name: "main", CreatedAt: main.CreatedAt, UpdatedAt: main.UpdatedAt},
-		Actor:                        &platform.Actor{ID: srv.AdminUserID(), DisplayName: main.Actor.DisplayName, AvatarURL: main.Actor.AvatarURL},
+		Actor:                        &platform.Actor{ID: srv.AdminUserID(), Type: "User", DisplayName: main.Actor.DisplayName, AvatarURL: main.Actor.AvatarURL},
 		QuerySafetySettings:          platform.QuerySafetySettings{RequireWhereOnDelete: platform.QuerySafetyOn, RequireWhereOnUpdate: platform.QuerySafetyOff},
 	}
 	got, err := c.Roles.Get(ctx, &platform.GetRoleParams{Organization: srv.Org(), Database: roleDB, Branch: "main", ID: r.ID})
@@ -627,6 +627,34 @@ func TestRoleDelete(t *testing.T) {
 			t.Errorf("deleted role still listed: %v", ids)
 		}
 	})
+}
+
+// TestRoleDeleteSuccessorInBody deletes a role that owns objects the way
+// the service's own clients do, with the successor in the JSON body rather
+// than the query; the query and the body may both name it, but not two
+// different roles.
+func TestRoleDeleteSuccessorInBody(t *testing.T) {
+	t.Parallel()
+	srv, c := newRoleServer(t)
+	from := createRole(t, srv, c, "main", platform.CreateRoleParams{Name: platform.Ptr("from")})
+	to := createRole(t, srv, c, "main", platform.CreateRoleParams{Name: platform.Ptr("to")})
+	other := createRole(t, srv, c, "main", platform.CreateRoleParams{Name: platform.Ptr("other")})
+	if err := srv.AddRoleObjects(srv.Org(), roleDB, "main", from.ID, "orders"); err != nil {
+		t.Fatal(err)
+	}
+	path := "/v1/organizations/" + srv.Org() + "/databases/" + roleDB + "/branches/main/roles/" + from.ID
+	w := send(t, srv, http.MethodDelete, path+"?successor="+other.ID, admin(srv), `{"successor":"`+to.ID+`"}`)
+	if e := wantError(t, w, http.StatusUnprocessableEntity, "unprocessable"); !strings.Contains(e.Message, "successor") {
+		t.Errorf("two different successors: message %q does not name successor", e.Message)
+	}
+	wantStatus(t, send(t, srv, http.MethodDelete, path, admin(srv), `{"successor":"`+to.ID+`"}`), http.StatusNoContent)
+	objs, err := srv.RoleObjects(srv.Org(), roleDB, "main", to.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"orders"}, objs); diff != "" {
+		t.Errorf("successor's objects (-want +got):\n%s", diff)
+	}
 }
 
 func TestRoleReassign(t *testing.T) {

@@ -256,9 +256,14 @@ func (c *call) parsePage() error {
 }
 
 // decodeBody reads and decodes the JSON body of a route that takes one. Its
-// error is held back until the permission check has passed.
+// error is held back until the permission check has passed. A route that
+// takes none ignores a body, unless strict: then every field of it is
+// unknown, whatever the method (a DELETE's too).
 func decodeBody(w http.ResponseWriter, r *http.Request, rt *route, strict bool) (any, *apiError) {
 	if rt.newBody == nil {
+		if strict {
+			return nil, readJSON(w, r, &struct{}{}, true)
+		}
 		return nil, nil
 	}
 	v := rt.newBody()

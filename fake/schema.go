@@ -222,6 +222,8 @@ func (b *branchRec) lint() []*platform.LintError {
 				continue
 			}
 			out = append(out, &platform.LintError{
+				Type:                     "SchemaLintError",
+				URLHash:                  derivedID("lint", platform.LintNoUniqueKey, ks.name, name),
 				LintError:                platform.LintNoUniqueKey,
 				SubjectType:              platform.LintSubjectTable,
 				KeyspaceName:             ks.name,

@@ -28,6 +28,22 @@
 // event stream, webhook deliveries already made or in flight (their
 // scheduled retries are in), fault rules, the rate limiter's counts and the
 // server's options.
+//
+// # Decisions
+//
+// Where the reference marks a field required but the service's own clients
+// leave it out, the fake does as the service does:
+//
+//   - a database created without cluster_size gets the default size,
+//     PS_10;
+//   - a deploy request opened without into_branch goes into the database's
+//     default branch;
+//   - a role's deletion takes its successor in the query, as the reference
+//     has it, or in the JSON body, where the service's clients send it
+//     (both at once must name the same role).
+//
+// [WithStrictBodies] refuses an unknown body field for every method,
+// DELETE included.
 package fake
 
 import (

@@ -312,8 +312,8 @@ func removeServiceTokenAccesses(c *call, p *platform.RemoveServiceTokenAccessesP
 }
 
 // derivedID is an ID for what has no record of its own (an access, a
-// grant): stable for the same parts, 12 lowercase alphanumerics like every
-// other ID.
+// grant, a lint error's url_hash): stable for the same parts, 12 lowercase
+// alphanumerics like every other ID.
 func derivedID(parts ...string) string {
 	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
 	b := make([]byte, 12)
@@ -331,6 +331,7 @@ func (g tokenGrant) resource() (string, string, platform.AccessResourceType, pla
 	}
 	return id, name, typ, platform.ServiceTokenResource{
 		ID:        id,
+		Type:      typ,
 		Name:      name,
 		CreatedAt: platform.NewTimestamp(st.created),
 		UpdatedAt: platform.NewTimestamp(st.updated),

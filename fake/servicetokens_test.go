@@ -366,7 +366,7 @@ func TestServiceTokenGrantOnOneDatabase(t *testing.T) {
 		ResourceName: "app",
 		ResourceID:   app.ID,
 		ResourceType: platform.AccessResourceDatabase,
-		Resource:     platform.ServiceTokenResource{ID: app.ID, Name: "app", CreatedAt: app.CreatedAt, UpdatedAt: app.UpdatedAt},
+		Resource:     platform.ServiceTokenResource{ID: app.ID, Type: platform.AccessResourceDatabase, Name: "app", CreatedAt: app.CreatedAt, UpdatedAt: app.UpdatedAt},
 	}
 	if diff := cmp.Diff(want, access); diff != "" {
 		t.Errorf("added access (-want +got):\n%s", diff)

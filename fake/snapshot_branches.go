@@ -41,6 +41,7 @@ type keyspaceSnap struct {
 	ClusterSize    string            `json:"cluster_size"`
 	Ready          bool              `json:"ready"`
 	IsDefault      bool              `json:"is_default"`
+	ReadOnly       []string          `json:"read_only_regions"`
 	Tables         map[string]string `json:"tables"`
 	Settings       settingsSnap      `json:"settings"`
 	ConfigChanging bool              `json:"config_changing"`
@@ -115,7 +116,7 @@ func (sv *saver) branches() []branchSnap {
 			bs.Keyspaces = append(bs.Keyspaces, keyspaceSnap{
 				stampsSnap: saveStamps(ks.stamps), Name: ks.name, Shards: ks.shards,
 				ExtraReplicas: ks.extraReplicas, ClusterSize: ks.clusterSize, Ready: ks.ready,
-				IsDefault: ks.isDefault, Tables: ks.tables, Settings: saveSettings(ks.settings),
+				IsDefault: ks.isDefault, ReadOnly: ks.readOnlyRegions, Tables: ks.tables, Settings: saveSettings(ks.settings),
 				ConfigChanging: ks.configChanging, Before: saveSettings(ks.before), ConfigGen: ks.configGen,
 			})
 		}
@@ -204,7 +205,7 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		}
 		k := &keyspaceRec{
 			stamps: ks.load(), branch: b, name: ks.Name, shards: ks.Shards, extraReplicas: ks.ExtraReplicas,
-			clusterSize: ks.ClusterSize, ready: ks.Ready, isDefault: ks.IsDefault, tables: ks.Tables,
+			clusterSize: ks.ClusterSize, ready: ks.Ready, isDefault: ks.IsDefault, readOnlyRegions: ks.ReadOnly, tables: ks.Tables,
 			settings: ks.Settings.load(), configChanging: ks.ConfigChanging, before: ks.Before.load(),
 			configGen: ks.ConfigGen,
 		}

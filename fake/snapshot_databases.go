@@ -21,6 +21,7 @@ type dbSnap struct {
 	Replicas     int                    `json:"replicas"`
 	State        platform.DatabaseState `json:"state"`
 	Deleted      bool                   `json:"deleted,omitempty"`
+	Notes        string                 `json:"notes"`
 
 	RequireApproval      bool    `json:"require_approval"`
 	RestrictBranchRegion bool    `json:"restrict_branch_region"`
@@ -48,7 +49,7 @@ func (sv *saver) databases() []dbSnap {
 		ds := dbSnap{
 			stampsSnap: saveStamps(db.stamps), Organization: db.org.name, Name: db.name,
 			Region: db.region.slug, Kind: db.kind, ClusterSize: db.clusterSize, Replicas: db.replicas,
-			State: db.state, Deleted: db.deleted,
+			State: db.state, Deleted: db.deleted, Notes: db.notes,
 			RequireApproval: db.requireApproval, RestrictBranchRegion: db.restrictBranchRegion,
 			AllowDataBranching: db.allowDataBranching, ForeignKeys: db.foreignKeys,
 			InsightsRawQueries: db.insightsRawQueries, DeletionProtected: db.deletionProtected,
@@ -86,7 +87,7 @@ func (ld *loader) loadDatabases(list []dbSnap) error {
 		}
 		db := &dbRec{
 			stamps: ds.load(), org: org, name: ds.Name, region: region, kind: ds.Kind,
-			clusterSize: ds.ClusterSize, replicas: ds.Replicas, state: ds.State, deleted: ds.Deleted,
+			clusterSize: ds.ClusterSize, replicas: ds.Replicas, state: ds.State, deleted: ds.Deleted, notes: ds.Notes,
 			requireApproval: ds.RequireApproval, restrictBranchRegion: ds.RestrictBranchRegion,
 			allowDataBranching: ds.AllowDataBranching, foreignKeys: ds.ForeignKeys,
 			insightsRawQueries: ds.InsightsRawQueries, deletionProtected: ds.DeletionProtected,

@@ -39,11 +39,11 @@ var snapshotCoverage = map[string]string{
 	"teamRec":          "stamps name slug description creator managed members memberByUser databases analystDatabases",
 	"teamMemberRec":    "stamps user actor",
 	"tokenRec":         "stamps name hash org creator orgPerms dbPerms expiresAt lastUsed",
-	"dbRec":            "stamps org name region kind clusterSize replicas state deleted requireApproval restrictBranchRegion allowDataBranching foreignKeys insightsRawQueries deletionProtected prodWebConsole automaticMigrations migrationFramework migrationTable defaultBranch branches branchIdx backups drs drByNumber lastDR deployQueue webhooks",
+	"dbRec":            "stamps org name region kind clusterSize replicas state deleted requireApproval restrictBranchRegion allowDataBranching foreignKeys insightsRawQueries deletionProtected prodWebConsole notes automaticMigrations migrationFramework migrationTable defaultBranch branches branchIdx backups drs drByNumber lastDR deployQueue webhooks",
 	"webhookStore":     "hooks byID",
 	"webhookRec":       "stamps db url secret enabled events deleted lastSent lastSentResult lastSentSuccess failures lastTest",
 	"branchRec":        "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated keyspaces keyspaceByName roles budgets",
-	"keyspaceRec":      "stamps branch name shards extraReplicas clusterSize ready isDefault deleted tables settings configChanging before configGen",
+	"keyspaceRec":      "stamps branch name shards extraReplicas clusterSize ready isDefault readOnlyRegions deleted tables settings configChanging before configGen",
 	"keyspaceSettings": "durability vreplication mysqld vttablet nodeTTL vectorPool",
 	"branchRoles":      "live byID def owners",
 	"roleRec":          "stamps branch name baseUsername actor isDefault ttl expiresAt inherited withReplication whereOnDelete whereOnUpdate dropped droppedAt",
@@ -92,6 +92,10 @@ var snapshotCoverage = map[string]string{
 var snapshotUnset = map[string]string{
 	"keyspaceRec.deleted": "a dropped keyspace is no longer reachable: nothing refers to it, and a snapshot leaves it out",
 	"webhookRec.deleted":  "a deleted webhook is no longer reachable (its retries do nothing and are left out), nor in a snapshot",
+	// Rendered, but no operation sets them yet: the operation that does
+	// must make a world set them.
+	"dbRec.notes":                 "no operation sets a database's notes yet",
+	"keyspaceRec.readOnlyRegions": "no operation sets a keyspace's read-only regions yet",
 }
 
 // snapshotCovered reports whether snapshotCoverage lists "type.field".

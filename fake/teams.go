@@ -315,7 +315,7 @@ func (s *Server) renderTeam(t *teamRec) *platform.Team {
 		CreatedAt:        platform.NewTimestamp(t.created),
 		UpdatedAt:        platform.NewTimestamp(t.updated),
 	}
-	if a := renderShortActor(t.creator); a != nil {
+	if a := renderActor(t.creator); a != nil {
 		out.Creator = *a
 	}
 	if t.description != "" {
@@ -351,7 +351,7 @@ func renderTeamMember(m *teamMemberRec) *platform.TeamMember {
 		UpdatedAt: platform.NewTimestamp(m.updated),
 		Passwords: []json.RawMessage{},
 	}
-	if a := renderShortActor(m.actor); a != nil {
+	if a := renderActor(m.actor); a != nil {
 		out.Actor = *a
 	}
 	return out

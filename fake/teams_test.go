@@ -71,7 +71,7 @@ func teamActor(t testing.TB, c *platform.Client) platform.Actor {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return platform.Actor{ID: me.ID, DisplayName: me.DisplayName, AvatarURL: me.AvatarURL}
+	return platform.Actor{ID: me.ID, Type: "User", DisplayName: me.DisplayName, AvatarURL: me.AvatarURL}
 }
 
 // teamSnapshot is what the admin client sees of srv's teams: every team

@@ -518,7 +518,7 @@ func renderTrafficBudget(bg *trafficBudgetRec) *platform.TrafficBudget {
 		Burst:            renderLimit(l[2]),
 		Concurrency:      renderLimit(l[3]),
 		WarningThreshold: renderLimit(l[4]),
-		Actor:            renderShortActor(bg.actor),
+		Actor:            renderActor(bg.actor),
 		Rules:            make([]*platform.TrafficRule, len(bg.rules)),
 		CreatedAt:        platform.NewTimestamp(bg.created),
 		UpdatedAt:        platform.NewTimestamp(bg.updated),
@@ -546,7 +546,7 @@ func renderTrafficRule(r *trafficRuleRec) *platform.TrafficRule {
 		Type:      "TrafficRule",
 		Kind:      r.kind,
 		Tags:      []*platform.TrafficTag{},
-		Actor:     renderShortActor(r.actor),
+		Actor:     renderActor(r.actor),
 		CreatedAt: platform.NewTimestamp(r.created),
 		UpdatedAt: platform.NewTimestamp(r.updated),
 	}
@@ -557,7 +557,7 @@ func renderTrafficRule(r *trafficRuleRec) *platform.TrafficRule {
 		out.Keyspace = platform.Ptr(r.keyspace)
 	}
 	if t := r.tag; t.key != "" {
-		out.Tags = append(out.Tags, &platform.TrafficTag{KeyID: t.keyID(), Key: t.key, Value: t.value, Source: t.source()})
+		out.Tags = append(out.Tags, &platform.TrafficTag{Type: "TrafficTag", KeyID: t.keyID(), Key: t.key, Value: t.value, Source: t.source()})
 		if t.source() == platform.TagSourceSQL {
 			out.SyntaxHighlightedSQL = "<pre>" + html.EscapeString(t.sqlComment()) + "</pre>"
 		}

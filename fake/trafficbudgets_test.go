@@ -110,7 +110,7 @@ func TestTrafficBudgetCreate(t *testing.T) {
 		Concurrency: platform.Ptr(40), WarningThreshold: platform.Ptr(80),
 		Rules: []string{"remote_address=10.0.0.0/8", "route=checkout"},
 	})
-	actor := &platform.Actor{ID: srv.AdminUserID(), DisplayName: "Ada Admin", AvatarURL: bg.Actor.AvatarURL}
+	actor := &platform.Actor{ID: srv.AdminUserID(), Type: "User", DisplayName: "Ada Admin", AvatarURL: bg.Actor.AvatarURL}
 	want := &platform.TrafficBudget{
 		Type: "TrafficBudget", Name: "Checkout", Mode: platform.TrafficBudgetWarn,
 		Capacity: platform.Ptr(1200), Rate: platform.Ptr(25), Burst: platform.Ptr(300),
@@ -119,11 +119,11 @@ func TestTrafficBudgetCreate(t *testing.T) {
 		Rules: []*platform.TrafficRule{
 			{
 				Type: "TrafficRule", Kind: platform.TrafficRuleMatch, Actor: actor, CreatedAt: now, UpdatedAt: now,
-				Tags: []*platform.TrafficTag{{KeyID: "Bremote_address", Key: "remote_address", Value: "10.0.0.0/8", Source: platform.TagSourceSystem}},
+				Tags: []*platform.TrafficTag{{Type: "TrafficTag", KeyID: "Bremote_address", Key: "remote_address", Value: "10.0.0.0/8", Source: platform.TagSourceSystem}},
 			},
 			{
 				Type: "TrafficRule", Kind: platform.TrafficRuleMatch, Actor: actor, CreatedAt: now, UpdatedAt: now,
-				Tags:                 []*platform.TrafficTag{{KeyID: "Sroute", Key: "route", Value: "checkout", Source: platform.TagSourceSQL}},
+				Tags:                 []*platform.TrafficTag{{Type: "TrafficTag", KeyID: "Sroute", Key: "route", Value: "checkout", Source: platform.TagSourceSQL}},
 				SyntaxHighlightedSQL: "<pre>/* route=&#39;checkout&#39; */</pre>",
 			},
 		},
@@ -356,14 +356,14 @@ func TestTrafficRuleTags(t *testing.T) {
 		want platform.TrafficTag
 		sql  string
 	}{
-		{"remote_address=10.1.2.3", platform.TrafficTag{KeyID: "Bremote_address", Key: "remote_address", Value: "10.1.2.3", Source: platform.TagSourceSystem}, ""},
-		{"remote_address=2001:db8::/32", platform.TrafficTag{KeyID: "Bremote_address", Key: "remote_address", Value: "2001:db8::/32", Source: platform.TagSourceSystem}, ""},
-		{"username=reporting", platform.TrafficTag{KeyID: "Busername", Key: "username", Value: "reporting", Source: platform.TagSourceSystem}, ""},
-		{"query_fingerprint=9f2c", platform.TrafficTag{KeyID: "Bquery_fingerprint", Key: "query_fingerprint", Value: "9f2c", Source: platform.TagSourceSystem}, ""},
-		{"route=checkout", platform.TrafficTag{KeyID: "Sroute", Key: "route", Value: "checkout", Source: platform.TagSourceSQL}, "<pre>/* route=&#39;checkout&#39; */</pre>"},
-		{"app.name=a=b", platform.TrafficTag{KeyID: "Sapp.name", Key: "app.name", Value: "a=b", Source: platform.TagSourceSQL}, "<pre>/* app.name=&#39;a=b&#39; */</pre>"},
-		{"Username=x", platform.TrafficTag{KeyID: "SUsername", Key: "Username", Value: "x", Source: platform.TagSourceSQL}, "<pre>/* Username=&#39;x&#39; */</pre>"},
-		{"job=<it's & done>", platform.TrafficTag{KeyID: "Sjob", Key: "job", Value: "<it's & done>", Source: platform.TagSourceSQL}, `<pre>/* job=&#39;&lt;it\&#39;s &amp; done&gt;&#39; */</pre>`},
+		{"remote_address=10.1.2.3", platform.TrafficTag{Type: "TrafficTag", KeyID: "Bremote_address", Key: "remote_address", Value: "10.1.2.3", Source: platform.TagSourceSystem}, ""},
+		{"remote_address=2001:db8::/32", platform.TrafficTag{Type: "TrafficTag", KeyID: "Bremote_address", Key: "remote_address", Value: "2001:db8::/32", Source: platform.TagSourceSystem}, ""},
+		{"username=reporting", platform.TrafficTag{Type: "TrafficTag", KeyID: "Busername", Key: "username", Value: "reporting", Source: platform.TagSourceSystem}, ""},
+		{"query_fingerprint=9f2c", platform.TrafficTag{Type: "TrafficTag", KeyID: "Bquery_fingerprint", Key: "query_fingerprint", Value: "9f2c", Source: platform.TagSourceSystem}, ""},
+		{"route=checkout", platform.TrafficTag{Type: "TrafficTag", KeyID: "Sroute", Key: "route", Value: "checkout", Source: platform.TagSourceSQL}, "<pre>/* route=&#39;checkout&#39; */</pre>"},
+		{"app.name=a=b", platform.TrafficTag{Type: "TrafficTag", KeyID: "Sapp.name", Key: "app.name", Value: "a=b", Source: platform.TagSourceSQL}, "<pre>/* app.name=&#39;a=b&#39; */</pre>"},
+		{"Username=x", platform.TrafficTag{Type: "TrafficTag", KeyID: "SUsername", Key: "Username", Value: "x", Source: platform.TagSourceSQL}, "<pre>/* Username=&#39;x&#39; */</pre>"},
+		{"job=<it's & done>", platform.TrafficTag{Type: "TrafficTag", KeyID: "Sjob", Key: "job", Value: "<it's & done>", Source: platform.TagSourceSQL}, `<pre>/* job=&#39;&lt;it\&#39;s &amp; done&gt;&#39; */</pre>`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tag, func(t *testing.T) {

@@ -1,0 +1,738 @@
+package fake_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"maps"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake"
+	"github.com/dbplatform/platform-go/internal/apischema"
+)
+
+// The contract tests hold the fake's responses to the API's schemas
+// (internal/apischema/schema.json, generated from the live service's
+// reference): every operation of operations.tsv, driven to its success
+// status by its fixture of opfixtures_test.go and by the states of
+// contractStates that change the shape of bodies, must answer a body that
+// has every property the schema names (required or not: the service sends
+// them), the right types, null only where the schema allows it and enum
+// values in their set, at every depth; and the SDK type the operation
+// decodes into must keep every property of the body.
+
+// contractException is a documented difference between the fake and the
+// schema, which the checks excuse: a problem of kind ("missing", "enum",
+// "null", "type") about what (a property's or a value's name), in the
+// responses of the operations ops (every operation when empty).
+type contractException struct {
+	ops        []string
+	kind, what string
+	reason     string
+}
+
+// contractExceptions are the only problems the contract tests excuse.
+var contractExceptions = []contractException{
+	{
+		ops:  []string{"list_roles", "get_role", "get_default_role", "update_role", "renew_role"},
+		kind: "missing", what: "password",
+		reason: "the spec shows a role's password only in the response that creates (or resets) its credentials; the reference marks it required everywhere",
+	},
+	{
+		kind: "enum", what: "svc_managed",
+		reason: "inherited_roles may hold svc_managed, the role the service manages for its own use, which the reference's enum leaves out",
+	},
+}
+
+// contractExempt returns the exceptions that apply to operation name.
+func contractExempt(name string) apischema.Exempt {
+	return func(_, kind, what string) bool {
+		for _, e := range contractExceptions {
+			if e.kind == kind && e.what == what && (len(e.ops) == 0 || slices.Contains(e.ops, name)) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// contractSchema is the schema file, loaded once.
+var contractSchema = sync.OnceValues(apischema.Load)
+
+// loadContractSchema returns the schema file, failing the test when it does
+// not load.
+func loadContractSchema(t testing.TB) *apischema.File {
+	t.Helper()
+	f, err := contractSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestContractCoverage checks that every row of operations.tsv can be held
+// to the schema: it has a fixture and a schema entry of the same method,
+// path and success status. An operation added to the fake without either
+// fails here, with what to add.
+func TestContractCoverage(t *testing.T) {
+	t.Parallel()
+	schema := loadContractSchema(t)
+	for name, op := range loadOperations(t) {
+		_, api := opFixtures[name]
+		_, oauth := opOAuthServer[name]
+		if !api && !oauth {
+			t.Errorf("%s: no fixture: add to opFixtures in fake/opfixtures_test.go an entry %q that sets up what the operation needs and returns a request that succeeds", name, name)
+		}
+		entry := schema.Operations[name]
+		if entry == nil {
+			t.Errorf("%s: no schema entry in internal/apischema/schema.json: regenerate it from the reference (CONTRIBUTING.md, \"Contract tests\"), or, for an operation the reference lacks, add it to projectOperations in internal/apischema/gen/project.go and regenerate", name)
+			continue
+		}
+		if entry.Method != op.method || entry.Path != op.path || entry.Status != op.status {
+			t.Errorf("%s: operations.tsv has %s %s %d, the schema %s %s %d: fix the row or the route", name, op.method, op.path, op.status, entry.Method, entry.Path, entry.Status)
+		}
+	}
+	for _, e := range contractExceptions {
+		for _, name := range e.ops {
+			if schema.Operations[name] == nil {
+				t.Errorf("contractExceptions names %s, which the schema does not have", name)
+			}
+		}
+	}
+}
+
+// TestContractExceptionsApply checks that each of contractExceptions
+// excuses a difference the fake still has (the default role shows both):
+// an exception no longer needed must go.
+func TestContractExceptionsApply(t *testing.T) {
+	t.Parallel()
+	w := newOpWorld(t)
+	r := send(t, w.srv, http.MethodGet, "/v1/organizations/acme/databases/"+drDB+"/branches/dev/roles/default", admin(w.srv), "")
+	wantStatus(t, r, http.StatusOK)
+	body := decode[any](t, r)
+	schema := loadContractSchema(t).Operations["get_default_role"].Response
+	for _, e := range contractExceptions {
+		only := func(_, kind, what string) bool { return kind != e.kind || what != e.what }
+		if len(schema.Validate(body, only)) == 0 {
+			t.Errorf("exception %s %q excuses nothing: remove it from contractExceptions", e.kind, e.what)
+		}
+	}
+	if problems := schema.Validate(body, contractExempt("get_default_role")); len(problems) > 0 {
+		t.Errorf("with the exceptions: %v", problems)
+	}
+}
+
+// TestContractOperations sends every fixture's request with the admin token
+// and holds each response to its operation's schema.
+func TestContractOperations(t *testing.T) {
+	t.Parallel()
+	ops := loadOperations(t)
+	for _, name := range opOperations(t, func(tsvOperation) bool { return true }) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			w := newOpWorld(t)
+			contractCheck(t, w, name, opFixtures[name](w, ""), ops[name])
+		})
+	}
+	for name, do := range opOAuthServer {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := do(newOpWorld(t))
+			contractBody(t, name, wire{status: r.status, body: []byte(r.body)})
+		})
+	}
+}
+
+// contractCheck sends an operation's request with the admin token and holds
+// the response to the schema.
+func contractCheck(t *testing.T, w *opWorld, name string, call opCall, op tsvOperation) {
+	t.Helper()
+	r := send(t, w.srv, op.method, call.path(t, w, op), admin(w.srv), call.body)
+	contractBody(t, name, r)
+}
+
+// contractBody holds a response of operation name to its schema entry: the
+// entry's status, its body's shape, and the SDK type's keeping every
+// property of the body. Every actor object has a type too, which the
+// service sends and the reference leaves out.
+func contractBody(t *testing.T, name string, r wire) {
+	t.Helper()
+	entry := loadContractSchema(t).Operations[name]
+	if entry == nil {
+		t.Fatalf("%s has no schema entry", name)
+	}
+	if r.status != entry.Status {
+		t.Fatalf("%s: status %d, want %d; body %s", name, r.status, entry.Status, r.body)
+	}
+	if entry.Response == nil {
+		if len(strings.TrimSpace(string(r.body))) > 0 && r.status != http.StatusFound {
+			t.Errorf("%s: body %s, want none", name, r.body)
+		}
+		return
+	}
+	var body any
+	if err := json.Unmarshal(r.body, &body); err != nil {
+		t.Fatalf("%s: body %q is not JSON: %v", name, r.body, err)
+	}
+	for _, p := range entry.Response.Validate(body, contractExempt(name)) {
+		t.Errorf("%s: %s", name, p)
+	}
+	for at, a := range contractActors("$", body) {
+		if _, ok := a["type"]; !ok {
+			t.Errorf("%s: %s: an actor without type", name, at)
+		}
+	}
+	if strings.HasPrefix(entry.Path, "{auth_url}") {
+		// The OAuth server's token response is decoded by x/oauth2, which
+		// keeps the whole response (Token.Extra): no SDK type to check.
+		return
+	}
+	typ, ok := contractSDKTypes(t)[entry.Method+" "+entry.Path]
+	switch {
+	case !ok:
+		t.Fatalf("%s: no SDK method of package platform ends its doc comment with \"// API: %s %s\"", name, entry.Method, entry.Path)
+	case typ == nil:
+		t.Fatalf("%s: the SDK method returns only an error, dropping the body the schema describes", name)
+	}
+	again := reflect.New(typ)
+	if err := json.Unmarshal(r.body, again.Interface()); err != nil {
+		t.Fatalf("%s: decoding into %v: %v", name, typ, err)
+	}
+	b, err := json.Marshal(again.Interface())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept any
+	if err := json.Unmarshal(b, &kept); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range contractDropped("$", body, kept) {
+		t.Errorf("%s: %s: the SDK's %v drops it (decode then encode loses the property)", name, p, typ)
+	}
+}
+
+// contractDropped returns the JSON paths of the properties of body that
+// kept, body decoded into an SDK type and encoded again, lacks.
+func contractDropped(path string, body, kept any) []string {
+	var out []string
+	switch b := body.(type) {
+	case map[string]any:
+		k, _ := kept.(map[string]any)
+		for _, name := range slices.Sorted(func(yield func(string) bool) {
+			for name := range b {
+				if !yield(name) {
+					return
+				}
+			}
+		}) {
+			v, ok := k[name]
+			if !ok {
+				out = append(out, path+"."+name)
+				continue
+			}
+			out = append(out, contractDropped(path+"."+name, b[name], v)...)
+		}
+	case []any:
+		k, _ := kept.([]any)
+		for i, item := range b {
+			if i >= len(k) {
+				out = append(out, fmt.Sprintf("%s[%d]", path, i))
+				continue
+			}
+			out = append(out, contractDropped(fmt.Sprintf("%s[%d]", path, i), item, k[i])...)
+		}
+	}
+	return out
+}
+
+// contractSDKTypes maps each operation ("METHOD PATH") that an SDK method of
+// package platform calls to the type its response decodes into: the
+// method's result, found by the method's "// API:" doc line
+// (conventions_test.go holds one method to each row). A method that returns
+// only an error maps to no type.
+var contractSDKTypes = func() func(testing.TB) map[string]reflect.Type {
+	var (
+		once  sync.Once
+		types map[string]reflect.Type
+		err   error
+	)
+	return func(t testing.TB) map[string]reflect.Type {
+		t.Helper()
+		once.Do(func() { types, err = loadSDKTypes() })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return types
+	}
+}()
+
+// contractAPILine is the last line of an SDK method's doc comment.
+var contractAPILine = regexp.MustCompile(`(?m)^API: ([A-Z]+ /\S*)\s*$`)
+
+func loadSDKTypes() (map[string]reflect.Type, error) {
+	files, err := filepath.Glob("../*.go")
+	if err != nil {
+		return nil, err
+	}
+	methods := map[string]string{} // "Service.Method" -> "METHOD PATH"
+	fset := token.NewFileSet()
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		f, err := parser.ParseFile(fset, path, src, parser.ParseComments)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv == nil || fn.Doc == nil {
+				continue
+			}
+			star, ok := fn.Recv.List[0].Type.(*ast.StarExpr)
+			if !ok {
+				continue
+			}
+			recv, ok := star.X.(*ast.Ident)
+			if m := contractAPILine.FindStringSubmatch(fn.Doc.Text()); ok && m != nil {
+				methods[recv.Name+"."+fn.Name.Name] = m[1]
+			}
+		}
+	}
+	types := map[string]reflect.Type{}
+	client := reflect.TypeFor[platform.Client]()
+	for i := range client.NumField() {
+		svc := client.Field(i).Type
+		if svc.Kind() != reflect.Pointer || !client.Field(i).IsExported() {
+			continue
+		}
+		for j := range svc.NumMethod() {
+			m := svc.Method(j)
+			op, ok := methods[svc.Elem().Name()+"."+m.Name]
+			if !ok {
+				continue
+			}
+			if out := m.Type.Out(0); out.Kind() == reflect.Pointer {
+				types[op] = out.Elem()
+			} else {
+				types[op] = nil
+			}
+		}
+	}
+	if len(types) == 0 {
+		return nil, fmt.Errorf("found no SDK method with an // API: line in ../*.go")
+	}
+	return types, nil
+}
+
+// contractRequest is one request of a contract state: an operation and the
+// request sent for it.
+type contractRequest struct {
+	op   string
+	call opCall
+}
+
+// contractState is a state of the world that changes the shape of bodies
+// (a pending database, a failed backup, a closed deploy request), with the
+// requests that show it.
+type contractState struct {
+	name string
+	// world makes the world; newOpWorld when nil.
+	world func(t *testing.T) *opWorld
+	// setup brings the world to the state and returns the requests.
+	setup func(w *opWorld) []contractRequest
+}
+
+// contractOn is a request of op with the given path values.
+func contractOn(op string, kv ...string) contractRequest {
+	vals := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		vals[kv[i]] = kv[i+1]
+	}
+	return contractRequest{op: op, call: opCall{vals: vals}}
+}
+
+// contractDeployReads are the reads that show deploy request 1 of app.
+func contractDeployReads() []contractRequest {
+	return []contractRequest{
+		contractOn("get_deploy_request", "number", "1"),
+		contractOn("get_deployment", "number", "1"),
+		contractOn("list_deploy_requests"),
+		contractOn("list_deploy_operations", "number", "1"),
+		contractOn("list_deploy_request_reviews", "number", "1"),
+		contractOn("get_deploy_queue"),
+	}
+}
+
+// contractBackupReads are the reads that show the backups of dev, the
+// deleted ones too, of which one must be in state want.
+func contractBackupReads(w *opWorld, want platform.BackupState) []contractRequest {
+	w.t.Helper()
+	reqs := []contractRequest{
+		contractOn("list_backups", "branch", "dev"),
+		{op: "list_backups", call: opCall{vals: map[string]string{"branch": "dev"}, query: "include_deleted=true"}},
+	}
+	var states []platform.BackupState
+	for _, bk := range opCollect(w.t, w.c.Backups.All(w.t.Context(), &platform.ListBackupsParams{Organization: w.org, Database: drDB, Branch: "dev", IncludeDeleted: true})) {
+		states = append(states, bk.State)
+		if bk.DeletedAt == nil {
+			reqs = append(reqs, contractOn("get_backup", "branch", "dev", "id", bk.ID))
+		}
+	}
+	if !slices.Contains(states, want) {
+		w.t.Fatalf("the backups of dev are %v, none %s", states, want)
+	}
+	return reqs
+}
+
+// contractStates are the states the contract tests hold to the schema on
+// top of the fixtures' (each deploy request and deployment state is in
+// contractDeployStates).
+var contractStates = []contractState{
+	{name: "pending and ready databases", setup: func(w *opWorld) []contractRequest {
+		if _, err := w.c.Databases.Create(w.t.Context(), &platform.CreateDatabaseParams{Organization: w.org, Name: "fresh", ClusterSize: "PS_10"}); err != nil {
+			w.t.Fatal(err)
+		}
+		return []contractRequest{
+			contractOn("get_database", "database", "fresh"),
+			contractOn("get_database"),
+			contractOn("list_databases"),
+			contractOn("list_branches", "database", "fresh"),
+			contractOn("get_branch", "database", "fresh", "branch", "main"),
+			contractOn("list_keyspaces", "database", "fresh", "branch", "main"),
+		}
+	}},
+	{name: "backup pending", setup: func(w *opWorld) []contractRequest {
+		contractBackup(w)
+		return contractBackupReads(w, platform.BackupPending)
+	}},
+	{name: "backup running", setup: func(w *opWorld) []contractRequest {
+		contractBackup(w)
+		w.srv.Advance(fake.DefaultTimings().BackupStart)
+		return contractBackupReads(w, platform.BackupRunning)
+	}},
+	{name: "backup success", setup: func(w *opWorld) []contractRequest {
+		w.backup("dev")
+		return contractBackupReads(w, platform.BackupSuccess)
+	}},
+	{name: "backup failed", setup: func(w *opWorld) []contractRequest {
+		if err := w.srv.FailNext(contractBackup(w)); err != nil {
+			w.t.Fatal(err)
+		}
+		tm := fake.DefaultTimings()
+		w.srv.Advance(tm.BackupStart + tm.BackupRun)
+		return contractBackupReads(w, platform.BackupFailed)
+	}},
+	{name: "backup canceled", setup: func(w *opWorld) []contractRequest {
+		id := contractBackup(w)
+		w.srv.Advance(fake.DefaultTimings().BackupStart)
+		if err := w.c.Backups.Delete(w.t.Context(), &platform.GetBackupParams{Organization: w.org, Database: drDB, Branch: "dev", ID: id}); err != nil {
+			w.t.Fatal(err)
+		}
+		return contractBackupReads(w, platform.BackupCanceled)
+	}},
+	{name: "backup ignored, of a policy", setup: func(w *opWorld) []contractRequest {
+		p, err := w.c.BackupPolicies.Create(w.t.Context(), &platform.CreateBackupPolicyParams{
+			Organization: w.org, Database: drDB, Name: "hourly", Target: "development",
+			RetentionValue: 1, RetentionUnit: "day", FrequencyValue: 1, FrequencyUnit: "hour",
+		})
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		// The run finds a backup of dev in progress.
+		w.srv.Advance(p.NextRunAt.Sub(w.srv.Now()) - time.Second)
+		contractBackup(w)
+		w.srv.Advance(time.Second)
+		return append(contractBackupReads(w, platform.BackupIgnored), contractOn("list_backup_policies"))
+	}},
+	{name: "expired role", setup: func(w *opWorld) []contractRequest {
+		id := w.role("dev")
+		w.srv.Advance(2 * time.Hour)
+		return []contractRequest{contractOn("get_role", "branch", "dev", "id", id), contractOn("list_roles", "branch", "dev")}
+	}},
+	{name: "restored branch", setup: func(w *opWorld) []contractRequest {
+		if _, err := w.c.Branches.Create(w.t.Context(), &platform.CreateBranchParams{
+			Organization: w.org, Database: drDB, Name: "restored", BackupID: w.backup("dev"), ClusterSize: "PS_10",
+		}); err != nil {
+			w.t.Fatal(err)
+		}
+		return []contractRequest{contractOn("get_branch", "branch", "restored"), contractOn("list_branches")}
+	}},
+	{name: "sharded keyspace", setup: func(w *opWorld) []contractRequest {
+		if err := w.srv.AddKeyspace(w.org, drDB, "dev", "sharded", 4); err != nil {
+			w.t.Fatal(err)
+		}
+		return []contractRequest{contractOn("get_keyspace", "branch", "dev", "keyspace", "sharded"), contractOn("list_keyspaces", "branch", "dev")}
+	}},
+	{name: "webhook with events", setup: func(w *opWorld) []contractRequest {
+		h, err := w.c.Webhooks.Create(w.t.Context(), &platform.CreateWebhookParams{
+			Organization: w.org, Database: drDB, URL: "https://hooks.example.com/events", Events: platform.AllWebhookEvents(),
+		})
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		return []contractRequest{contractOn("get_webhook", "id", h.ID), contractOn("list_webhooks")}
+	}},
+	{name: "service token with accesses", setup: func(w *opWorld) []contractRequest {
+		id := w.serviceToken()
+		if _, err := w.c.ServiceTokens.AddAccesses(w.t.Context(), &platform.AddServiceTokenAccessesParams{
+			Organization: w.org, ID: id, Access: []platform.Permission{platform.PermissionReadOrganization, platform.PermissionCreateDatabases},
+		}); err != nil {
+			w.t.Fatal(err)
+		}
+		return []contractRequest{
+			contractOn("get_service_token", "id", id), contractOn("list_service_tokens"),
+			contractOn("list_service_token_accesses", "id", id), contractOn("list_service_token_grants", "id", id),
+		}
+	}},
+	{name: "OAuth token with accesses", setup: func(w *opWorld) []contractRequest {
+		app := oauthApp(w.t, w.srv, "https://app.example.com/cb", platform.ScopeUserReadUser, platform.ScopeOrganizationReadDatabases)
+		oauthIssue(w.t, w.srv, app, fake.Consent{})
+		return []contractRequest{
+			contractOn("get_oauth_token", "application_id", app.ID, "token_id", w.oauthTokenID(app)),
+			contractOn("list_oauth_tokens", "application_id", app.ID),
+		}
+	}},
+	{name: "reviewed deploy request", setup: func(w *opWorld) []contractRequest {
+		opFixtures["review_deploy_request"](w, "")
+		for _, state := range []string{"approved", "commented"} {
+			wantStatus(w.t, send(w.t, w.srv, http.MethodPost, "/v1/organizations/"+w.org+"/databases/"+drDB+"/deploy-requests/1/reviews", admin(w.srv), `{"state":"`+state+`","body":"noted"}`), http.StatusCreated)
+		}
+		return contractDeployReads()
+	}},
+}
+
+// TestContractStates holds the bodies of each of contractStates to the
+// schema.
+func TestContractStates(t *testing.T) {
+	t.Parallel()
+	for _, st := range contractStates {
+		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
+			var w *opWorld
+			if st.world != nil {
+				w = st.world(t)
+			} else {
+				w = newOpWorld(t)
+			}
+			contractRun(t, w, st.setup)
+		})
+	}
+}
+
+// TestContractDeployStates holds the bodies of a deploy request and its
+// deployment in each state of the deploy machine (every walk of walkRows)
+// to the schema.
+func TestContractDeployStates(t *testing.T) {
+	t.Parallel()
+	for _, row := range walkRows {
+		t.Run(row.name, func(t *testing.T) {
+			t.Parallel()
+			contractRun(t, &opWorld{drEnv: row.walk(t)}, func(*opWorld) []contractRequest { return contractDeployReads() })
+		})
+	}
+}
+
+// contractRun brings w to a state with setup and holds the responses of
+// the state's requests to the schema.
+func contractRun(t *testing.T, w *opWorld, setup func(*opWorld) []contractRequest) {
+	t.Helper()
+	ops := loadOperations(t)
+	for _, req := range setup(w) {
+		op, ok := ops[req.op]
+		if !ok {
+			t.Fatalf("%s is not a row of operations.tsv", req.op)
+		}
+		contractCheck(t, w, req.op, req.call, op)
+	}
+}
+
+// contractBackup starts a backup of dev and returns its ID.
+func contractBackup(w *opWorld) string {
+	w.t.Helper()
+	bk, err := w.c.Backups.Create(w.t.Context(), &platform.CreateBackupParams{Organization: w.org, Database: drDB, Branch: "dev"})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return bk.ID
+}
+
+// contractActorKeys are the properties that hold an actor.
+var contractActorKeys = []string{"actor", "closed_by", "cutover_actor", "cancelled_actor", "creator", "branch_deleted_by"}
+
+// contractActors returns the actor objects of a decoded body, by JSON path.
+func contractActors(path string, v any) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	switch v := v.(type) {
+	case map[string]any:
+		for k, sub := range v {
+			if obj, ok := sub.(map[string]any); ok && slices.Contains(contractActorKeys, k) {
+				out[path+"."+k] = obj
+			}
+			maps.Copy(out, contractActors(path+"."+k, sub))
+		}
+	case []any:
+		for i, item := range v {
+			maps.Copy(out, contractActors(fmt.Sprintf("%s[%d]", path, i), item))
+		}
+	}
+	return out
+}
+
+// contractGet sends a GET with the admin token and decodes its body.
+func contractGet(t *testing.T, w *opWorld, path string) map[string]any {
+	t.Helper()
+	r := send(t, w.srv, http.MethodGet, path, admin(w.srv), "")
+	wantStatus(t, r, http.StatusOK)
+	return decode[map[string]any](t, r)
+}
+
+// TestContractFixes checks each field the contract found missing (and the
+// ones the service's own clients showed missing, which the reference does
+// not name), in the raw bodies.
+func TestContractFixes(t *testing.T) {
+	t.Parallel()
+	app := "/v1/organizations/acme/databases/" + drDB
+	tests := []struct {
+		name  string
+		check func(t *testing.T, w *opWorld)
+	}{
+		{"type in every actor", func(t *testing.T, w *opWorld) {
+			w.takeSteps(w.open(platform.CreateDeployRequestParams{Branch: "dev"}), then(toInProgress, act("cancel"), adv(time.Second)))
+			w.backup("dev")
+			w.role("dev")
+			w.budget("dev")
+			w.team()
+			for _, path := range []string{
+				app + "/deploy-requests/1", app + "/deploy-requests/1/deployment", app + "/deploy-requests",
+				app + "/branches/dev/backups", app + "/branches/dev/roles", app + "/branches/dev/traffic/budgets",
+				"/v1/organizations/acme/teams", "/v1/organizations/acme/teams/core/members",
+			} {
+				actors := contractActors("$", contractGet(t, w, path))
+				if len(actors) == 0 {
+					t.Errorf("%s: no actor", path)
+				}
+				for at, a := range actors {
+					if a["type"] != "User" {
+						t.Errorf("%s: %s is %v, want type User", path, at, a)
+					}
+				}
+			}
+		}},
+		{"notes of a database", func(t *testing.T, w *opWorld) {
+			wantStatus(t, send(t, w.srv, http.MethodPost, "/v1/organizations/acme/databases", admin(w.srv), `{"name":"noted","notes":"audit"}`), http.StatusCreated)
+			if got := contractGet(t, w, "/v1/organizations/acme/databases/noted")["notes"]; got != "audit" {
+				t.Errorf("notes %v, want audit", got)
+			}
+		}},
+		{"read_only_regions of a keyspace", func(t *testing.T, w *opWorld) {
+			ks := contractGet(t, w, app+"/branches/dev/keyspaces/"+drDB)
+			if got, ok := ks["read_only_regions"].([]any); !ok || len(got) != 0 {
+				t.Errorf("read_only_regions %v, want an empty list", ks["read_only_regions"])
+			}
+		}},
+		{"free_databases_remaining of an organization", func(t *testing.T, w *opWorld) {
+			if got, ok := contractGet(t, w, "/v1/organizations/acme")["free_databases_remaining"]; !ok || got != 0.0 {
+				t.Errorf("free_databases_remaining %v (present %v), want 0", got, ok)
+			}
+		}},
+		{"current_default of the public regions", func(t *testing.T, w *opWorld) {
+			var defaults []any
+			for _, item := range contractGet(t, w, "/v1/regions?per_page=100")["data"].([]any) {
+				r := item.(map[string]any)
+				if r["current_default"] == true {
+					defaults = append(defaults, r["slug"])
+				} else if r["current_default"] != false {
+					t.Errorf("region %v: current_default %v", r["slug"], r["current_default"])
+				}
+			}
+			if diff := cmp.Diff([]any{"us-east"}, defaults); diff != "" {
+				t.Errorf("default regions (-want +got):\n%s", diff)
+			}
+		}},
+		{"resource.type of service token accesses", func(t *testing.T, w *opWorld) {
+			id := w.serviceToken()
+			for _, path := range []string{"/v1/organizations/acme/service-tokens/" + id, "/v1/organizations/acme/service-tokens/" + id + "/access"} {
+				body := contractGet(t, w, path)
+				list, _ := body["service_token_accesses"].([]any)
+				if list == nil {
+					list, _ = body["data"].([]any)
+				}
+				if len(list) == 0 {
+					t.Fatalf("%s: no access", path)
+				}
+				for _, item := range list {
+					a := item.(map[string]any)
+					if res := a["resource"].(map[string]any); res["type"] != "Database" || res["type"] != a["resource_type"] {
+						t.Errorf("%s: resource %v of a %v access, want type Database", path, res, a["resource_type"])
+					}
+				}
+			}
+		}},
+		{"tags[].type of traffic rules", func(t *testing.T, w *opWorld) {
+			bg := w.budget("dev")
+			rules := contractGet(t, w, app+"/branches/dev/traffic/budgets/"+bg.ID)["rules"].([]any)
+			tag := rules[0].(map[string]any)["tags"].([]any)[0].(map[string]any)
+			if tag["type"] != "TrafficTag" {
+				t.Errorf("tag %v, want type TrafficTag", tag)
+			}
+		}},
+		{"type and url_hash of lint errors", func(t *testing.T, w *opWorld) {
+			if err := w.srv.PushSchema(w.org, drDB, "dev", append(slices.Clone(drLintError), "CREATE TABLE drafts (body text)")...); err != nil {
+				t.Fatal(err)
+			}
+			lint := func() []any { return contractGet(t, w, app+"/branches/dev/schema/lint")["data"].([]any) }
+			first, again := lint(), lint()
+			if len(first) != 2 {
+				t.Fatalf("%d lint errors, want 2: %v", len(first), first)
+			}
+			hashes := map[any]bool{}
+			for i, item := range first {
+				e := item.(map[string]any)
+				hash, _ := e["url_hash"].(string)
+				if e["type"] != "SchemaLintError" || len(hash) != 12 || hash != again[i].(map[string]any)["url_hash"] {
+					t.Errorf("lint error %v, want type SchemaLintError and a url_hash the same on every lint", e)
+				}
+				hashes[hash] = true
+			}
+			if len(hashes) != 2 {
+				t.Errorf("url_hashes %v, want one per error", hashes)
+			}
+		}},
+		{"oauth_accesses_by_resource of service tokens, service_token_accesses of OAuth tokens", func(t *testing.T, w *opWorld) {
+			st := contractGet(t, w, "/v1/organizations/acme/service-tokens/"+w.serviceToken())
+			if v, ok := st["oauth_accesses_by_resource"]; !ok || v != nil {
+				t.Errorf("service token: oauth_accesses_by_resource %v (present %v), want null", v, ok)
+			}
+			oa := w.oauthApp()
+			tok := contractGet(t, w, "/v1/organizations/acme/oauth-applications/"+oa.ID+"/tokens/"+w.oauthTokenID(oa))
+			if v, ok := tok["service_token_accesses"]; !ok || v != nil {
+				t.Errorf("OAuth token: service_token_accesses %v (present %v), want null", v, ok)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.check(t, newOpWorld(t))
+		})
+	}
+}

@@ -1,0 +1,118 @@
+package apischema
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// testSchema is an object with every kind of node.
+var testSchema = &Schema{
+	Type:     "object",
+	Required: []string{"id", "state", "actor", "tags"},
+	Properties: map[string]*Schema{
+		"id":     {Type: "string"},
+		"state":  {Type: "string", Enum: []string{"open", "closed"}},
+		"size":   {Type: "integer"},
+		"ratio":  {Type: "number"},
+		"ready":  {Type: "boolean"},
+		"note":   {Type: "string", Nullable: true},
+		"actor":  {Type: "object", Required: []string{"id"}, Properties: map[string]*Schema{"id": {Type: "string"}}},
+		"tags":   {Type: "array", Items: &Schema{Type: "object", Required: []string{"key"}, Properties: map[string]*Schema{"key": {Type: "string"}}}},
+		"shards": {Type: "object", Values: &Schema{Type: "integer"}},
+	},
+}
+
+const testComplete = `{"id":"x","state":"open","size":1,"ratio":0.5,"ready":true,"note":null,"actor":{"id":"u"},"tags":[{"key":"k"}],"shards":{"-80":1},"extra":"allowed"}`
+
+func TestValidate(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		body   string
+		exempt Exempt
+		want   []string
+	}{
+		{name: "complete", body: testComplete},
+		{
+			name: "required and optional missing",
+			body: `{"state":"open","actor":{},"tags":[{"key":"k"},{}]}`,
+			want: []string{
+				`$: required property "id" is missing`,
+				`$: property "note" is missing: the schema has it optional, but the service sends it and clients read it`,
+				`$: property "ratio" is missing: the schema has it optional, but the service sends it and clients read it`,
+				`$: property "ready" is missing: the schema has it optional, but the service sends it and clients read it`,
+				`$: property "shards" is missing: the schema has it optional, but the service sends it and clients read it`,
+				`$: property "size" is missing: the schema has it optional, but the service sends it and clients read it`,
+				`$.actor: required property "id" is missing`,
+				`$.tags[1]: required property "key" is missing`,
+			},
+		},
+		{
+			name: "types",
+			body: `{"id":1,"state":"open","size":1.5,"ratio":"half","ready":"yes","note":3,"actor":[],"tags":{},"shards":{"-80":"one"}}`,
+			want: []string{
+				`$.actor: an array, want an object`,
+				`$.id: the number 1, want a string`,
+				`$.note: the number 3, want a string`,
+				`$.ratio: the string "half", want a number`,
+				`$.ready: the string "yes", want a boolean`,
+				`$.shards.-80: the string "one", want an integer`,
+				`$.size: the number 1.5, want an integer`,
+				`$.tags: an object, want an array`,
+			},
+		},
+		{
+			name: "null and enum",
+			body: `{"id":null,"state":"merged","size":null,"ratio":1,"ready":false,"note":null,"actor":null,"tags":[null],"shards":{}}`,
+			want: []string{
+				`$.actor: null, but the schema's object is not nullable`,
+				`$.id: null, but the schema's string is not nullable`,
+				`$.size: null, but the schema's integer is not nullable`,
+				`$.state: "merged" is not one of open, closed`,
+				`$.tags[0]: null, but the schema's object is not nullable`,
+			},
+		},
+		{
+			name: "exempt",
+			body: `{"state":"merged","size":1,"ratio":1,"ready":false,"note":null,"actor":{"id":"u"},"tags":[],"shards":{}}`,
+			exempt: func(path, kind, what string) bool {
+				return path == "$" && (kind == "missing" && what == "id" || kind == "enum" && what == "merged")
+			},
+			want: []string{`$.state: "merged" is not one of open, closed`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var v any
+			if err := json.Unmarshal([]byte(tt.body), &v); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, testSchema.Validate(v, tt.exempt)); diff != "" {
+				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestLoad checks that the committed schema file loads and describes the
+// operations the way the tests rely on.
+func TestLoad(t *testing.T) {
+	t.Parallel()
+	f, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := f.Operations["get_database"]
+	if op == nil || op.Method != "GET" || op.Path != "/v1/organizations/{organization}/databases/{database}" || op.Status != 200 ||
+		op.Response == nil || op.Response.Properties["name"] == nil {
+		t.Errorf("get_database = %+v, want GET of a database with its properties", op)
+	}
+	for name, op := range f.Operations {
+		if op.Source != "reference" && op.Source != "project" {
+			t.Errorf("%s: source %q", name, op.Source)
+		}
+	}
+}

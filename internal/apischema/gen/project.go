@@ -1,0 +1,63 @@
+package main
+
+import (
+	"log"
+
+	"github.com/dbplatform/platform-go/internal/apischema"
+)
+
+// projectOperations are the operations the project serves that the
+// reference does not describe, with the shapes the spec (the OAuth token
+// response's table) and decisions.md (the service token access endpoints)
+// give them. Where a shape is the reference's, it is taken from there: an
+// access is an item of a service token's service_token_accesses, a page is
+// the reference's paginated list.
+func projectOperations(defs map[string]*refSchema) map[string]*apischema.Operation {
+	access := mustConvert(defs, "ServiceToken").Properties["service_token_accesses"].Items
+	access.Nullable = false
+	page := func(item *apischema.Schema) *apischema.Schema {
+		p := mustConvert(defs, "PaginatedServiceToken")
+		p.Properties["data"].Items = item
+		return p
+	}
+	str := func() *apischema.Schema { return &apischema.Schema{Type: "string"} }
+	grant := &apischema.Schema{
+		Type:     "object",
+		Required: []string{"id", "resource_name", "resource_id", "resource_type", "accesses"},
+		Properties: map[string]*apischema.Schema{
+			"id": str(), "resource_name": str(), "resource_id": str(), "resource_type": str(),
+			"accesses": {Type: "array", Items: &apischema.Schema{
+				Type:       "object",
+				Required:   []string{"access", "description"},
+				Properties: map[string]*apischema.Schema{"access": str(), "description": str()},
+			}},
+		},
+	}
+	tokens := "/v1/organizations/{organization}/service-tokens/{id}"
+	return map[string]*apischema.Operation{
+		"list_service_token_accesses": {Method: "GET", Path: tokens + "/access", Status: 200, Source: "project", Response: page(access)},
+		"add_service_token_accesses": {Method: "POST", Path: tokens + "/access", Status: 200, Source: "project", Response: &apischema.Schema{
+			Type: "object", Required: []string{"data"},
+			Properties: map[string]*apischema.Schema{"data": {Type: "array", Items: access}},
+		}},
+		"remove_service_token_accesses": {Method: "DELETE", Path: tokens + "/access", Status: 204, Source: "project"},
+		"list_service_token_grants":     {Method: "GET", Path: tokens + "/grants", Status: 200, Source: "project", Response: page(grant)},
+		"oauth_authorize":               {Method: "GET", Path: "{auth_url}/oauth/authorize", Status: 302, Source: "project"},
+		"oauth_token": {Method: "POST", Path: "{auth_url}/oauth/token", Status: 200, Source: "project", Response: &apischema.Schema{
+			Type:     "object",
+			Required: []string{"access_token", "token_type", "expires_in", "refresh_token", "scope"},
+			Properties: map[string]*apischema.Schema{
+				"access_token": str(), "token_type": str(), "expires_in": {Type: "integer"}, "refresh_token": str(), "scope": str(),
+			},
+		}},
+	}
+}
+
+// mustConvert resolves a definition of the reference, which must exist.
+func mustConvert(defs map[string]*refSchema, name string) *apischema.Schema {
+	s, err := convert(&refSchema{Ref: "#/definitions/" + name}, defs, nil)
+	if err != nil {
+		log.Fatalf("definition %s: %v", name, err)
+	}
+	return s
+}
