@@ -225,7 +225,7 @@ func matchControl(pattern, path string) ([][2]string, bool) {
 // constant time.
 func (c control) authorized(r *http.Request) bool {
 	got := r.Header.Get("Authorization")
-	want := c.s.adminToken.Authorization()
+	want := c.s.AdminToken().Authorization()
 	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }
 

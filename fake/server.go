@@ -168,21 +168,33 @@ func (s *Server) Close() {
 func (s *Server) URL() string { return s.httpSrv.URL + "/" }
 
 // Org returns the name of the organization every server starts with.
-func (s *Server) Org() string { return s.org.name }
+func (s *Server) Org() string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.org.name
+}
 
 // AdminUserID returns the ID of the user who is the starting organization's
 // admin and the creator of the admin token.
-func (s *Server) AdminUserID() string { return s.admin.id }
+func (s *Server) AdminUserID() string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.admin.id
+}
 
 // AdminToken returns the service token, holding every permission on the
 // starting organization, that [Server.Client] uses: its ID and secret, for
 // curl or a client in another language.
-func (s *Server) AdminToken() Token { return s.adminToken }
+func (s *Server) AdminToken() Token {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.adminToken
+}
 
 // Client returns a client of this server authenticated with the admin token.
 // Its waits (waiters and retry backoff) advance the virtual clock instead of
 // sleeping.
-func (s *Server) Client() *platform.Client { return s.ClientFor(s.adminToken) }
+func (s *Server) Client() *platform.Client { return s.ClientFor(s.AdminToken()) }
 
 // ClientFor returns a client of this server authenticated with tok, with the
 // same clock behaviour as [Server.Client].

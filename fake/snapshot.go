@@ -124,7 +124,7 @@ func (s *Server) Restore(data []byte) error {
 	if err != nil {
 		return fmt.Errorf("fake: Restore: %w", err)
 	}
-	ld := newLoader(s)
+	ld := newLoader()
 	if err := ld.load(snap); err != nil {
 		return fmt.Errorf("fake: Restore: corrupt snapshot: %w", err)
 	}
@@ -145,7 +145,7 @@ func (s *Server) Reset() {
 		// The same options built this server.
 		panic(fmt.Sprintf("fake: Reset: %v", err))
 	}
-	ld := newLoader(s)
+	ld := newLoader()
 	if err := ld.load(fresh); err != nil {
 		panic(fmt.Sprintf("fake: Reset: %v", err))
 	}
@@ -286,7 +286,6 @@ func (w *world) retire() {
 
 // loader builds a world from a snapshot, checking every reference.
 type loader struct {
-	s *Server
 	w *world
 
 	org        *orgRec
@@ -310,9 +309,8 @@ type loader struct {
 	fixes []func() error
 }
 
-func newLoader(s *Server) *loader {
+func newLoader() *loader {
 	return &loader{
-		s:        s,
 		users:    map[string]*userRec{},
 		orgs:     map[string]*orgRec{},
 		dbs:      map[string]*dbRec{},

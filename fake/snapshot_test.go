@@ -104,13 +104,37 @@ func snapshotCovered(field string) bool {
 	return slices.Contains(strings.Fields(snapshotCoverage[typ]), name)
 }
 
+// snapshotHome says where the snapshot of each record type is written.
+var snapshotHome = map[string]string{
+	"world": "worldSnap in fake/snapshot.go", "oauthSession": "oauthSessionSnap in fake/snapshot_oauth.go",
+	"userRec": "userSnap in fake/snapshot_orgs.go", "orgRec": "orgSnap in fake/snapshot_orgs.go",
+	"memberRec": "memberSnap in fake/snapshot_orgs.go", "teamRec": "teamSnap in fake/snapshot_orgs.go",
+	"teamMemberRec": "teamMemberSnap in fake/snapshot_orgs.go", "tokenRec": "tokenSnap in fake/snapshot_orgs.go",
+	"dbRec": "dbSnap in fake/snapshot_databases.go", "webhookRec": "webhookSnap in fake/snapshot_databases.go",
+	"branchRec": "branchSnap in fake/snapshot_branches.go", "keyspaceRec": "keyspaceSnap in fake/snapshot_branches.go",
+	"keyspaceSettings": "settingsSnap in fake/snapshot_branches.go", "roleRec": "roleSnap in fake/snapshot_branches.go",
+	"branchRoles": "branchSnap in fake/snapshot_branches.go", "trafficBudgetRec": "budgetSnap in fake/snapshot_branches.go",
+	"trafficRuleRec": "ruleSnap in fake/snapshot_branches.go", "backupRec": "backupSnap in fake/snapshot_backups.go",
+	"schemaSnapshot": "schemaSnap in fake/snapshot_backups.go", "policyRec": "policySnap in fake/snapshot_backups.go",
+	"schedule": "scheduleSnap in fake/snapshot_backups.go", "drRec": "drSnap in fake/snapshot_deployrequests.go",
+	"deployRec": "deploySnap in fake/snapshot_deployrequests.go", "opRec": "opSnap in fake/snapshot_deployrequests.go",
+	"reviewRec": "reviewSnap in fake/snapshot_deployrequests.go", "oauthAppRec": "oauthAppSnap in fake/snapshot_oauth.go",
+	"oauthTokenRec": "oauthTokenSnap in fake/snapshot_oauth.go", "oauthGrant": "grantSnap in fake/snapshot_oauth.go",
+	"oauthCodeRec": "oauthCodeSnap in fake/snapshot_oauth.go",
+}
+
 // snapshotAdvice says what to do about a field the snapshot does not cover.
 func snapshotAdvice(field, typ string) string {
-	return fmt.Sprintf("field %s (%s) is not covered by the snapshot: save and load it in the snapshot of its "+
-		"resource group (the *Snap struct, its save and its load in fake/snapshot_<group>.go; a new kind of "+
-		"transition adds its job's save method and its loader to jobLoaders in fake/snapshot_jobs.go), make "+
-		"a world of the operation table (opFixtures) set it, then add it to snapshotCoverage in fake/snapshot_test.go",
-		field, typ)
+	owner, _, _ := strings.Cut(field, ".")
+	where := "a ...Snap struct of its own in the snapshot file of its resource group (fake/snapshot_<group>.go), " +
+		"saved by its owner's save and built again by its load; a job of a new kind of transition gets a save " +
+		"method and a loader in jobLoaders (fake/snapshot_jobs.go)"
+	if home, ok := snapshotHome[owner]; ok {
+		where = home + ": a field of the struct, set in its save, read back in its load"
+	}
+	return fmt.Sprintf("field %s (%s) is not covered by the snapshot: add it to %s; make a world of "+
+		"TestSnapshotOperations set it (opFixtures, or snapshotRichWorld); then list it in snapshotCoverage "+
+		"in fake/snapshot_test.go", field, typ, where)
 }
 
 // TestSnapshotCoversEveryField checks that every field of every record type
