@@ -569,3 +569,41 @@ func TestSnapshotControl(t *testing.T) {
 	wantStatus(t, send(t, dst, http.MethodPost, "/_fake/reset", admin(dst), ""), http.StatusNoContent)
 	sameSnapshots(t, fake.NewServer(t), dst, "after POST /_fake/reset")
 }
+
+// BenchmarkSnapshot measures a snapshot and a restore of a world of 20
+// databases, against rendering the same world through the API
+// (opSnapshot), the baseline.
+func BenchmarkSnapshot(b *testing.B) {
+	srv := fake.NewServer(b)
+	for i := range 20 {
+		mustDB(b, srv, fmt.Sprintf("db-%02d", i))
+	}
+	srv.Advance(time.Minute)
+	w := struct{ srv *fake.Server }{srv}
+	data, err := w.srv.Snapshot()
+	if err != nil {
+		b.Fatal(err)
+	}
+	twin := fake.NewServer(b)
+	b.Run("render", func(b *testing.B) {
+		for b.Loop() {
+			opSnapshot(b, w.srv)
+		}
+	})
+	b.Run("snapshot", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			if _, err := w.srv.Snapshot(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("restore", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			if err := twin.Restore(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
