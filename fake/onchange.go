@@ -5,10 +5,11 @@ import "net/http"
 // WithOnChange calls fn whenever the server's state may have changed: after
 // each request other than GET, HEAD and OPTIONS (API and control requests
 // alike, refused ones included), and after the clock moves or runs
-// transitions. fn runs outside the server's lock, on the goroutine of the
-// request or of the clock, and must return quickly: the standalone binary
-// uses it to schedule saving its -state file. It is not called for the
-// Go methods of [Server], whose caller knows when it changes the state.
+// transitions ([Server.Advance] included). fn runs outside the server's
+// lock, on the goroutine of the request or of the clock, and must return
+// quickly: the standalone binary uses it to schedule saving its -state
+// file. It is not called for the other Go methods of [Server], whose caller
+// knows when it changes the state.
 func WithOnChange(fn func()) Option {
 	return func(c *config) error {
 		c.onChange = fn
