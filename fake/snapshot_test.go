@@ -607,3 +607,54 @@ func BenchmarkSnapshot(b *testing.B) {
 		}
 	})
 }
+
+// TestRestoreDropsAttemptsInFlight checks that a webhook attempt in flight
+// when a snapshot is restored records nothing once its answer comes: the
+// restored webhook does not count its failure, and no retry of it is sent.
+func TestRestoreDropsAttemptsInFlight(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	mustDB(t, srv, "app")
+	srv.Advance(5 * time.Second)
+	release := make(chan struct{})
+	recv := newWebhookReceiver(t, func(w http.ResponseWriter, _ *http.Request) {
+		<-release
+		w.WriteHeader(http.StatusInternalServerError)
+	})
+	c := srv.Client()
+	h, err := c.Webhooks.Create(t.Context(), &platform.CreateWebhookParams{
+		Organization: srv.Org(), Database: "app", URL: recv.url(), Events: []platform.WebhookEvent{"branch.ready"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, send(t, srv, "PATCH", "/v1/organizations/acme/databases/app/webhooks/"+h.ID, admin(srv), `{"enabled":true}`), http.StatusOK)
+	fixture, err := srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Emit(srv.Org(), "app", "branch.ready", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Restore(fixture); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	if err := srv.FlushDeliveries(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	srv.Advance(time.Hour) // past every retry delay
+	if err := srv.FlushDeliveries(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(recv.got()); n != 1 {
+		t.Errorf("the receiver got %d attempts, want the one in flight alone", n)
+	}
+	got, err := c.Webhooks.Get(t.Context(), &platform.GetWebhookParams{Organization: srv.Org(), Database: "app", ID: h.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.LastSentResult != "" {
+		t.Errorf("the restored webhook recorded %q from an attempt of the world it replaced", got.LastSentResult)
+	}
+}
