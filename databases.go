@@ -248,6 +248,49 @@ func (s *DatabasesService) AllRegions(ctx context.Context, p *ListDatabaseRegion
 	return allOf(ctx, p, s.ListRegions)
 }
 
+// ReadOnlyRegion is a region serving reads of a database's default branch:
+// one of its keyspaces replicates there (see
+// [KeyspacesService.UpdateReadOnlyRegions]).
+type ReadOnlyRegion struct {
+	ID          string    `json:"id"`
+	DisplayName string    `json:"display_name"`
+	CreatedAt   Timestamp `json:"created_at"`
+	UpdatedAt   Timestamp `json:"updated_at"`
+	// ReadyAt is when the region started serving queries; nil before.
+	ReadyAt *Timestamp `json:"ready_at"`
+	Ready   bool       `json:"ready"`
+	// Actor is who added the region.
+	Actor  *Actor `json:"actor"`
+	Region Region `json:"region"`
+}
+
+// ListReadOnlyRegionsParams selects a page of a database's read-only
+// regions.
+type ListReadOnlyRegionsParams struct {
+	Organization string `json:"-" url:"-"`
+	Database     string `json:"-" url:"-"`
+	ListParams
+}
+
+// ListReadOnlyRegions returns a page of the read-only regions of a
+// database's default branch: every region some keyspace of the branch
+// replicates to, in the order they were added.
+//
+// API: GET /v1/organizations/{organization}/databases/{database}/read-only-regions
+func (s *DatabasesService) ListReadOnlyRegions(ctx context.Context, p *ListReadOnlyRegionsParams) (*Page[ReadOnlyRegion], error) {
+	p = orZero(p)
+	if err := required("organization", p.Organization, "database", p.Database); err != nil {
+		return nil, err
+	}
+	return listPage[ReadOnlyRegion](ctx, s.client, pathf("v1/organizations/%s/databases/%s/read-only-regions", p.Organization, p.Database), p)
+}
+
+// AllReadOnlyRegions ranges over every read-only region of a database's
+// default branch.
+func (s *DatabasesService) AllReadOnlyRegions(ctx context.Context, p *ListReadOnlyRegionsParams) iter.Seq2[*ReadOnlyRegion, error] {
+	return allOf(ctx, p, s.ListReadOnlyRegions)
+}
+
 // WaitReady polls a database until it is ready, and returns it. It returns
 // early with ctx's error, or with the error of a failed poll.
 func (s *DatabasesService) WaitReady(ctx context.Context, p *GetDatabaseParams) (*Database, error) {

@@ -34,6 +34,11 @@ func TestGoldenRoundTrip(t *testing.T) {
 		{"oauth_application.json", func() any { return new(platform.OAuthApplication) }},
 		{"oauth_token.json", func() any { return new(platform.OAuthToken) }},
 		{"oauth_token_list.json", func() any { return new(platform.Page[platform.OAuthToken]) }},
+		{"cluster_size_sku_list.json", func() any { return new([]*platform.ClusterSizeSKU) }},
+		{"cluster_parameter_list.json", func() any { return new([]*platform.ClusterParameter) }},
+		{"cluster_extension_list.json", func() any { return new([]*platform.ClusterExtension) }},
+		{"branch_infrastructure.json", func() any { return new(platform.BranchInfrastructure) }},
+		{"read_only_region_list.json", func() any { return new(platform.Page[platform.ReadOnlyRegion]) }},
 	}
 	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.json"))
 	if err != nil {

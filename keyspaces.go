@@ -85,11 +85,11 @@ type Keyspace struct {
 	MysqldOptions map[string]string `json:"mysqld_options"`
 	// VTTabletOptions are the tablet servers' configuration options.
 	VTTabletOptions map[string]string `json:"vttablet_options"`
-	CreatedAt       Timestamp         `json:"created_at"`
-	UpdatedAt       Timestamp         `json:"updated_at"`
-	// ReadOnlyRegions are the slugs of the regions that serve read-only
-	// replicas of the keyspace; empty for none.
-	ReadOnlyRegions []string `json:"read_only_regions"`
+	// ReadOnlyRegions are the regions the keyspace replicates to for
+	// reads, in the order given; empty when none.
+	ReadOnlyRegions []KeyspaceReadOnlyRegion `json:"read_only_regions"`
+	CreatedAt       Timestamp                `json:"created_at"`
+	UpdatedAt       Timestamp                `json:"updated_at"`
 }
 
 // KeyspacesService manages the keyspaces of branches.
@@ -264,6 +264,68 @@ func (s *KeyspacesService) Delete(ctx context.Context, p *DeleteKeyspaceParams) 
 		return err
 	}
 	return s.client.del(ctx, p.path(), nil)
+}
+
+// KeyspaceReadOnlyRegion is a region a keyspace replicates to for reads,
+// with the cluster serving there.
+type KeyspaceReadOnlyRegion struct {
+	// Region is the region's slug.
+	Region             string `json:"region"`
+	ClusterName        string `json:"cluster_name"`
+	ClusterDisplayName string `json:"cluster_display_name"`
+	Replicas           int    `json:"replicas"`
+}
+
+// ReadOnlyRegionConfig is a read-only region to give a keyspace.
+type ReadOnlyRegionConfig struct {
+	// Region is a region slug (see [RegionsService.List]), other than the
+	// branch's own region.
+	Region string `json:"region"`
+	// ClusterSize is the cluster size SKU serving there; the keyspace's
+	// when nil.
+	ClusterSize *string `json:"cluster_size,omitempty"`
+	// Replicas is the number of replicas there, at least 1; 2 when nil.
+	Replicas *int `json:"replicas,omitempty"`
+}
+
+// UpdateReadOnlyRegionsParams sets the read-only regions of a keyspace.
+type UpdateReadOnlyRegionsParams struct {
+	Organization string `json:"-" url:"-"`
+	Database     string `json:"-" url:"-"`
+	Branch       string `json:"-" url:"-"`
+	Keyspace     string `json:"-" url:"-"`
+	// ReadOnlyRegions replaces the keyspace's read-only regions as a
+	// whole: a region left out is removed, and an empty list removes them
+	// all. It is sent as a list even when nil.
+	ReadOnlyRegions []ReadOnlyRegionConfig `json:"read_only_regions"`
+}
+
+// MarshalJSON encodes the body, with a nil ReadOnlyRegions as an empty
+// list.
+func (p UpdateReadOnlyRegionsParams) MarshalJSON() ([]byte, error) {
+	type plain UpdateReadOnlyRegionsParams
+	if p.ReadOnlyRegions == nil {
+		p.ReadOnlyRegions = []ReadOnlyRegionConfig{}
+	}
+	return json.Marshal(plain(p))
+}
+
+// UpdateReadOnlyRegions sets the regions a keyspace of a production MySQL
+// branch replicates to for reads, and returns them. A region new to the
+// branch serves reads once it is ready (see
+// [DatabasesService.ListReadOnlyRegions]). An unknown region or cluster
+// size, the branch's own region, or a region given twice is refused with
+// [ErrUnprocessable].
+//
+// API: PUT /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}/read-only-regions
+func (s *KeyspacesService) UpdateReadOnlyRegions(ctx context.Context, p *UpdateReadOnlyRegionsParams) ([]*KeyspaceReadOnlyRegion, error) {
+	p = orZero(p)
+	kp := &KeyspaceParams{p.Organization, p.Database, p.Branch, p.Keyspace}
+	if err := kp.check(); err != nil {
+		return nil, err
+	}
+	var out []*KeyspaceReadOnlyRegion
+	return out, s.client.put(ctx, kp.path()+"/read-only-regions", p, &out)
 }
 
 // WaitReady polls a keyspace until it is ready and no settings change is in

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -42,7 +44,7 @@ const keyspaceJSON = `{
 	"vreplication_flags": {"optimize_inserts": true, "allow_no_blob_binlog_row_image": false, "vplayer_batching": true},
 	"mysqld_options": {"max_connections": "500"},
 	"vttablet_options": {},
-	"read_only_regions": ["eu-west"]
+	"read_only_regions": [{"region": "eu-west", "cluster_name": "PS_20", "cluster_display_name": "PS-20", "replicas": 2}]
 }`
 
 // wantKeyspace is keyspaceJSON decoded.
@@ -68,7 +70,7 @@ func wantKeyspace() *platform.Keyspace {
 		VReplicationFlags:                platform.VReplicationFlags{OptimizeInserts: true, VPlayerBatching: true},
 		MysqldOptions:                    map[string]string{"max_connections": "500"},
 		VTTabletOptions:                  map[string]string{},
-		ReadOnlyRegions:                  []string{"eu-west"},
+		ReadOnlyRegions:                  []platform.KeyspaceReadOnlyRegion{{Region: "eu-west", ClusterName: "PS_20", ClusterDisplayName: "PS-20", Replicas: 2}},
 	}
 }
 
@@ -428,4 +430,120 @@ func TestKeyspacesWaitReadyFake(t *testing.T) {
 			t.Errorf("WaitReady: got %v, want context.Canceled", err)
 		}
 	})
+}
+
+func TestReadOnlyRegionsWire(t *testing.T) {
+	t.Parallel()
+	const roList = `[{"region": "eu-west", "cluster_name": "PS_20", "cluster_display_name": "PS-20", "replicas": 3}]`
+	wantRO := []*platform.KeyspaceReadOnlyRegion{{Region: "eu-west", ClusterName: "PS_20", ClusterDisplayName: "PS-20", Replicas: 3}}
+	const regionJSON = `{"id": "r2b6f0j4n8ra", "type": "Region", "provider": "cloud-a", "enabled": true,
+		"public_ip_addresses": ["198.51.100.10"], "display_name": "Dublin", "location": "Dublin, Ireland", "slug": "eu-west",
+		"current_default": false, "mysql_supported": true, "postgresql_supported": true}`
+	runMethodCases(t, []methodCase{
+		{
+			name: "UpdateReadOnlyRegions",
+			call: func(ctx context.Context, c *platform.Client) (any, error) {
+				return c.Keyspaces.UpdateReadOnlyRegions(ctx, &platform.UpdateReadOnlyRegionsParams{
+					Organization: "acme", Database: "app-db", Branch: "main", Keyspace: "orders",
+					ReadOnlyRegions: []platform.ReadOnlyRegionConfig{
+						{Region: "eu-west", ClusterSize: platform.Ptr("PS_20"), Replicas: platform.Ptr(3)},
+						{Region: "us-west"},
+					},
+				})
+			},
+			method: "PUT", path: "/v1/organizations/acme/databases/app-db/branches/main/keyspaces/orders/read-only-regions", query: url.Values{},
+			body:   `{"read_only_regions": [{"region": "eu-west", "cluster_size": "PS_20", "replicas": 3}, {"region": "us-west"}]}`,
+			status: 200, response: roList, want: wantRO,
+		},
+		{
+			name: "UpdateReadOnlyRegions/nil removes them all",
+			call: func(ctx context.Context, c *platform.Client) (any, error) {
+				return c.Keyspaces.UpdateReadOnlyRegions(ctx, &platform.UpdateReadOnlyRegionsParams{Organization: "acme", Database: "app-db", Branch: "main", Keyspace: "a b"})
+			},
+			method: "PUT", path: "/v1/organizations/acme/databases/app-db/branches/main/keyspaces/a%20b/read-only-regions", query: url.Values{},
+			body:   `{"read_only_regions": []}`,
+			status: 200, response: `[]`, want: []*platform.KeyspaceReadOnlyRegion{},
+		},
+		{
+			name: "ListReadOnlyRegions",
+			call: func(ctx context.Context, c *platform.Client) (any, error) {
+				return c.Databases.ListReadOnlyRegions(ctx, &platform.ListReadOnlyRegionsParams{Organization: "acme", Database: "app-db", ListParams: platform.ListParams{Page: 2, PerPage: 1}})
+			},
+			method: "GET", path: "/v1/organizations/acme/databases/app-db/read-only-regions", query: url.Values{"page": {"2"}, "per_page": {"1"}},
+			status: 200, response: `{"type": "list", "current_page": 2, "per_page": 1, "next_page": null, "next_page_url": null,
+				"prev_page": 1, "prev_page_url": "https://api.example.com/prev", "data": [{"id": "ror012345678", "display_name": "Dublin",
+				"created_at": "2026-01-14T10:19:23.000Z", "updated_at": "2026-01-14T10:19:23.000Z", "ready_at": null, "ready": false,
+				"actor": {"id": "usr012345678", "display_name": "Ada", "avatar_url": "https://avatars.example.com/a"}, "region": ` + regionJSON + `}]}`,
+			want: &platform.Page[platform.ReadOnlyRegion]{
+				Type: "list", CurrentPage: 2, PerPage: 1, PrevPage: platform.Ptr(1), PrevPageURL: platform.Ptr("https://api.example.com/prev"),
+				Items: []*platform.ReadOnlyRegion{{
+					ID: "ror012345678", DisplayName: "Dublin",
+					CreatedAt: mustTimestamp(t, "2026-01-14T10:19:23.000Z"), UpdatedAt: mustTimestamp(t, "2026-01-14T10:19:23.000Z"),
+					Actor: &platform.Actor{ID: "usr012345678", DisplayName: "Ada", AvatarURL: "https://avatars.example.com/a"},
+					Region: platform.Region{
+						ID: "r2b6f0j4n8ra", Type: "Region", Provider: "cloud-a", Enabled: true, PublicIPAddresses: []string{"198.51.100.10"},
+						DisplayName: "Dublin", Location: "Dublin, Ireland", Slug: "eu-west",
+						CurrentDefault: platform.Ptr(false), MySQLSupported: platform.Ptr(true), PostgreSQLSupported: platform.Ptr(true),
+					},
+				}},
+			},
+		},
+	})
+}
+
+func TestReadOnlyRegionsArgErrors(t *testing.T) {
+	t.Parallel()
+	runArgCases(t, []argCase{
+		{"UpdateReadOnlyRegions without keyspace", "keyspace", func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Keyspaces.UpdateReadOnlyRegions(ctx, &platform.UpdateReadOnlyRegionsParams{Organization: "acme", Database: "app-db", Branch: "main"})
+			return err
+		}},
+		{"ListReadOnlyRegions without database", "database", func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Databases.ListReadOnlyRegions(ctx, &platform.ListReadOnlyRegionsParams{Organization: "acme"})
+			return err
+		}},
+		{"ListReadOnlyRegions with a negative page", "page", func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Databases.ListReadOnlyRegions(ctx, &platform.ListReadOnlyRegionsParams{Organization: "acme", Database: "app-db", ListParams: platform.ListParams{Page: -1}})
+			return err
+		}},
+	})
+}
+
+// TestReadOnlyRegionsFake checks against the fake that the database's list
+// follows its default branch's keyspaces, page by page through
+// AllReadOnlyRegions, and that an unknown region is refused naming it.
+func TestReadOnlyRegionsFake(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	c, ctx, org := srv.Client(), t.Context(), srv.Org()
+	if _, err := c.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: org, Name: "app"}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Advance(5 * time.Second)
+	set := func(regions ...string) error {
+		p := &platform.UpdateReadOnlyRegionsParams{Organization: org, Database: "app", Branch: "main", Keyspace: "app"}
+		for _, r := range regions {
+			p.ReadOnlyRegions = append(p.ReadOnlyRegions, platform.ReadOnlyRegionConfig{Region: r})
+		}
+		_, err := c.Keyspaces.UpdateReadOnlyRegions(ctx, p)
+		return err
+	}
+	if err := set("eu-west", "ap-southeast", "us-west"); err != nil {
+		t.Fatal(err)
+	}
+	var slugs []string
+	for r, err := range c.Databases.AllReadOnlyRegions(ctx, &platform.ListReadOnlyRegionsParams{Organization: org, Database: "app", ListParams: platform.ListParams{PerPage: 2}}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		slugs = append(slugs, r.Region.Slug)
+	}
+	if diff := cmp.Diff([]string{"eu-west", "ap-southeast", "us-west"}, slugs); diff != "" {
+		t.Errorf("read-only regions (-want +got):\n%s", diff)
+	}
+	err := set("eu-west", "atlantis")
+	var apiErr *platform.Error
+	if !errors.Is(err, platform.ErrUnprocessable) || !errors.As(err, &apiErr) || !strings.Contains(apiErr.Message, `read_only_regions[1].region "atlantis"`) {
+		t.Errorf("unknown region: %v", err)
+	}
 }

@@ -67,8 +67,14 @@ type Client struct {
 	Databases *DatabasesService
 	// Branches manages branches, their schemas and safe migrations.
 	Branches *BranchesService
-	// Keyspaces manages the keyspaces of branches.
+	// Keyspaces manages the keyspaces of branches and their read-only
+	// regions.
 	Keyspaces *KeyspacesService
+	// ClusterSizes lists the cluster sizes that cluster_size fields take.
+	ClusterSizes *ClusterSizesService
+	// BranchChanges reads the configuration of branches' clusters:
+	// parameters, extensions and infrastructure.
+	BranchChanges *BranchChangesService
 	// Backups manages the backups of branches.
 	Backups *BackupsService
 	// BackupPolicies manages the backup schedules of databases.
@@ -156,6 +162,8 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.Databases = (*DatabasesService)(common)
 	c.Branches = (*BranchesService)(common)
 	c.Keyspaces = (*KeyspacesService)(common)
+	c.ClusterSizes = (*ClusterSizesService)(common)
+	c.BranchChanges = (*BranchChangesService)(common)
 	c.Backups = (*BackupsService)(common)
 	c.BackupPolicies = (*BackupPoliciesService)(common)
 	c.Roles = (*RolesService)(common)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -282,6 +283,32 @@ func runMethodCases(t *testing.T, cases []methodCase) {
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("decoded (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// argCase is one row of an SDK service's argument table: a call that must
+// fail with an *ArgError for arg before sending anything.
+type argCase struct {
+	name, arg string
+	call      func(ctx context.Context, c *platform.Client) error
+}
+
+// runArgCases runs each case in parallel against its own wire server,
+// which must receive no request.
+func runArgCases(t *testing.T, cases []argCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWire(t, 200, `{}`)
+			var argErr *platform.ArgError
+			if err := tc.call(t.Context(), w.client); !errors.As(err, &argErr) || argErr.Arg != tc.arg {
+				t.Fatalf("got %v, want an *ArgError for %s", err, tc.arg)
+			}
+			if n := w.count(); n != 0 {
+				t.Errorf("%d requests sent, want none", n)
 			}
 		})
 	}

@@ -108,6 +108,9 @@ func (s *Server) backupToRestore(c *call, p *platform.CreateBranchParams) (*back
 	if p.ClusterSize == "" {
 		return nil, unprocessable("cluster_size is required when restoring a backup (backup_id)")
 	}
+	if err := checkClusterSize("cluster_size", p.ClusterSize, c.db.kind); err != nil {
+		return nil, err
+	}
 	return &backupRestore{backup: bk, clusterSize: p.ClusterSize}, nil
 }
 

@@ -734,6 +734,7 @@ func TestBackupRestoreRefused(t *testing.T) {
 		{"unknown", c, "nosuchbackup", "PS_10", 422, "backup_id"},
 		{"other database", c, other.ID, "PS_10", 422, "backup_id"},
 		{"no cluster size", c, prodOK.ID, "", 422, "cluster_size"},
+		{"unknown cluster size", c, prodOK.ID, "PS_BOGUS", 422, `cluster_size "PS_BOGUS"`},
 		{"create_branch only", brancher, prodOK.ID, "PS_10", 404, "Not Found"},
 		{"production backup, restore_backup", devRestorer, prodOK.ID, "PS_10", 404, "Not Found"},
 		{"development backup, restore_production_branch_backup", prodRestorer, devOK.ID, "PS_10", 404, "Not Found"},

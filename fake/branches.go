@@ -27,6 +27,9 @@ type branchRec struct {
 
 	keyspaces      index[*keyspaceRec]
 	keyspaceByName map[string]*keyspaceRec
+	// readOnlyRegions are the regions its keyspaces replicate to, in the
+	// order they were added; see keyspaces.go.
+	readOnlyRegions index[*readOnlyRegionRec]
 
 	roles *branchRoles
 
@@ -148,6 +151,11 @@ func (s *Server) createBranch(c *call, p *platform.CreateBranchParams) (any, err
 	}
 	if err := checkName("name", p.Name); err != nil {
 		return nil, err
+	}
+	if p.ClusterSize != "" {
+		if err := checkClusterSize("cluster_size", p.ClusterSize, db.kind); err != nil {
+			return nil, err
+		}
 	}
 	if db.branches[p.Name] != nil {
 		return nil, unprocessable("name %q is already taken by another branch of %s", p.Name, db.name)
@@ -320,6 +328,8 @@ var demoteBranch = onBranch(func(c *call, b *branchRec) error {
 		return unprocessable("branch %s is not a production branch", b.name)
 	case b.name == b.db.defaultBranch:
 		return unprocessable("branch %s is the default branch of %s and must stay a production branch", b.name, b.db.name)
+	case b.readOnlyRegions.len() > 0:
+		return unprocessable("branch %s has read-only regions (%s), which need a production branch; remove them first", b.name, b.readOnlyRegionSlugs())
 	}
 	b.production = false
 	b.safeMigrations = false

@@ -262,7 +262,8 @@ func contractDropped(path string, body, kept any) []string {
 // contractSDKTypes maps each operation ("METHOD PATH") that an SDK method of
 // package platform calls to the type its response decodes into: the
 // method's result, found by the method's "// API:" doc line
-// (conventions_test.go holds one method to each row). A method that returns
+// (conventions_test.go holds one method to each row), or the slice it
+// returns for a list the API sends as a bare array. A method that returns
 // only an error maps to no type.
 var contractSDKTypes = func() func(testing.TB) map[string]reflect.Type {
 	var (
@@ -330,9 +331,12 @@ func loadSDKTypes() (map[string]reflect.Type, error) {
 			if !ok {
 				continue
 			}
-			if out := m.Type.Out(0); out.Kind() == reflect.Pointer {
+			switch out := m.Type.Out(0); out.Kind() {
+			case reflect.Pointer:
 				types[op] = out.Elem()
-			} else {
+			case reflect.Slice:
+				types[op] = out
+			default:
 				types[op] = nil
 			}
 		}
@@ -517,6 +521,29 @@ var contractStates = []contractState{
 			wantStatus(w.t, send(w.t, w.srv, http.MethodPost, "/v1/organizations/"+w.org+"/databases/"+drDB+"/deploy-requests/1/reviews", admin(w.srv), `{"state":"`+state+`","body":"noted"}`), http.StatusCreated)
 		}
 		return contractDeployReads()
+	}},
+	{name: "PostgreSQL branch configuration", setup: func(w *opWorld) []contractRequest {
+		if _, err := w.c.Databases.Create(w.t.Context(), &platform.CreateDatabaseParams{Organization: w.org, Name: "pg", Kind: platform.KindPostgreSQL}); err != nil {
+			w.t.Fatal(err)
+		}
+		w.srv.Advance(fake.DefaultTimings().DatabaseReady)
+		var reqs []contractRequest
+		for _, op := range []string{"list_parameters", "list_extensions", "get_branch_infrastructure", "list_branch_cluster_size_skus"} {
+			reqs = append(reqs, contractOn(op, "database", "pg", "branch", "main"))
+		}
+		return append(reqs, contractRequest{op: "list_cluster_size_skus", call: opCall{vals: map[string]string{}}})
+	}},
+	{name: "read-only regions provisioning and ready", setup: func(w *opWorld) []contractRequest {
+		w.readOnlyRegion("eu-west")
+		reads := []contractRequest{
+			contractOn("list_read_only_regions"), contractOn("get_branch_infrastructure", "branch", "main"),
+			contractOn("get_keyspace", "branch", "main", "keyspace", drDB),
+		}
+		for _, r := range reads {
+			contractCheck(w.t, w, r.op, r.call, loadOperations(w.t)[r.op])
+		}
+		w.srv.Advance(fake.DefaultTimings().ReadOnlyRegionReady)
+		return reads
 	}},
 }
 

@@ -59,6 +59,7 @@ func (s *Server) databaseRoutes() []route {
 		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}", op: "update_database_settings", handler: withBody(updateDatabase)},
 		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}", op: "delete_database", handler: act(deleteDatabase)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/regions", op: "list_database_regions", handler: read(listDatabaseRegions)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/read-only-regions", op: "list_read_only_regions", handler: read(listReadOnlyRegions)},
 	}
 }
 
@@ -108,6 +109,10 @@ func (s *Server) createDatabase(c *call, p *platform.CreateDatabaseParams) (any,
 	default:
 		return nil, unprocessable("kind %q is not mysql or postgresql", p.Kind)
 	}
+	size := cmp.Or(p.ClusterSize, defaultClusterSize)
+	if err := checkClusterSize("cluster_size", size, kind); err != nil {
+		return nil, err
+	}
 	if p.Replicas != nil && *p.Replicas < 0 {
 		return nil, unprocessable("replicas must not be negative")
 	}
@@ -117,7 +122,7 @@ func (s *Server) createDatabase(c *call, p *platform.CreateDatabaseParams) (any,
 		name:          p.Name,
 		region:        region,
 		kind:          kind,
-		clusterSize:   cmp.Or(p.ClusterSize, defaultClusterSize),
+		clusterSize:   size,
 		notes:         p.Notes,
 		state:         platform.DatabasePending,
 		foreignKeys:   true,
@@ -222,6 +227,33 @@ func listDatabaseRegions(c *call) (any, error) {
 	return regionPage(c, renderRegionFor(c.db.region)), nil
 }
 
+// listReadOnlyRegions lists the read-only regions of the database's default
+// branch (none while it has no default branch).
+func listReadOnlyRegions(c *call) (any, error) {
+	b := c.db.branches[c.db.defaultBranch]
+	if b == nil {
+		return slicePageOf(c, []*readOnlyRegionRec{}, false, renderReadOnlyRegion(c.db)), nil
+	}
+	return pageOf(c, &b.readOnlyRegions, false, renderReadOnlyRegion(c.db)), nil
+}
+
+// renderReadOnlyRegion renders the read-only regions of db's branches.
+func renderReadOnlyRegion(db *dbRec) func(*readOnlyRegionRec) *platform.ReadOnlyRegion {
+	region := renderRegionFor(db.region)
+	return func(r *readOnlyRegionRec) *platform.ReadOnlyRegion {
+		return &platform.ReadOnlyRegion{
+			ID:          r.id,
+			DisplayName: r.region.displayName,
+			CreatedAt:   platform.NewTimestamp(r.created),
+			UpdatedAt:   platform.NewTimestamp(r.updated),
+			ReadyAt:     ptrTime(r.readyAt),
+			Ready:       r.ready(),
+			Actor:       renderActor(r.actor),
+			Region:      *region(r.region),
+		}
+	}
+}
+
 // renderDatabase renders a database as the API shows it.
 func (s *Server) renderDatabase(db *dbRec) *platform.Database {
 	base := s.URL()
@@ -231,7 +263,7 @@ func (s *Server) renderDatabase(db *dbRec) *platform.Database {
 			prod++
 		}
 	}
-	return &platform.Database{
+	out := &platform.Database{
 		ID:                         db.id,
 		Type:                       "Database",
 		Name:                       db.name,
@@ -264,4 +296,8 @@ func (s *Server) renderDatabase(db *dbRec) *platform.Database {
 		UpdatedAt:                  platform.NewTimestamp(db.updated),
 		Notes:                      db.notes,
 	}
+	if b := db.branches[db.defaultBranch]; b != nil {
+		out.DefaultBranchReadOnlyRegionsCount = b.readOnlyRegions.len()
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package fake
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"reflect"
 	"regexp"
@@ -32,9 +33,8 @@ type keyspaceRec struct {
 	deleted       bool
 	tables        map[string]string // table name -> CREATE TABLE statement
 	settings      keyspaceSettings
-	// readOnlyRegions are the slugs of the regions serving read-only
-	// replicas.
-	readOnlyRegions []string
+	// readOnlyRegions are the regions it replicates to, as last set.
+	readOnlyRegions []keyspaceReadOnlyRegion
 
 	// configChanging is true while a settings change is applied; before
 	// holds the settings from before it, restored if it fails, and
@@ -126,6 +126,7 @@ func (s *Server) dropKeyspace(ks *keyspaceRec) {
 	b.keyspaces.remove(ks)
 	delete(b.keyspaceByName, ks.name)
 	s.world.endFlight(ks.id)
+	b.pruneReadOnlyRegions()
 	if len(ks.tables) > 0 {
 		b.schemaUpdated = s.clock.Now()
 		b.updated = b.schemaUpdated
@@ -139,6 +140,7 @@ func (s *Server) keyspaceRoutes() []route {
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}", op: "get_keyspace", handler: read(getKeyspace)},
 		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}", op: "update_keyspace", handler: withBody(s.updateKeyspace)},
 		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}", op: "delete_keyspace", handler: act(s.deleteKeyspace)},
+		{pattern: "PUT /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}/read-only-regions", op: "update_keyspace_read_only_regions", handler: withBody(s.updateReadOnlyRegions)},
 	}
 }
 
@@ -174,8 +176,8 @@ func (s *Server) createKeyspace(c *call, p *platform.CreateKeyspaceParams) (any,
 	if b.keyspaceByName[p.Name] != nil {
 		return nil, unprocessable("name %q is already taken by another keyspace of branch %s", p.Name, b.name)
 	}
-	if p.ClusterSize == "" {
-		return nil, unprocessable("cluster_size is required")
+	if err := checkClusterSize("cluster_size", p.ClusterSize, b.db.kind); err != nil {
+		return nil, err
 	}
 	if p.Shards != nil && (*p.Shards < 1 || *p.Shards > maxShards) {
 		return nil, unprocessable("shards must be from 1 to %d, got %d", maxShards, *p.Shards)
@@ -403,7 +405,7 @@ func renderKeyspace(ks *keyspaceRec) *platform.Keyspace {
 		Replicas:               ks.replicas(),
 		ExtraReplicas:          ks.extraReplicas,
 		ClusterName:            ks.clusterSize,
-		ClusterDisplayName:     strings.ReplaceAll(ks.clusterSize, "_", "-"),
+		ClusterDisplayName:     clusterDisplayName(ks.clusterSize),
 		ConfigChangeInProgress: ks.configChanging,
 		Ready:                  ks.ready,
 		Default:                ks.isDefault,
@@ -411,15 +413,174 @@ func renderKeyspace(ks *keyspaceRec) *platform.Keyspace {
 		VReplicationFlags:      st.vreplication,
 		MysqldOptions:          cloneMap(st.mysqld),
 		VTTabletOptions:        cloneMap(st.vttablet),
+		ReadOnlyRegions:        renderKeyspaceReadOnlyRegions(ks),
 		CreatedAt:              platform.NewTimestamp(ks.created),
 		UpdatedAt:              platform.NewTimestamp(ks.updated),
-		ReadOnlyRegions:        append([]string{}, ks.readOnlyRegions...),
 	}
 	if st.durability != nil {
 		out.ReplicationDurabilityConstraints.Strategy = platform.Ptr(*st.durability)
 	}
 	if st.vectorPool != nil {
 		out.VectorPoolAllocation = platform.Ptr(*st.vectorPool)
+	}
+	return out
+}
+
+// readOnlyRegionRec is a read-only region of a branch: a region some of
+// its keyspaces replicate to. It is added with the first keyspace that
+// replicates there, serves reads after Timings.ReadOnlyRegionReady, and is
+// removed with the last.
+type readOnlyRegionRec struct {
+	stamps
+	region  *regionRec
+	actor   *userRec
+	readyAt time.Time // zero until ready
+	removed bool
+}
+
+func (r *readOnlyRegionRec) ready() bool { return !r.readyAt.IsZero() }
+
+// keyspaceReadOnlyRegion is a region a keyspace replicates to.
+type keyspaceReadOnlyRegion struct {
+	region       *regionRec
+	branchRegion *readOnlyRegionRec
+	clusterSize  string
+	replicas     int
+}
+
+// defaultReadOnlyReplicas is a read-only region's replicas when not given.
+const defaultReadOnlyReplicas = 2
+
+// maxReadOnlyReplicas bounds a read-only region's replicas.
+const maxReadOnlyReplicas = 20
+
+func (s *Server) updateReadOnlyRegions(c *call, p *platform.UpdateReadOnlyRegionsParams) (any, error) {
+	ks, err := c.keyspace()
+	if err != nil {
+		return nil, err
+	}
+	b := ks.branch
+	if p.ReadOnlyRegions == nil {
+		return nil, unprocessable("read_only_regions is required: the list of regions (an empty list removes them all)")
+	}
+	if b.db.kind != platform.KindMySQL {
+		return nil, unprocessable("read-only regions are for mysql databases; %s is %s", b.db.name, b.db.kind)
+	}
+	if !b.production {
+		return nil, unprocessable("read-only regions are for production branches; %s is a development branch", b.name)
+	}
+	if !ks.ready {
+		return nil, unprocessable("keyspace %s is not ready yet", ks.name)
+	}
+	next := make([]keyspaceReadOnlyRegion, 0, len(p.ReadOnlyRegions))
+	seen := map[string]bool{}
+	for i, cfg := range p.ReadOnlyRegions {
+		field := fmt.Sprintf("read_only_regions[%d]", i)
+		r := regionBySlug(cfg.Region)
+		switch {
+		case cfg.Region == "":
+			return nil, unprocessable("%s.region is required", field)
+		case r == nil:
+			return nil, unprocessable("%s.region %q is not a known region slug", field, cfg.Region)
+		case r == b.region:
+			return nil, unprocessable("%s.region %q is the branch's own region", field, cfg.Region)
+		case seen[r.slug]:
+			return nil, unprocessable("%s.region %q is given twice", field, cfg.Region)
+		}
+		seen[r.slug] = true
+		ro := keyspaceReadOnlyRegion{region: r, clusterSize: ks.clusterSize, replicas: defaultReadOnlyReplicas}
+		if cfg.ClusterSize != nil {
+			if err := checkClusterSize(field+".cluster_size", *cfg.ClusterSize, b.db.kind); err != nil {
+				return nil, err
+			}
+			ro.clusterSize = *cfg.ClusterSize
+		}
+		if n := cfg.Replicas; n != nil {
+			if *n < 1 || *n > maxReadOnlyReplicas {
+				return nil, unprocessable("%s.replicas must be from 1 to %d, got %d", field, maxReadOnlyReplicas, *n)
+			}
+			ro.replicas = *n
+		}
+		next = append(next, ro)
+	}
+	for i := range next {
+		// A nanosecond apart, below the API's millisecond times, so that
+		// regions added together list in the order given.
+		next[i].branchRegion = s.branchReadOnlyRegion(c, b, next[i].region, c.now.Add(time.Duration(i)))
+	}
+	ks.readOnlyRegions = next
+	ks.updated = c.now
+	b.pruneReadOnlyRegions()
+	return renderKeyspaceReadOnlyRegionList(ks), nil
+}
+
+// branchReadOnlyRegion finds the branch's read-only region r, or adds it,
+// created at now, to be ready after Timings.ReadOnlyRegionReady.
+func (s *Server) branchReadOnlyRegion(c *call, b *branchRec, r *regionRec, now time.Time) *readOnlyRegionRec {
+	for _, rr := range b.readOnlyRegions.all() {
+		if rr.region == r {
+			return rr
+		}
+	}
+	rr := &readOnlyRegionRec{stamps: stamps{id: c.w.newID(), created: now, updated: now}, region: r, actor: c.who.user}
+	b.readOnlyRegions.add(rr)
+	s.clock.after(s.timing.ReadOnlyRegionReady, func() {
+		if !rr.removed {
+			rr.readyAt = s.clock.Now()
+			rr.updated = rr.readyAt
+		}
+	})
+	return rr
+}
+
+// pruneReadOnlyRegions removes the branch's read-only regions that no
+// keyspace replicates to any more.
+func (b *branchRec) pruneReadOnlyRegions() {
+	used := map[*readOnlyRegionRec]bool{}
+	for _, ks := range b.keyspaces.all() {
+		for _, ro := range ks.readOnlyRegions {
+			used[ro.branchRegion] = true
+		}
+	}
+	for _, rr := range slices.Clone(b.readOnlyRegions.all()) {
+		if !used[rr] {
+			rr.removed = true
+			b.readOnlyRegions.remove(rr)
+		}
+	}
+}
+
+// readOnlyRegionSlugs lists the branch's read-only regions, for messages.
+func (b *branchRec) readOnlyRegionSlugs() string {
+	slugs := make([]string, b.readOnlyRegions.len())
+	for i, r := range b.readOnlyRegions.all() {
+		slugs[i] = r.region.slug
+	}
+	return strings.Join(slugs, ", ")
+}
+
+// renderKeyspaceReadOnlyRegions renders a keyspace's read-only regions, as
+// its read_only_regions field shows them.
+func renderKeyspaceReadOnlyRegions(ks *keyspaceRec) []platform.KeyspaceReadOnlyRegion {
+	out := make([]platform.KeyspaceReadOnlyRegion, len(ks.readOnlyRegions))
+	for i, ro := range ks.readOnlyRegions {
+		out[i] = platform.KeyspaceReadOnlyRegion{
+			Region:             ro.region.slug,
+			ClusterName:        ro.clusterSize,
+			ClusterDisplayName: clusterDisplayName(ro.clusterSize),
+			Replicas:           ro.replicas,
+		}
+	}
+	return out
+}
+
+// renderKeyspaceReadOnlyRegionList is the response of
+// update_keyspace_read_only_regions.
+func renderKeyspaceReadOnlyRegionList(ks *keyspaceRec) []*platform.KeyspaceReadOnlyRegion {
+	regions := renderKeyspaceReadOnlyRegions(ks)
+	out := make([]*platform.KeyspaceReadOnlyRegion, len(regions))
+	for i := range regions {
+		out[i] = &regions[i]
 	}
 	return out
 }

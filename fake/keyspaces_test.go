@@ -129,11 +129,12 @@ func TestKeyspaceDefaultOnEveryBranch(t *testing.T) {
 	srv.Advance(5 * time.Second)
 	main := ksGet(t, srv, c, "main", ksDB)
 	want := &platform.Keyspace{
-		ID: pending.ID, Type: "Keyspace", Name: ksDB, Shards: 1, Replicas: 2, ReadOnlyRegions: []string{},
+		ID: pending.ID, Type: "Keyspace", Name: ksDB, Shards: 1, Replicas: 2,
 		ClusterName: "PS_20", ClusterDisplayName: "PS-20", Ready: true, Default: true,
 		NodeTTLStrategy: platform.NodeTTLFollowMaintenance,
 		MysqldOptions:   map[string]string{}, VTTabletOptions: map[string]string{},
-		CreatedAt: pending.CreatedAt, UpdatedAt: main.UpdatedAt,
+		ReadOnlyRegions: []platform.KeyspaceReadOnlyRegion{},
+		CreatedAt:       pending.CreatedAt, UpdatedAt: main.UpdatedAt,
 	}
 	if diff := cmp.Diff(want, main); diff != "" {
 		t.Errorf("main's default keyspace (-want +got):\n%s", diff)
@@ -200,11 +201,12 @@ func TestKeyspaceCreate(t *testing.T) {
 	srv, c := newKeyspaceServer(t, fake.WithTimings(fake.Timings{KeyspaceReady: 7 * time.Second}))
 	created := ksCreate(t, srv, c, "main", platform.CreateKeyspaceParams{Name: "orders", ClusterSize: "PS_40"})
 	want := &platform.Keyspace{
-		ID: created.ID, Type: "Keyspace", Name: "orders", Shards: 1, Replicas: 2, ReadOnlyRegions: []string{},
+		ID: created.ID, Type: "Keyspace", Name: "orders", Shards: 1, Replicas: 2,
 		ClusterName: "PS_40", ClusterDisplayName: "PS-40",
 		NodeTTLStrategy: platform.NodeTTLFollowMaintenance,
 		MysqldOptions:   map[string]string{}, VTTabletOptions: map[string]string{},
-		CreatedAt: platform.NewTimestamp(srv.Now()), UpdatedAt: platform.NewTimestamp(srv.Now()),
+		ReadOnlyRegions: []platform.KeyspaceReadOnlyRegion{},
+		CreatedAt:       platform.NewTimestamp(srv.Now()), UpdatedAt: platform.NewTimestamp(srv.Now()),
 	}
 	if diff := cmp.Diff(want, created); diff != "" {
 		t.Errorf("created keyspace (-want +got):\n%s", diff)
@@ -278,6 +280,8 @@ func TestKeyspaceCreateRefused(t *testing.T) {
 		{"name of the default keyspace", "main", platform.CreateKeyspaceParams{Name: ksDB, ClusterSize: "PS_10"}, "already taken"},
 		{"name taken", "main", platform.CreateKeyspaceParams{Name: "orders", ClusterSize: "PS_10"}, "already taken"},
 		{"missing cluster size", "main", platform.CreateKeyspaceParams{Name: "users"}, "cluster_size is required"},
+		{"unknown cluster size", "main", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_BOGUS"}, `cluster_size "PS_BOGUS" is not a cluster size`},
+		{"cluster size of postgresql only", "main", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_40_ARM"}, `cluster_size "PS_40_ARM" is not offered for mysql`},
 		{"zero shards", "main", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_10", Shards: platform.Ptr(0)}, "shards must be from 1 to 256"},
 		{"negative shards", "main", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_10", Shards: platform.Ptr(-2)}, "shards must be from 1 to 256"},
 		{"too many shards", "main", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_10", Shards: platform.Ptr(257)}, "shards must be from 1 to 256"},

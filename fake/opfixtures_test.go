@@ -144,6 +144,19 @@ var opFixtures = map[string]opFixture{
 	"update_database_settings": opBody(`{"deletion_protected":true}`),
 	"delete_database":          opBody(""),
 	"list_database_regions":    opBody(""),
+	"list_read_only_regions": func(w *opWorld, _ string) opCall {
+		w.readOnlyRegion("eu-west")
+		return opCall{}
+	},
+
+	// cluster sizes
+	"list_cluster_size_skus":        opBody(""),
+	"list_branch_cluster_size_skus": opOn("dev"),
+
+	// branch changes
+	"list_parameters":           opOn("dev"),
+	"list_extensions":           opOn("dev"),
+	"get_branch_infrastructure": opOn("main"),
 
 	// branches
 	"list_branches": func(*opWorld, string) opCall { return opCall{branch: "dev"} },
@@ -181,6 +194,9 @@ var opFixtures = map[string]opFixture{
 	},
 	"update_keyspace": func(*opWorld, string) opCall {
 		return opCall{vals: map[string]string{"branch": "dev", "keyspace": "app"}, body: `{"node_ttl_strategy":"node_ttl_off"}`}
+	},
+	"update_keyspace_read_only_regions": func(*opWorld, string) opCall {
+		return opCall{vals: map[string]string{"branch": "main", "keyspace": "app"}, body: `{"read_only_regions":[{"region":"eu-west","replicas":1}]}`}
 	},
 	"delete_keyspace": func(w *opWorld, _ string) opCall {
 		if err := w.srv.AddKeyspace(w.org, drDB, "dev", "extra", 1); err != nil {
@@ -447,6 +463,18 @@ func (w *opWorld) promote(branch string) {
 	}
 }
 
+// readOnlyRegion gives app's default keyspace on main a read-only region.
+func (w *opWorld) readOnlyRegion(region string) {
+	w.t.Helper()
+	_, err := w.c.Keyspaces.UpdateReadOnlyRegions(w.t.Context(), &platform.UpdateReadOnlyRegionsParams{
+		Organization: w.org, Database: drDB, Branch: "main", Keyspace: drDB,
+		ReadOnlyRegions: []platform.ReadOnlyRegionConfig{{Region: region}},
+	})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+}
+
 // role creates role credentials with a ttl on a branch of app and returns
 // their ID. It then moves the clock by a second, so that renewing or
 // resetting them stamps a new updated_at.
@@ -562,10 +590,11 @@ type opState struct {
 	OAuthApps      []*platform.OAuthApplication
 	OAuthTokens    map[string][]*platform.OAuthToken // by application ID
 	Teams          []*platform.Team
-	TeamMembers    map[string][]*platform.TeamMember    // by team slug
-	ServiceTokens  []*platform.ServiceToken             // with their accesses
-	Webhooks       map[string][]*platform.Webhook       // by database
-	Budgets        map[string][]*platform.TrafficBudget // by database/branch
+	TeamMembers    map[string][]*platform.TeamMember     // by team slug
+	ServiceTokens  []*platform.ServiceToken              // with their accesses
+	Webhooks       map[string][]*platform.Webhook        // by database
+	ReadOnly       map[string][]*platform.ReadOnlyRegion // by database
+	Budgets        map[string][]*platform.TrafficBudget  // by database/branch
 	Events         []string
 	// Deliveries are the webhook deliveries attempted, as "webhook event
 	// #attempt"; their outcome, which comes later, is left out.
@@ -584,8 +613,8 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 		Roles: map[string][]*platform.Role{}, RoleObjects: map[string][]string{}, Policies: map[string][]*platform.BackupPolicy{},
 		DeployRequests: map[string][]*platform.DeployRequest{}, Reviews: map[string][]*platform.DeployRequestReview{},
 		OAuthTokens: map[string][]*platform.OAuthToken{}, TeamMembers: map[string][]*platform.TeamMember{},
-		Webhooks: map[string][]*platform.Webhook{},
-		Budgets:  map[string][]*platform.TrafficBudget{}, Events: srv.EventNames(),
+		Webhooks: map[string][]*platform.Webhook{}, ReadOnly: map[string][]*platform.ReadOnlyRegion{},
+		Budgets: map[string][]*platform.TrafficBudget{}, Events: srv.EventNames(),
 	}
 	// The deliveries in flight, of a test_webhook, settle first.
 	if err := srv.FlushDeliveries(ctx); err != nil {
@@ -617,6 +646,7 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 			}
 			s.Budgets[key] = opCollect(t, c.TrafficBudgets.All(ctx, &platform.ListTrafficBudgetsParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}))
 		}
+		s.ReadOnly[db.Name] = opCollect(t, c.Databases.AllReadOnlyRegions(ctx, &platform.ListReadOnlyRegionsParams{Organization: org, Database: db.Name, ListParams: page}))
 		s.Webhooks[db.Name] = opCollect(t, c.Webhooks.All(ctx, &platform.ListWebhooksParams{Organization: org, Database: db.Name, ListParams: page}))
 		s.Policies[db.Name] = opCollect(t, c.BackupPolicies.All(ctx, &platform.ListBackupPoliciesParams{Organization: org, Database: db.Name, ListParams: page}))
 		s.DeployRequests[db.Name] = opCollect(t, c.DeployRequests.All(ctx, &platform.ListDeployRequestsParams{Organization: org, Database: db.Name, ListParams: page}))

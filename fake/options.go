@@ -50,6 +50,9 @@ type Timings struct {
 	KeyspaceReady time.Duration
 	// KeyspaceConfigChange is how long a keyspace settings change takes.
 	KeyspaceConfigChange time.Duration
+	// ReadOnlyRegionReady is how long a read-only region new to a branch
+	// takes to serve reads.
+	ReadOnlyRegionReady time.Duration
 	// BackupStart is how long a backup stays pending before it runs.
 	BackupStart time.Duration
 	// BackupRun is how long a running backup takes to succeed.
@@ -79,6 +82,7 @@ func DefaultTimings() Timings {
 		BranchReady:          5 * time.Second,
 		KeyspaceReady:        5 * time.Second,
 		KeyspaceConfigChange: 10 * time.Second,
+		ReadOnlyRegionReady:  30 * time.Second,
 		BackupStart:          time.Second,
 		BackupRun:            30 * time.Second,
 		DeployStep:           time.Second,
@@ -93,7 +97,7 @@ func DefaultTimings() Timings {
 // fields lists the durations, for merging and checking.
 func (t *Timings) fields() []*time.Duration {
 	return []*time.Duration{
-		&t.DatabaseReady, &t.BranchReady, &t.KeyspaceReady, &t.KeyspaceConfigChange, &t.BackupStart, &t.BackupRun,
+		&t.DatabaseReady, &t.BranchReady, &t.KeyspaceReady, &t.KeyspaceConfigChange, &t.ReadOnlyRegionReady, &t.BackupStart, &t.BackupRun,
 		&t.DeployStep, &t.DeployInProgress, &t.DeployRevert, &t.RevertWindow,
 		&t.OAuthCode, &t.OAuthAccessToken,
 	}

@@ -44,6 +44,41 @@
 //
 // [WithStrictBodies] refuses an unknown body field for every method,
 // DELETE included.
+//
+// # Where the API's description is silent
+//
+// Cluster sizes. One catalogue of SKUs serves both size lists and checks
+// every cluster_size the API takes (database and keyspace creation, branch
+// creation and restores, read-only regions): a size it lacks, or one not
+// offered for the database's engine (Metal sizes are MySQL's, PS_40_ARM
+// PostgreSQL's), is a 422 naming the field and the value. The sizes carry
+// prices only when the
+// list is asked for rates, in the region given, else the database's (the
+// database query parameter) or the organization's default region; regions
+// in Europe cost 10% more and Singapore 25%. A branch's list holds the
+// sizes of its engine and of its kind of branch (development sizes PS_5 to
+// PS_20; production PS_10 and up), priced in the branch's region.
+//
+// Cluster parameters and extensions are PostgreSQL's catalogue (the
+// reference's namespaces are patroni, pgconf and pgbouncer); a MySQL
+// branch lists none, its server options being its keyspaces'
+// mysqld_options. A branch's values are the defaults until a configuration
+// change sets them; the catalogue's bounds, options and types are what a
+// change is checked against. Infrastructure derives from the branch: a
+// MySQL branch runs two query routers (one on a development branch), and
+// per shard of each keyspace a primary and the keyspace's replicas, plus
+// each read-only region's replicas; a PostgreSQL branch runs a primary and
+// its default keyspace's replicas. Pods run once the branch and their
+// keyspace or region are ready.
+//
+// Read-only regions are for production branches of MySQL databases. The
+// PUT replaces a keyspace's list as a whole (an empty list removes them
+// all; a missing one is a 422); a region must be known, not the branch's
+// own, and given once; its cluster size defaults to the keyspace's and its
+// replicas to 2 (1 to 20). The database's list is its default branch's: one
+// entry per region any keyspace replicates to, added with the first, ready
+// after Timings.ReadOnlyRegionReady, removed with the last. A branch with
+// read-only regions cannot be demoted until they are removed.
 package fake
 
 import (

@@ -12,7 +12,7 @@ import (
 
 // testReference is a small reference: one operation whose response refers
 // to a definition, with descriptions, a nullable field, an enum, a list and
-// a map. Its definitions include the two the project's operations use.
+// a map. Its definitions include the three the project's operations use.
 const testReference = `{
  "info": {"title": "Acmebase API"}, "host": "api.acmebase.example", "basePath": "/v1",
  "paths": {"/things/{id}": {"parameters": [], "get": {"operationId": "get_thing", "responses": {
@@ -27,7 +27,8 @@ const testReference = `{
    "sizes": {"type": "object", "additionalProperties": {"type": "integer"}},
    "extra": {"type": "object", "additionalProperties": true}}},
   "ServiceToken": {"type": "object", "properties": {"service_token_accesses": {"type": "array", "x-nullable": true, "items": {"type": "object", "properties": {"id": {"type": "string"}}}}}},
-  "PaginatedServiceToken": {"type": "object", "properties": {"data": {"type": "array", "items": {"type": "object"}}}}
+  "PaginatedServiceToken": {"type": "object", "properties": {"data": {"type": "array", "items": {"type": "object"}}}},
+  "ClusterSizeSku": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}
  }
 }`
 
@@ -58,7 +59,8 @@ func TestGenerate(t *testing.T) {
 	if strings.Contains(string(out), "The ID") || strings.Contains(string(out), "Returns") {
 		t.Errorf("the output keeps descriptions:\n%s", out)
 	}
-	for _, name := range []string{"list_service_token_accesses", "add_service_token_accesses", "remove_service_token_accesses", "list_service_token_grants", "oauth_authorize", "oauth_token"} {
+	for _, name := range []string{"list_service_token_accesses", "add_service_token_accesses", "remove_service_token_accesses", "list_service_token_grants", "oauth_authorize", "oauth_token",
+		"list_branch_cluster_size_skus", "get_branch_infrastructure", "update_keyspace_read_only_regions"} {
 		if f.Operations[name] == nil || f.Operations[name].Source != "project" {
 			t.Errorf("%s: %+v, want the project's entry", name, f.Operations[name])
 		}

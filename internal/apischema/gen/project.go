@@ -2,6 +2,8 @@ package main
 
 import (
 	"log"
+	"maps"
+	"slices"
 
 	"github.com/dbplatform/platform-go/internal/apischema"
 )
@@ -11,7 +13,10 @@ import (
 // response's table) and decisions.md (the service token access endpoints)
 // give them. Where a shape is the reference's, it is taken from there: an
 // access is an item of a service token's service_token_accesses, a page is
-// the reference's paginated list.
+// the reference's paginated list, a cluster size the reference's SKU. The
+// paths the service's official client calls although the reference omits
+// them (a branch's cluster sizes and infrastructure, a keyspace's read-only
+// regions) have the shapes of that client's types, as decisions.md says.
 func projectOperations(defs map[string]*refSchema) map[string]*apischema.Operation {
 	access := mustConvert(defs, "ServiceToken").Properties["service_token_accesses"].Items
 	access.Nullable = false
@@ -33,6 +38,22 @@ func projectOperations(defs map[string]*refSchema) map[string]*apischema.Operati
 			}},
 		},
 	}
+	obj := func(props map[string]*apischema.Schema) *apischema.Schema {
+		s := &apischema.Schema{Type: "object", Properties: props}
+		s.Required = slices.Sorted(maps.Keys(props))
+		return s
+	}
+	arr := func(item *apischema.Schema) *apischema.Schema { return &apischema.Schema{Type: "array", Items: item} }
+	nullStr := func() *apischema.Schema { return &apischema.Schema{Type: "string", Nullable: true} }
+	integer := func() *apischema.Schema { return &apischema.Schema{Type: "integer"} }
+	pod := obj(map[string]*apischema.Schema{
+		"name": str(), "status": str(), "component": str(), "ready": str(), "restart_count": integer(),
+		"created_at": nullStr(), "cell": str(), "size": str(), "keyspace": nullStr(), "shard": nullStr(), "tablet_type": nullStr(),
+	})
+	readOnlyRegion := obj(map[string]*apischema.Schema{
+		"region": str(), "cluster_name": str(), "cluster_display_name": str(), "replicas": integer(),
+	})
+	branch := "/v1/organizations/{organization}/databases/{database}/branches/{branch}"
 	tokens := "/v1/organizations/{organization}/service-tokens/{id}"
 	return map[string]*apischema.Operation{
 		"list_service_token_accesses": {Method: "GET", Path: tokens + "/access", Status: 200, Source: "project", Response: page(access)},
@@ -43,6 +64,11 @@ func projectOperations(defs map[string]*refSchema) map[string]*apischema.Operati
 		"remove_service_token_accesses": {Method: "DELETE", Path: tokens + "/access", Status: 204, Source: "project"},
 		"list_service_token_grants":     {Method: "GET", Path: tokens + "/grants", Status: 200, Source: "project", Response: page(grant)},
 		"oauth_authorize":               {Method: "GET", Path: "{auth_url}/oauth/authorize", Status: 302, Source: "project"},
+		"list_branch_cluster_size_skus": {Method: "GET", Path: branch + "/cluster-size-skus", Status: 200, Source: "project", Response: arr(mustConvert(defs, "ClusterSizeSku"))},
+		"get_branch_infrastructure": {Method: "GET", Path: branch + "/infrastructure", Status: 200, Source: "project", Response: obj(map[string]*apischema.Schema{
+			"type": str(), "ready": {Type: "boolean"}, "pods": arr(pod),
+		})},
+		"update_keyspace_read_only_regions": {Method: "PUT", Path: branch + "/keyspaces/{keyspace}/read-only-regions", Status: 200, Source: "project", Response: arr(readOnlyRegion)},
 		"oauth_token": {Method: "POST", Path: "{auth_url}/oauth/token", Status: 200, Source: "project", Response: &apischema.Schema{
 			Type:     "object",
 			Required: []string{"access_token", "token_type", "expires_in", "refresh_token", "scope"},

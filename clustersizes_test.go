@@ -1,0 +1,155 @@
+package platform_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake"
+)
+
+// clusterSizeJSON is a cluster size as the API sends it, with rates,
+// written from the reference's schema rather than from the SDK's types.
+const clusterSizeJSON = `{"name": "PS_10", "display_name": "PS-10", "cpu": "1/8", "storage": null,
+	"ram": 1073741824, "metal": false, "enabled": true, "provider": null, "default_vtgate": "VTG_5",
+	"default_vtgate_rate": 0, "replica_rate": 13, "rate": 39, "sort_order": 20, "architecture": null,
+	"development": true, "production": true}`
+
+func wantClusterSizes() []*platform.ClusterSizeSKU {
+	return []*platform.ClusterSizeSKU{{
+		Name: "PS_10", DisplayName: "PS-10", CPU: "1/8", RAM: 1 << 30, Enabled: true, DefaultVTGate: "VTG_5",
+		DefaultVTGateRate: platform.Ptr(0.0), ReplicaRate: platform.Ptr(13.0), Rate: platform.Ptr(39.0),
+		SortOrder: 20, Development: true, Production: true,
+	}}
+}
+
+func TestClusterSizesWire(t *testing.T) {
+	t.Parallel()
+	runMethodCases(t, []methodCase{
+		{
+			name: "List",
+			call: func(ctx context.Context, c *platform.Client) (any, error) {
+				return c.ClusterSizes.List(ctx, &platform.ListClusterSizesParams{Organization: "acme"})
+			},
+			method: "GET", path: "/v1/organizations/acme/cluster-size-skus", query: url.Values{},
+			status: 200, response: `[` + clusterSizeJSON + `]`, want: wantClusterSizes(),
+		},
+		{
+			name: "List/every option",
+			call: func(ctx context.Context, c *platform.Client) (any, error) {
+				return c.ClusterSizes.List(ctx, &platform.ListClusterSizesParams{
+					Organization: "acme", Engine: platform.Ptr(platform.KindPostgreSQL), Rates: platform.Ptr(true),
+					Region: platform.Ptr("eu-west"), Database: platform.Ptr("app db"),
+				})
+			},
+			method: "GET", path: "/v1/organizations/acme/cluster-size-skus",
+			query:  url.Values{"engine": {"postgresql"}, "rates": {"true"}, "region": {"eu-west"}, "database": {"app db"}},
+			status: 200, response: `[` + clusterSizeJSON + `]`, want: wantClusterSizes(),
+		},
+		{
+			name: "List/rates off is sent",
+			call: func(ctx context.Context, c *platform.Client) (any, error) {
+				return c.ClusterSizes.List(ctx, &platform.ListClusterSizesParams{Organization: "acme", Rates: platform.Ptr(false)})
+			},
+			method: "GET", path: "/v1/organizations/acme/cluster-size-skus", query: url.Values{"rates": {"false"}},
+			status: 200, response: `[]`, want: []*platform.ClusterSizeSKU{},
+		},
+		{
+			name: "ListForBranch",
+			call: func(ctx context.Context, c *platform.Client) (any, error) {
+				return c.ClusterSizes.ListForBranch(ctx, &platform.ListBranchClusterSizesParams{
+					Organization: "acme", Database: "app-db", Branch: "a/b", Rates: platform.Ptr(true), Region: platform.Ptr("us-west"),
+				})
+			},
+			method: "GET", path: "/v1/organizations/acme/databases/app-db/branches/a%2Fb/cluster-size-skus",
+			query:  url.Values{"rates": {"true"}, "region": {"us-west"}},
+			status: 200, response: `[` + clusterSizeJSON + `]`, want: wantClusterSizes(),
+		},
+	})
+}
+
+func TestClusterSizesArgErrors(t *testing.T) {
+	t.Parallel()
+	runArgCases(t, []argCase{
+		{"List with nil params", "organization", func(ctx context.Context, c *platform.Client) error {
+			_, err := c.ClusterSizes.List(ctx, nil)
+			return err
+		}},
+		{"ListForBranch without branch", "branch", func(ctx context.Context, c *platform.Client) error {
+			_, err := c.ClusterSizes.ListForBranch(ctx, &platform.ListBranchClusterSizesParams{Organization: "acme", Database: "app-db"})
+			return err
+		}},
+	})
+}
+
+// TestClusterSizesFake checks the behaviour a user relies on against the
+// fake: the sizes a list offers are the sizes create accepts, and an
+// unknown size is refused naming it.
+func TestClusterSizesFake(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	c, ctx := srv.Client(), t.Context()
+	skus, err := c.ClusterSizes.List(ctx, &platform.ListClusterSizesParams{Organization: srv.Org(), Engine: platform.Ptr(platform.KindPostgreSQL), Rates: platform.Ptr(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(skus) == 0 || skus[0].Rate == nil {
+		t.Fatalf("postgresql sizes with rates: %+v", skus)
+	}
+	last := skus[len(skus)-1]
+	if _, err := c.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: srv.Org(), Name: "pg", Kind: platform.KindPostgreSQL, ClusterSize: last.Name}); err != nil {
+		t.Fatalf("creating a database of the listed size %s: %v", last.Name, err)
+	}
+	_, err = c.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: srv.Org(), Name: "bogus", ClusterSize: "PS_BOGUS"})
+	var apiErr *platform.Error
+	if !errors.Is(err, platform.ErrUnprocessable) || !errors.As(err, &apiErr) || apiErr.Message != `cluster_size "PS_BOGUS" is not a cluster size; list_cluster_size_skus lists the sizes` {
+		t.Errorf("unknown size: %v", err)
+	}
+	srv.Advance(5 * time.Second)
+	dev, err := c.ClusterSizes.ListForBranch(ctx, &platform.ListBranchClusterSizesParams{Organization: srv.Org(), Database: "pg", Branch: "main"})
+	if err != nil || len(dev) == 0 || !dev[0].Production || dev[0].Rate != nil {
+		t.Errorf("main's sizes without rates: %+v, %v", dev, err)
+	}
+}
+
+// ExampleClusterSizesService_List picks a cluster size from the catalogue
+// and creates a database of that size.
+func ExampleClusterSizesService_List() {
+	srv, err := fake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	client, ctx := srv.Client(), context.Background()
+
+	skus, err := client.ClusterSizes.List(ctx, &platform.ListClusterSizesParams{Organization: "acme", Rates: platform.Ptr(true)})
+	if err != nil {
+		log.Fatal(err)
+	}
+	var pick *platform.ClusterSizeSKU
+	for _, s := range skus {
+		if s.Production && s.RAM >= 4<<30 {
+			pick = s
+			break
+		}
+	}
+	fmt.Printf("%s: %s CPU, %d GiB, $%.2f a month\n", pick.DisplayName, pick.CPU, pick.RAM>>30, *pick.Rate)
+
+	db, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: "acme", Name: "shop", ClusterSize: pick.Name})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(db.Name, "created")
+
+	_, err = client.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: "acme", Name: "typo", ClusterSize: "PS_BOGUS"})
+	fmt.Println(errors.Is(err, platform.ErrUnprocessable))
+	// Output:
+	// PS-40: 1/2 CPU, 4 GiB, $99.00 a month
+	// shop created
+	// true
+}

@@ -1,0 +1,231 @@
+package fake
+
+import (
+	"math"
+	"strings"
+
+	"github.com/dbplatform/platform-go"
+)
+
+// clusterSKU is a cluster size of the catalogue. Every cluster_size the
+// API takes names one, for an engine the size is offered for.
+type clusterSKU struct {
+	name, displayName, cpu string
+	ram                    int64 // bytes
+	// storage is a Metal size's local disk in bytes; 0 (rendered null)
+	// where storage grows with the data.
+	storage int64
+	metal   bool
+	// provider and architecture are "" (rendered null) for sizes that run
+	// on every provider.
+	provider, architecture string
+	vtgate                 string
+	// rate, replicaRate and vtgateRate are monthly prices in the base
+	// regions; see regionRateFactor.
+	rate, replicaRate, vtgateRate float64
+	development, production       bool
+	mysql, postgresql             bool
+}
+
+const (
+	gib = int64(1) << 30
+	mib = int64(1) << 20
+)
+
+// clusterSKUs is the catalogue, smallest first: its order is sort_order.
+var clusterSKUs = []*clusterSKU{
+	{name: "PS_5", displayName: "PS-5", cpu: "1/16", ram: 512 * mib, vtgate: "VTG_5", rate: 5, replicaRate: 2.5, vtgateRate: 0, development: true, mysql: true, postgresql: true},
+	{name: "PS_10", displayName: "PS-10", cpu: "1/8", ram: 1 * gib, vtgate: "VTG_5", rate: 39, replicaRate: 13, vtgateRate: 0, development: true, production: true, mysql: true, postgresql: true},
+	{name: "PS_20", displayName: "PS-20", cpu: "1/4", ram: 2 * gib, vtgate: "VTG_5", rate: 59, replicaRate: 20, vtgateRate: 0, development: true, production: true, mysql: true, postgresql: true},
+	{name: "PS_40", displayName: "PS-40", cpu: "1/2", ram: 4 * gib, vtgate: "VTG_10", rate: 99, replicaRate: 33, vtgateRate: 10, production: true, mysql: true, postgresql: true},
+	{name: "PS_80", displayName: "PS-80", cpu: "1", ram: 8 * gib, vtgate: "VTG_10", rate: 179, replicaRate: 60, vtgateRate: 10, production: true, mysql: true, postgresql: true},
+	{name: "PS_160", displayName: "PS-160", cpu: "2", ram: 16 * gib, vtgate: "VTG_20", rate: 339, replicaRate: 113, vtgateRate: 20, production: true, mysql: true, postgresql: true},
+	{name: "PS_320", displayName: "PS-320", cpu: "4", ram: 32 * gib, vtgate: "VTG_40", rate: 659, replicaRate: 220, vtgateRate: 40, production: true, mysql: true, postgresql: true},
+	{name: "PS_640", displayName: "PS-640", cpu: "8", ram: 64 * gib, vtgate: "VTG_80", rate: 1299, replicaRate: 433, vtgateRate: 80, production: true, mysql: true, postgresql: true},
+	{name: "PS_1280", displayName: "PS-1280", cpu: "16", ram: 128 * gib, vtgate: "VTG_160", rate: 2599, replicaRate: 866, vtgateRate: 160, production: true, mysql: true, postgresql: true},
+	{name: "M_160", displayName: "M-160", cpu: "2", ram: 16 * gib, storage: 118 * gib, metal: true, provider: "AWS", architecture: "x86_64", vtgate: "VTG_20", rate: 609, replicaRate: 203, vtgateRate: 20, production: true, mysql: true},
+	{name: "M_320", displayName: "M-320", cpu: "4", ram: 32 * gib, storage: 237 * gib, metal: true, provider: "AWS", architecture: "x86_64", vtgate: "VTG_40", rate: 1199, replicaRate: 400, vtgateRate: 40, production: true, mysql: true},
+	{name: "PS_40_ARM", displayName: "PS-40 (ARM)", cpu: "1/2", ram: 4 * gib, architecture: "arm64", vtgate: "VTG_10", rate: 89, replicaRate: 30, vtgateRate: 10, production: true, postgresql: true},
+}
+
+// skuByName indexes the catalogue.
+var skuByName = func() map[string]*clusterSKU {
+	m := make(map[string]*clusterSKU, len(clusterSKUs))
+	for _, s := range clusterSKUs {
+		m[s.name] = s
+	}
+	return m
+}()
+
+// offers reports whether the size is offered for databases of kind.
+func (s *clusterSKU) offers(kind platform.DatabaseKind) bool {
+	if kind == platform.KindPostgreSQL {
+		return s.postgresql
+	}
+	return s.mysql
+}
+
+// fits reports whether the size is one for b's kind of branch.
+func (s *clusterSKU) fits(b *branchRec) bool {
+	if b.production {
+		return s.production
+	}
+	return s.development
+}
+
+// checkClusterSize checks the value of a cluster_size field (named field)
+// for a database of kind: a 422 naming the field and the value when the
+// catalogue has no such size, or does not offer it for kind.
+func checkClusterSize(field, size string, kind platform.DatabaseKind) error {
+	sku := skuByName[size]
+	switch {
+	case size == "":
+		return unprocessable("%s is required; list_cluster_size_skus lists the sizes", field)
+	case sku == nil:
+		return unprocessable("%s %q is not a cluster size; list_cluster_size_skus lists the sizes", field, size)
+	case !sku.offers(kind):
+		return unprocessable("%s %q is not offered for %s databases", field, size, kind)
+	}
+	return nil
+}
+
+// clusterDisplayName is a size's display name; a name the catalogue lacks
+// (none is stored, see checkClusterSize) shows as given.
+func clusterDisplayName(size string) string {
+	if sku := skuByName[size]; sku != nil {
+		return sku.displayName
+	}
+	return size
+}
+
+// defaultVTGate is the query router size of a cluster of the given size;
+// the smallest for a size the catalogue lacks (none is stored, see
+// checkClusterSize).
+func defaultVTGate(size string) string {
+	if sku := skuByName[size]; sku != nil {
+		return sku.vtgate
+	}
+	return clusterSKUs[0].vtgate
+}
+
+// regionRateFactor scales the base prices for a region.
+func regionRateFactor(r *regionRec) float64 {
+	switch r.slug {
+	case "eu-west", "eu-central":
+		return 1.1
+	case "ap-southeast":
+		return 1.25
+	}
+	return 1
+}
+
+// skuQuery is what a cluster-size list was asked for.
+type skuQuery struct {
+	kind platform.DatabaseKind
+	// rates is the region whose prices to show; nil for no prices.
+	rates *regionRec
+	// branch, when set, keeps the sizes of its kind of branch.
+	branch *branchRec
+}
+
+// list renders the catalogue's sizes that q selects.
+func (q skuQuery) list() []*platform.ClusterSizeSKU {
+	out := []*platform.ClusterSizeSKU{}
+	for i, s := range clusterSKUs {
+		if !s.offers(q.kind) {
+			continue
+		}
+		if q.branch != nil && !s.fits(q.branch) {
+			continue
+		}
+		out = append(out, q.render(s, i))
+	}
+	return out
+}
+
+func (q skuQuery) render(s *clusterSKU, order int) *platform.ClusterSizeSKU {
+	out := &platform.ClusterSizeSKU{
+		Name: s.name, DisplayName: s.displayName, CPU: s.cpu, RAM: s.ram,
+		Metal: s.metal, Enabled: true, DefaultVTGate: s.vtgate,
+		SortOrder: (order + 1) * 10, Development: s.development, Production: s.production,
+	}
+	if s.storage > 0 {
+		out.Storage = platform.Ptr(s.storage)
+	}
+	if s.provider != "" {
+		out.Provider = platform.Ptr(s.provider)
+	}
+	if s.architecture != "" {
+		out.Architecture = platform.Ptr(s.architecture)
+	}
+	if q.rates != nil {
+		f := regionRateFactor(q.rates)
+		price := func(v float64) *float64 { return platform.Ptr(math.Round(v*f*100) / 100) }
+		out.Rate, out.ReplicaRate, out.DefaultVTGateRate = price(s.rate), price(s.replicaRate), price(s.vtgateRate)
+	}
+	return out
+}
+
+func (s *Server) clusterSizeRoutes() []route {
+	return []route{
+		{pattern: "GET /v1/organizations/{organization}/cluster-size-skus", op: "list_cluster_size_skus", handler: read(listClusterSizes)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/cluster-size-skus", op: "list_branch_cluster_size_skus", handler: read(listBranchClusterSizes)},
+	}
+}
+
+// skuRates reads the rates and region query parameters: the region whose
+// prices to show (def unless region is given), or nil without rates.
+func skuRates(c *call, def *regionRec) (*regionRec, error) {
+	q := c.r.URL.Query()
+	rates, err := boolQuery(q.Get("rates"), "rates")
+	if err != nil {
+		return nil, err
+	}
+	region := def
+	if slug := q.Get("region"); slug != "" {
+		if region = regionBySlug(slug); region == nil {
+			return nil, unprocessable("region %q is not a known region slug", slug)
+		}
+	}
+	if !rates {
+		return nil, nil
+	}
+	return region, nil
+}
+
+func listClusterSizes(c *call) (any, error) {
+	q := c.r.URL.Query()
+	kind := platform.DatabaseKind(strings.ToLower(q.Get("engine")))
+	switch kind {
+	case "":
+		kind = platform.KindMySQL
+	case platform.KindMySQL, platform.KindPostgreSQL:
+	default:
+		return nil, badRequest("engine %q is not mysql or postgresql", q.Get("engine"))
+	}
+	def := c.org.defaultRegion
+	if name := q.Get("database"); name != "" {
+		db := c.org.dbByName[name]
+		if db == nil || db.deleted || !c.seesDatabase(db) {
+			return nil, unprocessable("database %q is not a database of %s", name, c.org.name)
+		}
+		def = db.region
+	}
+	rates, err := skuRates(c, def)
+	if err != nil {
+		return nil, err
+	}
+	return skuQuery{kind: kind, rates: rates}.list(), nil
+}
+
+func listBranchClusterSizes(c *call) (any, error) {
+	b, err := c.branch()
+	if err != nil {
+		return nil, err
+	}
+	rates, err := skuRates(c, b.region)
+	if err != nil {
+		return nil, err
+	}
+	return skuQuery{kind: b.db.kind, rates: rates, branch: b}.list(), nil
+}

@@ -1,0 +1,228 @@
+package fake_test
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake"
+)
+
+// csNames are the names of a list of cluster sizes, in order.
+func csNames(skus []*platform.ClusterSizeSKU) []string {
+	out := make([]string, len(skus))
+	for i, s := range skus {
+		out[i] = s.Name
+	}
+	return out
+}
+
+// csDB creates a ready database of kind in region, with a ready
+// development branch dev.
+func csDB(t *testing.T, srv *fake.Server, name string, kind platform.DatabaseKind, region string) {
+	t.Helper()
+	c := srv.Client()
+	if _, err := c.Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: srv.Org(), Name: name, Kind: kind, Region: region}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Advance(5 * time.Second)
+	if _, err := c.Branches.Create(t.Context(), &platform.CreateBranchParams{Organization: srv.Org(), Database: name, Name: "dev"}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Advance(5 * time.Second)
+}
+
+var (
+	csMySQL      = []string{"PS_5", "PS_10", "PS_20", "PS_40", "PS_80", "PS_160", "PS_320", "PS_640", "PS_1280", "M_160", "M_320"}
+	csPostgreSQL = []string{"PS_5", "PS_10", "PS_20", "PS_40", "PS_80", "PS_160", "PS_320", "PS_640", "PS_1280", "PS_40_ARM"}
+)
+
+func TestClusterSizesList(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	c := srv.Client()
+	csDB(t, srv, "eu-db", platform.KindMySQL, "eu-west")
+	list := func(p platform.ListClusterSizesParams) []*platform.ClusterSizeSKU {
+		t.Helper()
+		p.Organization = srv.Org()
+		skus, err := c.ClusterSizes.List(t.Context(), &p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return skus
+	}
+	rateOf := func(skus []*platform.ClusterSizeSKU, name string) *float64 {
+		for _, s := range skus {
+			if s.Name == name {
+				return s.Rate
+			}
+		}
+		t.Fatalf("no %s in %v", name, csNames(skus))
+		return nil
+	}
+
+	plain := list(platform.ListClusterSizesParams{})
+	if diff := cmp.Diff(csMySQL, csNames(plain)); diff != "" {
+		t.Errorf("mysql sizes (-want +got):\n%s", diff)
+	}
+	wantPS10 := &platform.ClusterSizeSKU{
+		Name: "PS_10", DisplayName: "PS-10", CPU: "1/8", RAM: 1 << 30, Enabled: true,
+		DefaultVTGate: "VTG_5", SortOrder: 20, Development: true, Production: true,
+	}
+	if diff := cmp.Diff(wantPS10, plain[1]); diff != "" {
+		t.Errorf("PS_10 without rates (-want +got):\n%s", diff)
+	}
+	metal := plain[slices.Index(csNames(plain), "M_160")]
+	if metal.Storage == nil || *metal.Storage != 118<<30 || !metal.Metal || metal.Provider == nil || *metal.Provider != "AWS" || metal.Architecture == nil || metal.Development {
+		t.Errorf("M_160 = %+v: want Metal, 118 GiB of storage, on AWS, x86_64, production only", metal)
+	}
+
+	pg := list(platform.ListClusterSizesParams{Engine: platform.Ptr(platform.KindPostgreSQL)})
+	if diff := cmp.Diff(csPostgreSQL, csNames(pg)); diff != "" {
+		t.Errorf("postgresql sizes (-want +got):\n%s", diff)
+	}
+
+	rated := list(platform.ListClusterSizesParams{Rates: platform.Ptr(true)})
+	wantPS10.Rate, wantPS10.ReplicaRate, wantPS10.DefaultVTGateRate = platform.Ptr(39.0), platform.Ptr(13.0), platform.Ptr(0.0)
+	if diff := cmp.Diff(wantPS10, rated[1]); diff != "" {
+		t.Errorf("PS_10 with rates in the default region (-want +got):\n%s", diff)
+	}
+	for _, tc := range []struct {
+		name string
+		p    platform.ListClusterSizesParams
+		want float64
+	}{
+		{"given region", platform.ListClusterSizesParams{Region: platform.Ptr("ap-southeast")}, 48.75},
+		{"the database's region", platform.ListClusterSizesParams{Database: platform.Ptr("eu-db")}, 42.9},
+		{"given region over the database's", platform.ListClusterSizesParams{Database: platform.Ptr("eu-db"), Region: platform.Ptr("us-west")}, 39},
+	} {
+		tc.p.Rates = platform.Ptr(true)
+		if got := rateOf(list(tc.p), "PS_10"); got == nil || *got != tc.want {
+			t.Errorf("%s: PS_10 rate = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if got := rateOf(list(platform.ListClusterSizesParams{Region: platform.Ptr("ap-southeast")}), "PS_10"); got != nil {
+		t.Errorf("a region without rates: rate = %v, want none", *got)
+	}
+}
+
+func TestClusterSizesListRefused(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	csDB(t, srv, "app", platform.KindMySQL, "")
+	for _, tc := range []struct {
+		name, query string
+		status      int
+		says        string
+	}{
+		{"unknown engine", "engine=oracle", http.StatusBadRequest, `engine "oracle"`},
+		{"rates not a boolean", "rates=sure", http.StatusBadRequest, "rates"},
+		{"unknown region", "rates=true&region=mars", http.StatusUnprocessableEntity, `region "mars"`},
+		{"unknown database", "database=nope", http.StatusUnprocessableEntity, `database "nope"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := send(t, srv, "GET", "/v1/organizations/acme/cluster-size-skus?"+tc.query, admin(srv), "")
+			code := map[int]string{http.StatusBadRequest: "bad_request", http.StatusUnprocessableEntity: "unprocessable"}[tc.status]
+			if e := wantError(t, w, tc.status, code); !strings.Contains(e.Message, tc.says) {
+				t.Errorf("message %q does not name %q", e.Message, tc.says)
+			}
+		})
+	}
+	w := send(t, srv, "GET", "/v1/organizations/acme/databases/app/branches/dev/cluster-size-skus?region=mars", admin(srv), "")
+	if e := wantError(t, w, http.StatusUnprocessableEntity, "unprocessable"); !strings.Contains(e.Message, `"mars"`) {
+		t.Errorf("branch list: message %q does not name the region", e.Message)
+	}
+}
+
+func TestClusterSizesForBranch(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	c := srv.Client()
+	csDB(t, srv, "my", platform.KindMySQL, "eu-central")
+	csDB(t, srv, "pg", platform.KindPostgreSQL, "")
+	for _, tc := range []struct {
+		db, branch string
+		want       []string
+	}{
+		{"my", "main", csMySQL[1:]},
+		{"my", "dev", []string{"PS_5", "PS_10", "PS_20"}},
+		{"pg", "main", csPostgreSQL[1:]},
+		{"pg", "dev", []string{"PS_5", "PS_10", "PS_20"}},
+	} {
+		skus, err := c.ClusterSizes.ListForBranch(t.Context(), &platform.ListBranchClusterSizesParams{Organization: srv.Org(), Database: tc.db, Branch: tc.branch, Rates: platform.Ptr(true)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tc.want, csNames(skus)); diff != "" {
+			t.Errorf("%s/%s (-want +got):\n%s", tc.db, tc.branch, diff)
+		}
+		if tc.db == "my" && tc.branch == "dev" && (skus[1].Rate == nil || *skus[1].Rate != 42.9) {
+			t.Errorf("my/dev PS_10 rate = %v, want 42.9 (the branch's region, eu-central)", skus[1].Rate)
+		}
+	}
+	_, err := c.ClusterSizes.ListForBranch(t.Context(), &platform.ListBranchClusterSizesParams{Organization: srv.Org(), Database: "my", Branch: "nope"})
+	apiError(t, err, http.StatusNotFound)
+}
+
+// TestClusterSizesAgreeWithChecks checks that every size the lists offer
+// for an engine is accepted where a cluster_size is taken, and that a size
+// of the other engine only is refused.
+func TestClusterSizesAgreeWithChecks(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	c := srv.Client()
+	for i, kind := range []platform.DatabaseKind{platform.KindMySQL, platform.KindPostgreSQL} {
+		skus, err := c.ClusterSizes.List(t.Context(), &platform.ListClusterSizesParams{Organization: srv.Org(), Engine: platform.Ptr(kind)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, s := range skus {
+			db, err := c.Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: srv.Org(), Name: fmt.Sprintf("db-%d-%d", i, j), Kind: kind, ClusterSize: s.Name})
+			if err != nil {
+				t.Errorf("%s database of size %s: %v", kind, s.Name, err)
+				continue
+			}
+			srv.Advance(5 * time.Second)
+			ks, err := c.Keyspaces.Create(t.Context(), &platform.CreateKeyspaceParams{Organization: srv.Org(), Database: db.Name, Branch: "main", Name: "extra", ClusterSize: s.Name})
+			if err != nil {
+				t.Errorf("%s keyspace of size %s: %v", kind, s.Name, err)
+				continue
+			}
+			if ks.ClusterName != s.Name || ks.ClusterDisplayName != s.DisplayName {
+				t.Errorf("keyspace of size %s shows %s (%s), want %s", s.Name, ks.ClusterName, ks.ClusterDisplayName, s.DisplayName)
+			}
+		}
+	}
+	_, err := c.Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: srv.Org(), Name: "pg-metal", Kind: platform.KindPostgreSQL, ClusterSize: "M_160"})
+	apiError(t, err, http.StatusUnprocessableEntity, "cluster_size", `"M_160"`, "postgresql")
+}
+
+// TestCreateDatabaseDefaultClusterSize checks that a database created
+// without a cluster size gets the default, PS_10.
+func TestCreateDatabaseDefaultClusterSize(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	c := srv.Client()
+	if _, err := c.Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: srv.Org(), Name: "plain"}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Advance(5 * time.Second)
+	b, err := c.Branches.Get(t.Context(), &platform.GetBranchParams{Organization: srv.Org(), Database: "plain", Branch: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks, err := c.Keyspaces.Get(t.Context(), &platform.GetKeyspaceParams{Organization: srv.Org(), Database: "plain", Branch: "main", Keyspace: "plain"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.ClusterName != "PS_10" || ks.ClusterName != "PS_10" || ks.ClusterDisplayName != "PS-10" {
+		t.Errorf("branch %s, keyspace %s (%s): want PS_10 (PS-10)", b.ClusterName, ks.ClusterName, ks.ClusterDisplayName)
+	}
+}
