@@ -524,13 +524,19 @@ func (s *Server) branchReadOnlyRegion(c *call, b *branchRec, r *regionRec, now t
 	}
 	rr := &readOnlyRegionRec{stamps: stamps{id: c.w.newID(), created: now, updated: now}, region: r, actor: c.who.user}
 	b.readOnlyRegions.add(rr)
-	s.clock.after(s.timing.ReadOnlyRegionReady, func() {
-		if !rr.removed {
-			rr.readyAt = s.clock.Now()
-			rr.updated = rr.readyAt
-		}
-	})
+	s.clock.after(s.timing.ReadOnlyRegionReady, readOnlyRegionReadyJob{rr})
 	return rr
+}
+
+// readOnlyRegionReadyJob makes a branch's read-only region ready, unless it
+// was removed meanwhile.
+type readOnlyRegionReadyJob struct{ rr *readOnlyRegionRec }
+
+func (j readOnlyRegionReadyJob) run(s *Server) {
+	if !j.rr.removed {
+		j.rr.readyAt = s.clock.Now()
+		j.rr.updated = j.rr.readyAt
+	}
 }
 
 // pruneReadOnlyRegions removes the branch's read-only regions that no

@@ -304,6 +304,7 @@ type loader struct {
 	tokens   map[string]*tokenRec
 	apps     map[string]*oauthAppRec
 	otokens  map[string]*oauthTokenRec
+	readOnly map[string]*readOnlyRegionRec
 
 	// fixes resolve references between records once all exist.
 	fixes []func() error
@@ -318,6 +319,7 @@ func newLoader() *loader {
 		tokens:   map[string]*tokenRec{},
 		apps:     map[string]*oauthAppRec{},
 		otokens:  map[string]*oauthTokenRec{},
+		readOnly: map[string]*readOnlyRegionRec{},
 	}
 }
 

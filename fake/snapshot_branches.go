@@ -26,11 +26,12 @@ type branchSnap struct {
 	InitialRestoreID  string    `json:"initial_restore_id"`
 	SchemaUpdated     time.Time `json:"schema_updated"`
 
-	Keyspaces   []keyspaceSnap    `json:"keyspaces"`
-	Roles       []roleSnap        `json:"roles"` // dropped ones included
-	DefaultRole string            `json:"default_role"`
-	RoleOwners  map[string]string `json:"role_owners"` // object -> role ID
-	Budgets     []budgetSnap      `json:"traffic_budgets"`
+	ReadOnlyRegions []readOnlyRegionSnap `json:"read_only_regions"`
+	Keyspaces       []keyspaceSnap       `json:"keyspaces"`
+	Roles           []roleSnap           `json:"roles"` // dropped ones included
+	DefaultRole     string               `json:"default_role"`
+	RoleOwners      map[string]string    `json:"role_owners"` // object -> role ID
+	Budgets         []budgetSnap         `json:"traffic_budgets"`
 }
 
 type keyspaceSnap struct {
@@ -41,12 +42,29 @@ type keyspaceSnap struct {
 	ClusterSize    string            `json:"cluster_size"`
 	Ready          bool              `json:"ready"`
 	IsDefault      bool              `json:"is_default"`
-	ReadOnly       []string          `json:"read_only_regions"`
+	ReadOnly       []keyspaceROSnap  `json:"read_only_regions"`
 	Tables         map[string]string `json:"tables"`
 	Settings       settingsSnap      `json:"settings"`
 	ConfigChanging bool              `json:"config_changing"`
 	Before         settingsSnap      `json:"settings_before"`
 	ConfigGen      int               `json:"config_gen"`
+}
+
+// readOnlyRegionSnap is a region a branch's keyspaces replicate to.
+type readOnlyRegionSnap struct {
+	stampsSnap
+	Region  string    `json:"region"` // slug
+	Actor   string    `json:"actor"`
+	ReadyAt time.Time `json:"ready_at"`
+	Removed bool      `json:"removed,omitempty"`
+}
+
+// keyspaceROSnap is a region a keyspace replicates to.
+type keyspaceROSnap struct {
+	Region       string `json:"region"`        // slug
+	BranchRegion string `json:"branch_region"` // a read-only region of the branch, by ID
+	ClusterSize  string `json:"cluster_size"`
+	Replicas     int    `json:"replicas"`
 }
 
 type settingsSnap struct {
@@ -112,11 +130,16 @@ func (sv *saver) branches() []branchSnap {
 			InitialRestoreID: b.initialRestoreID, SchemaUpdated: b.schemaUpdated,
 			DefaultRole: idOf(b.roles.def),
 		}
+		for _, rr := range b.readOnlyRegions.all() {
+			bs.ReadOnlyRegions = append(bs.ReadOnlyRegions, readOnlyRegionSnap{
+				stampsSnap: saveStamps(rr.stamps), Region: rr.region.slug, Actor: idOf(rr.actor), ReadyAt: rr.readyAt, Removed: rr.removed,
+			})
+		}
 		for _, ks := range b.keyspaces.all() {
 			bs.Keyspaces = append(bs.Keyspaces, keyspaceSnap{
 				stampsSnap: saveStamps(ks.stamps), Name: ks.name, Shards: ks.shards,
 				ExtraReplicas: ks.extraReplicas, ClusterSize: ks.clusterSize, Ready: ks.ready,
-				IsDefault: ks.isDefault, ReadOnly: ks.readOnlyRegions, Tables: ks.tables, Settings: saveSettings(ks.settings),
+				IsDefault: ks.isDefault, ReadOnly: saveKeyspaceRO(ks.readOnlyRegions), Tables: ks.tables, Settings: saveSettings(ks.settings),
 				ConfigChanging: ks.configChanging, Before: saveSettings(ks.before), ConfigGen: ks.configGen,
 			})
 		}
@@ -199,15 +222,23 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		b.restoredFrom, err = ref(ld.branches, bs.RestoredFrom, "restored_from branch")
 		return named(err, "branch %s", b.id)
 	})
+	for _, rs := range bs.ReadOnlyRegions {
+		if err := ld.loadReadOnlyRegion(b, rs); err != nil {
+			return err
+		}
+	}
 	for _, ks := range bs.Keyspaces {
 		if b.keyspaceByName[ks.Name] != nil {
 			return fmt.Errorf("keyspace %q appears twice", ks.Name)
 		}
 		k := &keyspaceRec{
 			stamps: ks.load(), branch: b, name: ks.Name, shards: ks.Shards, extraReplicas: ks.ExtraReplicas,
-			clusterSize: ks.ClusterSize, ready: ks.Ready, isDefault: ks.IsDefault, readOnlyRegions: ks.ReadOnly, tables: ks.Tables,
+			clusterSize: ks.ClusterSize, ready: ks.Ready, isDefault: ks.IsDefault, tables: ks.Tables,
 			settings: ks.Settings.load(), configChanging: ks.ConfigChanging, before: ks.Before.load(),
 			configGen: ks.ConfigGen,
+		}
+		if k.readOnlyRegions, err = ld.loadKeyspaceRO(b, ks.ReadOnly); err != nil {
+			return named(err, "keyspace %s", k.id)
 		}
 		b.keyspaces.add(k)
 		b.keyspaceByName[k.name] = k
@@ -263,4 +294,50 @@ func (ld *loader) loadRolesAndBudgets(b *branchRec, bs branchSnap) error {
 		b.budgets.add(bg)
 	}
 	return nil
+}
+
+func saveKeyspaceRO(list []keyspaceReadOnlyRegion) []keyspaceROSnap {
+	var out []keyspaceROSnap
+	for _, ro := range list {
+		out = append(out, keyspaceROSnap{ro.region.slug, idOf(ro.branchRegion), ro.clusterSize, ro.replicas})
+	}
+	return out
+}
+
+// loadReadOnlyRegion loads a read-only region of b.
+func (ld *loader) loadReadOnlyRegion(b *branchRec, rs readOnlyRegionSnap) error {
+	if err := unique(ld.readOnly, rs.ID, "read-only region"); err != nil {
+		return err
+	}
+	region := regionBySlug(rs.Region)
+	if region == nil {
+		return fmt.Errorf("read-only region %s: unknown region %q", rs.ID, rs.Region)
+	}
+	actor, err := ref(ld.users, rs.Actor, "read-only region's actor")
+	if err != nil {
+		return err
+	}
+	rr := &readOnlyRegionRec{stamps: rs.load(), region: region, actor: actor, readyAt: rs.ReadyAt, removed: rs.Removed}
+	ld.readOnly[rr.id] = rr
+	if !rr.removed {
+		b.readOnlyRegions.add(rr)
+	}
+	return nil
+}
+
+// loadKeyspaceRO loads the regions a keyspace of b replicates to.
+func (ld *loader) loadKeyspaceRO(b *branchRec, list []keyspaceROSnap) ([]keyspaceReadOnlyRegion, error) {
+	var out []keyspaceReadOnlyRegion
+	for _, rs := range list {
+		region := regionBySlug(rs.Region)
+		if region == nil {
+			return nil, fmt.Errorf("unknown read-only region %q", rs.Region)
+		}
+		rr, err := refNonNil(ld.readOnly, rs.BranchRegion, "read-only region of the branch")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, keyspaceReadOnlyRegion{region: region, branchRegion: rr, clusterSize: rs.ClusterSize, replicas: rs.Replicas})
+	}
+	return out, nil
 }

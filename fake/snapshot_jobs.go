@@ -37,15 +37,16 @@ type deliverySnap struct {
 // jobLoaders build each kind of job again from its snapshot. A new kind of
 // transition adds its loader here, next to the save method of its job.
 var jobLoaders = map[string]func(ld *loader, js jobSnap) (job, error){
-	"database.ready":    loadDatabaseReadyJob,
-	"branch.ready":      loadBranchReadyJob,
-	"keyspace.ready":    loadKeyspaceReadyJob,
-	"keyspace.config":   loadKeyspaceConfigJob,
-	"backup.step":       loadBackupJob,
-	"backup_policy.run": loadPolicyRunJob,
-	"deployment.step":   loadDeployJob,
-	"webhook.retry":     loadRetryJob,
-	"oauth_code.expire": loadCodeExpiryJob,
+	"database.ready":         loadDatabaseReadyJob,
+	"branch.ready":           loadBranchReadyJob,
+	"keyspace.ready":         loadKeyspaceReadyJob,
+	"keyspace.config":        loadKeyspaceConfigJob,
+	"backup.step":            loadBackupJob,
+	"backup_policy.run":      loadPolicyRunJob,
+	"deployment.step":        loadDeployJob,
+	"webhook.retry":          loadRetryJob,
+	"oauth_code.expire":      loadCodeExpiryJob,
+	"read_only_region.ready": loadReadOnlyRegionReadyJob,
 }
 
 // loadJobs puts the snapshot's transitions on the new clock.
@@ -87,6 +88,8 @@ func (sv *saver) keepJob(j job) bool {
 		return sv.dbSet[j.dr.db] && !j.dr.db.deleted
 	case retryJob:
 		return sv.dbSet[j.d.hook.db] && !j.d.hook.deleted
+	case readOnlyRegionReadyJob:
+		return sv.readOnlyRegion(j.rr)
 	}
 	return true
 }
@@ -224,4 +227,24 @@ func refNonNil[T any](m map[string]*T, id, what string) (*T, error) {
 		err = fmt.Errorf("no %s", what)
 	}
 	return v, err
+}
+
+// readOnlyRegion reports whether rr is saved, as a read-only region of a
+// saved branch.
+func (sv *saver) readOnlyRegion(rr *readOnlyRegionRec) bool {
+	for b := range sv.branchSet {
+		if _, ok := b.readOnlyRegions.find(rr.listKey()); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (j readOnlyRegionReadyJob) save() jobSnap {
+	return jobSnap{Kind: "read_only_region.ready", ID: j.rr.id}
+}
+
+func loadReadOnlyRegionReadyJob(ld *loader, js jobSnap) (job, error) {
+	rr, err := refNonNil(ld.readOnly, js.ID, "read-only region")
+	return readOnlyRegionReadyJob{rr}, err
 }
