@@ -30,7 +30,7 @@ import (
 //	  "service_tokens": [...], "databases": [... backups, backup_policies,
 //	  deploy_requests, webhooks ...], "branches": [... keyspaces, roles,
 //	  traffic_budgets ...], "oauth_applications": [... tokens ...],
-//	  "oauth_codes": [...], "oauth_session": {...},
+//	  "oauth_codes": [...], "oauth_devices": [...], "oauth_session": {...},
 //	  "in_flight": [ids], "fail_next": [ids],
 //	  "transitions": [{"kind", "at", "seq", ...}]
 //	}
@@ -62,20 +62,21 @@ type snapshotHeader struct {
 // worldSnap is a snapshot.
 type worldSnap struct {
 	snapshotHeader
-	Clock         clockSnap        `json:"clock"`
-	RNG           []byte           `json:"rng"`
-	Admin         adminSnap        `json:"admin"`
-	Users         []userSnap       `json:"users"`
-	Organizations []orgSnap        `json:"organizations"`
-	ServiceTokens []tokenSnap      `json:"service_tokens"`
-	Databases     []dbSnap         `json:"databases"`
-	Branches      []branchSnap     `json:"branches"`
-	OAuthApps     []oauthAppSnap   `json:"oauth_applications"`
-	OAuthCodes    []oauthCodeSnap  `json:"oauth_codes"`
-	OAuthSession  oauthSessionSnap `json:"oauth_session"`
-	InFlight      []string         `json:"in_flight"`
-	FailNext      []string         `json:"fail_next"`
-	Transitions   []jobSnap        `json:"transitions"`
+	Clock         clockSnap         `json:"clock"`
+	RNG           []byte            `json:"rng"`
+	Admin         adminSnap         `json:"admin"`
+	Users         []userSnap        `json:"users"`
+	Organizations []orgSnap         `json:"organizations"`
+	ServiceTokens []tokenSnap       `json:"service_tokens"`
+	Databases     []dbSnap          `json:"databases"`
+	Branches      []branchSnap      `json:"branches"`
+	OAuthApps     []oauthAppSnap    `json:"oauth_applications"`
+	OAuthDevices  []oauthDeviceSnap `json:"oauth_devices"`
+	OAuthCodes    []oauthCodeSnap   `json:"oauth_codes"`
+	OAuthSession  oauthSessionSnap  `json:"oauth_session"`
+	InFlight      []string          `json:"in_flight"`
+	FailNext      []string          `json:"fail_next"`
+	Transitions   []jobSnap         `json:"transitions"`
 }
 
 // clockSnap is the clock: its time and the sequence number of the last
@@ -221,7 +222,7 @@ func (s *Server) save() (*worldSnap, error) {
 		FailNext: sortedKeys(s.failNext),
 	}
 	snap.OAuthSession = sv.session(&s.session)
-	codes := sv.codes()
+	codes, devices := sv.codes(), sv.devices()
 	sv.collect()
 	for _, t := range s.clock.sorted() {
 		if !sv.keepJob(t.job) {
@@ -241,6 +242,7 @@ func (s *Server) save() (*worldSnap, error) {
 	snap.Branches = sv.branches()
 	snap.OAuthApps = sv.apps()
 	snap.OAuthCodes = codes
+	snap.OAuthDevices = devices
 	return snap, nil
 }
 
@@ -355,6 +357,9 @@ func (ld *loader) load(snap *worldSnap) error {
 		}
 	}
 	if err := ld.loadCodes(snap.OAuthCodes); err != nil {
+		return err
+	}
+	if err := ld.loadDevices(snap.OAuthDevices); err != nil {
 		return err
 	}
 	if err := ld.loadSession(snap.OAuthSession); err != nil {

@@ -47,6 +47,7 @@ var jobLoaders = map[string]func(ld *loader, js jobSnap) (job, error){
 	"webhook.retry":          loadRetryJob,
 	"oauth_code.expire":      loadCodeExpiryJob,
 	"read_only_region.ready": loadReadOnlyRegionReadyJob,
+	"oauth_device.forget":    loadDeviceExpiryJob,
 }
 
 // loadJobs puts the snapshot's transitions on the new clock.
@@ -247,4 +248,16 @@ func (j readOnlyRegionReadyJob) save() jobSnap {
 func loadReadOnlyRegionReadyJob(ld *loader, js jobSnap) (job, error) {
 	rr, err := refNonNil(ld.readOnly, js.ID, "read-only region")
 	return readOnlyRegionReadyJob{rr}, err
+}
+
+func (j deviceExpiryJob) save() jobSnap {
+	return jobSnap{Kind: "oauth_device.forget", ID: fmt.Sprintf("%x", j.hash[:]), Step: j.userCode}
+}
+
+func loadDeviceExpiryJob(_ *loader, js jobSnap) (job, error) {
+	var h hash32
+	if err := h.UnmarshalText([]byte(js.ID)); err != nil {
+		return nil, err
+	}
+	return deviceExpiryJob{h, js.Step}, nil
 }

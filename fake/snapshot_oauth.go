@@ -219,3 +219,61 @@ func (ld *loader) loadSession(ss oauthSessionSnap) error {
 	ld.session = oauthSession{user: u, signedOut: ss.SignedOut, autoApprove: ss.AutoApprove}
 	return named(err, "OAuth session")
 }
+
+// oauthDeviceSnap is a device authorization of the device flow.
+type oauthDeviceSnap struct {
+	Hash     hash32        `json:"hash"` // of the device code
+	App      string        `json:"application"`
+	UserCode string        `json:"user_code"`
+	Expires  time.Time     `json:"expires"`
+	Interval time.Duration `json:"interval"`
+	LastPoll time.Time     `json:"last_poll"`
+	Grant    *grantSnap    `json:"grant"`
+	User     string        `json:"user"`
+	Denied   bool          `json:"denied"`
+	Used     bool          `json:"used"`
+}
+
+func (sv *saver) devices() []oauthDeviceSnap {
+	var out []oauthDeviceSnap
+	for h, d := range sv.w.oauth.devices {
+		ds := oauthDeviceSnap{
+			Hash: h, App: d.app.id, UserCode: d.userCode, Expires: d.expires, Interval: d.interval,
+			LastPoll: d.lastPoll, User: idOf(d.user), Denied: d.denied, Used: d.used,
+		}
+		if d.grant != nil {
+			g := saveGrant(d.grant)
+			ds.Grant = &g
+		}
+		out = append(out, ds)
+	}
+	slices.SortFunc(out, func(a, b oauthDeviceSnap) int { return slices.Compare(a.Hash[:], b.Hash[:]) })
+	return out
+}
+
+func (ld *loader) loadDevices(list []oauthDeviceSnap) error {
+	st := &ld.w.oauth
+	for _, ds := range list {
+		if st.devices == nil {
+			st.devices = map[[32]byte]*oauthDeviceRec{}
+			st.userCodes = map[string]*oauthDeviceRec{}
+		}
+		if st.devices[ds.Hash] != nil || st.userCodes[ds.UserCode] != nil {
+			return fmt.Errorf("device authorization %s appears twice", ds.UserCode)
+		}
+		d := &oauthDeviceRec{userCode: ds.UserCode, expires: ds.Expires, interval: ds.Interval, lastPoll: ds.LastPoll, denied: ds.Denied, used: ds.Used}
+		var err error
+		if d.app, err = refNonNil(ld.apps, ds.App, "application"); err == nil {
+			d.user, err = ref(ld.users, ds.User, "user")
+		}
+		if err == nil && ds.Grant != nil {
+			d.grant, err = ld.loadGrant(*ds.Grant)
+		}
+		if err != nil {
+			return named(err, "device authorization %s", ds.UserCode)
+		}
+		st.devices[ds.Hash] = d
+		st.userCodes[d.userCode] = d
+	}
+	return nil
+}

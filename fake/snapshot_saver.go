@@ -51,6 +51,11 @@ func (sv *saver) collect() {
 	for t := range sv.otokenSet {
 		sv.addGrant(t.grant)
 	}
+	for _, d := range sv.w.oauth.devices {
+		if d.grant != nil {
+			sv.addGrant(d.grant)
+		}
+	}
 	for _, c := range sv.w.oauth.codes {
 		sv.addGrant(c.grant)
 		if c.issued != nil {

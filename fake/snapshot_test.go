@@ -69,7 +69,8 @@ var snapshotCoverage = map[string]string{
 	"opRec":                  "stamps keyspace table name ddl create state shards",
 	"shardRec":               "id name",
 	"tableState":             "keyspace table create",
-	"oauthStore":             "apps byClient byOrg access refresh codes",
+	"oauthStore":             "apps byClient byOrg access refresh codes devices userCodes",
+	"oauthDeviceRec":         "app userCode expires interval lastPoll grant user denied used",
 	"oauthAppRec":            "stamps org name domain redirectURI avatar scopes clientID secretHash tokens tokenByID",
 	"oauthTokenRec":          "stamps app grant accessHash refreshHash expires lastUsed",
 	"oauthGrant":             "user scopes orgs dbs branches",
@@ -88,6 +89,7 @@ var snapshotCoverage = map[string]string{
 	"delivery":               "hook id event body attempt retry",
 	"codeExpiryJob":          "hash",
 	"readOnlyRegionReadyJob": "rr",
+	"deviceExpiryJob":        "hash userCode",
 }
 
 // snapshotUnset are the fields of snapshotCoverage that no world of the
@@ -124,7 +126,7 @@ var snapshotHome = map[string]string{
 	"deployRec": "deploySnap in fake/snapshot_deployrequests.go", "opRec": "opSnap in fake/snapshot_deployrequests.go",
 	"reviewRec": "reviewSnap in fake/snapshot_deployrequests.go", "oauthAppRec": "oauthAppSnap in fake/snapshot_oauth.go",
 	"oauthTokenRec": "oauthTokenSnap in fake/snapshot_oauth.go", "oauthGrant": "grantSnap in fake/snapshot_oauth.go",
-	"oauthCodeRec": "oauthCodeSnap in fake/snapshot_oauth.go",
+	"oauthCodeRec": "oauthCodeSnap in fake/snapshot_oauth.go", "oauthDeviceRec": "oauthDeviceSnap in fake/snapshot_oauth.go",
 }
 
 // snapshotAdvice says what to do about a field the snapshot does not cover.
@@ -367,6 +369,20 @@ func snapshotRichWorld(t *testing.T) map[string]bool {
 	do("DELETE", base+"/oauth-applications/"+oa.ID+"/tokens/"+revoked, "")
 	oauthIssue(t, srv, oa, consent) // a live token besides
 	oauthCode(t, srv, oa, consent)
+
+	// Device authorizations: one approved and used, one denied, one
+	// polled too soon (slow_down) and still pending.
+	cli := oauthApp(t, srv, "https://cli.example.com/cb", platform.ScopeUserReadUser)
+	_, used := deviceStart(t, srv, cli.ClientID, nil)
+	oauthDo(t, http.MethodGet, used.VerificationURIComplete, nil, nil)
+	wantPoll(t, srv, cli.ClientID, used.DeviceCode, "")
+	srv.SetAutoApprove(nil)
+	_, denied := deviceStart(t, srv, cli.ClientID, nil)
+	deviceDecide(t, srv, deviceConsent(t, srv, denied.UserCode), "deny", nil)
+	_, pending := deviceStart(t, srv, cli.ClientID, nil)
+	wantPoll(t, srv, cli.ClientID, pending.DeviceCode, "authorization_pending")
+	wantPoll(t, srv, cli.ClientID, pending.DeviceCode, "slow_down")
+	srv.SetAutoApprove(&consent)
 	must(srv.SignIn(w.bob))
 
 	local := snapshotRoundTrip(t, w, "GET", base, "")
