@@ -155,25 +155,36 @@ func (g *graphDiff) compare(path string, a, b reflect.Value) {
 	}
 }
 
-// mapByKey returns a map's keys and values by a string form of the key: a
-// record's ID for a record.
+// mapByKey returns a map's keys and values by a string form of the key (see
+// keyName). Keys that hold records are returned too, to be compared.
 func mapByKey(m reflect.Value) map[string][2]reflect.Value {
 	out := map[string][2]reflect.Value{}
 	for it := m.MapRange(); it.Next(); {
 		k := it.Key()
-		var name string
-		if k.Kind() == reflect.Pointer {
-			name = k.Elem().FieldByName("id").String()
+		if k.Kind() == reflect.Pointer || k.Kind() == reflect.Struct {
+			out[keyName(k)] = [2]reflect.Value{k, it.Value()}
 		} else {
-			name = fmt.Sprint(k)
-		}
-		if k.Kind() == reflect.Pointer {
-			out[name] = [2]reflect.Value{k, it.Value()}
-		} else {
-			out[name] = [2]reflect.Value{reflect.Value{}, it.Value()}
+			out[keyName(k)] = [2]reflect.Value{reflect.Value{}, it.Value()}
 		}
 	}
 	return out
+}
+
+// keyName is a string form of a map key: a record's ID for a record, the
+// names of its fields for a struct (a branch's database and name).
+func keyName(k reflect.Value) string {
+	switch k.Kind() {
+	case reflect.Pointer:
+		return k.Elem().FieldByName("id").String()
+	case reflect.Struct:
+		parts := make([]string, k.NumField())
+		for i := range parts {
+			parts[i] = keyName(k.Field(i))
+		}
+		return "{" + strings.Join(parts, " ") + "}"
+	default:
+		return fmt.Sprint(k)
+	}
 }
 
 // readTime reads a time.Time, which may sit in an unexported field of a

@@ -152,8 +152,8 @@ func (s *Server) Reset() {
 	}
 	s.mu.Lock()
 	s.install(ld)
-	s.events.list = nil
-	s.hooks.log = nil
+	s.events.clear()
+	s.hooks.log.clear()
 	s.mu.Unlock()
 	s.ClearRequests()
 }

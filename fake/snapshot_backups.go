@@ -97,7 +97,7 @@ func saveBackups(db *dbRec) []backupSnap {
 	return out
 }
 
-func (ld *loader) loadBackups(db *dbRec, list []backupSnap) error {
+func (ld *loader) loadBackups(db *dbRec, list []backupSnap, policies map[string]*policyRec) error {
 	for _, bs := range list {
 		if err := unique(db.backups.byID, bs.ID, "backup"); err != nil {
 			return err
@@ -113,7 +113,7 @@ func (ld *loader) loadBackups(db *dbRec, list []backupSnap) error {
 			err = fmt.Errorf("no branch")
 		}
 		if err == nil {
-			bk.policy, err = ref(db.backups.policyByID, bs.Policy, "policy")
+			bk.policy, err = ref(policies, bs.Policy, "policy")
 		}
 		if err == nil {
 			bk.actor, err = ref(ld.users, bs.Actor, "actor")
@@ -161,13 +161,13 @@ func savePolicies(db *dbRec) []policySnap {
 	return out
 }
 
-// loadPolicies loads the policies of db; deleted ones go in policyByID
-// only while loading, for their backups to find.
-func (ld *loader) loadPolicies(db *dbRec, list []policySnap) error {
-	var deleted []*policyRec
+// loadPolicies loads the policies of db and returns them by ID, deleted
+// ones included, for its backups to find.
+func (ld *loader) loadPolicies(db *dbRec, list []policySnap) (map[string]*policyRec, error) {
+	byID := map[string]*policyRec{}
 	for _, ps := range list {
-		if err := unique(db.backups.policyByID, ps.ID, "backup policy"); err != nil {
-			return err
+		if err := unique(byID, ps.ID, "backup policy"); err != nil {
+			return nil, err
 		}
 		p := &policyRec{
 			stamps: ps.load(), db: db, displayName: ps.DisplayName, required: ps.Required,
@@ -178,17 +178,10 @@ func (ld *loader) loadPolicies(db *dbRec, list []policySnap) error {
 				day:   ps.Day, week: ps.Week,
 			},
 		}
-		db.backups.addPolicy(p)
-		if p.deleted {
-			deleted = append(deleted, p)
+		byID[p.id] = p
+		if !p.deleted {
+			db.backups.addPolicy(p)
 		}
 	}
-	ld.later(func() error {
-		for _, p := range deleted {
-			db.backups.policies.remove(p)
-			delete(db.backups.policyByID, p.id)
-		}
-		return nil
-	})
-	return nil
+	return byID, nil
 }

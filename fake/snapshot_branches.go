@@ -46,7 +46,7 @@ type keyspaceSnap struct {
 	Tables         map[string]string `json:"tables"`
 	Settings       settingsSnap      `json:"settings"`
 	ConfigChanging bool              `json:"config_changing"`
-	Before         settingsSnap      `json:"settings_before"`
+	Before         *settingsSnap     `json:"settings_before,omitempty"`
 	ConfigGen      int               `json:"config_gen"`
 }
 
@@ -140,11 +140,14 @@ func (sv *saver) branches() []branchSnap {
 				stampsSnap: saveStamps(ks.stamps), Name: ks.name, Shards: ks.shards,
 				ExtraReplicas: ks.extraReplicas, ClusterSize: ks.clusterSize, Ready: ks.ready,
 				IsDefault: ks.isDefault, ReadOnly: saveKeyspaceRO(ks.readOnlyRegions), Tables: ks.tables, Settings: saveSettings(ks.settings),
-				ConfigChanging: ks.configChanging, Before: saveSettings(ks.before), ConfigGen: ks.configGen,
+				ConfigChanging: ks.configChanging, ConfigGen: ks.configGen,
 			})
+			if ks.before != nil {
+				before := saveSettings(*ks.before)
+				bs.Keyspaces[len(bs.Keyspaces)-1].Before = &before
+			}
 		}
-		for _, id := range sortedKeys(b.roles.byID) {
-			r := b.roles.byID[id]
+		for _, r := range b.roles.every {
 			bs.Roles = append(bs.Roles, roleSnap{
 				stampsSnap: saveStamps(r.stamps), Name: r.name, BaseUsername: r.baseUsername,
 				Actor: idOf(r.actor), IsDefault: r.isDefault, TTL: r.ttl, ExpiresAt: r.expiresAt,
@@ -207,15 +210,14 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		ready: bs.Ready, safeMigrations: bs.SafeMigrations, deletionProtected: bs.DeletionProtected,
 		deleted: bs.Deleted, deletedAt: bs.DeletedAt, actor: actor, region: region,
 		initialRestoreID: bs.InitialRestoreID, schemaUpdated: bs.SchemaUpdated,
-		keyspaceByName: map[string]*keyspaceRec{},
-		roles:          &branchRoles{byID: map[string]*roleRec{}, owners: map[string]*roleRec{}},
+		roles: &branchRoles{},
 	}
 	ld.branches[b.id] = b
 	if !b.deleted {
-		if db.branches[b.name] != nil {
+		if db.branch(b.name) != nil {
 			return fmt.Errorf("name %q appears twice in database %s", b.name, db.id)
 		}
-		db.branches[b.name] = b
+		db.org.branchByName[branchKey{db, b.name}] = b
 		db.branchIdx.add(b)
 	}
 	ld.later(func() (err error) {
@@ -228,32 +230,38 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		}
 	}
 	for _, ks := range bs.Keyspaces {
-		if b.keyspaceByName[ks.Name] != nil {
+		if b.keyspace(ks.Name) != nil {
 			return fmt.Errorf("keyspace %q appears twice", ks.Name)
 		}
 		k := &keyspaceRec{
 			stamps: ks.load(), branch: b, name: ks.Name, shards: ks.Shards, extraReplicas: ks.ExtraReplicas,
 			clusterSize: ks.ClusterSize, ready: ks.Ready, isDefault: ks.IsDefault, tables: ks.Tables,
-			settings: ks.Settings.load(), configChanging: ks.ConfigChanging, before: ks.Before.load(),
-			configGen: ks.ConfigGen,
+			settings: ks.Settings.load(), configChanging: ks.ConfigChanging, configGen: ks.ConfigGen,
+		}
+		if ks.Before != nil {
+			before := ks.Before.load()
+			k.before = &before
 		}
 		if k.readOnlyRegions, err = ld.loadKeyspaceRO(b, ks.ReadOnly); err != nil {
 			return named(err, "keyspace %s", k.id)
 		}
 		b.keyspaces.add(k)
-		b.keyspaceByName[k.name] = k
 	}
 	return ld.loadRolesAndBudgets(b, bs)
 }
 
 func (ld *loader) loadRolesAndBudgets(b *branchRec, bs branchSnap) error {
+	roles := map[string]*roleRec{} // by ID, for the references below
 	for _, rs := range bs.Roles {
 		actor, err := ref(ld.users, rs.Actor, "role actor")
 		if err != nil {
 			return err
 		}
-		if err := unique(b.roles.byID, rs.ID, "role"); err != nil {
-			return err
+		if rs.ID == "" {
+			return fmt.Errorf("role without an ID")
+		}
+		if roles[rs.ID] != nil {
+			return fmt.Errorf("role %q appears twice", rs.ID)
 		}
 		r := &roleRec{
 			stamps: rs.load(), branch: b, name: rs.Name, baseUsername: rs.BaseUsername, actor: actor,
@@ -261,17 +269,21 @@ func (ld *loader) loadRolesAndBudgets(b *branchRec, bs branchSnap) error {
 			withReplication: rs.WithReplication, whereOnDelete: rs.WhereOnDelete, whereOnUpdate: rs.WhereOnUpdate,
 			dropped: rs.Dropped, droppedAt: rs.DroppedAt,
 		}
-		b.roles.byID[r.id] = r
+		roles[r.id] = r
+		b.roles.every = append(b.roles.every, r)
 		if !r.dropped {
 			b.roles.live.add(r)
 		}
 	}
 	var err error
-	if b.roles.def, err = ref(b.roles.byID, bs.DefaultRole, "default role"); err != nil {
+	if b.roles.def, err = ref(roles, bs.DefaultRole, "default role"); err != nil {
 		return err
 	}
 	for obj, id := range bs.RoleOwners {
-		if b.roles.owners[obj], err = ref(b.roles.byID, id, "owner of "+obj); err != nil {
+		if b.roles.owners == nil {
+			b.roles.owners = map[string]*roleRec{}
+		}
+		if b.roles.owners[obj], err = ref(roles, id, "owner of "+obj); err != nil {
 			return err
 		}
 	}

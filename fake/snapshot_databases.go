@@ -93,8 +93,7 @@ func (ld *loader) loadDatabases(list []dbSnap) error {
 			insightsRawQueries: ds.InsightsRawQueries, deletionProtected: ds.DeletionProtected,
 			prodWebConsole: ds.ProdWebConsole, automaticMigrations: ds.AutomaticMigrations,
 			migrationFramework: ds.MigrationFramework, migrationTable: ds.MigrationTable,
-			defaultBranch: ds.DefaultBranch, branches: map[string]*branchRec{},
-			drByNumber: map[int]*drRec{}, lastDR: ds.LastDR,
+			defaultBranch: ds.DefaultBranch, lastDR: ds.LastDR,
 		}
 		ld.dbs[db.id] = db
 		if !db.deleted {
@@ -113,9 +112,9 @@ func (ld *loader) loadDatabases(list []dbSnap) error {
 func (ld *loader) loadDatabaseContents(list []dbSnap) error {
 	for _, ds := range list {
 		db := ld.dbs[ds.ID]
-		err := ld.loadPolicies(db, ds.BackupPolicies)
+		policies, err := ld.loadPolicies(db, ds.BackupPolicies)
 		if err == nil {
-			err = ld.loadBackups(db, ds.Backups)
+			err = ld.loadBackups(db, ds.Backups, policies)
 		}
 		if err == nil {
 			err = ld.loadDeployRequests(db, ds.DeployRequests, ds.DeployQueue)

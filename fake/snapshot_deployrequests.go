@@ -122,6 +122,9 @@ func (ld *loader) loadDeployRequests(db *dbRec, list []drSnap, queue []int) erro
 			return named(err, "deploy request #%d", ds.Number)
 		}
 		db.drs.add(dr)
+		if db.drByNumber == nil {
+			db.drByNumber = map[int]*drRec{}
+		}
 		db.drByNumber[dr.number] = dr
 	}
 	for _, n := range queue {

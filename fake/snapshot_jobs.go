@@ -97,7 +97,7 @@ func (sv *saver) keepJob(j job) bool {
 
 // keyspace reports whether ks is saved, as a keyspace of a saved branch.
 func (sv *saver) keyspace(ks *keyspaceRec) bool {
-	return sv.branchSet[ks.branch] && ks.branch.keyspaceByName[ks.name] == ks
+	return sv.branchSet[ks.branch] && ks.branch.keyspace(ks.name) == ks
 }
 
 func (j databaseReadyJob) save() jobSnap { return jobSnap{Kind: "database.ready", ID: j.db.id} }
@@ -165,7 +165,7 @@ func (j policyRunJob) save() jobSnap {
 
 func loadPolicyRunJob(ld *loader, js jobSnap) (job, error) {
 	for _, db := range ld.dbs {
-		if p := db.backups.policyByID[js.ID]; p != nil {
+		if p := db.backups.policy(js.ID); p != nil {
 			return policyRunJob{p, js.Gen}, nil
 		}
 	}

@@ -2,8 +2,6 @@ package fake
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"time"
 
 	"github.com/dbplatform/platform-go"
@@ -144,6 +142,7 @@ func (ld *loader) loadOrgs(list []orgSnap) error {
 			stamps: os.load(), name: os.Name, billingEmail: os.BillingEmail,
 			idpManagedRoles: os.IDPManagedRoles, invoiceBudget: os.InvoiceBudget, defaultRegion: region,
 			memberByUser: map[string]*memberRec{}, dbByName: map[string]*dbRec{},
+			branchByName: map[branchKey]*branchRec{},
 		}
 		ld.orgs[org.id] = org
 		ld.w.orgs[org.name] = org
@@ -207,14 +206,14 @@ func (ld *loader) loadTeam(org *orgRec, ts teamSnap) error {
 
 type tokenSnap struct {
 	stampsSnap
-	Name         string              `json:"name"`
-	Hash         hash32              `json:"hash"`
-	Organization string              `json:"organization"`
-	Creator      string              `json:"creator"`
-	Permissions  []string            `json:"permissions"`
-	DBPerms      map[string][]string `json:"database_permissions"` // by database ID
-	ExpiresAt    *time.Time          `json:"expires_at"`
-	LastUsed     int64               `json:"last_used"`
+	Name         string        `json:"name"`
+	Hash         hash32        `json:"hash"`
+	Organization string        `json:"organization"`
+	Creator      string        `json:"creator"`
+	Permissions  []string      `json:"permissions"` // on the organization
+	Grants       []dbGrantSnap `json:"database_grants"`
+	ExpiresAt    *time.Time    `json:"expires_at"`
+	LastUsed     int64         `json:"last_used"`
 	// Deleted marks a token kept because a deploy request or review
 	// names it.
 	Deleted bool `json:"deleted,omitempty"`
@@ -226,18 +225,61 @@ func (sv *saver) tokens() []tokenSnap {
 		ts := tokenSnap{
 			stampsSnap: saveStamps(t.stamps), Name: t.name, Hash: t.hash,
 			Organization: t.org.name, Creator: idOf(t.creator),
-			Permissions: sortedKeys(t.orgPerms), ExpiresAt: t.expiresAt,
+			Permissions: t.orgPerms.names(), ExpiresAt: t.expiresAt,
 			LastUsed: t.lastUsed.Load(), Deleted: sv.w.tokens[t.id] != t,
 		}
-		if len(t.dbPerms) > 0 {
-			ts.DBPerms = map[string][]string{}
-			for id, perms := range t.dbPerms {
-				ts.DBPerms[id] = sortedKeys(perms)
+		for _, g := range t.grantIdx.all() {
+			// A revoked token keeps its grants on databases deleted
+			// since; nothing reaches them.
+			if sv.dbSet[g.db] {
+				ts.Grants = append(ts.Grants, dbGrantSnap{g.db.id, g.perms.names()})
 			}
 		}
 		out = append(out, ts)
 	}
 	return out
+}
+
+// dbGrantSnap is what a token holds on one database.
+type dbGrantSnap struct {
+	Database    string   `json:"database"`
+	Permissions []string `json:"permissions"`
+}
+
+// loadGrants gives t its grants on databases, once the databases exist.
+func (ld *loader) loadGrants(t *tokenRec, list []dbGrantSnap) error {
+	for _, gs := range list {
+		db, err := refNonNil(ld.dbs, gs.Database, "granted database")
+		if err != nil {
+			return err
+		}
+		if t.dbGrants[db.id] != nil {
+			return fmt.Errorf("database %s is granted twice", db.id)
+		}
+		perms, err := loadPerms(gs.Permissions, databasePermSet)
+		if err != nil {
+			return named(err, "grant on database %s", db.id)
+		}
+		if perms == 0 {
+			return fmt.Errorf("grant on database %s holds no permission", db.id)
+		}
+		t.grantSet(db, perms)
+	}
+	return nil
+}
+
+// loadPerms returns the set of the named permissions, each of which must
+// be in allowed.
+func loadPerms(names []string, allowed permSet) (permSet, error) {
+	var set permSet
+	for _, name := range names {
+		bit := permBits[name]
+		if bit&allowed == 0 {
+			return 0, fmt.Errorf("%q is not a permission held there", name)
+		}
+		set |= bit
+	}
+	return set, nil
 }
 
 func (ld *loader) loadTokens(list []tokenSnap) error {
@@ -255,11 +297,12 @@ func (ld *loader) loadTokens(list []tokenSnap) error {
 		}
 		t := &tokenRec{
 			stamps: ts.load(), name: ts.Name, hash: ts.Hash, org: org, creator: creator,
-			orgPerms: setOf(ts.Permissions), dbPerms: map[string]map[string]bool{}, expiresAt: ts.ExpiresAt,
+			dbGrants: map[string]*dbGrant{}, expiresAt: ts.ExpiresAt,
 		}
-		for _, id := range slices.Sorted(maps.Keys(ts.DBPerms)) {
-			t.dbPerms[id] = setOf(ts.DBPerms[id])
+		if t.orgPerms, err = loadPerms(ts.Permissions, ^permSet(0)); err != nil {
+			return named(err, "service token %s", ts.ID)
 		}
+		ld.later(func() error { return named(ld.loadGrants(t, ts.Grants), "service token %s", t.id) })
 		t.lastUsed.Store(ts.LastUsed)
 		ld.tokens[t.id] = t
 		if !ts.Deleted {
