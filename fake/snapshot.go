@@ -28,8 +28,9 @@ import (
 //	  "admin": {"organization", "user", "token_id", "token_secret"},
 //	  "users": [...], "organizations": [... members, teams ...],
 //	  "service_tokens": [...], "databases": [... backups, backup_policies,
-//	  deploy_requests, webhooks ...], "branches": [... keyspaces, roles,
-//	  traffic_budgets ...], "oauth_applications": [... tokens ...],
+//	  deploy_requests, webhooks, ip_restrictions, maintenance_windows ...],
+//	  "branches": [... keyspaces, roles, traffic_budgets, passwords,
+//	  switchovers ...], "oauth_applications": [... tokens ...],
 //	  "oauth_codes": [...], "oauth_devices": [...], "oauth_session": {...},
 //	  "in_flight": [ids], "fail_next": [ids],
 //	  "transitions": [{"kind", "at", "seq", ...}]
@@ -307,6 +308,9 @@ type loader struct {
 	apps     map[string]*oauthAppRec
 	otokens  map[string]*oauthTokenRec
 	readOnly map[string]*readOnlyRegionRec
+	// switchovers and windows find the records of transitions.
+	switchovers map[string]*switchoverRec
+	windows     map[string]*windowRec
 
 	// fixes resolve references between records once all exist.
 	fixes []func() error
@@ -322,6 +326,9 @@ func newLoader() *loader {
 		apps:     map[string]*oauthAppRec{},
 		otokens:  map[string]*oauthTokenRec{},
 		readOnly: map[string]*readOnlyRegionRec{},
+
+		switchovers: map[string]*switchoverRec{},
+		windows:     map[string]*windowRec{},
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 )
 
 // The snapshot of branches with their keyspaces, roles and traffic budgets.
+// Their passwords and switchovers are in snapshot_credentials.go and
+// snapshot_switchovers.go.
 
 type branchSnap struct {
 	stampsSnap
@@ -32,6 +34,9 @@ type branchSnap struct {
 	DefaultRole     string               `json:"default_role"`
 	RoleOwners      map[string]string    `json:"role_owners"` // object -> role ID
 	Budgets         []budgetSnap         `json:"traffic_budgets"`
+	Passwords       []passwordSnap       `json:"passwords"`
+	Switchovers     []switchoverSnap     `json:"switchovers"`
+	Primary         int                  `json:"primary"` // the PostgreSQL instance that is the primary
 }
 
 type keyspaceSnap struct {
@@ -78,12 +83,11 @@ type settingsSnap struct {
 
 type roleSnap struct {
 	stampsSnap
-	Name            string                   `json:"name"`
-	BaseUsername    string                   `json:"base_username"`
-	Actor           string                   `json:"actor"`
-	IsDefault       bool                     `json:"is_default"`
-	TTL             int                      `json:"ttl"`
-	ExpiresAt       time.Time                `json:"expires_at"`
+	Name         string `json:"name"`
+	BaseUsername string `json:"base_username"`
+	Actor        string `json:"actor"`
+	IsDefault    bool   `json:"is_default"`
+	leaseSnap
 	Inherited       []platform.InheritedRole `json:"inherited"`
 	WithReplication bool                     `json:"with_replication"`
 	WhereOnDelete   platform.QuerySafety     `json:"where_on_delete"`
@@ -128,7 +132,8 @@ func (sv *saver) branches() []branchSnap {
 			DeletionProtected: b.deletionProtected, Deleted: b.deleted, DeletedAt: b.deletedAt,
 			Actor: idOf(b.actor), Region: b.region.slug, RestoredFrom: idOf(b.restoredFrom),
 			InitialRestoreID: b.initialRestoreID, SchemaUpdated: b.schemaUpdated,
-			DefaultRole: idOf(b.roles.def),
+			DefaultRole: idOf(b.roles.def), Passwords: savePasswords(b),
+			Switchovers: saveSwitchovers(b), Primary: b.primary,
 		}
 		for _, rr := range b.readOnlyRegions.all() {
 			bs.ReadOnlyRegions = append(bs.ReadOnlyRegions, readOnlyRegionSnap{
@@ -150,7 +155,7 @@ func (sv *saver) branches() []branchSnap {
 		for _, r := range b.roles.every {
 			bs.Roles = append(bs.Roles, roleSnap{
 				stampsSnap: saveStamps(r.stamps), Name: r.name, BaseUsername: r.baseUsername,
-				Actor: idOf(r.actor), IsDefault: r.isDefault, TTL: r.ttl, ExpiresAt: r.expiresAt,
+				Actor: idOf(r.actor), IsDefault: r.isDefault, leaseSnap: saveLease(r.lease),
 				Inherited: r.inherited, WithReplication: r.withReplication,
 				WhereOnDelete: r.whereOnDelete, WhereOnUpdate: r.whereOnUpdate,
 				Dropped: r.dropped, DroppedAt: r.droppedAt,
@@ -210,7 +215,7 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		ready: bs.Ready, safeMigrations: bs.SafeMigrations, deletionProtected: bs.DeletionProtected,
 		deleted: bs.Deleted, deletedAt: bs.DeletedAt, actor: actor, region: region,
 		initialRestoreID: bs.InitialRestoreID, schemaUpdated: bs.SchemaUpdated,
-		roles: &branchRoles{},
+		roles: &branchRoles{}, primary: bs.Primary,
 	}
 	ld.branches[b.id] = b
 	if !b.deleted {
@@ -247,6 +252,12 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		}
 		b.keyspaces.add(k)
 	}
+	if err := ld.loadPasswords(b, bs.Passwords); err != nil {
+		return err
+	}
+	if err := ld.loadSwitchovers(b, bs.Switchovers); err != nil {
+		return err
+	}
 	return ld.loadRolesAndBudgets(b, bs)
 }
 
@@ -263,9 +274,13 @@ func (ld *loader) loadRolesAndBudgets(b *branchRec, bs branchSnap) error {
 		if roles[rs.ID] != nil {
 			return fmt.Errorf("role %q appears twice", rs.ID)
 		}
+		l, err := rs.loadLease()
+		if err != nil {
+			return fmt.Errorf("role %s: %v", rs.ID, err)
+		}
 		r := &roleRec{
 			stamps: rs.load(), branch: b, name: rs.Name, baseUsername: rs.BaseUsername, actor: actor,
-			isDefault: rs.IsDefault, ttl: rs.TTL, expiresAt: rs.ExpiresAt, inherited: rs.Inherited,
+			isDefault: rs.IsDefault, lease: l, inherited: rs.Inherited,
 			withReplication: rs.WithReplication, whereOnDelete: rs.WhereOnDelete, whereOnUpdate: rs.WhereOnUpdate,
 			dropped: rs.Dropped, droppedAt: rs.DroppedAt,
 		}

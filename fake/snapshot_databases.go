@@ -7,9 +7,10 @@ import (
 	"github.com/dbplatform/platform-go"
 )
 
-// The snapshot of databases and their webhooks. Their branches, backups and
-// deploy requests are in snapshot_branches.go, snapshot_backups.go and
-// snapshot_deployrequests.go.
+// The snapshot of databases and their webhooks. Their branches, backups,
+// deploy requests, IP restrictions and maintenance windows are in
+// snapshot_branches.go, snapshot_backups.go, snapshot_deployrequests.go,
+// snapshot_credentials.go and snapshot_switchovers.go.
 
 type dbSnap struct {
 	stampsSnap
@@ -41,6 +42,9 @@ type dbSnap struct {
 	LastDR         int           `json:"last_deploy_request"`
 	DeployQueue    []int         `json:"deploy_queue"` // deploy request numbers
 	Webhooks       []webhookSnap `json:"webhooks"`
+
+	IPRestrictions     []ipRestrictionSnap `json:"ip_restrictions"`
+	MaintenanceWindows []windowSnap        `json:"maintenance_windows"`
 }
 
 func (sv *saver) databases() []dbSnap {
@@ -58,6 +62,7 @@ func (sv *saver) databases() []dbSnap {
 			DefaultBranch: db.defaultBranch, LastDR: db.lastDR,
 			Backups: saveBackups(db), BackupPolicies: savePolicies(db),
 			DeployRequests: saveDeployRequests(db),
+			IPRestrictions: saveIPRestrictions(db), MaintenanceWindows: saveWindows(db),
 		}
 		for _, dr := range db.deployQueue {
 			ds.DeployQueue = append(ds.DeployQueue, dr.number)
@@ -107,8 +112,8 @@ func (ld *loader) loadDatabases(list []dbSnap) error {
 	return nil
 }
 
-// loadDatabaseContents loads the backups, policies, deploy requests and
-// webhooks of each database.
+// loadDatabaseContents loads the backups, policies, deploy requests,
+// webhooks, IP restrictions and maintenance windows of each database.
 func (ld *loader) loadDatabaseContents(list []dbSnap) error {
 	for _, ds := range list {
 		db := ld.dbs[ds.ID]
@@ -118,6 +123,12 @@ func (ld *loader) loadDatabaseContents(list []dbSnap) error {
 		}
 		if err == nil {
 			err = ld.loadDeployRequests(db, ds.DeployRequests, ds.DeployQueue)
+		}
+		if err == nil {
+			err = ld.loadIPRestrictions(db, ds.IPRestrictions)
+		}
+		if err == nil {
+			err = ld.loadWindows(db, ds.MaintenanceWindows)
 		}
 		for _, hs := range ds.Webhooks {
 			if err != nil {

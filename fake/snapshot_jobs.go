@@ -48,6 +48,8 @@ var jobLoaders = map[string]func(ld *loader, js jobSnap) (job, error){
 	"oauth_code.expire":      loadCodeExpiryJob,
 	"read_only_region.ready": loadReadOnlyRegionReadyJob,
 	"oauth_device.forget":    loadDeviceExpiryJob,
+	"switchover.step":        loadSwitchoverJob,
+	"maintenance.end":        loadMaintenanceEndJob,
 }
 
 // loadJobs puts the snapshot's transitions on the new clock.
@@ -91,6 +93,10 @@ func (sv *saver) keepJob(j job) bool {
 		return sv.dbSet[j.d.hook.db] && !j.d.hook.deleted
 	case readOnlyRegionReadyJob:
 		return sv.readOnlyRegion(j.rr)
+	case switchoverJob:
+		return sv.branchSet[j.sw.branch]
+	case maintenanceEndJob:
+		return sv.dbSet[j.w.branch.db]
 	}
 	return true
 }

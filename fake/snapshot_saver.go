@@ -80,6 +80,9 @@ func (sv *saver) addDB(db *dbRec) {
 			sv.addBranch(b)
 		}
 	}
+	for _, w := range db.maintenance.windows.all() {
+		sv.addBranch(w.branch)
+	}
 	for _, dr := range db.drs.all() {
 		sv.addBranch(dr.head)
 		sv.addBranch(dr.into)
