@@ -41,16 +41,25 @@ var snapshotCoverage = map[string]string{
 	"tokenRec":               "stamps name hash org creator orgPerms dbGrants grantIdx expiresAt lastUsed",
 	"dbGrant":                "db perms",
 	"branchKey":              "db name",
-	"dbRec":                  "stamps org name region kind clusterSize replicas state deleted requireApproval restrictBranchRegion allowDataBranching foreignKeys insightsRawQueries deletionProtected prodWebConsole notes automaticMigrations migrationFramework migrationTable defaultBranch branchIdx backups drs drByNumber lastDR deployQueue webhooks",
+	"dbRec":                  "stamps org name region kind clusterSize replicas state deleted requireApproval restrictBranchRegion allowDataBranching foreignKeys insightsRawQueries deletionProtected prodWebConsole notes automaticMigrations migrationFramework migrationTable defaultBranch branchIdx backups drs drByNumber lastDR deployQueue webhooks maintenance ipRestrictions",
 	"webhookStore":           "hooks byID",
 	"webhookRec":             "stamps db url secret enabled events deleted lastSent lastSentResult lastSentSuccess failures lastTest",
-	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated keyspaces roles budgets readOnlyRegions",
+	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated keyspaces roles budgets readOnlyRegions passwords switchovers primary",
 	"readOnlyRegionRec":      "stamps region actor readyAt removed",
 	"keyspaceReadOnlyRegion": "region branchRegion clusterSize replicas",
 	"keyspaceRec":            "stamps branch name shards extraReplicas clusterSize ready isDefault readOnlyRegions deleted tables settings configChanging before configGen",
 	"keyspaceSettings":       "durability vreplication mysqld vttablet nodeTTL vectorPool",
 	"branchRoles":            "live every def owners",
-	"roleRec":                "stamps branch name baseUsername actor isDefault ttl expiresAt inherited withReplication whereOnDelete whereOnUpdate dropped droppedAt",
+	"roleRec":                "stamps branch name baseUsername actor isDefault lease inherited withReplication whereOnDelete whereOnUpdate dropped droppedAt",
+	"lease":                  "ttl expiresAt",
+	"branchPasswords":        "live byID",
+	"passwordRec":            "stamps lease branch name role replica directVTGate cidrs username actor",
+	"ipRestrictions":         "live byID",
+	"ipRestrictionRec":       "stamps schema role cidrs description actor",
+	"branchSwitchovers":      "list byID running",
+	"switchoverRec":          "stamps branch state method candidate err actor completed",
+	"maintenanceStore":       "windows running",
+	"windowRec":              "stamps branch started finished",
 	"branchBudgets":          "idx byID",
 	"trafficBudgetRec":       "stamps branch name mode limits actor rules",
 	"trafficRuleRec":         "stamps trafficRuleSpec actor",
@@ -92,6 +101,8 @@ var snapshotCoverage = map[string]string{
 	"codeExpiryJob":          "hash",
 	"readOnlyRegionReadyJob": "rr",
 	"deviceExpiryJob":        "hash userCode",
+	"switchoverJob":          "sw from",
+	"maintenanceEndJob":      "w",
 }
 
 // snapshotUnset are the fields of snapshotCoverage that no world of the
@@ -129,6 +140,9 @@ var snapshotHome = map[string]string{
 	"reviewRec": "reviewSnap in fake/snapshot_deployrequests.go", "oauthAppRec": "oauthAppSnap in fake/snapshot_oauth.go",
 	"oauthTokenRec": "oauthTokenSnap in fake/snapshot_oauth.go", "oauthGrant": "grantSnap in fake/snapshot_oauth.go",
 	"oauthCodeRec": "oauthCodeSnap in fake/snapshot_oauth.go", "oauthDeviceRec": "oauthDeviceSnap in fake/snapshot_oauth.go",
+	"lease": "leaseSnap in fake/snapshot_credentials.go", "passwordRec": "passwordSnap in fake/snapshot_credentials.go",
+	"ipRestrictionRec": "ipRestrictionSnap in fake/snapshot_credentials.go", "switchoverRec": "switchoverSnap in fake/snapshot_switchovers.go",
+	"windowRec": "windowSnap in fake/snapshot_switchovers.go",
 }
 
 // snapshotAdvice says what to do about a field the snapshot does not cover.
@@ -386,6 +400,30 @@ func snapshotRichWorld(t *testing.T) map[string]bool {
 	wantPoll(t, srv, cli.ClientID, pending.DeviceCode, "slow_down")
 	srv.SetAutoApprove(&consent)
 	must(srv.SignIn(w.bob))
+
+	// Credentials: a replica password with a ttl, limited to addresses,
+	// through VTGate.
+	do("POST", app+"/branches/dev/passwords", `{"name":"ci","role":"reader","replica":true,"ttl":3600,"cidrs":["10.0.0.0/8"],"direct_vtgate":true}`)
+
+	// A PostgreSQL database with an IP restriction; its main's switchovers
+	// succeeded, failed and running; dev's maintenance, finished and
+	// running.
+	pg := base + "/databases/pg"
+	do("POST", base+"/databases", `{"name":"pg","cluster_size":"PS_10","kind":"postgresql"}`)
+	srv.Advance(5 * time.Second)
+	do("POST", pg+"/branches", `{"name":"dev","parent_branch":"main"}`)
+	srv.Advance(5 * time.Second)
+	do("POST", pg+"/cidrs", `{"cidrs":["192.0.2.0/24"],"schema":"public","role":"app","description":"office"}`)
+	tm := fake.DefaultTimings()
+	do("POST", pg+"/branches/main/switchovers", "")
+	srv.Advance(tm.SwitchoverStart + tm.SwitchoverRun)
+	must(srv.FailNext(idOf(do("POST", pg+"/branches/main/switchovers", ""))))
+	srv.Advance(tm.SwitchoverStart)
+	do("POST", pg+"/branches/dev/maintenance", "{}")
+	srv.Advance(tm.Maintenance)
+	do("POST", pg+"/branches/dev/maintenance", "{}")
+	do("POST", pg+"/branches/main/switchovers", "")
+	srv.Advance(tm.SwitchoverStart)
 
 	local := snapshotRoundTrip(t, w, "GET", base, "")
 	srv.SignOut()
