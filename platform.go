@@ -75,6 +75,9 @@ type Client struct {
 	// BranchChanges reads the configuration of branches' clusters:
 	// parameters, extensions and infrastructure.
 	BranchChanges *BranchChangesService
+	// Bouncers manages the connection poolers of PostgreSQL branches and
+	// their resizes.
+	Bouncers *BouncersService
 	// Backups manages the backups of branches.
 	Backups *BackupsService
 	// BackupPolicies manages the backup schedules of databases.
@@ -164,6 +167,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.Keyspaces = (*KeyspacesService)(common)
 	c.ClusterSizes = (*ClusterSizesService)(common)
 	c.BranchChanges = (*BranchChangesService)(common)
+	c.Bouncers = (*BouncersService)(common)
 	c.Backups = (*BackupsService)(common)
 	c.BackupPolicies = (*BackupPoliciesService)(common)
 	c.Roles = (*RolesService)(common)

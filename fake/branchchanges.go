@@ -100,6 +100,12 @@ func renderInfrastructure(b *branchRec) *platform.BranchInfrastructure {
 				tablets(b.id+"-postgres", "postgres", b.region.slug, ks.clusterSize, b.ready && ks.ready, ks, "", true, ks.replicas())
 			}
 		}
+		for _, bn := range b.bouncers.idx.all() {
+			for i := range bn.config.replicas {
+				add(bouncerPodName(bn, i), "pgbouncer", b.region.slug, bn.config.size.name, b.ready && bn.ready, nil, "", "")
+				out.Pods[len(out.Pods)-1].CreatedAt = ptrTime(bn.created)
+			}
+		}
 		return out
 	}
 	vtgate := defaultVTGate(b.db.clusterSize)

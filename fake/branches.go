@@ -33,7 +33,8 @@ type branchRec struct {
 
 	roles *branchRoles
 
-	budgets branchBudgets // traffic budgets; see trafficbudgets.go
+	budgets  branchBudgets  // traffic budgets; see trafficbudgets.go
+	bouncers branchBouncers // connection poolers; see bouncers.go
 }
 
 // newBranch adds a branch to db, pending until the clock has moved by
@@ -303,6 +304,7 @@ func (s *Server) removeBranch(b *branchRec) {
 	b.db.branchIdx.remove(b)
 	s.cancelBackups(b)
 	s.dropBranchRoles(b)
+	s.dropBranchBouncers(b)
 }
 
 var promoteBranch = onBranch(func(c *call, b *branchRec) error {

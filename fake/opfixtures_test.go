@@ -111,6 +111,23 @@ func opRole(body string) opFixture {
 	}
 }
 
+// opBouncer is a fixture of an operation on the ready bouncer pool of main,
+// app made a PostgreSQL database; with resizing, pool has a resize request
+// pending.
+func opBouncer(body string, resizing bool) opFixture {
+	return func(w *opWorld, _ string) opCall {
+		w.bouncer("pool")
+		if resizing {
+			if _, err := w.c.Bouncers.Resize(w.t.Context(), &platform.ResizeBouncerParams{
+				Organization: w.org, Database: drDB, Branch: "main", Bouncer: "pool", BouncerSize: platform.Ptr("PGB_10"),
+			}); err != nil {
+				w.t.Fatal(err)
+			}
+		}
+		return opCall{vals: map[string]string{"branch": "main", "bouncer": "pool"}, body: body, branch: "main"}
+	}
+}
+
 // opPolicy is a fixture of an operation on a backup policy of app that is
 // not the required one.
 func opPolicy(body string) opFixture {
@@ -157,6 +174,19 @@ var opFixtures = map[string]opFixture{
 	"list_parameters":           opOn("dev"),
 	"list_extensions":           opOn("dev"),
 	"get_branch_infrastructure": opOn("main"),
+
+	// bouncers (on main of app, made a PostgreSQL database)
+	"list_bouncers": opBouncer("", false),
+	"create_bouncer": func(w *opWorld, _ string) opCall {
+		w.postgresApp()
+		return opCall{vals: map[string]string{"branch": "main"}, branch: "main", body: `{"name":"fresh","bouncer_size":"PGB_10","replicas_per_cell":2}`}
+	},
+	"get_bouncer":                         opBouncer("", false),
+	"delete_bouncer":                      opBouncer("", false),
+	"list_bouncer_resize_requests":        opBouncer("", true),
+	"update_bouncer_resize_request":       opBouncer(`{"bouncer_size":"PGB_20","parameters":{"pgbouncer":{"default_pool_size":"50"}}}`, false),
+	"cancel_bouncer_resize_request":       opBouncer("", true),
+	"list_branch_bouncer_resize_requests": opBouncer("", true),
 
 	// branches
 	"list_branches": func(*opWorld, string) opCall { return opCall{branch: "dev"} },
@@ -488,6 +518,34 @@ func (w *opWorld) role(branch string) string {
 	return r.ID
 }
 
+// postgresApp makes app a ready PostgreSQL database, for the operations
+// of PostgreSQL databases only: it deletes app and creates it again, with
+// the production branch main only.
+func (w *opWorld) postgresApp() {
+	w.t.Helper()
+	ctx := w.t.Context()
+	if err := w.c.Databases.Delete(ctx, &platform.DeleteDatabaseParams{Organization: w.org, Database: drDB}); err != nil {
+		w.t.Fatal(err)
+	}
+	if _, err := w.c.Databases.Create(ctx, &platform.CreateDatabaseParams{
+		Organization: w.org, Name: drDB, ClusterSize: "PS_10", Kind: platform.KindPostgreSQL,
+	}); err != nil {
+		w.t.Fatal(err)
+	}
+	w.srv.Advance(5 * time.Second)
+}
+
+// bouncer makes app a PostgreSQL database (see postgresApp) and gives its
+// branch main a ready bouncer named name.
+func (w *opWorld) bouncer(name string) {
+	w.t.Helper()
+	w.postgresApp()
+	if _, err := w.c.Bouncers.Create(w.t.Context(), &platform.CreateBouncerParams{Organization: w.org, Database: drDB, Branch: "main", Name: name}); err != nil {
+		w.t.Fatal(err)
+	}
+	w.srv.Advance(fake.DefaultTimings().BouncerReady)
+}
+
 // policy creates a backup policy of app and returns its ID.
 func (w *opWorld) policy() string {
 	w.t.Helper()
@@ -590,11 +648,13 @@ type opState struct {
 	OAuthApps      []*platform.OAuthApplication
 	OAuthTokens    map[string][]*platform.OAuthToken // by application ID
 	Teams          []*platform.Team
-	TeamMembers    map[string][]*platform.TeamMember     // by team slug
-	ServiceTokens  []*platform.ServiceToken              // with their accesses
-	Webhooks       map[string][]*platform.Webhook        // by database
-	ReadOnly       map[string][]*platform.ReadOnlyRegion // by database
-	Budgets        map[string][]*platform.TrafficBudget  // by database/branch
+	TeamMembers    map[string][]*platform.TeamMember           // by team slug
+	ServiceTokens  []*platform.ServiceToken                    // with their accesses
+	Webhooks       map[string][]*platform.Webhook              // by database
+	ReadOnly       map[string][]*platform.ReadOnlyRegion       // by database
+	Budgets        map[string][]*platform.TrafficBudget        // by database/branch
+	Bouncers       map[string][]*platform.Bouncer              // by database/branch, PostgreSQL only
+	BouncerResizes map[string][]*platform.BouncerResizeRequest // by database/branch, PostgreSQL only
 	Events         []string
 	// Deliveries are the webhook deliveries attempted, as "webhook event
 	// #attempt"; their outcome, which comes later, is left out.
@@ -615,6 +675,7 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 		OAuthTokens: map[string][]*platform.OAuthToken{}, TeamMembers: map[string][]*platform.TeamMember{},
 		Webhooks: map[string][]*platform.Webhook{}, ReadOnly: map[string][]*platform.ReadOnlyRegion{},
 		Budgets: map[string][]*platform.TrafficBudget{}, Events: srv.EventNames(),
+		Bouncers: map[string][]*platform.Bouncer{}, BouncerResizes: map[string][]*platform.BouncerResizeRequest{},
 	}
 	// The deliveries in flight, of a test_webhook, settle first.
 	if err := srv.FlushDeliveries(ctx); err != nil {
@@ -645,6 +706,11 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 				}
 			}
 			s.Budgets[key] = opCollect(t, c.TrafficBudgets.All(ctx, &platform.ListTrafficBudgetsParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}))
+			if db.Kind == platform.KindPostgreSQL {
+				bp := &platform.ListBouncersParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}
+				s.Bouncers[key] = opCollect(t, c.Bouncers.All(ctx, bp))
+				s.BouncerResizes[key] = opCollect(t, c.Bouncers.AllBranchResizes(ctx, bp))
+			}
 		}
 		s.ReadOnly[db.Name] = opCollect(t, c.Databases.AllReadOnlyRegions(ctx, &platform.ListReadOnlyRegionsParams{Organization: org, Database: db.Name, ListParams: page}))
 		s.Webhooks[db.Name] = opCollect(t, c.Webhooks.All(ctx, &platform.ListWebhooksParams{Organization: org, Database: db.Name, ListParams: page}))
