@@ -178,7 +178,7 @@ var opFixtures = map[string]opFixture{
 	// bouncers (on main of app, made a PostgreSQL database)
 	"list_bouncers": opBouncer("", false),
 	"create_bouncer": func(w *opWorld, _ string) opCall {
-		w.postgresApp()
+		w.postgresBranches()
 		return opCall{vals: map[string]string{"branch": "main"}, branch: "main", body: `{"name":"fresh","bouncer_size":"PGB_10","replicas_per_cell":2}`}
 	},
 	"get_bouncer":                         opBouncer("", false),
@@ -535,11 +535,23 @@ func (w *opWorld) postgresApp() {
 	w.srv.Advance(5 * time.Second)
 }
 
-// bouncer makes app a PostgreSQL database (see postgresApp) and gives its
-// branch main a ready bouncer named name.
-func (w *opWorld) bouncer(name string) {
+// postgresBranches makes app a PostgreSQL database (see postgresApp) with
+// a ready development branch dev too, which the scope table's grants
+// elsewhere than main name.
+func (w *opWorld) postgresBranches() {
 	w.t.Helper()
 	w.postgresApp()
+	if _, err := w.c.Branches.Create(w.t.Context(), &platform.CreateBranchParams{Organization: w.org, Database: drDB, Name: "dev", ParentBranch: "main"}); err != nil {
+		w.t.Fatal(err)
+	}
+	w.srv.Advance(fake.DefaultTimings().BranchReady)
+}
+
+// bouncer makes app a PostgreSQL database with branches main and dev (see
+// postgresBranches) and gives main a ready bouncer named name.
+func (w *opWorld) bouncer(name string) {
+	w.t.Helper()
+	w.postgresBranches()
 	if _, err := w.c.Bouncers.Create(w.t.Context(), &platform.CreateBouncerParams{Organization: w.org, Database: drDB, Branch: "main", Name: name}); err != nil {
 		w.t.Fatal(err)
 	}
