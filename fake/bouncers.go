@@ -58,8 +58,8 @@ type bouncerRec struct {
 }
 
 // bouncerConfig is what a resize changes: a bouncer's size, servers per
-// cell, target and pgbouncer parameter values (those set; the others have
-// their defaults).
+// cell, target and pgbouncer parameter values (those that differ from the
+// defaults).
 type bouncerConfig struct {
 	size     *bouncerSKU
 	replicas int
@@ -314,8 +314,8 @@ func (s *Server) resizeBouncer(c *call, p *platform.ResizeBouncerParams) (any, e
 	return renderBouncerResize(r), nil
 }
 
-// bouncerParamsWith returns the parameter values cur with those of the
-// request set: a 422 naming the namespace or the parameter for one that
+// bouncerParamsWith returns the parameter values cur (those that differ
+// from the defaults) with those of the request set: a 422 naming the namespace or the parameter for one that
 // is not a pgbouncer parameter, or a value it does not take.
 func bouncerParamsWith(cur map[string]string, req platform.BouncerParameters) (map[string]string, error) {
 	if len(req) == 0 {
@@ -331,13 +331,18 @@ func bouncerParamsWith(cur map[string]string, req platform.BouncerParameters) (m
 		}
 		for _, name := range slices.Sorted(maps.Keys(req[ns])) {
 			value := req[ns][name]
-			if spec := paramByName[name]; spec == nil || spec.namespace != platform.NamespacePgbouncer {
+			spec := paramByName[name]
+			if spec == nil || spec.namespace != platform.NamespacePgbouncer {
 				return nil, unprocessable("parameter %q is not a %s parameter; list_parameters lists them", name, platform.NamespacePgbouncer)
 			}
 			if err := validateParameter(platform.KindPostgreSQL, name, value); err != nil {
 				return nil, err
 			}
-			next[name] = value
+			if value == spec.def {
+				delete(next, name) // back to the default
+			} else {
+				next[name] = value
+			}
 		}
 	}
 	return next, nil
