@@ -3,6 +3,8 @@ package platform_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log"
 	"net/url"
 	"testing"
 	"time"
@@ -300,4 +302,59 @@ func TestBouncersWaitResizeFake(t *testing.T) {
 	if _, err := c.Bouncers.WaitResize(ctx, &unknown); !errors.Is(err, platform.ErrNotFound) {
 		t.Errorf("WaitResize of an unknown request: %v, want ErrNotFound", err)
 	}
+}
+
+// ExampleBouncersService_Resize adds a connection pooler to a PostgreSQL
+// branch, waits for its servers, then gives it a bigger size and a larger
+// pool and waits for the resize to complete.
+func ExampleBouncersService_Resize() {
+	srv, err := fake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	client, ctx := srv.Client(), context.Background()
+	if _, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: "acme", Name: "pg", Kind: platform.KindPostgreSQL}); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := client.Databases.WaitReady(ctx, &platform.GetDatabaseParams{Organization: "acme", Database: "pg"}); err != nil {
+		log.Fatal(err)
+	}
+
+	pool := &platform.BouncerParams{Organization: "acme", Database: "pg", Branch: "main", Bouncer: "pool"}
+	if _, err := client.Bouncers.Create(ctx, &platform.CreateBouncerParams{Organization: "acme", Database: "pg", Branch: "main", Name: "pool"}); err != nil {
+		log.Fatal(err)
+	}
+	b, err := client.Bouncers.WaitReady(ctx, pool)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s ready: %s, %d per cell, to the %s\n", b.Name, b.SKU.Name, b.ReplicasPerCell, b.Target)
+
+	r, err := client.Bouncers.Resize(ctx, &platform.ResizeBouncerParams{
+		Organization: "acme", Database: "pg", Branch: "main", Bouncer: "pool",
+		BouncerSize: platform.Ptr("PGB_20"),
+		Parameters:  platform.BouncerParameters{"pgbouncer": {"default_pool_size": "50"}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("resize %s -> %s: %s\n", r.PreviousSKU.Name, r.SKU.Name, r.State)
+	r, err = client.Bouncers.WaitResize(ctx, &platform.WaitBouncerResizeParams{Organization: "acme", Database: "pg", Branch: "main", Bouncer: "pool", ID: r.ID})
+	if err != nil {
+		log.Fatal(err)
+	}
+	b, err = client.Bouncers.Get(ctx, pool)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, p := range b.Parameters {
+		if p.Name == "default_pool_size" {
+			fmt.Printf("resize %s: %s, default_pool_size %s\n", r.State, b.SKU.Name, p.Value)
+		}
+	}
+	// Output:
+	// pool ready: PGB_5, 1 per cell, to the primary
+	// resize PGB_5 -> PGB_20: pending
+	// resize completed: PGB_20, default_pool_size 50
 }
