@@ -493,3 +493,27 @@ func TestBouncerFailNext(t *testing.T) {
 		t.Errorf("a failed resize changed the bouncer (-want +got):\n%s", diff)
 	}
 }
+
+func TestBouncerRoleConnection(t *testing.T) {
+	t.Parallel()
+	e := newBouncerEnv(t)
+	ctx := t.Context()
+	e.ready("pool")
+	r, err := e.c.Roles.Create(ctx, &platform.CreateRoleParams{Organization: e.org, Database: "pg", Branch: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := &platform.GetRoleParams{Organization: e.org, Database: "pg", Branch: "main", ID: r.ID, Bouncer: "pool"}
+	via, err := e.c.Roles.Get(ctx, get)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "pool.pgbouncer." + r.AccessHostURL; via.AccessHostURL != want {
+		t.Errorf("host through the bouncer %q, want %q", via.AccessHostURL, want)
+	}
+	if err := e.c.Bouncers.Delete(ctx, e.ref("main", "pool")); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.c.Roles.Get(ctx, get)
+	apiError(t, err, http.StatusUnprocessableEntity, "bouncer", `"pool"`, "main")
+}

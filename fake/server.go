@@ -92,7 +92,10 @@
 // FailNext on a request ends it canceled, on a new bouncer removes it.
 // Deleting a bouncer cancels its request in progress; deleting a branch
 // deletes its bouncers. The branch's list of resize requests keeps those of
-// its deleted bouncers, whose deleted_at is set.
+// its deleted bouncers, whose deleted_at is set. A role read with a
+// bouncer's name (get_role's bouncer) connects to the host
+// <bouncer>.pgbouncer.<region host>; a name that is not one of the
+// branch's bouncers is a 422.
 package fake
 
 import (
