@@ -49,7 +49,34 @@ type Bouncer struct {
 	Branch          BranchRef  `json:"branch"`
 	// Parameters are the bouncer's configuration parameters (namespace
 	// pgbouncer) with their current values.
-	Parameters []*ClusterParameter `json:"parameters"`
+	Parameters []*BouncerParameter `json:"parameters"`
+}
+
+// BouncerParameter is a configuration parameter of a bouncer: a
+// [ClusterParameter] of namespace pgbouncer, without the extension flag.
+type BouncerParameter struct {
+	ID            string             `json:"id"`
+	Namespace     ParameterNamespace `json:"namespace"`
+	Name          string             `json:"name"`
+	DisplayName   string             `json:"display_name"`
+	Category      string             `json:"category"`
+	Description   string             `json:"description"`
+	Immutable     bool               `json:"immutable"`
+	ParameterType ParameterType      `json:"parameter_type"`
+	DefaultValue  string             `json:"default_value"`
+	// Value is the bouncer's current value.
+	Value    string    `json:"value"`
+	Required bool      `json:"required"`
+	Created  Timestamp `json:"created_at"`
+	Updated  Timestamp `json:"updated_at"`
+	// Restart is true when a change restarts the bouncer's servers.
+	Restart bool `json:"restart"`
+	// Max and Min bound a numeric parameter's value (0 when unbounded).
+	Max     float64  `json:"max"`
+	Min     float64  `json:"min"`
+	URL     string   `json:"url"`
+	Options []string `json:"options"`
+	Actor   *Actor   `json:"actor"`
 }
 
 // BouncerRef is the short form of a bouncer inside other objects.

@@ -42,7 +42,7 @@ func wantBouncer() *platform.Bouncer {
 		Target: platform.BouncerTargetReplica, ReplicasPerCell: 2,
 		CreatedAt: bouncerTime(19, 23, 0), UpdatedAt: bouncerTime(20, 0, 500), Actor: ada,
 		Branch: platform.BranchRef{ID: "br1", Name: "main", CreatedAt: bouncerTime(0, 0, 0), UpdatedAt: bouncerTime(0, 0, 0)},
-		Parameters: []*platform.ClusterParameter{{
+		Parameters: []*platform.BouncerParameter{{
 			ID: "p1", Namespace: platform.NamespacePgbouncer, Name: "pool_mode", DisplayName: "Pool mode", Category: "Connection pooling",
 			Description: "d", ParameterType: platform.ParameterSelect, DefaultValue: "transaction", Value: "session",
 			Created: bouncerTime(0, 0, 0), Updated: bouncerTime(0, 0, 0), URL: "https://example.com/p",

@@ -39,6 +39,8 @@ func TestGoldenRoundTrip(t *testing.T) {
 		{"cluster_extension_list.json", func() any { return new([]*platform.ClusterExtension) }},
 		{"branch_infrastructure.json", func() any { return new(platform.BranchInfrastructure) }},
 		{"read_only_region_list.json", func() any { return new(platform.Page[platform.ReadOnlyRegion]) }},
+		{"bouncer.json", func() any { return new(platform.Bouncer) }},
+		{"bouncer_resize_request_list.json", func() any { return new(platform.Page[platform.BouncerResizeRequest]) }},
 	}
 	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.json"))
 	if err != nil {

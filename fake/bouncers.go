@@ -438,7 +438,7 @@ func renderBouncer(bn *bouncerRec) *platform.Bouncer {
 		UpdatedAt:       platform.NewTimestamp(bn.updated),
 		Actor:           renderActor(bn.actor),
 		Branch:          *renderBranchRef(bn.branch),
-		Parameters:      []*platform.ClusterParameter{},
+		Parameters:      []*platform.BouncerParameter{},
 	}
 	if bn.deleted {
 		out.DeletedAt = ptrTime(bn.deletedAt)
@@ -452,7 +452,13 @@ func renderBouncer(bn *bouncerRec) *platform.Bouncer {
 		if v, ok := bn.config.params[spec.name]; ok {
 			p.Value = v
 		}
-		out.Parameters = append(out.Parameters, p)
+		out.Parameters = append(out.Parameters, &platform.BouncerParameter{
+			ID: p.ID, Namespace: p.Namespace, Name: p.Name, DisplayName: p.DisplayName,
+			Category: p.Category, Description: p.Description, Immutable: p.Immutable,
+			ParameterType: p.ParameterType, DefaultValue: p.DefaultValue, Value: p.Value,
+			Required: p.Required, Created: p.Created, Updated: p.Updated, Restart: p.Restart,
+			Max: p.Max, Min: p.Min, URL: p.URL, Options: p.Options, Actor: p.Actor,
+		})
 	}
 	return out
 }
