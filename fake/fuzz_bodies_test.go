@@ -88,6 +88,7 @@ var fuzzBodyGroups = map[string][]string{
 	"Webhook":          {"create_webhook", "update_webhook"},
 	"TrafficBudget":    {"create_traffic_budget", "update_traffic_budget", "create_traffic_rule"},
 	"ServiceToken":     {"create_service_token", "add_service_token_accesses", "remove_service_token_accesses"},
+	"Bouncer":          {"create_bouncer", "update_bouncer_resize_request"},
 }
 
 func FuzzOrganizationBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Organization"]...) }
@@ -115,6 +116,8 @@ func FuzzWebhookBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Webhook"]..
 func FuzzTrafficBudgetBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["TrafficBudget"]...) }
 
 func FuzzServiceTokenBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["ServiceToken"]...) }
+
+func FuzzBouncerBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Bouncer"]...) }
 
 // TestFuzzBodiesCoverBodyOperations checks that every operation whose
 // fixture sends a body is fuzzed by one of the targets above.
