@@ -41,6 +41,11 @@ func TestGoldenRoundTrip(t *testing.T) {
 		{"read_only_region_list.json", func() any { return new(platform.Page[platform.ReadOnlyRegion]) }},
 		{"bouncer.json", func() any { return new(platform.Bouncer) }},
 		{"bouncer_resize_request_list.json", func() any { return new(platform.Page[platform.BouncerResizeRequest]) }},
+		{"switchover_list.json", func() any { return new(platform.Page[platform.Switchover]) }},
+		{"maintenance_schedule.json", func() any { return new(platform.MaintenanceSchedule) }},
+		{"maintenance_window_list.json", func() any { return new(platform.Page[platform.MaintenanceWindow]) }},
+		{"password.json", func() any { return new(platform.Password) }},
+		{"ip_restriction_list.json", func() any { return new(platform.Page[platform.IPRestriction]) }},
 	}
 	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.json"))
 	if err != nil {

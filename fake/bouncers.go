@@ -100,22 +100,9 @@ func (s *Server) bouncerRoutes() []route {
 	}
 }
 
-// postgresBranch finds the path's {branch}, which must be of a PostgreSQL
-// database: bouncers pool PostgreSQL connections.
-func (c *call) postgresBranch() (*branchRec, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
-	if b.db.kind != platform.KindPostgreSQL {
-		return nil, unprocessable("bouncers are for PostgreSQL branches; %s is a %s database", b.db.name, b.db.kind)
-	}
-	return b, nil
-}
-
 // bouncer finds the path's {bouncer} on the path's branch.
 func (c *call) bouncer() (*bouncerRec, error) {
-	b, err := c.postgresBranch()
+	b, err := c.postgresBranch("bouncers")
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +114,7 @@ func (c *call) bouncer() (*bouncerRec, error) {
 }
 
 func listBouncers(c *call) (any, error) {
-	b, err := c.postgresBranch()
+	b, err := c.postgresBranch("bouncers")
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +130,7 @@ func getBouncer(c *call) (any, error) {
 }
 
 func (s *Server) createBouncer(c *call, p *platform.CreateBouncerParams) (any, error) {
-	b, err := c.postgresBranch()
+	b, err := c.postgresBranch("bouncers")
 	if err != nil {
 		return nil, err
 	}
@@ -274,7 +261,7 @@ func listBouncerResizes(c *call) (any, error) {
 }
 
 func listBranchBouncerResizes(c *call) (any, error) {
-	b, err := c.postgresBranch()
+	b, err := c.postgresBranch("bouncers")
 	if err != nil {
 		return nil, err
 	}

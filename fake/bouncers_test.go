@@ -214,11 +214,11 @@ func TestBouncerBranchMustBePostgresAndReady(t *testing.T) {
 	e := newBouncerEnv(t)
 	ctx := t.Context()
 	_, err := e.c.Bouncers.Create(ctx, &platform.CreateBouncerParams{Organization: e.org, Database: "app", Branch: "main", Name: "pool"})
-	apiError(t, err, http.StatusUnprocessableEntity, "PostgreSQL", "app is a mysql database")
+	apiError(t, err, http.StatusUnprocessableEntity, "bouncers", "postgresql", "app is mysql")
 	_, err = e.c.Bouncers.List(ctx, &platform.ListBouncersParams{Organization: e.org, Database: "app", Branch: "main"})
-	apiError(t, err, http.StatusUnprocessableEntity, "PostgreSQL", "mysql")
+	apiError(t, err, http.StatusUnprocessableEntity, "bouncers", "postgresql", "mysql")
 	_, err = e.c.Bouncers.ListBranchResizes(ctx, &platform.ListBranchBouncerResizesParams{Organization: e.org, Database: "app", Branch: "main"})
-	apiError(t, err, http.StatusUnprocessableEntity, "PostgreSQL", "mysql")
+	apiError(t, err, http.StatusUnprocessableEntity, "bouncers", "postgresql", "mysql")
 
 	if _, err := e.c.Branches.Create(ctx, &platform.CreateBranchParams{Organization: e.org, Database: "pg", Name: "fresh", ParentBranch: "main"}); err != nil {
 		t.Fatal(err)

@@ -68,6 +68,13 @@ type Timings struct {
 	BackupStart time.Duration
 	// BackupRun is how long a running backup takes to succeed.
 	BackupRun time.Duration
+	// SwitchoverStart is how long a switchover stays pending before it
+	// runs.
+	SwitchoverStart time.Duration
+	// SwitchoverRun is how long a running switchover takes to succeed.
+	SwitchoverRun time.Duration
+	// Maintenance is how long a maintenance run takes.
+	Maintenance time.Duration
 	// DeployStep is how long each short deployment state lasts (pending,
 	// queued, submitting, in_progress_vschema, in_progress_cutover,
 	// in_progress_cancel, in_progress_revert_vschema).
@@ -105,6 +112,9 @@ func DefaultTimings() Timings {
 		BouncerResize:        30 * time.Second,
 		BackupStart:          time.Second,
 		BackupRun:            30 * time.Second,
+		SwitchoverStart:      time.Second,
+		SwitchoverRun:        10 * time.Second,
+		Maintenance:          time.Minute,
 		DeployStep:           time.Second,
 		DeployInProgress:     10 * time.Second,
 		DeployRevert:         5 * time.Second,
@@ -119,8 +129,9 @@ func DefaultTimings() Timings {
 // fields lists the durations, for merging and checking.
 func (t *Timings) fields() []*time.Duration {
 	return []*time.Duration{
-		&t.DatabaseReady, &t.BranchReady, &t.KeyspaceReady, &t.KeyspaceConfigChange, &t.ReadOnlyRegionReady,
-		&t.BouncerReady, &t.BouncerResizeStart, &t.BouncerResize, &t.BackupStart, &t.BackupRun,
+		&t.DatabaseReady, &t.BranchReady, &t.KeyspaceReady, &t.KeyspaceConfigChange, &t.ReadOnlyRegionReady, &t.BackupStart, &t.BackupRun,
+		&t.BouncerReady, &t.BouncerResizeStart, &t.BouncerResize,
+		&t.SwitchoverStart, &t.SwitchoverRun, &t.Maintenance,
 		&t.DeployStep, &t.DeployInProgress, &t.DeployRevert, &t.RevertWindow,
 		&t.OAuthCode, &t.OAuthAccessToken, &t.OAuthDeviceCode, &t.OAuthDevicePoll,
 	}
