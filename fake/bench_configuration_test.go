@@ -2,8 +2,6 @@ package fake_test
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -44,21 +42,6 @@ func BenchmarkConfigurationReads(b *testing.B) {
 		{"infrastructure_1_shard", my + "main/infrastructure"},
 		{"infrastructure_64_shards", my + "sharded/infrastructure"},
 	} {
-		b.Run(bc.name, func(b *testing.B) {
-			get := func() *httptest.ResponseRecorder {
-				req := httptest.NewRequest(http.MethodGet, bc.target, nil)
-				req.Header.Set("Authorization", auth)
-				rec := httptest.NewRecorder()
-				srv.ServeHTTP(rec, req)
-				return rec
-			}
-			if rec := get(); rec.Code != http.StatusOK {
-				b.Fatalf("status %d: %s", rec.Code, rec.Body)
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				get()
-			}
-		})
+		b.Run(bc.name, func(b *testing.B) { benchServe(b, srv, auth, bc.target) })
 	}
 }

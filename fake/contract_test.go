@@ -607,6 +607,37 @@ var contractStates = []contractState{
 		w.srv.Advance(fake.DefaultTimings().ReadOnlyRegionReady)
 		return reads
 	}},
+	{name: "bouncer resizes resizing, completed and canceled, of a deleted bouncer", setup: func(w *opWorld) []contractRequest {
+		tm := fake.DefaultTimings()
+		w.bouncer("pool")
+		ctx := w.t.Context()
+		resize := func(bouncer, size string) {
+			if _, err := w.c.Bouncers.Resize(ctx, &platform.ResizeBouncerParams{Organization: w.org, Database: drDB, Branch: "main", Bouncer: bouncer, BouncerSize: platform.Ptr(size)}); err != nil {
+				w.t.Fatal(err)
+			}
+		}
+		resize("pool", "PGB_10")
+		w.srv.Advance(tm.BouncerResizeStart + tm.BouncerResize) // completed
+		resize("pool", "PGB_20")
+		if err := w.c.Bouncers.CancelResize(ctx, &platform.CancelBouncerResizeParams{Organization: w.org, Database: drDB, Branch: "main", Bouncer: "pool"}); err != nil {
+			w.t.Fatal(err)
+		}
+		resize("pool", "PGB_40")
+		w.srv.Advance(tm.BouncerResizeStart) // resizing
+		reads := []contractRequest{
+			contractOn("list_bouncer_resize_requests", "branch", "main", "bouncer", "pool"),
+			contractOn("get_bouncer", "branch", "main", "bouncer", "pool"),
+			contractOn("list_bouncers", "branch", "main"),
+			contractOn("get_branch_infrastructure", "branch", "main"),
+		}
+		for _, r := range reads {
+			contractCheck(w.t, w, r.op, r.call, loadOperations(w.t)[r.op])
+		}
+		if err := w.c.Bouncers.Delete(ctx, &platform.DeleteBouncerParams{Organization: w.org, Database: drDB, Branch: "main", Bouncer: "pool"}); err != nil {
+			w.t.Fatal(err)
+		}
+		return []contractRequest{contractOn("list_branch_bouncer_resize_requests", "branch", "main")}
+	}},
 }
 
 // TestContractStates holds the bodies of each of contractStates to the

@@ -90,6 +90,7 @@ var fuzzBodyGroups = map[string][]string{
 	"Webhook":          {"create_webhook", "update_webhook"},
 	"TrafficBudget":    {"create_traffic_budget", "update_traffic_budget", "create_traffic_rule"},
 	"ServiceToken":     {"create_service_token", "add_service_token_accesses", "remove_service_token_accesses"},
+	"Bouncer":          {"create_bouncer", "update_bouncer_resize_request"},
 	"Switchover":       {"create_switchover"},
 	"Maintenance":      {"run_branch_maintenance"},
 }
@@ -124,6 +125,7 @@ func FuzzTrafficBudgetBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Traff
 
 func FuzzServiceTokenBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["ServiceToken"]...) }
 
+func FuzzBouncerBodies(f *testing.F)    { fuzzBodies(f, fuzzBodyGroups["Bouncer"]...) }
 func FuzzSwitchoverBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Switchover"]...) }
 
 func FuzzMaintenanceBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Maintenance"]...) }

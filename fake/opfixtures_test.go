@@ -111,6 +111,23 @@ func opRole(body string) opFixture {
 	}
 }
 
+// opBouncer is a fixture of an operation on the ready bouncer pool of main,
+// app made a PostgreSQL database; with resizing, pool has a resize request
+// pending.
+func opBouncer(body string, resizing bool) opFixture {
+	return func(w *opWorld, _ string) opCall {
+		w.bouncer("pool")
+		if resizing {
+			if _, err := w.c.Bouncers.Resize(w.t.Context(), &platform.ResizeBouncerParams{
+				Organization: w.org, Database: drDB, Branch: "main", Bouncer: "pool", BouncerSize: platform.Ptr("PGB_10"),
+			}); err != nil {
+				w.t.Fatal(err)
+			}
+		}
+		return opCall{vals: map[string]string{"branch": "main", "bouncer": "pool"}, body: body, branch: "main"}
+	}
+}
+
 // opSwitchover is a fixture of an operation on a switchover of main, in
 // app made a PostgreSQL database; the switchover has succeeded. App also
 // has a branch dev, which the scope table grants on to show that a grant
@@ -219,6 +236,19 @@ var opFixtures = map[string]opFixture{
 	"list_parameters":           opOn("dev"),
 	"list_extensions":           opOn("dev"),
 	"get_branch_infrastructure": opOn("main"),
+
+	// bouncers (on main of app, made a PostgreSQL database)
+	"list_bouncers": opBouncer("", false),
+	"create_bouncer": func(w *opWorld, _ string) opCall {
+		w.postgresBranches()
+		return opCall{vals: map[string]string{"branch": "main"}, branch: "main", body: `{"name":"fresh","bouncer_size":"PGB_10","replicas_per_cell":2}`}
+	},
+	"get_bouncer":                         opBouncer("", false),
+	"delete_bouncer":                      opBouncer("", false),
+	"list_bouncer_resize_requests":        opBouncer("", true),
+	"update_bouncer_resize_request":       opBouncer(`{"bouncer_size":"PGB_20","parameters":{"pgbouncer":{"default_pool_size":"50"}}}`, false),
+	"cancel_bouncer_resize_request":       opBouncer("", true),
+	"list_branch_bouncer_resize_requests": opBouncer("", true),
 
 	// branches
 	"list_branches": func(*opWorld, string) opCall { return opCall{branch: "dev"} },
@@ -624,6 +654,29 @@ func (w *opWorld) postgresApp() {
 	w.srv.Advance(5 * time.Second)
 }
 
+// postgresBranches makes app a PostgreSQL database (see postgresApp) with
+// a ready development branch dev too, which the scope table's grants
+// elsewhere than main name.
+func (w *opWorld) postgresBranches() {
+	w.t.Helper()
+	w.postgresApp()
+	if _, err := w.c.Branches.Create(w.t.Context(), &platform.CreateBranchParams{Organization: w.org, Database: drDB, Name: "dev", ParentBranch: "main"}); err != nil {
+		w.t.Fatal(err)
+	}
+	w.srv.Advance(fake.DefaultTimings().BranchReady)
+}
+
+// bouncer makes app a PostgreSQL database with branches main and dev (see
+// postgresBranches) and gives main a ready bouncer named name.
+func (w *opWorld) bouncer(name string) {
+	w.t.Helper()
+	w.postgresBranches()
+	if _, err := w.c.Bouncers.Create(w.t.Context(), &platform.CreateBouncerParams{Organization: w.org, Database: drDB, Branch: "main", Name: name}); err != nil {
+		w.t.Fatal(err)
+	}
+	w.srv.Advance(fake.DefaultTimings().BouncerReady)
+}
+
 // switchover runs a switchover of main, app being a PostgreSQL database,
 // to its end, and returns its ID.
 func (w *opWorld) switchover() string {
@@ -769,12 +822,14 @@ type opState struct {
 	OAuthApps      []*platform.OAuthApplication
 	OAuthTokens    map[string][]*platform.OAuthToken // by application ID
 	Teams          []*platform.Team
-	TeamMembers    map[string][]*platform.TeamMember         // by team slug
-	ServiceTokens  []*platform.ServiceToken                  // with their organization accesses
-	TokenAccesses  map[string][]*platform.ServiceTokenAccess // every access, by token ID
-	Webhooks       map[string][]*platform.Webhook            // by database
-	ReadOnly       map[string][]*platform.ReadOnlyRegion     // by database
-	Budgets        map[string][]*platform.TrafficBudget      // by database/branch
+	TeamMembers    map[string][]*platform.TeamMember           // by team slug
+	ServiceTokens  []*platform.ServiceToken                    // with their organization accesses
+	TokenAccesses  map[string][]*platform.ServiceTokenAccess   // every access, by token ID
+	Webhooks       map[string][]*platform.Webhook              // by database
+	ReadOnly       map[string][]*platform.ReadOnlyRegion       // by database
+	Budgets        map[string][]*platform.TrafficBudget        // by database/branch
+	Bouncers       map[string][]*platform.Bouncer              // by database/branch, PostgreSQL only
+	BouncerResizes map[string][]*platform.BouncerResizeRequest // by database/branch, PostgreSQL only
 	Events         []string
 	// Deliveries are the webhook deliveries attempted, as "webhook event
 	// #attempt"; their outcome, which comes later, is left out.
@@ -798,6 +853,7 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 		Webhooks: map[string][]*platform.Webhook{}, ReadOnly: map[string][]*platform.ReadOnlyRegion{},
 		TokenAccesses: map[string][]*platform.ServiceTokenAccess{},
 		Budgets:       map[string][]*platform.TrafficBudget{}, Events: srv.EventNames(),
+		Bouncers: map[string][]*platform.Bouncer{}, BouncerResizes: map[string][]*platform.BouncerResizeRequest{},
 	}
 	// The deliveries in flight, of a test_webhook, settle first.
 	if err := srv.FlushDeliveries(ctx); err != nil {
@@ -834,6 +890,11 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 				s.Passwords[key] = opCollect(t, c.Passwords.All(ctx, &platform.ListPasswordsParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}))
 			}
 			s.Budgets[key] = opCollect(t, c.TrafficBudgets.All(ctx, &platform.ListTrafficBudgetsParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}))
+			if db.Kind == platform.KindPostgreSQL {
+				bp := &platform.ListBouncersParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}
+				s.Bouncers[key] = opCollect(t, c.Bouncers.All(ctx, bp))
+				s.BouncerResizes[key] = opCollect(t, c.Bouncers.AllBranchResizes(ctx, bp))
+			}
 		}
 		if db.Kind == platform.KindPostgreSQL {
 			s.IPRestrictions[db.Name] = opCollect(t, c.IPRestrictions.All(ctx, &platform.ListIPRestrictionsParams{Organization: org, Database: db.Name, ListParams: page}))

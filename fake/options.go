@@ -56,6 +56,14 @@ type Timings struct {
 	// ReadOnlyRegionReady is how long a read-only region new to a branch
 	// takes to serve reads.
 	ReadOnlyRegionReady time.Duration
+	// BouncerReady is how long a new bouncer's servers take to run.
+	BouncerReady time.Duration
+	// BouncerResizeStart is how long a bouncer resize request stays
+	// pending before it starts.
+	BouncerResizeStart time.Duration
+	// BouncerResize is how long a started bouncer resize takes to
+	// complete.
+	BouncerResize time.Duration
 	// BackupStart is how long a backup stays pending before it runs.
 	BackupStart time.Duration
 	// BackupRun is how long a running backup takes to succeed.
@@ -99,6 +107,9 @@ func DefaultTimings() Timings {
 		KeyspaceReady:        5 * time.Second,
 		KeyspaceConfigChange: 10 * time.Second,
 		ReadOnlyRegionReady:  30 * time.Second,
+		BouncerReady:         10 * time.Second,
+		BouncerResizeStart:   5 * time.Second,
+		BouncerResize:        30 * time.Second,
 		BackupStart:          time.Second,
 		BackupRun:            30 * time.Second,
 		SwitchoverStart:      time.Second,
@@ -119,6 +130,7 @@ func DefaultTimings() Timings {
 func (t *Timings) fields() []*time.Duration {
 	return []*time.Duration{
 		&t.DatabaseReady, &t.BranchReady, &t.KeyspaceReady, &t.KeyspaceConfigChange, &t.ReadOnlyRegionReady, &t.BackupStart, &t.BackupRun,
+		&t.BouncerReady, &t.BouncerResizeStart, &t.BouncerResize,
 		&t.SwitchoverStart, &t.SwitchoverRun, &t.Maintenance,
 		&t.DeployStep, &t.DeployInProgress, &t.DeployRevert, &t.RevertWindow,
 		&t.OAuthCode, &t.OAuthAccessToken, &t.OAuthDeviceCode, &t.OAuthDevicePoll,

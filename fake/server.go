@@ -85,8 +85,8 @@
 // MySQL branch runs two query routers (one on a development branch), and
 // per shard of each keyspace a primary and the keyspace's replicas, plus
 // each read-only region's replicas; a PostgreSQL branch runs a primary and
-// its default keyspace's replicas. Pods run once the branch and their
-// keyspace or region are ready.
+// its default keyspace's replicas, and each bouncer's servers. Pods run
+// once the branch and their keyspace, region or bouncer are ready.
 //
 // Read-only regions are for production branches of MySQL databases. The
 // PUT replaces a keyspace's list as a whole (an empty list removes them
@@ -96,6 +96,35 @@
 // entry per region any keyspace replicates to, added with the first, ready
 // after Timings.ReadOnlyRegionReady, removed with the last. A branch with
 // read-only regions cannot be demoted until they are removed.
+//
+// Bouncers pool the connections of PostgreSQL branches (the reference's
+// schemas are PostgreSQL's): on a MySQL branch every bouncer operation is a
+// 422 naming the database's kind. A bouncer is created on a ready branch;
+// its name is unique among the branch's bouncers; bouncer_size is a bouncer
+// size (PGB_5, the default, PGB_10, PGB_20, PGB_40, PGB_80, PGB_160: a
+// catalogue of its own, the cluster sizes being the database's); it runs
+// replicas_per_cell servers (1, the default, to 10) and targets primary
+// (the default), or replica or replica_az_affinity on a branch with
+// replicas. The API shows no state for a bouncer: its servers are pods of
+// component pgbouncer in the branch's infrastructure, pending until
+// Timings.BouncerReady has passed. Its parameters are the catalogue's
+// pgbouncer parameters. A resize request (the PATCH) takes any of size,
+// servers, target and pgbouncer parameter values, checked as at creation
+// and against the parameter catalogue, and must change something; it needs
+// a ready bouncer with no other request in progress (a second one is a 422
+// naming the first and its state, rather than the upsert the reference's
+// summary suggests). It is pending for Timings.BouncerResizeStart, resizing
+// for Timings.BouncerResize, then completed, when the bouncer takes its
+// values; the request's parameters are the values that differ from the
+// defaults, before and after. The DELETE cancels the request in progress,
+// pending or resizing (a 422 naming the last request's state otherwise);
+// FailNext on a request ends it canceled, on a new bouncer removes it.
+// Deleting a bouncer cancels its request in progress; deleting a branch
+// deletes its bouncers. The branch's list of resize requests keeps those of
+// its deleted bouncers, whose deleted_at is set. A role read with a
+// bouncer's name (get_role's bouncer) connects to the host
+// <bouncer>.pgbouncer.<region host>; a name that is not one of the
+// branch's bouncers is a 422.
 //
 // Switchovers and maintenance runs are for PostgreSQL databases (a MySQL
 // one is a 422 naming its kind). A PostgreSQL branch runs instances
