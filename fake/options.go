@@ -52,6 +52,12 @@ type Timings struct {
 	// ReadOnlyRegionReady is how long a read-only region new to a branch
 	// takes to serve reads.
 	ReadOnlyRegionReady time.Duration
+	// KeyspaceResizeQueued is how long a keyspace resize request stays
+	// queued before its rollout starts.
+	KeyspaceResizeQueued time.Duration
+	// KeyspaceResizeShard is how long a resize takes to roll out on each
+	// shard of the keyspace; the shards roll out one after another.
+	KeyspaceResizeShard time.Duration
 	// BackupStart is how long a backup stays pending before it runs.
 	BackupStart time.Duration
 	// BackupRun is how long a running backup takes to succeed.
@@ -82,6 +88,8 @@ func DefaultTimings() Timings {
 		KeyspaceReady:        5 * time.Second,
 		KeyspaceConfigChange: 10 * time.Second,
 		ReadOnlyRegionReady:  30 * time.Second,
+		KeyspaceResizeQueued: 5 * time.Second,
+		KeyspaceResizeShard:  30 * time.Second,
 		BackupStart:          time.Second,
 		BackupRun:            30 * time.Second,
 		DeployStep:           time.Second,
@@ -96,7 +104,8 @@ func DefaultTimings() Timings {
 // fields lists the durations, for merging and checking.
 func (t *Timings) fields() []*time.Duration {
 	return []*time.Duration{
-		&t.DatabaseReady, &t.BranchReady, &t.KeyspaceReady, &t.KeyspaceConfigChange, &t.ReadOnlyRegionReady, &t.BackupStart, &t.BackupRun,
+		&t.DatabaseReady, &t.BranchReady, &t.KeyspaceReady, &t.KeyspaceConfigChange, &t.ReadOnlyRegionReady,
+		&t.KeyspaceResizeQueued, &t.KeyspaceResizeShard, &t.BackupStart, &t.BackupRun,
 		&t.DeployStep, &t.DeployInProgress, &t.DeployRevert, &t.RevertWindow,
 		&t.OAuthCode, &t.OAuthAccessToken,
 	}
