@@ -41,9 +41,11 @@ func (ks *keyspaceRec) size() keyspaceSize {
 	return keyspaceSize{clusterSize: ks.clusterSize, extraReplicas: ks.extraReplicas, vectorPool: ks.settings.vectorPool}
 }
 
+// equal reports whether two sizes are the same; an unset vector pool
+// allocation differs from one set to 0.
 func (z keyspaceSize) equal(o keyspaceSize) bool {
-	return z.clusterSize == o.clusterSize && z.extraReplicas == o.extraReplicas && vectorPercent(z.vectorPool) == vectorPercent(o.vectorPool) &&
-		(z.vectorPool == nil) == (o.vectorPool == nil)
+	sameVector := (z.vectorPool == nil) == (o.vectorPool == nil) && vectorPercent(z.vectorPool) == vectorPercent(o.vectorPool)
+	return z.clusterSize == o.clusterSize && z.extraReplicas == o.extraReplicas && sameVector
 }
 
 // vectorPercent is a vector pool allocation as a resize request shows it:
