@@ -628,11 +628,12 @@ type opState struct {
 	OAuthApps      []*platform.OAuthApplication
 	OAuthTokens    map[string][]*platform.OAuthToken // by application ID
 	Teams          []*platform.Team
-	TeamMembers    map[string][]*platform.TeamMember     // by team slug
-	ServiceTokens  []*platform.ServiceToken              // with their accesses
-	Webhooks       map[string][]*platform.Webhook        // by database
-	ReadOnly       map[string][]*platform.ReadOnlyRegion // by database
-	Budgets        map[string][]*platform.TrafficBudget  // by database/branch
+	TeamMembers    map[string][]*platform.TeamMember         // by team slug
+	ServiceTokens  []*platform.ServiceToken                  // with their organization accesses
+	TokenAccesses  map[string][]*platform.ServiceTokenAccess // every access, by token ID
+	Webhooks       map[string][]*platform.Webhook            // by database
+	ReadOnly       map[string][]*platform.ReadOnlyRegion     // by database
+	Budgets        map[string][]*platform.TrafficBudget      // by database/branch
 	Events         []string
 	// Deliveries are the webhook deliveries attempted, as "webhook event
 	// #attempt"; their outcome, which comes later, is left out.
@@ -652,7 +653,8 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 		DeployRequests: map[string][]*platform.DeployRequest{}, Reviews: map[string][]*platform.DeployRequestReview{},
 		OAuthTokens: map[string][]*platform.OAuthToken{}, TeamMembers: map[string][]*platform.TeamMember{},
 		Webhooks: map[string][]*platform.Webhook{}, ReadOnly: map[string][]*platform.ReadOnlyRegion{},
-		Budgets: map[string][]*platform.TrafficBudget{}, Events: srv.EventNames(),
+		TokenAccesses: map[string][]*platform.ServiceTokenAccess{},
+		Budgets:       map[string][]*platform.TrafficBudget{}, Events: srv.EventNames(),
 	}
 	// The deliveries in flight, of a test_webhook, settle first.
 	if err := srv.FlushDeliveries(ctx); err != nil {
@@ -710,6 +712,7 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 	s.ServiceTokens = opCollect(t, c.ServiceTokens.All(ctx, &platform.ListServiceTokensParams{Organization: org, ListParams: page}))
 	for _, tok := range s.ServiceTokens {
 		tok.LastUsedAt = nil // bookkeeping of every authenticated request, refused or not
+		s.TokenAccesses[tok.ID] = opCollect(t, c.ServiceTokens.AllAccesses(ctx, &platform.ListServiceTokenAccessesParams{Organization: org, ID: tok.ID, ListParams: page}))
 	}
 	return s
 }
