@@ -88,6 +88,11 @@ type Client struct {
 	// BranchChanges reads the configuration of branches' clusters:
 	// parameters, extensions and infrastructure.
 	BranchChanges *BranchChangesService
+	// Switchovers moves the primaries of PostgreSQL branches.
+	Switchovers *SwitchoversService
+	// Maintenance runs maintenance on branches and reads the maintenance
+	// schedules of databases.
+	Maintenance *MaintenanceService
 	// Backups manages the backups of branches.
 	Backups *BackupsService
 	// BackupPolicies manages the backup schedules of databases.
@@ -185,6 +190,8 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.Keyspaces = (*KeyspacesService)(common)
 	c.ClusterSizes = (*ClusterSizesService)(common)
 	c.BranchChanges = (*BranchChangesService)(common)
+	c.Switchovers = (*SwitchoversService)(common)
+	c.Maintenance = (*MaintenanceService)(common)
 	c.Backups = (*BackupsService)(common)
 	c.BackupPolicies = (*BackupPoliciesService)(common)
 	c.Roles = (*RolesService)(common)

@@ -33,6 +33,11 @@ type branchRec struct {
 	roles *branchRoles
 
 	budgets branchBudgets // traffic budgets; see trafficbudgets.go
+
+	// A PostgreSQL branch's switchovers, and which of its instances is
+	// the primary; see switchovers.go.
+	switchovers branchSwitchovers
+	primary     int
 }
 
 // newBranch adds a branch to db, pending until the clock has moved by
@@ -322,6 +327,8 @@ func (s *Server) removeBranch(b *branchRec) {
 	delete(b.db.org.branchByName, branchKey{b.db, b.name})
 	b.db.branchIdx.remove(b)
 	s.cancelBackups(b)
+	s.cancelSwitchover(b)
+	s.endMaintenance(b)
 	s.dropBranchRoles(b)
 }
 

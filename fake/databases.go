@@ -43,6 +43,8 @@ type dbRec struct {
 	deployQueue []*drRec       // deployments holding a branch's queue, in order
 
 	webhooks webhookStore
+
+	maintenance maintenanceStore // see maintenance.go
 }
 
 // maxNameLen bounds organization, database and branch names.

@@ -88,6 +88,8 @@ var fuzzBodyGroups = map[string][]string{
 	"Webhook":          {"create_webhook", "update_webhook"},
 	"TrafficBudget":    {"create_traffic_budget", "update_traffic_budget", "create_traffic_rule"},
 	"ServiceToken":     {"create_service_token", "add_service_token_accesses", "remove_service_token_accesses"},
+	"Switchover":       {"create_switchover"},
+	"Maintenance":      {"run_branch_maintenance"},
 }
 
 func FuzzOrganizationBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Organization"]...) }
@@ -115,6 +117,10 @@ func FuzzWebhookBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Webhook"]..
 func FuzzTrafficBudgetBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["TrafficBudget"]...) }
 
 func FuzzServiceTokenBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["ServiceToken"]...) }
+
+func FuzzSwitchoverBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Switchover"]...) }
+
+func FuzzMaintenanceBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Maintenance"]...) }
 
 // TestFuzzBodiesCoverBodyOperations checks that every operation whose
 // fixture sends a body is fuzzed by one of the targets above.

@@ -117,6 +117,32 @@
 // creation before any). The list's completed_at filter is FROM..TO in
 // RFC 3339, either end optional; a resize request shows a vector pool
 // allocation that was never set as 0.
+//
+// Switchovers and maintenance runs are for PostgreSQL databases (a MySQL
+// one is a 422 naming its kind). A PostgreSQL branch runs instances
+// numbered from 0 (its default keyspace's replicas plus one), the first
+// its primary. A switchover is pending, runs after
+// Timings.SwitchoverStart by method switchover (restart when the branch
+// has no replicas, which then takes no candidate), and succeeds
+// Timings.SwitchoverRun later: the candidate (the named replica, else the
+// instance after the primary) becomes the primary, as the infrastructure
+// shows, and branch.primary_promoted is emitted with the branch. A failed
+// switchover (FailNext) leaves the primary where it was. A branch takes
+// one switchover or maintenance at a time: another is a 422 naming the one
+// in progress and its state, as is a branch not ready yet. Deleting a
+// branch ends what runs on it.
+//
+// Every database has one maintenance schedule, derived from it: weekly,
+// two hours long, on the day of the week and at the hour (UTC) that an
+// FNV hash of the database's ID picks, so the same seed gives the same
+// slots; its ID is a hash of the database's too. The fake runs no
+// maintenance by itself: the schedule's windows are the runs asked for
+// with run_branch_maintenance, one at a time per database (another is a
+// 422 naming the window running), each emitting branch.start_maintenance
+// and finishing after Timings.Maintenance (the reference has no event for
+// the end). last_window_datetime is the later of the latest run's start
+// and the latest slot passed. update_postgres_minor_version is accepted;
+// the fake's branches have no minor version for it to change.
 package fake
 
 import (
