@@ -1,6 +1,7 @@
 // Package platform is a client for the Database Platform API: organizations
 // and their members, databases and their branches, deploy requests, backups,
-// role credentials, webhooks, service tokens and OAuth applications.
+// role credentials and passwords, IP restrictions, webhooks, service tokens
+// and OAuth applications.
 //
 // A Client is built once and shared; it is safe for concurrent use:
 //
@@ -112,6 +113,10 @@ type Client struct {
 	Webhooks *WebhooksService
 	// OAuthApplications reads OAuth applications and manages their tokens.
 	OAuthApplications *OAuthApplicationsService
+	// Passwords manages the passwords of MySQL branches.
+	Passwords *PasswordsService
+	// IPRestrictions manages the IP allowlists of PostgreSQL databases.
+	IPRestrictions *IPRestrictionsService
 }
 
 // service is what every resource service holds: the client that sends its
@@ -201,6 +206,8 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.ServiceTokens = (*ServiceTokensService)(common)
 	c.Webhooks = (*WebhooksService)(common)
 	c.OAuthApplications = (*OAuthApplicationsService)(common)
+	c.Passwords = (*PasswordsService)(common)
+	c.IPRestrictions = (*IPRestrictionsService)(common)
 	return c, nil
 }
 

@@ -30,7 +30,8 @@ type branchRec struct {
 	// order they were added; see keyspaces.go.
 	readOnlyRegions index[*readOnlyRegionRec]
 
-	roles *branchRoles
+	roles     *branchRoles
+	passwords branchPasswords // MySQL branches only; see passwords.go
 
 	budgets branchBudgets // traffic budgets; see trafficbudgets.go
 

@@ -520,6 +520,32 @@ var contractStates = []contractState{
 		}
 		return []contractRequest{contractOn("list_maintenance_windows", "id", w.maintenanceSchedule()), contractOn("get_maintenance_schedule", "id", w.maintenanceSchedule())}
 	}},
+	{name: "passwords: expired, without a ttl, with cidrs, replica, direct VTGate", setup: func(w *opWorld) []contractRequest {
+		expired := w.password("dev", platform.PasswordReader)
+		w.srv.Advance(2 * time.Hour)
+		pw, err := w.c.Passwords.Create(w.t.Context(), &platform.CreatePasswordParams{
+			Organization: w.org, Database: drDB, Branch: "main", Replica: platform.Ptr(true),
+			CIDRs: []string{"192.0.2.0/24", "2001:db8::1"}, DirectVTGate: platform.Ptr(true),
+		})
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		return []contractRequest{
+			contractOn("get_password", "branch", "dev", "id", expired), contractOn("list_passwords", "branch", "dev"),
+			contractOn("get_password", "branch", "main", "id", pw.ID), contractOn("list_passwords", "branch", "main"),
+		}
+	}},
+	{name: "IP restriction with a schema, role and description", setup: func(w *opWorld) []contractRequest {
+		w.postgresApp()
+		r, err := w.c.IPRestrictions.Create(w.t.Context(), &platform.CreateIPRestrictionParams{
+			Organization: w.org, Database: drDB, CIDRs: []string{"192.0.2.0/24", "198.51.100.7"},
+			Schema: platform.Ptr("reports"), Role: platform.Ptr("analyst"), Description: platform.Ptr("office"),
+		})
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		return []contractRequest{contractOn("get_database_postgres_cidr", "id", r.ID), contractOn("list_database_postgres_cidrs")}
+	}},
 	{name: "restored branch", setup: func(w *opWorld) []contractRequest {
 		if _, err := w.c.Branches.Create(w.t.Context(), &platform.CreateBranchParams{
 			Organization: w.org, Database: drDB, Name: "restored", BackupID: w.backup("dev"), ClusterSize: "PS_10",

@@ -44,7 +44,8 @@ type dbRec struct {
 
 	webhooks webhookStore
 
-	maintenance maintenanceStore // see maintenance.go
+	maintenance    maintenanceStore // see maintenance.go
+	ipRestrictions ipRestrictions   // PostgreSQL databases only; see iprestrictions.go
 }
 
 // maxNameLen bounds organization, database and branch names.

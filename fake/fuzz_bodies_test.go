@@ -83,6 +83,8 @@ var fuzzBodyGroups = map[string][]string{
 	"Backup":           {"create_backup", "update_backup"},
 	"BackupPolicy":     {"create_backup_policy", "update_backup_policy"},
 	"Role":             {"create_role", "update_role", "reassign_role_objects"},
+	"Password":         {"create_password", "update_password"},
+	"IPRestriction":    {"create_database_postgres_cidr", "update_database_postgres_cidr"},
 	"OAuthApplication": {"create_oauth_token"},
 	"Team":             {"create_organization_team", "update_organization_team", "add_organization_team_member"},
 	"Webhook":          {"create_webhook", "update_webhook"},
@@ -107,6 +109,10 @@ func FuzzBackupBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Backup"]...)
 func FuzzBackupPolicyBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["BackupPolicy"]...) }
 
 func FuzzRoleBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Role"]...) }
+
+func FuzzPasswordBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Password"]...) }
+
+func FuzzIPRestrictionBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["IPRestriction"]...) }
 
 func FuzzOAuthApplicationBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["OAuthApplication"]...) }
 

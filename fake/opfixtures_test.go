@@ -132,6 +132,47 @@ func opMaintenance(w *opWorld, _ string) opCall {
 	return opCall{vals: map[string]string{"id": w.maintenanceSchedule()}, branch: "main"}
 }
 
+// opPasswordTarget is the branch and the role of the password a
+// password operation acts on for need: on main when need is about
+// production branches, else on dev; a reader when need is about read-only
+// passwords, else an admin.
+func opPasswordTarget(need string) (branch string, role platform.PasswordRole) {
+	branch, role = "dev", platform.PasswordAdmin
+	if strings.Contains(need, "production") {
+		branch = "main"
+	}
+	if strings.Contains(need, "read_only") {
+		role = platform.PasswordReader
+	}
+	return branch, role
+}
+
+// opPassword is a fixture of an operation on a password (with a ttl, so
+// that it can be renewed) of the branch and role need asks for.
+func opPassword(body string) opFixture {
+	return func(w *opWorld, need string) opCall {
+		branch, role := opPasswordTarget(need)
+		return opCall{vals: map[string]string{"branch": branch, "id": w.password(branch, role)}, body: body}
+	}
+}
+
+// opIPRestriction is a fixture of an operation on an IP restriction entry
+// of app, made a PostgreSQL database (whose one branch, main, an OAuth
+// grant on a branch names).
+func opIPRestriction(body string) opFixture {
+	return func(w *opWorld, _ string) opCall {
+		w.postgresApp()
+		r, err := w.c.IPRestrictions.Create(w.t.Context(), &platform.CreateIPRestrictionParams{
+			Organization: w.org, Database: drDB, CIDRs: []string{"192.0.2.0/24"},
+		})
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		w.srv.Advance(time.Second)
+		return opCall{vals: map[string]string{"id": r.ID}, body: body, branch: "main"}
+	}
+}
+
 // opPolicy is a fixture of an operation on a backup policy of app that is
 // not the required one.
 func opPolicy(body string) opFixture {
@@ -317,6 +358,26 @@ var opFixtures = map[string]opFixture{
 	"list_maintenance_schedules": opBody(""),
 	"get_maintenance_schedule":   opMaintenance,
 	"list_maintenance_windows":   opMaintenance,
+	// passwords
+	"list_passwords": opPassword(""),
+	"create_password": func(_ *opWorld, need string) opCall {
+		branch, role := opPasswordTarget(need)
+		return opCall{vals: map[string]string{"branch": branch}, body: `{"role":"` + string(role) + `","ttl":60}`}
+	},
+	"get_password":    opPassword(""),
+	"update_password": opPassword(`{"name":"renamed","cidrs":["192.0.2.0/24"]}`),
+	"delete_password": opPassword(""),
+	"renew_password":  opPassword(""),
+
+	// IP restrictions
+	"list_database_postgres_cidrs": opIPRestriction(""),
+	"create_database_postgres_cidr": func(w *opWorld, _ string) opCall {
+		w.postgresApp()
+		return opCall{body: `{"cidrs":["10.0.0.0/8"],"role":"reporting"}`, branch: "main"}
+	},
+	"get_database_postgres_cidr":    opIPRestriction(""),
+	"update_database_postgres_cidr": opIPRestriction(`{"description":"office"}`),
+	"delete_database_postgres_cidr": opIPRestriction(""),
 
 	// OAuth applications
 	"list_oauth_applications": opBody(""),
@@ -563,6 +624,21 @@ func (w *opWorld) role(branch string) string {
 	return r.ID
 }
 
+// password creates a password with a ttl and role on a branch of app and
+// returns its ID. It then moves the clock by a second, so that renewing it
+// moves expires_at.
+func (w *opWorld) password(branch string, role platform.PasswordRole) string {
+	w.t.Helper()
+	pw, err := w.c.Passwords.Create(w.t.Context(), &platform.CreatePasswordParams{
+		Organization: w.org, Database: drDB, Branch: branch, Role: platform.Ptr(role), TTL: platform.Ptr(3600),
+	})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.srv.Advance(time.Second)
+	return pw.ID
+}
+
 // postgresApp makes app a ready PostgreSQL database, for the operations
 // of PostgreSQL databases only: it deletes app and creates it again, with
 // the production branch main only.
@@ -715,6 +791,8 @@ type opState struct {
 	Resizes        map[string][]*platform.KeyspaceResizeRequest // by database/branch/keyspace
 	Backups        map[string][]*platform.Backup                // by database/branch, deleted ones too
 	Roles          map[string][]*platform.Role                  // by database/branch
+	Passwords      map[string][]*platform.Password              // by database/branch, of MySQL databases
+	IPRestrictions map[string][]*platform.IPRestriction         // by database, of PostgreSQL databases
 	Switchovers    map[string][]*platform.Switchover            // by database/branch, of PostgreSQL databases
 	Maintenance    map[string][]*platform.MaintenanceWindow     // by database
 	RoleObjects    map[string][]string                          // by role ID
@@ -746,6 +824,7 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 		Branches: map[string][]*platform.Branch{}, Schemas: map[string]*platform.BranchSchema{},
 		Keyspaces: map[string][]*platform.Keyspace{}, Resizes: map[string][]*platform.KeyspaceResizeRequest{}, Backups: map[string][]*platform.Backup{},
 		Roles: map[string][]*platform.Role{}, Switchovers: map[string][]*platform.Switchover{},
+		Passwords: map[string][]*platform.Password{}, IPRestrictions: map[string][]*platform.IPRestriction{},
 		Maintenance: map[string][]*platform.MaintenanceWindow{}, RoleObjects: map[string][]string{}, Policies: map[string][]*platform.BackupPolicy{},
 		DeployRequests: map[string][]*platform.DeployRequest{}, Reviews: map[string][]*platform.DeployRequestReview{},
 		OAuthTokens: map[string][]*platform.OAuthToken{}, TeamMembers: map[string][]*platform.TeamMember{},
@@ -787,7 +866,13 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 			if db.Kind == platform.KindPostgreSQL {
 				s.Switchovers[key] = opCollect(t, c.Switchovers.All(ctx, &platform.ListSwitchoversParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}))
 			}
+			if db.Kind == platform.KindMySQL {
+				s.Passwords[key] = opCollect(t, c.Passwords.All(ctx, &platform.ListPasswordsParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}))
+			}
 			s.Budgets[key] = opCollect(t, c.TrafficBudgets.All(ctx, &platform.ListTrafficBudgetsParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}))
+		}
+		if db.Kind == platform.KindPostgreSQL {
+			s.IPRestrictions[db.Name] = opCollect(t, c.IPRestrictions.All(ctx, &platform.ListIPRestrictionsParams{Organization: org, Database: db.Name, ListParams: page}))
 		}
 		s.ReadOnly[db.Name] = opCollect(t, c.Databases.AllReadOnlyRegions(ctx, &platform.ListReadOnlyRegionsParams{Organization: org, Database: db.Name, ListParams: page}))
 		for _, sc := range opCollect(t, c.Maintenance.AllSchedules(ctx, &platform.ListMaintenanceSchedulesParams{Organization: org, Database: db.Name, ListParams: page})) {

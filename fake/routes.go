@@ -95,6 +95,8 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.backupRoutes()...)
 	rs = append(rs, s.backupPolicyRoutes()...)
 	rs = append(rs, s.roleRoutes()...)
+	rs = append(rs, s.passwordRoutes()...)
+	rs = append(rs, s.ipRestrictionRoutes()...)
 	rs = append(rs, s.deployRequestRoutes()...)
 	rs = append(rs, s.teamRoutes()...)
 	rs = append(rs, s.trafficBudgetRoutes()...)
