@@ -151,24 +151,3 @@ func BenchmarkGetDatabase_BareHandler(b *testing.B) {
 	}
 	benchGet(b, client, bareURL, auth)
 }
-
-// benchServe gets target with the Authorization header auth, straight from
-// srv's handler (no network), in a loop; it fails unless the first answer
-// is a 200.
-func benchServe(b *testing.B, srv *fake.Server, auth, target string) {
-	b.Helper()
-	get := func() *httptest.ResponseRecorder {
-		req := httptest.NewRequest(http.MethodGet, target, nil)
-		req.Header.Set("Authorization", auth)
-		rec := httptest.NewRecorder()
-		srv.ServeHTTP(rec, req)
-		return rec
-	}
-	if rec := get(); rec.Code != http.StatusOK {
-		b.Fatalf("status %d: %s", rec.Code, rec.Body)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		get()
-	}
-}

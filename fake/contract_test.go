@@ -374,6 +374,18 @@ func contractOn(op string, kv ...string) contractRequest {
 	return contractRequest{op: op, call: opCall{vals: vals}}
 }
 
+// contractKeyspaceResizeReads are the reads that show resize request id
+// of app's default keyspace on dev.
+func contractKeyspaceResizeReads(id string) []contractRequest {
+	on := []string{"branch", "dev", "keyspace", drDB}
+	return []contractRequest{
+		contractOn("get_keyspace_resize_request", append(on, "id", id)...),
+		contractOn("list_keyspace_resize_requests", on...),
+		contractOn("get_keyspace_rollout_status", on...),
+		contractOn("get_keyspace", on...),
+	}
+}
+
 // contractDeployReads are the reads that show deploy request 1 of app.
 func contractDeployReads() []contractRequest {
 	return []contractRequest{
@@ -546,7 +558,10 @@ var contractStates = []contractState{
 		if err := w.srv.AddKeyspace(w.org, drDB, "dev", "sharded", 4); err != nil {
 			w.t.Fatal(err)
 		}
-		return []contractRequest{contractOn("get_keyspace", "branch", "dev", "keyspace", "sharded"), contractOn("list_keyspaces", "branch", "dev")}
+		return []contractRequest{
+			contractOn("get_keyspace", "branch", "dev", "keyspace", "sharded"), contractOn("list_keyspaces", "branch", "dev"),
+			contractOn("get_keyspace_rollout_status", "branch", "dev", "keyspace", "sharded"),
+		}
 	}},
 	{name: "webhook with events", setup: func(w *opWorld) []contractRequest {
 		h, err := w.c.Webhooks.Create(w.t.Context(), &platform.CreateWebhookParams{
@@ -594,6 +609,24 @@ var contractStates = []contractState{
 			reqs = append(reqs, contractOn(op, "database", "pg", "branch", "main"))
 		}
 		return append(reqs, contractRequest{op: "list_cluster_size_skus", call: opCall{vals: map[string]string{}}})
+	}},
+	{name: "keyspace resize resizing", setup: func(w *opWorld) []contractRequest {
+		id := w.keyspaceResize("dev")
+		w.srv.Advance(fake.DefaultTimings().KeyspaceResizeQueued)
+		return contractKeyspaceResizeReads(id)
+	}},
+	{name: "keyspace resize completed", setup: func(w *opWorld) []contractRequest {
+		id := w.keyspaceResize("dev")
+		tm := fake.DefaultTimings()
+		w.srv.Advance(tm.KeyspaceResizeQueued + tm.KeyspaceResizeShard)
+		return contractKeyspaceResizeReads(id)
+	}},
+	{name: "keyspace resize canceled", setup: func(w *opWorld) []contractRequest {
+		id := w.keyspaceResize("dev")
+		if err := w.c.Keyspaces.CancelResize(w.t.Context(), &platform.CancelKeyspaceResizeParams{Organization: w.org, Database: drDB, Branch: "dev", Keyspace: drDB}); err != nil {
+			w.t.Fatal(err)
+		}
+		return contractKeyspaceResizeReads(id)
 	}},
 	{name: "read-only regions provisioning and ready", setup: func(w *opWorld) []contractRequest {
 		w.readOnlyRegion("eu-west")

@@ -78,7 +78,7 @@ var fuzzBodyGroups = map[string][]string{
 	"Organization":     {"update_organization", "update_organization_membership"},
 	"Database":         {"create_database", "update_database_settings"},
 	"Branch":           {"create_branch", "update_branch", "update_safe_migrations"},
-	"Keyspace":         {"create_keyspace", "update_keyspace", "update_keyspace_read_only_regions"},
+	"Keyspace":         {"create_keyspace", "update_keyspace", "update_keyspace_read_only_regions", "update_keyspace_resize_request"},
 	"DeployRequest":    {"create_deploy_request", "close_deploy_request", "queue_deploy_request", "update_auto_apply", "update_auto_delete_branch", "review_deploy_request"},
 	"Backup":           {"create_backup", "update_backup"},
 	"BackupPolicy":     {"create_backup_policy", "update_backup_policy"},

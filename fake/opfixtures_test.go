@@ -290,6 +290,25 @@ var opFixtures = map[string]opFixture{
 	"update_keyspace_read_only_regions": func(*opWorld, string) opCall {
 		return opCall{vals: map[string]string{"branch": "main", "keyspace": "app"}, body: `{"read_only_regions":[{"region":"eu-west","replicas":1}]}`}
 	},
+	"list_keyspace_resize_requests": func(w *opWorld, _ string) opCall {
+		w.keyspaceResize("dev")
+		return opCall{vals: map[string]string{"branch": "dev", "keyspace": "app"}}
+	},
+	"update_keyspace_resize_request": func(*opWorld, string) opCall {
+		return opCall{vals: map[string]string{"branch": "dev", "keyspace": "app"}, body: `{"cluster_size":"PS_20","extra_replicas":1}`}
+	},
+	"get_keyspace_resize_request": func(w *opWorld, _ string) opCall {
+		return opCall{vals: map[string]string{"branch": "dev", "keyspace": "app", "id": w.keyspaceResize("dev")}}
+	},
+	"cancel_keyspace_resize_request": func(w *opWorld, _ string) opCall {
+		w.keyspaceResize("dev")
+		return opCall{vals: map[string]string{"branch": "dev", "keyspace": "app"}}
+	},
+	"get_keyspace_rollout_status": func(w *opWorld, _ string) opCall {
+		w.keyspaceResize("dev")
+		w.srv.Advance(fake.DefaultTimings().KeyspaceResizeQueued)
+		return opCall{vals: map[string]string{"branch": "dev", "keyspace": "app"}}
+	},
 	"delete_keyspace": func(w *opWorld, _ string) opCall {
 		if err := w.srv.AddKeyspace(w.org, drDB, "dev", "extra", 1); err != nil {
 			w.t.Fatal(err)
@@ -609,6 +628,19 @@ func (w *opWorld) readOnlyRegion(region string) {
 	}
 }
 
+// keyspaceResize queues a resize of app's default keyspace on a branch of
+// app to PS_20 and returns its ID.
+func (w *opWorld) keyspaceResize(branch string) string {
+	w.t.Helper()
+	r, err := w.c.Keyspaces.Resize(w.t.Context(), &platform.ResizeKeyspaceParams{
+		Organization: w.org, Database: drDB, Branch: branch, Keyspace: drDB, ClusterSize: platform.Ptr("PS_20"),
+	})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return r.ID
+}
+
 // role creates role credentials with a ttl on a branch of app and returns
 // their ID. It then moves the clock by a second, so that renewing or
 // resetting them stamps a new updated_at.
@@ -806,17 +838,18 @@ type opState struct {
 	Org            *platform.Organization
 	Members        []*platform.Member
 	Databases      []*platform.Database
-	Branches       map[string][]*platform.Branch            // by database
-	Schemas        map[string]*platform.BranchSchema        // by database/branch
-	Keyspaces      map[string][]*platform.Keyspace          // by database/branch
-	Backups        map[string][]*platform.Backup            // by database/branch, deleted ones too
-	Roles          map[string][]*platform.Role              // by database/branch
-	Passwords      map[string][]*platform.Password          // by database/branch, of MySQL databases
-	IPRestrictions map[string][]*platform.IPRestriction     // by database, of PostgreSQL databases
-	Switchovers    map[string][]*platform.Switchover        // by database/branch, of PostgreSQL databases
-	Maintenance    map[string][]*platform.MaintenanceWindow // by database
-	RoleObjects    map[string][]string                      // by role ID
-	Policies       map[string][]*platform.BackupPolicy      // by database
+	Branches       map[string][]*platform.Branch                // by database
+	Schemas        map[string]*platform.BranchSchema            // by database/branch
+	Keyspaces      map[string][]*platform.Keyspace              // by database/branch
+	Resizes        map[string][]*platform.KeyspaceResizeRequest // by database/branch/keyspace
+	Backups        map[string][]*platform.Backup                // by database/branch, deleted ones too
+	Roles          map[string][]*platform.Role                  // by database/branch
+	Passwords      map[string][]*platform.Password              // by database/branch, of MySQL databases
+	IPRestrictions map[string][]*platform.IPRestriction         // by database, of PostgreSQL databases
+	Switchovers    map[string][]*platform.Switchover            // by database/branch, of PostgreSQL databases
+	Maintenance    map[string][]*platform.MaintenanceWindow     // by database
+	RoleObjects    map[string][]string                          // by role ID
+	Policies       map[string][]*platform.BackupPolicy          // by database
 	DeployRequests map[string][]*platform.DeployRequest
 	Reviews        map[string][]*platform.DeployRequestReview // by database#number
 	OAuthApps      []*platform.OAuthApplication
@@ -844,7 +877,7 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 	page := platform.ListParams{PerPage: 100}
 	s := opState{
 		Branches: map[string][]*platform.Branch{}, Schemas: map[string]*platform.BranchSchema{},
-		Keyspaces: map[string][]*platform.Keyspace{}, Backups: map[string][]*platform.Backup{},
+		Keyspaces: map[string][]*platform.Keyspace{}, Resizes: map[string][]*platform.KeyspaceResizeRequest{}, Backups: map[string][]*platform.Backup{},
 		Roles: map[string][]*platform.Role{}, Switchovers: map[string][]*platform.Switchover{},
 		Passwords: map[string][]*platform.Password{}, IPRestrictions: map[string][]*platform.IPRestriction{},
 		Maintenance: map[string][]*platform.MaintenanceWindow{}, RoleObjects: map[string][]string{}, Policies: map[string][]*platform.BackupPolicy{},
@@ -876,6 +909,9 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 				t.Fatal(err)
 			}
 			s.Keyspaces[key] = opCollect(t, c.Keyspaces.All(ctx, &platform.ListKeyspacesParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}))
+			for _, ks := range s.Keyspaces[key] {
+				s.Resizes[key+"/"+ks.Name] = opCollect(t, c.Keyspaces.AllResizes(ctx, &platform.ListKeyspaceResizesParams{Organization: org, Database: db.Name, Branch: b.Name, Keyspace: ks.Name, ListParams: page}))
+			}
 			s.Backups[key] = opCollect(t, c.Backups.All(ctx, &platform.ListBackupsParams{Organization: org, Database: db.Name, Branch: b.Name, IncludeDeleted: true, ListParams: page}))
 			s.Roles[key] = opCollect(t, c.Roles.All(ctx, &platform.ListRolesParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}))
 			for _, r := range s.Roles[key] {

@@ -64,6 +64,12 @@ type Timings struct {
 	// BouncerResize is how long a started bouncer resize takes to
 	// complete.
 	BouncerResize time.Duration
+	// KeyspaceResizeQueued is how long a keyspace resize request stays
+	// queued before its rollout starts.
+	KeyspaceResizeQueued time.Duration
+	// KeyspaceResizeShard is how long a resize takes to roll out on each
+	// shard of the keyspace; the shards roll out one after another.
+	KeyspaceResizeShard time.Duration
 	// BackupStart is how long a backup stays pending before it runs.
 	BackupStart time.Duration
 	// BackupRun is how long a running backup takes to succeed.
@@ -110,6 +116,8 @@ func DefaultTimings() Timings {
 		BouncerReady:         10 * time.Second,
 		BouncerResizeStart:   5 * time.Second,
 		BouncerResize:        30 * time.Second,
+		KeyspaceResizeQueued: 5 * time.Second,
+		KeyspaceResizeShard:  30 * time.Second,
 		BackupStart:          time.Second,
 		BackupRun:            30 * time.Second,
 		SwitchoverStart:      time.Second,
@@ -129,7 +137,8 @@ func DefaultTimings() Timings {
 // fields lists the durations, for merging and checking.
 func (t *Timings) fields() []*time.Duration {
 	return []*time.Duration{
-		&t.DatabaseReady, &t.BranchReady, &t.KeyspaceReady, &t.KeyspaceConfigChange, &t.ReadOnlyRegionReady, &t.BackupStart, &t.BackupRun,
+		&t.DatabaseReady, &t.BranchReady, &t.KeyspaceReady, &t.KeyspaceConfigChange, &t.ReadOnlyRegionReady,
+		&t.KeyspaceResizeQueued, &t.KeyspaceResizeShard, &t.BackupStart, &t.BackupRun,
 		&t.BouncerReady, &t.BouncerResizeStart, &t.BouncerResize,
 		&t.SwitchoverStart, &t.SwitchoverRun, &t.Maintenance,
 		&t.DeployStep, &t.DeployInProgress, &t.DeployRevert, &t.RevertWindow,

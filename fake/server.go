@@ -126,6 +126,27 @@
 // <bouncer>.pgbouncer.<region host>; a name that is not one of the
 // branch's bouncers is a 422.
 //
+// Keyspace resizes are for MySQL databases (a PostgreSQL database resizes
+// its branch). The PUT is an upsert, as the reference names it: it queues
+// a request, or updates the keyspace's queued one (same ID; the queue time
+// counts from the first); while one is resizing, another is a 422 naming
+// it. Fields left out keep the keyspace's values; a request that changes
+// nothing is a 422; cluster_size is checked against the catalogue and
+// extra_replicas bounds the keyspace's total replicas to 20 (creation
+// checks the same). A request is queued for Timings.KeyspaceResizeQueued,
+// then resizing while its shards roll out one after another
+// (Timings.KeyspaceResizeShard each), then completed, when the keyspace
+// takes its cluster_name, replicas and vector_pool_allocation; until then
+// the keyspace shows resize_pending (queued), resizing (rolling out) and
+// resize_in_progress (either). The DELETE cancels the request that has not
+// completed, leaving the keyspace as it was; without one it is a 422
+// naming the state of the latest request. The rollout status is idle,
+// pending (queued) or in_progress; its shards pending, in_progress or
+// completed, each showing its latest rollout's times (the keyspace's
+// creation before any). The list's completed_at filter is FROM..TO in
+// RFC 3339, either end optional; a resize request shows a vector pool
+// allocation that was never set as 0.
+//
 // Switchovers and maintenance runs are for PostgreSQL databases (a MySQL
 // one is a 422 naming its kind). A PostgreSQL branch runs instances
 // numbered from 0 (its default keyspace's replicas plus one), the first
