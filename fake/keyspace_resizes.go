@@ -170,7 +170,7 @@ func (s *Server) resizeKeyspace(c *call, p *platform.ResizeKeyspaceParams) (any,
 	ks.resizeByID[r.id] = r
 	ks.resize = r
 	ks.updated = c.now
-	s.clock.after(s.timing.KeyspaceResizeQueued, func() { s.keyspaceResizeStart(r) })
+	s.clock.after(s.timing.KeyspaceResizeQueued, keyspaceResizeJob{r, platform.KeyspaceResizeQueued})
 	return renderKeyspaceResize(r), nil
 }
 
@@ -184,7 +184,7 @@ func (s *Server) keyspaceResizeStart(r *keyspaceResizeRec) {
 	r.state, r.started, r.updated = platform.KeyspaceResizeResizing, now, now
 	r.shardTime = s.timing.KeyspaceResizeShard
 	r.ks.updated = now
-	s.clock.after(time.Duration(r.ks.shards)*r.shardTime, func() { s.keyspaceResizeComplete(r) })
+	s.clock.after(time.Duration(r.ks.shards)*r.shardTime, keyspaceResizeJob{r, platform.KeyspaceResizeResizing})
 }
 
 // keyspaceResizeComplete is the resizing -> completed transition: the

@@ -311,6 +311,11 @@ type loader struct {
 	// switchovers and windows find the records of transitions.
 	switchovers map[string]*switchoverRec
 	windows     map[string]*windowRec
+	// bouncers, bouncerResizes and keyspaceResizes too; a deleted
+	// bouncer is among them while a resize request refers to it.
+	bouncers        map[string]*bouncerRec
+	bouncerResizes  map[string]*bouncerResizeRec
+	keyspaceResizes map[string]*keyspaceResizeRec
 
 	// fixes resolve references between records once all exist.
 	fixes []func() error
@@ -329,6 +334,10 @@ func newLoader() *loader {
 
 		switchovers: map[string]*switchoverRec{},
 		windows:     map[string]*windowRec{},
+
+		bouncers:        map[string]*bouncerRec{},
+		bouncerResizes:  map[string]*bouncerResizeRec{},
+		keyspaceResizes: map[string]*keyspaceResizeRec{},
 	}
 }
 

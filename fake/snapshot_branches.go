@@ -8,8 +8,9 @@ import (
 )
 
 // The snapshot of branches with their keyspaces, roles and traffic budgets.
-// Their passwords and switchovers are in snapshot_credentials.go and
-// snapshot_switchovers.go.
+// Their passwords, switchovers, bouncers and keyspace resizes are in
+// snapshot_credentials.go, snapshot_switchovers.go, snapshot_bouncers.go
+// and snapshot_keyspace_resizes.go.
 
 type branchSnap struct {
 	stampsSnap
@@ -37,22 +38,26 @@ type branchSnap struct {
 	Passwords       []passwordSnap       `json:"passwords"`
 	Switchovers     []switchoverSnap     `json:"switchovers"`
 	Primary         int                  `json:"primary"` // the PostgreSQL instance that is the primary
+	Bouncers        []bouncerSnap        `json:"bouncers"`
+	BouncerResizes  []bouncerResizeSnap  `json:"bouncer_resizes"`
 }
 
 type keyspaceSnap struct {
 	stampsSnap
-	Name           string            `json:"name"`
-	Shards         int               `json:"shards"`
-	ExtraReplicas  int               `json:"extra_replicas"`
-	ClusterSize    string            `json:"cluster_size"`
-	Ready          bool              `json:"ready"`
-	IsDefault      bool              `json:"is_default"`
-	ReadOnly       []keyspaceROSnap  `json:"read_only_regions"`
-	Tables         map[string]string `json:"tables"`
-	Settings       settingsSnap      `json:"settings"`
-	ConfigChanging bool              `json:"config_changing"`
-	Before         *settingsSnap     `json:"settings_before,omitempty"`
-	ConfigGen      int               `json:"config_gen"`
+	Name           string               `json:"name"`
+	Shards         int                  `json:"shards"`
+	ExtraReplicas  int                  `json:"extra_replicas"`
+	ClusterSize    string               `json:"cluster_size"`
+	Ready          bool                 `json:"ready"`
+	IsDefault      bool                 `json:"is_default"`
+	ReadOnly       []keyspaceROSnap     `json:"read_only_regions"`
+	Tables         map[string]string    `json:"tables"`
+	Settings       settingsSnap         `json:"settings"`
+	ConfigChanging bool                 `json:"config_changing"`
+	Before         *settingsSnap        `json:"settings_before,omitempty"`
+	ConfigGen      int                  `json:"config_gen"`
+	Resizes        []keyspaceResizeSnap `json:"resizes"`
+	LastResize     string               `json:"last_resize"`
 }
 
 // readOnlyRegionSnap is a region a branch's keyspaces replicate to.
@@ -135,17 +140,19 @@ func (sv *saver) branches() []branchSnap {
 			DefaultRole: idOf(b.roles.def), Passwords: savePasswords(b),
 			Switchovers: saveSwitchovers(b), Primary: b.primary,
 		}
+		bs.Bouncers, bs.BouncerResizes = saveBouncers(b)
 		for _, rr := range b.readOnlyRegions.all() {
 			bs.ReadOnlyRegions = append(bs.ReadOnlyRegions, readOnlyRegionSnap{
 				stampsSnap: saveStamps(rr.stamps), Region: rr.region.slug, Actor: idOf(rr.actor), ReadyAt: rr.readyAt, Removed: rr.removed,
 			})
 		}
 		for _, ks := range b.keyspaces.all() {
+			resizes, last := saveKeyspaceResizes(ks)
 			bs.Keyspaces = append(bs.Keyspaces, keyspaceSnap{
 				stampsSnap: saveStamps(ks.stamps), Name: ks.name, Shards: ks.shards,
 				ExtraReplicas: ks.extraReplicas, ClusterSize: ks.clusterSize, Ready: ks.ready,
 				IsDefault: ks.isDefault, ReadOnly: saveKeyspaceRO(ks.readOnlyRegions), Tables: ks.tables, Settings: saveSettings(ks.settings),
-				ConfigChanging: ks.configChanging, ConfigGen: ks.configGen,
+				ConfigChanging: ks.configChanging, ConfigGen: ks.configGen, Resizes: resizes, LastResize: last,
 			})
 			if ks.before != nil {
 				before := saveSettings(*ks.before)
@@ -250,12 +257,18 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		if k.readOnlyRegions, err = ld.loadKeyspaceRO(b, ks.ReadOnly); err != nil {
 			return named(err, "keyspace %s", k.id)
 		}
+		if err := ld.loadKeyspaceResizes(k, ks.Resizes, ks.LastResize); err != nil {
+			return named(err, "keyspace %s", k.id)
+		}
 		b.keyspaces.add(k)
 	}
 	if err := ld.loadPasswords(b, bs.Passwords); err != nil {
 		return err
 	}
 	if err := ld.loadSwitchovers(b, bs.Switchovers); err != nil {
+		return err
+	}
+	if err := ld.loadBouncers(b, bs.Bouncers, bs.BouncerResizes); err != nil {
 		return err
 	}
 	return ld.loadRolesAndBudgets(b, bs)

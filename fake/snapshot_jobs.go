@@ -50,6 +50,9 @@ var jobLoaders = map[string]func(ld *loader, js jobSnap) (job, error){
 	"oauth_device.forget":    loadDeviceExpiryJob,
 	"switchover.step":        loadSwitchoverJob,
 	"maintenance.end":        loadMaintenanceEndJob,
+	"bouncer.ready":          loadBouncerReadyJob,
+	"bouncer_resize.step":    loadBouncerResizeJob,
+	"keyspace_resize.step":   loadKeyspaceResizeJob,
 }
 
 // loadJobs puts the snapshot's transitions on the new clock.
@@ -97,6 +100,12 @@ func (sv *saver) keepJob(j job) bool {
 		return sv.branchSet[j.sw.branch]
 	case maintenanceEndJob:
 		return sv.dbSet[j.w.branch.db]
+	case bouncerReadyJob:
+		return sv.branchSet[j.bn.branch] && !j.bn.deleted
+	case bouncerResizeJob:
+		return sv.branchSet[j.r.bouncer.branch] && j.r.state == j.from
+	case keyspaceResizeJob:
+		return sv.keyspace(j.r.ks) && j.r.state == j.from
 	}
 	return true
 }
