@@ -44,10 +44,10 @@ var snapshotCoverage = map[string]string{
 	"dbRec":                  "stamps org name region kind clusterSize replicas state deleted requireApproval restrictBranchRegion allowDataBranching foreignKeys insightsRawQueries deletionProtected prodWebConsole notes automaticMigrations migrationFramework migrationTable defaultBranch branchIdx backups drs drByNumber lastDR deployQueue webhooks maintenance ipRestrictions",
 	"webhookStore":           "hooks byID",
 	"webhookRec":             "stamps db url secret enabled events deleted lastSent lastSentResult lastSentSuccess failures lastTest",
-	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated keyspaces roles budgets readOnlyRegions passwords switchovers primary",
+	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated keyspaces roles budgets readOnlyRegions passwords switchovers primary bouncers",
 	"readOnlyRegionRec":      "stamps region actor readyAt removed",
 	"keyspaceReadOnlyRegion": "region branchRegion clusterSize replicas",
-	"keyspaceRec":            "stamps branch name shards extraReplicas clusterSize ready isDefault readOnlyRegions deleted tables settings configChanging before configGen",
+	"keyspaceRec":            "stamps branch name shards extraReplicas clusterSize ready isDefault readOnlyRegions deleted tables settings configChanging before configGen resizes resizeByID resize lastResize",
 	"keyspaceSettings":       "durability vreplication mysqld vttablet nodeTTL vectorPool",
 	"branchRoles":            "live every def owners",
 	"roleRec":                "stamps branch name baseUsername actor isDefault lease inherited withReplication whereOnDelete whereOnUpdate dropped droppedAt",
@@ -59,6 +59,13 @@ var snapshotCoverage = map[string]string{
 	"branchSwitchovers":      "list byID running",
 	"switchoverRec":          "stamps branch state method candidate err actor completed",
 	"maintenanceStore":       "windows running",
+	"branchBouncers":         "idx byName resizes",
+	"bouncerRec":             "stamps branch name config actor ready deleted deletedAt active resizes",
+	"bouncerConfig":          "size replicas target params",
+	"bouncerSKU":             "name displayName cpu ram",
+	"bouncerResizeRec":       "stamps bouncer state next prev started completed actor",
+	"keyspaceResizeRec":      "stamps ks actor state started completed shardTime from to replicas prevReplicas",
+	"keyspaceSize":           "clusterSize extraReplicas vectorPool",
 	"windowRec":              "stamps branch started finished",
 	"branchBudgets":          "idx byID",
 	"trafficBudgetRec":       "stamps branch name mode limits actor rules",
@@ -103,6 +110,9 @@ var snapshotCoverage = map[string]string{
 	"deviceExpiryJob":        "hash userCode",
 	"switchoverJob":          "sw from",
 	"maintenanceEndJob":      "w",
+	"bouncerReadyJob":        "bn",
+	"bouncerResizeJob":       "r from",
+	"keyspaceResizeJob":      "r from",
 }
 
 // snapshotUnset are the fields of snapshotCoverage that no world of the
@@ -142,7 +152,10 @@ var snapshotHome = map[string]string{
 	"oauthCodeRec": "oauthCodeSnap in fake/snapshot_oauth.go", "oauthDeviceRec": "oauthDeviceSnap in fake/snapshot_oauth.go",
 	"lease": "leaseSnap in fake/snapshot_credentials.go", "passwordRec": "passwordSnap in fake/snapshot_credentials.go",
 	"ipRestrictionRec": "ipRestrictionSnap in fake/snapshot_credentials.go", "switchoverRec": "switchoverSnap in fake/snapshot_switchovers.go",
-	"windowRec": "windowSnap in fake/snapshot_switchovers.go",
+	"windowRec":  "windowSnap in fake/snapshot_switchovers.go",
+	"bouncerRec": "bouncerSnap in fake/snapshot_bouncers.go", "bouncerConfig": "bouncerConfigSnap in fake/snapshot_bouncers.go",
+	"bouncerResizeRec": "bouncerResizeSnap in fake/snapshot_bouncers.go", "keyspaceResizeRec": "keyspaceResizeSnap in fake/snapshot_keyspace_resizes.go",
+	"keyspaceSize": "keyspaceSizeSnap in fake/snapshot_keyspace_resizes.go",
 }
 
 // snapshotAdvice says what to do about a field the snapshot does not cover.
@@ -421,6 +434,31 @@ func snapshotRichWorld(t *testing.T) map[string]bool {
 	srv.Advance(tm.SwitchoverStart)
 	do("POST", pg+"/branches/dev/maintenance", "{}")
 	srv.Advance(tm.Maintenance)
+
+	// Bouncers of pg's main: "gone" resized, then deleted with a resize
+	// pending (its requests stay in the branch's list); "pool" resized,
+	// and resizing again; "queue" with a resize pending; "fresh" not yet
+	// ready. Keyspace resizes of app's dev: "app" resized (one shard),
+	// then queued again; the sharded "extra" mid-rollout.
+	bouncers := pg + "/branches/main/bouncers"
+	ksDev := app + "/branches/dev/keyspaces"
+	do("POST", bouncers, `{"name":"gone"}`)
+	do("POST", bouncers, `{"name":"pool","bouncer_size":"PGB_10"}`)
+	do("PUT", ksDev+"/app/resizes", `{"cluster_size":"PS_20"}`)
+	do("PUT", ksDev+"/extra/resizes", `{"cluster_size":"PS_20"}`)
+	srv.Advance(tm.BouncerReady)
+	do("PATCH", bouncers+"/gone/resizes", `{"bouncer_size":"PGB_20"}`)
+	do("PATCH", bouncers+"/pool/resizes", `{"replicas_per_cell":2,"parameters":{"pgbouncer":{"pool_mode":"session"}}}`)
+	srv.Advance(tm.BouncerResizeStart + tm.BouncerResize)
+	do("PATCH", bouncers+"/gone/resizes", `{"bouncer_size":"PGB_40"}`)
+	do("DELETE", bouncers+"/gone", "")
+	do("POST", bouncers, `{"name":"queue"}`)
+	do("PATCH", bouncers+"/pool/resizes", `{"bouncer_size":"PGB_40"}`)
+	srv.Advance(tm.BouncerReady)
+	do("PATCH", bouncers+"/queue/resizes", `{"replicas_per_cell":3}`)
+	do("POST", bouncers, `{"name":"fresh"}`)
+	do("PUT", ksDev+"/app/resizes", `{"cluster_size":"PS_40","vector_pool_allocation":20}`)
+
 	do("POST", pg+"/branches/dev/maintenance", "{}")
 	do("POST", pg+"/branches/main/switchovers", "")
 	srv.Advance(tm.SwitchoverStart)
