@@ -33,38 +33,10 @@ func TestRestoreRefusesBadSwitchoversAndLeases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// edit changes, in a copy of the snapshot, the first record of list in
-	// each record of owner (branches, databases) that has one.
-	edit := func(owner, list string, fn func(rec map[string]any, recs []any) []any) []byte {
-		var m map[string]any
-		if err := json.Unmarshal(good, &m); err != nil {
-			t.Fatal(err)
-		}
-		for _, o := range m[owner].([]any) {
-			o := o.(map[string]any)
-			if recs, ok := o[list].([]any); ok && len(recs) > 0 {
-				o[list] = fn(recs[0].(map[string]any), recs)
-			}
-		}
-		b, err := json.Marshal(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
+	edit := func(owner, list string, fn func(map[string]any, []any) []any) []byte {
+		return editSnapshot(t, good, fn, owner, list)
 	}
-	set := func(key string, v any) func(map[string]any, []any) []any {
-		return func(rec map[string]any, recs []any) []any { rec[key] = v; return recs }
-	}
-	twice := func(key string) func(map[string]any, []any) []any {
-		return func(rec map[string]any, recs []any) []any {
-			other := map[string]any{}
-			for k, v := range rec {
-				other[k] = v
-			}
-			other[key] = "other-id"
-			return append(recs, other)
-		}
-	}
+	set, twice := setField, twiceWithID
 	tests := []struct {
 		name string
 		data []byte
@@ -81,19 +53,73 @@ func TestRestoreRefusesBadSwitchoversAndLeases(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := fake.NewServer(t, fake.WithSeed(5))
-			before, err := srv.Snapshot()
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = srv.Restore(tt.data)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("Restore: %v, want an error saying %q", err, tt.want)
-			}
-			if after, _ := srv.Snapshot(); !bytes.Equal(before, after) {
-				t.Error("a refused Restore changed the server")
-			}
+			wantRestoreRefused(t, tt.data, tt.want)
 		})
+	}
+}
+
+// editSnapshot changes, in a copy of the snapshot data, the first record
+// of the list at the end of path in each record of the lists before it
+// (branches, then keyspaces, then resizes) that has one.
+func editSnapshot(t *testing.T, data []byte, fn func(rec map[string]any, recs []any) []any, path ...string) []byte {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(o map[string]any, path []string)
+	walk = func(o map[string]any, path []string) {
+		recs, ok := o[path[0]].([]any)
+		switch {
+		case !ok || len(recs) == 0:
+		case len(path) == 1:
+			o[path[0]] = fn(recs[0].(map[string]any), recs)
+		default:
+			for _, r := range recs {
+				walk(r.(map[string]any), path[1:])
+			}
+		}
+	}
+	walk(m, path)
+	out, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// setField sets a field of the record edited.
+func setField(key string, v any) func(map[string]any, []any) []any {
+	return func(rec map[string]any, recs []any) []any { rec[key] = v; return recs }
+}
+
+// twiceWithID appends a copy of the record edited under another ID.
+func twiceWithID(key string) func(map[string]any, []any) []any {
+	return func(rec map[string]any, recs []any) []any {
+		other := map[string]any{}
+		for k, v := range rec {
+			other[k] = v
+		}
+		other[key] = "other-id"
+		return append(recs, other)
+	}
+}
+
+// wantRestoreRefused checks that restoring data into a new server fails
+// saying want, and changes nothing.
+func wantRestoreRefused(t *testing.T, data []byte, want string) {
+	t.Helper()
+	srv := fake.NewServer(t, fake.WithSeed(5))
+	before, err := srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = srv.Restore(data)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Restore: %v, want an error saying %q", err, want)
+	}
+	if after, _ := srv.Snapshot(); !bytes.Equal(before, after) {
+		t.Error("a refused Restore changed the server")
 	}
 }
 
