@@ -34,6 +34,8 @@ type branchRec struct {
 	roles *branchRoles
 
 	budgets branchBudgets // traffic budgets; see trafficbudgets.go
+
+	cluster branchCluster // resize and change requests; see branchresizes.go
 }
 
 // newBranch adds a branch to db, pending until the clock has moved by
@@ -49,6 +51,7 @@ func (s *Server) newBranch(db *dbRec, name string, parent *branchRec, actor *use
 		region:         db.region,
 		schemaUpdated:  now,
 		keyspaceByName: map[string]*keyspaceRec{},
+		cluster:        newBranchCluster(db),
 	}
 	if parent != nil {
 		b.parent = parent.name
@@ -455,20 +458,25 @@ func (s *Server) renderBranch(b *branchRec) *platform.Branch {
 		KeyspaceCount:        b.keyspaces.len(),
 		Actor:                renderActor(b.actor),
 		Region:               *renderRegionFor(b.db.region)(b.region),
-		ClusterName:          b.db.clusterSize,
+		ClusterName:          b.defaultKeyspace().clusterSize,
 		HasReplicas:          b.production && b.db.replicas > 0,
 		AccessHostURL:        host,
 		MySQLAddress:         host,
 		MySQLEdgeAddress:     "edge." + host,
 		MySQLProviderAddress: "provider." + host,
-		VTGateSize:           "VTG_5",
-		VTGateCount:          1,
+		VTGateSize:           b.cluster.vtgate.size,
+		VTGateName:           platform.Ptr(b.cluster.vtgate.size),
+		VTGateCount:          b.cluster.vtgate.count,
+		VTGateAutoscaling:    b.cluster.vtgate.autoscaling,
 		VTGateOptions:        map[string]any{},
 		HTMLURL:              base + b.db.org.name + "/" + b.db.name + "/" + b.name,
 		URL:                  base + "v1/organizations/" + b.db.org.name + "/databases/" + b.db.name + "/branches/" + b.name,
 		CreatedAt:            platform.NewTimestamp(b.created),
 		UpdatedAt:            platform.NewTimestamp(b.updated),
 		SchemaLastUpdatedAt:  ptrTime(b.schemaUpdated),
+	}
+	if v := b.cluster.vtgate; v.autoscaling {
+		out.VTGateMaxCount, out.VTGateTargetCPUUtilization = platform.Ptr(v.maxCount), platform.Ptr(v.targetCPU)
 	}
 	if b.parent != "" {
 		out.ParentBranch = platform.Ptr(b.parent)

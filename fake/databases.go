@@ -293,6 +293,7 @@ func (s *Server) renderDatabase(db *dbRec) *platform.Database {
 	}
 	if b := db.branches[db.defaultBranch]; b != nil {
 		out.DefaultBranchReadOnlyRegionsCount = b.readOnlyRegions.len()
+		out.ResizeQueued, out.Resizing, out.ConfigChangeQueued, out.ConfigChanging = b.databaseFlags()
 	}
 	return out
 }

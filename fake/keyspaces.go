@@ -404,6 +404,8 @@ func renderKeyspace(ks *keyspaceRec) *platform.Keyspace {
 		CreatedAt:              platform.NewTimestamp(ks.created),
 		UpdatedAt:              platform.NewTimestamp(ks.updated),
 	}
+	out.ResizePending, out.Resizing = ks.resizeFlags()
+	out.ResizeInProgress = out.Resizing
 	if st.durability != nil {
 		out.ReplicationDurabilityConstraints.Strategy = platform.Ptr(*st.durability)
 	}

@@ -52,6 +52,12 @@ type Timings struct {
 	// ReadOnlyRegionReady is how long a read-only region new to a branch
 	// takes to serve reads.
 	ReadOnlyRegionReady time.Duration
+	// BranchChangeStart is how long a branch's resize or change request
+	// stays queued before it starts resizing.
+	BranchChangeStart time.Duration
+	// BranchChangeRun is how long a started resize or change request takes
+	// to complete.
+	BranchChangeRun time.Duration
 	// BackupStart is how long a backup stays pending before it runs.
 	BackupStart time.Duration
 	// BackupRun is how long a running backup takes to succeed.
@@ -82,6 +88,8 @@ func DefaultTimings() Timings {
 		KeyspaceReady:        5 * time.Second,
 		KeyspaceConfigChange: 10 * time.Second,
 		ReadOnlyRegionReady:  30 * time.Second,
+		BranchChangeStart:    10 * time.Second,
+		BranchChangeRun:      2 * time.Minute,
 		BackupStart:          time.Second,
 		BackupRun:            30 * time.Second,
 		DeployStep:           time.Second,
@@ -96,7 +104,7 @@ func DefaultTimings() Timings {
 // fields lists the durations, for merging and checking.
 func (t *Timings) fields() []*time.Duration {
 	return []*time.Duration{
-		&t.DatabaseReady, &t.BranchReady, &t.KeyspaceReady, &t.KeyspaceConfigChange, &t.ReadOnlyRegionReady, &t.BackupStart, &t.BackupRun,
+		&t.DatabaseReady, &t.BranchReady, &t.KeyspaceReady, &t.KeyspaceConfigChange, &t.ReadOnlyRegionReady, &t.BranchChangeStart, &t.BranchChangeRun, &t.BackupStart, &t.BackupRun,
 		&t.DeployStep, &t.DeployInProgress, &t.DeployRevert, &t.RevertWindow,
 		&t.OAuthCode, &t.OAuthAccessToken,
 	}
