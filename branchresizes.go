@@ -64,16 +64,16 @@ type BranchChangeRequest struct {
 	UpdatedAt   Timestamp         `json:"updated_at"`
 	Actor       *Actor            `json:"actor"`
 
-	ClusterName                 string `json:"cluster_name"`
-	PreviousClusterName         string `json:"previous_cluster_name"`
-	ClusterDisplayName          string `json:"cluster_display_name"`
-	PreviousClusterDisplayName  string `json:"previous_cluster_display_name"`
-	ClusterMetal                bool   `json:"cluster_metal"`
-	PreviousClusterMetal        bool   `json:"previous_cluster_metal"`
-	Replicas                    int    `json:"replicas"`
-	PreviousReplicas            int    `json:"previous_replicas"`
-	Version                     string `json:"version"`
-	PreviousVersion             string `json:"previous_version"`
+	ClusterName                string `json:"cluster_name"`
+	PreviousClusterName        string `json:"previous_cluster_name"`
+	ClusterDisplayName         string `json:"cluster_display_name"`
+	PreviousClusterDisplayName string `json:"previous_cluster_display_name"`
+	ClusterMetal               bool   `json:"cluster_metal"`
+	PreviousClusterMetal       bool   `json:"previous_cluster_metal"`
+	Replicas                   int    `json:"replicas"`
+	PreviousReplicas           int    `json:"previous_replicas"`
+	Version                    string `json:"version"`
+	PreviousVersion            string `json:"previous_version"`
 	// Parameters are the values the request sets, by namespace and name;
 	// PreviousParameters the values they had.
 	Parameters         map[ParameterNamespace]map[string]string `json:"parameters"`
