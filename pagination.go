@@ -108,6 +108,12 @@ func all[T any](ctx context.Context, firstPage int, fetch func(ctx context.Conte
 				return
 			}
 			for _, item := range p.Items {
+				if item == nil {
+					// A null in the page's data: yielding it would hand the
+					// caller a nil pointer to dereference.
+					yield(nil, fmt.Errorf("platform: page %d of the list holds a null item", page))
+					return
+				}
 				if !yield(item, nil) {
 					return
 				}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -355,5 +356,30 @@ func TestPageDecodesNulls(t *testing.T) {
 	}
 	if p.HasNext() {
 		t.Error("HasNext on the last page")
+	}
+}
+
+// TestAllRefusesANullItem checks that a null in a page's data ends the
+// iteration with an error instead of yielding a nil item.
+func TestAllRefusesANullItem(t *testing.T) {
+	t.Parallel()
+	api := newWireFunc(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"type":"list","current_page":1,"next_page":2,"data":[{"name":"db-1"},null,{"name":"db-3"}]}`)
+	})
+	var got []string
+	var errs []error
+	for db, err := range api.newClient(t).Databases.All(t.Context(), &platform.ListDatabasesParams{Organization: "acme"}) {
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		got = append(got, db.Name)
+	}
+	if diff := cmp.Diff([]string{"db-1"}, got); diff != "" {
+		t.Errorf("items (-want +got):\n%s", diff)
+	}
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "null item") {
+		t.Errorf("errors %v, want one naming the null item", errs)
 	}
 }

@@ -120,13 +120,6 @@ func newWireFunc(t *testing.T, h http.HandlerFunc) *wire {
 	return w
 }
 
-// handle replaces the handler.
-func (w *wire) handle(h http.HandlerFunc) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.handler = h
-}
-
 // baseURL is the API's base URL, with the path prefix.
 func (w *wire) baseURL() string { return w.srv.URL + apiPrefix }
 

@@ -85,14 +85,6 @@ func (c *clock) runDue(until time.Time) {
 	c.arm()
 }
 
-// next returns the time of the earliest scheduled work.
-func (c *clock) next() (time.Time, bool) {
-	if len(c.timers) == 0 {
-		return time.Time{}, false
-	}
-	return c.timers[0].at, true
-}
-
 // arm sets the wall-clock timer for the earliest work in real-time mode.
 func (c *clock) arm() {
 	if !c.real || c.stopped || len(c.timers) == 0 {

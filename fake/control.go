@@ -309,9 +309,7 @@ func (s *Server) controlRequests(*http.Request) (any, error) {
 	log := s.Requests()
 	out := controlList[controlRequest]{Data: make([]controlRequest, 0, len(log))}
 	for _, r := range log {
-		out.Data = append(out.Data, controlRequest{
-			Method: r.Method, Path: r.Path, Query: r.Query, Status: r.Status, Operation: r.Operation, RequestID: r.RequestID,
-		})
+		out.Data = append(out.Data, controlRequest(r))
 	}
 	return out, nil
 }

@@ -48,7 +48,7 @@ func (s *Server) controlCreateOAuthApplication(r *http.Request, b *controlOAuthA
 	if err != nil {
 		return nil, refused(err)
 	}
-	return controlOAuthApp{ID: app.ID, ClientID: app.ClientID, ClientSecret: app.ClientSecret, RedirectURI: app.RedirectURI}, nil
+	return controlOAuthApp(app), nil
 }
 
 // controlSignInBody is the body of POST /_fake/oauth/sign-in.

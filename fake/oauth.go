@@ -33,7 +33,8 @@ import (
 // A redirect URI must be on the application's domain (same scheme and
 // host); the token exchange must repeat the redirect URI of the
 // authorization. A scope parameter is ignored: users are asked for the
-// application's configured scopes.
+// application's configured scopes. The device flow, for command-line tools,
+// is in oauthdevice.go.
 
 // oauthSession is who the OAuth server's pages act for.
 type oauthSession struct {
@@ -143,6 +144,10 @@ func (s *Server) newCode(app *oauthAppRec, g *oauthGrant, redirectURI string) st
 	return code
 }
 
+// devicePageOp is the request log's operation name of the device flow's
+// verification page.
+const devicePageOp = "oauth_device"
+
 // mountOAuthServer registers the OAuth endpoints, checking them against
 // their rows of operations.tsv.
 func (s *Server) mountOAuthServer(mux *http.ServeMux) error {
@@ -153,9 +158,14 @@ func (s *Server) mountOAuthServer(mux *http.ServeMux) error {
 		{"GET /oauth/authorize", "oauth_authorize", s.authorizePage},
 		{"POST /oauth/authorize", "oauth_authorize", s.authorizeDecision},
 		{"POST /oauth/token", "oauth_token", s.tokenEndpoint},
+		{"POST /oauth/authorize_device", "oauth_authorize_device", s.authorizeDevice},
+		// The verification page of the device flow is the user's, like the
+		// consent page, but no client calls it: it is no row of the table.
+		{"GET " + devicePath, devicePageOp, s.devicePage},
+		{"POST " + devicePath, devicePageOp, s.deviceDecision},
 	} {
 		spec, ok := operations[ep.op]
-		if !ok || !strings.HasSuffix(ep.pattern, " "+spec.path) {
+		if ep.op != devicePageOp && (!ok || !strings.HasSuffix(ep.pattern, " "+spec.path)) {
 			return fmt.Errorf("fake: OAuth endpoint %q does not match operations.tsv's %s", ep.pattern, ep.op)
 		}
 		op, serve := ep.op, ep.serve
@@ -224,20 +234,28 @@ func (s *Server) authorizePage(w http.ResponseWriter, r *http.Request) {
 		s.approve(w, r, req, *c)
 		return
 	}
-	page, err := s.consentPage(req)
-	if err != nil {
-		pageErr(http.StatusInternalServerError, "rendering the consent page: %v", err).write(w)
-		return
+	hidden := [][2]string{{"client_id", req.app.clientID}, {"redirect_uri", req.redirectURI}}
+	if req.state != "" {
+		hidden = append(hidden, [2]string{"state", req.state})
 	}
-	writePage(w, http.StatusOK, page)
+	s.writeConsentPage(w, req.app, req.user, "/oauth/authorize", hidden)
+}
+
+// readPostForm parses a form POSTed to a page, answering with an error page
+// when it cannot; it reports whether it could.
+func readPostForm(w http.ResponseWriter, r *http.Request) bool {
+	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	if err := r.ParseForm(); err != nil {
+		pageErr(http.StatusBadRequest, "reading the form: %v", err).write(w)
+		return false
+	}
+	return true
 }
 
 // authorizeDecision serves the consent form's POST: Authorize with the
 // chosen resources, or Deny.
 func (s *Server) authorizeDecision(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-	if err := r.ParseForm(); err != nil {
-		pageErr(http.StatusBadRequest, "reading the form: %v", err).write(w)
+	if !readPostForm(w, r) {
 		return
 	}
 	s.mu.Lock()
@@ -249,16 +267,17 @@ func (s *Server) authorizeDecision(w http.ResponseWriter, r *http.Request) {
 	}
 	switch d := r.PostForm.Get("decision"); d {
 	case "authorize":
-		s.approve(w, r, req, Consent{
-			Organizations: r.PostForm["organization"],
-			Databases:     r.PostForm["database"],
-			Branches:      r.PostForm["branch"],
-		})
+		s.approve(w, r, req, consentOf(r.PostForm))
 	case "deny":
 		req.redirect(w, r, url.Values{"error": {"access_denied"}, "error_description": {req.user.name + " denied access"}})
 	default:
 		pageErr(http.StatusBadRequest, "decision must be authorize or deny, got %q", d).write(w)
 	}
+}
+
+// consentOf is the choice of a submitted consent form.
+func consentOf(form url.Values) Consent {
+	return Consent{Organizations: form["organization"], Databases: form["database"], Branches: form["branch"]}
 }
 
 // approve grants what c chooses and redirects with a code.
@@ -368,6 +387,7 @@ func (w *world) grantOf(u *userRec, app *oauthAppRec, c Consent) (*oauthGrant, e
 type tokenRequest struct {
 	clientID, clientSecret                     string
 	grantType, code, redirectURI, refreshToken string
+	deviceCode                                 string
 }
 
 // oauthError is a refusal of the token endpoint, in RFC 6749's terms
@@ -382,6 +402,15 @@ func oauthErr(status int, code, format string, args ...any) *oauthError {
 	return &oauthError{status: status, code: code, description: fmt.Sprintf(format, args...)}
 }
 
+// write answers with the error; a 401 names the scheme the client may
+// authenticate with.
+func (e *oauthError) write(w http.ResponseWriter) {
+	if e.status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Basic realm="oauth"`)
+	}
+	writeTokenJSON(w, e.status, tokenError{Error: e.code, Description: e.description})
+}
+
 // issuedToken is a token with its secrets, shown once.
 type issuedToken struct {
 	tok             *oauthTokenRec
@@ -393,7 +422,15 @@ type issuedToken struct {
 // path's, for create_oauth_token).
 func (s *Server) grantToken(req tokenRequest, want *oauthAppRec) (issuedToken, *oauthError) {
 	if req.grantType == "" {
-		return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_request", "grant_type is required: authorization_code or refresh_token")
+		return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_request", "grant_type is required: authorization_code, refresh_token or %s", DeviceCodeGrantType)
+	}
+	if req.grantType == DeviceCodeGrantType && want == nil {
+		// The device flow's clients are public: no secret needed.
+		app, oerr := s.publicClient(clientCredentials{id: req.clientID, secret: req.clientSecret})
+		if oerr != nil {
+			return issuedToken{}, oerr
+		}
+		return s.pollDevice(app, req)
 	}
 	app := s.world.oauth.byClient[req.clientID]
 	switch {
@@ -410,7 +447,7 @@ func (s *Server) grantToken(req tokenRequest, want *oauthAppRec) (issuedToken, *
 	case platform.OAuthGrantRefreshToken:
 		return s.refreshToken(app, req)
 	}
-	return issuedToken{}, oauthErr(http.StatusBadRequest, "unsupported_grant_type", "grant_type %q is not authorization_code or refresh_token", req.grantType)
+	return issuedToken{}, oauthErr(http.StatusBadRequest, "unsupported_grant_type", "grant_type %q is not authorization_code, refresh_token or %s", req.grantType, DeviceCodeGrantType)
 }
 
 // exchangeCode issues a token for a code.
@@ -438,12 +475,19 @@ func (s *Server) exchangeCode(app *oauthAppRec, req tokenRequest) (issuedToken, 
 		return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_grant", "redirect_uri is not the one the code was issued for")
 	}
 	code.used = true
-	t := &oauthTokenRec{stamps: stamps{id: s.world.newID(), created: now, updated: now}, app: app, grant: code.grant, expires: now.Add(s.timing.OAuthAccessToken)}
-	access, refresh := st.setSecrets(s.world, t)
+	out := s.issueToken(app, code.grant)
+	code.issued = out.tok
+	return out, nil
+}
+
+// issueToken issues a new token of app for a grant.
+func (s *Server) issueToken(app *oauthAppRec, g *oauthGrant) issuedToken {
+	now := s.clock.Now()
+	t := &oauthTokenRec{stamps: stamps{id: s.world.newID(), created: now, updated: now}, app: app, grant: g, expires: now.Add(s.timing.OAuthAccessToken)}
+	access, refresh := s.world.oauth.setSecrets(s.world, t)
 	app.tokens.add(t)
 	app.tokenByID[t.id] = t
-	code.issued = t
-	return issuedToken{tok: t, access: access, refresh: refresh}, nil
+	return issuedToken{tok: t, access: access, refresh: refresh}
 }
 
 // refreshToken renews a token: a new access token and a new refresh token;
@@ -481,27 +525,19 @@ type tokenError struct {
 
 // tokenEndpoint serves POST /oauth/token.
 func (s *Server) tokenEndpoint(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-	if err := r.ParseForm(); err != nil {
-		writeTokenJSON(w, http.StatusBadRequest, tokenError{Error: "invalid_request", Description: "reading the parameters: " + err.Error()})
+	form, client, oerr := readOAuthForm(w, r)
+	if oerr != nil {
+		oerr.write(w)
 		return
 	}
 	req := tokenRequest{
-		clientID:     r.Form.Get("client_id"),
-		clientSecret: r.Form.Get("client_secret"),
-		grantType:    r.Form.Get("grant_type"),
-		code:         r.Form.Get("code"),
-		redirectURI:  r.Form.Get("redirect_uri"),
-		refreshToken: r.Form.Get("refresh_token"),
-	}
-	if id, secret, ok := r.BasicAuth(); ok {
-		id, _ = url.QueryUnescape(id)
-		secret, _ = url.QueryUnescape(secret)
-		if (req.clientID != "" && req.clientID != id) || (req.clientSecret != "" && req.clientSecret != secret) {
-			writeTokenJSON(w, http.StatusBadRequest, tokenError{Error: "invalid_request", Description: "the client credentials of the Authorization header and the parameters differ"})
-			return
-		}
-		req.clientID, req.clientSecret = id, secret
+		clientID:     client.id,
+		clientSecret: client.secret,
+		grantType:    form.Get("grant_type"),
+		code:         form.Get("code"),
+		redirectURI:  form.Get("redirect_uri"),
+		refreshToken: form.Get("refresh_token"),
+		deviceCode:   form.Get("device_code"),
 	}
 	s.mu.Lock()
 	out, oerr := s.grantToken(req, nil)
@@ -517,10 +553,7 @@ func (s *Server) tokenEndpoint(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 	if oerr != nil {
-		if oerr.status == http.StatusUnauthorized {
-			w.Header().Set("WWW-Authenticate", `Basic realm="oauth"`)
-		}
-		writeTokenJSON(w, oerr.status, tokenError{Error: oerr.code, Description: oerr.description})
+		oerr.write(w)
 		return
 	}
 	writeTokenJSON(w, http.StatusOK, resp)

@@ -88,10 +88,27 @@ type oauthResponse struct {
 // non-nil form is the body, form-encoded.
 func oauthDo(t testing.TB, method, target string, form url.Values, header http.Header) oauthResponse {
 	t.Helper()
-	var body io.Reader
-	if form != nil {
-		body = strings.NewReader(form.Encode())
+	if form == nil {
+		return oauthSend(t, method, target, nil, header)
 	}
+	return oauthSend(t, method, target, strings.NewReader(form.Encode()), header)
+}
+
+// oauthDoRaw sends a request whose form body is body as it is ("" for
+// none), without following redirects. A target that is not a URL fails the
+// test.
+func oauthDoRaw(t testing.TB, method, target, body string, header http.Header) oauthResponse {
+	t.Helper()
+	if body == "" {
+		return oauthSend(t, method, target, nil, header)
+	}
+	return oauthSend(t, method, target, strings.NewReader(body), header)
+}
+
+// oauthSend sends a request with a form body (none when body is nil),
+// without following redirects.
+func oauthSend(t testing.TB, method, target string, body io.Reader, header http.Header) oauthResponse {
+	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), method, target, body)
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +116,7 @@ func oauthDo(t testing.TB, method, target string, form url.Values, header http.H
 	for k, v := range header {
 		req.Header[k] = v
 	}
-	if form != nil {
+	if body != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
@@ -215,11 +232,9 @@ func parseOAuthForm(t testing.TB, page string) oauthForm {
 	return f
 }
 
-// submit posts the form as a browser would, with the decision button and
-// the chosen select values, following redirects (to the application's
-// redirect URI).
-func (f oauthForm) submit(t testing.TB, srv *fake.Server, decision string, chosen url.Values) *http.Response {
-	t.Helper()
+// values are what a browser sends for the form: the decision button, the
+// hidden fields and the chosen select values.
+func (f oauthForm) values(decision string, chosen url.Values) url.Values {
 	form := url.Values{"decision": {decision}}
 	for k, v := range f.hidden {
 		form[k] = v
@@ -227,6 +242,15 @@ func (f oauthForm) submit(t testing.TB, srv *fake.Server, decision string, chose
 	for k, v := range chosen {
 		form[k] = v
 	}
+	return form
+}
+
+// submit posts the form as a browser would, with the decision button and
+// the chosen select values, following redirects (to the application's
+// redirect URI).
+func (f oauthForm) submit(t testing.TB, srv *fake.Server, decision string, chosen url.Values) *http.Response {
+	t.Helper()
+	form := f.values(decision, chosen)
 	target, err := url.Parse(srv.AuthURL())
 	if err != nil {
 		t.Fatal(err)

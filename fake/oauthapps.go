@@ -13,8 +13,8 @@ import (
 	"github.com/dbplatform/platform-go"
 )
 
-// oauthStore holds the OAuth applications, the tokens issued to them and
-// the authorization codes not yet exchanged. Secrets are kept as hashes
+// oauthStore holds the OAuth applications, the tokens issued to them, the
+// authorization codes not yet exchanged and the device authorizations. Secrets are kept as hashes
 // only. Its maps are made on the first write; reads of the zero store find
 // nothing.
 type oauthStore struct {
@@ -24,6 +24,10 @@ type oauthStore struct {
 	access   map[[32]byte]*oauthTokenRec // by hash of the access token
 	refresh  map[[32]byte]*oauthTokenRec // by hash of the refresh token
 	codes    map[[32]byte]*oauthCodeRec  // by hash of the code
+	// The device authorizations (oauthdevice.go), by hash of the device
+	// code and by user code.
+	devices   map[[32]byte]*oauthDeviceRec
+	userCodes map[string]*oauthDeviceRec
 }
 
 // oauthAppRec is an OAuth application; its organization owns it.

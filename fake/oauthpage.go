@@ -17,20 +17,19 @@ import (
 // form with a regular expression and submit it with net/http.
 
 // consentTemplate is the consent page. The form posts back to
-// /oauth/authorize with the hidden client_id, redirect_uri and state, the
-// chosen organization, database and branch values (multiple selects), and
-// decision=authorize or decision=deny.
+// /oauth/authorize with the hidden client_id, redirect_uri and state (to
+// /oauth/device with the hidden user_code), the chosen organization,
+// database and branch values (multiple selects), and decision=authorize or
+// decision=deny.
 var consentTemplate = template.Must(template.New("consent").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head><meta charset="utf-8"><title>Authorize {{.App}}</title></head>
 <body>
 <h1>Authorize {{.App}}</h1>
 <p>Signed in as {{.User}}. {{.App}} asks for access to your account.</p>
-<form method="post" action="/oauth/authorize">
-<input type="hidden" name="client_id" value="{{.ClientID}}">
-<input type="hidden" name="redirect_uri" value="{{.RedirectURI}}">
-{{- if .State}}
-<input type="hidden" name="state" value="{{.State}}">
+<form method="post" action="{{.Action}}">
+{{- range .Hidden}}
+<input type="hidden" name="{{index . 0}}" value="{{index . 1}}">
 {{- end}}
 {{- range .Groups}}
 <fieldset>
@@ -69,10 +68,58 @@ var errorTemplate = template.Must(template.New("error").Parse(`<!DOCTYPE html>
 </html>
 `))
 
+// userCodeTemplate is the device flow's verification page: a form for the
+// user code the command-line tool shows, sent to the same page.
+var userCodeTemplate = template.Must(template.New("user-code").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Sign in a device</title></head>
+<body>
+<h1>Sign in a device</h1>
+<form method="get" action="{{.}}">
+<label>Enter the code your device shows:
+<input type="text" name="user_code" autocomplete="off" autofocus>
+</label>
+<button type="submit">Continue</button>
+</form>
+</body>
+</html>
+`))
+
+// deviceDoneTemplate is the page after a decision on a device sign-in.
+var deviceDoneTemplate = template.Must(template.New("device-done").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head><meta charset="utf-8"><title>{{if .Denied}}Access denied{{else}}Device signed in{{end}}</title></head>
+<body>
+{{- if .Denied}}
+<h1>Access denied</h1>
+<p>{{.App}} was not given access. You can close this page.</p>
+{{- else}}
+<h1>Device signed in</h1>
+<p>{{.App}} has access. Return to your device; you can close this page.</p>
+{{- end}}
+</body>
+</html>
+`))
+
+// deviceDone is what deviceDoneTemplate shows.
+type deviceDone struct {
+	App    string
+	Denied bool
+}
+
+// renderPage renders one of the pages whose data cannot fail to render.
+func renderPage(t *template.Template, data any) []byte {
+	var buf bytes.Buffer
+	_ = t.Execute(&buf, data)
+	return buf.Bytes()
+}
+
 // consentView is what the consent page shows.
 type consentView struct {
-	App, User, ClientID, RedirectURI, State string
-	Groups                                  []consentGroup
+	App, User, Action string
+	// Hidden are the form's hidden fields, name and value.
+	Hidden [][2]string
+	Groups []consentGroup
 }
 
 // consentGroup is the scopes of one kind of resource, with the select of
@@ -89,21 +136,22 @@ type consentOption struct {
 	Selected bool
 }
 
-// consentPage renders the consent page of an authorization. The selects
-// offer the user's organizations (their default one selected), the
-// databases of those organizations as organization/database, and their
-// branches as organization/database/branch.
-func (s *Server) consentPage(req authorizeRequest) ([]byte, error) {
-	v := consentView{App: req.app.name, User: req.user.name, ClientID: req.app.clientID, RedirectURI: req.redirectURI, State: req.state}
+// consentPage renders the consent page of an authorization of app by user,
+// whose form posts to action with the hidden fields. The selects offer the
+// user's organizations (their default one selected), the databases of
+// those organizations as organization/database, and their branches as
+// organization/database/branch.
+func (s *Server) consentPage(app *oauthAppRec, user *userRec, action string, hidden [][2]string) ([]byte, error) {
+	v := consentView{App: app.name, User: user.name, Action: action, Hidden: hidden}
 	var orgs []*orgRec
 	for _, o := range s.world.orgIdx.all() {
-		if o.memberByUser[req.user.id] != nil {
+		if o.memberByUser[user.id] != nil {
 			orgs = append(orgs, o)
 		}
 	}
 	for _, res := range scopeResources {
 		g := consentGroup{Title: strings.ToUpper(res[:1]) + res[1:] + " access"}
-		for _, sc := range req.app.scopes {
+		for _, sc := range app.scopes {
 			if sc.Resource() == res {
 				g.Scopes = append(g.Scopes, sc)
 			}
@@ -117,7 +165,7 @@ func (s *Server) consentPage(req authorizeRequest) ([]byte, error) {
 				platform.ScopeResourceDatabase:     "databases",
 				platform.ScopeResourceBranch:       "branches",
 			}[res]+":"
-			g.Options = consentOptions(res, orgs, req.user.defaultOrg)
+			g.Options = consentOptions(res, orgs, user.defaultOrg)
 		}
 		v.Groups = append(v.Groups, g)
 	}
@@ -126,6 +174,16 @@ func (s *Server) consentPage(req authorizeRequest) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// writeConsentPage answers with the consent page.
+func (s *Server) writeConsentPage(w http.ResponseWriter, app *oauthAppRec, user *userRec, action string, hidden [][2]string) {
+	page, err := s.consentPage(app, user, action, hidden)
+	if err != nil {
+		pageErr(http.StatusInternalServerError, "rendering the consent page: %v", err).write(w)
+		return
+	}
+	writePage(w, http.StatusOK, page)
 }
 
 // consentOptions lists the resources of kind res in orgs.
@@ -167,9 +225,7 @@ func pageErr(status int, format string, args ...any) *pageError {
 
 // write writes the error page.
 func (e *pageError) write(w http.ResponseWriter) {
-	var buf bytes.Buffer
-	_ = errorTemplate.Execute(&buf, e.message)
-	writePage(w, e.status, buf.Bytes())
+	writePage(w, e.status, renderPage(errorTemplate, e.message))
 }
 
 // writePage writes an HTML page.

@@ -354,8 +354,9 @@ var opFixtures = map[string]opFixture{
 	"remove_service_token_accesses": opServiceToken(`{"database":"app","access":["read_database"]}`),
 }
 
-// opOAuthServer are the two rows of operations.tsv that are the OAuth
-// server's rather than the API's: oauth_authorize and oauth_token issue
+// opOAuthServer are the rows of operations.tsv that are the OAuth server's
+// rather than the API's: oauth_authorize, oauth_token and
+// oauth_authorize_device issue
 // credentials instead of taking them, so they have no permission or scope
 // ("-" in both columns) and no API credential to refuse; the permission,
 // scope and credential tables leave them out. Each entry sends the row's
@@ -372,6 +373,10 @@ var opOAuthServer = map[string]func(w *opWorld) oauthResponse{
 	"oauth_token": func(w *opWorld) oauthResponse {
 		app := oauthApp(w.t, w.srv, "https://app.example.com/cb", platform.ScopeUserReadUser)
 		return oauthDo(w.t, http.MethodPost, w.srv.AuthURL()+"oauth/token", codeParams(app, oauthCode(w.t, w.srv, app, fake.Consent{})), nil)
+	},
+	"oauth_authorize_device": func(w *opWorld) oauthResponse {
+		app := oauthApp(w.t, w.srv, "https://app.example.com/cb", platform.ScopeUserReadUser)
+		return oauthDo(w.t, http.MethodPost, w.srv.AuthURL()+"oauth/authorize_device", url.Values{"client_id": {app.ClientID}}, nil)
 	},
 }
 
@@ -937,6 +942,11 @@ func TestOpOAuthServerRows(t *testing.T) {
 				tok := decode[oauthTokenResponse](t, wire{body: []byte(r.body)})
 				if tok.AccessToken == "" || tok.TokenType == "" || tok.RefreshToken == "" {
 					t.Errorf("token response %+v lacks a token", tok)
+				}
+			case "oauth_authorize_device":
+				da := decode[deviceAuthAnswer](t, wire{body: []byte(r.body)})
+				if da.DeviceCode == "" || da.UserCode == "" || da.VerificationURI == "" {
+					t.Errorf("device authorization %+v lacks a code or where to enter it", da)
 				}
 			}
 		})

@@ -78,6 +78,12 @@ type Timings struct {
 	// OAuthAccessToken is how long an OAuth access token lives (the token
 	// response's expires_in).
 	OAuthAccessToken time.Duration
+	// OAuthDeviceCode is how long a device code of the device flow can be
+	// polled for a token (expires_in of POST /oauth/authorize_device).
+	OAuthDeviceCode time.Duration
+	// OAuthDevicePoll is how long a device-flow client must wait between
+	// polls of the token endpoint (interval), in whole seconds.
+	OAuthDevicePoll time.Duration
 }
 
 // DefaultTimings returns the default durations.
@@ -98,6 +104,8 @@ func DefaultTimings() Timings {
 		RevertWindow:         30 * time.Minute,
 		OAuthCode:            10 * time.Minute,
 		OAuthAccessToken:     2592000 * time.Second,
+		OAuthDeviceCode:      15 * time.Minute,
+		OAuthDevicePoll:      5 * time.Second,
 	}
 }
 
@@ -106,7 +114,7 @@ func (t *Timings) fields() []*time.Duration {
 	return []*time.Duration{
 		&t.DatabaseReady, &t.BranchReady, &t.KeyspaceReady, &t.KeyspaceConfigChange, &t.ReadOnlyRegionReady, &t.BranchChangeStart, &t.BranchChangeRun, &t.BackupStart, &t.BackupRun,
 		&t.DeployStep, &t.DeployInProgress, &t.DeployRevert, &t.RevertWindow,
-		&t.OAuthCode, &t.OAuthAccessToken,
+		&t.OAuthCode, &t.OAuthAccessToken, &t.OAuthDeviceCode, &t.OAuthDevicePoll,
 	}
 }
 

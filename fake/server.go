@@ -224,7 +224,7 @@ func (s *Server) ClientOptions(tok Token) []platform.Option {
 		platform.WithHTTPClient(s.httpSrv.Client()),
 	}
 	if !s.clock.real {
-		opts = append(opts, platform.WithSleep(s.sleep))
+		opts = append(opts, platform.WithSleep(s.Sleep))
 	}
 	return opts
 }
@@ -249,9 +249,12 @@ func (s *Server) Advance(d time.Duration) {
 	s.clock.runDue(s.clock.now.Add(max(d, 0)))
 }
 
-// sleep is the platform.SleepFunc of the fake's clients: waiting advances
-// the virtual clock.
-func (s *Server) sleep(ctx context.Context, d time.Duration) error {
+// Sleep waits for d by advancing the virtual clock, without waiting on the
+// wall clock; it returns ctx.Err() at once if ctx has ended. It is the
+// platform.SleepFunc of the fake's clients, and what to give other waiting
+// code under test, such as the device flow's oauth.Config.DeviceAccessToken.
+// On a real-time clock ([WithRealTime]) it runs what is due and returns.
+func (s *Server) Sleep(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}

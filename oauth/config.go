@@ -35,7 +35,8 @@ type Config struct {
 }
 
 // OAuth2 returns the x/oauth2 configuration for the platform's endpoints,
-// {AuthURL}/oauth/authorize and {AuthURL}/oauth/token.
+// {AuthURL}/oauth/authorize, {AuthURL}/oauth/token and, for the device flow,
+// {AuthURL}/oauth/authorize_device.
 //
 // The client ID and secret travel as parameters of the token request
 // (oauth2.AuthStyleInParams), never in a Basic header: the platform reads
@@ -53,9 +54,10 @@ func (c *Config) OAuth2() *oauth2.Config {
 		RedirectURL:  c.RedirectURL,
 		Scopes:       c.Scopes,
 		Endpoint: oauth2.Endpoint{
-			AuthURL:   base + "/oauth/authorize",
-			TokenURL:  base + "/oauth/token",
-			AuthStyle: oauth2.AuthStyleInParams,
+			AuthURL:       base + "/oauth/authorize",
+			TokenURL:      base + "/oauth/token",
+			DeviceAuthURL: base + "/oauth/authorize_device",
+			AuthStyle:     oauth2.AuthStyleInParams,
 		},
 	}
 }

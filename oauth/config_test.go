@@ -70,9 +70,10 @@ func TestOAuth2Endpoints(t *testing.T) {
 		RedirectURL:  "https://app.example/cb",
 		Scopes:       []string{"read_user"},
 		Endpoint: oauth2.Endpoint{
-			AuthURL:   "https://auth.test/oauth/authorize",
-			TokenURL:  "https://auth.test/oauth/token",
-			AuthStyle: oauth2.AuthStyleInParams,
+			AuthURL:       "https://auth.test/oauth/authorize",
+			TokenURL:      "https://auth.test/oauth/token",
+			DeviceAuthURL: "https://auth.test/oauth/authorize_device",
+			AuthStyle:     oauth2.AuthStyleInParams,
 		},
 	}
 	if diff := cmp.Diff(want, cfg.OAuth2(), cmpopts.IgnoreUnexported(oauth2.Config{})); diff != "" {

@@ -35,4 +35,15 @@
 //
 // Applications that keep the state elsewhere (a server-side session) use
 // [NewState], [Config.AuthCodeURL] and [Config.Exchange] directly.
+//
+// A command-line tool, which has no redirect URI, signs its user in with the
+// device flow (RFC 8628) instead, as a public client with a client ID only:
+//
+//	cfg := &oauth.Config{ClientID: cliClientID, Scopes: []string{"user:read_user"}}
+//	da, err := cfg.DeviceAuth(ctx)
+//	if err != nil {
+//		return err
+//	}
+//	fmt.Printf("Open %s and enter the code %s\n", da.VerificationURI, da.UserCode)
+//	tok, err := cfg.DeviceAccessToken(ctx, da, nil) // polls until the user decides
 package oauth

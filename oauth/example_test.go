@@ -1,12 +1,17 @@
 package oauth_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 	"net/http"
+	"net/url"
+	"strings"
 
 	"golang.org/x/oauth2"
 
+	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake"
 	"github.com/dbplatform/platform-go/oauth"
 )
 
@@ -38,4 +43,56 @@ func ExampleConfig_CallbackHandler() {
 		nil, // the default error page
 	))
 	log.Fatal(http.ListenAndServe("localhost:8080", mux))
+}
+
+// ExampleConfig_DeviceAccessToken signs a command-line tool's user in with
+// the device flow, against a fake server: the user's approval in a browser
+// is played by posting the verification page's form, and the polls wait on
+// the fake's clock (srv.Sleep) instead of the wall clock.
+func ExampleConfig_DeviceAccessToken() {
+	srv, err := fake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	app, err := srv.CreateOAuthApplication(srv.Org(), fake.OAuthAppSpec{
+		Name: "Platform CLI", Domain: "https://cli.example.com", RedirectURI: "https://cli.example.com/cb",
+		Scopes: []platform.Scope{platform.ScopeUserReadUser},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+
+	// A public client: a client ID, no secret.
+	cfg := &oauth.Config{ClientID: app.ClientID, AuthURL: srv.AuthURL()}
+	da, err := cfg.DeviceAuth(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("open %s and enter the %d-character code\n", strings.TrimPrefix(da.VerificationURI, srv.AuthURL()), len(da.UserCode))
+
+	// The user approves on the verification page.
+	resp, err := http.PostForm(srv.AuthURL()+"oauth/device", url.Values{"user_code": {da.UserCode}, "decision": {"authorize"}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	resp.Body.Close()
+
+	tok, err := cfg.DeviceAccessToken(ctx, da, srv.Sleep)
+	if err != nil {
+		log.Fatal(err)
+	}
+	client, err := platform.NewClient(platform.WithBaseURL(srv.URL()), platform.WithTokenSource(oauth2.StaticTokenSource(tok)))
+	if err != nil {
+		log.Fatal(err)
+	}
+	me, err := client.Users.GetCurrent(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("signed in as", me.Name)
+	// Output:
+	// open oauth/device and enter the 9-character code
+	// signed in as Ada Admin
 }

@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	platform-fake [-addr 127.0.0.1:8080] [-seed 1] [-org acme] [-virtual-time]
+//	platform-fake [-addr 127.0.0.1:8080] [-seed 1] [-org acme] [-virtual-time] [-rate-limit 0] [-strict-bodies]
 //
 // On startup it prints the base URL, the organization and the admin token
 // (its ID, its secret and the Authorization header value), one "key: value"
@@ -59,6 +59,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	org := fs.String("org", "acme", "`name` of the organization the server starts with")
 	virtual := fs.Bool("virtual-time", false, "run on a virtual clock that only POST /_fake/advance moves, instead of the wall clock")
 	rateLimit := fs.Int("rate-limit", 0, "answer 429 to a credential's requests beyond this many a minute (the live service allows 600); 0 for no limit")
+	strict := fs.Bool("strict-bodies", false, "answer 400 to a request body with a field the API does not define, instead of ignoring the field")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(stdout, "Usage: platform-fake [flags]")
@@ -79,6 +80,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if *rateLimit != 0 {
 		opts = append(opts, fake.WithRateLimit(*rateLimit))
+	}
+	if *strict {
+		opts = append(opts, fake.WithStrictBodies())
 	}
 	srv, err := fake.New(opts...)
 	if err != nil {

@@ -9,6 +9,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"regexp"
+	"sort"
 	"strings"
 	"testing"
 
@@ -168,6 +171,31 @@ func TestRunRateLimit(t *testing.T) {
 	}
 }
 
+func TestRunStrictBodies(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args       []string
+		wantStatus int
+	}{
+		{nil, http.StatusCreated},
+		{[]string{"-strict-bodies"}, http.StatusBadRequest},
+	} {
+		s := start(t, append([]string{"-addr", "127.0.0.1:0", "-virtual-time"}, tc.args...)...)
+		var body struct {
+			Name    string `json:"name"`
+			Message string `json:"message"`
+		}
+		status := sendJSON(t, "POST", s.info["base URL"]+"v1/organizations/acme/databases", s.info["Authorization"],
+			`{"name": "app", "cluster_size": "PS_10", "clustr_size": "PS_20"}`, &body)
+		if status != tc.wantStatus {
+			t.Errorf("%q: a misspelled field got %d, want %d", tc.args, status, tc.wantStatus)
+		}
+		if status == http.StatusBadRequest && !strings.Contains(body.Message, "clustr_size") {
+			t.Errorf("%q: message %q does not name the field clustr_size", tc.args, body.Message)
+		}
+	}
+}
+
 func TestRunRealTimeByDefault(t *testing.T) {
 	t.Parallel()
 	s := start(t, "-addr", "127.0.0.1:0")
@@ -240,16 +268,70 @@ func TestRunBadCommandLine(t *testing.T) {
 	}
 }
 
-func TestRunHelp(t *testing.T) {
-	t.Parallel()
+// definedFlags are the flags run defines, as -h lists them.
+func definedFlags(t *testing.T) []string {
+	t.Helper()
 	var out strings.Builder
 	if err := run(t.Context(), []string{"-h"}, &out); err != nil {
 		t.Fatalf("run(-h) = %v", err)
 	}
-	for _, f := range []string{"-addr", "-seed", "-org", "-virtual-time", "-rate-limit"} {
-		if !strings.Contains(out.String(), f) {
-			t.Errorf("usage lacks %s:\n%s", f, out.String())
+	var flags []string
+	for _, line := range strings.Split(out.String(), "\n") {
+		if rest, ok := strings.CutPrefix(line, "  -"); ok {
+			name, _, _ := strings.Cut(rest, " ")
+			flags = append(flags, "-"+name)
 		}
+	}
+	if len(flags) == 0 {
+		t.Fatalf("run(-h) lists no flags:\n%s", out.String())
+	}
+	return flags
+}
+
+// TestUsageDocumentsEveryFlag checks that the usage line of the command's
+// doc comment and the README's list of flags name every flag run defines,
+// and the usage line nothing else.
+func TestUsageDocumentsEveryFlag(t *testing.T) {
+	t.Parallel()
+	src, err := os.ReadFile("main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var usage string
+	for _, line := range strings.Split(string(src), "\n") {
+		if rest, ok := strings.CutPrefix(line, "//\tplatform-fake "); ok {
+			usage = rest
+		}
+	}
+	if usage == "" {
+		t.Fatal("the doc comment of main.go has no usage line \"//\\tplatform-fake [flags]\"")
+	}
+	var documented []string
+	for _, m := range regexp.MustCompile(`\[(-[a-z-]+)[^\]]*\]`).FindAllStringSubmatch(usage, -1) {
+		documented = append(documented, m[1])
+	}
+	defined := definedFlags(t)
+	sort.Strings(defined)
+	sort.Strings(documented)
+	if diff := cmp.Diff(defined, documented); diff != "" {
+		t.Errorf("flags in the usage line %q (-defined +documented):\n%s", usage, diff)
+	}
+
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range defined {
+		if !strings.Contains(string(readme), "`"+f) {
+			t.Errorf("README.md does not document %s (as `%s ...`)", f, f)
+		}
+	}
+}
+
+func TestRunHelp(t *testing.T) {
+	t.Parallel()
+	if got := definedFlags(t); len(got) < 6 {
+		t.Errorf("run(-h) lists %q, want every flag", got)
 	}
 	var uerr usageError
 	if err := run(t.Context(), []string{"-nope"}, io.Discard); !errors.As(err, &uerr) || errors.Is(err, flag.ErrHelp) {

@@ -10,8 +10,8 @@ import (
 
 // projectOperations are the operations the project serves that the
 // reference does not describe, with the shapes the spec (the OAuth token
-// response's table) and decisions.md (the service token access endpoints)
-// give them. Where a shape is the reference's, it is taken from there: an
+// response's table), decisions.md (the service token access endpoints) and
+// RFC 8628 3.2 (the device authorization response) give them. Where a shape is the reference's, it is taken from there: an
 // access is an item of a service token's service_token_accesses, a page is
 // the reference's paginated list, a cluster size the reference's SKU. The
 // paths the service's official client calls although the reference omits
@@ -69,6 +69,14 @@ func projectOperations(defs map[string]*refSchema) map[string]*apischema.Operati
 			"type": str(), "ready": {Type: "boolean"}, "pods": arr(pod),
 		})},
 		"update_keyspace_read_only_regions": {Method: "PUT", Path: branch + "/keyspaces/{keyspace}/read-only-regions", Status: 200, Source: "project", Response: arr(readOnlyRegion)},
+		"oauth_authorize_device": {Method: "POST", Path: "{auth_url}/oauth/authorize_device", Status: 200, Source: "project", Response: &apischema.Schema{
+			Type:     "object",
+			Required: []string{"device_code", "user_code", "verification_uri", "verification_uri_complete", "expires_in", "interval"},
+			Properties: map[string]*apischema.Schema{
+				"device_code": str(), "user_code": str(), "verification_uri": str(), "verification_uri_complete": str(),
+				"expires_in": {Type: "integer"}, "interval": {Type: "integer"},
+			},
+		}},
 		"oauth_token": {Method: "POST", Path: "{auth_url}/oauth/token", Status: 200, Source: "project", Response: &apischema.Schema{
 			Type:     "object",
 			Required: []string{"access_token", "token_type", "expires_in", "refresh_token", "scope"},

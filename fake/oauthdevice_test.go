@@ -1,0 +1,235 @@
+package fake_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake"
+)
+
+// deviceAuthAnswer is the answer of POST /oauth/authorize_device.
+type deviceAuthAnswer struct {
+	DeviceCode              string `json:"device_code"`
+	UserCode                string `json:"user_code"`
+	VerificationURI         string `json:"verification_uri"`
+	VerificationURIComplete string `json:"verification_uri_complete"`
+	ExpiresIn               int    `json:"expires_in"`
+	Interval                int    `json:"interval"`
+	Error                   string `json:"error"`
+	ErrorDescription        string `json:"error_description"`
+}
+
+// deviceStart starts a device authorization of app with params (client_id
+// added) and returns the status and answer.
+func deviceStart(t *testing.T, srv *fake.Server, clientID string, params url.Values) (int, deviceAuthAnswer) {
+	t.Helper()
+	form := url.Values{"client_id": {clientID}}
+	for k, v := range params {
+		form[k] = v
+	}
+	r := oauthDo(t, http.MethodPost, srv.AuthURL()+"oauth/authorize_device", form, nil)
+	if ct := r.header.Get("Content-Type"); ct != "application/json" {
+		t.Fatalf("authorize_device: Content-Type %q, body %s", ct, r.body)
+	}
+	var a deviceAuthAnswer
+	if err := json.Unmarshal([]byte(r.body), &a); err != nil {
+		t.Fatalf("authorize_device body %q: %v", r.body, err)
+	}
+	return r.status, a
+}
+
+// devicePoll polls the token endpoint with a device code as a public
+// client (no secret) and returns the status and answer.
+func devicePoll(t *testing.T, srv *fake.Server, clientID, deviceCode string) (int, oauthTokenResponse) {
+	t.Helper()
+	return oauthToken(t, srv, "form", url.Values{
+		"grant_type": {fake.DeviceCodeGrantType}, "client_id": {clientID}, "device_code": {deviceCode},
+	})
+}
+
+// wantPoll polls and checks the error code ("" for a token).
+func wantPoll(t *testing.T, srv *fake.Server, clientID, deviceCode, wantErr string) oauthTokenResponse {
+	t.Helper()
+	status, tok := devicePoll(t, srv, clientID, deviceCode)
+	switch {
+	case wantErr == "" && (status != http.StatusOK || tok.AccessToken == ""):
+		t.Fatalf("poll at %s: status %d, %+v; want a token", srv.Now().Format(time.TimeOnly), status, tok)
+	case wantErr != "" && (status != http.StatusBadRequest || tok.Error != wantErr || tok.ErrorDescription == ""):
+		t.Fatalf("poll at %s: status %d, %+v; want 400 %s with a description", srv.Now().Format(time.TimeOnly), status, tok, wantErr)
+	}
+	return tok
+}
+
+// deviceConsent opens the verification page for userCode and returns its
+// consent form.
+func deviceConsent(t *testing.T, srv *fake.Server, userCode string) oauthForm {
+	t.Helper()
+	r := oauthDo(t, http.MethodGet, srv.AuthURL()+"oauth/device?"+url.Values{"user_code": {userCode}}.Encode(), nil, nil)
+	oauthPage(t, r, http.StatusOK, "Authorize Dashboard")
+	return parseOAuthForm(t, r.body)
+}
+
+// deviceDecide posts the consent form with a decision and the chosen
+// resources, and returns the page.
+func deviceDecide(t *testing.T, srv *fake.Server, f oauthForm, decision string, chosen url.Values) oauthResponse {
+	t.Helper()
+	return oauthDo(t, http.MethodPost, srv.AuthURL()+strings.TrimPrefix(f.action, "/"), f.values(decision, chosen), nil)
+}
+
+func TestDeviceFlowSignsIn(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	app := oauthApp(t, srv, "https://cli.example.com/cb", platform.ScopeUserReadUser, platform.ScopeOrganizationReadDatabases)
+	if _, err := srv.Client().Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: srv.Org(), Name: "app", ClusterSize: "PS_10"}); err != nil {
+		t.Fatal(err)
+	}
+
+	status, da := deviceStart(t, srv, app.ClientID, url.Values{"scope": {"user:read_user organization:read_databases"}})
+	if status != http.StatusOK {
+		t.Fatalf("authorize_device: %d %+v", status, da)
+	}
+	verify := srv.AuthURL() + "oauth/device"
+	if da.DeviceCode == "" || len(da.UserCode) != 9 || da.UserCode[4] != '-' {
+		t.Errorf("device code %q, user code %q; want a device code and a user code XXXX-XXXX", da.DeviceCode, da.UserCode)
+	}
+	want := deviceAuthAnswer{
+		DeviceCode: da.DeviceCode, UserCode: da.UserCode, VerificationURI: verify,
+		VerificationURIComplete: verify + "?user_code=" + da.UserCode, ExpiresIn: 900, Interval: 5,
+	}
+	if diff := cmp.Diff(want, da); diff != "" {
+		t.Errorf("authorize_device answer (-want +got):\n%s", diff)
+	}
+
+	// The user has not decided: pending, and slow_down for a poll sooner
+	// than the interval, which then grows by 5 s.
+	wantPoll(t, srv, app.ClientID, da.DeviceCode, "authorization_pending")
+	srv.Advance(time.Second)
+	wantPoll(t, srv, app.ClientID, da.DeviceCode, "slow_down")
+	srv.Advance(5 * time.Second)
+	wantPoll(t, srv, app.ClientID, da.DeviceCode, "slow_down") // 5 s < the new 10 s
+	srv.Advance(15 * time.Second)
+	wantPoll(t, srv, app.ClientID, da.DeviceCode, "authorization_pending")
+
+	// The user types the code as it comes, lower case, without the dash.
+	f := deviceConsent(t, srv, strings.ToLower(strings.ReplaceAll(da.UserCode, "-", "")))
+	if diff := cmp.Diff(url.Values{"user_code": {da.UserCode}}, f.hidden); diff != "" {
+		t.Errorf("hidden fields (-want +got):\n%s", diff)
+	}
+	if f.action != "/oauth/device" {
+		t.Errorf("the form posts to %s, want /oauth/device", f.action)
+	}
+	oauthPage(t, deviceDecide(t, srv, f, "authorize", url.Values{"organization": {srv.Org()}}), http.StatusOK, "Device signed in", "Dashboard has access")
+
+	srv.Advance(20 * time.Second)
+	tok := wantPoll(t, srv, app.ClientID, da.DeviceCode, "")
+	if tok.TokenType != "Bearer" || tok.RefreshToken == "" || tok.Scope != "user:read_user organization:read_databases" {
+		t.Errorf("token %+v: want a Bearer token, a refresh token and the application's scopes", tok)
+	}
+	page, err := oauthClient(t, srv, tok.AccessToken).Databases.List(t.Context(), &platform.ListDatabasesParams{Organization: srv.Org()})
+	if err != nil || len(page.Items) != 1 || page.Items[0].Name != "app" {
+		t.Errorf("listing databases with the device's token: %v, %v", page, err)
+	}
+
+	// The code worked once; the user code is spent.
+	wantPoll(t, srv, app.ClientID, da.DeviceCode, "invalid_grant")
+	r := oauthDo(t, http.MethodGet, da.VerificationURIComplete, nil, nil)
+	oauthPage(t, r, http.StatusBadRequest, "was already used")
+}
+
+func TestDeviceFlowDenyAndExpiry(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	app := oauthApp(t, srv, "https://cli.example.com/cb", platform.ScopeUserReadUser)
+
+	_, denied := deviceStart(t, srv, app.ClientID, nil)
+	oauthPage(t, deviceDecide(t, srv, deviceConsent(t, srv, denied.UserCode), "deny", nil), http.StatusOK, "Access denied")
+	wantPoll(t, srv, app.ClientID, denied.DeviceCode, "access_denied")
+
+	_, late := deviceStart(t, srv, app.ClientID, nil)
+	srv.Advance(15*time.Minute - time.Second)
+	wantPoll(t, srv, app.ClientID, late.DeviceCode, "authorization_pending")
+	srv.Advance(time.Second)
+	wantPoll(t, srv, app.ClientID, late.DeviceCode, "expired_token")
+	oauthPage(t, oauthDo(t, http.MethodGet, late.VerificationURIComplete, nil, nil), http.StatusBadRequest, "not a pending device sign-in")
+	// Long after, the code is forgotten.
+	srv.Advance(time.Hour)
+	wantPoll(t, srv, app.ClientID, late.DeviceCode, "invalid_grant")
+}
+
+func TestDeviceFlowAutoApprove(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	app := oauthApp(t, srv, "https://cli.example.com/cb", platform.ScopeUserReadUser)
+	srv.SetAutoApprove(&fake.Consent{})
+	_, da := deviceStart(t, srv, app.ClientID, nil)
+	oauthPage(t, oauthDo(t, http.MethodGet, da.VerificationURIComplete, nil, nil), http.StatusOK, "Device signed in")
+	wantPoll(t, srv, app.ClientID, da.DeviceCode, "")
+}
+
+func TestDeviceFlowRefused(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	app := oauthApp(t, srv, "https://cli.example.com/cb", platform.ScopeUserReadUser)
+	other := oauthApp(t, srv, "https://other.example.com/cb", platform.ScopeUserReadUser)
+
+	t.Run("authorize_device", func(t *testing.T) {
+		for _, tc := range []struct {
+			name       string
+			clientID   string
+			params     url.Values
+			wantStatus int
+			wantErr    string
+		}{
+			{"no client", "", nil, 401, "invalid_client"},
+			{"unknown client", "nope", nil, 401, "invalid_client"},
+			{"wrong secret", app.ClientID, url.Values{"client_secret": {"wrong"}}, 401, "invalid_client"},
+			{"scope of no application", app.ClientID, url.Values{"scope": {"user:read_user organization:delete_databases"}}, 400, "invalid_scope"},
+		} {
+			status, a := deviceStart(t, srv, tc.clientID, tc.params)
+			if status != tc.wantStatus || a.Error != tc.wantErr || a.ErrorDescription == "" || a.DeviceCode != "" {
+				t.Errorf("%s: %d %+v; want %d %s with a description", tc.name, status, a, tc.wantStatus, tc.wantErr)
+			}
+		}
+		// The right secret is accepted, though the flow needs none.
+		if status, _ := deviceStart(t, srv, app.ClientID, url.Values{"client_secret": {app.ClientSecret}}); status != http.StatusOK {
+			t.Errorf("with the right secret: %d", status)
+		}
+	})
+
+	t.Run("token", func(t *testing.T) {
+		_, da := deviceStart(t, srv, app.ClientID, nil)
+		wantPoll(t, srv, app.ClientID, "", "invalid_request")
+		wantPoll(t, srv, other.ClientID, da.DeviceCode, "invalid_grant")
+		wantPoll(t, srv, app.ClientID, "device_nosuch", "invalid_grant")
+		if status, tok := devicePoll(t, srv, "", da.DeviceCode); status != 401 || tok.Error != "invalid_client" {
+			t.Errorf("poll without client_id: %d %+v", status, tok)
+		}
+	})
+
+	t.Run("page", func(t *testing.T) {
+		oauthPage(t, oauthDo(t, http.MethodGet, srv.AuthURL()+"oauth/device", nil, nil), http.StatusOK, "Enter the code your device shows")
+		oauthPage(t, oauthDo(t, http.MethodGet, srv.AuthURL()+"oauth/device?user_code=BCDF-GHJK", nil, nil), http.StatusBadRequest, "not a pending device sign-in")
+		_, da := deviceStart(t, srv, app.ClientID, nil)
+		f := deviceConsent(t, srv, da.UserCode)
+		oauthPage(t, deviceDecide(t, srv, f, "maybe", nil), http.StatusBadRequest, "decision must be authorize or deny")
+		wantPoll(t, srv, app.ClientID, da.DeviceCode, "authorization_pending") // nothing decided
+	})
+}
+
+func TestDeviceFlowSignedOut(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	app := oauthApp(t, srv, "https://cli.example.com/cb", platform.ScopeUserReadUser)
+	_, da := deviceStart(t, srv, app.ClientID, nil)
+	srv.SignOut()
+	oauthPage(t, oauthDo(t, http.MethodGet, da.VerificationURIComplete, nil, nil), http.StatusUnauthorized, "no user is signed in")
+	oauthPage(t, oauthDo(t, http.MethodPost, srv.AuthURL()+"oauth/device", url.Values{"user_code": {da.UserCode}, "decision": {"authorize"}}, nil), http.StatusUnauthorized, "no user is signed in")
+	wantPoll(t, srv, app.ClientID, da.DeviceCode, "authorization_pending")
+}
