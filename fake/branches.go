@@ -465,7 +465,6 @@ func (s *Server) renderBranch(b *branchRec) *platform.Branch {
 		MySQLEdgeAddress:     "edge." + host,
 		MySQLProviderAddress: "provider." + host,
 		VTGateSize:           b.cluster.vtgate.size,
-		VTGateName:           platform.Ptr(b.cluster.vtgate.size),
 		VTGateCount:          b.cluster.vtgate.count,
 		VTGateAutoscaling:    b.cluster.vtgate.autoscaling,
 		VTGateOptions:        map[string]any{},
@@ -474,6 +473,9 @@ func (s *Server) renderBranch(b *branchRec) *platform.Branch {
 		CreatedAt:            platform.NewTimestamp(b.created),
 		UpdatedAt:            platform.NewTimestamp(b.updated),
 		SchemaLastUpdatedAt:  ptrTime(b.schemaUpdated),
+	}
+	if b.cluster.resized {
+		out.VTGateName = platform.Ptr(b.cluster.vtgate.size)
 	}
 	if v := b.cluster.vtgate; v.autoscaling {
 		out.VTGateMaxCount, out.VTGateTargetCPUUtilization = platform.Ptr(v.maxCount), platform.Ptr(v.targetCPU)

@@ -69,6 +69,8 @@ type branchCluster struct {
 	byID             map[string]*branchChangeRec
 	// pending is the queued or resizing request; nil when none is.
 	pending *branchChangeRec
+	// resized is true once a resize request has set the query routers.
+	resized bool
 }
 
 // newBranchCluster is the cluster configuration of a new branch of db.
@@ -477,19 +479,21 @@ func (s *Server) requestChange(c *call, b *branchRec, resize bool, after cluster
 		b.cluster.changes.add(r)
 	}
 	b.cluster.pending = r
-	s.clock.after(s.timing.BranchChangeStart, func() {
-		if r.state != platform.ChangeQueued {
-			return
-		}
-		now := s.clock.Now()
-		r.state, r.started, r.updated = platform.ChangeResizing, now, now
-		s.clock.after(s.timing.BranchChangeRun, func() {
-			if r.state == platform.ChangeResizing {
-				s.completeChange(r, s.clock.Now())
-			}
-		})
-	})
+	s.clock.after(s.timing.BranchChangeStart, func() { s.stepChange(r) })
 	return r, true
+}
+
+// stepChange moves r on: a queued request starts resizing, for
+// Timings.BranchChangeRun; a resizing one completes; a canceled one stays.
+func (s *Server) stepChange(r *branchChangeRec) {
+	now := s.clock.Now()
+	switch r.state {
+	case platform.ChangeQueued:
+		r.state, r.started, r.updated = platform.ChangeResizing, now, now
+		s.clock.after(s.timing.BranchChangeRun, func() { s.stepChange(r) })
+	case platform.ChangeResizing:
+		s.completeChange(r, now)
+	}
 }
 
 // completeChange makes a request's values the branch's.
@@ -501,6 +505,7 @@ func (s *Server) completeChange(r *branchChangeRec, now time.Time) {
 		b.cluster.params[name] = paramValue{value: v, updated: now, actor: r.actor}
 	}
 	b.cluster.vtgate, b.cluster.storage = r.after.vtgate, r.after.storage
+	b.cluster.resized = b.cluster.resized || r.resize
 	for _, ks := range b.changedKeyspaces() {
 		ks.clusterSize = r.after.clusterSize
 		if ks.isDefault && r.after.replicas != r.before.replicas {
