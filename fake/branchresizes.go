@@ -360,8 +360,11 @@ func checkChange(b *branchRec, p *platform.UpdateBranchChangeRequestParams, afte
 		}
 		after.storage = st
 	}
-	for ns, values := range p.Parameters {
-		for name, value := range values {
+	// In order, so that the first bad parameter is named the same each time.
+	for _, ns := range slices.Sorted(maps.Keys(p.Parameters)) {
+		values := p.Parameters[ns]
+		for _, name := range slices.Sorted(maps.Keys(values)) {
+			value := values[name]
 			if err := validateParameter(kind, name, value); err != nil {
 				return err
 			}

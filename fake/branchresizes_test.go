@@ -374,6 +374,12 @@ func TestBranchChangeRefusals(t *testing.T) {
 			_, err := e.change("pg", "dev", platform.UpdateBranchChangeRequestParams{Parameters: pgconf("max_bogus", "1")})
 			return err
 		}, []string{`"max_bogus"`}},
+		{"two bad parameters: the first by name", func() error {
+			_, err := e.change("pg", "dev", platform.UpdateBranchChangeRequestParams{Parameters: map[platform.ParameterNamespace]map[string]string{
+				platform.NamespacePgconf: {"max_connections": "0", "jit": "maybe"},
+			}})
+			return err
+		}, []string{"jit"}},
 		{"parameter out of range", func() error {
 			_, err := e.change("pg", "dev", platform.UpdateBranchChangeRequestParams{Parameters: pgconf("max_connections", "100000")})
 			return err
