@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbplatform/platform-go"
 	"github.com/dbplatform/platform-go/fake"
@@ -84,6 +85,7 @@ func deployFlow(ctx context.Context, srv *fake.Server) (*platform.DeployRequest,
 func TestDeployFlow(t *testing.T) {
 	t.Parallel()
 	srv := fake.NewServer(t)
+	start := srv.Now()
 	dr, err := deployFlow(t.Context(), srv)
 	if err != nil {
 		t.Fatal(err)
@@ -91,17 +93,35 @@ func TestDeployFlow(t *testing.T) {
 	if dr.DeployedAt == nil || dr.Deployment.CutoverAt == nil {
 		t.Errorf("deployed_at %v, cutover_at %v; want both set", dr.DeployedAt, dr.Deployment.CutoverAt)
 	}
+	// Each waiter polls once, then once right after each transition it
+	// waits through, the fake's clock moving straight to it: the database
+	// (5s) and the branch (5s) get ready, the deployment checks (1s), is
+	// submitted (1s), starts (1s), copies (10s) and cuts over (1s).
+	polls := map[string]int{}
+	for _, r := range srv.Requests() {
+		polls[r.Operation]++
+	}
+	want := map[string]int{"get_database": 2, "get_branch": 2, "get_deployment": 8}
+	for op, n := range want {
+		if polls[op] != n {
+			t.Errorf("%s polled %d times, want %d", op, polls[op], n)
+		}
+	}
+	if got, want := srv.Now().Sub(start), 24*time.Second; got != want {
+		t.Errorf("the clock moved %s, want %s: to each transition and no further", got, want)
+	}
 }
 
 // BenchmarkDeployFlow measures the whole deploy flow of deployFlow through
 // the SDK, each iteration on a fresh fake (started and closed inside the
-// timed loop): about thirty requests over loopback and the virtual clock's
-// transitions. Its baseline, in the same run, is the smallest consumer test
-// there is: start a fake, make one call, close it.
+// timed loop): twenty requests over loopback (reported as round-trips/op)
+// and the virtual clock's transitions. Its baseline, in the same run, is the
+// smallest consumer test there is: start a fake, make one call, close it.
 func BenchmarkDeployFlow(b *testing.B) {
 	ctx := b.Context()
 	b.Run("flow", func(b *testing.B) {
 		b.ReportAllocs()
+		trips := 0
 		for b.Loop() {
 			srv, err := fake.New()
 			if err != nil {
@@ -110,8 +130,10 @@ func BenchmarkDeployFlow(b *testing.B) {
 			if _, err := deployFlow(ctx, srv); err != nil {
 				b.Fatal(err)
 			}
+			trips += len(srv.Requests())
 			srv.Close()
 		}
+		b.ReportMetric(float64(trips)/float64(b.N), "round-trips/op")
 	})
 	b.Run("baseline_start_one_call", func(b *testing.B) {
 		b.ReportAllocs()

@@ -38,7 +38,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/go-querystring/query"
@@ -52,10 +54,21 @@ const DefaultBaseURL = "https://api.dbplatform.dev/"
 // Client calls the Database Platform API. Create one with [NewClient]; its
 // services group the operations by resource.
 type Client struct {
-	baseURL   *url.URL
-	http      *http.Client
-	userAgent string
-	sleep     SleepFunc
+	baseURL *url.URL
+	base    string // baseURL as a string, ending in "/": operation paths are appended to it
+	send    sender
+	sleep   SleepFunc
+	logged  bool // a logger counts attempts through the request's context
+
+	// The values of the headers every request carries, shared by the
+	// requests the client builds: a header's value slice is only ever
+	// replaced, never written to, so sharing it is safe.
+	accept, json, userAgent []string
+	// auth is the service token's Authorization value, set directly on
+	// the requests the client builds for its own methods (always to its own
+	// host), so that the credential transport need not clone them; nil
+	// for other credentials.
+	auth []string
 
 	// Organizations manages organizations, their members and their regions.
 	Organizations *OrganizationsService
@@ -104,7 +117,8 @@ type service struct {
 }
 
 // SleepFunc waits for d or until ctx ends, returning ctx.Err() in the second
-// case. Waiters and retry backoff wait through it; see [WithSleep].
+// case. Waiters and retry backoff wait through it; see [WithSleep]. A
+// waiter's wait may end early; see [IsPollWait].
 type SleepFunc func(ctx context.Context, d time.Duration) error
 
 // realSleep waits on the wall clock.
@@ -151,10 +165,17 @@ func NewClient(opts ...Option) (*Client, error) {
 	}
 	c := &Client{
 		baseURL:   base,
-		userAgent: userAgent(cfg.userAgent),
+		base:      base.String(),
+		send:      cfg.buildSender(base, cfg.sleep),
 		sleep:     sleep,
+		logged:    cfg.logger != nil,
+		accept:    []string{"application/json"},
+		json:      []string{"application/json"},
+		userAgent: []string{userAgent(cfg.userAgent)},
 	}
-	c.http = cfg.buildHTTPClient(base, cfg.sleep)
+	if cfg.tokenID != "" {
+		c.auth = []string{cfg.tokenID + ":" + cfg.token}
+	}
 	common := &service{client: c}
 	c.Organizations = (*OrganizationsService)(common)
 	c.Users = (*UsersService)(common)
@@ -193,6 +214,21 @@ func (c *Client) NewRequest(ctx context.Context, method, path string, body any) 
 	if err != nil {
 		return nil, &ArgError{Arg: "path", Reason: err.Error()}
 	}
+	req, err := c.newRequest(ctx, method, u.String(), body)
+	if err != nil {
+		return nil, err
+	}
+	// The caller owns this request: it gets header values of its own
+	// rather than the client's shared ones.
+	for k, v := range req.Header {
+		req.Header[k] = slices.Clone(v)
+	}
+	return req, nil
+}
+
+// newRequest builds a request to rawURL with the headers every request
+// carries, and body, when not nil, encoded as JSON.
+func (c *Client) newRequest(ctx context.Context, method, rawURL string, body any) (*http.Request, error) {
 	var r io.Reader
 	if body != nil {
 		buf, err := json.Marshal(body)
@@ -201,14 +237,14 @@ func (c *Client) NewRequest(ctx context.Context, method, path string, body any) 
 		}
 		r = bytes.NewReader(buf)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, u.String(), r)
+	req, err := http.NewRequestWithContext(ctx, method, rawURL, r)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", c.userAgent)
+	req.Header["Accept"] = c.accept
+	req.Header["User-Agent"] = c.userAgent
 	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		req.Header["Content-Type"] = c.json
 	}
 	return req, nil
 }
@@ -216,10 +252,20 @@ func (c *Client) NewRequest(ctx context.Context, method, path string, body any) 
 // Do sends req and decodes a successful JSON response into v (when v is not
 // nil). A response with a status of 300 or more (an error, or a redirect the
 // client would not follow) becomes an [*Error]; the response is returned in
-// both cases with its body closed.
+// both cases with its body closed. req itself is not modified (a copy is
+// sent), although its body is read.
 func (c *Client) Do(req *http.Request, v any) (*http.Response, error) {
-	req = req.WithContext(withAttempts(req.Context(), req.Method))
-	resp, err := c.http.Do(req)
+	ctx := req.Context()
+	if c.logged {
+		ctx = withAttempts(ctx)
+	}
+	return c.do(req.WithContext(ctx), v)
+}
+
+// do is Do for a request the client owns: it may be changed on the way
+// (retries set its body), and is not copied first.
+func (c *Client) do(req *http.Request, v any) (*http.Response, error) {
+	resp, err := c.send(req)
 	if err != nil {
 		return nil, c.transportError(req, err)
 	}
@@ -231,10 +277,37 @@ func (c *Client) Do(req *http.Request, v any) (*http.Response, error) {
 		_, _ = io.Copy(io.Discard, resp.Body)
 		return resp, nil
 	}
-	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+	if err := decodeJSON(resp, v); err != nil {
 		return resp, fmt.Errorf("platform: %s %s: decoding response: %w", req.Method, req.URL.Path, err)
 	}
 	return resp, nil
+}
+
+// bufPool holds the buffers response bodies are read into for decoding.
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledBuffer is the largest buffer returned to bufPool, so that one
+// large response does not stay in memory.
+const maxPooledBuffer = 64 << 10
+
+// decodeJSON reads resp's body to its end (so that the connection can be
+// reused) into a pooled buffer and decodes it into v. encoding/json copies
+// what it keeps, so nothing decoded refers to the buffer.
+func decodeJSON(resp *http.Response, v any) error {
+	buf := bufPool.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooledBuffer {
+			buf.Reset()
+			bufPool.Put(buf)
+		}
+	}()
+	if n := resp.ContentLength; n > 0 && n <= maxPooledBuffer {
+		buf.Grow(int(n) + bytes.MinRead) // ReadFrom wants MinRead free to read EOF
+	}
+	if _, err := buf.ReadFrom(resp.Body); err != nil {
+		return err
+	}
+	return json.Unmarshal(buf.Bytes(), v)
 }
 
 // transportError reports a failure to get any response, with the URL's query
@@ -251,21 +324,32 @@ func (c *Client) transportError(req *http.Request, err error) error {
 }
 
 // call is the request path every service method takes: build, send, decode.
+// path is relative to the base URL and already escaped (see pathf), so the
+// URL is the base URL's string with path appended, parsed once; the request
+// goes to the client's own host, so it carries the service token's header
+// from the start.
 func (c *Client) call(ctx context.Context, method, path string, q, body, v any) error {
+	rawURL := c.base + path
 	if q != nil {
 		vals, err := query.Values(q)
 		if err != nil {
 			return fmt.Errorf("platform: encoding query: %w", err)
 		}
 		if enc := vals.Encode(); enc != "" {
-			path += "?" + enc
+			rawURL += "?" + enc
 		}
 	}
-	req, err := c.NewRequest(ctx, method, path, body)
+	if c.logged {
+		ctx = withAttempts(ctx)
+	}
+	req, err := c.newRequest(ctx, method, rawURL, body)
 	if err != nil {
 		return err
 	}
-	_, err = c.Do(req, v)
+	if c.auth != nil {
+		req.Header["Authorization"] = c.auth
+	}
+	_, err = c.do(req, v)
 	return err
 }
 

@@ -52,15 +52,17 @@ func (p RetryPolicy) validate() error {
 }
 
 // client builds the go-retryablehttp client that applies the policy over
-// inner. Waits go through sleep when it is not the wall clock, so a virtual
-// clock sees them.
-func (p RetryPolicy) client(inner *http.Client, sleep SleepFunc) *retryablehttp.Client {
+// inner to requests whose method is idempotent or not. Waits go through
+// sleep when it is not the wall clock, so a virtual clock sees them.
+func (p RetryPolicy) client(inner *http.Client, sleep SleepFunc, idempotent bool) *retryablehttp.Client {
 	rc := &retryablehttp.Client{
 		HTTPClient:   inner,
 		RetryMax:     p.MaxRetries,
 		RetryWaitMin: p.MinWait,
 		RetryWaitMax: p.MaxWait,
-		CheckRetry:   p.checkRetry,
+		CheckRetry: func(ctx context.Context, resp *http.Response, err error) (bool, error) {
+			return p.checkRetry(ctx, resp, err, idempotent)
+		},
 		ErrorHandler: passthroughError,
 	}
 	rc.Backoff = func(min, max time.Duration, n int, resp *http.Response) time.Duration {
@@ -91,14 +93,11 @@ func passthroughError(resp *http.Response, err error, _ int) (*http.Response, er
 	return resp, err
 }
 
-// checkRetry decides whether an attempt's outcome is worth another one.
-func (p RetryPolicy) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+// checkRetry decides whether an attempt's outcome is worth another one, for
+// a request whose method is idempotent or not.
+func (p RetryPolicy) checkRetry(ctx context.Context, resp *http.Response, err error, idempotent bool) (bool, error) {
 	if ctx.Err() != nil {
 		return false, ctx.Err()
-	}
-	idempotent := true
-	if a := attemptsFrom(ctx); a != nil {
-		idempotent = isIdempotent(a.method)
 	}
 	if err != nil {
 		// The token endpoint refused to refresh the OAuth token (a revoked

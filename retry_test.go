@@ -16,16 +16,18 @@ import (
 	"github.com/dbplatform/platform-go"
 )
 
-// sleepRecorder is a SleepFunc that records the waits asked for and
-// returns at once.
+// sleepRecorder is a SleepFunc that records the waits asked for, and
+// which of them were a waiter's (platform.IsPollWait), and returns at once.
 type sleepRecorder struct {
 	mu    sync.Mutex
 	waits []time.Duration
+	polls []bool
 }
 
 func (s *sleepRecorder) sleep(ctx context.Context, d time.Duration) error {
 	s.mu.Lock()
 	s.waits = append(s.waits, d)
+	s.polls = append(s.polls, platform.IsPollWait(ctx))
 	s.mu.Unlock()
 	return ctx.Err()
 }

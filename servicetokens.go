@@ -212,8 +212,10 @@ type ServiceToken struct {
 	ActorID          *string `json:"actor_id"`
 	ActorDisplayName *string `json:"actor_display_name"`
 	ActorType        *string `json:"actor_type"`
-	// ServiceTokenAccesses are the permissions the token holds, one per
-	// permission and resource.
+	// ServiceTokenAccesses are permissions the token holds, one per
+	// permission and resource, but not necessarily all of them (those on
+	// databases may be left out): ListAccesses and ListGrants list every
+	// one, a page at a time.
 	ServiceTokenAccesses []*ServiceTokenAccess `json:"service_token_accesses"`
 	// OAuthAccessesByResource is the grant of an OAuth token, which the API
 	// renders in the same shape; always nil for a service token, whose

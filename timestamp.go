@@ -2,7 +2,6 @@ package platform
 
 import (
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -30,18 +29,19 @@ func (t Timestamp) MarshalJSON() ([]byte, error) {
 	return append(b, '"'), nil
 }
 
-// UnmarshalJSON decodes an RFC 3339 time.
+// UnmarshalJSON decodes an RFC 3339 time; null leaves t as it is.
 func (t *Timestamp) UnmarshalJSON(b []byte) error {
-	s := string(b)
-	if s == "null" {
+	if string(b) == "null" {
 		return nil
 	}
-	if len(s) < 2 || !strings.HasPrefix(s, `"`) || !strings.HasSuffix(s, `"`) {
-		return fmt.Errorf("platform: timestamp %s is not a JSON string", s)
+	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
+		return fmt.Errorf("platform: timestamp %s is not a JSON string", b)
 	}
-	v, err := time.Parse(time.RFC3339Nano, s[1:len(s)-1])
-	if err != nil {
-		return fmt.Errorf("platform: timestamp %s: %w", s, err)
+	// time.Time's own decoding reads RFC 3339 from the bytes, without
+	// copying them into a string first.
+	var v time.Time
+	if err := v.UnmarshalJSON(b); err != nil {
+		return fmt.Errorf("platform: timestamp %s: %w", b, err)
 	}
 	t.Time = v
 	return nil

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -18,9 +19,14 @@ import (
 // modulePath is this module's import path, looked up in the build info.
 const modulePath = "github.com/dbplatform/platform-go"
 
-// buildHTTPClient assembles the transport chain:
-// retry (outermost) -> logging -> credentials (only for the API's host) -> base.
-func (c *config) buildHTTPClient(base *url.URL, sleep SleepFunc) *http.Client {
+// sender sends a request and returns its final response: after retries,
+// and through the transport chain.
+type sender func(*http.Request) (*http.Response, error)
+
+// buildSender assembles the request path:
+// retry (outermost) -> logging -> credentials (only for the API's host) -> base,
+// the last three in one http.Client with the redirect guard.
+func (c *config) buildSender(base *url.URL, sleep SleepFunc) sender {
 	var rt http.RoundTripper = http.DefaultTransport
 	var timeout time.Duration
 	if c.httpClient != nil {
@@ -38,17 +44,29 @@ func (c *config) buildHTTPClient(base *url.URL, sleep SleepFunc) *http.Client {
 	if c.logger != nil {
 		rt = &logTransport{logger: c.logger, base: rt}
 	}
-	inner := &http.Client{Transport: rt, Timeout: timeout, CheckRedirect: sameHostRedirect}
+	hc := &http.Client{Transport: rt, Timeout: timeout, CheckRedirect: sameHostRedirect}
 	if c.noRetries {
-		return inner
+		return hc.Do
 	}
-	// The outer client needs the redirect guard too: a redirect to another
-	// host that inner returns unfollowed would otherwise be followed here.
-	return &http.Client{Transport: &retryablehttp.RoundTripper{Client: c.retry.client(inner, sleep)}, CheckRedirect: sameHostRedirect}
+	// One retrying client per kind of method, so that deciding whether an
+	// attempt may be repeated needs nothing carried with the request.
+	idempotent, other := c.retry.client(hc, sleep, true), c.retry.client(hc, sleep, false)
+	return func(req *http.Request) (*http.Response, error) {
+		rc := other
+		if isIdempotent(req.Method) {
+			rc = idempotent
+		}
+		rreq, err := retryablehttp.FromRequest(req)
+		if err != nil {
+			return nil, err
+		}
+		return rc.Do(rreq)
+	}
 }
 
 // ServiceTokenTransport adds a service token's Authorization header to each
-// request, on a clone: the caller's request is never modified. [NewClient]
+// request, on a clone: the caller's request is never modified. A request
+// that already carries exactly this header is sent as it is. [NewClient]
 // uses it for [WithServiceToken]; it is exported for callers that build their
 // own http.Client.
 type ServiceTokenTransport struct {
@@ -62,13 +80,26 @@ type ServiceTokenTransport struct {
 
 // RoundTrip implements http.RoundTripper.
 func (t *ServiceTokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	r := req.Clone(req.Context())
-	r.Header.Set("Authorization", t.ID+":"+t.Token)
 	base := t.Base
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	return base.RoundTrip(r)
+	if !t.carried(req.Header["Authorization"]) {
+		req = req.Clone(req.Context())
+		req.Header.Set("Authorization", t.ID+":"+t.Token)
+	}
+	return base.RoundTrip(req)
+}
+
+// carried reports whether v, a request's Authorization values, is this
+// token's header and nothing else.
+func (t *ServiceTokenTransport) carried(v []string) bool {
+	if len(v) != 1 {
+		return false
+	}
+	h := v[0]
+	return len(h) == len(t.ID)+1+len(t.Token) && h[len(t.ID)] == ':' &&
+		strings.HasPrefix(h, t.ID) && strings.HasSuffix(h, t.Token)
 }
 
 // hostGuard sends credentials only to the API's own host, so that a request
@@ -101,17 +132,16 @@ func sameHostRedirect(req *http.Request, via []*http.Request) error {
 	return nil
 }
 
-// attempts is carried in a request's context so that the retry policy knows
-// the method and the log line knows the attempt number.
+// attempts is carried in a request's context, when the client logs, so
+// that each log line knows its attempt number.
 type attempts struct {
-	method string
-	n      atomic.Int32
+	n atomic.Int32
 }
 
 type attemptsKey struct{}
 
-func withAttempts(ctx context.Context, method string) context.Context {
-	return context.WithValue(ctx, attemptsKey{}, &attempts{method: method})
+func withAttempts(ctx context.Context) context.Context {
+	return context.WithValue(ctx, attemptsKey{}, new(attempts))
 }
 
 func attemptsFrom(ctx context.Context) *attempts {

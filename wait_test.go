@@ -3,8 +3,11 @@ package platform_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/dbplatform/platform-go"
 	"github.com/dbplatform/platform-go/fake"
@@ -110,5 +113,33 @@ func TestWaitReadyDeadline(t *testing.T) {
 	// The waits grow: 1s, then 2s.
 	if len(waits) != 2 || waits[0] != time.Second || waits[1] != 2*time.Second {
 		t.Errorf("waits = %v, want [1s 2s]", waits)
+	}
+}
+
+// TestWaitMarksPollWaits checks that a SleepFunc can tell a waiter's waits
+// between polls (which the fake ends at its next transition) from retry
+// backoff (which it must wait out): only the former are IsPollWait.
+func TestWaitMarksPollWaits(t *testing.T) {
+	t.Parallel()
+	api := newWireFunc(t, sequence(
+		respond(http.StatusServiceUnavailable, ""), // retried after a backoff
+		respond(http.StatusOK, `{"name":"app-db","state":"pending","ready":false}`),
+		respond(http.StatusOK, `{"name":"app-db","state":"ready","ready":true}`),
+	))
+	slept := &sleepRecorder{}
+	c := api.newClient(t, fastRetries(2), platform.WithSleep(slept.sleep))
+	if _, err := c.Databases.WaitReady(t.Context(), &platform.GetDatabaseParams{Organization: "acme", Database: "app-db"}); err != nil {
+		t.Fatal(err)
+	}
+	slept.mu.Lock()
+	defer slept.mu.Unlock()
+	if diff := cmp.Diff([]bool{false, true}, slept.polls); diff != "" {
+		t.Errorf("IsPollWait of the waits (-want +got):\n%s", diff)
+	}
+	if len(slept.waits) == 2 && slept.waits[1] != time.Second {
+		t.Errorf("the waiter's first wait is %s, want 1s", slept.waits[1])
+	}
+	if platform.IsPollWait(t.Context()) {
+		t.Error("IsPollWait of a plain context is true")
 	}
 }

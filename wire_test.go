@@ -3,6 +3,7 @@ package platform_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -628,6 +629,154 @@ func TestServiceTokenTransportDoesNotMutateRequest(t *testing.T) {
 	want := http.Header{"Authorization": {"id1:secret1"}, "X-Caller": {"yes"}}
 	if diff := cmp.Diff(want, seen); diff != "" {
 		t.Errorf("headers sent (-want +got):\n%s", diff)
+	}
+}
+
+// TestServiceTokenTransportHeaderAlreadySet checks the other side of the
+// transport: a request that already carries exactly its header is sent as
+// it is (the client's own requests do), and any other Authorization value
+// is replaced on a clone.
+func TestServiceTokenTransportHeaderAlreadySet(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		have     []string
+		wantSame bool
+	}{
+		{"this token", []string{"id1:secret1"}, true},
+		{"another token", []string{"id1:secret2"}, false},
+		{"another ID", []string{"id2:secret1"}, false},
+		{"same length, other split", []string{"id1s:ecret1"}, false},
+		{"twice", []string{"id1:secret1", "id1:secret1"}, false},
+		{"none", nil, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var sent *http.Request
+			tr := &platform.ServiceTokenTransport{
+				ID: "id1", Token: "secret1",
+				Base: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+					sent = r
+					return &http.Response{StatusCode: 204, Body: http.NoBody, Request: r}, nil
+				}),
+			}
+			req, err := http.NewRequestWithContext(t.Context(), "GET", "http://example.com/v1/user", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.have != nil {
+				req.Header["Authorization"] = tc.have
+			}
+			if _, err := tr.RoundTrip(req); err != nil {
+				t.Fatal(err)
+			}
+			if (sent == req) != tc.wantSame {
+				t.Errorf("sent the caller's request itself: %t, want %t", sent == req, tc.wantSame)
+			}
+			if diff := cmp.Diff([]string{"id1:secret1"}, sent.Header["Authorization"]); diff != "" {
+				t.Errorf("Authorization sent (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.have, req.Header["Authorization"]); diff != "" {
+				t.Errorf("caller's Authorization changed (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestDoDoesNotModifyRequest pins Client.Do's promise that the caller's
+// request is not modified, whatever the client does on the way: retries
+// (which set a request's body), logging (which puts the attempt count in the
+// context) and the credential (which the client adds to its own requests).
+func TestDoDoesNotModifyRequest(t *testing.T) {
+	t.Parallel()
+	type snapshot struct {
+		Method, URL   string
+		Header        http.Header
+		Body          io.ReadCloser
+		ContentLength int64
+		Context       context.Context
+		Host          string
+	}
+	snap := func(r *http.Request) snapshot {
+		return snapshot{r.Method, r.URL.String(), r.Header.Clone(), r.Body, r.ContentLength, r.Context(), r.Host}
+	}
+	tests := []struct {
+		name string
+		opts []platform.Option
+		// build makes the caller's request.
+		build func(t *testing.T, c *platform.Client, base string) *http.Request
+	}{
+		{"NewRequest, PUT with a body, retried and logged", []platform.Option{fastRetries(2), platform.WithLogger(debugLogger(&lockedBuffer{}))},
+			func(t *testing.T, c *platform.Client, _ string) *http.Request {
+				req, err := c.NewRequest(t.Context(), "PUT", "v1/organizations/acme/settings", map[string]bool{"on": true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return req
+			}},
+		{"NewRequest, GET, retried", []platform.Option{fastRetries(2)},
+			func(t *testing.T, c *platform.Client, _ string) *http.Request {
+				req, err := c.NewRequest(t.Context(), "GET", "v1/user", nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return req
+			}},
+		{"net/http request with its own header, without retries", []platform.Option{platform.WithoutRetries()},
+			func(t *testing.T, _ *platform.Client, base string) *http.Request {
+				req, err := http.NewRequestWithContext(t.Context(), "POST", base+"v1/organizations/acme/things", strings.NewReader(`{"a":1}`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Header.Set("X-Caller", "yes")
+				return req
+			}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			// The first attempt is refused with a 503 (retried by every
+			// method where retries are on), the next one succeeds.
+			api := newWireFunc(t, sequence(respond(503, ""), respond(200, `{"id":"x"}`)))
+			c := api.newClient(t, tc.opts...)
+			req := tc.build(t, c, api.baseURL())
+			before := snap(req)
+			_, err := c.Do(req, nil)
+			if err != nil && !errors.Is(err, platform.ErrInternal) {
+				t.Fatalf("Do: %v", err)
+			}
+			if diff := cmp.Diff(before, snap(req), cmp.Comparer(func(a, b io.ReadCloser) bool { return a == b }),
+				cmp.Comparer(func(a, b context.Context) bool { return a == b })); diff != "" {
+				t.Errorf("the caller's request changed (-before +after):\n%s", diff)
+			}
+			for i, r := range api.requests() {
+				if got := r.Header.Get("Authorization"); got != testAuthHeader {
+					t.Errorf("attempt %d carried Authorization %q, want the token", i+1, got)
+				}
+			}
+		})
+	}
+}
+
+// TestNewRequestHeadersAreTheCallers checks that the header values of a
+// request from NewRequest belong to it: writing into them changes no other
+// request of the client.
+func TestNewRequestHeadersAreTheCallers(t *testing.T) {
+	t.Parallel()
+	api := newWire(t, 200, userJSON)
+	req, err := api.client.NewRequest(t.Context(), "GET", "v1/user", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header["Accept"][0] = "text/plain"
+	req.Header["User-Agent"][0] = "someone-else"
+	if _, err := api.client.Users.GetCurrent(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	got := api.only().Header
+	if got.Get("Accept") != "application/json" || !strings.HasPrefix(got.Get("User-Agent"), "platform-go/") {
+		t.Errorf("the client's next request sent Accept %q, User-Agent %q", got.Get("Accept"), got.Get("User-Agent"))
 	}
 }
 

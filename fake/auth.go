@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"net/http"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -13,12 +12,17 @@ import (
 // tokenRec is a service token. Only the hash of its secret is kept.
 type tokenRec struct {
 	stamps
-	name      string
-	hash      [32]byte
-	org       *orgRec
-	creator   *userRec
-	orgPerms  map[string]bool
-	dbPerms   map[string]map[string]bool // database ID -> permissions
+	name    string
+	hash    [32]byte
+	org     *orgRec
+	creator *userRec
+	// orgPerms are the permissions held on the whole organization;
+	// dbGrants those held on one database, also kept in grantIdx in the
+	// databases' list order, so that what the token may list is cut from
+	// its grants, not found by checking every database.
+	orgPerms  permSet
+	dbGrants  map[string]*dbGrant // by database ID
+	grantIdx  index[*dbGrant]
 	expiresAt *time.Time
 	// lastUsed is the clock's time, in Unix nanoseconds, of the last
 	// request the token authenticated; 0 before the first. Atomic, as
@@ -81,67 +85,48 @@ func (p *principal) belongsTo(org *orgRec) bool {
 // level). Without a db (a list across databases), a grant on any
 // database of the organization counts; the handler then shows only what
 // the principal may see. An empty perms list needs no permission.
-func (p *principal) may(perms []string, org *orgRec, db *dbRec) bool {
+func (p *principal) may(perms []string, db *dbRec) bool {
 	if len(perms) == 0 {
 		return true
 	}
-	if p == nil || p.token == nil {
-		return false
-	}
-	t := p.token
-	for _, perm := range perms {
-		if t.orgPerms[perm] {
-			return true
-		}
-		if slices.Contains(organizationPermissions, perm) {
-			// An organization permission counts only when granted on
-			// the organization, never through a database's grants.
-			continue
-		}
-		if db != nil {
-			if t.dbPerms[db.id][perm] {
-				return true
-			}
-			continue
-		}
-		for _, grants := range t.dbPerms {
-			if grants[perm] {
-				return true
-			}
-		}
-	}
-	return false
+	return p != nil && p.token != nil && p.token.holds(permsOf(perms), db)
 }
 
-// maySee reports whether the principal holds one of perms on db, for
-// filtering lists.
-func (p *principal) maySee(perms []string, db *dbRec) bool {
-	return p.may(perms, db.org, db)
-}
-
-// holdsAtOrgLevel reports whether the principal holds one of perms for the
-// whole organization, so that it sees every database.
-func (p *principal) holdsAtOrgLevel(perms []string) bool {
-	if len(perms) == 0 {
+// mayDo reports whether the principal holds one of op's permissions (see
+// may), from the set computed once for the route.
+func (p *principal) mayDo(op *operation, db *dbRec) bool {
+	if len(op.perms) == 0 {
 		return true
 	}
-	if p == nil || p.token == nil {
+	return p != nil && p.token != nil && p.token.holds(op.need, db)
+}
+
+// holds reports whether the token holds one of need on the organization or
+// on db; without a db, on any of its databases. A database's grant never
+// holds an organization permission (checkGrant refuses one there).
+func (t *tokenRec) holds(need permSet, db *dbRec) bool {
+	if t.orgPerms&need != 0 {
+		return true
+	}
+	if need&databasePermSet == 0 {
 		return false
 	}
-	for _, perm := range perms {
-		if p.token.orgPerms[perm] {
+	if db != nil {
+		return t.heldOn(db)&need != 0
+	}
+	for _, g := range t.grantIdx.all() {
+		if g.perms&need != 0 {
 			return true
 		}
 	}
 	return false
 }
 
-// grant gives the token perms on db.
-func (t *tokenRec) grant(db *dbRec, perms []string) {
-	if t.dbPerms[db.id] == nil {
-		t.dbPerms[db.id] = map[string]bool{}
+// holdsAtOrgLevel reports whether the principal holds one of op's
+// permissions for the whole organization, so that it sees every database.
+func (p *principal) holdsAtOrgLevel(op *operation) bool {
+	if len(op.perms) == 0 {
+		return true
 	}
-	for _, p := range perms {
-		t.dbPerms[db.id][p] = true
-	}
+	return p != nil && p.token != nil && p.token.orgPerms&op.need != 0
 }

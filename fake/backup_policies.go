@@ -146,7 +146,7 @@ func createBackupPolicy(c *call, p *platform.CreateBackupPolicyParams) (any, err
 
 // backupPolicy finds the path's {id} among the path database's policies.
 func (c *call) backupPolicy() (*policyRec, error) {
-	p := c.db.backups.policyByID[c.r.PathValue("id")]
+	p := c.db.backups.policy(c.r.PathValue("id"))
 	if p == nil {
 		return nil, notFound()
 	}
@@ -207,7 +207,6 @@ func deleteBackupPolicy(c *call) (any, error) {
 		return nil, unprocessable("backup policy %s is the required policy of %s and cannot be deleted", p.id, c.db.name)
 	}
 	c.db.backups.policies.remove(p)
-	delete(c.db.backups.policyByID, p.id)
 	p.deleted = true
 	return nil, nil
 }

@@ -123,7 +123,6 @@ func (s *Server) restoreInto(b *branchRec, r *backupRestore) {
 	}
 	now := s.clock.Now()
 	b.keyspaces = index[*keyspaceRec]{}
-	b.keyspaceByName = map[string]*keyspaceRec{}
 	for i, from := range r.backup.snapshot.keyspaces {
 		// A nanosecond apart, as copyKeyspaces makes them, so that they
 		// list in the backed-up branch's order.

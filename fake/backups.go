@@ -15,8 +15,7 @@ type backupStore struct {
 	byID     map[string]*backupRec
 	byBranch map[*branchRec]*branchBackups
 
-	policies   index[*policyRec]
-	policyByID map[string]*policyRec
+	policies index[*policyRec] // the live policies; see policy
 }
 
 // branchBackups are the backups of one branch in list order: live leaves
@@ -49,13 +48,20 @@ func (st *backupStore) addBackup(bk *backupRec) {
 	bb.all.add(bk)
 }
 
+// policy finds a live policy by ID: a scan, as a database has few, cheaper
+// than a map per database.
+func (st *backupStore) policy(id string) *policyRec {
+	for _, p := range st.policies.all() {
+		if p.id == id {
+			return p
+		}
+	}
+	return nil
+}
+
 // addPolicy records a policy.
 func (st *backupStore) addPolicy(p *policyRec) {
-	if st.policyByID == nil {
-		st.policyByID = map[string]*policyRec{}
-	}
 	st.policies.add(p)
-	st.policyByID[p.id] = p
 }
 
 // backupRec is a backup of a branch.

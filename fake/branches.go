@@ -25,8 +25,7 @@ type branchRec struct {
 	initialRestoreID  string     // the backup it was restored from
 	schemaUpdated     time.Time
 
-	keyspaces      index[*keyspaceRec]
-	keyspaceByName map[string]*keyspaceRec
+	keyspaces index[*keyspaceRec] // the live keyspaces; see keyspace
 	// readOnlyRegions are the regions its keyspaces replicate to, in the
 	// order they were added; see keyspaces.go.
 	readOnlyRegions index[*readOnlyRegionRec]
@@ -35,7 +34,7 @@ type branchRec struct {
 
 	budgets branchBudgets // traffic budgets; see trafficbudgets.go
 
-	cluster branchCluster // resize and change requests; see branchresizes.go
+	cluster *branchCluster // resize and change requests; nil before the first; see branchresizes.go
 }
 
 // newBranch adds a branch to db, pending until the clock has moved by
@@ -44,14 +43,12 @@ type branchRec struct {
 func (s *Server) newBranch(db *dbRec, name string, parent *branchRec, actor *userRec, delay time.Duration) *branchRec {
 	now := s.clock.Now()
 	b := &branchRec{
-		stamps:         stamps{id: s.world.newID(), created: now, updated: now},
-		db:             db,
-		name:           name,
-		actor:          actor,
-		region:         db.region,
-		schemaUpdated:  now,
-		keyspaceByName: map[string]*keyspaceRec{},
-		cluster:        newBranchCluster(db),
+		stamps:        stamps{id: s.world.newID(), created: now, updated: now},
+		db:            db,
+		name:          name,
+		actor:         actor,
+		region:        db.region,
+		schemaUpdated: now,
 	}
 	if parent != nil {
 		b.parent = parent.name
@@ -60,7 +57,7 @@ func (s *Server) newBranch(db *dbRec, name string, parent *branchRec, actor *use
 		s.world.newKeyspace(b, db.name, now).isDefault = true
 	}
 	s.newDefaultRole(b)
-	db.branches[name] = b
+	db.org.branchByName[branchKey{db, name}] = b
 	db.branchIdx.add(b)
 	s.clock.after(delay, func() { s.branchReady(b) })
 	return b
@@ -77,6 +74,28 @@ func (s *Server) branchReady(b *branchRec) {
 		ks.ready = true
 	}
 	s.emit("branch.ready", b.db, s.renderBranch(b))
+}
+
+// branchKey names a branch within its organization. One map per
+// organization holds every database's branches: a map per database would
+// cost about 200 bytes for the one branch most have.
+type branchKey struct {
+	db   *dbRec
+	name string
+}
+
+// branch finds a live branch of the database by name.
+func (db *dbRec) branch(name string) *branchRec { return db.org.branchByName[branchKey{db, name}] }
+
+// keyspace finds a live keyspace of the branch by name: a scan, as a branch
+// has few, cheaper than a map per branch.
+func (b *branchRec) keyspace(name string) *keyspaceRec {
+	for _, ks := range b.keyspaces.all() {
+		if ks.name == name {
+			return ks
+		}
+	}
+	return nil
 }
 
 // defaultKeyspace is the keyspace unqualified tables belong to.
@@ -155,14 +174,14 @@ func (s *Server) createBranch(c *call, p *platform.CreateBranchParams) (any, err
 			return nil, err
 		}
 	}
-	if db.branches[p.Name] != nil {
+	if db.branch(p.Name) != nil {
 		return nil, unprocessable("name %q is already taken by another branch of %s", p.Name, db.name)
 	}
 	parentName := p.ParentBranch
 	if parentName == "" {
 		parentName = db.defaultBranch
 	}
-	parent := db.branches[parentName]
+	parent := db.branch(parentName)
 	if parent == nil {
 		return nil, unprocessable("parent_branch %q is not a branch of %s", parentName, db.name)
 	}
@@ -187,7 +206,7 @@ func (s *Server) createBranch(c *call, p *platform.CreateBranchParams) (any, err
 
 // branch finds the path's {branch} in the path's database.
 func (c *call) branch() (*branchRec, error) {
-	b := c.db.branches[c.r.PathValue("branch")]
+	b := c.db.branch(c.r.PathValue("branch"))
 	if b == nil {
 		return nil, notFound()
 	}
@@ -218,11 +237,11 @@ func updateBranch(c *call, p *platform.UpdateBranchParams) (any, error) {
 			if err := checkName("new_name", *p.NewName); err != nil {
 				return err
 			}
-			if db.branches[*p.NewName] != nil {
+			if db.branch(*p.NewName) != nil {
 				return unprocessable("new_name %q is already taken by another branch of %s", *p.NewName, db.name)
 			}
-			delete(db.branches, b.name)
-			for _, other := range db.branches {
+			delete(db.org.branchByName, branchKey{db, b.name})
+			for _, other := range db.branchIdx.all() {
 				if other.parent == b.name {
 					other.parent = *p.NewName
 				}
@@ -231,7 +250,7 @@ func updateBranch(c *call, p *platform.UpdateBranchParams) (any, error) {
 				db.defaultBranch = *p.NewName
 			}
 			b.name = *p.NewName
-			db.branches[b.name] = b
+			db.org.branchByName[branchKey{db, b.name}] = b
 		}
 		setIf(&b.deletionProtected, p.DeletionProtected)
 		b.updated = c.now
@@ -302,7 +321,7 @@ func (s *Server) checkBranchDeletable(b *branchRec) error {
 func (s *Server) removeBranch(b *branchRec) {
 	b.deleted = true
 	b.deletedAt = s.clock.Now()
-	delete(b.db.branches, b.name)
+	delete(b.db.org.branchByName, branchKey{b.db, b.name})
 	b.db.branchIdx.remove(b)
 	s.cancelBackups(b)
 	s.dropBranchRoles(b)
@@ -414,7 +433,7 @@ func schemaPart(c *call, b *branchRec) ([]*keyspaceRec, error) {
 	if b.db.kind != want {
 		return nil, badRequest("%s applies to %s databases; %s is %s", param, want, b.db.name, b.db.kind)
 	}
-	ks := b.keyspaceByName[name]
+	ks := b.keyspace(name)
 	if ks == nil {
 		return nil, notFound()
 	}
@@ -464,9 +483,6 @@ func (s *Server) renderBranch(b *branchRec) *platform.Branch {
 		MySQLAddress:         host,
 		MySQLEdgeAddress:     "edge." + host,
 		MySQLProviderAddress: "provider." + host,
-		VTGateSize:           b.cluster.vtgate.size,
-		VTGateCount:          b.cluster.vtgate.count,
-		VTGateAutoscaling:    b.cluster.vtgate.autoscaling,
 		VTGateOptions:        map[string]any{},
 		HTMLURL:              base + b.db.org.name + "/" + b.db.name + "/" + b.name,
 		URL:                  base + "v1/organizations/" + b.db.org.name + "/databases/" + b.db.name + "/branches/" + b.name,
@@ -474,12 +490,7 @@ func (s *Server) renderBranch(b *branchRec) *platform.Branch {
 		UpdatedAt:            platform.NewTimestamp(b.updated),
 		SchemaLastUpdatedAt:  ptrTime(b.schemaUpdated),
 	}
-	if b.cluster.resized {
-		out.VTGateName = platform.Ptr(b.cluster.vtgate.size)
-	}
-	if v := b.cluster.vtgate; v.autoscaling {
-		out.VTGateMaxCount, out.VTGateTargetCPUUtilization = platform.Ptr(v.maxCount), platform.Ptr(v.targetCPU)
-	}
+	renderVTGate(out, b)
 	if b.parent != "" {
 		out.ParentBranch = platform.Ptr(b.parent)
 	}

@@ -57,7 +57,9 @@ type paramValue struct {
 }
 
 // branchCluster is what a branch's resize and change requests change, and
-// the requests themselves.
+// the requests themselves. A branch has none until its first request (see
+// branchRec.clusterView), so that the many branches no one resizes stay
+// lean.
 type branchCluster struct {
 	vtgate  vtgateConfig
 	storage storageConfig
@@ -66,21 +68,52 @@ type branchCluster struct {
 	params map[string]paramValue
 
 	resizes, changes index[*branchChangeRec]
-	byID             map[string]*branchChangeRec
 	// pending is the queued or resizing request; nil when none is.
 	pending *branchChangeRec
 	// resized is true once a resize request has set the query routers.
 	resized bool
 }
 
-// newBranchCluster is the cluster configuration of a new branch of db.
-func newBranchCluster(db *dbRec) branchCluster {
-	return branchCluster{
-		vtgate:  vtgateConfig{size: defaultVTGate(db.clusterSize), count: 1},
-		storage: storageConfig{min: defaultMinStorage, max: defaultMaxStorage, autoscaling: true, iops: minIOPS, throughput: minThroughput},
-		params:  map[string]paramValue{},
-		byID:    map[string]*branchChangeRec{},
+// clusterView is what b's requests have changed: the defaults before its
+// first request. The caller must not modify it.
+func (b *branchRec) clusterView() branchCluster {
+	if b.cluster != nil {
+		return *b.cluster
 	}
+	return branchCluster{
+		vtgate:  vtgateConfig{size: defaultVTGate(b.db.clusterSize), count: 1},
+		storage: storageConfig{min: defaultMinStorage, max: defaultMaxStorage, autoscaling: true, iops: minIOPS, throughput: minThroughput},
+	}
+}
+
+// clusterRec is b's record of requests, made from the defaults on first
+// use.
+func (b *branchRec) clusterRec() *branchCluster {
+	if b.cluster == nil {
+		c := b.clusterView()
+		b.cluster = &c
+	}
+	return b.cluster
+}
+
+// pendingChange is b's queued or resizing request; nil when none is.
+func (b *branchRec) pendingChange() *branchChangeRec {
+	if b.cluster == nil {
+		return nil
+	}
+	return b.cluster.pending
+}
+
+// find returns the request with the given ID; nil when there is none.
+func (c branchCluster) find(id string) *branchChangeRec {
+	for _, x := range [][]*branchChangeRec{c.resizes.all(), c.changes.all()} {
+		for _, r := range x {
+			if r.id == id {
+				return r
+			}
+		}
+	}
+	return nil
 }
 
 // clusterState is the part of a branch a request changes: its values
@@ -131,13 +164,13 @@ func (b *branchRec) changedKeyspaces() []*keyspaceRec {
 
 // currentCluster is the branch's cluster as requests see it.
 func (b *branchRec) currentCluster() clusterState {
-	ks := b.defaultKeyspace()
-	return clusterState{clusterSize: ks.clusterSize, replicas: ks.replicas(), vtgate: b.cluster.vtgate, storage: b.cluster.storage, params: map[string]string{}}
+	ks, v := b.defaultKeyspace(), b.clusterView()
+	return clusterState{clusterSize: ks.clusterSize, replicas: ks.replicas(), vtgate: v.vtgate, storage: v.storage, params: map[string]string{}}
 }
 
 // paramValue is the current value of a parameter of the branch.
 func (b *branchRec) paramValue(p *paramSpec) string {
-	if v, ok := b.cluster.params[p.name]; ok {
+	if v, ok := b.clusterView().params[p.name]; ok {
 		return v.value
 	}
 	return p.def
@@ -146,7 +179,7 @@ func (b *branchRec) paramValue(p *paramSpec) string {
 // resizeFlags are a keyspace's resize_pending and resizing while a
 // request of its branch resizes it.
 func (ks *keyspaceRec) resizeFlags() (pending, resizing bool) {
-	r := ks.branch.cluster.pending
+	r := ks.branch.pendingChange()
 	if r == nil || r.resize || !r.resizesCluster() || !slices.Contains(ks.branch.changedKeyspaces(), ks) {
 		return false, false
 	}
@@ -157,7 +190,7 @@ func (ks *keyspaceRec) resizeFlags() (pending, resizing bool) {
 // config_change_queued and config_changing, from its default branch's
 // request.
 func (b *branchRec) databaseFlags() (resizeQueued, resizing, configQueued, configChanging bool) {
-	r := b.cluster.pending
+	r := b.pendingChange()
 	if r == nil {
 		return
 	}
@@ -169,6 +202,20 @@ func (b *branchRec) databaseFlags() (resizeQueued, resizing, configQueued, confi
 		configQueued, configChanging = queued, !queued
 	}
 	return
+}
+
+// renderVTGate sets a branch's query router fields, as its resize requests
+// left them.
+func renderVTGate(out *platform.Branch, b *branchRec) {
+	cl := b.clusterView()
+	v := cl.vtgate
+	out.VTGateSize, out.VTGateCount, out.VTGateAutoscaling = v.size, v.count, v.autoscaling
+	if cl.resized {
+		out.VTGateName = platform.Ptr(v.size)
+	}
+	if v.autoscaling {
+		out.VTGateMaxCount, out.VTGateTargetCPUUtilization = platform.Ptr(v.maxCount), platform.Ptr(v.targetCPU)
+	}
 }
 
 func (s *Server) branchResizeRoutes() []route {
@@ -190,7 +237,8 @@ func listBranchResizes(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return pageOf(c, &b.cluster.resizes, false, renderBranchResize), nil
+	v := b.clusterView()
+	return pageOf(c, &v.resizes, false, renderBranchResize), nil
 }
 
 func listBranchChanges(c *call) (any, error) {
@@ -198,7 +246,8 @@ func listBranchChanges(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return pageOf(c, &b.cluster.changes, false, renderBranchChange), nil
+	v := b.clusterView()
+	return pageOf(c, &v.changes, false, renderBranchChange), nil
 }
 
 // branchChange finds the request of b the path value names, of the given
@@ -208,7 +257,7 @@ func (c *call) branchChange(name string, resize bool) (*branchChangeRec, error) 
 	if err != nil {
 		return nil, err
 	}
-	r := b.cluster.byID[c.r.PathValue(name)]
+	r := b.clusterView().find(c.r.PathValue(name))
 	if r == nil || r.resize != resize {
 		return nil, notFound()
 	}
@@ -295,7 +344,7 @@ func (c *call) changeBase(b *branchRec, resize bool) (clusterState, error) {
 	if !b.ready {
 		return clusterState{}, unprocessable("branch %s is not ready yet", b.name)
 	}
-	r := b.cluster.pending
+	r := b.pendingChange()
 	switch {
 	case r == nil:
 		return b.currentCluster(), nil
@@ -460,7 +509,7 @@ func previousParams(b *branchRec, after clusterState) map[string]string {
 // a new one, or the queued one changed. It reports false, changing
 // nothing, when after is the branch as it is and none is queued.
 func (s *Server) requestChange(c *call, b *branchRec, resize bool, after clusterState) (*branchChangeRec, bool) {
-	if r := b.cluster.pending; r != nil {
+	if r := b.pendingChange(); r != nil {
 		r.after, r.updated, r.actor = after, c.now, c.who.user
 		r.before.params = previousParams(b, after)
 		return r, true
@@ -475,13 +524,13 @@ func (s *Server) requestChange(c *call, b *branchRec, resize bool, after cluster
 		branch: b, resize: resize, actor: c.who.user,
 		state: platform.ChangeQueued, before: before, after: after,
 	}
-	b.cluster.byID[r.id] = r
+	cl := b.clusterRec()
 	if resize {
-		b.cluster.resizes.add(r)
+		cl.resizes.add(r)
 	} else {
-		b.cluster.changes.add(r)
+		cl.changes.add(r)
 	}
-	b.cluster.pending = r
+	cl.pending = r
 	s.clock.after(s.timing.BranchChangeStart, func() { s.stepChange(r) })
 	return r, true
 }
@@ -503,12 +552,16 @@ func (s *Server) stepChange(r *branchChangeRec) {
 func (s *Server) completeChange(r *branchChangeRec, now time.Time) {
 	b := r.branch
 	r.state, r.completed, r.updated = platform.ChangeCompleted, now, now
-	b.cluster.pending = nil
-	for name, v := range r.after.params {
-		b.cluster.params[name] = paramValue{value: v, updated: now, actor: r.actor}
+	cl := b.cluster // made by the request
+	cl.pending = nil
+	if len(r.after.params) > 0 && cl.params == nil {
+		cl.params = map[string]paramValue{}
 	}
-	b.cluster.vtgate, b.cluster.storage = r.after.vtgate, r.after.storage
-	b.cluster.resized = b.cluster.resized || r.resize
+	for name, v := range r.after.params {
+		cl.params[name] = paramValue{value: v, updated: now, actor: r.actor}
+	}
+	cl.vtgate, cl.storage = r.after.vtgate, r.after.storage
+	cl.resized = cl.resized || r.resize
 	for _, ks := range b.changedKeyspaces() {
 		ks.clusterSize = r.after.clusterSize
 		if ks.isDefault && r.after.replicas != r.before.replicas {
@@ -527,12 +580,12 @@ func cancelBranchChange(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := b.cluster.pending
+	r := b.pendingChange()
 	if r == nil {
 		return nil, unprocessable("branch %s has no queued or resizing request to cancel%s", b.name, lastChange(b))
 	}
 	r.state, r.updated = platform.ChangeCanceled, c.now
-	b.cluster.pending = nil
+	b.cluster.pending = nil // made by the request
 	return nil, nil
 }
 
@@ -540,7 +593,8 @@ func cancelBranchChange(c *call) (any, error) {
 // cancel.
 func lastChange(b *branchRec) string {
 	var last *branchChangeRec
-	for _, x := range [][]*branchChangeRec{b.cluster.resizes.all(), b.cluster.changes.all()} {
+	v := b.clusterView()
+	for _, x := range [][]*branchChangeRec{v.resizes.all(), v.changes.all()} {
 		if n := len(x); n > 0 && (last == nil || last.listKey().compare(x[n-1].listKey()) < 0) {
 			last = x[n-1]
 		}

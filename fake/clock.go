@@ -42,6 +42,7 @@ func (h *timerHeap) Push(x any)   { *h = append(*h, x.(*timer)) }
 func (h *timerHeap) Pop() any {
 	old := *h
 	t := old[len(old)-1]
+	old[len(old)-1] = nil // the array keeps no popped timer, nor what its work holds, alive
 	*h = old[:len(old)-1]
 	return t
 }
@@ -83,6 +84,14 @@ func (c *clock) runDue(until time.Time) {
 		c.now = until
 	}
 	c.arm()
+}
+
+// next returns the time of the earliest scheduled work.
+func (c *clock) next() (time.Time, bool) {
+	if len(c.timers) == 0 {
+		return time.Time{}, false
+	}
+	return c.timers[0].at, true
 }
 
 // arm sets the wall-clock timer for the earliest work in real-time mode.

@@ -733,21 +733,34 @@ func TestContractFixes(t *testing.T) {
 			}
 		}},
 		{"resource.type of service token accesses", func(t *testing.T, w *opWorld) {
-			id := w.serviceToken()
-			for _, path := range []string{"/v1/organizations/acme/service-tokens/" + id, "/v1/organizations/acme/service-tokens/" + id + "/access"} {
+			id := w.serviceToken() // read_database on app
+			if _, err := w.c.ServiceTokens.AddAccesses(t.Context(), &platform.AddServiceTokenAccessesParams{
+				Organization: w.org, ID: id, Access: []platform.Permission{platform.PermissionReadOrganization},
+			}); err != nil {
+				t.Fatal(err)
+			}
+			// The token object lists its organization accesses; the access
+			// list every access.
+			for path, want := range map[string][]string{
+				"/v1/organizations/acme/service-tokens/" + id:             {"Organization"},
+				"/v1/organizations/acme/service-tokens/" + id + "/access": {"Organization", "Database"},
+			} {
 				body := contractGet(t, w, path)
 				list, _ := body["service_token_accesses"].([]any)
 				if list == nil {
 					list, _ = body["data"].([]any)
 				}
-				if len(list) == 0 {
-					t.Fatalf("%s: no access", path)
-				}
+				var types []string
 				for _, item := range list {
 					a := item.(map[string]any)
-					if res := a["resource"].(map[string]any); res["type"] != "Database" || res["type"] != a["resource_type"] {
-						t.Errorf("%s: resource %v of a %v access, want type Database", path, res, a["resource_type"])
+					res := a["resource"].(map[string]any)
+					if res["type"] != a["resource_type"] {
+						t.Errorf("%s: resource %v of a %v access", path, res, a["resource_type"])
 					}
+					types = append(types, fmt.Sprint(res["type"]))
+				}
+				if diff := cmp.Diff(want, types); diff != "" {
+					t.Errorf("%s: resource types (-want +got):\n%s", path, diff)
 				}
 			}
 		}},

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"cmp"
+	"slices"
 	"strings"
 
 	"github.com/dbplatform/platform-go"
@@ -32,15 +33,14 @@ type dbRec struct {
 	migrationTable       *string
 
 	defaultBranch string
-	branches      map[string]*branchRec // by name
-	branchIdx     index[*branchRec]
+	branchIdx     index[*branchRec] // the live branches; by name: see branch
 
 	backups backupStore // backups and backup policies
 
 	drs         index[*drRec]
-	drByNumber  map[int]*drRec
-	lastDR      int      // the number of the newest deploy request
-	deployQueue []*drRec // deployments holding a branch's queue, in order
+	drByNumber  map[int]*drRec // nil until the first deploy request
+	lastDR      int            // the number of the newest deploy request
+	deployQueue []*drRec       // deployments holding a branch's queue, in order
 
 	webhooks webhookStore
 }
@@ -63,11 +63,23 @@ func (s *Server) databaseRoutes() []route {
 	}
 }
 
+// listDatabases cuts the page from the organization's databases for a
+// caller who sees them all, and from a service token's own grants for one
+// who sees only the databases it holds a grant on: either way, the work is
+// O(page size) without q, and O(grants) at most for a token with grants on
+// some databases, never a check of every database of the organization. A
+// q filters by substring: a scan of every database the caller sees.
 func listDatabases(c *call) (any, error) {
 	q := c.r.URL.Query().Get("q")
 	seesAll := c.seesEveryDatabase()
 	if q == "" && seesAll {
 		return pageOf(c, &c.org.dbs, true, c.s.renderDatabase), nil
+	}
+	if t := c.who.token; t != nil && !seesAll {
+		need := c.rt.spec.need
+		keep := func(g *dbGrant) bool { return g.perms&need != 0 && strings.Contains(g.db.name, q) }
+		render := func(g *dbGrant) *platform.Database { return c.s.renderDatabase(g.db) }
+		return filteredPageOf(c, &t.grantIdx, true, keep, render), nil
 	}
 	keep := func(db *dbRec) bool {
 		return strings.Contains(db.name, q) && (seesAll || c.seesDatabase(db))
@@ -127,16 +139,17 @@ func (s *Server) createDatabase(c *call, p *platform.CreateDatabaseParams) (any,
 		state:         platform.DatabasePending,
 		foreignKeys:   true,
 		defaultBranch: "main",
-		branches:      map[string]*branchRec{},
-		drByNumber:    map[int]*drRec{},
 	}
 	if p.Replicas != nil {
 		db.replicas = *p.Replicas
 	}
 	c.org.dbs.add(db)
 	c.org.dbByName[db.name] = db
-	if t := c.who.token; t != nil && t.orgPerms["create_databases"] {
-		t.grant(db, databasePermissions)
+	// The spec grants the creating token every database permission on the
+	// database: one grant, of those it does not already hold on the whole
+	// organization (an admin token holds them all and gets none).
+	if t := c.who.token; t != nil && t.orgPerms&permBits["create_databases"] != 0 {
+		t.grantSet(db, databasePermSet&^t.orgPerms)
 	}
 	// The production branch is ready when the database is.
 	main := s.newBranch(db, db.defaultBranch, nil, c.who.user, s.timing.DatabaseReady)
@@ -165,7 +178,7 @@ func updateDatabase(c *call, p *platform.UpdateDatabaseParams) (any, error) {
 			return nil, unprocessable("new_name %q is already taken by another database in %s", *p.NewName, c.org.name)
 		}
 	}
-	if p.DefaultBranch != nil && db.branches[*p.DefaultBranch] == nil {
+	if p.DefaultBranch != nil && db.branch(*p.DefaultBranch) == nil {
 		return nil, unprocessable("default_branch %q is not a branch of %s", *p.DefaultBranch, db.name)
 	}
 	if p.NewName != nil && *p.NewName != db.name {
@@ -209,11 +222,11 @@ func deleteDatabase(c *call) (any, error) {
 	c.org.dbs.remove(db)
 	delete(c.org.dbByName, db.name)
 	db.deleted = true
-	for _, b := range db.branches {
+	for _, b := range slices.Clone(db.branchIdx.all()) { // removeBranch changes the index
 		c.s.removeBranch(b)
 	}
 	for _, t := range c.w.tokens {
-		delete(t.dbPerms, db.id)
+		t.dropGrant(db)
 	}
 	return nil, nil
 }
@@ -225,7 +238,7 @@ func listDatabaseRegions(c *call) (any, error) {
 // listReadOnlyRegions lists the read-only regions of the database's default
 // branch (none while it has no default branch).
 func listReadOnlyRegions(c *call) (any, error) {
-	b := c.db.branches[c.db.defaultBranch]
+	b := c.db.branch(c.db.defaultBranch)
 	if b == nil {
 		return slicePageOf(c, []*readOnlyRegionRec{}, false, renderReadOnlyRegion(c.db)), nil
 	}
@@ -253,7 +266,7 @@ func renderReadOnlyRegion(db *dbRec) func(*readOnlyRegionRec) *platform.ReadOnly
 func (s *Server) renderDatabase(db *dbRec) *platform.Database {
 	base := s.URL()
 	prod := 0
-	for _, b := range db.branches {
+	for _, b := range db.branchIdx.all() {
 		if b.production {
 			prod++
 		}
@@ -270,8 +283,8 @@ func (s *Server) renderDatabase(db *dbRec) *platform.Database {
 		Kind:                       db.kind,
 		Plan:                       "scaler_pro",
 		Region:                     *renderRegionFor(db.region)(db.region),
-		BranchesCount:              len(db.branches),
-		DevelopmentBranchesCount:   len(db.branches) - prod,
+		BranchesCount:              db.branchIdx.len(),
+		DevelopmentBranchesCount:   db.branchIdx.len() - prod,
 		ProductionBranchesCount:    prod,
 		IssuesCount:                platform.Ptr(0),
 		DefaultBranch:              db.defaultBranch,
@@ -291,7 +304,7 @@ func (s *Server) renderDatabase(db *dbRec) *platform.Database {
 		UpdatedAt:                  platform.NewTimestamp(db.updated),
 		Notes:                      db.notes,
 	}
-	if b := db.branches[db.defaultBranch]; b != nil {
+	if b := db.branch(db.defaultBranch); b != nil {
 		out.DefaultBranchReadOnlyRegionsCount = b.readOnlyRegions.len()
 		out.ResizeQueued, out.Resizing, out.ConfigChangeQueued, out.ConfigChanging = b.databaseFlags()
 	}

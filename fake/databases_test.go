@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -507,6 +508,68 @@ func TestListDatabasesWithPerDatabaseGrants(t *testing.T) {
 	mustDB(t, srv, "mine")
 	_, err = cc.Databases.Get(ctx, &platform.GetDatabaseParams{Organization: "acme", Database: "mine"})
 	apiError(t, err, http.StatusNotFound)
+}
+
+// TestListDatabasesScopedPages pages through the databases a token with
+// grants on some of them lists, with every page size and in both orders:
+// the pages, cut from the token's grants, are the windows of the list the
+// admin sees filtered to those grants, the same at every page boundary.
+func TestListDatabasesScopedPages(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	grants := map[string][]string{"db-05": {"create_branch_password"}} // not enough to list db-05
+	var want []string
+	for i := range 30 {
+		name := fmt.Sprintf("db-%02d", i)
+		mustDB(t, srv, name)
+		srv.Advance(time.Second)
+		if slices.Contains([]int{0, 3, 4, 11, 17, 28, 29}, i) {
+			grants[name] = []string{"read_database"}
+			want = append(want, name)
+		}
+	}
+	tok := mustToken(t, srv, fake.TokenSpec{Name: "scoped", DatabasePermissions: grants})
+	list := func(query string) ([]string, int) {
+		t.Helper()
+		page := decode[platform.Page[platform.Database]](t, send(t, srv, "GET", "/v1/organizations/acme/databases?"+query, tok.Authorization(), ""))
+		return dbNames(page.Items), *page.TotalCount
+	}
+	for _, order := range []string{"asc", "desc"} {
+		wantOrdered := slices.Clone(want)
+		if order == "desc" {
+			slices.Reverse(wantOrdered)
+		}
+		for per := 1; per <= len(want)+1; per++ {
+			var got []string
+			for page := 1; page <= len(want)+1; page++ {
+				items, total := list(fmt.Sprintf("order=%s&per_page=%d&page=%d", order, per, page))
+				if total != len(want) || len(items) != min(per, max(len(want)-(page-1)*per, 0)) {
+					t.Errorf("%s, page %d of %d: %v of total %d", order, page, per, items, total)
+				}
+				got = append(got, items...)
+			}
+			if diff := cmp.Diff(wantOrdered, got); diff != "" {
+				t.Errorf("%s, %d per page (-want +got):\n%s", order, per, diff)
+			}
+		}
+	}
+	if got, total := list("q=-2"); !cmp.Equal(got, []string{"db-28", "db-29"}) || total != 2 {
+		t.Errorf("q=-2 lists %v (total %d)", got, total)
+	}
+
+	// A deleted database, and one whose grant is revoked, leave the list.
+	c := srv.Client()
+	if err := c.Databases.Delete(t.Context(), &platform.DeleteDatabaseParams{Organization: "acme", Database: "db-03"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.ServiceTokens.RemoveAccesses(t.Context(), &platform.RemoveServiceTokenAccessesParams{
+		Organization: "acme", ID: tok.ID, Database: platform.Ptr("db-28"), Access: []platform.Permission{platform.PermissionReadDatabase},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got, total := list("per_page=100"); !cmp.Equal(got, []string{"db-00", "db-04", "db-11", "db-17", "db-29"}) || total != 5 {
+		t.Errorf("after deleting db-03 and revoking db-28: %v (total %d)", got, total)
+	}
 }
 
 func TestCreateDatabaseConcurrently(t *testing.T) {

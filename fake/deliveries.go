@@ -96,7 +96,7 @@ type deliveries struct {
 	cancel context.CancelFunc
 
 	// log and closed are guarded by the server's lock.
-	log    []*attemptRec // in the order the attempts were sent
+	log    ring[*attemptRec] // the latest attempts, in the order they were sent
 	closed bool
 
 	// mu guards the count of attempts in flight. It is taken with the
@@ -217,14 +217,14 @@ func (s *Server) FlushDeliveries(ctx context.Context) error {
 func (s *Server) Deliveries() []Delivery {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := make([]Delivery, 0, len(s.hooks.log))
-	for _, a := range s.hooks.log {
+	out := make([]Delivery, 0, s.hooks.log.len())
+	s.hooks.log.all(func(a *attemptRec) {
 		if a.done {
 			d := a.Delivery
 			d.Body = slices.Clone(d.Body)
 			out = append(out, d)
 		}
-	}
+	})
 	return out
 }
 
@@ -250,20 +250,21 @@ func (s *Server) Emit(org, db string, event platform.WebhookEvent, resource any)
 		return fmt.Errorf("fake: Emit: no database %q in %s", db, org)
 	}
 	if resource == nil {
-		resource = s.renderDatabase(d)
+		s.emit(string(event), d, s.renderDatabase(d))
+		return nil
 	}
 	if _, err := json.Marshal(resource); err != nil {
 		return fmt.Errorf("fake: Emit: encoding the resource: %w", err)
 	}
-	s.emit(string(event), d, resource)
+	s.record(&eventRec{name: string(event), given: resource}, d)
 	return nil
 }
 
 // deliverEvent sends an event of the stream to the webhooks of its
 // database that are enabled and subscribe to it; the caller holds the
 // server's lock.
-func (s *Server) deliverEvent(ev Event, db *dbRec) {
-	name := platform.WebhookEvent(ev.Name)
+func (s *Server) deliverEvent(ev *eventRec, db *dbRec) {
+	name := platform.WebhookEvent(ev.name)
 	var to []*webhookRec
 	for _, h := range db.webhooks.hooks.all() {
 		if h.enabled && h.subscribed(name) {
@@ -283,16 +284,16 @@ func (s *Server) deliverEvent(ev Event, db *dbRec) {
 }
 
 // deliveryBody is the body of an event's deliveries.
-func deliveryBody(ev Event) ([]byte, error) {
-	res, err := json.Marshal(ev.Resource)
+func deliveryBody(ev *eventRec) ([]byte, error) {
+	res, err := ev.resourceJSON()
 	if err != nil {
 		return nil, err
 	}
 	return json.Marshal(platform.WebhookDelivery{
-		Timestamp:    ev.At.Unix(),
-		Event:        platform.WebhookEvent(ev.Name),
-		Organization: ev.Organization,
-		Database:     ev.Database,
+		Timestamp:    ev.at.Unix(),
+		Event:        platform.WebhookEvent(ev.name),
+		Organization: ev.org,
+		Database:     ev.db,
 		Resource:     res,
 	})
 }
@@ -318,7 +319,7 @@ func (s *Server) send(d *delivery) {
 		At:         s.clock.Now(),
 		Body:       d.body,
 	}}
-	s.hooks.log = append(s.hooks.log, rec)
+	s.hooks.log.add(rec)
 	sig := platform.SignWebhook(d.body, d.hook.secret)
 	target := rec.URL
 	s.hooks.begin()

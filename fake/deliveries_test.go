@@ -489,6 +489,26 @@ func TestWebhookTestDelivery(t *testing.T) {
 	}
 }
 
+// TestDeliveryLogLimit checks that the delivery log keeps the latest
+// attempts, up to WithDeliveryLogLimit, in the order they were sent.
+func TestDeliveryLogLimit(t *testing.T) {
+	t.Parallel()
+	srv, _ := newWebhookServer(t, fake.WithDeliveryLogLimit(2))
+	recv := newWebhookReceiver(t, webhookAnswer(http.StatusOK))
+	webhookCreate(t, srv, recv.url(), true, platform.EventBranchSleeping, platform.EventBranchAnomaly, platform.EventBranchOutOfMemory)
+	for _, ev := range []platform.WebhookEvent{platform.EventBranchSleeping, platform.EventBranchAnomaly, platform.EventBranchOutOfMemory} {
+		webhookEmit(t, srv, ev)
+		webhookFlush(t, srv) // one at a time, so that they are logged in this order
+	}
+	var got []platform.WebhookEvent
+	for _, d := range srv.Deliveries() {
+		got = append(got, d.Event)
+	}
+	if diff := cmp.Diff([]platform.WebhookEvent{platform.EventBranchAnomaly, platform.EventBranchOutOfMemory}, got); diff != "" {
+		t.Errorf("the delivery log keeps (-want +got):\n%s", diff)
+	}
+}
+
 func TestEmit(t *testing.T) {
 	t.Parallel()
 	srv, c := newWebhookServer(t)

@@ -154,7 +154,7 @@ func (s *Server) createDeployRequest(c *call, p *platform.CreateDeployRequestPar
 	case p.Branch == p.IntoBranch:
 		return nil, unprocessable("branch and into_branch are both %q; a deploy request needs two branches", p.Branch)
 	}
-	head, into := db.branches[p.Branch], db.branches[p.IntoBranch]
+	head, into := db.branch(p.Branch), db.branch(p.IntoBranch)
 	switch {
 	case head == nil:
 		return nil, unprocessable("branch %q is not a branch of %s", p.Branch, db.name)
@@ -187,6 +187,9 @@ func (s *Server) createDeployRequest(c *call, p *platform.CreateDeployRequestPar
 	setIf(&dr.dep.autoCutover, p.AutoCutover)
 	setIf(&dr.dep.autoDeleteBranch, p.AutoDeleteBranch)
 	db.drs.add(dr)
+	if db.drByNumber == nil {
+		db.drByNumber = map[int]*drRec{}
+	}
 	db.drByNumber[dr.number] = dr
 	c.w.startFlight(dr.dep.id)
 	s.emitDR(dr, "deploy_request.opened")

@@ -1,6 +1,8 @@
 package fake
 
 import (
+	"encoding/json"
+	"reflect"
 	"time"
 )
 
@@ -13,47 +15,81 @@ type Event struct {
 	Name string
 	// Organization and Database say where it happened.
 	Organization, Database string
-	// Resource is the object the event is about, as the API renders it
-	// (a *platform.Branch for branch events, ...).
+	// Resource is the object the event is about, as the API rendered it
+	// when the event happened (a *platform.Branch for branch events, ...),
+	// or the value given to [Server.Emit].
 	Resource any
 	// At is the fake's time when it happened.
 	At time.Time
 }
 
-// events is the stream of emitted events.
-type events struct {
-	list []Event
+// eventRec is an event as the log keeps it. The fake's own resources are
+// kept as the JSON the API renders (the bytes webhooks are sent), one
+// allocation without pointers, and decoded again on read; a resource given
+// to Emit is kept as given.
+type eventRec struct {
+	name, org, db string
+	at            time.Time
+	raw           []byte       // the resource's JSON, when typ is set
+	typ           reflect.Type // the pointer type raw decodes into
+	given         any          // the resource given to Emit, when typ is nil
 }
 
-// emit records an event and sends it to the database's webhooks; the
-// caller holds the server's lock.
-func (s *Server) emit(name string, db *dbRec, resource any) {
-	ev := Event{
-		Name:         name,
-		Organization: db.org.name,
-		Database:     db.name,
-		Resource:     resource,
-		At:           s.clock.Now(),
+// event renders the record: a fresh copy of the resource each time.
+func (e *eventRec) event() Event {
+	ev := Event{Name: e.name, Organization: e.org, Database: e.db, At: e.at, Resource: e.given}
+	if e.typ != nil {
+		v := reflect.New(e.typ.Elem())
+		_ = json.Unmarshal(e.raw, v.Interface()) // the fake's own encoding of the same type
+		ev.Resource = v.Interface()
 	}
-	s.events.list = append(s.events.list, ev)
-	s.deliverEvent(ev, db)
+	return ev
 }
 
-// Events returns the events emitted so far, oldest first.
+// resourceJSON is the JSON of the event's resource.
+func (e *eventRec) resourceJSON() ([]byte, error) {
+	if e.typ != nil {
+		return e.raw, nil
+	}
+	return json.Marshal(e.given)
+}
+
+// emit records an event about db with resource, an object the fake
+// rendered (a *platform.Branch, ...), and sends it to the database's
+// webhooks; the caller holds the server's lock.
+func (s *Server) emit(name string, db *dbRec, resource any) {
+	raw, err := json.Marshal(resource)
+	if err != nil { // the fake's own types always encode; keep it if one did not
+		s.record(&eventRec{name: name, given: resource}, db)
+		return
+	}
+	s.record(&eventRec{name: name, raw: raw, typ: reflect.TypeOf(resource)}, db)
+}
+
+// record stamps an event with its place and time, adds it to the log and
+// sends it to the database's webhooks; the caller holds the server's lock.
+func (s *Server) record(e *eventRec, db *dbRec) {
+	e.org, e.db, e.at = db.org.name, db.name, s.clock.Now()
+	s.events.add(e)
+	s.deliverEvent(e, db)
+}
+
+// Events returns the events emitted so far, oldest first: the most recent
+// ones, up to [WithEventLogLimit].
 func (s *Server) Events() []Event {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return append([]Event(nil), s.events.list...)
+	out := make([]Event, 0, s.events.len())
+	s.events.all(func(e *eventRec) { out = append(out, e.event()) })
+	return out
 }
 
-// EventNames returns the names of the events emitted so far, oldest first:
-// a compact form for assertions.
+// EventNames returns the names of the events of [Server.Events], oldest
+// first: a compact form for assertions.
 func (s *Server) EventNames() []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := make([]string, len(s.events.list))
-	for i, e := range s.events.list {
-		out[i] = e.Name
-	}
+	out := make([]string, 0, s.events.len())
+	s.events.all(func(e *eventRec) { out = append(out, e.name) })
 	return out
 }

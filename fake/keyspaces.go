@@ -40,7 +40,7 @@ type keyspaceRec struct {
 	// holds the settings from before it, restored if it fails, and
 	// configGen counts changes, so that only the latest one completes.
 	configChanging bool
-	before         keyspaceSettings
+	before         *keyspaceSettings // nil when no change is in progress
 	configGen      int
 }
 
@@ -57,11 +57,15 @@ type keyspaceSettings struct {
 
 // defaultKeyspaceSettings are a new keyspace's settings.
 func defaultKeyspaceSettings() keyspaceSettings {
-	return keyspaceSettings{
-		mysqld:   map[string]string{},
-		vttablet: map[string]string{},
-		nodeTTL:  platform.NodeTTLFollowMaintenance,
-	}
+	return keyspaceSettings{nodeTTL: platform.NodeTTLFollowMaintenance} // no mysqld or vttablet options: nil maps
+}
+
+// equal reports whether two settings are the same: no option map and an
+// empty one are.
+func (st keyspaceSettings) equal(o keyspaceSettings) bool {
+	a, b := st, o
+	a.mysqld, a.vttablet, b.mysqld, b.vttablet = nil, nil, nil, nil
+	return reflect.DeepEqual(a, b) && maps.Equal(st.mysqld, o.mysqld) && maps.Equal(st.vttablet, o.vttablet)
 }
 
 // clone copies the settings, maps included.
@@ -101,7 +105,6 @@ func (w *world) newKeyspace(b *branchRec, name string, now time.Time) *keyspaceR
 		settings:    defaultKeyspaceSettings(),
 	}
 	b.keyspaces.add(ks)
-	b.keyspaceByName[name] = ks
 	return ks
 }
 
@@ -124,7 +127,6 @@ func (s *Server) dropKeyspace(ks *keyspaceRec) {
 	b := ks.branch
 	ks.deleted = true
 	b.keyspaces.remove(ks)
-	delete(b.keyspaceByName, ks.name)
 	s.world.endFlight(ks.id)
 	b.pruneReadOnlyRegions()
 	if len(ks.tables) > 0 {
@@ -150,7 +152,7 @@ func (c *call) keyspace() (*keyspaceRec, error) {
 	if err != nil {
 		return nil, err
 	}
-	ks := b.keyspaceByName[c.r.PathValue("keyspace")]
+	ks := b.keyspace(c.r.PathValue("keyspace"))
 	if ks == nil {
 		return nil, notFound()
 	}
@@ -173,7 +175,7 @@ func (s *Server) createKeyspace(c *call, p *platform.CreateKeyspaceParams) (any,
 	if err := checkName("name", p.Name); err != nil {
 		return nil, err
 	}
-	if b.keyspaceByName[p.Name] != nil {
+	if b.keyspace(p.Name) != nil {
 		return nil, unprocessable("name %q is already taken by another keyspace of branch %s", p.Name, b.name)
 	}
 	if err := checkClusterSize("cluster_size", p.ClusterSize, b.db.kind); err != nil {
@@ -243,7 +245,7 @@ func (s *Server) updateKeyspace(c *call, raw *json.RawMessage) (any, error) {
 	if !ks.ready {
 		return nil, unprocessable("keyspace %s is not ready yet", ks.name)
 	}
-	if !reflect.DeepEqual(next, ks.settings) {
+	if !next.equal(ks.settings) {
 		s.changeKeyspaceSettings(ks, next)
 	}
 	return renderKeyspace(ks), nil
@@ -338,7 +340,8 @@ func (st keyspaceSettings) with(p *platform.UpdateKeyspaceParams, clearVector bo
 // another is in progress replaces it: only the latest one completes.
 func (s *Server) changeKeyspaceSettings(ks *keyspaceRec, next keyspaceSettings) {
 	if !ks.configChanging {
-		ks.before = ks.settings
+		before := ks.settings
+		ks.before = &before
 	}
 	ks.settings = next
 	ks.configChanging = true
@@ -361,9 +364,9 @@ func (s *Server) keyspaceConfigApplied(ks *keyspaceRec, gen int) {
 		return
 	}
 	if failed {
-		ks.settings = ks.before
+		ks.settings = *ks.before
 	}
-	ks.before = keyspaceSettings{}
+	ks.before = nil
 	ks.configChanging = false
 	ks.updated = s.clock.Now()
 }

@@ -150,7 +150,7 @@ const devicePageOp = "oauth_device"
 
 // mountOAuthServer registers the OAuth endpoints, checking them against
 // their rows of operations.tsv.
-func (s *Server) mountOAuthServer(mux *http.ServeMux) error {
+func (s *Server) mountOAuthServer(mux *handlerTable) error {
 	for _, ep := range []struct {
 		pattern, op string
 		serve       func(w http.ResponseWriter, r *http.Request)
@@ -369,7 +369,7 @@ func (w *world) grantOf(u *userRec, app *oauthAppRec, c Consent) (*oauthGrant, e
 			}
 			var b *branchRec
 			if db := o.dbByName[parts[1]]; db != nil {
-				b = db.branches[parts[2]]
+				b = db.branch(parts[2])
 			}
 			if b == nil {
 				return nil, fmt.Errorf("branch %q is not a branch of %s", name, o.name)

@@ -199,9 +199,9 @@ func consentOptions(res string, orgs []*orgRec, defaultOrg *orgRec) []consentOpt
 				out = append(out, consentOption{Value: o.name + "/" + db.name})
 				continue
 			}
-			names := make([]string, 0, len(db.branches))
-			for name := range db.branches {
-				names = append(names, name)
+			names := make([]string, 0, db.branchIdx.len())
+			for _, b := range db.branchIdx.all() {
+				names = append(names, b.name)
 			}
 			slices.Sort(names)
 			for _, name := range names {

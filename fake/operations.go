@@ -18,6 +18,7 @@ type operation struct {
 	group, method, path, name string
 	status                    int
 	perms                     []string            // nil: no permission needed
+	need                      permSet             // perms as a set; filled when the routes are built
 	scopes                    map[string][]string // resource -> scopes; nil: none apply
 }
 

@@ -635,7 +635,8 @@ type opState struct {
 	OAuthTokens    map[string][]*platform.OAuthToken // by application ID
 	Teams          []*platform.Team
 	TeamMembers    map[string][]*platform.TeamMember          // by team slug
-	ServiceTokens  []*platform.ServiceToken                   // with their accesses
+	ServiceTokens  []*platform.ServiceToken                   // with their organization accesses
+	TokenAccesses  map[string][]*platform.ServiceTokenAccess  // every access, by token ID
 	Webhooks       map[string][]*platform.Webhook             // by database
 	ReadOnly       map[string][]*platform.ReadOnlyRegion      // by database
 	Budgets        map[string][]*platform.TrafficBudget       // by database/branch
@@ -661,7 +662,8 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 		DeployRequests: map[string][]*platform.DeployRequest{}, Reviews: map[string][]*platform.DeployRequestReview{},
 		OAuthTokens: map[string][]*platform.OAuthToken{}, TeamMembers: map[string][]*platform.TeamMember{},
 		Webhooks: map[string][]*platform.Webhook{}, ReadOnly: map[string][]*platform.ReadOnlyRegion{},
-		Budgets: map[string][]*platform.TrafficBudget{}, Events: srv.EventNames(),
+		TokenAccesses: map[string][]*platform.ServiceTokenAccess{},
+		Budgets:       map[string][]*platform.TrafficBudget{}, Events: srv.EventNames(),
 		Resizes: map[string][]*platform.BranchResizeRequest{}, Changes: map[string][]*platform.BranchChangeRequest{},
 		Parameters: map[string][]*platform.ClusterParameter{},
 	}
@@ -724,6 +726,7 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 	s.ServiceTokens = opCollect(t, c.ServiceTokens.All(ctx, &platform.ListServiceTokensParams{Organization: org, ListParams: page}))
 	for _, tok := range s.ServiceTokens {
 		tok.LastUsedAt = nil // bookkeeping of every authenticated request, refused or not
+		s.TokenAccesses[tok.ID] = opCollect(t, c.ServiceTokens.AllAccesses(ctx, &platform.ListServiceTokenAccessesParams{Organization: org, ID: tok.ID, ListParams: page}))
 	}
 	return s
 }

@@ -12,16 +12,18 @@ type Option func(*config) error
 
 // config collects the options.
 type config struct {
-	seed            uint64
-	strict          bool
-	realTime        bool
-	start           time.Time
-	timing          Timings
-	addr            string
-	orgName         string
-	requestLogLimit int
-	rateLimit       int           // requests a minute per credential; 0: none
-	webhookTimeout  time.Duration // see WithWebhookTimeout; 0 is the default
+	seed             uint64
+	strict           bool
+	realTime         bool
+	start            time.Time
+	timing           Timings
+	addr             string
+	orgName          string
+	requestLogLimit  int
+	eventLogLimit    int
+	deliveryLogLimit int
+	rateLimit        int           // requests a minute per credential; 0: none
+	webhookTimeout   time.Duration // see WithWebhookTimeout; 0 is the default
 }
 
 // DefaultStart is the virtual clock's starting time unless [WithStartTime]
@@ -30,11 +32,13 @@ var DefaultStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func defaultConfig() config {
 	return config{
-		seed:            1,
-		start:           DefaultStart,
-		timing:          DefaultTimings(),
-		orgName:         "acme",
-		requestLogLimit: 10000,
+		seed:             1,
+		start:            DefaultStart,
+		timing:           DefaultTimings(),
+		orgName:          "acme",
+		requestLogLimit:  defaultRequestLogLimit,
+		eventLogLimit:    defaultEventLogLimit,
+		deliveryLogLimit: defaultEventLogLimit,
 	}
 }
 
@@ -201,14 +205,42 @@ func WithOrganization(name string) Option {
 	}
 }
 
+// How many entries the logs keep unless an option says otherwise: the
+// request log 10,000 requests (about 150 bytes each); the event log and the
+// delivery log 1,000 each, as an event or a delivery carries a whole
+// resource (about 2 KB).
+const (
+	defaultRequestLogLimit = 10_000
+	defaultEventLogLimit   = 1_000
+)
+
 // WithRequestLogLimit keeps the last n requests in [Server.Requests]
 // (10,000 by default).
 func WithRequestLogLimit(n int) Option {
+	return logLimit("WithRequestLogLimit", n, func(c *config) *int { return &c.requestLogLimit })
+}
+
+// WithEventLogLimit keeps the last n events in [Server.Events] (1,000 by
+// default). Webhooks are sent every event, whatever the limit.
+func WithEventLogLimit(n int) Option {
+	return logLimit("WithEventLogLimit", n, func(c *config) *int { return &c.eventLogLimit })
+}
+
+// WithDeliveryLogLimit keeps the last n webhook delivery attempts in
+// [Server.Deliveries] (1,000 by default). Webhooks' last_sent_* fields
+// and retries do not depend on it.
+func WithDeliveryLogLimit(n int) Option {
+	return logLimit("WithDeliveryLogLimit", n, func(c *config) *int { return &c.deliveryLogLimit })
+}
+
+// logLimit is an option setting the limit of a log to n, which must be
+// positive.
+func logLimit(name string, n int, field func(*config) *int) Option {
 	return func(c *config) error {
 		if n < 1 {
-			return fmt.Errorf("fake: WithRequestLogLimit: %d is not positive", n)
+			return fmt.Errorf("fake: %s: %d is not positive", name, n)
 		}
-		c.requestLogLimit = n
+		*field(c) = n
 		return nil
 	}
 }

@@ -19,6 +19,7 @@ type orgRec struct {
 	memberByUser map[string]*memberRec // by user ID
 	dbs          index[*dbRec]
 	dbByName     map[string]*dbRec
+	branchByName map[branchKey]*branchRec // every database's live branches
 	teams        teamStore
 	tokens       index[*tokenRec] // service tokens, in list order
 }

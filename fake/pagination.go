@@ -2,6 +2,7 @@ package fake
 
 import (
 	"net/url"
+	"slices"
 	"strconv"
 
 	"github.com/dbplatform/platform-go"
@@ -66,4 +67,20 @@ func slicePageOf[T any, R any](c *call, items []T, withTotals bool, render func(
 	lo := min((c.page-1)*c.perPage, len(items))
 	hi := min(lo+c.perPage, len(items))
 	return listOf(c, items[lo:hi], len(items), withTotals, render)
+}
+
+// rangePageOf cuts the call's page out of a list of total records that
+// get returns by position (records lo to hi-1, in ascending list order),
+// and renders it: only the page's records are built, whatever the total.
+func rangePageOf[T any, R any](c *call, total int, get func(lo, hi int) []T, withTotals bool, render func(T) *R) *platform.Page[R] {
+	lo := min((c.page-1)*c.perPage, total)
+	hi := min(lo+c.perPage, total)
+	if c.desc {
+		lo, hi = total-hi, total-lo
+	}
+	items := get(lo, hi)
+	if c.desc {
+		slices.Reverse(items)
+	}
+	return listOf(c, items, total, withTotals, render)
 }

@@ -261,7 +261,7 @@ type paramRenderer struct {
 }
 
 func newParamRenderer(b *branchRec) paramRenderer {
-	return paramRenderer{created: platform.NewTimestamp(b.created), actor: renderActor(b.actor), set: b.cluster.params}
+	return paramRenderer{created: platform.NewTimestamp(b.created), actor: renderActor(b.actor), set: b.clusterView().params}
 }
 
 // parameter renders a parameter with the branch's value: its default

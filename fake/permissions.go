@@ -2,6 +2,7 @@ package fake
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -54,6 +55,52 @@ var databasePermissions = func() []string {
 func AllPermissions() []string {
 	out := append(append([]string(nil), organizationPermissions...), databasePermissions...)
 	slices.Sort(out)
+	return out
+}
+
+// permSet is a set of permissions, one bit per name: bit i stands for
+// permissionNames[i]. A token's grant on one resource is one permSet, so a
+// grant costs a word, not a map.
+type permSet uint64
+
+// permissionNames are the names of a permSet's bits: every permission,
+// sorted, so that a set's names come out sorted.
+var permissionNames = AllPermissions()
+
+// permBits maps each permission name to its bit.
+var permBits = func() map[string]permSet {
+	if len(permissionNames) > 64 {
+		panic(fmt.Sprintf("fake: %d permissions do not fit a permSet of 64 bits: widen it", len(permissionNames)))
+	}
+	out := make(map[string]permSet, len(permissionNames))
+	for i, p := range permissionNames {
+		out[p] = 1 << i
+	}
+	return out
+}()
+
+// databasePermSet is every database permission.
+var databasePermSet = permsOf(databasePermissions)
+
+// permsOf returns the set of the named permissions; names that are not
+// permissions are left out (nobody holds them).
+func permsOf(names []string) permSet {
+	var s permSet
+	for _, p := range names {
+		s |= permBits[p]
+	}
+	return s
+}
+
+// len is the number of permissions in the set.
+func (s permSet) len() int { return bits.OnesCount64(uint64(s)) }
+
+// names returns the set's permissions, sorted.
+func (s permSet) names() []string {
+	out := make([]string, 0, s.len())
+	for rest := uint64(s); rest != 0; rest &= rest - 1 {
+		out = append(out, permissionNames[bits.TrailingZeros64(rest)])
+	}
 	return out
 }
 

@@ -19,20 +19,18 @@ type Request struct {
 	RequestID string
 }
 
-// requestLog keeps the most recent requests, up to limit.
+// requestLog keeps the most recent requests, up to its limit. It has its
+// own lock: requests are logged as their responses start, whatever lock
+// of the server's their handlers held.
 type requestLog struct {
-	mu    sync.Mutex
-	list  []Request
-	limit int
+	mu   sync.Mutex
+	list ring[Request]
 }
 
 func (l *requestLog) add(r Request) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.list = append(l.list, r)
-	if len(l.list) >= 2*l.limit {
-		l.list = append(l.list[:0:0], l.list[len(l.list)-l.limit:]...)
-	}
+	l.list.add(r)
 }
 
 // Requests returns the requests served so far, oldest first (the most
@@ -40,13 +38,14 @@ func (l *requestLog) add(r Request) {
 func (s *Server) Requests() []Request {
 	s.requests.mu.Lock()
 	defer s.requests.mu.Unlock()
-	start := max(len(s.requests.list)-s.requests.limit, 0)
-	return append([]Request(nil), s.requests.list[start:]...)
+	out := make([]Request, 0, s.requests.list.len())
+	s.requests.list.all(func(r Request) { out = append(out, r) })
+	return out
 }
 
 // ClearRequests empties the request log.
 func (s *Server) ClearRequests() {
 	s.requests.mu.Lock()
 	defer s.requests.mu.Unlock()
-	s.requests.list = nil
+	s.requests.list.clear()
 }

@@ -33,9 +33,9 @@ type roleRec struct {
 // branchRoles are the roles of a branch and the database objects they own.
 type branchRoles struct {
 	live   index[*roleRec]     // the listed roles, in list order
-	byID   map[string]*roleRec // every role, dropped ones included
+	every  []*roleRec          // every role, dropped ones included; see byID
 	def    *roleRec            // the default role
-	owners map[string]*roleRec // object name -> the live role that owns it
+	owners map[string]*roleRec // object name -> the live role that owns it; nil until the first
 }
 
 // defaultRoleName is the name and base username of every branch's default
@@ -48,7 +48,7 @@ const maxRoleTTL = math.MaxInt64 / int64(time.Second)
 // newDefaultRole gives a new branch its roles, starting with the default
 // role, created by the branch's creator.
 func (s *Server) newDefaultRole(b *branchRec) {
-	b.roles = &branchRoles{byID: map[string]*roleRec{}, owners: map[string]*roleRec{}}
+	b.roles = &branchRoles{}
 	r := s.world.newRole(b, defaultRoleName, defaultRoleName, b.actor, s.clock.Now())
 	r.isDefault = true
 	r.inherited = []platform.InheritedRole{platform.InheritedManaged}
@@ -68,7 +68,7 @@ func (w *world) newRole(b *branchRec, name, baseUsername string, actor *userRec,
 		whereOnUpdate: platform.QuerySafetyOff,
 	}
 	b.roles.live.add(r)
-	b.roles.byID[r.id] = r
+	b.roles.every = append(b.roles.every, r)
 	return r
 }
 
@@ -95,10 +95,21 @@ func (r *roleRec) hasStatus(status platform.RoleStatus, now time.Time) bool {
 	return true
 }
 
+// byID finds a role by ID, dropped or not: a scan, as a branch has few
+// roles, cheaper than a map per branch.
+func (rs *branchRoles) byID(id string) *roleRec {
+	for _, r := range rs.every {
+		if r.id == id {
+			return r
+		}
+	}
+	return nil
+}
+
 // lookup finds a role by ID, or a live role by username with or without
 // the branch suffix. Dropped roles are found by ID only when withDropped.
 func (rs *branchRoles) lookup(ref string, withDropped bool) *roleRec {
-	if r := rs.byID[ref]; r != nil && (withDropped || !r.dropped) {
+	if r := rs.byID(ref); r != nil && (withDropped || !r.dropped) {
 		return r
 	}
 	for _, r := range rs.live.all() {
@@ -224,7 +235,7 @@ func (c *call) role() (*roleRec, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := b.roles.byID[c.r.PathValue("id")]
+	r := b.roles.byID(c.r.PathValue("id"))
 	if r == nil || r.dropped {
 		return nil, notFound()
 	}
@@ -578,8 +589,11 @@ func (s *Server) AddRoleObjects(org, database, branch, role string, objects ...s
 			return fmt.Errorf("fake: AddRoleObjects: %s is owned by role %s", obj, owner.name)
 		}
 	}
+	if r.branch.roles.owners == nil {
+		r.branch.roles.owners = map[string]*roleRec{}
+	}
 	for _, obj := range objects {
-		owners[obj] = r
+		r.branch.roles.owners[obj] = r
 	}
 	return nil
 }

@@ -8,8 +8,10 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -106,27 +108,95 @@ func (s *Server) routes() []route {
 	return rs
 }
 
-// buildMux registers the route table on a ServeMux, joining each row to its
-// operations.tsv row.
-func (s *Server) buildMux() (*http.ServeMux, error) {
-	mux := http.NewServeMux()
+// buildHandlers builds the server's handlers, joining each row of the route
+// table to its operations.tsv row, and routes requests to them through the
+// mux that every server shares.
+func (s *Server) buildHandlers() error {
+	var t handlerTable
 	for _, rt := range s.routes() {
 		spec, ok := operations[rt.op]
 		if !ok {
-			return nil, fmt.Errorf("fake: route %q: operation %q is not in operations.tsv", rt.pattern, rt.op)
+			return fmt.Errorf("fake: route %q: operation %q is not in operations.tsv", rt.pattern, rt.op)
 		}
 		if want := spec.method + " " + spec.path; want != rt.pattern {
-			return nil, fmt.Errorf("fake: route %q: operations.tsv has %q for %s", rt.pattern, want, rt.op)
+			return fmt.Errorf("fake: route %q: operations.tsv has %q for %s", rt.pattern, want, rt.op)
 		}
+		spec.need = permsOf(spec.perms)
 		rt.spec = spec
-		mux.Handle(rt.pattern, s.pipeline(&rt))
+		t.Handle(rt.pattern, s.pipeline(&rt))
 	}
-	if err := s.mountOAuthServer(mux); err != nil { // see oauth.go
-		return nil, err
+	if err := s.mountOAuthServer(&t); err != nil { // see oauth.go
+		return err
 	}
-	mux.Handle(ControlPrefix, control{s}) // the control surface; see control.go
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { writeError(w, notFound()) })
-	return mux, nil
+	t.Handle(ControlPrefix, control{s}) // the control surface; see control.go
+	t.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { writeError(w, notFound()) })
+	mux, err := sharedMux(t.patterns)
+	if err != nil {
+		return err
+	}
+	s.mux, s.handlers = mux, t.handlers
+	return nil
+}
+
+// handlerTable is a server's handlers, in the order of their patterns.
+type handlerTable struct {
+	patterns []string
+	handlers []http.Handler
+}
+
+// Handle adds h for pattern, which is a net/http ServeMux pattern.
+func (t *handlerTable) Handle(pattern string, h http.Handler) {
+	t.patterns = append(t.patterns, pattern)
+	t.handlers = append(t.handlers, h)
+}
+
+// HandleFunc adds f for pattern.
+func (t *handlerTable) HandleFunc(pattern string, f func(http.ResponseWriter, *http.Request)) {
+	t.Handle(pattern, http.HandlerFunc(f))
+}
+
+// The ServeMux that routes every server's requests, built by the first
+// server: registering a hundred patterns (parsing each, checking it against
+// the others) cost most of starting a server. Pattern i routes to
+// handlerIndex(i), the serving server's handler i.
+var shared struct {
+	once     sync.Once
+	mux      *http.ServeMux
+	patterns []string
+	err      error
+}
+
+// sharedMux returns the shared mux for patterns, building it on first use.
+// Every server registers the same patterns in the same order; a table that
+// differs is refused rather than routed wrongly.
+func sharedMux(patterns []string) (*http.ServeMux, error) {
+	shared.once.Do(func() {
+		defer func() {
+			if p := recover(); p != nil { // ServeMux panics on a bad or conflicting pattern
+				shared.err = fmt.Errorf("fake: route table: %v", p)
+			}
+		}()
+		mux := http.NewServeMux()
+		for i, p := range patterns {
+			mux.Handle(p, handlerIndex(i))
+		}
+		shared.mux, shared.patterns = mux, patterns
+	})
+	if shared.err != nil {
+		return nil, shared.err
+	}
+	if !slices.Equal(patterns, shared.patterns) {
+		return nil, errors.New("fake: the route table differs from the first server's")
+	}
+	return shared.mux, nil
+}
+
+// handlerIndex routes a request of the shared mux to the serving server's
+// handler i. The server is the recorder's: ServeHTTP is the only way in.
+type handlerIndex int
+
+func (i handlerIndex) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.(*recorder).srv.handlers[i].ServeHTTP(w, r)
 }
 
 // pipeline runs what every operation shares, in order: fault rules,
@@ -234,7 +304,7 @@ func (c *call) permitted() bool {
 	if g := c.who.grant(); g != nil {
 		return permitsOAuth(g, c.rt.spec, c.scopeTarget())
 	}
-	return c.who.may(c.rt.spec.perms, c.org, c.db)
+	return c.who.mayDo(&c.rt.spec, c.db)
 }
 
 // parsePage reads page, per_page and order for list operations.

@@ -144,7 +144,7 @@ func (w *world) findBranch(org, database, branch string) (*branchRec, error) {
 	if db == nil {
 		return nil, fmt.Errorf("no database %q in %s", database, org)
 	}
-	b := db.branches[branch]
+	b := db.branch(branch)
 	if b == nil {
 		return nil, fmt.Errorf("no branch %q in %s/%s", branch, org, database)
 	}
@@ -174,7 +174,7 @@ func (b *branchRec) applyDDL(statements []string) error {
 		}
 		ks := b.defaultKeyspace()
 		if d.keyspace != "" {
-			if ks = b.keyspaceByName[d.keyspace]; ks == nil {
+			if ks = b.keyspace(d.keyspace); ks == nil {
 				return fmt.Errorf("keyspace %q does not exist on branch %s", d.keyspace, b.name)
 			}
 		}

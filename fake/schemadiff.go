@@ -35,7 +35,7 @@ func diffSchemas(head, into *branchRec) []*opRec {
 	var ops []*opRec
 	for _, hks := range head.keyspaces.all() {
 		var base map[string]string
-		if iks := into.keyspaceByName[hks.name]; iks != nil {
+		if iks := into.keyspace(hks.name); iks != nil {
 			base = iks.tables
 		}
 		names := map[string]bool{}
@@ -78,7 +78,7 @@ func sortedKeys(set map[string]bool) []string {
 // head's for a keyspace the deployment brings to into.
 func shardsOf(op *opRec, head, into *branchRec) int {
 	for _, b := range []*branchRec{into, head} {
-		if ks := b.keyspaceByName[op.keyspace]; ks != nil {
+		if ks := b.keyspace(op.keyspace); ks != nil {
 			return max(ks.shards, 1)
 		}
 	}
@@ -90,7 +90,7 @@ func shardsOf(op *opRec, head, into *branchRec) int {
 func touchesSharded(ops []*opRec, head, into *branchRec) bool {
 	for _, op := range ops {
 		for _, b := range []*branchRec{head, into} {
-			if ks := b.keyspaceByName[op.keyspace]; ks != nil && ks.shards > 1 {
+			if ks := b.keyspace(op.keyspace); ks != nil && ks.shards > 1 {
 				return true
 			}
 		}
@@ -109,11 +109,11 @@ type tableState struct {
 func (w *world) applyOps(into, head *branchRec, ops []*opRec, now time.Time) []tableState {
 	var before []tableState
 	for _, op := range ops {
-		ks := into.keyspaceByName[op.keyspace]
+		ks := into.keyspace(op.keyspace)
 		if ks == nil {
 			ks = w.newKeyspace(into, op.keyspace, now)
 			ks.ready = true
-			if hks := head.keyspaceByName[op.keyspace]; hks != nil {
+			if hks := head.keyspace(op.keyspace); hks != nil {
 				ks.shards, ks.extraReplicas, ks.clusterSize = hks.shards, hks.extraReplicas, hks.clusterSize
 			}
 		}
@@ -131,7 +131,7 @@ func (w *world) applyOps(into, head *branchRec, ops []*opRec, now time.Time) []t
 func restoreTables(into *branchRec, before []tableState) {
 	for i := len(before) - 1; i >= 0; i-- {
 		t := before[i]
-		ks := into.keyspaceByName[t.keyspace]
+		ks := into.keyspace(t.keyspace)
 		if ks == nil {
 			continue
 		}

@@ -170,7 +170,7 @@ func (c *call) scopeTarget() scopeTarget {
 	switch {
 	case c.db == nil:
 	case c.r.PathValue("branch") != "":
-		t.branch = c.db.branches[c.r.PathValue("branch")]
+		t.branch = c.db.branch(c.r.PathValue("branch"))
 	case c.rt.scopeBranch != nil:
 		t.branch = c.rt.scopeBranch(c)
 	case c.rt.list():
@@ -187,7 +187,7 @@ func (c *call) scopeTarget() scopeTarget {
 func (c *call) holds(perms, scopes []string, b *branchRec) bool {
 	g := c.who.grant()
 	if g == nil {
-		return c.who.may(perms, c.org, c.db)
+		return c.who.may(perms, c.db)
 	}
 	need := map[string][]string{}
 	for res, names := range c.rt.spec.scopes {
@@ -207,8 +207,7 @@ func (c *call) seesEveryDatabase() bool {
 	if g := c.who.grant(); g != nil {
 		return g.allows(c.rt.spec.scopes, scopeTarget{org: c.org})
 	}
-	perms := c.rt.spec.perms
-	return c.who.may(perms, c.org, nil) && c.who.holdsAtOrgLevel(perms)
+	return c.who.mayDo(&c.rt.spec, nil) && c.who.holdsAtOrgLevel(&c.rt.spec)
 }
 
 // seesDatabase reports whether a list shows db to the caller.
@@ -216,7 +215,7 @@ func (c *call) seesDatabase(db *dbRec) bool {
 	if g := c.who.grant(); g != nil {
 		return g.allows(c.rt.spec.scopes, scopeTarget{org: db.org, db: db})
 	}
-	return c.who.maySee(c.rt.spec.perms, db)
+	return c.who.mayDo(&c.rt.spec, db)
 }
 
 // seesEveryBranch reports whether the caller sees every branch of the

@@ -78,6 +78,7 @@ func (s *Server) CreateOrganization(name string) error {
 		defaultRegion: publicRegions[0],
 		memberByUser:  map[string]*memberRec{},
 		dbByName:      map[string]*dbRec{},
+		branchByName:  map[branchKey]*branchRec{},
 	}
 	s.world.orgs[name] = org
 	s.world.orgIdx.add(org)

@@ -19,7 +19,7 @@ func (s *Server) AddKeyspace(org, database, branch, name string, shards int) err
 		return fmt.Errorf("fake: AddKeyspace: %w", err)
 	}
 	switch {
-	case b.keyspaceByName[name] != nil:
+	case b.keyspace(name) != nil:
 		return fmt.Errorf("fake: AddKeyspace: branch %s already has a keyspace %q", b.name, name)
 	case shards < 1:
 		return fmt.Errorf("fake: AddKeyspace: %d shards; a keyspace has at least one", shards)

@@ -17,6 +17,35 @@
 // of sleeping. [WithRealTime] follows the wall clock instead, as the
 // standalone binary does.
 //
+// # Logs
+//
+// The server keeps three logs for assertions, each bounded so that a long
+// run holds a fixed amount of memory: the requests it answered
+// ([Server.Requests]; the last 10,000 unless [WithRequestLogLimit] says
+// otherwise), the events it emitted ([Server.Events]; the last 1,000,
+// [WithEventLogLimit]) and the webhook delivery attempts it made
+// ([Server.Deliveries]; the last 1,000, [WithDeliveryLogLimit]). An event
+// or a delivery carries a whole resource, about 2 KB, a request about 150
+// bytes. A log that is full drops its oldest entry; webhooks, their
+// last_sent_* fields and their retries do not depend on the limits.
+//
+// # Scale
+//
+// A page of a list costs O(page size) whatever the list's length: pages
+// are cut from ordered indexes. A service token that holds a permission on
+// some databases only (not on the whole organization) lists them from its
+// own grants, in O(its grants), not by checking every database. The
+// exception is a search: list_databases' ?q= (and list_branches' filters)
+// scan every record the caller sees, O(records) per request. 100,000
+// databases, each with its production branch, hold under 200 MB of heap
+// (see BENCHMARKS.md).
+//
+// A service token's object lists the accesses it holds on the
+// organization only; its accesses on databases (a token that creates a
+// database is granted the database permissions it does not already hold
+// on the organization, as one grant) are listed a page at a time by
+// list_service_token_accesses and list_service_token_grants.
+//
 // # Decisions
 //
 // Where the reference marks a field required but the service's own clients
@@ -118,12 +147,14 @@ import (
 
 // Server is a running fake. Its methods are safe for concurrent use.
 type Server struct {
-	mu     sync.RWMutex
-	world  *world
-	clock  *clock
-	mux    *http.ServeMux
-	strict bool
-	timing Timings
+	mu    sync.RWMutex
+	world *world
+	clock *clock
+	mux   *http.ServeMux // shared by every server; see buildHandlers
+	// handlers are this server's, in the order of the shared mux's patterns.
+	handlers []http.Handler
+	strict   bool
+	timing   Timings
 
 	httpSrv *httptest.Server
 	reqSeq  atomic.Uint64
@@ -132,7 +163,7 @@ type Server struct {
 	faults   faultRules
 	limiter  rateLimiter // see ratelimit.go
 	requests requestLog
-	events   events
+	events   ring[*eventRec] // the event log; see events.go
 	failNext map[string]bool // IDs whose next transition fails
 	hooks    deliveries      // webhook deliveries; see deliveries.go
 	session  oauthSession    // the OAuth server's signed-in user; see oauth.go
@@ -177,15 +208,15 @@ func New(opts ...Option) (*Server, error) {
 	}
 	s.clock.onWake = s.wake
 	s.hooks.init(cfg.webhookTimeout)
-	s.requests.limit = cfg.requestLogLimit
+	s.requests.list.limit = cfg.requestLogLimit
+	s.events.limit = cfg.eventLogLimit
+	s.hooks.log.limit = cfg.deliveryLogLimit
 	s.limiter.limit = cfg.rateLimit
 	s.faults.rng = newFaultRand(cfg.seed)
 	s.reqID = s.world.newID()[:6]
-	mux, err := s.buildMux()
-	if err != nil {
+	if err := s.buildHandlers(); err != nil {
 		return nil, err
 	}
-	s.mux = mux
 	if err := s.seedDefaults(cfg); err != nil {
 		return nil, err
 	}
@@ -230,7 +261,8 @@ func (s *Server) AdminToken() Token { return s.adminToken }
 
 // Client returns a client of this server authenticated with the admin token.
 // Its waits (waiters and retry backoff) advance the virtual clock instead of
-// sleeping.
+// sleeping, and its waiters poll right after each scheduled transition
+// (with [WithRealTime], as soon as it has run on the wall clock).
 func (s *Server) Client() *platform.Client { return s.ClientFor(s.adminToken) }
 
 // ClientFor returns a client of this server authenticated with tok, with the
@@ -250,15 +282,12 @@ func (s *Server) ClientFor(tok Token) *platform.Client {
 //
 //	client, err := platform.NewClient(append(srv.ClientOptions(tok), platform.WithLogger(l))...)
 func (s *Server) ClientOptions(tok Token) []platform.Option {
-	opts := []platform.Option{
+	return []platform.Option{
 		platform.WithBaseURL(s.URL()),
 		platform.WithServiceToken(tok.ID, tok.Secret),
 		platform.WithHTTPClient(s.httpSrv.Client()),
+		platform.WithSleep(s.sleep),
 	}
-	if !s.clock.real {
-		opts = append(opts, platform.WithSleep(s.Sleep))
-	}
-	return opts
 }
 
 // Now returns the server's current time.
@@ -285,12 +314,59 @@ func (s *Server) Advance(d time.Duration) {
 // wall clock; it returns ctx.Err() at once if ctx has ended. It is the
 // platform.SleepFunc of the fake's clients, and what to give other waiting
 // code under test, such as the device flow's oauth.Config.DeviceAccessToken.
-// On a real-time clock ([WithRealTime]) it runs what is due and returns.
+// A waiter's wait between polls ([platform.IsPollWait]) ends instead at the
+// next scheduled transition, however near or far, so the waiter polls right
+// after each change rather than stepping through time where nothing
+// happens (or past a change); with nothing scheduled, it is d. On a
+// real-time clock ([WithRealTime]) Sleep runs what is due and returns.
 func (s *Server) Sleep(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	s.Advance(d)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.clock.real {
+		s.clock.runDue(s.clock.Now())
+		return nil
+	}
+	until := s.clock.now.Add(max(d, 0))
+	if next, ok := s.clock.next(); ok && platform.IsPollWait(ctx) {
+		until = next // runDue runs work already due, and never moves the clock back
+	}
+	s.clock.runDue(until)
+	return nil
+}
+
+// sleep is the platform.SleepFunc of the fake's clients: [Server.Sleep] on
+// a virtual clock. On a real-time clock it waits on the wall clock: d for
+// retry backoff, and for a waiter's poll until the next scheduled transition
+// is due (at most d), then runs what is due, so the waiter polls right
+// after it.
+func (s *Server) sleep(ctx context.Context, d time.Duration) error {
+	if !s.clock.real { // fixed when the server is made
+		return s.Sleep(ctx, d)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if platform.IsPollWait(ctx) {
+		s.mu.Lock()
+		next, ok := s.clock.next()
+		s.mu.Unlock()
+		if ok {
+			d = min(d, time.Until(next))
+		}
+	}
+	if d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	s.wake() // what fell due has run before the next poll
 	return nil
 }
 
@@ -306,7 +382,7 @@ func (s *Server) wake() {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rid := fmt.Sprintf("%s%06d", s.reqID, s.reqSeq.Add(1))
 	w.Header().Set("X-Request-Id", rid)
-	rec := &recorder{ResponseWriter: w, status: http.StatusOK, log: &s.requests, req: r, rid: rid}
+	rec := &recorder{ResponseWriter: w, srv: s, status: http.StatusOK, log: &s.requests, req: r, rid: rid}
 	switch {
 	case r.RequestURI == "*":
 		// ServeMux answers the target "*" with a bare 400, not the API's
@@ -337,6 +413,7 @@ func cleanPath(p string) bool {
 // hold back until the handler returns.
 type recorder struct {
 	http.ResponseWriter
+	srv    *Server // whose handlers serve the request; see handlerIndex
 	status int
 	op     string
 

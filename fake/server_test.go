@@ -303,6 +303,8 @@ func TestOptions(t *testing.T) {
 		{"empty address", fake.WithAddr("")},
 		{"bad address", fake.WithAddr("not an address")},
 		{"zero request log limit", fake.WithRequestLogLimit(0)},
+		{"zero event log limit", fake.WithEventLogLimit(0)},
+		{"negative delivery log limit", fake.WithDeliveryLogLimit(-1)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -620,11 +622,20 @@ func TestClockClientWaitsAdvanceIt(t *testing.T) {
 	if !db.Ready {
 		t.Fatalf("WaitReady returned a database that is not ready: %s", db.State)
 	}
-	if waited := srv.Now().Sub(t0); waited < 5*time.Second {
-		t.Errorf("the virtual clock moved %v, want at least 5s", waited)
+	// The waiter's wait ends at the next transition, the database's
+	// readiness 5s on, not after its 1s, 2s and 4s steps (7s).
+	if waited := srv.Now().Sub(t0); waited != 5*time.Second {
+		t.Errorf("the virtual clock moved %v, want 5s", waited)
 	}
-	// The waiter's polls are 1s, 2s, 4s apart: slept on the wall clock,
-	// they would take 7s.
+	polls := 0
+	for _, r := range srv.Requests() {
+		if r.Operation == "get_database" {
+			polls++
+		}
+	}
+	if polls != 2 {
+		t.Errorf("WaitReady polled %d times, want 2 (pending, then ready)", polls)
+	}
 	if elapsed := time.Since(wall); elapsed > 5*time.Second {
 		t.Errorf("WaitReady took %v of wall time; the fake's client must not sleep", elapsed)
 	}
@@ -645,12 +656,18 @@ func TestClockRealTime(t *testing.T) {
 	if db.State != platform.DatabasePending {
 		t.Fatalf("new database: %s, want pending", db.State)
 	}
+	wall := time.Now()
 	ready, err := srv.Client().Databases.WaitReady(t.Context(), &platform.GetDatabaseParams{Organization: srv.Org(), Database: "app"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !ready.Ready || ready.UpdatedAt.Sub(db.CreatedAt.Time) < 20*time.Millisecond {
 		t.Errorf("database ready %v at %v, created %v", ready.Ready, ready.UpdatedAt, db.CreatedAt)
+	}
+	// The waiter's first wait ends when the database's transition has run
+	// (20ms), not after the 1s a waiter waits against a real server.
+	if elapsed := time.Since(wall); elapsed >= time.Second {
+		t.Errorf("WaitReady took %s of wall time, want the transition's 20ms (well under the waiter's 1s step)", elapsed)
 	}
 }
 
@@ -726,14 +743,25 @@ func TestRequestLog(t *testing.T) {
 func TestRequestLogCompleteOnResponse(t *testing.T) {
 	t.Parallel()
 	srv := fake.NewServer(t)
-	for i := range 60 {
+	for i := range 16 {
 		mustDB(t, srv, fmt.Sprintf("database-with-a-long-name-%02d", i))
 	}
 	c := srv.Client()
 	for i := range 200 {
 		n := len(srv.Requests())
-		if _, err := c.Databases.List(t.Context(), &platform.ListDatabasesParams{Organization: srv.Org(), ListParams: platform.ListParams{PerPage: 100}}); err != nil {
+		// The whole response is read; decoding it would add nothing here.
+		req, err := c.NewRequest(t.Context(), "GET", "v1/organizations/"+srv.Org()+"/databases?per_page=100", nil)
+		if err != nil {
 			t.Fatal(err)
+		}
+		resp, err := c.Do(req, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Larger than net/http's 4 KB write buffer: the response's start
+		// leaves before the handler returns.
+		if resp.ContentLength < 16<<10 {
+			t.Fatalf("call %d: a response of %d bytes, want one far larger than the server's 4 KB buffer", i, resp.ContentLength)
 		}
 		if got := len(srv.Requests()); got != n+1 {
 			t.Fatalf("call %d: the log holds %d requests after the response, want %d", i, got, n+1)

@@ -38,8 +38,7 @@ func (w *world) newToken(org *orgRec, creator *userRec, name string, now time.Ti
 		name:     name,
 		org:      org,
 		creator:  creator,
-		orgPerms: map[string]bool{},
-		dbPerms:  map[string]map[string]bool{},
+		dbGrants: map[string]*dbGrant{},
 	}
 	if ttl > 0 {
 		exp := now.Add(ttl)
@@ -58,45 +57,76 @@ func (w *world) removeToken(t *tokenRec) {
 	t.org.tokens.remove(t)
 }
 
+// dbGrant is what a token holds on one database.
+type dbGrant struct {
+	db    *dbRec
+	perms permSet
+}
+
+func (g *dbGrant) listKey() key { return g.db.listKey() }
+
+// heldOn returns the permissions the token holds on db itself (not those
+// held on the whole organization).
+func (t *tokenRec) heldOn(db *dbRec) permSet {
+	if g := t.dbGrants[db.id]; g != nil {
+		return g.perms
+	}
+	return 0
+}
+
 // grantOn gives the token perms on db, or on the organization when db is
 // nil, and reports whether any of them is new there.
 func (t *tokenRec) grantOn(db *dbRec, perms []string) bool {
-	held := t.orgPerms
-	if db != nil {
-		held = t.dbPerms[db.id]
-	}
-	changed := false
-	for _, p := range perms {
-		changed = changed || !held[p]
-	}
-	if db != nil {
-		t.grant(db, perms)
+	return t.grantSet(db, permsOf(perms))
+}
+
+// grantSet is grantOn for a set of permissions.
+func (t *tokenRec) grantSet(db *dbRec, perms permSet) bool {
+	if db == nil {
+		changed := perms&^t.orgPerms != 0
+		t.orgPerms |= perms
 		return changed
 	}
-	for _, p := range perms {
-		t.orgPerms[p] = true
+	g := t.dbGrants[db.id]
+	if g == nil {
+		if perms == 0 {
+			return false
+		}
+		g = &dbGrant{db: db}
+		t.dbGrants[db.id] = g
+		t.grantIdx.add(g)
 	}
+	changed := perms&^g.perms != 0
+	g.perms |= perms
 	return changed
 }
 
 // revokeOn takes perms from the token on db, or on the organization when
 // db is nil, and reports whether it held any of them there.
 func (t *tokenRec) revokeOn(db *dbRec, perms []string) bool {
-	held := t.orgPerms
-	if db != nil {
-		held = t.dbPerms[db.id]
+	set := permsOf(perms)
+	if db == nil {
+		changed := t.orgPerms&set != 0
+		t.orgPerms &^= set
+		return changed
 	}
-	changed := false
-	for _, p := range perms {
-		if held[p] {
-			delete(held, p)
-			changed = true
-		}
+	g := t.dbGrants[db.id]
+	if g == nil {
+		return false
 	}
-	if db != nil && len(held) == 0 {
-		delete(t.dbPerms, db.id)
+	changed := g.perms&set != 0
+	if g.perms &^= set; g.perms == 0 {
+		t.dropGrant(db)
 	}
 	return changed
+}
+
+// dropGrant forgets what the token holds on db.
+func (t *tokenRec) dropGrant(db *dbRec) {
+	if g := t.dbGrants[db.id]; g != nil {
+		delete(t.dbGrants, db.id)
+		t.grantIdx.remove(g)
+	}
 }
 
 // tokenGrant is what a token holds on one resource: the organization (db
@@ -107,26 +137,36 @@ type tokenGrant struct {
 	perms []string
 }
 
-// grants returns what the token holds, by resource: the organization
-// first, then its databases in creation order.
-func (t *tokenRec) grants() []tokenGrant {
-	var out []tokenGrant
-	add := func(db *dbRec, held map[string]bool) {
-		if len(held) == 0 {
-			return
-		}
-		perms := make([]string, 0, len(held))
-		for p := range held {
-			perms = append(perms, p)
-		}
-		slices.Sort(perms)
-		out = append(out, tokenGrant{t: t, db: db, perms: perms})
+// grantCount is the number of resources the token holds permissions on:
+// the organization, when it holds any there, and each database.
+func (t *tokenRec) grantCount() int {
+	n := t.grantIdx.len()
+	if t.orgPerms != 0 {
+		n++
 	}
-	add(nil, t.orgPerms)
-	if len(t.dbPerms) > 0 {
-		for _, db := range t.org.dbs.all() {
-			add(db, t.dbPerms[db.id])
+	return n
+}
+
+// grantSetAt returns the resource and permissions of grant i, in the
+// order of the token's grants: the organization first, then its databases
+// in list order.
+func (t *tokenRec) grantSetAt(i int) (*dbRec, permSet) {
+	if t.orgPerms != 0 {
+		if i == 0 {
+			return nil, t.orgPerms
 		}
+		i--
+	}
+	g := t.grantIdx.items[i]
+	return g.db, g.perms
+}
+
+// grants returns grants lo to hi-1 of the token's (see grantSetAt).
+func (t *tokenRec) grants(lo, hi int) []tokenGrant {
+	out := make([]tokenGrant, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		db, perms := t.grantSetAt(i)
+		out = append(out, tokenGrant{t: t, db: db, perms: perms.names()})
 	}
 	return out
 }
@@ -137,14 +177,33 @@ type tokenAccess struct {
 	perm string
 }
 
-// accesses returns what the token holds, one permission at a time, in the
-// order of grants and, within one, by permission name.
-func (t *tokenRec) accesses() []tokenAccess {
-	var out []tokenAccess
-	for _, g := range t.grants() {
-		for _, p := range g.perms {
-			out = append(out, tokenAccess{g, p})
+// accessCount is the number of the token's accesses: one per permission
+// and resource.
+func (t *tokenRec) accessCount() int {
+	n := t.orgPerms.len()
+	for _, g := range t.grantIdx.all() {
+		n += g.perms.len()
+	}
+	return n
+}
+
+// accesses returns accesses lo to hi-1 of what the token holds, one
+// permission at a time, in the order of grants and, within one, by
+// permission name. Only the grants that hold them are rendered as names.
+func (t *tokenRec) accesses(lo, hi int) []tokenAccess {
+	out := make([]tokenAccess, 0, hi-lo)
+	first := 0 // the position of grant i's first access
+	for i, n := 0, t.grantCount(); i < n && first < hi; i++ {
+		db, perms := t.grantSetAt(i)
+		if next := first + perms.len(); next > lo {
+			g := tokenGrant{t: t, db: db, perms: perms.names()}
+			for j, p := range g.perms {
+				if k := first + j; k >= lo && k < hi {
+					out = append(out, tokenAccess{g, p})
+				}
+			}
 		}
+		first += perms.len()
 	}
 	return out
 }
@@ -208,7 +267,7 @@ func listServiceTokenAccesses(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return slicePageOf(c, inOrder(c, t.accesses()), true, renderAccess), nil
+	return rangePageOf(c, t.accessCount(), t.accesses, true, renderAccess), nil
 }
 
 func listServiceTokenGrants(c *call) (any, error) {
@@ -216,15 +275,7 @@ func listServiceTokenGrants(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return slicePageOf(c, inOrder(c, t.grants()), true, renderGrant), nil
-}
-
-// inOrder returns items, reversed when the call asks for order=desc.
-func inOrder[T any](c *call, items []T) []T {
-	if c.desc {
-		slices.Reverse(items)
-	}
-	return items
+	return rangePageOf(c, t.grantCount(), t.grants, true, renderGrant), nil
 }
 
 // accessChange validates the body of an add or remove: the database it
@@ -372,7 +423,12 @@ func renderGrant(g tokenGrant) *platform.ServiceTokenGrant {
 }
 
 // renderServiceToken renders a token as the API shows it after creation:
-// without its secret.
+// without its secret. Its service_token_accesses are those it holds on the
+// whole organization, at most one per permission, so that the token stays
+// small whatever it holds on databases (a token that created a thousand
+// databases holds a grant on each): the accesses on databases are listed,
+// a page at a time, by list_service_token_accesses and
+// list_service_token_grants.
 func renderServiceToken(t *tokenRec) *platform.ServiceToken {
 	out := &platform.ServiceToken{
 		ID:                   t.id,
@@ -395,7 +451,7 @@ func renderServiceToken(t *tokenRec) *platform.ServiceToken {
 	if u := t.creator; u != nil {
 		out.ActorID, out.ActorDisplayName, out.ActorType = platform.Ptr(u.id), platform.Ptr(u.name), platform.Ptr("User")
 	}
-	for _, a := range t.accesses() {
+	for _, a := range t.accesses(0, t.orgPerms.len()) {
 		out.ServiceTokenAccesses = append(out.ServiceTokenAccesses, renderAccess(a))
 	}
 	return out

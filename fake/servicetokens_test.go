@@ -3,6 +3,7 @@ package fake_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -381,8 +382,8 @@ func TestServiceTokenGrantOnOneDatabase(t *testing.T) {
 	}
 	apiError(t, get("other"), http.StatusNotFound)
 
-	// The same access, with the same ID, in the list, the token and the
-	// grants.
+	// The same access, with the same ID, in the list and the grants; the
+	// token itself shows only its organization accesses.
 	page, err := c.ServiceTokens.ListAccesses(t.Context(), &platform.ListServiceTokenAccessesParams{Organization: srv.Org(), ID: tok.ID})
 	if err != nil {
 		t.Fatal(err)
@@ -394,8 +395,8 @@ func TestServiceTokenGrantOnOneDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]*platform.ServiceTokenAccess{want}, got.ServiceTokenAccesses); diff != "" {
-		t.Errorf("the token's accesses (-want +got):\n%s", diff)
+	if diff := cmp.Diff([]*platform.ServiceTokenAccess{}, got.ServiceTokenAccesses); diff != "" {
+		t.Errorf("the token's accesses, with none on the organization (-want +got):\n%s", diff)
 	}
 	if !got.UpdatedAt.Equal(platform.NewTimestamp(granted).Time) {
 		t.Errorf("updated_at %v, want the grant's time %v", got.UpdatedAt, granted)
@@ -636,29 +637,188 @@ func TestServiceTokenMemberGrants(t *testing.T) {
 	apiError(t, err, http.StatusForbidden, "not a member")
 }
 
+// TestServiceTokenCreateDatabasesGrantsEveryDatabasePermission pins the
+// grant a token gets on a database it creates: every database permission,
+// as one grant on the database, of those it does not already hold on the
+// whole organization. A token holding them all there gets none.
 func TestServiceTokenCreateDatabasesGrantsEveryDatabasePermission(t *testing.T) {
 	t.Parallel()
-	srv := newServiceTokenServer(t)
+	var every []platform.Permission
+	for _, p := range fake.AllPermissions() {
+		every = append(every, platform.Permission(p))
+	}
+	for _, tc := range []struct {
+		name string
+		org  []platform.Permission // held on the organization
+	}{
+		{"create_databases alone", []platform.Permission{platform.PermissionCreateDatabases}},
+		{"some database permissions too", []platform.Permission{platform.PermissionCreateDatabases, platform.PermissionReadDatabase, platform.PermissionConnectBranch}},
+		{"every permission", every},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newServiceTokenServer(t)
+			c := srv.Client()
+			tok, cred := serviceTokenCreate(t, srv, c, platform.CreateServiceTokenParams{Name: platform.Ptr("provisioner")})
+			serviceTokenGrant(t, srv, c, tok.ID, "", tc.org...)
+			user := srv.ClientFor(cred)
+			if _, err := user.Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: srv.Org(), Name: "fresh", ClusterSize: "PS_10"}); err != nil {
+				t.Fatal(err)
+			}
+			var wantOrg, wantFresh []string
+			for _, p := range tc.org {
+				wantOrg = append(wantOrg, "acme:"+string(p))
+			}
+			for _, p := range platform.DatabasePermissions() {
+				if !slices.Contains(tc.org, p) {
+					wantFresh = append(wantFresh, "fresh:"+string(p))
+				}
+			}
+			slices.Sort(wantOrg)
+			slices.Sort(wantFresh)
+			if diff := cmp.Diff(append(wantOrg, wantFresh...), serviceTokenAccessNames(t, srv, tok.ID)); diff != "" {
+				t.Errorf("accesses after creating fresh (-want +got):\n%s", diff)
+			}
+			grants, err := c.ServiceTokens.ListGrants(t.Context(), &platform.ListServiceTokenGrantsParams{Organization: srv.Org(), ID: tok.ID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := 1 + min(len(wantFresh), 1); len(grants.Items) != want {
+				t.Errorf("%d grants, want %d: the organization's and at most one on fresh", len(grants.Items), want)
+			}
+			// The token itself lists its organization accesses only.
+			got, err := c.ServiceTokens.Get(t.Context(), &platform.GetServiceTokenParams{Organization: srv.Org(), ID: tok.ID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var shown []string
+			for _, a := range got.ServiceTokenAccesses {
+				shown = append(shown, a.ResourceName+":"+string(a.Access))
+			}
+			if diff := cmp.Diff(wantOrg, shown); diff != "" {
+				t.Errorf("the token's service_token_accesses (-want +got):\n%s", diff)
+			}
+			// Every database permission on fresh, whichever way it is held.
+			if _, err := user.Databases.Update(t.Context(), &platform.UpdateDatabaseParams{Organization: srv.Org(), Database: "fresh", DeletionProtected: platform.Ptr(false)}); err != nil {
+				t.Errorf("update the database it created: %v", err)
+			}
+			if _, err := user.Branches.List(t.Context(), &platform.ListBranchesParams{Organization: srv.Org(), Database: "fresh"}); err != nil {
+				t.Errorf("list the branches of the database it created: %v", err)
+			}
+			_, err = user.Databases.Get(t.Context(), &platform.GetDatabaseParams{Organization: srv.Org(), Database: "app"})
+			if slices.Contains(tc.org, platform.PermissionReadDatabase) {
+				if err != nil {
+					t.Errorf("read another database with read_database on the organization: %v", err)
+				}
+			} else {
+				apiError(t, err, http.StatusNotFound)
+			}
+		})
+	}
+}
+
+// TestServiceTokenStaysSmall creates many databases with a token and checks
+// that the token's JSON does not grow with them: its accesses on databases
+// are listed, a page at a time, by the access and grant lists.
+func TestServiceTokenStaysSmall(t *testing.T) {
+	t.Parallel()
+	const dbs = 40
+	srv := fake.NewServer(t)
 	c := srv.Client()
 	tok, cred := serviceTokenCreate(t, srv, c, platform.CreateServiceTokenParams{Name: platform.Ptr("provisioner")})
-	serviceTokenGrant(t, srv, c, tok.ID, "", platform.PermissionCreateDatabases)
+	serviceTokenGrant(t, srv, c, tok.ID, "", platform.PermissionCreateDatabases, platform.PermissionReadDatabase)
 	user := srv.ClientFor(cred)
-	if _, err := user.Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: srv.Org(), Name: "fresh", ClusterSize: "PS_10"}); err != nil {
+	size := func() int {
+		w := send(t, srv, "GET", "/v1/organizations/acme/service-tokens/"+tok.ID, admin(srv), "")
+		wantStatus(t, w, http.StatusOK)
+		return len(w.body)
+	}
+	var before int
+	for i := range dbs {
+		if _, err := user.Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: srv.Org(), Name: fmt.Sprintf("db-%02d", i), ClusterSize: "PS_10"}); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 { // the token has been used: its last_used_at is set
+			before = size()
+		}
+	}
+	if after := size(); after != before {
+		t.Errorf("the token's JSON went from %d to %d bytes from its first database to its %dth", before, after, dbs)
+	}
+	perDB := len(platform.DatabasePermissions()) - 1 // read_database is held on the organization
+	accesses, err := c.ServiceTokens.ListAccesses(t.Context(), &platform.ListServiceTokenAccessesParams{Organization: srv.Org(), ID: tok.ID})
+	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"acme:create_databases"}
-	for _, p := range platform.DatabasePermissions() {
-		want = append(want, "fresh:"+string(p))
+	if want := 2 + dbs*perDB; accesses.TotalCount == nil || *accesses.TotalCount != want || len(accesses.Items) != 25 {
+		t.Errorf("accesses: %d on the first page of %v, want 25 of %d", len(accesses.Items), accesses.TotalCount, want)
 	}
-	slices.Sort(want[1:])
-	if diff := cmp.Diff(want, serviceTokenAccessNames(t, srv, tok.ID)); diff != "" {
-		t.Errorf("accesses after creating fresh (-want +got):\n%s", diff)
+	grants, err := c.ServiceTokens.ListGrants(t.Context(), &platform.ListServiceTokenGrantsParams{Organization: srv.Org(), ID: tok.ID})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := user.Databases.Get(t.Context(), &platform.GetDatabaseParams{Organization: srv.Org(), Database: "fresh"}); err != nil {
-		t.Errorf("read the database it created: %v", err)
+	if want := 1 + dbs; grants.TotalCount == nil || *grants.TotalCount != want {
+		t.Errorf("grants: total %v, want %d", grants.TotalCount, want)
 	}
-	_, err := user.Databases.Get(t.Context(), &platform.GetDatabaseParams{Organization: srv.Org(), Database: "app"})
-	apiError(t, err, http.StatusNotFound)
+}
+
+// TestServiceTokenAccessPages pages through a token's accesses and grants
+// with every page size, in both orders, across the boundaries between the
+// organization's grant and the databases': every page is the matching
+// window of the whole list.
+func TestServiceTokenAccessPages(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	for _, db := range []string{"app", "other", "third"} { // in this list order
+		mustDB(t, srv, db)
+		srv.Advance(time.Second)
+	}
+	c := srv.Client()
+	tok, _ := serviceTokenCreate(t, srv, c, platform.CreateServiceTokenParams{Name: platform.Ptr("paged")})
+	serviceTokenGrant(t, srv, c, tok.ID, "", platform.PermissionReadOrganization, platform.PermissionReadBranch)
+	serviceTokenGrant(t, srv, c, tok.ID, "third", platform.PermissionReadBackups)
+	serviceTokenGrant(t, srv, c, tok.ID, "app", platform.PermissionReadDatabase, platform.PermissionCreateBranch, platform.PermissionConnectBranch)
+	serviceTokenGrant(t, srv, c, tok.ID, "other", platform.PermissionWriteBackups, platform.PermissionReadComment)
+	wantAll := []string{
+		"acme:read_branch", "acme:read_organization",
+		"app:connect_branch", "app:create_branch", "app:read_database",
+		"other:read_comment", "other:write_backups",
+		"third:read_backups",
+	}
+	if diff := cmp.Diff(wantAll, serviceTokenAccessNames(t, srv, tok.ID)); diff != "" {
+		t.Fatalf("accesses in list order (-want +got):\n%s", diff)
+	}
+	wantGrants := []string{"acme", "app", "other", "third"}
+	for _, order := range []string{"asc", "desc"} {
+		wantA, wantG := slices.Clone(wantAll), slices.Clone(wantGrants)
+		if order == "desc" {
+			slices.Reverse(wantA)
+			slices.Reverse(wantG)
+		}
+		for per := 1; per <= len(wantAll)+1; per++ {
+			var gotA, gotG []string
+			for page := 1; page <= len(wantAll)+1; page++ {
+				q := fmt.Sprintf("?order=%s&per_page=%d&page=%d", order, per, page)
+				a := decode[platform.Page[platform.ServiceTokenAccess]](t, send(t, srv, "GET", "/v1/organizations/acme/service-tokens/"+tok.ID+"/access"+q, admin(srv), ""))
+				for _, it := range a.Items {
+					gotA = append(gotA, it.ResourceName+":"+string(it.Access))
+				}
+				if *a.TotalCount != len(wantAll) || len(a.Items) > per || a.HasNext() != (page*per < len(wantAll)) {
+					t.Errorf("%s accesses page %d of %d: %d items, total %d, next %v", order, page, per, len(a.Items), *a.TotalCount, a.NextPage)
+				}
+				g := decode[platform.Page[platform.ServiceTokenGrant]](t, send(t, srv, "GET", "/v1/organizations/acme/service-tokens/"+tok.ID+"/grants"+q, admin(srv), ""))
+				for _, it := range g.Items {
+					gotG = append(gotG, it.ResourceName)
+				}
+			}
+			if diff := cmp.Diff(wantA, gotA); diff != "" {
+				t.Errorf("accesses, %s, %d per page (-want +got):\n%s", order, per, diff)
+			}
+			if diff := cmp.Diff(wantG, gotG); diff != "" {
+				t.Errorf("grants, %s, %d per page (-want +got):\n%s", order, per, diff)
+			}
+		}
+	}
 }
 
 // TestServiceTokenEveryPermissionDescribed grants every permission on the

@@ -182,7 +182,7 @@ func checkTrafficRule(bg *trafficBudgetRec, p *platform.CreateTrafficRuleParams)
 	}
 	if p.Keyspace != nil && *p.Keyspace != "" {
 		b := bg.branch
-		if b.keyspaceByName[*p.Keyspace] == nil {
+		if b.keyspace(*p.Keyspace) == nil {
 			return spec, unprocessable("keyspace %q is not a keyspace of branch %s", *p.Keyspace, b.name)
 		}
 		spec.keyspace = *p.Keyspace

@@ -200,7 +200,7 @@ func testWebhook(c *call) (any, error) {
 			return nil, e
 		}
 	}
-	ev := Event{Name: string(platform.EventWebhookTest), Organization: c.org.name, Database: c.db.name, Resource: c.s.renderDatabase(c.db), At: c.now}
+	ev := &eventRec{name: string(platform.EventWebhookTest), org: c.org.name, db: c.db.name, given: c.s.renderDatabase(c.db), at: c.now}
 	body, err := deliveryBody(ev)
 	if err != nil {
 		return nil, err

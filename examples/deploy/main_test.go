@@ -15,10 +15,10 @@ func TestRun(t *testing.T) {
 		"deployment is pending_cutover",
 		"deployment is complete_pending_revert: the schema is live and can be reverted",
 		"deployment is complete; deploy request #1 is closed",
-		"  queued            2026-01-01T00:00:15Z  +1s",
-		"  started           2026-01-01T00:00:17Z  +3s",
-		"  ready to cut over 2026-01-01T00:00:27Z  +13s",
-		"  cut over          2026-01-01T00:00:31Z  +17s",
-		"  closed            2026-01-01T00:00:31Z  +17s",
+		"  queued            2026-01-01T00:00:11Z  +1s",
+		"  started           2026-01-01T00:00:13Z  +3s",
+		"  ready to cut over 2026-01-01T00:00:23Z  +13s",
+		"  cut over          2026-01-01T00:00:24Z  +14s",
+		"  closed            2026-01-01T00:00:24Z  +14s",
 	)
 }
