@@ -157,3 +157,52 @@ func Example_errorHandling() {
 	// 422 unprocessable
 	// missing database
 }
+
+// ExamplePasswordsService_Create creates a short-lived password for a MySQL
+// branch. Its plain text is in the creation's response only: keep it then.
+func ExamplePasswordsService_Create() {
+	srv, err := fake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+	if _, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{
+		Organization: "acme", Name: "shop", ClusterSize: "PS_10",
+	}); err != nil {
+		log.Fatal(err)
+	}
+	srv.Advance(5 * time.Second)
+
+	pw, err := client.Passwords.Create(ctx, &platform.CreatePasswordParams{
+		Organization: "acme", Database: "shop", Branch: "main",
+		Name:  platform.Ptr("ci"),
+		Role:  platform.Ptr(platform.PasswordReader),
+		TTL:   platform.Ptr(3600),
+		CIDRs: []string{"192.0.2.0/24"},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(pw.Name, pw.Role, pw.AccessHostURL, pw.PlainText != nil, pw.Renewable)
+
+	again, err := client.Passwords.Get(ctx, &platform.GetPasswordParams{
+		Organization: "acme", Database: "shop", Branch: "main", ID: pw.ID,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("plain text shown again:", again.PlainText != nil)
+
+	srv.Advance(time.Hour)
+	if _, err := client.Passwords.Renew(ctx, &platform.RenewPasswordParams{
+		Organization: "acme", Database: "shop", Branch: "main", ID: pw.ID,
+	}); errors.Is(err, platform.ErrUnprocessable) {
+		fmt.Println("expired; create a new one")
+	}
+	// Output:
+	// ci reader aws.connect.dbplatform.dev true true
+	// plain text shown again: false
+	// expired; create a new one
+}

@@ -39,6 +39,11 @@ func TestGoldenRoundTrip(t *testing.T) {
 		{"cluster_extension_list.json", func() any { return new([]*platform.ClusterExtension) }},
 		{"branch_infrastructure.json", func() any { return new(platform.BranchInfrastructure) }},
 		{"read_only_region_list.json", func() any { return new(platform.Page[platform.ReadOnlyRegion]) }},
+		{"switchover_list.json", func() any { return new(platform.Page[platform.Switchover]) }},
+		{"maintenance_schedule.json", func() any { return new(platform.MaintenanceSchedule) }},
+		{"maintenance_window_list.json", func() any { return new(platform.Page[platform.MaintenanceWindow]) }},
+		{"password.json", func() any { return new(platform.Password) }},
+		{"ip_restriction_list.json", func() any { return new(platform.Page[platform.IPRestriction]) }},
 	}
 	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.json"))
 	if err != nil {

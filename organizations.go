@@ -245,7 +245,8 @@ func (s *OrganizationsService) UpdateMember(ctx context.Context, p *UpdateMember
 type RemoveMemberParams struct {
 	Organization string `json:"-" url:"-"`
 	UserID       string `json:"-" url:"-"`
-	// DeletePasswords deletes the role credentials the member created.
+	// DeletePasswords deletes the role credentials and branch passwords the
+	// member created.
 	DeletePasswords bool `json:"-" url:"delete_passwords,omitempty"`
 	// DeleteServiceTokens deletes the service tokens the member created.
 	DeleteServiceTokens bool `json:"-" url:"delete_service_tokens,omitempty"`

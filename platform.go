@@ -1,6 +1,7 @@
 // Package platform is a client for the Database Platform API: organizations
 // and their members, databases and their branches, deploy requests, backups,
-// role credentials, webhooks, service tokens and OAuth applications.
+// role credentials and passwords, IP restrictions, webhooks, service tokens
+// and OAuth applications.
 //
 // A Client is built once and shared; it is safe for concurrent use:
 //
@@ -88,6 +89,11 @@ type Client struct {
 	// BranchChanges reads the configuration of branches' clusters:
 	// parameters, extensions and infrastructure.
 	BranchChanges *BranchChangesService
+	// Switchovers moves the primaries of PostgreSQL branches.
+	Switchovers *SwitchoversService
+	// Maintenance runs maintenance on branches and reads the maintenance
+	// schedules of databases.
+	Maintenance *MaintenanceService
 	// Backups manages the backups of branches.
 	Backups *BackupsService
 	// BackupPolicies manages the backup schedules of databases.
@@ -107,6 +113,10 @@ type Client struct {
 	Webhooks *WebhooksService
 	// OAuthApplications reads OAuth applications and manages their tokens.
 	OAuthApplications *OAuthApplicationsService
+	// Passwords manages the passwords of MySQL branches.
+	Passwords *PasswordsService
+	// IPRestrictions manages the IP allowlists of PostgreSQL databases.
+	IPRestrictions *IPRestrictionsService
 }
 
 // service is what every resource service holds: the client that sends its
@@ -185,6 +195,8 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.Keyspaces = (*KeyspacesService)(common)
 	c.ClusterSizes = (*ClusterSizesService)(common)
 	c.BranchChanges = (*BranchChangesService)(common)
+	c.Switchovers = (*SwitchoversService)(common)
+	c.Maintenance = (*MaintenanceService)(common)
 	c.Backups = (*BackupsService)(common)
 	c.BackupPolicies = (*BackupPoliciesService)(common)
 	c.Roles = (*RolesService)(common)
@@ -194,6 +206,8 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.ServiceTokens = (*ServiceTokensService)(common)
 	c.Webhooks = (*WebhooksService)(common)
 	c.OAuthApplications = (*OAuthApplicationsService)(common)
+	c.Passwords = (*PasswordsService)(common)
+	c.IPRestrictions = (*IPRestrictionsService)(common)
 	return c, nil
 }
 

@@ -60,9 +60,10 @@ func vtgates(b *branchRec) int {
 // renderInfrastructure derives a branch's pods from its keyspaces: a
 // MySQL branch runs its query routers, and for each shard of each keyspace
 // a primary and the keyspace's replicas, plus the replicas of its
-// read-only regions; a PostgreSQL branch runs a primary and the default
-// keyspace's replicas. A pod is running once the branch and its keyspace
-// (or read-only region) are ready.
+// read-only regions; a PostgreSQL branch runs instances numbered from 0,
+// as many as its default keyspace has replicas plus one, of which one is
+// the primary (0 until a switchover promotes another). A pod is running
+// once the branch and its keyspace (or read-only region) are ready.
 func renderInfrastructure(b *branchRec) *platform.BranchInfrastructure {
 	out := &platform.BranchInfrastructure{Type: "BranchInfrastructure", Ready: true, Pods: []*platform.InfrastructurePod{}}
 	add := func(name, component, cell, size string, ready bool, ks *keyspaceRec, shard, tabletType string) {
@@ -96,8 +97,16 @@ func renderInfrastructure(b *branchRec) *platform.BranchInfrastructure {
 	keyspaces := b.keyspaces.all()
 	if b.db.kind == platform.KindPostgreSQL {
 		for _, ks := range keyspaces {
-			if ks.isDefault {
-				tablets(b.id+"-postgres", "postgres", b.region.slug, ks.clusterSize, b.ready && ks.ready, ks, "", true, ks.replicas())
+			if !ks.isDefault {
+				continue
+			}
+			primary := b.primaryInstance()
+			for i := range b.postgresInstances() {
+				tabletType := "replica"
+				if i == primary {
+					tabletType = "primary"
+				}
+				add(postgresInstanceName(b, i), "postgres", b.region.slug, ks.clusterSize, b.ready && ks.ready, ks, "", tabletType)
 			}
 		}
 		return out

@@ -30,11 +30,16 @@ type branchRec struct {
 	// order they were added; see keyspaces.go.
 	readOnlyRegions index[*readOnlyRegionRec]
 
-	roles *branchRoles
+	roles     *branchRoles
+	passwords branchPasswords // MySQL branches only; see passwords.go
 
 	budgets branchBudgets // traffic budgets; see trafficbudgets.go
 
 	cluster *branchCluster // resize and change requests; nil before the first; see branchresizes.go
+	// A PostgreSQL branch's switchovers, and which of its instances is
+	// the primary; see switchovers.go.
+	switchovers branchSwitchovers
+	primary     int
 }
 
 // newBranch adds a branch to db, pending until the clock has moved by
@@ -324,6 +329,8 @@ func (s *Server) removeBranch(b *branchRec) {
 	delete(b.db.org.branchByName, branchKey{b.db, b.name})
 	b.db.branchIdx.remove(b)
 	s.cancelBackups(b)
+	s.cancelSwitchover(b)
+	s.endMaintenance(b)
 	s.dropBranchRoles(b)
 }
 

@@ -472,6 +472,68 @@ var contractStates = []contractState{
 		w.srv.Advance(2 * time.Hour)
 		return []contractRequest{contractOn("get_role", "branch", "dev", "id", id), contractOn("list_roles", "branch", "dev")}
 	}},
+	{name: "switchovers pending, running and failed", setup: func(w *opWorld) []contractRequest {
+		w.postgresApp()
+		ctx, tm := w.t.Context(), fake.DefaultTimings()
+		if _, err := w.c.Branches.Create(ctx, &platform.CreateBranchParams{Organization: w.org, Database: drDB, Name: "dev", ParentBranch: "main"}); err != nil {
+			w.t.Fatal(err)
+		}
+		w.srv.Advance(tm.BranchReady)
+		start := func(branch string) string {
+			sw, err := w.c.Switchovers.Create(ctx, &platform.CreateSwitchoverParams{Organization: w.org, Database: drDB, Branch: branch})
+			if err != nil {
+				w.t.Fatal(err)
+			}
+			return sw.ID
+		}
+		failed := start("main")
+		if err := w.srv.FailNext(failed); err != nil {
+			w.t.Fatal(err)
+		}
+		w.srv.Advance(tm.SwitchoverStart)
+		running := start("main")
+		w.srv.Advance(tm.SwitchoverStart)
+		pending := start("dev")
+		return []contractRequest{
+			contractOn("get_switchover", "branch", "main", "id", failed),
+			contractOn("get_switchover", "branch", "main", "id", running),
+			contractOn("list_switchovers", "branch", "main"),
+			contractOn("get_switchover", "branch", "dev", "id", pending),
+		}
+	}},
+	{name: "maintenance window running", setup: func(w *opWorld) []contractRequest {
+		w.postgresApp()
+		if err := w.c.Maintenance.Run(w.t.Context(), &platform.RunBranchMaintenanceParams{Organization: w.org, Database: drDB, Branch: "main"}); err != nil {
+			w.t.Fatal(err)
+		}
+		return []contractRequest{contractOn("list_maintenance_windows", "id", w.maintenanceSchedule()), contractOn("get_maintenance_schedule", "id", w.maintenanceSchedule())}
+	}},
+	{name: "passwords: expired, without a ttl, with cidrs, replica, direct VTGate", setup: func(w *opWorld) []contractRequest {
+		expired := w.password("dev", platform.PasswordReader)
+		w.srv.Advance(2 * time.Hour)
+		pw, err := w.c.Passwords.Create(w.t.Context(), &platform.CreatePasswordParams{
+			Organization: w.org, Database: drDB, Branch: "main", Replica: platform.Ptr(true),
+			CIDRs: []string{"192.0.2.0/24", "2001:db8::1"}, DirectVTGate: platform.Ptr(true),
+		})
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		return []contractRequest{
+			contractOn("get_password", "branch", "dev", "id", expired), contractOn("list_passwords", "branch", "dev"),
+			contractOn("get_password", "branch", "main", "id", pw.ID), contractOn("list_passwords", "branch", "main"),
+		}
+	}},
+	{name: "IP restriction with a schema, role and description", setup: func(w *opWorld) []contractRequest {
+		w.postgresApp()
+		r, err := w.c.IPRestrictions.Create(w.t.Context(), &platform.CreateIPRestrictionParams{
+			Organization: w.org, Database: drDB, CIDRs: []string{"192.0.2.0/24", "198.51.100.7"},
+			Schema: platform.Ptr("reports"), Role: platform.Ptr("analyst"), Description: platform.Ptr("office"),
+		})
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		return []contractRequest{contractOn("get_database_postgres_cidr", "id", r.ID), contractOn("list_database_postgres_cidrs")}
+	}},
 	{name: "restored branch", setup: func(w *opWorld) []contractRequest {
 		if _, err := w.c.Branches.Create(w.t.Context(), &platform.CreateBranchParams{
 			Organization: w.org, Database: drDB, Name: "restored", BackupID: w.backup("dev"), ClusterSize: "PS_10",

@@ -43,6 +43,9 @@ type dbRec struct {
 	deployQueue []*drRec       // deployments holding a branch's queue, in order
 
 	webhooks webhookStore
+
+	maintenance    maintenanceStore // see maintenance.go
+	ipRestrictions ipRestrictions   // PostgreSQL databases only; see iprestrictions.go
 }
 
 // maxNameLen bounds organization, database and branch names.

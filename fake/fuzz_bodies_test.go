@@ -91,11 +91,15 @@ var fuzzBodyGroups = map[string][]string{
 	"Backup":           {"create_backup", "update_backup"},
 	"BackupPolicy":     {"create_backup_policy", "update_backup_policy"},
 	"Role":             {"create_role", "update_role", "reassign_role_objects"},
+	"Password":         {"create_password", "update_password"},
+	"IPRestriction":    {"create_database_postgres_cidr", "update_database_postgres_cidr"},
 	"OAuthApplication": {"create_oauth_token"},
 	"Team":             {"create_organization_team", "update_organization_team", "add_organization_team_member"},
 	"Webhook":          {"create_webhook", "update_webhook"},
 	"TrafficBudget":    {"create_traffic_budget", "update_traffic_budget", "create_traffic_rule"},
 	"ServiceToken":     {"create_service_token", "add_service_token_accesses", "remove_service_token_accesses"},
+	"Switchover":       {"create_switchover"},
+	"Maintenance":      {"run_branch_maintenance"},
 }
 
 func FuzzOrganizationBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Organization"]...) }
@@ -116,6 +120,10 @@ func FuzzBackupPolicyBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Backup
 
 func FuzzRoleBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Role"]...) }
 
+func FuzzPasswordBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Password"]...) }
+
+func FuzzIPRestrictionBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["IPRestriction"]...) }
+
 func FuzzOAuthApplicationBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["OAuthApplication"]...) }
 
 func FuzzTeamBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Team"]...) }
@@ -125,6 +133,10 @@ func FuzzWebhookBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Webhook"]..
 func FuzzTrafficBudgetBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["TrafficBudget"]...) }
 
 func FuzzServiceTokenBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["ServiceToken"]...) }
+
+func FuzzSwitchoverBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Switchover"]...) }
+
+func FuzzMaintenanceBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Maintenance"]...) }
 
 // TestFuzzBodiesCoverBodyOperations checks that every operation whose
 // fixture sends a body is fuzzed by one of the targets above.

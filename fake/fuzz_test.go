@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/dbplatform/platform-go"
 	"github.com/dbplatform/platform-go/fake"
 )
 
@@ -211,6 +213,91 @@ func FuzzCreateDatabaseBody(f *testing.F) {
 		}
 		if page.TotalCount != want {
 			t.Errorf("status %d left %d databases, want %d", rec.Code, page.TotalCount, want)
+		}
+	})
+}
+
+// FuzzCIDRs sends two list entries of any text as the cidrs of a new IP
+// restriction entry (IPv4 only) and of a new branch password (IPv4 or
+// IPv6): each is created with every entry a canonical range of the right
+// family, or refused with a 422 that creates nothing; never a 5xx.
+func FuzzCIDRs(f *testing.F) {
+	for _, s := range [][2]string{
+		{"192.0.2.0/24", "198.51.100.7"},
+		{"10.0.0.0/8", "10.0.0.0/8"},
+		{"10.1.2.3/8", ""},
+		{"2001:db8::/32", "::1"},
+		{"fe80::1%eth0", "0.0.0.0/0"},
+		{"10.0.0.300", "1.2.3.4/33"},
+		{"::ffff:192.0.2.1", "192.0.2.1/32"},
+		{" 10.0.0.0/8", "010.0.0.1"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	srv := fake.NewServer(f)
+	for name, kind := range map[string]platform.DatabaseKind{"pg": platform.KindPostgreSQL, "shop": platform.KindMySQL} {
+		if _, err := srv.Client().Databases.Create(f.Context(), &platform.CreateDatabaseParams{Organization: srv.Org(), Name: name, ClusterSize: "PS_10", Kind: kind}); err != nil {
+			f.Fatal(err)
+		}
+	}
+	do := func(t *testing.T, method, path string, body any) *httptest.ResponseRecorder {
+		buf, err := json.Marshal(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := httptest.NewRequestWithContext(t.Context(), method, path, bytes.NewReader(buf))
+		req.Header.Set("Authorization", srv.AdminToken().Authorization())
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		checkResponse(t, rec)
+		return rec
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		for _, target := range []struct {
+			path     string
+			ipv4Only bool
+		}{
+			{"/v1/organizations/acme/databases/pg/cidrs", true},
+			{"/v1/organizations/acme/databases/shop/branches/main/passwords", false},
+		} {
+			rec := do(t, "POST", target.path, map[string]any{"cidrs": []string{a, b}})
+			switch rec.Code {
+			case http.StatusCreated:
+				var out struct {
+					ID    string   `json:"id"`
+					CIDRs []string `json:"cidrs"`
+				}
+				if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
+					t.Fatal(err)
+				}
+				if len(out.CIDRs) != 2 {
+					t.Errorf("%s: created with cidrs %q from %q", target.path, out.CIDRs, []string{a, b})
+				}
+				for _, c := range out.CIDRs {
+					p, err := netip.ParsePrefix(c)
+					if err != nil {
+						var addr netip.Addr
+						if addr, err = netip.ParseAddr(c); err == nil {
+							p = netip.PrefixFrom(addr, addr.BitLen())
+						}
+					}
+					if err != nil || p.Masked() != p || (target.ipv4Only && !p.Addr().Is4()) {
+						t.Errorf("%s: accepted %q from %q", target.path, c, []string{a, b})
+					}
+				}
+				if del := do(t, "DELETE", target.path+"/"+out.ID, nil); del.Code != http.StatusNoContent {
+					t.Fatalf("deleting %s: %d %s", out.ID, del.Code, del.Body)
+				}
+			case http.StatusUnprocessableEntity:
+			default:
+				t.Fatalf("%s: status %d: %s", target.path, rec.Code, rec.Body)
+			}
+			var page struct {
+				TotalCount int `json:"total_count"`
+			}
+			if list := do(t, "GET", target.path, nil); json.Unmarshal(list.Body.Bytes(), &page) != nil || page.TotalCount != 0 {
+				t.Errorf("%s: %d left after the input, want none: %s", target.path, page.TotalCount, list.Body)
+			}
 		}
 	})
 }

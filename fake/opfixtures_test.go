@@ -111,6 +111,68 @@ func opRole(body string) opFixture {
 	}
 }
 
+// opSwitchover is a fixture of an operation on a switchover of main, in
+// app made a PostgreSQL database; the switchover has succeeded. App also
+// has a branch dev, which the scope table grants on to show that a grant
+// on another branch does not reach main's switchovers.
+func opSwitchover(w *opWorld, _ string) opCall {
+	w.postgresApp()
+	if _, err := w.c.Branches.Create(w.t.Context(), &platform.CreateBranchParams{Organization: w.org, Database: drDB, Name: "dev", ParentBranch: "main"}); err != nil {
+		w.t.Fatal(err)
+	}
+	return opCall{vals: map[string]string{"branch": "main", "id": w.switchover()}}
+}
+
+// opMaintenance is a fixture of an operation on app's maintenance
+// schedule, app made a PostgreSQL database whose main has had a
+// maintenance window.
+func opMaintenance(w *opWorld, _ string) opCall {
+	w.postgresApp()
+	w.maintenance()
+	return opCall{vals: map[string]string{"id": w.maintenanceSchedule()}, branch: "main"}
+}
+
+// opPasswordTarget is the branch and the role of the password a
+// password operation acts on for need: on main when need is about
+// production branches, else on dev; a reader when need is about read-only
+// passwords, else an admin.
+func opPasswordTarget(need string) (branch string, role platform.PasswordRole) {
+	branch, role = "dev", platform.PasswordAdmin
+	if strings.Contains(need, "production") {
+		branch = "main"
+	}
+	if strings.Contains(need, "read_only") {
+		role = platform.PasswordReader
+	}
+	return branch, role
+}
+
+// opPassword is a fixture of an operation on a password (with a ttl, so
+// that it can be renewed) of the branch and role need asks for.
+func opPassword(body string) opFixture {
+	return func(w *opWorld, need string) opCall {
+		branch, role := opPasswordTarget(need)
+		return opCall{vals: map[string]string{"branch": branch, "id": w.password(branch, role)}, body: body}
+	}
+}
+
+// opIPRestriction is a fixture of an operation on an IP restriction entry
+// of app, made a PostgreSQL database (whose one branch, main, an OAuth
+// grant on a branch names).
+func opIPRestriction(body string) opFixture {
+	return func(w *opWorld, _ string) opCall {
+		w.postgresApp()
+		r, err := w.c.IPRestrictions.Create(w.t.Context(), &platform.CreateIPRestrictionParams{
+			Organization: w.org, Database: drDB, CIDRs: []string{"192.0.2.0/24"},
+		})
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		w.srv.Advance(time.Second)
+		return opCall{vals: map[string]string{"id": r.ID}, body: body, branch: "main"}
+	}
+}
+
 // opPolicy is a fixture of an operation on a backup policy of app that is
 // not the required one.
 func opPolicy(body string) opFixture {
@@ -277,6 +339,43 @@ var opFixtures = map[string]opFixture{
 		}
 		return opCall{vals: map[string]string{"branch": "dev", "id": from}, body: `{"successor":"` + to + `"}`}
 	},
+
+	// switchovers
+	"list_switchovers": opSwitchover,
+	"create_switchover": func(w *opWorld, _ string) opCall {
+		w.postgresApp()
+		return opCall{vals: map[string]string{"branch": "main"}, body: `{}`}
+	},
+	"get_switchover": opSwitchover,
+
+	// maintenance
+	"run_branch_maintenance": func(w *opWorld, _ string) opCall {
+		w.postgresApp()
+		return opCall{vals: map[string]string{"branch": "main"}, body: `{"update_postgres_minor_version":true}`}
+	},
+	"list_maintenance_schedules": opBody(""),
+	"get_maintenance_schedule":   opMaintenance,
+	"list_maintenance_windows":   opMaintenance,
+	// passwords
+	"list_passwords": opPassword(""),
+	"create_password": func(_ *opWorld, need string) opCall {
+		branch, role := opPasswordTarget(need)
+		return opCall{vals: map[string]string{"branch": branch}, body: `{"role":"` + string(role) + `","ttl":60}`}
+	},
+	"get_password":    opPassword(""),
+	"update_password": opPassword(`{"name":"renamed","cidrs":["192.0.2.0/24"]}`),
+	"delete_password": opPassword(""),
+	"renew_password":  opPassword(""),
+
+	// IP restrictions
+	"list_database_postgres_cidrs": opIPRestriction(""),
+	"create_database_postgres_cidr": func(w *opWorld, _ string) opCall {
+		w.postgresApp()
+		return opCall{body: `{"cidrs":["10.0.0.0/8"],"role":"reporting"}`, branch: "main"}
+	},
+	"get_database_postgres_cidr":    opIPRestriction(""),
+	"update_database_postgres_cidr": opIPRestriction(`{"description":"office"}`),
+	"delete_database_postgres_cidr": opIPRestriction(""),
 
 	// OAuth applications
 	"list_oauth_applications": opBody(""),
@@ -532,6 +631,77 @@ func (w *opWorld) role(branch string) string {
 	return r.ID
 }
 
+// password creates a password with a ttl and role on a branch of app and
+// returns its ID. It then moves the clock by a second, so that renewing it
+// moves expires_at.
+func (w *opWorld) password(branch string, role platform.PasswordRole) string {
+	w.t.Helper()
+	pw, err := w.c.Passwords.Create(w.t.Context(), &platform.CreatePasswordParams{
+		Organization: w.org, Database: drDB, Branch: branch, Role: platform.Ptr(role), TTL: platform.Ptr(3600),
+	})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.srv.Advance(time.Second)
+	return pw.ID
+}
+
+// postgresApp makes app a ready PostgreSQL database, for the operations
+// of PostgreSQL databases only: it deletes app and creates it again, with
+// the production branch main only.
+func (w *opWorld) postgresApp() {
+	w.t.Helper()
+	ctx := w.t.Context()
+	if err := w.c.Databases.Delete(ctx, &platform.DeleteDatabaseParams{Organization: w.org, Database: drDB}); err != nil {
+		w.t.Fatal(err)
+	}
+	if _, err := w.c.Databases.Create(ctx, &platform.CreateDatabaseParams{
+		Organization: w.org, Name: drDB, ClusterSize: "PS_10", Kind: platform.KindPostgreSQL,
+	}); err != nil {
+		w.t.Fatal(err)
+	}
+	w.srv.Advance(5 * time.Second)
+}
+
+// switchover runs a switchover of main, app being a PostgreSQL database,
+// to its end, and returns its ID.
+func (w *opWorld) switchover() string {
+	w.t.Helper()
+	p := &platform.GetSwitchoverParams{Organization: w.org, Database: drDB, Branch: "main"}
+	sw, err := w.c.Switchovers.Create(w.t.Context(), &platform.CreateSwitchoverParams{Organization: w.org, Database: drDB, Branch: "main"})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	p.ID = sw.ID
+	if _, err := w.c.Switchovers.WaitDone(w.t.Context(), p); err != nil {
+		w.t.Fatal(err)
+	}
+	return sw.ID
+}
+
+// maintenance runs a maintenance of main, app being a PostgreSQL
+// database, to its end.
+func (w *opWorld) maintenance() {
+	w.t.Helper()
+	if err := w.c.Maintenance.Run(w.t.Context(), &platform.RunBranchMaintenanceParams{Organization: w.org, Database: drDB, Branch: "main"}); err != nil {
+		w.t.Fatal(err)
+	}
+	w.srv.Advance(fake.DefaultTimings().Maintenance)
+}
+
+// maintenanceSchedule returns the ID of app's maintenance schedule.
+func (w *opWorld) maintenanceSchedule() string {
+	w.t.Helper()
+	page, err := w.c.Maintenance.ListSchedules(w.t.Context(), &platform.ListMaintenanceSchedulesParams{Organization: w.org, Database: drDB})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if len(page.Items) != 1 {
+		w.t.Fatalf("%d maintenance schedules, want 1", len(page.Items))
+	}
+	return page.Items[0].ID
+}
+
 // policy creates a backup policy of app and returns its ID.
 func (w *opWorld) policy() string {
 	w.t.Helper()
@@ -622,13 +792,17 @@ type opState struct {
 	Org            *platform.Organization
 	Members        []*platform.Member
 	Databases      []*platform.Database
-	Branches       map[string][]*platform.Branch       // by database
-	Schemas        map[string]*platform.BranchSchema   // by database/branch
-	Keyspaces      map[string][]*platform.Keyspace     // by database/branch
-	Backups        map[string][]*platform.Backup       // by database/branch, deleted ones too
-	Roles          map[string][]*platform.Role         // by database/branch
-	RoleObjects    map[string][]string                 // by role ID
-	Policies       map[string][]*platform.BackupPolicy // by database
+	Branches       map[string][]*platform.Branch            // by database
+	Schemas        map[string]*platform.BranchSchema        // by database/branch
+	Keyspaces      map[string][]*platform.Keyspace          // by database/branch
+	Backups        map[string][]*platform.Backup            // by database/branch, deleted ones too
+	Roles          map[string][]*platform.Role              // by database/branch
+	Passwords      map[string][]*platform.Password          // by database/branch, of MySQL databases
+	IPRestrictions map[string][]*platform.IPRestriction     // by database, of PostgreSQL databases
+	Switchovers    map[string][]*platform.Switchover        // by database/branch, of PostgreSQL databases
+	Maintenance    map[string][]*platform.MaintenanceWindow // by database
+	RoleObjects    map[string][]string                      // by role ID
+	Policies       map[string][]*platform.BackupPolicy      // by database
 	DeployRequests map[string][]*platform.DeployRequest
 	Reviews        map[string][]*platform.DeployRequestReview // by database#number
 	OAuthApps      []*platform.OAuthApplication
@@ -658,7 +832,9 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 	s := opState{
 		Branches: map[string][]*platform.Branch{}, Schemas: map[string]*platform.BranchSchema{},
 		Keyspaces: map[string][]*platform.Keyspace{}, Backups: map[string][]*platform.Backup{},
-		Roles: map[string][]*platform.Role{}, RoleObjects: map[string][]string{}, Policies: map[string][]*platform.BackupPolicy{},
+		Roles: map[string][]*platform.Role{}, Switchovers: map[string][]*platform.Switchover{},
+		Passwords: map[string][]*platform.Password{}, IPRestrictions: map[string][]*platform.IPRestriction{},
+		Maintenance: map[string][]*platform.MaintenanceWindow{}, RoleObjects: map[string][]string{}, Policies: map[string][]*platform.BackupPolicy{},
 		DeployRequests: map[string][]*platform.DeployRequest{}, Reviews: map[string][]*platform.DeployRequestReview{},
 		OAuthTokens: map[string][]*platform.OAuthToken{}, TeamMembers: map[string][]*platform.TeamMember{},
 		Webhooks: map[string][]*platform.Webhook{}, ReadOnly: map[string][]*platform.ReadOnlyRegion{},
@@ -695,6 +871,12 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 					t.Fatal(err)
 				}
 			}
+			if db.Kind == platform.KindPostgreSQL {
+				s.Switchovers[key] = opCollect(t, c.Switchovers.All(ctx, &platform.ListSwitchoversParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}))
+			}
+			if db.Kind == platform.KindMySQL {
+				s.Passwords[key] = opCollect(t, c.Passwords.All(ctx, &platform.ListPasswordsParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}))
+			}
 			s.Budgets[key] = opCollect(t, c.TrafficBudgets.All(ctx, &platform.ListTrafficBudgetsParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}))
 			changes := platform.ListBranchChangeRequestsParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}
 			s.Resizes[key] = opCollect(t, c.BranchChanges.AllResizes(ctx, &changes))
@@ -703,7 +885,13 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 				t.Fatal(err)
 			}
 		}
+		if db.Kind == platform.KindPostgreSQL {
+			s.IPRestrictions[db.Name] = opCollect(t, c.IPRestrictions.All(ctx, &platform.ListIPRestrictionsParams{Organization: org, Database: db.Name, ListParams: page}))
+		}
 		s.ReadOnly[db.Name] = opCollect(t, c.Databases.AllReadOnlyRegions(ctx, &platform.ListReadOnlyRegionsParams{Organization: org, Database: db.Name, ListParams: page}))
+		for _, sc := range opCollect(t, c.Maintenance.AllSchedules(ctx, &platform.ListMaintenanceSchedulesParams{Organization: org, Database: db.Name, ListParams: page})) {
+			s.Maintenance[db.Name] = append(s.Maintenance[db.Name], opCollect(t, c.Maintenance.AllWindows(ctx, &platform.ListMaintenanceWindowsParams{Organization: org, Database: db.Name, ID: sc.ID, ListParams: page}))...)
+		}
 		s.Webhooks[db.Name] = opCollect(t, c.Webhooks.All(ctx, &platform.ListWebhooksParams{Organization: org, Database: db.Name, ListParams: page}))
 		s.Policies[db.Name] = opCollect(t, c.BackupPolicies.All(ctx, &platform.ListBackupPoliciesParams{Organization: org, Database: db.Name, ListParams: page}))
 		s.DeployRequests[db.Name] = opCollect(t, c.DeployRequests.All(ctx, &platform.ListDeployRequestsParams{Organization: org, Database: db.Name, ListParams: page}))

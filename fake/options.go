@@ -66,6 +66,13 @@ type Timings struct {
 	BackupStart time.Duration
 	// BackupRun is how long a running backup takes to succeed.
 	BackupRun time.Duration
+	// SwitchoverStart is how long a switchover stays pending before it
+	// runs.
+	SwitchoverStart time.Duration
+	// SwitchoverRun is how long a running switchover takes to succeed.
+	SwitchoverRun time.Duration
+	// Maintenance is how long a maintenance run takes.
+	Maintenance time.Duration
 	// DeployStep is how long each short deployment state lasts (pending,
 	// queued, submitting, in_progress_vschema, in_progress_cutover,
 	// in_progress_cancel, in_progress_revert_vschema).
@@ -102,6 +109,9 @@ func DefaultTimings() Timings {
 		BranchChangeRun:      2 * time.Minute,
 		BackupStart:          time.Second,
 		BackupRun:            30 * time.Second,
+		SwitchoverStart:      time.Second,
+		SwitchoverRun:        10 * time.Second,
+		Maintenance:          time.Minute,
 		DeployStep:           time.Second,
 		DeployInProgress:     10 * time.Second,
 		DeployRevert:         5 * time.Second,
@@ -117,6 +127,7 @@ func DefaultTimings() Timings {
 func (t *Timings) fields() []*time.Duration {
 	return []*time.Duration{
 		&t.DatabaseReady, &t.BranchReady, &t.KeyspaceReady, &t.KeyspaceConfigChange, &t.ReadOnlyRegionReady, &t.BranchChangeStart, &t.BranchChangeRun, &t.BackupStart, &t.BackupRun,
+		&t.SwitchoverStart, &t.SwitchoverRun, &t.Maintenance,
 		&t.DeployStep, &t.DeployInProgress, &t.DeployRevert, &t.RevertWindow,
 		&t.OAuthCode, &t.OAuthAccessToken, &t.OAuthDeviceCode, &t.OAuthDevicePoll,
 	}

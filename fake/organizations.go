@@ -158,6 +158,7 @@ func removeMember(c *call) (any, error) {
 	c.org.teams.dropUser(m.user, c.now)
 	if deletePasswords {
 		c.s.dropRolesCreatedBy(c.org, m.user)
+		c.s.deletePasswordsCreatedBy(c.org, m.user)
 	}
 	if deleteTokens {
 		for _, t := range c.w.tokens {

@@ -2,7 +2,6 @@ package fake
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -15,13 +14,12 @@ import (
 // has no connections that would check it.
 type roleRec struct {
 	stamps
-	branch          *branchRec
-	name            string
-	baseUsername    string
-	actor           *userRec
-	isDefault       bool
-	ttl             int       // seconds; 0: the credentials never expire
-	expiresAt       time.Time // zero without a ttl
+	branch       *branchRec
+	name         string
+	baseUsername string
+	actor        *userRec
+	isDefault    bool
+	lease
 	inherited       []platform.InheritedRole
 	withReplication bool
 	whereOnDelete   platform.QuerySafety
@@ -41,9 +39,6 @@ type branchRoles struct {
 // defaultRoleName is the name and base username of every branch's default
 // role.
 const defaultRoleName = "postgres"
-
-// maxRoleTTL is the longest ttl, in seconds, that a time.Duration holds.
-const maxRoleTTL = math.MaxInt64 / int64(time.Second)
 
 // newDefaultRole gives a new branch its roles, starting with the default
 // role, created by the branch's creator.
@@ -75,25 +70,6 @@ func (w *world) newRole(b *branchRec, name, baseUsername string, actor *userRec,
 // username is the role's database user name: the base username with the
 // branch routing suffix.
 func (r *roleRec) username() string { return r.baseUsername + "." + r.branch.id }
-
-// expired reports whether the role's ttl has run out at now.
-func (r *roleRec) expired(now time.Time) bool {
-	return !r.expiresAt.IsZero() && !now.Before(r.expiresAt)
-}
-
-// hasStatus reports whether the role is in status at now; every role is in
-// the empty status.
-func (r *roleRec) hasStatus(status platform.RoleStatus, now time.Time) bool {
-	switch status {
-	case platform.RoleActive:
-		return !r.expired(now)
-	case platform.RoleRenewable:
-		return r.ttl > 0 && !r.expired(now)
-	case platform.RoleExpired:
-		return r.expired(now)
-	}
-	return true
-}
 
 // byID finds a role by ID, dropped or not: a scan, as a branch has few
 // roles, cheaper than a map per branch.
@@ -168,16 +144,22 @@ func (rs *branchRoles) drop(r *roleRec, now time.Time) {
 // checkName validates a role name that must be free among the branch's
 // live roles.
 func (rs *branchRoles) checkName(b *branchRec, name string) error {
+	return checkCredentialName("role", b, name, func(n string) bool {
+		return slices.ContainsFunc(rs.live.all(), func(r *roleRec) bool { return r.name == n })
+	})
+}
+
+// checkCredentialName validates the name of new or renamed credentials
+// (what: "role", "password") of branch b: not blank, not too long, and not
+// taken by other live credentials of the branch.
+func checkCredentialName(what string, b *branchRec, name string, taken func(string) bool) error {
 	switch {
 	case strings.TrimSpace(name) == "":
 		return unprocessable("name must not be empty")
 	case len(name) > maxNameLen:
 		return unprocessable("name %q is longer than %d characters", name, maxNameLen)
-	}
-	for _, r := range rs.live.all() {
-		if r.name == name {
-			return unprocessable("name %q is already taken by another role of branch %s", name, b.name)
-		}
+	case taken(name):
+		return unprocessable("name %q is already taken by another %s of branch %s", name, what, b.name)
 	}
 	return nil
 }
@@ -247,20 +229,17 @@ func listRoles(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := c.r.URL.Query()
-	status := platform.RoleStatus(q.Get("status"))
-	switch status {
-	case "", platform.RoleActive, platform.RoleRenewable, platform.RoleExpired:
-	default:
-		return nil, badRequest("status must be active, renewable or expired, got %q", status)
+	status, err := leaseStatus(c)
+	if err != nil {
+		return nil, err
 	}
-	search := strings.ToLower(q.Get("q"))
+	search := strings.ToLower(c.r.URL.Query().Get("q"))
 	render := func(r *roleRec) *platform.Role { return renderRole(r, c.now) }
 	if status == "" && search == "" {
 		return pageOf(c, &b.roles.live, true, render), nil
 	}
 	keep := func(r *roleRec) bool {
-		return r.hasStatus(status, c.now) &&
+		return r.inStatus(status, c.now) &&
 			(strings.Contains(strings.ToLower(r.name), search) || strings.Contains(strings.ToLower(r.username()), search))
 	}
 	return filteredPageOf(c, &b.roles.live, true, keep, render), nil
@@ -276,12 +255,9 @@ func createRole(c *call, p *platform.CreateRoleParams) (any, error) {
 			return nil, err
 		}
 	}
-	ttl := 0
-	if p.TTL != nil {
-		if *p.TTL < 0 || int64(*p.TTL) > maxRoleTTL {
-			return nil, unprocessable("ttl must be from 0 to %d seconds, got %d", maxRoleTTL, *p.TTL)
-		}
-		ttl = *p.TTL
+	lease, err := newLease(p.TTL, c.now)
+	if err != nil {
+		return nil, err
 	}
 	inherited, err := checkInheritedRoles(p.InheritedRoles)
 	if err != nil {
@@ -301,10 +277,7 @@ func createRole(c *call, p *platform.CreateRoleParams) (any, error) {
 		name = *p.Name
 	}
 	r := c.w.newRole(b, name, baseUsername, c.who.user, c.now)
-	r.ttl = ttl
-	if ttl > 0 {
-		r.expiresAt = c.now.Add(time.Duration(ttl) * time.Second)
-	}
+	r.lease = lease
 	r.inherited = inherited
 	setIf(&r.withReplication, p.WithReplication)
 	r.whereOnDelete, r.whereOnUpdate = onDelete, onUpdate
@@ -452,13 +425,9 @@ func renewRole(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case r.ttl == 0:
-		return nil, unprocessable("role %s has no ttl and does not expire", r.name)
-	case r.expired(c.now):
-		return nil, unprocessable("role %s expired at %s and cannot be renewed; create new credentials", r.name, platform.NewTimestamp(r.expiresAt))
+	if err := r.renew("role "+r.name, c.now); err != nil {
+		return nil, err
 	}
-	r.expiresAt = c.now.Add(time.Duration(r.ttl) * time.Second)
 	r.updated = c.now
 	return renderRole(r, c.now), nil
 }

@@ -128,6 +128,88 @@
 // names it cancel_branch_change_request): nothing of it applies; with none
 // in flight it is a 422 naming the state of the branch's latest request. A
 // new branch starts from the defaults, not from its parent's requests.
+//
+// Switchovers and maintenance runs are for PostgreSQL databases (a MySQL
+// one is a 422 naming its kind). A PostgreSQL branch runs instances
+// numbered from 0 (its default keyspace's replicas plus one), the first
+// its primary. A switchover is pending, runs after
+// Timings.SwitchoverStart by method switchover (restart when the branch
+// has no replicas, which then takes no candidate), and succeeds
+// Timings.SwitchoverRun later: the candidate (the named replica, else the
+// instance after the primary) becomes the primary, as the infrastructure
+// shows, and branch.primary_promoted is emitted with the branch. A failed
+// switchover (FailNext) leaves the primary where it was. A branch takes
+// one switchover or maintenance at a time: another is a 422 naming the one
+// in progress and its state, as is a branch not ready yet. Deleting a
+// branch ends what runs on it.
+//
+// Every database has one maintenance schedule, derived from it: weekly,
+// two hours long, on the day of the week and at the hour (UTC) that an
+// FNV hash of the database's ID picks, so the same seed gives the same
+// slots; its ID is a hash of the database's too. The fake runs no
+// maintenance by itself: the schedule's windows are the runs asked for
+// with run_branch_maintenance, one at a time per database (another is a
+// 422 naming the window running), each emitting branch.start_maintenance
+// and finishing after Timings.Maintenance (the reference has no event for
+// the end). last_window_datetime is the later of the latest run's start
+// and the latest slot passed. update_postgres_minor_version is accepted;
+// the fake's branches have no minor version for it to change.
+//
+// Branch passwords (MySQL databases only: on a PostgreSQL database every
+// password operation answers 422 naming its kind, whose branches have
+// role credentials instead):
+//
+//   - role defaults to admin, or to reader for a replica password, which
+//     must be a reader (any other role: 422). A name, unique among the
+//     branch's passwords, defaults to "password-" and the password's ID.
+//   - plain_text is in the creation's response only; a password's plain
+//     text is not kept. last_used_at stays null: the fake has no
+//     connections.
+//   - ttl is in seconds (absent or 0: no expiry). Expiry is read from the
+//     clock, so no timer runs: from expires_at on, expired is true,
+//     renewable false and renew a 422 naming the expiry; a password without
+//     a ttl is not renewable either. Expired passwords stay listed (filter
+//     with status active, renewable or expired) until deleted. Renew moves
+//     expires_at to now plus the ttl.
+//   - cidrs are IP addresses or CIDR ranges parsed with net/netip and shown
+//     in canonical form; a range with host bits set, a repeat or a
+//     malformed entry is a 422 naming it. No cidrs: any address connects;
+//     an update's cidrs replace the list, and [] clears it.
+//   - Hosts: access_host_url and mysql_edge_address are the provider's
+//     edge ("aws.connect.dbplatform.dev"), access_host_regional_url the
+//     branch's region's; a replica password's carry a "replica." prefix;
+//     direct_vtgate passwords list one VTGate host per availability zone
+//     (three). A replica password's access_host_regional_urls are the
+//     hosts of the branch's read-only regions (empty for the others), and
+//     read_only_region_id, the ID of one of them (else a 422), keeps the
+//     replica passwords.
+//   - Changes take the permission of their kind of branch and password,
+//     not just any permission of the operation's row: connect_branch
+//     (delete_branch_password) on a development branch,
+//     connect_production_branch (delete_production_branch_password) on a
+//     production one, where connect_production_read_only_branch
+//     (delete_production_read_only_branch_password) also covers reader
+//     passwords. OAuth likewise: manage_passwords (or, for a reader,
+//     manage_read_only_passwords) on development branches, the
+//     manage_production_* scopes, which are granted on organizations and
+//     databases, on production ones. A token without it gets the 404 of a
+//     missing permission. Reads take any permission of their row.
+//   - A deleted password is gone (404); removing a member with
+//     delete_passwords deletes the passwords they created.
+//
+// IP restrictions (PostgreSQL databases only; a MySQL database answers 422
+// naming its kind):
+//
+//   - cidrs are IPv4 addresses or ranges (at least one), parsed with
+//     net/netip and shown in canonical form; an IPv6, malformed or
+//     host-bits-set entry, a repeat within the list, or a range that
+//     another entry already allows for the same schema and role is a 422
+//     naming it.
+//   - schema and role ("" for all) are names of at most 63 characters, not
+//     checked against the branches' schemas or roles, since an entry
+//     applies to every branch; description is at most 255 characters, and
+//     an update's "" clears it (null).
+//   - A deleted entry is gone (404).
 package fake
 
 import (

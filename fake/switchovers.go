@@ -1,0 +1,239 @@
+package fake
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/dbplatform/platform-go"
+)
+
+// switchoverRec is a switchover of a PostgreSQL branch's primary.
+type switchoverRec struct {
+	stamps
+	branch    *branchRec
+	state     platform.SwitchoverState
+	method    platform.SwitchoverMethod // "" until it runs
+	candidate int                       // the instance to promote
+	err       string
+	actor     *userRec
+	completed time.Time
+}
+
+// branchSwitchovers are the switchovers of one branch. The map is made on
+// the first write; reads of the zero value find nothing.
+type branchSwitchovers struct {
+	list index[*switchoverRec]
+	byID map[string]*switchoverRec
+	// running is the switchover in progress, nil when none is.
+	running *switchoverRec
+}
+
+// switchoverFailure is the error of a switchover whose failure a test
+// injected with FailNext.
+const switchoverFailure = "the switchover did not confirm its outcome"
+
+func (s *Server) switchoverRoutes() []route {
+	return []route{
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/switchovers", op: "list_switchovers", handler: read(listSwitchovers)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/switchovers", op: "create_switchover", handler: withBody(createSwitchover)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/switchovers/{id}", op: "get_switchover", handler: read(getSwitchover)},
+	}
+}
+
+// postgresBranch finds the path's branch and refuses it unless its
+// database is a PostgreSQL one; what names what was asked for.
+func (c *call) postgresBranch(what string) (*branchRec, error) {
+	b, err := c.branch()
+	if err != nil {
+		return nil, err
+	}
+	if b.db.kind != platform.KindPostgreSQL {
+		return nil, unprocessable("%s are for postgresql databases; %s is %s", what, b.db.name, b.db.kind)
+	}
+	return b, nil
+}
+
+func listSwitchovers(c *call) (any, error) {
+	b, err := c.postgresBranch("switchovers")
+	if err != nil {
+		return nil, err
+	}
+	return pageOf(c, &b.switchovers.list, false, c.s.renderSwitchover), nil
+}
+
+func getSwitchover(c *call) (any, error) {
+	b, err := c.postgresBranch("switchovers")
+	if err != nil {
+		return nil, err
+	}
+	sw := b.switchovers.byID[c.r.PathValue("id")]
+	if sw == nil {
+		return nil, notFound()
+	}
+	return c.s.renderSwitchover(sw), nil
+}
+
+func createSwitchover(c *call, p *platform.CreateSwitchoverParams) (any, error) {
+	b, err := c.postgresBranch("switchovers")
+	if err != nil {
+		return nil, err
+	}
+	if err := b.busy(); err != nil {
+		return nil, err
+	}
+	candidate, err := b.switchoverCandidate(p.Candidate)
+	if err != nil {
+		return nil, err
+	}
+	sw := c.s.newSwitchover(b, candidate, c.who.user)
+	return c.s.renderSwitchover(sw), nil
+}
+
+// busy refuses a switchover or maintenance of b while it cannot take one:
+// before it is ready, and while a switchover or a maintenance runs.
+func (b *branchRec) busy() error {
+	switch {
+	case !b.ready:
+		return unprocessable("branch %s is not ready yet", b.name)
+	case b.switchovers.running != nil:
+		sw := b.switchovers.running
+		return unprocessable("branch %s has switchover %s %s; wait until it finishes", b.name, sw.id, sw.state)
+	case b.db.maintenance.running != nil && b.db.maintenance.running.branch == b:
+		return unprocessable("branch %s is in maintenance window %s; wait until it finishes", b.name, b.db.maintenance.running.id)
+	}
+	return nil
+}
+
+// postgresInstances is how many PostgreSQL instances b runs: its primary
+// and its default keyspace's replicas.
+func (b *branchRec) postgresInstances() int {
+	for _, ks := range b.keyspaces.all() {
+		if ks.isDefault {
+			return 1 + ks.replicas()
+		}
+	}
+	return 1
+}
+
+// primaryInstance is the instance of b that is its primary.
+func (b *branchRec) primaryInstance() int { return b.primary % b.postgresInstances() }
+
+// postgresInstanceName names instance i of a PostgreSQL branch, as its
+// infrastructure lists it.
+func postgresInstanceName(b *branchRec, i int) string {
+	return fmt.Sprintf("%s-postgres-%d", b.id, i)
+}
+
+// switchoverCandidate is the instance a switchover of b promotes: the
+// replica named, or the next one after the primary; the primary itself
+// (restarted) when b has no replicas.
+func (b *branchRec) switchoverCandidate(name *string) (int, error) {
+	n, primary := b.postgresInstances(), b.primaryInstance()
+	if name == nil {
+		return (primary + 1) % n, nil
+	}
+	if n == 1 {
+		return 0, unprocessable("candidate %q: branch %s has no replicas to promote", *name, b.name)
+	}
+	for i := range n {
+		if postgresInstanceName(b, i) != *name {
+			continue
+		}
+		if i == primary {
+			return 0, unprocessable("candidate %q is the primary of branch %s already; name a replica", *name, b.name)
+		}
+		return i, nil
+	}
+	return 0, unprocessable("candidate %q is not a replica of branch %s; see its infrastructure", *name, b.name)
+}
+
+// newSwitchover starts a switchover of b to instance candidate: pending
+// now, running after Timings.SwitchoverStart, succeeded
+// Timings.SwitchoverRun later, when the candidate becomes the primary and
+// branch.primary_promoted is emitted.
+func (s *Server) newSwitchover(b *branchRec, candidate int, actor *userRec) *switchoverRec {
+	now := s.clock.Now()
+	sw := &switchoverRec{
+		stamps:    stamps{id: s.world.newID(), created: now, updated: now},
+		branch:    b,
+		state:     platform.SwitchoverPending,
+		candidate: candidate,
+		actor:     actor,
+	}
+	bs := &b.switchovers
+	if bs.byID == nil {
+		bs.byID = map[string]*switchoverRec{}
+	}
+	bs.list.add(sw)
+	bs.byID[sw.id] = sw
+	bs.running = sw
+	s.world.startFlight(sw.id)
+	s.switchoverStep(sw, s.timing.SwitchoverStart, platform.SwitchoverPending, func(now time.Time) {
+		sw.state, sw.updated = platform.SwitchoverRunning, now
+		sw.method = platform.SwitchoverPromote
+		if b.postgresInstances() == 1 {
+			sw.method = platform.SwitchoverRestart
+		}
+		s.switchoverStep(sw, s.timing.SwitchoverRun, platform.SwitchoverRunning, func(now time.Time) {
+			b.primary = sw.candidate
+			b.updated = now
+			s.settleSwitchover(sw, platform.SwitchoverSucceeded, now)
+			s.emit("branch.primary_promoted", b.db, s.renderBranch(b))
+		})
+	})
+	return sw
+}
+
+// switchoverStep schedules the transition of sw out of state from, d from
+// now: step, or failed when a failure was injected. It does nothing if sw
+// has left from meanwhile (its branch was deleted).
+func (s *Server) switchoverStep(sw *switchoverRec, d time.Duration, from platform.SwitchoverState, step func(now time.Time)) {
+	s.clock.after(d, func() {
+		if sw.state != from {
+			return
+		}
+		now := s.clock.Now()
+		if s.takeFailure(sw.id) {
+			sw.err = switchoverFailure
+			s.settleSwitchover(sw, platform.SwitchoverFailed, now)
+			return
+		}
+		step(now)
+	})
+}
+
+// settleSwitchover puts a switchover in a final state.
+func (s *Server) settleSwitchover(sw *switchoverRec, state platform.SwitchoverState, now time.Time) {
+	sw.state = state
+	sw.completed, sw.updated = now, now
+	sw.branch.switchovers.running = nil
+	s.world.endFlight(sw.id)
+}
+
+// cancelSwitchover cancels the switchover of b in progress, if any, as
+// deleting b does.
+func (s *Server) cancelSwitchover(b *branchRec) {
+	if sw := b.switchovers.running; sw != nil {
+		s.settleSwitchover(sw, platform.SwitchoverCanceled, s.clock.Now())
+	}
+}
+
+// renderSwitchover renders a switchover as the API shows it.
+func (s *Server) renderSwitchover(sw *switchoverRec) *platform.Switchover {
+	out := &platform.Switchover{
+		ID:          sw.id,
+		State:       sw.state,
+		StartedAt:   ptrTime(sw.created),
+		CompletedAt: ptrTime(sw.completed),
+		CreatedAt:   platform.NewTimestamp(sw.created),
+		UpdatedAt:   platform.NewTimestamp(sw.updated),
+		Actor:       renderActor(sw.actor),
+	}
+	if sw.method != "" {
+		out.Method = platform.Ptr(sw.method)
+	}
+	if sw.err != "" {
+		out.Error = platform.Ptr(sw.err)
+	}
+	return out
+}
