@@ -206,3 +206,43 @@ func ExamplePasswordsService_Create() {
 	// plain text shown again: false
 	// expired; create a new one
 }
+
+// ExampleKeyspacesService_Resize resizes a keyspace and waits for the
+// rollout to complete; the fake's clock moves while the waiter polls.
+func ExampleKeyspacesService_Resize() {
+	srv, err := fake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+	if _, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: "acme", Name: "shop", ClusterSize: "PS_10"}); err != nil {
+		log.Fatal(err)
+	}
+	srv.Advance(time.Minute) // the database is ready
+
+	req, err := client.Keyspaces.Resize(ctx, &platform.ResizeKeyspaceParams{
+		Organization: "acme", Database: "shop", Branch: "main", Keyspace: "shop",
+		ClusterSize: platform.Ptr("PS_40"), ExtraReplicas: platform.Ptr(1),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(req.State, req.PreviousClusterName, "->", req.ClusterName)
+
+	done, err := client.Keyspaces.WaitForResize(ctx, &platform.GetKeyspaceResizeParams{
+		Organization: "acme", Database: "shop", Branch: "main", Keyspace: "shop", ID: req.ID,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ks, err := client.Keyspaces.Get(ctx, &platform.GetKeyspaceParams{Organization: "acme", Database: "shop", Branch: "main", Keyspace: "shop"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(done.State, ks.ClusterName, ks.Replicas, "replicas")
+	// Output:
+	// queued PS_10 -> PS_40
+	// completed PS_40 3 replicas
+}

@@ -39,6 +39,8 @@ func TestGoldenRoundTrip(t *testing.T) {
 		{"cluster_extension_list.json", func() any { return new([]*platform.ClusterExtension) }},
 		{"branch_infrastructure.json", func() any { return new(platform.BranchInfrastructure) }},
 		{"read_only_region_list.json", func() any { return new(platform.Page[platform.ReadOnlyRegion]) }},
+		{"bouncer.json", func() any { return new(platform.Bouncer) }},
+		{"bouncer_resize_request_list.json", func() any { return new(platform.Page[platform.BouncerResizeRequest]) }},
 		{"switchover_list.json", func() any { return new(platform.Page[platform.Switchover]) }},
 		{"maintenance_schedule.json", func() any { return new(platform.MaintenanceSchedule) }},
 		{"maintenance_window_list.json", func() any { return new(platform.Page[platform.MaintenanceWindow]) }},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"iter"
+	"slices"
 )
 
 // NodeTTLStrategy controls when the nodes of a keyspace may be drained for
@@ -336,5 +337,237 @@ func (s *KeyspacesService) WaitReady(ctx context.Context, p *GetKeyspaceParams) 
 		return s.Get(ctx, p)
 	}, func(ks *Keyspace) (bool, error) {
 		return ks.Ready && !ks.ConfigChangeInProgress, nil
+	})
+}
+
+// KeyspaceResizeState is the state of a keyspace resize request.
+type KeyspaceResizeState string
+
+// The keyspace resize states. A request is queued, then resizing while its
+// shards roll out one after another, then completed; until it completes it
+// can be canceled.
+const (
+	KeyspaceResizePending   KeyspaceResizeState = "pending"
+	KeyspaceResizeQueued    KeyspaceResizeState = "queued"
+	KeyspaceResizeResizing  KeyspaceResizeState = "resizing"
+	KeyspaceResizeCompleted KeyspaceResizeState = "completed"
+	KeyspaceResizeCanceled  KeyspaceResizeState = "canceled"
+)
+
+// IsTerminal reports whether a request in state s has ended: completed or
+// canceled.
+func (s KeyspaceResizeState) IsTerminal() bool {
+	return s == KeyspaceResizeCompleted || s == KeyspaceResizeCanceled
+}
+
+// KeyspaceResizeRequest is a change of a keyspace's cluster size, replicas
+// or vector pool allocation, with the values before it.
+type KeyspaceResizeRequest struct {
+	ID    string              `json:"id"`
+	Type  string              `json:"type"`
+	State KeyspaceResizeState `json:"state"`
+	// StartedAt is when its rollout started; nil while queued.
+	StartedAt *Timestamp `json:"started_at"`
+	// CompletedAt is when it completed; nil until then.
+	CompletedAt                  *Timestamp `json:"completed_at"`
+	ExtraReplicas                int        `json:"extra_replicas"`
+	VectorPoolAllocation         float64    `json:"vector_pool_allocation"`
+	PreviousVectorPoolAllocation float64    `json:"previous_vector_pool_allocation"`
+	ClusterName                  string     `json:"cluster_name"`
+	ClusterDisplayName           string     `json:"cluster_display_name"`
+	PreviousClusterName          string     `json:"previous_cluster_name"`
+	PreviousClusterDisplayName   string     `json:"previous_cluster_display_name"`
+	// Replicas is the keyspace's total number of replicas after the
+	// resize; PreviousReplicas before it.
+	Replicas         int       `json:"replicas"`
+	PreviousReplicas int       `json:"previous_replicas"`
+	Actor            *Actor    `json:"actor"`
+	CreatedAt        Timestamp `json:"created_at"`
+	UpdatedAt        Timestamp `json:"updated_at"`
+}
+
+// ListKeyspaceResizesParams selects a page of a keyspace's resize
+// requests.
+type ListKeyspaceResizesParams struct {
+	Organization string `json:"-" url:"-"`
+	Database     string `json:"-" url:"-"`
+	Branch       string `json:"-" url:"-"`
+	Keyspace     string `json:"-" url:"-"`
+	// CompletedAt keeps the requests completed in a range of times,
+	// "FROM..TO" in RFC 3339 ("2026-01-01T00:00:00Z..2026-01-31T23:59:59Z");
+	// either end may be left out.
+	CompletedAt string `json:"-" url:"completed_at,omitempty"`
+	ListParams
+}
+
+// resizesPath is the path of a keyspace's resize requests.
+func (p *KeyspaceParams) resizesPath() string { return p.path() + "/resizes" }
+
+// ListResizes returns a page of a keyspace's resize requests, oldest first.
+//
+// API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}/resizes
+func (s *KeyspacesService) ListResizes(ctx context.Context, p *ListKeyspaceResizesParams) (*Page[KeyspaceResizeRequest], error) {
+	p = orZero(p)
+	kp := &KeyspaceParams{p.Organization, p.Database, p.Branch, p.Keyspace}
+	if err := kp.check(); err != nil {
+		return nil, err
+	}
+	return listPage[KeyspaceResizeRequest](ctx, s.client, kp.resizesPath(), p)
+}
+
+// AllResizes ranges over every resize request of a keyspace.
+func (s *KeyspacesService) AllResizes(ctx context.Context, p *ListKeyspaceResizesParams) iter.Seq2[*KeyspaceResizeRequest, error] {
+	return allOf(ctx, p, s.ListResizes)
+}
+
+// ResizeKeyspaceParams asks for a keyspace's new size; nil fields keep
+// the keyspace's current value.
+type ResizeKeyspaceParams struct {
+	Organization string `json:"-" url:"-"`
+	Database     string `json:"-" url:"-"`
+	Branch       string `json:"-" url:"-"`
+	Keyspace     string `json:"-" url:"-"`
+	// ClusterSize is the cluster size SKU to move to ("PS_20").
+	ClusterSize *string `json:"cluster_size,omitempty"`
+	// ExtraReplicas is the number of replicas beyond those included.
+	ExtraReplicas *int `json:"extra_replicas,omitempty"`
+	// VectorPoolAllocation is the percentage (0 to 100) of buffer pool
+	// memory given to vector indexes.
+	VectorPoolAllocation *int `json:"vector_pool_allocation,omitempty"`
+}
+
+// Resize asks for a keyspace to be resized, and returns the request. The
+// request is queued, then its shards roll out, then it completes and the
+// keyspace takes its values; [KeyspacesService.WaitForResize] waits for
+// that. Asked again while the request is queued, it updates that request.
+// A request that is already resizing, an unknown cluster size, replicas out
+// of the keyspace's bounds and a request that changes nothing are refused
+// with [ErrUnprocessable].
+//
+// API: PUT /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}/resizes
+func (s *KeyspacesService) Resize(ctx context.Context, p *ResizeKeyspaceParams) (*KeyspaceResizeRequest, error) {
+	p = orZero(p)
+	kp := &KeyspaceParams{p.Organization, p.Database, p.Branch, p.Keyspace}
+	if err := kp.check(); err != nil {
+		return nil, err
+	}
+	r := new(KeyspaceResizeRequest)
+	return r, s.client.put(ctx, kp.resizesPath(), p, r)
+}
+
+// GetKeyspaceResizeParams names a resize request of a keyspace.
+type GetKeyspaceResizeParams struct {
+	Organization string `json:"-" url:"-"`
+	Database     string `json:"-" url:"-"`
+	Branch       string `json:"-" url:"-"`
+	Keyspace     string `json:"-" url:"-"`
+	ID           string `json:"-" url:"-"`
+}
+
+// GetResize returns a resize request of a keyspace.
+//
+// API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}/resizes/{id}
+func (s *KeyspacesService) GetResize(ctx context.Context, p *GetKeyspaceResizeParams) (*KeyspaceResizeRequest, error) {
+	p = orZero(p)
+	if err := required("organization", p.Organization, "database", p.Database, "branch", p.Branch, "keyspace", p.Keyspace, "id", p.ID); err != nil {
+		return nil, err
+	}
+	kp := &KeyspaceParams{p.Organization, p.Database, p.Branch, p.Keyspace}
+	r := new(KeyspaceResizeRequest)
+	return r, s.client.get(ctx, kp.resizesPath()+pathf("/%s", p.ID), nil, r)
+}
+
+// CancelKeyspaceResizeParams names the keyspace whose resize to cancel.
+type CancelKeyspaceResizeParams = KeyspaceParams
+
+// CancelResize cancels the keyspace's resize request that has not
+// completed yet (queued or resizing): the keyspace keeps its size. A
+// keyspace with no such request is refused with [ErrUnprocessable], whose
+// message names the state of its latest one.
+//
+// API: DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}/resizes
+func (s *KeyspacesService) CancelResize(ctx context.Context, p *CancelKeyspaceResizeParams) error {
+	p = orZero(p)
+	if err := p.check(); err != nil {
+		return err
+	}
+	return s.client.del(ctx, p.resizesPath(), nil)
+}
+
+// The rollout states of a keyspace and of its shards.
+const (
+	// RolloutIdle: no resize is running; each shard is RolloutCompleted.
+	RolloutIdle = "idle"
+	// RolloutPending: a resize is queued (keyspace), or the shard waits its
+	// turn (shard).
+	RolloutPending = "pending"
+	// RolloutInProgress: a resize is rolling out (keyspace), or the shard is
+	// being rolled out (shard).
+	RolloutInProgress = "in_progress"
+	// RolloutCompleted: the shard's last rollout finished.
+	RolloutCompleted = "completed"
+)
+
+// KeyspaceRollout is the progress of a keyspace's rollout, shard by shard.
+type KeyspaceRollout struct {
+	// Name is the keyspace's name.
+	Name string `json:"name"`
+	// State is RolloutIdle, RolloutPending or RolloutInProgress.
+	State  string          `json:"state"`
+	Shards []*ShardRollout `json:"shards"`
+}
+
+// ShardRollout is the rollout of one shard of a keyspace.
+type ShardRollout struct {
+	// Name is the shard's key range ("-", "-80", "80-").
+	Name string `json:"name"`
+	// State is RolloutPending, RolloutInProgress or RolloutCompleted.
+	State string `json:"state"`
+	// LastRolloutStartedAt and LastRolloutFinishedAt are the times of the
+	// shard's latest rollout: the current one once it starts (the finish
+	// still the previous one's until it finishes), else the last completed
+	// one, or the keyspace's creation.
+	LastRolloutStartedAt  Timestamp `json:"last_rollout_started_at"`
+	LastRolloutFinishedAt Timestamp `json:"last_rollout_finished_at"`
+}
+
+// GetKeyspaceRolloutStatusParams names the keyspace whose rollout to show.
+type GetKeyspaceRolloutStatusParams = KeyspaceParams
+
+// GetRolloutStatus returns the progress of a keyspace's running resize,
+// shard by shard, or its idle state when none runs.
+//
+// API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}/rollout-status
+func (s *KeyspacesService) GetRolloutStatus(ctx context.Context, p *GetKeyspaceRolloutStatusParams) (*KeyspaceRollout, error) {
+	p = orZero(p)
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	r := new(KeyspaceRollout)
+	return r, s.client.get(ctx, p.path()+"/rollout-status", nil, r)
+}
+
+// WaitForResize polls a keyspace resize request until it reaches one of
+// states (completed when none is given), and returns it. A terminal state
+// that is not among them ends the wait with a [*StateError] naming it.
+func (s *KeyspacesService) WaitForResize(ctx context.Context, p *GetKeyspaceResizeParams, states ...KeyspaceResizeState) (*KeyspaceResizeRequest, error) {
+	p = orZero(p)
+	if len(states) == 0 {
+		states = []KeyspaceResizeState{KeyspaceResizeCompleted}
+	}
+	return waitFor(ctx, s.client, func(ctx context.Context) (*KeyspaceResizeRequest, error) {
+		return s.GetResize(ctx, p)
+	}, func(r *KeyspaceResizeRequest) (bool, error) {
+		if slices.Contains(states, r.State) {
+			return true, nil
+		}
+		if r.State.IsTerminal() {
+			want := make([]string, len(states))
+			for i, st := range states {
+				want[i] = string(st)
+			}
+			return true, &StateError{Resource: "resize request " + r.ID + " of keyspace " + p.Keyspace, State: string(r.State), Want: want}
+		}
+		return false, nil
 	})
 }

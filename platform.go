@@ -89,6 +89,9 @@ type Client struct {
 	// BranchChanges reads the configuration of branches' clusters:
 	// parameters, extensions and infrastructure.
 	BranchChanges *BranchChangesService
+	// Bouncers manages the connection poolers of PostgreSQL branches and
+	// their resizes.
+	Bouncers *BouncersService
 	// Switchovers moves the primaries of PostgreSQL branches.
 	Switchovers *SwitchoversService
 	// Maintenance runs maintenance on branches and reads the maintenance
@@ -195,6 +198,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.Keyspaces = (*KeyspacesService)(common)
 	c.ClusterSizes = (*ClusterSizesService)(common)
 	c.BranchChanges = (*BranchChangesService)(common)
+	c.Bouncers = (*BouncersService)(common)
 	c.Switchovers = (*SwitchoversService)(common)
 	c.Maintenance = (*MaintenanceService)(common)
 	c.Backups = (*BackupsService)(common)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -55,15 +54,8 @@ func BenchmarkListBranches10k(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			target := fmt.Sprintf("/v1/organizations/%s/databases/%s/branches?page=%d&per_page=%d", srv.Org(), bc.db, bc.page, perPage)
-			list := func() *httptest.ResponseRecorder {
-				req := httptest.NewRequest(http.MethodGet, target, nil)
-				req.Header.Set("Authorization", auth)
-				rec := httptest.NewRecorder()
-				srv.ServeHTTP(rec, req)
-				return rec
-			}
 			// Check the page once, outside the timed loop.
-			rec := list()
+			rec := benchRecord(srv, auth, target)
 			var page platform.Page[platform.Branch]
 			if err := json.Unmarshal(rec.Body.Bytes(), &page); err != nil || rec.Code != http.StatusOK {
 				b.Fatalf("status %d, %v", rec.Code, err)
@@ -73,7 +65,7 @@ func BenchmarkListBranches10k(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				list()
+				benchRecord(srv, auth, target)
 			}
 		})
 	}

@@ -33,7 +33,8 @@ type branchRec struct {
 	roles     *branchRoles
 	passwords branchPasswords // MySQL branches only; see passwords.go
 
-	budgets branchBudgets // traffic budgets; see trafficbudgets.go
+	budgets  branchBudgets  // traffic budgets; see trafficbudgets.go
+	bouncers branchBouncers // connection poolers; see bouncers.go
 
 	cluster *branchCluster // resize and change requests; nil before the first; see branchresizes.go
 	// A PostgreSQL branch's switchovers, and which of its instances is
@@ -332,6 +333,7 @@ func (s *Server) removeBranch(b *branchRec) {
 	s.cancelSwitchover(b)
 	s.endMaintenance(b)
 	s.dropBranchRoles(b)
+	s.dropBranchBouncers(b)
 }
 
 var promoteBranch = onBranch(func(c *call, b *branchRec) error {

@@ -368,6 +368,9 @@ func (s *Server) updateBranchChange(c *call, p *platform.UpdateBranchChangeReque
 	if err := checkChange(b, p, &after); err != nil {
 		return nil, err
 	}
+	if err := checkKeyspaceResizes(b, after); err != nil {
+		return nil, err
+	}
 	r, changed := s.requestChange(c, b, false, after)
 	if !changed {
 		return nothingToDo{}, nil
@@ -426,6 +429,21 @@ func checkChange(b *branchRec, p *platform.UpdateBranchChangeRequestParams, afte
 	return nil
 }
 
+// checkKeyspaceResizes refuses a change that resizes keyspaces of b while
+// one of them has a keyspace resize request of its own in flight.
+func checkKeyspaceResizes(b *branchRec, after clusterState) error {
+	now := b.currentCluster()
+	if after.clusterSize == now.clusterSize && after.replicas == now.replicas {
+		return nil
+	}
+	for _, ks := range b.changedKeyspaces() {
+		if ks.resize != nil {
+			return unprocessable("keyspace %s of branch %s has a resize request in flight; wait for it to complete or cancel it", ks.name, b.name)
+		}
+	}
+	return nil
+}
+
 // maxReplicas bounds a change request's replicas.
 const maxReplicas = 10
 
@@ -479,6 +497,9 @@ func (s *Server) updateBranchClusterConfig(c *call, p *platform.UpdateClusterCon
 		return nil, err
 	}
 	after.clusterSize = p.ClusterSize
+	if err := checkKeyspaceResizes(b, after); err != nil {
+		return nil, err
+	}
 	s.requestChange(c, b, false, after)
 	return nil, nil
 }

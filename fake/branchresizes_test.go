@@ -129,7 +129,7 @@ func TestBranchChangeLifecycle(t *testing.T) {
 	if diff := cmp.Diff(want, r); diff != "" {
 		t.Fatalf("queued request (-want +got):\n%s", diff)
 	}
-	queued := brFlags{ClusterName: "PS_10", Replicas: 2, ResizeQueued: true, ConfigChangeQueued: true, KeyspaceResizePending: true, MaxConnections: "100"}
+	queued := brFlags{ClusterName: "PS_10", Replicas: 2, ResizeQueued: true, ConfigChangeQueued: true, KeyspaceResizePending: true, KeyspaceResizeInProgress: true, MaxConnections: "100"}
 	if diff := cmp.Diff(queued, e.flags("pg", "main")); diff != "" {
 		t.Errorf("while queued (-want +got):\n%s", diff)
 	}
@@ -475,5 +475,21 @@ func TestBranchClusterConfig(t *testing.T) {
 	}
 	if got := e.getBranch("my", "main").ClusterName; got != "PS_40" || ks.ClusterName != "PS_40" {
 		t.Errorf("after the change: branch %s, keyspace extra %s; want PS_40 on every keyspace of a MySQL branch", got, ks.ClusterName)
+	}
+}
+
+// TestBranchChangeWaitsForKeyspaceResize: a change that would resize a
+// keyspace with a keyspace resize in flight is refused, changing nothing.
+func TestBranchChangeWaitsForKeyspaceResize(t *testing.T) {
+	t.Parallel()
+	w := newOpWorld(t)
+	w.keyspaceResize("dev")
+	before := opSnapshot(t, w.srv)
+	_, err := w.c.BranchChanges.UpdateChange(t.Context(), &platform.UpdateBranchChangeRequestParams{Organization: w.org, Database: drDB, Branch: "dev", ClusterSize: platform.Ptr("PS_5")})
+	apiError(t, err, http.StatusUnprocessableEntity, "keyspace "+drDB, "resize request in flight")
+	err = w.c.BranchChanges.UpdateClusterConfig(t.Context(), &platform.UpdateClusterConfigParams{Organization: w.org, Database: drDB, Branch: "dev", ClusterSize: "PS_5"})
+	apiError(t, err, http.StatusUnprocessableEntity, "resize request in flight")
+	if diff := cmp.Diff(before, opSnapshot(t, w.srv)); diff != "" {
+		t.Errorf("refused changes changed the world (-before +after):\n%s", diff)
 	}
 }

@@ -374,6 +374,18 @@ func contractOn(op string, kv ...string) contractRequest {
 	return contractRequest{op: op, call: opCall{vals: vals}}
 }
 
+// contractKeyspaceResizeReads are the reads that show resize request id
+// of app's default keyspace on dev.
+func contractKeyspaceResizeReads(id string) []contractRequest {
+	on := []string{"branch", "dev", "keyspace", drDB}
+	return []contractRequest{
+		contractOn("get_keyspace_resize_request", append(on, "id", id)...),
+		contractOn("list_keyspace_resize_requests", on...),
+		contractOn("get_keyspace_rollout_status", on...),
+		contractOn("get_keyspace", on...),
+	}
+}
+
 // contractDeployReads are the reads that show deploy request 1 of app.
 func contractDeployReads() []contractRequest {
 	return []contractRequest{
@@ -546,7 +558,10 @@ var contractStates = []contractState{
 		if err := w.srv.AddKeyspace(w.org, drDB, "dev", "sharded", 4); err != nil {
 			w.t.Fatal(err)
 		}
-		return []contractRequest{contractOn("get_keyspace", "branch", "dev", "keyspace", "sharded"), contractOn("list_keyspaces", "branch", "dev")}
+		return []contractRequest{
+			contractOn("get_keyspace", "branch", "dev", "keyspace", "sharded"), contractOn("list_keyspaces", "branch", "dev"),
+			contractOn("get_keyspace_rollout_status", "branch", "dev", "keyspace", "sharded"),
+		}
 	}},
 	{name: "webhook with events", setup: func(w *opWorld) []contractRequest {
 		h, err := w.c.Webhooks.Create(w.t.Context(), &platform.CreateWebhookParams{
@@ -632,6 +647,24 @@ var contractStates = []contractState{
 		w.srv.Advance(tm.BranchChangeRun)
 		return reads // completed and canceled
 	}},
+	{name: "keyspace resize resizing", setup: func(w *opWorld) []contractRequest {
+		id := w.keyspaceResize("dev")
+		w.srv.Advance(fake.DefaultTimings().KeyspaceResizeQueued)
+		return contractKeyspaceResizeReads(id)
+	}},
+	{name: "keyspace resize completed", setup: func(w *opWorld) []contractRequest {
+		id := w.keyspaceResize("dev")
+		tm := fake.DefaultTimings()
+		w.srv.Advance(tm.KeyspaceResizeQueued + tm.KeyspaceResizeShard)
+		return contractKeyspaceResizeReads(id)
+	}},
+	{name: "keyspace resize canceled", setup: func(w *opWorld) []contractRequest {
+		id := w.keyspaceResize("dev")
+		if err := w.c.Keyspaces.CancelResize(w.t.Context(), &platform.CancelKeyspaceResizeParams{Organization: w.org, Database: drDB, Branch: "dev", Keyspace: drDB}); err != nil {
+			w.t.Fatal(err)
+		}
+		return contractKeyspaceResizeReads(id)
+	}},
 	{name: "read-only regions provisioning and ready", setup: func(w *opWorld) []contractRequest {
 		w.readOnlyRegion("eu-west")
 		reads := []contractRequest{
@@ -643,6 +676,37 @@ var contractStates = []contractState{
 		}
 		w.srv.Advance(fake.DefaultTimings().ReadOnlyRegionReady)
 		return reads
+	}},
+	{name: "bouncer resizes resizing, completed and canceled, of a deleted bouncer", setup: func(w *opWorld) []contractRequest {
+		tm := fake.DefaultTimings()
+		w.bouncer("pool")
+		ctx := w.t.Context()
+		resize := func(bouncer, size string) {
+			if _, err := w.c.Bouncers.Resize(ctx, &platform.ResizeBouncerParams{Organization: w.org, Database: drDB, Branch: "main", Bouncer: bouncer, BouncerSize: platform.Ptr(size)}); err != nil {
+				w.t.Fatal(err)
+			}
+		}
+		resize("pool", "PGB_10")
+		w.srv.Advance(tm.BouncerResizeStart + tm.BouncerResize) // completed
+		resize("pool", "PGB_20")
+		if err := w.c.Bouncers.CancelResize(ctx, &platform.CancelBouncerResizeParams{Organization: w.org, Database: drDB, Branch: "main", Bouncer: "pool"}); err != nil {
+			w.t.Fatal(err)
+		}
+		resize("pool", "PGB_40")
+		w.srv.Advance(tm.BouncerResizeStart) // resizing
+		reads := []contractRequest{
+			contractOn("list_bouncer_resize_requests", "branch", "main", "bouncer", "pool"),
+			contractOn("get_bouncer", "branch", "main", "bouncer", "pool"),
+			contractOn("list_bouncers", "branch", "main"),
+			contractOn("get_branch_infrastructure", "branch", "main"),
+		}
+		for _, r := range reads {
+			contractCheck(w.t, w, r.op, r.call, loadOperations(w.t)[r.op])
+		}
+		if err := w.c.Bouncers.Delete(ctx, &platform.DeleteBouncerParams{Organization: w.org, Database: drDB, Branch: "main", Bouncer: "pool"}); err != nil {
+			w.t.Fatal(err)
+		}
+		return []contractRequest{contractOn("list_branch_bouncer_resize_requests", "branch", "main")}
 	}},
 }
 

@@ -85,7 +85,7 @@ var fuzzBodyGroups = map[string][]string{
 	"Organization":     {"update_organization", "update_organization_membership"},
 	"Database":         {"create_database", "update_database_settings"},
 	"Branch":           {"create_branch", "update_branch", "update_safe_migrations"},
-	"Keyspace":         {"create_keyspace", "update_keyspace", "update_keyspace_read_only_regions"},
+	"Keyspace":         {"create_keyspace", "update_keyspace", "update_keyspace_read_only_regions", "update_keyspace_resize_request"},
 	"BranchChange":     {"update_branch_resize_request", "update_branch_change_request", "update_branch_cluster_config"},
 	"DeployRequest":    {"create_deploy_request", "close_deploy_request", "queue_deploy_request", "update_auto_apply", "update_auto_delete_branch", "review_deploy_request"},
 	"Backup":           {"create_backup", "update_backup"},
@@ -98,6 +98,7 @@ var fuzzBodyGroups = map[string][]string{
 	"Webhook":          {"create_webhook", "update_webhook"},
 	"TrafficBudget":    {"create_traffic_budget", "update_traffic_budget", "create_traffic_rule"},
 	"ServiceToken":     {"create_service_token", "add_service_token_accesses", "remove_service_token_accesses"},
+	"Bouncer":          {"create_bouncer", "update_bouncer_resize_request"},
 	"Switchover":       {"create_switchover"},
 	"Maintenance":      {"run_branch_maintenance"},
 }
@@ -134,6 +135,7 @@ func FuzzTrafficBudgetBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Traff
 
 func FuzzServiceTokenBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["ServiceToken"]...) }
 
+func FuzzBouncerBodies(f *testing.F)    { fuzzBodies(f, fuzzBodyGroups["Bouncer"]...) }
 func FuzzSwitchoverBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Switchover"]...) }
 
 func FuzzMaintenanceBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Maintenance"]...) }

@@ -42,6 +42,15 @@ type keyspaceRec struct {
 	configChanging bool
 	before         *keyspaceSettings // nil when no change is in progress
 	configGen      int
+
+	// resizes are its resize requests, and resizeByID finds them; resize
+	// is the one that has not completed (queued or resizing), nil when
+	// none, and lastResize the latest completed one, whose rollout times
+	// its shards show.
+	resizes    index[*keyspaceResizeRec]
+	resizeByID map[string]*keyspaceResizeRec
+	resize     *keyspaceResizeRec
+	lastResize *keyspaceResizeRec
 }
 
 // keyspaceSettings are what update_keyspace changes. Pointed-to values are
@@ -82,12 +91,30 @@ const maxShards = 256
 // branch has before extra_replicas; development branches include none.
 const includedReplicas = 2
 
-// replicas is the keyspace's total number of replicas.
-func (ks *keyspaceRec) replicas() int {
-	if ks.branch.production {
-		return includedReplicas + ks.extraReplicas
+// maxKeyspaceReplicas bounds a keyspace's total number of replicas.
+const maxKeyspaceReplicas = 20
+
+// included is how many replicas each keyspace of branch b has before
+// extra_replicas.
+func included(b *branchRec) int {
+	if b.production {
+		return includedReplicas
 	}
-	return ks.extraReplicas
+	return 0
+}
+
+// replicas is the keyspace's total number of replicas.
+func (ks *keyspaceRec) replicas() int { return included(ks.branch) + ks.extraReplicas }
+
+// checkExtraReplicas checks an extra_replicas value for a keyspace of
+// branch b: a 422 naming the bounds unless the total stays within
+// maxKeyspaceReplicas.
+func checkExtraReplicas(b *branchRec, n int) error {
+	if hi := maxKeyspaceReplicas - included(b); n < 0 || n > hi {
+		return unprocessable("extra_replicas must be from 0 to %d on branch %s (%d replicas included, %d at most), got %d",
+			hi, b.name, included(b), maxKeyspaceReplicas, n)
+	}
+	return nil
 }
 
 // gone reports whether the keyspace, or its branch, was deleted.
@@ -143,6 +170,11 @@ func (s *Server) keyspaceRoutes() []route {
 		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}", op: "update_keyspace", handler: withBody(s.updateKeyspace)},
 		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}", op: "delete_keyspace", handler: act(s.deleteKeyspace)},
 		{pattern: "PUT /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}/read-only-regions", op: "update_keyspace_read_only_regions", handler: withBody(s.updateReadOnlyRegions)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}/resizes", op: "list_keyspace_resize_requests", handler: read(listKeyspaceResizes)},
+		{pattern: "PUT /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}/resizes", op: "update_keyspace_resize_request", handler: withBody(s.resizeKeyspace)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}/resizes/{id}", op: "get_keyspace_resize_request", handler: read(getKeyspaceResize)},
+		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}/resizes", op: "cancel_keyspace_resize_request", handler: act(s.cancelKeyspaceResize)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}/rollout-status", op: "get_keyspace_rollout_status", handler: read(getKeyspaceRollout)},
 	}
 }
 
@@ -184,8 +216,10 @@ func (s *Server) createKeyspace(c *call, p *platform.CreateKeyspaceParams) (any,
 	if p.Shards != nil && (*p.Shards < 1 || *p.Shards > maxShards) {
 		return nil, unprocessable("shards must be from 1 to %d, got %d", maxShards, *p.Shards)
 	}
-	if p.ExtraReplicas != nil && *p.ExtraReplicas < 0 {
-		return nil, unprocessable("extra_replicas must not be negative, got %d", *p.ExtraReplicas)
+	if p.ExtraReplicas != nil {
+		if err := checkExtraReplicas(b, *p.ExtraReplicas); err != nil {
+			return nil, err
+		}
 	}
 	if !b.ready {
 		return nil, unprocessable("branch %s is not ready yet", b.name)
@@ -396,6 +430,9 @@ func renderKeyspace(ks *keyspaceRec) *platform.Keyspace {
 		ExtraReplicas:          ks.extraReplicas,
 		ClusterName:            ks.clusterSize,
 		ClusterDisplayName:     clusterDisplayName(ks.clusterSize),
+		Resizing:               ks.resize != nil && ks.resize.state == platform.KeyspaceResizeResizing,
+		ResizeInProgress:       ks.resize != nil,
+		ResizePending:          ks.resize != nil && ks.resize.state == platform.KeyspaceResizeQueued,
 		ConfigChangeInProgress: ks.configChanging,
 		Ready:                  ks.ready,
 		Default:                ks.isDefault,
@@ -407,8 +444,9 @@ func renderKeyspace(ks *keyspaceRec) *platform.Keyspace {
 		CreatedAt:              platform.NewTimestamp(ks.created),
 		UpdatedAt:              platform.NewTimestamp(ks.updated),
 	}
-	out.ResizePending, out.Resizing = ks.resizeFlags()
-	out.ResizeInProgress = out.Resizing
+	if pending, resizing := ks.resizeFlags(); pending || resizing {
+		out.ResizePending, out.Resizing, out.ResizeInProgress = pending, resizing, true
+	}
 	if st.durability != nil {
 		out.ReplicationDurabilityConstraints.Strategy = platform.Ptr(*st.durability)
 	}

@@ -287,7 +287,8 @@ func TestKeyspaceCreateRefused(t *testing.T) {
 		{"too many shards", "main", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_10", Shards: platform.Ptr(257)}, "shards must be from 1 to 256"},
 		// A count no key range can split into would crash the deploy check.
 		{"huge shards", "main", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_10", Shards: platform.Ptr(1 << 62)}, "shards must be from 1 to 256"},
-		{"negative extra replicas", "main", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_10", ExtraReplicas: platform.Ptr(-1)}, "extra_replicas must not be negative"},
+		{"negative extra replicas", "main", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_10", ExtraReplicas: platform.Ptr(-1)}, "extra_replicas must be from 0 to 18 on branch main"},
+		{"too many extra replicas", "main", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_10", ExtraReplicas: platform.Ptr(19)}, "extra_replicas must be from 0 to 18 on branch main (2 replicas included, 20 at most), got 19"},
 		{"pending branch", "fresh", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_10"}, "branch fresh is not ready"},
 	}
 	for _, tt := range tests {

@@ -111,6 +111,23 @@ func opRole(body string) opFixture {
 	}
 }
 
+// opBouncer is a fixture of an operation on the ready bouncer pool of main,
+// app made a PostgreSQL database; with resizing, pool has a resize request
+// pending.
+func opBouncer(body string, resizing bool) opFixture {
+	return func(w *opWorld, _ string) opCall {
+		w.bouncer("pool")
+		if resizing {
+			if _, err := w.c.Bouncers.Resize(w.t.Context(), &platform.ResizeBouncerParams{
+				Organization: w.org, Database: drDB, Branch: "main", Bouncer: "pool", BouncerSize: platform.Ptr("PGB_10"),
+			}); err != nil {
+				w.t.Fatal(err)
+			}
+		}
+		return opCall{vals: map[string]string{"branch": "main", "bouncer": "pool"}, body: body, branch: "main"}
+	}
+}
+
 // opSwitchover is a fixture of an operation on a switchover of main, in
 // app made a PostgreSQL database; the switchover has succeeded. App also
 // has a branch dev, which the scope table grants on to show that a grant
@@ -237,6 +254,19 @@ var opFixtures = map[string]opFixture{
 	},
 	"update_branch_cluster_config": opOnBody("dev", `{"cluster_size":"PS_20"}`),
 
+	// bouncers (on main of app, made a PostgreSQL database)
+	"list_bouncers": opBouncer("", false),
+	"create_bouncer": func(w *opWorld, _ string) opCall {
+		w.postgresBranches()
+		return opCall{vals: map[string]string{"branch": "main"}, branch: "main", body: `{"name":"fresh","bouncer_size":"PGB_10","replicas_per_cell":2}`}
+	},
+	"get_bouncer":                         opBouncer("", false),
+	"delete_bouncer":                      opBouncer("", false),
+	"list_bouncer_resize_requests":        opBouncer("", true),
+	"update_bouncer_resize_request":       opBouncer(`{"bouncer_size":"PGB_20","parameters":{"pgbouncer":{"default_pool_size":"50"}}}`, false),
+	"cancel_bouncer_resize_request":       opBouncer("", true),
+	"list_branch_bouncer_resize_requests": opBouncer("", true),
+
 	// branches
 	"list_branches": func(*opWorld, string) opCall { return opCall{branch: "dev"} },
 	"create_branch": func(w *opWorld, need string) opCall {
@@ -276,6 +306,25 @@ var opFixtures = map[string]opFixture{
 	},
 	"update_keyspace_read_only_regions": func(*opWorld, string) opCall {
 		return opCall{vals: map[string]string{"branch": "main", "keyspace": "app"}, body: `{"read_only_regions":[{"region":"eu-west","replicas":1}]}`}
+	},
+	"list_keyspace_resize_requests": func(w *opWorld, _ string) opCall {
+		w.keyspaceResize("dev")
+		return opCall{vals: map[string]string{"branch": "dev", "keyspace": "app"}}
+	},
+	"update_keyspace_resize_request": func(*opWorld, string) opCall {
+		return opCall{vals: map[string]string{"branch": "dev", "keyspace": "app"}, body: `{"cluster_size":"PS_20","extra_replicas":1}`}
+	},
+	"get_keyspace_resize_request": func(w *opWorld, _ string) opCall {
+		return opCall{vals: map[string]string{"branch": "dev", "keyspace": "app", "id": w.keyspaceResize("dev")}}
+	},
+	"cancel_keyspace_resize_request": func(w *opWorld, _ string) opCall {
+		w.keyspaceResize("dev")
+		return opCall{vals: map[string]string{"branch": "dev", "keyspace": "app"}}
+	},
+	"get_keyspace_rollout_status": func(w *opWorld, _ string) opCall {
+		w.keyspaceResize("dev")
+		w.srv.Advance(fake.DefaultTimings().KeyspaceResizeQueued)
+		return opCall{vals: map[string]string{"branch": "dev", "keyspace": "app"}}
 	},
 	"delete_keyspace": func(w *opWorld, _ string) opCall {
 		if err := w.srv.AddKeyspace(w.org, drDB, "dev", "extra", 1); err != nil {
@@ -618,6 +667,19 @@ func (w *opWorld) readOnlyRegion(region string) {
 	}
 }
 
+// keyspaceResize queues a resize of app's default keyspace on a branch of
+// app to PS_20 and returns its ID.
+func (w *opWorld) keyspaceResize(branch string) string {
+	w.t.Helper()
+	r, err := w.c.Keyspaces.Resize(w.t.Context(), &platform.ResizeKeyspaceParams{
+		Organization: w.org, Database: drDB, Branch: branch, Keyspace: drDB, ClusterSize: platform.Ptr("PS_20"),
+	})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return r.ID
+}
+
 // role creates role credentials with a ttl on a branch of app and returns
 // their ID. It then moves the clock by a second, so that renewing or
 // resetting them stamps a new updated_at.
@@ -661,6 +723,29 @@ func (w *opWorld) postgresApp() {
 		w.t.Fatal(err)
 	}
 	w.srv.Advance(5 * time.Second)
+}
+
+// postgresBranches makes app a PostgreSQL database (see postgresApp) with
+// a ready development branch dev too, which the scope table's grants
+// elsewhere than main name.
+func (w *opWorld) postgresBranches() {
+	w.t.Helper()
+	w.postgresApp()
+	if _, err := w.c.Branches.Create(w.t.Context(), &platform.CreateBranchParams{Organization: w.org, Database: drDB, Name: "dev", ParentBranch: "main"}); err != nil {
+		w.t.Fatal(err)
+	}
+	w.srv.Advance(fake.DefaultTimings().BranchReady)
+}
+
+// bouncer makes app a PostgreSQL database with branches main and dev (see
+// postgresBranches) and gives main a ready bouncer named name.
+func (w *opWorld) bouncer(name string) {
+	w.t.Helper()
+	w.postgresBranches()
+	if _, err := w.c.Bouncers.Create(w.t.Context(), &platform.CreateBouncerParams{Organization: w.org, Database: drDB, Branch: "main", Name: name}); err != nil {
+		w.t.Fatal(err)
+	}
+	w.srv.Advance(fake.DefaultTimings().BouncerReady)
 }
 
 // switchover runs a switchover of main, app being a PostgreSQL database,
@@ -792,31 +877,34 @@ type opState struct {
 	Org            *platform.Organization
 	Members        []*platform.Member
 	Databases      []*platform.Database
-	Branches       map[string][]*platform.Branch            // by database
-	Schemas        map[string]*platform.BranchSchema        // by database/branch
-	Keyspaces      map[string][]*platform.Keyspace          // by database/branch
-	Backups        map[string][]*platform.Backup            // by database/branch, deleted ones too
-	Roles          map[string][]*platform.Role              // by database/branch
-	Passwords      map[string][]*platform.Password          // by database/branch, of MySQL databases
-	IPRestrictions map[string][]*platform.IPRestriction     // by database, of PostgreSQL databases
-	Switchovers    map[string][]*platform.Switchover        // by database/branch, of PostgreSQL databases
-	Maintenance    map[string][]*platform.MaintenanceWindow // by database
-	RoleObjects    map[string][]string                      // by role ID
-	Policies       map[string][]*platform.BackupPolicy      // by database
+	Branches       map[string][]*platform.Branch                // by database
+	Schemas        map[string]*platform.BranchSchema            // by database/branch
+	Keyspaces      map[string][]*platform.Keyspace              // by database/branch
+	Resizes        map[string][]*platform.KeyspaceResizeRequest // by database/branch/keyspace
+	Backups        map[string][]*platform.Backup                // by database/branch, deleted ones too
+	Roles          map[string][]*platform.Role                  // by database/branch
+	Passwords      map[string][]*platform.Password              // by database/branch, of MySQL databases
+	IPRestrictions map[string][]*platform.IPRestriction         // by database, of PostgreSQL databases
+	Switchovers    map[string][]*platform.Switchover            // by database/branch, of PostgreSQL databases
+	Maintenance    map[string][]*platform.MaintenanceWindow     // by database
+	RoleObjects    map[string][]string                          // by role ID
+	Policies       map[string][]*platform.BackupPolicy          // by database
 	DeployRequests map[string][]*platform.DeployRequest
 	Reviews        map[string][]*platform.DeployRequestReview // by database#number
 	OAuthApps      []*platform.OAuthApplication
 	OAuthTokens    map[string][]*platform.OAuthToken // by application ID
 	Teams          []*platform.Team
-	TeamMembers    map[string][]*platform.TeamMember          // by team slug
-	ServiceTokens  []*platform.ServiceToken                   // with their organization accesses
-	TokenAccesses  map[string][]*platform.ServiceTokenAccess  // every access, by token ID
-	Webhooks       map[string][]*platform.Webhook             // by database
-	ReadOnly       map[string][]*platform.ReadOnlyRegion      // by database
-	Budgets        map[string][]*platform.TrafficBudget       // by database/branch
-	Resizes        map[string][]*platform.BranchResizeRequest // by database/branch
-	Changes        map[string][]*platform.BranchChangeRequest // by database/branch
-	Parameters     map[string][]*platform.ClusterParameter    // by database/branch
+	TeamMembers    map[string][]*platform.TeamMember           // by team slug
+	ServiceTokens  []*platform.ServiceToken                    // with their organization accesses
+	TokenAccesses  map[string][]*platform.ServiceTokenAccess   // every access, by token ID
+	Webhooks       map[string][]*platform.Webhook              // by database
+	ReadOnly       map[string][]*platform.ReadOnlyRegion       // by database
+	Budgets        map[string][]*platform.TrafficBudget        // by database/branch
+	Bouncers       map[string][]*platform.Bouncer              // by database/branch, PostgreSQL only
+	BouncerResizes map[string][]*platform.BouncerResizeRequest // by database/branch, PostgreSQL only
+	BranchResizes  map[string][]*platform.BranchResizeRequest  // by database/branch
+	Changes        map[string][]*platform.BranchChangeRequest  // by database/branch
+	Parameters     map[string][]*platform.ClusterParameter     // by database/branch
 	Events         []string
 	// Deliveries are the webhook deliveries attempted, as "webhook event
 	// #attempt"; their outcome, which comes later, is left out.
@@ -831,7 +919,7 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 	page := platform.ListParams{PerPage: 100}
 	s := opState{
 		Branches: map[string][]*platform.Branch{}, Schemas: map[string]*platform.BranchSchema{},
-		Keyspaces: map[string][]*platform.Keyspace{}, Backups: map[string][]*platform.Backup{},
+		Keyspaces: map[string][]*platform.Keyspace{}, Resizes: map[string][]*platform.KeyspaceResizeRequest{}, Backups: map[string][]*platform.Backup{},
 		Roles: map[string][]*platform.Role{}, Switchovers: map[string][]*platform.Switchover{},
 		Passwords: map[string][]*platform.Password{}, IPRestrictions: map[string][]*platform.IPRestriction{},
 		Maintenance: map[string][]*platform.MaintenanceWindow{}, RoleObjects: map[string][]string{}, Policies: map[string][]*platform.BackupPolicy{},
@@ -840,8 +928,9 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 		Webhooks: map[string][]*platform.Webhook{}, ReadOnly: map[string][]*platform.ReadOnlyRegion{},
 		TokenAccesses: map[string][]*platform.ServiceTokenAccess{},
 		Budgets:       map[string][]*platform.TrafficBudget{}, Events: srv.EventNames(),
-		Resizes: map[string][]*platform.BranchResizeRequest{}, Changes: map[string][]*platform.BranchChangeRequest{},
+		BranchResizes: map[string][]*platform.BranchResizeRequest{}, Changes: map[string][]*platform.BranchChangeRequest{},
 		Parameters: map[string][]*platform.ClusterParameter{},
+		Bouncers:   map[string][]*platform.Bouncer{}, BouncerResizes: map[string][]*platform.BouncerResizeRequest{},
 	}
 	// The deliveries in flight, of a test_webhook, settle first.
 	if err := srv.FlushDeliveries(ctx); err != nil {
@@ -864,6 +953,9 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 				t.Fatal(err)
 			}
 			s.Keyspaces[key] = opCollect(t, c.Keyspaces.All(ctx, &platform.ListKeyspacesParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}))
+			for _, ks := range s.Keyspaces[key] {
+				s.Resizes[key+"/"+ks.Name] = opCollect(t, c.Keyspaces.AllResizes(ctx, &platform.ListKeyspaceResizesParams{Organization: org, Database: db.Name, Branch: b.Name, Keyspace: ks.Name, ListParams: page}))
+			}
 			s.Backups[key] = opCollect(t, c.Backups.All(ctx, &platform.ListBackupsParams{Organization: org, Database: db.Name, Branch: b.Name, IncludeDeleted: true, ListParams: page}))
 			s.Roles[key] = opCollect(t, c.Roles.All(ctx, &platform.ListRolesParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}))
 			for _, r := range s.Roles[key] {
@@ -879,10 +971,15 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 			}
 			s.Budgets[key] = opCollect(t, c.TrafficBudgets.All(ctx, &platform.ListTrafficBudgetsParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}))
 			changes := platform.ListBranchChangeRequestsParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}
-			s.Resizes[key] = opCollect(t, c.BranchChanges.AllResizes(ctx, &changes))
+			s.BranchResizes[key] = opCollect(t, c.BranchChanges.AllResizes(ctx, &changes))
 			s.Changes[key] = opCollect(t, c.BranchChanges.AllChanges(ctx, &changes))
 			if s.Parameters[key], err = c.BranchChanges.ListParameters(ctx, &platform.ListParametersParams{Organization: org, Database: db.Name, Branch: b.Name}); err != nil {
 				t.Fatal(err)
+			}
+			if db.Kind == platform.KindPostgreSQL {
+				bp := &platform.ListBouncersParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}
+				s.Bouncers[key] = opCollect(t, c.Bouncers.All(ctx, bp))
+				s.BouncerResizes[key] = opCollect(t, c.Bouncers.AllBranchResizes(ctx, bp))
 			}
 		}
 		if db.Kind == platform.KindPostgreSQL {

@@ -62,6 +62,20 @@ type Timings struct {
 	// BranchChangeRun is how long a started resize or change request takes
 	// to complete.
 	BranchChangeRun time.Duration
+	// BouncerReady is how long a new bouncer's servers take to run.
+	BouncerReady time.Duration
+	// BouncerResizeStart is how long a bouncer resize request stays
+	// pending before it starts.
+	BouncerResizeStart time.Duration
+	// BouncerResize is how long a started bouncer resize takes to
+	// complete.
+	BouncerResize time.Duration
+	// KeyspaceResizeQueued is how long a keyspace resize request stays
+	// queued before its rollout starts.
+	KeyspaceResizeQueued time.Duration
+	// KeyspaceResizeShard is how long a resize takes to roll out on each
+	// shard of the keyspace; the shards roll out one after another.
+	KeyspaceResizeShard time.Duration
 	// BackupStart is how long a backup stays pending before it runs.
 	BackupStart time.Duration
 	// BackupRun is how long a running backup takes to succeed.
@@ -107,6 +121,11 @@ func DefaultTimings() Timings {
 		ReadOnlyRegionReady:  30 * time.Second,
 		BranchChangeStart:    10 * time.Second,
 		BranchChangeRun:      2 * time.Minute,
+		BouncerReady:         10 * time.Second,
+		BouncerResizeStart:   5 * time.Second,
+		BouncerResize:        30 * time.Second,
+		KeyspaceResizeQueued: 5 * time.Second,
+		KeyspaceResizeShard:  30 * time.Second,
 		BackupStart:          time.Second,
 		BackupRun:            30 * time.Second,
 		SwitchoverStart:      time.Second,
@@ -126,7 +145,9 @@ func DefaultTimings() Timings {
 // fields lists the durations, for merging and checking.
 func (t *Timings) fields() []*time.Duration {
 	return []*time.Duration{
-		&t.DatabaseReady, &t.BranchReady, &t.KeyspaceReady, &t.KeyspaceConfigChange, &t.ReadOnlyRegionReady, &t.BranchChangeStart, &t.BranchChangeRun, &t.BackupStart, &t.BackupRun,
+		&t.DatabaseReady, &t.BranchReady, &t.KeyspaceReady, &t.KeyspaceConfigChange, &t.ReadOnlyRegionReady, &t.BranchChangeStart, &t.BranchChangeRun,
+		&t.KeyspaceResizeQueued, &t.KeyspaceResizeShard, &t.BackupStart, &t.BackupRun,
+		&t.BouncerReady, &t.BouncerResizeStart, &t.BouncerResize,
 		&t.SwitchoverStart, &t.SwitchoverRun, &t.Maintenance,
 		&t.DeployStep, &t.DeployInProgress, &t.DeployRevert, &t.RevertWindow,
 		&t.OAuthCode, &t.OAuthAccessToken, &t.OAuthDeviceCode, &t.OAuthDevicePoll,

@@ -319,8 +319,9 @@ func getRole(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if name := q.Get("bouncer"); name != "" {
-		return nil, unprocessable("bouncer %q is not a bouncer of branch %s", name, r.branch.name)
+	bouncer := q.Get("bouncer")
+	if bouncer != "" && r.branch.bouncers.byName[bouncer] == nil {
+		return nil, unprocessable("bouncer %q is not a bouncer of branch %s", bouncer, r.branch.name)
 	}
 	out := renderRole(r, c.now)
 	if slug := q.Get("read_only_replica"); slug != "" {
@@ -331,6 +332,10 @@ func getRole(c *call) (any, error) {
 		out.AccessHostURL = "replica." + roleHost(region)
 	} else if replica {
 		out.AccessHostURL = "replica." + out.AccessHostURL
+	}
+	if bouncer != "" {
+		// Connections through a bouncer go to its host, whatever it targets.
+		out.AccessHostURL = bouncer + ".pgbouncer." + roleHost(r.branch.region)
 	}
 	return out, nil
 }

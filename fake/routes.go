@@ -96,6 +96,7 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.clusterSizeRoutes()...)
 	rs = append(rs, s.branchChangeRoutes()...)
 	rs = append(rs, s.branchResizeRoutes()...)
+	rs = append(rs, s.bouncerRoutes()...)
 	rs = append(rs, s.switchoverRoutes()...)
 	rs = append(rs, s.maintenanceRoutes()...)
 	rs = append(rs, s.backupRoutes()...)

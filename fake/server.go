@@ -85,8 +85,8 @@
 // MySQL branch runs two query routers (one on a development branch), and
 // per shard of each keyspace a primary and the keyspace's replicas, plus
 // each read-only region's replicas; a PostgreSQL branch runs a primary and
-// its default keyspace's replicas. Pods run once the branch and their
-// keyspace or region are ready.
+// its default keyspace's replicas, and each bouncer's servers. Pods run
+// once the branch and their keyspace, region or bouncer are ready.
 //
 // Read-only regions are for production branches of MySQL databases. The
 // PUT replaces a keyspace's list as a whole (an empty list removes them
@@ -119,7 +119,8 @@
 // values, with who set them and when). While a request is queued, a
 // request of the same kind changes it (the reference calls them upserts)
 // and keeps its ID; while it is resizing, or queued of the other kind, a
-// new one is a 422 naming it and its state; a request that changes nothing
+// new one is a 422 naming it and its state, as is a change that would
+// resize a keyspace with a keyspace resize in flight; a request that changes nothing
 // is a 204 with no body. The branch's database shows resize_queued and
 // resizing (config_change_queued and config_changing for parameters) for
 // its default branch's request, the resized keyspaces resize_pending, then
@@ -128,6 +129,56 @@
 // names it cancel_branch_change_request): nothing of it applies; with none
 // in flight it is a 422 naming the state of the branch's latest request. A
 // new branch starts from the defaults, not from its parent's requests.
+//
+// Bouncers pool the connections of PostgreSQL branches (the reference's
+// schemas are PostgreSQL's): on a MySQL branch every bouncer operation is a
+// 422 naming the database's kind. A bouncer is created on a ready branch;
+// its name is unique among the branch's bouncers; bouncer_size is a bouncer
+// size (PGB_5, the default, PGB_10, PGB_20, PGB_40, PGB_80, PGB_160: a
+// catalogue of its own, the cluster sizes being the database's); it runs
+// replicas_per_cell servers (1, the default, to 10) and targets primary
+// (the default), or replica or replica_az_affinity on a branch with
+// replicas. The API shows no state for a bouncer: its servers are pods of
+// component pgbouncer in the branch's infrastructure, pending until
+// Timings.BouncerReady has passed. Its parameters are the catalogue's
+// pgbouncer parameters. A resize request (the PATCH) takes any of size,
+// servers, target and pgbouncer parameter values, checked as at creation
+// and against the parameter catalogue, and must change something; it needs
+// a ready bouncer with no other request in progress (a second one is a 422
+// naming the first and its state, rather than the upsert the reference's
+// summary suggests). It is pending for Timings.BouncerResizeStart, resizing
+// for Timings.BouncerResize, then completed, when the bouncer takes its
+// values; the request's parameters are the values that differ from the
+// defaults, before and after. The DELETE cancels the request in progress,
+// pending or resizing (a 422 naming the last request's state otherwise);
+// FailNext on a request ends it canceled, on a new bouncer removes it.
+// Deleting a bouncer cancels its request in progress; deleting a branch
+// deletes its bouncers. The branch's list of resize requests keeps those of
+// its deleted bouncers, whose deleted_at is set. A role read with a
+// bouncer's name (get_role's bouncer) connects to the host
+// <bouncer>.pgbouncer.<region host>; a name that is not one of the
+// branch's bouncers is a 422.
+//
+// Keyspace resizes are for MySQL databases (a PostgreSQL database resizes
+// its branch). The PUT is an upsert, as the reference names it: it queues
+// a request, or updates the keyspace's queued one (same ID; the queue time
+// counts from the first); while one is resizing, another is a 422 naming
+// it. Fields left out keep the keyspace's values; a request that changes
+// nothing is a 422; cluster_size is checked against the catalogue and
+// extra_replicas bounds the keyspace's total replicas to 20 (creation
+// checks the same). A request is queued for Timings.KeyspaceResizeQueued,
+// then resizing while its shards roll out one after another
+// (Timings.KeyspaceResizeShard each), then completed, when the keyspace
+// takes its cluster_name, replicas and vector_pool_allocation; until then
+// the keyspace shows resize_pending (queued), resizing (rolling out) and
+// resize_in_progress (either). The DELETE cancels the request that has not
+// completed, leaving the keyspace as it was; without one it is a 422
+// naming the state of the latest request. The rollout status is idle,
+// pending (queued) or in_progress; its shards pending, in_progress or
+// completed, each showing its latest rollout's times (the keyspace's
+// creation before any). The list's completed_at filter is FROM..TO in
+// RFC 3339, either end optional; a resize request shows a vector pool
+// allocation that was never set as 0.
 //
 // Switchovers and maintenance runs are for PostgreSQL databases (a MySQL
 // one is a 422 naming its kind). A PostgreSQL branch runs instances

@@ -1,0 +1,310 @@
+package fake
+
+import (
+	"strings"
+	"time"
+
+	"github.com/dbplatform/platform-go"
+)
+
+// keyspaceResizeRec is a resize request of a keyspace. It is queued for
+// Timings.KeyspaceResizeQueued, then resizing while its shards roll out one
+// after another, Timings.KeyspaceResizeShard each, then completed, when the
+// keyspace takes its size. It can be canceled until it completes.
+type keyspaceResizeRec struct {
+	stamps
+	ks    *keyspaceRec
+	actor *userRec
+	state platform.KeyspaceResizeState
+	// started and completed are zero until the rollout starts and the
+	// request completes.
+	started, completed time.Time
+	// shardTime is how long each shard's rollout takes, fixed when the
+	// rollout starts.
+	shardTime time.Duration
+	// from is the keyspace's size when asked, to the size asked for;
+	// replicas and prevReplicas their totals.
+	from, to               keyspaceSize
+	replicas, prevReplicas int
+}
+
+// keyspaceSize is what a resize changes. vectorPool is never modified in
+// place, only replaced.
+type keyspaceSize struct {
+	clusterSize   string
+	extraReplicas int
+	vectorPool    *float64
+}
+
+// size is the keyspace's current size.
+func (ks *keyspaceRec) size() keyspaceSize {
+	return keyspaceSize{clusterSize: ks.clusterSize, extraReplicas: ks.extraReplicas, vectorPool: ks.settings.vectorPool}
+}
+
+// equal reports whether two sizes are the same; an unset vector pool
+// allocation differs from one set to 0.
+func (z keyspaceSize) equal(o keyspaceSize) bool {
+	sameVector := (z.vectorPool == nil) == (o.vectorPool == nil) && vectorPercent(z.vectorPool) == vectorPercent(o.vectorPool)
+	return z.clusterSize == o.clusterSize && z.extraReplicas == o.extraReplicas && sameVector
+}
+
+// vectorPercent is a vector pool allocation as a resize request shows it:
+// 0 when unset.
+func vectorPercent(v *float64) float64 {
+	if v == nil {
+		return 0
+	}
+	return *v
+}
+
+func listKeyspaceResizes(c *call) (any, error) {
+	ks, err := c.keyspace()
+	if err != nil {
+		return nil, err
+	}
+	keep, err := completedWithin(c.r.URL.Query().Get("completed_at"))
+	if err != nil {
+		return nil, err
+	}
+	return filteredPageOf(c, &ks.resizes, false, keep, renderKeyspaceResize), nil
+}
+
+// completedWithin reads the completed_at filter, "FROM..TO" in RFC 3339
+// with either end optional, and keeps the requests completed in it; every
+// request when the filter is empty.
+func completedWithin(v string) (func(*keyspaceResizeRec) bool, error) {
+	if v == "" {
+		return func(*keyspaceResizeRec) bool { return true }, nil
+	}
+	fromText, toText, ok := strings.Cut(v, "..")
+	if !ok {
+		return nil, badRequest("completed_at must be a range FROM..TO of RFC 3339 times, got %q", v)
+	}
+	var bounds [2]time.Time
+	for i, t := range []string{fromText, toText} {
+		if t == "" {
+			continue
+		}
+		at, err := time.Parse(time.RFC3339Nano, t)
+		if err != nil {
+			return nil, badRequest("completed_at: %q is not an RFC 3339 time", t)
+		}
+		bounds[i] = at
+	}
+	return func(r *keyspaceResizeRec) bool {
+		return !r.completed.IsZero() &&
+			(bounds[0].IsZero() || !r.completed.Before(bounds[0])) &&
+			(bounds[1].IsZero() || !r.completed.After(bounds[1]))
+	}, nil
+}
+
+func getKeyspaceResize(c *call) (any, error) {
+	ks, err := c.keyspace()
+	if err != nil {
+		return nil, err
+	}
+	r := ks.resizeByID[c.r.PathValue("id")]
+	if r == nil {
+		return nil, notFound()
+	}
+	return renderKeyspaceResize(r), nil
+}
+
+// resizeKeyspace upserts the keyspace's resize request: it updates a
+// queued one, or queues a new one.
+func (s *Server) resizeKeyspace(c *call, p *platform.ResizeKeyspaceParams) (any, error) {
+	ks, err := c.keyspace()
+	if err != nil {
+		return nil, err
+	}
+	b := ks.branch
+	if b.db.kind != platform.KindMySQL {
+		return nil, unprocessable("keyspace resizes are for mysql databases; %s is %s: resize the branch instead", b.db.name, b.db.kind)
+	}
+	queued := ks.resize
+	next := ks.size()
+	if queued != nil {
+		next = queued.to
+	}
+	if p.ClusterSize != nil {
+		if err := checkClusterSize("cluster_size", *p.ClusterSize, b.db.kind); err != nil {
+			return nil, err
+		}
+		next.clusterSize = *p.ClusterSize
+	}
+	if p.ExtraReplicas != nil {
+		if err := checkExtraReplicas(b, *p.ExtraReplicas); err != nil {
+			return nil, err
+		}
+		next.extraReplicas = *p.ExtraReplicas
+	}
+	if v := p.VectorPoolAllocation; v != nil {
+		if *v < 0 || *v > 100 {
+			return nil, unprocessable("vector_pool_allocation must be from 0 to 100, got %d", *v)
+		}
+		next.vectorPool = platform.Ptr(float64(*v))
+	}
+	switch {
+	case !ks.ready:
+		return nil, unprocessable("keyspace %s is not ready yet", ks.name)
+	case queued != nil && queued.state == platform.KeyspaceResizeResizing:
+		return nil, unprocessable("keyspace %s is already resizing (request %s); cancel it or wait for it to complete", ks.name, queued.id)
+	case next.equal(ks.size()):
+		return nil, unprocessable("the resize changes nothing: keyspace %s already has cluster_size %s, extra_replicas %d and vector_pool_allocation %g",
+			ks.name, ks.clusterSize, ks.extraReplicas, vectorPercent(ks.settings.vectorPool))
+	}
+	if queued != nil {
+		queued.to, queued.replicas = next, included(b)+next.extraReplicas
+		queued.actor, queued.updated = c.who.user, c.now
+		return renderKeyspaceResize(queued), nil
+	}
+	r := &keyspaceResizeRec{
+		stamps: stamps{id: c.w.newID(), created: c.now, updated: c.now},
+		ks:     ks, actor: c.who.user, state: platform.KeyspaceResizeQueued,
+		from: ks.size(), to: next, prevReplicas: ks.replicas(), replicas: included(b) + next.extraReplicas,
+	}
+	if ks.resizeByID == nil {
+		ks.resizeByID = map[string]*keyspaceResizeRec{}
+	}
+	ks.resizes.add(r)
+	ks.resizeByID[r.id] = r
+	ks.resize = r
+	ks.updated = c.now
+	s.clock.after(s.timing.KeyspaceResizeQueued, func() { s.keyspaceResizeStart(r) })
+	return renderKeyspaceResize(r), nil
+}
+
+// keyspaceResizeStart is the queued -> resizing transition: the rollout
+// starts, and completes once every shard has rolled out.
+func (s *Server) keyspaceResizeStart(r *keyspaceResizeRec) {
+	if r.state != platform.KeyspaceResizeQueued || r.ks.gone() {
+		return
+	}
+	now := s.clock.Now()
+	r.state, r.started, r.updated = platform.KeyspaceResizeResizing, now, now
+	r.shardTime = s.timing.KeyspaceResizeShard
+	r.ks.updated = now
+	s.clock.after(time.Duration(r.ks.shards)*r.shardTime, func() { s.keyspaceResizeComplete(r) })
+}
+
+// keyspaceResizeComplete is the resizing -> completed transition: the
+// keyspace takes the size asked for.
+func (s *Server) keyspaceResizeComplete(r *keyspaceResizeRec) {
+	ks := r.ks
+	if r.state != platform.KeyspaceResizeResizing || ks.gone() {
+		return
+	}
+	now := s.clock.Now()
+	r.state, r.completed, r.updated = platform.KeyspaceResizeCompleted, now, now
+	ks.clusterSize, ks.extraReplicas = r.to.clusterSize, r.to.extraReplicas
+	ks.settings.vectorPool = r.to.vectorPool
+	if ks.configChanging {
+		// A settings change that fails afterwards keeps the new size.
+		ks.before.vectorPool = r.to.vectorPool
+	}
+	ks.resize, ks.lastResize = nil, r
+	ks.updated = now
+}
+
+func (s *Server) cancelKeyspaceResize(c *call) (any, error) {
+	ks, err := c.keyspace()
+	if err != nil {
+		return nil, err
+	}
+	r := ks.resize
+	if r == nil {
+		if n := ks.resizes.len(); n > 0 {
+			last := ks.resizes.all()[n-1]
+			return nil, unprocessable("keyspace %s has no resize to cancel: its latest resize request, %s, is %s", ks.name, last.id, last.state)
+		}
+		return nil, unprocessable("keyspace %s has no resize to cancel: it has no resize requests", ks.name)
+	}
+	r.state, r.updated = platform.KeyspaceResizeCanceled, c.now
+	ks.resize = nil
+	ks.updated = c.now
+	return nil, nil
+}
+
+func getKeyspaceRollout(c *call) (any, error) {
+	ks, err := c.keyspace()
+	if err != nil {
+		return nil, err
+	}
+	return renderKeyspaceRollout(ks, c.now), nil
+}
+
+// renderKeyspaceRollout shows the rollout of the keyspace's resize at now:
+// while it is resizing, shard i rolls out from started + i*shardTime for
+// shardTime; a shard not rolling out shows its last rollout, that of the
+// latest completed resize, or the keyspace's creation.
+func renderKeyspaceRollout(ks *keyspaceRec, now time.Time) *platform.KeyspaceRollout {
+	r := ks.resize
+	out := &platform.KeyspaceRollout{Name: ks.name, State: platform.RolloutIdle}
+	switch {
+	case r == nil:
+	case r.state == platform.KeyspaceResizeQueued:
+		out.State = platform.RolloutPending
+	default:
+		out.State = platform.RolloutInProgress
+	}
+	names := shardNames(ks.shards)
+	out.Shards = make([]*platform.ShardRollout, len(names))
+	for i, name := range names {
+		started, finished := ks.created, ks.created
+		if last := ks.lastResize; last != nil {
+			started, finished = last.shardWindow(i)
+		}
+		state := platform.RolloutCompleted
+		switch {
+		case r == nil:
+		case r.state == platform.KeyspaceResizeQueued:
+			state = platform.RolloutPending
+		default:
+			from, to := r.shardWindow(i)
+			switch {
+			case !now.Before(to):
+				state, started, finished = platform.RolloutCompleted, from, to
+			case !now.Before(from):
+				state, started = platform.RolloutInProgress, from
+			default:
+				state = platform.RolloutPending
+			}
+		}
+		out.Shards[i] = &platform.ShardRollout{
+			Name: name, State: state,
+			LastRolloutStartedAt: platform.NewTimestamp(started), LastRolloutFinishedAt: platform.NewTimestamp(finished),
+		}
+	}
+	return out
+}
+
+// shardWindow is when shard i of the request's rollout starts and
+// finishes.
+func (r *keyspaceResizeRec) shardWindow(i int) (from, to time.Time) {
+	from = r.started.Add(time.Duration(i) * r.shardTime)
+	return from, from.Add(r.shardTime)
+}
+
+// renderKeyspaceResize renders a keyspace resize request as the API shows
+// it.
+func renderKeyspaceResize(r *keyspaceResizeRec) *platform.KeyspaceResizeRequest {
+	return &platform.KeyspaceResizeRequest{
+		ID:                           r.id,
+		Type:                         "KeyspaceResizeRequest",
+		State:                        r.state,
+		StartedAt:                    ptrTime(r.started),
+		CompletedAt:                  ptrTime(r.completed),
+		ExtraReplicas:                r.to.extraReplicas,
+		VectorPoolAllocation:         vectorPercent(r.to.vectorPool),
+		PreviousVectorPoolAllocation: vectorPercent(r.from.vectorPool),
+		ClusterName:                  r.to.clusterSize,
+		ClusterDisplayName:           clusterDisplayName(r.to.clusterSize),
+		PreviousClusterName:          r.from.clusterSize,
+		PreviousClusterDisplayName:   clusterDisplayName(r.from.clusterSize),
+		Replicas:                     r.replicas,
+		PreviousReplicas:             r.prevReplicas,
+		Actor:                        renderActor(r.actor),
+		CreatedAt:                    platform.NewTimestamp(r.created),
+		UpdatedAt:                    platform.NewTimestamp(r.updated),
+	}
+}

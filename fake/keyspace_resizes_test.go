@@ -1,0 +1,399 @@
+package fake_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake"
+)
+
+// resizeTimings are the default durations of a keyspace resize.
+var resizeTimings = fake.DefaultTimings()
+
+// resizeEnv is a fake with the ready database ksDB, whose production
+// branch main has its default keyspace ksDB.
+type resizeEnv struct {
+	t   *testing.T
+	srv *fake.Server
+	c   *platform.Client
+}
+
+func newResizeEnv(t *testing.T) *resizeEnv {
+	t.Helper()
+	srv, c := newKeyspaceServer(t)
+	return &resizeEnv{t: t, srv: srv, c: c}
+}
+
+// resize asks for a resize of keyspace ks of main.
+func (e *resizeEnv) resize(ks string, p platform.ResizeKeyspaceParams) (*platform.KeyspaceResizeRequest, error) {
+	p.Organization, p.Database, p.Branch, p.Keyspace = e.srv.Org(), ksDB, "main", ks
+	return e.c.Keyspaces.Resize(e.t.Context(), &p)
+}
+
+func (e *resizeEnv) mustResize(ks string, p platform.ResizeKeyspaceParams) *platform.KeyspaceResizeRequest {
+	e.t.Helper()
+	r, err := e.resize(ks, p)
+	if err != nil {
+		e.t.Fatalf("resizing keyspace %s: %v", ks, err)
+	}
+	return r
+}
+
+// get reads a resize request of keyspace ks of main.
+func (e *resizeEnv) get(ks, id string) *platform.KeyspaceResizeRequest {
+	e.t.Helper()
+	r, err := e.c.Keyspaces.GetResize(e.t.Context(), &platform.GetKeyspaceResizeParams{Organization: e.srv.Org(), Database: ksDB, Branch: "main", Keyspace: ks, ID: id})
+	if err != nil {
+		e.t.Fatalf("getting resize request %s: %v", id, err)
+	}
+	return r
+}
+
+// list is every resize request of keyspace ks of main.
+func (e *resizeEnv) list(ks string) []*platform.KeyspaceResizeRequest {
+	e.t.Helper()
+	return opCollect(e.t, e.c.Keyspaces.AllResizes(e.t.Context(), &platform.ListKeyspaceResizesParams{Organization: e.srv.Org(), Database: ksDB, Branch: "main", Keyspace: ks}))
+}
+
+// rollout reads the rollout status of keyspace ks of main.
+func (e *resizeEnv) rollout(ks string) *platform.KeyspaceRollout {
+	e.t.Helper()
+	r, err := e.c.Keyspaces.GetRolloutStatus(e.t.Context(), ksRef(e.srv, "main", ks))
+	if err != nil {
+		e.t.Fatalf("getting the rollout status of %s: %v", ks, err)
+	}
+	return r
+}
+
+// cancel cancels the resize of keyspace ks of main.
+func (e *resizeEnv) cancel(ks string) error {
+	return e.c.Keyspaces.CancelResize(e.t.Context(), ksRef(e.srv, "main", ks))
+}
+
+// resizeTS is a time as the API renders it.
+func resizeTS(t time.Time) platform.Timestamp { return platform.NewTimestamp(t) }
+
+func TestKeyspaceResizeLifecycle(t *testing.T) {
+	t.Parallel()
+	e := newResizeEnv(t)
+	me, err := e.c.Users.GetCurrent(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := ksGet(t, e.srv, e.c, "main", ksDB).CreatedAt
+	asked := e.srv.Now()
+	got := e.mustResize(ksDB, platform.ResizeKeyspaceParams{ClusterSize: platform.Ptr("PS_20"), ExtraReplicas: platform.Ptr(1), VectorPoolAllocation: platform.Ptr(30)})
+	want := &platform.KeyspaceResizeRequest{
+		ID: got.ID, Type: "KeyspaceResizeRequest", State: platform.KeyspaceResizeQueued,
+		ExtraReplicas: 1, VectorPoolAllocation: 30, PreviousVectorPoolAllocation: 0,
+		ClusterName: "PS_20", ClusterDisplayName: "PS-20", PreviousClusterName: "PS_10", PreviousClusterDisplayName: "PS-10",
+		Replicas: 3, PreviousReplicas: 2,
+		Actor:     &platform.Actor{ID: me.ID, Type: "User", DisplayName: me.DisplayName, AvatarURL: "https://avatars.example.com/" + me.ID},
+		CreatedAt: resizeTS(asked), UpdatedAt: resizeTS(asked),
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("queued request (-want +got):\n%s", diff)
+	}
+	type flags struct{ Pending, Resizing, InProgress bool }
+	keyspace := func() (*platform.Keyspace, flags) {
+		ks := ksGet(t, e.srv, e.c, "main", ksDB)
+		return ks, flags{ks.ResizePending, ks.Resizing, ks.ResizeInProgress}
+	}
+	if _, f := keyspace(); f != (flags{Pending: true, InProgress: true}) {
+		t.Errorf("queued: keyspace flags = %+v", f)
+	}
+	shard := func(state string, started, finished platform.Timestamp) []*platform.ShardRollout {
+		return []*platform.ShardRollout{{Name: "-", State: state, LastRolloutStartedAt: started, LastRolloutFinishedAt: finished}}
+	}
+	if diff := cmp.Diff(&platform.KeyspaceRollout{Name: ksDB, State: platform.RolloutPending, Shards: shard(platform.RolloutPending, created, created)}, e.rollout(ksDB)); diff != "" {
+		t.Errorf("queued rollout (-want +got):\n%s", diff)
+	}
+
+	e.srv.Advance(resizeTimings.KeyspaceResizeQueued)
+	started := e.srv.Now()
+	want.State, want.StartedAt, want.UpdatedAt = platform.KeyspaceResizeResizing, platform.Ptr(resizeTS(started)), resizeTS(started)
+	if diff := cmp.Diff(want, e.get(ksDB, got.ID)); diff != "" {
+		t.Errorf("resizing request (-want +got):\n%s", diff)
+	}
+	ks, f := keyspace()
+	if f != (flags{Resizing: true, InProgress: true}) || ks.ClusterName != "PS_10" || ks.Replicas != 2 {
+		t.Errorf("resizing: keyspace flags = %+v, cluster %s, %d replicas; want the old size until it completes", f, ks.ClusterName, ks.Replicas)
+	}
+	if diff := cmp.Diff(&platform.KeyspaceRollout{Name: ksDB, State: platform.RolloutInProgress, Shards: shard(platform.RolloutInProgress, resizeTS(started), created)}, e.rollout(ksDB)); diff != "" {
+		t.Errorf("rollout in progress (-want +got):\n%s", diff)
+	}
+
+	e.srv.Advance(resizeTimings.KeyspaceResizeShard)
+	done := e.srv.Now()
+	want.State, want.CompletedAt, want.UpdatedAt = platform.KeyspaceResizeCompleted, platform.Ptr(resizeTS(done)), resizeTS(done)
+	if diff := cmp.Diff(want, e.get(ksDB, got.ID)); diff != "" {
+		t.Errorf("completed request (-want +got):\n%s", diff)
+	}
+	ks, f = keyspace()
+	if f != (flags{}) {
+		t.Errorf("completed: keyspace flags = %+v, want none", f)
+	}
+	gotSize := []any{ks.ClusterName, ks.ClusterDisplayName, ks.ExtraReplicas, ks.Replicas, ks.VectorPoolAllocation}
+	if diff := cmp.Diff([]any{"PS_20", "PS-20", 1, 3, platform.Ptr(30.0)}, gotSize); diff != "" {
+		t.Errorf("completed: keyspace size (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(&platform.KeyspaceRollout{Name: ksDB, State: platform.RolloutIdle, Shards: shard(platform.RolloutCompleted, resizeTS(started), resizeTS(done))}, e.rollout(ksDB)); diff != "" {
+		t.Errorf("idle rollout (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]*platform.KeyspaceResizeRequest{want}, e.list(ksDB)); diff != "" {
+		t.Errorf("list (-want +got):\n%s", diff)
+	}
+}
+
+// TestKeyspaceResizeShardedRollout follows a sharded keyspace's shards
+// from pending through in progress to completed, one after another.
+func TestKeyspaceResizeShardedRollout(t *testing.T) {
+	t.Parallel()
+	e := newResizeEnv(t)
+	if err := e.srv.AddKeyspace(e.srv.Org(), ksDB, "main", "sharded", 4); err != nil {
+		t.Fatal(err)
+	}
+	r := e.mustResize("sharded", platform.ResizeKeyspaceParams{ClusterSize: platform.Ptr("PS_40")})
+	e.srv.Advance(resizeTimings.KeyspaceResizeQueued)
+	names := []string{"-40", "40-80", "80-c0", "c0-"}
+	for step := range len(names) + 1 {
+		rollout := e.rollout("sharded")
+		states := map[string]string{}
+		for _, s := range rollout.Shards {
+			states[s.Name] = s.State
+		}
+		want := map[string]string{}
+		for i, name := range names {
+			switch {
+			case i < step:
+				want[name] = platform.RolloutCompleted
+			case i == step:
+				want[name] = platform.RolloutInProgress
+			default:
+				want[name] = platform.RolloutPending
+			}
+		}
+		wantState := platform.RolloutInProgress
+		if step == len(names) {
+			wantState = platform.RolloutIdle
+		}
+		if rollout.State != wantState {
+			t.Errorf("after %d shards: rollout state %q, want %q", step, rollout.State, wantState)
+		}
+		if diff := cmp.Diff(want, states); diff != "" {
+			t.Errorf("after %d shards: shard states (-want +got):\n%s", step, diff)
+		}
+		if got := e.get("sharded", r.ID).State; (step == len(names)) != (got == platform.KeyspaceResizeCompleted) {
+			t.Errorf("after %d shards: request state %q", step, got)
+		}
+		e.srv.Advance(resizeTimings.KeyspaceResizeShard)
+	}
+	if got := ksGet(t, e.srv, e.c, "main", "sharded").ClusterName; got != "PS_40" {
+		t.Errorf("cluster_name = %q after the rollout, want PS_40", got)
+	}
+}
+
+func TestKeyspaceResizeCancel(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		advance time.Duration
+	}{
+		{"queued", 0},
+		{"resizing", resizeTimings.KeyspaceResizeQueued},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newResizeEnv(t)
+			before := ksGet(t, e.srv, e.c, "main", ksDB)
+			r := e.mustResize(ksDB, platform.ResizeKeyspaceParams{ClusterSize: platform.Ptr("PS_20")})
+			e.srv.Advance(tc.advance)
+			if err := e.cancel(ksDB); err != nil {
+				t.Fatalf("cancel: %v", err)
+			}
+			canceledAt := e.srv.Now()
+			e.srv.Advance(time.Hour)
+			got := e.get(ksDB, r.ID)
+			if got.State != platform.KeyspaceResizeCanceled || got.CompletedAt != nil || got.UpdatedAt != resizeTS(canceledAt) {
+				t.Errorf("canceled request: state %q, completed_at %v, updated_at %v", got.State, got.CompletedAt, got.UpdatedAt)
+			}
+			ks := ksGet(t, e.srv, e.c, "main", ksDB)
+			if ks.ClusterName != before.ClusterName || ks.Resizing || ks.ResizePending || ks.ResizeInProgress {
+				t.Errorf("keyspace after the cancel: %+v; want its old size and no resize", ks)
+			}
+			if got := e.rollout(ksDB); got.State != platform.RolloutIdle || got.Shards[0].LastRolloutStartedAt != before.CreatedAt {
+				t.Errorf("rollout after the cancel: %+v", got)
+			}
+			err := e.cancel(ksDB)
+			apiError(t, err, http.StatusUnprocessableEntity, ksDB, r.ID, "canceled")
+			// A new request may follow.
+			e.mustResize(ksDB, platform.ResizeKeyspaceParams{ClusterSize: platform.Ptr("PS_20")})
+		})
+	}
+}
+
+func TestKeyspaceResizeCancelRefused(t *testing.T) {
+	t.Parallel()
+	e := newResizeEnv(t)
+	apiError(t, e.cancel(ksDB), http.StatusUnprocessableEntity, ksDB, "no resize requests")
+	r := e.mustResize(ksDB, platform.ResizeKeyspaceParams{ExtraReplicas: platform.Ptr(2)})
+	e.srv.Advance(resizeTimings.KeyspaceResizeQueued + resizeTimings.KeyspaceResizeShard)
+	before := e.list(ksDB)
+	apiError(t, e.cancel(ksDB), http.StatusUnprocessableEntity, r.ID, "completed")
+	if diff := cmp.Diff(before, e.list(ksDB)); diff != "" {
+		t.Errorf("a refused cancel changed the requests (-before +after):\n%s", diff)
+	}
+	if got := ksGet(t, e.srv, e.c, "main", ksDB).ExtraReplicas; got != 2 {
+		t.Errorf("extra_replicas = %d after a refused cancel, want 2", got)
+	}
+}
+
+// TestKeyspaceResizeUpsert: asked again while queued, the request is
+// updated; while resizing, a second request is refused.
+func TestKeyspaceResizeUpsert(t *testing.T) {
+	t.Parallel()
+	e := newResizeEnv(t)
+	first := e.mustResize(ksDB, platform.ResizeKeyspaceParams{ClusterSize: platform.Ptr("PS_20")})
+	e.srv.Advance(time.Second)
+	second := e.mustResize(ksDB, platform.ResizeKeyspaceParams{ExtraReplicas: platform.Ptr(3)})
+	if second.ID != first.ID || second.ClusterName != "PS_20" || second.ExtraReplicas != 3 || second.Replicas != 5 || second.UpdatedAt != resizeTS(e.srv.Now()) {
+		t.Errorf("upsert while queued = %+v; want request %s updated, keeping PS_20, with 3 extra replicas", second, first.ID)
+	}
+	if n := len(e.list(ksDB)); n != 1 {
+		t.Errorf("%d requests after an upsert, want 1", n)
+	}
+	// The queue time counts from the first request.
+	e.srv.Advance(resizeTimings.KeyspaceResizeQueued - time.Second)
+	if got := e.get(ksDB, first.ID).State; got != platform.KeyspaceResizeResizing {
+		t.Fatalf("state = %q, want resizing", got)
+	}
+	before := e.list(ksDB)
+	_, err := e.resize(ksDB, platform.ResizeKeyspaceParams{ClusterSize: platform.Ptr("PS_40")})
+	apiError(t, err, http.StatusUnprocessableEntity, ksDB, "already resizing", first.ID)
+	if diff := cmp.Diff(before, e.list(ksDB)); diff != "" {
+		t.Errorf("a refused request changed the requests (-before +after):\n%s", diff)
+	}
+}
+
+func TestKeyspaceResizeRefused(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		p     platform.ResizeKeyspaceParams
+		ks    string
+		words []string
+	}{
+		{"unknown cluster size", platform.ResizeKeyspaceParams{ClusterSize: platform.Ptr("PS_BOGUS")}, ksDB, []string{"cluster_size", "PS_BOGUS"}},
+		{"empty cluster size", platform.ResizeKeyspaceParams{ClusterSize: platform.Ptr("")}, ksDB, []string{"cluster_size"}},
+		{"PostgreSQL-only size", platform.ResizeKeyspaceParams{ClusterSize: platform.Ptr("PS_40_ARM")}, ksDB, []string{"cluster_size", "PS_40_ARM", "mysql"}},
+		{"negative replicas", platform.ResizeKeyspaceParams{ExtraReplicas: platform.Ptr(-1)}, ksDB, []string{"extra_replicas", "0 to 18", "-1"}},
+		{"too many replicas", platform.ResizeKeyspaceParams{ExtraReplicas: platform.Ptr(19)}, ksDB, []string{"extra_replicas", "0 to 18", "19"}},
+		{"vector pool above 100", platform.ResizeKeyspaceParams{VectorPoolAllocation: platform.Ptr(101)}, ksDB, []string{"vector_pool_allocation", "101"}},
+		{"vector pool negative", platform.ResizeKeyspaceParams{VectorPoolAllocation: platform.Ptr(-5)}, ksDB, []string{"vector_pool_allocation", "-5"}},
+		{"no change", platform.ResizeKeyspaceParams{ClusterSize: platform.Ptr("PS_10"), ExtraReplicas: platform.Ptr(0)}, ksDB, []string{"changes nothing", "PS_10"}},
+		{"empty request", platform.ResizeKeyspaceParams{}, ksDB, []string{"changes nothing"}},
+		{"keyspace not ready", platform.ResizeKeyspaceParams{ClusterSize: platform.Ptr("PS_20")}, "fresh", []string{"fresh", "not ready"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newResizeEnv(t)
+			ksCreate(t, e.srv, e.c, "main", platform.CreateKeyspaceParams{Name: "fresh", ClusterSize: "PS_10"})
+			before := opSnapshot(t, e.srv)
+			_, err := e.resize(tc.ks, tc.p)
+			apiError(t, err, http.StatusUnprocessableEntity, tc.words...)
+			if diff := cmp.Diff(before, opSnapshot(t, e.srv)); diff != "" {
+				t.Errorf("a refused resize changed the world (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestKeyspaceResizePostgreSQLRefused(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	c := srv.Client()
+	if _, err := c.Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: srv.Org(), Name: "pg", Kind: platform.KindPostgreSQL}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Advance(resizeTimings.DatabaseReady)
+	_, err := c.Keyspaces.Resize(t.Context(), &platform.ResizeKeyspaceParams{Organization: srv.Org(), Database: "pg", Branch: "main", Keyspace: "pg", ClusterSize: platform.Ptr("PS_20")})
+	apiError(t, err, http.StatusUnprocessableEntity, "mysql", "pg", "postgresql")
+}
+
+func TestKeyspaceResizeNotFound(t *testing.T) {
+	t.Parallel()
+	e := newResizeEnv(t)
+	org := e.srv.Org()
+	_, err := e.c.Keyspaces.GetResize(t.Context(), &platform.GetKeyspaceResizeParams{Organization: org, Database: ksDB, Branch: "main", Keyspace: ksDB, ID: "nope"})
+	apiError(t, err, http.StatusNotFound)
+	_, err = e.resize("nope", platform.ResizeKeyspaceParams{ClusterSize: platform.Ptr("PS_20")})
+	apiError(t, err, http.StatusNotFound)
+	_, err = e.c.Keyspaces.GetRolloutStatus(t.Context(), ksRef(e.srv, "main", "nope"))
+	apiError(t, err, http.StatusNotFound)
+	apiError(t, e.cancel("nope"), http.StatusNotFound)
+	// A request of one keyspace is not found through another.
+	r := e.mustResize(ksDB, platform.ResizeKeyspaceParams{ClusterSize: platform.Ptr("PS_20")})
+	ksCreate(t, e.srv, e.c, "main", platform.CreateKeyspaceParams{Name: "other", ClusterSize: "PS_10"})
+	_, err = e.c.Keyspaces.GetResize(t.Context(), &platform.GetKeyspaceResizeParams{Organization: org, Database: ksDB, Branch: "main", Keyspace: "other", ID: r.ID})
+	apiError(t, err, http.StatusNotFound)
+}
+
+func TestKeyspaceResizeListCompletedAt(t *testing.T) {
+	t.Parallel()
+	e := newResizeEnv(t)
+	run := resizeTimings.KeyspaceResizeQueued + resizeTimings.KeyspaceResizeShard
+	first := e.mustResize(ksDB, platform.ResizeKeyspaceParams{ExtraReplicas: platform.Ptr(1)})
+	e.srv.Advance(run)
+	firstDone := e.srv.Now()
+	e.srv.Advance(time.Hour)
+	second := e.mustResize(ksDB, platform.ResizeKeyspaceParams{ExtraReplicas: platform.Ptr(2)})
+	e.srv.Advance(run)
+	third := e.mustResize(ksDB, platform.ResizeKeyspaceParams{ExtraReplicas: platform.Ptr(3)})
+	rfc := func(t time.Time) string { return t.Format(time.RFC3339) }
+	for _, tc := range []struct {
+		filter string
+		want   []string
+	}{
+		{"", []string{first.ID, second.ID, third.ID}},
+		{rfc(firstDone) + ".." + rfc(firstDone.Add(time.Minute)), []string{first.ID}},
+		{rfc(firstDone.Add(time.Second)) + "..", []string{second.ID}},
+		{".." + rfc(e.srv.Now()), []string{first.ID, second.ID}},
+	} {
+		var got []string
+		for r, err := range e.c.Keyspaces.AllResizes(t.Context(), &platform.ListKeyspaceResizesParams{Organization: e.srv.Org(), Database: ksDB, Branch: "main", Keyspace: ksDB, CompletedAt: tc.filter}) {
+			if err != nil {
+				t.Fatalf("completed_at=%q: %v", tc.filter, err)
+			}
+			got = append(got, r.ID)
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("completed_at=%q (-want +got):\n%s", tc.filter, diff)
+		}
+	}
+	for _, bad := range []string{"yesterday", "2026-01-01..soon"} {
+		_, err := e.c.Keyspaces.ListResizes(t.Context(), &platform.ListKeyspaceResizesParams{Organization: e.srv.Org(), Database: ksDB, Branch: "main", Keyspace: ksDB, CompletedAt: bad})
+		apiError(t, err, http.StatusBadRequest, "completed_at")
+	}
+}
+
+// TestKeyspaceResizeDeletedKeyspace: the transitions of a deleted
+// keyspace's resize do nothing.
+func TestKeyspaceResizeDeletedKeyspace(t *testing.T) {
+	t.Parallel()
+	e := newResizeEnv(t)
+	ksCreate(t, e.srv, e.c, "main", platform.CreateKeyspaceParams{Name: "extra", ClusterSize: "PS_10"})
+	e.srv.Advance(resizeTimings.KeyspaceReady)
+	e.mustResize("extra", platform.ResizeKeyspaceParams{ClusterSize: platform.Ptr("PS_20")})
+	if err := e.c.Keyspaces.Delete(t.Context(), ksRef(e.srv, "main", "extra")); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Advance(time.Hour)
+	ksCreate(t, e.srv, e.c, "main", platform.CreateKeyspaceParams{Name: "extra", ClusterSize: "PS_10"})
+	if n := len(e.list("extra")); n != 0 {
+		t.Errorf("a new keyspace of the same name has %d resize requests, want 0", n)
+	}
+}
