@@ -36,6 +36,7 @@ type branchRec struct {
 	budgets  branchBudgets  // traffic budgets; see trafficbudgets.go
 	bouncers branchBouncers // connection poolers; see bouncers.go
 
+	cluster *branchCluster // resize and change requests; nil before the first; see branchresizes.go
 	// A PostgreSQL branch's switchovers, and which of its instances is
 	// the primary; see switchovers.go.
 	switchovers branchSwitchovers
@@ -490,14 +491,12 @@ func (s *Server) renderBranch(b *branchRec) *platform.Branch {
 		KeyspaceCount:        b.keyspaces.len(),
 		Actor:                renderActor(b.actor),
 		Region:               *renderRegionFor(b.db.region)(b.region),
-		ClusterName:          b.db.clusterSize,
+		ClusterName:          b.defaultKeyspace().clusterSize,
 		HasReplicas:          b.production && b.db.replicas > 0,
 		AccessHostURL:        host,
 		MySQLAddress:         host,
 		MySQLEdgeAddress:     "edge." + host,
 		MySQLProviderAddress: "provider." + host,
-		VTGateSize:           "VTG_5",
-		VTGateCount:          1,
 		VTGateOptions:        map[string]any{},
 		HTMLURL:              base + b.db.org.name + "/" + b.db.name + "/" + b.name,
 		URL:                  base + "v1/organizations/" + b.db.org.name + "/databases/" + b.db.name + "/branches/" + b.name,
@@ -505,6 +504,7 @@ func (s *Server) renderBranch(b *branchRec) *platform.Branch {
 		UpdatedAt:            platform.NewTimestamp(b.updated),
 		SchemaLastUpdatedAt:  ptrTime(b.schemaUpdated),
 	}
+	renderVTGate(out, b)
 	if b.parent != "" {
 		out.ParentBranch = platform.Ptr(b.parent)
 	}

@@ -610,6 +610,43 @@ var contractStates = []contractState{
 		}
 		return append(reqs, contractRequest{op: "list_cluster_size_skus", call: opCall{vals: map[string]string{}}})
 	}},
+	{name: "branch resizes and changes queued, resizing, completed and canceled", setup: func(w *opWorld) []contractRequest {
+		if _, err := w.c.Databases.Create(w.t.Context(), &platform.CreateDatabaseParams{Organization: w.org, Name: "pg", Kind: platform.KindPostgreSQL}); err != nil {
+			w.t.Fatal(err)
+		}
+		tm := fake.DefaultTimings()
+		w.srv.Advance(tm.DatabaseReady)
+		resize, change := w.resize("dev"), w.change("main")
+		pg, err := w.c.BranchChanges.UpdateChange(w.t.Context(), &platform.UpdateBranchChangeRequestParams{
+			Organization: w.org, Database: "pg", Branch: "main", Replicas: platform.Ptr(3),
+			Parameters: map[platform.ParameterNamespace]map[string]string{platform.NamespacePgconf: {"max_connections": "200"}},
+			Storage:    &platform.BranchStorage{StorageIOPS: platform.Ptr(6000)},
+		})
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		reads := []contractRequest{
+			contractOn("get_branch_resize_request", "branch", "dev", "resize", resize), contractOn("list_branch_resize_requests", "branch", "dev"),
+			contractOn("get_branch_change_request", "branch", "main", "id", change), contractOn("list_branch_change_requests", "branch", "main"),
+			contractOn("get_branch_change_request", "database", "pg", "branch", "main", "id", pg.ID),
+			contractOn("get_branch", "database", "pg", "branch", "main"), contractOn("get_database", "database", "pg"),
+			contractOn("get_keyspace", "database", "pg", "branch", "main", "keyspace", "pg"),
+			contractOn("list_parameters", "database", "pg", "branch", "main"),
+		}
+		check := func() {
+			for _, r := range reads {
+				contractCheck(w.t, w, r.op, r.call, loadOperations(w.t)[r.op])
+			}
+		}
+		check() // queued
+		w.srv.Advance(tm.BranchChangeStart)
+		check() // resizing
+		if err := w.c.BranchChanges.CancelChange(w.t.Context(), &platform.CancelBranchChangeRequestParams{Organization: w.org, Database: drDB, Branch: "main"}); err != nil {
+			w.t.Fatal(err)
+		}
+		w.srv.Advance(tm.BranchChangeRun)
+		return reads // completed and canceled
+	}},
 	{name: "keyspace resize resizing", setup: func(w *opWorld) []contractRequest {
 		id := w.keyspaceResize("dev")
 		w.srv.Advance(fake.DefaultTimings().KeyspaceResizeQueued)

@@ -314,6 +314,7 @@ func (s *Server) renderDatabase(db *dbRec) *platform.Database {
 	}
 	if b := db.branch(db.defaultBranch); b != nil {
 		out.DefaultBranchReadOnlyRegionsCount = b.readOnlyRegions.len()
+		out.ResizeQueued, out.Resizing, out.ConfigChangeQueued, out.ConfigChanging = b.databaseFlags()
 	}
 	return out
 }

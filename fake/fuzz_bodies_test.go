@@ -38,14 +38,21 @@ func fuzzBodies(f *testing.F, ops ...string) {
 		path := call.path(t, w, op)
 		before := opSnapshot(t, w.srv)
 		r := send(t, w.srv, op.method, path, admin(w.srv), string(body))
-		fuzzCheckAnswer(t, name, op.status, r)
-		if r.status >= 400 {
+		nothing := noChangeOps[name] && r.status == http.StatusNoContent && len(r.body) == 0
+		if !nothing {
+			fuzzCheckAnswer(t, name, op.status, r)
+		}
+		if r.status >= 400 || nothing {
 			if diff := cmp.Diff(before, opSnapshot(t, w.srv)); diff != "" {
 				t.Errorf("%s: a refused body (%d %s) changed the world (-before +after):\n%s", name, r.status, r.body, diff)
 			}
 		}
 	})
 }
+
+// noChangeOps answer a request that changes nothing with 204 and no body,
+// as the reference documents, instead of their success status.
+var noChangeOps = map[string]bool{"update_branch_resize_request": true, "update_branch_change_request": true}
 
 // fuzzCheckAnswer checks an answer of the API to any request: the
 // operation's success status, or a 4xx with the API's error body whose
@@ -79,6 +86,7 @@ var fuzzBodyGroups = map[string][]string{
 	"Database":         {"create_database", "update_database_settings"},
 	"Branch":           {"create_branch", "update_branch", "update_safe_migrations"},
 	"Keyspace":         {"create_keyspace", "update_keyspace", "update_keyspace_read_only_regions", "update_keyspace_resize_request"},
+	"BranchChange":     {"update_branch_resize_request", "update_branch_change_request", "update_branch_cluster_config"},
 	"DeployRequest":    {"create_deploy_request", "close_deploy_request", "queue_deploy_request", "update_auto_apply", "update_auto_delete_branch", "review_deploy_request"},
 	"Backup":           {"create_backup", "update_backup"},
 	"BackupPolicy":     {"create_backup_policy", "update_backup_policy"},
@@ -102,6 +110,8 @@ func FuzzDatabaseBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Database"]
 func FuzzBranchBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Branch"]...) }
 
 func FuzzKeyspaceBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Keyspace"]...) }
+
+func FuzzBranchChangeBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["BranchChange"]...) }
 
 func FuzzDeployRequestBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["DeployRequest"]...) }
 

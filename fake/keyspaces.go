@@ -457,6 +457,9 @@ func renderKeyspace(ks *keyspaceRec) *platform.Keyspace {
 		CreatedAt:              platform.NewTimestamp(ks.created),
 		UpdatedAt:              platform.NewTimestamp(ks.updated),
 	}
+	if pending, resizing := ks.resizeFlags(); pending || resizing {
+		out.ResizePending, out.Resizing, out.ResizeInProgress = pending, resizing, true
+	}
 	if st.durability != nil {
 		out.ReplicationDurabilityConstraints.Strategy = platform.Ptr(*st.durability)
 	}

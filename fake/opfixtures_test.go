@@ -237,6 +237,23 @@ var opFixtures = map[string]opFixture{
 	"list_extensions":           opOn("dev"),
 	"get_branch_infrastructure": opOn("main"),
 
+	// branch resizes and changes
+	"list_branch_resize_requests":  opOn("dev"),
+	"update_branch_resize_request": opOnBody("dev", `{"vtgate_size":"VTG_10"}`),
+	"get_branch_resize_request": func(w *opWorld, _ string) opCall {
+		return opCall{vals: map[string]string{"branch": "dev", "resize": w.resize("dev")}}
+	},
+	"list_branch_change_requests":  opOn("dev"),
+	"update_branch_change_request": opOnBody("dev", `{"cluster_size":"PS_20"}`),
+	"get_branch_change_request": func(w *opWorld, _ string) opCall {
+		return opCall{vals: map[string]string{"branch": "dev", "id": w.change("dev")}}
+	},
+	"cancel_branch_change_request": func(w *opWorld, _ string) opCall {
+		w.change("dev")
+		return opCall{vals: map[string]string{"branch": "dev"}}
+	},
+	"update_branch_cluster_config": opOnBody("dev", `{"cluster_size":"PS_20"}`),
+
 	// bouncers (on main of app, made a PostgreSQL database)
 	"list_bouncers": opBouncer("", false),
 	"create_bouncer": func(w *opWorld, _ string) opCall {
@@ -608,6 +625,28 @@ func (w *opWorld) backup(branch string) string {
 	return bk.ID
 }
 
+// resize requests a resize of a branch of app's query routers and returns
+// its ID; it stays queued.
+func (w *opWorld) resize(branch string) string {
+	w.t.Helper()
+	r, err := w.c.BranchChanges.UpdateResize(w.t.Context(), &platform.UpdateBranchResizeRequestParams{Organization: w.org, Database: drDB, Branch: branch, VTGateCount: platform.Ptr(2)})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return r.ID
+}
+
+// change requests a change of a branch of app's cluster size and returns
+// its ID; it stays queued.
+func (w *opWorld) change(branch string) string {
+	w.t.Helper()
+	r, err := w.c.BranchChanges.UpdateChange(w.t.Context(), &platform.UpdateBranchChangeRequestParams{Organization: w.org, Database: drDB, Branch: branch, ClusterSize: platform.Ptr("PS_20")})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return r.ID
+}
+
 // promote makes a branch of app a production branch.
 func (w *opWorld) promote(branch string) {
 	w.t.Helper()
@@ -863,6 +902,9 @@ type opState struct {
 	Budgets        map[string][]*platform.TrafficBudget        // by database/branch
 	Bouncers       map[string][]*platform.Bouncer              // by database/branch, PostgreSQL only
 	BouncerResizes map[string][]*platform.BouncerResizeRequest // by database/branch, PostgreSQL only
+	BranchResizes  map[string][]*platform.BranchResizeRequest  // by database/branch
+	Changes        map[string][]*platform.BranchChangeRequest  // by database/branch
+	Parameters     map[string][]*platform.ClusterParameter     // by database/branch
 	Events         []string
 	// Deliveries are the webhook deliveries attempted, as "webhook event
 	// #attempt"; their outcome, which comes later, is left out.
@@ -886,7 +928,9 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 		Webhooks: map[string][]*platform.Webhook{}, ReadOnly: map[string][]*platform.ReadOnlyRegion{},
 		TokenAccesses: map[string][]*platform.ServiceTokenAccess{},
 		Budgets:       map[string][]*platform.TrafficBudget{}, Events: srv.EventNames(),
-		Bouncers: map[string][]*platform.Bouncer{}, BouncerResizes: map[string][]*platform.BouncerResizeRequest{},
+		BranchResizes: map[string][]*platform.BranchResizeRequest{}, Changes: map[string][]*platform.BranchChangeRequest{},
+		Parameters: map[string][]*platform.ClusterParameter{},
+		Bouncers:   map[string][]*platform.Bouncer{}, BouncerResizes: map[string][]*platform.BouncerResizeRequest{},
 	}
 	// The deliveries in flight, of a test_webhook, settle first.
 	if err := srv.FlushDeliveries(ctx); err != nil {
@@ -926,6 +970,12 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 				s.Passwords[key] = opCollect(t, c.Passwords.All(ctx, &platform.ListPasswordsParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}))
 			}
 			s.Budgets[key] = opCollect(t, c.TrafficBudgets.All(ctx, &platform.ListTrafficBudgetsParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}))
+			changes := platform.ListBranchChangeRequestsParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}
+			s.BranchResizes[key] = opCollect(t, c.BranchChanges.AllResizes(ctx, &changes))
+			s.Changes[key] = opCollect(t, c.BranchChanges.AllChanges(ctx, &changes))
+			if s.Parameters[key], err = c.BranchChanges.ListParameters(ctx, &platform.ListParametersParams{Organization: org, Database: db.Name, Branch: b.Name}); err != nil {
+				t.Fatal(err)
+			}
 			if db.Kind == platform.KindPostgreSQL {
 				bp := &platform.ListBouncersParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}
 				s.Bouncers[key] = opCollect(t, c.Bouncers.All(ctx, bp))

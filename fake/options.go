@@ -57,6 +57,12 @@ type Timings struct {
 	// ReadOnlyRegionReady is how long a read-only region new to a branch
 	// takes to serve reads.
 	ReadOnlyRegionReady time.Duration
+	// BranchChangeStart is how long a branch's resize or change request
+	// stays queued before it starts resizing.
+	BranchChangeStart time.Duration
+	// BranchChangeRun is how long a started resize or change request takes
+	// to complete.
+	BranchChangeRun time.Duration
 	// BouncerReady is how long a new bouncer's servers take to run.
 	BouncerReady time.Duration
 	// BouncerResizeStart is how long a bouncer resize request stays
@@ -114,6 +120,8 @@ func DefaultTimings() Timings {
 		KeyspaceReady:        5 * time.Second,
 		KeyspaceConfigChange: 10 * time.Second,
 		ReadOnlyRegionReady:  30 * time.Second,
+		BranchChangeStart:    10 * time.Second,
+		BranchChangeRun:      2 * time.Minute,
 		BouncerReady:         10 * time.Second,
 		BouncerResizeStart:   5 * time.Second,
 		BouncerResize:        30 * time.Second,
@@ -138,7 +146,7 @@ func DefaultTimings() Timings {
 // fields lists the durations, for merging and checking.
 func (t *Timings) fields() []*time.Duration {
 	return []*time.Duration{
-		&t.DatabaseReady, &t.BranchReady, &t.KeyspaceReady, &t.KeyspaceConfigChange, &t.ReadOnlyRegionReady,
+		&t.DatabaseReady, &t.BranchReady, &t.KeyspaceReady, &t.KeyspaceConfigChange, &t.ReadOnlyRegionReady, &t.BranchChangeStart, &t.BranchChangeRun,
 		&t.KeyspaceResizeQueued, &t.KeyspaceResizeShard, &t.BackupStart, &t.BackupRun,
 		&t.BouncerReady, &t.BouncerResizeStart, &t.BouncerResize,
 		&t.SwitchoverStart, &t.SwitchoverRun, &t.Maintenance,

@@ -257,13 +257,24 @@ func withUnit(value string, units map[string]float64) (float64, bool) {
 type paramRenderer struct {
 	created platform.Timestamp
 	actor   *platform.Actor
+	set     map[string]paramValue // the values change requests set
 }
 
 func newParamRenderer(b *branchRec) paramRenderer {
-	return paramRenderer{created: platform.NewTimestamp(b.created), actor: renderActor(b.actor)}
+	return paramRenderer{created: platform.NewTimestamp(b.created), actor: renderActor(b.actor), set: b.clusterView().params}
 }
 
+// parameter renders a parameter with the branch's value: its default
+// until a change request sets it, and then who set it when.
 func (r paramRenderer) parameter(p *paramSpec) *platform.ClusterParameter {
+	out := r.catalogued(p)
+	if v, ok := r.set[p.name]; ok {
+		out.Value, out.Updated, out.Actor = v.value, platform.NewTimestamp(v.updated), renderActor(v.actor)
+	}
+	return out
+}
+
+func (r paramRenderer) catalogued(p *paramSpec) *platform.ClusterParameter {
 	return &platform.ClusterParameter{
 		ID:            p.id,
 		Name:          p.name,

@@ -81,6 +81,11 @@ type call struct {
 	desc          bool
 }
 
+// nothingToDo is what a handler returns for a request that changes
+// nothing where the API then answers 204 with no body instead of the
+// operation's success status.
+type nothingToDo struct{}
+
 // routes is the route table: every operation the fake serves.
 func (s *Server) routes() []route {
 	var rs []route
@@ -90,6 +95,7 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.keyspaceRoutes()...)
 	rs = append(rs, s.clusterSizeRoutes()...)
 	rs = append(rs, s.branchChangeRoutes()...)
+	rs = append(rs, s.branchResizeRoutes()...)
 	rs = append(rs, s.bouncerRoutes()...)
 	rs = append(rs, s.switchoverRoutes()...)
 	rs = append(rs, s.maintenanceRoutes()...)
@@ -260,6 +266,9 @@ func (s *Server) run(rt *route, r *http.Request, body any, bodyErr *apiError) (s
 	resp, err = rt.serve(c)
 	if err != nil {
 		return 0, nil, err
+	}
+	if _, ok := resp.(nothingToDo); ok {
+		return http.StatusNoContent, nil, nil
 	}
 	return rt.spec.status, resp, nil
 }

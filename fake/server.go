@@ -109,6 +109,39 @@
 // after Timings.ReadOnlyRegionReady, removed with the last. A branch with
 // read-only regions cannot be demoted until they are removed.
 //
+// Resize and change requests. A resize request changes a MySQL branch's
+// query routers (vtgate_size one of the catalogue's router sizes, VTG_5 to
+// VTG_160; vtgate_count 1 to 16; with autoscaling, vtgate_max_count at
+// least vtgate_count; a CPU target of 1 to 100); a PostgreSQL branch
+// answers 422 and takes change requests. A change request changes a
+// branch's cluster_size (checked against the catalogue and the branch's
+// kind: a development branch takes PS_5 to PS_20), and on PostgreSQL its
+// total replicas (from 2 on a production branch, which includes two, to
+// 10), storage (gp3 bounds: 3000 to 16000 IOPS, 125 to 1000 MiB/s, a
+// maximum not below the minimum) and parameters (by namespace, checked
+// against the parameter catalogue; a parameter under another namespace
+// than its own is a 422). On a MySQL branch the cluster size applies to
+// every keyspace, and replicas and storage are a 422 (they are set per
+// keyspace). update_branch_cluster_config is a change request of the
+// cluster size alone: the change lists show it, and its 204 has no body.
+// Both kinds share one lifecycle and one slot per branch: queued for
+// Timings.BranchChangeStart, resizing for Timings.BranchChangeRun, then
+// completed, when its values become the branch's (cluster_name, the
+// keyspaces' sizes and replicas, the vtgate fields, list_parameters'
+// values, with who set them and when). While a request is queued, a
+// request of the same kind changes it (the reference calls them upserts)
+// and keeps its ID; while it is resizing, or queued of the other kind, a
+// new one is a 422 naming it and its state, as is a change that would
+// resize a keyspace with a keyspace resize in flight; a request that changes nothing
+// is a 204 with no body. The branch's database shows resize_queued and
+// resizing (config_change_queued and config_changing for parameters) for
+// its default branch's request, the resized keyspaces resize_pending, then
+// resizing and resize_in_progress. The DELETE of a branch's resizes
+// cancels its queued or resizing request, whichever kind (the reference
+// names it cancel_branch_change_request): nothing of it applies; with none
+// in flight it is a 422 naming the state of the branch's latest request. A
+// new branch starts from the defaults, not from its parent's requests.
+//
 // Bouncers pool the connections of PostgreSQL branches (the reference's
 // schemas are PostgreSQL's): on a MySQL branch every bouncer operation is a
 // 422 naming the database's kind. A bouncer is created on a ready branch;
