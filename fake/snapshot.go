@@ -311,11 +311,12 @@ type loader struct {
 	// switchovers and windows find the records of transitions.
 	switchovers map[string]*switchoverRec
 	windows     map[string]*windowRec
-	// bouncers, bouncerResizes and keyspaceResizes too; a deleted
+	// bouncers, bouncerResizes, keyspaceResizes and branchChanges too; a deleted
 	// bouncer is among them while a resize request refers to it.
 	bouncers        map[string]*bouncerRec
 	bouncerResizes  map[string]*bouncerResizeRec
 	keyspaceResizes map[string]*keyspaceResizeRec
+	branchChanges   map[string]*branchChangeRec
 
 	// fixes resolve references between records once all exist.
 	fixes []func() error
@@ -338,6 +339,7 @@ func newLoader() *loader {
 		bouncers:        map[string]*bouncerRec{},
 		bouncerResizes:  map[string]*bouncerResizeRec{},
 		keyspaceResizes: map[string]*keyspaceResizeRec{},
+		branchChanges:   map[string]*branchChangeRec{},
 	}
 }
 

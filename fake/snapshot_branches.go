@@ -8,9 +8,10 @@ import (
 )
 
 // The snapshot of branches with their keyspaces, roles and traffic budgets.
-// Their passwords, switchovers, bouncers and keyspace resizes are in
-// snapshot_credentials.go, snapshot_switchovers.go, snapshot_bouncers.go
-// and snapshot_keyspace_resizes.go.
+// Their passwords, switchovers, bouncers, keyspace resizes and cluster
+// requests are in snapshot_credentials.go, snapshot_switchovers.go,
+// snapshot_bouncers.go, snapshot_keyspace_resizes.go and
+// snapshot_branchchanges.go.
 
 type branchSnap struct {
 	stampsSnap
@@ -40,6 +41,7 @@ type branchSnap struct {
 	Primary         int                  `json:"primary"` // the PostgreSQL instance that is the primary
 	Bouncers        []bouncerSnap        `json:"bouncers"`
 	BouncerResizes  []bouncerResizeSnap  `json:"bouncer_resizes"`
+	Cluster         *branchClusterSnap   `json:"cluster,omitempty"`
 }
 
 type keyspaceSnap struct {
@@ -141,6 +143,7 @@ func (sv *saver) branches() []branchSnap {
 			Switchovers: saveSwitchovers(b), Primary: b.primary,
 		}
 		bs.Bouncers, bs.BouncerResizes = saveBouncers(b)
+		bs.Cluster = saveBranchCluster(b)
 		for _, rr := range b.readOnlyRegions.all() {
 			bs.ReadOnlyRegions = append(bs.ReadOnlyRegions, readOnlyRegionSnap{
 				stampsSnap: saveStamps(rr.stamps), Region: rr.region.slug, Actor: idOf(rr.actor), ReadyAt: rr.readyAt, Removed: rr.removed,
@@ -269,6 +272,9 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		return err
 	}
 	if err := ld.loadBouncers(b, bs.Bouncers, bs.BouncerResizes); err != nil {
+		return err
+	}
+	if err := ld.loadBranchCluster(b, bs.Cluster); err != nil {
 		return err
 	}
 	return ld.loadRolesAndBudgets(b, bs)

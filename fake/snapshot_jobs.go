@@ -53,6 +53,7 @@ var jobLoaders = map[string]func(ld *loader, js jobSnap) (job, error){
 	"bouncer.ready":          loadBouncerReadyJob,
 	"bouncer_resize.step":    loadBouncerResizeJob,
 	"keyspace_resize.step":   loadKeyspaceResizeJob,
+	"branch_change.step":     loadBranchChangeJob,
 }
 
 // loadJobs puts the snapshot's transitions on the new clock.
@@ -106,6 +107,8 @@ func (sv *saver) keepJob(j job) bool {
 		return sv.branchSet[j.r.bouncer.branch] && j.r.state == j.from
 	case keyspaceResizeJob:
 		return sv.keyspace(j.r.ks) && j.r.state == j.from
+	case branchChangeJob:
+		return sv.branchSet[j.r.branch] && j.r.state == j.from
 	}
 	return true
 }
