@@ -158,13 +158,24 @@ func (g *graphDiff) compare(path string, a, b reflect.Value) {
 // mapByKey returns a map's keys and values by a string form of the key (see
 // keyName). Keys that hold records are returned too, to be compared.
 func mapByKey(m reflect.Value) map[string][2]reflect.Value {
+	if m.CanAddr() && !m.CanInterface() {
+		// A map in an unexported field: read it as an exported one, so
+		// that its struct values can be copied where they are
+		// addressable (readTime reads their times).
+		m = reflect.NewAt(m.Type(), unsafe.Pointer(m.UnsafeAddr())).Elem()
+	}
 	out := map[string][2]reflect.Value{}
 	for it := m.MapRange(); it.Next(); {
-		k := it.Key()
+		k, v := it.Key(), it.Value()
+		if v.Kind() == reflect.Struct {
+			c := reflect.New(v.Type()).Elem()
+			c.Set(v)
+			v = c
+		}
 		if k.Kind() == reflect.Pointer || k.Kind() == reflect.Struct {
-			out[keyName(k)] = [2]reflect.Value{k, it.Value()}
+			out[keyName(k)] = [2]reflect.Value{k, v}
 		} else {
-			out[keyName(k)] = [2]reflect.Value{reflect.Value{}, it.Value()}
+			out[keyName(k)] = [2]reflect.Value{reflect.Value{}, v}
 		}
 	}
 	return out

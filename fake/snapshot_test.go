@@ -44,7 +44,7 @@ var snapshotCoverage = map[string]string{
 	"dbRec":                  "stamps org name region kind clusterSize replicas state deleted requireApproval restrictBranchRegion allowDataBranching foreignKeys insightsRawQueries deletionProtected prodWebConsole notes automaticMigrations migrationFramework migrationTable defaultBranch branchIdx backups drs drByNumber lastDR deployQueue webhooks maintenance ipRestrictions",
 	"webhookStore":           "hooks byID",
 	"webhookRec":             "stamps db url secret enabled events deleted lastSent lastSentResult lastSentSuccess failures lastTest",
-	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated keyspaces roles budgets readOnlyRegions passwords switchovers primary bouncers",
+	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated keyspaces roles budgets readOnlyRegions passwords switchovers primary bouncers cluster",
 	"readOnlyRegionRec":      "stamps region actor readyAt removed",
 	"keyspaceReadOnlyRegion": "region branchRegion clusterSize replicas",
 	"keyspaceRec":            "stamps branch name shards extraReplicas clusterSize ready isDefault readOnlyRegions deleted tables settings configChanging before configGen resizes resizeByID resize lastResize",
@@ -66,6 +66,12 @@ var snapshotCoverage = map[string]string{
 	"bouncerResizeRec":       "stamps bouncer state next prev started completed actor",
 	"keyspaceResizeRec":      "stamps ks actor state started completed shardTime from to replicas prevReplicas",
 	"keyspaceSize":           "clusterSize extraReplicas vectorPool",
+	"branchCluster":          "vtgate storage params resizes changes pending resized",
+	"vtgateConfig":           "size count maxCount autoscaling targetCPU",
+	"storageConfig":          "min max autoscaling iops throughput",
+	"paramValue":             "value updated actor",
+	"branchChangeRec":        "stamps branch resize actor state started completed before after",
+	"clusterState":           "clusterSize replicas vtgate storage params",
 	"windowRec":              "stamps branch started finished",
 	"branchBudgets":          "idx byID",
 	"trafficBudgetRec":       "stamps branch name mode limits actor rules",
@@ -113,6 +119,7 @@ var snapshotCoverage = map[string]string{
 	"bouncerReadyJob":        "bn",
 	"bouncerResizeJob":       "r from",
 	"keyspaceResizeJob":      "r from",
+	"branchChangeJob":        "r from",
 }
 
 // snapshotUnset are the fields of snapshotCoverage that no world of the
@@ -155,7 +162,10 @@ var snapshotHome = map[string]string{
 	"windowRec":  "windowSnap in fake/snapshot_switchovers.go",
 	"bouncerRec": "bouncerSnap in fake/snapshot_bouncers.go", "bouncerConfig": "bouncerConfigSnap in fake/snapshot_bouncers.go",
 	"bouncerResizeRec": "bouncerResizeSnap in fake/snapshot_bouncers.go", "keyspaceResizeRec": "keyspaceResizeSnap in fake/snapshot_keyspace_resizes.go",
-	"keyspaceSize": "keyspaceSizeSnap in fake/snapshot_keyspace_resizes.go",
+	"keyspaceSize":  "keyspaceSizeSnap in fake/snapshot_keyspace_resizes.go",
+	"branchCluster": "branchClusterSnap in fake/snapshot_branchchanges.go", "vtgateConfig": "vtgateSnap in fake/snapshot_branchchanges.go",
+	"storageConfig": "storageSnap in fake/snapshot_branchchanges.go", "paramValue": "paramValueSnap in fake/snapshot_branchchanges.go",
+	"branchChangeRec": "branchChangeSnap in fake/snapshot_branchchanges.go", "clusterState": "clusterStateSnap in fake/snapshot_branchchanges.go",
 }
 
 // snapshotAdvice says what to do about a field the snapshot does not cover.
@@ -435,6 +445,15 @@ func snapshotRichWorld(t *testing.T) map[string]bool {
 	do("POST", pg+"/branches/dev/maintenance", "{}")
 	srv.Advance(tm.Maintenance)
 
+	// Branch requests: other's main resized, then resizing again; pg's dev
+	// changed (parameters and storage), and a change queued below.
+	do("PUT", base+"/databases/other/branches/main/resizes",
+		`{"vtgate_size":"VTG_20","vtgate_count":2,"vtgate_max_count":4,"vtgate_autoscaling":true,"vtgate_target_cpu_utilization":70}`)
+	do("PATCH", pg+"/branches/dev/changes", `{"parameters":{"pgconf":{"max_connections":"200"}},`+
+		`"storage":{"storage_iops":6000,"storage_throughput_mibs":250,"maximum_storage_bytes":2199023255552,"storage_autoscaling":false}}`)
+	srv.Advance(tm.BranchChangeStart + tm.BranchChangeRun)
+	do("PUT", base+"/databases/other/branches/main/resizes", `{"vtgate_count":3}`)
+
 	// Bouncers of pg's main: "gone" resized, then deleted with a resize
 	// pending (its requests stay in the branch's list); "pool" resized,
 	// and resizing again; "queue" with a resize pending; "fresh" not yet
@@ -458,6 +477,7 @@ func snapshotRichWorld(t *testing.T) map[string]bool {
 	do("PATCH", bouncers+"/queue/resizes", `{"replicas_per_cell":3}`)
 	do("POST", bouncers, `{"name":"fresh"}`)
 	do("PUT", ksDev+"/app/resizes", `{"cluster_size":"PS_40","vector_pool_allocation":20}`)
+	do("PATCH", pg+"/branches/dev/changes", `{"cluster_size":"PS_20","parameters":{"pgconf":{"max_connections":"300"}}}`)
 
 	do("POST", pg+"/branches/dev/maintenance", "{}")
 	do("POST", pg+"/branches/main/switchovers", "")
