@@ -60,7 +60,8 @@ func TestRestoreRefusesBadSwitchoversAndLeases(t *testing.T) {
 
 // editSnapshot changes, in a copy of the snapshot data, the first record
 // of the list at the end of path in each record of the lists before it
-// (branches, then keyspaces, then resizes) that has one.
+// (branches, then keyspaces, then resizes) that has one; an object on the
+// path is stepped into.
 func editSnapshot(t *testing.T, data []byte, fn func(rec map[string]any, recs []any) []any, path ...string) []byte {
 	t.Helper()
 	var m map[string]any
@@ -69,6 +70,10 @@ func editSnapshot(t *testing.T, data []byte, fn func(rec map[string]any, recs []
 	}
 	var walk func(o map[string]any, path []string)
 	walk = func(o map[string]any, path []string) {
+		if next, ok := o[path[0]].(map[string]any); ok && len(path) > 1 {
+			walk(next, path[1:]) // an object, as a branch's cluster
+			return
+		}
 		recs, ok := o[path[0]].([]any)
 		switch {
 		case !ok || len(recs) == 0:

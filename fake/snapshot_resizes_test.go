@@ -7,10 +7,10 @@ import (
 	"github.com/dbplatform/platform-go/fake"
 )
 
-// TestRestoreRefusesBadBouncersAndKeyspaceResizes checks that a snapshot
-// whose bouncers, bouncer resizes or keyspace resizes cannot be is
-// refused, saying why, and changes nothing.
-func TestRestoreRefusesBadBouncersAndKeyspaceResizes(t *testing.T) {
+// TestRestoreRefusesBadBouncersAndResizes checks that a snapshot whose
+// bouncers, bouncer resizes, keyspace resizes or branch requests cannot be
+// is refused, saying why, and changes nothing.
+func TestRestoreRefusesBadBouncersAndResizes(t *testing.T) {
 	t.Parallel()
 	src := fake.NewServer(t)
 	dbs := "/v1/organizations/" + src.Org() + "/databases"
@@ -27,6 +27,7 @@ func TestRestoreRefusesBadBouncersAndKeyspaceResizes(t *testing.T) {
 	src.Advance(time.Minute)
 	do("PATCH", dbs+"/pg/branches/main/bouncers/pool/resizes", `{"bouncer_size":"PGB_20"}`)
 	do("PUT", dbs+"/my/branches/main/keyspaces/my/resizes", `{"cluster_size":"PS_20"}`)
+	do("PATCH", dbs+"/pg/branches/main/changes", `{"parameters":{"pgconf":{"max_connections":"200"}}}`)
 	good, err := src.Snapshot()
 	if err != nil {
 		t.Fatal(err)
@@ -51,6 +52,11 @@ func TestRestoreRefusesBadBouncersAndKeyspaceResizes(t *testing.T) {
 		{"two keyspace resizes in progress", edit(twiceWithID("id"), "branches", "keyspaces", "resizes"), "both in progress"},
 		{"latest resize of another keyspace", edit(setField("last_resize", "noresize"), "branches", "keyspaces"), `latest resize "noresize"`},
 		{"keyspace resize step of a settled state", stepFrom(t, good, "keyspace_resize.step", "canceled"), `does not leave state "canceled"`},
+		{"unknown branch request state", edit(setField("state", "melted"), "branches", "cluster", "changes"), `unknown state "melted"`},
+		{"two branch requests in progress", edit(twiceWithID("id"), "branches", "cluster", "changes"), "both in progress"},
+		{"branch request of an unknown parameter", edit(setField("after", map[string]any{"parameters": map[string]any{"no_such": "1"}}), "branches", "cluster", "changes"),
+			`after: unknown parameter "no_such"`},
+		{"branch request step of a settled state", stepFrom(t, good, "branch_change.step", "completed"), `does not leave state "completed"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
