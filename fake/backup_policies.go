@@ -83,16 +83,24 @@ func (s *Server) armPolicy(p *policyRec) {
 	now := s.clock.Now()
 	p.nextRun = p.sched.next(now)
 	p.gen++
-	gen := p.gen
 	if p.nextRun.IsZero() {
 		return
 	}
-	s.clock.after(p.nextRun.Sub(now), func() {
-		if p.deleted || p.db.deleted || p.gen != gen {
-			return
-		}
-		s.runPolicy(p)
-	})
+	s.clock.after(p.nextRun.Sub(now), policyRunJob{p, p.gen})
+}
+
+// policyRunJob runs armed generation gen of a policy, unless the policy was
+// updated or deleted since.
+type policyRunJob struct {
+	p   *policyRec
+	gen uint64
+}
+
+func (j policyRunJob) run(s *Server) {
+	if j.p.deleted || j.p.db.deleted || j.p.gen != j.gen {
+		return
+	}
+	s.runPolicy(j.p)
 }
 
 // runPolicy backs up every ready branch the policy targets. A branch that

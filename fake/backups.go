@@ -184,33 +184,38 @@ func (s *Server) newBackup(b *branchRec, name string, ret retention, actor *user
 	bk := s.addBackup(b, name, ret, actor, policy, platform.BackupPending)
 	bk.snapshot = s.takeSnapshot(b)
 	s.world.startFlight(bk.id)
-	s.backupStep(bk, s.timing.BackupStart, platform.BackupPending, func(now time.Time) {
-		bk.state = platform.BackupRunning
-		bk.started, bk.updated = now, now
-		s.backupStep(bk, s.timing.BackupRun, platform.BackupRunning, func(now time.Time) {
-			bk.completed = now
-			bk.size = backupBaseSize + backupSizePerTable*int64(bk.snapshot.tableCount())
-			s.settleBackup(bk, platform.BackupSuccess, now)
-		})
-	})
+	s.clock.after(s.timing.BackupStart, backupJob{bk, platform.BackupPending})
 	return bk
 }
 
-// backupStep schedules the transition of bk out of state from, d from now:
-// step, or failed when a failure was injected. It does nothing if bk has
-// left from meanwhile (canceled or deleted).
-func (s *Server) backupStep(bk *backupRec, d time.Duration, from platform.BackupState, step func(now time.Time)) {
-	s.clock.after(d, func() {
-		if bk.state != from {
-			return
-		}
-		now := s.clock.Now()
-		if s.takeFailure(bk.id) {
-			s.settleBackup(bk, platform.BackupFailed, now)
-			return
-		}
-		step(now)
-	})
+// backupJob moves a backup out of state from: pending -> running ->
+// success, or failed when a failure was injected. It does nothing if the
+// backup has left from meanwhile (canceled or deleted).
+type backupJob struct {
+	bk   *backupRec
+	from platform.BackupState
+}
+
+func (j backupJob) run(s *Server) {
+	bk := j.bk
+	if bk.state != j.from {
+		return
+	}
+	now := s.clock.Now()
+	if s.takeFailure(bk.id) {
+		s.settleBackup(bk, platform.BackupFailed, now)
+		return
+	}
+	switch j.from {
+	case platform.BackupPending:
+		bk.state = platform.BackupRunning
+		bk.started, bk.updated = now, now
+		s.clock.after(s.timing.BackupRun, backupJob{bk, platform.BackupRunning})
+	case platform.BackupRunning:
+		bk.completed = now
+		bk.size = backupBaseSize + backupSizePerTable*int64(bk.snapshot.tableCount())
+		s.settleBackup(bk, platform.BackupSuccess, now)
+	}
 }
 
 // addBackup records a backup of b in a state.

@@ -157,7 +157,7 @@ func (s *Server) createBouncer(c *call, p *platform.CreateBouncerParams) (any, e
 	b.bouncers.idx.add(bn)
 	b.bouncers.byName[bn.name] = bn
 	c.w.startFlight(bn.id)
-	s.clock.after(s.timing.BouncerReady, func() { s.bouncerReady(bn) })
+	s.clock.after(s.timing.BouncerReady, bouncerReadyJob{bn})
 	return renderBouncer(bn), nil
 }
 
@@ -297,7 +297,7 @@ func (s *Server) resizeBouncer(c *call, p *platform.ResizeBouncerParams) (any, e
 	bn.branch.bouncers.resizes.add(r)
 	bn.active = r
 	c.w.startFlight(r.id)
-	s.clock.after(s.timing.BouncerResizeStart, func() { s.bouncerResizeStarted(r) })
+	s.clock.after(s.timing.BouncerResizeStart, bouncerResizeJob{r, platform.BouncerResizePending})
 	return renderBouncerResize(r), nil
 }
 
@@ -348,7 +348,7 @@ func (s *Server) bouncerResizeStarted(r *bouncerResizeRec) {
 	r.state = platform.BouncerResizeResizing
 	r.started = s.clock.Now()
 	r.updated = r.started
-	s.clock.after(s.timing.BouncerResize, func() { s.bouncerResized(r) })
+	s.clock.after(s.timing.BouncerResize, bouncerResizeJob{r, platform.BouncerResizeResizing})
 }
 
 // bouncerResized is the resizing -> completed transition: the bouncer

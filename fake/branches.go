@@ -65,9 +65,14 @@ func (s *Server) newBranch(db *dbRec, name string, parent *branchRec, actor *use
 	s.newDefaultRole(b)
 	db.org.branchByName[branchKey{db, name}] = b
 	db.branchIdx.add(b)
-	s.clock.after(delay, func() { s.branchReady(b) })
+	s.clock.after(delay, branchReadyJob{b})
 	return b
 }
+
+// branchReadyJob runs branchReady.
+type branchReadyJob struct{ b *branchRec }
+
+func (j branchReadyJob) run(s *Server) { s.branchReady(j.b) }
 
 // branchReady is the pending -> ready transition of a branch.
 func (s *Server) branchReady(b *branchRec) {

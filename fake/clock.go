@@ -16,16 +16,29 @@ type clock struct {
 	seq    uint64
 	wake   *time.Timer // arms the earliest timer in real-time mode
 	onWake func()      // runs due timers; set by the server
+	exec   func(job)   // runs a job; set by the server
 	// stopped is set when the server closes: nothing is scheduled, run or
 	// armed afterwards.
 	stopped bool
 }
 
-// timer is work due at a time.
+// timer is a job due at a time.
 type timer struct {
 	at  time.Time
 	seq uint64
-	fn  func()
+	job job
+}
+
+// job is a lifecycle transition waiting on the clock. It is data, not a
+// closure, so that a snapshot can hold it: save gives its kind and the
+// identity of what it acts on (see snapshot_jobs.go), and a loader of that
+// kind builds it again. Each kind is a small struct in the file of its
+// resource group.
+type job interface {
+	// run performs the transition, under the server's lock.
+	run(s *Server)
+	// save returns the job as a snapshot holds it, without its time.
+	save() jobSnap
 }
 
 type timerHeap []*timer
@@ -56,34 +69,37 @@ func (c *clock) Now() time.Time {
 	return c.now
 }
 
-// after schedules fn to run once the clock has moved d past now.
-func (c *clock) after(d time.Duration, fn func()) {
+// after schedules j to run once the clock has moved d past now.
+func (c *clock) after(d time.Duration, j job) {
 	if c.stopped {
 		return
 	}
 	c.seq++
-	heap.Push(&c.timers, &timer{at: c.Now().Add(d), seq: c.seq, fn: fn})
+	heap.Push(&c.timers, &timer{at: c.Now().Add(d), seq: c.seq, job: j})
 	c.arm()
 }
 
 // runDue runs every timer due at or before until, in order, moving a virtual
 // clock to each timer's time as it runs, so that work a timer schedules
-// runs in the same pass when it is due by until.
-func (c *clock) runDue(until time.Time) {
+// runs in the same pass when it is due by until. It returns how many ran.
+func (c *clock) runDue(until time.Time) int {
 	if c.stopped {
-		return
+		return 0
 	}
+	ran := 0
 	for len(c.timers) > 0 && !c.timers[0].at.After(until) {
 		t := heap.Pop(&c.timers).(*timer)
 		if !c.real && t.at.After(c.now) {
 			c.now = t.at
 		}
-		t.fn()
+		c.exec(t.job)
+		ran++
 	}
 	if !c.real && until.After(c.now) {
 		c.now = until
 	}
 	c.arm()
+	return ran
 }
 
 // next returns the time of the earliest scheduled work.

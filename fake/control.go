@@ -69,6 +69,9 @@ import (
 //	GET    /_fake/events                          Events: {"data": [{"name", "organization", "database", "resource", "at"}]}
 //	GET    /_fake/deliveries                      Deliveries: {"data": [...]}
 //	POST   /_fake/deliveries/flush?timeout=10s    FlushDeliveries, waiting at most timeout (10s when absent, 0s not at all)
+//	GET    /_fake/snapshot                        Snapshot; answers the snapshot's JSON
+//	PUT    /_fake/snapshot                        Restore; the body is a snapshot (the admin token becomes the snapshot's)
+//	POST   /_fake/reset                           Reset
 //
 // Control requests are themselves logged, with an operation of "_fake/"
 // and the endpoint's path pattern ("_fake/advance", "_fake/faults/{id}").
@@ -98,6 +101,7 @@ func controlRoutes() []controlRoute {
 	rs = append(rs, controlBranchRoutes()...)
 	rs = append(rs, controlFaultRoutes()...)
 	rs = append(rs, controlEventRoutes()...)
+	rs = append(rs, controlSnapshotRoutes()...)
 	return rs
 }
 
@@ -221,7 +225,7 @@ func matchControl(pattern, path string) ([][2]string, bool) {
 // constant time.
 func (c control) authorized(r *http.Request) bool {
 	got := r.Header.Get("Authorization")
-	want := c.s.adminToken.Authorization()
+	want := c.s.AdminToken().Authorization()
 	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }
 

@@ -230,8 +230,8 @@ func TestControlErrors(t *testing.T) {
 		{"no credentials", "GET", "_fake/now", "", 401, "unauthorized", "admin token"},
 		{"wrong secret", "GET", "_fake/now", srv.AdminToken().ID + ":sk_wrong", 401, "unauthorized", "admin token"},
 		{"another token", "GET", "_fake/requests", limited.Authorization(), 401, "unauthorized", "admin token"},
-		{"no credentials, unknown endpoint", "GET", "_fake/reset", "", 401, "unauthorized", "admin token"},
-		{"unknown endpoint", "GET", "_fake/reset", admin, 404, "not_found", "/_fake/reset"},
+		{"no credentials, unknown endpoint", "GET", "_fake/restart", "", 401, "unauthorized", "admin token"},
+		{"unknown endpoint", "GET", "_fake/restart", admin, 404, "not_found", "/_fake/restart"},
 		{"advance by GET", "GET", "_fake/advance?d=1s", admin, 405, "method_not_allowed", "POST"},
 		{"now by POST", "POST", "_fake/now", admin, 405, "method_not_allowed", "GET"},
 		{"advance without d", "POST", "_fake/advance", admin, 400, "bad_request", "d is required"},
@@ -818,6 +818,9 @@ func controlEndpoints() []struct{ method, path, pattern string } {
 		{"GET", "events", "events"},
 		{"GET", "deliveries", "deliveries"},
 		{"POST", "deliveries/flush", "deliveries/flush"},
+		{"GET", "snapshot", "snapshot"},
+		{"PUT", "snapshot", "snapshot"},
+		{"POST", "reset", "reset"},
 	}
 }
 
@@ -873,8 +876,9 @@ func TestControlMethodsAndPaths(t *testing.T) {
 		{"GET", "faults/", ""},
 		{"POST", "organizations/acme/members/u1", ""},
 		{"GET", "Now", ""},
-		{"GET", "snapshot", ""},
-		{"POST", "reset", ""},
+		{"POST", "snapshot", "GET, PUT"},
+		{"GET", "reset", "POST"},
+		{"GET", "snapshots", ""},
 	} {
 		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
 			t.Parallel()

@@ -158,13 +158,18 @@ func (s *Server) createDatabase(c *call, p *platform.CreateDatabaseParams) (any,
 	main := s.newBranch(db, db.defaultBranch, nil, c.who.user, s.timing.DatabaseReady)
 	main.production = true
 	s.initBackups(db)
-	s.clock.after(s.timing.DatabaseReady, func() {
-		if !db.deleted {
-			db.state = platform.DatabaseReady
-			db.updated = s.clock.Now()
-		}
-	})
+	s.clock.after(s.timing.DatabaseReady, databaseReadyJob{db})
 	return s.renderDatabase(db), nil
+}
+
+// databaseReadyJob is the pending -> ready transition of a database.
+type databaseReadyJob struct{ db *dbRec }
+
+func (j databaseReadyJob) run(s *Server) {
+	if !j.db.deleted {
+		j.db.state = platform.DatabaseReady
+		j.db.updated = s.clock.Now()
+	}
 }
 
 func getDatabase(c *call) (any, error) {

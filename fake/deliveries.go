@@ -383,12 +383,19 @@ func (s *Server) settle(d *delivery, rec *attemptRec, status int, err error) {
 	}
 	next := *d
 	next.attempt++
-	s.clock.after(webhookRetryDelays[d.attempt-1], func() {
-		if h.deleted || h.db.deleted || !h.enabled {
-			return
-		}
-		s.send(&next)
-	})
+	s.clock.after(webhookRetryDelays[d.attempt-1], retryJob{&next})
+}
+
+// retryJob sends the next attempt of a delivery, unless its webhook was
+// deleted or disabled meanwhile.
+type retryJob struct{ d *delivery }
+
+func (j retryJob) run(s *Server) {
+	h := j.d.hook
+	if h.deleted || h.db.deleted || !h.enabled {
+		return
+	}
+	s.send(j.d)
 }
 
 // describe says why an attempt got no answer.

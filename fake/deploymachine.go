@@ -15,15 +15,50 @@ import (
 // transition scheduled before a state change (closing a pending request,
 // skipping the revert window) never fires after it.
 
-// step schedules fn after d, unless the deployment moves on first.
-func (s *Server) step(dr *drRec, d time.Duration, fn func()) {
+// step schedules next after d, unless the deployment moves on first.
+func (s *Server) step(dr *drRec, d time.Duration, next deployStep) {
 	dr.dep.gen++
-	gen := dr.dep.gen
-	s.clock.after(d, func() {
-		if dr.dep.gen == gen && !dr.db.deleted {
-			fn()
-		}
-	})
+	s.clock.after(d, deployJob{dr, dr.dep.gen, next})
+}
+
+// deployStep names a transition of the deployment state machine.
+type deployStep string
+
+// The deployment's transitions, each a method of Server below.
+const (
+	stepCheck       deployStep = "check"
+	stepSubmit      deployStep = "submit"
+	stepStart       deployStep = "start"
+	stepCopied      deployStep = "copied"
+	stepCutoverDone deployStep = "cutover_done"
+	stepComplete    deployStep = "complete"
+	stepRevert      deployStep = "revert"
+	stepCancelled   deployStep = "cancelled"
+)
+
+// deploySteps are the transitions by name.
+var deploySteps = map[deployStep]func(*Server, *drRec){
+	stepCheck:       (*Server).check,
+	stepSubmit:      (*Server).submit,
+	stepStart:       (*Server).start,
+	stepCopied:      (*Server).copied,
+	stepCutoverDone: (*Server).cutoverDone,
+	stepComplete:    (*Server).complete,
+	stepRevert:      (*Server).revertStep,
+	stepCancelled:   (*Server).cancelled,
+}
+
+// deployJob runs step of the deployment, scheduled at generation gen.
+type deployJob struct {
+	dr   *drRec
+	gen  int
+	step deployStep
+}
+
+func (j deployJob) run(s *Server) {
+	if j.dr.dep.gen == j.gen && !j.dr.db.deleted {
+		deploySteps[j.step](s, j.dr)
+	}
 }
 
 // setState moves the deployment to st at the current time, dropping the
@@ -126,7 +161,7 @@ func (s *Server) release(dr *drRec) {
 	for _, q := range db.deployQueue {
 		if q.into == dr.into {
 			if q.dep.state == platform.DeploymentQueued && len(db.preceding(q)) == 0 {
-				s.step(q, s.timing.DeployStep, func() { s.submit(q) })
+				s.step(q, s.timing.DeployStep, stepSubmit)
 			}
 			return
 		}
@@ -140,7 +175,7 @@ func (s *Server) submit(dr *drRec) {
 	}
 	s.setState(dr, platform.DeploymentSubmitting)
 	s.setOpsState(dr, platform.OperationQueued)
-	s.step(dr, s.timing.DeployStep, func() { s.start(dr) })
+	s.step(dr, s.timing.DeployStep, stepStart)
 }
 
 // start is submitting -> in_progress.
@@ -152,7 +187,7 @@ func (s *Server) start(dr *drRec) {
 	s.setState(dr, platform.DeploymentInProgress)
 	s.setOpsState(dr, platform.OperationInProgress)
 	s.emitDR(dr, "deploy_request.in_progress")
-	s.step(dr, s.timing.DeployInProgress, func() { s.copied(dr) })
+	s.step(dr, s.timing.DeployInProgress, stepCopied)
 }
 
 // copied ends in_progress: the VSchema step when a sharded keyspace
@@ -168,7 +203,7 @@ func (s *Server) copied(dr *drRec) {
 	}
 	if dr.dep.vschema && dr.dep.state == platform.DeploymentInProgress {
 		s.setState(dr, platform.DeploymentInProgressVSchema)
-		s.step(dr, s.timing.DeployStep, func() { s.copied(dr) })
+		s.step(dr, s.timing.DeployStep, stepCopied)
 		return
 	}
 	dr.dep.readyToCutover = s.clock.Now()
@@ -185,7 +220,7 @@ func (s *Server) copied(dr *drRec) {
 func (s *Server) cutover(dr *drRec, actor *userRec) {
 	dr.dep.cutoverActor = actor
 	s.setState(dr, platform.DeploymentInProgressCutover)
-	s.step(dr, s.timing.DeployStep, func() { s.cutoverDone(dr) })
+	s.step(dr, s.timing.DeployStep, stepCutoverDone)
 }
 
 // cutoverDone applies the schema and opens the revert window.
@@ -196,7 +231,7 @@ func (s *Server) cutoverDone(dr *drRec) {
 	s.applySchema(dr)
 	s.setState(dr, platform.DeploymentCompletePendingRevert)
 	s.emitDR(dr, "deploy_request.schema_applied")
-	s.step(dr, s.timing.RevertWindow, func() { s.complete(dr) })
+	s.step(dr, s.timing.RevertWindow, stepComplete)
 }
 
 // applySchema brings the head's changes into the into branch.
@@ -238,7 +273,7 @@ func (s *Server) revertStep(dr *drRec) {
 	}
 	if dr.dep.vschema && dr.dep.state == platform.DeploymentInProgressRevert {
 		s.setState(dr, platform.DeploymentInProgressRevertVSchema)
-		s.step(dr, s.timing.DeployStep, func() { s.revertStep(dr) })
+		s.step(dr, s.timing.DeployStep, stepRevert)
 		return
 	}
 	restoreTables(dr.into, dr.dep.before)

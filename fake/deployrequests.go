@@ -193,7 +193,7 @@ func (s *Server) createDeployRequest(c *call, p *platform.CreateDeployRequestPar
 	db.drByNumber[dr.number] = dr
 	c.w.startFlight(dr.dep.id)
 	s.emitDR(dr, "deploy_request.opened")
-	s.step(dr, s.timing.DeployStep, func() { s.check(dr) })
+	s.step(dr, s.timing.DeployStep, stepCheck)
 	return s.renderDeployRequest(dr), nil
 }
 
@@ -251,7 +251,7 @@ func (s *Server) deploy(c *call, p *platform.DeployParams) (any, error) {
 		dr.db.deployQueue = append(dr.db.deployQueue, dr)
 		s.emitDR(dr, "deploy_request.queued")
 		if len(dr.db.preceding(dr)) == 0 {
-			s.step(dr, s.timing.DeployStep, func() { s.submit(dr) })
+			s.step(dr, s.timing.DeployStep, stepSubmit)
 		}
 		return nil
 	})(c)
@@ -339,7 +339,7 @@ func (s *Server) cancelDeploy(c *call, dr *drRec) error {
 	}
 	dr.dep.cancelledActor = c.who.user
 	s.setState(dr, platform.DeploymentInProgressCancel)
-	s.step(dr, s.timing.DeployStep, func() { s.cancelled(dr) })
+	s.step(dr, s.timing.DeployStep, stepCancelled)
 	return nil
 }
 
@@ -358,7 +358,7 @@ func (s *Server) revert(c *call, dr *drRec) error {
 	}
 	dr.dep.revertActor = c.who.user
 	s.setState(dr, platform.DeploymentInProgressRevert)
-	s.step(dr, s.timing.DeployRevert, func() { s.revertStep(dr) })
+	s.step(dr, s.timing.DeployRevert, stepRevert)
 	return nil
 }
 

@@ -29,7 +29,8 @@ type keyspaceResizeRec struct {
 }
 
 // keyspaceSize is what a resize changes. vectorPool is never modified in
-// place, only replaced.
+// place, only replaced, and never shared with another record (a snapshot
+// keeps records apart).
 type keyspaceSize struct {
 	clusterSize   string
 	extraReplicas int
@@ -38,7 +39,16 @@ type keyspaceSize struct {
 
 // size is the keyspace's current size.
 func (ks *keyspaceRec) size() keyspaceSize {
-	return keyspaceSize{clusterSize: ks.clusterSize, extraReplicas: ks.extraReplicas, vectorPool: ks.settings.vectorPool}
+	return keyspaceSize{clusterSize: ks.clusterSize, extraReplicas: ks.extraReplicas, vectorPool: clonePtr(ks.settings.vectorPool)}
+}
+
+// clonePtr returns a copy of *p, or nil.
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }
 
 // equal reports whether two sizes are the same; an unset vector pool
@@ -170,7 +180,7 @@ func (s *Server) resizeKeyspace(c *call, p *platform.ResizeKeyspaceParams) (any,
 	ks.resizeByID[r.id] = r
 	ks.resize = r
 	ks.updated = c.now
-	s.clock.after(s.timing.KeyspaceResizeQueued, func() { s.keyspaceResizeStart(r) })
+	s.clock.after(s.timing.KeyspaceResizeQueued, keyspaceResizeJob{r, platform.KeyspaceResizeQueued})
 	return renderKeyspaceResize(r), nil
 }
 
@@ -184,7 +194,7 @@ func (s *Server) keyspaceResizeStart(r *keyspaceResizeRec) {
 	r.state, r.started, r.updated = platform.KeyspaceResizeResizing, now, now
 	r.shardTime = s.timing.KeyspaceResizeShard
 	r.ks.updated = now
-	s.clock.after(time.Duration(r.ks.shards)*r.shardTime, func() { s.keyspaceResizeComplete(r) })
+	s.clock.after(time.Duration(r.ks.shards)*r.shardTime, keyspaceResizeJob{r, platform.KeyspaceResizeResizing})
 }
 
 // keyspaceResizeComplete is the resizing -> completed transition: the
@@ -197,10 +207,10 @@ func (s *Server) keyspaceResizeComplete(r *keyspaceResizeRec) {
 	now := s.clock.Now()
 	r.state, r.completed, r.updated = platform.KeyspaceResizeCompleted, now, now
 	ks.clusterSize, ks.extraReplicas = r.to.clusterSize, r.to.extraReplicas
-	ks.settings.vectorPool = r.to.vectorPool
+	ks.settings.vectorPool = clonePtr(r.to.vectorPool)
 	if ks.configChanging {
 		// A settings change that fails afterwards keeps the new size.
-		ks.before.vectorPool = r.to.vectorPool
+		ks.before.vectorPool = clonePtr(r.to.vectorPool)
 	}
 	ks.resize, ks.lastResize = nil, r
 	ks.updated = now

@@ -229,7 +229,7 @@ func (s *Server) createKeyspace(c *call, p *platform.CreateKeyspaceParams) (any,
 	setIf(&ks.shards, p.Shards)
 	setIf(&ks.extraReplicas, p.ExtraReplicas)
 	c.w.startFlight(ks.id)
-	s.clock.after(s.timing.KeyspaceReady, func() { s.keyspaceReady(ks) })
+	s.clock.after(s.timing.KeyspaceReady, keyspaceReadyJob{ks})
 	return renderKeyspace(ks), nil
 }
 
@@ -383,8 +383,21 @@ func (s *Server) changeKeyspaceSettings(ks *keyspaceRec, next keyspaceSettings) 
 	ks.updated = s.clock.Now()
 	gen := ks.configGen
 	s.world.startFlight(ks.id)
-	s.clock.after(s.timing.KeyspaceConfigChange, func() { s.keyspaceConfigApplied(ks, gen) })
+	s.clock.after(s.timing.KeyspaceConfigChange, keyspaceConfigJob{ks, gen})
 }
+
+// keyspaceReadyJob runs keyspaceReady.
+type keyspaceReadyJob struct{ ks *keyspaceRec }
+
+func (j keyspaceReadyJob) run(s *Server) { s.keyspaceReady(j.ks) }
+
+// keyspaceConfigJob runs keyspaceConfigApplied for settings change gen.
+type keyspaceConfigJob struct {
+	ks  *keyspaceRec
+	gen int
+}
+
+func (j keyspaceConfigJob) run(s *Server) { s.keyspaceConfigApplied(j.ks, j.gen) }
 
 // keyspaceConfigApplied completes settings change gen; a failed change
 // restores the settings from before it.
@@ -554,13 +567,19 @@ func (s *Server) branchReadOnlyRegion(c *call, b *branchRec, r *regionRec, now t
 	}
 	rr := &readOnlyRegionRec{stamps: stamps{id: c.w.newID(), created: now, updated: now}, region: r, actor: c.who.user}
 	b.readOnlyRegions.add(rr)
-	s.clock.after(s.timing.ReadOnlyRegionReady, func() {
-		if !rr.removed {
-			rr.readyAt = s.clock.Now()
-			rr.updated = rr.readyAt
-		}
-	})
+	s.clock.after(s.timing.ReadOnlyRegionReady, readOnlyRegionReadyJob{rr})
 	return rr
+}
+
+// readOnlyRegionReadyJob makes a branch's read-only region ready, unless it
+// was removed meanwhile.
+type readOnlyRegionReadyJob struct{ rr *readOnlyRegionRec }
+
+func (j readOnlyRegionReadyJob) run(s *Server) {
+	if !j.rr.removed {
+		j.rr.readyAt = s.clock.Now()
+		j.rr.updated = j.rr.readyAt
+	}
 }
 
 // pruneReadOnlyRegions removes the branch's read-only regions that no

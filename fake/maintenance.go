@@ -67,11 +67,7 @@ func (s *Server) startMaintenance(b *branchRec) {
 	b.db.maintenance.windows.add(w)
 	b.db.maintenance.running = w
 	s.emit("branch.start_maintenance", b.db, s.renderBranch(b))
-	s.clock.after(s.timing.Maintenance, func() {
-		if b.db.maintenance.running == w {
-			s.finishMaintenance(w)
-		}
-	})
+	s.clock.after(s.timing.Maintenance, maintenanceEndJob{w})
 }
 
 // finishMaintenance closes the running window w.

@@ -140,9 +140,14 @@ func (s *Server) newCode(app *oauthAppRec, g *oauthGrant, redirectURI string) st
 	code := s.world.newSecret("code_", 32)
 	h := sha256.Sum256([]byte(code))
 	st.codes[h] = &oauthCodeRec{app: app, grant: g, redirectURI: redirectURI, expires: s.clock.Now().Add(s.timing.OAuthCode)}
-	s.clock.after(s.timing.OAuthCode, func() { delete(st.codes, h) })
+	s.clock.after(s.timing.OAuthCode, codeExpiryJob{h})
 	return code
 }
+
+// codeExpiryJob forgets an expired authorization code, by its hash.
+type codeExpiryJob struct{ hash [32]byte }
+
+func (j codeExpiryJob) run(s *Server) { delete(s.world.oauth.codes, j.hash) }
 
 // devicePageOp is the request log's operation name of the device flow's
 // verification page.

@@ -108,11 +108,20 @@ func (s *Server) newDevice(app *oauthAppRec) (string, *oauthDeviceRec) {
 	d := &oauthDeviceRec{app: app, userCode: userCode, expires: s.clock.Now().Add(s.timing.OAuthDeviceCode), interval: s.timing.OAuthDevicePoll}
 	st.devices[h] = d
 	st.userCodes[userCode] = d
-	s.clock.after(2*s.timing.OAuthDeviceCode, func() {
-		delete(st.devices, h)
-		delete(st.userCodes, userCode)
-	})
+	s.clock.after(2*s.timing.OAuthDeviceCode, deviceExpiryJob{h, userCode})
 	return code, d
+}
+
+// deviceExpiryJob forgets a device authorization long after it expired, by
+// the hash of its device code and its user code.
+type deviceExpiryJob struct {
+	hash     [32]byte
+	userCode string
+}
+
+func (j deviceExpiryJob) run(s *Server) {
+	delete(s.world.oauth.devices, j.hash)
+	delete(s.world.oauth.userCodes, j.userCode)
 }
 
 // deviceAuthResponse is the answer of POST /oauth/authorize_device (RFC

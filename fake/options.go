@@ -24,6 +24,7 @@ type config struct {
 	deliveryLogLimit int
 	rateLimit        int           // requests a minute per credential; 0: none
 	webhookTimeout   time.Duration // see WithWebhookTimeout; 0 is the default
+	onChange         func()        // see WithOnChange
 }
 
 // DefaultStart is the virtual clock's starting time unless [WithStartTime]

@@ -64,8 +64,8 @@ func diffSchemas(head, into *branchRec) []*opRec {
 	return ops
 }
 
-// sortedKeys returns a set's keys in order.
-func sortedKeys(set map[string]bool) []string {
+// sortedKeys returns a map's keys in order.
+func sortedKeys[V any](set map[string]V) []string {
 	out := make([]string, 0, len(set))
 	for k := range set {
 		out = append(out, k)

@@ -17,6 +17,18 @@
 // of sleeping. [WithRealTime] follows the wall clock instead, as the
 // standalone binary does.
 //
+// [Server.Snapshot] saves the whole state as versioned JSON, which
+// [Server.Restore] loads into this server or another, and [Server.Reset]
+// returns a server to its start. A snapshot holds every resource (and the
+// deleted ones others still name), the clock, the transitions waiting on
+// it, the ID generator, the credentials (hashes of secrets, and the admin
+// token), pending [Server.FailNext] instructions and the OAuth consent
+// page's session, so that a restored server behaves exactly as the one
+// snapshotted. It leaves out logs and test settings: the request log, the
+// event stream, webhook deliveries already made or in flight (their
+// scheduled retries are in), fault rules, the rate limiter's counts and the
+// server's options.
+//
 // # Logs
 //
 // The server keeps three logs for assertions, each bounded so that a long
@@ -288,6 +300,9 @@ type Server struct {
 	handlers []http.Handler
 	strict   bool
 	timing   Timings
+	cfg      config // the options it started with, for Reset
+
+	onChange func() // see WithOnChange; nil for none
 
 	httpSrv *httptest.Server
 	reqSeq  atomic.Uint64
@@ -338,8 +353,11 @@ func New(opts ...Option) (*Server, error) {
 		clock:  &clock{real: cfg.realTime, now: cfg.start},
 		strict: cfg.strict,
 		timing: cfg.timing,
+		cfg:    cfg,
 	}
 	s.clock.onWake = s.wake
+	s.clock.exec = func(j job) { j.run(s) }
+	s.onChange = cfg.onChange
 	s.hooks.init(cfg.webhookTimeout)
 	s.requests.list.limit = cfg.requestLogLimit
 	s.events.limit = cfg.eventLogLimit
@@ -381,22 +399,34 @@ func (s *Server) Close() {
 func (s *Server) URL() string { return s.httpSrv.URL + "/" }
 
 // Org returns the name of the organization every server starts with.
-func (s *Server) Org() string { return s.org.name }
+func (s *Server) Org() string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.org.name
+}
 
 // AdminUserID returns the ID of the user who is the starting organization's
 // admin and the creator of the admin token.
-func (s *Server) AdminUserID() string { return s.admin.id }
+func (s *Server) AdminUserID() string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.admin.id
+}
 
 // AdminToken returns the service token, holding every permission on the
 // starting organization, that [Server.Client] uses: its ID and secret, for
 // curl or a client in another language.
-func (s *Server) AdminToken() Token { return s.adminToken }
+func (s *Server) AdminToken() Token {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.adminToken
+}
 
 // Client returns a client of this server authenticated with the admin token.
 // Its waits (waiters and retry backoff) advance the virtual clock instead of
 // sleeping, and its waiters poll right after each scheduled transition
 // (with [WithRealTime], as soon as it has run on the wall clock).
-func (s *Server) Client() *platform.Client { return s.ClientFor(s.adminToken) }
+func (s *Server) Client() *platform.Client { return s.ClientFor(s.AdminToken()) }
 
 // ClientFor returns a client of this server authenticated with tok, with the
 // same clock behaviour as [Server.Client].
@@ -434,13 +464,26 @@ func (s *Server) Now() time.Time {
 // that falls due on the way, in time order. With [WithRealTime] it runs
 // what is due now and does not move time.
 func (s *Server) Advance(d time.Duration) {
+	s.runClock(func() time.Time {
+		if s.clock.real {
+			return s.clock.Now()
+		}
+		return s.clock.now.Add(max(d, 0))
+	})
+}
+
+// runClock runs the work due by until, which it calls under the server's
+// lock, and then, if the work ran or a virtual clock moved, the
+// WithOnChange function.
+func (s *Server) runClock(until func() time.Time) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.clock.real {
-		s.clock.runDue(s.clock.Now())
-		return
+	from := s.clock.Now()
+	ran := s.clock.runDue(until())
+	moved := !s.clock.real && s.clock.now.After(from)
+	s.mu.Unlock()
+	if ran > 0 || moved {
+		s.changed()
 	}
-	s.clock.runDue(s.clock.now.Add(max(d, 0)))
 }
 
 // Sleep waits for d by advancing the virtual clock, without waiting on the
@@ -456,17 +499,15 @@ func (s *Server) Sleep(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.clock.real {
-		s.clock.runDue(s.clock.Now())
-		return nil
-	}
-	until := s.clock.now.Add(max(d, 0))
-	if next, ok := s.clock.next(); ok && platform.IsPollWait(ctx) {
-		until = next // runDue runs work already due, and never moves the clock back
-	}
-	s.clock.runDue(until)
+	s.runClock(func() time.Time {
+		if s.clock.real {
+			return s.clock.Now()
+		}
+		if next, ok := s.clock.next(); ok && platform.IsPollWait(ctx) {
+			return next // runDue runs work already due, and never moves the clock back
+		}
+		return s.clock.now.Add(max(d, 0))
+	})
 	return nil
 }
 
@@ -504,11 +545,7 @@ func (s *Server) sleep(ctx context.Context, d time.Duration) error {
 }
 
 // wake runs due work in real-time mode.
-func (s *Server) wake() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.clock.runDue(s.clock.Now())
-}
+func (s *Server) wake() { s.runClock(s.clock.Now) }
 
 // ServeHTTP serves the API: it stamps a request ID, routes the request and
 // records it in the request log.
@@ -529,6 +566,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mux.ServeHTTP(rec, r)
 	}
 	rec.record()
+	if mayChange(r.Method) {
+		s.changed()
+	}
 }
 
 // cleanPath reports whether p is already in its clean form.

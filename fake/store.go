@@ -10,6 +10,7 @@ import (
 // leaves a consistent world.
 type world struct {
 	rng    *rand.Rand
+	pcg    *rand.PCG          // rng's source, whose state a snapshot holds
 	orgs   map[string]*orgRec // by name
 	orgIdx index[*orgRec]
 	users  map[string]*userRec  // by ID
@@ -20,8 +21,10 @@ type world struct {
 }
 
 func newWorld(seed uint64) *world {
+	pcg := rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)
 	return &world{
-		rng:      rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		rng:      rand.New(pcg),
+		pcg:      pcg,
 		orgs:     map[string]*orgRec{},
 		users:    map[string]*userRec{},
 		tokens:   map[string]*tokenRec{},

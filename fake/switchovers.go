@@ -168,38 +168,29 @@ func (s *Server) newSwitchover(b *branchRec, candidate int, actor *userRec) *swi
 	bs.byID[sw.id] = sw
 	bs.running = sw
 	s.world.startFlight(sw.id)
-	s.switchoverStep(sw, s.timing.SwitchoverStart, platform.SwitchoverPending, func(now time.Time) {
+	s.clock.after(s.timing.SwitchoverStart, switchoverJob{sw, platform.SwitchoverPending})
+	return sw
+}
+
+// advanceSwitchover moves sw on from pending or running, once no failure
+// was injected: pending starts running, by promotion or (without replicas)
+// by restart; running ends with the candidate as the primary and
+// branch.primary_promoted.
+func (s *Server) advanceSwitchover(sw *switchoverRec, now time.Time) {
+	b := sw.branch
+	if sw.state == platform.SwitchoverPending {
 		sw.state, sw.updated = platform.SwitchoverRunning, now
 		sw.method = platform.SwitchoverPromote
 		if b.postgresInstances() == 1 {
 			sw.method = platform.SwitchoverRestart
 		}
-		s.switchoverStep(sw, s.timing.SwitchoverRun, platform.SwitchoverRunning, func(now time.Time) {
-			b.primary = sw.candidate
-			b.updated = now
-			s.settleSwitchover(sw, platform.SwitchoverSucceeded, now)
-			s.emit("branch.primary_promoted", b.db, s.renderBranch(b))
-		})
-	})
-	return sw
-}
-
-// switchoverStep schedules the transition of sw out of state from, d from
-// now: step, or failed when a failure was injected. It does nothing if sw
-// has left from meanwhile (its branch was deleted).
-func (s *Server) switchoverStep(sw *switchoverRec, d time.Duration, from platform.SwitchoverState, step func(now time.Time)) {
-	s.clock.after(d, func() {
-		if sw.state != from {
-			return
-		}
-		now := s.clock.Now()
-		if s.takeFailure(sw.id) {
-			sw.err = switchoverFailure
-			s.settleSwitchover(sw, platform.SwitchoverFailed, now)
-			return
-		}
-		step(now)
-	})
+		s.clock.after(s.timing.SwitchoverRun, switchoverJob{sw, platform.SwitchoverRunning})
+		return
+	}
+	b.primary = sw.candidate
+	b.updated = now
+	s.settleSwitchover(sw, platform.SwitchoverSucceeded, now)
+	s.emit("branch.primary_promoted", b.db, s.renderBranch(b))
 }
 
 // settleSwitchover puts a switchover in a final state.

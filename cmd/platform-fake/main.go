@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	platform-fake [-addr 127.0.0.1:8080] [-seed 1] [-org acme] [-virtual-time] [-rate-limit 0] [-strict-bodies]
+//	platform-fake [-addr 127.0.0.1:8080] [-seed 1] [-org acme] [-virtual-time] [-rate-limit 0] [-strict-bodies] [-state FILE]
 //
 // On startup it prints the base URL, the organization and the admin token
 // (its ID, its secret and the Authorization header value), one "key: value"
@@ -14,6 +14,14 @@
 // OAuth applications, push schemas, inject faults, emit events, advance the
 // virtual clock, read the request log, events and webhook deliveries; see
 // fake.ControlPrefix and the README).
+//
+// With -state FILE, the server's whole state (resources, clock, pending
+// transitions, IDs, credentials; see fake.Server.Snapshot) survives a
+// restart: it is loaded from FILE at start when FILE exists, and saved to
+// it a second after each change and on shutdown, atomically (a temporary
+// file, synced, renamed over FILE), so that a crash loses at most the last
+// second and never leaves a broken file. A FILE that is not a snapshot this
+// fake reads stops the start with the reason, and is left untouched.
 package main
 
 import (
@@ -25,6 +33,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/dbplatform/platform-go"
 	"github.com/dbplatform/platform-go/fake"
@@ -52,12 +61,19 @@ func (e usageError) Unwrap() error { return e.err }
 // run parses args, starts the fake, prints how to reach it to stdout and
 // serves until ctx ends. -h prints the usage to stdout and returns nil.
 func run(ctx context.Context, args []string, stdout io.Writer) error {
+	return runWith(ctx, args, stdout, defaultSaveDelay)
+}
+
+// runWith is run with the delay between a change and the save of the
+// -state file.
+func runWith(ctx context.Context, args []string, stdout io.Writer, saveDelay time.Duration) error {
 	fs := flag.NewFlagSet("platform-fake", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are returned; -h prints below
 	addr := fs.String("addr", "127.0.0.1:8080", "`host:port` to listen on (port 0 picks a free port)")
 	seed := fs.Uint64("seed", 1, "seed of IDs and secrets: the same seed gives the same admin token and IDs")
 	org := fs.String("org", "acme", "`name` of the organization the server starts with")
 	virtual := fs.Bool("virtual-time", false, "run on a virtual clock that only POST /_fake/advance moves, instead of the wall clock")
+	statePath := fs.String("state", "", "keep the state in `file`: loaded at start when it exists, saved after changes and on shutdown")
 	rateLimit := fs.Int("rate-limit", 0, "answer 429 to a credential's requests beyond this many a minute (the live service allows 600); 0 for no limit")
 	strict := fs.Bool("strict-bodies", false, "answer 400 to a request body with a field the API does not define, instead of ignoring the field")
 	if err := fs.Parse(args); err != nil {
@@ -84,11 +100,29 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if *strict {
 		opts = append(opts, fake.WithStrictBodies())
 	}
+	var state *stateFile
+	if *statePath != "" {
+		state = newStateFile(*statePath, saveDelay)
+		opts = append(opts, fake.WithOnChange(state.changed))
+	}
 	srv, err := fake.New(opts...)
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
+	stateLine := "in memory only (-state FILE keeps it)"
+	saved := make(chan error, 1)
+	if state != nil {
+		loaded, err := state.load(srv)
+		if err != nil {
+			return err
+		}
+		stateLine = "new, saved to " + *statePath
+		if loaded {
+			stateLine = "loaded from " + *statePath
+		}
+		go func() { saved <- state.run(ctx) }()
+	}
 
 	tok := srv.AdminToken()
 	clock := "real time"
@@ -102,10 +136,14 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "admin token secret: %s\n", tok.Secret)
 	fmt.Fprintf(stdout, "Authorization: %s\n", tok.Authorization())
 	fmt.Fprintf(stdout, "clock: %s\n", clock)
+	fmt.Fprintf(stdout, "state: %s\n", stateLine)
 	fmt.Fprintf(stdout, "try: curl -H 'Authorization: %s' %sv1/organizations/%s/databases\n", tok.Authorization(), srv.URL(), srv.Org())
 	fmt.Fprintf(stdout, "stop with Ctrl-C (SIGINT) or SIGTERM\n")
 
 	<-ctx.Done()
 	fmt.Fprintln(stdout, "platform-fake: stopping")
+	if state != nil {
+		return <-saved
+	}
 	return nil
 }

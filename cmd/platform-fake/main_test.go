@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -32,11 +33,17 @@ type started struct {
 // stops it when the test ends.
 func start(t *testing.T, args ...string) *started {
 	t.Helper()
+	return startWith(t, defaultSaveDelay, args...)
+}
+
+// startWith is start with the delay of saving the -state file.
+func startWith(t *testing.T, saveDelay time.Duration, args ...string) *started {
+	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	pr, pw := io.Pipe()
 	s := &started{info: map[string]string{}, cancel: cancel, done: make(chan struct{})}
 	go func() {
-		s.err = run(ctx, args, pw)
+		s.err = runWith(ctx, args, pw, saveDelay)
 		if s.err != nil {
 			pw.CloseWithError(s.err)
 		} else {

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/dbplatform/platform-go/fake"
+)
+
+// defaultSaveDelay is how long the -state file waits after the last change
+// before it is saved: a burst of requests is saved once.
+const defaultSaveDelay = time.Second
+
+// stateFile keeps the server's state in a file: loaded at start when the
+// file exists, saved a moment after each change (debounced) and on
+// shutdown. Every save replaces the file atomically, so that a crash loses
+// at most the last moments and never leaves a half-written file.
+type stateFile struct {
+	path  string
+	delay time.Duration
+	kick  chan struct{} // a change happened; buffered, never blocks
+	srv   *fake.Server
+
+	mu      sync.Mutex
+	lastErr error // the last save's error, reported on shutdown
+}
+
+func newStateFile(path string, delay time.Duration) *stateFile {
+	return &stateFile{path: path, delay: delay, kick: make(chan struct{}, 1)}
+}
+
+// changed notes a change, for fake.WithOnChange.
+func (f *stateFile) changed() {
+	select {
+	case f.kick <- struct{}{}:
+	default:
+	}
+}
+
+// load restores the file into srv when it exists. A file that is not a
+// snapshot this fake reads is an error, and the file is left untouched.
+func (f *stateFile) load(srv *fake.Server) (loaded bool, err error) {
+	f.srv = srv
+	data, err := os.ReadFile(f.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("-state %s: %w", f.path, err)
+	}
+	if err := srv.Restore(data); err != nil {
+		return false, fmt.Errorf("-state %s: %w; the file is left as it is (move it away to start afresh)", f.path, err)
+	}
+	return true, nil
+}
+
+// run saves the state delay after the last change, until ctx ends; then
+// it saves once more and returns the error of the last save.
+func (f *stateFile) run(ctx context.Context) error {
+	timer := time.NewTimer(f.delay)
+	timer.Stop()
+	for {
+		select {
+		case <-f.kick:
+			timer.Reset(f.delay)
+		case <-timer.C:
+			f.record(f.save())
+		case <-ctx.Done():
+			timer.Stop()
+			f.record(f.save())
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			return f.lastErr
+		}
+	}
+}
+
+// record keeps a save's outcome.
+func (f *stateFile) record(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.lastErr = err
+}
+
+// save writes a snapshot of the server to the file atomically: to a
+// temporary file in the same directory, synced, renamed over the file, and
+// the directory synced, so that the rename itself survives a crash.
+func (f *stateFile) save() error {
+	data, err := f.srv.Snapshot()
+	if err != nil {
+		return fmt.Errorf("-state %s: %w", f.path, err)
+	}
+	return writeAtomic(f.path, data)
+}
+
+// writeAtomic replaces path with data, all or nothing.
+func writeAtomic(path string, data []byte) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("-state %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+			err = fmt.Errorf("-state %s: %w", path, err)
+		}
+	}()
+	if _, err := tmp.Write(data); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}

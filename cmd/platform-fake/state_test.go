@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake"
+)
+
+// stateArgs are the arguments of a virtual-time run keeping its state in
+// path, with extra arguments.
+func stateArgs(path string, extra ...string) []string {
+	return append([]string{"-addr", "127.0.0.1:0", "-virtual-time", "-state", path}, extra...)
+}
+
+// TestRunStateSurvivesRestart checks that a restart with -state carries on
+// where the last run stopped: the same admin token (whatever -seed says),
+// the same resources, the clock where it was, and the pending transitions,
+// which run when the clock reaches them.
+func TestRunStateSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "state.json")
+	first := start(t, stateArgs(path)...)
+	if got := first.info["state"]; got != "new, saved to "+path {
+		t.Errorf("state line %q, want a new state", got)
+	}
+	base, auth := first.info["base URL"], first.info["Authorization"]
+	body := `{"name":"app-db","cluster_size":"PS_10"}`
+	if status := sendJSON(t, "POST", base+"v1/organizations/acme/databases", auth, body, &platform.Database{}); status != 201 {
+		t.Fatalf("creating a database: status %d", status)
+	}
+	if status := send(t, "POST", base+"_fake/advance?d=2s", auth, &clockAnswer{}); status != 200 {
+		t.Fatalf("advancing: status %d", status)
+	}
+	if err := first.stop(t); err != nil {
+		t.Fatalf("the first run: %v", err)
+	}
+
+	second := start(t, stateArgs(path, "-seed", "42")...)
+	if got := second.info["state"]; got != "loaded from "+path {
+		t.Errorf("state line %q, want the state loaded", got)
+	}
+	if second.info["Authorization"] != auth {
+		t.Errorf("admin token %q after the restart, want the saved %q", second.info["Authorization"], auth)
+	}
+	base = second.info["base URL"]
+	var now clockAnswer
+	if send(t, "GET", base+"_fake/now", auth, &now); now.Now != "2026-01-01T00:00:02.000Z" {
+		t.Errorf("clock at %s after the restart, want where it stopped, 2s in", now.Now)
+	}
+	var db platform.Database
+	if send(t, "GET", base+"v1/organizations/acme/databases/app-db", auth, &db); db.State != platform.DatabaseState("pending") {
+		t.Errorf("database %q is %q, want still pending", db.Name, db.State)
+	}
+	send(t, "POST", base+"_fake/advance?d=3s", auth, &now)
+	if send(t, "GET", base+"v1/organizations/acme/databases/app-db", auth, &db); db.State != platform.DatabaseReady {
+		t.Errorf("database is %q once the clock reached its transition, want ready", db.State)
+	}
+}
+
+// TestRunStateSavesAfterChanges checks that a change is saved a moment
+// after it happens, while the server runs: a crash then loses nothing
+// older. The file is a snapshot a server restores.
+func TestRunStateSavesAfterChanges(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "state.json")
+	s := startWith(t, time.Millisecond, stateArgs(path)...)
+	base, auth := s.info["base URL"], s.info["Authorization"]
+	body := `{"name":"saved-db","cluster_size":"PS_10"}`
+	if status := sendJSON(t, "POST", base+"v1/organizations/acme/databases", auth, body, &platform.Database{}); status != 201 {
+		t.Fatalf("creating a database: status %d", status)
+	}
+	// The save runs on its own goroutine a millisecond later: wait for it,
+	// briefly.
+	var data []byte
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		if data, _ = os.ReadFile(path); bytes.Contains(data, []byte(`"saved-db"`)) {
+			break
+		}
+	}
+	if !bytes.Contains(data, []byte(`"saved-db"`)) {
+		t.Fatal("the new database was not saved while the server ran")
+	}
+	srv, err := fake.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	if err := srv.Restore(data); err != nil {
+		t.Errorf("the saved file does not restore: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".state.json.tmp-*")); len(left) != 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+// TestRunStateRefusesBadFile checks that a file that is not a snapshot this
+// fake reads stops the start with the reason, and is left untouched.
+func TestRunStateRefusesBadFile(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, content, want string
+	}{
+		{"foreign", "name,email\nada,ada@example.com\n", "not a snapshot"},
+		{"other version", `{"format":"platform-fake-snapshot","version":99}`, "snapshot version 99 is not supported"},
+		{"corrupt", `{"format":"platform-fake-snapshot","version":1,"users":[{"id":`, "corrupt snapshot"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "state.json")
+			if err := os.WriteFile(path, []byte(tt.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			err := runWith(t.Context(), stateArgs(path), io.Discard, 0)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "-state "+path) {
+				t.Fatalf("run: %v, want a refusal naming the file and saying %q", err, tt.want)
+			}
+			if got, _ := os.ReadFile(path); string(got) != tt.content {
+				t.Errorf("the refused file was changed to %q", got)
+			}
+		})
+	}
+}
+
+// TestWriteAtomic checks the save: it replaces the file whole, leaves no
+// temporary file, and on failure leaves the old file as it was.
+func TestWriteAtomic(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
+	for _, content := range []string{"first", "second, longer than the first"} {
+		if err := writeAtomic(path, []byte(content)); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(path); string(got) != content {
+			t.Errorf("file holds %q, want %q", got, content)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%d files in the directory, want the state file alone", len(entries))
+	}
+	// A rename onto a directory fails: the temporary file goes, the
+	// target stays.
+	target := filepath.Join(dir, "taken")
+	if err := os.Mkdir(target, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(target, "keep"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeAtomic(target, []byte("x")); err == nil || !strings.Contains(err.Error(), "-state "+target) {
+		t.Errorf("writing over a directory: %v, want an error naming it", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("%d entries after a failed save, want the state file and the directory", len(entries))
+	}
+	if err := writeAtomic(filepath.Join(dir, "missing", "state.json"), []byte("x")); err == nil {
+		t.Error("writing into a missing directory succeeded")
+	}
+}

@@ -1,0 +1,20 @@
+package fake
+
+// maintenanceEndJob finishes a maintenance window once Timings.Maintenance
+// has passed, unless it was finished before (its branch was deleted).
+type maintenanceEndJob struct{ w *windowRec }
+
+func (j maintenanceEndJob) run(s *Server) {
+	if j.w.branch.db.maintenance.running == j.w {
+		s.finishMaintenance(j.w)
+	}
+}
+
+func (j maintenanceEndJob) save() jobSnap {
+	return jobSnap{Kind: "maintenance.end", ID: j.w.id}
+}
+
+func loadMaintenanceEndJob(ld *loader, js jobSnap) (job, error) {
+	w, err := refNonNil(ld.windows, js.ID, "maintenance window")
+	return maintenanceEndJob{w}, err
+}

@@ -1,0 +1,472 @@
+package fake
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"time"
+)
+
+// A snapshot is the whole state of a server as JSON: every resource, the
+// clock, the transitions waiting on it, the ID generator, the credentials
+// (as the hashes the server keeps, plus the admin token's secret), pending
+// FailNext instructions and the OAuth server's session. Restoring it gives a
+// server that behaves exactly as the one snapshotted: the same resources,
+// the same IDs and secrets next, the same transitions due at the same times.
+//
+// The shape, version 1 (times are RFC 3339 with nanoseconds; lists are in
+// the server's list order, or by ID where it has none):
+//
+//	{
+//	  "format": "platform-fake-snapshot", "version": 1,
+//	  "clock": {"now": ..., "seq": n}, "rng": "<PCG state, base64>",
+//	  "admin": {"organization", "user", "token_id", "token_secret"},
+//	  "users": [...], "organizations": [... members, teams ...],
+//	  "service_tokens": [...], "databases": [... backups, backup_policies,
+//	  deploy_requests, webhooks, ip_restrictions, maintenance_windows ...],
+//	  "branches": [... keyspaces, roles, traffic_budgets, passwords,
+//	  switchovers ...], "oauth_applications": [... tokens ...],
+//	  "oauth_codes": [...], "oauth_devices": [...], "oauth_session": {...},
+//	  "in_flight": [ids], "fail_next": [ids],
+//	  "transitions": [{"kind", "at", "seq", ...}]
+//	}
+//
+// Records that are gone (a deleted database or branch, a revoked token)
+// are kept when a live record still refers to them, as the server does.
+//
+// Not in a snapshot, as they are logs or test configuration rather than
+// state: the request log, the event stream, the webhook delivery log and
+// attempts in flight (their scheduled retries are in), fault rules, the
+// rate limiter's counts, and the options the server was started with
+// (timings, strictness, seed, address).
+
+// snapshotFormat and snapshotVersion identify a snapshot; Restore refuses
+// any other. Bump the version when a change makes older snapshots load
+// differently.
+const (
+	snapshotFormat  = "platform-fake-snapshot"
+	snapshotVersion = 1
+)
+
+// snapshotHeader is what Restore reads first, to refuse a foreign file or
+// another version before decoding the rest strictly.
+type snapshotHeader struct {
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+}
+
+// worldSnap is a snapshot.
+type worldSnap struct {
+	snapshotHeader
+	Clock         clockSnap         `json:"clock"`
+	RNG           []byte            `json:"rng"`
+	Admin         adminSnap         `json:"admin"`
+	Users         []userSnap        `json:"users"`
+	Organizations []orgSnap         `json:"organizations"`
+	ServiceTokens []tokenSnap       `json:"service_tokens"`
+	Databases     []dbSnap          `json:"databases"`
+	Branches      []branchSnap      `json:"branches"`
+	OAuthApps     []oauthAppSnap    `json:"oauth_applications"`
+	OAuthDevices  []oauthDeviceSnap `json:"oauth_devices"`
+	OAuthCodes    []oauthCodeSnap   `json:"oauth_codes"`
+	OAuthSession  oauthSessionSnap  `json:"oauth_session"`
+	InFlight      []string          `json:"in_flight"`
+	FailNext      []string          `json:"fail_next"`
+	Transitions   []jobSnap         `json:"transitions"`
+}
+
+// clockSnap is the clock: its time and the sequence number of the last
+// job scheduled, which orders jobs due at the same time.
+type clockSnap struct {
+	Now time.Time `json:"now"`
+	Seq uint64    `json:"seq"`
+}
+
+// adminSnap is who Server.Org, AdminUserID and AdminToken name.
+type adminSnap struct {
+	Organization string `json:"organization"`
+	User         string `json:"user"`
+	TokenID      string `json:"token_id"`
+	TokenSecret  string `json:"token_secret"`
+}
+
+// Snapshot returns the server's state as JSON, which [Server.Restore]
+// loads into this server or another. Logs (requests, events, webhook
+// deliveries) and fault rules are not part of it.
+func (s *Server) Snapshot() ([]byte, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	snap, err := s.save()
+	if err != nil {
+		return nil, fmt.Errorf("fake: Snapshot: %w", err)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", " ")
+	if err := enc.Encode(snap); err != nil {
+		return nil, fmt.Errorf("fake: Snapshot: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Restore replaces the server's state with a snapshot from
+// [Server.Snapshot]: resources, clock, pending transitions, the ID
+// generator and credentials, including the admin token. A snapshot of
+// another version, or one that is corrupt, is refused with an error that
+// says why, and the server is left as it was. Logs and fault rules stay as
+// they are. A virtual clock is set to the snapshot's time; a real one
+// keeps following the wall clock, and transitions already due run at once.
+func (s *Server) Restore(data []byte) error {
+	snap, err := decodeSnapshot(data)
+	if err != nil {
+		return fmt.Errorf("fake: Restore: %w", err)
+	}
+	ld := newLoader()
+	if err := ld.load(snap); err != nil {
+		return fmt.Errorf("fake: Restore: corrupt snapshot: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.install(ld)
+	return nil
+}
+
+// Reset returns the server to its state when it started: the starting
+// organization, admin user and token (the same secret), the clock at its
+// start (a real clock keeps the wall clock), the ID generator at its seed.
+// It also empties the request log, the event stream and the webhook
+// delivery log. Fault rules stay installed.
+func (s *Server) Reset() {
+	fresh, err := s.fresh()
+	if err != nil {
+		// The same options built this server.
+		panic(fmt.Sprintf("fake: Reset: %v", err))
+	}
+	ld := newLoader()
+	if err := ld.load(fresh); err != nil {
+		panic(fmt.Sprintf("fake: Reset: %v", err))
+	}
+	s.mu.Lock()
+	s.install(ld)
+	s.events.clear()
+	s.hooks.log.clear()
+	s.mu.Unlock()
+	s.ClearRequests()
+}
+
+// fresh returns the snapshot of a server just started with this one's
+// options.
+func (s *Server) fresh() (*worldSnap, error) {
+	n := &Server{
+		world:  newWorld(s.cfg.seed),
+		clock:  &clock{now: s.cfg.start, real: s.cfg.realTime},
+		timing: s.timing,
+	}
+	n.world.newID() // the request ID prefix, as New takes it
+	if err := n.seedDefaults(s.cfg); err != nil {
+		return nil, err
+	}
+	return n.save()
+}
+
+// decodeSnapshot checks the header, then decodes the whole snapshot,
+// strictly: an unknown field is an error.
+func decodeSnapshot(data []byte) (*worldSnap, error) {
+	var h snapshotHeader
+	if err := json.Unmarshal(data, &h); err != nil {
+		// A snapshot cut short or edited by hand still names its format.
+		if bytes.Contains(data, []byte(`"`+snapshotFormat+`"`)) {
+			return nil, fmt.Errorf("corrupt snapshot: %v", err)
+		}
+		return nil, fmt.Errorf("not a snapshot: %v", err)
+	}
+	if h.Format != snapshotFormat {
+		return nil, fmt.Errorf("not a snapshot: format is %q, want %q", h.Format, snapshotFormat)
+	}
+	if h.Version != snapshotVersion {
+		return nil, fmt.Errorf("snapshot version %d is not supported: this fake reads version %d", h.Version, snapshotVersion)
+	}
+	snap := new(worldSnap)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(snap); err != nil {
+		return nil, fmt.Errorf("corrupt snapshot: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("corrupt snapshot: data after the snapshot")
+	}
+	return snap, nil
+}
+
+// save builds the snapshot of the server; the caller holds the lock.
+func (s *Server) save() (*worldSnap, error) {
+	w := s.world
+	rng, err := w.pcg.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	sv := newSaver(w)
+	snap := &worldSnap{
+		snapshotHeader: snapshotHeader{Format: snapshotFormat, Version: snapshotVersion},
+		Clock:          clockSnap{Now: s.clock.Now(), Seq: s.clock.seq},
+		RNG:            rng,
+		Admin: adminSnap{
+			Organization: s.org.name, User: s.admin.id,
+			TokenID: s.adminToken.ID, TokenSecret: s.adminToken.Secret,
+		},
+		InFlight: sortedKeys(w.inFlight),
+		FailNext: sortedKeys(s.failNext),
+	}
+	snap.OAuthSession = sv.session(&s.session)
+	codes, devices := sv.codes(), sv.devices()
+	sv.collect()
+	for _, t := range s.clock.sorted() {
+		if !sv.keepJob(t.job) {
+			continue
+		}
+		js := t.job.save()
+		if jobLoaders[js.Kind] == nil {
+			return nil, fmt.Errorf("transition kind %q has no loader in jobLoaders (snapshot_jobs.go)", js.Kind)
+		}
+		js.At, js.Seq = t.at, t.seq
+		snap.Transitions = append(snap.Transitions, js)
+	}
+	snap.Users = sv.users()
+	snap.Organizations = sv.orgs()
+	snap.ServiceTokens = sv.tokens()
+	snap.Databases = sv.databases()
+	snap.Branches = sv.branches()
+	snap.OAuthApps = sv.apps()
+	snap.OAuthCodes = codes
+	snap.OAuthDevices = devices
+	return snap, nil
+}
+
+// sorted returns the clock's timers in the order they run.
+func (c *clock) sorted() []*timer {
+	out := slices.Clone(c.timers)
+	slices.SortFunc(out, func(a, b *timer) int {
+		if c := a.at.Compare(b.at); c != 0 {
+			return c
+		}
+		return int(a.seq) - int(b.seq)
+	})
+	return out
+}
+
+// install swaps in the world a loader built; the caller holds the lock.
+// The old world is retired, so that a webhook attempt still in flight
+// records nothing when its answer comes.
+func (s *Server) install(ld *loader) {
+	s.world.retire()
+	s.world = ld.w
+	s.org, s.admin, s.adminToken = ld.org, ld.admin, ld.adminToken
+	s.failNext = ld.failNext
+	s.session = ld.session
+	if !s.clock.real {
+		s.clock.now = ld.now
+	}
+	s.clock.seq = ld.seq
+	s.clock.timers = ld.timers
+	s.clock.runDue(s.clock.Now())
+}
+
+// retire marks every webhook of w deleted: w is no longer the server's.
+func (w *world) retire() {
+	for _, org := range w.orgs {
+		for _, db := range org.dbs.all() {
+			for _, h := range db.webhooks.hooks.all() {
+				h.deleted = true
+			}
+		}
+	}
+}
+
+// loader builds a world from a snapshot, checking every reference.
+type loader struct {
+	w *world
+
+	org        *orgRec
+	admin      *userRec
+	adminToken Token
+	failNext   map[string]bool
+	session    oauthSession
+	now        time.Time
+	seq        uint64
+	timers     timerHeap
+
+	users    map[string]*userRec
+	orgs     map[string]*orgRec // by ID
+	dbs      map[string]*dbRec
+	branches map[string]*branchRec
+	tokens   map[string]*tokenRec
+	apps     map[string]*oauthAppRec
+	otokens  map[string]*oauthTokenRec
+	readOnly map[string]*readOnlyRegionRec
+	// switchovers and windows find the records of transitions.
+	switchovers map[string]*switchoverRec
+	windows     map[string]*windowRec
+	// bouncers, bouncerResizes, keyspaceResizes and branchChanges too; a deleted
+	// bouncer is among them while a resize request refers to it.
+	bouncers        map[string]*bouncerRec
+	bouncerResizes  map[string]*bouncerResizeRec
+	keyspaceResizes map[string]*keyspaceResizeRec
+	branchChanges   map[string]*branchChangeRec
+
+	// fixes resolve references between records once all exist.
+	fixes []func() error
+}
+
+func newLoader() *loader {
+	return &loader{
+		users:    map[string]*userRec{},
+		orgs:     map[string]*orgRec{},
+		dbs:      map[string]*dbRec{},
+		branches: map[string]*branchRec{},
+		tokens:   map[string]*tokenRec{},
+		apps:     map[string]*oauthAppRec{},
+		otokens:  map[string]*oauthTokenRec{},
+		readOnly: map[string]*readOnlyRegionRec{},
+
+		switchovers: map[string]*switchoverRec{},
+		windows:     map[string]*windowRec{},
+
+		bouncers:        map[string]*bouncerRec{},
+		bouncerResizes:  map[string]*bouncerResizeRec{},
+		keyspaceResizes: map[string]*keyspaceResizeRec{},
+		branchChanges:   map[string]*branchChangeRec{},
+	}
+}
+
+// later queues a reference to resolve once every record exists.
+func (ld *loader) later(fix func() error) { ld.fixes = append(ld.fixes, fix) }
+
+// load builds the world of snap.
+func (ld *loader) load(snap *worldSnap) error {
+	pcg := new(rand.PCG)
+	if err := pcg.UnmarshalBinary(snap.RNG); err != nil {
+		return fmt.Errorf("rng: %v", err)
+	}
+	ld.w = newWorld(0)
+	ld.w.pcg, ld.w.rng = pcg, rand.New(pcg)
+	ld.now, ld.seq = snap.Clock.Now, snap.Clock.Seq
+	steps := []func() error{
+		func() error { return ld.loadUsers(snap.Users) },
+		func() error { return ld.loadOrgs(snap.Organizations) },
+		func() error { return ld.loadTokens(snap.ServiceTokens) },
+		func() error { return ld.loadDatabases(snap.Databases) },
+		func() error { return ld.loadBranches(snap.Branches) },
+		func() error { return ld.loadDatabaseContents(snap.Databases) },
+		func() error { return ld.loadApps(snap.OAuthApps) },
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	for _, fix := range ld.fixes {
+		if err := fix(); err != nil {
+			return err
+		}
+	}
+	if err := ld.loadCodes(snap.OAuthCodes); err != nil {
+		return err
+	}
+	if err := ld.loadDevices(snap.OAuthDevices); err != nil {
+		return err
+	}
+	if err := ld.loadSession(snap.OAuthSession); err != nil {
+		return err
+	}
+	if err := ld.loadAdmin(snap.Admin); err != nil {
+		return err
+	}
+	ld.w.inFlight = setOf(snap.InFlight)
+	ld.failNext = setOf(snap.FailNext)
+	return ld.loadJobs(snap.Transitions)
+}
+
+// loadAdmin finds the starting organization, admin and token.
+func (ld *loader) loadAdmin(a adminSnap) error {
+	ld.org = ld.w.orgs[a.Organization]
+	if ld.org == nil {
+		return fmt.Errorf("admin: no organization %q", a.Organization)
+	}
+	var err error
+	if ld.admin, err = ref(ld.users, a.User, "admin user"); err != nil {
+		return err
+	}
+	if ld.admin == nil {
+		return errors.New("admin: no user")
+	}
+	tok := ld.w.tokens[a.TokenID]
+	if tok == nil {
+		return fmt.Errorf("admin: no service token %q", a.TokenID)
+	}
+	if sha256.Sum256([]byte(a.TokenSecret)) != tok.hash {
+		return fmt.Errorf("admin: the secret of token %s does not match its hash", a.TokenID)
+	}
+	ld.adminToken = Token{ID: a.TokenID, Secret: a.TokenSecret}
+	return nil
+}
+
+// ref resolves an ID of a record the snapshot holds; "" is nil.
+func ref[T any](m map[string]*T, id, what string) (*T, error) {
+	if id == "" {
+		return nil, nil
+	}
+	v := m[id]
+	if v == nil {
+		return nil, fmt.Errorf("%s %q is not in the snapshot", what, id)
+	}
+	return v, nil
+}
+
+// refs resolves a list of IDs.
+func refs[T any](m map[string]*T, ids []string, what string) ([]*T, error) {
+	var out []*T
+	for _, id := range ids {
+		v, err := ref(m, id, what)
+		if err != nil {
+			return nil, err
+		}
+		if v == nil {
+			return nil, fmt.Errorf("%s: empty ID", what)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// setOf returns a set of the strings.
+func setOf(list []string) map[string]bool {
+	m := make(map[string]bool, len(list))
+	for _, v := range list {
+		m[v] = true
+	}
+	return m
+}
+
+// unique checks that an ID is new to m.
+func unique[T any](m map[string]*T, id, what string) error {
+	if id == "" {
+		return fmt.Errorf("%s without an ID", what)
+	}
+	if m[id] != nil {
+		return fmt.Errorf("%s %q appears twice", what, id)
+	}
+	return nil
+}
+
+// named prefixes an error with what it is about.
+func named(err error, format string, args ...any) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), err)
+}

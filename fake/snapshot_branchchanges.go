@@ -1,0 +1,189 @@
+package fake
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/dbplatform/platform-go"
+)
+
+// The snapshot of a branch's cluster configuration and its resize and
+// change requests, with the branch; none before its first request.
+
+type branchClusterSnap struct {
+	VTGate  vtgateSnap                `json:"vtgate"`
+	Storage storageSnap               `json:"storage"`
+	Params  map[string]paramValueSnap `json:"parameters,omitempty"`
+	Resized bool                      `json:"resized"`
+	Resizes []branchChangeSnap        `json:"resizes"`
+	Changes []branchChangeSnap        `json:"changes"`
+}
+
+type vtgateSnap struct {
+	Size        string `json:"size"`
+	Count       int    `json:"count"`
+	MaxCount    int    `json:"max_count"`
+	Autoscaling bool   `json:"autoscaling"`
+	TargetCPU   int    `json:"target_cpu"`
+}
+
+type storageSnap struct {
+	Min         int64 `json:"min"`
+	Max         int64 `json:"max"`
+	Autoscaling bool  `json:"autoscaling"`
+	IOPS        int   `json:"iops"`
+	Throughput  int   `json:"throughput"`
+}
+
+type paramValueSnap struct {
+	Value   string    `json:"value"`
+	Updated time.Time `json:"updated"`
+	Actor   string    `json:"actor"`
+}
+
+type clusterStateSnap struct {
+	ClusterSize string            `json:"cluster_size"`
+	Replicas    int               `json:"replicas"`
+	VTGate      vtgateSnap        `json:"vtgate"`
+	Storage     storageSnap       `json:"storage"`
+	Params      map[string]string `json:"parameters,omitempty"`
+}
+
+type branchChangeSnap struct {
+	stampsSnap
+	Actor     string                     `json:"actor"`
+	State     platform.BranchChangeState `json:"state"`
+	Started   time.Time                  `json:"started"`
+	Completed time.Time                  `json:"completed"`
+	Before    clusterStateSnap           `json:"before"`
+	After     clusterStateSnap           `json:"after"`
+}
+
+func saveVTGate(v vtgateConfig) vtgateSnap {
+	return vtgateSnap{v.size, v.count, v.maxCount, v.autoscaling, v.targetCPU}
+}
+
+func (v vtgateSnap) load() vtgateConfig {
+	return vtgateConfig{v.Size, v.Count, v.MaxCount, v.Autoscaling, v.TargetCPU}
+}
+
+func saveStorage(st storageConfig) storageSnap {
+	return storageSnap{st.min, st.max, st.autoscaling, st.iops, st.throughput}
+}
+
+func (st storageSnap) load() storageConfig {
+	return storageConfig{st.Min, st.Max, st.Autoscaling, st.IOPS, st.Throughput}
+}
+
+func saveClusterState(c clusterState) clusterStateSnap {
+	return clusterStateSnap{c.clusterSize, c.replicas, saveVTGate(c.vtgate), saveStorage(c.storage), c.params}
+}
+
+// load checks that the state names only known parameters.
+func (c clusterStateSnap) load() (clusterState, error) {
+	for name := range c.Params {
+		if paramByName[name] == nil {
+			return clusterState{}, fmt.Errorf("unknown parameter %q", name)
+		}
+	}
+	return clusterState{c.ClusterSize, c.Replicas, c.VTGate.load(), c.Storage.load(), c.Params}, nil
+}
+
+// saveBranchCluster saves b's cluster configuration and requests; nil when
+// it has had none.
+func saveBranchCluster(b *branchRec) *branchClusterSnap {
+	cl := b.cluster
+	if cl == nil {
+		return nil
+	}
+	out := &branchClusterSnap{VTGate: saveVTGate(cl.vtgate), Storage: saveStorage(cl.storage), Resized: cl.resized}
+	for name, v := range cl.params {
+		if out.Params == nil {
+			out.Params = map[string]paramValueSnap{}
+		}
+		out.Params[name] = paramValueSnap{v.value, v.updated, idOf(v.actor)}
+	}
+	for _, list := range []struct {
+		from *index[*branchChangeRec]
+		to   *[]branchChangeSnap
+	}{{&cl.resizes, &out.Resizes}, {&cl.changes, &out.Changes}} {
+		for _, r := range list.from.all() {
+			*list.to = append(*list.to, branchChangeSnap{
+				stampsSnap: saveStamps(r.stamps), Actor: idOf(r.actor), State: r.state,
+				Started: r.started, Completed: r.completed,
+				Before: saveClusterState(r.before), After: saveClusterState(r.after),
+			})
+		}
+	}
+	return out
+}
+
+// loadBranchCluster loads b's cluster configuration and requests; the one
+// queued or resizing is b's pending request.
+func (ld *loader) loadBranchCluster(b *branchRec, cs *branchClusterSnap) error {
+	if cs == nil {
+		return nil
+	}
+	cl := &branchCluster{vtgate: cs.VTGate.load(), storage: cs.Storage.load(), resized: cs.Resized}
+	for name, ps := range cs.Params {
+		if paramByName[name] == nil {
+			return fmt.Errorf("unknown parameter %q", name)
+		}
+		actor, err := ref(ld.users, ps.Actor, "parameter actor")
+		if err != nil {
+			return err
+		}
+		if cl.params == nil {
+			cl.params = map[string]paramValue{}
+		}
+		cl.params[name] = paramValue{ps.Value, ps.Updated, actor}
+	}
+	for _, list := range []struct {
+		resize bool
+		from   []branchChangeSnap
+		to     *index[*branchChangeRec]
+	}{{true, cs.Resizes, &cl.resizes}, {false, cs.Changes, &cl.changes}} {
+		for _, rs := range list.from {
+			r, err := ld.loadBranchChange(b, list.resize, rs)
+			if err != nil {
+				return named(err, "branch request %s", rs.ID)
+			}
+			if r.state == platform.ChangeQueued || r.state == platform.ChangeResizing {
+				if cl.pending != nil {
+					return fmt.Errorf("requests %s and %s both in progress", cl.pending.id, r.id)
+				}
+				cl.pending = r
+			}
+			list.to.add(r)
+		}
+	}
+	b.cluster = cl
+	return nil
+}
+
+func (ld *loader) loadBranchChange(b *branchRec, resize bool, rs branchChangeSnap) (*branchChangeRec, error) {
+	if err := unique(ld.branchChanges, rs.ID, "branch request"); err != nil {
+		return nil, err
+	}
+	actor, err := ref(ld.users, rs.Actor, "request actor")
+	if err != nil {
+		return nil, err
+	}
+	switch rs.State {
+	case platform.ChangeQueued, platform.ChangeResizing, platform.ChangeCompleted, platform.ChangeCanceled:
+	default:
+		return nil, fmt.Errorf("unknown state %q", rs.State)
+	}
+	r := &branchChangeRec{
+		stamps: rs.load(), branch: b, resize: resize, actor: actor, state: rs.State,
+		started: rs.Started, completed: rs.Completed,
+	}
+	if r.before, err = rs.Before.load(); err != nil {
+		return nil, named(err, "before")
+	}
+	if r.after, err = rs.After.load(); err != nil {
+		return nil, named(err, "after")
+	}
+	ld.branchChanges[r.id] = r
+	return r, nil
+}

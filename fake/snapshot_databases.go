@@ -1,0 +1,173 @@
+package fake
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/dbplatform/platform-go"
+)
+
+// The snapshot of databases and their webhooks. Their branches, backups,
+// deploy requests, IP restrictions and maintenance windows are in
+// snapshot_branches.go, snapshot_backups.go, snapshot_deployrequests.go,
+// snapshot_credentials.go and snapshot_switchovers.go.
+
+type dbSnap struct {
+	stampsSnap
+	Organization string                 `json:"organization"`
+	Name         string                 `json:"name"`
+	Region       string                 `json:"region"` // slug
+	Kind         platform.DatabaseKind  `json:"kind"`
+	ClusterSize  string                 `json:"cluster_size"`
+	Replicas     int                    `json:"replicas"`
+	State        platform.DatabaseState `json:"state"`
+	Deleted      bool                   `json:"deleted,omitempty"`
+	Notes        string                 `json:"notes"`
+
+	RequireApproval      bool    `json:"require_approval"`
+	RestrictBranchRegion bool    `json:"restrict_branch_region"`
+	AllowDataBranching   bool    `json:"allow_data_branching"`
+	ForeignKeys          bool    `json:"foreign_keys"`
+	InsightsRawQueries   bool    `json:"insights_raw_queries"`
+	DeletionProtected    bool    `json:"deletion_protected"`
+	ProdWebConsole       bool    `json:"production_web_console"`
+	AutomaticMigrations  *bool   `json:"automatic_migrations"`
+	MigrationFramework   *string `json:"migration_framework"`
+	MigrationTable       *string `json:"migration_table"`
+	DefaultBranch        string  `json:"default_branch"`
+
+	Backups        []backupSnap  `json:"backups"`
+	BackupPolicies []policySnap  `json:"backup_policies"`
+	DeployRequests []drSnap      `json:"deploy_requests"`
+	LastDR         int           `json:"last_deploy_request"`
+	DeployQueue    []int         `json:"deploy_queue"` // deploy request numbers
+	Webhooks       []webhookSnap `json:"webhooks"`
+
+	IPRestrictions     []ipRestrictionSnap `json:"ip_restrictions"`
+	MaintenanceWindows []windowSnap        `json:"maintenance_windows"`
+}
+
+func (sv *saver) databases() []dbSnap {
+	var out []dbSnap
+	for _, db := range listOrder(sv.dbSet) {
+		ds := dbSnap{
+			stampsSnap: saveStamps(db.stamps), Organization: db.org.name, Name: db.name,
+			Region: db.region.slug, Kind: db.kind, ClusterSize: db.clusterSize, Replicas: db.replicas,
+			State: db.state, Deleted: db.deleted, Notes: db.notes,
+			RequireApproval: db.requireApproval, RestrictBranchRegion: db.restrictBranchRegion,
+			AllowDataBranching: db.allowDataBranching, ForeignKeys: db.foreignKeys,
+			InsightsRawQueries: db.insightsRawQueries, DeletionProtected: db.deletionProtected,
+			ProdWebConsole: db.prodWebConsole, AutomaticMigrations: db.automaticMigrations,
+			MigrationFramework: db.migrationFramework, MigrationTable: db.migrationTable,
+			DefaultBranch: db.defaultBranch, LastDR: db.lastDR,
+			Backups: saveBackups(db), BackupPolicies: savePolicies(db),
+			DeployRequests: saveDeployRequests(db),
+			IPRestrictions: saveIPRestrictions(db), MaintenanceWindows: saveWindows(db),
+		}
+		for _, dr := range db.deployQueue {
+			ds.DeployQueue = append(ds.DeployQueue, dr.number)
+		}
+		for _, h := range db.webhooks.hooks.all() {
+			ds.Webhooks = append(ds.Webhooks, saveWebhook(h))
+		}
+		out = append(out, ds)
+	}
+	return out
+}
+
+// loadDatabases creates the databases; loadDatabaseContents fills them
+// once their branches exist.
+func (ld *loader) loadDatabases(list []dbSnap) error {
+	for _, ds := range list {
+		if err := unique(ld.dbs, ds.ID, "database"); err != nil {
+			return err
+		}
+		org := ld.w.orgs[ds.Organization]
+		if org == nil {
+			return fmt.Errorf("database %s: organization %q is not in the snapshot", ds.ID, ds.Organization)
+		}
+		region := regionBySlug(ds.Region)
+		if region == nil {
+			return fmt.Errorf("database %s: unknown region %q", ds.ID, ds.Region)
+		}
+		db := &dbRec{
+			stamps: ds.load(), org: org, name: ds.Name, region: region, kind: ds.Kind,
+			clusterSize: ds.ClusterSize, replicas: ds.Replicas, state: ds.State, deleted: ds.Deleted, notes: ds.Notes,
+			requireApproval: ds.RequireApproval, restrictBranchRegion: ds.RestrictBranchRegion,
+			allowDataBranching: ds.AllowDataBranching, foreignKeys: ds.ForeignKeys,
+			insightsRawQueries: ds.InsightsRawQueries, deletionProtected: ds.DeletionProtected,
+			prodWebConsole: ds.ProdWebConsole, automaticMigrations: ds.AutomaticMigrations,
+			migrationFramework: ds.MigrationFramework, migrationTable: ds.MigrationTable,
+			defaultBranch: ds.DefaultBranch, lastDR: ds.LastDR,
+		}
+		ld.dbs[db.id] = db
+		if !db.deleted {
+			if org.dbByName[db.name] != nil {
+				return fmt.Errorf("database %s: name %q appears twice in %s", db.id, db.name, org.name)
+			}
+			org.dbs.add(db)
+			org.dbByName[db.name] = db
+		}
+	}
+	return nil
+}
+
+// loadDatabaseContents loads the backups, policies, deploy requests,
+// webhooks, IP restrictions and maintenance windows of each database.
+func (ld *loader) loadDatabaseContents(list []dbSnap) error {
+	for _, ds := range list {
+		db := ld.dbs[ds.ID]
+		policies, err := ld.loadPolicies(db, ds.BackupPolicies)
+		if err == nil {
+			err = ld.loadBackups(db, ds.Backups, policies)
+		}
+		if err == nil {
+			err = ld.loadDeployRequests(db, ds.DeployRequests, ds.DeployQueue)
+		}
+		if err == nil {
+			err = ld.loadIPRestrictions(db, ds.IPRestrictions)
+		}
+		if err == nil {
+			err = ld.loadWindows(db, ds.MaintenanceWindows)
+		}
+		for _, hs := range ds.Webhooks {
+			if err != nil {
+				break
+			}
+			db.webhooks.add(loadWebhook(db, hs))
+		}
+		if err != nil {
+			return named(err, "database %s", db.id)
+		}
+	}
+	return nil
+}
+
+type webhookSnap struct {
+	stampsSnap
+	URL             string                  `json:"url"`
+	Secret          string                  `json:"secret"`
+	Enabled         bool                    `json:"enabled"`
+	Events          []platform.WebhookEvent `json:"events"`
+	LastSent        time.Time               `json:"last_sent"`
+	LastSentResult  string                  `json:"last_sent_result"`
+	LastSentSuccess bool                    `json:"last_sent_success"`
+	Failures        int                     `json:"failures"`
+	LastTest        time.Time               `json:"last_test"`
+}
+
+func saveWebhook(h *webhookRec) webhookSnap {
+	return webhookSnap{
+		stampsSnap: saveStamps(h.stamps), URL: h.url, Secret: h.secret, Enabled: h.enabled, Events: h.events,
+		LastSent: h.lastSent, LastSentResult: h.lastSentResult, LastSentSuccess: h.lastSentSuccess,
+		Failures: h.failures, LastTest: h.lastTest,
+	}
+}
+
+func loadWebhook(db *dbRec, hs webhookSnap) *webhookRec {
+	return &webhookRec{
+		stamps: hs.load(), db: db, url: hs.URL, secret: hs.Secret, enabled: hs.Enabled, events: hs.Events,
+		lastSent: hs.LastSent, lastSentResult: hs.LastSentResult, lastSentSuccess: hs.LastSentSuccess,
+		failures: hs.Failures, lastTest: hs.LastTest,
+	}
+}

@@ -1,0 +1,203 @@
+package fake
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/dbplatform/platform-go"
+)
+
+// The snapshot of deploy requests and their deployments.
+
+type drSnap struct {
+	stampsSnap
+	Number       int          `json:"number"`
+	Head         string       `json:"head"` // branch IDs
+	Into         string       `json:"into"`
+	Notes        string       `json:"notes"`
+	Creator      string       `json:"creator"`
+	CreatorToken string       `json:"creator_token"`
+	Open         bool         `json:"open"`
+	ClosedAt     time.Time    `json:"closed_at"`
+	ClosedBy     string       `json:"closed_by"`
+	DeployedAt   time.Time    `json:"deployed_at"`
+	Reviews      []reviewSnap `json:"reviews"`
+	Deployment   deploySnap   `json:"deployment"`
+}
+
+type reviewSnap struct {
+	stampsSnap
+	Actor string               `json:"actor"`
+	Token string               `json:"token"`
+	State platform.ReviewState `json:"state"`
+	Body  string               `json:"body"`
+}
+
+type deploySnap struct {
+	stampsSnap
+	State            platform.DeploymentState `json:"state"`
+	Gen              int                      `json:"gen"`
+	AutoCutover      bool                     `json:"auto_cutover"`
+	AutoDeleteBranch bool                     `json:"auto_delete_branch"`
+	Instant          bool                     `json:"instant"`
+	Eligible         bool                     `json:"eligible"`
+	VSchema          bool                     `json:"vschema"`
+	Operations       []opSnap                 `json:"operations"`
+	Lint             []*platform.LintError    `json:"lint"`
+	CheckErrors      *string                  `json:"check_errors"`
+	Before           []tableSnap              `json:"before"`
+
+	Actor          string `json:"actor"`
+	CutoverActor   string `json:"cutover_actor"`
+	ForceActor     string `json:"force_actor"`
+	CancelledActor string `json:"cancelled_actor"`
+	RevertActor    string `json:"revert_actor"`
+
+	Queued         time.Time `json:"queued"`
+	Submitted      time.Time `json:"submitted"`
+	Started        time.Time `json:"started"`
+	ReadyToCutover time.Time `json:"ready_to_cutover"`
+	ForceCutover   time.Time `json:"force_cutover"`
+	CutoverAt      time.Time `json:"cutover_at"`
+	Finished       time.Time `json:"finished"`
+}
+
+type opSnap struct {
+	stampsSnap
+	Keyspace string                        `json:"keyspace"`
+	Table    string                        `json:"table"`
+	Name     platform.DeployOperationName  `json:"name"`
+	DDL      string                        `json:"ddl"`
+	Create   string                        `json:"create"`
+	State    platform.DeployOperationState `json:"state"`
+	Shards   [][2]string                   `json:"shards"` // [id, name]
+}
+
+type tableSnap struct {
+	Keyspace string `json:"keyspace"`
+	Table    string `json:"table"`
+	Create   string `json:"create"`
+}
+
+func saveDeployRequests(db *dbRec) []drSnap {
+	var out []drSnap
+	for _, dr := range db.drs.all() {
+		d := dr.dep
+		ds := drSnap{
+			stampsSnap: saveStamps(dr.stamps), Number: dr.number, Head: dr.head.id, Into: dr.into.id,
+			Notes: dr.notes, Creator: idOf(dr.creator), CreatorToken: idOf(dr.creatorToken), Open: dr.open,
+			ClosedAt: dr.closedAt, ClosedBy: idOf(dr.closedBy), DeployedAt: dr.deployedAt,
+			Deployment: deploySnap{
+				stampsSnap: stampsSnap{d.id, d.created, d.updated}, State: d.state, Gen: d.gen,
+				AutoCutover: d.autoCutover, AutoDeleteBranch: d.autoDeleteBranch, Instant: d.instant,
+				Eligible: d.eligible, VSchema: d.vschema, Lint: d.lint, CheckErrors: d.checkErrors,
+				Actor: idOf(d.actor), CutoverActor: idOf(d.cutoverActor), ForceActor: idOf(d.forceActor),
+				CancelledActor: idOf(d.cancelledActor), RevertActor: idOf(d.revertActor),
+				Queued: d.queued, Submitted: d.submitted, Started: d.started, ReadyToCutover: d.readyToCutover,
+				ForceCutover: d.forceCutover, CutoverAt: d.cutoverAt, Finished: d.finished,
+			},
+		}
+		for _, r := range dr.reviews {
+			ds.Reviews = append(ds.Reviews, reviewSnap{saveStamps(r.stamps), idOf(r.actor), idOf(r.token), r.state, r.body})
+		}
+		for _, op := range d.ops {
+			os := opSnap{saveStamps(op.stamps), op.keyspace, op.table, op.name, op.ddl, op.create, op.state, nil}
+			for _, sh := range op.shards {
+				os.Shards = append(os.Shards, [2]string{sh.id, sh.name})
+			}
+			ds.Deployment.Operations = append(ds.Deployment.Operations, os)
+		}
+		for _, t := range d.before {
+			ds.Deployment.Before = append(ds.Deployment.Before, tableSnap{t.keyspace, t.table, t.create})
+		}
+		out = append(out, ds)
+	}
+	return out
+}
+
+func (ld *loader) loadDeployRequests(db *dbRec, list []drSnap, queue []int) error {
+	for _, ds := range list {
+		dr, err := ld.loadDeployRequest(db, ds)
+		if err != nil {
+			return named(err, "deploy request #%d", ds.Number)
+		}
+		db.drs.add(dr)
+		if db.drByNumber == nil {
+			db.drByNumber = map[int]*drRec{}
+		}
+		db.drByNumber[dr.number] = dr
+	}
+	for _, n := range queue {
+		dr := db.drByNumber[n]
+		if dr == nil {
+			return fmt.Errorf("deploy queue: no deploy request #%d", n)
+		}
+		db.deployQueue = append(db.deployQueue, dr)
+	}
+	return nil
+}
+
+func (ld *loader) loadDeployRequest(db *dbRec, ds drSnap) (*drRec, error) {
+	if ds.Number <= 0 || db.drByNumber[ds.Number] != nil {
+		return nil, fmt.Errorf("number missing or twice")
+	}
+	d := ds.Deployment
+	dr := &drRec{
+		stamps: ds.load(), db: db, number: ds.Number, notes: ds.Notes, open: ds.Open,
+		closedAt: ds.ClosedAt, deployedAt: ds.DeployedAt,
+		dep: deployRec{
+			id: d.ID, created: d.Created, updated: d.Updated, state: d.State, gen: d.Gen,
+			autoCutover: d.AutoCutover, autoDeleteBranch: d.AutoDeleteBranch, instant: d.Instant,
+			eligible: d.Eligible, vschema: d.VSchema, lint: d.Lint, checkErrors: d.CheckErrors,
+			queued: d.Queued, submitted: d.Submitted, started: d.Started, readyToCutover: d.ReadyToCutover,
+			forceCutover: d.ForceCutover, cutoverAt: d.CutoverAt, finished: d.Finished,
+		},
+	}
+	users := []struct {
+		to *(*userRec)
+		id string
+	}{
+		{&dr.creator, ds.Creator}, {&dr.closedBy, ds.ClosedBy}, {&dr.dep.actor, d.Actor},
+		{&dr.dep.cutoverActor, d.CutoverActor}, {&dr.dep.forceActor, d.ForceActor},
+		{&dr.dep.cancelledActor, d.CancelledActor}, {&dr.dep.revertActor, d.RevertActor},
+	}
+	var err error
+	for _, u := range users {
+		if *u.to, err = ref(ld.users, u.id, "user"); err != nil {
+			return nil, err
+		}
+	}
+	if dr.head, err = ref(ld.branches, ds.Head, "head branch"); err != nil {
+		return nil, err
+	}
+	if dr.into, err = ref(ld.branches, ds.Into, "base branch"); err != nil {
+		return nil, err
+	}
+	if dr.head == nil || dr.into == nil {
+		return nil, fmt.Errorf("a branch is missing")
+	}
+	if dr.creatorToken, err = ref(ld.tokens, ds.CreatorToken, "service token"); err != nil {
+		return nil, err
+	}
+	for _, rs := range ds.Reviews {
+		r := &reviewRec{stamps: rs.load(), state: rs.State, body: rs.Body}
+		if r.actor, err = ref(ld.users, rs.Actor, "reviewer"); err != nil {
+			return nil, err
+		}
+		if r.token, err = ref(ld.tokens, rs.Token, "reviewer's token"); err != nil {
+			return nil, err
+		}
+		dr.reviews = append(dr.reviews, r)
+	}
+	for _, os := range d.Operations {
+		op := &opRec{stamps: os.load(), keyspace: os.Keyspace, table: os.Table, name: os.Name, ddl: os.DDL, create: os.Create, state: os.State}
+		for _, sh := range os.Shards {
+			op.shards = append(op.shards, shardRec{id: sh[0], name: sh[1]})
+		}
+		dr.dep.ops = append(dr.dep.ops, op)
+	}
+	for _, t := range d.Before {
+		dr.dep.before = append(dr.dep.before, tableState{t.Keyspace, t.Table, t.Create})
+	}
+	return dr, nil
+}

@@ -1,0 +1,778 @@
+package fake_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake"
+)
+
+// snapshotCoverage lists, by type, the fields of the records a snapshot
+// holds (fake/snapshot*.go saves and loads each, or rebuilds it from
+// others, as an index from its records). TestSnapshotCoversEveryField
+// fails on a field missing here, so that a new field or record type cannot
+// be forgotten by the snapshot; TestSnapshotOperations checks that each is
+// set somewhere in the operation table's worlds, and restored exactly.
+var snapshotCoverage = map[string]string{
+	"world":                  "rng pcg orgs orgIdx users tokens oauth inFlight",
+	"Consent":                "Organizations Databases Branches",
+	"Token":                  "ID Secret",
+	"stamps":                 "id created updated",
+	"index":                  "items",
+	"timer":                  "at seq job",
+	"userRec":                "stamps name email defaultOrg",
+	"orgRec":                 "stamps name billingEmail idpManagedRoles invoiceBudget defaultRegion members memberByUser dbs dbByName branchByName teams tokens",
+	"memberRec":              "stamps user role",
+	"regionRec":              "id slug provider displayName location ips",
+	"teamStore":              "idx bySlug",
+	"teamRec":                "stamps name slug description creator managed members memberByUser databases analystDatabases",
+	"teamMemberRec":          "stamps user actor",
+	"tokenRec":               "stamps name hash org creator orgPerms dbGrants grantIdx expiresAt lastUsed",
+	"dbGrant":                "db perms",
+	"branchKey":              "db name",
+	"dbRec":                  "stamps org name region kind clusterSize replicas state deleted requireApproval restrictBranchRegion allowDataBranching foreignKeys insightsRawQueries deletionProtected prodWebConsole notes automaticMigrations migrationFramework migrationTable defaultBranch branchIdx backups drs drByNumber lastDR deployQueue webhooks maintenance ipRestrictions",
+	"webhookStore":           "hooks byID",
+	"webhookRec":             "stamps db url secret enabled events deleted lastSent lastSentResult lastSentSuccess failures lastTest",
+	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated keyspaces roles budgets readOnlyRegions passwords switchovers primary bouncers cluster",
+	"readOnlyRegionRec":      "stamps region actor readyAt removed",
+	"keyspaceReadOnlyRegion": "region branchRegion clusterSize replicas",
+	"keyspaceRec":            "stamps branch name shards extraReplicas clusterSize ready isDefault readOnlyRegions deleted tables settings configChanging before configGen resizes resizeByID resize lastResize",
+	"keyspaceSettings":       "durability vreplication mysqld vttablet nodeTTL vectorPool",
+	"branchRoles":            "live every def owners",
+	"roleRec":                "stamps branch name baseUsername actor isDefault lease inherited withReplication whereOnDelete whereOnUpdate dropped droppedAt",
+	"lease":                  "ttl expiresAt",
+	"branchPasswords":        "live byID",
+	"passwordRec":            "stamps lease branch name role replica directVTGate cidrs username actor",
+	"ipRestrictions":         "live byID",
+	"ipRestrictionRec":       "stamps schema role cidrs description actor",
+	"branchSwitchovers":      "list byID running",
+	"switchoverRec":          "stamps branch state method candidate err actor completed",
+	"maintenanceStore":       "windows running",
+	"branchBouncers":         "idx byName resizes",
+	"bouncerRec":             "stamps branch name config actor ready deleted deletedAt active resizes",
+	"bouncerConfig":          "size replicas target params",
+	"bouncerSKU":             "name displayName cpu ram",
+	"bouncerResizeRec":       "stamps bouncer state next prev started completed actor",
+	"keyspaceResizeRec":      "stamps ks actor state started completed shardTime from to replicas prevReplicas",
+	"keyspaceSize":           "clusterSize extraReplicas vectorPool",
+	"branchCluster":          "vtgate storage params resizes changes pending resized",
+	"vtgateConfig":           "size count maxCount autoscaling targetCPU",
+	"storageConfig":          "min max autoscaling iops throughput",
+	"paramValue":             "value updated actor",
+	"branchChangeRec":        "stamps branch resize actor state started completed before after",
+	"clusterState":           "clusterSize replicas vtgate storage params",
+	"windowRec":              "stamps branch started finished",
+	"branchBudgets":          "idx byID",
+	"trafficBudgetRec":       "stamps branch name mode limits actor rules",
+	"trafficRuleRec":         "stamps trafficRuleSpec actor",
+	"trafficRuleSpec":        "kind keyspace fingerprint tag",
+	"trafficTag":             "key value",
+	"backupStore":            "byID byBranch policies",
+	"branchBackups":          "live all",
+	"backupRec":              "stamps branch name state production protected required policy actor retention started completed ended deleted deletedAt size snapshot restored",
+	"retention":              "value unit",
+	"schemaSnapshot":         "id taken keyspaces",
+	"snapshotKeyspace":       "name shards extraReplicas isDefault tables",
+	"policyRec":              "stamps db policySpec displayName required lastRan nextRun deleted gen",
+	"policySpec":             "name target retention sched day week",
+	"schedule":               "unit every hour minute day week",
+	"drRec":                  "stamps db number head into notes creator creatorToken open closedAt closedBy deployedAt reviews dep",
+	"reviewRec":              "stamps actor token state body",
+	"deployRec":              "id created updated state gen autoCutover autoDeleteBranch instant eligible vschema ops lint checkErrors before actor cutoverActor forceActor cancelledActor revertActor queued submitted started readyToCutover forceCutover cutoverAt finished",
+	"opRec":                  "stamps keyspace table name ddl create state shards",
+	"shardRec":               "id name",
+	"tableState":             "keyspace table create",
+	"oauthStore":             "apps byClient byOrg access refresh codes devices userCodes",
+	"oauthDeviceRec":         "app userCode expires interval lastPoll grant user denied used",
+	"oauthAppRec":            "stamps org name domain redirectURI avatar scopes clientID secretHash tokens tokenByID",
+	"oauthTokenRec":          "stamps app grant accessHash refreshHash expires lastUsed",
+	"oauthGrant":             "user scopes orgs dbs branches",
+	"oauthCodeRec":           "app grant redirectURI expires used issued",
+	"oauthSession":           "user signedOut autoApprove",
+
+	// The jobs of the clock, one type per kind of transition.
+	"databaseReadyJob":       "db",
+	"branchReadyJob":         "b",
+	"keyspaceReadyJob":       "ks",
+	"keyspaceConfigJob":      "ks gen",
+	"backupJob":              "bk from",
+	"policyRunJob":           "p gen",
+	"deployJob":              "dr gen step",
+	"retryJob":               "d",
+	"delivery":               "hook id event body attempt retry",
+	"codeExpiryJob":          "hash",
+	"readOnlyRegionReadyJob": "rr",
+	"deviceExpiryJob":        "hash userCode",
+	"switchoverJob":          "sw from",
+	"maintenanceEndJob":      "w",
+	"bouncerReadyJob":        "bn",
+	"bouncerResizeJob":       "r from",
+	"keyspaceResizeJob":      "r from",
+	"branchChangeJob":        "r from",
+}
+
+// snapshotUnset are the fields of snapshotCoverage that no world of the
+// operation table sets, with the reason.
+var snapshotUnset = map[string]string{
+	"keyspaceRec.deleted": "a dropped keyspace is no longer reachable: nothing refers to it, and a snapshot leaves it out",
+	"webhookRec.deleted":  "a deleted webhook is no longer reachable (its retries do nothing and are left out), nor in a snapshot",
+	// Rendered, but no operation sets them yet: the operation that does
+	// must make a world set them.
+	"dbRec.notes":               "no operation sets a database's notes yet",
+	"readOnlyRegionRec.removed": "a removed read-only region is no longer reachable (its transition does nothing and is left out), nor in a snapshot",
+}
+
+// snapshotCovered reports whether snapshotCoverage lists "type.field".
+func snapshotCovered(field string) bool {
+	typ, name, _ := strings.Cut(field, ".")
+	return slices.Contains(strings.Fields(snapshotCoverage[typ]), name)
+}
+
+// snapshotHome says where the snapshot of each record type is written.
+var snapshotHome = map[string]string{
+	"world": "worldSnap in fake/snapshot.go", "oauthSession": "oauthSessionSnap in fake/snapshot_oauth.go",
+	"userRec": "userSnap in fake/snapshot_orgs.go", "orgRec": "orgSnap in fake/snapshot_orgs.go",
+	"memberRec": "memberSnap in fake/snapshot_orgs.go", "teamRec": "teamSnap in fake/snapshot_orgs.go",
+	"teamMemberRec": "teamMemberSnap in fake/snapshot_orgs.go", "tokenRec": "tokenSnap in fake/snapshot_orgs.go",
+	"dbRec": "dbSnap in fake/snapshot_databases.go", "webhookRec": "webhookSnap in fake/snapshot_databases.go",
+	"branchRec": "branchSnap in fake/snapshot_branches.go", "readOnlyRegionRec": "readOnlyRegionSnap in fake/snapshot_branches.go",
+	"keyspaceReadOnlyRegion": "keyspaceROSnap in fake/snapshot_branches.go", "keyspaceRec": "keyspaceSnap in fake/snapshot_branches.go",
+	"keyspaceSettings": "settingsSnap in fake/snapshot_branches.go", "roleRec": "roleSnap in fake/snapshot_branches.go",
+	"branchRoles": "branchSnap in fake/snapshot_branches.go", "trafficBudgetRec": "budgetSnap in fake/snapshot_branches.go",
+	"trafficRuleRec": "ruleSnap in fake/snapshot_branches.go", "backupRec": "backupSnap in fake/snapshot_backups.go",
+	"schemaSnapshot": "schemaSnap in fake/snapshot_backups.go", "policyRec": "policySnap in fake/snapshot_backups.go",
+	"schedule": "scheduleSnap in fake/snapshot_backups.go", "drRec": "drSnap in fake/snapshot_deployrequests.go",
+	"deployRec": "deploySnap in fake/snapshot_deployrequests.go", "opRec": "opSnap in fake/snapshot_deployrequests.go",
+	"reviewRec": "reviewSnap in fake/snapshot_deployrequests.go", "oauthAppRec": "oauthAppSnap in fake/snapshot_oauth.go",
+	"oauthTokenRec": "oauthTokenSnap in fake/snapshot_oauth.go", "oauthGrant": "grantSnap in fake/snapshot_oauth.go",
+	"oauthCodeRec": "oauthCodeSnap in fake/snapshot_oauth.go", "oauthDeviceRec": "oauthDeviceSnap in fake/snapshot_oauth.go",
+	"lease": "leaseSnap in fake/snapshot_credentials.go", "passwordRec": "passwordSnap in fake/snapshot_credentials.go",
+	"ipRestrictionRec": "ipRestrictionSnap in fake/snapshot_credentials.go", "switchoverRec": "switchoverSnap in fake/snapshot_switchovers.go",
+	"windowRec":  "windowSnap in fake/snapshot_switchovers.go",
+	"bouncerRec": "bouncerSnap in fake/snapshot_bouncers.go", "bouncerConfig": "bouncerConfigSnap in fake/snapshot_bouncers.go",
+	"bouncerResizeRec": "bouncerResizeSnap in fake/snapshot_bouncers.go", "keyspaceResizeRec": "keyspaceResizeSnap in fake/snapshot_keyspace_resizes.go",
+	"keyspaceSize":  "keyspaceSizeSnap in fake/snapshot_keyspace_resizes.go",
+	"branchCluster": "branchClusterSnap in fake/snapshot_branchchanges.go", "vtgateConfig": "vtgateSnap in fake/snapshot_branchchanges.go",
+	"storageConfig": "storageSnap in fake/snapshot_branchchanges.go", "paramValue": "paramValueSnap in fake/snapshot_branchchanges.go",
+	"branchChangeRec": "branchChangeSnap in fake/snapshot_branchchanges.go", "clusterState": "clusterStateSnap in fake/snapshot_branchchanges.go",
+}
+
+// snapshotAdvice says what to do about a field the snapshot does not cover.
+func snapshotAdvice(field, typ string) string {
+	owner, _, _ := strings.Cut(field, ".")
+	where := "a ...Snap struct of its own in the snapshot file of its resource group (fake/snapshot_<group>.go), " +
+		"saved by its owner's save and built again by its load; a job of a new kind of transition gets a save " +
+		"method and a loader in jobLoaders (fake/snapshot_jobs.go)"
+	if home, ok := snapshotHome[owner]; ok {
+		where = home + ": a field of the struct, set in its save, read back in its load"
+	}
+	return fmt.Sprintf("field %s (%s) is not covered by the snapshot: add it to %s; make a world of "+
+		"TestSnapshotOperations set it (opFixtures, or snapshotRichWorld); then list it in snapshotCoverage "+
+		"in fake/snapshot_test.go", field, typ, where)
+}
+
+// TestSnapshotCoversEveryField checks that every field of every record type
+// a snapshot reaches is listed in snapshotCoverage, and that every field
+// listed still exists.
+func TestSnapshotCoversEveryField(t *testing.T) {
+	t.Parallel()
+	fields := fake.SnapshotFields()
+	for _, f := range slices.Sorted(maps.Keys(fields)) {
+		if !snapshotCovered(f) {
+			t.Error(snapshotAdvice(f, fields[f]))
+		}
+	}
+	for typ, names := range snapshotCoverage {
+		for _, name := range strings.Fields(names) {
+			if _, ok := fields[typ+"."+name]; !ok && !strings.HasSuffix(typ, "Job") && typ != "delivery" {
+				t.Errorf("snapshotCoverage lists %s.%s, which no longer exists: remove it", typ, name)
+			}
+		}
+	}
+}
+
+// TestSnapshotOperations runs the operation table's worlds through a
+// snapshot: for every operation, its fixture's world is restored into a
+// server of another seed, which must hold the same state field by field,
+// give the same snapshot, render every resource the same through the API,
+// answer the operation's request the same, and then run the same
+// transitions to the same results and IDs. The worlds together must set
+// every field of snapshotCoverage.
+func TestSnapshotOperations(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	set := map[string]bool{}
+	ops := loadOperations(t)
+	t.Run("ops", func(t *testing.T) {
+		t.Run("rich world", func(t *testing.T) {
+			t.Parallel()
+			local := snapshotRichWorld(t)
+			mu.Lock()
+			defer mu.Unlock()
+			for f := range local {
+				set[f] = true
+			}
+		})
+		for _, name := range opOperations(t, func(tsvOperation) bool { return true }) {
+			op := ops[name]
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				w := newOpWorld(t)
+				call := opFixtures[name](w, "")
+				local := snapshotRoundTrip(t, w, op.method, call.path(t, w, op), call.body)
+				mu.Lock()
+				defer mu.Unlock()
+				for f := range local {
+					set[f] = true
+				}
+			})
+		}
+	})
+	if t.Failed() {
+		return
+	}
+	for f := range set {
+		if !snapshotCovered(f) {
+			t.Error(snapshotAdvice(f, "seen in a world"))
+		}
+	}
+	for typ, names := range snapshotCoverage {
+		for _, name := range strings.Fields(names) {
+			f := typ + "." + name
+			if !set[f] && snapshotUnset[f] == "" {
+				t.Errorf("no world of the operation table sets %s, so the snapshot's round trip of it goes untested: make a fixture set it", f)
+			}
+		}
+	}
+}
+
+// snapshotRoundTrip restores a snapshot of w's server into a twin, sends
+// the same request to both, then moves both clocks in steps, checking at
+// each that they hold the same state. It returns the fields set on the way.
+func snapshotRoundTrip(t *testing.T, w *opWorld, method, path, body string) map[string]bool {
+	t.Helper()
+	local := map[string]bool{}
+	fake.SnapshotFieldsSet(w.srv, local)
+	twin := restoredTwin(t, w.srv)
+	if a, b := opRendered(t, w.srv), opRendered(t, twin); a != b {
+		t.Errorf("the restored server renders the world differently (-original +restored):\n%s", cmp.Diff(a, b))
+	}
+	got := []wire{
+		send(t, w.srv, method, path, admin(w.srv), body),
+		send(t, twin, method, path, admin(twin), body),
+	}
+	both := []*fake.Server{w.srv, twin}
+	flushAll(t, both)
+	if a, b := normalizedBody(w.srv, got[0]), normalizedBody(twin, got[1]); got[0].status != got[1].status || a != b {
+		t.Errorf("%s %s: the original answered %d %s, the restored server %d %s", method, path, got[0].status, a, got[1].status, b)
+	}
+	fake.SnapshotFieldsSet(w.srv, local)
+	for _, d := range []time.Duration{time.Second, time.Minute, 48 * time.Hour} {
+		sameSnapshots(t, w.srv, twin, fmt.Sprintf("after %s %s and %s", method, path, d))
+		for _, srv := range both {
+			srv.Advance(d)
+		}
+		flushAll(t, both)
+		fake.SnapshotFieldsSet(w.srv, local)
+	}
+	sameSnapshots(t, w.srv, twin, "at the end")
+	return local
+}
+
+// flushAll waits for the webhook deliveries of the servers.
+func flushAll(t *testing.T, srvs []*fake.Server) {
+	t.Helper()
+	for _, srv := range srvs {
+		if err := srv.FlushDeliveries(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// snapshotRichWorld builds a world that sets what the operation table's
+// worlds leave unset (deleted records still named, failed and instant
+// deployments, OAuth grants on every kind of resource, a webhook retry due,
+// every setting), and runs snapshotRoundTrip on it at two points.
+func snapshotRichWorld(t *testing.T) map[string]bool {
+	// newOpWorld's, with a sharded keyspace in main.
+	e := newDREnv(t, true)
+	e.branch("dev", drChange...)
+	mustDB(t, e.srv, "other")
+	e.srv.Advance(5 * time.Second)
+	w := &opWorld{drEnv: e, bob: mustMember(t, e.srv, e.org, "Bob Builder", platform.RoleMember)}
+	srv, org := w.srv, w.org
+	do := func(method, path, body string) []byte {
+		t.Helper()
+		r := send(t, srv, method, path, admin(srv), body)
+		if r.status >= 300 {
+			t.Fatalf("%s %s: %d %s", method, path, r.status, r.body)
+		}
+		return r.body
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	idOf := func(body []byte) string {
+		var v struct {
+			ID string `json:"id"`
+		}
+		must(json.Unmarshal(body, &v))
+		return v.ID
+	}
+	base := "/v1/organizations/" + org
+	app := base + "/databases/" + drDB
+
+	do("PATCH", base, `{"idp_managed_roles":true,"invoice_budget_amount":100}`)
+	do("PATCH", base+"/databases/other", `{"automatic_migrations":true,"migration_framework":"rails","migration_table_name":"schema_migrations",`+
+		`"require_approval_for_deploy":true,"restrict_branch_region":true,"allow_data_branching":true,"insights_raw_queries":true,"production_branch_web_console":true}`)
+
+	// A team names a database since deleted.
+	do("POST", base+"/databases", `{"name":"gone","cluster_size":"PS_10","replicas":2}`)
+	w.team()
+	must(srv.AddTeamDatabase(org, "core", "gone"))
+	must(srv.AddTeamAnalystDatabase(org, "core", "other"))
+	do("DELETE", base+"/databases/gone", "")
+	must(srv.SetTeamManaged(org, "core", true))
+
+	// A keyspace with every setting, sharded with extra replicas.
+	do("POST", app+"/branches/dev/keyspaces", `{"name":"extra","cluster_size":"PS_10","shards":2,"extra_replicas":1}`)
+	srv.Advance(time.Minute)
+
+	// A daily policy's backups outlive it; a monthly policy sets every
+	// schedule field.
+	daily := idOf(do("POST", app+"/backup-policies", `{"name":"daily","target":"development","retention_value":7,"retention_unit":"day","frequency_value":1,"frequency_unit":"day"}`))
+	do("POST", app+"/backup-policies", `{"name":"monthly","target":"production","retention_value":1,"retention_unit":"year",`+
+		`"frequency_value":1,"frequency_unit":"month","schedule_time":"03:30","schedule_day":2,"schedule_week":1}`)
+	srv.Advance(25 * time.Hour)
+	do("DELETE", app+"/backup-policies/"+daily, "")
+
+	// A branch restored from a backup, then deleted: its backup names it.
+	do("POST", app+"/branches", `{"name":"restored","backup_id":"`+w.backup("dev")+`","cluster_size":"PS_10"}`)
+	srv.Advance(time.Minute)
+	do("DELETE", app+"/branches/restored", "")
+
+	// Deploy requests: one with notes that fails its lint, one whose check
+	// fails, one deployed instantly, one changing a sharded keyspace.
+	w.branch("linty", drLintError...)
+	w.branch("inst", "CREATE TABLE extra (id bigint NOT NULL, PRIMARY KEY (id))")
+	w.branch("shardy", drShardedChange...)
+	w.open(platform.CreateDeployRequestParams{Branch: "linty", Notes: "adds notes"})
+	w.takeSteps(w.open(platform.CreateDeployRequestParams{Branch: "dev"}), []drStep{failNext})
+	inst := w.open(platform.CreateDeployRequestParams{Branch: "inst"})
+	w.open(platform.CreateDeployRequestParams{Branch: "shardy"})
+	srv.Advance(time.Second)
+	do("POST", fmt.Sprintf("%s/deploy-requests/%d/deploy", app, inst.Number), `{"instant_ddl":true}`)
+
+	// Roles, budgets and keyspace settings, the last change still applying.
+	do("POST", app+"/branches/dev/roles", `{"with_replication":true,"ttl":3600}`)
+	do("POST", app+"/branches/dev/traffic/budgets", `{"name":"capped","mode":"enforce","capacity":10,"rate":5,"burst":20,"concurrency":3,"warning_threshold":80,"rules":["route=a"]}`)
+	budget := w.budget("dev")
+	do("POST", app+"/branches/dev/traffic/budgets/"+budget.ID+"/rules", `{"keyspace":"app","fingerprint":"0123456789abcdef"}`)
+	do("PATCH", app+"/branches/dev/keyspaces/extra", `{"replication_durability_constraints":{"strategy":"always"},"vreplication_flags":{"optimize_inserts":true},"vector_pool_allocation":0.5}`)
+
+	// A webhook whose receiver fails, with a retry due.
+	recv := newWebhookReceiver(t, webhookAnswer(http.StatusInternalServerError))
+	hook := idOf(do("POST", app+"/webhooks", `{"url":"`+recv.url()+`","events":["branch.ready"]}`))
+	do("PATCH", app+"/webhooks/"+hook, `{"enabled":true}`)
+	must(srv.Emit(org, drDB, platform.WebhookEvent("branch.ready"), nil))
+	must(srv.FlushDeliveries(t.Context()))
+
+	// OAuth: an application with an avatar; a token granted on every kind
+	// of resource, used, then revoked while its code is remembered; a code
+	// waiting for its exchange.
+	oa, err := srv.CreateOAuthApplication(org, fake.OAuthAppSpec{
+		Name: "Everything", Domain: "https://app.example.com", RedirectURI: "https://app.example.com/cb",
+		Scopes: platform.Scopes(), Avatar: "https://app.example.com/avatar.png",
+	})
+	must(err)
+	consent := fake.Consent{Organizations: []string{org}, Databases: []string{org + "/" + drDB}, Branches: []string{org + "/" + drDB + "/main"}}
+	tok := oauthIssue(t, srv, oa, consent)
+	if r := send(t, srv, "GET", base, "Bearer "+tok.AccessToken, ""); r.status != http.StatusOK {
+		t.Fatalf("using the OAuth token: %d %s", r.status, r.body)
+	}
+	revoked := oauthOnlyTokenID(t, srv, oa)
+	do("DELETE", base+"/oauth-applications/"+oa.ID+"/tokens/"+revoked, "")
+	oauthIssue(t, srv, oa, consent) // a live token besides
+	oauthCode(t, srv, oa, consent)
+
+	// Device authorizations: one approved and used, one denied, one
+	// polled too soon (slow_down) and still pending.
+	cli := oauthApp(t, srv, "https://cli.example.com/cb", platform.ScopeUserReadUser)
+	_, used := deviceStart(t, srv, cli.ClientID, nil)
+	oauthDo(t, http.MethodGet, used.VerificationURIComplete, nil, nil)
+	wantPoll(t, srv, cli.ClientID, used.DeviceCode, "")
+	srv.SetAutoApprove(nil)
+	_, denied := deviceStart(t, srv, cli.ClientID, nil)
+	deviceDecide(t, srv, deviceConsent(t, srv, denied.UserCode), "deny", nil)
+	_, pending := deviceStart(t, srv, cli.ClientID, nil)
+	wantPoll(t, srv, cli.ClientID, pending.DeviceCode, "authorization_pending")
+	wantPoll(t, srv, cli.ClientID, pending.DeviceCode, "slow_down")
+	srv.SetAutoApprove(&consent)
+	must(srv.SignIn(w.bob))
+
+	// Credentials: a replica password with a ttl, limited to addresses,
+	// through VTGate.
+	do("POST", app+"/branches/dev/passwords", `{"name":"ci","role":"reader","replica":true,"ttl":3600,"cidrs":["10.0.0.0/8"],"direct_vtgate":true}`)
+
+	// A PostgreSQL database with an IP restriction; its main's switchovers
+	// succeeded, failed and running; dev's maintenance, finished and
+	// running.
+	pg := base + "/databases/pg"
+	do("POST", base+"/databases", `{"name":"pg","cluster_size":"PS_10","kind":"postgresql"}`)
+	srv.Advance(5 * time.Second)
+	do("POST", pg+"/branches", `{"name":"dev","parent_branch":"main"}`)
+	srv.Advance(5 * time.Second)
+	do("POST", pg+"/cidrs", `{"cidrs":["192.0.2.0/24"],"schema":"public","role":"app","description":"office"}`)
+	tm := fake.DefaultTimings()
+	do("POST", pg+"/branches/main/switchovers", "")
+	srv.Advance(tm.SwitchoverStart + tm.SwitchoverRun)
+	must(srv.FailNext(idOf(do("POST", pg+"/branches/main/switchovers", ""))))
+	srv.Advance(tm.SwitchoverStart)
+	do("POST", pg+"/branches/dev/maintenance", "{}")
+	srv.Advance(tm.Maintenance)
+
+	// Branch requests: other's main resized, then resizing again; pg's dev
+	// changed (parameters and storage), and a change queued below.
+	do("PUT", base+"/databases/other/branches/main/resizes",
+		`{"vtgate_size":"VTG_20","vtgate_count":2,"vtgate_max_count":4,"vtgate_autoscaling":true,"vtgate_target_cpu_utilization":70}`)
+	do("PATCH", pg+"/branches/dev/changes", `{"parameters":{"pgconf":{"max_connections":"200"}},`+
+		`"storage":{"storage_iops":6000,"storage_throughput_mibs":250,"maximum_storage_bytes":2199023255552,"storage_autoscaling":false}}`)
+	srv.Advance(tm.BranchChangeStart + tm.BranchChangeRun)
+	do("PUT", base+"/databases/other/branches/main/resizes", `{"vtgate_count":3}`)
+
+	// Bouncers of pg's main: "gone" resized, then deleted with a resize
+	// pending (its requests stay in the branch's list); "pool" resized,
+	// and resizing again; "queue" with a resize pending; "fresh" not yet
+	// ready. Keyspace resizes of app's dev: "app" resized (one shard),
+	// then queued again; the sharded "extra" mid-rollout.
+	bouncers := pg + "/branches/main/bouncers"
+	ksDev := app + "/branches/dev/keyspaces"
+	do("POST", bouncers, `{"name":"gone"}`)
+	do("POST", bouncers, `{"name":"pool","bouncer_size":"PGB_10"}`)
+	do("PUT", ksDev+"/app/resizes", `{"cluster_size":"PS_20"}`)
+	do("PUT", ksDev+"/extra/resizes", `{"cluster_size":"PS_20"}`)
+	srv.Advance(tm.BouncerReady)
+	do("PATCH", bouncers+"/gone/resizes", `{"bouncer_size":"PGB_20"}`)
+	do("PATCH", bouncers+"/pool/resizes", `{"replicas_per_cell":2,"parameters":{"pgbouncer":{"pool_mode":"session"}}}`)
+	srv.Advance(tm.BouncerResizeStart + tm.BouncerResize)
+	do("PATCH", bouncers+"/gone/resizes", `{"bouncer_size":"PGB_40"}`)
+	do("DELETE", bouncers+"/gone", "")
+	do("POST", bouncers, `{"name":"queue"}`)
+	do("PATCH", bouncers+"/pool/resizes", `{"bouncer_size":"PGB_40"}`)
+	srv.Advance(tm.BouncerReady)
+	do("PATCH", bouncers+"/queue/resizes", `{"replicas_per_cell":3}`)
+	do("POST", bouncers, `{"name":"fresh"}`)
+	do("PUT", ksDev+"/app/resizes", `{"cluster_size":"PS_40","vector_pool_allocation":20}`)
+	do("PATCH", pg+"/branches/dev/changes", `{"cluster_size":"PS_20","parameters":{"pgconf":{"max_connections":"300"}}}`)
+
+	do("POST", pg+"/branches/dev/maintenance", "{}")
+	do("POST", pg+"/branches/main/switchovers", "")
+	srv.Advance(tm.SwitchoverStart)
+
+	local := snapshotRoundTrip(t, w, "GET", base, "")
+	srv.SignOut()
+	for f := range snapshotRoundTrip(t, w, "GET", base, "") {
+		local[f] = true
+	}
+	return local
+}
+
+// restoredTwin restores a snapshot of srv into a new server of another
+// seed and checks that it holds the same state and gives the same snapshot.
+func restoredTwin(t *testing.T, srv *fake.Server) *fake.Server {
+	t.Helper()
+	data, err := srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	twin := fake.NewServer(t, fake.WithSeed(99), fake.WithOrganization("other-org"))
+	if err := twin.Restore(data); err != nil {
+		t.Fatalf("Restore of a snapshot: %v", err)
+	}
+	if diff := fake.SnapshotStateDiff(srv, twin); diff != "" {
+		t.Errorf("the restored state differs (-original +restored):\n%s", diff)
+	}
+	again, err := twin.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(data, again) {
+		t.Errorf("a snapshot of the restored server differs from the one restored (-original +restored):\n%s", cmp.Diff(string(data), string(again)))
+	}
+	return twin
+}
+
+// sameSnapshots checks that two servers give the same snapshot.
+func sameSnapshots(t *testing.T, a, b *fake.Server, when string) {
+	t.Helper()
+	sa, err := a.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := b.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(sa, sb) {
+		t.Errorf("%s, the snapshots differ (-original +restored):\n%s", when, cmp.Diff(string(sa), string(sb)))
+	}
+}
+
+// opRendered renders srv's world through the API (opSnapshot) as JSON,
+// without the logs a snapshot leaves out and with srv's URL made neutral.
+func opRendered(t *testing.T, srv *fake.Server) string {
+	t.Helper()
+	st := opSnapshot(t, srv)
+	st.Events, st.Deliveries = nil, nil
+	b, err := json.MarshalIndent(st, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.ReplaceAll(string(b), srv.URL(), "BASE/")
+}
+
+// normalizedBody is a response's body with srv's URL made neutral.
+func normalizedBody(srv *fake.Server, w wire) string {
+	return strings.ReplaceAll(string(w.body), srv.URL(), "BASE/")
+}
+
+// TestRestoreRefuses checks that a snapshot of another version, a foreign
+// file or a corrupt snapshot is refused with an error that says why, and
+// changes nothing.
+func TestRestoreRefuses(t *testing.T) {
+	t.Parallel()
+	src := fake.NewServer(t)
+	mustDB(t, src, "app")
+	good, err := src.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(fn func(m map[string]any)) []byte {
+		var m map[string]any
+		if err := json.Unmarshal(good, &m); err != nil {
+			t.Fatal(err)
+		}
+		fn(m)
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	first := func(m map[string]any, list string) map[string]any { return m[list].([]any)[0].(map[string]any) }
+	tests := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"empty", nil, "not a snapshot"},
+		{"not JSON", []byte("hello"), "not a snapshot"},
+		{"another format", []byte(`{"format":"something-else","version":1}`), `format is "something-else"`},
+		{"another version", edit(func(m map[string]any) { m["version"] = 2 }), "snapshot version 2 is not supported: this fake reads version 1"},
+		{"unknown field", edit(func(m map[string]any) { m["extra"] = true }), `unknown field "extra"`},
+		{"truncated", good[:len(good)/2], "corrupt snapshot"},
+		{"trailing data", append(bytes.Clone(good), "{}"...), "corrupt snapshot: invalid character"},
+		{"wrong type", edit(func(m map[string]any) { m["users"] = "ada" }), "corrupt snapshot"},
+		{"dangling user", edit(func(m map[string]any) { first(m, "databases")["organization"] = "nowhere" }), `organization "nowhere" is not in the snapshot`},
+		{"dangling branch", edit(func(m map[string]any) { first(m, "branches")["database"] = "nosuchdb" }), `database "nosuchdb" is not in the snapshot`},
+		{"duplicate ID", edit(func(m map[string]any) { m["users"] = append(m["users"].([]any), m["users"].([]any)[0]) }), "appears twice"},
+		{"admin secret", edit(func(m map[string]any) { m["admin"].(map[string]any)["token_secret"] = "sk_wrong" }), "does not match its hash"},
+		{"bad rng", edit(func(m map[string]any) { m["rng"] = "AAAA" }), "rng"},
+		{"bad hash", edit(func(m map[string]any) { first(m, "service_tokens")["hash"] = "zz" }), "hash"},
+		{"unknown transition", edit(func(m map[string]any) { first(m, "transitions")["kind"] = "database.explode" }), `unknown kind "database.explode"`},
+		{"transition of nothing", edit(func(m map[string]any) { first(m, "transitions")["id"] = "gone" }), `"gone" is not in the snapshot`},
+		{"unknown region", edit(func(m map[string]any) { first(m, "databases")["region"] = "mars" }), `unknown region "mars"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := fake.NewServer(t, fake.WithSeed(5))
+			mustDB(t, srv, "mine")
+			before, err := srv.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = srv.Restore(tt.data)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "fake: Restore: ") {
+				t.Fatalf("Restore: %v, want an error saying %q", err, tt.want)
+			}
+			after, err := srv.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(before, after) {
+				t.Error("a refused Restore changed the server")
+			}
+		})
+	}
+}
+
+// TestReset checks that Reset returns a server to its start: the same
+// snapshot as a new server with the same options, the same admin token,
+// and empty logs.
+func TestReset(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2030, 5, 1, 0, 0, 0, 0, time.UTC)
+	opts := []fake.Option{fake.WithSeed(3), fake.WithStartTime(start), fake.WithOrganization("zeta")}
+	srv := fake.NewServer(t, opts...)
+	tok := srv.AdminToken()
+	mustDB(t, srv, "app")
+	srv.Advance(time.Hour)
+	if _, err := srv.CreateServiceToken("zeta", fake.TokenSpec{Name: "ci"}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Reset()
+	got, err := srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := fake.NewServer(t, opts...).Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(want, got) {
+		t.Errorf("after Reset (-new server +reset):\n%s", cmp.Diff(string(want), string(got)))
+	}
+	if srv.AdminToken() != tok || !srv.Now().Equal(start) {
+		t.Errorf("after Reset: admin token %v at %s, want %v at %s", srv.AdminToken(), srv.Now(), tok, start)
+	}
+	if len(srv.Events()) != 0 || len(srv.Requests()) != 0 {
+		t.Errorf("after Reset: %d events and %d requests logged, want none", len(srv.Events()), len(srv.Requests()))
+	}
+	dbs, err := srv.Client().Databases.List(t.Context(), &platform.ListDatabasesParams{Organization: "zeta"})
+	if err != nil || len(dbs.Items) != 0 {
+		t.Errorf("after Reset: databases %v, %v; want none", dbs, err)
+	}
+}
+
+// TestSnapshotControl runs snapshot, restore and reset over the control
+// endpoints: a snapshot taken over HTTP restores into another server, a
+// corrupt one is a 422 that changes nothing, and reset starts afresh.
+func TestSnapshotControl(t *testing.T) {
+	t.Parallel()
+	src := fake.NewServer(t)
+	mustDB(t, src, "app")
+	r := send(t, src, http.MethodGet, "/_fake/snapshot", admin(src), "")
+	wantStatus(t, r, http.StatusOK)
+	dst := fake.NewServer(t)
+	wantStatus(t, send(t, dst, http.MethodPut, "/_fake/snapshot", admin(dst), string(r.body)), http.StatusNoContent)
+	sameSnapshots(t, src, dst, "after PUT /_fake/snapshot")
+
+	before, err := dst.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := send(t, dst, http.MethodPut, "/_fake/snapshot", admin(dst), `{"format":"platform-fake-snapshot","version":7}`)
+	if e := wantError(t, bad, http.StatusUnprocessableEntity, "unprocessable"); !strings.Contains(e.Message, "snapshot version 7 is not supported") {
+		t.Errorf("message %q, want the version refused", e.Message)
+	}
+	if after, _ := dst.Snapshot(); !bytes.Equal(before, after) {
+		t.Error("a refused PUT /_fake/snapshot changed the server")
+	}
+
+	wantStatus(t, send(t, dst, http.MethodPost, "/_fake/reset", admin(dst), ""), http.StatusNoContent)
+	sameSnapshots(t, fake.NewServer(t), dst, "after POST /_fake/reset")
+}
+
+// BenchmarkSnapshot measures a snapshot and a restore of a world of 20
+// databases, against rendering the same world through the API
+// (opSnapshot), the baseline.
+func BenchmarkSnapshot(b *testing.B) {
+	srv := fake.NewServer(b)
+	for i := range 20 {
+		mustDB(b, srv, fmt.Sprintf("db-%02d", i))
+	}
+	srv.Advance(time.Minute)
+	w := struct{ srv *fake.Server }{srv}
+	data, err := w.srv.Snapshot()
+	if err != nil {
+		b.Fatal(err)
+	}
+	twin := fake.NewServer(b)
+	b.Run("render", func(b *testing.B) {
+		for b.Loop() {
+			opSnapshot(b, w.srv)
+		}
+	})
+	b.Run("snapshot", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			if _, err := w.srv.Snapshot(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("restore", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			if err := twin.Restore(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestRestoreDropsAttemptsInFlight checks that a webhook attempt in flight
+// when a snapshot is restored records nothing once its answer comes: the
+// restored webhook does not count its failure, and no retry of it is sent.
+func TestRestoreDropsAttemptsInFlight(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	mustDB(t, srv, "app")
+	srv.Advance(5 * time.Second)
+	release := make(chan struct{})
+	recv := newWebhookReceiver(t, func(w http.ResponseWriter, _ *http.Request) {
+		<-release
+		w.WriteHeader(http.StatusInternalServerError)
+	})
+	c := srv.Client()
+	h, err := c.Webhooks.Create(t.Context(), &platform.CreateWebhookParams{
+		Organization: srv.Org(), Database: "app", URL: recv.url(), Events: []platform.WebhookEvent{"branch.ready"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, send(t, srv, "PATCH", "/v1/organizations/acme/databases/app/webhooks/"+h.ID, admin(srv), `{"enabled":true}`), http.StatusOK)
+	fixture, err := srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Emit(srv.Org(), "app", "branch.ready", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Restore(fixture); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	if err := srv.FlushDeliveries(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	srv.Advance(time.Hour) // past every retry delay
+	if err := srv.FlushDeliveries(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(recv.got()); n != 1 {
+		t.Errorf("the receiver got %d attempts, want the one in flight alone", n)
+	}
+	got, err := c.Webhooks.Get(t.Context(), &platform.GetWebhookParams{Organization: srv.Org(), Database: "app", ID: h.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.LastSentResult != "" {
+		t.Errorf("the restored webhook recorded %q from an attempt of the world it replaced", got.LastSentResult)
+	}
+}
