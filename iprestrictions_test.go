@@ -99,36 +99,25 @@ func TestIPRestrictionsWire(t *testing.T) {
 
 func TestIPRestrictionsWireMissingPathValues(t *testing.T) {
 	t.Parallel()
-	w := newWire(t, 200, ipRestrictionJSON)
-	c, ctx := w.client, t.Context()
-	tests := []struct {
-		name, wantArg string
-		call          func() error
-	}{
-		{"list with nil params", "organization", func() error { _, err := c.IPRestrictions.List(ctx, nil); return err }},
-		{"create without database", "database", func() error {
+	runArgCases(t, []argCase{
+		{"list with nil params", "organization", func(ctx context.Context, c *platform.Client) error {
+			_, err := c.IPRestrictions.List(ctx, nil)
+			return err
+		}},
+		{"create without database", "database", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.IPRestrictions.Create(ctx, &platform.CreateIPRestrictionParams{Organization: "acme", CIDRs: []string{"10.0.0.0/8"}})
 			return err
 		}},
-		{"get without id", "id", func() error {
+		{"get without id", "id", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.IPRestrictions.Get(ctx, &platform.GetIPRestrictionParams{Organization: "acme", Database: "pg"})
 			return err
 		}},
-		{"update without organization", "organization", func() error {
+		{"update without organization", "organization", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.IPRestrictions.Update(ctx, &platform.UpdateIPRestrictionParams{Database: "pg", ID: "ipr1"})
 			return err
 		}},
-		{"delete with nil params", "organization", func() error { return c.IPRestrictions.Delete(ctx, nil) }},
-	}
-	for _, tt := range tests {
-		var argErr *platform.ArgError
-		if err := tt.call(); !errors.As(err, &argErr) || argErr.Arg != tt.wantArg {
-			t.Errorf("%s: error %v, want *ArgError for %s", tt.name, err, tt.wantArg)
-		}
-	}
-	if n := w.count(); n != 0 {
-		t.Errorf("argument errors sent %d requests, want none", n)
-	}
+		{"delete with nil params", "organization", func(ctx context.Context, c *platform.Client) error { return c.IPRestrictions.Delete(ctx, nil) }},
+	})
 }
 
 // TestIPRestrictionsAgainstFake allows a range on a PostgreSQL database

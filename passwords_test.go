@@ -152,8 +152,6 @@ func TestPasswordsWire(t *testing.T) {
 
 func TestPasswordsWireMissingPathValues(t *testing.T) {
 	t.Parallel()
-	w := newWire(t, 200, passwordJSON)
-	c, ctx := w.client, t.Context()
 	full := platform.GetPasswordParams{Organization: "acme", Database: "app-db", Branch: "main", ID: "pw1"}
 	without := func(field string) *platform.GetPasswordParams {
 		p := full
@@ -165,40 +163,31 @@ func TestPasswordsWireMissingPathValues(t *testing.T) {
 		}
 		return &p
 	}
-	tests := []struct {
-		name, wantArg string
-		call          func() error
-	}{
-		{"list with nil params", "organization", func() error { _, err := c.Passwords.List(ctx, nil); return err }},
-		{"list without branch", "branch", func() error {
+	runArgCases(t, []argCase{
+		{"list with nil params", "organization", func(ctx context.Context, c *platform.Client) error { _, err := c.Passwords.List(ctx, nil); return err }},
+		{"list without branch", "branch", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Passwords.List(ctx, &platform.ListPasswordsParams{Organization: "acme", Database: "app-db"})
 			return err
 		}},
-		{"list with a bad page", "per_page", func() error {
+		{"list with a bad page", "per_page", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Passwords.List(ctx, &platform.ListPasswordsParams{Organization: "acme", Database: "app-db", Branch: "main", ListParams: platform.ListParams{PerPage: 101}})
 			return err
 		}},
-		{"create without database", "database", func() error {
+		{"create without database", "database", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Passwords.Create(ctx, &platform.CreatePasswordParams{Organization: "acme", Branch: "main"})
 			return err
 		}},
-		{"get without id", "id", func() error { _, err := c.Passwords.Get(ctx, without("id")); return err }},
-		{"update without id", "id", func() error {
+		{"get without id", "id", func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Passwords.Get(ctx, without("id"))
+			return err
+		}},
+		{"update without id", "id", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Passwords.Update(ctx, &platform.UpdatePasswordParams{Organization: "acme", Database: "app-db", Branch: "main"})
 			return err
 		}},
-		{"delete without branch", "branch", func() error { return c.Passwords.Delete(ctx, without("branch")) }},
-		{"renew with nil params", "organization", func() error { _, err := c.Passwords.Renew(ctx, nil); return err }},
-	}
-	for _, tt := range tests {
-		var argErr *platform.ArgError
-		if err := tt.call(); !errors.As(err, &argErr) || argErr.Arg != tt.wantArg {
-			t.Errorf("%s: error %v, want *ArgError for %s", tt.name, err, tt.wantArg)
-		}
-	}
-	if n := w.count(); n != 0 {
-		t.Errorf("argument errors sent %d requests, want none", n)
-	}
+		{"delete without branch", "branch", func(ctx context.Context, c *platform.Client) error { return c.Passwords.Delete(ctx, without("branch")) }},
+		{"renew with nil params", "organization", func(ctx context.Context, c *platform.Client) error { _, err := c.Passwords.Renew(ctx, nil); return err }},
+	})
 }
 
 func TestPasswordsWireErrorResponse(t *testing.T) {
