@@ -191,7 +191,7 @@ func TestUnauthorized(t *testing.T) {
 			foreign := authForeignTokens(t, w)
 			call := opFixtures[name](w, "")
 			path := call.path(t, w, op)
-			before := opSnapshot(t, w.srv)
+			before := opWorldState(t, w.srv)
 			for label, auth := range creds {
 				r := send(t, w.srv, op.method, path, auth, call.body)
 				if r.status != http.StatusUnauthorized {
@@ -212,7 +212,7 @@ func TestUnauthorized(t *testing.T) {
 					}
 				}
 			}
-			if diff := cmp.Diff(before, opSnapshot(t, w.srv)); diff != "" {
+			if diff := cmp.Diff(before, opWorldState(t, w.srv)); diff != "" {
 				t.Errorf("refused requests changed the world (-before +after):\n%s", diff)
 			}
 			wantStatus(t, send(t, w.srv, op.method, path, admin(w.srv), call.body), op.status)
