@@ -179,6 +179,12 @@ func TestUnauthorized(t *testing.T) {
 	// one leaves the world as it was.
 	tm := fake.DefaultTimings()
 	tm.OAuthAccessToken = time.Second
+	// The credentials are made once, in a world each operation's is
+	// restored from.
+	w := newOpWorld(t, fake.WithTimings(tm))
+	creds := badCredentials(t, w.srv)
+	foreign := authForeignTokens(t, w)
+	base := opTemplateOf(t, w, fake.WithTimings(tm))
 	for _, name := range opOperations(t, func(tsvOperation) bool { return true }) {
 		if slices.Contains(authPublic, name) {
 			continue
@@ -186,9 +192,7 @@ func TestUnauthorized(t *testing.T) {
 		op := ops[name]
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			w := newOpWorld(t, fake.WithTimings(tm))
-			creds := badCredentials(t, w.srv)
-			foreign := authForeignTokens(t, w)
+			w := base.world(t)
 			call := opFixtures[name](w, "")
 			path := call.path(t, w, op)
 			before := opWorldState(t, w.srv)

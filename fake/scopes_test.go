@@ -115,6 +115,7 @@ var scopeResourceKinds = []string{
 func TestOAuthScopes(t *testing.T) {
 	t.Parallel()
 	ops := loadOperations(t)
+	base := opTemplateOf(t, scopeWorld(t))
 	for _, name := range opOperations(t, func(op tsvOperation) bool { return op.scopes != nil }) {
 		op := ops[name]
 		t.Run(name, func(t *testing.T) {
@@ -124,7 +125,7 @@ func TestOAuthScopes(t *testing.T) {
 					t.Fatalf("%s lists scopes of %q, not a kind of resource", name, res)
 				}
 			}
-			opRunCases(t, name, op, scopeWorld, scopeCases(op), false)
+			opRunCases(t, name, op, base, scopeCases(op), false)
 		})
 	}
 }
