@@ -110,6 +110,7 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.serviceTokenRoutes()...)
 	rs = append(rs, s.webhookRoutes()...)
 	rs = append(rs, s.oauthAppRoutes()...)
+	rs = append(rs, s.auditLogRoutes()...)
 	return rs
 }
 
@@ -263,12 +264,19 @@ func (s *Server) run(rt *route, r *http.Request, body any, bodyErr *apiError) (s
 			return 0, nil, err
 		}
 	}
+	var targetID, targetName string
+	if rt.write {
+		targetID, targetName = c.auditTarget()
+	}
 	resp, err = rt.serve(c)
 	if err != nil {
 		return 0, nil, err
 	}
 	if _, ok := resp.(nothingToDo); ok {
 		return http.StatusNoContent, nil, nil
+	}
+	if rt.write { // a change that succeeded: an entry of the audit log
+		c.audit(targetID, targetName, resp)
 	}
 	return rt.spec.status, resp, nil
 }

@@ -361,6 +361,7 @@ func New(opts ...Option) (*Server, error) {
 	s.hooks.init(cfg.webhookTimeout)
 	s.requests.list.limit = cfg.requestLogLimit
 	s.events.limit = cfg.eventLogLimit
+	s.world.audit.limit = cfg.auditLogLimit
 	s.hooks.log.limit = cfg.deliveryLogLimit
 	s.limiter.limit = cfg.rateLimit
 	s.faults.rng = newFaultRand(cfg.seed)

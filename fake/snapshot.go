@@ -33,7 +33,8 @@ import (
 //	  switchovers ...], "oauth_applications": [... tokens ...],
 //	  "oauth_codes": [...], "oauth_devices": [...], "oauth_session": {...},
 //	  "in_flight": [ids], "fail_next": [ids],
-//	  "transitions": [{"kind", "at", "seq", ...}]
+//	  "transitions": [{"kind", "at", "seq", ...}],
+//	  "audit_log": {"seq": n, "entries": [...]}
 //	}
 //
 // Records that are gone (a deleted database or branch, a revoked token)
@@ -78,6 +79,7 @@ type worldSnap struct {
 	InFlight      []string          `json:"in_flight"`
 	FailNext      []string          `json:"fail_next"`
 	Transitions   []jobSnap         `json:"transitions"`
+	AuditLog      auditLogSnap      `json:"audit_log"`
 }
 
 // clockSnap is the clock: its time and the sequence number of the last
@@ -244,6 +246,7 @@ func (s *Server) save() (*worldSnap, error) {
 	snap.OAuthApps = sv.apps()
 	snap.OAuthCodes = codes
 	snap.OAuthDevices = devices
+	snap.AuditLog = sv.auditLog()
 	return snap, nil
 }
 
@@ -265,6 +268,7 @@ func (c *clock) sorted() []*timer {
 func (s *Server) install(ld *loader) {
 	s.world.retire()
 	s.world = ld.w
+	s.world.audit.setLimit(s.cfg.auditLogLimit)
 	s.org, s.admin, s.adminToken = ld.org, ld.admin, ld.adminToken
 	s.failNext = ld.failNext
 	s.session = ld.session
@@ -363,6 +367,7 @@ func (ld *loader) load(snap *worldSnap) error {
 		func() error { return ld.loadBranches(snap.Branches) },
 		func() error { return ld.loadDatabaseContents(snap.Databases) },
 		func() error { return ld.loadApps(snap.OAuthApps) },
+		func() error { return ld.loadAuditLog(snap.AuditLog) },
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {
