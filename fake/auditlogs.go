@@ -305,24 +305,45 @@ func wordsAt(words, sub []string) int {
 
 // auditTarget is the record a change is about to act on, as far as the
 // path names it: found before the handler runs, as a delete leaves
-// nothing to find after.
+// nothing to find after. A record the path names by an ID is taken at its
+// word; one named otherwise is looked up where the fake keeps it (a
+// placeholder of a group without a lookup here gets its ID from the
+// response, or none).
 func (c *call) auditTarget() (id, name string) {
 	sh := auditShapes[c.rt.op]
 	if sh == nil || sh.param == "" {
 		return "", ""
 	}
 	name = c.r.PathValue(sh.param)
+	var branch *branchRec
+	if c.db != nil {
+		branch = c.db.branch(c.r.PathValue("branch"))
+	}
 	switch {
 	case sh.param == "organization":
-		return c.org.id, c.org.name
+		return c.org.id, name
 	case sh.param == "database":
-		return c.db.id, c.db.name
-	case sh.param == "branch" && c.db != nil:
-		if b := c.db.branch(name); b != nil {
-			return b.id, name
-		}
+		return c.db.id, name
 	case sh.param == "id" || strings.HasSuffix(sh.param, "_id"):
 		return name, name
+	case sh.param == "branch" && branch != nil:
+		return branch.id, name
+	case sh.param == "team":
+		if t := c.org.teams.bySlug[name]; t != nil {
+			return t.id, name
+		}
+	case sh.param == "bouncer" && branch != nil:
+		if b := branch.bouncers.byName[name]; b != nil {
+			return b.id, name
+		}
+	case sh.param == "keyspace" && branch != nil:
+		if ks := branch.keyspace(name); ks != nil {
+			return ks.id, name
+		}
+	case sh.param == "number" && sh.targetType == "DeployRequest":
+		if n, err := strconv.Atoi(name); err == nil && c.db.drByNumber[n] != nil {
+			return c.db.drByNumber[n].id, "#" + name
+		}
 	}
 	return "", name
 }
@@ -335,15 +356,8 @@ func (c *call) audit(id, name string, resp any) {
 	if sh == nil || c.org == nil {
 		return
 	}
-	if rid, rname, ok := renderedIdentity(resp); ok {
-		switch {
-		case sh.param == "":
-			id, name = rid, rname
-		case id == "" && (rname == name || strings.TrimPrefix(rname, "#") == name):
-			id = rid
-		case id == rid && rname != "":
-			name = rname
-		}
+	if rid, rname, ok := renderedIdentity(resp); ok && (sh.param == "" || rid == id || id == "" && (rname == name || rname == "#"+name)) {
+		id, name = rid, rname // the record created, or the target by its name
 	}
 	e := auditRec{at: c.now, shape: sh, targetID: id, targetName: name, path: c.r.URL.EscapedPath()}
 	if c.db != nil {
