@@ -331,4 +331,8 @@ func TestAuditLogSnapshotBounded(t *testing.T) {
 	if got, _, _ := auditList(t, smaller, ""); !cmp.Equal(got.Targets, []string{"deleted d1", "created d3"}) {
 		t.Errorf("a restore into a server of limit 2 kept %v, want the newest two", got.Targets)
 	}
+	srv.Reset()
+	if got := auditSince(t, srv, ""); len(got) != 0 {
+		t.Errorf("Reset left %d entries", len(got))
+	}
 }

@@ -44,7 +44,9 @@ import (
 // state: the request log, the event stream, the webhook delivery log and
 // attempts in flight (their scheduled retries are in), fault rules, the
 // rate limiter's counts, and the options the server was started with
-// (timings, strictness, seed, address).
+// (timings, strictness, seed, address). The audit log is in, as the API
+// serves it; a server restoring it keeps the newest entries up to its own
+// WithAuditLogLimit.
 
 // snapshotFormat and snapshotVersion identify a snapshot; Restore refuses
 // any other. Bump the version when a change makes older snapshots load
@@ -141,8 +143,8 @@ func (s *Server) Restore(data []byte) error {
 // Reset returns the server to its state when it started: the starting
 // organization, admin user and token (the same secret), the clock at its
 // start (a real clock keeps the wall clock), the ID generator at its seed.
-// It also empties the request log, the event stream and the webhook
-// delivery log. Fault rules stay installed.
+// It also empties the request log, the event stream, the webhook
+// delivery log and the audit log. Fault rules stay installed.
 func (s *Server) Reset() {
 	fresh, err := s.fresh()
 	if err != nil {
