@@ -244,7 +244,7 @@ func WithOrganization(name string) Option {
 // request log 10,000 requests (about 150 bytes each); the event log and the
 // delivery log 1,000 each, as an event or a delivery carries a whole
 // resource (about 2 KB); each organization's audit log 10,000 entries
-// (about 200 bytes each: IDs, names and the request's path, rendered on
+// (about 270 bytes each: IDs, names and the request's path, rendered on
 // read).
 const (
 	defaultRequestLogLimit = 10_000

@@ -300,7 +300,8 @@
 // by filters[]=audit_action:ACTION, repeatable (any of them). A cursor
 // places its page by the entries' order, so the ID of an entry the log has
 // dropped still works. Each organization keeps its last 10,000 entries
-// (WithAuditLogLimit), compact records rendered on read. The audit log is
+// (WithAuditLogLimit), compact records (about 270 bytes each) rendered
+// on read. The audit log is
 // part of a snapshot, unlike the request log: the API serves it.
 package fake
 
