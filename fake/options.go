@@ -23,6 +23,7 @@ type config struct {
 	eventLogLimit    int
 	deliveryLogLimit int
 	auditLogLimit    int
+	querySampleLimit int           // per branch; see WithQuerySampleLimit
 	rateLimit        int           // requests a minute per credential; 0: none
 	webhookTimeout   time.Duration // see WithWebhookTimeout; 0 is the default
 	onChange         func()        // see WithOnChange
@@ -42,6 +43,7 @@ func defaultConfig() config {
 		eventLogLimit:    defaultEventLogLimit,
 		deliveryLogLimit: defaultEventLogLimit,
 		auditLogLimit:    defaultAuditLogLimit,
+		querySampleLimit: defaultQuerySampleLimit,
 	}
 }
 

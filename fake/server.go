@@ -274,6 +274,17 @@
 //     an update's "" clears it (null).
 //   - A deleted entry is gone (404).
 //
+// Query traffic (traffic.go): the fake runs no SQL, so what a branch ran is
+// what [Server.RecordQueries] records, and every view of traffic is
+// computed from those samples alone. A query is its keyspace and
+// fingerprint: the first 16 hexadecimal digits of the SHA-256 of its
+// normalised text (literals and IN lists as ?, comments dropped, keywords
+// upper case, spacing canonical; [QueryFingerprint]); an error's
+// fingerprint is that of its message with literals normalised likewise.
+// Percentiles are by the nearest rank. A sample's tags are the ones it is
+// recorded with, plus the system tag query_fingerprint, which no recording
+// may set.
+//
 // The audit log (list_audit_logs) is recorded once, by the request
 // pipeline, not by handlers: every request through the API that changes
 // the world and succeeds, whoever sends it (a service token, or a user
@@ -301,8 +312,8 @@
 // places its page by the entries' order, so the ID of an entry the log has
 // dropped still works. Each organization keeps its last 10,000 entries
 // (WithAuditLogLimit), compact records (about 270 bytes each) rendered
-// on read. The audit log is
-// part of a snapshot, unlike the request log: the API serves it.
+// on read. The audit log is part of a snapshot, unlike the request log:
+// the API serves it.
 package fake
 
 import (
