@@ -364,6 +364,7 @@ func (c *call) audit(id, name string, resp any) {
 		e.dbID, e.dbName = c.db.id, c.db.name
 	}
 	switch who := c.who; {
+	case who == nil: // a public route: no actor
 	case who.token != nil:
 		e.actor = auditActor{kind: "ServiceToken", id: who.token.id, name: who.token.name}
 		if e.actor.name == "" {
