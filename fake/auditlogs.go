@@ -459,7 +459,7 @@ func (e *auditRec) render(org *orgRec) *platform.AuditLog {
 
 func (s *Server) auditLogRoutes() []route {
 	return []route{
-		{pattern: "GET /v1/organizations/{organization}/audit-log", op: "list_audit_logs", handler: read(listAuditLogs)},
+		{pattern: "GET /v1/organizations/{organization}/audit-log", op: "list_audit_logs", cursor: true, handler: read(listAuditLogs)},
 	}
 }
 

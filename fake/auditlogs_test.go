@@ -232,6 +232,8 @@ func TestAuditLogRefusals(t *testing.T) {
 			t.Errorf("%s: message %q, want it to name %q", tc.query, e.Message, tc.words)
 		}
 	}
+	// The parameters of numbered pages are not the log's: ignored.
+	wantStatus(t, send(t, srv, http.MethodGet, "/v1/organizations/"+srv.Org()+"/audit-log?per_page=x&page=0&order=sideways", admin(srv), ""), http.StatusOK)
 	taken := send(t, srv, http.MethodPost, "/v1/organizations/"+srv.Org()+"/databases", admin(srv), `{"name": "d2", "cluster_size": "PS_10"}`)
 	wantStatus(t, taken, http.StatusCreated)
 	before = auditNewest(t, srv)

@@ -28,6 +28,10 @@ type route struct {
 	op string
 	// public routes need no credentials.
 	public bool
+	// cursor marks a list paged by cursor (its handler reads the cursor
+	// with parseCursor), whose page, per_page and order the pipeline
+	// leaves alone.
+	cursor bool
 	// scopeBranch, when set, names the branch whose branch-level OAuth
 	// scopes admit the request, for an operation whose path has no {branch}
 	// (see scopes.go).
@@ -304,7 +308,7 @@ func (c *call) resolvePath() error {
 // order the pipeline reads. Operations that list are named list_*, but for
 // two that the API names otherwise.
 func (rt *route) list() bool {
-	return rt.spec.method == http.MethodGet &&
+	return rt.spec.method == http.MethodGet && !rt.cursor &&
 		(strings.HasPrefix(rt.op, "list_") || rt.op == "get_deploy_queue" || rt.op == "lint_branch_schema")
 }
 
