@@ -32,7 +32,7 @@ type workflowRec struct {
 	started, copied, verified, switchedReplicas, switchedPrimaries time.Time
 	cutoverAt, reversed, retried, completed, cancelled             time.Time
 
-	actor, verifyBy, reversedBy, switchReplicasBy, switchPrimariesBy *userRec
+	actor, verifyBy, reversedBy, switchReplicasBy, switchPrimariesBy  *userRec
 	cancelledBy, completedBy, retriedBy, cutoverBy, reversedCutoverBy *userRec
 }
 

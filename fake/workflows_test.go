@@ -43,15 +43,33 @@ func wfRef(srv *fake.Server, number int) *platform.WorkflowParams {
 // wfActions are the workflow actions, by the last part of their path
 // ("cancel" for the DELETE).
 var wfActions = map[string]func(c *platform.Client, t testing.TB, p *platform.WorkflowParams) (*platform.Workflow, error){
-	"cancel":           func(c *platform.Client, t testing.TB, p *platform.WorkflowParams) (*platform.Workflow, error) { return c.Workflows.Cancel(t.Context(), p) },
-	"complete":         func(c *platform.Client, t testing.TB, p *platform.WorkflowParams) (*platform.Workflow, error) { return c.Workflows.Complete(t.Context(), p) },
-	"cutover":          func(c *platform.Client, t testing.TB, p *platform.WorkflowParams) (*platform.Workflow, error) { return c.Workflows.Cutover(t.Context(), p) },
-	"retry":            func(c *platform.Client, t testing.TB, p *platform.WorkflowParams) (*platform.Workflow, error) { return c.Workflows.Retry(t.Context(), p) },
-	"reverse-cutover":  func(c *platform.Client, t testing.TB, p *platform.WorkflowParams) (*platform.Workflow, error) { return c.Workflows.ReverseCutover(t.Context(), p) },
-	"reverse-traffic":  func(c *platform.Client, t testing.TB, p *platform.WorkflowParams) (*platform.Workflow, error) { return c.Workflows.ReverseTraffic(t.Context(), p) },
-	"switch-primaries": func(c *platform.Client, t testing.TB, p *platform.WorkflowParams) (*platform.Workflow, error) { return c.Workflows.SwitchPrimaries(t.Context(), p) },
-	"switch-replicas":  func(c *platform.Client, t testing.TB, p *platform.WorkflowParams) (*platform.Workflow, error) { return c.Workflows.SwitchReplicas(t.Context(), p) },
-	"verify-data":      func(c *platform.Client, t testing.TB, p *platform.WorkflowParams) (*platform.Workflow, error) { return c.Workflows.VerifyData(t.Context(), p) },
+	"cancel": func(c *platform.Client, t testing.TB, p *platform.WorkflowParams) (*platform.Workflow, error) {
+		return c.Workflows.Cancel(t.Context(), p)
+	},
+	"complete": func(c *platform.Client, t testing.TB, p *platform.WorkflowParams) (*platform.Workflow, error) {
+		return c.Workflows.Complete(t.Context(), p)
+	},
+	"cutover": func(c *platform.Client, t testing.TB, p *platform.WorkflowParams) (*platform.Workflow, error) {
+		return c.Workflows.Cutover(t.Context(), p)
+	},
+	"retry": func(c *platform.Client, t testing.TB, p *platform.WorkflowParams) (*platform.Workflow, error) {
+		return c.Workflows.Retry(t.Context(), p)
+	},
+	"reverse-cutover": func(c *platform.Client, t testing.TB, p *platform.WorkflowParams) (*platform.Workflow, error) {
+		return c.Workflows.ReverseCutover(t.Context(), p)
+	},
+	"reverse-traffic": func(c *platform.Client, t testing.TB, p *platform.WorkflowParams) (*platform.Workflow, error) {
+		return c.Workflows.ReverseTraffic(t.Context(), p)
+	},
+	"switch-primaries": func(c *platform.Client, t testing.TB, p *platform.WorkflowParams) (*platform.Workflow, error) {
+		return c.Workflows.SwitchPrimaries(t.Context(), p)
+	},
+	"switch-replicas": func(c *platform.Client, t testing.TB, p *platform.WorkflowParams) (*platform.Workflow, error) {
+		return c.Workflows.SwitchReplicas(t.Context(), p)
+	},
+	"verify-data": func(c *platform.Client, t testing.TB, p *platform.WorkflowParams) (*platform.Workflow, error) {
+		return c.Workflows.VerifyData(t.Context(), p)
+	},
 }
 
 // wfRecipes say how to reach each state a workflow can be in: from
@@ -497,8 +515,12 @@ func TestCreateWorkflowRefusals(t *testing.T) {
 		{"table already moving", func(p *platform.CreateWorkflowParams) { p.Name, p.TargetKeyspace = "again", "spare" }, []string{`"audit"`, "workflow #1"}},
 		{"name taken", func(p *platform.CreateWorkflowParams) { p.Tables = []string{"users"} }, []string{`"move-audit"`, "workflow #1"}},
 		{"missing branch", func(p *platform.CreateWorkflowParams) { p.Branch = platform.Ptr("nope") }, []string{"branch", `"nope"`}},
-		{"table in the target already", func(p *platform.CreateWorkflowParams) { p.Name, p.Branch, p.Tables = "x", platform.Ptr("dev"), []string{"t"} }, []string{`"t"`, wfTarget}},
-		{"bad on_ddl", func(p *platform.CreateWorkflowParams) { p.Name, p.OnDDL = "x", platform.Ptr(platform.WorkflowOnDDL("LOUD")) }, []string{"on_ddl", "LOUD"}},
+		{"table in the target already", func(p *platform.CreateWorkflowParams) {
+			p.Name, p.Branch, p.Tables = "x", platform.Ptr("dev"), []string{"t"}
+		}, []string{`"t"`, wfTarget}},
+		{"bad on_ddl", func(p *platform.CreateWorkflowParams) {
+			p.Name, p.OnDDL = "x", platform.Ptr(platform.WorkflowOnDDL("LOUD"))
+		}, []string{"on_ddl", "LOUD"}},
 		{"name too long", func(p *platform.CreateWorkflowParams) { p.Name = strings.Repeat("x", 64) }, []string{"name"}},
 		{"postgresql database", func(p *platform.CreateWorkflowParams) { p.Database = pg }, []string{"mysql", pg}},
 	}
