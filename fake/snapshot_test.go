@@ -41,7 +41,7 @@ var snapshotCoverage = map[string]string{
 	"tokenRec":               "stamps name hash org creator orgPerms dbGrants grantIdx expiresAt lastUsed",
 	"dbGrant":                "db perms",
 	"branchKey":              "db name",
-	"dbRec":                  "stamps org name region kind clusterSize replicas state deleted requireApproval restrictBranchRegion allowDataBranching foreignKeys insightsRawQueries deletionProtected prodWebConsole notes automaticMigrations migrationFramework migrationTable defaultBranch branchIdx backups drs drByNumber lastDR deployQueue webhooks maintenance ipRestrictions",
+	"dbRec":                  "stamps org name region kind clusterSize replicas state deleted requireApproval restrictBranchRegion allowDataBranching foreignKeys insightsRawQueries deletionProtected prodWebConsole notes automaticMigrations migrationFramework migrationTable defaultBranch branchIdx backups drs drByNumber lastDR deployQueue webhooks maintenance ipRestrictions workflows",
 	"webhookStore":           "hooks byID",
 	"webhookRec":             "stamps db url secret enabled events deleted lastSent lastSentResult lastSentSuccess failures lastTest",
 	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated keyspaces roles budgets readOnlyRegions passwords switchovers primary bouncers cluster",
@@ -100,6 +100,8 @@ var snapshotCoverage = map[string]string{
 	"oauthGrant":             "user scopes orgs dbs branches",
 	"oauthCodeRec":           "app grant redirectURI expires used issued",
 	"oauthSession":           "user signedOut autoApprove",
+	"workflowStore":          "list byNumber last",
+	"workflowRec":            "stamps db number name branch source target global tables deferSecondaryKeys onDDL state failedFrom errors replicasSwitched primariesSwitched sequenceTablesApplied started copied verified switchedReplicas switchedPrimaries cutoverAt reversed retried completed cancelled actor verifyBy reversedBy switchReplicasBy switchPrimariesBy cancelledBy completedBy retriedBy cutoverBy reversedCutoverBy",
 
 	// The jobs of the clock, one type per kind of transition.
 	"databaseReadyJob":       "db",
@@ -120,6 +122,7 @@ var snapshotCoverage = map[string]string{
 	"bouncerResizeJob":       "r from",
 	"keyspaceResizeJob":      "r from",
 	"branchChangeJob":        "r from",
+	"workflowJob":            "wf from",
 }
 
 // snapshotUnset are the fields of snapshotCoverage that no world of the
@@ -166,6 +169,7 @@ var snapshotHome = map[string]string{
 	"branchCluster": "branchClusterSnap in fake/snapshot_branchchanges.go", "vtgateConfig": "vtgateSnap in fake/snapshot_branchchanges.go",
 	"storageConfig": "storageSnap in fake/snapshot_branchchanges.go", "paramValue": "paramValueSnap in fake/snapshot_branchchanges.go",
 	"branchChangeRec": "branchChangeSnap in fake/snapshot_branchchanges.go", "clusterState": "clusterStateSnap in fake/snapshot_branchchanges.go",
+	"workflowRec": "workflowSnap in fake/snapshot_workflows.go",
 }
 
 // snapshotAdvice says what to do about a field the snapshot does not cover.

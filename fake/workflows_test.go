@@ -139,6 +139,23 @@ func wfDrive(t testing.TB, srv *fake.Server, c *platform.Client, p *platform.Cre
 	return wf
 }
 
+// wfSteps takes workflow p through steps: actions, and "wait:<state>"
+// for the waiter.
+func wfSteps(t testing.TB, c *platform.Client, p *platform.WorkflowParams, steps ...string) {
+	t.Helper()
+	for _, step := range steps {
+		var err error
+		if state, ok := strings.CutPrefix(step, "wait:"); ok {
+			_, err = c.Workflows.WaitFor(t.Context(), p, platform.WorkflowState(state))
+		} else {
+			_, err = wfActions[step](c, t, p)
+		}
+		if err != nil {
+			t.Fatalf("workflow #%d, %s: %v", p.Number, step, err)
+		}
+	}
+}
+
 // wfEdge is where an action takes a workflow: the state its response
 // shows, and the state the clock then takes it to (after wfSettle).
 type wfEdge struct{ now, then platform.WorkflowState }
