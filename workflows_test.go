@@ -46,8 +46,8 @@ func wireWorkflow() *platform.Workflow {
 		WorkflowType:     platform.WorkflowTypeMoveTables, DeferSecondaryKeys: true, OnDDL: platform.OnDDLStop,
 		SequenceTablesApplied: true,
 		Actor:                 ada, SwitchReplicasBy: ada,
-		RetriedBy: &platform.Actor{ID: "usr2", DisplayName: "Bob", AvatarURL: "https://avatars.example.com/b"},
-		Branch:    &platform.BranchRef{ID: "br1", Name: "main", CreatedAt: backupTS("2026-01-01T00:00:00Z"), UpdatedAt: backupTS("2026-01-01T00:00:00Z")},
+		RetriedBy:      &platform.Actor{ID: "usr2", DisplayName: "Bob", AvatarURL: "https://avatars.example.com/b"},
+		Branch:         &platform.BranchRef{ID: "br1", Name: "main", CreatedAt: backupTS("2026-01-01T00:00:00Z"), UpdatedAt: backupTS("2026-01-01T00:00:00Z")},
 		SourceKeyspace: ref("ks1", "app"), TargetKeyspace: ref("ks2", "archive"), GlobalKeyspace: ref("ks1", "app"),
 	}
 }
