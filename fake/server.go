@@ -324,9 +324,11 @@
 // action records its actor (*_by) and time (*_at) as the reference names
 // them; the actors of actions not taken, and global_keyspace when none
 // was named, are null. sequence_tables_applied is true once a workflow
-// with a global keyspace has copied. The fake never stops a workflow
-// (stopped, may_restart) and emits no webhook events for workflows, as
-// the reference names none.
+// with a global keyspace has copied. Deleting a keyspace an active
+// workflow uses is a 422 naming the workflow and its state; deleting a
+// branch cancels its active workflows at once. The fake never stops a
+// workflow (stopped, may_restart) and emits no webhook events for
+// workflows, as the reference names none.
 package fake
 
 import (

@@ -110,6 +110,8 @@ func (sv *saver) keepJob(j job) bool {
 		return sv.keyspace(j.r.ks) && j.r.state == j.from
 	case branchChangeJob:
 		return sv.branchSet[j.r.branch] && j.r.state == j.from
+	case workflowJob:
+		return sv.dbSet[j.wf.db] && j.wf.state == j.from
 	}
 	return true
 }

@@ -414,6 +414,30 @@ func (s *Server) advanceWorkflow(wf *workflowRec, now time.Time) {
 	}
 }
 
+// cancelWorkflows cancels the active workflows of b at once, as deleting
+// b does.
+func (s *Server) cancelWorkflows(b *branchRec) {
+	now := s.clock.Now()
+	for _, wf := range b.db.workflows.list.all() {
+		if wf.branch == b && wf.active() {
+			wf.state, wf.updated, wf.cancelled = platform.WorkflowCancelled, now, now
+			wf.failedFrom, wf.errors = "", ""
+			s.world.endFlight(wf.id)
+		}
+	}
+}
+
+// activeWorkflow is an active workflow that moves tables from, to or with
+// the sequences of ks; nil when none does.
+func (ks *keyspaceRec) activeWorkflow() *workflowRec {
+	for _, wf := range ks.branch.db.workflows.list.all() {
+		if wf.active() && (wf.source == ks || wf.target == ks || wf.global == ks) {
+			return wf
+		}
+	}
+	return nil
+}
+
 // workflowFailure is the error of a workflow step whose failure a test
 // injected with FailNext.
 func workflowFailure(from platform.WorkflowState) string {

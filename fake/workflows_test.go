@@ -693,3 +693,53 @@ func TestWorkflowSnapshotMidFlight(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkflowKeyspaceAndBranchDeletion refuses to delete a keyspace an
+// active workflow uses (but not once it has ended), and checks that
+// deleting the branch cancels its workflows.
+func TestWorkflowKeyspaceAndBranchDeletion(t *testing.T) {
+	t.Parallel()
+	e := newWFEnv(t)
+	e.branch("dev", drChange...)
+	ks := &platform.KeyspaceParams{Organization: e.org, Database: drDB, Branch: "main", Keyspace: wfTarget}
+	wfDrive(t, e.srv, nil, wfCreate(e.srv), platform.WorkflowRunning)
+	err := e.c.Keyspaces.Delete(t.Context(), ks)
+	apiError(t, err, 422, "keyspace "+wfTarget, "workflow #1", "running")
+	wfSteps(t, e.c, wfRef(e.srv, 1), "cancel", "wait:cancelled")
+	if err := e.c.Keyspaces.Delete(t.Context(), ks); err != nil {
+		t.Fatalf("deleting the keyspace of a cancelled workflow: %v", err)
+	}
+	wf, err := e.c.Workflows.Get(t.Context(), wfRef(e.srv, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wf.TargetKeyspace.DeletedAt == nil {
+		t.Errorf("target keyspace of a workflow after its deletion: %+v", wf.TargetKeyspace)
+	}
+
+	p := wfCreate(e.srv)
+	p.Branch, p.Tables = platform.Ptr("dev"), []string{"orders"}
+	wfDrive(t, e.srv, nil, p, platform.WorkflowCopying) // workflow 2
+	if err := e.c.Branches.Delete(t.Context(), &platform.DeleteBranchParams{Organization: e.org, Database: drDB, Branch: "dev"}); err != nil {
+		t.Fatal(err)
+	}
+	if wf, err = e.c.Workflows.Get(t.Context(), wfRef(e.srv, 2)); err != nil || wf.State != platform.WorkflowCancelled || wf.CancelledAt == nil {
+		t.Errorf("workflow of a deleted branch: %+v, %v; want cancelled", wf, err)
+	}
+	snap, err := e.srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := fake.NewServer(t)
+	if err := other.Restore(snap); err != nil {
+		t.Fatalf("restoring workflows of a dropped keyspace and a deleted branch: %v", err)
+	}
+	again, err := other.Client().Workflows.Get(t.Context(), wfRef(other, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _ := e.c.Workflows.Get(t.Context(), wfRef(e.srv, 1))
+	if diff := cmp.Diff(first, again); diff != "" {
+		t.Errorf("restored workflow (-original +restored):\n%s", diff)
+	}
+}
