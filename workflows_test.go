@@ -209,7 +209,7 @@ func TestWorkflowsAgainstTheFake(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if wf, err = c.Workflows.WaitFor(ctx, ref, st.want); err != nil {
+		if _, err := c.Workflows.WaitFor(ctx, ref, st.want); err != nil {
 			t.Fatalf("waiting for %s: %v", st.want, err)
 		}
 	}
