@@ -64,13 +64,13 @@ func (s *Server) workflowRoutes() []route {
 		{pattern: "GET " + base + "/{number}", op: "get_workflow", handler: read(onWorkflow(nil))},
 		{pattern: "DELETE " + base + "/{number}", op: "workflow_cancel", handler: act(onWorkflow(s.cancelWorkflow))},
 		{pattern: "PATCH " + base + "/{number}/complete", op: "workflow_complete", handler: act(onWorkflow(s.completeWorkflow))},
-		{pattern: "PATCH " + base + "/{number}/cutover", op: "workflow_cutover", handler: act(onWorkflow(s.cutoverWorkflow))},
+		{pattern: "PATCH " + base + "/{number}/cutover", op: "workflow_cutover", handler: act(onWorkflow(cutoverWorkflow.start(s)))},
 		{pattern: "PATCH " + base + "/{number}/retry", op: "workflow_retry", handler: act(onWorkflow(s.retryWorkflow))},
 		{pattern: "PATCH " + base + "/{number}/reverse-cutover", op: "workflow_reverse_cutover", handler: act(onWorkflow(s.reverseCutover))},
-		{pattern: "PATCH " + base + "/{number}/reverse-traffic", op: "workflow_reverse_traffic", handler: act(onWorkflow(s.reverseTraffic))},
-		{pattern: "PATCH " + base + "/{number}/switch-primaries", op: "workflow_switch_primaries", handler: act(onWorkflow(s.switchPrimaries))},
-		{pattern: "PATCH " + base + "/{number}/switch-replicas", op: "workflow_switch_replicas", handler: act(onWorkflow(s.switchReplicas))},
-		{pattern: "PATCH " + base + "/{number}/verify-data", op: "verify_workflow", handler: act(onWorkflow(s.verifyWorkflow))},
+		{pattern: "PATCH " + base + "/{number}/reverse-traffic", op: "workflow_reverse_traffic", handler: act(onWorkflow(reverseTraffic.start(s)))},
+		{pattern: "PATCH " + base + "/{number}/switch-primaries", op: "workflow_switch_primaries", handler: act(onWorkflow(switchPrimaries.start(s)))},
+		{pattern: "PATCH " + base + "/{number}/switch-replicas", op: "workflow_switch_replicas", handler: act(onWorkflow(switchReplicas.start(s)))},
+		{pattern: "PATCH " + base + "/{number}/verify-data", op: "verify_workflow", handler: act(onWorkflow(verifyWorkflow.start(s)))},
 	}
 }
 
@@ -249,50 +249,45 @@ func (s *Server) workflowStep(c *call, wf *workflowRec, to platform.WorkflowStat
 // data verified: every table in step, no traffic switched.
 var workflowInStep = []platform.WorkflowState{platform.WorkflowRunning, platform.WorkflowVerifiedData, platform.WorkflowReversedCutover}
 
-func (s *Server) verifyWorkflow(c *call, wf *workflowRec) error {
-	if !slices.Contains(workflowInStep, wf.state) {
-		return refuseIn(wf, "verify-data", workflowInStep...)
-	}
-	wf.verifyBy = c.who.user
-	s.workflowStep(c, wf, platform.WorkflowVerifyingData, s.timing.WorkflowVerify)
-	return nil
+// workflowStepAction is an action that starts a step on the clock: allowed in
+// the states from, it records its actor in the field by names and moves
+// the workflow into state to for the duration dur gives.
+type workflowStepAction struct {
+	name string
+	from []platform.WorkflowState
+	to   platform.WorkflowState
+	by   func(wf *workflowRec) **userRec
+	dur  func(t *Timings) time.Duration
 }
 
-func (s *Server) switchReplicas(c *call, wf *workflowRec) error {
-	if !slices.Contains(workflowInStep, wf.state) {
-		return refuseIn(wf, "switch-replicas", workflowInStep...)
+// start is the handler of the action.
+func (a workflowStepAction) start(s *Server) func(c *call, wf *workflowRec) error {
+	return func(c *call, wf *workflowRec) error {
+		if !slices.Contains(a.from, wf.state) {
+			return refuseIn(wf, a.name, a.from...)
+		}
+		*a.by(wf) = c.who.user
+		s.workflowStep(c, wf, a.to, a.dur(&s.timing))
+		return nil
 	}
-	wf.switchReplicasBy = c.who.user
-	s.workflowStep(c, wf, platform.WorkflowSwitchingReplicas, s.timing.WorkflowSwitch)
-	return nil
 }
 
-func (s *Server) switchPrimaries(c *call, wf *workflowRec) error {
-	if wf.state != platform.WorkflowSwitchedReplicas {
-		return refuseIn(wf, "switch-primaries", platform.WorkflowSwitchedReplicas)
-	}
-	wf.switchPrimariesBy = c.who.user
-	s.workflowStep(c, wf, platform.WorkflowSwitchingPrimaries, s.timing.WorkflowSwitch)
-	return nil
-}
+// workflowSwitchTime is how long a traffic switch and the like take.
+func workflowSwitchTime(t *Timings) time.Duration { return t.WorkflowSwitch }
 
-func (s *Server) reverseTraffic(c *call, wf *workflowRec) error {
-	if wf.state != platform.WorkflowSwitchedReplicas && wf.state != platform.WorkflowSwitchedPrimaries {
-		return refuseIn(wf, "reverse-traffic", platform.WorkflowSwitchedReplicas, platform.WorkflowSwitchedPrimaries)
-	}
-	wf.reversedBy = c.who.user
-	s.workflowStep(c, wf, platform.WorkflowReversingTraffic, s.timing.WorkflowSwitch)
-	return nil
-}
-
-func (s *Server) cutoverWorkflow(c *call, wf *workflowRec) error {
-	if wf.state != platform.WorkflowSwitchedPrimaries {
-		return refuseIn(wf, "cutover", platform.WorkflowSwitchedPrimaries)
-	}
-	wf.cutoverBy = c.who.user
-	s.workflowStep(c, wf, platform.WorkflowCuttingOver, s.timing.WorkflowSwitch)
-	return nil
-}
+// The actions that start a step on the clock.
+var (
+	verifyWorkflow = workflowStepAction{"verify-data", workflowInStep, platform.WorkflowVerifyingData,
+		func(wf *workflowRec) **userRec { return &wf.verifyBy }, func(t *Timings) time.Duration { return t.WorkflowVerify }}
+	switchReplicas = workflowStepAction{"switch-replicas", workflowInStep, platform.WorkflowSwitchingReplicas,
+		func(wf *workflowRec) **userRec { return &wf.switchReplicasBy }, workflowSwitchTime}
+	switchPrimaries = workflowStepAction{"switch-primaries", []platform.WorkflowState{platform.WorkflowSwitchedReplicas}, platform.WorkflowSwitchingPrimaries,
+		func(wf *workflowRec) **userRec { return &wf.switchPrimariesBy }, workflowSwitchTime}
+	reverseTraffic = workflowStepAction{"reverse-traffic", []platform.WorkflowState{platform.WorkflowSwitchedReplicas, platform.WorkflowSwitchedPrimaries}, platform.WorkflowReversingTraffic,
+		func(wf *workflowRec) **userRec { return &wf.reversedBy }, workflowSwitchTime}
+	cutoverWorkflow = workflowStepAction{"cutover", []platform.WorkflowState{platform.WorkflowSwitchedPrimaries}, platform.WorkflowCuttingOver,
+		func(wf *workflowRec) **userRec { return &wf.cutoverBy }, workflowSwitchTime}
+)
 
 // reverseCutover sends every kind of traffic back to the source keyspace
 // at once; the target stays in step, so the switches may start again.
