@@ -174,7 +174,7 @@ var snapshotHome = map[string]string{
 	"branchCluster": "branchClusterSnap in fake/snapshot_branchchanges.go", "vtgateConfig": "vtgateSnap in fake/snapshot_branchchanges.go",
 	"storageConfig": "storageSnap in fake/snapshot_branchchanges.go", "paramValue": "paramValueSnap in fake/snapshot_branchchanges.go",
 	"branchChangeRec": "branchChangeSnap in fake/snapshot_branchchanges.go", "clusterState": "clusterStateSnap in fake/snapshot_branchchanges.go",
-	"workflowRec": "workflowSnap in fake/snapshot_workflows.go",
+	"workflowRec":   "workflowSnap in fake/snapshot_workflows.go",
 	"branchTraffic": "trafficSnap in fake/snapshot_traffic.go", "queryPattern": "patternSnap in fake/snapshot_traffic.go",
 	"querySample": "sampleSnap in fake/snapshot_traffic.go", "queryError": "sampleSnap in fake/snapshot_traffic.go",
 }
