@@ -83,7 +83,7 @@ func (sv *saver) addDB(db *dbRec) {
 	for _, w := range db.maintenance.windows.all() {
 		sv.addBranch(w.branch)
 	}
-	for _, wf := range db.workflows.list.all() {
+	for _, wf := range db.workflows.all() {
 		sv.addBranch(wf.branch)
 	}
 	for _, dr := range db.drs.all() {

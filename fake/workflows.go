@@ -36,21 +36,56 @@ type workflowRec struct {
 	cancelledBy, completedBy, retriedBy, cutoverBy, reversedCutoverBy *userRec
 }
 
-// workflowStore holds a database's workflows, numbered from 1.
+// workflowStore holds a database's workflows, numbered from 1. A
+// database has none until its first workflow (most never have one); the
+// methods read a nil store as empty.
 type workflowStore struct {
 	list     index[*workflowRec]
-	byNumber map[int]*workflowRec // nil until the first workflow
-	last     int                  // the number of the newest
+	byNumber map[int]*workflowRec
+	last     int // the number of the newest
 }
 
-// add files wf under its number.
-func (st *workflowStore) add(wf *workflowRec) {
-	st.list.add(wf)
-	if st.byNumber == nil {
-		st.byNumber = map[int]*workflowRec{}
+// addWorkflow files wf under its number, making db's store if need be.
+func (db *dbRec) addWorkflow(wf *workflowRec) {
+	if db.workflows == nil {
+		db.workflows = &workflowStore{byNumber: map[int]*workflowRec{}}
 	}
+	st := db.workflows
+	st.list.add(wf)
 	st.byNumber[wf.number] = wf
 	st.last = max(st.last, wf.number)
+}
+
+// all returns the workflows in list order.
+func (st *workflowStore) all() []*workflowRec {
+	if st == nil {
+		return nil
+	}
+	return st.list.all()
+}
+
+// get finds workflow number n; nil when there is none.
+func (st *workflowStore) get(n int) *workflowRec {
+	if st == nil {
+		return nil
+	}
+	return st.byNumber[n]
+}
+
+// next is the number of the next workflow.
+func (st *workflowStore) next() int {
+	if st == nil {
+		return 1
+	}
+	return st.last + 1
+}
+
+// index is the list to cut pages from.
+func (st *workflowStore) index() *index[*workflowRec] {
+	if st == nil {
+		return &index[*workflowRec]{}
+	}
+	return &st.list
 }
 
 // active reports whether wf has not ended.
@@ -82,7 +117,7 @@ func onWorkflow(fn func(c *call, wf *workflowRec) error) func(c *call) (any, err
 		if err != nil {
 			return nil, notFound()
 		}
-		wf := c.db.workflows.byNumber[n]
+		wf := c.db.workflows.get(n)
 		if wf == nil {
 			return nil, notFound()
 		}
@@ -101,13 +136,13 @@ func listWorkflows(c *call) (any, error) {
 		return nil, err
 	}
 	if from.IsZero() {
-		return pageOf(c, &c.db.workflows.list, false, renderWorkflow), nil
+		return pageOf(c, c.db.workflows.index(), false, renderWorkflow), nil
 	}
 	keep := func(wf *workflowRec) bool {
 		end := wf.ended()
 		return !wf.created.After(to) && (end.IsZero() || !end.Before(from))
 	}
-	return filteredPageOf(c, &c.db.workflows.list, false, keep, renderWorkflow), nil
+	return filteredPageOf(c, c.db.workflows.index(), false, keep, renderWorkflow), nil
 }
 
 // ended is when wf completed or was cancelled; zero while it is active.
@@ -160,7 +195,7 @@ func (s *Server) createWorkflow(c *call, p *platform.CreateWorkflowParams) (any,
 	if err := checkWorkflowTables(b, source, target, p.Tables); err != nil {
 		return nil, err
 	}
-	for _, other := range db.workflows.list.all() {
+	for _, other := range db.workflows.all() {
 		if !other.active() || other.branch != b {
 			continue
 		}
@@ -175,7 +210,7 @@ func (s *Server) createWorkflow(c *call, p *platform.CreateWorkflowParams) (any,
 	}
 	wf := &workflowRec{
 		stamps: stamps{id: c.w.newID(), created: c.now, updated: c.now},
-		db:     db, number: db.workflows.last + 1, name: p.Name, branch: b,
+		db:     db, number: db.workflows.next(), name: p.Name, branch: b,
 		source: source, target: target, global: global,
 		tables: slices.Clone(p.Tables),
 		onDDL:  platform.OnDDLIgnore,
@@ -184,7 +219,7 @@ func (s *Server) createWorkflow(c *call, p *platform.CreateWorkflowParams) (any,
 	}
 	setIf(&wf.deferSecondaryKeys, p.DeferSecondaryKeys)
 	setIf(&wf.onDDL, p.OnDDL)
-	db.workflows.add(wf)
+	db.addWorkflow(wf)
 	c.w.startFlight(wf.id)
 	s.clock.after(s.timing.WorkflowStart, workflowJob{wf, platform.WorkflowPending})
 	return renderWorkflow(wf), nil
@@ -413,7 +448,7 @@ func (s *Server) advanceWorkflow(wf *workflowRec, now time.Time) {
 // b does.
 func (s *Server) cancelWorkflows(b *branchRec) {
 	now := s.clock.Now()
-	for _, wf := range b.db.workflows.list.all() {
+	for _, wf := range b.db.workflows.all() {
 		if wf.branch == b && wf.active() {
 			wf.state, wf.updated, wf.cancelled = platform.WorkflowCancelled, now, now
 			wf.failedFrom, wf.errors = "", ""
@@ -425,7 +460,7 @@ func (s *Server) cancelWorkflows(b *branchRec) {
 // activeWorkflow is an active workflow that moves tables from, to or with
 // the sequences of ks; nil when none does.
 func (ks *keyspaceRec) activeWorkflow() *workflowRec {
-	for _, wf := range ks.branch.db.workflows.list.all() {
+	for _, wf := range ks.branch.db.workflows.all() {
 		if wf.active() && (wf.source == ks || wf.target == ks || wf.global == ks) {
 			return wf
 		}
