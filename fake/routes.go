@@ -115,6 +115,7 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.webhookRoutes()...)
 	rs = append(rs, s.oauthAppRoutes()...)
 	rs = append(rs, s.auditLogRoutes()...)
+	rs = append(rs, s.workflowRoutes()...)
 	return rs
 }
 

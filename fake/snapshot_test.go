@@ -41,7 +41,7 @@ var snapshotCoverage = map[string]string{
 	"tokenRec":               "stamps name hash org creator orgPerms dbGrants grantIdx expiresAt lastUsed",
 	"dbGrant":                "db perms",
 	"branchKey":              "db name",
-	"dbRec":                  "stamps org name region kind clusterSize replicas state deleted requireApproval restrictBranchRegion allowDataBranching foreignKeys insightsRawQueries deletionProtected prodWebConsole notes automaticMigrations migrationFramework migrationTable defaultBranch branchIdx backups drs drByNumber lastDR deployQueue webhooks maintenance ipRestrictions",
+	"dbRec":                  "stamps org name region kind clusterSize replicas state deleted requireApproval restrictBranchRegion allowDataBranching foreignKeys insightsRawQueries deletionProtected prodWebConsole notes automaticMigrations migrationFramework migrationTable defaultBranch branchIdx backups drs drByNumber lastDR deployQueue webhooks maintenance ipRestrictions workflows",
 	"webhookStore":           "hooks byID",
 	"webhookRec":             "stamps db url secret enabled events deleted lastSent lastSentResult lastSentSuccess failures lastTest",
 	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated keyspaces roles budgets readOnlyRegions passwords switchovers primary bouncers cluster traffic",
@@ -100,6 +100,8 @@ var snapshotCoverage = map[string]string{
 	"oauthGrant":             "user scopes orgs dbs branches",
 	"oauthCodeRec":           "app grant redirectURI expires used issued",
 	"oauthSession":           "user signedOut autoApprove",
+	"workflowStore":          "list byNumber last",
+	"workflowRec":            "stamps db number name branch source target global tables deferSecondaryKeys onDDL state failedFrom errors replicasSwitched primariesSwitched sequenceTablesApplied started copied verified switchedReplicas switchedPrimaries cutoverAt reversed retried completed cancelled actor verifyBy reversedBy switchReplicasBy switchPrimariesBy cancelledBy completedBy retriedBy cutoverBy reversedCutoverBy",
 	"branchTraffic":          "patterns samples byID",
 	"patternKey":             "keyspace fingerprint",
 	"queryPattern":           "keyspace fingerprint normalized statement tables samples",
@@ -130,6 +132,7 @@ var snapshotCoverage = map[string]string{
 	"auditRec":               "seq at shape actor dbID dbName targetID targetName path remoteIP",
 	"auditActor":             "kind id name",
 	"auditShape":             "op action verb targetType param segments",
+	"workflowJob":            "wf from",
 }
 
 // snapshotUnset are the fields of snapshotCoverage that no world of the
@@ -178,6 +181,7 @@ var snapshotHome = map[string]string{
 	"storageConfig": "storageSnap in fake/snapshot_branchchanges.go", "paramValue": "paramValueSnap in fake/snapshot_branchchanges.go",
 	"branchChangeRec": "branchChangeSnap in fake/snapshot_branchchanges.go", "clusterState": "clusterStateSnap in fake/snapshot_branchchanges.go",
 	"auditRec": "auditSnap in fake/snapshot_auditlogs.go", "auditLog": "auditLogSnap in fake/snapshot_auditlogs.go",
+	"workflowRec":   "workflowSnap in fake/snapshot_workflows.go",
 	"branchTraffic": "trafficSnap in fake/snapshot_traffic.go", "queryPattern": "patternSnap in fake/snapshot_traffic.go",
 	"querySample": "sampleSnap in fake/snapshot_traffic.go", "queryError": "sampleSnap in fake/snapshot_traffic.go",
 }
