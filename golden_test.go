@@ -49,6 +49,7 @@ func TestGoldenRoundTrip(t *testing.T) {
 		{"schema_diff.json", func() any { return new(platform.SchemaDiff) }},
 		{"vschema.json", func() any { return new(platform.VSchema) }},
 		{"routing_rules.json", func() any { return new(platform.RoutingRules) }},
+		{"audit_log_list.json", func() any { return new(platform.CursorPage[platform.AuditLog]) }},
 	}
 	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.json"))
 	if err != nil {

@@ -120,6 +120,8 @@ type Client struct {
 	Passwords *PasswordsService
 	// IPRestrictions manages the IP allowlists of PostgreSQL databases.
 	IPRestrictions *IPRestrictionsService
+	// AuditLogs reads organizations' audit logs.
+	AuditLogs *AuditLogsService
 }
 
 // service is what every resource service holds: the client that sends its
@@ -212,6 +214,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.OAuthApplications = (*OAuthApplicationsService)(common)
 	c.Passwords = (*PasswordsService)(common)
 	c.IPRestrictions = (*IPRestrictionsService)(common)
+	c.AuditLogs = (*AuditLogsService)(common)
 	return c, nil
 }
 

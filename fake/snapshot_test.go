@@ -25,7 +25,7 @@ import (
 // be forgotten by the snapshot; TestSnapshotOperations checks that each is
 // set somewhere in the operation table's worlds, and restored exactly.
 var snapshotCoverage = map[string]string{
-	"world":                  "rng pcg orgs orgIdx users tokens oauth inFlight",
+	"world":                  "rng pcg orgs orgIdx users tokens oauth inFlight audit",
 	"Consent":                "Organizations Databases Branches",
 	"Token":                  "ID Secret",
 	"stamps":                 "id created updated",
@@ -44,7 +44,7 @@ var snapshotCoverage = map[string]string{
 	"dbRec":                  "stamps org name region kind clusterSize replicas state deleted requireApproval restrictBranchRegion allowDataBranching foreignKeys insightsRawQueries deletionProtected prodWebConsole notes automaticMigrations migrationFramework migrationTable defaultBranch branchIdx backups drs drByNumber lastDR deployQueue webhooks maintenance ipRestrictions",
 	"webhookStore":           "hooks byID",
 	"webhookRec":             "stamps db url secret enabled events deleted lastSent lastSentResult lastSentSuccess failures lastTest",
-	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated routingRules keyspaces roles budgets readOnlyRegions passwords switchovers primary bouncers cluster",
+	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated routingRules keyspaces roles budgets readOnlyRegions passwords switchovers primary bouncers cluster traffic",
 	"readOnlyRegionRec":      "stamps region actor readyAt removed",
 	"keyspaceReadOnlyRegion": "region branchRegion clusterSize replicas",
 	"keyspaceRec":            "stamps branch name shards extraReplicas clusterSize ready isDefault readOnlyRegions deleted tables vschema settings configChanging before configGen resizes resizeByID resize lastResize",
@@ -100,6 +100,11 @@ var snapshotCoverage = map[string]string{
 	"oauthGrant":             "user scopes orgs dbs branches",
 	"oauthCodeRec":           "app grant redirectURI expires used issued",
 	"oauthSession":           "user signedOut autoApprove",
+	"branchTraffic":          "patterns samples byID",
+	"patternKey":             "keyspace fingerprint",
+	"queryPattern":           "keyspace fingerprint normalized statement tables samples",
+	"querySample":            "id pattern at duration rowsRead rowsReturned rowsAffected shardQueries tablet tags err",
+	"queryError":             "message code fingerprint",
 
 	// The jobs of the clock, one type per kind of transition.
 	"databaseReadyJob":       "db",
@@ -120,6 +125,11 @@ var snapshotCoverage = map[string]string{
 	"bouncerResizeJob":       "r from",
 	"keyspaceResizeJob":      "r from",
 	"branchChangeJob":        "r from",
+	"auditLog":               "seq limit byOrg",
+	"ring":                   "buf next limit",
+	"auditRec":               "seq at shape actor dbID dbName targetID targetName path remoteIP",
+	"auditActor":             "kind id name",
+	"auditShape":             "op action verb targetType param segments",
 }
 
 // snapshotUnset are the fields of snapshotCoverage that no world of the
@@ -130,6 +140,7 @@ var snapshotUnset = map[string]string{
 	// Rendered, but no operation sets them yet: the operation that does
 	// must make a world set them.
 	"dbRec.notes":               "no operation sets a database's notes yet",
+	"ring.next":                 "only a full log wraps: a snapshot keeps its entries oldest first and a restored one starts unwrapped (TestAuditLogSnapshotBounded checks a wrapped log's round trip)",
 	"readOnlyRegionRec.removed": "a removed read-only region is no longer reachable (its transition does nothing and is left out), nor in a snapshot",
 }
 
@@ -166,6 +177,9 @@ var snapshotHome = map[string]string{
 	"branchCluster": "branchClusterSnap in fake/snapshot_branchchanges.go", "vtgateConfig": "vtgateSnap in fake/snapshot_branchchanges.go",
 	"storageConfig": "storageSnap in fake/snapshot_branchchanges.go", "paramValue": "paramValueSnap in fake/snapshot_branchchanges.go",
 	"branchChangeRec": "branchChangeSnap in fake/snapshot_branchchanges.go", "clusterState": "clusterStateSnap in fake/snapshot_branchchanges.go",
+	"auditRec": "auditSnap in fake/snapshot_auditlogs.go", "auditLog": "auditLogSnap in fake/snapshot_auditlogs.go",
+	"branchTraffic": "trafficSnap in fake/snapshot_traffic.go", "queryPattern": "patternSnap in fake/snapshot_traffic.go",
+	"querySample": "sampleSnap in fake/snapshot_traffic.go", "queryError": "sampleSnap in fake/snapshot_traffic.go",
 }
 
 // snapshotAdvice says what to do about a field the snapshot does not cover.
@@ -482,6 +496,14 @@ func snapshotRichWorld(t *testing.T) map[string]bool {
 	do("POST", pg+"/branches/dev/maintenance", "{}")
 	do("POST", pg+"/branches/main/switchovers", "")
 	srv.Advance(tm.SwitchoverStart)
+
+	// Traffic on app's dev: a tagged query on a replica, and a failed one.
+	must(srv.RecordQueries(org, drDB, "dev",
+		fake.QuerySample{SQL: "SELECT * FROM users WHERE id = 1", Tags: map[string]string{"route": "home"}, TabletType: platform.TabletReplica,
+			RowsRead: 3, RowsReturned: 1, ShardQueries: 2, Duration: 5 * time.Millisecond, Time: srv.Now().Add(-time.Minute)},
+		fake.QuerySample{SQL: "UPDATE users SET name = 'x' WHERE id = 2", Keyspace: "extra", RowsAffected: 1, Duration: time.Millisecond,
+			Error: "Lock wait timeout exceeded", ErrorCode: "1205"},
+	))
 
 	local := snapshotRoundTrip(t, w, "GET", base, "")
 	srv.SignOut()
