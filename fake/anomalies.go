@@ -19,9 +19,10 @@ import (
 // start of the first to the end of the last; it is active when its last
 // minute is the current one. Its metrics window reaches an hour either side
 // (up to now), and its correlations are the queries (by keyspace,
-// fingerprint and tablet type) whose mean latency per minute follows the
-// branch's p99 over that window with a Pearson r of at least 0.5, highest
-// first, at most 10. An anomaly's ID is a hash of its branch and start, so
+// fingerprint and tablet type) whose mean latency per minute (0 in a
+// minute without it) follows the branch's p99 over the minutes of that
+// window with queries, with a Pearson r of at least 0.5, highest first, at
+// most 10. An anomaly's ID is a hash of its branch and start, so
 // the same samples give the same IDs. The list holds the anomalies that
 // overlap the window, newest first, without their correlations (null);
 // get_branch_anomaly gives them.
@@ -140,14 +141,23 @@ func (a *anomalyRec) correlations(b *branchRec, now time.Time) []*platform.Anoma
 		sums[k][i] += millis(q.duration)
 		counts[k][i]++
 	}
+	// The series are compared over the minutes the branch ran queries in.
+	var ran []int
+	for i, bk := range buckets {
+		if bk.stats.count > 0 {
+			ran = append(ran, i)
+		}
+	}
 	var out []*platform.AnomalyCorrelation
 	for k, sum := range sums {
-		for i, n := range counts[k] {
-			if n > 0 {
-				sum[i] /= float64(n)
+		x, y := make([]float64, len(ran)), make([]float64, len(ran))
+		for j, i := range ran {
+			if n := counts[k][i]; n > 0 {
+				x[j] = sum[i] / float64(n)
 			}
+			y[j] = branch[i]
 		}
-		r := pearson(sum, branch)
+		r := pearson(x, y)
 		if r < anomalyMinR {
 			continue
 		}
