@@ -2,6 +2,7 @@ package platform
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"time"
 )
@@ -223,6 +224,15 @@ func insightsPath(org, db, branch string, more ...string) string {
 	return p
 }
 
+// checkDir refuses a sort direction the API does not know, before any
+// request is sent.
+func checkDir(d Order) error {
+	if d != "" && d != OrderAsc && d != OrderDesc {
+		return &ArgError{Arg: "dir", Reason: fmt.Sprintf("%q is not asc or desc", string(d))}
+	}
+	return nil
+}
+
 // ListBranchQueriesParams selects a page of a branch's query summaries.
 type ListBranchQueriesParams struct {
 	Organization string `json:"-" url:"-"`
@@ -251,7 +261,7 @@ func (s *QueryInsightsService) List(ctx context.Context, p *ListBranchQueriesPar
 	if err := required("organization", p.Organization, "database", p.Database, "branch", p.Branch); err != nil {
 		return nil, err
 	}
-	if err := p.Dir.check(); err != nil {
+	if err := checkDir(p.Dir); err != nil {
 		return nil, err
 	}
 	return listPage[QuerySummary](ctx, s.client, insightsPath(p.Organization, p.Database, p.Branch), p)
@@ -361,7 +371,7 @@ func (s *QueryInsightsService) ListErrors(ctx context.Context, p *ListQueryError
 	if err := required("organization", p.Organization, "database", p.Database, "branch", p.Branch); err != nil {
 		return nil, err
 	}
-	if err := p.Dir.check(); err != nil {
+	if err := checkDir(p.Dir); err != nil {
 		return nil, err
 	}
 	return listPage[QueryErrorSummary](ctx, s.client, insightsPath(p.Organization, p.Database, p.Branch, "errors"), p)
@@ -496,7 +506,7 @@ func (s *QueryInsightsService) TagSummaries(ctx context.Context, p *ListQueryTag
 	if err := required("organization", p.Organization, "database", p.Database, "branch", p.Branch); err != nil {
 		return nil, err
 	}
-	if err := p.Dir.check(); err != nil {
+	if err := checkDir(p.Dir); err != nil {
 		return nil, err
 	}
 	return listPage[QueryDimensionsSummary](ctx, s.client, insightsPath(p.Organization, p.Database, p.Branch, "tags", "summaries"), p)
