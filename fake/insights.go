@@ -290,7 +290,7 @@ func searched(text, q string) bool {
 }
 
 // trafficTotal is the duration of every execution f selects.
-func trafficTotal(b *branchRec, f trafficFilter) time.Duration { return b.traffic.stats(f).total }
+func trafficTotal(b *branchRec, f trafficFilter) time.Duration { return b.traffic.totalDuration(f) }
 
 func listBranchQueries(c *call) (any, error) {
 	b, err := c.branch()
@@ -546,17 +546,27 @@ type tagCounts struct {
 	values map[string]int
 }
 
-// tagsOf counts the tags of the executions f selects, by key.
+// tagsOf counts the tags of the executions f selects, by key, the system
+// tag query_fingerprint included (as byTag groups them, counting only).
 func tagsOf(b *branchRec, f trafficFilter) map[string]*tagCounts {
 	out := map[string]*tagCounts{}
-	for tg, st := range b.traffic.byTag(f) {
-		tc := out[tg.key]
+	count := func(t trafficTag) {
+		tc := out[t.key]
 		if tc == nil {
-			tc = &tagCounts{key: tg.key, values: map[string]int{}}
-			out[tg.key] = tc
+			tc = &tagCounts{key: t.key, values: map[string]int{}}
+			out[t.key] = tc
 		}
-		tc.count += st.count
-		tc.values[tg.value] = st.count
+		tc.count++
+		tc.values[t.value]++
+	}
+	for _, q := range b.traffic.all() {
+		if !f.match(q) {
+			continue
+		}
+		count(trafficTag{"query_fingerprint", q.pattern.fingerprint})
+		for _, t := range q.tags {
+			count(t)
+		}
 	}
 	return out
 }
