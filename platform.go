@@ -94,6 +94,8 @@ type Client struct {
 	Bouncers *BouncersService
 	// Switchovers moves the primaries of PostgreSQL branches.
 	Switchovers *SwitchoversService
+	// Workflows moves tables between the keyspaces of a branch.
+	Workflows *WorkflowsService
 	// Maintenance runs maintenance on branches and reads the maintenance
 	// schedules of databases.
 	Maintenance *MaintenanceService
@@ -123,6 +125,8 @@ type Client struct {
 	Passwords *PasswordsService
 	// IPRestrictions manages the IP allowlists of PostgreSQL databases.
 	IPRestrictions *IPRestrictionsService
+	// AuditLogs reads organizations' audit logs.
+	AuditLogs *AuditLogsService
 }
 
 // service is what every resource service holds: the client that sends its
@@ -203,6 +207,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.BranchChanges = (*BranchChangesService)(common)
 	c.Bouncers = (*BouncersService)(common)
 	c.Switchovers = (*SwitchoversService)(common)
+	c.Workflows = (*WorkflowsService)(common)
 	c.Maintenance = (*MaintenanceService)(common)
 	c.Backups = (*BackupsService)(common)
 	c.BackupPolicies = (*BackupPoliciesService)(common)
@@ -216,6 +221,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.OAuthApplications = (*OAuthApplicationsService)(common)
 	c.Passwords = (*PasswordsService)(common)
 	c.IPRestrictions = (*IPRestrictionsService)(common)
+	c.AuditLogs = (*AuditLogsService)(common)
 	return c, nil
 }
 

@@ -341,6 +341,7 @@ func (s *Server) removeBranch(b *branchRec) {
 	s.endMaintenance(b)
 	s.dropBranchRoles(b)
 	s.dropBranchBouncers(b)
+	s.cancelWorkflows(b)
 }
 
 var promoteBranch = onBranch(func(c *call, b *branchRec) error {

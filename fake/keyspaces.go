@@ -426,6 +426,9 @@ func (s *Server) deleteKeyspace(c *call) (any, error) {
 	if ks.isDefault {
 		return nil, unprocessable("keyspace %s is the default keyspace of branch %s and cannot be deleted", ks.name, ks.branch.name)
 	}
+	if wf := ks.activeWorkflow(); wf != nil {
+		return nil, unprocessable("keyspace %s is in workflow #%d, which is %s; complete or cancel it first", ks.name, wf.number, wf.state)
+	}
 	s.dropKeyspace(ks)
 	return nil, nil
 }

@@ -514,6 +514,40 @@ var opFixtures = map[string]opFixture{
 	"list_branch_anomalies":           opInsights(func(*insightsFixture) opCall { return opCall{} }),
 	"get_branch_anomaly":              opInsights(func(f *insightsFixture) opCall { return opCall{vals: map[string]string{"id": f.anomalyID}} }),
 	"list_traffic_budgets_for_query":  opInsights(func(f *insightsFixture) opCall { f.w.budget("dev"); return f.onQuery("") }),
+
+	"list_audit_logs": opBody(""), // the world's making left entries
+
+	// workflows: workflow 1 of app, moving audit from app to archive on
+	// main, taken to the state the operation starts from
+	"list_workflows": opWorkflow(platform.WorkflowPending),
+	"create_workflow": func(w *opWorld, _ string) opCall {
+		wfSetup(w.t, w.srv, "main")
+		return opCall{body: `{"name":"move-audit","source_keyspace":"app","target_keyspace":"archive","tables":["audit"],
+			"global_keyspace":"app","defer_secondary_keys":true,"on_ddl":"STOP"}`}
+	},
+	"get_workflow":              opWorkflow(platform.WorkflowPending),
+	"workflow_cancel":           opWorkflow(platform.WorkflowPending),
+	"workflow_complete":         opWorkflow(platform.WorkflowCutover),
+	"workflow_cutover":          opWorkflow(platform.WorkflowSwitchedPrimaries),
+	"workflow_retry":            opWorkflow(platform.WorkflowError),
+	"workflow_reverse_cutover":  opWorkflow(platform.WorkflowCutover),
+	"workflow_reverse_traffic":  opWorkflow(platform.WorkflowSwitchedReplicas),
+	"workflow_switch_primaries": opWorkflow(platform.WorkflowSwitchedReplicas),
+	"workflow_switch_replicas":  opWorkflow(platform.WorkflowRunning),
+	"verify_workflow":           opWorkflow(platform.WorkflowRunning),
+}
+
+// opWorkflow is a fixture of an operation on workflow 1 of app, moving
+// audit to the keyspace archive of main (its sequence tables in app, its
+// secondary keys deferred), in state.
+func opWorkflow(state platform.WorkflowState) opFixture {
+	return func(w *opWorld, _ string) opCall {
+		wfSetup(w.t, w.srv, "main")
+		p := wfCreate(w.srv)
+		p.GlobalKeyspace, p.DeferSecondaryKeys, p.OnDDL = platform.Ptr(drDB), platform.Ptr(true), platform.Ptr(platform.OnDDLStop)
+		wfDrive(w.t, w.srv, w.c, p, state)
+		return opCall{vals: map[string]string{"number": "1"}}
+	}
 }
 
 // opOAuthServer are the rows of operations.tsv that are the OAuth server's
@@ -919,6 +953,7 @@ type opState struct {
 	BranchResizes  map[string][]*platform.BranchResizeRequest  // by database/branch
 	Changes        map[string][]*platform.BranchChangeRequest  // by database/branch
 	Parameters     map[string][]*platform.ClusterParameter     // by database/branch
+	Workflows      map[string][]*platform.Workflow             // by database
 	Events         []string
 	// Deliveries are the webhook deliveries attempted, as "webhook event
 	// #attempt"; their outcome, which comes later, is left out.
@@ -943,8 +978,8 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 		TokenAccesses: map[string][]*platform.ServiceTokenAccess{},
 		Budgets:       map[string][]*platform.TrafficBudget{}, Events: srv.EventNames(),
 		BranchResizes: map[string][]*platform.BranchResizeRequest{}, Changes: map[string][]*platform.BranchChangeRequest{},
-		Parameters: map[string][]*platform.ClusterParameter{},
-		Bouncers:   map[string][]*platform.Bouncer{}, BouncerResizes: map[string][]*platform.BouncerResizeRequest{},
+		Parameters: map[string][]*platform.ClusterParameter{}, Workflows: map[string][]*platform.Workflow{},
+		Bouncers: map[string][]*platform.Bouncer{}, BouncerResizes: map[string][]*platform.BouncerResizeRequest{},
 	}
 	// The deliveries in flight, of a test_webhook, settle first.
 	if err := srv.FlushDeliveries(ctx); err != nil {
@@ -1005,6 +1040,7 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 		}
 		s.Webhooks[db.Name] = opCollect(t, c.Webhooks.All(ctx, &platform.ListWebhooksParams{Organization: org, Database: db.Name, ListParams: page}))
 		s.Policies[db.Name] = opCollect(t, c.BackupPolicies.All(ctx, &platform.ListBackupPoliciesParams{Organization: org, Database: db.Name, ListParams: page}))
+		s.Workflows[db.Name] = opCollect(t, c.Workflows.All(ctx, &platform.ListWorkflowsParams{Organization: org, Database: db.Name, ListParams: page}))
 		s.DeployRequests[db.Name] = opCollect(t, c.DeployRequests.All(ctx, &platform.ListDeployRequestsParams{Organization: org, Database: db.Name, ListParams: page}))
 		for _, dr := range s.DeployRequests[db.Name] {
 			s.Reviews[db.Name+"#"+strconv.Itoa(dr.Number)] = opCollect(t, c.DeployRequests.AllReviews(ctx, &platform.ListReviewsParams{Organization: org, Database: db.Name, Number: dr.Number, ListParams: page}))

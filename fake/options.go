@@ -22,6 +22,7 @@ type config struct {
 	requestLogLimit  int
 	eventLogLimit    int
 	deliveryLogLimit int
+	auditLogLimit    int
 	querySampleLimit int           // per branch; see WithQuerySampleLimit
 	rateLimit        int           // requests a minute per credential; 0: none
 	webhookTimeout   time.Duration // see WithWebhookTimeout; 0 is the default
@@ -41,6 +42,7 @@ func defaultConfig() config {
 		requestLogLimit:  defaultRequestLogLimit,
 		eventLogLimit:    defaultEventLogLimit,
 		deliveryLogLimit: defaultEventLogLimit,
+		auditLogLimit:    defaultAuditLogLimit,
 		querySampleLimit: defaultQuerySampleLimit,
 	}
 }
@@ -101,6 +103,18 @@ type Timings struct {
 	// RevertWindow is how long a deployed schema can be reverted
 	// (complete_pending_revert).
 	RevertWindow time.Duration
+	// WorkflowStart is how long a new workflow stays pending before it
+	// copies.
+	WorkflowStart time.Duration
+	// WorkflowCopy is how long a workflow copies its tables' rows before
+	// it runs, caught up with its source.
+	WorkflowCopy time.Duration
+	// WorkflowVerify is how long a workflow's data verification takes.
+	WorkflowVerify time.Duration
+	// WorkflowSwitch is how long each other step of a workflow takes:
+	// switching replica or primary traffic, reversing traffic, cutting
+	// over, cancelling.
+	WorkflowSwitch time.Duration
 	// OAuthCode is how long an OAuth authorization code can be exchanged.
 	OAuthCode time.Duration
 	// OAuthAccessToken is how long an OAuth access token lives (the token
@@ -138,6 +152,10 @@ func DefaultTimings() Timings {
 		DeployInProgress:     10 * time.Second,
 		DeployRevert:         5 * time.Second,
 		RevertWindow:         30 * time.Minute,
+		WorkflowStart:        5 * time.Second,
+		WorkflowCopy:         time.Minute,
+		WorkflowVerify:       30 * time.Second,
+		WorkflowSwitch:       10 * time.Second,
 		OAuthCode:            10 * time.Minute,
 		OAuthAccessToken:     2592000 * time.Second,
 		OAuthDeviceCode:      15 * time.Minute,
@@ -153,6 +171,7 @@ func (t *Timings) fields() []*time.Duration {
 		&t.BouncerReady, &t.BouncerResizeStart, &t.BouncerResize,
 		&t.SwitchoverStart, &t.SwitchoverRun, &t.Maintenance,
 		&t.DeployStep, &t.DeployInProgress, &t.DeployRevert, &t.RevertWindow,
+		&t.WorkflowStart, &t.WorkflowCopy, &t.WorkflowVerify, &t.WorkflowSwitch,
 		&t.OAuthCode, &t.OAuthAccessToken, &t.OAuthDeviceCode, &t.OAuthDevicePoll,
 	}
 }
@@ -243,10 +262,13 @@ func WithOrganization(name string) Option {
 // How many entries the logs keep unless an option says otherwise: the
 // request log 10,000 requests (about 150 bytes each); the event log and the
 // delivery log 1,000 each, as an event or a delivery carries a whole
-// resource (about 2 KB).
+// resource (about 2 KB); each organization's audit log 10,000 entries
+// (about 270 bytes each: IDs, names and the request's path, rendered on
+// read).
 const (
 	defaultRequestLogLimit = 10_000
 	defaultEventLogLimit   = 1_000
+	defaultAuditLogLimit   = 10_000
 )
 
 // WithRequestLogLimit keeps the last n requests in [Server.Requests]
@@ -266,6 +288,13 @@ func WithEventLogLimit(n int) Option {
 // and retries do not depend on it.
 func WithDeliveryLogLimit(n int) Option {
 	return logLimit("WithDeliveryLogLimit", n, func(c *config) *int { return &c.deliveryLogLimit })
+}
+
+// WithAuditLogLimit keeps the last n entries of each organization's audit
+// log (10,000 by default): list_audit_logs shows those, and a cursor
+// naming an entry dropped since still places its page by time.
+func WithAuditLogLimit(n int) Option {
+	return logLimit("WithAuditLogLimit", n, func(c *config) *int { return &c.auditLogLimit })
 }
 
 // logLimit is an option setting the limit of a log to n, which must be

@@ -274,6 +274,62 @@
 //     an update's "" clears it (null).
 //   - A deleted entry is gone (404).
 //
+// Workflows move tables between two keyspaces of a branch of a MySQL
+// database (a PostgreSQL one is a 422 naming its kind). create_workflow
+// takes an optional branch, the database's default branch when absent
+// (the reference's body names none). The source, target and global
+// keyspaces must be ready keyspaces of that branch, the source and target
+// different; tables must be at least one, each named once, each in the
+// source keyspace and not in the target, and in no other active workflow
+// of the branch, whose name must differ too: each refusal is a 422 naming
+// what is missing or taken. Workflows are numbered per database from 1,
+// listed oldest first, between keeping those active (created, and not yet
+// completed or cancelled) at some time within FROM..TO. The branch schema
+// does not change until complete, which moves each table's definition
+// from the source keyspace to the target (a table dropped from the source
+// or created in the target meanwhile is a 422 naming it, and the workflow
+// stays in cutover). The state table, where an action in a state it does
+// not list is a 422 naming the state and the states that allow it, and
+// "then" is where the clock takes the workflow on:
+//
+//	state                action            result, then
+//	pending              cancel            cancelling, cancelled
+//	pending              (clock)           copying after Timings.WorkflowStart
+//	copying              cancel            cancelling, cancelled
+//	copying              (clock)           running after Timings.WorkflowCopy
+//	running              verify-data       verifying_data, verified_data after Timings.WorkflowVerify
+//	running              switch-replicas   switching_replicas, switched_replicas
+//	running              cancel            cancelling, cancelled
+//	verified_data        same as running
+//	reversed_cutover     same as running
+//	switched_replicas    switch-primaries  switching_primaries, switched_primaries
+//	switched_replicas    reverse-traffic   reversing_traffic, running
+//	switched_replicas    cancel            reversing_traffic_for_cancel, cancelling, cancelled
+//	switched_primaries   cutover           cutting_over, cutover
+//	switched_primaries   reverse-traffic   reversing_traffic, switched_replicas
+//	switched_primaries   cancel            reversing_traffic_for_cancel, cancelling, cancelled
+//	cutover              complete          completed at once; the tables move
+//	cutover              reverse-cutover   reversed_cutover at once; no traffic switched
+//	error                retry             the state whose step failed, which runs again
+//	error                cancel            cancelling, cancelled
+//	verifying_data, switching_*, reversing_traffic*, cutting_over, cancelling,
+//	completed, cancelled: no action
+//
+// Every step on the clock but the start, the copy and the verification
+// takes Timings.WorkflowSwitch. FailNext on a workflow (until it has
+// completed or been cancelled) makes its next clock step end in error,
+// with workflow_errors naming the step and may_retry true; retry sets
+// retried_at and runs that step again, and verified_data_stale is true
+// once a workflow has been retried after its latest verification. Each
+// action records its actor (*_by) and time (*_at) as the reference names
+// them; the actors of actions not taken, and global_keyspace when none
+// was named, are null. sequence_tables_applied is true once a workflow
+// with a global keyspace has copied. Deleting a keyspace an active
+// workflow uses is a 422 naming the workflow and its state; deleting a
+// branch cancels its active workflows at once. The fake never stops a
+// workflow (stopped, may_restart) and emits no webhook events for
+// workflows, as the reference names none.
+//
 // Query traffic (traffic.go): the fake runs no SQL, so what a branch ran is
 // what [Server.RecordQueries] records, and every view of traffic is
 // computed from those samples alone. A query is its keyspace and
@@ -296,6 +352,36 @@
 // correlations are the queries whose mean latency follows the branch's
 // p99 with r >= 0.5. The traffic budgets of a query are those with a rule
 // for its fingerprint or for a tag its executions carry.
+//
+// The audit log (list_audit_logs) is recorded once, by the request
+// pipeline, not by handlers: every request through the API that changes
+// the world and succeeds, whoever sends it (a service token, or a user
+// through an OAuth token), is an entry of its organization's log; a
+// refused request, a read, a change that answered 204 because it changed
+// nothing, the OAuth server's endpoints and control calls (/_fake/, Go
+// seeding) leave none. An entry's audit_action is "<resource>.<action>",
+// derived from the operation (see auditShapeOf in auditlogs.go):
+// create_database is "database.created", queue_deploy_request
+// "deploy_request.queued", update_auto_apply on a deploy request
+// "deploy_request.updated_auto_apply", with the live service's names where
+// the official client lists them ("service_token.granted_access",
+// "organization.removed_member", "organization.updated_role"); action is
+// the part after the dot. The auditable is where the change was made: the
+// path's database, or the organization; the target is the record changed
+// (the one created, or the one the path names, by its ID), of the kinds
+// the reference names ("DatabaseBranch", "DatabaseBranchPassword",
+// "DeployRequest", ...). metadata holds the path's values but the
+// organization (null when none); remote_ip is the request's peer address;
+// location is null, as the fake locates no address. The log is newest
+// first, paged by cursor as the reference defines (starting_after,
+// ending_before, an entry's ID; limit 1 to 100, 25 by default; both
+// cursors together are a 400) and filtered as the official client does,
+// by filters[]=audit_action:ACTION, repeatable (any of them). A cursor
+// places its page by the entries' order, so the ID of an entry the log has
+// dropped still works. Each organization keeps its last 10,000 entries
+// (WithAuditLogLimit), compact records (about 270 bytes each) rendered
+// on read. The audit log is part of a snapshot, unlike the request log:
+// the API serves it.
 package fake
 
 import (
@@ -384,6 +470,7 @@ func New(opts ...Option) (*Server, error) {
 	s.hooks.init(cfg.webhookTimeout)
 	s.requests.list.limit = cfg.requestLogLimit
 	s.events.limit = cfg.eventLogLimit
+	s.world.audit.limit = cfg.auditLogLimit
 	s.hooks.log.limit = cfg.deliveryLogLimit
 	s.limiter.limit = cfg.rateLimit
 	s.faults.rng = newFaultRand(cfg.seed)

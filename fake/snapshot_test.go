@@ -25,7 +25,7 @@ import (
 // be forgotten by the snapshot; TestSnapshotOperations checks that each is
 // set somewhere in the operation table's worlds, and restored exactly.
 var snapshotCoverage = map[string]string{
-	"world":                  "rng pcg orgs orgIdx users tokens oauth inFlight",
+	"world":                  "rng pcg orgs orgIdx users tokens oauth inFlight audit",
 	"Consent":                "Organizations Databases Branches",
 	"Token":                  "ID Secret",
 	"stamps":                 "id created updated",
@@ -41,7 +41,7 @@ var snapshotCoverage = map[string]string{
 	"tokenRec":               "stamps name hash org creator orgPerms dbGrants grantIdx expiresAt lastUsed",
 	"dbGrant":                "db perms",
 	"branchKey":              "db name",
-	"dbRec":                  "stamps org name region kind clusterSize replicas state deleted requireApproval restrictBranchRegion allowDataBranching foreignKeys insightsRawQueries deletionProtected prodWebConsole notes automaticMigrations migrationFramework migrationTable defaultBranch branchIdx backups drs drByNumber lastDR deployQueue webhooks maintenance ipRestrictions",
+	"dbRec":                  "stamps org name region kind clusterSize replicas state deleted requireApproval restrictBranchRegion allowDataBranching foreignKeys insightsRawQueries deletionProtected prodWebConsole notes automaticMigrations migrationFramework migrationTable defaultBranch branchIdx backups drs drByNumber lastDR deployQueue webhooks maintenance ipRestrictions workflows",
 	"webhookStore":           "hooks byID",
 	"webhookRec":             "stamps db url secret enabled events deleted lastSent lastSentResult lastSentSuccess failures lastTest",
 	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated keyspaces roles budgets readOnlyRegions passwords switchovers primary bouncers cluster traffic",
@@ -100,6 +100,8 @@ var snapshotCoverage = map[string]string{
 	"oauthGrant":             "user scopes orgs dbs branches",
 	"oauthCodeRec":           "app grant redirectURI expires used issued",
 	"oauthSession":           "user signedOut autoApprove",
+	"workflowStore":          "list byNumber last",
+	"workflowRec":            "stamps db number name branch source target global tables deferSecondaryKeys onDDL state failedFrom errors replicasSwitched primariesSwitched sequenceTablesApplied started copied verified switchedReplicas switchedPrimaries cutoverAt reversed retried completed cancelled actor verifyBy reversedBy switchReplicasBy switchPrimariesBy cancelledBy completedBy retriedBy cutoverBy reversedCutoverBy",
 	"branchTraffic":          "patterns samples byID",
 	"patternKey":             "keyspace fingerprint",
 	"queryPattern":           "keyspace fingerprint normalized statement tables samples",
@@ -125,6 +127,12 @@ var snapshotCoverage = map[string]string{
 	"bouncerResizeJob":       "r from",
 	"keyspaceResizeJob":      "r from",
 	"branchChangeJob":        "r from",
+	"auditLog":               "seq limit byOrg",
+	"ring":                   "buf next limit",
+	"auditRec":               "seq at shape actor dbID dbName targetID targetName path remoteIP",
+	"auditActor":             "kind id name",
+	"auditShape":             "op action verb targetType param segments",
+	"workflowJob":            "wf from",
 }
 
 // snapshotUnset are the fields of snapshotCoverage that no world of the
@@ -135,6 +143,7 @@ var snapshotUnset = map[string]string{
 	// Rendered, but no operation sets them yet: the operation that does
 	// must make a world set them.
 	"dbRec.notes":               "no operation sets a database's notes yet",
+	"ring.next":                 "only a full log wraps: a snapshot keeps its entries oldest first and a restored one starts unwrapped (TestAuditLogSnapshotBounded checks a wrapped log's round trip)",
 	"readOnlyRegionRec.removed": "a removed read-only region is no longer reachable (its transition does nothing and is left out), nor in a snapshot",
 }
 
@@ -171,6 +180,8 @@ var snapshotHome = map[string]string{
 	"branchCluster": "branchClusterSnap in fake/snapshot_branchchanges.go", "vtgateConfig": "vtgateSnap in fake/snapshot_branchchanges.go",
 	"storageConfig": "storageSnap in fake/snapshot_branchchanges.go", "paramValue": "paramValueSnap in fake/snapshot_branchchanges.go",
 	"branchChangeRec": "branchChangeSnap in fake/snapshot_branchchanges.go", "clusterState": "clusterStateSnap in fake/snapshot_branchchanges.go",
+	"auditRec": "auditSnap in fake/snapshot_auditlogs.go", "auditLog": "auditLogSnap in fake/snapshot_auditlogs.go",
+	"workflowRec":   "workflowSnap in fake/snapshot_workflows.go",
 	"branchTraffic": "trafficSnap in fake/snapshot_traffic.go", "queryPattern": "patternSnap in fake/snapshot_traffic.go",
 	"querySample": "sampleSnap in fake/snapshot_traffic.go", "queryError": "sampleSnap in fake/snapshot_traffic.go",
 }
