@@ -772,6 +772,27 @@ var contractStates = []contractState{
 		}
 		return []contractRequest{contractOn("list_branch_bouncer_resize_requests", "branch", "main")}
 	}},
+	{name: "empty diffs, a deployed deploy request's diff, sharded and set VSchemas", setup: func(w *opWorld) []contractRequest {
+		w.branch("same")
+		w.open(platform.CreateDeployRequestParams{Branch: "same"}) // no changes: number 1
+		w.takeSteps(w.open(platform.CreateDeployRequestParams{Branch: "dev"}), toPendingRevert)
+		if err := w.srv.AddKeyspace(w.org, drDB, "dev", "sharded", 2); err != nil {
+			w.t.Fatal(err)
+		}
+		w.srv.Advance(time.Minute)
+		if _, err := w.c.Branches.UpdateRoutingRules(w.t.Context(), &platform.UpdateRoutingRulesParams{
+			Organization: w.org, Database: drDB, Branch: "same", RoutingRules: `{"rules":[{"from_table":"a","to_tables":["app.a"]}]}`,
+		}); err != nil {
+			w.t.Fatal(err)
+		}
+		return []contractRequest{
+			contractOn("diff_branch", "branch", "same"),
+			contractOn("get_deploy_request_diff", "number", "1"),
+			contractOn("get_deploy_request_diff", "number", "2"),
+			contractOn("get_keyspace_vschema", "branch", "dev", "keyspace", "sharded"),
+			contractOn("get_branch_routing_rules", "branch", "same"),
+		}
+	}},
 	{name: "audit log: a middle page, an empty page, a user's change", setup: func(w *opWorld) []contractRequest {
 		access := oauthGrant(w.t, w.srv, fake.Consent{Organizations: []string{w.org}}, platform.ScopeOrganizationWriteOrganization)
 		wantStatus(w.t, send(w.t, w.srv, http.MethodPatch, "/v1/organizations/"+w.org, bearer(access), `{"billing_email": "ap@example.com"}`), http.StatusOK)

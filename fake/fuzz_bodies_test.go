@@ -102,6 +102,7 @@ var fuzzBodyGroups = map[string][]string{
 	"Switchover":       {"create_switchover"},
 	"Maintenance":      {"run_branch_maintenance"},
 	"Workflow":         {"create_workflow"},
+	"VSchema":          {"update_keyspace_vschema", "update_branch_routing_rules"},
 }
 
 func FuzzOrganizationBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Organization"]...) }
@@ -142,6 +143,7 @@ func FuzzSwitchoverBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Switchov
 func FuzzMaintenanceBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Maintenance"]...) }
 
 func FuzzWorkflowBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Workflow"]...) }
+func FuzzVSchemaBodies(f *testing.F)  { fuzzBodies(f, fuzzBodyGroups["VSchema"]...) }
 
 // TestFuzzBodiesCoverBodyOperations checks that every operation whose
 // fixture sends a body is fuzzed by one of the targets above.

@@ -535,6 +535,24 @@ var opFixtures = map[string]opFixture{
 	"workflow_switch_primaries": opWorkflow(platform.WorkflowSwitchedReplicas),
 	"workflow_switch_replicas":  opWorkflow(platform.WorkflowRunning),
 	"verify_workflow":           opWorkflow(platform.WorkflowRunning),
+
+	// schema diffs: dev against main, and deploy request 1 from dev
+	"diff_branch":             opOn("dev"),
+	"refresh_branch_schema":   opOn("dev"),
+	"get_deploy_request_diff": opDR("", toReady...),
+
+	// VSchema and routing rules: of dev, or of main when need is the
+	// production permission
+	"get_keyspace_vschema": func(*opWorld, string) opCall {
+		return opCall{vals: map[string]string{"branch": "dev", "keyspace": "app"}}
+	},
+	"update_keyspace_vschema": func(_ *opWorld, need string) opCall {
+		return opCall{vals: map[string]string{"branch": opVSchemaBranch(need), "keyspace": "app"}, body: `{"vschema":"{\"tables\":{\"users\":{}}}"}`}
+	},
+	"get_branch_routing_rules": opOn("dev"),
+	"update_branch_routing_rules": func(_ *opWorld, need string) opCall {
+		return opOnBody(opVSchemaBranch(need), `{"routing_rules":"{\"rules\":[{\"from_table\":\"users\",\"to_tables\":[\"app.users\"]}]}"}`)(nil, need)
+	},
 }
 
 // opWorkflow is a fixture of an operation on workflow 1 of app, moving
@@ -548,6 +566,15 @@ func opWorkflow(state platform.WorkflowState) opFixture {
 		wfDrive(w.t, w.srv, w.c, p, state)
 		return opCall{vals: map[string]string{"number": "1"}}
 	}
+}
+
+// opVSchemaBranch is the branch of a VSchema or routing rules update that
+// need covers: main for the production permission, else dev.
+func opVSchemaBranch(need string) string {
+	if strings.Contains(need, "production") {
+		return "main"
+	}
+	return "dev"
 }
 
 // opOAuthServer are the rows of operations.tsv that are the OAuth server's
@@ -954,6 +981,8 @@ type opState struct {
 	Changes        map[string][]*platform.BranchChangeRequest  // by database/branch
 	Parameters     map[string][]*platform.ClusterParameter     // by database/branch
 	Workflows      map[string][]*platform.Workflow             // by database
+	VSchemas       map[string]*platform.VSchema                // by database/branch/keyspace, of MySQL databases
+	RoutingRules   map[string]*platform.RoutingRules           // by database/branch, of MySQL databases
 	Events         []string
 	// Deliveries are the webhook deliveries attempted, as "webhook event
 	// #attempt"; their outcome, which comes later, is left out.
@@ -979,6 +1008,7 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 		Budgets:       map[string][]*platform.TrafficBudget{}, Events: srv.EventNames(),
 		BranchResizes: map[string][]*platform.BranchResizeRequest{}, Changes: map[string][]*platform.BranchChangeRequest{},
 		Parameters: map[string][]*platform.ClusterParameter{}, Workflows: map[string][]*platform.Workflow{},
+		VSchemas: map[string]*platform.VSchema{}, RoutingRules: map[string]*platform.RoutingRules{},
 		Bouncers: map[string][]*platform.Bouncer{}, BouncerResizes: map[string][]*platform.BouncerResizeRequest{},
 	}
 	// The deliveries in flight, of a test_webhook, settle first.
@@ -1017,6 +1047,7 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 			}
 			if db.Kind == platform.KindMySQL {
 				s.Passwords[key] = opCollect(t, c.Passwords.All(ctx, &platform.ListPasswordsParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}))
+				opVSchemas(t, c, &s, org, db.Name, b.Name)
 			}
 			s.Budgets[key] = opCollect(t, c.TrafficBudgets.All(ctx, &platform.ListTrafficBudgetsParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}))
 			changes := platform.ListBranchChangeRequestsParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}
@@ -1288,5 +1319,21 @@ func TestOpOAuthServerRows(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// opVSchemas reads a MySQL branch's routing rules and its keyspaces'
+// VSchemas into s.
+func opVSchemas(t testing.TB, c *platform.Client, s *opState, org, db, branch string) {
+	t.Helper()
+	ctx, key := context.WithoutCancel(t.Context()), db+"/"+branch
+	var err error
+	if s.RoutingRules[key], err = c.Branches.GetRoutingRules(ctx, &platform.GetRoutingRulesParams{Organization: org, Database: db, Branch: branch}); err != nil {
+		t.Fatal(err)
+	}
+	for _, ks := range s.Keyspaces[key] {
+		if s.VSchemas[key+"/"+ks.Name], err = c.Keyspaces.GetVSchema(ctx, &platform.GetVSchemaParams{Organization: org, Database: db, Branch: branch, Keyspace: ks.Name}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

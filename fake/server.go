@@ -330,6 +330,36 @@
 // workflow (stopped, may_restart) and emits no webhook events for
 // workflows, as the reference names none.
 //
+// Schema diffs, VSchemas and routing rules:
+//
+//   - A branch's diff is its schema against its parent branch's, as a
+//     deploy request from it would change the parent now; each table that
+//     differs shows its definitions as a line diff ("+" added, "-" removed,
+//     " " kept), by keyspace and name. A branch without a parent (or whose
+//     parent was deleted) answers 422 naming it. A deploy request's diff is
+//     its deployment's operations once its check has listed them (they stay
+//     its diff after the deployment), and before that the comparison of its
+//     branches as they are.
+//   - refresh-schema moves the ready branch's schema_last_updated_at (the
+//     fake's schema is always current); a pending branch answers 422.
+//   - VSchemas (per keyspace) and routing rules (per branch) are MySQL's (a
+//     PostgreSQL database answers 422). Each is a JSON document, shown
+//     indented as last set; until then a keyspace's default VSchema lists
+//     its tables, and in a sharded keyspace (more than one shard) gives
+//     each a hash vindex on its first primary key column; routing rules
+//     default to {"rules": []}. A new branch starts with its parent's.
+//   - An update must be a JSON object. A VSchema's sharded, when given,
+//     must match the keyspace; vindexes need a type; column_vindexes must
+//     name defined vindexes and a column (or columns); in a sharded
+//     keyspace every table but a reference or sequence table needs one.
+//     Routing rules hold rules only, each a from_table and a non-empty
+//     to_tables. A refusal is a 422 naming the field, the table or the
+//     rule, and changes nothing; so is an update of a branch not ready.
+//   - Updates take the permission of their kind of branch:
+//     write_branch_vschema on a development branch,
+//     write_production_branch_vschema on a production one (a token without
+//     it gets the 404 of a missing permission).
+//
 // Query traffic (traffic.go): the fake runs no SQL, so what a branch ran is
 // what [Server.RecordQueries] records, and every view of traffic is
 // computed from those samples alone. A query is its keyspace and
