@@ -570,7 +570,22 @@ var opFixtures = map[string]opFixture{
 	"list_service_token_grants":     opServiceToken(""),
 	"add_service_token_accesses":    opServiceToken(`{"database":"app","access":["write_database"]}`),
 	"remove_service_token_accesses": opServiceToken(`{"database":"app","access":["read_database"]}`),
-	"list_audit_logs":               opBody(""), // the world's making left entries
+
+	// query insights of dev: the traffic of opInsights
+	"list_branch_queries":             opInsights(func(*insightsFixture) opCall { return opCall{} }),
+	"get_branch_query":                opInsights(func(f *insightsFixture) opCall { return opCall{vals: map[string]string{"id": f.runID}} }),
+	"get_query_statistics":            opInsights(func(f *insightsFixture) opCall { return f.onQuery("keyspace=app") }),
+	"get_query_summary":               opInsights(func(f *insightsFixture) opCall { return f.onQuery("keyspace=app") }),
+	"list_branch_query_errors":        opInsights(func(*insightsFixture) opCall { return opCall{} }),
+	"get_branch_query_error":          opInsights(func(f *insightsFixture) opCall { return opCall{vals: map[string]string{"fingerprint": f.errorFP}} }),
+	"list_branch_query_tags":          opInsights(func(*insightsFixture) opCall { return opCall{} }),
+	"list_branch_query_tag_summaries": opInsights(func(*insightsFixture) opCall { return opCall{query: "tags=route"} }),
+	"get_branch_query_tag":            opInsights(func(*insightsFixture) opCall { return opCall{vals: map[string]string{"tag": "route"}} }),
+	"list_branch_anomalies":           opInsights(func(*insightsFixture) opCall { return opCall{} }),
+	"get_branch_anomaly":              opInsights(func(f *insightsFixture) opCall { return opCall{vals: map[string]string{"id": f.anomalyID}} }),
+	"list_traffic_budgets_for_query":  opInsights(func(f *insightsFixture) opCall { f.w.budget("dev"); return f.onQuery("") }),
+
+	"list_audit_logs": opBody(""), // the world's making left entries
 
 	// workflows: workflow 1 of app, moving audit from app to archive on
 	// main, taken to the state the operation starts from

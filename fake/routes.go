@@ -2,6 +2,7 @@ package fake
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,6 +40,11 @@ type route struct {
 	handler
 	// spec is op's row of operations.tsv, filled when the table is built.
 	spec operation
+	// muxPattern, when set, is what the ServeMux routes instead of pattern:
+	// a wider pattern where two of the API's paths overlap with neither more
+	// specific (.../insights/{fingerprint}/summary and .../insights/queries/{id});
+	// the handler refuses the paths pattern does not match.
+	muxPattern string
 }
 
 // handler serves an operation: newBody, when set, makes the value a JSON
@@ -113,6 +119,7 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.deployRequestRoutes()...)
 	rs = append(rs, s.teamRoutes()...)
 	rs = append(rs, s.trafficBudgetRoutes()...)
+	rs = append(rs, s.insightsRoutes()...)
 	rs = append(rs, s.serviceTokenRoutes()...)
 	rs = append(rs, s.webhookRoutes()...)
 	rs = append(rs, s.oauthAppRoutes()...)
@@ -136,7 +143,7 @@ func (s *Server) buildHandlers() error {
 		}
 		spec.need = permsOf(spec.perms)
 		rt.spec = spec
-		t.Handle(rt.pattern, s.pipeline(&rt))
+		t.Handle(cmp.Or(rt.muxPattern, rt.pattern), s.pipeline(&rt))
 	}
 	if err := s.mountOAuthServer(&t); err != nil { // see oauth.go
 		return err
@@ -311,11 +318,14 @@ func (c *call) resolvePath() error {
 
 // list reports whether the route serves a list, whose page, per_page and
 // order the pipeline reads. Operations that list are named list_*, but for
-// two that the API names otherwise.
+// four that the API names otherwise.
 func (rt *route) list() bool {
 	return rt.spec.method == http.MethodGet && !rt.cursor &&
-		(strings.HasPrefix(rt.op, "list_") || rt.op == "get_deploy_queue" || rt.op == "lint_branch_schema")
+		(strings.HasPrefix(rt.op, "list_") || slices.Contains(pagedGets, rt.op))
 }
+
+// pagedGets are the operations that list but are not named list_*.
+var pagedGets = []string{"get_deploy_queue", "lint_branch_schema", "get_query_statistics", "get_branch_query_error"}
 
 // permitted applies the operation's permission column to a service token,
 // its scope column to an OAuth token (see scopes.go).

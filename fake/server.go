@@ -371,6 +371,18 @@
 // recorded with, plus the system tag query_fingerprint, which no recording
 // may set.
 //
+// Query insights (insights.go, anomalies.go) are computed from those
+// samples when asked. The window is from/to, or period back from now, or
+// else the last 24 hours; lists sort by total time (errors by last run),
+// descending, ties by keyspace and fingerprint; figures the fake does not
+// measure (CPU, IO, bytes, blocks, traffic control) are 0. Anomalies follow
+// one rule: a minute whose p99 latency is over 3 times the median p99 of
+// the 60 minutes before it (10 of them with queries at least) is in
+// violation, and consecutive such minutes are one anomaly, whose
+// correlations are the queries whose mean latency follows the branch's
+// p99 with r >= 0.5. The traffic budgets of a query are those with a rule
+// for its fingerprint or for a tag its executions carry.
+//
 // The audit log (list_audit_logs) is recorded once, by the request
 // pipeline, not by handlers: every request through the API that changes
 // the world and succeeds, whoever sends it (a service token, or a user
