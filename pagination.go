@@ -2,6 +2,7 @@ package platform
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"net/url"
@@ -150,4 +151,98 @@ func pathf(format string, values ...string) string {
 	}
 	b.WriteString(format)
 	return b.String()
+}
+
+// CursorParams selects one page of a list the API pages by cursor: the
+// items after one item's ID, or before it. Zero values take the API's
+// defaults: the first 25 items.
+type CursorParams struct {
+	// StartingAfter is the ID of the item the page starts after.
+	StartingAfter string `json:"-" url:"starting_after,omitempty"`
+	// EndingBefore is the ID of the item the page ends before.
+	EndingBefore string `json:"-" url:"ending_before,omitempty"`
+	// Limit is the page size, 1 to [MaxPerPage].
+	Limit int `json:"-" url:"limit,omitempty"`
+}
+
+// validate checks the cursor and the page size before any request is sent.
+func (p CursorParams) validate() error {
+	if p.StartingAfter != "" && p.EndingBefore != "" {
+		return &ArgError{Arg: "ending_before", Reason: "give starting_after or ending_before, not both"}
+	}
+	if p.Limit < 0 || p.Limit > MaxPerPage {
+		return &ArgError{Arg: "limit", Reason: fmt.Sprintf("%d is outside 1..%d", p.Limit, MaxPerPage)}
+	}
+	return nil
+}
+
+// cursorParams gives generic code the CursorParams embedded in a params
+// struct.
+func (p *CursorParams) cursorParams() *CursorParams { return p }
+
+// cursored is a params struct that embeds CursorParams.
+type cursored interface{ cursorParams() *CursorParams }
+
+// CursorPage is one page of a list the API pages by cursor.
+type CursorPage[T any] struct {
+	// Type is always "list".
+	Type string `json:"type"`
+	// HasNext and HasPrev report whether items follow or precede this page.
+	HasNext bool `json:"has_next"`
+	HasPrev bool `json:"has_prev"`
+	// CursorStart and CursorEnd are the IDs of the page's first and last
+	// items, nil when the page is empty: the StartingAfter of the next page
+	// is CursorEnd, the EndingBefore of the previous one CursorStart.
+	CursorStart *string `json:"cursor_start"`
+	CursorEnd   *string `json:"cursor_end"`
+	// Items are this page's items.
+	Items []*T `json:"data"`
+}
+
+// listCursorPage fetches one page of a list at path paged by cursor; q's
+// url-tagged fields become the query.
+func listCursorPage[T any](ctx context.Context, c *Client, path string, q cursored) (*CursorPage[T], error) {
+	if err := q.cursorParams().validate(); err != nil {
+		return nil, err
+	}
+	page := new(CursorPage[T])
+	if err := c.get(ctx, path, q, page); err != nil {
+		return nil, err
+	}
+	return page, nil
+}
+
+// cursorAllOf is the All twin of a List method of a list paged by cursor:
+// it ranges over every item from p's cursor on, forwards, calling list with
+// a copy of p for each page, so the caller's params are never modified and
+// the sequence can be ranged again.
+func cursorAllOf[P any, PP interface {
+	*P
+	cursored
+}, T any](ctx context.Context, p *P, list func(context.Context, *P) (*CursorPage[T], error)) iter.Seq2[*T, error] {
+	first := *orZero(p)
+	return func(yield func(*T, error) bool) {
+		q := first
+		for {
+			page, err := list(ctx, &q)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for _, item := range page.Items {
+				if item == nil {
+					yield(nil, errors.New("platform: a page of the list holds a null item"))
+					return
+				}
+				if !yield(item, nil) {
+					return
+				}
+			}
+			if !page.HasNext || page.CursorEnd == nil || len(page.Items) == 0 {
+				return
+			}
+			cur := PP(&q).cursorParams()
+			cur.StartingAfter, cur.EndingBefore = *page.CursorEnd, ""
+		}
+	}
 }

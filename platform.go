@@ -120,6 +120,11 @@ type Client struct {
 	Passwords *PasswordsService
 	// IPRestrictions manages the IP allowlists of PostgreSQL databases.
 	IPRestrictions *IPRestrictionsService
+	// Metrics reads the metrics of branches.
+	Metrics *MetricsService
+	// QueryPatternReports generates and downloads reports of branches'
+	// query patterns.
+	QueryPatternReports *QueryPatternReportsService
 }
 
 // service is what every resource service holds: the client that sends its
@@ -212,6 +217,8 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.OAuthApplications = (*OAuthApplicationsService)(common)
 	c.Passwords = (*PasswordsService)(common)
 	c.IPRestrictions = (*IPRestrictionsService)(common)
+	c.Metrics = (*MetricsService)(common)
+	c.QueryPatternReports = (*QueryPatternReportsService)(common)
 	return c, nil
 }
 
