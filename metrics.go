@@ -65,9 +65,9 @@ type TabletType string
 
 // The tablet types.
 const (
-	TabletPrimary  TabletType = "primary"
-	TabletReplica  TabletType = "replica"
-	TabletReadOnly TabletType = "rdonly"
+	TabletPrimary TabletType = "primary"
+	TabletReplica TabletType = "replica"
+	TabletRDOnly  TabletType = "rdonly"
 )
 
 // MetricsWindow is the time range of a time series and its resolution:

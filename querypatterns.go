@@ -39,9 +39,14 @@ type QueryPatternsReport struct {
 }
 
 // QueryPatternsDownload is a downloaded report: its record, and the
-// patterns it found.
+// contents of its file.
 type QueryPatternsDownload struct {
 	QueryPatternsReport
+	QueryPatternsFile
+}
+
+// QueryPatternsFile is the contents of a report's file, a JSON document.
+type QueryPatternsFile struct {
 	// GeneratedAt is when the report was generated: it covers the queries
 	// the branch ran until then.
 	GeneratedAt Timestamp `json:"generated_at"`
@@ -193,7 +198,7 @@ func (s *QueryPatternReportsService) Download(ctx context.Context, p *DownloadQu
 		return nil, err
 	}
 	d := new(QueryPatternsDownload)
-	if err := s.client.fetchSigned(ctx, path+"/download", &d.QueryPatternsReport, d); err != nil {
+	if err := s.client.fetchSigned(ctx, path+"/download", &d.QueryPatternsReport, &d.QueryPatternsFile); err != nil {
 		return nil, err
 	}
 	return d, nil

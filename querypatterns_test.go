@@ -3,16 +3,20 @@ package platform_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake"
 )
 
 // wireReportJSON is a query-patterns report as the API sends it, written
@@ -43,13 +47,12 @@ const wireReportFileJSON = `{"generated_at": "2026-01-01T00:00:30Z", "patterns":
 func wireReportDownload() *platform.QueryPatternsDownload {
 	return &platform.QueryPatternsDownload{
 		QueryPatternsReport: *wireReport(),
-		GeneratedAt:         backupTS("2026-01-01T00:00:30Z"),
-		Patterns: []*platform.QueryPattern{{
+		QueryPatternsFile: platform.QueryPatternsFile{GeneratedAt: backupTS("2026-01-01T00:00:30Z"), Patterns: []*platform.QueryPattern{{
 			Fingerprint: "fp1", SQL: "select * from users where id = ?", Keyspace: "app", Tables: []string{"users"},
 			Count: 3, ErrorCount: 1, RowsRead: 30, RowsReturned: 3, TotalDurationMillis: 6,
 			LatencyP50Millis: 2, LatencyP99Millis: 3, LatencyMaxMillis: 3,
 			FirstSeenAt: backupTS("2026-01-01T00:00:01Z"), LastSeenAt: backupTS("2026-01-01T00:00:03Z"),
-		}},
+		}}},
 	}
 }
 
@@ -338,4 +341,47 @@ func TestQueryPatternReportsDownloadRefusals(t *testing.T) {
 			t.Errorf("Get followed a redirect to another host")
 		}
 	})
+}
+
+func ExampleQueryPatternReportsService_Download() {
+	srv, err := fake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	client, ctx := srv.Client(), context.Background()
+	if _, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: "acme", Name: "shop"}); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := client.Databases.WaitReady(ctx, &platform.GetDatabaseParams{Organization: "acme", Database: "shop"}); err != nil {
+		log.Fatal(err)
+	}
+	// The fake runs no SQL: a test records what its code ran.
+	if err := srv.RecordQueries("acme", "shop", "main",
+		fake.QuerySample{SQL: "select * from carts where id = 1", Duration: 2 * time.Millisecond},
+		fake.QuerySample{SQL: "select * from carts where id = 2", Duration: 6 * time.Millisecond},
+		fake.QuerySample{SQL: "update carts set total = 10 where id = 1", RowsAffected: 1, Duration: 3 * time.Millisecond},
+	); err != nil {
+		log.Fatal(err)
+	}
+
+	p := &platform.GetQueryPatternsReportParams{Organization: "acme", Database: "shop", Branch: "main"}
+	r, err := client.QueryPatternReports.Create(ctx, &platform.CreateQueryPatternsReportParams{Organization: "acme", Database: "shop", Branch: "main"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	p.ID = r.ID
+	if _, err := client.QueryPatternReports.WaitDone(ctx, p); err != nil {
+		log.Fatal(err)
+	}
+	report, err := client.QueryPatternReports.Download(ctx, p)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, q := range report.Patterns {
+		fmt.Printf("%d× %s (max %.0f ms)\n", q.Count, q.SQL, q.LatencyMaxMillis)
+	}
+	// Output:
+	// 2× SELECT * FROM carts WHERE id = ? (max 6 ms)
+	// 1× UPDATE carts SET total = ? WHERE id = ? (max 3 ms)
 }

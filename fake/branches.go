@@ -40,7 +40,9 @@ type branchRec struct {
 	// A PostgreSQL branch's switchovers, and which of its instances is
 	// the primary; see switchovers.go.
 	switchovers branchSwitchovers
-	primary     int
+	// The branch's query-patterns reports; see querypatterns.go.
+	qpReports branchQPReports
+	primary   int
 }
 
 // newBranch adds a branch to db, pending until the clock has moved by

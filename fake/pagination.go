@@ -41,12 +41,18 @@ func listOf[T any, R any](c *call, items []T, total int, withTotals bool, render
 func (c *call) pageURL(n int) *string {
 	q := c.r.URL.Query()
 	q.Set("page", strconv.Itoa(n))
-	u := url.URL{Scheme: "http", Host: c.r.Host, Path: c.r.URL.Path, RawQuery: q.Encode()}
+	s := c.absURL(c.r.URL.Path, q.Encode())
+	return &s
+}
+
+// absURL is the absolute address of path (and rawQuery) on the host the
+// call came to.
+func (c *call) absURL(path, rawQuery string) string {
+	u := url.URL{Scheme: "http", Host: c.r.Host, Path: path, RawQuery: rawQuery}
 	if c.r.TLS != nil {
 		u.Scheme = "https"
 	}
-	s := u.String()
-	return &s
+	return u.String()
 }
 
 // pageOf cuts the call's page out of an index, and renders it.
@@ -83,4 +89,59 @@ func rangePageOf[T any, R any](c *call, total int, get func(lo, hi int) []T, wit
 		slices.Reverse(items)
 	}
 	return listOf(c, items, total, withTotals, render)
+}
+
+// cursorPageOf cuts one page of a list paged by cursor, newest first, out
+// of an index, and renders it: the call's starting_after or ending_before
+// names an item of byID (what says what kind, for the error), limit the
+// page size (1..100, 25 by default).
+func cursorPageOf[T keyed, R any](c *call, x *index[T], byID map[string]T, what string, render func(T) *R) (*platform.CursorPage[R], error) {
+	q := c.r.URL.Query()
+	limit := 25
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > platform.MaxPerPage {
+			return nil, badRequest("limit %q is not a number from 1 to %d", v, platform.MaxPerPage)
+		}
+		limit = n
+	}
+	after, before := q.Get("starting_after"), q.Get("ending_before")
+	if after != "" && before != "" {
+		return nil, badRequest("give starting_after or ending_before, not both")
+	}
+	// Positions count from the newest item: the index is oldest first.
+	items := x.all()
+	n := len(items)
+	at := func(param, id string) (int, error) {
+		v, ok := byID[id]
+		if !ok {
+			return 0, badRequest("%s %q is not a %s of this list", param, id, what)
+		}
+		i, _ := x.find(v.listKey())
+		return n - 1 - i, nil
+	}
+	lo, hi := 0, min(limit, n)
+	switch {
+	case after != "":
+		j, err := at("starting_after", after)
+		if err != nil {
+			return nil, err
+		}
+		lo, hi = j+1, min(j+1+limit, n)
+	case before != "":
+		j, err := at("ending_before", before)
+		if err != nil {
+			return nil, err
+		}
+		lo, hi = max(j-limit, 0), j
+	}
+	p := &platform.CursorPage[R]{Type: "list", HasNext: hi < n, HasPrev: lo > 0, Items: make([]*R, 0, hi-lo)}
+	for j := lo; j < hi; j++ {
+		p.Items = append(p.Items, render(items[n-1-j]))
+	}
+	if hi > lo {
+		first, last := items[n-1-lo].listKey().id, items[n-hi].listKey().id
+		p.CursorStart, p.CursorEnd = &first, &last
+	}
+	return p, nil
 }

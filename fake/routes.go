@@ -28,6 +28,9 @@ type route struct {
 	op string
 	// public routes need no credentials.
 	public bool
+	// cursor marks a list paged by cursor (starting_after, ending_before,
+	// limit; see cursorPageOf) rather than by page number.
+	cursor bool
 	// scopeBranch, when set, names the branch whose branch-level OAuth
 	// scopes admit the request, for an operation whose path has no {branch}
 	// (see scopes.go).
@@ -81,6 +84,13 @@ type call struct {
 	desc          bool
 }
 
+// redirect is what a handler returns to answer with its operation's
+// status (a 302) and a Location header, with body as the JSON body.
+type redirect struct {
+	location string
+	body     any
+}
+
 // nothingToDo is what a handler returns for a request that changes
 // nothing where the API then answers 204 with no body instead of the
 // operation's success status.
@@ -110,6 +120,8 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.serviceTokenRoutes()...)
 	rs = append(rs, s.webhookRoutes()...)
 	rs = append(rs, s.oauthAppRoutes()...)
+	rs = append(rs, s.metricsRoutes()...)
+	rs = append(rs, s.queryPatternRoutes()...)
 	return rs
 }
 
@@ -133,7 +145,8 @@ func (s *Server) buildHandlers() error {
 	if err := s.mountOAuthServer(&t); err != nil { // see oauth.go
 		return err
 	}
-	t.Handle(ControlPrefix, control{s}) // the control surface; see control.go
+	t.Handle(ControlPrefix, control{s})                 // the control surface; see control.go
+	t.HandleFunc(reportFilesPattern, s.serveReportFile) // signed downloads; see querypatterns.go
 	t.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { writeError(w, notFound()) })
 	mux, err := sharedMux(t.patterns)
 	if err != nil {
@@ -222,6 +235,10 @@ func (s *Server) pipeline(rt *route) http.Handler {
 			writeError(w, err)
 			return
 		}
+		if rd, ok := resp.(redirect); ok {
+			w.Header().Set("Location", rd.location)
+			resp = rd.body
+		}
 		writeJSON(w, status, resp)
 	})
 }
@@ -296,7 +313,7 @@ func (c *call) resolvePath() error {
 // order the pipeline reads. Operations that list are named list_*, but for
 // two that the API names otherwise.
 func (rt *route) list() bool {
-	return rt.spec.method == http.MethodGet &&
+	return !rt.cursor && rt.spec.method == http.MethodGet &&
 		(strings.HasPrefix(rt.op, "list_") || rt.op == "get_deploy_queue" || rt.op == "lint_branch_schema")
 }
 

@@ -44,7 +44,7 @@ var snapshotCoverage = map[string]string{
 	"dbRec":                  "stamps org name region kind clusterSize replicas state deleted requireApproval restrictBranchRegion allowDataBranching foreignKeys insightsRawQueries deletionProtected prodWebConsole notes automaticMigrations migrationFramework migrationTable defaultBranch branchIdx backups drs drByNumber lastDR deployQueue webhooks maintenance ipRestrictions",
 	"webhookStore":           "hooks byID",
 	"webhookRec":             "stamps db url secret enabled events deleted lastSent lastSentResult lastSentSuccess failures lastTest",
-	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated keyspaces roles budgets readOnlyRegions passwords switchovers primary bouncers cluster",
+	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated keyspaces roles budgets readOnlyRegions passwords switchovers primary bouncers cluster qpReports",
 	"readOnlyRegionRec":      "stamps region actor readyAt removed",
 	"keyspaceReadOnlyRegion": "region branchRegion clusterSize replicas",
 	"keyspaceRec":            "stamps branch name shards extraReplicas clusterSize ready isDefault readOnlyRegions deleted tables settings configChanging before configGen resizes resizeByID resize lastResize",
@@ -78,6 +78,8 @@ var snapshotCoverage = map[string]string{
 	"trafficRuleRec":         "stamps trafficRuleSpec actor",
 	"trafficRuleSpec":        "kind keyspace fingerprint tag",
 	"trafficTag":             "key value",
+	"branchQPReports":        "list byID",
+	"qpReportRec":            "stamps branch state actor finished patterns deleted",
 	"backupStore":            "byID byBranch policies",
 	"branchBackups":          "live all",
 	"backupRec":              "stamps branch name state production protected required policy actor retention started completed ended deleted deletedAt size snapshot restored",
@@ -120,6 +122,7 @@ var snapshotCoverage = map[string]string{
 	"bouncerResizeJob":       "r from",
 	"keyspaceResizeJob":      "r from",
 	"branchChangeJob":        "r from",
+	"qpReportJob":            "r",
 }
 
 // snapshotUnset are the fields of snapshotCoverage that no world of the
@@ -130,6 +133,7 @@ var snapshotUnset = map[string]string{
 	// Rendered, but no operation sets them yet: the operation that does
 	// must make a world set them.
 	"dbRec.notes":               "no operation sets a database's notes yet",
+	"qpReportRec.deleted":       "a deleted query-patterns report is no longer reachable (its transition does nothing and is left out), nor in a snapshot",
 	"readOnlyRegionRec.removed": "a removed read-only region is no longer reachable (its transition does nothing and is left out), nor in a snapshot",
 }
 
@@ -166,6 +170,7 @@ var snapshotHome = map[string]string{
 	"branchCluster": "branchClusterSnap in fake/snapshot_branchchanges.go", "vtgateConfig": "vtgateSnap in fake/snapshot_branchchanges.go",
 	"storageConfig": "storageSnap in fake/snapshot_branchchanges.go", "paramValue": "paramValueSnap in fake/snapshot_branchchanges.go",
 	"branchChangeRec": "branchChangeSnap in fake/snapshot_branchchanges.go", "clusterState": "clusterStateSnap in fake/snapshot_branchchanges.go",
+	"qpReportRec": "qpReportSnap in fake/snapshot_querypatterns.go",
 }
 
 // snapshotAdvice says what to do about a field the snapshot does not cover.
