@@ -60,16 +60,6 @@ const (
 	Period8d  MetricsPeriod = "8d"
 )
 
-// TabletType is the role of a tablet, a server of one shard of a keyspace.
-type TabletType string
-
-// The tablet types.
-const (
-	TabletPrimary TabletType = "primary"
-	TabletReplica TabletType = "replica"
-	TabletRDOnly  TabletType = "rdonly"
-)
-
 // MetricsWindow is the time range of a time series and its resolution:
 // a named Period ending now (12 hours when neither it nor From is set), or
 // From to To (To defaults to now), cut into Steps buckets.

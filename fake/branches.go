@@ -40,9 +40,11 @@ type branchRec struct {
 	// A PostgreSQL branch's switchovers, and which of its instances is
 	// the primary; see switchovers.go.
 	switchovers branchSwitchovers
+	primary     int
 	// The branch's query-patterns reports; see querypatterns.go.
 	qpReports branchQPReports
-	primary   int
+
+	traffic *branchTraffic // the queries recorded; nil before the first; see traffic.go
 }
 
 // newBranch adds a branch to db, pending until the clock has moved by

@@ -43,6 +43,7 @@ type branchSnap struct {
 	BouncerResizes  []bouncerResizeSnap  `json:"bouncer_resizes"`
 	Cluster         *branchClusterSnap   `json:"cluster,omitempty"`
 	QPReports       []qpReportSnap       `json:"query_patterns_reports"`
+	Traffic         *trafficSnap         `json:"traffic,omitempty"`
 }
 
 type keyspaceSnap struct {
@@ -146,6 +147,7 @@ func (sv *saver) branches() []branchSnap {
 		bs.Bouncers, bs.BouncerResizes = saveBouncers(b)
 		bs.Cluster = saveBranchCluster(b)
 		bs.QPReports = saveQPReports(b)
+		bs.Traffic = saveTraffic(b)
 		for _, rr := range b.readOnlyRegions.all() {
 			bs.ReadOnlyRegions = append(bs.ReadOnlyRegions, readOnlyRegionSnap{
 				stampsSnap: saveStamps(rr.stamps), Region: rr.region.slug, Actor: idOf(rr.actor), ReadyAt: rr.readyAt, Removed: rr.removed,
@@ -280,6 +282,9 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		return err
 	}
 	if err := ld.loadQPReports(b, bs.QPReports); err != nil {
+		return err
+	}
+	if err := ld.loadTraffic(b, bs.Traffic); err != nil {
 		return err
 	}
 	return ld.loadRolesAndBudgets(b, bs)
