@@ -113,7 +113,7 @@ func (s *QueryPatternReportsService) List(ctx context.Context, p *ListQueryPatte
 
 // All ranges over every query-patterns report of a branch, newest first.
 func (s *QueryPatternReportsService) All(ctx context.Context, p *ListQueryPatternsReportsParams) iter.Seq2[*QueryPatternsReport, error] {
-	return cursorAllOf(ctx, p, s.List)
+	return allCursored(ctx, p, s.List)
 }
 
 // CreateQueryPatternsReportParams asks for a report of a branch's query

@@ -3,6 +3,7 @@ package fake
 import (
 	"net/url"
 	"slices"
+	"sort"
 	"strconv"
 
 	"github.com/dbplatform/platform-go"
@@ -91,57 +92,105 @@ func rangePageOf[T any, R any](c *call, total int, get func(lo, hi int) []T, wit
 	return listOf(c, items, total, withTotals, render)
 }
 
-// cursorPageOf cuts one page of a list paged by cursor, newest first, out
-// of an index, and renders it: the call's starting_after or ending_before
-// names an item of byID (what says what kind, for the error), limit the
-// page size (1..100, 25 by default).
-func cursorPageOf[T keyed, R any](c *call, x *index[T], byID map[string]T, what string, render func(T) *R) (*platform.CursorPage[R], error) {
+// cursor is the position of a page of a list paged by cursor: after or
+// before an item's ID, and the page size.
+type cursor struct {
+	after, before string
+	limit         int
+}
+
+// parseCursor reads starting_after, ending_before and limit (1 to 100,
+// 25 by default).
+func (c *call) parseCursor() (cursor, error) {
 	q := c.r.URL.Query()
-	limit := 25
+	cur := cursor{after: q.Get("starting_after"), before: q.Get("ending_before"), limit: 25}
+	if cur.after != "" && cur.before != "" {
+		return cur, badRequest("starting_after and ending_before cannot both be set: a page is either after an item or before one")
+	}
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > platform.MaxPerPage {
-			return nil, badRequest("limit %q is not a number from 1 to %d", v, platform.MaxPerPage)
+		if err != nil || n < 1 || n > 100 {
+			return cur, badRequest("limit must be an integer from 1 to 100, got %q", v)
 		}
-		limit = n
+		cur.limit = n
 	}
-	after, before := q.Get("starting_after"), q.Get("ending_before")
-	if after != "" && before != "" {
-		return nil, badRequest("give starting_after or ending_before, not both")
-	}
-	// Positions count from the newest item: the index is oldest first.
-	items := x.all()
-	n := len(items)
-	at := func(param, id string) (int, error) {
-		v, ok := byID[id]
+	return cur, nil
+}
+
+// cursorList is a list paged by cursor: n records that at returns by
+// position, oldest first, each with a key that grows with its position
+// and an ID that parse reads back into its key. The list shows them
+// newest first, the records keep accepts.
+type cursorList[T any] struct {
+	n     int
+	at    func(i int) T
+	key   func(T) uint64
+	id    func(T) string
+	parse func(id string) (uint64, bool)
+	keep  func(T) bool
+}
+
+// cursorPageOf cuts cur's page out of l, and renders it. A cursor places
+// its page by key, so an ID no longer in the list still does. Without a
+// filter, a page costs O(page size + log n); with one, the records it
+// passes over.
+func cursorPageOf[T, R any](cur cursor, l cursorList[T], render func(T) *R) (*platform.CursorPage[R], error) {
+	// first is the position the page starts from and dir the way it
+	// goes: towards older records (-1) from the newest or after a cursor,
+	// towards newer ones (+1) before a cursor.
+	first, dir := l.n-1, -1
+	for _, c := range []struct {
+		name, id string
+		after    bool
+	}{{"starting_after", cur.after, true}, {"ending_before", cur.before, false}} {
+		if c.id == "" {
+			continue
+		}
+		k, ok := l.parse(c.id)
 		if !ok {
-			return 0, badRequest("%s %q is not a %s of this list", param, id, what)
+			return nil, badRequest("%s %q is not the ID of an entry of this list", c.name, c.id)
 		}
-		i, _ := x.find(v.listKey())
-		return n - 1 - i, nil
-	}
-	lo, hi := 0, min(limit, n)
-	switch {
-	case after != "":
-		j, err := at("starting_after", after)
-		if err != nil {
-			return nil, err
+		// lo is the position of the first record whose key is not below k.
+		lo := sort.Search(l.n, func(i int) bool { return l.key(l.at(i)) >= k })
+		if c.after {
+			first = lo - 1
+		} else {
+			first, dir = lo, 1
+			if lo < l.n && l.key(l.at(lo)) == k {
+				first++
+			}
 		}
-		lo, hi = j+1, min(j+1+limit, n)
-	case before != "":
-		j, err := at("ending_before", before)
-		if err != nil {
-			return nil, err
+	}
+	inList := func(i int) bool { return i >= 0 && i < l.n }
+	// more reports whether a record the list keeps is at i or beyond, in
+	// direction d.
+	more := func(i, d int) bool {
+		for ; inList(i); i += d {
+			if l.keep(l.at(i)) {
+				return true
+			}
 		}
-		lo, hi = max(j-limit, 0), j
+		return false
 	}
-	p := &platform.CursorPage[R]{Type: "list", HasNext: hi < n, HasPrev: lo > 0, Items: make([]*R, 0, hi-lo)}
-	for j := lo; j < hi; j++ {
-		p.Items = append(p.Items, render(items[n-1-j]))
+	var items []T
+	i := first
+	for ; inList(i) && len(items) < cur.limit; i += dir {
+		if it := l.at(i); l.keep(it) {
+			items = append(items, it)
+		}
 	}
-	if hi > lo {
-		first, last := items[n-1-lo].listKey().id, items[n-hi].listKey().id
-		p.CursorStart, p.CursorEnd = &first, &last
+	beyond, behind := more(i, dir), more(first-dir, -dir)
+	p := &platform.CursorPage[R]{Type: "list", HasNext: beyond, HasPrev: behind, Items: make([]*R, 0, len(items))}
+	if dir > 0 {
+		slices.Reverse(items)
+		p.HasNext, p.HasPrev = behind, beyond
+	}
+	for _, it := range items {
+		p.Items = append(p.Items, render(it))
+	}
+	if len(items) > 0 {
+		start, end := l.id(items[0]), l.id(items[len(items)-1])
+		p.CursorStart, p.CursorEnd = &start, &end
 	}
 	return p, nil
 }

@@ -20,6 +20,7 @@ import (
 // change once completed.
 type qpReportRec struct {
 	stamps
+	seq      uint64 // its place in its branch's list, from 1
 	branch   *branchRec
 	state    platform.QueryPatternsReportState
 	actor    *userRec
@@ -28,11 +29,13 @@ type qpReportRec struct {
 	deleted  bool
 }
 
-// branchQPReports are the query-patterns reports of one branch. The map
-// is made on the first write; reads of the zero value find nothing.
+// branchQPReports are the query-patterns reports of one branch, in the
+// order they were asked for. The map is made on the first write; reads of
+// the zero value find nothing.
 type branchQPReports struct {
-	list index[*qpReportRec]
+	list []*qpReportRec
 	byID map[string]*qpReportRec
+	seq  uint64 // of the last report asked for
 }
 
 // reportFilesPrefix is where the fake serves reports' files at signed
@@ -60,7 +63,30 @@ func listQPReports(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cursorPageOf(c, &b.qpReports.list, b.qpReports.byID, "report", c.s.renderQPReport(c))
+	cur, err := c.parseCursor()
+	if err != nil {
+		return nil, err
+	}
+	rs := &b.qpReports
+	return cursorPageOf(cur, cursorList[*qpReportRec]{
+		n:   len(rs.list),
+		at:  func(i int) *qpReportRec { return rs.list[i] },
+		key: func(r *qpReportRec) uint64 { return r.seq },
+		id:  func(r *qpReportRec) string { return r.id },
+		parse: func(id string) (uint64, bool) {
+			r := rs.byID[id]
+			return r.seqOf(), r != nil
+		},
+		keep: func(*qpReportRec) bool { return true },
+	}, c.s.renderQPReport(c))
+}
+
+// seqOf is r's seq; 0 for no report.
+func (r *qpReportRec) seqOf() uint64 {
+	if r == nil {
+		return 0
+	}
+	return r.seq
 }
 
 func createQPReport(c *call) (any, error) {
@@ -135,19 +161,24 @@ func (s *Server) newQPReport(b *branchRec, actor *userRec) *qpReportRec {
 	return r
 }
 
-// add files r under its branch.
+// add files r under its branch, last; a new report (seq 0) takes the
+// next seq.
 func (rs *branchQPReports) add(r *qpReportRec) {
 	if rs.byID == nil {
 		rs.byID = map[string]*qpReportRec{}
 	}
-	rs.list.add(r)
+	if r.seq == 0 {
+		r.seq = rs.seq + 1
+	}
+	rs.seq = r.seq
+	rs.list = append(rs.list, r)
 	rs.byID[r.id] = r
 }
 
 // removeQPReport deletes r; a pending report is no longer generated.
 func (s *Server) removeQPReport(r *qpReportRec) {
 	rs := &r.branch.qpReports
-	rs.list.remove(r)
+	rs.list = slices.DeleteFunc(rs.list, func(x *qpReportRec) bool { return x == r })
 	delete(rs.byID, r.id)
 	r.deleted = true
 	s.world.endFlight(r.id)

@@ -320,7 +320,7 @@ func TestQueryPatternReportsCursorPages(t *testing.T) {
 	for query, param := range map[string]string{
 		"limit=0": "limit", "limit=101": "limit", "limit=x": "limit",
 		"starting_after=nope": "starting_after", "ending_before=nope": "ending_before",
-		"starting_after=" + ids[0] + "&ending_before=" + ids[1]: "starting_after or ending_before",
+		"starting_after=" + ids[0] + "&ending_before=" + ids[1]: "starting_after and ending_before",
 	} {
 		r := send(t, e.srv, http.MethodGet, base+query, admin(e.srv), "")
 		wantStatus(t, r, http.StatusBadRequest)

@@ -14,6 +14,7 @@ import (
 
 type qpReportSnap struct {
 	stampsSnap
+	Seq      uint64                            `json:"seq"`
 	State    platform.QueryPatternsReportState `json:"state"`
 	Actor    string                            `json:"actor"`
 	Finished time.Time                         `json:"finished"`
@@ -22,9 +23,9 @@ type qpReportSnap struct {
 
 func saveQPReports(b *branchRec) []qpReportSnap {
 	var out []qpReportSnap
-	for _, r := range b.qpReports.list.all() {
+	for _, r := range b.qpReports.list {
 		out = append(out, qpReportSnap{
-			stampsSnap: saveStamps(r.stamps), State: r.state, Actor: idOf(r.actor), Finished: r.finished, Patterns: r.patterns,
+			stampsSnap: saveStamps(r.stamps), Seq: r.seq, State: r.state, Actor: idOf(r.actor), Finished: r.finished, Patterns: r.patterns,
 		})
 	}
 	return out
@@ -45,10 +46,13 @@ func (ld *loader) loadQPReports(b *branchRec, list []qpReportSnap) error {
 		default:
 			return fmt.Errorf("query-patterns report %s: unknown state %q", rs.ID, rs.State)
 		}
+		if rs.Seq <= b.qpReports.seq {
+			return fmt.Errorf("query-patterns report %s: seq %d is not after the previous report's %d", rs.ID, rs.Seq, b.qpReports.seq)
+		}
 		if (rs.State == platform.QueryPatternsReportPending) != rs.Finished.IsZero() {
 			return fmt.Errorf("query-patterns report %s: a %s report with finished time %v", rs.ID, rs.State, rs.Finished)
 		}
-		r := &qpReportRec{stamps: rs.load(), branch: b, state: rs.State, actor: actor, finished: rs.Finished, patterns: rs.Patterns}
+		r := &qpReportRec{stamps: rs.load(), seq: rs.Seq, branch: b, state: rs.State, actor: actor, finished: rs.Finished, patterns: rs.Patterns}
 		ld.qpReports[r.id] = r
 		b.qpReports.add(r)
 	}
