@@ -44,27 +44,11 @@ const (
 	MetricReplicationLag     MetricName = "replication_lag"
 )
 
-// MetricsPeriod is a named time window, ending now.
-type MetricsPeriod string
-
-// The time windows the API names.
-const (
-	Period15m MetricsPeriod = "15m"
-	Period1h  MetricsPeriod = "1h"
-	Period3h  MetricsPeriod = "3h"
-	Period6h  MetricsPeriod = "6h"
-	Period12h MetricsPeriod = "12h"
-	Period1d  MetricsPeriod = "1d"
-	Period2d  MetricsPeriod = "2d"
-	Period7d  MetricsPeriod = "7d"
-	Period8d  MetricsPeriod = "8d"
-)
-
 // MetricsWindow is the time range of a time series and its resolution:
 // a named Period ending now (12 hours when neither it nor From is set), or
 // From to To (To defaults to now), cut into Steps buckets.
 type MetricsWindow struct {
-	Period MetricsPeriod `json:"-" url:"period,omitempty"`
+	Period TrafficPeriod `json:"-" url:"period,omitempty"`
 	From   time.Time     `json:"-" url:"from,omitempty" layout:"2006-01-02T15:04:05.999999999Z07:00"`
 	To     time.Time     `json:"-" url:"to,omitempty" layout:"2006-01-02T15:04:05.999999999Z07:00"`
 	// Steps is the number of buckets (data points); the API chooses when 0.

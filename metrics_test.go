@@ -73,7 +73,7 @@ func TestMetricsWire(t *testing.T) {
 			name: "Get with a period", status: 200, response: wireSeriesJSON,
 			call: func(ctx context.Context, c *platform.Client) (any, error) {
 				return c.Metrics.Get(ctx, &platform.GetBranchMetricsParams{Organization: org, Database: db, Branch: br,
-					MetricsWindow: platform.MetricsWindow{Period: platform.Period1h}})
+					MetricsWindow: platform.MetricsWindow{Period: platform.TrafficPeriod1h}})
 			},
 			method: "GET", path: base, query: url.Values{"period": {"1h"}}, want: wireSeries(),
 		},
@@ -157,7 +157,7 @@ func TestMetricsArgErrors(t *testing.T) {
 		}},
 		{"GetTablets with a period and from", "period", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Metrics.GetTablets(ctx, &platform.GetTabletMetricsParams{Organization: "acme", Database: "db", Branch: "main",
-				MetricsWindow: platform.MetricsWindow{Period: platform.Period1h, From: from}})
+				MetricsWindow: platform.MetricsWindow{Period: platform.TrafficPeriod1h, From: from}})
 			return err
 		}},
 		{"Get with from after to", "from", func(ctx context.Context, c *platform.Client) error {

@@ -131,10 +131,17 @@ func (c *call) metricsQuery(derived, noSource []string, window bool) (*metricsRe
 	return m, nil
 }
 
-// metricsPeriods are the named windows.
-var metricsPeriods = map[string]time.Duration{
-	"15m": 15 * time.Minute, "1h": time.Hour, "3h": 3 * time.Hour, "6h": 6 * time.Hour, "12h": 12 * time.Hour,
-	"1d": 24 * time.Hour, "2d": 48 * time.Hour, "7d": 7 * 24 * time.Hour, "8d": 8 * 24 * time.Hour,
+// periodLength is the length of a named window: 15m, 1h, ... 8d.
+func periodLength(p platform.TrafficPeriod) (time.Duration, bool) {
+	if !slices.Contains(trafficPeriods, p) {
+		return 0, false
+	}
+	if days, ok := strings.CutSuffix(string(p), "d"); ok {
+		n, err := strconv.Atoi(days)
+		return time.Duration(n) * 24 * time.Hour, err == nil
+	}
+	d, err := time.ParseDuration(string(p))
+	return d, err == nil
 }
 
 // window reads period, from, to and steps.
@@ -143,29 +150,29 @@ func (m *metricsRequest) window(now time.Time) error {
 	m.to, m.steps = now, metricsDefaultSteps
 	length := 12 * time.Hour
 	if period != "" {
-		d, ok := metricsPeriods[period]
+		d, ok := periodLength(platform.TrafficPeriod(period))
 		if !ok {
-			return badRequest("period %q is not one of 15m, 1h, 3h, 6h, 12h, 1d, 2d, 7d, 8d", period)
+			return badRequest("period %q is not one of %s", period, backupEnumText(trafficPeriods))
 		}
 		if from != "" || to != "" {
 			return badRequest("period: give a period or from and to, not both")
 		}
 		length = d
 	}
-	if to != "" {
-		t, err := time.Parse(time.RFC3339Nano, to)
-		if err != nil {
-			return badRequest("to %q is not an ISO 8601 time (2026-01-14T10:19:23Z)", to)
-		}
-		m.to = t.UTC()
+	end, err := backupTimeQuery(to, "to")
+	if err != nil {
+		return err
+	}
+	if !end.IsZero() {
+		m.to = end.UTC()
 	}
 	m.from = m.to.Add(-length)
-	if from != "" {
-		t, err := time.Parse(time.RFC3339Nano, from)
-		if err != nil {
-			return badRequest("from %q is not an ISO 8601 time (2026-01-14T10:19:23Z)", from)
-		}
-		if m.from = t.UTC(); !m.from.Before(m.to) {
+	start, err := backupTimeQuery(from, "from")
+	if err != nil {
+		return err
+	}
+	if !start.IsZero() {
+		if m.from = start.UTC(); !m.from.Before(m.to) {
 			return badRequest("from %s is not before to %s", from, m.to.Format(time.RFC3339))
 		}
 	}

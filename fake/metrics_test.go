@@ -138,7 +138,7 @@ func TestMetricsWithoutQueries(t *testing.T) {
 	ctx, on := t.Context(), func() (string, string, string) { return e.org, drDB, "main" }
 	org, db, br := on()
 	ts, err := e.c.Metrics.Get(ctx, &platform.GetBranchMetricsParams{Organization: org, Database: db, Branch: br,
-		Metrics: []platform.MetricName{"queries", "latency_p50"}, MetricsWindow: platform.MetricsWindow{Period: platform.Period1h, Steps: 2}})
+		Metrics: []platform.MetricName{"queries", "latency_p50"}, MetricsWindow: platform.MetricsWindow{Period: platform.TrafficPeriod1h, Steps: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
