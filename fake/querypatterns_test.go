@@ -381,3 +381,41 @@ func ptrTS(t time.Time) *platform.Timestamp {
 	ts := platform.NewTimestamp(t)
 	return &ts
 }
+
+// TestRestoreRefusesBadQPReports checks that a snapshot whose
+// query-patterns reports cannot be is refused, saying why, and changes
+// nothing.
+func TestRestoreRefusesBadQPReports(t *testing.T) {
+	t.Parallel()
+	e := newQPEnv(t)
+	e.create()
+	e.srv.Advance(fake.DefaultTimings().QueryPatternsReport)
+	e.create()
+	good, err := e.srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(fn func(map[string]any, []any) []any) []byte {
+		return editSnapshot(t, good, fn, "branches", "query_patterns_reports")
+	}
+	for _, tt := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"unknown state", edit(setField("state", "exploded")), `unknown state "exploded"`},
+		{"a completed report without a finish", edit(setField("finished", "0001-01-01T00:00:00Z")), "a completed report with finished time"},
+		{"a repeated seq", edit(twiceWithID("id")), "is not after the previous report's"},
+		{"an actor not in the snapshot", edit(setField("actor", "nobody")), `"nobody" is not in the snapshot`},
+		{"generation of a completed report", edit(func(rec map[string]any, recs []any) []any {
+			pending := recs[len(recs)-1].(map[string]any)
+			pending["state"], pending["finished"] = "completed", rec["finished"]
+			return recs
+		}), "only a pending report is generated"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			wantRestoreRefused(t, tt.data, tt.want)
+		})
+	}
+}
