@@ -125,6 +125,8 @@ type Client struct {
 	// QueryPatternReports generates and downloads reports of branches'
 	// query patterns.
 	QueryPatternReports *QueryPatternReportsService
+	// AuditLogs reads organizations' audit logs.
+	AuditLogs *AuditLogsService
 }
 
 // service is what every resource service holds: the client that sends its
@@ -219,6 +221,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.IPRestrictions = (*IPRestrictionsService)(common)
 	c.Metrics = (*MetricsService)(common)
 	c.QueryPatternReports = (*QueryPatternReportsService)(common)
+	c.AuditLogs = (*AuditLogsService)(common)
 	return c, nil
 }
 

@@ -28,8 +28,9 @@ type route struct {
 	op string
 	// public routes need no credentials.
 	public bool
-	// cursor marks a list paged by cursor (starting_after, ending_before,
-	// limit; see cursorPageOf) rather than by page number.
+	// cursor marks a list paged by cursor (its handler reads the cursor
+	// with parseCursor), whose page, per_page and order the pipeline
+	// leaves alone.
 	cursor bool
 	// scopeBranch, when set, names the branch whose branch-level OAuth
 	// scopes admit the request, for an operation whose path has no {branch}
@@ -122,6 +123,7 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.oauthAppRoutes()...)
 	rs = append(rs, s.metricsRoutes()...)
 	rs = append(rs, s.queryPatternRoutes()...)
+	rs = append(rs, s.auditLogRoutes()...)
 	return rs
 }
 
@@ -280,12 +282,19 @@ func (s *Server) run(rt *route, r *http.Request, body any, bodyErr *apiError) (s
 			return 0, nil, err
 		}
 	}
+	var targetID, targetName string
+	if rt.write {
+		targetID, targetName = c.auditTarget()
+	}
 	resp, err = rt.serve(c)
 	if err != nil {
 		return 0, nil, err
 	}
 	if _, ok := resp.(nothingToDo); ok {
 		return http.StatusNoContent, nil, nil
+	}
+	if rt.write { // a change that succeeded: an entry of the audit log
+		c.audit(targetID, targetName, resp)
 	}
 	return rt.spec.status, resp, nil
 }
@@ -313,7 +322,7 @@ func (c *call) resolvePath() error {
 // order the pipeline reads. Operations that list are named list_*, but for
 // two that the API names otherwise.
 func (rt *route) list() bool {
-	return !rt.cursor && rt.spec.method == http.MethodGet &&
+	return rt.spec.method == http.MethodGet && !rt.cursor &&
 		(strings.HasPrefix(rt.op, "list_") || rt.op == "get_deploy_queue" || rt.op == "lint_branch_schema")
 }
 
