@@ -104,6 +104,8 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.databaseRoutes()...)
 	rs = append(rs, s.branchRoutes()...)
 	rs = append(rs, s.keyspaceRoutes()...)
+	rs = append(rs, s.schemaDiffRoutes()...)
+	rs = append(rs, s.vschemaRoutes()...)
 	rs = append(rs, s.clusterSizeRoutes()...)
 	rs = append(rs, s.branchChangeRoutes()...)
 	rs = append(rs, s.branchResizeRoutes()...)
@@ -124,6 +126,7 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.metricsRoutes()...)
 	rs = append(rs, s.queryPatternRoutes()...)
 	rs = append(rs, s.auditLogRoutes()...)
+	rs = append(rs, s.workflowRoutes()...)
 	return rs
 }
 

@@ -54,6 +54,7 @@ var jobLoaders = map[string]func(ld *loader, js jobSnap) (job, error){
 	"bouncer_resize.step":            loadBouncerResizeJob,
 	"keyspace_resize.step":           loadKeyspaceResizeJob,
 	"branch_change.step":             loadBranchChangeJob,
+	"workflow.step":                  loadWorkflowJob,
 	"query_patterns_report.generate": loadQPReportJob,
 }
 
@@ -112,6 +113,8 @@ func (sv *saver) keepJob(j job) bool {
 		return sv.branchSet[j.r.branch] && j.r.state == j.from
 	case qpReportJob:
 		return sv.branchSet[j.r.branch] && !j.r.deleted
+	case workflowJob:
+		return sv.dbSet[j.wf.db] && j.wf.state == j.from
 	}
 	return true
 }
