@@ -231,7 +231,7 @@ func (s *Server) pipeline(rt *route) http.Handler {
 		if rec, ok := w.(*recorder); ok {
 			rec.op = rt.op
 		}
-		if s.applyFault(w, r, rt.op) {
+		if !peeking(r) && s.applyFault(w, r, rt.op) {
 			return
 		}
 		body, bodyErr := decodeBody(w, r, rt, s.strict)
@@ -267,7 +267,9 @@ func (s *Server) run(rt *route, r *http.Request, body any, bodyErr *apiError) (s
 		if c.who, err = s.authenticate(r, c.now); err != nil {
 			return 0, nil, err
 		}
-		if err := s.limiter.allow(c.who.rateKey(), c.now); err != nil {
+		if peeking(r) {
+			// A read the server makes for itself is not the client's.
+		} else if err := s.limiter.allow(c.who.rateKey(), c.now); err != nil {
 			return 0, nil, err
 		}
 	}

@@ -490,6 +490,7 @@ type Server struct {
 	onChange func() // see WithOnChange; nil for none
 
 	httpSrv *httptest.Server
+	client  *http.Client // of the fake's clients: httpSrv's, with pollAhead
 	reqSeq  atomic.Uint64
 	reqID   string // per-server prefix of request IDs
 
@@ -569,6 +570,7 @@ func New(opts ...Option) (*Server, error) {
 		s.httpSrv.Listener = l
 	}
 	s.httpSrv.Start()
+	s.client = &http.Client{Transport: pollAhead{s: s, base: s.httpSrv.Client().Transport}}
 	return s, nil
 }
 
@@ -612,8 +614,11 @@ func (s *Server) AdminToken() Token {
 
 // Client returns a client of this server authenticated with the admin token.
 // Its waits (waiters and retry backoff) advance the virtual clock instead of
-// sleeping, and its waiters poll right after each scheduled transition
-// (with [WithRealTime], as soon as it has run on the wall clock).
+// sleeping. Before a waiter's poll ([platform.PollCondition]) it moves the
+// virtual clock through the scheduled transitions until the poll would see
+// what the waiter waits for, so the waiter polls once; otherwise waiters
+// poll right after each scheduled transition (with [WithRealTime], as soon
+// as it has run on the wall clock).
 func (s *Server) Client() *platform.Client { return s.ClientFor(s.AdminToken()) }
 
 // ClientFor returns a client of this server authenticated with tok, with the
@@ -636,7 +641,7 @@ func (s *Server) ClientOptions(tok Token) []platform.Option {
 	return []platform.Option{
 		platform.WithBaseURL(s.URL()),
 		platform.WithServiceToken(tok.ID, tok.Secret),
-		platform.WithHTTPClient(s.httpSrv.Client()),
+		platform.WithHTTPClient(s.client),
 		platform.WithSleep(s.sleep),
 	}
 }
@@ -738,9 +743,12 @@ func (s *Server) wake() { s.runClock(s.clock.Now) }
 // ServeHTTP serves the API: it stamps a request ID, routes the request and
 // records it in the request log.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	rid := fmt.Sprintf("%s%06d", s.reqID, s.reqSeq.Add(1))
-	w.Header().Set("X-Request-Id", rid)
-	rec := &recorder{ResponseWriter: w, srv: s, status: http.StatusOK, log: &s.requests, req: r, rid: rid}
+	rec := &recorder{ResponseWriter: w, srv: s, status: http.StatusOK, req: r}
+	if !peeking(r) {
+		rec.rid = fmt.Sprintf("%s%06d", s.reqID, s.reqSeq.Add(1))
+		rec.log = &s.requests
+		w.Header().Set("X-Request-Id", rec.rid)
+	}
 	switch {
 	case r.RequestURI == "*":
 		// ServeMux answers the target "*" with a bare 400, not the API's
@@ -795,9 +803,9 @@ func (r *recorder) Write(b []byte) (int, error) {
 	return r.ResponseWriter.Write(b)
 }
 
-// record adds the request to the log, once.
+// record adds the request to the log, once; a peek has no log.
 func (r *recorder) record() {
-	if r.logged {
+	if r.logged || r.log == nil {
 		return
 	}
 	r.logged = true
