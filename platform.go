@@ -125,6 +125,11 @@ type Client struct {
 	Passwords *PasswordsService
 	// IPRestrictions manages the IP allowlists of PostgreSQL databases.
 	IPRestrictions *IPRestrictionsService
+	// Metrics reads the metrics of branches.
+	Metrics *MetricsService
+	// QueryPatternReports generates and downloads reports of branches'
+	// query patterns.
+	QueryPatternReports *QueryPatternReportsService
 	// AuditLogs reads organizations' audit logs.
 	AuditLogs *AuditLogsService
 }
@@ -221,6 +226,8 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.OAuthApplications = (*OAuthApplicationsService)(common)
 	c.Passwords = (*PasswordsService)(common)
 	c.IPRestrictions = (*IPRestrictionsService)(common)
+	c.Metrics = (*MetricsService)(common)
+	c.QueryPatternReports = (*QueryPatternReportsService)(common)
 	c.AuditLogs = (*AuditLogsService)(common)
 	return c, nil
 }

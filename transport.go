@@ -113,7 +113,7 @@ type hostGuard struct {
 }
 
 func (g *hostGuard) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.URL.Host == g.host && (req.URL.Scheme == g.scheme || req.URL.Scheme == "https") {
+	if !anonymous(req.Context()) && req.URL.Host == g.host && (req.URL.Scheme == g.scheme || req.URL.Scheme == "https") {
 		return g.authed.RoundTrip(req)
 	}
 	return g.plain.RoundTrip(req)
@@ -123,6 +123,9 @@ func (g *hostGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 // request, and not from https to http; any other redirect is returned to the
 // caller unfollowed.
 func sameHostRedirect(req *http.Request, via []*http.Request) error {
+	if _, ok := req.Context().Value(signedFetchKey{}).(signedFetch); ok {
+		return http.ErrUseLastResponse // see fetchSigned
+	}
 	if len(via) >= 10 {
 		return errors.New("stopped after 10 redirects")
 	}
@@ -130,6 +133,73 @@ func sameHostRedirect(req *http.Request, via []*http.Request) error {
 		return http.ErrUseLastResponse
 	}
 	return nil
+}
+
+// signedFetch marks the context of the two requests of fetchSigned: no
+// redirect is followed automatically, and the second request (anon) carries
+// no credentials, even to the API's own host.
+type signedFetch struct{ anon bool }
+
+type signedFetchKey struct{}
+
+// anonymous reports whether ctx is that of a request sent without the
+// client's credentials.
+func anonymous(ctx context.Context) bool {
+	f, _ := ctx.Value(signedFetchKey{}).(signedFetch)
+	return f.anon
+}
+
+// fetchSigned gets an operation at path that answers with a redirect to a
+// signed, short-lived address (a report's download): it decodes the
+// redirect's JSON body, when it has one, into meta, then gets the address
+// it points to and decodes that JSON body into v. The address carries its
+// own authorization in its signature, and may be another host's (a storage
+// service), so the second request carries none of the client's credentials,
+// whatever its host; it is refused if it would go from https to http, and a
+// redirect from it is not followed (it becomes an error) rather than
+// leading the caller anywhere else.
+func (c *Client) fetchSigned(ctx context.Context, path string, meta, v any) error {
+	if c.logged {
+		ctx = withAttempts(ctx)
+	}
+	req, err := c.newRequest(context.WithValue(ctx, signedFetchKey{}, signedFetch{}), http.MethodGet, c.base+path, nil)
+	if err != nil {
+		return err
+	}
+	if c.auth != nil {
+		req.Header["Authorization"] = c.auth
+	}
+	resp, err := c.send(req)
+	if err != nil {
+		return c.transportError(req, err)
+	}
+	defer resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect:
+	default:
+		if resp.StatusCode >= 300 {
+			return newError(req, resp)
+		}
+		return fmt.Errorf("platform: %s %s: status %d, want a redirect to the download", req.Method, req.URL.Path, resp.StatusCode)
+	}
+	if meta != nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		if err := decodeJSON(resp, meta); err != nil {
+			return fmt.Errorf("platform: %s %s: decoding response: %w", req.Method, req.URL.Path, err)
+		}
+	}
+	loc, err := resp.Location()
+	if err != nil {
+		return fmt.Errorf("platform: %s %s: a redirect without a usable Location", req.Method, req.URL.Path)
+	}
+	if loc.Scheme != "https" && (loc.Scheme != "http" || req.URL.Scheme == "https") {
+		return fmt.Errorf("platform: %s %s: refusing to follow a redirect to a %s address", req.Method, req.URL.Path, loc.Scheme)
+	}
+	signed, err := c.newRequest(context.WithValue(ctx, signedFetchKey{}, signedFetch{anon: true}), http.MethodGet, loc.String(), nil)
+	if err != nil {
+		return err
+	}
+	_, err = c.do(signed, v)
+	return err
 }
 
 // attempts is carried in a request's context, when the client logs, so

@@ -42,6 +42,8 @@ type branchRec struct {
 	// the primary; see switchovers.go.
 	switchovers branchSwitchovers
 	primary     int
+	// The branch's query-patterns reports; see querypatterns.go.
+	qpReports branchQPReports
 
 	traffic *branchTraffic // the queries recorded; nil before the first; see traffic.go
 }

@@ -767,21 +767,6 @@ func listBranchQueryTagSummaries(c *call) (any, error) {
 	return slicePageOf(c, rows, false, func(r *dimensionsRow) *platform.QueryDimensionsSummary { return r.out }), nil
 }
 
-// appliesTo reports whether a rule matches an execution of a query.
-func (r *trafficRuleRec) appliesTo(q *querySample) bool {
-	if r.keyspace != "" && r.keyspace != q.pattern.keyspace {
-		return false
-	}
-	if r.fingerprint != "" && r.fingerprint != q.pattern.fingerprint {
-		return false
-	}
-	if r.tag.key != "" {
-		v, ok := q.tag(r.tag.key)
-		return ok && v == r.tag.value
-	}
-	return true
-}
-
 func listTrafficBudgetsForQuery(c *call) (any, error) {
 	b, err := c.branch()
 	if err != nil {

@@ -210,6 +210,31 @@ func opSwitchover(w *opWorld, _ string) opCall {
 	return opCall{vals: map[string]string{"branch": "main", "id": w.switchover()}}
 }
 
+// opMetrics is a fixture of a metrics operation on app's main, which has
+// run some queries (opWorld.traffic), asked with query.
+func opMetrics(query string) opFixture {
+	return func(w *opWorld, _ string) opCall {
+		w.traffic()
+		return opCall{vals: map[string]string{"branch": "main"}, query: query}
+	}
+}
+
+// opQPReport is a fixture of an operation on a query-patterns report of
+// app's main, pending or (completed) generated.
+func opQPReport(completed bool) opFixture {
+	return func(w *opWorld, _ string) opCall {
+		w.traffic()
+		r, err := w.c.QueryPatternReports.Create(w.t.Context(), &platform.CreateQueryPatternsReportParams{Organization: w.org, Database: drDB, Branch: "main"})
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		if completed {
+			w.srv.Advance(fake.DefaultTimings().QueryPatternsReport)
+		}
+		return opCall{vals: map[string]string{"branch": "main", "id": r.ID}}
+	}
+}
+
 // opMaintenance is a fixture of an operation on app's maintenance
 // schedule, app made a PostgreSQL database whose main has had a
 // maintenance window.
@@ -466,6 +491,21 @@ var opFixtures = map[string]opFixture{
 		return opCall{vals: map[string]string{"branch": "main"}, body: `{}`}
 	},
 	"get_switchover": opSwitchover,
+	// metrics
+	"get_branch_metrics":                opMetrics("metrics=queries&metrics=latency_p99&period=1h&steps=4"),
+	"get_instant_branch_metrics":        opMetrics(""),
+	"get_branch_keyspace_table_metrics": opMetrics(""),
+	"get_branch_query_metrics":          opMetrics("metrics=queries&period=1h&steps=4"),
+	"get_branch_table_metrics":          opMetrics(""),
+	"get_tablet_metrics":                opMetrics("metrics=pod_queries&period=1h&steps=4"),
+	"get_instant_tablet_metrics":        opMetrics(""),
+	"get_branch_tag_metrics":            opMetrics("metrics=queries&period=1h&steps=4"),
+	// query-pattern reports
+	"list_generated_query_patterns_reports": opQPReport(false),
+	"create_query_patterns_report":          opMetrics(""),
+	"get_query_patterns_report_status":      opQPReport(false),
+	"delete_query_patterns_report":          opQPReport(false),
+	"get_query_patterns_report":             opQPReport(true),
 
 	// maintenance
 	"run_branch_maintenance": func(w *opWorld, _ string) opCall {
@@ -893,6 +933,21 @@ func (w *opWorld) bouncer(name string) {
 	w.srv.Advance(fake.DefaultTimings().BouncerReady)
 }
 
+// traffic records queries run on app's main: two reads of users by id
+// (tagged route:login), an insert into orders and a failed read of orders.
+func (w *opWorld) traffic() {
+	w.t.Helper()
+	login := map[string]string{"route": "login"}
+	if err := w.srv.RecordQueries(w.org, drDB, "main",
+		fake.QuerySample{SQL: "select * from users where id = 1", Tags: login, RowsRead: 1, RowsReturned: 1, Duration: 2 * time.Millisecond},
+		fake.QuerySample{SQL: "select * from users where id = 2", Tags: login, RowsRead: 1, RowsReturned: 1, Duration: 4 * time.Millisecond},
+		fake.QuerySample{SQL: "insert into orders (id) values (7)", RowsAffected: 1, Duration: 3 * time.Millisecond},
+		fake.QuerySample{SQL: "select * from orders where id = 'x'", Error: "unknown column", Duration: time.Millisecond},
+	); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
 // switchover runs a switchover of main, app being a PostgreSQL database,
 // to its end, and returns its ID.
 func (w *opWorld) switchover() string {
@@ -1050,6 +1105,7 @@ type opState struct {
 	BranchResizes  map[string][]*platform.BranchResizeRequest  // by database/branch
 	Changes        map[string][]*platform.BranchChangeRequest  // by database/branch
 	Parameters     map[string][]*platform.ClusterParameter     // by database/branch
+	QPReports      map[string][]*platform.QueryPatternsReport  // by database/branch
 	Workflows      map[string][]*platform.Workflow             // by database
 	VSchemas       map[string]*platform.VSchema                // by database/branch/keyspace, of MySQL databases
 	RoutingRules   map[string]*platform.RoutingRules           // by database/branch, of MySQL databases
@@ -1080,6 +1136,7 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 		Parameters: map[string][]*platform.ClusterParameter{}, Workflows: map[string][]*platform.Workflow{},
 		VSchemas: map[string]*platform.VSchema{}, RoutingRules: map[string]*platform.RoutingRules{},
 		Bouncers: map[string][]*platform.Bouncer{}, BouncerResizes: map[string][]*platform.BouncerResizeRequest{},
+		QPReports: map[string][]*platform.QueryPatternsReport{},
 	}
 	// The deliveries in flight, of a test_webhook, settle first.
 	if err := srv.FlushDeliveries(ctx); err != nil {
@@ -1120,6 +1177,7 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 				opVSchemas(t, c, &s, org, db.Name, b.Name)
 			}
 			s.Budgets[key] = opCollect(t, c.TrafficBudgets.All(ctx, &platform.ListTrafficBudgetsParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}))
+			s.QPReports[key] = opCollect(t, c.QueryPatternReports.All(ctx, &platform.ListQueryPatternsReportsParams{Organization: org, Database: db.Name, Branch: b.Name, CursorParams: platform.CursorParams{Limit: 100}}))
 			changes := platform.ListBranchChangeRequestsParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}
 			s.BranchResizes[key] = opCollect(t, c.BranchChanges.AllResizes(ctx, &changes))
 			s.Changes[key] = opCollect(t, c.BranchChanges.AllChanges(ctx, &changes))

@@ -92,6 +92,12 @@ type Timings struct {
 	SwitchoverRun time.Duration
 	// Maintenance is how long a maintenance run takes.
 	Maintenance time.Duration
+	// QueryPatternsReport is how long a query-patterns report takes to
+	// generate.
+	QueryPatternsReport time.Duration
+	// QueryPatternsURL is how long the signed address a report's download
+	// redirects to stays valid.
+	QueryPatternsURL time.Duration
 	// DeployStep is how long each short deployment state lasts (pending,
 	// queued, submitting, in_progress_vschema, in_progress_cutover,
 	// in_progress_cancel, in_progress_revert_vschema).
@@ -148,6 +154,8 @@ func DefaultTimings() Timings {
 		SwitchoverStart:      time.Second,
 		SwitchoverRun:        10 * time.Second,
 		Maintenance:          time.Minute,
+		QueryPatternsReport:  30 * time.Second,
+		QueryPatternsURL:     5 * time.Minute,
 		DeployStep:           time.Second,
 		DeployInProgress:     10 * time.Second,
 		DeployRevert:         5 * time.Second,
@@ -173,6 +181,7 @@ func (t *Timings) fields() []*time.Duration {
 		&t.DeployStep, &t.DeployInProgress, &t.DeployRevert, &t.RevertWindow,
 		&t.WorkflowStart, &t.WorkflowCopy, &t.WorkflowVerify, &t.WorkflowSwitch,
 		&t.OAuthCode, &t.OAuthAccessToken, &t.OAuthDeviceCode, &t.OAuthDevicePoll,
+		&t.QueryPatternsReport, &t.QueryPatternsURL,
 	}
 }
 

@@ -42,12 +42,18 @@ func listOf[T any, R any](c *call, items []T, total int, withTotals bool, render
 func (c *call) pageURL(n int) *string {
 	q := c.r.URL.Query()
 	q.Set("page", strconv.Itoa(n))
-	u := url.URL{Scheme: "http", Host: c.r.Host, Path: c.r.URL.Path, RawQuery: q.Encode()}
+	s := c.absURL(c.r.URL.Path, q.Encode())
+	return &s
+}
+
+// absURL is the absolute address of path (and rawQuery) on the host the
+// call came to.
+func (c *call) absURL(path, rawQuery string) string {
+	u := url.URL{Scheme: "http", Host: c.r.Host, Path: path, RawQuery: rawQuery}
 	if c.r.TLS != nil {
 		u.Scheme = "https"
 	}
-	s := u.String()
-	return &s
+	return u.String()
 }
 
 // pageOf cuts the call's page out of an index, and renders it.

@@ -91,6 +91,13 @@ type call struct {
 	desc          bool
 }
 
+// redirect is what a handler returns to answer with its operation's
+// status (a 302) and a Location header, with body as the JSON body.
+type redirect struct {
+	location string
+	body     any
+}
+
 // nothingToDo is what a handler returns for a request that changes
 // nothing where the API then answers 204 with no body instead of the
 // operation's success status.
@@ -123,6 +130,8 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.serviceTokenRoutes()...)
 	rs = append(rs, s.webhookRoutes()...)
 	rs = append(rs, s.oauthAppRoutes()...)
+	rs = append(rs, s.metricsRoutes()...)
+	rs = append(rs, s.queryPatternRoutes()...)
 	rs = append(rs, s.auditLogRoutes()...)
 	rs = append(rs, s.workflowRoutes()...)
 	return rs
@@ -148,7 +157,8 @@ func (s *Server) buildHandlers() error {
 	if err := s.mountOAuthServer(&t); err != nil { // see oauth.go
 		return err
 	}
-	t.Handle(ControlPrefix, control{s}) // the control surface; see control.go
+	t.Handle(ControlPrefix, control{s})                 // the control surface; see control.go
+	t.HandleFunc(reportFilesPattern, s.serveReportFile) // signed downloads; see querypatterns.go
 	t.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { writeError(w, notFound()) })
 	mux, err := sharedMux(t.patterns)
 	if err != nil {
@@ -236,6 +246,10 @@ func (s *Server) pipeline(rt *route) http.Handler {
 		if err != nil {
 			writeError(w, err)
 			return
+		}
+		if rd, ok := resp.(redirect); ok {
+			w.Header().Set("Location", rd.location)
+			resp = rd.body
 		}
 		writeJSON(w, status, resp)
 	})

@@ -412,10 +412,68 @@
 // (WithAuditLogLimit), compact records (about 270 bytes each) rendered
 // on read. The audit log is part of a snapshot, unlike the request log:
 // the API serves it.
+//
+// Metrics (metrics.go) are computed from the queries recorded on the
+// branch (traffic.go), so that they agree with insights and reports:
+//
+//   - A time series covers period (12h by default) ending now, or from to
+//     to (to defaults to now), cut into steps buckets (60 by default, 1 to
+//     1000) of whole seconds from the window's start; interval is a
+//     bucket's length. Counts and totals of an empty bucket are 0, its
+//     latencies (nearest-rank percentiles, in milliseconds) and ratios
+//     null. A series is an object (metric, labels, points of time and
+//     value), as is an instant value (metric, labels, value, time), where
+//     the reference types both as strings.
+//   - metrics repeats (or joins with commas) the reference's names; any
+//     other is a 400 naming it, as is a bad period, from, to, steps,
+//     tablet_type, tag_sets, budget_id or rule_id. Every metric the
+//     queries give when none is named. The reference's names carrying the
+//     service's vendor prefix are written svc_. Metrics with no source in
+//     the fake (CPU, memory, I/O, pools, the servers' storage) are series
+//     of nulls, or no instant values: the instant branch metrics are all
+//     such.
+//   - Groups: per query pattern (labels keyspace and fingerprint; query_ids
+//     are fingerprints), per tag set ("key:value" pairs joined by commas;
+//     label tag_set and each key), per tablet (keyspace, shard,
+//     tablet_type, pod). A group the request names has its series even
+//     without queries; unnamed, every group with queries in the window
+//     does. q keeps the queries whose normalized text has every word, role
+//     those tagged with that username, budget_id and rule_id those a
+//     traffic budget's rules (any) or one rule match.
+//   - A tablet is a database server of the branch's infrastructure: per
+//     shard of each keyspace, a primary and the keyspace's replicas (a
+//     PostgreSQL branch: its instances). A query runs on the shard a hash
+//     of its sample's ID picks (on ShardQueries consecutive shards for a
+//     scatter query), on the primary, or for a replica or rdonly query on
+//     one of the replicas; primary_ metrics are of primaries, and
+//     replication_lag, always 0, of replicas.
+//   - A table's storage is the rows INSERT queries added less those DELETE
+//     queries removed (failed ones not counted), at 100 bytes of data and
+//     20 of index a row; every table of the schema is listed.
+//
+// Query-pattern reports (querypatterns.go) are generated
+// Timings.QueryPatternsReport after they are asked for, from the queries
+// recorded until then, most run first; a report keeps its patterns once
+// completed. FailNext fails the generation. The list is paged by cursor,
+// newest first (starting_after or ending_before, limit 1 to 100, 25 by
+// default; an unknown cursor is a 400). A pending or failed report's
+// download is a 422. A completed one's answers 302, with the report as the
+// body, to a signed address the fake serves itself outside /v1, below its
+// own base URL: /_files/query-patterns/{organization}/{database}/{branch}/{id}
+// ?expires=UNIX&signature=HEX, the signature an HMAC-SHA256 of the path and
+// expiry under a key each server draws at random. It needs no credentials;
+// a changed path, expiry or signature is a 403, an expiry past on the
+// fake's clock (Timings.QueryPatternsURL after the redirect) a 410, a
+// deleted report a 404. The file is JSON: generated_at and patterns (per
+// keyspace and fingerprint: normalized_sql, tables, count, error_count,
+// rows read, returned and affected, total, p50, p99 and max latency in
+// milliseconds, first and last seen). Addresses signed before a Restore
+// are refused as changed.
 package fake
 
 import (
 	"context"
+	cryptorand "crypto/rand"
 	"fmt"
 	"net"
 	"net/http"
@@ -457,6 +515,7 @@ type Server struct {
 	session  oauthSession    // the OAuth server's signed-in user; see oauth.go
 
 	ctlFaults controlFaultSet // fault rules installed over HTTP; see control_faults.go
+	fileKey   [32]byte        // signs download addresses; see querypatterns.go
 
 	// The organization, admin user and token every server starts with.
 	org        *orgRec
@@ -506,6 +565,7 @@ func New(opts ...Option) (*Server, error) {
 	s.limiter.limit = cfg.rateLimit
 	s.faults.rng = newFaultRand(cfg.seed)
 	s.reqID = s.world.newID()[:6]
+	_, _ = cryptorand.Read(s.fileKey[:]) // never fails (crypto/rand)
 	if err := s.buildHandlers(); err != nil {
 		return nil, err
 	}

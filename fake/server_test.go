@@ -49,7 +49,7 @@ func send(t testing.TB, srv *fake.Server, method, path, auth, body string) wire 
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := noRedirects.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
 	}
@@ -60,6 +60,10 @@ func send(t testing.TB, srv *fake.Server, method, path, auth, body string) wire 
 	}
 	return wire{status: resp.StatusCode, header: resp.Header, body: b}
 }
+
+// noRedirects is the client of send: a redirect is the operation's
+// answer, not followed.
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 // admin is the Authorization header of srv's admin token.
 func admin(srv *fake.Server) string { return srv.AdminToken().Authorization() }

@@ -325,6 +325,7 @@ type loader struct {
 	bouncerResizes  map[string]*bouncerResizeRec
 	keyspaceResizes map[string]*keyspaceResizeRec
 	branchChanges   map[string]*branchChangeRec
+	qpReports       map[string]*qpReportRec
 
 	// fixes resolve references between records once all exist.
 	fixes []func() error
@@ -349,6 +350,7 @@ func newLoader() *loader {
 		bouncerResizes:  map[string]*bouncerResizeRec{},
 		keyspaceResizes: map[string]*keyspaceResizeRec{},
 		branchChanges:   map[string]*branchChangeRec{},
+		qpReports:       map[string]*qpReportRec{},
 	}
 }
 

@@ -43,6 +43,7 @@ type branchSnap struct {
 	Bouncers        []bouncerSnap        `json:"bouncers"`
 	BouncerResizes  []bouncerResizeSnap  `json:"bouncer_resizes"`
 	Cluster         *branchClusterSnap   `json:"cluster,omitempty"`
+	QPReports       []qpReportSnap       `json:"query_patterns_reports"`
 	Traffic         *trafficSnap         `json:"traffic,omitempty"`
 }
 
@@ -147,6 +148,7 @@ func (sv *saver) branches() []branchSnap {
 		}
 		bs.Bouncers, bs.BouncerResizes = saveBouncers(b)
 		bs.Cluster = saveBranchCluster(b)
+		bs.QPReports = saveQPReports(b)
 		bs.Traffic = saveTraffic(b)
 		for _, rr := range b.readOnlyRegions.all() {
 			bs.ReadOnlyRegions = append(bs.ReadOnlyRegions, readOnlyRegionSnap{
@@ -279,6 +281,9 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		return err
 	}
 	if err := ld.loadBranchCluster(b, bs.Cluster); err != nil {
+		return err
+	}
+	if err := ld.loadQPReports(b, bs.QPReports); err != nil {
 		return err
 	}
 	if err := ld.loadTraffic(b, bs.Traffic); err != nil {

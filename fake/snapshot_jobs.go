@@ -37,24 +37,25 @@ type deliverySnap struct {
 // jobLoaders build each kind of job again from its snapshot. A new kind of
 // transition adds its loader here, next to the save method of its job.
 var jobLoaders = map[string]func(ld *loader, js jobSnap) (job, error){
-	"database.ready":         loadDatabaseReadyJob,
-	"branch.ready":           loadBranchReadyJob,
-	"keyspace.ready":         loadKeyspaceReadyJob,
-	"keyspace.config":        loadKeyspaceConfigJob,
-	"backup.step":            loadBackupJob,
-	"backup_policy.run":      loadPolicyRunJob,
-	"deployment.step":        loadDeployJob,
-	"webhook.retry":          loadRetryJob,
-	"oauth_code.expire":      loadCodeExpiryJob,
-	"read_only_region.ready": loadReadOnlyRegionReadyJob,
-	"oauth_device.forget":    loadDeviceExpiryJob,
-	"switchover.step":        loadSwitchoverJob,
-	"maintenance.end":        loadMaintenanceEndJob,
-	"bouncer.ready":          loadBouncerReadyJob,
-	"bouncer_resize.step":    loadBouncerResizeJob,
-	"keyspace_resize.step":   loadKeyspaceResizeJob,
-	"branch_change.step":     loadBranchChangeJob,
-	"workflow.step":          loadWorkflowJob,
+	"database.ready":                 loadDatabaseReadyJob,
+	"branch.ready":                   loadBranchReadyJob,
+	"keyspace.ready":                 loadKeyspaceReadyJob,
+	"keyspace.config":                loadKeyspaceConfigJob,
+	"backup.step":                    loadBackupJob,
+	"backup_policy.run":              loadPolicyRunJob,
+	"deployment.step":                loadDeployJob,
+	"webhook.retry":                  loadRetryJob,
+	"oauth_code.expire":              loadCodeExpiryJob,
+	"read_only_region.ready":         loadReadOnlyRegionReadyJob,
+	"oauth_device.forget":            loadDeviceExpiryJob,
+	"switchover.step":                loadSwitchoverJob,
+	"maintenance.end":                loadMaintenanceEndJob,
+	"bouncer.ready":                  loadBouncerReadyJob,
+	"bouncer_resize.step":            loadBouncerResizeJob,
+	"keyspace_resize.step":           loadKeyspaceResizeJob,
+	"branch_change.step":             loadBranchChangeJob,
+	"workflow.step":                  loadWorkflowJob,
+	"query_patterns_report.generate": loadQPReportJob,
 }
 
 // loadJobs puts the snapshot's transitions on the new clock.
@@ -110,6 +111,8 @@ func (sv *saver) keepJob(j job) bool {
 		return sv.keyspace(j.r.ks) && j.r.state == j.from
 	case branchChangeJob:
 		return sv.branchSet[j.r.branch] && j.r.state == j.from
+	case qpReportJob:
+		return sv.branchSet[j.r.branch] && !j.r.deleted
 	case workflowJob:
 		return sv.dbSet[j.wf.db] && j.wf.state == j.from
 	}

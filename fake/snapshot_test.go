@@ -44,7 +44,7 @@ var snapshotCoverage = map[string]string{
 	"dbRec":                  "stamps org name region kind clusterSize replicas state deleted requireApproval restrictBranchRegion allowDataBranching foreignKeys insightsRawQueries deletionProtected prodWebConsole notes automaticMigrations migrationFramework migrationTable defaultBranch branchIdx backups drs drByNumber lastDR deployQueue webhooks maintenance ipRestrictions workflows",
 	"webhookStore":           "hooks byID",
 	"webhookRec":             "stamps db url secret enabled events deleted lastSent lastSentResult lastSentSuccess failures lastTest",
-	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated routingRules keyspaces roles budgets readOnlyRegions passwords switchovers primary bouncers cluster traffic",
+	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated routingRules keyspaces roles budgets readOnlyRegions passwords switchovers primary bouncers cluster qpReports traffic",
 	"readOnlyRegionRec":      "stamps region actor readyAt removed",
 	"keyspaceReadOnlyRegion": "region branchRegion clusterSize replicas",
 	"keyspaceRec":            "stamps branch name shards extraReplicas clusterSize ready isDefault readOnlyRegions deleted tables vschema settings configChanging before configGen resizes resizeByID resize lastResize",
@@ -78,6 +78,8 @@ var snapshotCoverage = map[string]string{
 	"trafficRuleRec":         "stamps trafficRuleSpec actor",
 	"trafficRuleSpec":        "kind keyspace fingerprint tag",
 	"trafficTag":             "key value",
+	"branchQPReports":        "list byID seq",
+	"qpReportRec":            "stamps seq branch state actor finished patterns deleted",
 	"backupStore":            "byID byBranch policies",
 	"branchBackups":          "live all",
 	"backupRec":              "stamps branch name state production protected required policy actor retention started completed ended deleted deletedAt size snapshot restored",
@@ -127,6 +129,7 @@ var snapshotCoverage = map[string]string{
 	"bouncerResizeJob":       "r from",
 	"keyspaceResizeJob":      "r from",
 	"branchChangeJob":        "r from",
+	"qpReportJob":            "r",
 	"auditLog":               "seq limit byOrg",
 	"ring":                   "buf next limit",
 	"auditRec":               "seq at shape actor dbID dbName targetID targetName path remoteIP",
@@ -143,6 +146,7 @@ var snapshotUnset = map[string]string{
 	// Rendered, but no operation sets them yet: the operation that does
 	// must make a world set them.
 	"dbRec.notes":               "no operation sets a database's notes yet",
+	"qpReportRec.deleted":       "a deleted query-patterns report is no longer reachable (its transition does nothing and is left out), nor in a snapshot",
 	"ring.next":                 "only a full log wraps: a snapshot keeps its entries oldest first and a restored one starts unwrapped (TestAuditLogSnapshotBounded checks a wrapped log's round trip)",
 	"readOnlyRegionRec.removed": "a removed read-only region is no longer reachable (its transition does nothing and is left out), nor in a snapshot",
 }
@@ -180,7 +184,8 @@ var snapshotHome = map[string]string{
 	"branchCluster": "branchClusterSnap in fake/snapshot_branchchanges.go", "vtgateConfig": "vtgateSnap in fake/snapshot_branchchanges.go",
 	"storageConfig": "storageSnap in fake/snapshot_branchchanges.go", "paramValue": "paramValueSnap in fake/snapshot_branchchanges.go",
 	"branchChangeRec": "branchChangeSnap in fake/snapshot_branchchanges.go", "clusterState": "clusterStateSnap in fake/snapshot_branchchanges.go",
-	"auditRec": "auditSnap in fake/snapshot_auditlogs.go", "auditLog": "auditLogSnap in fake/snapshot_auditlogs.go",
+	"qpReportRec": "qpReportSnap in fake/snapshot_querypatterns.go",
+	"auditRec":    "auditSnap in fake/snapshot_auditlogs.go", "auditLog": "auditLogSnap in fake/snapshot_auditlogs.go",
 	"workflowRec":   "workflowSnap in fake/snapshot_workflows.go",
 	"branchTraffic": "trafficSnap in fake/snapshot_traffic.go", "queryPattern": "patternSnap in fake/snapshot_traffic.go",
 	"querySample": "sampleSnap in fake/snapshot_traffic.go", "queryError": "sampleSnap in fake/snapshot_traffic.go",

@@ -564,3 +564,19 @@ func renderTrafficRule(r *trafficRuleRec) *platform.TrafficRule {
 	}
 	return out
 }
+
+// appliesTo reports whether a rule matches an execution of a query: its
+// keyspace (any when unset), fingerprint and tag, whichever it sets.
+func (r *trafficRuleRec) appliesTo(q *querySample) bool {
+	if r.keyspace != "" && r.keyspace != q.pattern.keyspace {
+		return false
+	}
+	if r.fingerprint != "" && r.fingerprint != q.pattern.fingerprint {
+		return false
+	}
+	if r.tag.key != "" {
+		v, ok := q.tag(r.tag.key)
+		return ok && v == r.tag.value
+	}
+	return true
+}

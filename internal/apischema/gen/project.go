@@ -97,6 +97,24 @@ func projectOperations(defs map[string]*refSchema) map[string]*apischema.Operati
 	}
 }
 
+// projectResponses are the bodies of operations of the reference that it
+// describes only in words, without a schema: the storage of a branch's
+// tables "keyed by table name" (and by keyspace), each table's storage
+// the project's shape (rows, data_bytes, index_bytes).
+func projectResponses() map[string]*apischema.Schema {
+	integer := func() *apischema.Schema { return &apischema.Schema{Type: "integer"} }
+	table := &apischema.Schema{
+		Type:       "object",
+		Required:   []string{"data_bytes", "index_bytes", "rows"},
+		Properties: map[string]*apischema.Schema{"rows": integer(), "data_bytes": integer(), "index_bytes": integer()},
+	}
+	byTable := &apischema.Schema{Type: "object", Values: table}
+	return map[string]*apischema.Schema{
+		"get_branch_table_metrics":          byTable,
+		"get_branch_keyspace_table_metrics": {Type: "object", Values: byTable},
+	}
+}
+
 // mustConvert resolves a definition of the reference, which must exist.
 func mustConvert(defs map[string]*refSchema, name string) *apischema.Schema {
 	s, err := convert(&refSchema{Ref: "#/definitions/" + name}, defs, nil)

@@ -1,0 +1,292 @@
+package fake
+
+import (
+	"cmp"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbplatform/platform-go"
+)
+
+// qpReportRec is a report of the query patterns of a branch. It is
+// generated Timings.QueryPatternsReport after it is asked for, from the
+// queries the branch ran until then, which it keeps: a report does not
+// change once completed.
+type qpReportRec struct {
+	stamps
+	seq      uint64 // its place in its branch's list, from 1
+	branch   *branchRec
+	state    platform.QueryPatternsReportState
+	actor    *userRec
+	finished time.Time
+	patterns []*platform.QueryPattern // when completed
+	deleted  bool
+}
+
+// branchQPReports are the query-patterns reports of one branch, in the
+// order they were asked for. The map is made on the first write; reads of
+// the zero value find nothing.
+type branchQPReports struct {
+	list []*qpReportRec
+	byID map[string]*qpReportRec
+	seq  uint64 // of the last report asked for
+}
+
+// reportFilesPrefix is where the fake serves reports' files at signed
+// addresses, outside /v1, below its own base URL:
+// /_files/query-patterns/{organization}/{database}/{branch}/{id}. The API's
+// download operation redirects there.
+const reportFilesPrefix = "/_files/query-patterns/"
+
+// reportFilesPattern is the route of reportFilesPrefix.
+const reportFilesPattern = "GET " + reportFilesPrefix + "{organization}/{database}/{branch}/{id}"
+
+func (s *Server) queryPatternRoutes() []route {
+	const base = "/v1/organizations/{organization}/databases/{database}/branches/{branch}/query-patterns"
+	return []route{
+		{pattern: "GET " + base, op: "list_generated_query_patterns_reports", cursor: true, handler: read(listQPReports)},
+		{pattern: "POST " + base, op: "create_query_patterns_report", handler: act(createQPReport)},
+		{pattern: "GET " + base + "/{id}", op: "get_query_patterns_report_status", handler: read(getQPReport)},
+		{pattern: "DELETE " + base + "/{id}", op: "delete_query_patterns_report", handler: act(deleteQPReport)},
+		{pattern: "GET " + base + "/{id}/download", op: "get_query_patterns_report", handler: read(downloadQPReport)},
+	}
+}
+
+func listQPReports(c *call) (any, error) {
+	b, err := c.branch()
+	if err != nil {
+		return nil, err
+	}
+	cur, err := c.parseCursor()
+	if err != nil {
+		return nil, err
+	}
+	rs := &b.qpReports
+	return cursorPageOf(cur, cursorList[*qpReportRec]{
+		n:   len(rs.list),
+		at:  func(i int) *qpReportRec { return rs.list[i] },
+		key: func(r *qpReportRec) uint64 { return r.seq },
+		id:  func(r *qpReportRec) string { return r.id },
+		parse: func(id string) (uint64, bool) {
+			r := rs.byID[id]
+			return r.seqOf(), r != nil
+		},
+		keep: func(*qpReportRec) bool { return true },
+	}, c.s.renderQPReport(c))
+}
+
+// seqOf is r's seq; 0 for no report.
+func (r *qpReportRec) seqOf() uint64 {
+	if r == nil {
+		return 0
+	}
+	return r.seq
+}
+
+func createQPReport(c *call) (any, error) {
+	b, err := c.branch()
+	if err != nil {
+		return nil, err
+	}
+	return c.s.renderQPReport(c)(c.s.newQPReport(b, c.who.user)), nil
+}
+
+// qpReport finds the report the path names.
+func (c *call) qpReport() (*qpReportRec, error) {
+	b, err := c.branch()
+	if err != nil {
+		return nil, err
+	}
+	r := b.qpReports.byID[c.r.PathValue("id")]
+	if r == nil {
+		return nil, notFound()
+	}
+	return r, nil
+}
+
+func getQPReport(c *call) (any, error) {
+	r, err := c.qpReport()
+	if err != nil {
+		return nil, err
+	}
+	return c.s.renderQPReport(c)(r), nil
+}
+
+func deleteQPReport(c *call) (any, error) {
+	r, err := c.qpReport()
+	if err != nil {
+		return nil, err
+	}
+	c.s.removeQPReport(r)
+	return nil, nil
+}
+
+// downloadQPReport answers with a redirect to the completed report's
+// signed address, valid for Timings.QueryPatternsURL, and the report's
+// record as the body, as the API does.
+func downloadQPReport(c *call) (any, error) {
+	r, err := c.qpReport()
+	if err != nil {
+		return nil, err
+	}
+	if r.state != platform.QueryPatternsReportCompleted {
+		return nil, unprocessable("query-patterns report %s is %s; it can be downloaded once completed", r.id, r.state)
+	}
+	b := r.branch
+	path := reportFilesPrefix + b.db.org.name + "/" + b.db.name + "/" + b.name + "/" + r.id
+	expires := c.now.Add(c.s.timing.QueryPatternsURL).Unix()
+	q := "expires=" + strconv.FormatInt(expires, 10) + "&signature=" + c.s.signFile(path, expires)
+	return redirect{location: c.absURL(path, q), body: c.s.renderQPReport(c)(r)}, nil
+}
+
+// newQPReport asks for a report of b's query patterns: pending now,
+// completed Timings.QueryPatternsReport later.
+func (s *Server) newQPReport(b *branchRec, actor *userRec) *qpReportRec {
+	now := s.clock.Now()
+	r := &qpReportRec{
+		stamps: stamps{id: s.world.newID(), created: now, updated: now},
+		branch: b,
+		state:  platform.QueryPatternsReportPending,
+		actor:  actor,
+	}
+	b.qpReports.add(r)
+	s.world.startFlight(r.id)
+	s.clock.after(s.timing.QueryPatternsReport, qpReportJob{r})
+	return r
+}
+
+// add files r under its branch, last; a new report (seq 0) takes the
+// next seq.
+func (rs *branchQPReports) add(r *qpReportRec) {
+	if rs.byID == nil {
+		rs.byID = map[string]*qpReportRec{}
+	}
+	if r.seq == 0 {
+		r.seq = rs.seq + 1
+	}
+	rs.seq = r.seq
+	rs.list = append(rs.list, r)
+	rs.byID[r.id] = r
+}
+
+// removeQPReport deletes r; a pending report is no longer generated.
+func (s *Server) removeQPReport(r *qpReportRec) {
+	rs := &r.branch.qpReports
+	rs.list = slices.DeleteFunc(rs.list, func(x *qpReportRec) bool { return x == r })
+	delete(rs.byID, r.id)
+	r.deleted = true
+	s.world.endFlight(r.id)
+}
+
+// finishQPReport generates r from the queries its branch ran until now,
+// or fails it when a test injected a failure.
+func (s *Server) finishQPReport(r *qpReportRec) {
+	now := s.clock.Now()
+	r.state, r.finished, r.updated = platform.QueryPatternsReportCompleted, now, now
+	if s.takeFailure(r.id) {
+		r.state = platform.QueryPatternsReportFailed
+	} else {
+		r.patterns = s.queryPatternsOf(r.branch, now)
+	}
+	s.world.endFlight(r.id)
+}
+
+// renderQPReport renders reports as the API shows them, with their
+// addresses on the call's host.
+func (s *Server) renderQPReport(c *call) func(r *qpReportRec) *platform.QueryPatternsReport {
+	return func(r *qpReportRec) *platform.QueryPatternsReport {
+		b := r.branch
+		self := "/v1/organizations/" + b.db.org.name + "/databases/" + b.db.name + "/branches/" + b.name + "/query-patterns/" + r.id
+		return &platform.QueryPatternsReport{
+			ID:          r.id,
+			Type:        "QueryPatternsDownload",
+			State:       r.state,
+			FinishedAt:  ptrTime(r.finished),
+			CreatedAt:   platform.NewTimestamp(r.created),
+			URL:         c.absURL(self, ""),
+			DownloadURL: c.absURL(self+"/download", ""),
+			Actor:       renderActor(r.actor),
+		}
+	}
+}
+
+// signFile signs a download address: the HMAC-SHA256, under the server's
+// own key, of the path and the expiry (Unix seconds).
+func (s *Server) signFile(path string, expires int64) string {
+	m := hmac.New(sha256.New, s.fileKey[:])
+	m.Write([]byte(path + "\n" + strconv.FormatInt(expires, 10)))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// serveReportFile serves a report's file at its signed address: 403 when
+// the signature does not match the path and expiry (a changed address),
+// 410 once the expiry has passed on the server's clock, 404 when the
+// report has been deleted since. It needs no credentials: the signature
+// is the authorization.
+func (s *Server) serveReportFile(w http.ResponseWriter, r *http.Request) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	q := r.URL.Query()
+	expires, err := strconv.ParseInt(q.Get("expires"), 10, 64)
+	sig, _ := hex.DecodeString(q.Get("signature"))
+	if err != nil || !hmac.Equal(sig, mustHex(s.signFile(r.URL.Path, expires))) {
+		writeError(w, forbidden("the signature of this download address does not match it; ask the API for a new one"))
+		return
+	}
+	if s.clock.Now().Unix() > expires {
+		writeError(w, errf(http.StatusGone, "gone", "this download address expired at %s; ask the API for a new one",
+			time.Unix(expires, 0).UTC().Format(time.RFC3339)))
+		return
+	}
+	var rep *qpReportRec
+	if org := s.world.orgs[r.PathValue("organization")]; org != nil {
+		if db := org.dbByName[r.PathValue("database")]; db != nil {
+			if b := db.branch(r.PathValue("branch")); b != nil {
+				rep = b.qpReports.byID[r.PathValue("id")]
+			}
+		}
+	}
+	if rep == nil {
+		writeError(w, notFound())
+		return
+	}
+	writeJSON(w, http.StatusOK, &platform.QueryPatternsFile{
+		GeneratedAt: platform.NewTimestamp(rep.finished),
+		Patterns:    rep.patterns,
+	})
+}
+
+// mustHex decodes a hex string this file encoded.
+func mustHex(s string) []byte {
+	b, _ := hex.DecodeString(s)
+	return b
+}
+
+// queryPatternsOf aggregates the queries b ran until now by pattern, most
+// run first (then by keyspace and fingerprint), for a report.
+func (s *Server) queryPatternsOf(b *branchRec, now time.Time) []*platform.QueryPattern {
+	out := []*platform.QueryPattern{}
+	for p, st := range b.traffic.byPattern(trafficFilter{to: now.Add(time.Nanosecond)}) {
+		out = append(out, &platform.QueryPattern{
+			Fingerprint: p.fingerprint, SQL: p.normalized, Keyspace: p.keyspace, Tables: slices.Clone(p.tables),
+			Count: int64(st.count), ErrorCount: int64(st.errors),
+			RowsRead: st.rowsRead, RowsReturned: st.rowsReturned, RowsAffected: st.rowsAffected,
+			TotalDurationMillis: millis(st.total),
+			LatencyP50Millis:    millis(st.percentile(50)),
+			LatencyP99Millis:    millis(st.percentile(99)),
+			LatencyMaxMillis:    millis(st.maxDuration()),
+			FirstSeenAt:         platform.NewTimestamp(st.first),
+			LastSeenAt:          platform.NewTimestamp(st.last),
+		})
+	}
+	slices.SortFunc(out, func(a, b *platform.QueryPattern) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Keyspace, b.Keyspace), strings.Compare(a.Fingerprint, b.Fingerprint))
+	})
+	return out
+}
