@@ -120,6 +120,12 @@ type Client struct {
 	Passwords *PasswordsService
 	// IPRestrictions manages the IP allowlists of PostgreSQL databases.
 	IPRestrictions *IPRestrictionsService
+	// SchemaRecommendations reads and dismisses the schema recommendations
+	// of databases.
+	SchemaRecommendations *SchemaRecommendationsService
+	// Throttlers sets the throttler ratios of databases and deploy
+	// requests.
+	Throttlers *ThrottlersService
 }
 
 // service is what every resource service holds: the client that sends its
@@ -212,6 +218,8 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.OAuthApplications = (*OAuthApplicationsService)(common)
 	c.Passwords = (*PasswordsService)(common)
 	c.IPRestrictions = (*IPRestrictionsService)(common)
+	c.SchemaRecommendations = (*SchemaRecommendationsService)(common)
+	c.Throttlers = (*ThrottlersService)(common)
 	return c, nil
 }
 

@@ -46,6 +46,9 @@ type dbRec struct {
 
 	maintenance    maintenanceStore // see maintenance.go
 	ipRestrictions ipRestrictions   // PostgreSQL databases only; see iprestrictions.go
+
+	recs     *recStore                         // schema recommendations; nil until the first
+	throttle []platform.ThrottlerConfiguration // throttler ratios set, by keyspace
 }
 
 // maxNameLen bounds organization, database and branch names.
@@ -280,37 +283,38 @@ func (s *Server) renderDatabase(db *dbRec) *platform.Database {
 		}
 	}
 	out := &platform.Database{
-		ID:                         db.id,
-		Type:                       "Database",
-		Name:                       db.name,
-		URL:                        base + "v1/organizations/" + db.org.name + "/databases/" + db.name,
-		BranchesURL:                base + "v1/organizations/" + db.org.name + "/databases/" + db.name + "/branches",
-		HTMLURL:                    base + db.org.name + "/" + db.name,
-		State:                      db.state,
-		Ready:                      db.state == platform.DatabaseReady,
-		Kind:                       db.kind,
-		Plan:                       "scaler_pro",
-		Region:                     *renderRegionFor(db.region)(db.region),
-		BranchesCount:              db.branchIdx.len(),
-		DevelopmentBranchesCount:   db.branchIdx.len() - prod,
-		ProductionBranchesCount:    prod,
-		IssuesCount:                platform.Ptr(0),
-		DefaultBranch:              db.defaultBranch,
-		DefaultBranchShardCount:    1,
-		RequireApprovalForDeploy:   db.requireApproval,
-		DeletionProtected:          db.deletionProtected,
-		AllowDataBranching:         db.allowDataBranching,
-		ForeignKeysEnabled:         db.foreignKeys,
-		AutomaticMigrations:        db.automaticMigrations,
-		RestrictBranchRegion:       db.restrictBranchRegion,
-		InsightsRawQueries:         db.insightsRawQueries,
-		InsightsEnabled:            true,
-		ProductionBranchWebConsole: db.prodWebConsole,
-		MigrationTableName:         db.migrationTable,
-		MigrationFramework:         db.migrationFramework,
-		CreatedAt:                  platform.NewTimestamp(db.created),
-		UpdatedAt:                  platform.NewTimestamp(db.updated),
-		Notes:                      db.notes,
+		ID:                             db.id,
+		Type:                           "Database",
+		Name:                           db.name,
+		URL:                            base + "v1/organizations/" + db.org.name + "/databases/" + db.name,
+		BranchesURL:                    base + "v1/organizations/" + db.org.name + "/databases/" + db.name + "/branches",
+		HTMLURL:                        base + db.org.name + "/" + db.name,
+		State:                          db.state,
+		Ready:                          db.state == platform.DatabaseReady,
+		Kind:                           db.kind,
+		Plan:                           "scaler_pro",
+		Region:                         *renderRegionFor(db.region)(db.region),
+		BranchesCount:                  db.branchIdx.len(),
+		DevelopmentBranchesCount:       db.branchIdx.len() - prod,
+		ProductionBranchesCount:        prod,
+		IssuesCount:                    platform.Ptr(0),
+		OpenSchemaRecommendationsCount: db.openRecommendations(),
+		DefaultBranch:                  db.defaultBranch,
+		DefaultBranchShardCount:        1,
+		RequireApprovalForDeploy:       db.requireApproval,
+		DeletionProtected:              db.deletionProtected,
+		AllowDataBranching:             db.allowDataBranching,
+		ForeignKeysEnabled:             db.foreignKeys,
+		AutomaticMigrations:            db.automaticMigrations,
+		RestrictBranchRegion:           db.restrictBranchRegion,
+		InsightsRawQueries:             db.insightsRawQueries,
+		InsightsEnabled:                true,
+		ProductionBranchWebConsole:     db.prodWebConsole,
+		MigrationTableName:             db.migrationTable,
+		MigrationFramework:             db.migrationFramework,
+		CreatedAt:                      platform.NewTimestamp(db.created),
+		UpdatedAt:                      platform.NewTimestamp(db.updated),
+		Notes:                          db.notes,
 	}
 	if b := db.branch(db.defaultBranch); b != nil {
 		out.DefaultBranchReadOnlyRegionsCount = b.readOnlyRegions.len()

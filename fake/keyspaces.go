@@ -32,6 +32,7 @@ type keyspaceRec struct {
 	isDefault     bool
 	deleted       bool
 	tables        map[string]string // table name -> CREATE TABLE statement
+	sizes         map[string]int64  // table name -> bytes, as SetTableSize set them; nil until then
 	settings      keyspaceSettings
 	// readOnlyRegions are the regions it replicates to, as last set.
 	readOnlyRegions []keyspaceReadOnlyRegion
@@ -159,6 +160,7 @@ func (s *Server) dropKeyspace(ks *keyspaceRec) {
 	if len(ks.tables) > 0 {
 		b.schemaUpdated = s.clock.Now()
 		b.updated = b.schemaUpdated
+		s.schemaChanged(b, nil)
 	}
 }
 

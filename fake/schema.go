@@ -131,6 +131,7 @@ func (s *Server) PushSchema(org, database, branch string, statements ...string) 
 	}
 	b.schemaUpdated = s.clock.Now()
 	b.updated = b.schemaUpdated
+	s.schemaChanged(b, nil)
 	return nil
 }
 
