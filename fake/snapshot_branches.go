@@ -54,6 +54,7 @@ type keyspaceSnap struct {
 	IsDefault      bool                 `json:"is_default"`
 	ReadOnly       []keyspaceROSnap     `json:"read_only_regions"`
 	Tables         map[string]string    `json:"tables"`
+	TableSizes     map[string]int64     `json:"table_sizes,omitempty"`
 	Settings       settingsSnap         `json:"settings"`
 	ConfigChanging bool                 `json:"config_changing"`
 	Before         *settingsSnap        `json:"settings_before,omitempty"`
@@ -154,7 +155,7 @@ func (sv *saver) branches() []branchSnap {
 			bs.Keyspaces = append(bs.Keyspaces, keyspaceSnap{
 				stampsSnap: saveStamps(ks.stamps), Name: ks.name, Shards: ks.shards,
 				ExtraReplicas: ks.extraReplicas, ClusterSize: ks.clusterSize, Ready: ks.ready,
-				IsDefault: ks.isDefault, ReadOnly: saveKeyspaceRO(ks.readOnlyRegions), Tables: ks.tables, Settings: saveSettings(ks.settings),
+				IsDefault: ks.isDefault, ReadOnly: saveKeyspaceRO(ks.readOnlyRegions), Tables: ks.tables, TableSizes: ks.sizes, Settings: saveSettings(ks.settings),
 				ConfigChanging: ks.configChanging, ConfigGen: ks.configGen, Resizes: resizes, LastResize: last,
 			})
 			if ks.before != nil {
@@ -250,7 +251,7 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		}
 		k := &keyspaceRec{
 			stamps: ks.load(), branch: b, name: ks.Name, shards: ks.Shards, extraReplicas: ks.ExtraReplicas,
-			clusterSize: ks.ClusterSize, ready: ks.Ready, isDefault: ks.IsDefault, tables: ks.Tables,
+			clusterSize: ks.ClusterSize, ready: ks.Ready, isDefault: ks.IsDefault, tables: ks.Tables, sizes: ks.TableSizes,
 			settings: ks.Settings.load(), configChanging: ks.ConfigChanging, configGen: ks.ConfigGen,
 		}
 		if ks.Before != nil {

@@ -45,6 +45,9 @@ type dbSnap struct {
 
 	IPRestrictions     []ipRestrictionSnap `json:"ip_restrictions"`
 	MaintenanceWindows []windowSnap        `json:"maintenance_windows"`
+
+	Recommendations []recSnap                         `json:"schema_recommendations,omitempty"`
+	Throttle        []platform.ThrottlerConfiguration `json:"throttle,omitempty"`
 }
 
 func (sv *saver) databases() []dbSnap {
@@ -63,6 +66,7 @@ func (sv *saver) databases() []dbSnap {
 			Backups: saveBackups(db), BackupPolicies: savePolicies(db),
 			DeployRequests: saveDeployRequests(db),
 			IPRestrictions: saveIPRestrictions(db), MaintenanceWindows: saveWindows(db),
+			Recommendations: saveRecommendations(db), Throttle: db.throttle,
 		}
 		for _, dr := range db.deployQueue {
 			ds.DeployQueue = append(ds.DeployQueue, dr.number)
@@ -98,7 +102,7 @@ func (ld *loader) loadDatabases(list []dbSnap) error {
 			insightsRawQueries: ds.InsightsRawQueries, deletionProtected: ds.DeletionProtected,
 			prodWebConsole: ds.ProdWebConsole, automaticMigrations: ds.AutomaticMigrations,
 			migrationFramework: ds.MigrationFramework, migrationTable: ds.MigrationTable,
-			defaultBranch: ds.DefaultBranch, lastDR: ds.LastDR,
+			defaultBranch: ds.DefaultBranch, lastDR: ds.LastDR, throttle: ds.Throttle,
 		}
 		ld.dbs[db.id] = db
 		if !db.deleted {
@@ -129,6 +133,9 @@ func (ld *loader) loadDatabaseContents(list []dbSnap) error {
 		}
 		if err == nil {
 			err = ld.loadWindows(db, ds.MaintenanceWindows)
+		}
+		if err == nil {
+			err = ld.loadRecommendations(db, ds.Recommendations)
 		}
 		for _, hs := range ds.Webhooks {
 			if err != nil {
