@@ -58,6 +58,8 @@ import (
 //	                                              RoleObjects; answers {"data": [...]}
 //	POST   /_fake/organizations/{org}/databases/{db}/branches/{branch}/roles/{role}/objects
 //	                                              AddRoleObjects {"objects"}
+//	PUT    /_fake/organizations/{org}/databases/{db}/branches/{branch}/table-sizes
+//	                                              SetTableSize {"keyspace", "table", "bytes"}
 //	POST   /_fake/fail-next                       FailNext {"id"}
 //	POST   /_fake/faults                          InjectFault {"operation", "status", "code", "message", "retry_after",
 //	                                              "times", "probability", "latency"}; answers the rule with its "id"

@@ -809,6 +809,7 @@ func controlEndpoints() []struct{ method, path, pattern string } {
 		{"GET", "organizations/acme/databases/app/branches/main/roles/r1", "organizations/{organization}/databases/{database}/branches/{branch}/roles/{role}"},
 		{"GET", "organizations/acme/databases/app/branches/main/roles/r1/objects", "organizations/{organization}/databases/{database}/branches/{branch}/roles/{role}/objects"},
 		{"POST", "organizations/acme/databases/app/branches/main/roles/r1/objects", "organizations/{organization}/databases/{database}/branches/{branch}/roles/{role}/objects"},
+		{"PUT", "organizations/acme/databases/app/branches/main/table-sizes", "organizations/{organization}/databases/{database}/branches/{branch}/table-sizes"},
 		{"POST", "fail-next", "fail-next"},
 		{"POST", "faults", "faults"},
 		{"GET", "faults", "faults"},
