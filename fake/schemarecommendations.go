@@ -21,6 +21,10 @@ type recRec struct {
 	reason             string
 }
 
+// listKey orders recommendations by number, the order they were created
+// in (several may be created at one time).
+func (r *recRec) listKey() key { return key{at: time.Time{}.Add(time.Duration(r.number))} }
+
 // recStore holds a database's schema recommendations; a database gets one
 // with its first recommendation.
 type recStore struct {
