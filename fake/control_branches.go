@@ -95,7 +95,7 @@ type controlTableSizeBody struct {
 // controlSetTableSize serves PUT .../branches/{branch}/table-sizes.
 func (s *Server) controlSetTableSize(r *http.Request, b *controlTableSizeBody) (any, error) {
 	if b.Bytes == nil {
-		return nil, unprocessable("bytes is required")
+		return nil, missing("bytes")
 	}
 	org, db, branch := branchPath(r)
 	return nil, refused(s.SetTableSize(org, db, branch, b.Keyspace, b.Table, *b.Bytes))
