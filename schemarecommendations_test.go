@@ -2,10 +2,13 @@ package platform_test
 
 import (
 	"context"
+	"fmt"
+	"log"
 	"net/url"
 	"testing"
 
 	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake"
 )
 
 // wireRecommendationJSON is a dismissed schema recommendation as the API
@@ -105,4 +108,45 @@ func TestSchemaRecommendationsArgErrors(t *testing.T) {
 			return err
 		}},
 	})
+}
+
+// ExampleSchemaRecommendationsService_All lists the advice on a database's
+// production schema, then dismisses one piece of it.
+func ExampleSchemaRecommendationsService_All() {
+	srv, err := fake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	client, ctx := srv.Client(), context.Background()
+	if _, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: "acme", Name: "app"}); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := client.Databases.WaitReady(ctx, &platform.GetDatabaseParams{Organization: "acme", Database: "app"}); err != nil {
+		log.Fatal(err)
+	}
+	// The schema a migration tool would have sent to main.
+	if err := srv.PushSchema("acme", "app", "main",
+		"CREATE TABLE users (id bigint NOT NULL, email varchar(255), PRIMARY KEY (id), KEY email (email), KEY email_id (email, id))",
+		"CREATE TABLE events (payload json)"); err != nil {
+		log.Fatal(err)
+	}
+
+	for r, err := range client.SchemaRecommendations.All(ctx, &platform.ListSchemaRecommendationsParams{Organization: "acme", Database: "app"}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("#%d %s: %s\n", r.Number, r.RecommendationType, r.DDLStatement)
+	}
+	r, err := client.SchemaRecommendations.Dismiss(ctx, &platform.DismissSchemaRecommendationParams{
+		Organization: "acme", Database: "app", Number: 1, Reason: platform.Ptr("events is append-only"),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("#1 is", r.State)
+	// Output:
+	// #1 new_index: ALTER TABLE `events` ADD COLUMN `id` bigint unsigned NOT NULL AUTO_INCREMENT PRIMARY KEY FIRST
+	// #2 duplicate_index: ALTER TABLE `users` DROP INDEX `email`
+	// #1 is dismissed
 }
