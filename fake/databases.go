@@ -47,8 +47,37 @@ type dbRec struct {
 	maintenance    maintenanceStore // see maintenance.go
 	ipRestrictions ipRestrictions   // PostgreSQL databases only; see iprestrictions.go
 
-	recs     *recStore                         // schema recommendations; nil until the first
+	extra *dbExtra // what few databases have; nil until the first
+}
+
+// dbExtra holds what few databases have, apart from the record so that
+// the others do not pay for it.
+type dbExtra struct {
+	recs     recStore                          // schema recommendations
 	throttle []platform.ThrottlerConfiguration // throttler ratios set, by keyspace
+	sizes    map[tableRef]int64                // table sizes SetTableSize set, on any branch
+}
+
+// tableRef names a table of a keyspace.
+type tableRef struct {
+	ks    *keyspaceRec
+	table string
+}
+
+// extras returns db's extra records, making them on first use.
+func (db *dbRec) extras() *dbExtra {
+	if db.extra == nil {
+		db.extra = &dbExtra{}
+	}
+	return db.extra
+}
+
+// ratiosSet are the throttler ratios set on db.
+func (db *dbRec) ratiosSet() []platform.ThrottlerConfiguration {
+	if db.extra == nil {
+		return nil
+	}
+	return db.extra.throttle
 }
 
 // maxNameLen bounds organization, database and branch names.

@@ -32,7 +32,6 @@ type keyspaceRec struct {
 	isDefault     bool
 	deleted       bool
 	tables        map[string]string // table name -> CREATE TABLE statement
-	sizes         map[string]int64  // table name -> bytes, as SetTableSize set them; nil until then
 	settings      keyspaceSettings
 	// readOnlyRegions are the regions it replicates to, as last set.
 	readOnlyRegions []keyspaceReadOnlyRegion

@@ -195,8 +195,10 @@ func (b *branchRec) applyDDL(statements []string) error {
 	for ks, t := range tables {
 		ks.tables = t
 	}
-	for _, d := range dropped {
-		delete(b.keyspace(d.keyspace).sizes, d.table)
+	if b.db.extra != nil {
+		for _, d := range dropped {
+			delete(b.db.extra.sizes, tableRef{b.keyspace(d.keyspace), d.table})
+		}
 	}
 	return nil
 }

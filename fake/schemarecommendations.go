@@ -25,13 +25,20 @@ type recRec struct {
 // in (several may be created at one time).
 func (r *recRec) listKey() key { return key{at: time.Time{}.Add(time.Duration(r.number))} }
 
-// recStore holds a database's schema recommendations; a database gets one
-// with its first recommendation.
+// recStore holds a database's schema recommendations.
 type recStore struct {
 	list     index[*recRec]
-	byNumber map[int]*recRec
-	last     int // the newest number
-	open     int // how many are open
+	byNumber map[int]*recRec // nil until the first
+	last     int             // the newest number
+	open     int             // how many are open
+}
+
+// init makes the store ready for its first recommendation.
+func (st *recStore) init() *recStore {
+	if st.byNumber == nil {
+		st.byNumber = map[int]*recRec{}
+	}
+	return st
 }
 
 // maxDismissReason bounds a dismissal's reason, in characters.
@@ -57,9 +64,9 @@ func listSchemaRecommendations(c *call) (any, error) {
 	default:
 		return nil, badRequest("state must be open or closed, got %q", state)
 	}
-	st := c.db.recs
-	if st == nil {
-		st = &recStore{}
+	st := &recStore{}
+	if c.db.extra != nil {
+		st = &c.db.extra.recs
 	}
 	if keep == nil {
 		return pageOf(c, &st.list, true, c.s.renderRecommendation), nil
@@ -70,10 +77,10 @@ func listSchemaRecommendations(c *call) (any, error) {
 // recommendation finds the path's {number} in the path's database.
 func (c *call) recommendation() (*recRec, error) {
 	n, err := strconv.Atoi(c.r.PathValue("number"))
-	if err != nil || c.db.recs == nil || c.db.recs.byNumber[n] == nil {
+	if err != nil || c.db.extra == nil || c.db.extra.recs.byNumber[n] == nil {
 		return nil, notFound()
 	}
-	return c.db.recs.byNumber[n], nil
+	return c.db.extra.recs.byNumber[n], nil
 }
 
 func getSchemaRecommendation(c *call) (any, error) {
@@ -101,7 +108,7 @@ func dismissSchemaRecommendation(c *call, p *platform.DismissSchemaRecommendatio
 	if p.Reason != nil {
 		r.reason = *p.Reason
 	}
-	c.db.recs.open--
+	c.db.extra.recs.open--
 	return c.s.renderRecommendation(r), nil
 }
 
@@ -109,7 +116,7 @@ func dismissSchemaRecommendation(c *call, p *platform.DismissSchemaRecommendatio
 // whose deployment changed it, nil for any other change. A change of the
 // database's default branch recomputes its schema recommendations.
 func (s *Server) schemaChanged(b *branchRec, by *drRec) {
-	b.pruneTableSizes()
+	b.db.pruneTableSizes()
 	if b.name == b.db.defaultBranch {
 		s.recommend(b.db, b, by)
 	}
@@ -129,7 +136,8 @@ func (s *Server) recommend(db *dbRec, b *branchRec, by *drRec) {
 		holds[f.key()] = true
 	}
 	given := map[string]bool{}
-	if st := db.recs; st != nil {
+	if db.extra != nil {
+		st := &db.extra.recs
 		for _, r := range st.list.all() {
 			k := r.key()
 			switch {
@@ -151,10 +159,7 @@ func (s *Server) recommend(db *dbRec, b *branchRec, by *drRec) {
 		if given[f.key()] {
 			continue
 		}
-		if db.recs == nil {
-			db.recs = &recStore{byNumber: map[int]*recRec{}}
-		}
-		st := db.recs
+		st := db.extras().recs.init()
 		st.last++
 		r := &recRec{
 			stamps:  stamps{id: s.world.newID(), created: now, updated: now},
@@ -173,10 +178,10 @@ func (s *Server) recommend(db *dbRec, b *branchRec, by *drRec) {
 
 // openRecommendations is how many of db's schema recommendations are open.
 func (db *dbRec) openRecommendations() int {
-	if db.recs == nil {
+	if db.extra == nil {
 		return 0
 	}
-	return db.recs.open
+	return db.extra.recs.open
 }
 
 // renderRecommendation renders a schema recommendation as the API shows

@@ -155,7 +155,7 @@ func (sv *saver) branches() []branchSnap {
 			bs.Keyspaces = append(bs.Keyspaces, keyspaceSnap{
 				stampsSnap: saveStamps(ks.stamps), Name: ks.name, Shards: ks.shards,
 				ExtraReplicas: ks.extraReplicas, ClusterSize: ks.clusterSize, Ready: ks.ready,
-				IsDefault: ks.isDefault, ReadOnly: saveKeyspaceRO(ks.readOnlyRegions), Tables: ks.tables, TableSizes: ks.sizes, Settings: saveSettings(ks.settings),
+				IsDefault: ks.isDefault, ReadOnly: saveKeyspaceRO(ks.readOnlyRegions), Tables: ks.tables, TableSizes: ks.savedSizes(), Settings: saveSettings(ks.settings),
 				ConfigChanging: ks.configChanging, ConfigGen: ks.configGen, Resizes: resizes, LastResize: last,
 			})
 			if ks.before != nil {
@@ -251,12 +251,15 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		}
 		k := &keyspaceRec{
 			stamps: ks.load(), branch: b, name: ks.Name, shards: ks.Shards, extraReplicas: ks.ExtraReplicas,
-			clusterSize: ks.ClusterSize, ready: ks.Ready, isDefault: ks.IsDefault, tables: ks.Tables, sizes: ks.TableSizes,
+			clusterSize: ks.ClusterSize, ready: ks.Ready, isDefault: ks.IsDefault, tables: ks.Tables,
 			settings: ks.Settings.load(), configChanging: ks.ConfigChanging, configGen: ks.ConfigGen,
 		}
 		if ks.Before != nil {
 			before := ks.Before.load()
 			k.before = &before
+		}
+		for table, n := range ks.TableSizes {
+			k.setTableSize(table, n)
 		}
 		if k.readOnlyRegions, err = ld.loadKeyspaceRO(b, ks.ReadOnly); err != nil {
 			return named(err, "keyspace %s", k.id)

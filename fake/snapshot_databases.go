@@ -66,7 +66,7 @@ func (sv *saver) databases() []dbSnap {
 			Backups: saveBackups(db), BackupPolicies: savePolicies(db),
 			DeployRequests: saveDeployRequests(db),
 			IPRestrictions: saveIPRestrictions(db), MaintenanceWindows: saveWindows(db),
-			Recommendations: saveRecommendations(db), Throttle: db.throttle,
+			Recommendations: saveRecommendations(db), Throttle: db.ratiosSet(),
 		}
 		for _, dr := range db.deployQueue {
 			ds.DeployQueue = append(ds.DeployQueue, dr.number)
@@ -102,7 +102,10 @@ func (ld *loader) loadDatabases(list []dbSnap) error {
 			insightsRawQueries: ds.InsightsRawQueries, deletionProtected: ds.DeletionProtected,
 			prodWebConsole: ds.ProdWebConsole, automaticMigrations: ds.AutomaticMigrations,
 			migrationFramework: ds.MigrationFramework, migrationTable: ds.MigrationTable,
-			defaultBranch: ds.DefaultBranch, lastDR: ds.LastDR, throttle: ds.Throttle,
+			defaultBranch: ds.DefaultBranch, lastDR: ds.LastDR,
+		}
+		if ds.Throttle != nil {
+			db.extras().throttle = ds.Throttle
 		}
 		ld.dbs[db.id] = db
 		if !db.deleted {

@@ -27,11 +27,11 @@ type recSnap struct {
 }
 
 func saveRecommendations(db *dbRec) []recSnap {
-	if db.recs == nil {
+	if db.extra == nil {
 		return nil
 	}
 	var out []recSnap
-	for _, r := range db.recs.list.all() {
+	for _, r := range db.extra.recs.list.all() {
 		rs := recSnap{
 			stampsSnap: saveStamps(r.stamps), Number: r.number, Kind: r.kind, Keyspace: r.keyspace, Table: r.table,
 			Subject: r.subject, Title: r.title, Statement: r.statement, State: r.state, Applied: r.applied,
@@ -49,10 +49,7 @@ func saveRecommendations(db *dbRec) []recSnap {
 // requests; the newest number is the highest loaded.
 func (ld *loader) loadRecommendations(db *dbRec, list []recSnap) error {
 	for _, rs := range list {
-		if db.recs == nil {
-			db.recs = &recStore{byNumber: map[int]*recRec{}}
-		}
-		st := db.recs
+		st := db.extras().recs.init()
 		if rs.Number <= 0 || st.byNumber[rs.Number] != nil {
 			return fmt.Errorf("schema recommendation %s: number %d missing or twice", rs.ID, rs.Number)
 		}

@@ -48,28 +48,54 @@ func (s *Server) SetTableSize(org, database, branch, keyspace, table string, byt
 	case bytes < 0:
 		return fmt.Errorf("fake: SetTableSize: size %d is negative", bytes)
 	}
-	if ks.sizes == nil {
-		ks.sizes = map[string]int64{}
-	}
-	ks.sizes[table] = bytes
+	ks.setTableSize(table, bytes)
 	return nil
+}
+
+// setTableSize records the size of a table of ks.
+func (ks *keyspaceRec) setTableSize(table string, bytes int64) {
+	x := ks.branch.db.extras()
+	if x.sizes == nil {
+		x.sizes = map[tableRef]int64{}
+	}
+	x.sizes[tableRef{ks, table}] = bytes
 }
 
 // tableSize is the size of a table of ks.
 func (ks *keyspaceRec) tableSize(table string) int64 {
-	if n, ok := ks.sizes[table]; ok {
-		return n
+	if x := ks.branch.db.extra; x != nil {
+		if n, ok := x.sizes[tableRef{ks, table}]; ok {
+			return n
+		}
 	}
 	return defaultTableSize
 }
 
-// pruneTableSizes forgets the sizes of tables b no longer has.
-func (b *branchRec) pruneTableSizes() {
-	for _, ks := range b.keyspaces.all() {
-		for table := range ks.sizes {
-			if ks.tables[table] == "" {
-				delete(ks.sizes, table)
+// savedSizes are the sizes set on tables of ks, by table; nil for none.
+func (ks *keyspaceRec) savedSizes() map[string]int64 {
+	var out map[string]int64
+	if x := ks.branch.db.extra; x != nil {
+		for ref, n := range x.sizes {
+			if ref.ks == ks {
+				if out == nil {
+					out = map[string]int64{}
+				}
+				out[ref.table] = n
 			}
+		}
+	}
+	return out
+}
+
+// pruneTableSizes forgets the sizes of tables db's branches no longer
+// have.
+func (db *dbRec) pruneTableSizes() {
+	if db.extra == nil {
+		return
+	}
+	for ref := range db.extra.sizes {
+		if ref.ks.deleted || ref.ks.branch.deleted || ref.ks.tables[ref.table] == "" {
+			delete(db.extra.sizes, ref)
 		}
 	}
 }

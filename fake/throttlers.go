@@ -28,11 +28,11 @@ func getDatabaseThrottler(c *call) (any, error) {
 }
 
 func updateDatabaseThrottler(c *call, p *platform.UpdateDatabaseThrottlerParams) (any, error) {
-	ratios, err := setRatios(c.db.throttle, c.db.throttleKeyspaces(), &p.UpdateThrottlerFields)
+	ratios, err := setRatios(c.db.ratiosSet(), c.db.throttleKeyspaces(), &p.UpdateThrottlerFields)
 	if err != nil {
 		return nil, err
 	}
-	c.db.throttle = ratios
+	c.db.extras().throttle = ratios
 	return renderDatabaseThrottler(c.db), nil
 }
 
@@ -162,13 +162,13 @@ func (dr *drRec) ratios() []platform.ThrottlerConfiguration {
 	if !dr.open {
 		return ratios(dr.throttleKeyspaces(), dr.throttle, nil)
 	}
-	return ratios(dr.throttleKeyspaces(), dr.throttle, dr.db.throttle)
+	return ratios(dr.throttleKeyspaces(), dr.throttle, dr.db.ratiosSet())
 }
 
 // freezeRatios keeps a closing deploy request's effective ratios as its
 // own, so that later changes of its database's do not reach it.
 func (dr *drRec) freezeRatios() {
-	dr.throttle = ratios(dr.throttleKeyspaces(), dr.throttle, dr.db.throttle)
+	dr.throttle = ratios(dr.throttleKeyspaces(), dr.throttle, dr.db.ratiosSet())
 }
 
 func renderDatabaseThrottler(db *dbRec) *platform.ThrottlerConfigurations {
@@ -178,7 +178,7 @@ func renderDatabaseThrottler(db *dbRec) *platform.ThrottlerConfigurations {
 		Configurable: platform.ThrottlerConfigurable{
 			ID: db.id, Name: db.name, CreatedAt: platform.NewTimestamp(db.created), UpdatedAt: platform.NewTimestamp(db.updated),
 		},
-		Configurations: ratios(eligible, db.throttle, nil),
+		Configurations: ratios(eligible, db.ratiosSet(), nil),
 	}
 }
 
