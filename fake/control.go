@@ -60,6 +60,10 @@ import (
 //	                                              AddRoleObjects {"objects"}
 //	PUT    /_fake/organizations/{org}/databases/{db}/branches/{branch}/table-sizes
 //	                                              SetTableSize {"keyspace", "table", "bytes"}
+//	POST   /_fake/organizations/{org}/databases/{db}/branches/{branch}/queries
+//	                                              RecordQueries {"samples": [{"sql", "keyspace", "tables", "tags",
+//	                                              "tablet_type", "rows_read", "rows_returned", "rows_affected",
+//	                                              "shard_queries", "duration", "error", "error_code", "time"}]}
 //	POST   /_fake/fail-next                       FailNext {"id"}
 //	POST   /_fake/faults                          InjectFault {"operation", "status", "code", "message", "retry_after",
 //	                                              "times", "probability", "latency"}; answers the rule with its "id"
