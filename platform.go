@@ -126,6 +126,8 @@ type Client struct {
 	// Throttlers sets the throttler ratios of databases and deploy
 	// requests.
 	Throttlers *ThrottlersService
+	// AuditLogs reads organizations' audit logs.
+	AuditLogs *AuditLogsService
 }
 
 // service is what every resource service holds: the client that sends its
@@ -220,6 +222,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.IPRestrictions = (*IPRestrictionsService)(common)
 	c.SchemaRecommendations = (*SchemaRecommendationsService)(common)
 	c.Throttlers = (*ThrottlersService)(common)
+	c.AuditLogs = (*AuditLogsService)(common)
 	return c, nil
 }
 

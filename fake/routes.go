@@ -28,6 +28,10 @@ type route struct {
 	op string
 	// public routes need no credentials.
 	public bool
+	// cursor marks a list paged by cursor (its handler reads the cursor
+	// with parseCursor), whose page, per_page and order the pipeline
+	// leaves alone.
+	cursor bool
 	// scopeBranch, when set, names the branch whose branch-level OAuth
 	// scopes admit the request, for an operation whose path has no {branch}
 	// (see scopes.go).
@@ -112,6 +116,7 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.oauthAppRoutes()...)
 	rs = append(rs, s.schemaRecommendationRoutes()...)
 	rs = append(rs, s.throttlerRoutes()...)
+	rs = append(rs, s.auditLogRoutes()...)
 	return rs
 }
 
@@ -265,12 +270,19 @@ func (s *Server) run(rt *route, r *http.Request, body any, bodyErr *apiError) (s
 			return 0, nil, err
 		}
 	}
+	var targetID, targetName string
+	if rt.write {
+		targetID, targetName = c.auditTarget()
+	}
 	resp, err = rt.serve(c)
 	if err != nil {
 		return 0, nil, err
 	}
 	if _, ok := resp.(nothingToDo); ok {
 		return http.StatusNoContent, nil, nil
+	}
+	if rt.write { // a change that succeeded: an entry of the audit log
+		c.audit(targetID, targetName, resp)
 	}
 	return rt.spec.status, resp, nil
 }
@@ -298,7 +310,7 @@ func (c *call) resolvePath() error {
 // order the pipeline reads. Operations that list are named list_*, but for
 // two that the API names otherwise.
 func (rt *route) list() bool {
-	return rt.spec.method == http.MethodGet &&
+	return rt.spec.method == http.MethodGet && !rt.cursor &&
 		(strings.HasPrefix(rt.op, "list_") || rt.op == "get_deploy_queue" || rt.op == "lint_branch_schema")
 }
 
