@@ -101,6 +101,8 @@ var fuzzBodyGroups = map[string][]string{
 	"Bouncer":              {"create_bouncer", "update_bouncer_resize_request"},
 	"Switchover":           {"create_switchover"},
 	"Maintenance":          {"run_branch_maintenance"},
+	"Workflow":             {"create_workflow"},
+	"VSchema":              {"update_keyspace_vschema", "update_branch_routing_rules"},
 	"SchemaRecommendation": {"dismiss_schema_recommendation"},
 	"Throttler":            {"update_database_throttler", "update_deploy_request_throttler"},
 }
@@ -147,6 +149,8 @@ func FuzzSchemaRecommendationBodies(f *testing.F) {
 }
 
 func FuzzThrottlerBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Throttler"]...) }
+func FuzzWorkflowBodies(f *testing.F)  { fuzzBodies(f, fuzzBodyGroups["Workflow"]...) }
+func FuzzVSchemaBodies(f *testing.F)   { fuzzBodies(f, fuzzBodyGroups["VSchema"]...) }
 
 // TestFuzzBodiesCoverBodyOperations checks that every operation whose
 // fixture sends a body is fuzzed by one of the targets above.

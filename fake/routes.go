@@ -97,6 +97,8 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.databaseRoutes()...)
 	rs = append(rs, s.branchRoutes()...)
 	rs = append(rs, s.keyspaceRoutes()...)
+	rs = append(rs, s.schemaDiffRoutes()...)
+	rs = append(rs, s.vschemaRoutes()...)
 	rs = append(rs, s.clusterSizeRoutes()...)
 	rs = append(rs, s.branchChangeRoutes()...)
 	rs = append(rs, s.branchResizeRoutes()...)
@@ -117,6 +119,7 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.schemaRecommendationRoutes()...)
 	rs = append(rs, s.throttlerRoutes()...)
 	rs = append(rs, s.auditLogRoutes()...)
+	rs = append(rs, s.workflowRoutes()...)
 	return rs
 }
 

@@ -45,6 +45,7 @@ type dbSnap struct {
 
 	IPRestrictions     []ipRestrictionSnap `json:"ip_restrictions"`
 	MaintenanceWindows []windowSnap        `json:"maintenance_windows"`
+	Workflows          []workflowSnap      `json:"workflows"`
 
 	Recommendations []recSnap                         `json:"schema_recommendations,omitempty"`
 	Throttle        []platform.ThrottlerConfiguration `json:"throttle,omitempty"`
@@ -66,6 +67,7 @@ func (sv *saver) databases() []dbSnap {
 			Backups: saveBackups(db), BackupPolicies: savePolicies(db),
 			DeployRequests: saveDeployRequests(db),
 			IPRestrictions: saveIPRestrictions(db), MaintenanceWindows: saveWindows(db),
+			Workflows:       saveWorkflows(db),
 			Recommendations: saveRecommendations(db), Throttle: db.ratiosSet(),
 		}
 		for _, dr := range db.deployQueue {
@@ -120,7 +122,8 @@ func (ld *loader) loadDatabases(list []dbSnap) error {
 }
 
 // loadDatabaseContents loads the backups, policies, deploy requests,
-// webhooks, IP restrictions and maintenance windows of each database.
+// webhooks, IP restrictions, maintenance windows and workflows of each
+// database.
 func (ld *loader) loadDatabaseContents(list []dbSnap) error {
 	for _, ds := range list {
 		db := ld.dbs[ds.ID]
@@ -136,6 +139,9 @@ func (ld *loader) loadDatabaseContents(list []dbSnap) error {
 		}
 		if err == nil {
 			err = ld.loadWindows(db, ds.MaintenanceWindows)
+		}
+		if err == nil {
+			err = ld.loadWorkflows(db, ds.Workflows)
 		}
 		if err == nil {
 			err = ld.loadRecommendations(db, ds.Recommendations)
