@@ -309,7 +309,7 @@ func (s *BackupsService) Delete(ctx context.Context, p *DeleteBackupParams) erro
 // that ends in a state other than success (failed, canceled or ignored)
 // gives a [*StateError] naming that state, with the backup.
 func (s *BackupsService) WaitDone(ctx context.Context, p *GetBackupParams) (*Backup, error) {
-	return waitFor(ctx, s.client, func(ctx context.Context) (*Backup, error) {
+	return waitForGet(ctx, s.client, func(ctx context.Context) (*Backup, error) {
 		return s.Get(ctx, p)
 	}, func(b *Backup) (bool, error) {
 		if !b.State.Done() {

@@ -433,7 +433,7 @@ func (s *BranchesService) AllLintErrors(ctx context.Context, p *LintBranchSchema
 
 // WaitReady polls a branch until it is ready, and returns it.
 func (s *BranchesService) WaitReady(ctx context.Context, p *GetBranchParams) (*Branch, error) {
-	return waitFor(ctx, s.client, func(ctx context.Context) (*Branch, error) {
+	return waitForGet(ctx, s.client, func(ctx context.Context) (*Branch, error) {
 		return s.Get(ctx, p)
 	}, func(b *Branch) (bool, error) {
 		return b.Ready, nil

@@ -188,7 +188,7 @@ func (s *BranchChangesService) GetResize(ctx context.Context, p *GetBranchResize
 // WaitResize polls a resize request until it has completed. A request
 // canceled meanwhile ends the wait with a *StateError.
 func (s *BranchChangesService) WaitResize(ctx context.Context, p *GetBranchResizeRequestParams) (*BranchResizeRequest, error) {
-	return waitFor(ctx, s.client, func(ctx context.Context) (*BranchResizeRequest, error) {
+	return waitForGet(ctx, s.client, func(ctx context.Context) (*BranchResizeRequest, error) {
 		return s.GetResize(ctx, p)
 	}, func(r *BranchResizeRequest) (bool, error) {
 		return changeDone("resize request "+r.ID, r.State)
@@ -297,7 +297,7 @@ func (s *BranchChangesService) GetChange(ctx context.Context, p *GetBranchChange
 // WaitChange polls a change request until it has completed. A request
 // canceled meanwhile ends the wait with a *StateError.
 func (s *BranchChangesService) WaitChange(ctx context.Context, p *GetBranchChangeRequestParams) (*BranchChangeRequest, error) {
-	return waitFor(ctx, s.client, func(ctx context.Context) (*BranchChangeRequest, error) {
+	return waitForGet(ctx, s.client, func(ctx context.Context) (*BranchChangeRequest, error) {
 		return s.GetChange(ctx, p)
 	}, func(r *BranchChangeRequest) (bool, error) {
 		return changeDone("change request "+r.ID, r.State)

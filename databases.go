@@ -294,7 +294,7 @@ func (s *DatabasesService) AllReadOnlyRegions(ctx context.Context, p *ListReadOn
 // WaitReady polls a database until it is ready, and returns it. It returns
 // early with ctx's error, or with the error of a failed poll.
 func (s *DatabasesService) WaitReady(ctx context.Context, p *GetDatabaseParams) (*Database, error) {
-	return waitFor(ctx, s.client, func(ctx context.Context) (*Database, error) {
+	return waitForGet(ctx, s.client, func(ctx context.Context) (*Database, error) {
 		return s.Get(ctx, p)
 	}, func(db *Database) (bool, error) {
 		return db.Ready, nil

@@ -93,15 +93,16 @@ func TestDeployFlow(t *testing.T) {
 	if dr.DeployedAt == nil || dr.Deployment.CutoverAt == nil {
 		t.Errorf("deployed_at %v, cutover_at %v; want both set", dr.DeployedAt, dr.Deployment.CutoverAt)
 	}
-	// Each waiter polls once, then once right after each transition it
-	// waits through, the fake's clock moving straight to it: the database
-	// (5s) and the branch (5s) get ready, the deployment checks (1s), is
-	// submitted (1s), starts (1s), copies (10s) and cuts over (1s).
+	// Each waiter polls once: before the poll, the fake's clock moves
+	// through the transitions until the poll would show what the waiter
+	// waits for, and no further: the database (5s) and the branch (5s) get
+	// ready, the deployment checks (1s), is submitted (1s), starts (1s),
+	// copies (10s) and cuts over (1s).
 	polls := map[string]int{}
 	for _, r := range srv.Requests() {
 		polls[r.Operation]++
 	}
-	want := map[string]int{"get_database": 2, "get_branch": 2, "get_deployment": 8}
+	want := map[string]int{"get_database": 1, "get_branch": 1, "get_deployment": 3}
 	for op, n := range want {
 		if polls[op] != n {
 			t.Errorf("%s polled %d times, want %d", op, polls[op], n)

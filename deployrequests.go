@@ -592,7 +592,7 @@ func (s *DeployRequestsService) WaitForDeployment(ctx context.Context, p *GetDep
 	if len(states) == 0 {
 		return nil, &ArgError{Arg: "states", Reason: "name at least one deployment state to wait for"}
 	}
-	return waitFor(ctx, s.client, func(ctx context.Context) (*Deployment, error) {
+	return waitForGet(ctx, s.client, func(ctx context.Context) (*Deployment, error) {
 		return s.GetDeployment(ctx, p)
 	}, func(d *Deployment) (bool, error) {
 		if slices.Contains(states, d.State) {

@@ -333,7 +333,7 @@ func (s *KeyspacesService) UpdateReadOnlyRegions(ctx context.Context, p *UpdateR
 // progress, and returns it. It returns early with ctx's error, or with the
 // error of a failed poll (ErrNotFound when the keyspace is gone).
 func (s *KeyspacesService) WaitReady(ctx context.Context, p *GetKeyspaceParams) (*Keyspace, error) {
-	return waitFor(ctx, s.client, func(ctx context.Context) (*Keyspace, error) {
+	return waitForGet(ctx, s.client, func(ctx context.Context) (*Keyspace, error) {
 		return s.Get(ctx, p)
 	}, func(ks *Keyspace) (bool, error) {
 		return ks.Ready && !ks.ConfigChangeInProgress, nil
@@ -555,7 +555,7 @@ func (s *KeyspacesService) WaitForResize(ctx context.Context, p *GetKeyspaceResi
 	if len(states) == 0 {
 		states = []KeyspaceResizeState{KeyspaceResizeCompleted}
 	}
-	return waitFor(ctx, s.client, func(ctx context.Context) (*KeyspaceResizeRequest, error) {
+	return waitForGet(ctx, s.client, func(ctx context.Context) (*KeyspaceResizeRequest, error) {
 		return s.GetResize(ctx, p)
 	}, func(r *KeyspaceResizeRequest) (bool, error) {
 		if slices.Contains(states, r.State) {

@@ -112,6 +112,9 @@ type Client struct {
 	Teams *TeamsService
 	// TrafficBudgets manages the traffic budgets of branches and their rules.
 	TrafficBudgets *TrafficBudgetsService
+	// QueryInsights reads what branches' queries did: summaries, errors,
+	// tags and anomalies.
+	QueryInsights *QueryInsightsService
 	// ServiceTokens manages service tokens and their permissions.
 	ServiceTokens *ServiceTokensService
 	// Webhooks manages the webhooks of databases.
@@ -218,6 +221,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.DeployRequests = (*DeployRequestsService)(common)
 	c.Teams = (*TeamsService)(common)
 	c.TrafficBudgets = (*TrafficBudgetsService)(common)
+	c.QueryInsights = (*QueryInsightsService)(common)
 	c.ServiceTokens = (*ServiceTokensService)(common)
 	c.Webhooks = (*WebhooksService)(common)
 	c.OAuthApplications = (*OAuthApplicationsService)(common)

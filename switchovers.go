@@ -136,7 +136,7 @@ func (s *SwitchoversService) Get(ctx context.Context, p *GetSwitchoverParams) (*
 // switchover that ends other than succeeded (failed or canceled) gives a
 // [*StateError] naming that state, with the switchover.
 func (s *SwitchoversService) WaitDone(ctx context.Context, p *GetSwitchoverParams) (*Switchover, error) {
-	return waitFor(ctx, s.client, func(ctx context.Context) (*Switchover, error) {
+	return waitForGet(ctx, s.client, func(ctx context.Context) (*Switchover, error) {
 		return s.Get(ctx, p)
 	}, func(sw *Switchover) (bool, error) {
 		if !sw.State.Done() {

@@ -158,7 +158,8 @@ func trafficBudgetsPath(org, db, branch string) string {
 	return pathf("v1/organizations/%s/databases/%s/branches/%s/traffic/budgets", org, db, branch)
 }
 
-// TrafficPeriod is a time period of the traffic budget list filter.
+// TrafficPeriod is a time period back from now: of the traffic budget list
+// filter, and the window of query insights ([QueryWindow]).
 type TrafficPeriod string
 
 // The traffic periods.

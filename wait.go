@@ -2,6 +2,7 @@ package platform
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"time"
 )
@@ -62,4 +63,34 @@ func waitFor[T any](ctx context.Context, c *Client, get func(context.Context) (*
 		}
 		wait = min(wait*2, waitMax)
 	}
+}
+
+// pollCondKey marks the context of a waiter's poll with the wait's
+// condition; see [PollCondition].
+type pollCondKey struct{}
+
+// PollCondition returns the condition a waiter sends a poll for, applied to
+// the body of a successful response: whether it shows what the waiter waits
+// for (an error ends the wait too). ok is false for any other request, and
+// for the polls of waiters that read more than one response. The fake's
+// clients use it to move the virtual clock, one scheduled transition at a
+// time, to the first moment the condition holds before the poll is
+// answered, so that a waiter polls once; against any other server nothing
+// reads it, and the waiter polls with backoff.
+func PollCondition(ctx context.Context) (cond func(body []byte) (bool, error), ok bool) {
+	cond, ok = ctx.Value(pollCondKey{}).(func([]byte) (bool, error))
+	return cond, ok
+}
+
+// waitForGet is waitFor for a waiter whose poll is one request answering a
+// T: each poll carries done, applied to the body, as its [PollCondition].
+func waitForGet[T any](ctx context.Context, c *Client, get func(context.Context) (*T, error), done func(*T) (bool, error)) (*T, error) {
+	pollCtx := context.WithValue(ctx, pollCondKey{}, func(body []byte) (bool, error) {
+		v := new(T)
+		if err := json.Unmarshal(body, v); err != nil {
+			return false, err
+		}
+		return done(v)
+	})
+	return waitFor(ctx, c, func(context.Context) (*T, error) { return get(pollCtx) }, done)
 }

@@ -1,9 +1,12 @@
 package platform_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -96,7 +99,9 @@ func TestWaitReadyDeadline(t *testing.T) {
 		}
 		return nil // no time passes: the database stays pending
 	}
-	c, err := platform.NewClient(append(srv.ClientOptions(srv.AdminToken()), platform.WithSleep(sleep))...)
+	// A plain HTTP client: the fake's own would move its clock ahead of
+	// each poll.
+	c, err := platform.NewClient(append(srv.ClientOptions(srv.AdminToken()), platform.WithHTTPClient(&http.Client{}), platform.WithSleep(sleep))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,5 +146,71 @@ func TestWaitMarksPollWaits(t *testing.T) {
 	}
 	if platform.IsPollWait(t.Context()) {
 		t.Error("IsPollWait of a plain context is true")
+	}
+}
+
+// pollConditions is an http.RoundTripper that records, for each request,
+// the PollCondition it carries applied to the body it gets back (nil for
+// none), then returns the response.
+type pollConditions struct {
+	mu   sync.Mutex
+	seen []*bool
+}
+
+func (p *pollConditions) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err != nil {
+		return nil, err
+	}
+	var got *bool
+	if cond, ok := platform.PollCondition(r.Context()); ok {
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		done, _ := cond(body)
+		got = &done
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.seen = append(p.seen, got)
+	return resp, nil
+}
+
+// TestWaitPollCondition checks the condition a waiter's polls carry for a
+// fake to move its clock by: present on the polls alone, and true of a body
+// exactly when the waiter would stop there.
+func TestWaitPollCondition(t *testing.T) {
+	t.Parallel()
+	api := newWireFunc(t, sequence(
+		respond(http.StatusOK, `{"name":"app-db","state":"pending","ready":false}`),
+		respond(http.StatusOK, `{"name":"app-db","state":"pending","ready":false}`),
+		respond(http.StatusOK, `{"name":"app-db","state":"ready","ready":true}`),
+	))
+	rt := &pollConditions{}
+	c := api.newClient(t, platform.WithoutRetries(), platform.WithHTTPClient(&http.Client{Transport: rt}),
+		platform.WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }))
+	if _, err := c.Databases.Get(t.Context(), &platform.GetDatabaseParams{Organization: "acme", Database: "app-db"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Databases.WaitReady(t.Context(), &platform.GetDatabaseParams{Organization: "acme", Database: "app-db"}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range rt.seen {
+		switch {
+		case s == nil:
+			got = append(got, "none")
+		case *s:
+			got = append(got, "done")
+		default:
+			got = append(got, "not done")
+		}
+	}
+	// The plain Get carries none; the waiter's two polls carry one.
+	if diff := cmp.Diff([]string{"none", "not done", "done"}, got); diff != "" {
+		t.Errorf("the requests' poll conditions (-want +got):\n%s", diff)
 	}
 }

@@ -179,6 +179,12 @@ func TestUnauthorized(t *testing.T) {
 	// one leaves the world as it was.
 	tm := fake.DefaultTimings()
 	tm.OAuthAccessToken = time.Second
+	// The credentials are made once, in a world each operation's is
+	// restored from.
+	w := newOpWorld(t, fake.WithTimings(tm))
+	creds := badCredentials(t, w.srv)
+	foreign := authForeignTokens(t, w)
+	base := opTemplateOf(t, w, fake.WithTimings(tm))
 	for _, name := range opOperations(t, func(tsvOperation) bool { return true }) {
 		if slices.Contains(authPublic, name) {
 			continue
@@ -186,12 +192,10 @@ func TestUnauthorized(t *testing.T) {
 		op := ops[name]
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			w := newOpWorld(t, fake.WithTimings(tm))
-			creds := badCredentials(t, w.srv)
-			foreign := authForeignTokens(t, w)
+			w := base.world(t)
 			call := opFixtures[name](w, "")
 			path := call.path(t, w, op)
-			before := opSnapshot(t, w.srv)
+			before := opWorldState(t, w.srv)
 			for label, auth := range creds {
 				r := send(t, w.srv, op.method, path, auth, call.body)
 				if r.status != http.StatusUnauthorized {
@@ -212,7 +216,7 @@ func TestUnauthorized(t *testing.T) {
 					}
 				}
 			}
-			if diff := cmp.Diff(before, opSnapshot(t, w.srv)); diff != "" {
+			if diff := cmp.Diff(before, opWorldState(t, w.srv)); diff != "" {
 				t.Errorf("refused requests changed the world (-before +after):\n%s", diff)
 			}
 			wantStatus(t, send(t, w.srv, op.method, path, admin(w.srv), call.body), op.status)

@@ -268,12 +268,12 @@ func TestBranchChangeConcurrency(t *testing.T) {
 	apiError(t, err, http.StatusUnprocessableEntity, "change request", "queued")
 
 	e.srv.Advance(e.tm.BranchChangeStart)
-	before := opSnapshot(t, e.srv)
+	before := opWorldState(t, e.srv)
 	_, err = e.change("pg", "dev", platform.UpdateBranchChangeRequestParams{ClusterSize: platform.Ptr("PS_10")})
 	apiError(t, err, http.StatusUnprocessableEntity, "change request "+r.ID, "resizing")
 	err = e.c.BranchChanges.UpdateClusterConfig(t.Context(), &platform.UpdateClusterConfigParams{Organization: e.srv.Org(), Database: "pg", Branch: "dev", ClusterSize: "PS_10"})
 	apiError(t, err, http.StatusUnprocessableEntity, "resizing")
-	if diff := cmp.Diff(before, opSnapshot(t, e.srv)); diff != "" {
+	if diff := cmp.Diff(before, opWorldState(t, e.srv)); diff != "" {
 		t.Errorf("refused requests changed the world (-before +after):\n%s", diff)
 	}
 }
@@ -425,11 +425,11 @@ func TestBranchChangeRefusals(t *testing.T) {
 			return err
 		}, []string{"vtgate_target_cpu_utilization 101"}},
 	}
-	before := opSnapshot(t, e.srv)
+	before := opWorldState(t, e.srv)
 	for _, tc := range cases {
 		apiError(t, tc.do(), http.StatusUnprocessableEntity, tc.words...)
 	}
-	if diff := cmp.Diff(before, opSnapshot(t, e.srv)); diff != "" {
+	if diff := cmp.Diff(before, opWorldState(t, e.srv)); diff != "" {
 		t.Errorf("refused requests changed the world (-before +after):\n%s", diff)
 	}
 
@@ -484,12 +484,12 @@ func TestBranchChangeWaitsForKeyspaceResize(t *testing.T) {
 	t.Parallel()
 	w := newOpWorld(t)
 	w.keyspaceResize("dev")
-	before := opSnapshot(t, w.srv)
+	before := opWorldState(t, w.srv)
 	_, err := w.c.BranchChanges.UpdateChange(t.Context(), &platform.UpdateBranchChangeRequestParams{Organization: w.org, Database: drDB, Branch: "dev", ClusterSize: platform.Ptr("PS_5")})
 	apiError(t, err, http.StatusUnprocessableEntity, "keyspace "+drDB, "resize request in flight")
 	err = w.c.BranchChanges.UpdateClusterConfig(t.Context(), &platform.UpdateClusterConfigParams{Organization: w.org, Database: drDB, Branch: "dev", ClusterSize: "PS_5"})
 	apiError(t, err, http.StatusUnprocessableEntity, "resize request in flight")
-	if diff := cmp.Diff(before, opSnapshot(t, w.srv)); diff != "" {
+	if diff := cmp.Diff(before, opWorldState(t, w.srv)); diff != "" {
 		t.Errorf("refused changes changed the world (-before +after):\n%s", diff)
 	}
 }

@@ -14,7 +14,7 @@ import (
 // (newOpWorld) to the request the operation's fixture builds, with the
 // admin token. Whatever the body, the answer is the operation's success
 // status or a 4xx in the API's error format, never a 5xx; and a refused
-// request changes nothing opSnapshot shows. The seed corpora are in
+// request changes nothing opWorldState shows. The seed corpora are in
 // testdata/fuzz/<target>: the fixture's body of each operation and broken
 // variants.
 
@@ -36,14 +36,14 @@ func fuzzBodies(f *testing.F, ops ...string) {
 		w := newOpWorld(t)
 		call := opFixtures[name](w, "")
 		path := call.path(t, w, op)
-		before := opSnapshot(t, w.srv)
+		before := opWorldState(t, w.srv)
 		r := send(t, w.srv, op.method, path, admin(w.srv), string(body))
 		nothing := noChangeOps[name] && r.status == http.StatusNoContent && len(r.body) == 0
 		if !nothing {
 			fuzzCheckAnswer(t, name, op.status, r)
 		}
 		if r.status >= 400 || nothing {
-			if diff := cmp.Diff(before, opSnapshot(t, w.srv)); diff != "" {
+			if diff := cmp.Diff(before, opWorldState(t, w.srv)); diff != "" {
 				t.Errorf("%s: a refused body (%d %s) changed the world (-before +after):\n%s", name, r.status, r.body, diff)
 			}
 		}

@@ -12,7 +12,7 @@ import (
 // (controlEndpoints' POSTs and PUTs, but advance and flush, which take a
 // query), on a fresh world with the team t. The answer is the endpoint's
 // success or a 4xx in the API's error format, never a 5xx; a refused
-// request changes nothing opSnapshot or the fault list shows.
+// request changes nothing opWorldState or the fault list shows.
 func FuzzControlBodies(f *testing.F) {
 	var eps []struct{ method, path, pattern string }
 	for _, ep := range controlEndpoints() {
@@ -25,8 +25,8 @@ func FuzzControlBodies(f *testing.F) {
 		ep := eps[int(pick)%len(eps)]
 		w := newOpWorld(t)
 		teamCreate(t, w.srv, "T")
-		state := func() (opState, string) {
-			return opSnapshot(t, w.srv), string(send(t, w.srv, http.MethodGet, "/_fake/faults", admin(w.srv), "").body)
+		state := func() (worldState, string) {
+			return opWorldState(t, w.srv), string(send(t, w.srv, http.MethodGet, "/_fake/faults", admin(w.srv), "").body)
 		}
 		beforeWorld, beforeFaults := state()
 		r := send(t, w.srv, ep.method, "/_fake/"+ep.path, admin(w.srv), string(body))

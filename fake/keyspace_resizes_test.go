@@ -302,10 +302,10 @@ func TestKeyspaceResizeRefused(t *testing.T) {
 			t.Parallel()
 			e := newResizeEnv(t)
 			ksCreate(t, e.srv, e.c, "main", platform.CreateKeyspaceParams{Name: "fresh", ClusterSize: "PS_10"})
-			before := opSnapshot(t, e.srv)
+			before := opWorldState(t, e.srv)
 			_, err := e.resize(tc.ks, tc.p)
 			apiError(t, err, http.StatusUnprocessableEntity, tc.words...)
-			if diff := cmp.Diff(before, opSnapshot(t, e.srv)); diff != "" {
+			if diff := cmp.Diff(before, opWorldState(t, e.srv)); diff != "" {
 				t.Errorf("a refused resize changed the world (-before +after):\n%s", diff)
 			}
 		})

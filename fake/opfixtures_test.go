@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -39,13 +40,82 @@ type opWorld struct {
 	bob string
 }
 
+// newOpWorld returns a fake holding the operation table's world, for t. The
+// world is built through the API once per test binary and restored from its
+// snapshot into a new fake for each caller: the same world, IDs and
+// secrets included (Restore's guarantee, which snapshot_test.go checks),
+// for the cost of a decode. With opts, it is built afresh on a fake with
+// those options.
 func newOpWorld(t *testing.T, opts ...fake.Option) *opWorld {
+	t.Helper()
+	if len(opts) > 0 {
+		return buildOpWorld(t, opts...)
+	}
+	return opPlainTemplate(t).world(t)
+}
+
+// opPlain is the template of newOpWorld's world, made by the first test that
+// asks for it.
+var opPlain struct {
+	sync.Mutex
+	tp *opTemplate
+}
+
+// opPlainTemplate returns the template of newOpWorld's world.
+func opPlainTemplate(t *testing.T) *opTemplate {
+	t.Helper()
+	opPlain.Lock()
+	defer opPlain.Unlock()
+	if opPlain.tp == nil {
+		opPlain.tp = opTemplateOf(t, buildOpWorld(t))
+	}
+	return opPlain.tp
+}
+
+// buildOpWorld builds the operation table's world through the API on a new
+// fake with opts.
+func buildOpWorld(t *testing.T, opts ...fake.Option) *opWorld {
 	t.Helper()
 	e := newDREnv(t, false, opts...)
 	e.branch("dev", drChange...)
 	mustDB(t, e.srv, "other")
 	e.srv.Advance(5 * time.Second)
 	return &opWorld{drEnv: e, bob: mustMember(t, e.srv, e.org, "Bob Builder", platform.RoleMember)}
+}
+
+// opTemplate is a world made once, as a snapshot, and restored wherever a
+// test needs it: into a new fake started with the options the world was
+// made with, or into a fake a test reuses for one request after another.
+type opTemplate struct {
+	snap []byte
+	bob  string
+	opts []fake.Option
+}
+
+// opTemplateOf takes the snapshot of w, whose fake was started with opts.
+func opTemplateOf(t *testing.T, w *opWorld, opts ...fake.Option) *opTemplate {
+	t.Helper()
+	snap, err := w.srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &opTemplate{snap: snap, bob: w.bob, opts: opts}
+}
+
+// world starts a fake for t and restores the template into it.
+func (tp *opTemplate) world(t *testing.T) *opWorld {
+	t.Helper()
+	return tp.restore(t, fake.NewServer(t, tp.opts...))
+}
+
+// restore replaces srv's state with the template's and returns the world,
+// for t. srv keeps its logs (requests, events, deliveries).
+func (tp *opTemplate) restore(t *testing.T, srv *fake.Server) *opWorld {
+	t.Helper()
+	if err := srv.Restore(tp.snap); err != nil {
+		t.Fatal(err)
+	}
+	return &opWorld{drEnv: &drEnv{t: t, srv: srv, c: srv.Client(), org: srv.Org()}, bob: tp.bob}
 }
 
 // opCall is the request of an operation: the values of its path's
@@ -512,7 +582,22 @@ var opFixtures = map[string]opFixture{
 	"list_service_token_grants":     opServiceToken(""),
 	"add_service_token_accesses":    opServiceToken(`{"database":"app","access":["write_database"]}`),
 	"remove_service_token_accesses": opServiceToken(`{"database":"app","access":["read_database"]}`),
-	"list_audit_logs":               opBody(""), // the world's making left entries
+
+	// query insights of dev: the traffic of opInsights
+	"list_branch_queries":             opInsights(func(*insightsFixture) opCall { return opCall{} }),
+	"get_branch_query":                opInsights(func(f *insightsFixture) opCall { return opCall{vals: map[string]string{"id": f.runID}} }),
+	"get_query_statistics":            opInsights(func(f *insightsFixture) opCall { return f.onQuery("keyspace=app") }),
+	"get_query_summary":               opInsights(func(f *insightsFixture) opCall { return f.onQuery("keyspace=app") }),
+	"list_branch_query_errors":        opInsights(func(*insightsFixture) opCall { return opCall{} }),
+	"get_branch_query_error":          opInsights(func(f *insightsFixture) opCall { return opCall{vals: map[string]string{"fingerprint": f.errorFP}} }),
+	"list_branch_query_tags":          opInsights(func(*insightsFixture) opCall { return opCall{} }),
+	"list_branch_query_tag_summaries": opInsights(func(*insightsFixture) opCall { return opCall{query: "tags=route"} }),
+	"get_branch_query_tag":            opInsights(func(*insightsFixture) opCall { return opCall{vals: map[string]string{"tag": "route"}} }),
+	"list_branch_anomalies":           opInsights(func(*insightsFixture) opCall { return opCall{} }),
+	"get_branch_anomaly":              opInsights(func(f *insightsFixture) opCall { return opCall{vals: map[string]string{"id": f.anomalyID}} }),
+	"list_traffic_budgets_for_query":  opInsights(func(f *insightsFixture) opCall { f.w.budget("dev"); return f.onQuery("") }),
+
+	"list_audit_logs": opBody(""), // the world's making left entries
 
 	// workflows: workflow 1 of app, moving audit from app to archive on
 	// main, taken to the state the operation starts from
@@ -1118,6 +1203,40 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 	return s
 }
 
+// worldState is what a request may change of a server: its whole state as
+// a snapshot holds it (fake.StateJSON: every resource, the clock, the
+// transitions waiting on it, the IDs to come, the credentials), with the
+// event stream and the webhook deliveries attempted, which a snapshot
+// leaves out. What every authenticated request records, refused or not
+// (the tokens' last use), is left out.
+type worldState struct {
+	State  string
+	Events []string
+	// Deliveries are the webhook deliveries attempted, as "webhook event
+	// #attempt"; their outcome, which comes later, is left out.
+	Deliveries []string
+}
+
+// opWorldState returns srv's worldState, the deliveries in flight settled
+// first. It is the check that a refused request changed nothing: cheaper
+// than reading the world through the API (opSnapshot), and complete. It
+// also serves in a Cleanup, after the test's context is canceled.
+func opWorldState(t testing.TB, srv *fake.Server) worldState {
+	t.Helper()
+	if err := srv.FlushDeliveries(context.WithoutCancel(t.Context())); err != nil {
+		t.Fatal(err)
+	}
+	st := worldState{Events: srv.EventNames()}
+	for _, d := range srv.Deliveries() {
+		st.Deliveries = append(st.Deliveries, fmt.Sprintf("%s %s #%d", d.WebhookID, d.Event, d.Attempt))
+	}
+	var err error
+	if st.State, err = fake.StateJSON(srv); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
 // opAdminInProcess is an SDK client with srv's admin token that calls
 // srv's handler in process rather than through its listener: the same
 // requests, without the network's cost, for the many snapshots of the
@@ -1159,35 +1278,51 @@ type opCase struct {
 	auth func(w *opWorld, call opCall) string
 }
 
-// opRunCases runs an operation's cases, each as a parallel subtest of t.
-// An allowed read leaves the world as it was; with changes, an allowed
-// change must change it (a check of the fixture's request, which one table
-// making it is enough for). The cases whose request changes nothing when the test passes share
-// one world, made by newWorld: a read's, and a change's refused ones that
-// send the fixture's request of no particular need (a read's fixture
-// builds the same request for every need: need picks among the requests of
-// a change). Their credentials are made first, then the cases run, after
-// which the world must be as it was. Every other case gets a world of its
-// own.
-func opRunCases(t *testing.T, name string, op tsvOperation, newWorld func(*testing.T) *opWorld, cases []opCase, changes bool) {
-	var shared []opCase
+// opRunCases runs an operation's cases, each as a subtest of t, on one fake
+// for the operation, which base's world is restored into. An allowed read
+// leaves the world as it was; with changes, an allowed change must change
+// it (a check of the fixture's request, which one table making it is
+// enough for).
+//
+// The cases whose request changes nothing when the test passes share one
+// world: a read's, and a change's refused ones that send the fixture's
+// request of no particular need (a read's fixture builds the same request
+// for every need: need picks among the requests of a change). Their
+// credentials are made first, then the cases run in parallel, after which
+// the world must be as it was.
+//
+// Every other case runs in a world of its own, one after another: the
+// fixture's world for the case's need, made once per need and restored
+// before each case.
+func opRunCases(t *testing.T, name string, op tsvOperation, base *opTemplate, cases []opCase, changes bool) {
+	var shared, own []opCase
 	for _, oc := range cases {
 		if op.method == http.MethodGet || (!oc.allow && oc.need == "") {
 			shared = append(shared, oc)
-			continue
+		} else {
+			own = append(own, oc)
 		}
+	}
+	srv := fake.NewServer(t, base.opts...)
+	worlds, calls := map[string]*opTemplate{}, map[string]opCall{}
+	for _, oc := range own {
+		if worlds[oc.need] == nil {
+			w := base.restore(t, srv)
+			calls[oc.need] = opFixtures[name](w, oc.need)
+			worlds[oc.need] = opTemplateOf(t, w, base.opts...)
+		}
+	}
+	for _, oc := range own {
 		t.Run(oc.name, func(t *testing.T) {
-			t.Parallel()
-			w := newWorld(t)
-			call := opFixtures[name](w, oc.need)
+			w, call := worlds[oc.need].restore(t, srv), calls[oc.need]
 			auth := oc.auth(w, call)
 			if oc.allow && !changes {
 				opOutcome(t, op, send(t, w.srv, op.method, call.path(t, w, op), auth, call.body), oc.allow)
 				return
 			}
-			before := opSnapshot(t, w.srv)
+			before := opWorldState(t, w.srv)
 			opOutcome(t, op, send(t, w.srv, op.method, call.path(t, w, op), auth, call.body), oc.allow)
-			after := opSnapshot(t, w.srv)
+			after := opWorldState(t, w.srv)
 			switch changed := !cmp.Equal(before, after); {
 			case !oc.allow && changed:
 				t.Errorf("a refused request changed the world (-before +after):\n%s", cmp.Diff(before, after))
@@ -1199,15 +1334,15 @@ func opRunCases(t *testing.T, name string, op tsvOperation, newWorld func(*testi
 	if len(shared) == 0 {
 		return
 	}
-	w := newWorld(t)
+	w := base.restore(t, srv)
 	call := opFixtures[name](w, "")
 	auths := make([]string, len(shared))
 	for i, oc := range shared {
 		auths[i] = oc.auth(w, call)
 	}
-	before := opSnapshot(t, w.srv)
+	before := opWorldState(t, w.srv)
 	t.Cleanup(func() { // after the parallel cases
-		if diff := cmp.Diff(before, opSnapshot(t, w.srv)); diff != "" {
+		if diff := cmp.Diff(before, opWorldState(t, w.srv)); diff != "" {
 			t.Errorf("requests that change nothing changed the world (-before +after):\n%s", diff)
 		}
 	})

@@ -145,6 +145,7 @@ func TestPermissions(t *testing.T) {
 	t.Parallel()
 	ops := loadOperations(t)
 	dbPerm := permDatabasePermissions(t)
+	base := opPlainTemplate(t)
 	for _, name := range opOperations(t, func(tsvOperation) bool { return true }) {
 		op := ops[name]
 		t.Run(name, func(t *testing.T) {
@@ -171,7 +172,7 @@ func TestPermissions(t *testing.T) {
 			if op.method == http.MethodGet && len(permExceptions[name]) > 0 {
 				t.Fatalf("%s is a read, whose cases share the fixture's request of no need: it cannot have permExceptions", name)
 			}
-			opRunCases(t, name, op, func(t *testing.T) *opWorld { return newOpWorld(t) }, permCases(name, op, dbPerm), true)
+			opRunCases(t, name, op, base, permCases(name, op, dbPerm), true)
 		})
 	}
 }

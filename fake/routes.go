@@ -2,6 +2,7 @@ package fake
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,6 +40,11 @@ type route struct {
 	handler
 	// spec is op's row of operations.tsv, filled when the table is built.
 	spec operation
+	// muxPattern, when set, is what the ServeMux routes instead of pattern:
+	// a wider pattern where two of the API's paths overlap with neither more
+	// specific (.../insights/{fingerprint}/summary and .../insights/queries/{id});
+	// the handler refuses the paths pattern does not match.
+	muxPattern string
 }
 
 // handler serves an operation: newBody, when set, makes the value a JSON
@@ -113,6 +119,7 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.deployRequestRoutes()...)
 	rs = append(rs, s.teamRoutes()...)
 	rs = append(rs, s.trafficBudgetRoutes()...)
+	rs = append(rs, s.insightsRoutes()...)
 	rs = append(rs, s.serviceTokenRoutes()...)
 	rs = append(rs, s.webhookRoutes()...)
 	rs = append(rs, s.oauthAppRoutes()...)
@@ -138,7 +145,7 @@ func (s *Server) buildHandlers() error {
 		}
 		spec.need = permsOf(spec.perms)
 		rt.spec = spec
-		t.Handle(rt.pattern, s.pipeline(&rt))
+		t.Handle(cmp.Or(rt.muxPattern, rt.pattern), s.pipeline(&rt))
 	}
 	if err := s.mountOAuthServer(&t); err != nil { // see oauth.go
 		return err
@@ -223,7 +230,7 @@ func (s *Server) pipeline(rt *route) http.Handler {
 		if rec, ok := w.(*recorder); ok {
 			rec.op = rt.op
 		}
-		if s.applyFault(w, r, rt.op) {
+		if !peeking(r) && s.applyFault(w, r, rt.op) {
 			return
 		}
 		body, bodyErr := decodeBody(w, r, rt, s.strict)
@@ -255,7 +262,9 @@ func (s *Server) run(rt *route, r *http.Request, body any, bodyErr *apiError) (s
 		if c.who, err = s.authenticate(r, c.now); err != nil {
 			return 0, nil, err
 		}
-		if err := s.limiter.allow(c.who.rateKey(), c.now); err != nil {
+		if peeking(r) {
+			// A read the server makes for itself is not the client's.
+		} else if err := s.limiter.allow(c.who.rateKey(), c.now); err != nil {
 			return 0, nil, err
 		}
 	}
@@ -311,11 +320,14 @@ func (c *call) resolvePath() error {
 
 // list reports whether the route serves a list, whose page, per_page and
 // order the pipeline reads. Operations that list are named list_*, but for
-// two that the API names otherwise.
+// four that the API names otherwise.
 func (rt *route) list() bool {
 	return rt.spec.method == http.MethodGet && !rt.cursor &&
-		(strings.HasPrefix(rt.op, "list_") || rt.op == "get_deploy_queue" || rt.op == "lint_branch_schema")
+		(strings.HasPrefix(rt.op, "list_") || slices.Contains(pagedGets, rt.op))
 }
+
+// pagedGets are the operations that list but are not named list_*.
+var pagedGets = []string{"get_deploy_queue", "lint_branch_schema", "get_query_statistics", "get_branch_query_error"}
 
 // permitted applies the operation's permission column to a service token,
 // its scope column to an OAuth token (see scopes.go).

@@ -62,12 +62,12 @@ func scopeElsewhere(op tsvOperation, call opCall) fake.Consent {
 // 404 of a missing permission, and that nothing changed.
 func scopeRefused(t *testing.T, w *opWorld, op tsvOperation, call opCall, access string) {
 	t.Helper()
-	before := opSnapshot(t, w.srv)
+	before := opWorldState(t, w.srv)
 	r := send(t, w.srv, op.method, call.path(t, w, op), bearer(access), call.body)
 	if e := wantError(t, r, http.StatusNotFound, "not_found"); e.Message != "Not Found" {
 		t.Errorf("message %q, want the plain Not Found of a missing resource", e.Message)
 	}
-	if diff := cmp.Diff(before, opSnapshot(t, w.srv)); diff != "" {
+	if diff := cmp.Diff(before, opWorldState(t, w.srv)); diff != "" {
 		t.Errorf("a refused request changed the world (-before +after):\n%s", diff)
 	}
 }
@@ -115,6 +115,7 @@ var scopeResourceKinds = []string{
 func TestOAuthScopes(t *testing.T) {
 	t.Parallel()
 	ops := loadOperations(t)
+	base := opTemplateOf(t, scopeWorld(t))
 	for _, name := range opOperations(t, func(op tsvOperation) bool { return op.scopes != nil }) {
 		op := ops[name]
 		t.Run(name, func(t *testing.T) {
@@ -124,7 +125,7 @@ func TestOAuthScopes(t *testing.T) {
 					t.Fatalf("%s lists scopes of %q, not a kind of resource", name, res)
 				}
 			}
-			opRunCases(t, name, op, scopeWorld, scopeCases(op), false)
+			opRunCases(t, name, op, base, scopeCases(op), false)
 		})
 	}
 }
@@ -295,13 +296,13 @@ func TestOAuthRestoreFromAGrantedBranch(t *testing.T) {
 		_, err := c.Branches.Create(ctx, p)
 		return err
 	}
-	before := opSnapshot(t, w.srv)
+	before := opWorldState(t, w.srv)
 	// Not a plain branch, and not a production branch's backup (a scope of
 	// the organization or the database).
 	apiError(t, create("plain", ""), http.StatusNotFound)
 	apiError(t, create("from-main", mainBackup), http.StatusNotFound)
 	apiError(t, create("from-nowhere", "nosuchbackup"), http.StatusNotFound)
-	if diff := cmp.Diff(before, opSnapshot(t, w.srv)); diff != "" {
+	if diff := cmp.Diff(before, opWorldState(t, w.srv)); diff != "" {
 		t.Errorf("refused restores changed the world (-before +after):\n%s", diff)
 	}
 	if err := create("from-dev", devBackup); err != nil {
@@ -343,10 +344,10 @@ func TestOAuthApprovalRules(t *testing.T) {
 	}
 	e.srv.Advance(time.Second)
 
-	before := opSnapshot(t, e.srv)
+	before := opWorldState(t, e.srv)
 	apiError(t, approve(admin, 1), http.StatusForbidden, "service token you created")
 	apiError(t, approve(bobs, 2), http.StatusForbidden, "your own")
-	if diff := cmp.Diff(before, opSnapshot(t, e.srv)); diff != "" {
+	if diff := cmp.Diff(before, opWorldState(t, e.srv)); diff != "" {
 		t.Errorf("refused approvals changed the world (-before +after):\n%s", diff)
 	}
 	// Each may approve the other's.
@@ -380,9 +381,9 @@ func TestOAuthPlainBranchNeedsWriteBranches(t *testing.T) {
 	restorer := oauthClient(t, w.srv, oauthGrant(t, w.srv, consent,
 		platform.ScopeOrganizationRestoreBackups, platform.ScopeOrganizationRestoreProductionBranchBackups,
 		platform.ScopeDatabaseRestoreBackups, platform.ScopeDatabaseRestoreProductionBranchBackups))
-	before := opSnapshot(t, w.srv)
+	before := opWorldState(t, w.srv)
 	apiError(t, create(restorer, "plain"), http.StatusNotFound)
-	if diff := cmp.Diff(before, opSnapshot(t, w.srv)); diff != "" {
+	if diff := cmp.Diff(before, opWorldState(t, w.srv)); diff != "" {
 		t.Errorf("a refused create changed the world (-before +after):\n%s", diff)
 	}
 	if _, err := restorer.Branches.Create(ctx, &platform.CreateBranchParams{Organization: w.org, Database: drDB, Name: "restored", BackupID: w.backup("dev"), ClusterSize: "PS_10"}); err != nil {

@@ -417,6 +417,18 @@
 // recorded with, plus the system tag query_fingerprint, which no recording
 // may set.
 //
+// Query insights (insights.go, anomalies.go) are computed from those
+// samples when asked. The window is from/to, or period back from now, or
+// else the last 24 hours; lists sort by total time (errors by last run),
+// descending, ties by keyspace and fingerprint; figures the fake does not
+// measure (CPU, IO, bytes, blocks, traffic control) are 0. Anomalies follow
+// one rule: a minute whose p99 latency is over 3 times the median p99 of
+// the 60 minutes before it (10 of them with queries at least) is in
+// violation, and consecutive such minutes are one anomaly, whose
+// correlations are the queries whose mean latency follows the branch's
+// p99 with r >= 0.5. The traffic budgets of a query are those with a rule
+// for its fingerprint or for a tag its executions carry.
+//
 // The audit log (list_audit_logs) is recorded once, by the request
 // pipeline, not by handlers: every request through the API that changes
 // the world and succeeds, whoever sends it (a service token, or a user
@@ -478,6 +490,7 @@ type Server struct {
 	onChange func() // see WithOnChange; nil for none
 
 	httpSrv *httptest.Server
+	client  *http.Client // of the fake's clients: httpSrv's, with pollAhead
 	reqSeq  atomic.Uint64
 	reqID   string // per-server prefix of request IDs
 
@@ -555,6 +568,7 @@ func New(opts ...Option) (*Server, error) {
 		s.httpSrv.Listener = l
 	}
 	s.httpSrv.Start()
+	s.client = &http.Client{Transport: pollAhead{s: s, base: s.httpSrv.Client().Transport}}
 	return s, nil
 }
 
@@ -598,8 +612,11 @@ func (s *Server) AdminToken() Token {
 
 // Client returns a client of this server authenticated with the admin token.
 // Its waits (waiters and retry backoff) advance the virtual clock instead of
-// sleeping, and its waiters poll right after each scheduled transition
-// (with [WithRealTime], as soon as it has run on the wall clock).
+// sleeping. Before a waiter's poll ([platform.PollCondition]) it moves the
+// virtual clock through the scheduled transitions until the poll would see
+// what the waiter waits for, so the waiter polls once; otherwise waiters
+// poll right after each scheduled transition (with [WithRealTime], as soon
+// as it has run on the wall clock).
 func (s *Server) Client() *platform.Client { return s.ClientFor(s.AdminToken()) }
 
 // ClientFor returns a client of this server authenticated with tok, with the
@@ -622,7 +639,7 @@ func (s *Server) ClientOptions(tok Token) []platform.Option {
 	return []platform.Option{
 		platform.WithBaseURL(s.URL()),
 		platform.WithServiceToken(tok.ID, tok.Secret),
-		platform.WithHTTPClient(s.httpSrv.Client()),
+		platform.WithHTTPClient(s.client),
 		platform.WithSleep(s.sleep),
 	}
 }
@@ -724,9 +741,12 @@ func (s *Server) wake() { s.runClock(s.clock.Now) }
 // ServeHTTP serves the API: it stamps a request ID, routes the request and
 // records it in the request log.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	rid := fmt.Sprintf("%s%06d", s.reqID, s.reqSeq.Add(1))
-	w.Header().Set("X-Request-Id", rid)
-	rec := &recorder{ResponseWriter: w, srv: s, status: http.StatusOK, log: &s.requests, req: r, rid: rid}
+	rec := &recorder{ResponseWriter: w, srv: s, status: http.StatusOK, req: r}
+	if !peeking(r) {
+		rec.rid = fmt.Sprintf("%s%06d", s.reqID, s.reqSeq.Add(1))
+		rec.log = &s.requests
+		w.Header().Set("X-Request-Id", rec.rid)
+	}
 	switch {
 	case r.RequestURI == "*":
 		// ServeMux answers the target "*" with a bare 400, not the API's
@@ -781,9 +801,9 @@ func (r *recorder) Write(b []byte) (int, error) {
 	return r.ResponseWriter.Write(b)
 }
 
-// record adds the request to the log, once.
+// record adds the request to the log, once; a peek has no log.
 func (r *recorder) record() {
-	if r.logged {
+	if r.logged || r.log == nil {
 		return
 	}
 	r.logged = true

@@ -460,6 +460,18 @@ func (t *branchTraffic) stats(f trafficFilter) *trafficStats {
 	return st
 }
 
+// totalDuration is the summed duration of the samples f selects: stats'
+// total, without keeping their durations.
+func (t *branchTraffic) totalDuration(f trafficFilter) time.Duration {
+	var total time.Duration
+	for _, q := range t.all() {
+		if f.match(q) {
+			total += q.duration
+		}
+	}
+	return total
+}
+
 // groupTraffic aggregates the samples f selects by the keys keys gives
 // each (none, one or several: a sample counts once in each of its groups).
 func groupTraffic[K comparable](t *branchTraffic, f trafficFilter, keys func(q *querySample, group func(K))) map[K]*trafficStats {
