@@ -130,6 +130,12 @@ type Client struct {
 	// QueryPatternReports generates and downloads reports of branches'
 	// query patterns.
 	QueryPatternReports *QueryPatternReportsService
+	// SchemaRecommendations reads and dismisses the schema recommendations
+	// of databases.
+	SchemaRecommendations *SchemaRecommendationsService
+	// Throttlers sets the throttler ratios of databases and deploy
+	// requests.
+	Throttlers *ThrottlersService
 	// AuditLogs reads organizations' audit logs.
 	AuditLogs *AuditLogsService
 }
@@ -228,6 +234,8 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.IPRestrictions = (*IPRestrictionsService)(common)
 	c.Metrics = (*MetricsService)(common)
 	c.QueryPatternReports = (*QueryPatternReportsService)(common)
+	c.SchemaRecommendations = (*SchemaRecommendationsService)(common)
+	c.Throttlers = (*ThrottlersService)(common)
 	c.AuditLogs = (*AuditLogsService)(common)
 	return c, nil
 }

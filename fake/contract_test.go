@@ -811,6 +811,20 @@ var contractStates = []contractState{
 		}
 		return out
 	}},
+	{name: "schema recommendations open, dismissed, stale and applied", setup: func(w *opWorld) []contractRequest {
+		contractRecommendations(w)
+		return []contractRequest{
+			contractOn("list_schema_recommendations"),
+			contractOn("get_schema_recommendation", "number", "1"),
+			contractOn("get_schema_recommendation", "number", "2"),
+			contractOn("get_schema_recommendation", "number", "3"),
+			contractOn("get_schema_recommendation", "number", "4"),
+			contractOn("get_database"),
+			contractOn("get_deploy_request_throttler", "number", "1"),
+			contractOn("get_deployment", "number", "1"),
+			contractOn("check_deploy_request_storage", "number", "1"),
+		}
+	}},
 	{name: "empty diffs, a deployed deploy request's diff, sharded and set VSchemas", setup: func(w *opWorld) []contractRequest {
 		w.branch("same")
 		w.open(platform.CreateDeployRequestParams{Branch: "same"}) // no changes: number 1
@@ -845,6 +859,40 @@ var contractStates = []contractState{
 			{op: "list_audit_logs", call: opCall{query: "limit=1"}},
 		}
 	}},
+}
+
+// contractRecommendations gives app schema recommendations in every state:
+// main gets log (a unique key but no primary key: #1, dismissed), tags
+// (a redundant index: #2, applied by deploy request 1 from dev, which
+// drops it), tmp (no primary key: #3, stale once dropped) and keep (no
+// primary key: #4, open).
+func contractRecommendations(w *opWorld) {
+	ctx := w.t.Context()
+	main := platform.DisableSafeMigrationsParams{Organization: w.org, Database: drDB, Branch: "main"}
+	tags := "CREATE TABLE `tags` (id bigint NOT NULL, name varchar(64), PRIMARY KEY (id), KEY name_id (name, id))"
+	steps := []func() error{
+		func() error { _, err := w.c.Branches.DisableSafeMigrations(ctx, &main); return err },
+		func() error {
+			return w.srv.PushSchema(w.org, drDB, "main", "CREATE TABLE `log` (email varchar(64) NOT NULL, UNIQUE KEY email (email))",
+				strings.Replace(tags, "PRIMARY KEY (id),", "PRIMARY KEY (id), KEY name (name),", 1),
+				"CREATE TABLE `tmp` (email varchar(64) NOT NULL, UNIQUE KEY email (email))", "CREATE TABLE `keep` (email varchar(64) NOT NULL, UNIQUE KEY email (email))")
+		},
+		func() error {
+			_, err := w.c.SchemaRecommendations.Dismiss(ctx, &platform.DismissSchemaRecommendationParams{Organization: w.org, Database: drDB, Number: 1})
+			return err
+		},
+		func() error { return w.srv.PushSchema(w.org, drDB, "main", "DROP TABLE `tmp`") },
+		func() error { _, err := w.c.Branches.EnableSafeMigrations(ctx, &main); return err },
+		func() error {
+			return w.srv.PushSchema(w.org, drDB, "dev", tags, "CREATE TABLE `log` (email varchar(64) NOT NULL, UNIQUE KEY email (email))", "CREATE TABLE `keep` (email varchar(64) NOT NULL, UNIQUE KEY email (email))")
+		},
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			w.t.Fatal(err)
+		}
+	}
+	w.takeSteps(w.open(platform.CreateDeployRequestParams{Branch: "dev"}), toPendingRevert)
 }
 
 // TestContractStates holds the bodies of each of contractStates to the

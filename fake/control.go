@@ -58,6 +58,8 @@ import (
 //	                                              RoleObjects; answers {"data": [...]}
 //	POST   /_fake/organizations/{org}/databases/{db}/branches/{branch}/roles/{role}/objects
 //	                                              AddRoleObjects {"objects"}
+//	PUT    /_fake/organizations/{org}/databases/{db}/branches/{branch}/table-sizes
+//	                                              SetTableSize {"keyspace", "table", "bytes"}
 //	POST   /_fake/organizations/{org}/databases/{db}/branches/{branch}/queries
 //	                                              RecordQueries {"samples": [{"sql", "keyspace", "tables", "tags",
 //	                                              "tablet_type", "rows_read", "rows_returned", "rows_affected",

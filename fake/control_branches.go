@@ -23,6 +23,7 @@ func controlBranchRoutes() []controlRoute {
 		{http.MethodGet, controlBranch + "/roles/{role}", http.StatusOK, ctl((*Server).controlRole)},
 		{http.MethodGet, controlBranch + "/roles/{role}/objects", http.StatusOK, ctl((*Server).controlRoleObjects)},
 		{http.MethodPost, controlBranch + "/roles/{role}/objects", http.StatusNoContent, ctlBody((*Server).controlAddRoleObjects)},
+		{http.MethodPut, controlBranch + "/table-sizes", http.StatusNoContent, ctlBody((*Server).controlSetTableSize)},
 		{http.MethodPost, controlBranch + "/queries", http.StatusNoContent, ctlBody((*Server).controlRecordQueries)},
 	}
 }
@@ -89,6 +90,22 @@ func (s *Server) controlAddRoleObjects(r *http.Request, b *controlRoleObjectsBod
 	}
 	org, db, branch := branchPath(r)
 	return nil, refused(s.AddRoleObjects(org, db, branch, r.PathValue("role"), b.Objects...))
+}
+
+// controlTableSizeBody is the body of PUT .../branches/{branch}/table-sizes.
+type controlTableSizeBody struct {
+	Keyspace string `json:"keyspace"`
+	Table    string `json:"table"`
+	Bytes    *int64 `json:"bytes"`
+}
+
+// controlSetTableSize serves PUT .../branches/{branch}/table-sizes.
+func (s *Server) controlSetTableSize(r *http.Request, b *controlTableSizeBody) (any, error) {
+	if b.Bytes == nil {
+		return nil, missing("bytes")
+	}
+	org, db, branch := branchPath(r)
+	return nil, refused(s.SetTableSize(org, db, branch, b.Keyspace, b.Table, *b.Bytes))
 }
 
 // controlQueriesBody is the body of POST .../branches/{branch}/queries.

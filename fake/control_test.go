@@ -809,6 +809,7 @@ func controlEndpoints() []struct{ method, path, pattern string } {
 		{"GET", "organizations/acme/databases/app/branches/main/roles/r1", "organizations/{organization}/databases/{database}/branches/{branch}/roles/{role}"},
 		{"GET", "organizations/acme/databases/app/branches/main/roles/r1/objects", "organizations/{organization}/databases/{database}/branches/{branch}/roles/{role}/objects"},
 		{"POST", "organizations/acme/databases/app/branches/main/roles/r1/objects", "organizations/{organization}/databases/{database}/branches/{branch}/roles/{role}/objects"},
+		{"PUT", "organizations/acme/databases/app/branches/main/table-sizes", "organizations/{organization}/databases/{database}/branches/{branch}/table-sizes"},
 		{"POST", "fail-next", "fail-next"},
 		{"POST", "faults", "faults"},
 		{"GET", "faults", "faults"},
@@ -942,6 +943,8 @@ func controlRefusals(t *testing.T, srv *fake.Server, stranger, big string) {
 		{"managed left out", "PUT", org + "/teams/core/managed", `{}`, 422, "unprocessable", []string{"field managed is required"}},
 		{"managed not a boolean", "PUT", org + "/teams/core/managed", `{"managed": "yes"}`, 400, "bad_request", []string{"managed", "boolean"}},
 		{"no role objects", "POST", main + "/roles/r1/objects", `{}`, 422, "unprocessable", []string{"field objects is required"}},
+		{"table size without bytes", "PUT", main + "/table-sizes", `{"table": "users"}`, 422, "unprocessable", []string{"field bytes is required"}},
+		{"size of a missing table", "PUT", main + "/table-sizes", `{"table": "nope", "bytes": 1}`, 422, "unprocessable", []string{"SetTableSize", `table "nope"`}},
 		// Durations.
 		{"ttl not a duration", "POST", org + "/service-tokens", `{"ttl": "soon"}`, 400, "bad_request", []string{"ttl", `"soon"`}},
 		{"ttl negative", "POST", org + "/service-tokens", `{"ttl": "-1h"}`, 400, "bad_request", []string{"ttl", "non-negative"}},

@@ -47,6 +47,38 @@ type dbRec struct {
 	maintenance    maintenanceStore // see maintenance.go
 	ipRestrictions ipRestrictions   // PostgreSQL databases only; see iprestrictions.go
 	workflows      *workflowStore   // nil until the first workflow; see workflows.go
+
+	extra *dbExtra // what few databases have; nil until the first
+}
+
+// dbExtra holds what few databases have, apart from the record so that
+// the others do not pay for it.
+type dbExtra struct {
+	recs     recStore                          // schema recommendations
+	throttle []platform.ThrottlerConfiguration // throttler ratios set, by keyspace
+	sizes    map[tableRef]int64                // table sizes SetTableSize set, on any branch
+}
+
+// tableRef names a table of a keyspace.
+type tableRef struct {
+	ks    *keyspaceRec
+	table string
+}
+
+// extras returns db's extra records, making them on first use.
+func (db *dbRec) extras() *dbExtra {
+	if db.extra == nil {
+		db.extra = &dbExtra{}
+	}
+	return db.extra
+}
+
+// ratiosSet are the throttler ratios set on db.
+func (db *dbRec) ratiosSet() []platform.ThrottlerConfiguration {
+	if db.extra == nil {
+		return nil
+	}
+	return db.extra.throttle
 }
 
 // maxNameLen bounds organization, database and branch names.
@@ -281,37 +313,38 @@ func (s *Server) renderDatabase(db *dbRec) *platform.Database {
 		}
 	}
 	out := &platform.Database{
-		ID:                         db.id,
-		Type:                       "Database",
-		Name:                       db.name,
-		URL:                        base + "v1/organizations/" + db.org.name + "/databases/" + db.name,
-		BranchesURL:                base + "v1/organizations/" + db.org.name + "/databases/" + db.name + "/branches",
-		HTMLURL:                    base + db.org.name + "/" + db.name,
-		State:                      db.state,
-		Ready:                      db.state == platform.DatabaseReady,
-		Kind:                       db.kind,
-		Plan:                       "scaler_pro",
-		Region:                     *renderRegionFor(db.region)(db.region),
-		BranchesCount:              db.branchIdx.len(),
-		DevelopmentBranchesCount:   db.branchIdx.len() - prod,
-		ProductionBranchesCount:    prod,
-		IssuesCount:                platform.Ptr(0),
-		DefaultBranch:              db.defaultBranch,
-		DefaultBranchShardCount:    1,
-		RequireApprovalForDeploy:   db.requireApproval,
-		DeletionProtected:          db.deletionProtected,
-		AllowDataBranching:         db.allowDataBranching,
-		ForeignKeysEnabled:         db.foreignKeys,
-		AutomaticMigrations:        db.automaticMigrations,
-		RestrictBranchRegion:       db.restrictBranchRegion,
-		InsightsRawQueries:         db.insightsRawQueries,
-		InsightsEnabled:            true,
-		ProductionBranchWebConsole: db.prodWebConsole,
-		MigrationTableName:         db.migrationTable,
-		MigrationFramework:         db.migrationFramework,
-		CreatedAt:                  platform.NewTimestamp(db.created),
-		UpdatedAt:                  platform.NewTimestamp(db.updated),
-		Notes:                      db.notes,
+		ID:                             db.id,
+		Type:                           "Database",
+		Name:                           db.name,
+		URL:                            base + "v1/organizations/" + db.org.name + "/databases/" + db.name,
+		BranchesURL:                    base + "v1/organizations/" + db.org.name + "/databases/" + db.name + "/branches",
+		HTMLURL:                        base + db.org.name + "/" + db.name,
+		State:                          db.state,
+		Ready:                          db.state == platform.DatabaseReady,
+		Kind:                           db.kind,
+		Plan:                           "scaler_pro",
+		Region:                         *renderRegionFor(db.region)(db.region),
+		BranchesCount:                  db.branchIdx.len(),
+		DevelopmentBranchesCount:       db.branchIdx.len() - prod,
+		ProductionBranchesCount:        prod,
+		IssuesCount:                    platform.Ptr(0),
+		OpenSchemaRecommendationsCount: db.openRecommendations(),
+		DefaultBranch:                  db.defaultBranch,
+		DefaultBranchShardCount:        1,
+		RequireApprovalForDeploy:       db.requireApproval,
+		DeletionProtected:              db.deletionProtected,
+		AllowDataBranching:             db.allowDataBranching,
+		ForeignKeysEnabled:             db.foreignKeys,
+		AutomaticMigrations:            db.automaticMigrations,
+		RestrictBranchRegion:           db.restrictBranchRegion,
+		InsightsRawQueries:             db.insightsRawQueries,
+		InsightsEnabled:                true,
+		ProductionBranchWebConsole:     db.prodWebConsole,
+		MigrationTableName:             db.migrationTable,
+		MigrationFramework:             db.migrationFramework,
+		CreatedAt:                      platform.NewTimestamp(db.created),
+		UpdatedAt:                      platform.NewTimestamp(db.updated),
+		Notes:                          db.notes,
 	}
 	if b := db.branch(db.defaultBranch); b != nil {
 		out.DefaultBranchReadOnlyRegionsCount = b.readOnlyRegions.len()

@@ -239,6 +239,7 @@ func (s *Server) applySchema(dr *drRec) {
 	now := s.clock.Now()
 	dr.dep.before = s.world.applyOps(dr.into, dr.head, dr.dep.ops, now)
 	dr.into.schemaUpdated, dr.into.updated = now, now
+	s.schemaChanged(dr.into, dr)
 	dr.dep.cutoverAt, dr.dep.finished, dr.deployedAt = now, now, now
 	s.setOpsState(dr, platform.OperationComplete)
 	if dr.dep.instant {
@@ -259,6 +260,7 @@ func (s *Server) complete(dr *drRec) {
 
 // closeDR closes the deploy request.
 func (s *Server) closeDR(dr *drRec, by *userRec) {
+	dr.freezeRatios()
 	dr.open = false
 	dr.closedAt = s.clock.Now()
 	dr.closedBy = by
@@ -279,6 +281,7 @@ func (s *Server) revertStep(dr *drRec) {
 	restoreTables(dr.into, dr.dep.before)
 	now := s.clock.Now()
 	dr.into.schemaUpdated, dr.into.updated = now, now
+	s.schemaChanged(dr.into, nil)
 	dr.dep.finished = now
 	s.setState(dr, platform.DeploymentCompleteRevert)
 	s.emitDR(dr, "deploy_request.reverted")

@@ -24,6 +24,7 @@ type drRec struct {
 	deployedAt   time.Time
 	reviews      []*reviewRec
 	dep          deployRec
+	throttle     []platform.ThrottlerConfiguration // throttler ratios set, by keyspace
 }
 
 // deployRec is a deploy request's deployment.
@@ -79,6 +80,7 @@ func (s *Server) deployRequestRoutes() []route {
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/operations", op: "list_deploy_operations", handler: read(listDeployOperations)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/reviews", op: "list_deploy_request_reviews", handler: read(listReviews)},
 		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/reviews", op: "review_deploy_request", handler: withBody(reviewDeployRequest)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/storage-check", op: "check_deploy_request_storage", handler: read(checkDeployRequestStorage)},
 	}
 }
 
@@ -549,6 +551,7 @@ func (s *Server) renderDeployment(dr *drRec, withQueue bool) *platform.Deploymen
 		LintErrors:                 d.lint,
 		SequentialDiffDependencies: []map[string]any{},
 		LookupVindexOperations:     []map[string]any{},
+		ThrottlerConfigurations:    renderDeploymentThrottler(dr),
 		Actor:                      renderActor(d.actor),
 		CutoverActor:               renderActor(d.cutoverActor),
 		CancelledActor:             renderActor(d.cancelledActor),

@@ -261,6 +261,10 @@ func TestCreateDeployRequest(t *testing.T) {
 			PrecedingDeployments: []*platform.Deployment{}, DeployOperations: []*platform.DeployOperation{},
 			DeployOperationSummaries: []*platform.DeployOperationSummary{}, LintErrors: []*platform.LintError{},
 			SequentialDiffDependencies: []map[string]any{}, LookupVindexOperations: []map[string]any{},
+			ThrottlerConfigurations: map[string]any{
+				"keyspaces":      []any{"app"},
+				"configurations": []any{map[string]any{"keyspace_name": "app", "ratio": float64(0)}},
+			},
 			CreatedAt: at, UpdatedAt: at, SchemaLastUpdatedAt: &at,
 		},
 	}

@@ -82,27 +82,29 @@ func fuzzCheckAnswer(t *testing.T, name string, success int, r wire) {
 
 // fuzzBodyGroups are the operations that take a body, by resource group.
 var fuzzBodyGroups = map[string][]string{
-	"Organization":     {"update_organization", "update_organization_membership"},
-	"Database":         {"create_database", "update_database_settings"},
-	"Branch":           {"create_branch", "update_branch", "update_safe_migrations"},
-	"Keyspace":         {"create_keyspace", "update_keyspace", "update_keyspace_read_only_regions", "update_keyspace_resize_request"},
-	"BranchChange":     {"update_branch_resize_request", "update_branch_change_request", "update_branch_cluster_config"},
-	"DeployRequest":    {"create_deploy_request", "close_deploy_request", "queue_deploy_request", "update_auto_apply", "update_auto_delete_branch", "review_deploy_request"},
-	"Backup":           {"create_backup", "update_backup"},
-	"BackupPolicy":     {"create_backup_policy", "update_backup_policy"},
-	"Role":             {"create_role", "update_role", "reassign_role_objects"},
-	"Password":         {"create_password", "update_password"},
-	"IPRestriction":    {"create_database_postgres_cidr", "update_database_postgres_cidr"},
-	"OAuthApplication": {"create_oauth_token"},
-	"Team":             {"create_organization_team", "update_organization_team", "add_organization_team_member"},
-	"Webhook":          {"create_webhook", "update_webhook"},
-	"TrafficBudget":    {"create_traffic_budget", "update_traffic_budget", "create_traffic_rule"},
-	"ServiceToken":     {"create_service_token", "add_service_token_accesses", "remove_service_token_accesses"},
-	"Bouncer":          {"create_bouncer", "update_bouncer_resize_request"},
-	"Switchover":       {"create_switchover"},
-	"Maintenance":      {"run_branch_maintenance"},
-	"Workflow":         {"create_workflow"},
-	"VSchema":          {"update_keyspace_vschema", "update_branch_routing_rules"},
+	"Organization":         {"update_organization", "update_organization_membership"},
+	"Database":             {"create_database", "update_database_settings"},
+	"Branch":               {"create_branch", "update_branch", "update_safe_migrations"},
+	"Keyspace":             {"create_keyspace", "update_keyspace", "update_keyspace_read_only_regions", "update_keyspace_resize_request"},
+	"BranchChange":         {"update_branch_resize_request", "update_branch_change_request", "update_branch_cluster_config"},
+	"DeployRequest":        {"create_deploy_request", "close_deploy_request", "queue_deploy_request", "update_auto_apply", "update_auto_delete_branch", "review_deploy_request"},
+	"Backup":               {"create_backup", "update_backup"},
+	"BackupPolicy":         {"create_backup_policy", "update_backup_policy"},
+	"Role":                 {"create_role", "update_role", "reassign_role_objects"},
+	"Password":             {"create_password", "update_password"},
+	"IPRestriction":        {"create_database_postgres_cidr", "update_database_postgres_cidr"},
+	"OAuthApplication":     {"create_oauth_token"},
+	"Team":                 {"create_organization_team", "update_organization_team", "add_organization_team_member"},
+	"Webhook":              {"create_webhook", "update_webhook"},
+	"TrafficBudget":        {"create_traffic_budget", "update_traffic_budget", "create_traffic_rule"},
+	"ServiceToken":         {"create_service_token", "add_service_token_accesses", "remove_service_token_accesses"},
+	"Bouncer":              {"create_bouncer", "update_bouncer_resize_request"},
+	"Switchover":           {"create_switchover"},
+	"Maintenance":          {"run_branch_maintenance"},
+	"Workflow":             {"create_workflow"},
+	"VSchema":              {"update_keyspace_vschema", "update_branch_routing_rules"},
+	"SchemaRecommendation": {"dismiss_schema_recommendation"},
+	"Throttler":            {"update_database_throttler", "update_deploy_request_throttler"},
 }
 
 func FuzzOrganizationBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Organization"]...) }
@@ -142,8 +144,13 @@ func FuzzSwitchoverBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Switchov
 
 func FuzzMaintenanceBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Maintenance"]...) }
 
-func FuzzWorkflowBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Workflow"]...) }
-func FuzzVSchemaBodies(f *testing.F)  { fuzzBodies(f, fuzzBodyGroups["VSchema"]...) }
+func FuzzSchemaRecommendationBodies(f *testing.F) {
+	fuzzBodies(f, fuzzBodyGroups["SchemaRecommendation"]...)
+}
+
+func FuzzThrottlerBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Throttler"]...) }
+func FuzzWorkflowBodies(f *testing.F)  { fuzzBodies(f, fuzzBodyGroups["Workflow"]...) }
+func FuzzVSchemaBodies(f *testing.F)   { fuzzBodies(f, fuzzBodyGroups["VSchema"]...) }
 
 // TestFuzzBodiesCoverBodyOperations checks that every operation whose
 // fixture sends a body is fuzzed by one of the targets above.

@@ -161,6 +161,7 @@ func (s *Server) dropKeyspace(ks *keyspaceRec) {
 	if len(ks.tables) > 0 {
 		b.schemaUpdated = s.clock.Now()
 		b.updated = b.schemaUpdated
+		s.schemaChanged(b, nil)
 	}
 }
 

@@ -452,7 +452,19 @@ var opFixtures = map[string]opFixture{
 		}
 		return opDR(`{"state":"`+state+`","body":"looks good"}`, toReady...)(w, need)
 	},
-	"skip_revert_period": opDR("", toPendingRevert...),
+	"skip_revert_period":           opDR("", toPendingRevert...),
+	"check_deploy_request_storage": opDR("", toReady...),
+
+	// schema recommendations: app's main has a table without a primary key
+	"list_schema_recommendations":   opRecommendation(""),
+	"get_schema_recommendation":     opRecommendation(""),
+	"dismiss_schema_recommendation": opRecommendation(`{"reason":"a log table"}`),
+
+	// throttlers
+	"get_database_throttler":          opBody(""),
+	"update_database_throttler":       opBody(`{"ratio":40}`),
+	"get_deploy_request_throttler":    opDR("", toReady...),
+	"update_deploy_request_throttler": opDR(`{"configurations":[{"keyspace_name":"app","ratio":20}]}`),
 
 	// backups and backup policies
 	"list_backups":         opOn("dev"),
@@ -948,6 +960,21 @@ func (w *opWorld) traffic() {
 	}
 }
 
+// opRecommendation is a fixture of an operation on schema recommendation
+// 1 of app: main, its safe migrations turned off, gets a table without a
+// primary key.
+func opRecommendation(body string) opFixture {
+	return func(w *opWorld, _ string) opCall {
+		if _, err := w.c.Branches.DisableSafeMigrations(w.t.Context(), &platform.DisableSafeMigrationsParams{Organization: w.org, Database: drDB, Branch: "main"}); err != nil {
+			w.t.Fatal(err)
+		}
+		if err := w.srv.PushSchema(w.org, drDB, "main", "CREATE TABLE `log` (body text)"); err != nil {
+			w.t.Fatal(err)
+		}
+		return opCall{vals: map[string]string{"number": "1"}, body: body}
+	}
+}
+
 // switchover runs a switchover of main, app being a PostgreSQL database,
 // to its end, and returns its ID.
 func (w *opWorld) switchover() string {
@@ -1106,10 +1133,14 @@ type opState struct {
 	Changes        map[string][]*platform.BranchChangeRequest  // by database/branch
 	Parameters     map[string][]*platform.ClusterParameter     // by database/branch
 	QPReports      map[string][]*platform.QueryPatternsReport  // by database/branch
-	Workflows      map[string][]*platform.Workflow             // by database
-	VSchemas       map[string]*platform.VSchema                // by database/branch/keyspace, of MySQL databases
-	RoutingRules   map[string]*platform.RoutingRules           // by database/branch, of MySQL databases
-	Events         []string
+	// Recommendations and Throttlers are by database; a deploy request's
+	// throttler ratios show in its deployment.
+	Recommendations map[string][]*platform.SchemaRecommendation
+	Throttlers      map[string]*platform.ThrottlerConfigurations
+	Workflows       map[string][]*platform.Workflow   // by database
+	VSchemas        map[string]*platform.VSchema      // by database/branch/keyspace, of MySQL databases
+	RoutingRules    map[string]*platform.RoutingRules // by database/branch, of MySQL databases
+	Events          []string
 	// Deliveries are the webhook deliveries attempted, as "webhook event
 	// #attempt"; their outcome, which comes later, is left out.
 	Deliveries []string
@@ -1136,7 +1167,8 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 		Parameters: map[string][]*platform.ClusterParameter{}, Workflows: map[string][]*platform.Workflow{},
 		VSchemas: map[string]*platform.VSchema{}, RoutingRules: map[string]*platform.RoutingRules{},
 		Bouncers: map[string][]*platform.Bouncer{}, BouncerResizes: map[string][]*platform.BouncerResizeRequest{},
-		QPReports: map[string][]*platform.QueryPatternsReport{},
+		QPReports:       map[string][]*platform.QueryPatternsReport{},
+		Recommendations: map[string][]*platform.SchemaRecommendation{}, Throttlers: map[string]*platform.ThrottlerConfigurations{},
 	}
 	// The deliveries in flight, of a test_webhook, settle first.
 	if err := srv.FlushDeliveries(ctx); err != nil {
@@ -1203,6 +1235,10 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 		s.DeployRequests[db.Name] = opCollect(t, c.DeployRequests.All(ctx, &platform.ListDeployRequestsParams{Organization: org, Database: db.Name, ListParams: page}))
 		for _, dr := range s.DeployRequests[db.Name] {
 			s.Reviews[db.Name+"#"+strconv.Itoa(dr.Number)] = opCollect(t, c.DeployRequests.AllReviews(ctx, &platform.ListReviewsParams{Organization: org, Database: db.Name, Number: dr.Number, ListParams: page}))
+		}
+		s.Recommendations[db.Name] = opCollect(t, c.SchemaRecommendations.All(ctx, &platform.ListSchemaRecommendationsParams{Organization: org, Database: db.Name, ListParams: page}))
+		if s.Throttlers[db.Name], err = c.Throttlers.GetDatabase(ctx, &platform.GetDatabaseThrottlerParams{Organization: org, Database: db.Name}); err != nil {
+			t.Fatal(err)
 		}
 	}
 	s.OAuthApps = opCollect(t, c.OAuthApplications.All(ctx, &platform.ListOAuthApplicationsParams{Organization: org, ListParams: page}))

@@ -132,6 +132,8 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.oauthAppRoutes()...)
 	rs = append(rs, s.metricsRoutes()...)
 	rs = append(rs, s.queryPatternRoutes()...)
+	rs = append(rs, s.schemaRecommendationRoutes()...)
+	rs = append(rs, s.throttlerRoutes()...)
 	rs = append(rs, s.auditLogRoutes()...)
 	rs = append(rs, s.workflowRoutes()...)
 	return rs

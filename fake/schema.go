@@ -131,6 +131,7 @@ func (s *Server) PushSchema(org, database, branch string, statements ...string) 
 	}
 	b.schemaUpdated = s.clock.Now()
 	b.updated = b.schemaUpdated
+	s.schemaChanged(b, nil)
 	return nil
 }
 
@@ -161,6 +162,7 @@ func (b *branchRec) applyDDL(statements []string) error {
 		return fmt.Errorf("branch %s is not ready", b.name)
 	}
 	tables := map[*keyspaceRec]map[string]string{}
+	var dropped []tableState // their sizes go with them
 	working := func(ks *keyspaceRec) map[string]string {
 		if tables[ks] == nil {
 			tables[ks] = cloneMap(ks.tables)
@@ -187,10 +189,16 @@ func (b *branchRec) applyDDL(statements []string) error {
 			return fmt.Errorf("table %q does not exist in keyspace %s", d.table, ks.name)
 		default:
 			delete(t, d.table)
+			dropped = append(dropped, tableState{keyspace: ks.name, table: d.table})
 		}
 	}
 	for ks, t := range tables {
 		ks.tables = t
+	}
+	if b.db.extra != nil {
+		for _, d := range dropped {
+			delete(b.db.extra.sizes, tableRef{b.keyspace(d.keyspace), d.table})
+		}
 	}
 	return nil
 }

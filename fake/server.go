@@ -274,6 +274,52 @@
 //     an update's "" clears it (null).
 //   - A deleted entry is gone (404).
 //
+// Schema recommendations are per database, computed from its default
+// branch's schema, and recomputed whenever that schema changes (PushSchema,
+// dropping a keyspace, a deployment's cutover or its revert); other
+// branches' schemas are not advised on. The fake checks three rules on each
+// table's CREATE TABLE: no primary key (new_index: add an auto-increment id
+// column as the primary key, or make an existing id column the key); an
+// index with the same columns as another (duplicate_index: drop it,
+// keeping the primary key, then a unique index, then the first); a
+// non-unique index whose columns begin another's (duplicate_index: drop
+// it). Full-text and spatial indexes, foreign keys and prefix lengths that
+// differ are not compared. Recommendations are numbered per database in
+// the order they appear (one branch.schema_recommendation event each,
+// with the recommendation as its resource) and listed in number order;
+// the state filter takes open or closed (applied, dismissed or stale), a
+// 400 otherwise. When advice no longer holds, its open recommendation is
+// applied (applied_at set; closed_by_deploy_request names the deploy
+// request when a deployment took it) or, if its table has gone, stale.
+// Advice that holds again later is a new recommendation, unless the
+// earlier one was dismissed: dismissed advice is not given again. Dismiss
+// takes an open recommendation (else a 422 naming its state) and a reason
+// of at most 500 characters. open_schema_recommendations_count counts the
+// open ones.
+//
+// Throttler ratios (0 to 95, a 422 naming the field otherwise) are per
+// keyspace: a database's are for its default branch's keyspaces, a
+// deploy request's for those of the branch it deploys into; a keyspace
+// not eligible or named twice in configurations is a 422 naming its
+// index. An update's ratio sets every eligible keyspace, then its
+// configurations set the ones they name; an empty update changes nothing.
+// A deploy request's ratio for a keyspace is its own where set, else its
+// database's, else 0, and its deployment's throttler_configurations holds
+// {"keyspaces", "configurations"} likewise. A deploy request may change
+// its ratios until it closes (then a 422); closing keeps the ratios it
+// had. The configurable of a deploy request is named after its branch.
+//
+// Storage checks count table sizes as set with [Server.SetTableSize], else
+// 16 KiB (an empty table); a keyspace's data spreads evenly over its
+// shards. A deployment needs, per shard, room to copy each table it alters
+// there; creating or dropping a table needs none. The report holds the
+// keyspaces of the branch deployed into that the deployment changes
+// (before its check, the branches' difference). A shard's capacity is its
+// cluster size's storage on Metal sizes; other sizes grow their storage
+// with the data, in steps of 10 GiB, and always have room. upgradeable is
+// false only when a reported keyspace is on the Metal size with the most
+// storage.
+//
 // Workflows move tables between two keyspaces of a branch of a MySQL
 // database (a PostgreSQL one is a 422 naming its kind). create_workflow
 // takes an optional branch, the database's default branch when absent

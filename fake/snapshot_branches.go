@@ -57,6 +57,7 @@ type keyspaceSnap struct {
 	IsDefault      bool                 `json:"is_default"`
 	ReadOnly       []keyspaceROSnap     `json:"read_only_regions"`
 	Tables         map[string]string    `json:"tables"`
+	TableSizes     map[string]int64     `json:"table_sizes,omitempty"`
 	VSchema        string               `json:"vschema,omitempty"` // "" for the default
 	Settings       settingsSnap         `json:"settings"`
 	ConfigChanging bool                 `json:"config_changing"`
@@ -160,7 +161,7 @@ func (sv *saver) branches() []branchSnap {
 			bs.Keyspaces = append(bs.Keyspaces, keyspaceSnap{
 				stampsSnap: saveStamps(ks.stamps), Name: ks.name, Shards: ks.shards,
 				ExtraReplicas: ks.extraReplicas, ClusterSize: ks.clusterSize, Ready: ks.ready,
-				IsDefault: ks.isDefault, ReadOnly: saveKeyspaceRO(ks.readOnlyRegions), Tables: ks.tables, VSchema: ks.vschema, Settings: saveSettings(ks.settings),
+				IsDefault: ks.isDefault, ReadOnly: saveKeyspaceRO(ks.readOnlyRegions), Tables: ks.tables, TableSizes: ks.savedSizes(), VSchema: ks.vschema, Settings: saveSettings(ks.settings),
 				ConfigChanging: ks.configChanging, ConfigGen: ks.configGen, Resizes: resizes, LastResize: last,
 			})
 			if ks.before != nil {
@@ -262,6 +263,9 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		if ks.Before != nil {
 			before := ks.Before.load()
 			k.before = &before
+		}
+		for table, n := range ks.TableSizes {
+			k.setTableSize(table, n)
 		}
 		if k.readOnlyRegions, err = ld.loadKeyspaceRO(b, ks.ReadOnly); err != nil {
 			return named(err, "keyspace %s", k.id)

@@ -46,6 +46,9 @@ type dbSnap struct {
 	IPRestrictions     []ipRestrictionSnap `json:"ip_restrictions"`
 	MaintenanceWindows []windowSnap        `json:"maintenance_windows"`
 	Workflows          []workflowSnap      `json:"workflows"`
+
+	Recommendations []recSnap                         `json:"schema_recommendations,omitempty"`
+	Throttle        []platform.ThrottlerConfiguration `json:"throttle,omitempty"`
 }
 
 func (sv *saver) databases() []dbSnap {
@@ -64,7 +67,8 @@ func (sv *saver) databases() []dbSnap {
 			Backups: saveBackups(db), BackupPolicies: savePolicies(db),
 			DeployRequests: saveDeployRequests(db),
 			IPRestrictions: saveIPRestrictions(db), MaintenanceWindows: saveWindows(db),
-			Workflows: saveWorkflows(db),
+			Workflows:       saveWorkflows(db),
+			Recommendations: saveRecommendations(db), Throttle: db.ratiosSet(),
 		}
 		for _, dr := range db.deployQueue {
 			ds.DeployQueue = append(ds.DeployQueue, dr.number)
@@ -102,6 +106,9 @@ func (ld *loader) loadDatabases(list []dbSnap) error {
 			migrationFramework: ds.MigrationFramework, migrationTable: ds.MigrationTable,
 			defaultBranch: ds.DefaultBranch, lastDR: ds.LastDR,
 		}
+		if ds.Throttle != nil {
+			db.extras().throttle = ds.Throttle
+		}
 		ld.dbs[db.id] = db
 		if !db.deleted {
 			if org.dbByName[db.name] != nil {
@@ -135,6 +142,9 @@ func (ld *loader) loadDatabaseContents(list []dbSnap) error {
 		}
 		if err == nil {
 			err = ld.loadWorkflows(db, ds.Workflows)
+		}
+		if err == nil {
+			err = ld.loadRecommendations(db, ds.Recommendations)
 		}
 		for _, hs := range ds.Webhooks {
 			if err != nil {

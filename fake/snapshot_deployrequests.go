@@ -23,6 +23,8 @@ type drSnap struct {
 	DeployedAt   time.Time    `json:"deployed_at"`
 	Reviews      []reviewSnap `json:"reviews"`
 	Deployment   deploySnap   `json:"deployment"`
+	// Throttle holds the throttler ratios set.
+	Throttle []platform.ThrottlerConfiguration `json:"throttle,omitempty"`
 }
 
 type reviewSnap struct {
@@ -87,7 +89,7 @@ func saveDeployRequests(db *dbRec) []drSnap {
 		ds := drSnap{
 			stampsSnap: saveStamps(dr.stamps), Number: dr.number, Head: dr.head.id, Into: dr.into.id,
 			Notes: dr.notes, Creator: idOf(dr.creator), CreatorToken: idOf(dr.creatorToken), Open: dr.open,
-			ClosedAt: dr.closedAt, ClosedBy: idOf(dr.closedBy), DeployedAt: dr.deployedAt,
+			ClosedAt: dr.closedAt, ClosedBy: idOf(dr.closedBy), DeployedAt: dr.deployedAt, Throttle: dr.throttle,
 			Deployment: deploySnap{
 				stampsSnap: stampsSnap{d.id, d.created, d.updated}, State: d.state, Gen: d.gen,
 				AutoCutover: d.autoCutover, AutoDeleteBranch: d.autoDeleteBranch, Instant: d.instant,
@@ -145,7 +147,7 @@ func (ld *loader) loadDeployRequest(db *dbRec, ds drSnap) (*drRec, error) {
 	d := ds.Deployment
 	dr := &drRec{
 		stamps: ds.load(), db: db, number: ds.Number, notes: ds.Notes, open: ds.Open,
-		closedAt: ds.ClosedAt, deployedAt: ds.DeployedAt,
+		closedAt: ds.ClosedAt, deployedAt: ds.DeployedAt, throttle: ds.Throttle,
 		dep: deployRec{
 			id: d.ID, created: d.Created, updated: d.Updated, state: d.State, gen: d.Gen,
 			autoCutover: d.AutoCutover, autoDeleteBranch: d.AutoDeleteBranch, instant: d.Instant,

@@ -41,7 +41,7 @@ var snapshotCoverage = map[string]string{
 	"tokenRec":               "stamps name hash org creator orgPerms dbGrants grantIdx expiresAt lastUsed",
 	"dbGrant":                "db perms",
 	"branchKey":              "db name",
-	"dbRec":                  "stamps org name region kind clusterSize replicas state deleted requireApproval restrictBranchRegion allowDataBranching foreignKeys insightsRawQueries deletionProtected prodWebConsole notes automaticMigrations migrationFramework migrationTable defaultBranch branchIdx backups drs drByNumber lastDR deployQueue webhooks maintenance ipRestrictions workflows",
+	"dbRec":                  "stamps org name region kind clusterSize replicas state deleted requireApproval restrictBranchRegion allowDataBranching foreignKeys insightsRawQueries deletionProtected prodWebConsole notes automaticMigrations migrationFramework migrationTable defaultBranch branchIdx backups drs drByNumber lastDR deployQueue webhooks maintenance ipRestrictions workflows extra",
 	"webhookStore":           "hooks byID",
 	"webhookRec":             "stamps db url secret enabled events deleted lastSent lastSentResult lastSentSuccess failures lastTest",
 	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated routingRules keyspaces roles budgets readOnlyRegions passwords switchovers primary bouncers cluster qpReports traffic",
@@ -89,7 +89,7 @@ var snapshotCoverage = map[string]string{
 	"policyRec":              "stamps db policySpec displayName required lastRan nextRun deleted gen",
 	"policySpec":             "name target retention sched day week",
 	"schedule":               "unit every hour minute day week",
-	"drRec":                  "stamps db number head into notes creator creatorToken open closedAt closedBy deployedAt reviews dep",
+	"drRec":                  "stamps db number head into notes creator creatorToken open closedAt closedBy deployedAt reviews dep throttle",
 	"reviewRec":              "stamps actor token state body",
 	"deployRec":              "id created updated state gen autoCutover autoDeleteBranch instant eligible vschema ops lint checkErrors before actor cutoverActor forceActor cancelledActor revertActor queued submitted started readyToCutover forceCutover cutoverAt finished",
 	"opRec":                  "stamps keyspace table name ddl create prev state shards",
@@ -102,6 +102,11 @@ var snapshotCoverage = map[string]string{
 	"oauthGrant":             "user scopes orgs dbs branches",
 	"oauthCodeRec":           "app grant redirectURI expires used issued",
 	"oauthSession":           "user signedOut autoApprove",
+	"dbExtra":                "recs throttle sizes",
+	"tableRef":               "ks table",
+	"recStore":               "list byNumber last open",
+	"recRec":                 "stamps db number finding state applied dismissed closedBy dismissedBy reason",
+	"finding":                "kind keyspace table subject title statement",
 	"workflowStore":          "list byNumber last",
 	"workflowRec":            "stamps db number name branch source target global tables deferSecondaryKeys onDDL state failedFrom errors replicasSwitched primariesSwitched sequenceTablesApplied started copied verified switchedReplicas switchedPrimaries cutoverAt reversed retried completed cancelled actor verifyBy reversedBy switchReplicasBy switchPrimariesBy cancelledBy completedBy retriedBy cutoverBy reversedCutoverBy",
 	"branchTraffic":          "patterns samples byID",
@@ -177,7 +182,7 @@ var snapshotHome = map[string]string{
 	"oauthCodeRec": "oauthCodeSnap in fake/snapshot_oauth.go", "oauthDeviceRec": "oauthDeviceSnap in fake/snapshot_oauth.go",
 	"lease": "leaseSnap in fake/snapshot_credentials.go", "passwordRec": "passwordSnap in fake/snapshot_credentials.go",
 	"ipRestrictionRec": "ipRestrictionSnap in fake/snapshot_credentials.go", "switchoverRec": "switchoverSnap in fake/snapshot_switchovers.go",
-	"windowRec":  "windowSnap in fake/snapshot_switchovers.go",
+	"windowRec": "windowSnap in fake/snapshot_switchovers.go", "recRec": "recSnap in fake/snapshot_recommendations.go",
 	"bouncerRec": "bouncerSnap in fake/snapshot_bouncers.go", "bouncerConfig": "bouncerConfigSnap in fake/snapshot_bouncers.go",
 	"bouncerResizeRec": "bouncerResizeSnap in fake/snapshot_bouncers.go", "keyspaceResizeRec": "keyspaceResizeSnap in fake/snapshot_keyspace_resizes.go",
 	"keyspaceSize":  "keyspaceSizeSnap in fake/snapshot_keyspace_resizes.go",
@@ -388,10 +393,21 @@ func snapshotRichWorld(t *testing.T) map[string]bool {
 	srv.Advance(time.Minute)
 	do("DELETE", app+"/branches/restored", "")
 
+	// main's tags, sized, has a redundant index, which the instant deploy
+	// request below drops: its schema recommendation is applied by it.
+	mainParams := platform.DisableSafeMigrationsParams{Organization: org, Database: drDB, Branch: "main"}
+	_, err := w.c.Branches.DisableSafeMigrations(t.Context(), &mainParams)
+	must(err)
+	must(srv.PushSchema(org, drDB, "main", "CREATE TABLE `tags` (id bigint NOT NULL, name varchar(64), PRIMARY KEY (id), KEY name (name), KEY name_id (name, id))"))
+	must(srv.SetTableSize(org, drDB, "main", "", "tags", 5<<30))
+	_, err = w.c.Branches.EnableSafeMigrations(t.Context(), &mainParams)
+	must(err)
+
 	// Deploy requests: one with notes that fails its lint, one whose check
 	// fails, one deployed instantly, one changing a sharded keyspace.
 	w.branch("linty", drLintError...)
-	w.branch("inst", "CREATE TABLE extra (id bigint NOT NULL, PRIMARY KEY (id))")
+	w.branch("inst", "CREATE TABLE extra (id bigint NOT NULL, PRIMARY KEY (id))",
+		"CREATE TABLE `tags` (id bigint NOT NULL, name varchar(64), PRIMARY KEY (id), KEY name_id (name, id))")
 	w.branch("shardy", drShardedChange...)
 	w.open(platform.CreateDeployRequestParams{Branch: "linty", Notes: "adds notes"})
 	w.takeSteps(w.open(platform.CreateDeployRequestParams{Branch: "dev"}), []drStep{failNext})

@@ -356,6 +356,7 @@ func (s *Server) completeWorkflow(c *call, wf *workflowRec) error {
 	}
 	wf.source.tables, wf.target.tables = src, dst
 	wf.branch.schemaUpdated, wf.branch.updated = c.now, c.now
+	s.schemaChanged(wf.branch, nil)
 	wf.state, wf.updated = platform.WorkflowCompleted, c.now
 	wf.completed, wf.completedBy = c.now, c.who.user
 	c.w.endFlight(wf.id)
