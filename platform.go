@@ -120,6 +120,8 @@ type Client struct {
 	Passwords *PasswordsService
 	// IPRestrictions manages the IP allowlists of PostgreSQL databases.
 	IPRestrictions *IPRestrictionsService
+	// Billing reads invoices and manages the payment method.
+	Billing *BillingService
 }
 
 // service is what every resource service holds: the client that sends its
@@ -212,6 +214,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.OAuthApplications = (*OAuthApplicationsService)(common)
 	c.Passwords = (*PasswordsService)(common)
 	c.IPRestrictions = (*IPRestrictionsService)(common)
+	c.Billing = (*BillingService)(common)
 	return c, nil
 }
 

@@ -110,6 +110,9 @@ type Timings struct {
 	// OAuthDevicePoll is how long a device-flow client must wait between
 	// polls of the token endpoint (interval), in whole seconds.
 	OAuthDevicePoll time.Duration
+	// InvoiceDue is how long after its billing period ends an unpaid
+	// invoice becomes overdue.
+	InvoiceDue time.Duration
 }
 
 // DefaultTimings returns the default durations.
@@ -140,6 +143,7 @@ func DefaultTimings() Timings {
 		OAuthAccessToken:     2592000 * time.Second,
 		OAuthDeviceCode:      15 * time.Minute,
 		OAuthDevicePoll:      5 * time.Second,
+		InvoiceDue:           30 * 24 * time.Hour,
 	}
 }
 
@@ -152,6 +156,7 @@ func (t *Timings) fields() []*time.Duration {
 		&t.SwitchoverStart, &t.SwitchoverRun, &t.Maintenance,
 		&t.DeployStep, &t.DeployInProgress, &t.DeployRevert, &t.RevertWindow,
 		&t.OAuthCode, &t.OAuthAccessToken, &t.OAuthDeviceCode, &t.OAuthDevicePoll,
+		&t.InvoiceDue,
 	}
 }
 

@@ -110,6 +110,7 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.serviceTokenRoutes()...)
 	rs = append(rs, s.webhookRoutes()...)
 	rs = append(rs, s.oauthAppRoutes()...)
+	rs = append(rs, s.billingRoutes()...)
 	return rs
 }
 

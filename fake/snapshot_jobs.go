@@ -54,6 +54,7 @@ var jobLoaders = map[string]func(ld *loader, js jobSnap) (job, error){
 	"bouncer_resize.step":    loadBouncerResizeJob,
 	"keyspace_resize.step":   loadKeyspaceResizeJob,
 	"branch_change.step":     loadBranchChangeJob,
+	"invoice.issue":          loadInvoiceJob,
 }
 
 // loadJobs puts the snapshot's transitions on the new clock.

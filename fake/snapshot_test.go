@@ -32,7 +32,7 @@ var snapshotCoverage = map[string]string{
 	"index":                  "items",
 	"timer":                  "at seq job",
 	"userRec":                "stamps name email defaultOrg",
-	"orgRec":                 "stamps name billingEmail idpManagedRoles invoiceBudget defaultRegion members memberByUser dbs dbByName branchByName teams tokens",
+	"orgRec":                 "stamps name billingEmail idpManagedRoles invoiceBudget defaultRegion members memberByUser dbs dbByName branchByName teams tokens billing",
 	"memberRec":              "stamps user role",
 	"regionRec":              "id slug provider displayName location ips",
 	"teamStore":              "idx bySlug",
@@ -47,7 +47,7 @@ var snapshotCoverage = map[string]string{
 	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated keyspaces roles budgets readOnlyRegions passwords switchovers primary bouncers cluster",
 	"readOnlyRegionRec":      "stamps region actor readyAt removed",
 	"keyspaceReadOnlyRegion": "region branchRegion clusterSize replicas",
-	"keyspaceRec":            "stamps branch name shards extraReplicas clusterSize ready isDefault readOnlyRegions deleted tables settings configChanging before configGen resizes resizeByID resize lastResize",
+	"keyspaceRec":            "stamps branch name shards extraReplicas clusterSize ready isDefault readOnlyRegions deleted tables settings configChanging before configGen resizes resizeByID resize lastResize meteredSize meteredSince",
 	"keyspaceSettings":       "durability vreplication mysqld vttablet nodeTTL vectorPool",
 	"branchRoles":            "live every def owners",
 	"roleRec":                "stamps branch name baseUsername actor isDefault lease inherited withReplication whereOnDelete whereOnUpdate dropped droppedAt",
@@ -71,6 +71,13 @@ var snapshotCoverage = map[string]string{
 	"storageConfig":          "min max autoscaling iops throughput",
 	"paramValue":             "value updated actor",
 	"branchChangeRec":        "stamps branch resize actor state started completed before after",
+	"orgBilling":             "ended invoices invoiceByID payment",
+	"usageSpan":              "branch size rate from to branchDeleted",
+	"billedBranch":           "dbID dbName id name created updated",
+	"invoiceRec":             "stamps start end paid total lines",
+	"lineItemRec":            "id branch deleted size rate hours amount",
+	"paymentMethodRec":       "id method",
+	"PaymentMethod":          "Brand Last4 ExpMonth ExpYear Name",
 	"clusterState":           "clusterSize replicas vtgate storage params",
 	"windowRec":              "stamps branch started finished",
 	"branchBudgets":          "idx byID",
@@ -120,6 +127,7 @@ var snapshotCoverage = map[string]string{
 	"bouncerResizeJob":       "r from",
 	"keyspaceResizeJob":      "r from",
 	"branchChangeJob":        "r from",
+	"invoiceJob":             "org",
 }
 
 // snapshotUnset are the fields of snapshotCoverage that no world of the
@@ -166,6 +174,9 @@ var snapshotHome = map[string]string{
 	"branchCluster": "branchClusterSnap in fake/snapshot_branchchanges.go", "vtgateConfig": "vtgateSnap in fake/snapshot_branchchanges.go",
 	"storageConfig": "storageSnap in fake/snapshot_branchchanges.go", "paramValue": "paramValueSnap in fake/snapshot_branchchanges.go",
 	"branchChangeRec": "branchChangeSnap in fake/snapshot_branchchanges.go", "clusterState": "clusterStateSnap in fake/snapshot_branchchanges.go",
+	"orgBilling": "billingSnap in fake/snapshot_billing.go", "usageSpan": "usageSpanSnap in fake/snapshot_billing.go",
+	"billedBranch": "billedBranchSnap in fake/snapshot_billing.go", "invoiceRec": "invoiceSnap in fake/snapshot_billing.go",
+	"lineItemRec": "lineItemSnap in fake/snapshot_billing.go", "paymentMethodRec": "paymentSnap in fake/snapshot_billing.go",
 }
 
 // snapshotAdvice says what to do about a field the snapshot does not cover.
@@ -364,6 +375,11 @@ func snapshotRichWorld(t *testing.T) map[string]bool {
 	do("POST", app+"/branches", `{"name":"restored","backup_id":"`+w.backup("dev")+`","cluster_size":"PS_10"}`)
 	srv.Advance(time.Minute)
 	do("DELETE", app+"/branches/restored", "")
+
+	// The month's invoice, paid by the card on file, bills the deleted
+	// branch.
+	w.paymentMethod()
+	w.invoice()
 
 	// Deploy requests: one with notes that fails its lint, one whose check
 	// fails, one deployed instantly, one changing a sharded keyspace.
