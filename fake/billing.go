@@ -349,7 +349,7 @@ func listInvoiceLineItems(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rangePageOf(c, len(inv.lines), func(lo, hi int) []*lineItemRec { return inv.lines[lo:hi] }, false, renderLineItem), nil
+	return slicePageOf(c, inv.lines, false, renderLineItem), nil
 }
 
 func getPaymentMethod(c *call) (any, error) {

@@ -295,10 +295,10 @@ func (c *call) resolvePath() error {
 
 // list reports whether the route serves a list, whose page, per_page and
 // order the pipeline reads. Operations that list are named list_*, but for
-// two that the API names otherwise.
+// three that the API names otherwise.
 func (rt *route) list() bool {
 	return rt.spec.method == http.MethodGet &&
-		(strings.HasPrefix(rt.op, "list_") || rt.op == "get_deploy_queue" || rt.op == "lint_branch_schema")
+		(strings.HasPrefix(rt.op, "list_") || rt.op == "get_deploy_queue" || rt.op == "lint_branch_schema" || rt.op == "get_invoice_line_items")
 }
 
 // permitted applies the operation's permission column to a service token,
