@@ -305,3 +305,30 @@ func TestInvoiceNotFound(t *testing.T) {
 		t.Errorf("globex's invoices: %v, %v; want none", page, err)
 	}
 }
+
+// TestPaymentMethodOverControl seeds a card through the control surface.
+func TestPaymentMethodOverControl(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	path := fake.ControlPrefix + "organizations/acme/billing/payment-method"
+	for _, tc := range []struct {
+		body   string
+		status int
+		words  string
+	}{
+		{`{"brand":"visa","last4":"4242","exp_month":13,"exp_year":2030}`, http.StatusUnprocessableEntity, "exp_month 13"},
+		{`{"brand":"visa","last4":4242}`, http.StatusBadRequest, "last4"},
+		{`{"brand":"visa","last4":"4242","exp_month":1,"exp_year":2030,"cvc":"123"}`, http.StatusBadRequest, "cvc"},
+	} {
+		if r := send(t, srv, "PUT", path, admin(srv), tc.body); r.status != tc.status || !strings.Contains(string(r.body), tc.words) {
+			t.Errorf("PUT %s: %d %s; want %d mentioning %q", tc.body, r.status, r.body, tc.status, tc.words)
+		}
+	}
+	if r := send(t, srv, "PUT", path, admin(srv), `{"brand":"visa","last4":"4242","exp_month":1,"exp_year":2030,"name":"Ada"}`); r.status != http.StatusNoContent {
+		t.Fatalf("PUT: %d %s", r.status, r.body)
+	}
+	pm, err := srv.Client().Billing.GetPaymentMethod(t.Context(), &platform.GetPaymentMethodParams{Organization: "acme"})
+	if err != nil || pm.Last4 != "4242" || pm.Name == nil || *pm.Name != "Ada" {
+		t.Errorf("after the control call: %+v, %v", pm, err)
+	}
+}

@@ -821,6 +821,7 @@ func controlEndpoints() []struct{ method, path, pattern string } {
 		{"GET", "snapshot", "snapshot"},
 		{"PUT", "snapshot", "snapshot"},
 		{"POST", "reset", "reset"},
+		{"PUT", "organizations/acme/billing/payment-method", "organizations/{organization}/billing/payment-method"},
 	}
 }
 
