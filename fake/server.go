@@ -290,9 +290,9 @@
 //     that list shows) divided by 730 hours. Amounts are integer cents,
 //     each item rounded half up, and the total is the sum of the items
 //     exactly: subtotal is cents/100, total a two-decimal string.
-//     metric_name is the size, cloudflare_billed false, and resource the
-//     branch (deleted_at set when it was deleted within the period). Line
-//     items list by database name, branch name, size.
+//     metric_name is the size, the marketplace-billing flag false, and
+//     resource the branch (deleted_at set when it was deleted within the
+//     period). Line items list by database name, branch name, size.
 //   - Invoices list oldest first. One is paid when issued if a card is on
 //     file, else unpaid, and overdue from Timings.InvoiceDue (30 days)
 //     after its period's end; [Server.SetPaymentMethod] (the API cannot
