@@ -41,6 +41,8 @@ type branchRec struct {
 	// the primary; see switchovers.go.
 	switchovers branchSwitchovers
 	primary     int
+
+	traffic *branchTraffic // the queries recorded; nil before the first; see traffic.go
 }
 
 // newBranch adds a branch to db, pending until the clock has moved by

@@ -58,6 +58,10 @@ import (
 //	                                              RoleObjects; answers {"data": [...]}
 //	POST   /_fake/organizations/{org}/databases/{db}/branches/{branch}/roles/{role}/objects
 //	                                              AddRoleObjects {"objects"}
+//	POST   /_fake/organizations/{org}/databases/{db}/branches/{branch}/queries
+//	                                              RecordQueries {"samples": [{"sql", "keyspace", "tables", "tags",
+//	                                              "tablet_type", "rows_read", "rows_returned", "rows_affected",
+//	                                              "shard_queries", "duration", "error", "error_code", "time"}]}
 //	POST   /_fake/fail-next                       FailNext {"id"}
 //	POST   /_fake/faults                          InjectFault {"operation", "status", "code", "message", "retry_after",
 //	                                              "times", "probability", "latency"}; answers the rule with its "id"

@@ -1,10 +1,16 @@
 package fake
 
-import "net/http"
+import (
+	"net/http"
+	"time"
+
+	"github.com/dbplatform/platform-go"
+)
 
 // The control endpoints of what a branch holds that the API does not
-// change: its schema, its keyspaces as set up, and the objects its roles
-// own (see schema.go, seed_keyspaces.go and roles.go).
+// change: its schema, its keyspaces as set up, the objects its roles own
+// and the queries it ran (see schema.go, seed_keyspaces.go, roles.go and
+// traffic.go).
 
 // controlBranch is the path of a branch below ControlPrefix.
 const controlBranch = "organizations/{organization}/databases/{database}/branches/{branch}"
@@ -17,6 +23,7 @@ func controlBranchRoutes() []controlRoute {
 		{http.MethodGet, controlBranch + "/roles/{role}", http.StatusOK, ctl((*Server).controlRole)},
 		{http.MethodGet, controlBranch + "/roles/{role}/objects", http.StatusOK, ctl((*Server).controlRoleObjects)},
 		{http.MethodPost, controlBranch + "/roles/{role}/objects", http.StatusNoContent, ctlBody((*Server).controlAddRoleObjects)},
+		{http.MethodPost, controlBranch + "/queries", http.StatusNoContent, ctlBody((*Server).controlRecordQueries)},
 	}
 }
 
@@ -82,4 +89,48 @@ func (s *Server) controlAddRoleObjects(r *http.Request, b *controlRoleObjectsBod
 	}
 	org, db, branch := branchPath(r)
 	return nil, refused(s.AddRoleObjects(org, db, branch, r.PathValue("role"), b.Objects...))
+}
+
+// controlQueriesBody is the body of POST .../branches/{branch}/queries.
+type controlQueriesBody struct {
+	Samples []controlQuerySample `json:"samples"`
+}
+
+// controlQuerySample is a QuerySample over HTTP; duration is a Go
+// duration string and time RFC 3339.
+type controlQuerySample struct {
+	SQL          string              `json:"sql"`
+	Keyspace     string              `json:"keyspace"`
+	Tables       []string            `json:"tables"`
+	Tags         map[string]string   `json:"tags"`
+	TabletType   platform.TabletType `json:"tablet_type"`
+	RowsRead     int64               `json:"rows_read"`
+	RowsReturned int64               `json:"rows_returned"`
+	RowsAffected int64               `json:"rows_affected"`
+	ShardQueries int                 `json:"shard_queries"`
+	Duration     string              `json:"duration"`
+	Error        string              `json:"error"`
+	ErrorCode    string              `json:"error_code"`
+	Time         time.Time           `json:"time"`
+}
+
+// controlRecordQueries serves POST .../branches/{branch}/queries.
+func (s *Server) controlRecordQueries(r *http.Request, b *controlQueriesBody) (any, error) {
+	if len(b.Samples) == 0 {
+		return nil, missing("samples")
+	}
+	samples := make([]QuerySample, len(b.Samples))
+	for i, c := range b.Samples {
+		d, err := parseControlDuration("samples["+itoa(i)+"].duration", c.Duration)
+		if err != nil {
+			return nil, err
+		}
+		samples[i] = QuerySample{
+			SQL: c.SQL, Keyspace: c.Keyspace, Tables: c.Tables, Tags: c.Tags, TabletType: c.TabletType,
+			RowsRead: c.RowsRead, RowsReturned: c.RowsReturned, RowsAffected: c.RowsAffected,
+			ShardQueries: c.ShardQueries, Duration: d, Error: c.Error, ErrorCode: c.ErrorCode, Time: c.Time,
+		}
+	}
+	org, db, branch := branchPath(r)
+	return nil, refused(s.RecordQueries(org, db, branch, samples...))
 }

@@ -22,6 +22,7 @@ type config struct {
 	requestLogLimit  int
 	eventLogLimit    int
 	deliveryLogLimit int
+	querySampleLimit int           // per branch; see WithQuerySampleLimit
 	rateLimit        int           // requests a minute per credential; 0: none
 	webhookTimeout   time.Duration // see WithWebhookTimeout; 0 is the default
 	onChange         func()        // see WithOnChange
@@ -40,6 +41,7 @@ func defaultConfig() config {
 		requestLogLimit:  defaultRequestLogLimit,
 		eventLogLimit:    defaultEventLogLimit,
 		deliveryLogLimit: defaultEventLogLimit,
+		querySampleLimit: defaultQuerySampleLimit,
 	}
 }
 

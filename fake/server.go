@@ -274,6 +274,17 @@
 //     an update's "" clears it (null).
 //   - A deleted entry is gone (404).
 //
+// Query traffic (traffic.go): the fake runs no SQL, so what a branch ran is
+// what [Server.RecordQueries] records, and every view of traffic is
+// computed from those samples alone. A query is its keyspace and
+// fingerprint: the first 16 hexadecimal digits of the SHA-256 of its
+// normalised text (literals and IN lists as ?, comments dropped, keywords
+// upper case, spacing canonical; [QueryFingerprint]); an error's
+// fingerprint is that of its message with literals normalised likewise.
+// Percentiles are by the nearest rank. A sample's tags are the ones it is
+// recorded with, plus the system tag query_fingerprint, which no recording
+// may set.
+//
 // Billing (invoices and the payment method):
 //
 //   - Usage is metered per keyspace: the span of time it runs at one

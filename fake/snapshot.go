@@ -30,7 +30,7 @@ import (
 //	  "service_tokens": [...], "databases": [... backups, backup_policies,
 //	  deploy_requests, webhooks, ip_restrictions, maintenance_windows ...],
 //	  "branches": [... keyspaces, roles, traffic_budgets, passwords,
-//	  switchovers ...], "oauth_applications": [... tokens ...],
+//	  switchovers, traffic ...], "oauth_applications": [... tokens ...],
 //	  "oauth_codes": [...], "oauth_devices": [...], "oauth_session": {...},
 //	  "in_flight": [ids], "fail_next": [ids],
 //	  "transitions": [{"kind", "at", "seq", ...}]

@@ -44,7 +44,7 @@ var snapshotCoverage = map[string]string{
 	"dbRec":                  "stamps org name region kind clusterSize replicas state deleted requireApproval restrictBranchRegion allowDataBranching foreignKeys insightsRawQueries deletionProtected prodWebConsole notes automaticMigrations migrationFramework migrationTable defaultBranch branchIdx backups drs drByNumber lastDR deployQueue webhooks maintenance ipRestrictions",
 	"webhookStore":           "hooks byID",
 	"webhookRec":             "stamps db url secret enabled events deleted lastSent lastSentResult lastSentSuccess failures lastTest",
-	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated keyspaces roles budgets readOnlyRegions passwords switchovers primary bouncers cluster",
+	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated keyspaces roles budgets readOnlyRegions passwords switchovers primary bouncers cluster traffic",
 	"readOnlyRegionRec":      "stamps region actor readyAt removed",
 	"keyspaceReadOnlyRegion": "region branchRegion clusterSize replicas",
 	"keyspaceRec":            "stamps branch name shards extraReplicas clusterSize ready isDefault readOnlyRegions deleted tables settings configChanging before configGen resizes resizeByID resize lastResize meteredSize meteredSince",
@@ -107,6 +107,11 @@ var snapshotCoverage = map[string]string{
 	"oauthGrant":             "user scopes orgs dbs branches",
 	"oauthCodeRec":           "app grant redirectURI expires used issued",
 	"oauthSession":           "user signedOut autoApprove",
+	"branchTraffic":          "patterns samples byID",
+	"patternKey":             "keyspace fingerprint",
+	"queryPattern":           "keyspace fingerprint normalized statement tables samples",
+	"querySample":            "id pattern at duration rowsRead rowsReturned rowsAffected shardQueries tablet tags err",
+	"queryError":             "message code fingerprint",
 
 	// The jobs of the clock, one type per kind of transition.
 	"databaseReadyJob":       "db",
@@ -174,6 +179,8 @@ var snapshotHome = map[string]string{
 	"branchCluster": "branchClusterSnap in fake/snapshot_branchchanges.go", "vtgateConfig": "vtgateSnap in fake/snapshot_branchchanges.go",
 	"storageConfig": "storageSnap in fake/snapshot_branchchanges.go", "paramValue": "paramValueSnap in fake/snapshot_branchchanges.go",
 	"branchChangeRec": "branchChangeSnap in fake/snapshot_branchchanges.go", "clusterState": "clusterStateSnap in fake/snapshot_branchchanges.go",
+	"branchTraffic": "trafficSnap in fake/snapshot_traffic.go", "queryPattern": "patternSnap in fake/snapshot_traffic.go",
+	"querySample": "sampleSnap in fake/snapshot_traffic.go", "queryError": "sampleSnap in fake/snapshot_traffic.go",
 	"orgBilling": "billingSnap in fake/snapshot_billing.go", "usageSpan": "usageSpanSnap in fake/snapshot_billing.go",
 	"billedBranch": "billedBranchSnap in fake/snapshot_billing.go", "invoiceRec": "invoiceSnap in fake/snapshot_billing.go",
 	"lineItemRec": "lineItemSnap in fake/snapshot_billing.go", "paymentMethodRec": "paymentSnap in fake/snapshot_billing.go",
@@ -498,6 +505,14 @@ func snapshotRichWorld(t *testing.T) map[string]bool {
 	do("POST", pg+"/branches/dev/maintenance", "{}")
 	do("POST", pg+"/branches/main/switchovers", "")
 	srv.Advance(tm.SwitchoverStart)
+
+	// Traffic on app's dev: a tagged query on a replica, and a failed one.
+	must(srv.RecordQueries(org, drDB, "dev",
+		fake.QuerySample{SQL: "SELECT * FROM users WHERE id = 1", Tags: map[string]string{"route": "home"}, TabletType: platform.TabletReplica,
+			RowsRead: 3, RowsReturned: 1, ShardQueries: 2, Duration: 5 * time.Millisecond, Time: srv.Now().Add(-time.Minute)},
+		fake.QuerySample{SQL: "UPDATE users SET name = 'x' WHERE id = 2", Keyspace: "extra", RowsAffected: 1, Duration: time.Millisecond,
+			Error: "Lock wait timeout exceeded", ErrorCode: "1205"},
+	))
 
 	local := snapshotRoundTrip(t, w, "GET", base, "")
 	srv.SignOut()
