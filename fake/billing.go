@@ -20,9 +20,8 @@ import (
 const hoursPerMonth = 730
 
 // usageSpan is the time a keyspace ran at one cluster size, ended: a
-// keyspace's running span is its meteredSize since meteredSince (see
-// keyspaceRec), ended by meterKeyspace when the size changes or the
-// keyspace goes. A span names its branch and database by value, as
+// keyspace's running span is its keyspaceMeter, ended by meterKeyspace
+// when the size changes or the keyspace goes. A span names its branch and database by value, as
 // invoices show them after they are gone.
 type usageSpan struct {
 	branch billedBranch
@@ -34,6 +33,31 @@ type usageSpan struct {
 	// deletion, at to.
 	branchDeleted bool
 }
+
+// keyspaceMeter is the size a keyspace is billed at, and since when:
+// 16 bytes, where a size name and a time.Time would take 40 in every
+// keyspace.
+type keyspaceMeter struct {
+	sku   uint8 // 1 + the size's index in clusterSKUs; 0 while not metered (gone)
+	since int64 // Unix nanoseconds
+}
+
+// meterOf is the meter of a keyspace of size since t; a size the
+// catalogue lacks (none is stored, see checkClusterSize) is not metered.
+func meterOf(size string, t time.Time) keyspaceMeter {
+	i := slices.IndexFunc(clusterSKUs, func(s *clusterSKU) bool { return s.name == size })
+	return keyspaceMeter{uint8(i + 1), t.UnixNano()}
+}
+
+// size is the metered size; nil while not metered.
+func (m keyspaceMeter) size() *clusterSKU {
+	if m.sku == 0 {
+		return nil
+	}
+	return clusterSKUs[m.sku-1]
+}
+
+func (m keyspaceMeter) from() time.Time { return time.Unix(0, m.since).UTC() }
 
 // billedBranch is a branch as a line item names it: its database, its
 // name, and its creation and last update as metering last saw them.
@@ -152,36 +176,26 @@ func (w *world) meterBranch(b *branchRec, now time.Time) {
 // is gone, and starts one at its size unless it is gone. A span of no
 // time is dropped: nothing ran.
 func (w *world) meterKeyspace(ks *keyspaceRec, now time.Time) {
-	gone := ks.gone()
-	if ks.meteredSize == ks.clusterSize && !gone {
+	gone, sku := ks.gone(), ks.meter.size()
+	if !gone && sku != nil && sku.name == ks.clusterSize {
 		return
 	}
 	b := ks.branch
-	if ks.meteredSize != "" && now.After(ks.meteredSince) {
+	if m := ks.meter; sku != nil && now.After(m.from()) {
 		bl := &b.db.org.billing
 		bl.ended = append(bl.ended, &usageSpan{
-			branch: billOf(b), size: ks.meteredSize, rate: monthlyCents(ks.meteredSize, b.region),
-			from: ks.meteredSince, to: now, branchDeleted: b.deleted,
+			branch: billOf(b), size: sku.name, rate: priceCents(sku.rate, b.region),
+			from: m.from(), to: now, branchDeleted: b.deleted,
 		})
 	}
-	ks.meteredSize, ks.meteredSince = "", time.Time{}
+	ks.meter = keyspaceMeter{}
 	if !gone {
-		ks.meteredSize, ks.meteredSince = ks.clusterSize, now
+		ks.meter = meterOf(ks.clusterSize, now)
 	}
 }
 
 func billOf(b *branchRec) billedBranch {
 	return billedBranch{dbID: b.db.id, dbName: b.db.name, id: b.id, name: b.name, created: b.created, updated: b.updated}
-}
-
-// monthlyCents is a size's monthly rate in a region, in cents, as
-// list_cluster_size_skus shows it; 0 for a size the catalogue lacks (none
-// is stored, see checkClusterSize).
-func monthlyCents(size string, r *regionRec) int64 {
-	if sku := skuByName[size]; sku != nil {
-		return priceCents(sku.rate, r)
-	}
-	return 0
 }
 
 // billedCents is the amount of hours at a monthly rate, in cents, rounded
@@ -259,8 +273,8 @@ func (s *Server) issueInvoice(org *orgRec, end, now time.Time) {
 	for _, db := range org.dbs.all() {
 		for _, b := range db.branchIdx.all() {
 			for _, ks := range b.keyspaces.all() {
-				if ks.meteredSize != "" {
-					add(billOf(b), ks.meteredSize, monthlyCents(ks.meteredSize, b.region), ks.meteredSince, now, false)
+				if sku := ks.meter.size(); sku != nil {
+					add(billOf(b), sku.name, priceCents(sku.rate, b.region), ks.meter.from(), now, false)
 				}
 			}
 		}

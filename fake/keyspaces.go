@@ -52,10 +52,7 @@ type keyspaceRec struct {
 	resize     *keyspaceResizeRec
 	lastResize *keyspaceResizeRec
 
-	// meteredSize is the size it is billed at since meteredSince, ""
-	// once it is gone; see meterKeyspace.
-	meteredSize  string
-	meteredSince time.Time
+	meter keyspaceMeter // what it is billed at; see meterKeyspace
 }
 
 // keyspaceSettings are what update_keyspace changes. Pointed-to values are

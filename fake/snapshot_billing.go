@@ -15,10 +15,11 @@ type meterSnap struct {
 }
 
 func saveMeter(ks *keyspaceRec) *meterSnap {
-	if ks.meteredSize == "" {
+	sku := ks.meter.size()
+	if sku == nil {
 		return nil
 	}
-	return &meterSnap{Size: ks.meteredSize, Since: ks.meteredSince}
+	return &meterSnap{Size: sku.name, Since: ks.meter.from()}
 }
 
 // load sets ks's meter; a nil meterSnap leaves it unmetered.
@@ -29,7 +30,7 @@ func (ms *meterSnap) load(ks *keyspaceRec) error {
 	if skuByName[ms.Size] == nil {
 		return fmt.Errorf("metered size %q is not a cluster size", ms.Size)
 	}
-	ks.meteredSize, ks.meteredSince = ms.Size, ms.Since
+	ks.meter = meterOf(ms.Size, ms.Since)
 	return nil
 }
 
