@@ -21,8 +21,8 @@ const hoursPerMonth = 730
 
 // usageSpan is the time a keyspace ran at one cluster size, ended: a
 // keyspace's running span is its keyspaceMeter, ended by meterKeyspace
-// when the size changes or the keyspace goes. A span names its branch and database by value, as
-// invoices show them after they are gone.
+// when the size changes or the keyspace goes. A span names its branch and
+// database by value, as invoices show them after they are gone.
 type usageSpan struct {
 	branch billedBranch
 	size   string
