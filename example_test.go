@@ -247,6 +247,43 @@ func ExampleKeyspacesService_Resize() {
 	// completed PS_40 3 replicas
 }
 
+func ExampleAuditLogsService_All() {
+	srv, err := fake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+
+	// Every change made through the API is an entry of the audit log.
+	if _, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{
+		Organization: "acme", Name: "orders", ClusterSize: "PS_10",
+	}); err != nil {
+		log.Fatal(err)
+	}
+	srv.Advance(fake.DefaultTimings().DatabaseReady)
+	if _, err := client.Branches.Create(ctx, &platform.CreateBranchParams{
+		Organization: "acme", Database: "orders", Name: "feature", ParentBranch: "main",
+	}); err != nil {
+		log.Fatal(err)
+	}
+
+	// Newest first, one page of one entry at a time.
+	for entry, err := range client.AuditLogs.All(ctx, &platform.ListAuditLogsParams{
+		Organization: "acme",
+		CursorParams: platform.CursorParams{Limit: 1},
+	}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(entry.AuditAction, *entry.TargetType, *entry.TargetDisplayName, "in", entry.AuditableDisplayName)
+	}
+	// Output:
+	// branch.created DatabaseBranch feature in orders
+	// database.created Database orders in acme
+}
+
 func ExampleBillingService_AllInvoiceLineItems() {
 	srv, err := fake.New()
 	if err != nil {

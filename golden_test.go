@@ -46,6 +46,7 @@ func TestGoldenRoundTrip(t *testing.T) {
 		{"maintenance_window_list.json", func() any { return new(platform.Page[platform.MaintenanceWindow]) }},
 		{"password.json", func() any { return new(platform.Password) }},
 		{"ip_restriction_list.json", func() any { return new(platform.Page[platform.IPRestriction]) }},
+		{"audit_log_list.json", func() any { return new(platform.CursorPage[platform.AuditLog]) }},
 	}
 	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.json"))
 	if err != nil {

@@ -2,6 +2,7 @@ package platform
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"net/url"
@@ -150,4 +151,109 @@ func pathf(format string, values ...string) string {
 	}
 	b.WriteString(format)
 	return b.String()
+}
+
+// CursorParams selects one page of a list the API pages by cursor rather
+// than by number (the audit log): the items after one item's ID, or those
+// before it. Zero values take the API's defaults: the first page, 25
+// items.
+type CursorParams struct {
+	// StartingAfter is the ID of an item: the page holds the items that
+	// follow it in the list's order. Set at most one of StartingAfter and
+	// EndingBefore.
+	StartingAfter string `json:"-" url:"starting_after,omitempty"`
+	// EndingBefore is the ID of an item: the page holds the items just
+	// before it in the list's order.
+	EndingBefore string `json:"-" url:"ending_before,omitempty"`
+	// Limit is the page size, 1 to [MaxPerPage].
+	Limit int `json:"-" url:"limit,omitempty"`
+}
+
+// validate checks the cursor and the page size before any request is sent.
+func (p CursorParams) validate() error {
+	if p.StartingAfter != "" && p.EndingBefore != "" {
+		return &ArgError{Arg: "ending_before", Reason: "must not be set with starting_after (a page is either after one item or before one)"}
+	}
+	if p.Limit < 0 || p.Limit > MaxPerPage {
+		return &ArgError{Arg: "limit", Reason: fmt.Sprintf("%d is outside 1..%d", p.Limit, MaxPerPage)}
+	}
+	return nil
+}
+
+// cursorParams gives generic code the CursorParams embedded in a params
+// struct.
+func (p *CursorParams) cursorParams() *CursorParams { return p }
+
+// cursored is a params struct that embeds CursorParams.
+type cursored interface{ cursorParams() *CursorParams }
+
+// CursorPage is one page of a list paged by cursor, with the cursors that
+// reach its neighbours.
+type CursorPage[T any] struct {
+	// Type is always "list".
+	Type string `json:"type"`
+	// HasNext reports whether items follow this page: pass CursorEnd as
+	// StartingAfter to get them.
+	HasNext bool `json:"has_next"`
+	// HasPrev reports whether items precede this page: pass CursorStart
+	// as EndingBefore to get them.
+	HasPrev bool `json:"has_prev"`
+	// CursorStart is the ID of the page's first item, nil for an empty
+	// page.
+	CursorStart *string `json:"cursor_start"`
+	// CursorEnd is the ID of the page's last item, nil for an empty page.
+	CursorEnd *string `json:"cursor_end"`
+	// Items are this page's items.
+	Items []*T `json:"data"`
+}
+
+// listCursorPage fetches one page of a list paged by cursor at path; q's
+// url-tagged fields (filters, cursors, limit) become the query.
+func listCursorPage[T any](ctx context.Context, c *Client, path string, q cursored) (*CursorPage[T], error) {
+	if err := q.cursorParams().validate(); err != nil {
+		return nil, err
+	}
+	page := new(CursorPage[T])
+	if err := c.get(ctx, path, q, page); err != nil {
+		return nil, err
+	}
+	return page, nil
+}
+
+// allCursored is the All twin of a List method of a list paged by cursor:
+// it ranges over every item from p's position on, following each page's
+// CursorEnd while HasNext, calling list with a copy of p for each page, so
+// the caller's params are never modified and the sequence can be ranged
+// again. A page asked with EndingBefore starts the walk; the pages after
+// it are asked with StartingAfter.
+func allCursored[P any, PP interface {
+	*P
+	cursored
+}, T any](ctx context.Context, p *P, list func(context.Context, *P) (*CursorPage[T], error)) iter.Seq2[*T, error] {
+	first := *orZero(p)
+	return func(yield func(*T, error) bool) {
+		q := first
+		for {
+			page, err := list(ctx, &q)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for _, item := range page.Items {
+				if item == nil {
+					yield(nil, errors.New("platform: a page of the list holds a null item"))
+					return
+				}
+				if !yield(item, nil) {
+					return
+				}
+			}
+			end := page.CursorEnd
+			cur := PP(&q).cursorParams()
+			if !page.HasNext || end == nil || *end == "" || *end == cur.StartingAfter || len(page.Items) == 0 {
+				return
+			}
+			cur.StartingAfter, cur.EndingBefore = *end, ""
+		}
+	}
 }

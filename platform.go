@@ -120,6 +120,8 @@ type Client struct {
 	Passwords *PasswordsService
 	// IPRestrictions manages the IP allowlists of PostgreSQL databases.
 	IPRestrictions *IPRestrictionsService
+	// AuditLogs reads organizations' audit logs.
+	AuditLogs *AuditLogsService
 	// Billing reads invoices and manages the payment method.
 	Billing *BillingService
 }
@@ -214,6 +216,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.OAuthApplications = (*OAuthApplicationsService)(common)
 	c.Passwords = (*PasswordsService)(common)
 	c.IPRestrictions = (*IPRestrictionsService)(common)
+	c.AuditLogs = (*AuditLogsService)(common)
 	c.Billing = (*BillingService)(common)
 	return c, nil
 }

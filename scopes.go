@@ -38,6 +38,7 @@ const (
 	ScopeOrganizationManageProductionReadOnlyPasswords Scope = "organization:manage_production_read_only_passwords"
 	ScopeOrganizationManageReadOnlyPasswords           Scope = "organization:manage_read_only_passwords"
 	ScopeOrganizationPromoteBranches                   Scope = "organization:promote_branches"
+	ScopeOrganizationReadAuditLogs                     Scope = "organization:read_audit_logs"
 	ScopeOrganizationReadBackups                       Scope = "organization:read_backups"
 	ScopeOrganizationReadBranches                      Scope = "organization:read_branches"
 	ScopeOrganizationReadDatabases                     Scope = "organization:read_databases"
@@ -128,6 +129,7 @@ var scopeDescriptions = map[Scope]string{
 	ScopeOrganizationReadDatabases:                     "Read the organization's databases",
 	ScopeOrganizationReadDeployRequests:                "Read deploy requests in the organization",
 	ScopeOrganizationReadOrganization:                  "Read the organization",
+	ScopeOrganizationReadAuditLogs:                     "Read the organization's audit log",
 	ScopeOrganizationRestoreBackups:                    "Restore backups to new branches in the organization",
 	ScopeOrganizationRestoreProductionBranchBackups:    "Restore production branch backups to new branches in the organization",
 	ScopeOrganizationWriteBackups:                      "Create and update backups in the organization",

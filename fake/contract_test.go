@@ -708,6 +708,19 @@ var contractStates = []contractState{
 		}
 		return []contractRequest{contractOn("list_branch_bouncer_resize_requests", "branch", "main")}
 	}},
+	{name: "audit log: a middle page, an empty page, a user's change", setup: func(w *opWorld) []contractRequest {
+		access := oauthGrant(w.t, w.srv, fake.Consent{Organizations: []string{w.org}}, platform.ScopeOrganizationWriteOrganization)
+		wantStatus(w.t, send(w.t, w.srv, http.MethodPatch, "/v1/organizations/"+w.org, bearer(access), `{"billing_email": "ap@example.com"}`), http.StatusOK)
+		page, err := w.c.AuditLogs.List(w.t.Context(), &platform.ListAuditLogsParams{Organization: w.org, CursorParams: platform.CursorParams{Limit: 1}})
+		if err != nil || !page.HasNext {
+			w.t.Fatalf("first page of the audit log: %+v, %v", page, err)
+		}
+		return []contractRequest{
+			{op: "list_audit_logs", call: opCall{query: "limit=1&starting_after=" + *page.CursorEnd}},
+			{op: "list_audit_logs", call: opCall{query: "filters[]=audit_action:none.done"}},
+			{op: "list_audit_logs", call: opCall{query: "limit=1"}},
+		}
+	}},
 	{name: "an invoice billing a deleted branch, paid, and a card without a name", setup: func(w *opWorld) []contractRequest {
 		if err := w.c.Branches.Delete(w.t.Context(), &platform.DeleteBranchParams{Organization: w.org, Database: drDB, Branch: "dev"}); err != nil {
 			w.t.Fatal(err)

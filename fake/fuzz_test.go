@@ -83,6 +83,8 @@ func FuzzRouting(f *testing.F) {
 		{"OPTIONS", "*", "", false},
 		{"POST", "/_fake/advance", "d=1h", true},
 		{"BREW", "/v1/organizations/acme/databases/%00", "page=%zz", true},
+		{"GET", "/v1/organizations/acme/audit-log", "limit=100&starting_after=zzzzzzzzzzzz&filters[]=audit_action:database.created", true},
+		{"GET", "/v1/organizations/acme/audit-log", "ending_before=000000000000&filters[]=audit_action&limit=-1", true},
 	} {
 		f.Add(s.method, s.path, s.query, s.auth)
 	}

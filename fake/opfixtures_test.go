@@ -514,6 +514,7 @@ var opFixtures = map[string]opFixture{
 	"list_service_token_grants":     opServiceToken(""),
 	"add_service_token_accesses":    opServiceToken(`{"database":"app","access":["write_database"]}`),
 	"remove_service_token_accesses": opServiceToken(`{"database":"app","access":["read_database"]}`),
+	"list_audit_logs":               opBody(""), // the world's making left entries
 }
 
 // opOAuthServer are the rows of operations.tsv that are the OAuth server's

@@ -22,6 +22,7 @@ type config struct {
 	requestLogLimit  int
 	eventLogLimit    int
 	deliveryLogLimit int
+	auditLogLimit    int
 	querySampleLimit int           // per branch; see WithQuerySampleLimit
 	rateLimit        int           // requests a minute per credential; 0: none
 	webhookTimeout   time.Duration // see WithWebhookTimeout; 0 is the default
@@ -41,6 +42,7 @@ func defaultConfig() config {
 		requestLogLimit:  defaultRequestLogLimit,
 		eventLogLimit:    defaultEventLogLimit,
 		deliveryLogLimit: defaultEventLogLimit,
+		auditLogLimit:    defaultAuditLogLimit,
 		querySampleLimit: defaultQuerySampleLimit,
 	}
 }
@@ -248,10 +250,13 @@ func WithOrganization(name string) Option {
 // How many entries the logs keep unless an option says otherwise: the
 // request log 10,000 requests (about 150 bytes each); the event log and the
 // delivery log 1,000 each, as an event or a delivery carries a whole
-// resource (about 2 KB).
+// resource (about 2 KB); each organization's audit log 10,000 entries
+// (about 270 bytes each: IDs, names and the request's path, rendered on
+// read).
 const (
 	defaultRequestLogLimit = 10_000
 	defaultEventLogLimit   = 1_000
+	defaultAuditLogLimit   = 10_000
 )
 
 // WithRequestLogLimit keeps the last n requests in [Server.Requests]
@@ -271,6 +276,13 @@ func WithEventLogLimit(n int) Option {
 // and retries do not depend on it.
 func WithDeliveryLogLimit(n int) Option {
 	return logLimit("WithDeliveryLogLimit", n, func(c *config) *int { return &c.deliveryLogLimit })
+}
+
+// WithAuditLogLimit keeps the last n entries of each organization's audit
+// log (10,000 by default): list_audit_logs shows those, and a cursor
+// naming an entry dropped since still places its page by time.
+func WithAuditLogLimit(n int) Option {
+	return logLimit("WithAuditLogLimit", n, func(c *config) *int { return &c.auditLogLimit })
 }
 
 // logLimit is an option setting the limit of a log to n, which must be

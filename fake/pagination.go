@@ -3,6 +3,7 @@ package fake
 import (
 	"net/url"
 	"slices"
+	"sort"
 	"strconv"
 
 	"github.com/dbplatform/platform-go"
@@ -83,4 +84,107 @@ func rangePageOf[T any, R any](c *call, total int, get func(lo, hi int) []T, wit
 		slices.Reverse(items)
 	}
 	return listOf(c, items, total, withTotals, render)
+}
+
+// cursor is the position of a page of a list paged by cursor: after or
+// before an item's ID, and the page size.
+type cursor struct {
+	after, before string
+	limit         int
+}
+
+// parseCursor reads starting_after, ending_before and limit (1 to 100,
+// 25 by default).
+func (c *call) parseCursor() (cursor, error) {
+	q := c.r.URL.Query()
+	cur := cursor{after: q.Get("starting_after"), before: q.Get("ending_before"), limit: 25}
+	if cur.after != "" && cur.before != "" {
+		return cur, badRequest("starting_after and ending_before cannot both be set: a page is either after an item or before one")
+	}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100 {
+			return cur, badRequest("limit must be an integer from 1 to 100, got %q", v)
+		}
+		cur.limit = n
+	}
+	return cur, nil
+}
+
+// cursorList is a list paged by cursor: n records that at returns by
+// position, oldest first, each with a key that grows with its position
+// and an ID that parse reads back into its key. The list shows them
+// newest first, the records keep accepts.
+type cursorList[T any] struct {
+	n     int
+	at    func(i int) T
+	key   func(T) uint64
+	id    func(T) string
+	parse func(id string) (uint64, bool)
+	keep  func(T) bool
+}
+
+// cursorPageOf cuts cur's page out of l, and renders it. A cursor places
+// its page by key, so an ID no longer in the list still does. Without a
+// filter, a page costs O(page size + log n); with one, the records it
+// passes over.
+func cursorPageOf[T, R any](cur cursor, l cursorList[T], render func(T) *R) (*platform.CursorPage[R], error) {
+	// first is the position the page starts from and dir the way it
+	// goes: towards older records (-1) from the newest or after a cursor,
+	// towards newer ones (+1) before a cursor.
+	first, dir := l.n-1, -1
+	for _, c := range []struct {
+		name, id string
+		after    bool
+	}{{"starting_after", cur.after, true}, {"ending_before", cur.before, false}} {
+		if c.id == "" {
+			continue
+		}
+		k, ok := l.parse(c.id)
+		if !ok {
+			return nil, badRequest("%s %q is not the ID of an entry of this list", c.name, c.id)
+		}
+		// lo is the position of the first record whose key is not below k.
+		lo := sort.Search(l.n, func(i int) bool { return l.key(l.at(i)) >= k })
+		if c.after {
+			first = lo - 1
+		} else {
+			first, dir = lo, 1
+			if lo < l.n && l.key(l.at(lo)) == k {
+				first++
+			}
+		}
+	}
+	inList := func(i int) bool { return i >= 0 && i < l.n }
+	// more reports whether a record the list keeps is at i or beyond, in
+	// direction d.
+	more := func(i, d int) bool {
+		for ; inList(i); i += d {
+			if l.keep(l.at(i)) {
+				return true
+			}
+		}
+		return false
+	}
+	var items []T
+	i := first
+	for ; inList(i) && len(items) < cur.limit; i += dir {
+		if it := l.at(i); l.keep(it) {
+			items = append(items, it)
+		}
+	}
+	beyond, behind := more(i, dir), more(first-dir, -dir)
+	p := &platform.CursorPage[R]{Type: "list", HasNext: beyond, HasPrev: behind, Items: make([]*R, 0, len(items))}
+	if dir > 0 {
+		slices.Reverse(items)
+		p.HasNext, p.HasPrev = behind, beyond
+	}
+	for _, it := range items {
+		p.Items = append(p.Items, render(it))
+	}
+	if len(items) > 0 {
+		start, end := l.id(items[0]), l.id(items[len(items)-1])
+		p.CursorStart, p.CursorEnd = &start, &end
+	}
+	return p, nil
 }

@@ -36,3 +36,6 @@ func (r *ring[T]) all(fn func(T)) {
 func (r *ring[T]) clear() {
 	r.buf, r.next = nil, 0
 }
+
+// at returns the i-th value kept, oldest first (0 is the oldest).
+func (r *ring[T]) at(i int) T { return r.buf[(r.next+i)%len(r.buf)] }

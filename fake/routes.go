@@ -28,6 +28,10 @@ type route struct {
 	op string
 	// public routes need no credentials.
 	public bool
+	// cursor marks a list paged by cursor (its handler reads the cursor
+	// with parseCursor), whose page, per_page and order the pipeline
+	// leaves alone.
+	cursor bool
 	// scopeBranch, when set, names the branch whose branch-level OAuth
 	// scopes admit the request, for an operation whose path has no {branch}
 	// (see scopes.go).
@@ -110,6 +114,7 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.serviceTokenRoutes()...)
 	rs = append(rs, s.webhookRoutes()...)
 	rs = append(rs, s.oauthAppRoutes()...)
+	rs = append(rs, s.auditLogRoutes()...)
 	rs = append(rs, s.billingRoutes()...)
 	return rs
 }
@@ -264,12 +269,19 @@ func (s *Server) run(rt *route, r *http.Request, body any, bodyErr *apiError) (s
 			return 0, nil, err
 		}
 	}
+	var targetID, targetName string
+	if rt.write {
+		targetID, targetName = c.auditTarget()
+	}
 	resp, err = rt.serve(c)
 	if err != nil {
 		return 0, nil, err
 	}
 	if _, ok := resp.(nothingToDo); ok {
 		return http.StatusNoContent, nil, nil
+	}
+	if rt.write { // a change that succeeded: an entry of the audit log
+		c.audit(targetID, targetName, resp)
 	}
 	return rt.spec.status, resp, nil
 }
@@ -297,7 +309,7 @@ func (c *call) resolvePath() error {
 // order the pipeline reads. Operations that list are named list_*, but for
 // three that the API names otherwise.
 func (rt *route) list() bool {
-	return rt.spec.method == http.MethodGet &&
+	return rt.spec.method == http.MethodGet && !rt.cursor &&
 		(strings.HasPrefix(rt.op, "list_") || rt.op == "get_deploy_queue" || rt.op == "lint_branch_schema" || rt.op == "get_invoice_line_items")
 }
 

@@ -285,6 +285,36 @@
 // recorded with, plus the system tag query_fingerprint, which no recording
 // may set.
 //
+// The audit log (list_audit_logs) is recorded once, by the request
+// pipeline, not by handlers: every request through the API that changes
+// the world and succeeds, whoever sends it (a service token, or a user
+// through an OAuth token), is an entry of its organization's log; a
+// refused request, a read, a change that answered 204 because it changed
+// nothing, the OAuth server's endpoints and control calls (/_fake/, Go
+// seeding) leave none. An entry's audit_action is "<resource>.<action>",
+// derived from the operation (see auditShapeOf in auditlogs.go):
+// create_database is "database.created", queue_deploy_request
+// "deploy_request.queued", update_auto_apply on a deploy request
+// "deploy_request.updated_auto_apply", with the live service's names where
+// the official client lists them ("service_token.granted_access",
+// "organization.removed_member", "organization.updated_role"); action is
+// the part after the dot. The auditable is where the change was made: the
+// path's database, or the organization; the target is the record changed
+// (the one created, or the one the path names, by its ID), of the kinds
+// the reference names ("DatabaseBranch", "DatabaseBranchPassword",
+// "DeployRequest", ...). metadata holds the path's values but the
+// organization (null when none); remote_ip is the request's peer address;
+// location is null, as the fake locates no address. The log is newest
+// first, paged by cursor as the reference defines (starting_after,
+// ending_before, an entry's ID; limit 1 to 100, 25 by default; both
+// cursors together are a 400) and filtered as the official client does,
+// by filters[]=audit_action:ACTION, repeatable (any of them). A cursor
+// places its page by the entries' order, so the ID of an entry the log has
+// dropped still works. Each organization keeps its last 10,000 entries
+// (WithAuditLogLimit), compact records (about 270 bytes each) rendered
+// on read. The audit log is part of a snapshot, unlike the request log:
+// the API serves it.
+//
 // Billing (invoices and the payment method):
 //
 //   - Usage is metered per keyspace: the span of time it runs at one
@@ -398,6 +428,7 @@ func New(opts ...Option) (*Server, error) {
 	s.hooks.init(cfg.webhookTimeout)
 	s.requests.list.limit = cfg.requestLogLimit
 	s.events.limit = cfg.eventLogLimit
+	s.world.audit.limit = cfg.auditLogLimit
 	s.hooks.log.limit = cfg.deliveryLogLimit
 	s.limiter.limit = cfg.rateLimit
 	s.faults.rng = newFaultRand(cfg.seed)

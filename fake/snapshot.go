@@ -33,7 +33,8 @@ import (
 //	  switchovers, traffic ...], "oauth_applications": [... tokens ...],
 //	  "oauth_codes": [...], "oauth_devices": [...], "oauth_session": {...},
 //	  "in_flight": [ids], "fail_next": [ids],
-//	  "transitions": [{"kind", "at", "seq", ...}]
+//	  "transitions": [{"kind", "at", "seq", ...}],
+//	  "audit_log": {"seq": n, "entries": [...]}
 //	}
 //
 // Records that are gone (a deleted database or branch, a revoked token)
@@ -43,7 +44,9 @@ import (
 // state: the request log, the event stream, the webhook delivery log and
 // attempts in flight (their scheduled retries are in), fault rules, the
 // rate limiter's counts, and the options the server was started with
-// (timings, strictness, seed, address).
+// (timings, strictness, seed, address). The audit log is in, as the API
+// serves it; a server restoring it keeps the newest entries up to its own
+// WithAuditLogLimit.
 
 // snapshotFormat and snapshotVersion identify a snapshot; Restore refuses
 // any other. Bump the version when a change makes older snapshots load
@@ -78,6 +81,7 @@ type worldSnap struct {
 	InFlight      []string          `json:"in_flight"`
 	FailNext      []string          `json:"fail_next"`
 	Transitions   []jobSnap         `json:"transitions"`
+	AuditLog      auditLogSnap      `json:"audit_log"`
 }
 
 // clockSnap is the clock: its time and the sequence number of the last
@@ -139,8 +143,8 @@ func (s *Server) Restore(data []byte) error {
 // Reset returns the server to its state when it started: the starting
 // organization, admin user and token (the same secret), the clock at its
 // start (a real clock keeps the wall clock), the ID generator at its seed.
-// It also empties the request log, the event stream and the webhook
-// delivery log. Fault rules stay installed.
+// It also empties the request log, the event stream, the webhook
+// delivery log and the audit log. Fault rules stay installed.
 func (s *Server) Reset() {
 	fresh, err := s.fresh()
 	if err != nil {
@@ -244,6 +248,7 @@ func (s *Server) save() (*worldSnap, error) {
 	snap.OAuthApps = sv.apps()
 	snap.OAuthCodes = codes
 	snap.OAuthDevices = devices
+	snap.AuditLog = sv.auditLog()
 	return snap, nil
 }
 
@@ -265,6 +270,7 @@ func (c *clock) sorted() []*timer {
 func (s *Server) install(ld *loader) {
 	s.world.retire()
 	s.world = ld.w
+	s.world.audit.setLimit(s.cfg.auditLogLimit)
 	s.org, s.admin, s.adminToken = ld.org, ld.admin, ld.adminToken
 	s.failNext = ld.failNext
 	s.session = ld.session
@@ -363,6 +369,7 @@ func (ld *loader) load(snap *worldSnap) error {
 		func() error { return ld.loadBranches(snap.Branches) },
 		func() error { return ld.loadDatabaseContents(snap.Databases) },
 		func() error { return ld.loadApps(snap.OAuthApps) },
+		func() error { return ld.loadAuditLog(snap.AuditLog) },
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {

@@ -18,6 +18,7 @@ type world struct {
 	oauth  oauthStore           // OAuth applications, tokens and codes
 	// inFlight holds the IDs of resources with transitions ahead.
 	inFlight map[string]bool
+	audit    auditLog // the organizations' audit logs; see auditlogs.go
 }
 
 func newWorld(seed uint64) *world {

@@ -1,0 +1,169 @@
+package platform_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake"
+)
+
+// auditEntryJSON is an entry of the audit log with every field set.
+const auditEntryJSON = `{
+	"id": "00000000002a", "actor_id": "tok1", "actor_type": "ServiceToken", "actor_display_name": "ci",
+	"auditable_id": "db1", "auditable_type": "Database", "auditable_display_name": "app",
+	"target_id": "br1", "target_type": "DatabaseBranch", "target_display_name": "dev",
+	"audit_action": "branch.created", "action": "created", "location": null, "remote_ip": "203.0.113.7",
+	"created_at": "2026-01-14T10:19:23.000Z", "updated_at": "2026-01-14T10:19:23.000Z",
+	"metadata": {"database": "app"}}`
+
+func TestAuditLogsWire(t *testing.T) {
+	t.Parallel()
+	at := mustTimestamp(t, "2026-01-14T10:19:23.000Z")
+	entry := &platform.AuditLog{
+		ID: "00000000002a", ActorID: platform.Ptr("tok1"), ActorType: platform.Ptr("ServiceToken"), ActorDisplayName: "ci",
+		AuditableID: platform.Ptr("db1"), AuditableType: platform.Ptr("Database"), AuditableDisplayName: "app",
+		TargetID: platform.Ptr("br1"), TargetType: platform.Ptr("DatabaseBranch"), TargetDisplayName: platform.Ptr("dev"),
+		AuditAction: "branch.created", Action: "created", RemoteIP: platform.Ptr("203.0.113.7"),
+		CreatedAt: at, UpdatedAt: at, Metadata: map[string]any{"database": "app"},
+	}
+	page := `{"type": "list", "has_next": true, "has_prev": true, "cursor_start": "00000000002a",
+		"cursor_end": "00000000002a", "data": [` + auditEntryJSON + `]}`
+	runMethodCases(t, []methodCase{
+		{
+			name: "List/filters and cursor",
+			call: func(ctx context.Context, c *platform.Client) (any, error) {
+				return c.AuditLogs.List(ctx, &platform.ListAuditLogsParams{
+					Organization: "acme", Actions: platform.AuditActions{"branch.created", "branch.deleted"},
+					CursorParams: platform.CursorParams{StartingAfter: "00000000002b", Limit: 10},
+				})
+			},
+			status: http.StatusOK, response: page,
+			method: http.MethodGet, path: "/v1/organizations/acme/audit-log",
+			query: url.Values{
+				"filters[]":      {"audit_action:branch.created", "audit_action:branch.deleted"},
+				"starting_after": {"00000000002b"}, "limit": {"10"},
+			},
+			want: &platform.CursorPage[platform.AuditLog]{
+				Type: "list", HasNext: true, HasPrev: true,
+				CursorStart: platform.Ptr("00000000002a"), CursorEnd: platform.Ptr("00000000002a"),
+				Items: []*platform.AuditLog{entry},
+			},
+		},
+		{
+			name: "List/before a cursor",
+			call: func(ctx context.Context, c *platform.Client) (any, error) {
+				return c.AuditLogs.List(ctx, &platform.ListAuditLogsParams{Organization: "acme", CursorParams: platform.CursorParams{EndingBefore: "000000000001"}})
+			},
+			status: http.StatusOK, response: `{"type": "list", "has_next": false, "has_prev": false, "cursor_start": null, "cursor_end": null, "data": []}`,
+			method: http.MethodGet, path: "/v1/organizations/acme/audit-log",
+			query: url.Values{"ending_before": {"000000000001"}},
+			want:  &platform.CursorPage[platform.AuditLog]{Type: "list", Items: []*platform.AuditLog{}},
+		},
+	})
+}
+
+func TestAuditLogsArgErrors(t *testing.T) {
+	t.Parallel()
+	list := func(p *platform.ListAuditLogsParams) func(context.Context, *platform.Client) error {
+		return func(ctx context.Context, c *platform.Client) error {
+			_, err := c.AuditLogs.List(ctx, p)
+			return err
+		}
+	}
+	runArgCases(t, []argCase{
+		{name: "nil params", arg: "organization", call: list(nil)},
+		{name: "limit over the maximum", arg: "limit", call: list(&platform.ListAuditLogsParams{Organization: "acme", CursorParams: platform.CursorParams{Limit: platform.MaxPerPage + 1}})},
+		{name: "negative limit", arg: "limit", call: list(&platform.ListAuditLogsParams{Organization: "acme", CursorParams: platform.CursorParams{Limit: -1}})},
+		{name: "both cursors", arg: "ending_before", call: list(&platform.ListAuditLogsParams{Organization: "acme", CursorParams: platform.CursorParams{StartingAfter: "a", EndingBefore: "b"}})},
+		{name: "All with both cursors", arg: "ending_before", call: func(ctx context.Context, c *platform.Client) error {
+			for _, err := range c.AuditLogs.All(ctx, &platform.ListAuditLogsParams{Organization: "acme", CursorParams: platform.CursorParams{StartingAfter: "a", EndingBefore: "b"}}) {
+				return err
+			}
+			return nil
+		}},
+	})
+}
+
+// TestAuditLogsAllFollowsCursors ranges over three pages of a wire server:
+// each page after the first is asked after the previous page's last
+// entry, and the walk ends where has_next is false.
+func TestAuditLogsAllFollowsCursors(t *testing.T) {
+	t.Parallel()
+	pageOf := func(next bool, ids ...string) string {
+		var items []string
+		for _, id := range ids {
+			items = append(items, strings.Replace(auditEntryJSON, `"00000000002a"`, `"`+id+`"`, 1))
+		}
+		return `{"type": "list", "has_next": ` + map[bool]string{true: "true", false: "false"}[next] + `, "has_prev": false,
+			"cursor_start": "` + ids[0] + `", "cursor_end": "` + ids[len(ids)-1] + `", "data": [` + strings.Join(items, ",") + `]}`
+	}
+	w := newWireFunc(t, sequence(
+		respond(http.StatusOK, pageOf(true, "e5", "e4")),
+		respond(http.StatusOK, pageOf(true, "e3", "e2")),
+		respond(http.StatusOK, pageOf(false, "e1")),
+	))
+	p := &platform.ListAuditLogsParams{Organization: "acme", CursorParams: platform.CursorParams{EndingBefore: "e6", Limit: 2}}
+	var ids []string
+	for e, err := range w.client.AuditLogs.All(t.Context(), p) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, e.ID)
+	}
+	if diff := cmp.Diff([]string{"e5", "e4", "e3", "e2", "e1"}, ids); diff != "" {
+		t.Errorf("entries (-want +got):\n%s", diff)
+	}
+	var queries []string
+	for _, r := range w.requests() {
+		queries = append(queries, r.RawQuery)
+	}
+	want := []string{"ending_before=e6&limit=2", "limit=2&starting_after=e4", "limit=2&starting_after=e2"}
+	if diff := cmp.Diff(want, queries); diff != "" {
+		t.Errorf("queries (-want +got):\n%s", diff)
+	}
+	if p.StartingAfter != "" || p.EndingBefore != "e6" {
+		t.Errorf("All changed the caller's params: %+v", p.CursorParams)
+	}
+}
+
+// TestAuditLogsAgainstTheFake reads the entries of changes made through
+// the SDK: newest first, across pages, filtered by action.
+func TestAuditLogsAgainstTheFake(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	ctx, c, org := t.Context(), srv.Client(), srv.Org()
+	for _, name := range []string{"alpha", "beta", "gamma"} {
+		if _, err := c.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: org, Name: name, ClusterSize: "PS_10"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Databases.Delete(ctx, &platform.DeleteDatabaseParams{Organization: org, Database: "beta"}); err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ Action, Target string }
+	collect := func(p *platform.ListAuditLogsParams) []row {
+		var rows []row
+		for e, err := range c.AuditLogs.All(ctx, p) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows = append(rows, row{e.AuditAction, *e.TargetDisplayName})
+		}
+		return rows
+	}
+	all := collect(&platform.ListAuditLogsParams{Organization: org, CursorParams: platform.CursorParams{Limit: 1}})
+	want := []row{{"database.deleted", "beta"}, {"database.created", "gamma"}, {"database.created", "beta"}, {"database.created", "alpha"}}
+	if diff := cmp.Diff(want, all); diff != "" {
+		t.Errorf("the audit log (-want +got):\n%s", diff)
+	}
+	created := collect(&platform.ListAuditLogsParams{Organization: org, Actions: platform.AuditActions{"database.created"}})
+	if diff := cmp.Diff(want[1:], created); diff != "" {
+		t.Errorf("the creations (-want +got):\n%s", diff)
+	}
+}
