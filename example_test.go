@@ -247,6 +247,7 @@ func ExampleKeyspacesService_Resize() {
 	// completed PS_40 3 replicas
 }
 
+// ExampleAuditLogsService_All reads the audit log newest first.
 func ExampleAuditLogsService_All() {
 	srv, err := fake.New()
 	if err != nil {
@@ -282,6 +283,70 @@ func ExampleAuditLogsService_All() {
 	// Output:
 	// branch.created DatabaseBranch feature in orders
 	// database.created Database orders in acme
+}
+
+// ExampleWorkflowsService_WaitFor moves a table to another keyspace with
+// a workflow, waiting on the fake's clock for each state an action leads
+// to.
+func ExampleWorkflowsService_WaitFor() {
+	srv, err := fake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+	if _, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: "acme", Name: "shop", ClusterSize: "PS_10"}); err != nil {
+		log.Fatal(err)
+	}
+	srv.Advance(time.Minute) // the database is ready
+	if err := srv.PushSchema("acme", "shop", "main", "CREATE TABLE events (id bigint NOT NULL, PRIMARY KEY (id))"); err != nil {
+		log.Fatal(err)
+	}
+	if err := srv.AddKeyspace("acme", "shop", "main", "history", 1); err != nil {
+		log.Fatal(err)
+	}
+
+	wf, err := client.Workflows.Create(ctx, &platform.CreateWorkflowParams{
+		Organization: "acme", Database: "shop", Name: "move-events",
+		SourceKeyspace: "shop", TargetKeyspace: "history", Tables: []string{"events"},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ref := &platform.WorkflowParams{Organization: "acme", Database: "shop", Number: wf.Number}
+	for _, step := range []struct {
+		action func(context.Context, *platform.WorkflowParams) (*platform.Workflow, error)
+		state  platform.WorkflowState
+	}{
+		{nil, platform.WorkflowRunning},
+		{client.Workflows.SwitchReplicas, platform.WorkflowSwitchedReplicas},
+		{client.Workflows.SwitchPrimaries, platform.WorkflowSwitchedPrimaries},
+		{client.Workflows.Cutover, platform.WorkflowCutover},
+		{client.Workflows.Complete, platform.WorkflowCompleted},
+	} {
+		if step.action != nil {
+			if _, err := step.action(ctx, ref); err != nil {
+				log.Fatal(err)
+			}
+		}
+		if wf, err = client.Workflows.WaitFor(ctx, ref, step.state); err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(wf.State)
+	}
+	schema, err := client.Branches.GetSchema(ctx, &platform.GetBranchSchemaParams{Organization: "acme", Database: "shop", Branch: "main", Keyspace: "history"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("history holds", schema.Tables[0].Name)
+	// Output:
+	// running
+	// switched_replicas
+	// switched_primaries
+	// cutover
+	// completed
+	// history holds events
 }
 
 func ExampleBillingService_AllInvoiceLineItems() {

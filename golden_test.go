@@ -46,6 +46,9 @@ func TestGoldenRoundTrip(t *testing.T) {
 		{"maintenance_window_list.json", func() any { return new(platform.Page[platform.MaintenanceWindow]) }},
 		{"password.json", func() any { return new(platform.Password) }},
 		{"ip_restriction_list.json", func() any { return new(platform.Page[platform.IPRestriction]) }},
+		{"schema_diff.json", func() any { return new(platform.SchemaDiff) }},
+		{"vschema.json", func() any { return new(platform.VSchema) }},
+		{"routing_rules.json", func() any { return new(platform.RoutingRules) }},
 		{"audit_log_list.json", func() any { return new(platform.CursorPage[platform.AuditLog]) }},
 	}
 	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.json"))

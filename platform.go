@@ -94,6 +94,8 @@ type Client struct {
 	Bouncers *BouncersService
 	// Switchovers moves the primaries of PostgreSQL branches.
 	Switchovers *SwitchoversService
+	// Workflows moves tables between the keyspaces of a branch.
+	Workflows *WorkflowsService
 	// Maintenance runs maintenance on branches and reads the maintenance
 	// schedules of databases.
 	Maintenance *MaintenanceService
@@ -204,6 +206,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.BranchChanges = (*BranchChangesService)(common)
 	c.Bouncers = (*BouncersService)(common)
 	c.Switchovers = (*SwitchoversService)(common)
+	c.Workflows = (*WorkflowsService)(common)
 	c.Maintenance = (*MaintenanceService)(common)
 	c.Backups = (*BackupsService)(common)
 	c.BackupPolicies = (*BackupPoliciesService)(common)

@@ -340,9 +340,20 @@ func (c *call) auditTarget() (id, name string) {
 		if ks := branch.keyspace(name); ks != nil {
 			return ks.id, name
 		}
-	case sh.param == "number" && sh.targetType == "DeployRequest":
-		if n, err := strconv.Atoi(name); err == nil && c.db.drByNumber[n] != nil {
-			return c.db.drByNumber[n].id, "#" + name
+	case sh.param == "number":
+		n, err := strconv.Atoi(name)
+		if err != nil {
+			break
+		}
+		switch sh.targetType {
+		case "DeployRequest":
+			if dr := c.db.drByNumber[n]; dr != nil {
+				return dr.id, "#" + name
+			}
+		case "Workflow":
+			if wf := c.db.workflows.get(n); wf != nil {
+				return wf.id, wf.name
+			}
 		}
 	}
 	return "", name

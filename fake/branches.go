@@ -24,6 +24,7 @@ type branchRec struct {
 	restoredFrom      *branchRec // the branch of the backup it was restored from
 	initialRestoreID  string     // the backup it was restored from
 	schemaUpdated     time.Time
+	routingRules      string // as last updated; "" for the default (see vschemas.go)
 
 	keyspaces index[*keyspaceRec] // the live keyspaces; see keyspace
 	// readOnlyRegions are the regions its keyspaces replicate to, in the
@@ -60,6 +61,7 @@ func (s *Server) newBranch(db *dbRec, name string, parent *branchRec, actor *use
 	}
 	if parent != nil {
 		b.parent = parent.name
+		b.routingRules = parent.routingRules
 		s.world.copyKeyspaces(b, parent, now)
 	} else {
 		s.world.newKeyspace(b, db.name, now).isDefault = true
@@ -342,6 +344,7 @@ func (s *Server) removeBranch(b *branchRec) {
 	s.endMaintenance(b)
 	s.dropBranchRoles(b)
 	s.dropBranchBouncers(b)
+	s.cancelWorkflows(b)
 	s.world.meterBranch(b, b.deletedAt)
 }
 

@@ -46,6 +46,7 @@ type dbRec struct {
 
 	maintenance    maintenanceStore // see maintenance.go
 	ipRestrictions ipRestrictions   // PostgreSQL databases only; see iprestrictions.go
+	workflows      *workflowStore   // nil until the first workflow; see workflows.go
 }
 
 // maxNameLen bounds organization, database and branch names.

@@ -4,7 +4,8 @@ import "fmt"
 
 // FailNext makes the next transition of the resource with the given ID fail:
 // a backup or a switchover ends failed, a deployment ends in error, a
-// bouncer resize ends canceled. The ID must be of a resource that exists
+// bouncer resize ends canceled, a workflow's next step ends in error (from
+// which retry runs it again). The ID must be of a resource that exists
 // and has transitions ahead of it.
 func (s *Server) FailNext(id string) error {
 	s.mu.Lock()

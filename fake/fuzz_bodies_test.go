@@ -101,6 +101,8 @@ var fuzzBodyGroups = map[string][]string{
 	"Bouncer":          {"create_bouncer", "update_bouncer_resize_request"},
 	"Switchover":       {"create_switchover"},
 	"Maintenance":      {"run_branch_maintenance"},
+	"Workflow":         {"create_workflow"},
+	"VSchema":          {"update_keyspace_vschema", "update_branch_routing_rules"},
 }
 
 func FuzzOrganizationBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Organization"]...) }
@@ -139,6 +141,9 @@ func FuzzBouncerBodies(f *testing.F)    { fuzzBodies(f, fuzzBodyGroups["Bouncer"
 func FuzzSwitchoverBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Switchover"]...) }
 
 func FuzzMaintenanceBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Maintenance"]...) }
+
+func FuzzWorkflowBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Workflow"]...) }
+func FuzzVSchemaBodies(f *testing.F)  { fuzzBodies(f, fuzzBodyGroups["VSchema"]...) }
 
 // TestFuzzBodiesCoverBodyOperations checks that every operation whose
 // fixture sends a body is fuzzed by one of the targets above.

@@ -32,6 +32,7 @@ type keyspaceRec struct {
 	isDefault     bool
 	deleted       bool
 	tables        map[string]string // table name -> CREATE TABLE statement
+	vschema       string            // as last updated; "" for the default (see vschemas.go)
 	settings      keyspaceSettings
 	// readOnlyRegions are the regions it replicates to, as last set.
 	readOnlyRegions []keyspaceReadOnlyRegion
@@ -148,6 +149,7 @@ func (w *world) copyKeyspaces(b, src *branchRec, now time.Time) {
 		ks.shards, ks.extraReplicas, ks.clusterSize = from.shards, from.extraReplicas, from.clusterSize
 		ks.isDefault = from.isDefault
 		ks.tables = cloneMap(from.tables)
+		ks.vschema = from.vschema
 		ks.settings = from.settings.clone()
 	}
 }
@@ -430,6 +432,9 @@ func (s *Server) deleteKeyspace(c *call) (any, error) {
 	}
 	if ks.isDefault {
 		return nil, unprocessable("keyspace %s is the default keyspace of branch %s and cannot be deleted", ks.name, ks.branch.name)
+	}
+	if wf := ks.activeWorkflow(); wf != nil {
+		return nil, unprocessable("keyspace %s is in workflow #%d, which is %s; complete or cancel it first", ks.name, wf.number, wf.state)
 	}
 	s.dropKeyspace(ks)
 	return nil, nil

@@ -515,6 +515,65 @@ var opFixtures = map[string]opFixture{
 	"add_service_token_accesses":    opServiceToken(`{"database":"app","access":["write_database"]}`),
 	"remove_service_token_accesses": opServiceToken(`{"database":"app","access":["read_database"]}`),
 	"list_audit_logs":               opBody(""), // the world's making left entries
+
+	// workflows: workflow 1 of app, moving audit from app to archive on
+	// main, taken to the state the operation starts from
+	"list_workflows": opWorkflow(platform.WorkflowPending),
+	"create_workflow": func(w *opWorld, _ string) opCall {
+		wfSetup(w.t, w.srv, "main")
+		return opCall{body: `{"name":"move-audit","source_keyspace":"app","target_keyspace":"archive","tables":["audit"],
+			"global_keyspace":"app","defer_secondary_keys":true,"on_ddl":"STOP"}`}
+	},
+	"get_workflow":              opWorkflow(platform.WorkflowPending),
+	"workflow_cancel":           opWorkflow(platform.WorkflowPending),
+	"workflow_complete":         opWorkflow(platform.WorkflowCutover),
+	"workflow_cutover":          opWorkflow(platform.WorkflowSwitchedPrimaries),
+	"workflow_retry":            opWorkflow(platform.WorkflowError),
+	"workflow_reverse_cutover":  opWorkflow(platform.WorkflowCutover),
+	"workflow_reverse_traffic":  opWorkflow(platform.WorkflowSwitchedReplicas),
+	"workflow_switch_primaries": opWorkflow(platform.WorkflowSwitchedReplicas),
+	"workflow_switch_replicas":  opWorkflow(platform.WorkflowRunning),
+	"verify_workflow":           opWorkflow(platform.WorkflowRunning),
+
+	// schema diffs: dev against main, and deploy request 1 from dev
+	"diff_branch":             opOn("dev"),
+	"refresh_branch_schema":   opOn("dev"),
+	"get_deploy_request_diff": opDR("", toReady...),
+
+	// VSchema and routing rules: of dev, or of main when need is the
+	// production permission
+	"get_keyspace_vschema": func(*opWorld, string) opCall {
+		return opCall{vals: map[string]string{"branch": "dev", "keyspace": "app"}}
+	},
+	"update_keyspace_vschema": func(_ *opWorld, need string) opCall {
+		return opCall{vals: map[string]string{"branch": opVSchemaBranch(need), "keyspace": "app"}, body: `{"vschema":"{\"tables\":{\"users\":{}}}"}`}
+	},
+	"get_branch_routing_rules": opOn("dev"),
+	"update_branch_routing_rules": func(_ *opWorld, need string) opCall {
+		return opOnBody(opVSchemaBranch(need), `{"routing_rules":"{\"rules\":[{\"from_table\":\"users\",\"to_tables\":[\"app.users\"]}]}"}`)(nil, need)
+	},
+}
+
+// opWorkflow is a fixture of an operation on workflow 1 of app, moving
+// audit to the keyspace archive of main (its sequence tables in app, its
+// secondary keys deferred), in state.
+func opWorkflow(state platform.WorkflowState) opFixture {
+	return func(w *opWorld, _ string) opCall {
+		wfSetup(w.t, w.srv, "main")
+		p := wfCreate(w.srv)
+		p.GlobalKeyspace, p.DeferSecondaryKeys, p.OnDDL = platform.Ptr(drDB), platform.Ptr(true), platform.Ptr(platform.OnDDLStop)
+		wfDrive(w.t, w.srv, w.c, p, state)
+		return opCall{vals: map[string]string{"number": "1"}}
+	}
+}
+
+// opVSchemaBranch is the branch of a VSchema or routing rules update that
+// need covers: main for the production permission, else dev.
+func opVSchemaBranch(need string) string {
+	if strings.Contains(need, "production") {
+		return "main"
+	}
+	return "dev"
 }
 
 // opOAuthServer are the rows of operations.tsv that are the OAuth server's
@@ -947,6 +1006,9 @@ type opState struct {
 	BranchResizes  map[string][]*platform.BranchResizeRequest  // by database/branch
 	Changes        map[string][]*platform.BranchChangeRequest  // by database/branch
 	Parameters     map[string][]*platform.ClusterParameter     // by database/branch
+	Workflows      map[string][]*platform.Workflow             // by database
+	VSchemas       map[string]*platform.VSchema                // by database/branch/keyspace, of MySQL databases
+	RoutingRules   map[string]*platform.RoutingRules           // by database/branch, of MySQL databases
 	Events         []string
 	// Deliveries are the webhook deliveries attempted, as "webhook event
 	// #attempt"; their outcome, which comes later, is left out.
@@ -974,8 +1036,9 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 		TokenAccesses: map[string][]*platform.ServiceTokenAccess{},
 		Budgets:       map[string][]*platform.TrafficBudget{}, Events: srv.EventNames(),
 		BranchResizes: map[string][]*platform.BranchResizeRequest{}, Changes: map[string][]*platform.BranchChangeRequest{},
-		Parameters: map[string][]*platform.ClusterParameter{},
-		Bouncers:   map[string][]*platform.Bouncer{}, BouncerResizes: map[string][]*platform.BouncerResizeRequest{},
+		Parameters: map[string][]*platform.ClusterParameter{}, Workflows: map[string][]*platform.Workflow{},
+		VSchemas: map[string]*platform.VSchema{}, RoutingRules: map[string]*platform.RoutingRules{},
+		Bouncers: map[string][]*platform.Bouncer{}, BouncerResizes: map[string][]*platform.BouncerResizeRequest{},
 	}
 	// The deliveries in flight, of a test_webhook, settle first.
 	if err := srv.FlushDeliveries(ctx); err != nil {
@@ -1013,6 +1076,7 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 			}
 			if db.Kind == platform.KindMySQL {
 				s.Passwords[key] = opCollect(t, c.Passwords.All(ctx, &platform.ListPasswordsParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}))
+				opVSchemas(t, c, &s, org, db.Name, b.Name)
 			}
 			s.Budgets[key] = opCollect(t, c.TrafficBudgets.All(ctx, &platform.ListTrafficBudgetsParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}))
 			changes := platform.ListBranchChangeRequestsParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}
@@ -1036,6 +1100,7 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 		}
 		s.Webhooks[db.Name] = opCollect(t, c.Webhooks.All(ctx, &platform.ListWebhooksParams{Organization: org, Database: db.Name, ListParams: page}))
 		s.Policies[db.Name] = opCollect(t, c.BackupPolicies.All(ctx, &platform.ListBackupPoliciesParams{Organization: org, Database: db.Name, ListParams: page}))
+		s.Workflows[db.Name] = opCollect(t, c.Workflows.All(ctx, &platform.ListWorkflowsParams{Organization: org, Database: db.Name, ListParams: page}))
 		s.DeployRequests[db.Name] = opCollect(t, c.DeployRequests.All(ctx, &platform.ListDeployRequestsParams{Organization: org, Database: db.Name, ListParams: page}))
 		for _, dr := range s.DeployRequests[db.Name] {
 			s.Reviews[db.Name+"#"+strconv.Itoa(dr.Number)] = opCollect(t, c.DeployRequests.AllReviews(ctx, &platform.ListReviewsParams{Organization: org, Database: db.Name, Number: dr.Number, ListParams: page}))
@@ -1289,5 +1354,21 @@ func TestOpOAuthServerRows(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// opVSchemas reads a MySQL branch's routing rules and its keyspaces'
+// VSchemas into s.
+func opVSchemas(t testing.TB, c *platform.Client, s *opState, org, db, branch string) {
+	t.Helper()
+	ctx, key := context.WithoutCancel(t.Context()), db+"/"+branch
+	var err error
+	if s.RoutingRules[key], err = c.Branches.GetRoutingRules(ctx, &platform.GetRoutingRulesParams{Organization: org, Database: db, Branch: branch}); err != nil {
+		t.Fatal(err)
+	}
+	for _, ks := range s.Keyspaces[key] {
+		if s.VSchemas[key+"/"+ks.Name], err = c.Keyspaces.GetVSchema(ctx, &platform.GetVSchemaParams{Organization: org, Database: db, Branch: branch, Keyspace: ks.Name}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

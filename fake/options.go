@@ -103,6 +103,18 @@ type Timings struct {
 	// RevertWindow is how long a deployed schema can be reverted
 	// (complete_pending_revert).
 	RevertWindow time.Duration
+	// WorkflowStart is how long a new workflow stays pending before it
+	// copies.
+	WorkflowStart time.Duration
+	// WorkflowCopy is how long a workflow copies its tables' rows before
+	// it runs, caught up with its source.
+	WorkflowCopy time.Duration
+	// WorkflowVerify is how long a workflow's data verification takes.
+	WorkflowVerify time.Duration
+	// WorkflowSwitch is how long each other step of a workflow takes:
+	// switching replica or primary traffic, reversing traffic, cutting
+	// over, cancelling.
+	WorkflowSwitch time.Duration
 	// OAuthCode is how long an OAuth authorization code can be exchanged.
 	OAuthCode time.Duration
 	// OAuthAccessToken is how long an OAuth access token lives (the token
@@ -143,6 +155,10 @@ func DefaultTimings() Timings {
 		DeployInProgress:     10 * time.Second,
 		DeployRevert:         5 * time.Second,
 		RevertWindow:         30 * time.Minute,
+		WorkflowStart:        5 * time.Second,
+		WorkflowCopy:         time.Minute,
+		WorkflowVerify:       30 * time.Second,
+		WorkflowSwitch:       10 * time.Second,
 		OAuthCode:            10 * time.Minute,
 		OAuthAccessToken:     2592000 * time.Second,
 		OAuthDeviceCode:      15 * time.Minute,
@@ -159,6 +175,7 @@ func (t *Timings) fields() []*time.Duration {
 		&t.BouncerReady, &t.BouncerResizeStart, &t.BouncerResize,
 		&t.SwitchoverStart, &t.SwitchoverRun, &t.Maintenance,
 		&t.DeployStep, &t.DeployInProgress, &t.DeployRevert, &t.RevertWindow,
+		&t.WorkflowStart, &t.WorkflowCopy, &t.WorkflowVerify, &t.WorkflowSwitch,
 		&t.OAuthCode, &t.OAuthAccessToken, &t.OAuthDeviceCode, &t.OAuthDevicePoll,
 		&t.InvoiceDue,
 	}

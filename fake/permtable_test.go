@@ -53,6 +53,16 @@ var permExceptions = map[string][]permException{
 		{perm: "restore_production_branch_backup", need: "restore_backup"},
 		{perm: "restore_production_branch_backup", need: ""},
 	},
+	// Each VSchema permission covers its kind of branch: the production
+	// one a production branch's VSchema and routing rules.
+	"update_keyspace_vschema": {
+		{perm: "write_branch_vschema", need: "write_production_branch_vschema"},
+		{perm: "write_production_branch_vschema", need: "write_branch_vschema"},
+	},
+	"update_branch_routing_rules": {
+		{perm: "write_branch_vschema", need: "write_production_branch_vschema"},
+		{perm: "write_production_branch_vschema", need: "write_branch_vschema"},
+	},
 }
 
 // passwordPermExceptions are the refusals of a change to a password, given

@@ -97,6 +97,8 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.databaseRoutes()...)
 	rs = append(rs, s.branchRoutes()...)
 	rs = append(rs, s.keyspaceRoutes()...)
+	rs = append(rs, s.schemaDiffRoutes()...)
+	rs = append(rs, s.vschemaRoutes()...)
 	rs = append(rs, s.clusterSizeRoutes()...)
 	rs = append(rs, s.branchChangeRoutes()...)
 	rs = append(rs, s.branchResizeRoutes()...)
@@ -115,6 +117,7 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.webhookRoutes()...)
 	rs = append(rs, s.oauthAppRoutes()...)
 	rs = append(rs, s.auditLogRoutes()...)
+	rs = append(rs, s.workflowRoutes()...)
 	rs = append(rs, s.billingRoutes()...)
 	return rs
 }

@@ -240,5 +240,10 @@ func (b *branchRec) lint() []*platform.LintError {
 
 // renderTable renders one table of a schema.
 func renderTable(name, create string) *platform.TableSchema {
-	return &platform.TableSchema{Name: name, Raw: create, HTML: "<pre>" + html.EscapeString(create) + "</pre>"}
+	return &platform.TableSchema{Name: name, Raw: create, HTML: htmlPre(create)}
+}
+
+// htmlPre marks text up for display, as the schema's html fields show it.
+func htmlPre(text string) string {
+	return "<pre>" + html.EscapeString(text) + "</pre>"
 }

@@ -16,6 +16,7 @@ type opRec struct {
 	name     platform.DeployOperationName
 	ddl      string // the statement of the change
 	create   string // the table's definition after the change; "" for a drop
+	prev     string // the table's definition before the change; "" for a create
 	state    platform.DeployOperationState
 	shards   []shardRec // the shards of its keyspace the change runs on
 }
@@ -47,7 +48,7 @@ func diffSchemas(head, into *branchRec) []*opRec {
 		}
 		for _, table := range sortedKeys(names) {
 			after, before := hks.tables[table], base[table]
-			op := &opRec{keyspace: hks.name, table: table, create: after, state: platform.OperationPending}
+			op := &opRec{keyspace: hks.name, table: table, create: after, prev: before, state: platform.OperationPending}
 			switch {
 			case before == "":
 				op.name, op.ddl = platform.OperationCreate, after

@@ -274,6 +274,92 @@
 //     an update's "" clears it (null).
 //   - A deleted entry is gone (404).
 //
+// Workflows move tables between two keyspaces of a branch of a MySQL
+// database (a PostgreSQL one is a 422 naming its kind). create_workflow
+// takes an optional branch, the database's default branch when absent
+// (the reference's body names none). The source, target and global
+// keyspaces must be ready keyspaces of that branch, the source and target
+// different; tables must be at least one, each named once, each in the
+// source keyspace and not in the target, and in no other active workflow
+// of the branch, whose name must differ too: each refusal is a 422 naming
+// what is missing or taken. Workflows are numbered per database from 1,
+// listed oldest first, between keeping those active (created, and not yet
+// completed or cancelled) at some time within FROM..TO. The branch schema
+// does not change until complete, which moves each table's definition
+// from the source keyspace to the target (a table dropped from the source
+// or created in the target meanwhile is a 422 naming it, and the workflow
+// stays in cutover). The state table, where an action in a state it does
+// not list is a 422 naming the state and the states that allow it, and
+// "then" is where the clock takes the workflow on:
+//
+//	state                action            result, then
+//	pending              cancel            cancelling, cancelled
+//	pending              (clock)           copying after Timings.WorkflowStart
+//	copying              cancel            cancelling, cancelled
+//	copying              (clock)           running after Timings.WorkflowCopy
+//	running              verify-data       verifying_data, verified_data after Timings.WorkflowVerify
+//	running              switch-replicas   switching_replicas, switched_replicas
+//	running              cancel            cancelling, cancelled
+//	verified_data        same as running
+//	reversed_cutover     same as running
+//	switched_replicas    switch-primaries  switching_primaries, switched_primaries
+//	switched_replicas    reverse-traffic   reversing_traffic, running
+//	switched_replicas    cancel            reversing_traffic_for_cancel, cancelling, cancelled
+//	switched_primaries   cutover           cutting_over, cutover
+//	switched_primaries   reverse-traffic   reversing_traffic, switched_replicas
+//	switched_primaries   cancel            reversing_traffic_for_cancel, cancelling, cancelled
+//	cutover              complete          completed at once; the tables move
+//	cutover              reverse-cutover   reversed_cutover at once; no traffic switched
+//	error                retry             the state whose step failed, which runs again
+//	error                cancel            cancelling, cancelled
+//	verifying_data, switching_*, reversing_traffic*, cutting_over, cancelling,
+//	completed, cancelled: no action
+//
+// Every step on the clock but the start, the copy and the verification
+// takes Timings.WorkflowSwitch. FailNext on a workflow (until it has
+// completed or been cancelled) makes its next clock step end in error,
+// with workflow_errors naming the step and may_retry true; retry sets
+// retried_at and runs that step again, and verified_data_stale is true
+// once a workflow has been retried after its latest verification. Each
+// action records its actor (*_by) and time (*_at) as the reference names
+// them; the actors of actions not taken, and global_keyspace when none
+// was named, are null. sequence_tables_applied is true once a workflow
+// with a global keyspace has copied. Deleting a keyspace an active
+// workflow uses is a 422 naming the workflow and its state; deleting a
+// branch cancels its active workflows at once. The fake never stops a
+// workflow (stopped, may_restart) and emits no webhook events for
+// workflows, as the reference names none.
+//
+// Schema diffs, VSchemas and routing rules:
+//
+//   - A branch's diff is its schema against its parent branch's, as a
+//     deploy request from it would change the parent now; each table that
+//     differs shows its definitions as a line diff ("+" added, "-" removed,
+//     " " kept), by keyspace and name. A branch without a parent (or whose
+//     parent was deleted) answers 422 naming it. A deploy request's diff is
+//     its deployment's operations once its check has listed them (they stay
+//     its diff after the deployment), and before that the comparison of its
+//     branches as they are.
+//   - refresh-schema moves the ready branch's schema_last_updated_at (the
+//     fake's schema is always current); a pending branch answers 422.
+//   - VSchemas (per keyspace) and routing rules (per branch) are MySQL's (a
+//     PostgreSQL database answers 422). Each is a JSON document, shown
+//     indented as last set; until then a keyspace's default VSchema lists
+//     its tables, and in a sharded keyspace (more than one shard) gives
+//     each a hash vindex on its first primary key column; routing rules
+//     default to {"rules": []}. A new branch starts with its parent's.
+//   - An update must be a JSON object. A VSchema's sharded, when given,
+//     must match the keyspace; vindexes need a type; column_vindexes must
+//     name defined vindexes and a column (or columns); in a sharded
+//     keyspace every table but a reference or sequence table needs one.
+//     Routing rules hold rules only, each a from_table and a non-empty
+//     to_tables. A refusal is a 422 naming the field, the table or the
+//     rule, and changes nothing; so is an update of a branch not ready.
+//   - Updates take the permission of their kind of branch:
+//     write_branch_vschema on a development branch,
+//     write_production_branch_vschema on a production one (a token without
+//     it gets the 404 of a missing permission).
+//
 // Query traffic (traffic.go): the fake runs no SQL, so what a branch ran is
 // what [Server.RecordQueries] records, and every view of traffic is
 // computed from those samples alone. A query is its keyspace and

@@ -28,7 +28,8 @@ import (
 //	  "admin": {"organization", "user", "token_id", "token_secret"},
 //	  "users": [...], "organizations": [... members, teams ...],
 //	  "service_tokens": [...], "databases": [... backups, backup_policies,
-//	  deploy_requests, webhooks, ip_restrictions, maintenance_windows ...],
+//	  deploy_requests, webhooks, ip_restrictions, maintenance_windows,
+//	  workflows ...],
 //	  "branches": [... keyspaces, roles, traffic_budgets, passwords,
 //	  switchovers, traffic ...], "oauth_applications": [... tokens ...],
 //	  "oauth_codes": [...], "oauth_devices": [...], "oauth_session": {...},
@@ -317,6 +318,7 @@ type loader struct {
 	// switchovers and windows find the records of transitions.
 	switchovers map[string]*switchoverRec
 	windows     map[string]*windowRec
+	workflows   map[string]*workflowRec
 	// bouncers, bouncerResizes, keyspaceResizes and branchChanges too; a deleted
 	// bouncer is among them while a resize request refers to it.
 	bouncers        map[string]*bouncerRec
@@ -341,6 +343,7 @@ func newLoader() *loader {
 
 		switchovers: map[string]*switchoverRec{},
 		windows:     map[string]*windowRec{},
+		workflows:   map[string]*workflowRec{},
 
 		bouncers:        map[string]*bouncerRec{},
 		bouncerResizes:  map[string]*bouncerResizeRec{},

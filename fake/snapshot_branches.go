@@ -29,6 +29,7 @@ type branchSnap struct {
 	RestoredFrom      string    `json:"restored_from"`
 	InitialRestoreID  string    `json:"initial_restore_id"`
 	SchemaUpdated     time.Time `json:"schema_updated"`
+	RoutingRules      string    `json:"routing_rules,omitempty"` // "" for the default
 
 	ReadOnlyRegions []readOnlyRegionSnap `json:"read_only_regions"`
 	Keyspaces       []keyspaceSnap       `json:"keyspaces"`
@@ -55,6 +56,7 @@ type keyspaceSnap struct {
 	IsDefault      bool                 `json:"is_default"`
 	ReadOnly       []keyspaceROSnap     `json:"read_only_regions"`
 	Tables         map[string]string    `json:"tables"`
+	VSchema        string               `json:"vschema,omitempty"` // "" for the default
 	Settings       settingsSnap         `json:"settings"`
 	ConfigChanging bool                 `json:"config_changing"`
 	Before         *settingsSnap        `json:"settings_before,omitempty"`
@@ -140,7 +142,7 @@ func (sv *saver) branches() []branchSnap {
 			Production: b.production, Ready: b.ready, SafeMigrations: b.safeMigrations,
 			DeletionProtected: b.deletionProtected, Deleted: b.deleted, DeletedAt: b.deletedAt,
 			Actor: idOf(b.actor), Region: b.region.slug, RestoredFrom: idOf(b.restoredFrom),
-			InitialRestoreID: b.initialRestoreID, SchemaUpdated: b.schemaUpdated,
+			InitialRestoreID: b.initialRestoreID, SchemaUpdated: b.schemaUpdated, RoutingRules: b.routingRules,
 			DefaultRole: idOf(b.roles.def), Passwords: savePasswords(b),
 			Switchovers: saveSwitchovers(b), Primary: b.primary,
 		}
@@ -157,7 +159,7 @@ func (sv *saver) branches() []branchSnap {
 			bs.Keyspaces = append(bs.Keyspaces, keyspaceSnap{
 				stampsSnap: saveStamps(ks.stamps), Name: ks.name, Shards: ks.shards,
 				ExtraReplicas: ks.extraReplicas, ClusterSize: ks.clusterSize, Ready: ks.ready,
-				IsDefault: ks.isDefault, ReadOnly: saveKeyspaceRO(ks.readOnlyRegions), Tables: ks.tables, Settings: saveSettings(ks.settings),
+				IsDefault: ks.isDefault, ReadOnly: saveKeyspaceRO(ks.readOnlyRegions), Tables: ks.tables, VSchema: ks.vschema, Settings: saveSettings(ks.settings),
 				ConfigChanging: ks.configChanging, ConfigGen: ks.configGen, Resizes: resizes, LastResize: last,
 				Metered: saveMeter(ks),
 			})
@@ -228,7 +230,7 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		stamps: bs.load(), db: db, name: bs.Name, parent: bs.Parent, production: bs.Production,
 		ready: bs.Ready, safeMigrations: bs.SafeMigrations, deletionProtected: bs.DeletionProtected,
 		deleted: bs.Deleted, deletedAt: bs.DeletedAt, actor: actor, region: region,
-		initialRestoreID: bs.InitialRestoreID, schemaUpdated: bs.SchemaUpdated,
+		initialRestoreID: bs.InitialRestoreID, schemaUpdated: bs.SchemaUpdated, routingRules: bs.RoutingRules,
 		roles: &branchRoles{}, primary: bs.Primary,
 	}
 	ld.branches[b.id] = b
@@ -254,7 +256,7 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		}
 		k := &keyspaceRec{
 			stamps: ks.load(), branch: b, name: ks.Name, shards: ks.Shards, extraReplicas: ks.ExtraReplicas,
-			clusterSize: ks.ClusterSize, ready: ks.Ready, isDefault: ks.IsDefault, tables: ks.Tables,
+			clusterSize: ks.ClusterSize, ready: ks.Ready, isDefault: ks.IsDefault, tables: ks.Tables, vschema: ks.VSchema,
 			settings: ks.Settings.load(), configChanging: ks.ConfigChanging, configGen: ks.ConfigGen,
 		}
 		if ks.Before != nil {

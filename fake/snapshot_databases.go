@@ -45,6 +45,7 @@ type dbSnap struct {
 
 	IPRestrictions     []ipRestrictionSnap `json:"ip_restrictions"`
 	MaintenanceWindows []windowSnap        `json:"maintenance_windows"`
+	Workflows          []workflowSnap      `json:"workflows"`
 }
 
 func (sv *saver) databases() []dbSnap {
@@ -63,6 +64,7 @@ func (sv *saver) databases() []dbSnap {
 			Backups: saveBackups(db), BackupPolicies: savePolicies(db),
 			DeployRequests: saveDeployRequests(db),
 			IPRestrictions: saveIPRestrictions(db), MaintenanceWindows: saveWindows(db),
+			Workflows: saveWorkflows(db),
 		}
 		for _, dr := range db.deployQueue {
 			ds.DeployQueue = append(ds.DeployQueue, dr.number)
@@ -113,7 +115,8 @@ func (ld *loader) loadDatabases(list []dbSnap) error {
 }
 
 // loadDatabaseContents loads the backups, policies, deploy requests,
-// webhooks, IP restrictions and maintenance windows of each database.
+// webhooks, IP restrictions, maintenance windows and workflows of each
+// database.
 func (ld *loader) loadDatabaseContents(list []dbSnap) error {
 	for _, ds := range list {
 		db := ld.dbs[ds.ID]
@@ -129,6 +132,9 @@ func (ld *loader) loadDatabaseContents(list []dbSnap) error {
 		}
 		if err == nil {
 			err = ld.loadWindows(db, ds.MaintenanceWindows)
+		}
+		if err == nil {
+			err = ld.loadWorkflows(db, ds.Workflows)
 		}
 		for _, hs := range ds.Webhooks {
 			if err != nil {

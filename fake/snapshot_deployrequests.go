@@ -69,6 +69,7 @@ type opSnap struct {
 	Name     platform.DeployOperationName  `json:"name"`
 	DDL      string                        `json:"ddl"`
 	Create   string                        `json:"create"`
+	Prev     string                        `json:"prev,omitempty"`
 	State    platform.DeployOperationState `json:"state"`
 	Shards   [][2]string                   `json:"shards"` // [id, name]
 }
@@ -101,7 +102,7 @@ func saveDeployRequests(db *dbRec) []drSnap {
 			ds.Reviews = append(ds.Reviews, reviewSnap{saveStamps(r.stamps), idOf(r.actor), idOf(r.token), r.state, r.body})
 		}
 		for _, op := range d.ops {
-			os := opSnap{saveStamps(op.stamps), op.keyspace, op.table, op.name, op.ddl, op.create, op.state, nil}
+			os := opSnap{saveStamps(op.stamps), op.keyspace, op.table, op.name, op.ddl, op.create, op.prev, op.state, nil}
 			for _, sh := range op.shards {
 				os.Shards = append(os.Shards, [2]string{sh.id, sh.name})
 			}
@@ -190,7 +191,7 @@ func (ld *loader) loadDeployRequest(db *dbRec, ds drSnap) (*drRec, error) {
 		dr.reviews = append(dr.reviews, r)
 	}
 	for _, os := range d.Operations {
-		op := &opRec{stamps: os.load(), keyspace: os.Keyspace, table: os.Table, name: os.Name, ddl: os.DDL, create: os.Create, state: os.State}
+		op := &opRec{stamps: os.load(), keyspace: os.Keyspace, table: os.Table, name: os.Name, ddl: os.DDL, create: os.Create, prev: os.Prev, state: os.State}
 		for _, sh := range os.Shards {
 			op.shards = append(op.shards, shardRec{id: sh[0], name: sh[1]})
 		}

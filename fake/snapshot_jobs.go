@@ -54,6 +54,7 @@ var jobLoaders = map[string]func(ld *loader, js jobSnap) (job, error){
 	"bouncer_resize.step":    loadBouncerResizeJob,
 	"keyspace_resize.step":   loadKeyspaceResizeJob,
 	"branch_change.step":     loadBranchChangeJob,
+	"workflow.step":          loadWorkflowJob,
 	"invoice.issue":          loadInvoiceJob,
 }
 
@@ -110,6 +111,8 @@ func (sv *saver) keepJob(j job) bool {
 		return sv.keyspace(j.r.ks) && j.r.state == j.from
 	case branchChangeJob:
 		return sv.branchSet[j.r.branch] && j.r.state == j.from
+	case workflowJob:
+		return sv.dbSet[j.wf.db] && j.wf.state == j.from
 	}
 	return true
 }

@@ -83,6 +83,9 @@ func (sv *saver) addDB(db *dbRec) {
 	for _, w := range db.maintenance.windows.all() {
 		sv.addBranch(w.branch)
 	}
+	for _, wf := range db.workflows.all() {
+		sv.addBranch(wf.branch)
+	}
 	for _, dr := range db.drs.all() {
 		sv.addBranch(dr.head)
 		sv.addBranch(dr.into)

@@ -63,7 +63,8 @@ func Load() (*File, error) {
 
 // Exempt says whether a problem at a JSON path is a documented exception:
 // it gets the path ("$.data[0].password") and the problem's kind
-// ("missing", "enum", ...) with the property or value concerned.
+// ("missing", "enum", ...) with the property or value concerned (for
+// "null", the property that is null: the path's last name).
 type Exempt func(path, kind, what string) bool
 
 // Validate checks a decoded JSON value (from encoding/json into any) against
@@ -87,7 +88,7 @@ func (s *Schema) validate(path string, v any, exempt Exempt, out *[]string) {
 	}
 	if v == nil {
 		if !s.Nullable {
-			report("null", "", "null, but the schema's %s is not nullable", s.Type)
+			report("null", path[strings.LastIndex(path, ".")+1:], "null, but the schema's %s is not nullable", s.Type)
 		}
 		return
 	}

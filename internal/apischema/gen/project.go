@@ -16,7 +16,8 @@ import (
 // the reference's paginated list, a cluster size the reference's SKU. The
 // paths the service's official client calls although the reference omits
 // them (a branch's cluster sizes and infrastructure, a keyspace's read-only
-// regions) have the shapes of that client's types, as decisions.md says.
+// regions, branch and deploy-request diffs, routing rules, refresh-schema)
+// have the shapes of that client's types, as decisions.md says.
 func projectOperations(defs map[string]*refSchema) map[string]*apischema.Operation {
 	access := mustConvert(defs, "ServiceToken").Properties["service_token_accesses"].Items
 	access.Nullable = false
@@ -54,6 +55,10 @@ func projectOperations(defs map[string]*refSchema) map[string]*apischema.Operati
 		"region": str(), "cluster_name": str(), "cluster_display_name": str(), "replicas": integer(),
 	})
 	branch := "/v1/organizations/{organization}/databases/{database}/branches/{branch}"
+	// A diff is a list of tables as the branch schema lists them (name,
+	// raw, html); routing rules are a document as a VSchema is (raw, html).
+	diff := obj(map[string]*apischema.Schema{"data": arr(obj(map[string]*apischema.Schema{"name": str(), "raw": str(), "html": str()}))})
+	document := func() *apischema.Schema { return obj(map[string]*apischema.Schema{"raw": str(), "html": str()}) }
 	tokens := "/v1/organizations/{organization}/service-tokens/{id}"
 	return map[string]*apischema.Operation{
 		"list_service_token_accesses": {Method: "GET", Path: tokens + "/access", Status: 200, Source: "project", Response: page(access)},
@@ -69,6 +74,11 @@ func projectOperations(defs map[string]*refSchema) map[string]*apischema.Operati
 			"type": str(), "ready": {Type: "boolean"}, "pods": arr(pod),
 		})},
 		"update_keyspace_read_only_regions": {Method: "PUT", Path: branch + "/keyspaces/{keyspace}/read-only-regions", Status: 200, Source: "project", Response: arr(readOnlyRegion)},
+		"diff_branch":                       {Method: "GET", Path: branch + "/diff", Status: 200, Source: "project", Response: diff},
+		"get_deploy_request_diff":           {Method: "GET", Path: "/v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/diff", Status: 200, Source: "project", Response: diff},
+		"refresh_branch_schema":             {Method: "POST", Path: branch + "/refresh-schema", Status: 204, Source: "project"},
+		"get_branch_routing_rules":          {Method: "GET", Path: branch + "/routing-rules", Status: 200, Source: "project", Response: document()},
+		"update_branch_routing_rules":       {Method: "PATCH", Path: branch + "/routing-rules", Status: 200, Source: "project", Response: document()},
 		"oauth_authorize_device": {Method: "POST", Path: "{auth_url}/oauth/authorize_device", Status: 200, Source: "project", Response: &apischema.Schema{
 			Type:     "object",
 			Required: []string{"device_code", "user_code", "verification_uri", "verification_uri_complete", "expires_in", "interval"},

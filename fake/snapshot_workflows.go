@@ -1,0 +1,181 @@
+package fake
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/dbplatform/platform-go"
+)
+
+// The snapshot of workflows, with their database.
+
+type workflowSnap struct {
+	stampsSnap
+	Number             int                    `json:"number"`
+	Name               string                 `json:"name"`
+	Branch             string                 `json:"branch"`
+	Source             workflowKeyspaceSnap   `json:"source_keyspace"`
+	Target             workflowKeyspaceSnap   `json:"target_keyspace"`
+	Global             *workflowKeyspaceSnap  `json:"global_keyspace"`
+	Tables             []string               `json:"tables"`
+	DeferSecondaryKeys bool                   `json:"defer_secondary_keys"`
+	OnDDL              platform.WorkflowOnDDL `json:"on_ddl"`
+	State              platform.WorkflowState `json:"state"`
+	FailedFrom         platform.WorkflowState `json:"failed_from"`
+	Errors             string                 `json:"errors"`
+
+	ReplicasSwitched      bool `json:"replicas_switched"`
+	PrimariesSwitched     bool `json:"primaries_switched"`
+	SequenceTablesApplied bool `json:"sequence_tables_applied"`
+
+	Started           time.Time `json:"started"`
+	Copied            time.Time `json:"copied"`
+	Verified          time.Time `json:"verified"`
+	SwitchedReplicas  time.Time `json:"switched_replicas"`
+	SwitchedPrimaries time.Time `json:"switched_primaries"`
+	CutoverAt         time.Time `json:"cutover_at"`
+	Reversed          time.Time `json:"reversed"`
+	Retried           time.Time `json:"retried"`
+	Completed         time.Time `json:"completed"`
+	Cancelled         time.Time `json:"cancelled"`
+
+	// Actors are user IDs: actor, verify, reversed, switch_replicas,
+	// switch_primaries, cancelled, completed, retried, cutover and
+	// reversed_cutover, in that order ("" for none).
+	Actors []string `json:"actors"`
+}
+
+// workflowKeyspaceSnap is a keyspace a workflow names: a live keyspace of
+// its branch by ID, or, once dropped, what its reference still shows.
+type workflowKeyspaceSnap struct {
+	stampsSnap
+	Name    string `json:"name"`
+	Deleted bool   `json:"deleted"`
+}
+
+// actors lists the actor fields of wf in workflowSnap.Actors' order.
+func (wf *workflowRec) actors() []**userRec {
+	return []**userRec{&wf.actor, &wf.verifyBy, &wf.reversedBy, &wf.switchReplicasBy, &wf.switchPrimariesBy,
+		&wf.cancelledBy, &wf.completedBy, &wf.retriedBy, &wf.cutoverBy, &wf.reversedCutoverBy}
+}
+
+func saveWorkflowKeyspace(ks *keyspaceRec) workflowKeyspaceSnap {
+	return workflowKeyspaceSnap{stampsSnap: saveStamps(ks.stamps), Name: ks.name, Deleted: ks.deleted}
+}
+
+func saveWorkflows(db *dbRec) []workflowSnap {
+	var out []workflowSnap
+	for _, wf := range db.workflows.all() {
+		ws := workflowSnap{
+			stampsSnap: saveStamps(wf.stamps), Number: wf.number, Name: wf.name, Branch: wf.branch.id,
+			Source: saveWorkflowKeyspace(wf.source), Target: saveWorkflowKeyspace(wf.target),
+			Tables: wf.tables, DeferSecondaryKeys: wf.deferSecondaryKeys, OnDDL: wf.onDDL,
+			State: wf.state, FailedFrom: wf.failedFrom, Errors: wf.errors,
+			ReplicasSwitched: wf.replicasSwitched, PrimariesSwitched: wf.primariesSwitched,
+			SequenceTablesApplied: wf.sequenceTablesApplied,
+			Started:               wf.started, Copied: wf.copied, Verified: wf.verified,
+			SwitchedReplicas: wf.switchedReplicas, SwitchedPrimaries: wf.switchedPrimaries,
+			CutoverAt: wf.cutoverAt, Reversed: wf.reversed, Retried: wf.retried,
+			Completed: wf.completed, Cancelled: wf.cancelled,
+		}
+		if wf.global != nil {
+			g := saveWorkflowKeyspace(wf.global)
+			ws.Global = &g
+		}
+		for _, a := range wf.actors() {
+			ws.Actors = append(ws.Actors, idOf(*a))
+		}
+		out = append(out, ws)
+	}
+	return out
+}
+
+// loadWorkflows loads the workflows of db.
+func (ld *loader) loadWorkflows(db *dbRec, list []workflowSnap) error {
+	for _, ws := range list {
+		if err := unique(ld.workflows, ws.ID, "workflow"); err != nil {
+			return err
+		}
+		wf, err := ld.loadWorkflow(db, ws)
+		if err != nil {
+			return named(err, "workflow %s", ws.ID)
+		}
+		ld.workflows[wf.id] = wf
+		db.addWorkflow(wf)
+	}
+	return nil
+}
+
+func (ld *loader) loadWorkflow(db *dbRec, ws workflowSnap) (*workflowRec, error) {
+	b, err := refNonNil(ld.branches, ws.Branch, "branch")
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case b.db != db:
+		return nil, fmt.Errorf("branch %s is of another database", b.id)
+	case ws.Number < 1 || db.workflows.get(ws.Number) != nil:
+		return nil, fmt.Errorf("number %d is not a new workflow number", ws.Number)
+	case !slices.Contains(workflowStates, ws.State):
+		return nil, fmt.Errorf("unknown state %q", ws.State)
+	case (ws.State == platform.WorkflowError) != (ws.FailedFrom != ""):
+		return nil, fmt.Errorf("state %s with failed_from %q", ws.State, ws.FailedFrom)
+	case ws.FailedFrom != "" && !slices.Contains(workflowClockStates, ws.FailedFrom):
+		return nil, fmt.Errorf("failed_from %q is not a state left on the clock", ws.FailedFrom)
+	case len(ws.Actors) != len((&workflowRec{}).actors()):
+		return nil, fmt.Errorf("%d actors, want %d", len(ws.Actors), len((&workflowRec{}).actors()))
+	}
+	wf := &workflowRec{
+		stamps: ws.load(), db: db, number: ws.Number, name: ws.Name, branch: b,
+		tables: ws.Tables, deferSecondaryKeys: ws.DeferSecondaryKeys, onDDL: ws.OnDDL,
+		state: ws.State, failedFrom: ws.FailedFrom, errors: ws.Errors,
+		replicasSwitched: ws.ReplicasSwitched, primariesSwitched: ws.PrimariesSwitched,
+		sequenceTablesApplied: ws.SequenceTablesApplied,
+		started:               ws.Started, copied: ws.Copied, verified: ws.Verified,
+		switchedReplicas: ws.SwitchedReplicas, switchedPrimaries: ws.SwitchedPrimaries,
+		cutoverAt: ws.CutoverAt, reversed: ws.Reversed, retried: ws.Retried,
+		completed: ws.Completed, cancelled: ws.Cancelled,
+	}
+	if wf.source, err = loadWorkflowKeyspace(b, ws.Source); err != nil {
+		return nil, err
+	}
+	if wf.target, err = loadWorkflowKeyspace(b, ws.Target); err != nil {
+		return nil, err
+	}
+	if ws.Global != nil {
+		if wf.global, err = loadWorkflowKeyspace(b, *ws.Global); err != nil {
+			return nil, err
+		}
+	}
+	for i, a := range wf.actors() {
+		if *a, err = ref(ld.users, ws.Actors[i], "workflow actor"); err != nil {
+			return nil, err
+		}
+	}
+	return wf, nil
+}
+
+// loadWorkflowKeyspace finds a live keyspace of b, or builds again the
+// reference to a dropped one.
+func loadWorkflowKeyspace(b *branchRec, ks workflowKeyspaceSnap) (*keyspaceRec, error) {
+	if ks.Deleted {
+		return &keyspaceRec{stamps: ks.load(), branch: b, name: ks.Name, deleted: true}, nil
+	}
+	for _, live := range b.keyspaces.all() {
+		if live.id == ks.ID {
+			return live, nil
+		}
+	}
+	return nil, fmt.Errorf("keyspace %s is not a keyspace of branch %s", ks.ID, b.id)
+}
+
+// workflowStates are the states of platform.WorkflowState.
+var workflowStates = []platform.WorkflowState{
+	platform.WorkflowPending, platform.WorkflowCopying, platform.WorkflowRunning, platform.WorkflowStopped,
+	platform.WorkflowVerifyingData, platform.WorkflowVerifiedData, platform.WorkflowSwitchingReplicas,
+	platform.WorkflowSwitchedReplicas, platform.WorkflowSwitchingPrimaries, platform.WorkflowSwitchedPrimaries,
+	platform.WorkflowReversingTraffic, platform.WorkflowReversingTrafficForCancel, platform.WorkflowCuttingOver,
+	platform.WorkflowCutover, platform.WorkflowReversedCutover, platform.WorkflowCompleted,
+	platform.WorkflowCancelling, platform.WorkflowCancelled, platform.WorkflowError,
+}

@@ -1,0 +1,515 @@
+package fake
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbplatform/platform-go"
+)
+
+// workflowRec is a workflow that moves tables between two keyspaces of a
+// branch. Its state table is in the package doc (server.go).
+type workflowRec struct {
+	stamps
+	db                     *dbRec
+	number                 int
+	name                   string
+	branch                 *branchRec
+	source, target, global *keyspaceRec // global is nil when none was named
+	tables                 []string
+	deferSecondaryKeys     bool
+	onDDL                  platform.WorkflowOnDDL
+	state                  platform.WorkflowState
+	// failedFrom is the state whose step failed, which retry resumes; ""
+	// outside the error state.
+	failedFrom platform.WorkflowState
+	errors     string
+
+	replicasSwitched, primariesSwitched, sequenceTablesApplied bool
+
+	started, copied, verified, switchedReplicas, switchedPrimaries time.Time
+	cutoverAt, reversed, retried, completed, cancelled             time.Time
+
+	actor, verifyBy, reversedBy, switchReplicasBy, switchPrimariesBy  *userRec
+	cancelledBy, completedBy, retriedBy, cutoverBy, reversedCutoverBy *userRec
+}
+
+// workflowStore holds a database's workflows, numbered from 1. A
+// database has none until its first workflow (most never have one); the
+// methods read a nil store as empty.
+type workflowStore struct {
+	list     index[*workflowRec]
+	byNumber map[int]*workflowRec
+	last     int // the number of the newest
+}
+
+// addWorkflow files wf under its number, making db's store if need be.
+func (db *dbRec) addWorkflow(wf *workflowRec) {
+	if db.workflows == nil {
+		db.workflows = &workflowStore{byNumber: map[int]*workflowRec{}}
+	}
+	st := db.workflows
+	st.list.add(wf)
+	st.byNumber[wf.number] = wf
+	st.last = max(st.last, wf.number)
+}
+
+// all returns the workflows in list order.
+func (st *workflowStore) all() []*workflowRec {
+	if st == nil {
+		return nil
+	}
+	return st.list.all()
+}
+
+// get finds workflow number n; nil when there is none.
+func (st *workflowStore) get(n int) *workflowRec {
+	if st == nil {
+		return nil
+	}
+	return st.byNumber[n]
+}
+
+// next is the number of the next workflow.
+func (st *workflowStore) next() int {
+	if st == nil {
+		return 1
+	}
+	return st.last + 1
+}
+
+// index is the list to cut pages from.
+func (st *workflowStore) index() *index[*workflowRec] {
+	if st == nil {
+		return &index[*workflowRec]{}
+	}
+	return &st.list
+}
+
+// active reports whether wf has not ended.
+func (wf *workflowRec) active() bool { return !wf.state.IsTerminal() }
+
+func (s *Server) workflowRoutes() []route {
+	const base = "/v1/organizations/{organization}/databases/{database}/workflows"
+	return []route{
+		{pattern: "GET " + base, op: "list_workflows", handler: read(listWorkflows)},
+		{pattern: "POST " + base, op: "create_workflow", handler: withBody(s.createWorkflow)},
+		{pattern: "GET " + base + "/{number}", op: "get_workflow", handler: read(onWorkflow(nil))},
+		{pattern: "DELETE " + base + "/{number}", op: "workflow_cancel", handler: act(onWorkflow(s.cancelWorkflow))},
+		{pattern: "PATCH " + base + "/{number}/complete", op: "workflow_complete", handler: act(onWorkflow(s.completeWorkflow))},
+		{pattern: "PATCH " + base + "/{number}/cutover", op: "workflow_cutover", handler: act(onWorkflow(cutoverWorkflow.start(s)))},
+		{pattern: "PATCH " + base + "/{number}/retry", op: "workflow_retry", handler: act(onWorkflow(s.retryWorkflow))},
+		{pattern: "PATCH " + base + "/{number}/reverse-cutover", op: "workflow_reverse_cutover", handler: act(onWorkflow(s.reverseCutover))},
+		{pattern: "PATCH " + base + "/{number}/reverse-traffic", op: "workflow_reverse_traffic", handler: act(onWorkflow(reverseTraffic.start(s)))},
+		{pattern: "PATCH " + base + "/{number}/switch-primaries", op: "workflow_switch_primaries", handler: act(onWorkflow(switchPrimaries.start(s)))},
+		{pattern: "PATCH " + base + "/{number}/switch-replicas", op: "workflow_switch_replicas", handler: act(onWorkflow(switchReplicas.start(s)))},
+		{pattern: "PATCH " + base + "/{number}/verify-data", op: "verify_workflow", handler: act(onWorkflow(verifyWorkflow.start(s)))},
+	}
+}
+
+// onWorkflow adapts a handler of one workflow: it finds the path's
+// {number}, runs fn (nil for a read) and renders the workflow fn leaves.
+func onWorkflow(fn func(c *call, wf *workflowRec) error) func(c *call) (any, error) {
+	return func(c *call) (any, error) {
+		n, err := strconv.Atoi(c.r.PathValue("number"))
+		if err != nil {
+			return nil, notFound()
+		}
+		wf := c.db.workflows.get(n)
+		if wf == nil {
+			return nil, notFound()
+		}
+		if fn != nil {
+			if err := fn(c, wf); err != nil {
+				return nil, err
+			}
+		}
+		return renderWorkflow(wf), nil
+	}
+}
+
+func listWorkflows(c *call) (any, error) {
+	from, to, err := rangeQuery(c.r.URL.Query().Get("between"), "between")
+	if err != nil {
+		return nil, err
+	}
+	if from.IsZero() {
+		return pageOf(c, c.db.workflows.index(), false, renderWorkflow), nil
+	}
+	keep := func(wf *workflowRec) bool {
+		end := wf.ended()
+		return !wf.created.After(to) && (end.IsZero() || !end.Before(from))
+	}
+	return filteredPageOf(c, c.db.workflows.index(), false, keep, renderWorkflow), nil
+}
+
+// ended is when wf completed or was cancelled; zero while it is active.
+func (wf *workflowRec) ended() time.Time {
+	if wf.state == platform.WorkflowCompleted {
+		return wf.completed
+	}
+	return wf.cancelled
+}
+
+func (s *Server) createWorkflow(c *call, p *platform.CreateWorkflowParams) (any, error) {
+	db := c.db
+	if db.kind != platform.KindMySQL {
+		return nil, unprocessable("workflows are for mysql databases; %s is %s", db.name, db.kind)
+	}
+	branchName := db.defaultBranch
+	if p.Branch != nil {
+		branchName = *p.Branch
+	}
+	b := db.branch(branchName)
+	switch {
+	case b == nil:
+		return nil, unprocessable("branch %q is not a branch of %s", branchName, db.name)
+	case !b.ready:
+		return nil, unprocessable("branch %s is not ready yet", b.name)
+	case strings.TrimSpace(p.Name) == "":
+		return nil, unprocessable("name is required")
+	case len(p.Name) > maxNameLen:
+		return nil, unprocessable("name %q is longer than %d characters", p.Name, maxNameLen)
+	case p.OnDDL != nil && !slices.Contains(workflowOnDDLs, *p.OnDDL):
+		return nil, unprocessable("on_ddl %q is not one of IGNORE, STOP, EXEC, EXEC_IGNORE", *p.OnDDL)
+	}
+	source, err := workflowKeyspace(b, "source_keyspace", p.SourceKeyspace)
+	if err != nil {
+		return nil, err
+	}
+	target, err := workflowKeyspace(b, "target_keyspace", p.TargetKeyspace)
+	if err != nil {
+		return nil, err
+	}
+	if source == target {
+		return nil, unprocessable("source_keyspace and target_keyspace are both %q; a workflow moves tables between two keyspaces", source.name)
+	}
+	var global *keyspaceRec
+	if p.GlobalKeyspace != nil {
+		if global, err = workflowKeyspace(b, "global_keyspace", *p.GlobalKeyspace); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkWorkflowTables(b, source, target, p.Tables); err != nil {
+		return nil, err
+	}
+	for _, other := range db.workflows.all() {
+		if !other.active() || other.branch != b {
+			continue
+		}
+		if other.name == p.Name {
+			return nil, unprocessable("name %q is taken by workflow #%d, which is %s", p.Name, other.number, other.state)
+		}
+		for _, t := range p.Tables {
+			if slices.Contains(other.tables, t) {
+				return nil, unprocessable("table %q is already moving in workflow #%d, which is %s", t, other.number, other.state)
+			}
+		}
+	}
+	wf := &workflowRec{
+		stamps: stamps{id: c.w.newID(), created: c.now, updated: c.now},
+		db:     db, number: db.workflows.next(), name: p.Name, branch: b,
+		source: source, target: target, global: global,
+		tables: slices.Clone(p.Tables),
+		onDDL:  platform.OnDDLIgnore,
+		state:  platform.WorkflowPending,
+		actor:  c.who.user,
+	}
+	setIf(&wf.deferSecondaryKeys, p.DeferSecondaryKeys)
+	setIf(&wf.onDDL, p.OnDDL)
+	db.addWorkflow(wf)
+	c.w.startFlight(wf.id)
+	s.clock.after(s.timing.WorkflowStart, workflowJob{wf, platform.WorkflowPending})
+	return renderWorkflow(wf), nil
+}
+
+// workflowOnDDLs are the values on_ddl takes.
+var workflowOnDDLs = []platform.WorkflowOnDDL{platform.OnDDLIgnore, platform.OnDDLStop, platform.OnDDLExec, platform.OnDDLExecIgnore}
+
+// workflowKeyspace finds the ready keyspace a field of create_workflow
+// names.
+func workflowKeyspace(b *branchRec, field, name string) (*keyspaceRec, error) {
+	if name == "" {
+		return nil, unprocessable("%s is required", field)
+	}
+	ks := b.keyspace(name)
+	switch {
+	case ks == nil:
+		return nil, unprocessable("%s %q is not a keyspace of branch %s", field, name, b.name)
+	case !ks.ready:
+		return nil, unprocessable("%s %s is not ready yet", field, name)
+	}
+	return ks, nil
+}
+
+// checkWorkflowTables checks the tables a workflow is to move: at least
+// one, each once, each in the source keyspace and not in the target.
+func checkWorkflowTables(b *branchRec, source, target *keyspaceRec, tables []string) error {
+	if len(tables) == 0 {
+		return unprocessable("tables: name at least one table to move")
+	}
+	for i, t := range tables {
+		switch {
+		case slices.Contains(tables[:i], t):
+			return unprocessable("tables: %q is named twice", t)
+		case source.tables[t] == "":
+			return unprocessable("table %q is not in keyspace %s of branch %s", t, source.name, b.name)
+		case target.tables[t] != "":
+			return unprocessable("table %q is in keyspace %s already", t, target.name)
+		}
+	}
+	return nil
+}
+
+// refuseIn answers an action of wf that its state does not allow, naming
+// the state and the states that allow it.
+func refuseIn(wf *workflowRec, action string, allowed ...platform.WorkflowState) error {
+	names := make([]string, len(allowed))
+	for i, st := range allowed {
+		names[i] = string(st)
+	}
+	return unprocessable("workflow #%d is %s; %s needs it %s", wf.number, wf.state, action, strings.Join(names, " or "))
+}
+
+// workflowStep moves wf into state to by an action of c's caller and
+// schedules the step that leaves it after d.
+func (s *Server) workflowStep(c *call, wf *workflowRec, to platform.WorkflowState, d time.Duration) {
+	wf.state, wf.updated = to, c.now
+	s.clock.after(d, workflowJob{wf, to})
+}
+
+// workflowInStep are the states from which traffic may be switched or the
+// data verified: every table in step, no traffic switched.
+var workflowInStep = []platform.WorkflowState{platform.WorkflowRunning, platform.WorkflowVerifiedData, platform.WorkflowReversedCutover}
+
+// workflowStepAction is an action that starts a step on the clock: allowed in
+// the states from, it records its actor in the field by names and moves
+// the workflow into state to for the duration dur gives.
+type workflowStepAction struct {
+	name string
+	from []platform.WorkflowState
+	to   platform.WorkflowState
+	by   func(wf *workflowRec) **userRec
+	dur  func(t *Timings) time.Duration
+}
+
+// start is the handler of the action.
+func (a workflowStepAction) start(s *Server) func(c *call, wf *workflowRec) error {
+	return func(c *call, wf *workflowRec) error {
+		if !slices.Contains(a.from, wf.state) {
+			return refuseIn(wf, a.name, a.from...)
+		}
+		*a.by(wf) = c.who.user
+		s.workflowStep(c, wf, a.to, a.dur(&s.timing))
+		return nil
+	}
+}
+
+// workflowSwitchTime is how long a traffic switch and the like take.
+func workflowSwitchTime(t *Timings) time.Duration { return t.WorkflowSwitch }
+
+// The actions that start a step on the clock.
+var (
+	verifyWorkflow = workflowStepAction{"verify-data", workflowInStep, platform.WorkflowVerifyingData,
+		func(wf *workflowRec) **userRec { return &wf.verifyBy }, func(t *Timings) time.Duration { return t.WorkflowVerify }}
+	switchReplicas = workflowStepAction{"switch-replicas", workflowInStep, platform.WorkflowSwitchingReplicas,
+		func(wf *workflowRec) **userRec { return &wf.switchReplicasBy }, workflowSwitchTime}
+	switchPrimaries = workflowStepAction{"switch-primaries", []platform.WorkflowState{platform.WorkflowSwitchedReplicas}, platform.WorkflowSwitchingPrimaries,
+		func(wf *workflowRec) **userRec { return &wf.switchPrimariesBy }, workflowSwitchTime}
+	reverseTraffic = workflowStepAction{"reverse-traffic", []platform.WorkflowState{platform.WorkflowSwitchedReplicas, platform.WorkflowSwitchedPrimaries}, platform.WorkflowReversingTraffic,
+		func(wf *workflowRec) **userRec { return &wf.reversedBy }, workflowSwitchTime}
+	cutoverWorkflow = workflowStepAction{"cutover", []platform.WorkflowState{platform.WorkflowSwitchedPrimaries}, platform.WorkflowCuttingOver,
+		func(wf *workflowRec) **userRec { return &wf.cutoverBy }, workflowSwitchTime}
+)
+
+// reverseCutover sends every kind of traffic back to the source keyspace
+// at once; the target stays in step, so the switches may start again.
+func (s *Server) reverseCutover(c *call, wf *workflowRec) error {
+	if wf.state != platform.WorkflowCutover {
+		return refuseIn(wf, "reverse-cutover", platform.WorkflowCutover)
+	}
+	wf.state, wf.updated = platform.WorkflowReversedCutover, c.now
+	wf.replicasSwitched, wf.primariesSwitched = false, false
+	wf.reversed, wf.reversedCutoverBy = c.now, c.who.user
+	return nil
+}
+
+// completeWorkflow ends a workflow that has cut over: its tables move from
+// the source keyspace's schema to the target's. A table dropped from the
+// source, or created in the target, since is a 422 naming it.
+func (s *Server) completeWorkflow(c *call, wf *workflowRec) error {
+	if wf.state != platform.WorkflowCutover {
+		return refuseIn(wf, "complete", platform.WorkflowCutover)
+	}
+	if wf.source.gone() || wf.target.gone() {
+		return unprocessable("workflow #%d: keyspace %s or %s was deleted; cancel the workflow", wf.number, wf.source.name, wf.target.name)
+	}
+	if err := checkWorkflowTables(wf.branch, wf.source, wf.target, wf.tables); err != nil {
+		return err
+	}
+	src, dst := cloneMap(wf.source.tables), cloneMap(wf.target.tables)
+	for _, t := range wf.tables {
+		dst[t] = src[t]
+		delete(src, t)
+	}
+	wf.source.tables, wf.target.tables = src, dst
+	wf.branch.schemaUpdated, wf.branch.updated = c.now, c.now
+	wf.state, wf.updated = platform.WorkflowCompleted, c.now
+	wf.completed, wf.completedBy = c.now, c.who.user
+	c.w.endFlight(wf.id)
+	return nil
+}
+
+// workflowCancellable are the states cancel leaves.
+var workflowCancellable = []platform.WorkflowState{
+	platform.WorkflowPending, platform.WorkflowCopying, platform.WorkflowRunning, platform.WorkflowVerifiedData,
+	platform.WorkflowSwitchedReplicas, platform.WorkflowSwitchedPrimaries, platform.WorkflowReversedCutover, platform.WorkflowError,
+}
+
+// cancelWorkflow cancels wf: straight to cancelling, or through
+// reversing_traffic_for_cancel when it has traffic switched.
+func (s *Server) cancelWorkflow(c *call, wf *workflowRec) error {
+	if !slices.Contains(workflowCancellable, wf.state) {
+		return refuseIn(wf, "cancel", workflowCancellable...)
+	}
+	wf.cancelledBy = c.who.user
+	wf.failedFrom, wf.errors = "", ""
+	if wf.replicasSwitched || wf.primariesSwitched {
+		s.workflowStep(c, wf, platform.WorkflowReversingTrafficForCancel, s.timing.WorkflowSwitch)
+		return nil
+	}
+	s.workflowStep(c, wf, platform.WorkflowCancelling, s.timing.WorkflowSwitch)
+	return nil
+}
+
+// retryWorkflow resumes wf from the step that failed.
+func (s *Server) retryWorkflow(c *call, wf *workflowRec) error {
+	if wf.state != platform.WorkflowError {
+		return refuseIn(wf, "retry", platform.WorkflowError)
+	}
+	from := wf.failedFrom
+	wf.failedFrom, wf.errors = "", ""
+	wf.retried, wf.retriedBy = c.now, c.who.user
+	s.workflowStep(c, wf, from, s.workflowStepTime(from))
+	return nil
+}
+
+// workflowStepTime is how long the step that leaves state from takes.
+func (s *Server) workflowStepTime(from platform.WorkflowState) time.Duration {
+	switch from {
+	case platform.WorkflowPending:
+		return s.timing.WorkflowStart
+	case platform.WorkflowCopying:
+		return s.timing.WorkflowCopy
+	case platform.WorkflowVerifyingData:
+		return s.timing.WorkflowVerify
+	}
+	return s.timing.WorkflowSwitch
+}
+
+// advanceWorkflow takes the step on the clock that leaves wf's state.
+func (s *Server) advanceWorkflow(wf *workflowRec, now time.Time) {
+	wf.updated = now
+	switch wf.state {
+	case platform.WorkflowPending:
+		wf.state, wf.started = platform.WorkflowCopying, now
+		s.clock.after(s.timing.WorkflowCopy, workflowJob{wf, platform.WorkflowCopying})
+	case platform.WorkflowCopying:
+		wf.state, wf.copied = platform.WorkflowRunning, now
+		wf.sequenceTablesApplied = wf.global != nil
+	case platform.WorkflowVerifyingData:
+		wf.state, wf.verified = platform.WorkflowVerifiedData, now
+	case platform.WorkflowSwitchingReplicas:
+		wf.state, wf.switchedReplicas, wf.replicasSwitched = platform.WorkflowSwitchedReplicas, now, true
+	case platform.WorkflowSwitchingPrimaries:
+		wf.state, wf.switchedPrimaries, wf.primariesSwitched = platform.WorkflowSwitchedPrimaries, now, true
+	case platform.WorkflowReversingTraffic:
+		wf.reversed = now
+		if wf.primariesSwitched {
+			wf.state, wf.primariesSwitched = platform.WorkflowSwitchedReplicas, false
+		} else {
+			wf.state, wf.replicasSwitched = platform.WorkflowRunning, false
+		}
+	case platform.WorkflowCuttingOver:
+		wf.state, wf.cutoverAt = platform.WorkflowCutover, now
+	case platform.WorkflowReversingTrafficForCancel:
+		wf.state, wf.reversed = platform.WorkflowCancelling, now
+		wf.replicasSwitched, wf.primariesSwitched = false, false
+		s.clock.after(s.timing.WorkflowSwitch, workflowJob{wf, platform.WorkflowCancelling})
+	case platform.WorkflowCancelling:
+		wf.state, wf.cancelled = platform.WorkflowCancelled, now
+		s.world.endFlight(wf.id)
+	}
+}
+
+// cancelWorkflows cancels the active workflows of b at once, as deleting
+// b does.
+func (s *Server) cancelWorkflows(b *branchRec) {
+	now := s.clock.Now()
+	for _, wf := range b.db.workflows.all() {
+		if wf.branch == b && wf.active() {
+			wf.state, wf.updated, wf.cancelled = platform.WorkflowCancelled, now, now
+			wf.failedFrom, wf.errors = "", ""
+			s.world.endFlight(wf.id)
+		}
+	}
+}
+
+// activeWorkflow is an active workflow that moves tables from, to or with
+// the sequences of ks; nil when none does.
+func (ks *keyspaceRec) activeWorkflow() *workflowRec {
+	for _, wf := range ks.branch.db.workflows.all() {
+		if wf.active() && (wf.source == ks || wf.target == ks || wf.global == ks) {
+			return wf
+		}
+	}
+	return nil
+}
+
+// workflowFailure is the error of a workflow step whose failure a test
+// injected with FailNext.
+func workflowFailure(from platform.WorkflowState) string {
+	return "the workflow stopped with an error while " + strings.ReplaceAll(string(from), "_", " ")
+}
+
+// renderWorkflow renders a workflow as the API shows it.
+func renderWorkflow(wf *workflowRec) *platform.Workflow {
+	out := &platform.Workflow{
+		ID: wf.id, Name: wf.name, Number: wf.number, State: wf.state,
+		CreatedAt: platform.NewTimestamp(wf.created), UpdatedAt: platform.NewTimestamp(wf.updated),
+		StartedAt: ptrTime(wf.started), CompletedAt: ptrTime(wf.completed), CancelledAt: ptrTime(wf.cancelled),
+		ReversedAt: ptrTime(wf.reversed), RetriedAt: ptrTime(wf.retried), DataCopyCompletedAt: ptrTime(wf.copied),
+		CutoverAt: ptrTime(wf.cutoverAt), ReplicasSwitched: wf.replicasSwitched, PrimariesSwitched: wf.primariesSwitched,
+		SwitchReplicasAt: ptrTime(wf.switchedReplicas), SwitchPrimariesAt: ptrTime(wf.switchedPrimaries),
+		VerifyDataAt: ptrTime(wf.verified),
+
+		WorkflowType: platform.WorkflowTypeMoveTables, DeferSecondaryKeys: wf.deferSecondaryKeys, OnDDL: wf.onDDL,
+		WorkflowErrors: wf.errors, MayRetry: wf.state == platform.WorkflowError,
+		VerifiedDataStale:     !wf.verified.IsZero() && wf.retried.After(wf.verified),
+		SequenceTablesApplied: wf.sequenceTablesApplied,
+
+		Actor: renderActor(wf.actor), VerifyDataBy: renderActor(wf.verifyBy), ReversedBy: renderActor(wf.reversedBy),
+		SwitchReplicasBy: renderActor(wf.switchReplicasBy), SwitchPrimariesBy: renderActor(wf.switchPrimariesBy),
+		CancelledBy: renderActor(wf.cancelledBy), CompletedBy: renderActor(wf.completedBy), RetriedBy: renderActor(wf.retriedBy),
+		CutoverBy: renderActor(wf.cutoverBy), ReversedCutoverBy: renderActor(wf.reversedCutoverBy),
+
+		Branch:         renderBranchRef(wf.branch),
+		SourceKeyspace: renderKeyspaceRef(wf.source),
+		TargetKeyspace: renderKeyspaceRef(wf.target),
+	}
+	if wf.global != nil {
+		out.GlobalKeyspace = renderKeyspaceRef(wf.global)
+	}
+	return out
+}
+
+// renderKeyspaceRef renders the short form of a keyspace.
+func renderKeyspaceRef(ks *keyspaceRec) *platform.KeyspaceRef {
+	ref := &platform.KeyspaceRef{ID: ks.id, Name: ks.name, CreatedAt: platform.NewTimestamp(ks.created), UpdatedAt: platform.NewTimestamp(ks.updated)}
+	if ks.deleted {
+		ref.DeletedAt = ptrTime(ks.updated)
+	}
+	return ref
+}

@@ -1,0 +1,745 @@
+package fake_test
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake"
+)
+
+// wfTarget is the keyspace the workflow tests move tables into, which
+// wfSetup adds to main of app, beside app's default keyspace app.
+const wfTarget = "archive"
+
+// wfSetup adds the keyspace archive to a branch of app.
+func wfSetup(t testing.TB, srv *fake.Server, branch string) {
+	t.Helper()
+	if err := srv.AddKeyspace(srv.Org(), drDB, branch, wfTarget, 1); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wfCreate is the workflow the tests start: audit from app to archive on
+// main.
+func wfCreate(srv *fake.Server) *platform.CreateWorkflowParams {
+	return &platform.CreateWorkflowParams{
+		Organization: srv.Org(), Database: drDB, Name: "move-audit",
+		SourceKeyspace: drDB, TargetKeyspace: wfTarget, Tables: []string{"audit"},
+	}
+}
+
+// wfRef names workflow number of app.
+func wfRef(srv *fake.Server, number int) *platform.WorkflowParams {
+	return &platform.WorkflowParams{Organization: srv.Org(), Database: drDB, Number: number}
+}
+
+// wfActions are the workflow actions, by the last part of their path
+// ("cancel" for the DELETE).
+var wfActions = map[string]func(c *platform.Client, t testing.TB, p *platform.WorkflowParams) (*platform.Workflow, error){
+	"cancel": func(c *platform.Client, t testing.TB, p *platform.WorkflowParams) (*platform.Workflow, error) {
+		return c.Workflows.Cancel(t.Context(), p)
+	},
+	"complete": func(c *platform.Client, t testing.TB, p *platform.WorkflowParams) (*platform.Workflow, error) {
+		return c.Workflows.Complete(t.Context(), p)
+	},
+	"cutover": func(c *platform.Client, t testing.TB, p *platform.WorkflowParams) (*platform.Workflow, error) {
+		return c.Workflows.Cutover(t.Context(), p)
+	},
+	"retry": func(c *platform.Client, t testing.TB, p *platform.WorkflowParams) (*platform.Workflow, error) {
+		return c.Workflows.Retry(t.Context(), p)
+	},
+	"reverse-cutover": func(c *platform.Client, t testing.TB, p *platform.WorkflowParams) (*platform.Workflow, error) {
+		return c.Workflows.ReverseCutover(t.Context(), p)
+	},
+	"reverse-traffic": func(c *platform.Client, t testing.TB, p *platform.WorkflowParams) (*platform.Workflow, error) {
+		return c.Workflows.ReverseTraffic(t.Context(), p)
+	},
+	"switch-primaries": func(c *platform.Client, t testing.TB, p *platform.WorkflowParams) (*platform.Workflow, error) {
+		return c.Workflows.SwitchPrimaries(t.Context(), p)
+	},
+	"switch-replicas": func(c *platform.Client, t testing.TB, p *platform.WorkflowParams) (*platform.Workflow, error) {
+		return c.Workflows.SwitchReplicas(t.Context(), p)
+	},
+	"verify-data": func(c *platform.Client, t testing.TB, p *platform.WorkflowParams) (*platform.Workflow, error) {
+		return c.Workflows.VerifyData(t.Context(), p)
+	},
+}
+
+// wfRecipes say how to reach each state a workflow can be in: from
+// another state, by an action, by waiting on the clock ("wait"), or by an
+// injected failure of the next step ("fail"). A new workflow is pending.
+var wfRecipes = map[platform.WorkflowState]struct {
+	from platform.WorkflowState
+	step string
+}{
+	platform.WorkflowCopying:                   {platform.WorkflowPending, "wait"},
+	platform.WorkflowRunning:                   {platform.WorkflowCopying, "wait"},
+	platform.WorkflowVerifyingData:             {platform.WorkflowRunning, "verify-data"},
+	platform.WorkflowVerifiedData:              {platform.WorkflowVerifyingData, "wait"},
+	platform.WorkflowSwitchingReplicas:         {platform.WorkflowRunning, "switch-replicas"},
+	platform.WorkflowSwitchedReplicas:          {platform.WorkflowSwitchingReplicas, "wait"},
+	platform.WorkflowSwitchingPrimaries:        {platform.WorkflowSwitchedReplicas, "switch-primaries"},
+	platform.WorkflowSwitchedPrimaries:         {platform.WorkflowSwitchingPrimaries, "wait"},
+	platform.WorkflowReversingTraffic:          {platform.WorkflowSwitchedPrimaries, "reverse-traffic"},
+	platform.WorkflowCuttingOver:               {platform.WorkflowSwitchedPrimaries, "cutover"},
+	platform.WorkflowCutover:                   {platform.WorkflowCuttingOver, "wait"},
+	platform.WorkflowReversedCutover:           {platform.WorkflowCutover, "reverse-cutover"},
+	platform.WorkflowCompleted:                 {platform.WorkflowCutover, "complete"},
+	platform.WorkflowReversingTrafficForCancel: {platform.WorkflowSwitchedReplicas, "cancel"},
+	platform.WorkflowCancelling:                {platform.WorkflowRunning, "cancel"},
+	platform.WorkflowCancelled:                 {platform.WorkflowCancelling, "wait"},
+	platform.WorkflowError:                     {platform.WorkflowPending, "fail"},
+}
+
+// wfDrive creates workflow 1 with p and takes it to state, on the virtual
+// clock, through c (the admin's client unless given).
+func wfDrive(t testing.TB, srv *fake.Server, c *platform.Client, p *platform.CreateWorkflowParams, state platform.WorkflowState) *platform.Workflow {
+	t.Helper()
+	if c == nil {
+		c = srv.Client()
+	}
+	if state == platform.WorkflowPending {
+		wf, err := c.Workflows.Create(t.Context(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return wf
+	}
+	r, ok := wfRecipes[state]
+	if !ok {
+		t.Fatalf("no recipe for workflow state %s", state)
+	}
+	wf := wfDrive(t, srv, c, p, r.from)
+	ref := &platform.WorkflowParams{Organization: p.Organization, Database: p.Database, Number: wf.Number}
+	var err error
+	switch r.step {
+	case "fail":
+		if err := srv.FailNext(wf.ID); err != nil {
+			t.Fatal(err)
+		}
+		wf, err = c.Workflows.WaitFor(t.Context(), ref, state)
+	case "wait":
+		wf, err = c.Workflows.WaitFor(t.Context(), ref, state)
+	default:
+		wf, err = wfActions[r.step](c, t, ref)
+	}
+	if err != nil {
+		t.Fatalf("driving workflow to %s: %v", state, err)
+	}
+	if wf.State != state {
+		t.Fatalf("driving workflow: state %s, want %s", wf.State, state)
+	}
+	return wf
+}
+
+// wfSteps takes workflow p through steps: actions, and "wait:<state>"
+// for the waiter.
+func wfSteps(t testing.TB, c *platform.Client, p *platform.WorkflowParams, steps ...string) {
+	t.Helper()
+	for _, step := range steps {
+		var err error
+		if state, ok := strings.CutPrefix(step, "wait:"); ok {
+			_, err = c.Workflows.WaitFor(t.Context(), p, platform.WorkflowState(state))
+		} else {
+			_, err = wfActions[step](c, t, p)
+		}
+		if err != nil {
+			t.Fatalf("workflow #%d, %s: %v", p.Number, step, err)
+		}
+	}
+}
+
+// wfEdge is where an action takes a workflow: the state its response
+// shows, and the state the clock then takes it to (after wfSettle).
+type wfEdge struct{ now, then platform.WorkflowState }
+
+// wfSettle is how long a state table test waits after an action: every
+// step but the copy (a minute) is 10 s under wfTimings, and reversing
+// traffic to cancel takes two.
+const wfSettle = 25 * time.Second
+
+// wfTimings make each step of the state table 10 s, and the copy a minute.
+var wfTimings = fake.Timings{WorkflowStart: 10 * time.Second, WorkflowCopy: time.Minute, WorkflowVerify: 10 * time.Second, WorkflowSwitch: 10 * time.Second}
+
+// wfStateTable is the state table of the package doc: for each state a
+// workflow can be in, the actions it allows and where they lead. Every
+// other action is a 422 naming the state.
+var wfStateTable = map[platform.WorkflowState]map[string]wfEdge{
+	platform.WorkflowPending: {"cancel": {platform.WorkflowCancelling, platform.WorkflowCancelled}},
+	platform.WorkflowCopying: {"cancel": {platform.WorkflowCancelling, platform.WorkflowCancelled}},
+	platform.WorkflowRunning: {
+		"verify-data":     {platform.WorkflowVerifyingData, platform.WorkflowVerifiedData},
+		"switch-replicas": {platform.WorkflowSwitchingReplicas, platform.WorkflowSwitchedReplicas},
+		"cancel":          {platform.WorkflowCancelling, platform.WorkflowCancelled},
+	},
+	platform.WorkflowVerifyingData: {},
+	platform.WorkflowVerifiedData: {
+		"verify-data":     {platform.WorkflowVerifyingData, platform.WorkflowVerifiedData},
+		"switch-replicas": {platform.WorkflowSwitchingReplicas, platform.WorkflowSwitchedReplicas},
+		"cancel":          {platform.WorkflowCancelling, platform.WorkflowCancelled},
+	},
+	platform.WorkflowSwitchingReplicas: {},
+	platform.WorkflowSwitchedReplicas: {
+		"switch-primaries": {platform.WorkflowSwitchingPrimaries, platform.WorkflowSwitchedPrimaries},
+		"reverse-traffic":  {platform.WorkflowReversingTraffic, platform.WorkflowRunning},
+		"cancel":           {platform.WorkflowReversingTrafficForCancel, platform.WorkflowCancelled},
+	},
+	platform.WorkflowSwitchingPrimaries: {},
+	platform.WorkflowSwitchedPrimaries: {
+		"cutover":         {platform.WorkflowCuttingOver, platform.WorkflowCutover},
+		"reverse-traffic": {platform.WorkflowReversingTraffic, platform.WorkflowSwitchedReplicas},
+		"cancel":          {platform.WorkflowReversingTrafficForCancel, platform.WorkflowCancelled},
+	},
+	platform.WorkflowReversingTraffic: {},
+	platform.WorkflowCuttingOver:      {},
+	platform.WorkflowCutover: {
+		"complete":        {platform.WorkflowCompleted, platform.WorkflowCompleted},
+		"reverse-cutover": {platform.WorkflowReversedCutover, platform.WorkflowReversedCutover},
+	},
+	platform.WorkflowReversedCutover: {
+		"verify-data":     {platform.WorkflowVerifyingData, platform.WorkflowVerifiedData},
+		"switch-replicas": {platform.WorkflowSwitchingReplicas, platform.WorkflowSwitchedReplicas},
+		"cancel":          {platform.WorkflowCancelling, platform.WorkflowCancelled},
+	},
+	platform.WorkflowCompleted:                 {},
+	platform.WorkflowReversingTrafficForCancel: {},
+	platform.WorkflowCancelling:                {},
+	platform.WorkflowCancelled:                 {},
+	platform.WorkflowError: {
+		"retry":  {platform.WorkflowPending, platform.WorkflowCopying},
+		"cancel": {platform.WorkflowCancelling, platform.WorkflowCancelled},
+	},
+}
+
+// newWFEnv is a deploy request world (app with main and dev) whose main
+// has the keyspace archive, under wfTimings.
+func newWFEnv(t *testing.T) *drEnv {
+	t.Helper()
+	e := newDREnv(t, false, fake.WithTimings(wfTimings))
+	wfSetup(t, e.srv, "main")
+	return e
+}
+
+// TestWorkflowStateTable takes every action in every state: the allowed
+// ones lead where the table says, on the response and then on the clock;
+// the others are a 422 naming the state that changes nothing.
+func TestWorkflowStateTable(t *testing.T) {
+	t.Parallel()
+	for state, allowed := range wfStateTable {
+		t.Run(string(state), func(t *testing.T) {
+			t.Parallel()
+			e := newWFEnv(t)
+			wf := wfDrive(t, e.srv, nil, wfCreate(e.srv), state)
+			for action, call := range wfActions {
+				if _, ok := allowed[action]; ok {
+					continue
+				}
+				_, err := call(e.c, t, wfRef(e.srv, wf.Number))
+				apiError(t, err, 422, "workflow #1 is "+string(state), action)
+				after, err := e.c.Workflows.Get(t.Context(), wfRef(e.srv, wf.Number))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(wf, after); diff != "" {
+					t.Errorf("%s refused in %s changed the workflow (-before +after):\n%s", action, state, diff)
+				}
+			}
+		})
+		for action, edge := range allowed {
+			t.Run(string(state)+"/"+action, func(t *testing.T) {
+				t.Parallel()
+				e := newWFEnv(t)
+				wf := wfDrive(t, e.srv, nil, wfCreate(e.srv), state)
+				got, err := wfActions[action](e.c, t, wfRef(e.srv, wf.Number))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.State != edge.now {
+					t.Errorf("%s in %s: state %s, want %s", action, state, got.State, edge.now)
+				}
+				e.srv.Advance(wfSettle)
+				if got, err = e.c.Workflows.Get(t.Context(), wfRef(e.srv, wf.Number)); err != nil {
+					t.Fatal(err)
+				}
+				if got.State != edge.then {
+					t.Errorf("%s in %s: state %s after %v, want %s", action, state, got.State, wfSettle, edge.then)
+				}
+			})
+		}
+	}
+}
+
+// TestWorkflowStateTableCoversEveryState checks that the state table and
+// the recipes name every state but stopped, which the fake never enters.
+func TestWorkflowStateTableCoversEveryState(t *testing.T) {
+	t.Parallel()
+	for _, st := range []platform.WorkflowState{
+		platform.WorkflowPending, platform.WorkflowCopying, platform.WorkflowRunning, platform.WorkflowVerifyingData,
+		platform.WorkflowVerifiedData, platform.WorkflowSwitchingReplicas, platform.WorkflowSwitchedReplicas,
+		platform.WorkflowSwitchingPrimaries, platform.WorkflowSwitchedPrimaries, platform.WorkflowReversingTraffic,
+		platform.WorkflowReversingTrafficForCancel, platform.WorkflowCuttingOver, platform.WorkflowCutover,
+		platform.WorkflowReversedCutover, platform.WorkflowCompleted, platform.WorkflowCancelling,
+		platform.WorkflowCancelled, platform.WorkflowError,
+	} {
+		if _, ok := wfStateTable[st]; !ok {
+			t.Errorf("the state table has no row for %s", st)
+		}
+		if _, ok := wfRecipes[st]; !ok && st != platform.WorkflowPending {
+			t.Errorf("no recipe reaches %s", st)
+		}
+	}
+}
+
+// TestWorkflowLifecycle moves a table from creation to completion and
+// checks what each step shows, and the branch's schema at the end.
+func TestWorkflowLifecycle(t *testing.T) {
+	t.Parallel()
+	e := newWFEnv(t)
+	ctx := t.Context()
+	start := e.srv.Now()
+	wf, err := e.c.Workflows.Create(ctx, wfCreate(e.srv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wf.Number != 1 || wf.State != platform.WorkflowPending || wf.WorkflowType != platform.WorkflowTypeMoveTables ||
+		wf.OnDDL != platform.OnDDLIgnore || wf.StartedAt != nil || wf.Actor == nil || wf.Actor.ID != e.srv.AdminUserID() {
+		t.Errorf("new workflow: %+v", wf)
+	}
+	if wf.Branch.Name != "main" || wf.SourceKeyspace.Name != drDB || wf.TargetKeyspace.Name != wfTarget || wf.GlobalKeyspace != nil {
+		t.Errorf("new workflow: branch %v, keyspaces %v -> %v (global %v)", wf.Branch, wf.SourceKeyspace, wf.TargetKeyspace, wf.GlobalKeyspace)
+	}
+	ref := wfRef(e.srv, 1)
+	step := func(state platform.WorkflowState) *platform.Workflow {
+		t.Helper()
+		wf, err := e.c.Workflows.WaitFor(ctx, ref, state)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return wf
+	}
+	act := func(action string) {
+		t.Helper()
+		if _, err := wfActions[action](e.c, t, ref); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wf = step(platform.WorkflowCopying)
+	if !wf.StartedAt.Time.Equal(start.Add(wfTimings.WorkflowStart)) {
+		t.Errorf("started_at %v, want %v", wf.StartedAt, start.Add(wfTimings.WorkflowStart))
+	}
+	wf = step(platform.WorkflowRunning)
+	if wf.DataCopyCompletedAt == nil || wf.SequenceTablesApplied {
+		t.Errorf("running: data_copy_completed_at %v, sequence_tables_applied %t", wf.DataCopyCompletedAt, wf.SequenceTablesApplied)
+	}
+	act("verify-data")
+	wf = step(platform.WorkflowVerifiedData)
+	if wf.VerifyDataAt == nil || wf.VerifyDataBy == nil || wf.VerifiedDataStale {
+		t.Errorf("verified: verify_data_at %v, by %v, stale %t", wf.VerifyDataAt, wf.VerifyDataBy, wf.VerifiedDataStale)
+	}
+	act("switch-replicas")
+	wf = step(platform.WorkflowSwitchedReplicas)
+	if !wf.ReplicasSwitched || wf.PrimariesSwitched || wf.SwitchReplicasAt == nil || wf.SwitchReplicasBy == nil {
+		t.Errorf("replicas switched: %+v", wf)
+	}
+	act("switch-primaries")
+	wf = step(platform.WorkflowSwitchedPrimaries)
+	if !wf.ReplicasSwitched || !wf.PrimariesSwitched || wf.SwitchPrimariesAt == nil || wf.SwitchPrimariesBy == nil {
+		t.Errorf("primaries switched: %+v", wf)
+	}
+	if tables := wfTables(t, e, "main", wfTarget); len(tables) != 0 {
+		t.Errorf("before completion, %s holds %v", wfTarget, tables)
+	}
+	act("cutover")
+	wf = step(platform.WorkflowCutover)
+	if wf.CutoverAt == nil || wf.CutoverBy == nil {
+		t.Errorf("cutover: cutover_at %v, by %v", wf.CutoverAt, wf.CutoverBy)
+	}
+	act("complete")
+	wf = step(platform.WorkflowCompleted)
+	if wf.CompletedAt == nil || wf.CompletedBy == nil || wf.CancelledAt != nil {
+		t.Errorf("completed: completed_at %v, by %v, cancelled_at %v", wf.CompletedAt, wf.CompletedBy, wf.CancelledAt)
+	}
+	if diff := cmp.Diff([]string{"audit"}, wfTables(t, e, "main", wfTarget)); diff != "" {
+		t.Errorf("target keyspace's tables (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"users"}, wfTables(t, e, "main", drDB)); diff != "" {
+		t.Errorf("source keyspace's tables (-want +got):\n%s", diff)
+	}
+	// Moving audit back is a new workflow, numbered 2.
+	back := wfCreate(e.srv)
+	back.SourceKeyspace, back.TargetKeyspace = wfTarget, drDB
+	wf, err = e.c.Workflows.Create(ctx, back)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wf.Number != 2 {
+		t.Errorf("second workflow: number %d, want 2", wf.Number)
+	}
+}
+
+// wfTables lists the tables of a keyspace of a branch of app.
+func wfTables(t *testing.T, e *drEnv, branch, keyspace string) []string {
+	t.Helper()
+	s, err := e.c.Branches.GetSchema(t.Context(), &platform.GetBranchSchemaParams{Organization: e.org, Database: drDB, Branch: branch, Keyspace: keyspace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tb := range s.Tables {
+		names = append(names, tb.Name)
+	}
+	return names
+}
+
+// TestWorkflowReverseTraffic undoes each switch in turn, then the
+// cutover, and checks the flags and who did it.
+func TestWorkflowReverseTraffic(t *testing.T) {
+	t.Parallel()
+	e := newWFEnv(t)
+	ref := wfRef(e.srv, 1)
+	wfDrive(t, e.srv, nil, wfCreate(e.srv), platform.WorkflowSwitchedPrimaries)
+	for _, want := range []platform.WorkflowState{platform.WorkflowSwitchedReplicas, platform.WorkflowRunning} {
+		if _, err := e.c.Workflows.ReverseTraffic(t.Context(), ref); err != nil {
+			t.Fatal(err)
+		}
+		wf, err := e.c.Workflows.WaitFor(t.Context(), ref, want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wf.ReversedAt == nil || wf.ReversedBy == nil || wf.PrimariesSwitched || wf.ReplicasSwitched != (want == platform.WorkflowSwitchedReplicas) {
+			t.Errorf("reversed to %s: %+v", want, wf)
+		}
+	}
+	e2 := newWFEnv(t)
+	wf := wfDrive(t, e2.srv, nil, wfCreate(e2.srv), platform.WorkflowReversedCutover)
+	if wf.ReversedCutoverBy == nil || wf.ReplicasSwitched || wf.PrimariesSwitched || wf.ReversedAt == nil {
+		t.Errorf("reversed cutover: %+v", wf)
+	}
+	if tables := wfTables(t, e2, "main", wfTarget); len(tables) != 0 {
+		t.Errorf("after a reversed cutover, %s holds %v", wfTarget, tables)
+	}
+}
+
+// TestWorkflowFailureAndRetry fails each kind of clock step with FailNext:
+// the workflow is in error, says why and may retry; retry resumes the
+// step that failed, and a verification from before the failure is stale.
+func TestWorkflowFailureAndRetry(t *testing.T) {
+	t.Parallel()
+	for _, from := range []platform.WorkflowState{platform.WorkflowPending, platform.WorkflowCopying, platform.WorkflowSwitchingReplicas, platform.WorkflowCancelling} {
+		t.Run(string(from), func(t *testing.T) {
+			t.Parallel()
+			e := newWFEnv(t)
+			ref := wfRef(e.srv, 1)
+			wf := wfDrive(t, e.srv, nil, wfCreate(e.srv), from)
+			if err := e.srv.FailNext(wf.ID); err != nil {
+				t.Fatal(err)
+			}
+			_, err := e.c.Workflows.WaitFor(t.Context(), ref, platform.WorkflowCompleted)
+			var se *platform.StateError
+			if !errors.As(err, &se) || se.State != string(platform.WorkflowError) {
+				t.Fatalf("waiting through a failure: %v, want a StateError in error", err)
+			}
+			wf, err = e.c.Workflows.Get(t.Context(), ref)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !wf.MayRetry || wf.WorkflowErrors == "" {
+				t.Errorf("in error: may_retry %t, workflow_errors %q", wf.MayRetry, wf.WorkflowErrors)
+			}
+			if wf, err = e.c.Workflows.Retry(t.Context(), ref); err != nil {
+				t.Fatal(err)
+			}
+			if wf.State != from || wf.MayRetry || wf.WorkflowErrors != "" || wf.RetriedAt == nil || wf.RetriedBy == nil {
+				t.Errorf("retried: state %s (want %s), may_retry %t, errors %q, retried_at %v", wf.State, from, wf.MayRetry, wf.WorkflowErrors, wf.RetriedAt)
+			}
+			next := map[platform.WorkflowState]platform.WorkflowState{
+				platform.WorkflowPending: platform.WorkflowCopying, platform.WorkflowCopying: platform.WorkflowRunning,
+				platform.WorkflowSwitchingReplicas: platform.WorkflowSwitchedReplicas, platform.WorkflowCancelling: platform.WorkflowCancelled,
+			}[from]
+			if _, err := e.c.Workflows.WaitFor(t.Context(), ref, next); err != nil {
+				t.Fatalf("after retry: %v", err)
+			}
+		})
+	}
+	t.Run("stale verification", func(t *testing.T) {
+		t.Parallel()
+		e := newWFEnv(t)
+		ref := wfRef(e.srv, 1)
+		wf := wfDrive(t, e.srv, nil, wfCreate(e.srv), platform.WorkflowVerifiedData)
+		if _, err := e.c.Workflows.SwitchReplicas(t.Context(), ref); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.srv.FailNext(wf.ID); err != nil {
+			t.Fatal(err)
+		}
+		e.srv.Advance(wfSettle)
+		if wf, err := e.c.Workflows.Retry(t.Context(), ref); err != nil || !wf.VerifiedDataStale {
+			t.Errorf("retried after a verification: %v, stale %t; want stale", err, wf != nil && wf.VerifiedDataStale)
+		}
+	})
+}
+
+// TestWorkflowFailNextAfterEnd checks that FailNext refuses a workflow
+// that has ended.
+func TestWorkflowFailNextAfterEnd(t *testing.T) {
+	t.Parallel()
+	for _, st := range []platform.WorkflowState{platform.WorkflowCompleted, platform.WorkflowCancelled} {
+		e := newWFEnv(t)
+		wf := wfDrive(t, e.srv, nil, wfCreate(e.srv), st)
+		if err := e.srv.FailNext(wf.ID); err == nil {
+			t.Errorf("FailNext on a %s workflow: no error", st)
+		}
+	}
+}
+
+// TestCreateWorkflowRefusals sends bad creations: each is a 422 naming
+// the problem, and no workflow appears.
+func TestCreateWorkflowRefusals(t *testing.T) {
+	t.Parallel()
+	e := newWFEnv(t)
+	e.branch("dev", drChange...) // with main's keyspaces, archive too
+	if err := e.srv.AddKeyspace(e.org, drDB, "main", "spare", 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.srv.PushSchema(e.org, drDB, "dev", "CREATE TABLE t (id bigint, PRIMARY KEY (id))", "CREATE TABLE archive.t (id bigint, PRIMARY KEY (id))"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.c.Workflows.Create(t.Context(), wfCreate(e.srv)); err != nil {
+		t.Fatal(err)
+	}
+	pg := "pg"
+	if _, err := e.c.Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: e.org, Name: pg, ClusterSize: "PS_10", Kind: platform.KindPostgreSQL}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		edit  func(p *platform.CreateWorkflowParams)
+		words []string
+	}{
+		{"missing source keyspace", func(p *platform.CreateWorkflowParams) { p.SourceKeyspace = "nope" }, []string{"source_keyspace", `"nope"`}},
+		{"missing target keyspace", func(p *platform.CreateWorkflowParams) { p.TargetKeyspace = "nope" }, []string{"target_keyspace", `"nope"`}},
+		{"missing global keyspace", func(p *platform.CreateWorkflowParams) { p.GlobalKeyspace = platform.Ptr("nope") }, []string{"global_keyspace", `"nope"`}},
+		{"same keyspaces", func(p *platform.CreateWorkflowParams) { p.TargetKeyspace = drDB }, []string{"source_keyspace and target_keyspace"}},
+		{"missing table", func(p *platform.CreateWorkflowParams) { p.Tables = []string{"users", "ghost"} }, []string{`"ghost"`, drDB}},
+		{"table twice", func(p *platform.CreateWorkflowParams) { p.Tables = []string{"users", "users"} }, []string{`"users"`, "twice"}},
+		{"table already moving", func(p *platform.CreateWorkflowParams) { p.Name, p.TargetKeyspace = "again", "spare" }, []string{`"audit"`, "workflow #1"}},
+		{"name taken", func(p *platform.CreateWorkflowParams) { p.Tables = []string{"users"} }, []string{`"move-audit"`, "workflow #1"}},
+		{"missing branch", func(p *platform.CreateWorkflowParams) { p.Branch = platform.Ptr("nope") }, []string{"branch", `"nope"`}},
+		{"table in the target already", func(p *platform.CreateWorkflowParams) {
+			p.Name, p.Branch, p.Tables = "x", platform.Ptr("dev"), []string{"t"}
+		}, []string{`"t"`, wfTarget}},
+		{"bad on_ddl", func(p *platform.CreateWorkflowParams) {
+			p.Name, p.OnDDL = "x", platform.Ptr(platform.WorkflowOnDDL("LOUD"))
+		}, []string{"on_ddl", "LOUD"}},
+		{"name too long", func(p *platform.CreateWorkflowParams) { p.Name = strings.Repeat("x", 64) }, []string{"name"}},
+		{"postgresql database", func(p *platform.CreateWorkflowParams) { p.Database = pg }, []string{"mysql", pg}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := wfCreate(e.srv)
+			tt.edit(p)
+			_, err := e.c.Workflows.Create(t.Context(), p)
+			apiError(t, err, 422, tt.words...)
+		})
+	}
+	page, err := e.c.Workflows.List(t.Context(), &platform.ListWorkflowsParams{Organization: e.org, Database: drDB})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Items) != 1 {
+		t.Errorf("%d workflows after the refusals, want 1", len(page.Items))
+	}
+}
+
+// TestWorkflowsOnAnotherBranch moves a table on dev, which takes direct
+// DDL: a table dropped from the source before completion is a 422 naming
+// it, and the workflow stays in cutover.
+func TestWorkflowsOnAnotherBranch(t *testing.T) {
+	t.Parallel()
+	e := newWFEnv(t)
+	e.branch("dev", drChange...) // with main's keyspaces, archive too
+	p := wfCreate(e.srv)
+	p.Branch, p.Tables, p.GlobalKeyspace = platform.Ptr("dev"), []string{"orders"}, platform.Ptr(wfTarget)
+	wf := wfDrive(t, e.srv, nil, p, platform.WorkflowCutover)
+	if wf.Branch.Name != "dev" || !wf.SequenceTablesApplied || wf.GlobalKeyspace == nil || wf.GlobalKeyspace.Name != wfTarget {
+		t.Errorf("workflow on dev: branch %v, sequence tables %t, global %v", wf.Branch, wf.SequenceTablesApplied, wf.GlobalKeyspace)
+	}
+	if err := e.srv.PushSchema(e.org, drDB, "dev", "DROP TABLE orders"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.c.Workflows.Complete(t.Context(), wfRef(e.srv, 1))
+	apiError(t, err, 422, `"orders"`)
+	if got, err := e.c.Workflows.Get(t.Context(), wfRef(e.srv, 1)); err != nil || got.State != platform.WorkflowCutover {
+		t.Errorf("after a refused completion: %v, %v", got, err)
+	}
+}
+
+// TestWorkflowNumbersPerDatabase checks that each database numbers its
+// own workflows, and that a number of another database is a 404.
+func TestWorkflowNumbersPerDatabase(t *testing.T) {
+	t.Parallel()
+	e := newWFEnv(t)
+	mustDB(t, e.srv, "second")
+	e.srv.Advance(5 * time.Second)
+	if err := e.srv.PushSchema(e.org, "second", "main", "CREATE TABLE t (id bigint, PRIMARY KEY (id))"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.srv.AddKeyspace(e.org, "second", "main", "other", 1); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		p := wfCreate(e.srv)
+		p.Name = fmt.Sprintf("move-%d", i)
+		p.Tables = []string{[]string{"audit", "users"}[i]}
+		if wf, err := e.c.Workflows.Create(t.Context(), p); err != nil || wf.Number != i+1 {
+			t.Fatalf("workflow %d of app: %v, %v", i+1, wf, err)
+		}
+		e.srv.Advance(time.Second)
+	}
+	wf, err := e.c.Workflows.Create(t.Context(), &platform.CreateWorkflowParams{Organization: e.org, Database: "second", Name: "m", SourceKeyspace: "second", TargetKeyspace: "other", Tables: []string{"t"}})
+	if err != nil || wf.Number != 1 {
+		t.Fatalf("workflow of second: %v, %v", wf, err)
+	}
+	_, err = e.c.Workflows.Get(t.Context(), &platform.WorkflowParams{Organization: e.org, Database: "second", Number: 2})
+	apiError(t, err, 404)
+	var names []string
+	for wf, err := range e.c.Workflows.All(t.Context(), &platform.ListWorkflowsParams{Organization: e.org, Database: drDB, ListParams: platform.ListParams{PerPage: 1}}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, wf.Name)
+	}
+	if diff := cmp.Diff([]string{"move-0", "move-1"}, names); diff != "" {
+		t.Errorf("workflows of app (-want +got):\n%s", diff)
+	}
+}
+
+// TestListWorkflowsBetween filters by the time a workflow was active.
+func TestListWorkflowsBetween(t *testing.T) {
+	t.Parallel()
+	e := newWFEnv(t)
+	t0 := e.srv.Now()
+	wfDrive(t, e.srv, nil, wfCreate(e.srv), platform.WorkflowCancelled) // active from t0 for 20 s
+	e.srv.Advance(time.Hour)
+	p := wfCreate(e.srv)
+	p.Name = "later"
+	if _, err := e.c.Workflows.Create(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	rfc := func(at time.Time) string { return at.UTC().Format(time.RFC3339) }
+	tests := []struct {
+		between string
+		want    []string
+	}{
+		{rfc(t0) + ".." + rfc(t0.Add(time.Minute)), []string{"move-audit"}},
+		{rfc(t0.Add(30*time.Minute)) + ".." + rfc(e.srv.Now()), []string{"later"}},
+		{rfc(t0) + ".." + rfc(e.srv.Now()), []string{"move-audit", "later"}},
+	}
+	for _, tt := range tests {
+		page, err := e.c.Workflows.List(t.Context(), &platform.ListWorkflowsParams{Organization: e.org, Database: drDB, Between: tt.between})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, wf := range page.Items {
+			got = append(got, wf.Name)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("between %s (-want +got):\n%s", tt.between, diff)
+		}
+	}
+	_, err := e.c.Workflows.List(t.Context(), &platform.ListWorkflowsParams{Organization: e.org, Database: drDB, Between: "yesterday"})
+	apiError(t, err, 400, "between")
+}
+
+// TestWorkflowSnapshotMidFlight restores a workflow in each state that
+// waits on the clock and checks that it goes on to the same state.
+func TestWorkflowSnapshotMidFlight(t *testing.T) {
+	t.Parallel()
+	for _, st := range []platform.WorkflowState{platform.WorkflowCopying, platform.WorkflowReversingTrafficForCancel, platform.WorkflowError} {
+		t.Run(string(st), func(t *testing.T) {
+			t.Parallel()
+			e := newWFEnv(t)
+			wf := wfDrive(t, e.srv, nil, wfCreate(e.srv), st)
+			snap, err := e.srv.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			other := fake.NewServer(t, fake.WithTimings(wfTimings))
+			if err := other.Restore(snap); err != nil {
+				t.Fatal(err)
+			}
+			for _, srv := range []*fake.Server{e.srv, other} {
+				srv.Advance(2 * wfTimings.WorkflowCopy)
+			}
+			a, errA := e.srv.Client().Workflows.Get(t.Context(), wfRef(e.srv, wf.Number))
+			b, errB := other.Client().Workflows.Get(t.Context(), wfRef(other, wf.Number))
+			if errA != nil || errB != nil {
+				t.Fatal(errA, errB)
+			}
+			if diff := cmp.Diff(a, b); diff != "" {
+				t.Errorf("restored workflow differs (-original +restored):\n%s", diff)
+			}
+			if st != platform.WorkflowError && !slices.Contains([]platform.WorkflowState{platform.WorkflowRunning, platform.WorkflowCancelled}, b.State) {
+				t.Errorf("restored %s workflow went to %s", st, b.State)
+			}
+		})
+	}
+}
+
+// TestWorkflowKeyspaceAndBranchDeletion refuses to delete a keyspace an
+// active workflow uses (but not once it has ended), and checks that
+// deleting the branch cancels its workflows.
+func TestWorkflowKeyspaceAndBranchDeletion(t *testing.T) {
+	t.Parallel()
+	e := newWFEnv(t)
+	e.branch("dev", drChange...)
+	ks := &platform.KeyspaceParams{Organization: e.org, Database: drDB, Branch: "main", Keyspace: wfTarget}
+	wfDrive(t, e.srv, nil, wfCreate(e.srv), platform.WorkflowRunning)
+	err := e.c.Keyspaces.Delete(t.Context(), ks)
+	apiError(t, err, 422, "keyspace "+wfTarget, "workflow #1", "running")
+	wfSteps(t, e.c, wfRef(e.srv, 1), "cancel", "wait:cancelled")
+	if err := e.c.Keyspaces.Delete(t.Context(), ks); err != nil {
+		t.Fatalf("deleting the keyspace of a cancelled workflow: %v", err)
+	}
+	wf, err := e.c.Workflows.Get(t.Context(), wfRef(e.srv, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wf.TargetKeyspace.DeletedAt == nil {
+		t.Errorf("target keyspace of a workflow after its deletion: %+v", wf.TargetKeyspace)
+	}
+
+	p := wfCreate(e.srv)
+	p.Branch, p.Tables = platform.Ptr("dev"), []string{"orders"}
+	wfDrive(t, e.srv, nil, p, platform.WorkflowCopying) // workflow 2
+	if err := e.c.Branches.Delete(t.Context(), &platform.DeleteBranchParams{Organization: e.org, Database: drDB, Branch: "dev"}); err != nil {
+		t.Fatal(err)
+	}
+	if wf, err = e.c.Workflows.Get(t.Context(), wfRef(e.srv, 2)); err != nil || wf.State != platform.WorkflowCancelled || wf.CancelledAt == nil {
+		t.Errorf("workflow of a deleted branch: %+v, %v; want cancelled", wf, err)
+	}
+	snap, err := e.srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := fake.NewServer(t)
+	if err := other.Restore(snap); err != nil {
+		t.Fatalf("restoring workflows of a dropped keyspace and a deleted branch: %v", err)
+	}
+	again, err := other.Client().Workflows.Get(t.Context(), wfRef(other, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _ := e.c.Workflows.Get(t.Context(), wfRef(e.srv, 1))
+	if diff := cmp.Diff(first, again); diff != "" {
+		t.Errorf("restored workflow (-original +restored):\n%s", diff)
+	}
+}

@@ -1,0 +1,341 @@
+package platform
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"slices"
+	"strconv"
+)
+
+// WorkflowState is the state of a workflow.
+type WorkflowState string
+
+// The workflow states. A workflow starts pending, copies its tables'
+// rows (copying) and keeps them in step (running); a data verification
+// runs in verifying_data and ends in verified_data. Traffic moves to the
+// target keyspace in two switches, replicas then primaries
+// (switching_replicas, switched_replicas, switching_primaries,
+// switched_primaries), which reverse traffic undoes one at a time
+// (reversing_traffic); cutover (cutting_over, cutover) makes the target
+// keyspace the tables' home, reverse cutover (reversed_cutover) undoes it,
+// and complete ends the workflow (completed). Cancel ends it before that
+// (reversing_traffic_for_cancel, cancelling, cancelled). A failure puts it
+// in error, from which retry resumes it; stopped is a workflow the service
+// stopped for a schema change of its tables.
+const (
+	WorkflowPending                   WorkflowState = "pending"
+	WorkflowCopying                   WorkflowState = "copying"
+	WorkflowRunning                   WorkflowState = "running"
+	WorkflowStopped                   WorkflowState = "stopped"
+	WorkflowVerifyingData             WorkflowState = "verifying_data"
+	WorkflowVerifiedData              WorkflowState = "verified_data"
+	WorkflowSwitchingReplicas         WorkflowState = "switching_replicas"
+	WorkflowSwitchedReplicas          WorkflowState = "switched_replicas"
+	WorkflowSwitchingPrimaries        WorkflowState = "switching_primaries"
+	WorkflowSwitchedPrimaries         WorkflowState = "switched_primaries"
+	WorkflowReversingTraffic          WorkflowState = "reversing_traffic"
+	WorkflowReversingTrafficForCancel WorkflowState = "reversing_traffic_for_cancel"
+	WorkflowCuttingOver               WorkflowState = "cutting_over"
+	WorkflowCutover                   WorkflowState = "cutover"
+	WorkflowReversedCutover           WorkflowState = "reversed_cutover"
+	WorkflowCompleted                 WorkflowState = "completed"
+	WorkflowCancelling                WorkflowState = "cancelling"
+	WorkflowCancelled                 WorkflowState = "cancelled"
+	WorkflowError                     WorkflowState = "error"
+)
+
+// IsTerminal reports whether a workflow in state s has ended: completed or
+// cancelled.
+func (s WorkflowState) IsTerminal() bool {
+	return s == WorkflowCompleted || s == WorkflowCancelled
+}
+
+// WorkflowOnDDL is what a workflow does when the schema of a table it
+// moves changes while it runs.
+type WorkflowOnDDL string
+
+// The on_ddl values.
+const (
+	OnDDLIgnore     WorkflowOnDDL = "IGNORE"
+	OnDDLStop       WorkflowOnDDL = "STOP"
+	OnDDLExec       WorkflowOnDDL = "EXEC"
+	OnDDLExecIgnore WorkflowOnDDL = "EXEC_IGNORE"
+)
+
+// WorkflowTypeMoveTables is the type of a workflow that moves tables
+// between keyspaces, the only type there is.
+const WorkflowTypeMoveTables = "move_tables"
+
+// KeyspaceRef is the short form of a keyspace inside other objects.
+type KeyspaceRef struct {
+	ID        string     `json:"id"`
+	Name      string     `json:"name"`
+	CreatedAt Timestamp  `json:"created_at"`
+	UpdatedAt Timestamp  `json:"updated_at"`
+	DeletedAt *Timestamp `json:"deleted_at"`
+}
+
+// Workflow moves tables from one keyspace of a branch to another while
+// the application keeps using them.
+type Workflow struct {
+	ID     string        `json:"id"`
+	Name   string        `json:"name"`
+	Number int           `json:"number"`
+	State  WorkflowState `json:"state"`
+
+	CreatedAt Timestamp `json:"created_at"`
+	UpdatedAt Timestamp `json:"updated_at"`
+	// StartedAt is when the copy started.
+	StartedAt   *Timestamp `json:"started_at"`
+	CompletedAt *Timestamp `json:"completed_at"`
+	CancelledAt *Timestamp `json:"cancelled_at"`
+	// ReversedAt is when traffic or the cutover was last reversed.
+	ReversedAt          *Timestamp `json:"reversed_at"`
+	RetriedAt           *Timestamp `json:"retried_at"`
+	DataCopyCompletedAt *Timestamp `json:"data_copy_completed_at"`
+	CutoverAt           *Timestamp `json:"cutover_at"`
+	ReplicasSwitched    bool       `json:"replicas_switched"`
+	PrimariesSwitched   bool       `json:"primaries_switched"`
+	SwitchReplicasAt    *Timestamp `json:"switch_replicas_at"`
+	SwitchPrimariesAt   *Timestamp `json:"switch_primaries_at"`
+	// VerifyDataAt is when the latest data verification finished.
+	VerifyDataAt *Timestamp `json:"verify_data_at"`
+
+	WorkflowType       string        `json:"workflow_type"`
+	WorkflowSubtype    string        `json:"workflow_subtype"`
+	DeferSecondaryKeys bool          `json:"defer_secondary_keys"`
+	OnDDL              WorkflowOnDDL `json:"on_ddl"`
+	// WorkflowErrors says what went wrong; "" when nothing has.
+	WorkflowErrors string `json:"workflow_errors"`
+	// MayRetry is true in the error state, which Retry leaves.
+	MayRetry   bool `json:"may_retry"`
+	MayRestart bool `json:"may_restart"`
+	// VerifiedDataStale is true when the workflow resumed after its
+	// latest data verification, so that the verification may no longer
+	// hold.
+	VerifiedDataStale     bool `json:"verified_data_stale"`
+	SequenceTablesApplied bool `json:"sequence_tables_applied"`
+
+	// Actor created the workflow; each *By field is who took that action
+	// last, nil until someone has.
+	Actor             *Actor `json:"actor"`
+	VerifyDataBy      *Actor `json:"verify_data_by"`
+	ReversedBy        *Actor `json:"reversed_by"`
+	SwitchReplicasBy  *Actor `json:"switch_replicas_by"`
+	SwitchPrimariesBy *Actor `json:"switch_primaries_by"`
+	CancelledBy       *Actor `json:"cancelled_by"`
+	CompletedBy       *Actor `json:"completed_by"`
+	RetriedBy         *Actor `json:"retried_by"`
+	CutoverBy         *Actor `json:"cutover_by"`
+	ReversedCutoverBy *Actor `json:"reversed_cutover_by"`
+
+	Branch         *BranchRef   `json:"branch"`
+	SourceKeyspace *KeyspaceRef `json:"source_keyspace"`
+	TargetKeyspace *KeyspaceRef `json:"target_keyspace"`
+	// GlobalKeyspace holds the sequence tables; nil when none was named.
+	GlobalKeyspace *KeyspaceRef `json:"global_keyspace"`
+}
+
+// WorkflowsService moves tables between the keyspaces of a branch.
+type WorkflowsService service
+
+// WorkflowParams names a workflow by its number.
+type WorkflowParams struct {
+	Organization string `json:"-" url:"-"`
+	Database     string `json:"-" url:"-"`
+	Number       int    `json:"-" url:"-"`
+}
+
+func (p *WorkflowParams) check() error {
+	if err := required("organization", p.Organization, "database", p.Database); err != nil {
+		return err
+	}
+	if p.Number < 1 {
+		return &ArgError{Arg: "number", Reason: fmt.Sprintf("%d is not a workflow number (they start at 1)", p.Number)}
+	}
+	return nil
+}
+
+// workflowsPath is the collection path of a database's workflows.
+func workflowsPath(org, db string) string {
+	return pathf("v1/organizations/%s/databases/%s/workflows", org, db)
+}
+
+// ListWorkflowsParams selects a page of a database's workflows.
+type ListWorkflowsParams struct {
+	Organization string `json:"-" url:"-"`
+	Database     string `json:"-" url:"-"`
+	// Between keeps the workflows active during a time range, written
+	// "from..to" in RFC 3339 ("2026-01-01T00:00:00Z..2026-01-01T23:59:59Z").
+	Between string `json:"-" url:"between,omitempty"`
+	ListParams
+}
+
+// List returns a page of a database's workflows, oldest first.
+//
+// API: GET /v1/organizations/{organization}/databases/{database}/workflows
+func (s *WorkflowsService) List(ctx context.Context, p *ListWorkflowsParams) (*Page[Workflow], error) {
+	p = orZero(p)
+	if err := required("organization", p.Organization, "database", p.Database); err != nil {
+		return nil, err
+	}
+	return listPage[Workflow](ctx, s.client, workflowsPath(p.Organization, p.Database), p)
+}
+
+// All ranges over every workflow of a database.
+func (s *WorkflowsService) All(ctx context.Context, p *ListWorkflowsParams) iter.Seq2[*Workflow, error] {
+	return allOf(ctx, p, s.List)
+}
+
+// CreateWorkflowParams starts a workflow that moves tables from one
+// keyspace to another.
+type CreateWorkflowParams struct {
+	Organization   string   `json:"-" url:"-"`
+	Database       string   `json:"-" url:"-"`
+	Name           string   `json:"name"`
+	SourceKeyspace string   `json:"source_keyspace"`
+	TargetKeyspace string   `json:"target_keyspace"`
+	Tables         []string `json:"tables"`
+	// Branch is the branch whose keyspaces the tables move between; nil
+	// for the database's default branch.
+	Branch *string `json:"branch,omitempty"`
+	// GlobalKeyspace is the keyspace of the sequence tables the moved
+	// tables use.
+	GlobalKeyspace     *string        `json:"global_keyspace,omitempty"`
+	DeferSecondaryKeys *bool          `json:"defer_secondary_keys,omitempty"`
+	OnDDL              *WorkflowOnDDL `json:"on_ddl,omitempty"`
+}
+
+// Create starts a workflow. It starts pending; [WorkflowsService.WaitFor]
+// waits until it is running, caught up with its source.
+//
+// API: POST /v1/organizations/{organization}/databases/{database}/workflows
+func (s *WorkflowsService) Create(ctx context.Context, p *CreateWorkflowParams) (*Workflow, error) {
+	p = orZero(p)
+	if err := required("organization", p.Organization, "database", p.Database, "name", p.Name,
+		"source_keyspace", p.SourceKeyspace, "target_keyspace", p.TargetKeyspace); err != nil {
+		return nil, err
+	}
+	if len(p.Tables) == 0 {
+		return nil, &ArgError{Arg: "tables", Reason: "name at least one table to move"}
+	}
+	wf := new(Workflow)
+	return wf, s.client.post(ctx, workflowsPath(p.Organization, p.Database), p, wf)
+}
+
+// call sends a request about one workflow and decodes the workflow it
+// returns.
+func (s *WorkflowsService) call(ctx context.Context, method string, p *WorkflowParams, suffix string) (*Workflow, error) {
+	p = orZero(p)
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	wf := new(Workflow)
+	path := workflowsPath(p.Organization, p.Database) + pathf("/%s", strconv.Itoa(p.Number)) + suffix
+	return wf, s.client.call(ctx, method, path, nil, nil, wf)
+}
+
+// Get returns a workflow.
+//
+// API: GET /v1/organizations/{organization}/databases/{database}/workflows/{number}
+func (s *WorkflowsService) Get(ctx context.Context, p *WorkflowParams) (*Workflow, error) {
+	return s.call(ctx, "GET", p, "")
+}
+
+// Cancel cancels a workflow that has not completed, reversing the traffic
+// it switched, and returns it (cancelling, or first
+// reversing_traffic_for_cancel).
+//
+// API: DELETE /v1/organizations/{organization}/databases/{database}/workflows/{number}
+func (s *WorkflowsService) Cancel(ctx context.Context, p *WorkflowParams) (*Workflow, error) {
+	return s.call(ctx, "DELETE", p, "")
+}
+
+// Complete completes a workflow that has cut over: its tables leave the
+// source keyspace for good.
+//
+// API: PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/complete
+func (s *WorkflowsService) Complete(ctx context.Context, p *WorkflowParams) (*Workflow, error) {
+	return s.call(ctx, "PATCH", p, "/complete")
+}
+
+// Cutover makes the target keyspace the home of a workflow's tables once
+// both replica and primary traffic are switched.
+//
+// API: PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/cutover
+func (s *WorkflowsService) Cutover(ctx context.Context, p *WorkflowParams) (*Workflow, error) {
+	return s.call(ctx, "PATCH", p, "/cutover")
+}
+
+// Retry resumes a workflow in the error state from the step that failed.
+//
+// API: PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/retry
+func (s *WorkflowsService) Retry(ctx context.Context, p *WorkflowParams) (*Workflow, error) {
+	return s.call(ctx, "PATCH", p, "/retry")
+}
+
+// ReverseCutover undoes a workflow's cutover: the source keyspace serves
+// its tables again.
+//
+// API: PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/reverse-cutover
+func (s *WorkflowsService) ReverseCutover(ctx context.Context, p *WorkflowParams) (*Workflow, error) {
+	return s.call(ctx, "PATCH", p, "/reverse-cutover")
+}
+
+// ReverseTraffic undoes a workflow's latest traffic switch: primaries if
+// they are switched, replicas otherwise.
+//
+// API: PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/reverse-traffic
+func (s *WorkflowsService) ReverseTraffic(ctx context.Context, p *WorkflowParams) (*Workflow, error) {
+	return s.call(ctx, "PATCH", p, "/reverse-traffic")
+}
+
+// SwitchPrimaries sends a workflow's primary traffic (writes) to the
+// target keyspace, once its replica traffic is switched.
+//
+// API: PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/switch-primaries
+func (s *WorkflowsService) SwitchPrimaries(ctx context.Context, p *WorkflowParams) (*Workflow, error) {
+	return s.call(ctx, "PATCH", p, "/switch-primaries")
+}
+
+// SwitchReplicas sends a workflow's replica traffic (reads from replicas)
+// to the target keyspace.
+//
+// API: PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/switch-replicas
+func (s *WorkflowsService) SwitchReplicas(ctx context.Context, p *WorkflowParams) (*Workflow, error) {
+	return s.call(ctx, "PATCH", p, "/switch-replicas")
+}
+
+// VerifyData starts a verification that the target keyspace holds the
+// same rows as the source (verifying_data); it ends in verified_data.
+//
+// API: PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/verify-data
+func (s *WorkflowsService) VerifyData(ctx context.Context, p *WorkflowParams) (*Workflow, error) {
+	return s.call(ctx, "PATCH", p, "/verify-data")
+}
+
+// WaitFor polls a workflow until it reaches one of states, and returns it.
+// A state it can no longer leave for one of them (completed, cancelled,
+// error) ends the wait with a *StateError naming it.
+func (s *WorkflowsService) WaitFor(ctx context.Context, p *WorkflowParams, states ...WorkflowState) (*Workflow, error) {
+	p = orZero(p)
+	if len(states) == 0 {
+		return nil, &ArgError{Arg: "states", Reason: "name at least one workflow state to wait for"}
+	}
+	return waitFor(ctx, s.client, func(ctx context.Context) (*Workflow, error) {
+		return s.Get(ctx, p)
+	}, func(wf *Workflow) (bool, error) {
+		if slices.Contains(states, wf.State) {
+			return true, nil
+		}
+		if wf.State.IsTerminal() || wf.State == WorkflowError {
+			want := make([]string, len(states))
+			for i, st := range states {
+				want[i] = string(st)
+			}
+			return false, &StateError{Resource: fmt.Sprintf("workflow #%d", p.Number), State: string(wf.State), Want: want}
+		}
+		return false, nil
+	})
+}
