@@ -348,3 +348,43 @@ func ExampleWorkflowsService_WaitFor() {
 	// completed
 	// history holds events
 }
+
+func ExampleBillingService_AllInvoiceLineItems() {
+	srv, err := fake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+	if _, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: "acme", Name: "shop", ClusterSize: "PS_10"}); err != nil {
+		log.Fatal(err)
+	}
+	srv.Advance(10 * 24 * time.Hour) // to January 11: a development branch runs for five days
+	if _, err := client.Branches.Create(ctx, &platform.CreateBranchParams{Organization: "acme", Database: "shop", Name: "dev", ParentBranch: "main"}); err != nil {
+		log.Fatal(err)
+	}
+	srv.Advance(5 * 24 * time.Hour)
+	if err := client.Branches.Delete(ctx, &platform.DeleteBranchParams{Organization: "acme", Database: "shop", Branch: "dev"}); err != nil {
+		log.Fatal(err)
+	}
+	srv.Advance(16 * 24 * time.Hour) // February 1: January's invoice is issued
+
+	for inv, err := range client.Billing.AllInvoices(ctx, &platform.ListInvoicesParams{Organization: "acme"}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(inv.BillingPeriodStart.Format("January 2006"), "total", inv.Total, "paid", inv.Paid)
+		items := client.Billing.AllInvoiceLineItems(ctx, &platform.ListInvoiceLineItemsParams{Organization: "acme", ID: inv.ID})
+		for li, err := range items {
+			if err != nil {
+				log.Fatal(err)
+			}
+			fmt.Printf("%s/%s: %s = %.2f\n", li.DatabaseName, li.Resource.Name, li.Description, li.Subtotal)
+		}
+	}
+	// Output:
+	// January 2026 total 46.16 paid false
+	// shop/dev: PS-10 cluster, 120 hours at 39.00 a month = 6.41
+	// shop/main: PS-10 cluster, 744 hours at 39.00 a month = 39.75
+}

@@ -138,6 +138,8 @@ type Client struct {
 	Throttlers *ThrottlersService
 	// AuditLogs reads organizations' audit logs.
 	AuditLogs *AuditLogsService
+	// Billing reads invoices and manages the payment method.
+	Billing *BillingService
 }
 
 // service is what every resource service holds: the client that sends its
@@ -237,6 +239,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.SchemaRecommendations = (*SchemaRecommendationsService)(common)
 	c.Throttlers = (*ThrottlersService)(common)
 	c.AuditLogs = (*AuditLogsService)(common)
+	c.Billing = (*BillingService)(common)
 	return c, nil
 }
 

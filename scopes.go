@@ -43,7 +43,9 @@ const (
 	ScopeOrganizationReadBranches                      Scope = "organization:read_branches"
 	ScopeOrganizationReadDatabases                     Scope = "organization:read_databases"
 	ScopeOrganizationReadDeployRequests                Scope = "organization:read_deploy_requests"
+	ScopeOrganizationReadInvoices                      Scope = "organization:read_invoices"
 	ScopeOrganizationReadOrganization                  Scope = "organization:read_organization"
+	ScopeOrganizationReadPaymentMethod                 Scope = "organization:read_payment_method"
 	ScopeOrganizationRestoreBackups                    Scope = "organization:restore_backups"
 	ScopeOrganizationRestoreProductionBranchBackups    Scope = "organization:restore_production_branch_backups"
 	ScopeOrganizationWriteBackups                      Scope = "organization:write_backups"
@@ -51,6 +53,7 @@ const (
 	ScopeOrganizationWriteDatabases                    Scope = "organization:write_databases"
 	ScopeOrganizationWriteDeployRequests               Scope = "organization:write_deploy_requests"
 	ScopeOrganizationWriteOrganization                 Scope = "organization:write_organization"
+	ScopeOrganizationWritePaymentMethod                Scope = "organization:write_payment_method"
 )
 
 // The scopes on a database, covering its branches.
@@ -134,6 +137,9 @@ var scopeDescriptions = map[Scope]string{
 	ScopeOrganizationWriteDatabases:                    "Write the organization's databases",
 	ScopeOrganizationWriteDeployRequests:               "Create and update deploy requests in the organization",
 	ScopeOrganizationWriteOrganization:                 "Write the organization and its memberships",
+	ScopeOrganizationReadInvoices:                      "Read the organization's invoices",
+	ScopeOrganizationReadPaymentMethod:                 "Read the organization's billing payment method",
+	ScopeOrganizationWritePaymentMethod:                "Remove the organization's billing payment method",
 
 	ScopeDatabaseApproveDeployRequests:             "Approve deploy requests of the database",
 	ScopeDatabaseDeleteBackups:                     "Delete backups of the database",

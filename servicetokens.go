@@ -51,6 +51,12 @@ const (
 	// PermissionReadMetricsEndpoints: get information about branch metrics
 	// endpoints.
 	PermissionReadMetricsEndpoints Permission = "read_metrics_endpoints"
+	// PermissionReadPaymentMethod: get the organization's billing payment
+	// method.
+	PermissionReadPaymentMethod Permission = "read_payment_method"
+	// PermissionWritePaymentMethod: remove the organization's billing
+	// payment method.
+	PermissionWritePaymentMethod Permission = "write_payment_method"
 )
 
 // The database permissions.
@@ -140,7 +146,7 @@ func OrganizationPermissions() []Permission {
 		PermissionDeleteDatabases, PermissionReadOAuthApplications, PermissionReadOAuthTokens,
 		PermissionWriteOAuthTokens, PermissionDeleteOAuthTokens, PermissionReadServiceTokens,
 		PermissionWriteServiceTokens, PermissionDeleteServiceTokens, PermissionWriteTeams,
-		PermissionReadMetricsEndpoints,
+		PermissionReadMetricsEndpoints, PermissionReadPaymentMethod, PermissionWritePaymentMethod,
 	}
 }
 

@@ -131,6 +131,7 @@ func (s *Server) restoreInto(b *branchRec, r *backupRestore) {
 		ks.clusterSize = r.clusterSize
 		ks.tables = cloneMap(from.tables)
 	}
+	s.world.meterBranch(b, now)
 	b.restoredFrom = r.backup.branch
 	b.initialRestoreID = r.backup.id
 	r.backup.restored = append(r.backup.restored, b)

@@ -68,6 +68,7 @@ func (s *Server) newBranch(db *dbRec, name string, parent *branchRec, actor *use
 	} else {
 		s.world.newKeyspace(b, db.name, now).isDefault = true
 	}
+	s.world.meterBranch(b, now)
 	s.newDefaultRole(b)
 	db.org.branchByName[branchKey{db, name}] = b
 	db.branchIdx.add(b)
@@ -346,6 +347,7 @@ func (s *Server) removeBranch(b *branchRec) {
 	s.dropBranchRoles(b)
 	s.dropBranchBouncers(b)
 	s.cancelWorkflows(b)
+	s.world.meterBranch(b, b.deletedAt)
 }
 
 var promoteBranch = onBranch(func(c *call, b *branchRec) error {

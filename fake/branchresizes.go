@@ -592,6 +592,7 @@ func (s *Server) completeChange(r *branchChangeRec, now time.Time) {
 			}
 		}
 		ks.updated = now
+		s.world.meterKeyspace(ks, now)
 	}
 	b.updated = now
 }

@@ -119,6 +119,11 @@ func regionRateFactor(r *regionRec) float64 {
 	return 1
 }
 
+// priceCents is a base price in a region, in cents.
+func priceCents(v float64, r *regionRec) int64 {
+	return int64(math.Round(v * regionRateFactor(r) * 100))
+}
+
 // skuQuery is what a cluster-size list was asked for.
 type skuQuery struct {
 	kind platform.DatabaseKind
@@ -159,8 +164,7 @@ func (q skuQuery) render(s *clusterSKU, order int) *platform.ClusterSizeSKU {
 		out.Architecture = platform.Ptr(s.architecture)
 	}
 	if q.rates != nil {
-		f := regionRateFactor(q.rates)
-		price := func(v float64) *float64 { return platform.Ptr(math.Round(v*f*100) / 100) }
+		price := func(v float64) *float64 { return platform.Ptr(float64(priceCents(v, q.rates)) / 100) }
 		out.Rate, out.ReplicaRate, out.DefaultVTGateRate = price(s.rate), price(s.replicaRate), price(s.vtgateRate)
 	}
 	return out

@@ -859,6 +859,24 @@ var contractStates = []contractState{
 			{op: "list_audit_logs", call: opCall{query: "limit=1"}},
 		}
 	}},
+	{name: "an invoice billing a deleted branch, paid, and a card without a name", setup: func(w *opWorld) []contractRequest {
+		if err := w.c.Branches.Delete(w.t.Context(), &platform.DeleteBranchParams{Organization: w.org, Database: drDB, Branch: "dev"}); err != nil {
+			w.t.Fatal(err)
+		}
+		if err := w.srv.SetPaymentMethod(w.org, fake.PaymentMethod{Brand: "visa", Last4: "4242", ExpMonth: 12, ExpYear: 2030}); err != nil {
+			w.t.Fatal(err)
+		}
+		id := w.invoice()
+		return []contractRequest{
+			contractOn("list_invoices"), contractOn("get_invoice", "id", id),
+			contractOn("get_invoice_line_items", "id", id), contractOn("get_organization_billing_payment_method"),
+		}
+	}},
+	{name: "an overdue invoice", setup: func(w *opWorld) []contractRequest {
+		id := w.invoice()
+		w.srv.Advance(fake.DefaultTimings().InvoiceDue)
+		return []contractRequest{contractOn("list_invoices"), contractOn("get_invoice", "id", id)}
+	}},
 }
 
 // contractRecommendations gives app schema recommendations in every state:

@@ -78,6 +78,8 @@ import (
 //	GET    /_fake/snapshot                        Snapshot; answers the snapshot's JSON
 //	PUT    /_fake/snapshot                        Restore; the body is a snapshot (the admin token becomes the snapshot's)
 //	POST   /_fake/reset                           Reset
+//	PUT    /_fake/organizations/{org}/billing/payment-method
+//	                                              SetPaymentMethod {"brand", "last4", "exp_month", "exp_year", "name"}
 //
 // Control requests are themselves logged, with an operation of "_fake/"
 // and the endpoint's path pattern ("_fake/advance", "_fake/faults/{id}").
@@ -108,6 +110,7 @@ func controlRoutes() []controlRoute {
 	rs = append(rs, controlFaultRoutes()...)
 	rs = append(rs, controlEventRoutes()...)
 	rs = append(rs, controlSnapshotRoutes()...)
+	rs = append(rs, controlBillingRoutes()...)
 	return rs
 }
 

@@ -823,6 +823,7 @@ func controlEndpoints() []struct{ method, path, pattern string } {
 		{"PUT", "snapshot", "snapshot"},
 		{"POST", "reset", "reset"},
 		{"POST", "organizations/acme/databases/app/branches/main/queries", "organizations/{organization}/databases/{database}/branches/{branch}/queries"},
+		{"PUT", "organizations/acme/billing/payment-method", "organizations/{organization}/billing/payment-method"},
 	}
 }
 

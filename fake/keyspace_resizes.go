@@ -207,6 +207,7 @@ func (s *Server) keyspaceResizeComplete(r *keyspaceResizeRec) {
 	now := s.clock.Now()
 	r.state, r.completed, r.updated = platform.KeyspaceResizeCompleted, now, now
 	ks.clusterSize, ks.extraReplicas = r.to.clusterSize, r.to.extraReplicas
+	s.world.meterKeyspace(ks, now)
 	ks.settings.vectorPool = clonePtr(r.to.vectorPool)
 	if ks.configChanging {
 		// A settings change that fails afterwards keeps the new size.

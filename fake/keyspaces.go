@@ -52,6 +52,8 @@ type keyspaceRec struct {
 	resizeByID map[string]*keyspaceResizeRec
 	resize     *keyspaceResizeRec
 	lastResize *keyspaceResizeRec
+
+	meter keyspaceMeter // what it is billed at; see meterKeyspace
 }
 
 // keyspaceSettings are what update_keyspace changes. Pointed-to values are
@@ -133,6 +135,7 @@ func (w *world) newKeyspace(b *branchRec, name string, now time.Time) *keyspaceR
 		settings:    defaultKeyspaceSettings(),
 	}
 	b.keyspaces.add(ks)
+	w.meterKeyspace(ks, now)
 	return ks
 }
 
@@ -155,6 +158,7 @@ func (w *world) copyKeyspaces(b, src *branchRec, now time.Time) {
 func (s *Server) dropKeyspace(ks *keyspaceRec) {
 	b := ks.branch
 	ks.deleted = true
+	s.world.meterKeyspace(ks, s.clock.Now())
 	b.keyspaces.remove(ks)
 	s.world.endFlight(ks.id)
 	b.pruneReadOnlyRegions()
@@ -231,6 +235,7 @@ func (s *Server) createKeyspace(c *call, p *platform.CreateKeyspaceParams) (any,
 	ks.clusterSize = p.ClusterSize
 	setIf(&ks.shards, p.Shards)
 	setIf(&ks.extraReplicas, p.ExtraReplicas)
+	c.w.meterKeyspace(ks, c.now)
 	c.w.startFlight(ks.id)
 	s.clock.after(s.timing.KeyspaceReady, keyspaceReadyJob{ks})
 	return renderKeyspace(ks), nil

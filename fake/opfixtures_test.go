@@ -3,6 +3,7 @@ package fake_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"net/http"
@@ -348,6 +349,19 @@ var opFixtures = map[string]opFixture{
 		return opCall{vals: map[string]string{"branch": "dev"}}
 	},
 	"update_branch_cluster_config": opOnBody("dev", `{"cluster_size":"PS_20"}`),
+
+	// billing (January's invoice of acme; a card on file)
+	"list_invoices":          opInvoice,
+	"get_invoice":            opInvoice,
+	"get_invoice_line_items": opInvoice,
+	"get_organization_billing_payment_method": func(w *opWorld, _ string) opCall {
+		w.paymentMethod()
+		return opCall{}
+	},
+	"delete_organization_billing_payment_method": func(w *opWorld, _ string) opCall {
+		w.paymentMethod()
+		return opCall{}
+	},
 
 	// bouncers (on main of app, made a PostgreSQL database)
 	"list_bouncers": opBouncer("", false),
@@ -763,6 +777,33 @@ func opServiceToken(body string) opFixture {
 	}
 }
 
+// opInvoice is a fixture of an operation on acme's invoice for January,
+// issued as the clock reaches February.
+func opInvoice(w *opWorld, _ string) opCall {
+	return opCall{vals: map[string]string{"id": w.invoice()}}
+}
+
+// invoice moves the clock to the next month and returns the ID of the
+// invoice issued for the month that ended.
+func (w *opWorld) invoice() string {
+	w.t.Helper()
+	now := w.srv.Now()
+	w.srv.Advance(time.Date(now.Year(), now.Month()+1, 1, 0, 0, 0, 0, time.UTC).Sub(now))
+	page, err := w.c.Billing.ListInvoices(w.t.Context(), &platform.ListInvoicesParams{Organization: w.org})
+	if err != nil || len(page.Items) == 0 {
+		w.t.Fatalf("no invoice issued (err %v)", err)
+	}
+	return page.Items[len(page.Items)-1].ID
+}
+
+// paymentMethod puts a card on file for acme.
+func (w *opWorld) paymentMethod() {
+	w.t.Helper()
+	if err := w.srv.SetPaymentMethod(w.org, fake.PaymentMethod{Brand: "visa", Last4: "4242", ExpMonth: 12, ExpYear: 2030, Name: "Ada Admin"}); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
 // team creates the team core with Bob on it.
 func (w *opWorld) team() {
 	w.t.Helper()
@@ -1144,6 +1185,9 @@ type opState struct {
 	// Deliveries are the webhook deliveries attempted, as "webhook event
 	// #attempt"; their outcome, which comes later, is left out.
 	Deliveries []string
+	Invoices   []*platform.Invoice
+	// PaymentMethod is nil when acme has none.
+	PaymentMethod *platform.PaymentMethod
 }
 
 // opSnapshot reads acme's state through the admin token and the Go API. It
@@ -1257,6 +1301,12 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 	for _, tok := range s.ServiceTokens {
 		tok.LastUsedAt = nil // bookkeeping of every authenticated request, refused or not
 		s.TokenAccesses[tok.ID] = opCollect(t, c.ServiceTokens.AllAccesses(ctx, &platform.ListServiceTokenAccessesParams{Organization: org, ID: tok.ID, ListParams: page}))
+	}
+	s.Invoices = opCollect(t, c.Billing.AllInvoices(ctx, &platform.ListInvoicesParams{Organization: org, ListParams: page}))
+	if s.PaymentMethod, err = c.Billing.GetPaymentMethod(ctx, &platform.GetPaymentMethodParams{Organization: org}); errors.Is(err, platform.ErrNotFound) {
+		s.PaymentMethod = nil
+	} else if err != nil {
+		t.Fatal(err)
 	}
 	return s
 }

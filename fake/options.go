@@ -132,6 +132,9 @@ type Timings struct {
 	// OAuthDevicePoll is how long a device-flow client must wait between
 	// polls of the token endpoint (interval), in whole seconds.
 	OAuthDevicePoll time.Duration
+	// InvoiceDue is how long after its billing period ends an unpaid
+	// invoice becomes overdue.
+	InvoiceDue time.Duration
 }
 
 // DefaultTimings returns the default durations.
@@ -168,6 +171,7 @@ func DefaultTimings() Timings {
 		OAuthAccessToken:     2592000 * time.Second,
 		OAuthDeviceCode:      15 * time.Minute,
 		OAuthDevicePoll:      5 * time.Second,
+		InvoiceDue:           30 * 24 * time.Hour,
 	}
 }
 
@@ -182,6 +186,7 @@ func (t *Timings) fields() []*time.Duration {
 		&t.WorkflowStart, &t.WorkflowCopy, &t.WorkflowVerify, &t.WorkflowSwitch,
 		&t.OAuthCode, &t.OAuthAccessToken, &t.OAuthDeviceCode, &t.OAuthDevicePoll,
 		&t.QueryPatternsReport, &t.QueryPatternsURL,
+		&t.InvoiceDue,
 	}
 }
 

@@ -22,6 +22,7 @@ type orgRec struct {
 	branchByName map[branchKey]*branchRec // every database's live branches
 	teams        teamStore
 	tokens       index[*tokenRec] // service tokens, in list order
+	billing      orgBilling       // usage, invoices, payment method; see billing.go
 }
 
 // userRec is a person.

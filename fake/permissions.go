@@ -17,6 +17,7 @@ var organizationPermissions = []string{
 	"read_oauth_applications", "read_oauth_tokens", "write_oauth_tokens", "delete_oauth_tokens",
 	"read_service_tokens", "write_service_tokens", "delete_service_tokens",
 	"write_teams", "read_metrics_endpoints",
+	"read_payment_method", "write_payment_method",
 }
 
 // databasePermissions are the permissions that can be granted on one
@@ -174,6 +175,8 @@ var permissionDescriptions = map[string]string{
 	"delete_service_tokens":   "delete service tokens",
 	"write_teams":             "create and update teams",
 	"read_metrics_endpoints":  "get information about branch metrics endpoints",
+	"read_payment_method":     "get the organization's billing payment method",
+	"write_payment_method":    "remove the organization's billing payment method",
 
 	"read_database":                               "get information about a database",
 	"write_database":                              "update information about a database",

@@ -136,6 +136,7 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.throttlerRoutes()...)
 	rs = append(rs, s.auditLogRoutes()...)
 	rs = append(rs, s.workflowRoutes()...)
+	rs = append(rs, s.billingRoutes()...)
 	return rs
 }
 
@@ -334,14 +335,14 @@ func (c *call) resolvePath() error {
 
 // list reports whether the route serves a list, whose page, per_page and
 // order the pipeline reads. Operations that list are named list_*, but for
-// four that the API names otherwise.
+// five that the API names otherwise.
 func (rt *route) list() bool {
 	return rt.spec.method == http.MethodGet && !rt.cursor &&
 		(strings.HasPrefix(rt.op, "list_") || slices.Contains(pagedGets, rt.op))
 }
 
 // pagedGets are the operations that list but are not named list_*.
-var pagedGets = []string{"get_deploy_queue", "lint_branch_schema", "get_query_statistics", "get_branch_query_error"}
+var pagedGets = []string{"get_deploy_queue", "lint_branch_schema", "get_query_statistics", "get_branch_query_error", "get_invoice_line_items"}
 
 // permitted applies the operation's permission column to a service token,
 // its scope column to an OAuth token (see scopes.go).

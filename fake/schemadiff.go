@@ -116,6 +116,7 @@ func (w *world) applyOps(into, head *branchRec, ops []*opRec, now time.Time) []t
 			ks.ready = true
 			if hks := head.keyspace(op.keyspace); hks != nil {
 				ks.shards, ks.extraReplicas, ks.clusterSize = hks.shards, hks.extraReplicas, hks.clusterSize
+				w.meterKeyspace(ks, now)
 			}
 		}
 		before = append(before, tableState{keyspace: op.keyspace, table: op.table, create: ks.tables[op.table]})

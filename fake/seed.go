@@ -82,6 +82,7 @@ func (s *Server) CreateOrganization(name string) error {
 	}
 	s.world.orgs[name] = org
 	s.world.orgIdx.add(org)
+	scheduleInvoice(s, org, now)
 	return nil
 }
 

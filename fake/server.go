@@ -515,6 +515,32 @@
 // rows read, returned and affected, total, p50, p99 and max latency in
 // milliseconds, first and last seen). Addresses signed before a Restore
 // are refused as changed.
+//
+// Billing (invoices and the payment method):
+//
+//   - Usage is metered per keyspace: the span of time it runs at one
+//     cluster size, from its creation (branch and database creation,
+//     create_keyspace, deploys and restores that add one) until a resize
+//     completes (a branch change request or a keyspace resize request) or
+//     it is deleted with its branch or database. Pending time counts.
+//   - Each organization is invoiced at every month boundary of the clock
+//     (UTC), for the calendar month that ended; the month under way is not
+//     an invoice yet, and a month in which nothing ran gets none. One line
+//     item per branch and cluster size: its keyspaces' time summed and
+//     rounded up to whole hours, at the size's monthly rate in the
+//     branch's region (list_cluster_size_skus's rate, so regions cost what
+//     that list shows) divided by 730 hours. Amounts are integer cents,
+//     each item rounded half up, and the total is the sum of the items
+//     exactly: subtotal is cents/100, total a two-decimal string.
+//     metric_name is the size, the marketplace-billing flag false, and
+//     resource the branch (deleted_at set when it was deleted within the
+//     period). Line items list by database name, branch name, size.
+//   - Invoices list oldest first. One is paid when issued if a card is on
+//     file, else unpaid, and overdue from Timings.InvoiceDue (30 days)
+//     after its period's end; [Server.SetPaymentMethod] (the API cannot
+//     add a card) pays the unpaid ones. The payment method is a 404 when
+//     none is on file, and delete_organization_billing_payment_method
+//     likewise; deleting leaves issued invoices as they are.
 package fake
 
 import (

@@ -65,6 +65,7 @@ type keyspaceSnap struct {
 	ConfigGen      int                  `json:"config_gen"`
 	Resizes        []keyspaceResizeSnap `json:"resizes"`
 	LastResize     string               `json:"last_resize"`
+	Metered        *meterSnap           `json:"metered,omitempty"`
 }
 
 // readOnlyRegionSnap is a region a branch's keyspaces replicate to.
@@ -163,6 +164,7 @@ func (sv *saver) branches() []branchSnap {
 				ExtraReplicas: ks.extraReplicas, ClusterSize: ks.clusterSize, Ready: ks.ready,
 				IsDefault: ks.isDefault, ReadOnly: saveKeyspaceRO(ks.readOnlyRegions), Tables: ks.tables, TableSizes: ks.savedSizes(), VSchema: ks.vschema, Settings: saveSettings(ks.settings),
 				ConfigChanging: ks.configChanging, ConfigGen: ks.configGen, Resizes: resizes, LastResize: last,
+				Metered: saveMeter(ks),
 			})
 			if ks.before != nil {
 				before := saveSettings(*ks.before)
@@ -266,6 +268,9 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		}
 		for table, n := range ks.TableSizes {
 			k.setTableSize(table, n)
+		}
+		if err := ks.Metered.load(k); err != nil {
+			return named(err, "keyspace %s", k.id)
 		}
 		if k.readOnlyRegions, err = ld.loadKeyspaceRO(b, ks.ReadOnly); err != nil {
 			return named(err, "keyspace %s", k.id)

@@ -56,6 +56,7 @@ var jobLoaders = map[string]func(ld *loader, js jobSnap) (job, error){
 	"branch_change.step":             loadBranchChangeJob,
 	"workflow.step":                  loadWorkflowJob,
 	"query_patterns_report.generate": loadQPReportJob,
+	"invoice.issue":                  loadInvoiceJob,
 }
 
 // loadJobs puts the snapshot's transitions on the new clock.

@@ -70,6 +70,7 @@ type orgSnap struct {
 	DefaultRegion   string       `json:"default_region"` // slug
 	Members         []memberSnap `json:"members"`
 	Teams           []teamSnap   `json:"teams"`
+	Billing         *billingSnap `json:"billing,omitempty"`
 }
 
 type memberSnap struct {
@@ -106,6 +107,7 @@ func (sv *saver) orgs() []orgSnap {
 			IDPManagedRoles: org.idpManagedRoles,
 			InvoiceBudget:   org.invoiceBudget,
 			DefaultRegion:   org.defaultRegion.slug,
+			Billing:         saveBilling(&org.billing),
 		}
 		for _, m := range org.members.all() {
 			os.Members = append(os.Members, memberSnap{saveStamps(m.stamps), m.user.id, m.role})
@@ -155,6 +157,9 @@ func (ld *loader) loadOrgs(list []orgSnap) error {
 			m := &memberRec{stamps: ms.load(), user: u, role: ms.Role}
 			org.members.add(m)
 			org.memberByUser[u.id] = m
+		}
+		if err := os.Billing.load(org); err != nil {
+			return named(err, "organization %s", org.name)
 		}
 		for _, ts := range os.Teams {
 			if err := ld.loadTeam(org, ts); err != nil {

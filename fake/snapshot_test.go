@@ -32,7 +32,7 @@ var snapshotCoverage = map[string]string{
 	"index":                  "items",
 	"timer":                  "at seq job",
 	"userRec":                "stamps name email defaultOrg",
-	"orgRec":                 "stamps name billingEmail idpManagedRoles invoiceBudget defaultRegion members memberByUser dbs dbByName branchByName teams tokens",
+	"orgRec":                 "stamps name billingEmail idpManagedRoles invoiceBudget defaultRegion members memberByUser dbs dbByName branchByName teams tokens billing",
 	"memberRec":              "stamps user role",
 	"regionRec":              "id slug provider displayName location ips",
 	"teamStore":              "idx bySlug",
@@ -47,7 +47,8 @@ var snapshotCoverage = map[string]string{
 	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated routingRules keyspaces roles budgets readOnlyRegions passwords switchovers primary bouncers cluster qpReports traffic",
 	"readOnlyRegionRec":      "stamps region actor readyAt removed",
 	"keyspaceReadOnlyRegion": "region branchRegion clusterSize replicas",
-	"keyspaceRec":            "stamps branch name shards extraReplicas clusterSize ready isDefault readOnlyRegions deleted tables vschema settings configChanging before configGen resizes resizeByID resize lastResize",
+	"keyspaceRec":            "stamps branch name shards extraReplicas clusterSize ready isDefault readOnlyRegions deleted tables vschema settings configChanging before configGen resizes resizeByID resize lastResize meter",
+	"keyspaceMeter":          "sku since",
 	"keyspaceSettings":       "durability vreplication mysqld vttablet nodeTTL vectorPool",
 	"branchRoles":            "live every def owners",
 	"roleRec":                "stamps branch name baseUsername actor isDefault lease inherited withReplication whereOnDelete whereOnUpdate dropped droppedAt",
@@ -71,6 +72,13 @@ var snapshotCoverage = map[string]string{
 	"storageConfig":          "min max autoscaling iops throughput",
 	"paramValue":             "value updated actor",
 	"branchChangeRec":        "stamps branch resize actor state started completed before after",
+	"orgBilling":             "ended invoices invoiceByID payment",
+	"usageSpan":              "branch size rate from to branchDeleted",
+	"billedBranch":           "dbID dbName id name created updated",
+	"invoiceRec":             "stamps start end paid total lines",
+	"lineItemRec":            "id branch deleted size rate hours amount",
+	"paymentMethodRec":       "id method",
+	"PaymentMethod":          "Brand Last4 ExpMonth ExpYear Name",
 	"clusterState":           "clusterSize replicas vtgate storage params",
 	"windowRec":              "stamps branch started finished",
 	"branchBudgets":          "idx byID",
@@ -141,6 +149,7 @@ var snapshotCoverage = map[string]string{
 	"auditActor":             "kind id name",
 	"auditShape":             "op action verb targetType param segments",
 	"workflowJob":            "wf from",
+	"invoiceJob":             "org",
 }
 
 // snapshotUnset are the fields of snapshotCoverage that no world of the
@@ -194,6 +203,9 @@ var snapshotHome = map[string]string{
 	"workflowRec":   "workflowSnap in fake/snapshot_workflows.go",
 	"branchTraffic": "trafficSnap in fake/snapshot_traffic.go", "queryPattern": "patternSnap in fake/snapshot_traffic.go",
 	"querySample": "sampleSnap in fake/snapshot_traffic.go", "queryError": "sampleSnap in fake/snapshot_traffic.go",
+	"orgBilling": "billingSnap in fake/snapshot_billing.go", "usageSpan": "usageSpanSnap in fake/snapshot_billing.go",
+	"billedBranch": "billedBranchSnap in fake/snapshot_billing.go", "invoiceRec": "invoiceSnap in fake/snapshot_billing.go",
+	"lineItemRec": "lineItemSnap in fake/snapshot_billing.go", "paymentMethodRec": "paymentSnap in fake/snapshot_billing.go",
 }
 
 // snapshotAdvice says what to do about a field the snapshot does not cover.
@@ -402,6 +414,10 @@ func snapshotRichWorld(t *testing.T) map[string]bool {
 	must(srv.SetTableSize(org, drDB, "main", "", "tags", 5<<30))
 	_, err = w.c.Branches.EnableSafeMigrations(t.Context(), &mainParams)
 	must(err)
+	// The month's invoice, paid by the card on file, bills the deleted
+	// branch.
+	w.paymentMethod()
+	w.invoice()
 
 	// Deploy requests: one with notes that fails its lint, one whose check
 	// fails, one deployed instantly, one changing a sharded keyspace.
