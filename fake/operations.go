@@ -19,6 +19,7 @@ type operation struct {
 	status                    int
 	perms                     []string            // nil: no permission needed
 	need                      permSet             // perms as a set; filled when the routes are built
+	pattern                   string              // the net/http pattern of its route, "METHOD PATH"
 	scopes                    map[string][]string // resource -> scopes; nil: none apply
 }
 
@@ -34,6 +35,7 @@ func parseOperations(tsv string) map[string]operation {
 		}
 		status, _ := strconv.Atoi(f[4])
 		op := operation{group: f[0], method: f[1], path: strings.TrimPrefix(f[2], "{auth_url}"), name: f[3], status: status}
+		op.pattern = op.method + " " + op.path
 		if f[5] != "-" {
 			op.perms = strings.Fields(f[5])
 		}

@@ -105,7 +105,7 @@ type nothingToDo struct{}
 
 // routes is the route table: every operation the fake serves.
 func (s *Server) routes() []route {
-	var rs []route
+	rs := make([]route, 0, len(operations))
 	rs = append(rs, s.organizationRoutes()...)
 	rs = append(rs, s.databaseRoutes()...)
 	rs = append(rs, s.branchRoutes()...)
@@ -145,17 +145,19 @@ func (s *Server) routes() []route {
 // mux that every server shares.
 func (s *Server) buildHandlers() error {
 	var t handlerTable
-	for _, rt := range s.routes() {
+	rs := s.routes()
+	for i := range rs {
+		rt := &rs[i] // the pipeline keeps it: one array holds every route
 		spec, ok := operations[rt.op]
 		if !ok {
 			return fmt.Errorf("fake: route %q: operation %q is not in operations.tsv", rt.pattern, rt.op)
 		}
-		if want := spec.method + " " + spec.path; want != rt.pattern {
-			return fmt.Errorf("fake: route %q: operations.tsv has %q for %s", rt.pattern, want, rt.op)
+		if spec.pattern != rt.pattern {
+			return fmt.Errorf("fake: route %q: operations.tsv has %q for %s", rt.pattern, spec.pattern, rt.op)
 		}
 		spec.need = permsOf(spec.perms)
 		rt.spec = spec
-		t.Handle(cmp.Or(rt.muxPattern, rt.pattern), s.pipeline(&rt))
+		t.Handle(cmp.Or(rt.muxPattern, rt.pattern), s.pipeline(rt))
 	}
 	if err := s.mountOAuthServer(&t); err != nil { // see oauth.go
 		return err

@@ -574,6 +574,7 @@ type Server struct {
 	onChange func() // see WithOnChange; nil for none
 
 	httpSrv *httptest.Server
+	conns   idleConns    // httpSrv's connections, reset when idle at Close
 	client  *http.Client // of the fake's clients: httpSrv's, with pollAhead
 	reqSeq  atomic.Uint64
 	reqID   string // per-server prefix of request IDs
@@ -645,6 +646,7 @@ func New(opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s.httpSrv = httptest.NewUnstartedServer(s)
+	s.httpSrv.Config.ConnState = s.conns.track
 	if cfg.addr != "" {
 		l, err := net.Listen("tcp", cfg.addr)
 		if err != nil {
@@ -661,6 +663,7 @@ func New(opts ...Option) (*Server, error) {
 // Close stops the server, its timers and its webhook deliveries: nothing
 // runs on the clock afterwards, and Advance does nothing.
 func (s *Server) Close() {
+	s.conns.resetOnClose()
 	s.httpSrv.Close()
 	s.mu.Lock()
 	s.clock.stop()

@@ -676,6 +676,44 @@ func TestClockRealTime(t *testing.T) {
 	}
 }
 
+// TestCloseFinishesRequestsInFlight checks that Close, which resets the
+// connections that are idle to leave no TIME_WAIT behind, lets a request
+// being served finish with its whole response. It waits on the wall clock (an injected
+// latency of 200ms), as it tests a request that is really in flight.
+func TestCloseFinishesRequestsInFlight(t *testing.T) {
+	t.Parallel()
+	srv, err := fake.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := srv.Client()
+	p := &platform.GetOrganizationParams{Organization: srv.Org()}
+	if _, err := client.Organizations.Get(t.Context(), p); err != nil { // leaves an idle connection
+		t.Fatal(err)
+	}
+	rule, err := srv.InjectFault("get_organization", fake.Fault{Latency: 200 * time.Millisecond, Times: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		org *platform.Organization
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		org, err := client.Organizations.Get(t.Context(), p)
+		done <- result{org, err}
+	}()
+	for rule.Fired() == 0 { // the request is being served
+		time.Sleep(time.Millisecond)
+	}
+	srv.Close()
+	r := <-done
+	if r.err != nil || r.org == nil || r.org.Name != srv.Org() {
+		t.Fatalf("request in flight at Close: %+v, %v; want the organization", r.org, r.err)
+	}
+}
+
 // TestCloseStopsTheClock checks that nothing runs on the clock once the
 // server is closed, even when Advance is called.
 func TestCloseStopsTheClock(t *testing.T) {
