@@ -333,7 +333,7 @@ func (c *call) auditTarget() (id, name string) {
 			return t.id, name
 		}
 	case sh.param == "bouncer" && branch != nil:
-		if b := branch.bouncers.byName[name]; b != nil {
+		if b := branch.x().bouncers.byName[name]; b != nil {
 			return b.id, name
 		}
 	case sh.param == "keyspace" && branch != nil:

@@ -106,7 +106,7 @@ func (c *call) bouncer() (*bouncerRec, error) {
 	if err != nil {
 		return nil, err
 	}
-	bn := b.bouncers.byName[c.r.PathValue("bouncer")]
+	bn := b.x().bouncers.byName[c.r.PathValue("bouncer")]
 	if bn == nil {
 		return nil, notFound()
 	}
@@ -118,7 +118,7 @@ func listBouncers(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return pageOf(c, &b.bouncers.idx, false, renderBouncer), nil
+	return pageOf(c, &b.x().bouncers.idx, false, renderBouncer), nil
 }
 
 func getBouncer(c *call) (any, error) {
@@ -137,7 +137,7 @@ func (s *Server) createBouncer(c *call, p *platform.CreateBouncerParams) (any, e
 	if err := checkName("name", p.Name); err != nil {
 		return nil, err
 	}
-	if b.bouncers.byName[p.Name] != nil {
+	if b.x().bouncers.byName[p.Name] != nil {
 		return nil, unprocessable("name %q is already taken by another bouncer of branch %s", p.Name, b.name)
 	}
 	cfg := bouncerConfig{size: defaultBouncerSize, replicas: 1, target: platform.BouncerTargetPrimary}
@@ -151,11 +151,11 @@ func (s *Server) createBouncer(c *call, p *platform.CreateBouncerParams) (any, e
 		stamps: stamps{id: c.w.newID(), created: c.now, updated: c.now},
 		branch: b, name: p.Name, config: cfg, actor: c.who.user,
 	}
-	if b.bouncers.byName == nil {
-		b.bouncers.byName = map[string]*bouncerRec{}
+	if b.x().bouncers.byName == nil {
+		b.x().bouncers.byName = map[string]*bouncerRec{}
 	}
-	b.bouncers.idx.add(bn)
-	b.bouncers.byName[bn.name] = bn
+	b.x().bouncers.idx.add(bn)
+	b.x().bouncers.byName[bn.name] = bn
 	c.w.startFlight(bn.id)
 	s.clock.after(s.timing.BouncerReady, bouncerReadyJob{bn})
 	return renderBouncer(bn), nil
@@ -240,14 +240,14 @@ func (s *Server) dropBouncer(bn *bouncerRec) {
 	}
 	b := bn.branch
 	bn.deleted, bn.deletedAt, bn.updated = true, now, now
-	b.bouncers.idx.remove(bn)
-	delete(b.bouncers.byName, bn.name)
+	b.x().bouncers.idx.remove(bn)
+	delete(b.x().bouncers.byName, bn.name)
 	s.world.endFlight(bn.id)
 }
 
 // dropBranchBouncers deletes the bouncers of a deleted branch.
 func (s *Server) dropBranchBouncers(b *branchRec) {
-	for _, bn := range slices.Clone(b.bouncers.idx.all()) {
+	for _, bn := range slices.Clone(b.x().bouncers.idx.all()) {
 		s.dropBouncer(bn)
 	}
 }
@@ -265,7 +265,7 @@ func listBranchBouncerResizes(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return pageOf(c, &b.bouncers.resizes, false, renderBouncerResize), nil
+	return pageOf(c, &b.x().bouncers.resizes, false, renderBouncerResize), nil
 }
 
 func (s *Server) resizeBouncer(c *call, p *platform.ResizeBouncerParams) (any, error) {
@@ -294,7 +294,7 @@ func (s *Server) resizeBouncer(c *call, p *platform.ResizeBouncerParams) (any, e
 		next: next, prev: bn.config, actor: c.who.user,
 	}
 	bn.resizes.add(r)
-	bn.branch.bouncers.resizes.add(r)
+	bn.branch.x().bouncers.resizes.add(r)
 	bn.active = r
 	c.w.startFlight(r.id)
 	s.clock.after(s.timing.BouncerResizeStart, bouncerResizeJob{r, platform.BouncerResizePending})

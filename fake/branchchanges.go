@@ -109,7 +109,7 @@ func renderInfrastructure(b *branchRec) *platform.BranchInfrastructure {
 				add(postgresInstanceName(b, i), "postgres", b.region.slug, ks.clusterSize, b.ready && ks.ready, ks, "", tabletType)
 			}
 		}
-		for _, bn := range b.bouncers.idx.all() {
+		for _, bn := range b.x().bouncers.idx.all() {
 			for i := range bn.config.replicas {
 				add(bouncerPodName(bn, i), "pgbouncer", b.region.slug, bn.config.size.name, b.ready && bn.ready, nil, "", "")
 				out.Pods[len(out.Pods)-1].CreatedAt = ptrTime(bn.created)

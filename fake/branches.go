@@ -2,6 +2,7 @@ package fake
 
 import (
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/dbplatform/platform-go"
@@ -31,21 +32,42 @@ type branchRec struct {
 	// order they were added; see keyspaces.go.
 	readOnlyRegions index[*readOnlyRegionRec]
 
-	roles     *branchRoles
-	passwords branchPasswords // MySQL branches only; see passwords.go
-
-	budgets  branchBudgets  // traffic budgets; see trafficbudgets.go
-	bouncers branchBouncers // connection poolers; see bouncers.go
+	roles *branchRoles
+	// more holds the records few branches have; see x.
+	more atomic.Pointer[branchMore]
 
 	cluster *branchCluster // resize and change requests; nil before the first; see branchresizes.go
-	// A PostgreSQL branch's switchovers, and which of its instances is
-	// the primary; see switchovers.go.
-	switchovers branchSwitchovers
-	primary     int
-	// The branch's query-patterns reports; see querypatterns.go.
-	qpReports branchQPReports
+	primary int            // which of a PostgreSQL branch's instances is the primary; see switchovers.go
 
 	traffic *branchTraffic // the queries recorded; nil before the first; see traffic.go
+}
+
+// branchMore holds the records few branches have, apart from the record
+// so that a branch without them (most of a large world's) does not carry
+// their empty tables.
+type branchMore struct {
+	passwords branchPasswords // MySQL branches only; see passwords.go
+	budgets   branchBudgets   // traffic budgets; see trafficbudgets.go
+	bouncers  branchBouncers  // connection poolers; see bouncers.go
+	// A PostgreSQL branch's switchovers; see switchovers.go.
+	switchovers branchSwitchovers
+	// The branch's query-patterns reports; see querypatterns.go.
+	qpReports branchQPReports
+}
+
+// x returns b's less common records, making them on first use. It is
+// safe under the read lock: two readers that make them at once agree on
+// one (the first stored); the records themselves are guarded by the
+// server's lock as the rest of the branch is.
+func (b *branchRec) x() *branchMore {
+	if m := b.more.Load(); m != nil {
+		return m
+	}
+	m := new(branchMore)
+	if b.more.CompareAndSwap(nil, m) {
+		return m
+	}
+	return b.more.Load()
 }
 
 // newBranch adds a branch to db, pending until the clock has moved by

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/dbplatform/platform-go"
 )
@@ -42,13 +43,35 @@ type dbRec struct {
 	lastDR      int            // the number of the newest deploy request
 	deployQueue []*drRec       // deployments holding a branch's queue, in order
 
-	webhooks webhookStore
-
-	maintenance    maintenanceStore // see maintenance.go
-	ipRestrictions ipRestrictions   // PostgreSQL databases only; see iprestrictions.go
-	workflows      *workflowStore   // nil until the first workflow; see workflows.go
+	// more holds the records few databases have; see x.
+	more      atomic.Pointer[dbMore]
+	workflows *workflowStore // nil until the first workflow; see workflows.go
 
 	extra *dbExtra // what few databases have; nil until the first
+}
+
+// dbMore holds the records few databases have (webhooks, maintenance
+// windows, IP restrictions), apart from the record so that a database
+// without them does not carry their empty tables.
+type dbMore struct {
+	webhooks       webhookStore
+	maintenance    maintenanceStore // see maintenance.go
+	ipRestrictions ipRestrictions   // PostgreSQL databases only; see iprestrictions.go
+}
+
+// x returns db's less common records, making them on first use; safe
+// under the read lock, as branchRec.x is. Paths that every database takes
+// (emitting an event) read db.more.Load() instead, which is nil when none
+// were made.
+func (db *dbRec) x() *dbMore {
+	if m := db.more.Load(); m != nil {
+		return m
+	}
+	m := new(dbMore)
+	if db.more.CompareAndSwap(nil, m) {
+		return m
+	}
+	return db.more.Load()
 }
 
 // dbExtra holds what few databases have, apart from the record so that

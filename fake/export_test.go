@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unsafe"
 )
@@ -67,6 +68,26 @@ type graphDiff struct {
 
 var timeType = reflect.TypeFor[time.Time]()
 
+// moreTypes are the lazily made parts of records (branchRec.more,
+// dbRec.more): what each holds, and how to read one (an addressable
+// value), a zero one when none was made, so that none made equals none
+// held.
+var moreTypes = map[reflect.Type]struct {
+	elem reflect.Type
+	load func(reflect.Value) reflect.Value
+}{
+	reflect.TypeFor[atomic.Pointer[branchMore]](): {reflect.TypeFor[*branchMore](), loadMore[branchMore]},
+	reflect.TypeFor[atomic.Pointer[dbMore]]():     {reflect.TypeFor[*dbMore](), loadMore[dbMore]},
+}
+
+// loadMore reads an addressable atomic.Pointer[T], a new T when nil.
+func loadMore[T any](v reflect.Value) reflect.Value {
+	if m := (*atomic.Pointer[T])(unsafe.Pointer(v.UnsafeAddr())).Load(); m != nil {
+		return reflect.ValueOf(m)
+	}
+	return reflect.ValueOf(new(T))
+}
+
 func (g *graphDiff) fail(path string, format string, args ...any) {
 	if g.diff == "" {
 		g.diff = path + ": " + fmt.Sprintf(format, args...)
@@ -75,6 +96,10 @@ func (g *graphDiff) fail(path string, format string, args ...any) {
 
 func (g *graphDiff) compare(path string, a, b reflect.Value) {
 	if g.diff != "" {
+		return
+	}
+	if m, ok := moreTypes[a.Type()]; ok {
+		g.compare(path, m.load(a).Elem(), m.load(b).Elem())
 		return
 	}
 	if a.Type() == timeType {
@@ -226,6 +251,10 @@ func SnapshotFields() map[string]string {
 			walk(t.Key())
 			walk(t.Elem())
 		case reflect.Struct:
+			if m, ok := moreTypes[t]; ok {
+				walk(m.elem)
+				return
+			}
 			if !ownType(t) {
 				return
 			}
@@ -276,6 +305,10 @@ func SnapshotFieldsSet(srv *Server, set map[string]bool) {
 				walk(it.Value())
 			}
 		case reflect.Struct:
+			if m, ok := moreTypes[v.Type()]; ok {
+				walk(m.load(v))
+				return
+			}
 			if !ownType(v.Type()) {
 				return
 			}

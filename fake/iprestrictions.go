@@ -63,7 +63,7 @@ func (c *call) ipRestriction() (*ipRestrictionRec, error) {
 	if err := c.postgresDB(); err != nil {
 		return nil, err
 	}
-	r := c.db.ipRestrictions.byID[c.r.PathValue("id")]
+	r := c.db.x().ipRestrictions.byID[c.r.PathValue("id")]
 	if r == nil {
 		return nil, notFound()
 	}
@@ -74,7 +74,7 @@ func listIPRestrictions(c *call) (any, error) {
 	if err := c.postgresDB(); err != nil {
 		return nil, err
 	}
-	return pageOf(c, &c.db.ipRestrictions.live, true, renderIPRestriction), nil
+	return pageOf(c, &c.db.x().ipRestrictions.live, true, renderIPRestriction), nil
 }
 
 func createIPRestriction(c *call, p *platform.CreateIPRestrictionParams) (any, error) {
@@ -84,11 +84,11 @@ func createIPRestriction(c *call, p *platform.CreateIPRestrictionParams) (any, e
 	r := &ipRestrictionRec{actor: c.who.user}
 	setIf(&r.schema, p.Schema)
 	setIf(&r.role, p.Role)
-	if err := c.db.ipRestrictions.check(r, p.CIDRs, p.Description); err != nil {
+	if err := c.db.x().ipRestrictions.check(r, p.CIDRs, p.Description); err != nil {
 		return nil, err
 	}
 	r.stamps = stamps{id: c.w.newID(), created: c.now, updated: c.now}
-	c.db.ipRestrictions.add(r)
+	c.db.x().ipRestrictions.add(r)
 	return renderIPRestriction(r), nil
 }
 
@@ -152,7 +152,7 @@ func updateIPRestriction(c *call, p *platform.UpdateIPRestrictionParams) (any, e
 	if p.CIDRs != nil {
 		cidrs = *p.CIDRs
 	}
-	if err := c.db.ipRestrictions.check(&next, cidrs, p.Description); err != nil {
+	if err := c.db.x().ipRestrictions.check(&next, cidrs, p.Description); err != nil {
 		return nil, err
 	}
 	next.updated = c.now
@@ -165,7 +165,7 @@ func deleteIPRestriction(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.db.ipRestrictions.remove(r)
+	c.db.x().ipRestrictions.remove(r)
 	return nil, nil
 }
 

@@ -47,7 +47,7 @@ func runBranchMaintenance(c *call, _ *platform.RunBranchMaintenanceParams) (any,
 	if err := b.busy(); err != nil {
 		return nil, err
 	}
-	if w := b.db.maintenance.running; w != nil {
+	if w := b.db.x().maintenance.running; w != nil {
 		return nil, unprocessable("database %s is in maintenance window %s (branch %s); wait until it finishes", b.db.name, w.id, w.branch.name)
 	}
 	c.s.startMaintenance(b)
@@ -64,8 +64,8 @@ func (s *Server) startMaintenance(b *branchRec) {
 		branch:  b,
 		started: now,
 	}
-	b.db.maintenance.windows.add(w)
-	b.db.maintenance.running = w
+	b.db.x().maintenance.windows.add(w)
+	b.db.x().maintenance.running = w
 	s.emit("branch.start_maintenance", b.db, s.renderBranch(b))
 	s.clock.after(s.timing.Maintenance, maintenanceEndJob{w})
 }
@@ -74,14 +74,14 @@ func (s *Server) startMaintenance(b *branchRec) {
 func (s *Server) finishMaintenance(w *windowRec) {
 	now := s.clock.Now()
 	w.finished, w.updated = now, now
-	w.branch.db.maintenance.running = nil
+	w.branch.db.x().maintenance.running = nil
 }
 
 // endMaintenance finishes the maintenance of b, if one runs, as deleting b
 // does.
 func (s *Server) endMaintenance(b *branchRec) {
-	if w := b.db.maintenance.running; w != nil && w.branch == b {
-		s.finishMaintenance(w)
+	if m := b.db.more.Load(); m != nil && m.maintenance.running != nil && m.maintenance.running.branch == b {
+		s.finishMaintenance(m.maintenance.running)
 	}
 }
 
@@ -132,7 +132,7 @@ func listMaintenanceWindows(c *call) (any, error) {
 	if _, err := c.maintenanceSchedule(); err != nil {
 		return nil, err
 	}
-	return pageOf(c, &c.db.maintenance.windows, false, renderWindow), nil
+	return pageOf(c, &c.db.x().maintenance.windows, false, renderWindow), nil
 }
 
 // renderSchedule renders a schedule as the API shows it at the server's
@@ -140,7 +140,7 @@ func listMaintenanceWindows(c *call) (any, error) {
 func (s *Server) renderSchedule(sc *maintenanceSchedule) *platform.MaintenanceSchedule {
 	next := sc.slot.next(s.clock.Now())
 	last, updated := next.AddDate(0, 0, -7), sc.db.created
-	if ws := sc.db.maintenance.windows.all(); len(ws) > 0 {
+	if ws := sc.db.x().maintenance.windows.all(); len(ws) > 0 {
 		w := ws[len(ws)-1]
 		if w.started.After(last) {
 			last = w.started

@@ -5,7 +5,7 @@ package fake
 type maintenanceEndJob struct{ w *windowRec }
 
 func (j maintenanceEndJob) run(s *Server) {
-	if j.w.branch.db.maintenance.running == j.w {
+	if j.w.branch.db.x().maintenance.running == j.w {
 		s.finishMaintenance(j.w)
 	}
 }

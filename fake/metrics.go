@@ -211,7 +211,7 @@ func (m *metricsRequest) filters() error {
 		m.filter.tags = append(m.filter.tags, trafficTag{"username", role})
 	}
 	if id := m.q.Get("budget_id"); id != "" {
-		bg := m.b.budgets.byID[id]
+		bg := m.b.x().budgets.byID[id]
 		if bg == nil {
 			return badRequest("budget_id %q is not a traffic budget of branch %s", id, m.b.name)
 		}
@@ -221,7 +221,7 @@ func (m *metricsRequest) filters() error {
 	}
 	if id := m.q.Get("rule_id"); id != "" {
 		var r *trafficRuleRec
-		for _, bg := range m.b.budgets.idx.all() {
+		for _, bg := range m.b.x().budgets.idx.all() {
 			if i := slices.IndexFunc(bg.rules, func(r *trafficRuleRec) bool { return r.id == id }); i >= 0 {
 				r = bg.rules[i]
 			}

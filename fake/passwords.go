@@ -80,7 +80,7 @@ func (c *call) password() (*passwordRec, error) {
 	if err != nil {
 		return nil, err
 	}
-	pw := b.passwords.byID[c.r.PathValue("id")]
+	pw := b.x().passwords.byID[c.r.PathValue("id")]
 	if pw == nil {
 		return nil, notFound()
 	}
@@ -153,13 +153,13 @@ func listPasswords(c *call) (any, error) {
 	search := strings.ToLower(q.Get("q"))
 	render := func(pw *passwordRec) *platform.Password { return renderPassword(pw, c.now) }
 	if status == "" && search == "" && !replicasOnly {
-		return pageOf(c, &b.passwords.live, true, render), nil
+		return pageOf(c, &b.x().passwords.live, true, render), nil
 	}
 	keep := func(pw *passwordRec) bool {
 		return pw.inStatus(status, c.now) && strings.Contains(strings.ToLower(pw.name), search) &&
 			(!replicasOnly || pw.replica)
 	}
-	return filteredPageOf(c, &b.passwords.live, true, keep, render), nil
+	return filteredPageOf(c, &b.x().passwords.live, true, keep, render), nil
 }
 
 func createPassword(c *call, p *platform.CreatePasswordParams) (any, error) {
@@ -180,7 +180,7 @@ func createPassword(c *call, p *platform.CreatePasswordParams) (any, error) {
 		return nil, err
 	}
 	if p.Name != nil {
-		if err := b.passwords.checkName(b, *p.Name); err != nil {
+		if err := b.x().passwords.checkName(b, *p.Name); err != nil {
 			return nil, err
 		}
 	}
@@ -205,7 +205,7 @@ func createPassword(c *call, p *platform.CreatePasswordParams) (any, error) {
 	pw.name = "password-" + pw.id
 	setIf(&pw.name, p.Name)
 	setIf(&pw.directVTGate, p.DirectVTGate)
-	b.passwords.add(pw)
+	b.x().passwords.add(pw)
 	out := renderPassword(pw, c.now)
 	out.PlainText = platform.Ptr(c.w.newSecret("pw_", 40))
 	return out, nil
@@ -259,7 +259,7 @@ func updatePassword(c *call, p *platform.UpdatePasswordParams) (any, error) {
 	}
 	rename := p.Name != nil && *p.Name != pw.name
 	if rename {
-		if err := pw.branch.passwords.checkName(pw.branch, *p.Name); err != nil {
+		if err := pw.branch.x().passwords.checkName(pw.branch, *p.Name); err != nil {
 			return nil, err
 		}
 	}
@@ -285,7 +285,7 @@ func deletePassword(c *call) (any, error) {
 	if !c.mayManagePassword(pw.branch, pw.readOnly(), true) {
 		return nil, notFound()
 	}
-	pw.branch.passwords.remove(pw)
+	pw.branch.x().passwords.remove(pw)
 	return nil, nil
 }
 
@@ -309,9 +309,9 @@ func renewPassword(c *call) (any, error) {
 func (s *Server) deletePasswordsCreatedBy(org *orgRec, u *userRec) {
 	for _, db := range org.dbs.all() {
 		for _, b := range db.branchIdx.all() {
-			for _, pw := range slices.Clone(b.passwords.live.all()) {
+			for _, pw := range slices.Clone(b.x().passwords.live.all()) {
 				if pw.actor == u {
-					b.passwords.remove(pw)
+					b.x().passwords.remove(pw)
 				}
 			}
 		}

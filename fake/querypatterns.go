@@ -67,7 +67,7 @@ func listQPReports(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rs := &b.qpReports
+	rs := &b.x().qpReports
 	return cursorPageOf(cur, cursorList[*qpReportRec]{
 		n:   len(rs.list),
 		at:  func(i int) *qpReportRec { return rs.list[i] },
@@ -103,7 +103,7 @@ func (c *call) qpReport() (*qpReportRec, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := b.qpReports.byID[c.r.PathValue("id")]
+	r := b.x().qpReports.byID[c.r.PathValue("id")]
 	if r == nil {
 		return nil, notFound()
 	}
@@ -155,7 +155,7 @@ func (s *Server) newQPReport(b *branchRec, actor *userRec) *qpReportRec {
 		state:  platform.QueryPatternsReportPending,
 		actor:  actor,
 	}
-	b.qpReports.add(r)
+	b.x().qpReports.add(r)
 	s.world.startFlight(r.id)
 	s.clock.after(s.timing.QueryPatternsReport, qpReportJob{r})
 	return r
@@ -177,7 +177,7 @@ func (rs *branchQPReports) add(r *qpReportRec) {
 
 // removeQPReport deletes r; a pending report is no longer generated.
 func (s *Server) removeQPReport(r *qpReportRec) {
-	rs := &r.branch.qpReports
+	rs := &r.branch.x().qpReports
 	rs.list = slices.DeleteFunc(rs.list, func(x *qpReportRec) bool { return x == r })
 	delete(rs.byID, r.id)
 	r.deleted = true
@@ -248,7 +248,7 @@ func (s *Server) serveReportFile(w http.ResponseWriter, r *http.Request) {
 	if org := s.world.orgs[r.PathValue("organization")]; org != nil {
 		if db := org.dbByName[r.PathValue("database")]; db != nil {
 			if b := db.branch(r.PathValue("branch")); b != nil {
-				rep = b.qpReports.byID[r.PathValue("id")]
+				rep = b.x().qpReports.byID[r.PathValue("id")]
 			}
 		}
 	}

@@ -320,7 +320,7 @@ func getRole(c *call) (any, error) {
 		return nil, err
 	}
 	bouncer := q.Get("bouncer")
-	if bouncer != "" && r.branch.bouncers.byName[bouncer] == nil {
+	if bouncer != "" && r.branch.x().bouncers.byName[bouncer] == nil {
 		return nil, unprocessable("bouncer %q is not a bouncer of branch %s", bouncer, r.branch.name)
 	}
 	out := renderRole(r, c.now)

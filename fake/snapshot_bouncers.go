@@ -81,10 +81,10 @@ func saveBouncers(b *branchRec) ([]bouncerSnap, []bouncerResizeSnap) {
 			Actor: idOf(bn.actor), Ready: bn.ready, Deleted: bn.deleted, DeletedAt: bn.deletedAt,
 		})
 	}
-	for _, bn := range b.bouncers.idx.all() {
+	for _, bn := range b.x().bouncers.idx.all() {
 		add(bn)
 	}
-	for _, r := range b.bouncers.resizes.all() {
+	for _, r := range b.x().bouncers.resizes.all() {
 		add(r.bouncer)
 		resizes = append(resizes, bouncerResizeSnap{
 			stampsSnap: saveStamps(r.stamps), Bouncer: r.bouncer.id, State: r.state,
@@ -131,14 +131,14 @@ func (ld *loader) loadBouncer(b *branchRec, bs bouncerSnap) error {
 	if bn.deleted {
 		return nil
 	}
-	if b.bouncers.byName[bn.name] != nil {
+	if b.x().bouncers.byName[bn.name] != nil {
 		return fmt.Errorf("name %q appears twice in branch %s", bn.name, b.id)
 	}
-	if b.bouncers.byName == nil {
-		b.bouncers.byName = map[string]*bouncerRec{}
+	if b.x().bouncers.byName == nil {
+		b.x().bouncers.byName = map[string]*bouncerRec{}
 	}
-	b.bouncers.idx.add(bn)
-	b.bouncers.byName[bn.name] = bn
+	b.x().bouncers.idx.add(bn)
+	b.x().bouncers.byName[bn.name] = bn
 	return nil
 }
 
@@ -179,6 +179,6 @@ func (ld *loader) loadBouncerResize(b *branchRec, rs bouncerResizeSnap) error {
 	}
 	ld.bouncerResizes[r.id] = r
 	bn.resizes.add(r)
-	b.bouncers.resizes.add(r)
+	b.x().bouncers.resizes.add(r)
 	return nil
 }

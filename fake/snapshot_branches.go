@@ -186,7 +186,7 @@ func (sv *saver) branches() []branchSnap {
 				bs.RoleOwners[obj] = r.id
 			}
 		}
-		for _, bg := range b.budgets.idx.all() {
+		for _, bg := range b.x().budgets.idx.all() {
 			gs := budgetSnap{stampsSnap: saveStamps(bg.stamps), Name: bg.name, Mode: bg.mode, Limits: bg.limits, Actor: idOf(bg.actor)}
 			for _, r := range bg.rules {
 				gs.Rules = append(gs.Rules, ruleSnap{
@@ -358,7 +358,7 @@ func (ld *loader) loadRolesAndBudgets(b *branchRec, bs branchSnap) error {
 				trafficRuleSpec: trafficRuleSpec{kind: rs.Kind, keyspace: rs.Keyspace, fingerprint: rs.Fingerprint, tag: trafficTag{rs.TagKey, rs.TagValue}},
 			})
 		}
-		b.budgets.add(bg)
+		b.x().budgets.add(bg)
 	}
 	return nil
 }

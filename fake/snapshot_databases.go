@@ -73,7 +73,7 @@ func (sv *saver) databases() []dbSnap {
 		for _, dr := range db.deployQueue {
 			ds.DeployQueue = append(ds.DeployQueue, dr.number)
 		}
-		for _, h := range db.webhooks.hooks.all() {
+		for _, h := range db.x().webhooks.hooks.all() {
 			ds.Webhooks = append(ds.Webhooks, saveWebhook(h))
 		}
 		out = append(out, ds)
@@ -150,7 +150,7 @@ func (ld *loader) loadDatabaseContents(list []dbSnap) error {
 			if err != nil {
 				break
 			}
-			db.webhooks.add(loadWebhook(db, hs))
+			db.x().webhooks.add(loadWebhook(db, hs))
 		}
 		if err != nil {
 			return named(err, "database %s", db.id)

@@ -227,7 +227,7 @@ func loadRetryJob(ld *loader, js jobSnap) (job, error) {
 		return nil, fmt.Errorf("no delivery")
 	}
 	for _, db := range ld.dbs {
-		if h := db.webhooks.byID[js.ID]; h != nil {
+		if h := db.x().webhooks.byID[js.ID]; h != nil {
 			return retryJob{&delivery{hook: h, id: ds.ID, event: ds.Event, body: ds.Body, attempt: ds.Attempt, retry: ds.Retry}}, nil
 		}
 	}

@@ -23,7 +23,7 @@ type qpReportSnap struct {
 
 func saveQPReports(b *branchRec) []qpReportSnap {
 	var out []qpReportSnap
-	for _, r := range b.qpReports.list {
+	for _, r := range b.x().qpReports.list {
 		out = append(out, qpReportSnap{
 			stampsSnap: saveStamps(r.stamps), Seq: r.seq, State: r.state, Actor: idOf(r.actor), Finished: r.finished, Patterns: r.patterns,
 		})
@@ -46,15 +46,15 @@ func (ld *loader) loadQPReports(b *branchRec, list []qpReportSnap) error {
 		default:
 			return fmt.Errorf("query-patterns report %s: unknown state %q", rs.ID, rs.State)
 		}
-		if rs.Seq <= b.qpReports.seq {
-			return fmt.Errorf("query-patterns report %s: seq %d is not after the previous report's %d", rs.ID, rs.Seq, b.qpReports.seq)
+		if rs.Seq <= b.x().qpReports.seq {
+			return fmt.Errorf("query-patterns report %s: seq %d is not after the previous report's %d", rs.ID, rs.Seq, b.x().qpReports.seq)
 		}
 		if (rs.State == platform.QueryPatternsReportPending) != rs.Finished.IsZero() {
 			return fmt.Errorf("query-patterns report %s: a %s report with finished time %v", rs.ID, rs.State, rs.Finished)
 		}
 		r := &qpReportRec{stamps: rs.load(), seq: rs.Seq, branch: b, state: rs.State, actor: actor, finished: rs.Finished, patterns: rs.Patterns}
 		ld.qpReports[r.id] = r
-		b.qpReports.add(r)
+		b.x().qpReports.add(r)
 	}
 	return nil
 }

@@ -22,7 +22,7 @@ type switchoverSnap struct {
 
 func saveSwitchovers(b *branchRec) []switchoverSnap {
 	var out []switchoverSnap
-	for _, sw := range b.switchovers.list.all() {
+	for _, sw := range b.x().switchovers.list.all() {
 		out = append(out, switchoverSnap{
 			stampsSnap: saveStamps(sw.stamps), State: sw.state, Method: sw.method, Candidate: sw.candidate,
 			Error: sw.err, Actor: idOf(sw.actor), Completed: sw.completed,
@@ -48,16 +48,16 @@ func (ld *loader) loadSwitchovers(b *branchRec, list []switchoverSnap) error {
 		}
 		switch sw.state {
 		case platform.SwitchoverPending, platform.SwitchoverRunning:
-			if b.switchovers.running != nil {
-				return fmt.Errorf("switchovers %s and %s both in progress", b.switchovers.running.id, sw.id)
+			if b.x().switchovers.running != nil {
+				return fmt.Errorf("switchovers %s and %s both in progress", b.x().switchovers.running.id, sw.id)
 			}
-			b.switchovers.running = sw
+			b.x().switchovers.running = sw
 		case platform.SwitchoverSucceeded, platform.SwitchoverFailed, platform.SwitchoverCanceled:
 		default:
 			return fmt.Errorf("switchover %s: unknown state %q", sw.id, sw.state)
 		}
 		ld.switchovers[sw.id] = sw
-		bs := &b.switchovers
+		bs := &b.x().switchovers
 		if bs.byID == nil {
 			bs.byID = map[string]*switchoverRec{}
 		}
@@ -76,7 +76,7 @@ type windowSnap struct {
 
 func saveWindows(db *dbRec) []windowSnap {
 	var out []windowSnap
-	for _, w := range db.maintenance.windows.all() {
+	for _, w := range db.x().maintenance.windows.all() {
 		out = append(out, windowSnap{stampsSnap: saveStamps(w.stamps), Branch: w.branch.id, Started: w.started, Finished: w.finished})
 	}
 	return out
@@ -98,13 +98,13 @@ func (ld *loader) loadWindows(db *dbRec, list []windowSnap) error {
 		}
 		w := &windowRec{stamps: ws.load(), branch: b, started: ws.Started, finished: ws.Finished}
 		if w.finished.IsZero() {
-			if db.maintenance.running != nil {
-				return fmt.Errorf("maintenance windows %s and %s both running", db.maintenance.running.id, w.id)
+			if db.x().maintenance.running != nil {
+				return fmt.Errorf("maintenance windows %s and %s both running", db.x().maintenance.running.id, w.id)
 			}
-			db.maintenance.running = w
+			db.x().maintenance.running = w
 		}
 		ld.windows[w.id] = w
-		db.maintenance.windows.add(w)
+		db.x().maintenance.windows.add(w)
 	}
 	return nil
 }

@@ -58,7 +58,7 @@ func listSwitchovers(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return pageOf(c, &b.switchovers.list, false, c.s.renderSwitchover), nil
+	return pageOf(c, &b.x().switchovers.list, false, c.s.renderSwitchover), nil
 }
 
 func getSwitchover(c *call) (any, error) {
@@ -66,7 +66,7 @@ func getSwitchover(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	sw := b.switchovers.byID[c.r.PathValue("id")]
+	sw := b.x().switchovers.byID[c.r.PathValue("id")]
 	if sw == nil {
 		return nil, notFound()
 	}
@@ -95,11 +95,11 @@ func (b *branchRec) busy() error {
 	switch {
 	case !b.ready:
 		return unprocessable("branch %s is not ready yet", b.name)
-	case b.switchovers.running != nil:
-		sw := b.switchovers.running
+	case b.x().switchovers.running != nil:
+		sw := b.x().switchovers.running
 		return unprocessable("branch %s has switchover %s %s; wait until it finishes", b.name, sw.id, sw.state)
-	case b.db.maintenance.running != nil && b.db.maintenance.running.branch == b:
-		return unprocessable("branch %s is in maintenance window %s; wait until it finishes", b.name, b.db.maintenance.running.id)
+	case b.db.x().maintenance.running != nil && b.db.x().maintenance.running.branch == b:
+		return unprocessable("branch %s is in maintenance window %s; wait until it finishes", b.name, b.db.x().maintenance.running.id)
 	}
 	return nil
 }
@@ -160,7 +160,7 @@ func (s *Server) newSwitchover(b *branchRec, candidate int, actor *userRec) *swi
 		candidate: candidate,
 		actor:     actor,
 	}
-	bs := &b.switchovers
+	bs := &b.x().switchovers
 	if bs.byID == nil {
 		bs.byID = map[string]*switchoverRec{}
 	}
@@ -197,14 +197,14 @@ func (s *Server) advanceSwitchover(sw *switchoverRec, now time.Time) {
 func (s *Server) settleSwitchover(sw *switchoverRec, state platform.SwitchoverState, now time.Time) {
 	sw.state = state
 	sw.completed, sw.updated = now, now
-	sw.branch.switchovers.running = nil
+	sw.branch.x().switchovers.running = nil
 	s.world.endFlight(sw.id)
 }
 
 // cancelSwitchover cancels the switchover of b in progress, if any, as
 // deleting b does.
 func (s *Server) cancelSwitchover(b *branchRec) {
-	if sw := b.switchovers.running; sw != nil {
+	if sw := b.x().switchovers.running; sw != nil {
 		s.settleSwitchover(sw, platform.SwitchoverCanceled, s.clock.Now())
 	}
 }

@@ -311,7 +311,7 @@ func checkTrafficBudget(b *branchRec, cur *trafficBudgetRec, p *trafficBudgetBod
 
 // budgetNamed finds a budget of the branch by name.
 func (b *branchRec) budgetNamed(name string) *trafficBudgetRec {
-	for _, bg := range b.budgets.idx.all() {
+	for _, bg := range b.x().budgets.idx.all() {
 		if bg.name == name {
 			return bg
 		}
@@ -373,7 +373,7 @@ func (c *call) trafficBudget(param string) (*trafficBudgetRec, error) {
 	if err != nil {
 		return nil, err
 	}
-	bg := b.budgets.byID[c.r.PathValue(param)]
+	bg := b.x().budgets.byID[c.r.PathValue(param)]
 	if bg == nil {
 		return nil, notFound()
 	}
@@ -405,13 +405,13 @@ func listTrafficBudgets(c *call) (any, error) {
 	}
 	fingerprint := q.Get("fingerprint")
 	if from.IsZero() && fingerprint == "" {
-		return pageOf(c, &b.budgets.idx, false, renderTrafficBudget), nil
+		return pageOf(c, &b.x().budgets.idx, false, renderTrafficBudget), nil
 	}
 	keep := func(bg *trafficBudgetRec) bool {
 		return (from.IsZero() || inRange(bg.created, from, to)) &&
 			(fingerprint == "" || bg.targets(fingerprint))
 	}
-	return filteredPageOf(c, &b.budgets.idx, false, keep, renderTrafficBudget), nil
+	return filteredPageOf(c, &b.x().budgets.idx, false, keep, renderTrafficBudget), nil
 }
 
 // inRange reports whether t is in [from, to].
@@ -440,7 +440,7 @@ func createTrafficBudget(c *call, p *trafficBudgetBody) (any, error) {
 		actor:  c.who.user,
 	}
 	bg.apply(c, ch)
-	b.budgets.add(bg)
+	b.x().budgets.add(bg)
 	return renderTrafficBudget(bg), nil
 }
 
@@ -470,7 +470,7 @@ func deleteTrafficBudget(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	bg.branch.budgets.remove(bg)
+	bg.branch.x().budgets.remove(bg)
 	return nil, nil
 }
 

@@ -75,7 +75,7 @@ func (s *Server) webhookRoutes() []route {
 }
 
 func listWebhooks(c *call) (any, error) {
-	return pageOf(c, &c.db.webhooks.hooks, false, renderWebhook), nil
+	return pageOf(c, &c.db.x().webhooks.hooks, false, renderWebhook), nil
 }
 
 func createWebhook(c *call, p *platform.CreateWebhookParams) (any, error) {
@@ -89,7 +89,7 @@ func createWebhook(c *call, p *platform.CreateWebhookParams) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n := c.db.webhooks.hooks.len(); n >= maxWebhooks {
+	if n := c.db.x().webhooks.hooks.len(); n >= maxWebhooks {
 		return nil, unprocessable("database %s already has %d webhooks, the most a database can have; delete one first", c.db.name, n)
 	}
 	h := &webhookRec{
@@ -100,7 +100,7 @@ func createWebhook(c *call, p *platform.CreateWebhookParams) (any, error) {
 		events: events,
 	}
 	setIf(&h.enabled, p.Enabled)
-	c.db.webhooks.add(h)
+	c.db.x().webhooks.add(h)
 	return renderWebhook(h), nil
 }
 
@@ -131,7 +131,7 @@ func checkWebhookEvents(events []platform.WebhookEvent) ([]platform.WebhookEvent
 
 // webhook finds the path's {id} among the path database's webhooks.
 func (c *call) webhook() (*webhookRec, error) {
-	h := c.db.webhooks.byID[c.r.PathValue("id")]
+	h := c.db.x().webhooks.byID[c.r.PathValue("id")]
 	if h == nil {
 		return nil, notFound()
 	}
@@ -179,7 +179,7 @@ func deleteWebhook(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.db.webhooks.remove(h)
+	c.db.x().webhooks.remove(h)
 	h.deleted = true
 	return nil, nil
 }
