@@ -352,18 +352,22 @@ func TestMetricsRefusals(t *testing.T) {
 	wantStatus(t, r, http.StatusNotFound)
 }
 
-// TestMetricsAgreeWithReports checks that the metrics and a query-patterns
-// report count the same queries.
-func TestMetricsAgreeWithReports(t *testing.T) {
+// TestTrafficViewsAgree records a known mix and checks that query
+// insights, the metrics and a query-patterns report, all derived from the
+// same samples, count the same queries: per query, its executions, errors,
+// rows read and slowest latency; per tag value, its executions.
+func TestTrafficViewsAgree(t *testing.T) {
 	t.Parallel()
 	e := newMetricsEnv(t)
 	e.record(metricsMix...)
 	ctx := t.Context()
-	r, err := e.c.QueryPatternReports.Create(ctx, &platform.CreateQueryPatternsReportParams{Organization: e.org, Database: drDB, Branch: "main"})
+	org, db, br := e.org, drDB, "main"
+
+	r, err := e.c.QueryPatternReports.Create(ctx, &platform.CreateQueryPatternsReportParams{Organization: org, Database: db, Branch: br})
 	if err != nil {
 		t.Fatal(err)
 	}
-	get := &platform.GetQueryPatternsReportParams{Organization: e.org, Database: drDB, Branch: "main", ID: r.ID}
+	get := &platform.GetQueryPatternsReportParams{Organization: org, Database: db, Branch: br, ID: r.ID}
 	if _, err := e.c.QueryPatternReports.WaitDone(ctx, get); err != nil {
 		t.Fatal(err)
 	}
@@ -371,19 +375,61 @@ func TestMetricsAgreeWithReports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err := e.c.Metrics.GetQuery(ctx, &platform.GetQueryMetricsParams{Organization: e.org, Database: drDB, Branch: "main",
+	fromReport := map[string][]float64{}
+	for _, p := range d.Patterns {
+		fromReport[p.Fingerprint] = []float64{float64(p.Count), float64(p.ErrorCount), float64(p.RowsRead), p.LatencyMaxMillis}
+	}
+
+	q, err := e.c.Metrics.GetQuery(ctx, &platform.GetQueryMetricsParams{Organization: org, Database: db, Branch: br,
 		Metrics: []platform.MetricName{"queries", "query_errors", "rows_read", "latency_max"}, MetricsWindow: e.window(1)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromReport, fromMetrics := map[string][]float64{}, map[string][]float64{}
-	for _, p := range d.Patterns {
-		fromReport[p.Fingerprint] = []float64{float64(p.Count), float64(p.ErrorCount), float64(p.RowsRead), p.LatencyMaxMillis}
-	}
+	fromMetrics := map[string][]float64{}
 	for _, s := range q.Series {
 		fromMetrics[s.Labels["fingerprint"]] = append(fromMetrics[s.Labels["fingerprint"]], points(s)[0])
 	}
+
+	window := platform.QueryWindow{From: e.t0, To: e.t0.Add(time.Hour)}
+	fromInsights := map[string][]float64{}
+	for s, err := range e.c.QueryInsights.All(ctx, &platform.ListBranchQueriesParams{Organization: org, Database: db, Branch: br, QueryWindow: window}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		fromInsights[s.Fingerprint] = []float64{float64(s.QueryCount), float64(s.ErrorCount), float64(s.SumRowsRead), s.MaxLatency}
+	}
+	if len(fromReport) != 2 {
+		t.Fatalf("report: %d queries, want the mix's 2 (the select's three literals are one query)", len(fromReport))
+	}
 	if diff := cmp.Diff(fromReport, fromMetrics); diff != "" {
 		t.Errorf("report and query metrics disagree (-report +metrics):\n%s", diff)
+	}
+	if diff := cmp.Diff(fromReport, fromInsights); diff != "" {
+		t.Errorf("report and query insights disagree (-report +insights):\n%s", diff)
+	}
+
+	// Per tag value: the insights' tag view and the tag metrics.
+	tag, err := e.c.QueryInsights.GetTag(ctx, &platform.GetQueryTagParams{Organization: org, Database: db, Branch: br, Tag: "route",
+		QueryTagFilter: platform.QueryTagFilter{QueryWindow: window}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tagInsights, tagMetrics := map[string]float64{}, map[string]float64{}
+	for _, v := range tag.Values {
+		tagInsights["route:"+v.Name] = float64(v.QueryCount)
+	}
+	tm, err := e.c.Metrics.GetTag(ctx, &platform.GetTagMetricsParams{Organization: org, Database: db, Branch: br,
+		Metrics: []platform.MetricName{"queries"}, TagSets: []string{"route:login", "route:home"}, MetricsWindow: e.window(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range tm.Series {
+		tagMetrics[s.Labels["tag_set"]] = points(s)[0]
+	}
+	if diff := cmp.Diff(map[string]float64{"route:login": 2, "route:home": 1}, tagInsights); diff != "" {
+		t.Errorf("insights' route tag (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(tagInsights, tagMetrics); diff != "" {
+		t.Errorf("tag insights and tag metrics disagree (-insights +metrics):\n%s", diff)
 	}
 }
