@@ -55,20 +55,9 @@ type branchMore struct {
 	qpReports branchQPReports
 }
 
-// x returns b's less common records, making them on first use. It is
-// safe under the read lock: two readers that make them at once agree on
-// one (the first stored); the records themselves are guarded by the
-// server's lock as the rest of the branch is.
-func (b *branchRec) x() *branchMore {
-	if m := b.more.Load(); m != nil {
-		return m
-	}
-	m := new(branchMore)
-	if b.more.CompareAndSwap(nil, m) {
-		return m
-	}
-	return b.more.Load()
-}
+// x returns b's less common records, making them on first use (see
+// lazy).
+func (b *branchRec) x() *branchMore { return lazy(&b.more) }
 
 // newBranch adds a branch to db, pending until the clock has moved by
 // delay. Its keyspaces are copies of parent's, or one empty default

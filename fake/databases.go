@@ -59,20 +59,10 @@ type dbMore struct {
 	ipRestrictions ipRestrictions   // PostgreSQL databases only; see iprestrictions.go
 }
 
-// x returns db's less common records, making them on first use; safe
-// under the read lock, as branchRec.x is. Paths that every database takes
-// (emitting an event) read db.more.Load() instead, which is nil when none
-// were made.
-func (db *dbRec) x() *dbMore {
-	if m := db.more.Load(); m != nil {
-		return m
-	}
-	m := new(dbMore)
-	if db.more.CompareAndSwap(nil, m) {
-		return m
-	}
-	return db.more.Load()
-}
+// x returns db's less common records, making them on first use (see
+// lazy). Paths that every database takes (emitting an event) read
+// db.more.Load() instead, which is nil when none were made.
+func (db *dbRec) x() *dbMore { return lazy(&db.more) }
 
 // dbExtra holds what few databases have, apart from the record so that
 // the others do not pay for it.
