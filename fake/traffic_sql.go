@@ -291,13 +291,16 @@ func groupEnd(toks []sqlToken, open int) (int, bool) {
 }
 
 // renderSQL writes the tokens with one space between them, but none
-// before , ) . ; and none after ( . nor between a function and its "(".
+// before , ) . ; and none after ( . nor between a function and its "(",
+// nor between "@" and a quoted name.
 func renderSQL(toks []sqlToken) string {
 	var b strings.Builder
 	for i, t := range toks {
 		if i > 0 {
 			prev := toks[i-1]
-			tight := prev.text == "(" || prev.text == "." || prev.text == "@"
+			// "@" stays against a quoted name (@`my var`) only: against
+			// anything else it would read back as another token ("@@").
+			tight := prev.text == "(" || prev.text == "." || prev.text == "@" && t.kind == tokQuoted
 			switch t.text {
 			case ",", ")", ".", ";":
 				tight = true
