@@ -219,16 +219,15 @@ func renderVTGate(out *platform.Branch, b *branchRec) {
 }
 
 func (s *Server) branchResizeRoutes() []route {
-	const branch = "/v1/organizations/{organization}/databases/{database}/branches/{branch}"
 	return []route{
-		{pattern: "GET " + branch + "/resizes", op: "list_branch_resize_requests", handler: read(listBranchResizes)},
-		{pattern: "PUT " + branch + "/resizes", op: "update_branch_resize_request", handler: withBody(s.updateBranchResize)},
-		{pattern: "GET " + branch + "/resizes/{resize}", op: "get_branch_resize_request", handler: read(getBranchResize)},
-		{pattern: "DELETE " + branch + "/resizes", op: "cancel_branch_change_request", handler: act(cancelBranchChange)},
-		{pattern: "GET " + branch + "/changes", op: "list_branch_change_requests", handler: read(listBranchChanges)},
-		{pattern: "PATCH " + branch + "/changes", op: "update_branch_change_request", handler: withBody(s.updateBranchChange)},
-		{pattern: "GET " + branch + "/changes/{id}", op: "get_branch_change_request", handler: read(getBranchChange)},
-		{pattern: "PATCH " + branch + "/cluster", op: "update_branch_cluster_config", handler: withBody(s.updateBranchClusterConfig)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/resizes", op: "list_branch_resize_requests", handler: read(listBranchResizes)},
+		{pattern: "PUT /v1/organizations/{organization}/databases/{database}/branches/{branch}/resizes", op: "update_branch_resize_request", handler: withBody(s.updateBranchResize)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/resizes/{resize}", op: "get_branch_resize_request", handler: read(getBranchResize)},
+		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/resizes", op: "cancel_branch_change_request", handler: act(cancelBranchChange)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/changes", op: "list_branch_change_requests", handler: read(listBranchChanges)},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/changes", op: "update_branch_change_request", handler: withBody(s.updateBranchChange)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/changes/{id}", op: "get_branch_change_request", handler: read(getBranchChange)},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/cluster", op: "update_branch_cluster_config", handler: withBody(s.updateBranchClusterConfig)},
 	}
 }
 

@@ -56,20 +56,19 @@ import (
 //     executions; keyspace keeps the rules for that keyspace.
 
 func (s *Server) insightsRoutes() []route {
-	branch := "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/insights"
 	return []route{
-		{pattern: branch, op: "list_branch_queries", handler: read(listBranchQueries)},
-		{pattern: branch + "/queries/{id}", op: "get_branch_query", handler: read(getBranchQuery)},
-		{pattern: branch + "/{fingerprint}", op: "get_query_statistics", handler: read(getQueryStatistics)},
-		{pattern: branch + "/{fingerprint}/summary", op: "get_query_summary", handler: read(getQuerySummary), muxPattern: branch + "/{fingerprint}/{rest...}"},
-		{pattern: branch + "/errors", op: "list_branch_query_errors", handler: read(listBranchQueryErrors)},
-		{pattern: branch + "/errors/{fingerprint}", op: "get_branch_query_error", handler: read(getBranchQueryError)},
-		{pattern: branch + "/tags", op: "list_branch_query_tags", handler: read(listBranchQueryTags)},
-		{pattern: branch + "/tags/summaries", op: "list_branch_query_tag_summaries", handler: read(listBranchQueryTagSummaries)},
-		{pattern: branch + "/tags/{tag}", op: "get_branch_query_tag", handler: read(getBranchQueryTag)},
-		{pattern: branch + "/anomalies", op: "list_branch_anomalies", handler: read(listBranchAnomalies)},
-		{pattern: branch + "/anomalies/{id}", op: "get_branch_anomaly", handler: read(getBranchAnomaly)},
-		{pattern: branch + "/{fingerprint}/traffic/budgets", op: "list_traffic_budgets_for_query", handler: read(listTrafficBudgetsForQuery)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/insights", op: "list_branch_queries", handler: read(listBranchQueries)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/insights/queries/{id}", op: "get_branch_query", handler: read(getBranchQuery)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/insights/{fingerprint}", op: "get_query_statistics", handler: read(getQueryStatistics)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/insights/{fingerprint}/summary", op: "get_query_summary", handler: read(getQuerySummary), muxPattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/insights/{fingerprint}/{rest...}"},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/insights/errors", op: "list_branch_query_errors", handler: read(listBranchQueryErrors)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/insights/errors/{fingerprint}", op: "get_branch_query_error", handler: read(getBranchQueryError)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/insights/tags", op: "list_branch_query_tags", handler: read(listBranchQueryTags)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/insights/tags/summaries", op: "list_branch_query_tag_summaries", handler: read(listBranchQueryTagSummaries)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/insights/tags/{tag}", op: "get_branch_query_tag", handler: read(getBranchQueryTag)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/insights/anomalies", op: "list_branch_anomalies", handler: read(listBranchAnomalies)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/insights/anomalies/{id}", op: "get_branch_anomaly", handler: read(getBranchAnomaly)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/insights/{fingerprint}/traffic/budgets", op: "list_traffic_budgets_for_query", handler: read(listTrafficBudgetsForQuery)},
 	}
 }
 

@@ -39,13 +39,12 @@ func (rs *ipRestrictions) remove(r *ipRestrictionRec) {
 const maxIPRestrictionDescription = 255
 
 func (s *Server) ipRestrictionRoutes() []route {
-	const base = "/v1/organizations/{organization}/databases/{database}/cidrs"
 	return []route{
-		{pattern: "GET " + base, op: "list_database_postgres_cidrs", handler: read(listIPRestrictions)},
-		{pattern: "POST " + base, op: "create_database_postgres_cidr", handler: withBody(createIPRestriction)},
-		{pattern: "GET " + base + "/{id}", op: "get_database_postgres_cidr", handler: read(getIPRestriction)},
-		{pattern: "PATCH " + base + "/{id}", op: "update_database_postgres_cidr", handler: withBody(updateIPRestriction)},
-		{pattern: "DELETE " + base + "/{id}", op: "delete_database_postgres_cidr", handler: act(deleteIPRestriction)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/cidrs", op: "list_database_postgres_cidrs", handler: read(listIPRestrictions)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/cidrs", op: "create_database_postgres_cidr", handler: withBody(createIPRestriction)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/cidrs/{id}", op: "get_database_postgres_cidr", handler: read(getIPRestriction)},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/cidrs/{id}", op: "update_database_postgres_cidr", handler: withBody(updateIPRestriction)},
+		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/cidrs/{id}", op: "delete_database_postgres_cidr", handler: act(deleteIPRestriction)},
 	}
 }
 

@@ -63,16 +63,15 @@ var (
 )
 
 func (s *Server) metricsRoutes() []route {
-	const base = "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/metrics"
 	return []route{
-		{pattern: base, op: "get_branch_metrics", handler: read(getBranchMetrics)},
-		{pattern: base + "/instant", op: "get_instant_branch_metrics", handler: read(getInstantBranchMetrics)},
-		{pattern: base + "/keyspace-tables", op: "get_branch_keyspace_table_metrics", handler: read(getKeyspaceTableMetrics)},
-		{pattern: base + "/query", op: "get_branch_query_metrics", handler: read(getQueryMetrics)},
-		{pattern: base + "/tables", op: "get_branch_table_metrics", handler: read(getTableMetrics)},
-		{pattern: base + "/tablets", op: "get_tablet_metrics", handler: read(getTabletMetrics)},
-		{pattern: base + "/tablets-instant", op: "get_instant_tablet_metrics", handler: read(getInstantTabletMetrics)},
-		{pattern: base + "/tag", op: "get_branch_tag_metrics", handler: read(getTagMetrics)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/metrics", op: "get_branch_metrics", handler: read(getBranchMetrics)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/metrics/instant", op: "get_instant_branch_metrics", handler: read(getInstantBranchMetrics)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/metrics/keyspace-tables", op: "get_branch_keyspace_table_metrics", handler: read(getKeyspaceTableMetrics)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/metrics/query", op: "get_branch_query_metrics", handler: read(getQueryMetrics)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/metrics/tables", op: "get_branch_table_metrics", handler: read(getTableMetrics)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/metrics/tablets", op: "get_tablet_metrics", handler: read(getTabletMetrics)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/metrics/tablets-instant", op: "get_instant_tablet_metrics", handler: read(getInstantTabletMetrics)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/metrics/tag", op: "get_branch_tag_metrics", handler: read(getTagMetrics)},
 	}
 }
 

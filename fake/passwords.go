@@ -50,14 +50,13 @@ func (ps *branchPasswords) remove(pw *passwordRec) {
 func (pw *passwordRec) readOnly() bool { return pw.role == platform.PasswordReader }
 
 func (s *Server) passwordRoutes() []route {
-	const base = "/v1/organizations/{organization}/databases/{database}/branches/{branch}/passwords"
 	return []route{
-		{pattern: "GET " + base, op: "list_passwords", handler: read(listPasswords)},
-		{pattern: "POST " + base, op: "create_password", handler: withBody(createPassword)},
-		{pattern: "GET " + base + "/{id}", op: "get_password", handler: read(getPassword)},
-		{pattern: "PATCH " + base + "/{id}", op: "update_password", handler: withBody(updatePassword)},
-		{pattern: "DELETE " + base + "/{id}", op: "delete_password", handler: act(deletePassword)},
-		{pattern: "POST " + base + "/{id}/renew", op: "renew_password", handler: act(renewPassword)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/passwords", op: "list_passwords", handler: read(listPasswords)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/passwords", op: "create_password", handler: withBody(createPassword)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/passwords/{id}", op: "get_password", handler: read(getPassword)},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/passwords/{id}", op: "update_password", handler: withBody(updatePassword)},
+		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/passwords/{id}", op: "delete_password", handler: act(deletePassword)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/passwords/{id}/renew", op: "renew_password", handler: act(renewPassword)},
 	}
 }
 

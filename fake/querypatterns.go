@@ -48,13 +48,12 @@ const reportFilesPrefix = "/_files/query-patterns/"
 const reportFilesPattern = "GET " + reportFilesPrefix + "{organization}/{database}/{branch}/{id}"
 
 func (s *Server) queryPatternRoutes() []route {
-	const base = "/v1/organizations/{organization}/databases/{database}/branches/{branch}/query-patterns"
 	return []route{
-		{pattern: "GET " + base, op: "list_generated_query_patterns_reports", cursor: true, handler: read(listQPReports)},
-		{pattern: "POST " + base, op: "create_query_patterns_report", handler: act(createQPReport)},
-		{pattern: "GET " + base + "/{id}", op: "get_query_patterns_report_status", handler: read(getQPReport)},
-		{pattern: "DELETE " + base + "/{id}", op: "delete_query_patterns_report", handler: act(deleteQPReport)},
-		{pattern: "GET " + base + "/{id}/download", op: "get_query_patterns_report", handler: read(downloadQPReport)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/query-patterns", op: "list_generated_query_patterns_reports", cursor: true, handler: read(listQPReports)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/query-patterns", op: "create_query_patterns_report", handler: act(createQPReport)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/query-patterns/{id}", op: "get_query_patterns_report_status", handler: read(getQPReport)},
+		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/query-patterns/{id}", op: "delete_query_patterns_report", handler: act(deleteQPReport)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/query-patterns/{id}/download", op: "get_query_patterns_report", handler: read(downloadQPReport)},
 	}
 }
 

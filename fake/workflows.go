@@ -92,20 +92,19 @@ func (st *workflowStore) index() *index[*workflowRec] {
 func (wf *workflowRec) active() bool { return !wf.state.IsTerminal() }
 
 func (s *Server) workflowRoutes() []route {
-	const base = "/v1/organizations/{organization}/databases/{database}/workflows"
 	return []route{
-		{pattern: "GET " + base, op: "list_workflows", handler: read(listWorkflows)},
-		{pattern: "POST " + base, op: "create_workflow", handler: withBody(s.createWorkflow)},
-		{pattern: "GET " + base + "/{number}", op: "get_workflow", handler: read(onWorkflow(nil))},
-		{pattern: "DELETE " + base + "/{number}", op: "workflow_cancel", handler: act(onWorkflow(s.cancelWorkflow))},
-		{pattern: "PATCH " + base + "/{number}/complete", op: "workflow_complete", handler: act(onWorkflow(s.completeWorkflow))},
-		{pattern: "PATCH " + base + "/{number}/cutover", op: "workflow_cutover", handler: act(onWorkflow(cutoverWorkflow.start(s)))},
-		{pattern: "PATCH " + base + "/{number}/retry", op: "workflow_retry", handler: act(onWorkflow(s.retryWorkflow))},
-		{pattern: "PATCH " + base + "/{number}/reverse-cutover", op: "workflow_reverse_cutover", handler: act(onWorkflow(s.reverseCutover))},
-		{pattern: "PATCH " + base + "/{number}/reverse-traffic", op: "workflow_reverse_traffic", handler: act(onWorkflow(reverseTraffic.start(s)))},
-		{pattern: "PATCH " + base + "/{number}/switch-primaries", op: "workflow_switch_primaries", handler: act(onWorkflow(switchPrimaries.start(s)))},
-		{pattern: "PATCH " + base + "/{number}/switch-replicas", op: "workflow_switch_replicas", handler: act(onWorkflow(switchReplicas.start(s)))},
-		{pattern: "PATCH " + base + "/{number}/verify-data", op: "verify_workflow", handler: act(onWorkflow(verifyWorkflow.start(s)))},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/workflows", op: "list_workflows", handler: read(listWorkflows)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/workflows", op: "create_workflow", handler: withBody(s.createWorkflow)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/workflows/{number}", op: "get_workflow", handler: read(onWorkflow(nil))},
+		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/workflows/{number}", op: "workflow_cancel", handler: act(onWorkflow(s.cancelWorkflow))},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/complete", op: "workflow_complete", handler: act(onWorkflow(s.completeWorkflow))},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/cutover", op: "workflow_cutover", handler: act(onWorkflow(cutoverWorkflow.start(s)))},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/retry", op: "workflow_retry", handler: act(onWorkflow(s.retryWorkflow))},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/reverse-cutover", op: "workflow_reverse_cutover", handler: act(onWorkflow(s.reverseCutover))},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/reverse-traffic", op: "workflow_reverse_traffic", handler: act(onWorkflow(reverseTraffic.start(s)))},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/switch-primaries", op: "workflow_switch_primaries", handler: act(onWorkflow(switchPrimaries.start(s)))},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/switch-replicas", op: "workflow_switch_replicas", handler: act(onWorkflow(switchReplicas.start(s)))},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/verify-data", op: "verify_workflow", handler: act(onWorkflow(verifyWorkflow.start(s)))},
 	}
 }
 
