@@ -287,7 +287,7 @@ func (s *Server) install(ld *loader) {
 func (w *world) retire() {
 	for _, org := range w.orgs {
 		for _, db := range org.dbs.all() {
-			for _, h := range db.x().webhooks.hooks.all() {
+			for _, h := range peek(&db.more).webhooks.hooks.all() {
 				h.deleted = true
 			}
 		}

@@ -186,7 +186,7 @@ func (sv *saver) branches() []branchSnap {
 				bs.RoleOwners[obj] = r.id
 			}
 		}
-		for _, bg := range b.x().budgets.idx.all() {
+		for _, bg := range peek(&b.more).budgets.idx.all() {
 			gs := budgetSnap{stampsSnap: saveStamps(bg.stamps), Name: bg.name, Mode: bg.mode, Limits: bg.limits, Actor: idOf(bg.actor)}
 			for _, r := range bg.rules {
 				gs.Rules = append(gs.Rules, ruleSnap{

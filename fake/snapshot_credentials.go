@@ -39,7 +39,7 @@ func (l leaseSnap) loadLease() (lease, error) {
 
 func savePasswords(b *branchRec) []passwordSnap {
 	var out []passwordSnap
-	for _, pw := range b.x().passwords.live.all() {
+	for _, pw := range peek(&b.more).passwords.live.all() {
 		out = append(out, passwordSnap{
 			stampsSnap: saveStamps(pw.stamps), leaseSnap: saveLease(pw.lease), Name: pw.name, Role: pw.role,
 			Replica: pw.replica, DirectVTGate: pw.directVTGate, CIDRs: pw.cidrs, Username: pw.username, Actor: idOf(pw.actor),
@@ -81,7 +81,7 @@ type ipRestrictionSnap struct {
 
 func saveIPRestrictions(db *dbRec) []ipRestrictionSnap {
 	var out []ipRestrictionSnap
-	for _, r := range db.x().ipRestrictions.live.all() {
+	for _, r := range peek(&db.more).ipRestrictions.live.all() {
 		out = append(out, ipRestrictionSnap{
 			stampsSnap: saveStamps(r.stamps), Schema: r.schema, Role: r.role, CIDRs: r.cidrs,
 			Description: r.description, Actor: idOf(r.actor),

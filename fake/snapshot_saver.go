@@ -80,7 +80,7 @@ func (sv *saver) addDB(db *dbRec) {
 			sv.addBranch(b)
 		}
 	}
-	for _, w := range db.x().maintenance.windows.all() {
+	for _, w := range peek(&db.more).maintenance.windows.all() {
 		sv.addBranch(w.branch)
 	}
 	for _, wf := range db.workflows.all() {

@@ -22,7 +22,7 @@ type switchoverSnap struct {
 
 func saveSwitchovers(b *branchRec) []switchoverSnap {
 	var out []switchoverSnap
-	for _, sw := range b.x().switchovers.list.all() {
+	for _, sw := range peek(&b.more).switchovers.list.all() {
 		out = append(out, switchoverSnap{
 			stampsSnap: saveStamps(sw.stamps), State: sw.state, Method: sw.method, Candidate: sw.candidate,
 			Error: sw.err, Actor: idOf(sw.actor), Completed: sw.completed,
@@ -76,7 +76,7 @@ type windowSnap struct {
 
 func saveWindows(db *dbRec) []windowSnap {
 	var out []windowSnap
-	for _, w := range db.x().maintenance.windows.all() {
+	for _, w := range peek(&db.more).maintenance.windows.all() {
 		out = append(out, windowSnap{stampsSnap: saveStamps(w.stamps), Branch: w.branch.id, Started: w.started, Finished: w.finished})
 	}
 	return out

@@ -76,3 +76,14 @@ func lazy[T any](p *atomic.Pointer[T]) *T {
 	p.CompareAndSwap(nil, new(T))
 	return p.Load()
 }
+
+// peek returns what p points to without making it: an empty T (not kept)
+// when nothing was made. It is for reads that visit every record, such as
+// a snapshot's, which would otherwise make the part for all of them; what
+// it returns is read, never changed.
+func peek[T any](p *atomic.Pointer[T]) *T {
+	if m := p.Load(); m != nil {
+		return m
+	}
+	return new(T)
+}
