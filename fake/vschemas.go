@@ -93,9 +93,10 @@ func updateVSchema(c *call, p *platform.UpdateVSchemaParams) (any, error) {
 	if err := checkVSchema(ks, doc); err != nil {
 		return nil, err
 	}
-	ks.vschema = indentJSON(p.VSchema)
+	m := ks.x()
+	m.vschema = indentJSON(p.VSchema)
 	ks.updated = c.now
-	return renderVSchema(ks.vschema), nil
+	return renderVSchema(m.vschema), nil
 }
 
 func getRoutingRules(c *call) (any, error) {
@@ -144,8 +145,8 @@ func (b *branchRec) routingRulesText() string {
 
 // vschemaText is the keyspace's VSchema, or the default for its tables.
 func (ks *keyspaceRec) vschemaText() string {
-	if ks.vschema != "" {
-		return ks.vschema
+	if v := peek(&ks.more).vschema; v != "" {
+		return v
 	}
 	tables := map[string]any{}
 	doc := map[string]any{"sharded": ks.sharded(), "tables": tables}
