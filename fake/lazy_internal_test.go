@@ -11,10 +11,10 @@ import (
 // keyspace that use none of the rare records (webhooks, passwords,
 // bouncers, keyspace resizes, ...) never get their parts made, through
 // events, reads of every group (the keyspace's rendering, listing, resizes,
-// rollout and VSchema among them), a snapshot and its restoring, which is
-// what keeps a large world small (BenchmarkScale100k); and that the first
-// webhook makes the database's part, and the first keyspace resize the
-// keyspace's.
+// rollout and VSchema, and the branch's routing rules among them), a
+// snapshot and its restoring, which is what keeps a large world small
+// (BenchmarkScale100k); and that the first webhook makes the database's
+// part, and the first keyspace resize the keyspace's.
 func TestRarePartsStayUnmade(t *testing.T) {
 	t.Parallel()
 	srv := newTrafficServer(t) // app, ready, with its events emitted
@@ -35,6 +35,10 @@ func TestRarePartsStayUnmade(t *testing.T) {
 		},
 		"get_keyspace_rollout_status": func() error { _, err := c.Keyspaces.GetRolloutStatus(t.Context(), &kp); return err },
 		"get_keyspace_vschema":        func() error { _, err := c.Keyspaces.GetVSchema(t.Context(), &kp); return err },
+		"get_routing_rules": func() error {
+			_, err := c.Branches.GetRoutingRules(t.Context(), &platform.GetRoutingRulesParams{Organization: "acme", Database: "app", Branch: "main"})
+			return err
+		},
 	} {
 		if err := read(); err != nil {
 			t.Fatalf("%s: %v", name, err)

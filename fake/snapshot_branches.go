@@ -144,7 +144,7 @@ func (sv *saver) branches() []branchSnap {
 			Production: b.production, Ready: b.ready, SafeMigrations: b.safeMigrations,
 			DeletionProtected: b.deletionProtected, Deleted: b.deleted, DeletedAt: b.deletedAt,
 			Actor: idOf(b.actor), Region: b.region.slug, RestoredFrom: idOf(b.restoredFrom),
-			InitialRestoreID: b.initialRestoreID, SchemaUpdated: b.schemaUpdated, RoutingRules: b.routingRules,
+			InitialRestoreID: b.initialRestoreID, SchemaUpdated: b.schemaUpdated, RoutingRules: peek(&b.more).routingRules,
 			DefaultRole: idOf(b.roles.def), Passwords: savePasswords(b),
 			Switchovers: saveSwitchovers(b), Primary: b.primary,
 		}
@@ -234,8 +234,11 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		stamps: bs.load(), db: db, name: bs.Name, parent: bs.Parent, production: bs.Production,
 		ready: bs.Ready, safeMigrations: bs.SafeMigrations, deletionProtected: bs.DeletionProtected,
 		deleted: bs.Deleted, deletedAt: bs.DeletedAt, actor: actor, region: region,
-		initialRestoreID: bs.InitialRestoreID, schemaUpdated: bs.SchemaUpdated, routingRules: bs.RoutingRules,
+		initialRestoreID: bs.InitialRestoreID, schemaUpdated: bs.SchemaUpdated,
 		roles: &branchRoles{}, primary: bs.Primary,
+	}
+	if bs.RoutingRules != "" {
+		b.x().routingRules = bs.RoutingRules
 	}
 	ld.branches[b.id] = b
 	if !b.deleted {

@@ -122,9 +122,10 @@ func updateRoutingRules(c *call, p *platform.UpdateRoutingRulesParams) (any, err
 	if err := checkRoutingRules(doc); err != nil {
 		return nil, err
 	}
-	b.routingRules = indentJSON(p.RoutingRules)
+	m := b.x()
+	m.routingRules = indentJSON(p.RoutingRules)
 	b.updated = c.now
-	return renderRoutingRules(b.routingRules), nil
+	return renderRoutingRules(m.routingRules), nil
 }
 
 func renderVSchema(raw string) *platform.VSchema {
@@ -137,10 +138,10 @@ func renderRoutingRules(raw string) *platform.RoutingRules {
 
 // routingRulesText is the branch's routing rules, or the default.
 func (b *branchRec) routingRulesText() string {
-	if b.routingRules == "" {
-		return defaultRoutingRules
+	if r := peek(&b.more).routingRules; r != "" {
+		return r
 	}
-	return b.routingRules
+	return defaultRoutingRules
 }
 
 // vschemaText is the keyspace's VSchema, or the default for its tables.
