@@ -25,7 +25,6 @@ type branchRec struct {
 	restoredFrom      *branchRec // the branch of the backup it was restored from
 	initialRestoreID  string     // the backup it was restored from
 	schemaUpdated     time.Time
-	routingRules      string // as last updated; "" for the default (see vschemas.go)
 
 	keyspaces index[*keyspaceRec] // the live keyspaces; see keyspace
 	// readOnlyRegions are the regions its keyspaces replicate to, in the
@@ -42,9 +41,9 @@ type branchRec struct {
 	traffic *branchTraffic // the queries recorded; nil before the first; see traffic.go
 }
 
-// branchMore holds the records few branches have, apart from the record
-// so that a branch without them (most of a large world's) does not carry
-// their empty tables.
+// branchMore holds the records few branches have, and routing rules of
+// their own, apart from the record so that a branch without them (most of
+// a large world's) does not carry their empty tables.
 type branchMore struct {
 	passwords branchPasswords // MySQL branches only; see passwords.go
 	budgets   branchBudgets   // traffic budgets; see trafficbudgets.go
@@ -53,6 +52,9 @@ type branchMore struct {
 	switchovers branchSwitchovers
 	// The branch's query-patterns reports; see querypatterns.go.
 	qpReports branchQPReports
+	// Its routing rules as last updated; "" for the default (see
+	// vschemas.go).
+	routingRules string
 }
 
 // x returns b's less common records, making them on first use (see
@@ -74,7 +76,9 @@ func (s *Server) newBranch(db *dbRec, name string, parent *branchRec, actor *use
 	}
 	if parent != nil {
 		b.parent = parent.name
-		b.routingRules = parent.routingRules
+		if r := peek(&parent.more).routingRules; r != "" {
+			b.x().routingRules = r
+		}
 		s.world.copyKeyspaces(b, parent, now)
 	} else {
 		s.world.newKeyspace(b, db.name, now).isDefault = true

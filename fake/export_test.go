@@ -69,15 +69,16 @@ type graphDiff struct {
 var timeType = reflect.TypeFor[time.Time]()
 
 // moreTypes are the lazily made parts of records (branchRec.more,
-// dbRec.more): what each holds, and how to read one (an addressable
-// value), a zero one when none was made, so that none made equals none
-// held.
+// dbRec.more, keyspaceRec.more): what each holds, and how to read one (an
+// addressable value), a zero one when none was made, so that none made
+// equals none held.
 var moreTypes = map[reflect.Type]struct {
 	elem reflect.Type
 	load func(reflect.Value) reflect.Value
 }{
-	reflect.TypeFor[atomic.Pointer[branchMore]](): {reflect.TypeFor[*branchMore](), loadMore[branchMore]},
-	reflect.TypeFor[atomic.Pointer[dbMore]]():     {reflect.TypeFor[*dbMore](), loadMore[dbMore]},
+	reflect.TypeFor[atomic.Pointer[branchMore]]():   {reflect.TypeFor[*branchMore](), loadMore[branchMore]},
+	reflect.TypeFor[atomic.Pointer[dbMore]]():       {reflect.TypeFor[*dbMore](), loadMore[dbMore]},
+	reflect.TypeFor[atomic.Pointer[keyspaceMore]](): {reflect.TypeFor[*keyspaceMore](), loadMore[keyspaceMore]},
 }
 
 // loadMore reads an addressable atomic.Pointer[T], a new T when nil.

@@ -76,7 +76,7 @@ func listKeyspaceResizes(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return filteredPageOf(c, &ks.resizes, false, keep, renderKeyspaceResize), nil
+	return filteredPageOf(c, &peek(&ks.more).resizes, false, keep, renderKeyspaceResize), nil
 }
 
 // completedWithin reads the completed_at filter, "FROM..TO" in RFC 3339
@@ -113,7 +113,7 @@ func getKeyspaceResize(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := ks.resizeByID[c.r.PathValue("id")]
+	r := peek(&ks.more).resizeByID[c.r.PathValue("id")]
 	if r == nil {
 		return nil, notFound()
 	}
@@ -131,7 +131,7 @@ func (s *Server) resizeKeyspace(c *call, p *platform.ResizeKeyspaceParams) (any,
 	if b.db.kind != platform.KindMySQL {
 		return nil, unprocessable("keyspace resizes are for mysql databases; %s is %s: resize the branch instead", b.db.name, b.db.kind)
 	}
-	queued := ks.resize
+	queued := peek(&ks.more).resize
 	next := ks.size()
 	if queued != nil {
 		next = queued.to
@@ -173,12 +173,13 @@ func (s *Server) resizeKeyspace(c *call, p *platform.ResizeKeyspaceParams) (any,
 		ks:     ks, actor: c.who.user, state: platform.KeyspaceResizeQueued,
 		from: ks.size(), to: next, prevReplicas: ks.replicas(), replicas: included(b) + next.extraReplicas,
 	}
-	if ks.resizeByID == nil {
-		ks.resizeByID = map[string]*keyspaceResizeRec{}
+	m := ks.x()
+	if m.resizeByID == nil {
+		m.resizeByID = map[string]*keyspaceResizeRec{}
 	}
-	ks.resizes.add(r)
-	ks.resizeByID[r.id] = r
-	ks.resize = r
+	m.resizes.add(r)
+	m.resizeByID[r.id] = r
+	m.resize = r
 	ks.updated = c.now
 	s.clock.after(s.timing.KeyspaceResizeQueued, keyspaceResizeJob{r, platform.KeyspaceResizeQueued})
 	return renderKeyspaceResize(r), nil
@@ -209,11 +210,12 @@ func (s *Server) keyspaceResizeComplete(r *keyspaceResizeRec) {
 	ks.clusterSize, ks.extraReplicas = r.to.clusterSize, r.to.extraReplicas
 	s.world.meterKeyspace(ks, now)
 	ks.settings.vectorPool = clonePtr(r.to.vectorPool)
-	if ks.configChanging {
+	m := ks.x()
+	if m.configChanging {
 		// A settings change that fails afterwards keeps the new size.
-		ks.before.vectorPool = clonePtr(r.to.vectorPool)
+		m.before.vectorPool = clonePtr(r.to.vectorPool)
 	}
-	ks.resize, ks.lastResize = nil, r
+	m.resize, m.lastResize = nil, r
 	ks.updated = now
 }
 
@@ -222,16 +224,17 @@ func (s *Server) cancelKeyspaceResize(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := ks.resize
+	m := peek(&ks.more)
+	r := m.resize
 	if r == nil {
-		if n := ks.resizes.len(); n > 0 {
-			last := ks.resizes.all()[n-1]
+		if n := m.resizes.len(); n > 0 {
+			last := m.resizes.all()[n-1]
 			return nil, unprocessable("keyspace %s has no resize to cancel: its latest resize request, %s, is %s", ks.name, last.id, last.state)
 		}
 		return nil, unprocessable("keyspace %s has no resize to cancel: it has no resize requests", ks.name)
 	}
 	r.state, r.updated = platform.KeyspaceResizeCanceled, c.now
-	ks.resize = nil
+	ks.x().resize = nil
 	ks.updated = c.now
 	return nil, nil
 }
@@ -249,7 +252,8 @@ func getKeyspaceRollout(c *call) (any, error) {
 // shardTime; a shard not rolling out shows its last rollout, that of the
 // latest completed resize, or the keyspace's creation.
 func renderKeyspaceRollout(ks *keyspaceRec, now time.Time) *platform.KeyspaceRollout {
-	r := ks.resize
+	m := peek(&ks.more)
+	r := m.resize
 	out := &platform.KeyspaceRollout{Name: ks.name, State: platform.RolloutIdle}
 	switch {
 	case r == nil:
@@ -262,7 +266,7 @@ func renderKeyspaceRollout(ks *keyspaceRec, now time.Time) *platform.KeyspaceRol
 	out.Shards = make([]*platform.ShardRollout, len(names))
 	for i, name := range names {
 		started, finished := ks.created, ks.created
-		if last := ks.lastResize; last != nil {
+		if last := m.lastResize; last != nil {
 			started, finished = last.shardWindow(i)
 		}
 		state := platform.RolloutCompleted

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/dbplatform/platform-go"
@@ -32,8 +33,18 @@ type keyspaceRec struct {
 	isDefault     bool
 	deleted       bool
 	tables        map[string]string // table name -> CREATE TABLE statement
-	vschema       string            // as last updated; "" for the default (see vschemas.go)
 	settings      keyspaceSettings
+	// more holds what few keyspaces have; see x.
+	more atomic.Pointer[keyspaceMore]
+
+	meter keyspaceMeter // what it is billed at; see meterKeyspace
+}
+
+// keyspaceMore holds what few keyspaces have (a VSchema of their own,
+// read-only regions, a settings change, resize requests), apart from the
+// record so that a keyspace without them does not carry them.
+type keyspaceMore struct {
+	vschema string // as last updated; "" for the default (see vschemas.go)
 	// readOnlyRegions are the regions it replicates to, as last set.
 	readOnlyRegions []keyspaceReadOnlyRegion
 
@@ -52,9 +63,12 @@ type keyspaceRec struct {
 	resizeByID map[string]*keyspaceResizeRec
 	resize     *keyspaceResizeRec
 	lastResize *keyspaceResizeRec
-
-	meter keyspaceMeter // what it is billed at; see meterKeyspace
 }
+
+// x returns what few keyspaces have, making it on first use (see lazy).
+// Reads that visit every keyspace (rendering, listing, a snapshot) use
+// peek(&ks.more) instead, which makes nothing.
+func (ks *keyspaceRec) x() *keyspaceMore { return lazy(&ks.more) }
 
 // keyspaceSettings are what update_keyspace changes. Pointed-to values are
 // never modified in place, only replaced, so copies may share them.
@@ -149,7 +163,9 @@ func (w *world) copyKeyspaces(b, src *branchRec, now time.Time) {
 		ks.shards, ks.extraReplicas, ks.clusterSize = from.shards, from.extraReplicas, from.clusterSize
 		ks.isDefault = from.isDefault
 		ks.tables = cloneMap(from.tables)
-		ks.vschema = from.vschema
+		if v := peek(&from.more).vschema; v != "" {
+			ks.x().vschema = v
+		}
 		ks.settings = from.settings.clone()
 	}
 }
@@ -381,15 +397,16 @@ func (st keyspaceSettings) with(p *platform.UpdateKeyspaceParams, clearVector bo
 // changeKeyspaceSettings starts applying new settings. A change made while
 // another is in progress replaces it: only the latest one completes.
 func (s *Server) changeKeyspaceSettings(ks *keyspaceRec, next keyspaceSettings) {
-	if !ks.configChanging {
+	m := ks.x()
+	if !m.configChanging {
 		before := ks.settings
-		ks.before = &before
+		m.before = &before
 	}
 	ks.settings = next
-	ks.configChanging = true
-	ks.configGen++
+	m.configChanging = true
+	m.configGen++
 	ks.updated = s.clock.Now()
-	gen := ks.configGen
+	gen := m.configGen
 	s.world.startFlight(ks.id)
 	s.clock.after(s.timing.KeyspaceConfigChange, keyspaceConfigJob{ks, gen})
 }
@@ -410,7 +427,8 @@ func (j keyspaceConfigJob) run(s *Server) { s.keyspaceConfigApplied(j.ks, j.gen)
 // keyspaceConfigApplied completes settings change gen; a failed change
 // restores the settings from before it.
 func (s *Server) keyspaceConfigApplied(ks *keyspaceRec, gen int) {
-	if gen != ks.configGen {
+	m := ks.x() // made by the change
+	if gen != m.configGen {
 		return
 	}
 	s.world.endFlight(ks.id)
@@ -419,10 +437,10 @@ func (s *Server) keyspaceConfigApplied(ks *keyspaceRec, gen int) {
 		return
 	}
 	if failed {
-		ks.settings = *ks.before
+		ks.settings = *m.before
 	}
-	ks.before = nil
-	ks.configChanging = false
+	m.before = nil
+	m.configChanging = false
 	ks.updated = s.clock.Now()
 }
 
@@ -443,7 +461,7 @@ func (s *Server) deleteKeyspace(c *call) (any, error) {
 
 // renderKeyspace renders a keyspace as the API shows it.
 func renderKeyspace(ks *keyspaceRec) *platform.Keyspace {
-	st := ks.settings
+	st, m := ks.settings, peek(&ks.more)
 	out := &platform.Keyspace{
 		ID:                     ks.id,
 		Type:                   "Keyspace",
@@ -454,10 +472,10 @@ func renderKeyspace(ks *keyspaceRec) *platform.Keyspace {
 		ExtraReplicas:          ks.extraReplicas,
 		ClusterName:            ks.clusterSize,
 		ClusterDisplayName:     clusterDisplayName(ks.clusterSize),
-		Resizing:               ks.resize != nil && ks.resize.state == platform.KeyspaceResizeResizing,
-		ResizeInProgress:       ks.resize != nil,
-		ResizePending:          ks.resize != nil && ks.resize.state == platform.KeyspaceResizeQueued,
-		ConfigChangeInProgress: ks.configChanging,
+		Resizing:               m.resize != nil && m.resize.state == platform.KeyspaceResizeResizing,
+		ResizeInProgress:       m.resize != nil,
+		ResizePending:          m.resize != nil && m.resize.state == platform.KeyspaceResizeQueued,
+		ConfigChangeInProgress: m.configChanging,
 		Ready:                  ks.ready,
 		Default:                ks.isDefault,
 		NodeTTLStrategy:        st.nodeTTL,
@@ -562,7 +580,7 @@ func (s *Server) updateReadOnlyRegions(c *call, p *platform.UpdateReadOnlyRegion
 		// regions added together list in the order given.
 		next[i].branchRegion = s.branchReadOnlyRegion(c, b, next[i].region, c.now.Add(time.Duration(i)))
 	}
-	ks.readOnlyRegions = next
+	ks.x().readOnlyRegions = next
 	ks.updated = c.now
 	b.pruneReadOnlyRegions()
 	return renderKeyspaceReadOnlyRegionList(ks), nil
@@ -598,7 +616,7 @@ func (j readOnlyRegionReadyJob) run(s *Server) {
 func (b *branchRec) pruneReadOnlyRegions() {
 	used := map[*readOnlyRegionRec]bool{}
 	for _, ks := range b.keyspaces.all() {
-		for _, ro := range ks.readOnlyRegions {
+		for _, ro := range peek(&ks.more).readOnlyRegions {
 			used[ro.branchRegion] = true
 		}
 	}
@@ -622,8 +640,9 @@ func (b *branchRec) readOnlyRegionSlugs() string {
 // renderKeyspaceReadOnlyRegions renders a keyspace's read-only regions, as
 // its read_only_regions field shows them.
 func renderKeyspaceReadOnlyRegions(ks *keyspaceRec) []platform.KeyspaceReadOnlyRegion {
-	out := make([]platform.KeyspaceReadOnlyRegion, len(ks.readOnlyRegions))
-	for i, ro := range ks.readOnlyRegions {
+	regions := peek(&ks.more).readOnlyRegions
+	out := make([]platform.KeyspaceReadOnlyRegion, len(regions))
+	for i, ro := range regions {
 		out[i] = platform.KeyspaceReadOnlyRegion{
 			Region:             ro.region.slug,
 			ClusterName:        ro.clusterSize,

@@ -18,14 +18,16 @@ type roleRec struct {
 	name         string
 	baseUsername string
 	actor        *userRec
-	isDefault    bool
 	lease
-	inherited       []platform.InheritedRole
+	inherited     []platform.InheritedRole
+	whereOnDelete platform.QuerySafety
+	whereOnUpdate platform.QuerySafety
+	droppedAt     time.Time
+	// The flags sit together, with no padding between them, which keeps
+	// the record (one for every branch) in the 240-byte size class.
+	isDefault       bool
 	withReplication bool
-	whereOnDelete   platform.QuerySafety
-	whereOnUpdate   platform.QuerySafety
 	dropped         bool
-	droppedAt       time.Time
 }
 
 // branchRoles are the roles of a branch and the database objects they own.

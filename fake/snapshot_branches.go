@@ -144,7 +144,7 @@ func (sv *saver) branches() []branchSnap {
 			Production: b.production, Ready: b.ready, SafeMigrations: b.safeMigrations,
 			DeletionProtected: b.deletionProtected, Deleted: b.deleted, DeletedAt: b.deletedAt,
 			Actor: idOf(b.actor), Region: b.region.slug, RestoredFrom: idOf(b.restoredFrom),
-			InitialRestoreID: b.initialRestoreID, SchemaUpdated: b.schemaUpdated, RoutingRules: b.routingRules,
+			InitialRestoreID: b.initialRestoreID, SchemaUpdated: b.schemaUpdated, RoutingRules: peek(&b.more).routingRules,
 			DefaultRole: idOf(b.roles.def), Passwords: savePasswords(b),
 			Switchovers: saveSwitchovers(b), Primary: b.primary,
 		}
@@ -158,16 +158,17 @@ func (sv *saver) branches() []branchSnap {
 			})
 		}
 		for _, ks := range b.keyspaces.all() {
+			m := peek(&ks.more)
 			resizes, last := saveKeyspaceResizes(ks)
 			bs.Keyspaces = append(bs.Keyspaces, keyspaceSnap{
 				stampsSnap: saveStamps(ks.stamps), Name: ks.name, Shards: ks.shards,
 				ExtraReplicas: ks.extraReplicas, ClusterSize: ks.clusterSize, Ready: ks.ready,
-				IsDefault: ks.isDefault, ReadOnly: saveKeyspaceRO(ks.readOnlyRegions), Tables: ks.tables, TableSizes: ks.savedSizes(), VSchema: ks.vschema, Settings: saveSettings(ks.settings),
-				ConfigChanging: ks.configChanging, ConfigGen: ks.configGen, Resizes: resizes, LastResize: last,
+				IsDefault: ks.isDefault, ReadOnly: saveKeyspaceRO(m.readOnlyRegions), Tables: ks.tables, TableSizes: ks.savedSizes(), VSchema: m.vschema, Settings: saveSettings(ks.settings),
+				ConfigChanging: m.configChanging, ConfigGen: m.configGen, Resizes: resizes, LastResize: last,
 				Metered: saveMeter(ks),
 			})
-			if ks.before != nil {
-				before := saveSettings(*ks.before)
+			if m.before != nil {
+				before := saveSettings(*m.before)
 				bs.Keyspaces[len(bs.Keyspaces)-1].Before = &before
 			}
 		}
@@ -233,8 +234,11 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		stamps: bs.load(), db: db, name: bs.Name, parent: bs.Parent, production: bs.Production,
 		ready: bs.Ready, safeMigrations: bs.SafeMigrations, deletionProtected: bs.DeletionProtected,
 		deleted: bs.Deleted, deletedAt: bs.DeletedAt, actor: actor, region: region,
-		initialRestoreID: bs.InitialRestoreID, schemaUpdated: bs.SchemaUpdated, routingRules: bs.RoutingRules,
+		initialRestoreID: bs.InitialRestoreID, schemaUpdated: bs.SchemaUpdated,
 		roles: &branchRoles{}, primary: bs.Primary,
+	}
+	if bs.RoutingRules != "" {
+		b.x().routingRules = bs.RoutingRules
 	}
 	ld.branches[b.id] = b
 	if !b.deleted {
@@ -259,12 +263,16 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		}
 		k := &keyspaceRec{
 			stamps: ks.load(), branch: b, name: ks.Name, shards: ks.Shards, extraReplicas: ks.ExtraReplicas,
-			clusterSize: ks.ClusterSize, ready: ks.Ready, isDefault: ks.IsDefault, tables: ks.Tables, vschema: ks.VSchema,
-			settings: ks.Settings.load(), configChanging: ks.ConfigChanging, configGen: ks.ConfigGen,
+			clusterSize: ks.ClusterSize, ready: ks.Ready, isDefault: ks.IsDefault, tables: ks.Tables,
+			settings: ks.Settings.load(),
 		}
-		if ks.Before != nil {
-			before := ks.Before.load()
-			k.before = &before
+		if ks.VSchema != "" || ks.ConfigChanging || ks.ConfigGen != 0 || ks.Before != nil {
+			m := k.x()
+			m.vschema, m.configChanging, m.configGen = ks.VSchema, ks.ConfigChanging, ks.ConfigGen
+			if ks.Before != nil {
+				before := ks.Before.load()
+				m.before = &before
+			}
 		}
 		for table, n := range ks.TableSizes {
 			k.setTableSize(table, n)
@@ -272,8 +280,12 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		if err := ks.Metered.load(k); err != nil {
 			return named(err, "keyspace %s", k.id)
 		}
-		if k.readOnlyRegions, err = ld.loadKeyspaceRO(b, ks.ReadOnly); err != nil {
+		ro, err := ld.loadKeyspaceRO(b, ks.ReadOnly)
+		if err != nil {
 			return named(err, "keyspace %s", k.id)
+		}
+		if ro != nil {
+			k.x().readOnlyRegions = ro
 		}
 		if err := ld.loadKeyspaceResizes(k, ks.Resizes, ks.LastResize); err != nil {
 			return named(err, "keyspace %s", k.id)

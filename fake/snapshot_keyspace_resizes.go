@@ -39,7 +39,8 @@ func (z keyspaceSizeSnap) load() keyspaceSize {
 // saveKeyspaceResizes saves the resize requests of ks, and its latest
 // completed one by ID.
 func saveKeyspaceResizes(ks *keyspaceRec) (list []keyspaceResizeSnap, last string) {
-	for _, r := range ks.resizes.all() {
+	m := peek(&ks.more)
+	for _, r := range m.resizes.all() {
 		list = append(list, keyspaceResizeSnap{
 			stampsSnap: saveStamps(r.stamps), Actor: idOf(r.actor), State: r.state,
 			Started: r.started, Completed: r.completed, ShardTime: r.shardTime,
@@ -47,7 +48,7 @@ func saveKeyspaceResizes(ks *keyspaceRec) (list []keyspaceResizeSnap, last strin
 			Replicas: r.replicas, PrevReplicas: r.prevReplicas,
 		})
 	}
-	return list, idOf(ks.lastResize)
+	return list, idOf(m.lastResize)
 }
 
 // loadKeyspaceResizes loads the resize requests of ks: the one queued or
@@ -65,12 +66,13 @@ func (ld *loader) loadKeyspaceResizes(ks *keyspaceRec, list []keyspaceResizeSnap
 			stamps: rs.load(), ks: ks, actor: actor, state: rs.State, started: rs.Started, completed: rs.Completed,
 			shardTime: rs.ShardTime, from: rs.From.load(), to: rs.To.load(), replicas: rs.Replicas, prevReplicas: rs.PrevReplicas,
 		}
+		m := ks.x()
 		switch r.state {
 		case platform.KeyspaceResizeQueued, platform.KeyspaceResizeResizing:
-			if ks.resize != nil {
-				return fmt.Errorf("keyspace resizes %s and %s both in progress", ks.resize.id, r.id)
+			if m.resize != nil {
+				return fmt.Errorf("keyspace resizes %s and %s both in progress", m.resize.id, r.id)
 			}
-			ks.resize = r
+			m.resize = r
 		case platform.KeyspaceResizeCompleted, platform.KeyspaceResizeCanceled:
 		default:
 			return fmt.Errorf("keyspace resize %s: unknown state %q", r.id, r.state)
@@ -79,22 +81,22 @@ func (ld *loader) loadKeyspaceResizes(ks *keyspaceRec, list []keyspaceResizeSnap
 			return fmt.Errorf("keyspace resize %s: negative shard time %v", r.id, r.shardTime)
 		}
 		ld.keyspaceResizes[r.id] = r
-		if ks.resizeByID == nil {
-			ks.resizeByID = map[string]*keyspaceResizeRec{}
+		if m.resizeByID == nil {
+			m.resizeByID = map[string]*keyspaceResizeRec{}
 		}
-		ks.resizes.add(r)
-		ks.resizeByID[r.id] = r
+		m.resizes.add(r)
+		m.resizeByID[r.id] = r
 	}
 	if last == "" {
 		return nil
 	}
-	r := ks.resizeByID[last]
+	r := peek(&ks.more).resizeByID[last]
 	switch {
 	case r == nil:
 		return fmt.Errorf("latest resize %q is not a resize of keyspace %s", last, ks.id)
 	case r.state != platform.KeyspaceResizeCompleted:
 		return fmt.Errorf("latest resize %s is %s, not completed", r.id, r.state)
 	}
-	ks.lastResize = r
+	ks.x().lastResize = r
 	return nil
 }

@@ -65,10 +65,10 @@ type stamps struct {
 func (s *stamps) listKey() key { return key{s.created, s.id} }
 
 // lazy returns what p points to, making a zero T on first use: the part of
-// a record that few records need (branchRec.x, dbRec.x). It is safe under
-// the read lock: two readers that make it at once agree on one (the first
-// stored); what it holds is guarded by the server's lock as the rest of
-// the record is.
+// a record that few records need (branchRec.x, dbRec.x, keyspaceRec.x). It
+// is safe under the read lock: two readers that make it at once agree on
+// one (the first stored); what it holds is guarded by the server's lock as
+// the rest of the record is.
 func lazy[T any](p *atomic.Pointer[T]) *T {
 	if m := p.Load(); m != nil {
 		return m

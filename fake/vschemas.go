@@ -93,9 +93,10 @@ func updateVSchema(c *call, p *platform.UpdateVSchemaParams) (any, error) {
 	if err := checkVSchema(ks, doc); err != nil {
 		return nil, err
 	}
-	ks.vschema = indentJSON(p.VSchema)
+	m := ks.x()
+	m.vschema = indentJSON(p.VSchema)
 	ks.updated = c.now
-	return renderVSchema(ks.vschema), nil
+	return renderVSchema(m.vschema), nil
 }
 
 func getRoutingRules(c *call) (any, error) {
@@ -121,9 +122,10 @@ func updateRoutingRules(c *call, p *platform.UpdateRoutingRulesParams) (any, err
 	if err := checkRoutingRules(doc); err != nil {
 		return nil, err
 	}
-	b.routingRules = indentJSON(p.RoutingRules)
+	m := b.x()
+	m.routingRules = indentJSON(p.RoutingRules)
 	b.updated = c.now
-	return renderRoutingRules(b.routingRules), nil
+	return renderRoutingRules(m.routingRules), nil
 }
 
 func renderVSchema(raw string) *platform.VSchema {
@@ -136,16 +138,16 @@ func renderRoutingRules(raw string) *platform.RoutingRules {
 
 // routingRulesText is the branch's routing rules, or the default.
 func (b *branchRec) routingRulesText() string {
-	if b.routingRules == "" {
-		return defaultRoutingRules
+	if r := peek(&b.more).routingRules; r != "" {
+		return r
 	}
-	return b.routingRules
+	return defaultRoutingRules
 }
 
 // vschemaText is the keyspace's VSchema, or the default for its tables.
 func (ks *keyspaceRec) vschemaText() string {
-	if ks.vschema != "" {
-		return ks.vschema
+	if v := peek(&ks.more).vschema; v != "" {
+		return v
 	}
 	tables := map[string]any{}
 	doc := map[string]any{"sharded": ks.sharded(), "tables": tables}
