@@ -468,7 +468,7 @@ func (e *auditRec) render(org *orgRec) *platform.AuditLog {
 	return l
 }
 
-func (s *Server) auditLogRoutes() []route {
+func auditLogRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/audit-log", op: "list_audit_logs", cursor: true, handler: read(listAuditLogs)},
 	}

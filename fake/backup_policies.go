@@ -123,7 +123,7 @@ func (s *Server) runPolicy(p *policyRec) {
 	s.armPolicy(p)
 }
 
-func (s *Server) backupPolicyRoutes() []route {
+func backupPolicyRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/backup-policies", op: "list_backup_policies", handler: read(listBackupPolicies)},
 		{pattern: "POST /v1/organizations/{organization}/databases/{database}/backup-policies", op: "create_backup_policy", handler: withBody(createBackupPolicy)},

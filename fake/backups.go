@@ -109,7 +109,7 @@ const (
 	backupGiB          = 1 << 30
 )
 
-func (s *Server) backupRoutes() []route {
+func backupRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups", op: "list_backups", handler: read(listBackups)},
 		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups", op: "create_backup", handler: withBody(createBackup)},

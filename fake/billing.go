@@ -327,7 +327,7 @@ func minTime(a, b time.Time) time.Time {
 	return b
 }
 
-func (s *Server) billingRoutes() []route {
+func billingRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/invoices", op: "list_invoices", handler: read(listInvoices)},
 		{pattern: "GET /v1/organizations/{organization}/invoices/{id}", op: "get_invoice", handler: read(getInvoice)},

@@ -87,15 +87,15 @@ type branchBouncers struct {
 	resizes index[*bouncerResizeRec]
 }
 
-func (s *Server) bouncerRoutes() []route {
+func bouncerRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/bouncers", op: "list_bouncers", handler: read(listBouncers)},
-		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/bouncers", op: "create_bouncer", handler: withBody(s.createBouncer)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/bouncers", op: "create_bouncer", handler: withBody(createBouncer)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/bouncers/{bouncer}", op: "get_bouncer", handler: read(getBouncer)},
-		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/bouncers/{bouncer}", op: "delete_bouncer", handler: act(s.deleteBouncer)},
+		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/bouncers/{bouncer}", op: "delete_bouncer", handler: act(deleteBouncer)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/bouncers/{bouncer}/resizes", op: "list_bouncer_resize_requests", handler: read(listBouncerResizes)},
-		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/bouncers/{bouncer}/resizes", op: "update_bouncer_resize_request", handler: withBody(s.resizeBouncer)},
-		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/bouncers/{bouncer}/resizes", op: "cancel_bouncer_resize_request", handler: act(s.cancelBouncerResize)},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/bouncers/{bouncer}/resizes", op: "update_bouncer_resize_request", handler: withBody(resizeBouncer)},
+		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/bouncers/{bouncer}/resizes", op: "cancel_bouncer_resize_request", handler: act(cancelBouncerResize)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/bouncer-resizes", op: "list_branch_bouncer_resize_requests", handler: read(listBranchBouncerResizes)},
 	}
 }
@@ -129,7 +129,8 @@ func getBouncer(c *call) (any, error) {
 	return renderBouncer(bn), nil
 }
 
-func (s *Server) createBouncer(c *call, p *platform.CreateBouncerParams) (any, error) {
+func createBouncer(c *call, p *platform.CreateBouncerParams) (any, error) {
+	s := c.s
 	b, err := c.postgresBranch("bouncers")
 	if err != nil {
 		return nil, err
@@ -223,7 +224,8 @@ func (s *Server) bouncerReady(bn *bouncerRec) {
 	}
 }
 
-func (s *Server) deleteBouncer(c *call) (any, error) {
+func deleteBouncer(c *call) (any, error) {
+	s := c.s
 	bn, err := c.bouncer()
 	if err != nil {
 		return nil, err
@@ -268,7 +270,8 @@ func listBranchBouncerResizes(c *call) (any, error) {
 	return pageOf(c, &b.x().bouncers.resizes, false, renderBouncerResize), nil
 }
 
-func (s *Server) resizeBouncer(c *call, p *platform.ResizeBouncerParams) (any, error) {
+func resizeBouncer(c *call, p *platform.ResizeBouncerParams) (any, error) {
+	s := c.s
 	bn, err := c.bouncer()
 	if err != nil {
 		return nil, err
@@ -379,7 +382,8 @@ func (s *Server) endBouncerResize(r *bouncerResizeRec, state platform.BouncerRes
 	s.world.endFlight(r.id)
 }
 
-func (s *Server) cancelBouncerResize(c *call) (any, error) {
+func cancelBouncerResize(c *call) (any, error) {
+	s := c.s
 	bn, err := c.bouncer()
 	if err != nil {
 		return nil, err

@@ -7,7 +7,7 @@ import (
 	"github.com/dbplatform/platform-go"
 )
 
-func (s *Server) branchChangeRoutes() []route {
+func branchChangeRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/parameters", op: "list_parameters", handler: read(listParameters)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/extensions", op: "list_extensions", handler: read(listExtensions)},

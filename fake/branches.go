@@ -141,13 +141,13 @@ func (b *branchRec) defaultKeyspace() *keyspaceRec {
 	return b.keyspaces.all()[0]
 }
 
-func (s *Server) branchRoutes() []route {
+func branchRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches", op: "list_branches", handler: read(listBranches)},
-		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches", op: "create_branch", handler: withBody(s.createBranch), scopeBranch: restoredBranch},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches", op: "create_branch", handler: withBody(createBranch), scopeBranch: restoredBranch},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}", op: "get_branch", handler: read(getBranch)},
 		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}", op: "update_branch", handler: withBody(updateBranch)},
-		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}", op: "delete_branch", handler: act(s.deleteBranch)},
+		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}", op: "delete_branch", handler: act(deleteBranch)},
 		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/promote", op: "promote_branch", handler: act(promoteBranch)},
 		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/demote", op: "demote_branch", handler: act(demoteBranch)},
 		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/safe-migrations", op: "enable_safe_migrations", handler: act(enableSafeMigrations)},
@@ -193,7 +193,8 @@ func triQuery(v, name string) (*bool, error) {
 	return &b, nil
 }
 
-func (s *Server) createBranch(c *call, p *platform.CreateBranchParams) (any, error) {
+func createBranch(c *call, p *platform.CreateBranchParams) (any, error) {
+	s := c.s
 	db := c.db
 	restore, err := s.backupToRestore(c, p)
 	if err != nil {
@@ -291,7 +292,8 @@ func updateBranch(c *call, p *platform.UpdateBranchParams) (any, error) {
 	})(c)
 }
 
-func (s *Server) deleteBranch(c *call) (any, error) {
+func deleteBranch(c *call) (any, error) {
+	s := c.s
 	b, err := c.branch()
 	if err != nil {
 		return nil, err

@@ -218,16 +218,16 @@ func renderVTGate(out *platform.Branch, b *branchRec) {
 	}
 }
 
-func (s *Server) branchResizeRoutes() []route {
+func branchResizeRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/resizes", op: "list_branch_resize_requests", handler: read(listBranchResizes)},
-		{pattern: "PUT /v1/organizations/{organization}/databases/{database}/branches/{branch}/resizes", op: "update_branch_resize_request", handler: withBody(s.updateBranchResize)},
+		{pattern: "PUT /v1/organizations/{organization}/databases/{database}/branches/{branch}/resizes", op: "update_branch_resize_request", handler: withBody(updateBranchResize)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/resizes/{resize}", op: "get_branch_resize_request", handler: read(getBranchResize)},
 		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/resizes", op: "cancel_branch_change_request", handler: act(cancelBranchChange)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/changes", op: "list_branch_change_requests", handler: read(listBranchChanges)},
-		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/changes", op: "update_branch_change_request", handler: withBody(s.updateBranchChange)},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/changes", op: "update_branch_change_request", handler: withBody(updateBranchChange)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/changes/{id}", op: "get_branch_change_request", handler: read(getBranchChange)},
-		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/cluster", op: "update_branch_cluster_config", handler: withBody(s.updateBranchClusterConfig)},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/cluster", op: "update_branch_cluster_config", handler: withBody(updateBranchClusterConfig)},
 	}
 }
 
@@ -297,7 +297,8 @@ func vtgateDisplayName(size string) string { return strings.ReplaceAll(size, "_"
 // Bounds of a resize request's query routers.
 const maxVTGates = 16
 
-func (s *Server) updateBranchResize(c *call, p *platform.UpdateBranchResizeRequestParams) (any, error) {
+func updateBranchResize(c *call, p *platform.UpdateBranchResizeRequestParams) (any, error) {
+	s := c.s
 	b, err := c.branch()
 	if err != nil {
 		return nil, err
@@ -355,7 +356,8 @@ func (c *call) changeBase(b *branchRec, resize bool) (clusterState, error) {
 	return after, nil
 }
 
-func (s *Server) updateBranchChange(c *call, p *platform.UpdateBranchChangeRequestParams) (any, error) {
+func updateBranchChange(c *call, p *platform.UpdateBranchChangeRequestParams) (any, error) {
+	s := c.s
 	b, err := c.branch()
 	if err != nil {
 		return nil, err
@@ -483,7 +485,8 @@ func checkStorage(st storageConfig, p *platform.BranchStorage) (storageConfig, e
 	return st, nil
 }
 
-func (s *Server) updateBranchClusterConfig(c *call, p *platform.UpdateClusterConfigParams) (any, error) {
+func updateBranchClusterConfig(c *call, p *platform.UpdateClusterConfigParams) (any, error) {
+	s := c.s
 	b, err := c.branch()
 	if err != nil {
 		return nil, err

@@ -170,7 +170,7 @@ func (q skuQuery) render(s *clusterSKU, order int) *platform.ClusterSizeSKU {
 	return out
 }
 
-func (s *Server) clusterSizeRoutes() []route {
+func clusterSizeRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/cluster-size-skus", op: "list_cluster_size_skus", handler: read(listClusterSizes)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/cluster-size-skus", op: "list_branch_cluster_size_skus", handler: read(listBranchClusterSizes)},

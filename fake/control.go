@@ -141,7 +141,7 @@ func ctlBody[B any](fn func(s *Server, r *http.Request, body *B) (any, error)) c
 	}
 }
 
-// control is the http.Handler of the control surface; buildHandlers mounts it at
+// control is the http.Handler of the control surface; buildMux mounts it at
 // ControlPrefix.
 type control struct{ s *Server }
 

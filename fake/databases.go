@@ -100,10 +100,10 @@ const maxNameLen = 63
 // defaultClusterSize is the size of a database created without one.
 const defaultClusterSize = "PS_10"
 
-func (s *Server) databaseRoutes() []route {
+func databaseRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/databases", op: "list_databases", handler: read(listDatabases)},
-		{pattern: "POST /v1/organizations/{organization}/databases", op: "create_database", handler: withBody(s.createDatabase)},
+		{pattern: "POST /v1/organizations/{organization}/databases", op: "create_database", handler: withBody(createDatabase)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}", op: "get_database", handler: read(getDatabase)},
 		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}", op: "update_database_settings", handler: withBody(updateDatabase)},
 		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}", op: "delete_database", handler: act(deleteDatabase)},
@@ -149,7 +149,8 @@ func checkName(field, name string) error {
 	return nil
 }
 
-func (s *Server) createDatabase(c *call, p *platform.CreateDatabaseParams) (any, error) {
+func createDatabase(c *call, p *platform.CreateDatabaseParams) (any, error) {
+	s := c.s
 	if err := checkName("name", p.Name); err != nil {
 		return nil, err
 	}

@@ -60,22 +60,22 @@ type reviewRec struct {
 	body  string
 }
 
-func (s *Server) deployRequestRoutes() []route {
+func deployRequestRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/deploy-queue", op: "get_deploy_queue", handler: read(getDeployQueue)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/deploy-requests", op: "list_deploy_requests", handler: read(listDeployRequests)},
-		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests", op: "create_deploy_request", handler: withBody(s.createDeployRequest)},
-		{pattern: "GET /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}", op: "get_deploy_request", handler: read(onDR(func(*call, *drRec) error { return nil }))},
-		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}", op: "close_deploy_request", handler: withBody(s.closeDeployRequest)},
-		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/deploy", op: "queue_deploy_request", handler: withBody(s.deploy)},
-		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/apply-deploy", op: "complete_gated_deploy_request", handler: act(onDR(s.applyDeploy))},
-		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/force-cutover", op: "force_cutover_deploy_request", handler: act(onDR(s.forceCutover))},
-		{pattern: "PUT /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/auto-apply", op: "update_auto_apply", handler: withBody(s.updateAutoApply)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests", op: "create_deploy_request", handler: withBody(createDeployRequest)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}", op: "get_deploy_request", handler: read(onDR(nil))},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}", op: "close_deploy_request", handler: withBody(closeDeployRequest)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/deploy", op: "queue_deploy_request", handler: withBody(deploy)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/apply-deploy", op: "complete_gated_deploy_request", handler: act(onDR((*Server).applyDeploy))},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/force-cutover", op: "force_cutover_deploy_request", handler: act(onDR((*Server).forceCutover))},
+		{pattern: "PUT /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/auto-apply", op: "update_auto_apply", handler: withBody(updateAutoApply)},
 		{pattern: "PUT /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/auto-delete-branch", op: "update_auto_delete_branch", handler: withBody(updateAutoDeleteBranch)},
-		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/cancel", op: "cancel_deploy_request", handler: act(onDR(s.cancelDeploy))},
-		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/complete-deploy", op: "complete_errored_deploy", handler: act(onDR(s.completeErrored))},
-		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/revert", op: "complete_revert", handler: act(onDR(s.revert))},
-		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/skip-revert", op: "skip_revert_period", handler: act(onDR(s.skipRevert))},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/cancel", op: "cancel_deploy_request", handler: act(onDR((*Server).cancelDeploy))},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/complete-deploy", op: "complete_errored_deploy", handler: act(onDR((*Server).completeErrored))},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/revert", op: "complete_revert", handler: act(onDR((*Server).revert))},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/skip-revert", op: "skip_revert_period", handler: act(onDR((*Server).skipRevert))},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/deployment", op: "get_deployment", handler: read(getDeployment)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/operations", op: "list_deploy_operations", handler: read(listDeployOperations)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/reviews", op: "list_deploy_request_reviews", handler: read(listReviews)},
@@ -98,15 +98,17 @@ func (c *call) deployRequest() (*drRec, error) {
 }
 
 // onDR adapts a handler of one deploy request: it finds the request, runs
-// fn, and renders the request fn leaves.
-func onDR(fn func(c *call, dr *drRec) error) func(c *call) (any, error) {
+// fn (nil for a read), and renders the request fn leaves.
+func onDR(fn func(s *Server, c *call, dr *drRec) error) func(c *call) (any, error) {
 	return func(c *call) (any, error) {
 		dr, err := c.deployRequest()
 		if err != nil {
 			return nil, err
 		}
-		if err := fn(c, dr); err != nil {
-			return nil, err
+		if fn != nil {
+			if err := fn(c.s, c, dr); err != nil {
+				return nil, err
+			}
 		}
 		return c.s.renderDeployRequest(dr), nil
 	}
@@ -145,7 +147,8 @@ func (dr *drRec) hasState(st platform.DeployRequestState) bool {
 	return true
 }
 
-func (s *Server) createDeployRequest(c *call, p *platform.CreateDeployRequestParams) (any, error) {
+func createDeployRequest(c *call, p *platform.CreateDeployRequestParams) (any, error) {
+	s := c.s
 	db := c.db
 	if p.IntoBranch == "" {
 		p.IntoBranch = db.defaultBranch
@@ -216,8 +219,8 @@ type closeBody struct {
 	State string `json:"state"`
 }
 
-func (s *Server) closeDeployRequest(c *call, p *closeBody) (any, error) {
-	return onDR(func(c *call, dr *drRec) error {
+func closeDeployRequest(c *call, p *closeBody) (any, error) {
+	return onDR(func(s *Server, c *call, dr *drRec) error {
 		if p.State != string(platform.DeployRequestClosed) {
 			return unprocessable("state must be %q, got %q", platform.DeployRequestClosed, p.State)
 		}
@@ -231,8 +234,8 @@ func (s *Server) closeDeployRequest(c *call, p *closeBody) (any, error) {
 	})(c)
 }
 
-func (s *Server) deploy(c *call, p *platform.DeployParams) (any, error) {
-	return onDR(func(c *call, dr *drRec) error {
+func deploy(c *call, p *platform.DeployParams) (any, error) {
+	return onDR(func(s *Server, c *call, dr *drRec) error {
 		if !dr.open || !dr.in(platform.DeploymentReady) {
 			return refuse(dr, "deploy", platform.DeploymentReady)
 		}
@@ -295,8 +298,8 @@ var togglable = []platform.DeploymentState{
 	platform.DeploymentInProgressVSchema, platform.DeploymentPendingCutover,
 }
 
-func (s *Server) updateAutoApply(c *call, p *toggleBody) (any, error) {
-	return onDR(func(c *call, dr *drRec) error {
+func updateAutoApply(c *call, p *toggleBody) (any, error) {
+	return onDR(func(s *Server, c *call, dr *drRec) error {
 		if p.Enable == nil {
 			return unprocessable("enable is required: true or false")
 		}
@@ -321,7 +324,7 @@ var branchTogglable = slices.Concat(togglable, []platform.DeploymentState{
 })
 
 func updateAutoDeleteBranch(c *call, p *toggleBody) (any, error) {
-	return onDR(func(c *call, dr *drRec) error {
+	return onDR(func(_ *Server, c *call, dr *drRec) error {
 		if p.Enable == nil {
 			return unprocessable("enable is required: true or false")
 		}

@@ -55,7 +55,7 @@ import (
 //     carries, a rule with a keyspace matching only that keyspace's
 //     executions; keyspace keeps the rules for that keyspace.
 
-func (s *Server) insightsRoutes() []route {
+func insightsRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/insights", op: "list_branch_queries", handler: read(listBranchQueries)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/insights/queries/{id}", op: "get_branch_query", handler: read(getBranchQuery)},

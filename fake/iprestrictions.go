@@ -38,7 +38,7 @@ func (rs *ipRestrictions) remove(r *ipRestrictionRec) {
 // maxIPRestrictionDescription bounds an entry's description.
 const maxIPRestrictionDescription = 255
 
-func (s *Server) ipRestrictionRoutes() []route {
+func ipRestrictionRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/cidrs", op: "list_database_postgres_cidrs", handler: read(listIPRestrictions)},
 		{pattern: "POST /v1/organizations/{organization}/databases/{database}/cidrs", op: "create_database_postgres_cidr", handler: withBody(createIPRestriction)},

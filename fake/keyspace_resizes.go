@@ -122,7 +122,8 @@ func getKeyspaceResize(c *call) (any, error) {
 
 // resizeKeyspace upserts the keyspace's resize request: it updates a
 // queued one, or queues a new one.
-func (s *Server) resizeKeyspace(c *call, p *platform.ResizeKeyspaceParams) (any, error) {
+func resizeKeyspace(c *call, p *platform.ResizeKeyspaceParams) (any, error) {
+	s := c.s
 	ks, err := c.keyspace()
 	if err != nil {
 		return nil, err
@@ -219,7 +220,7 @@ func (s *Server) keyspaceResizeComplete(r *keyspaceResizeRec) {
 	ks.updated = now
 }
 
-func (s *Server) cancelKeyspaceResize(c *call) (any, error) {
+func cancelKeyspaceResize(c *call) (any, error) {
 	ks, err := c.keyspace()
 	if err != nil {
 		return nil, err

@@ -185,18 +185,18 @@ func (s *Server) dropKeyspace(ks *keyspaceRec) {
 	}
 }
 
-func (s *Server) keyspaceRoutes() []route {
+func keyspaceRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces", op: "list_keyspaces", handler: read(listKeyspaces)},
-		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces", op: "create_keyspace", handler: withBody(s.createKeyspace)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces", op: "create_keyspace", handler: withBody(createKeyspace)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}", op: "get_keyspace", handler: read(getKeyspace)},
-		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}", op: "update_keyspace", handler: withBody(s.updateKeyspace)},
-		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}", op: "delete_keyspace", handler: act(s.deleteKeyspace)},
-		{pattern: "PUT /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}/read-only-regions", op: "update_keyspace_read_only_regions", handler: withBody(s.updateReadOnlyRegions)},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}", op: "update_keyspace", handler: withBody(updateKeyspace)},
+		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}", op: "delete_keyspace", handler: act(deleteKeyspace)},
+		{pattern: "PUT /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}/read-only-regions", op: "update_keyspace_read_only_regions", handler: withBody(updateReadOnlyRegions)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}/resizes", op: "list_keyspace_resize_requests", handler: read(listKeyspaceResizes)},
-		{pattern: "PUT /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}/resizes", op: "update_keyspace_resize_request", handler: withBody(s.resizeKeyspace)},
+		{pattern: "PUT /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}/resizes", op: "update_keyspace_resize_request", handler: withBody(resizeKeyspace)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}/resizes/{id}", op: "get_keyspace_resize_request", handler: read(getKeyspaceResize)},
-		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}/resizes", op: "cancel_keyspace_resize_request", handler: act(s.cancelKeyspaceResize)},
+		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}/resizes", op: "cancel_keyspace_resize_request", handler: act(cancelKeyspaceResize)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}/rollout-status", op: "get_keyspace_rollout_status", handler: read(getKeyspaceRollout)},
 	}
 }
@@ -222,7 +222,8 @@ func listKeyspaces(c *call) (any, error) {
 	return pageOf(c, &b.keyspaces, false, renderKeyspace), nil
 }
 
-func (s *Server) createKeyspace(c *call, p *platform.CreateKeyspaceParams) (any, error) {
+func createKeyspace(c *call, p *platform.CreateKeyspaceParams) (any, error) {
+	s := c.s
 	b, err := c.branch()
 	if err != nil {
 		return nil, err
@@ -287,7 +288,8 @@ var keyspaceSettingsFields = []string{
 	"vttablet_options", "node_ttl_strategy", "vector_pool_allocation",
 }
 
-func (s *Server) updateKeyspace(c *call, raw *json.RawMessage) (any, error) {
+func updateKeyspace(c *call, raw *json.RawMessage) (any, error) {
+	s := c.s
 	p, clearVector, err := decodeKeyspaceSettings(*raw)
 	if err != nil {
 		return nil, err
@@ -444,7 +446,8 @@ func (s *Server) keyspaceConfigApplied(ks *keyspaceRec, gen int) {
 	ks.updated = s.clock.Now()
 }
 
-func (s *Server) deleteKeyspace(c *call) (any, error) {
+func deleteKeyspace(c *call) (any, error) {
+	s := c.s
 	ks, err := c.keyspace()
 	if err != nil {
 		return nil, err
@@ -526,7 +529,8 @@ const defaultReadOnlyReplicas = 2
 // maxReadOnlyReplicas bounds a read-only region's replicas.
 const maxReadOnlyReplicas = 20
 
-func (s *Server) updateReadOnlyRegions(c *call, p *platform.UpdateReadOnlyRegionsParams) (any, error) {
+func updateReadOnlyRegions(c *call, p *platform.UpdateReadOnlyRegionsParams) (any, error) {
+	s := c.s
 	ks, err := c.keyspace()
 	if err != nil {
 		return nil, err

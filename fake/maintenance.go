@@ -28,7 +28,7 @@ const (
 	scheduleIDPrefix = "mnt"
 )
 
-func (s *Server) maintenanceRoutes() []route {
+func maintenanceRoutes() []route {
 	return []route{
 		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/maintenance", op: "run_branch_maintenance", handler: withBody(runBranchMaintenance)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/maintenance-schedules", op: "list_maintenance_schedules", handler: read(listMaintenanceSchedules)},

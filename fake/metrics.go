@@ -62,7 +62,7 @@ var (
 	instantBranchNS = strings.Fields("svc_backup_fetch_percent svc_backup_restore_active svc_dedicated_pgbouncer_cpu_usage svc_dedicated_pgbouncer_current_client_connections svc_dedicated_pgbouncer_current_connections svc_dedicated_pgbouncer_current_server_connections svc_dedicated_pgbouncer_max_connections svc_dedicated_pgbouncer_memory_usage svc_pgbouncer_current_client_connections svc_pgbouncer_current_server_connections svc_pgbouncer_settings_max_client_conn svc_postgres_connection_state svc_postgres_settings_max_connections svc_volume_capacity_bytes svc_volume_disk_usage_bytes svc_volume_usage_percentage")
 )
 
-func (s *Server) metricsRoutes() []route {
+func metricsRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/metrics", op: "get_branch_metrics", handler: read(getBranchMetrics)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/metrics/instant", op: "get_instant_branch_metrics", handler: read(getInstantBranchMetrics)},

@@ -155,34 +155,32 @@ const devicePageOp = "oauth_device"
 
 // mountOAuthServer registers the OAuth endpoints, checking them against
 // their rows of operations.tsv.
-func (s *Server) mountOAuthServer(mux *handlerTable) error {
+func mountOAuthServer(mux *http.ServeMux) error {
 	for _, ep := range []struct {
 		pattern, op string
-		serve       func(w http.ResponseWriter, r *http.Request)
+		serve       func(s *Server, w http.ResponseWriter, r *http.Request)
 	}{
-		{"GET /oauth/authorize", "oauth_authorize", s.authorizePage},
-		{"POST /oauth/authorize", "oauth_authorize", s.authorizeDecision},
-		{"POST /oauth/token", "oauth_token", s.tokenEndpoint},
-		{"POST /oauth/authorize_device", "oauth_authorize_device", s.authorizeDevice},
+		{"GET /oauth/authorize", "oauth_authorize", (*Server).authorizePage},
+		{"POST /oauth/authorize", "oauth_authorize", (*Server).authorizeDecision},
+		{"POST /oauth/token", "oauth_token", (*Server).tokenEndpoint},
+		{"POST /oauth/authorize_device", "oauth_authorize_device", (*Server).authorizeDevice},
 		// The verification page of the device flow is the user's, like the
 		// consent page, but no client calls it: it is no row of the table.
-		{"GET " + devicePath, devicePageOp, s.devicePage},
-		{"POST " + devicePath, devicePageOp, s.deviceDecision},
+		{"GET " + devicePath, devicePageOp, (*Server).devicePage},
+		{"POST " + devicePath, devicePageOp, (*Server).deviceDecision},
 	} {
 		spec, ok := operations[ep.op]
 		if ep.op != devicePageOp && (!ok || !strings.HasSuffix(ep.pattern, " "+spec.path)) {
 			return fmt.Errorf("fake: OAuth endpoint %q does not match operations.tsv's %s", ep.pattern, ep.op)
 		}
 		op, serve := ep.op, ep.serve
-		mux.HandleFunc(ep.pattern, func(w http.ResponseWriter, r *http.Request) {
-			if rec, ok := w.(*recorder); ok {
-				rec.op = op
-			}
+		mux.Handle(ep.pattern, serving(func(s *Server, w http.ResponseWriter, r *http.Request) {
+			w.(*recorder).op = op
 			if s.applyFault(w, r, op) {
 				return
 			}
-			serve(w, r)
-		})
+			serve(s, w, r)
+		}))
 	}
 	return nil
 }

@@ -212,7 +212,7 @@ func onDomain(domain *url.URL, raw string) bool {
 		strings.EqualFold(u.Scheme, domain.Scheme) && strings.EqualFold(u.Host, domain.Host)
 }
 
-func (s *Server) oauthAppRoutes() []route {
+func oauthAppRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/oauth-applications", op: "list_oauth_applications", handler: read(listOAuthApps)},
 		{pattern: "GET /v1/organizations/{organization}/oauth-applications/{application_id}", op: "get_oauth_application", handler: read(getOAuthApp)},

@@ -39,7 +39,7 @@ type memberRec struct {
 	role platform.MemberRole
 }
 
-func (s *Server) organizationRoutes() []route {
+func organizationRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations", op: "list_organizations", handler: read(listOrganizations)},
 		{pattern: "GET /v1/organizations/{organization}", op: "get_organization", handler: read(getOrganization)},

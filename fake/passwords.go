@@ -49,7 +49,7 @@ func (ps *branchPasswords) remove(pw *passwordRec) {
 // replica passwords always have.
 func (pw *passwordRec) readOnly() bool { return pw.role == platform.PasswordReader }
 
-func (s *Server) passwordRoutes() []route {
+func passwordRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/passwords", op: "list_passwords", handler: read(listPasswords)},
 		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/passwords", op: "create_password", handler: withBody(createPassword)},

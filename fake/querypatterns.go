@@ -47,7 +47,7 @@ const reportFilesPrefix = "/_files/query-patterns/"
 // reportFilesPattern is the route of reportFilesPrefix.
 const reportFilesPattern = "GET " + reportFilesPrefix + "{organization}/{database}/{branch}/{id}"
 
-func (s *Server) queryPatternRoutes() []route {
+func queryPatternRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/query-patterns", op: "list_generated_query_patterns_reports", cursor: true, handler: read(listQPReports)},
 		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/query-patterns", op: "create_query_patterns_report", handler: act(createQPReport)},

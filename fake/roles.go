@@ -198,7 +198,7 @@ func querySafety(field string, v *platform.QuerySafety, current platform.QuerySa
 	return "", unprocessable("%s %q is not off, warn or on", field, *v)
 }
 
-func (s *Server) roleRoutes() []route {
+func roleRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles", op: "list_roles", handler: read(listRoles)},
 		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles", op: "create_role", handler: withBody(createRole)},

@@ -103,161 +103,128 @@ type redirect struct {
 // operation's success status.
 type nothingToDo struct{}
 
-// routes is the route table: every operation the fake serves.
-func (s *Server) routes() []route {
+// routeTable is the route table: every operation the fake serves.
+func routeTable() []route {
 	rs := make([]route, 0, len(operations))
-	rs = append(rs, s.organizationRoutes()...)
-	rs = append(rs, s.databaseRoutes()...)
-	rs = append(rs, s.branchRoutes()...)
-	rs = append(rs, s.keyspaceRoutes()...)
-	rs = append(rs, s.schemaDiffRoutes()...)
-	rs = append(rs, s.vschemaRoutes()...)
-	rs = append(rs, s.clusterSizeRoutes()...)
-	rs = append(rs, s.branchChangeRoutes()...)
-	rs = append(rs, s.branchResizeRoutes()...)
-	rs = append(rs, s.bouncerRoutes()...)
-	rs = append(rs, s.switchoverRoutes()...)
-	rs = append(rs, s.maintenanceRoutes()...)
-	rs = append(rs, s.backupRoutes()...)
-	rs = append(rs, s.backupPolicyRoutes()...)
-	rs = append(rs, s.roleRoutes()...)
-	rs = append(rs, s.passwordRoutes()...)
-	rs = append(rs, s.ipRestrictionRoutes()...)
-	rs = append(rs, s.deployRequestRoutes()...)
-	rs = append(rs, s.teamRoutes()...)
-	rs = append(rs, s.trafficBudgetRoutes()...)
-	rs = append(rs, s.insightsRoutes()...)
-	rs = append(rs, s.serviceTokenRoutes()...)
-	rs = append(rs, s.webhookRoutes()...)
-	rs = append(rs, s.oauthAppRoutes()...)
-	rs = append(rs, s.metricsRoutes()...)
-	rs = append(rs, s.queryPatternRoutes()...)
-	rs = append(rs, s.schemaRecommendationRoutes()...)
-	rs = append(rs, s.throttlerRoutes()...)
-	rs = append(rs, s.auditLogRoutes()...)
-	rs = append(rs, s.workflowRoutes()...)
-	rs = append(rs, s.billingRoutes()...)
+	rs = append(rs, organizationRoutes()...)
+	rs = append(rs, databaseRoutes()...)
+	rs = append(rs, branchRoutes()...)
+	rs = append(rs, keyspaceRoutes()...)
+	rs = append(rs, schemaDiffRoutes()...)
+	rs = append(rs, vschemaRoutes()...)
+	rs = append(rs, clusterSizeRoutes()...)
+	rs = append(rs, branchChangeRoutes()...)
+	rs = append(rs, branchResizeRoutes()...)
+	rs = append(rs, bouncerRoutes()...)
+	rs = append(rs, switchoverRoutes()...)
+	rs = append(rs, maintenanceRoutes()...)
+	rs = append(rs, backupRoutes()...)
+	rs = append(rs, backupPolicyRoutes()...)
+	rs = append(rs, roleRoutes()...)
+	rs = append(rs, passwordRoutes()...)
+	rs = append(rs, ipRestrictionRoutes()...)
+	rs = append(rs, deployRequestRoutes()...)
+	rs = append(rs, teamRoutes()...)
+	rs = append(rs, trafficBudgetRoutes()...)
+	rs = append(rs, insightsRoutes()...)
+	rs = append(rs, serviceTokenRoutes()...)
+	rs = append(rs, webhookRoutes()...)
+	rs = append(rs, oauthAppRoutes()...)
+	rs = append(rs, metricsRoutes()...)
+	rs = append(rs, queryPatternRoutes()...)
+	rs = append(rs, schemaRecommendationRoutes()...)
+	rs = append(rs, throttlerRoutes()...)
+	rs = append(rs, auditLogRoutes()...)
+	rs = append(rs, workflowRoutes()...)
+	rs = append(rs, billingRoutes()...)
 	return rs
 }
 
-// buildHandlers builds the server's handlers, joining each row of the route
-// table to its operations.tsv row, and routes requests to them through the
-// mux that every server shares.
-func (s *Server) buildHandlers() error {
-	var t handlerTable
-	rs := s.routes()
+// The handlers of every server, and the ServeMux that routes requests to
+// them, built once per process: nothing in them is a server's own. Each
+// serves the server that received the request, which the request's
+// recorder carries (Server.ServeHTTP is the only way in), so starting a
+// server builds nothing here.
+var handlers struct {
+	once sync.Once
+	mux  *http.ServeMux
+	err  error
+}
+
+// sharedMux returns the ServeMux of every server, building it on first use.
+func sharedMux() (*http.ServeMux, error) {
+	handlers.once.Do(func() { handlers.mux, handlers.err = buildMux() })
+	return handlers.mux, handlers.err
+}
+
+// buildMux joins each row of the route table to its operations.tsv row and
+// mounts the operations, the OAuth server, the control surface and the
+// signed downloads.
+func buildMux() (mux *http.ServeMux, err error) {
+	defer func() {
+		if p := recover(); p != nil { // ServeMux panics on a bad or conflicting pattern
+			mux, err = nil, fmt.Errorf("fake: route table: %v", p)
+		}
+	}()
+	mux = http.NewServeMux()
+	rs := routeTable()
 	for i := range rs {
-		rt := &rs[i] // the pipeline keeps it: one array holds every route
+		rt := &rs[i] // its pipeline keeps it: one array holds every route
 		spec, ok := operations[rt.op]
 		if !ok {
-			return fmt.Errorf("fake: route %q: operation %q is not in operations.tsv", rt.pattern, rt.op)
+			return nil, fmt.Errorf("fake: route %q: operation %q is not in operations.tsv", rt.pattern, rt.op)
 		}
 		if spec.pattern != rt.pattern {
-			return fmt.Errorf("fake: route %q: operations.tsv has %q for %s", rt.pattern, spec.pattern, rt.op)
+			return nil, fmt.Errorf("fake: route %q: operations.tsv has %q for %s", rt.pattern, spec.pattern, rt.op)
 		}
 		spec.need = permsOf(spec.perms)
 		rt.spec = spec
-		t.Handle(cmp.Or(rt.muxPattern, rt.pattern), s.pipeline(rt))
+		mux.Handle(cmp.Or(rt.muxPattern, rt.pattern), pipeline{rt})
 	}
-	if err := s.mountOAuthServer(&t); err != nil { // see oauth.go
-		return err
+	if err := mountOAuthServer(mux); err != nil { // see oauth.go
+		return nil, err
 	}
-	t.Handle(ControlPrefix, control{s})                 // the control surface; see control.go
-	t.HandleFunc(reportFilesPattern, s.serveReportFile) // signed downloads; see querypatterns.go
-	t.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { writeError(w, notFound()) })
-	mux, err := sharedMux(t.patterns)
-	if err != nil {
-		return err
-	}
-	s.mux, s.handlers = mux, t.handlers
-	return nil
+	mux.Handle(ControlPrefix, serving(func(s *Server, w http.ResponseWriter, r *http.Request) {
+		control{s}.ServeHTTP(w, r) // the control surface; see control.go
+	}))
+	mux.Handle(reportFilesPattern, serving((*Server).serveReportFile)) // signed downloads; see querypatterns.go
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { writeError(w, notFound()) })
+	return mux, nil
 }
 
-// handlerTable is a server's handlers, in the order of their patterns.
-type handlerTable struct {
-	patterns []string
-	handlers []http.Handler
-}
-
-// Handle adds h for pattern, which is a net/http ServeMux pattern.
-func (t *handlerTable) Handle(pattern string, h http.Handler) {
-	t.patterns = append(t.patterns, pattern)
-	t.handlers = append(t.handlers, h)
-}
-
-// HandleFunc adds f for pattern.
-func (t *handlerTable) HandleFunc(pattern string, f func(http.ResponseWriter, *http.Request)) {
-	t.Handle(pattern, http.HandlerFunc(f))
-}
-
-// The ServeMux that routes every server's requests, built by the first
-// server: registering a hundred patterns (parsing each, checking it against
-// the others) cost most of starting a server. Pattern i routes to
-// handlerIndex(i), the serving server's handler i.
-var shared struct {
-	once     sync.Once
-	mux      *http.ServeMux
-	patterns []string
-	err      error
-}
-
-// sharedMux returns the shared mux for patterns, building it on first use.
-// Every server registers the same patterns in the same order; a table that
-// differs is refused rather than routed wrongly.
-func sharedMux(patterns []string) (*http.ServeMux, error) {
-	shared.once.Do(func() {
-		defer func() {
-			if p := recover(); p != nil { // ServeMux panics on a bad or conflicting pattern
-				shared.err = fmt.Errorf("fake: route table: %v", p)
-			}
-		}()
-		mux := http.NewServeMux()
-		for i, p := range patterns {
-			mux.Handle(p, handlerIndex(i))
-		}
-		shared.mux, shared.patterns = mux, patterns
+// serving makes a handler of every server from serve, which serves the
+// server that received the request.
+func serving(serve func(s *Server, w http.ResponseWriter, r *http.Request)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := w.(*recorder)
+		serve(rec.srv, rec, r)
 	})
-	if shared.err != nil {
-		return nil, shared.err
-	}
-	if !slices.Equal(patterns, shared.patterns) {
-		return nil, errors.New("fake: the route table differs from the first server's")
-	}
-	return shared.mux, nil
-}
-
-// handlerIndex routes a request of the shared mux to the serving server's
-// handler i. The server is the recorder's: ServeHTTP is the only way in.
-type handlerIndex int
-
-func (i handlerIndex) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	w.(*recorder).srv.handlers[i].ServeHTTP(w, r)
 }
 
 // pipeline runs what every operation shares, in order: fault rules,
 // authentication, the rate limit, the organization and database of the
 // path, the permission check, body and page decoding, then the handler, and
 // writes the result.
-func (s *Server) pipeline(rt *route) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if rec, ok := w.(*recorder); ok {
-			rec.op = rt.op
-		}
-		if !peeking(r) && s.applyFault(w, r, rt.op) {
-			return
-		}
-		body, bodyErr := decodeBody(w, r, rt, s.strict)
-		status, resp, err := s.run(rt, r, body, bodyErr)
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		if rd, ok := resp.(redirect); ok {
-			w.Header().Set("Location", rd.location)
-			resp = rd.body
-		}
-		writeJSON(w, status, resp)
-	})
+type pipeline struct{ rt *route }
+
+func (p pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rt, rec := p.rt, w.(*recorder)
+	s := rec.srv
+	rec.op = rt.op
+	if !peeking(r) && s.applyFault(w, r, rt.op) {
+		return
+	}
+	body, bodyErr := decodeBody(w, r, rt, s.strict)
+	status, resp, err := s.run(rt, r, body, bodyErr)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if rd, ok := resp.(redirect); ok {
+		w.Header().Set("Location", rd.location)
+		resp = rd.body
+	}
+	writeJSON(w, status, resp)
 }
 
 // run executes the handler with the world locked and returns what to write.

@@ -12,7 +12,7 @@ import (
 // them, and until then the same comparison of its two branches as they
 // are. Each table's raw text is a line diff of its definitions.
 
-func (s *Server) schemaDiffRoutes() []route {
+func schemaDiffRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/diff", op: "diff_branch", handler: read(diffBranch)},
 		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/refresh-schema", op: "refresh_branch_schema", handler: act(refreshBranchSchema)},

@@ -44,7 +44,7 @@ func (st *recStore) init() *recStore {
 // maxDismissReason bounds a dismissal's reason, in characters.
 const maxDismissReason = 500
 
-func (s *Server) schemaRecommendationRoutes() []route {
+func schemaRecommendationRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/schema-recommendations", op: "list_schema_recommendations", handler: read(listSchemaRecommendations)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/schema-recommendations/{number}", op: "get_schema_recommendation", handler: read(getSchemaRecommendation)},

@@ -561,15 +561,13 @@ import (
 
 // Server is a running fake. Its methods are safe for concurrent use.
 type Server struct {
-	mu    sync.RWMutex
-	world *world
-	clock *clock
-	mux   *http.ServeMux // shared by every server; see buildHandlers
-	// handlers are this server's, in the order of the shared mux's patterns.
-	handlers []http.Handler
-	strict   bool
-	timing   Timings
-	cfg      config // the options it started with, for Reset
+	mu     sync.RWMutex
+	world  *world
+	clock  *clock
+	mux    *http.ServeMux // shared by every server; see sharedMux
+	strict bool
+	timing Timings
+	cfg    config // the options it started with, for Reset
 
 	onChange func() // see WithOnChange; nil for none
 
@@ -639,9 +637,11 @@ func New(opts ...Option) (*Server, error) {
 	s.faults.rng = newFaultRand(cfg.seed)
 	s.reqID = s.world.newID()[:6]
 	_, _ = cryptorand.Read(s.fileKey[:]) // never fails (crypto/rand)
-	if err := s.buildHandlers(); err != nil {
+	mux, err := sharedMux()
+	if err != nil {
 		return nil, err
 	}
+	s.mux = mux
 	if err := s.seedDefaults(cfg); err != nil {
 		return nil, err
 	}
@@ -869,7 +869,7 @@ func cleanPath(p string) bool {
 // hold back until the handler returns.
 type recorder struct {
 	http.ResponseWriter
-	srv    *Server // whose handlers serve the request; see handlerIndex
+	srv    *Server // the server the request is to; see serving
 	status int
 	op     string
 

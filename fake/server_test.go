@@ -1035,3 +1035,54 @@ func TestResponsesAreJSON(t *testing.T) {
 		t.Errorf("204 with a body: %q", w.body)
 	}
 }
+
+// TestServersShareOnlyTheirRoutes runs servers side by side: they share one
+// route table and one ServeMux, and each request is still served by the
+// server it was sent to, against that server's world, credentials and
+// request log, for the API, the OAuth server and the control surface alike.
+func TestServersShareOnlyTheirRoutes(t *testing.T) {
+	t.Parallel()
+	servers := make([]*fake.Server, 3)
+	for i := range servers {
+		servers[i] = fake.NewServer(t, fake.WithSeed(uint64(i+1))) // tokens of their own
+	}
+	done := make(chan error, len(servers))
+	for i, srv := range servers {
+		go func() {
+			_, err := srv.Client().Databases.Create(t.Context(), &platform.CreateDatabaseParams{
+				Organization: srv.Org(), Name: fmt.Sprintf("only-on-%d", i),
+			})
+			done <- err
+		}()
+	}
+	for range servers {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, srv := range servers {
+		page, err := srv.Client().Databases.List(t.Context(), &platform.ListDatabasesParams{Organization: srv.Org()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, db := range page.Items {
+			names = append(names, db.Name)
+		}
+		if want := []string{fmt.Sprintf("only-on-%d", i)}; !slices.Equal(names, want) {
+			t.Errorf("server %d lists %q, want %q", i, names, want)
+		}
+		if n := len(srv.Requests()); n != 2 {
+			t.Errorf("server %d logged %d requests, want its own 2", i, n)
+		}
+		other := servers[(i+1)%len(servers)]
+		// The control surface and the token endpoint know this server's
+		// admin token and OAuth clients, not another's.
+		if got := send(t, srv, "GET", fake.ControlPrefix+"requests", other.AdminToken().Authorization(), "").status; got != http.StatusUnauthorized {
+			t.Errorf("server %d's control surface with another server's admin token: %d, want 401", i, got)
+		}
+		if got := send(t, srv, "GET", fake.ControlPrefix+"requests", srv.AdminToken().Authorization(), "").status; got != http.StatusOK {
+			t.Errorf("server %d's control surface with its own admin token: %d, want 200", i, got)
+		}
+	}
+}

@@ -16,7 +16,7 @@ const maxTokenTTL = 100 * 365 * 24 * 60 * 60
 // maxTokenNameLen bounds a service token's name.
 const maxTokenNameLen = 255
 
-func (s *Server) serviceTokenRoutes() []route {
+func serviceTokenRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/service-tokens", op: "list_service_tokens", handler: read(listServiceTokens)},
 		{pattern: "POST /v1/organizations/{organization}/service-tokens", op: "create_service_token", handler: withBody(createServiceToken)},

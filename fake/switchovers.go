@@ -32,7 +32,7 @@ type branchSwitchovers struct {
 // injected with FailNext.
 const switchoverFailure = "the switchover did not confirm its outcome"
 
-func (s *Server) switchoverRoutes() []route {
+func switchoverRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/switchovers", op: "list_switchovers", handler: read(listSwitchovers)},
 		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/switchovers", op: "create_switchover", handler: withBody(createSwitchover)},

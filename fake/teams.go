@@ -67,7 +67,7 @@ func (ts *teamStore) dropUser(u *userRec, now time.Time) {
 	}
 }
 
-func (s *Server) teamRoutes() []route {
+func teamRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/teams", op: "list_organization_teams", handler: read(listTeams)},
 		{pattern: "POST /v1/organizations/{organization}/teams", op: "create_organization_team", handler: withBody(createTeam)},

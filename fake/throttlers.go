@@ -14,7 +14,7 @@ import (
 // gone keeps its ratio until it comes back. A closed deploy request keeps
 // the ratios it ended with, whatever its database's become.
 
-func (s *Server) throttlerRoutes() []route {
+func throttlerRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/throttler", op: "get_database_throttler", handler: read(getDatabaseThrottler)},
 		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/throttler", op: "update_database_throttler", handler: withBody(updateDatabaseThrottler)},

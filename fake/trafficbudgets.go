@@ -354,7 +354,7 @@ func newTrafficRule(c *call, spec trafficRuleSpec) *trafficRuleRec {
 	}
 }
 
-func (s *Server) trafficBudgetRoutes() []route {
+func trafficBudgetRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/traffic/budgets", op: "list_traffic_budgets", handler: read(listTrafficBudgets)},
 		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/traffic/budgets", op: "create_traffic_budget", handler: withBody(createTrafficBudget)},

@@ -23,7 +23,7 @@ const defaultRoutingRules = "{\n  \"rules\": []\n}"
 // primaryKeyRe finds the first column of a table's primary key.
 var primaryKeyRe = regexp.MustCompile("(?i)primary\\s+key\\s*\\(\\s*`?([A-Za-z0-9_$]+)")
 
-func (s *Server) vschemaRoutes() []route {
+func vschemaRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}/vschema", op: "get_keyspace_vschema", handler: read(getVSchema)},
 		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}/vschema", op: "update_keyspace_vschema", handler: withBody(updateVSchema)},

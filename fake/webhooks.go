@@ -63,7 +63,7 @@ func (h *webhookRec) subscribed(event platform.WebhookEvent) bool {
 	return slices.Contains(h.events, event)
 }
 
-func (s *Server) webhookRoutes() []route {
+func webhookRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/webhooks", op: "list_webhooks", handler: read(listWebhooks)},
 		{pattern: "POST /v1/organizations/{organization}/databases/{database}/webhooks", op: "create_webhook", handler: withBody(createWebhook)},

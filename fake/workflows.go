@@ -91,26 +91,26 @@ func (st *workflowStore) index() *index[*workflowRec] {
 // active reports whether wf has not ended.
 func (wf *workflowRec) active() bool { return !wf.state.IsTerminal() }
 
-func (s *Server) workflowRoutes() []route {
+func workflowRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/workflows", op: "list_workflows", handler: read(listWorkflows)},
-		{pattern: "POST /v1/organizations/{organization}/databases/{database}/workflows", op: "create_workflow", handler: withBody(s.createWorkflow)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/workflows", op: "create_workflow", handler: withBody(createWorkflow)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/workflows/{number}", op: "get_workflow", handler: read(onWorkflow(nil))},
-		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/workflows/{number}", op: "workflow_cancel", handler: act(onWorkflow(s.cancelWorkflow))},
-		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/complete", op: "workflow_complete", handler: act(onWorkflow(s.completeWorkflow))},
-		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/cutover", op: "workflow_cutover", handler: act(onWorkflow(cutoverWorkflow.start(s)))},
-		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/retry", op: "workflow_retry", handler: act(onWorkflow(s.retryWorkflow))},
-		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/reverse-cutover", op: "workflow_reverse_cutover", handler: act(onWorkflow(s.reverseCutover))},
-		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/reverse-traffic", op: "workflow_reverse_traffic", handler: act(onWorkflow(reverseTraffic.start(s)))},
-		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/switch-primaries", op: "workflow_switch_primaries", handler: act(onWorkflow(switchPrimaries.start(s)))},
-		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/switch-replicas", op: "workflow_switch_replicas", handler: act(onWorkflow(switchReplicas.start(s)))},
-		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/verify-data", op: "verify_workflow", handler: act(onWorkflow(verifyWorkflow.start(s)))},
+		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/workflows/{number}", op: "workflow_cancel", handler: act(onWorkflow((*Server).cancelWorkflow))},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/complete", op: "workflow_complete", handler: act(onWorkflow((*Server).completeWorkflow))},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/cutover", op: "workflow_cutover", handler: act(onWorkflow(cutoverWorkflow.start))},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/retry", op: "workflow_retry", handler: act(onWorkflow((*Server).retryWorkflow))},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/reverse-cutover", op: "workflow_reverse_cutover", handler: act(onWorkflow((*Server).reverseCutover))},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/reverse-traffic", op: "workflow_reverse_traffic", handler: act(onWorkflow(reverseTraffic.start))},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/switch-primaries", op: "workflow_switch_primaries", handler: act(onWorkflow(switchPrimaries.start))},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/switch-replicas", op: "workflow_switch_replicas", handler: act(onWorkflow(switchReplicas.start))},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/verify-data", op: "verify_workflow", handler: act(onWorkflow(verifyWorkflow.start))},
 	}
 }
 
 // onWorkflow adapts a handler of one workflow: it finds the path's
 // {number}, runs fn (nil for a read) and renders the workflow fn leaves.
-func onWorkflow(fn func(c *call, wf *workflowRec) error) func(c *call) (any, error) {
+func onWorkflow(fn func(s *Server, c *call, wf *workflowRec) error) func(c *call) (any, error) {
 	return func(c *call) (any, error) {
 		n, err := strconv.Atoi(c.r.PathValue("number"))
 		if err != nil {
@@ -121,7 +121,7 @@ func onWorkflow(fn func(c *call, wf *workflowRec) error) func(c *call) (any, err
 			return nil, notFound()
 		}
 		if fn != nil {
-			if err := fn(c, wf); err != nil {
+			if err := fn(c.s, c, wf); err != nil {
 				return nil, err
 			}
 		}
@@ -152,7 +152,8 @@ func (wf *workflowRec) ended() time.Time {
 	return wf.cancelled
 }
 
-func (s *Server) createWorkflow(c *call, p *platform.CreateWorkflowParams) (any, error) {
+func createWorkflow(c *call, p *platform.CreateWorkflowParams) (any, error) {
+	s := c.s
 	db := c.db
 	if db.kind != platform.KindMySQL {
 		return nil, unprocessable("workflows are for mysql databases; %s is %s", db.name, db.kind)
@@ -295,15 +296,13 @@ type workflowStepAction struct {
 }
 
 // start is the handler of the action.
-func (a workflowStepAction) start(s *Server) func(c *call, wf *workflowRec) error {
-	return func(c *call, wf *workflowRec) error {
-		if !slices.Contains(a.from, wf.state) {
-			return refuseIn(wf, a.name, a.from...)
-		}
-		*a.by(wf) = c.who.user
-		s.workflowStep(c, wf, a.to, a.dur(&s.timing))
-		return nil
+func (a workflowStepAction) start(s *Server, c *call, wf *workflowRec) error {
+	if !slices.Contains(a.from, wf.state) {
+		return refuseIn(wf, a.name, a.from...)
 	}
+	*a.by(wf) = c.who.user
+	s.workflowStep(c, wf, a.to, a.dur(&s.timing))
+	return nil
 }
 
 // workflowSwitchTime is how long a traffic switch and the like take.
