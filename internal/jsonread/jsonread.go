@@ -192,14 +192,17 @@ func (d *decoder) object(p *plan, v reflect.Value) error {
 // array decodes a JSON array into v, a nil slice of p's type: an empty
 // array makes an empty slice, not a nil one, as encoding/json does.
 func (d *decoder) array(p *plan, v reflect.Value) error {
-	v.Set(reflect.MakeSlice(p.typ, 0, 0))
 	n := 0
-	return d.each(']', func() error {
+	err := d.each(']', func() error {
 		v.Grow(1)
 		v.SetLen(n + 1)
 		n++
 		return d.value(p.elem, v.Index(n-1))
 	})
+	if n == 0 {
+		v.Set(p.empty)
+	}
+	return err
 }
 
 // mapping decodes a JSON object into v, a nil map of p's type; a key seen

@@ -343,28 +343,41 @@ func FuzzUnmarshal(f *testing.F) {
 	})
 }
 
-// BenchmarkUnmarshal decodes a database as an API response carries it, with
-// Unmarshal and, as the baseline, with json.Unmarshal.
+// BenchmarkUnmarshal decodes a database as an API response carries it, and
+// a page of 25 of them, with Unmarshal and, as the baseline, with
+// json.Unmarshal.
 func BenchmarkUnmarshal(b *testing.B) {
-	doc := []byte(`{"id":"k2j4h5g6f7d8","type":"Database","name":"app-db",` +
+	db := `{"id":"k2j4h5g6f7d8","type":"Database","name":"app-db",` +
 		`"url":"https://api.example.com/v1/organizations/acme/databases/app-db","state":"ready","ready":true,` +
 		`"kind":"mysql","plan":"scaler_pro","region":{"id":"r1s2t3u4v5w6","slug":"east","display_name":"Region East",` +
 		`"public_ip_addresses":["192.0.2.10","192.0.2.11"],"enabled":true},"branches_count":1,"issues_count":0,` +
 		`"default_branch":"main","automatic_migrations":null,"created_at":"2026-01-14T10:19:23.000Z",` +
-		`"updated_at":"2026-01-14T10:19:23.000Z","schema_last_updated_at":null,"notes":""}`)
-	for _, bc := range []struct {
+		`"updated_at":"2026-01-14T10:19:23.000Z","schema_last_updated_at":null,"notes":""}`
+	page := `{"type":"list","current_page":1,"per_page":25,"next_page":2,"prev_page":null,"data":[` +
+		strings.Repeat(db+",", 24) + db + `]}`
+	decoders := []struct {
 		name      string
 		unmarshal func([]byte, any) error
-	}{{"jsonread", jsonread.Unmarshal}, {"baseline_encoding_json", json.Unmarshal}} {
-		b.Run(bc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(doc)))
-			for b.Loop() {
-				var db platform.Database
-				if err := bc.unmarshal(doc, &db); err != nil || !db.Ready {
-					b.Fatalf("decoding: %v", err)
-				}
-			}
+	}{{"jsonread", jsonread.Unmarshal}, {"baseline_encoding_json", json.Unmarshal}}
+	for _, dc := range decoders {
+		b.Run("database/"+dc.name, func(b *testing.B) {
+			benchmarkDecode[platform.Database](b, []byte(db), dc.unmarshal)
 		})
+	}
+	for _, dc := range decoders {
+		b.Run("page_of_25/"+dc.name, func(b *testing.B) {
+			benchmarkDecode[platform.Page[platform.Database]](b, []byte(page), dc.unmarshal)
+		})
+	}
+}
+
+// benchmarkDecode decodes doc into a fresh T with unmarshal b.N times.
+func benchmarkDecode[T any](b *testing.B, doc []byte, unmarshal func([]byte, any) error) {
+	b.ReportAllocs()
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		if err := unmarshal(doc, new(T)); err != nil {
+			b.Fatalf("decoding: %v", err)
+		}
 	}
 }

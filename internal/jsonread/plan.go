@@ -35,6 +35,10 @@ type plan struct {
 	kind kind
 	typ  reflect.Type
 	elem *plan // a pointer's, slice's or map's element
+	// empty is a slice type's empty slice (not nil), which every empty
+	// array decodes to: its length and capacity are 0, so sharing it
+	// shares nothing.
+	empty reflect.Value
 
 	// A struct's fields in order, and the indexes into fields by the
 	// name as written and by the name with its ASCII letters upper-cased
@@ -137,7 +141,7 @@ func build(t reflect.Type, made map[reflect.Type]*plan) *plan {
 	case reflect.Slice:
 		// []byte is base64 text.
 		if t.Elem().Kind() != reflect.Uint8 {
-			p.kind, p.elem = kindSlice, build(t.Elem(), made)
+			p.kind, p.elem, p.empty = kindSlice, build(t.Elem(), made), reflect.MakeSlice(t, 0, 0)
 		}
 	case reflect.Map:
 		k := t.Key()
