@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"iter"
 	"regexp"
 	"slices"
 	"strings"
@@ -59,19 +60,9 @@ func parseDDL(stmt string) (ddl, error) {
 // leaving alone those inside quotes, and drops empty statements.
 func splitStatements(sql string) []string {
 	var out []string
-	var quote byte
 	start := 0
-	for i := 0; i < len(sql); i++ {
-		ch := sql[i]
-		switch {
-		case quote != 0 && ch == '\\' && quote != '`':
-			i++
-		case quote != 0 && ch == quote:
-			quote = 0
-		case quote != 0:
-		case ch == '\'' || ch == '"' || ch == '`':
-			quote = ch
-		case ch == ';':
+	for i, ch := range unquoted(sql) {
+		if ch == ';' {
 			out = append(out, sql[start:i])
 			start = i + 1
 		}
@@ -84,6 +75,32 @@ func splitStatements(sql string) []string {
 		}
 	}
 	return kept
+}
+
+// unquoted yields the index and byte of each byte of SQL text that is
+// outside quotes: string literals ('...', "...", where a backslash escapes
+// the next byte) and quoted identifiers (`...`), quotes included, are
+// skipped. Every reading of DDL that cuts at punctuation reads through it.
+func unquoted(sql string) iter.Seq2[int, byte] {
+	return func(yield func(int, byte) bool) {
+		var quote byte
+		for i := 0; i < len(sql); i++ {
+			ch := sql[i]
+			switch {
+			case quote != 0 && ch == '\\' && quote != '`':
+				i++
+			case quote != 0 && ch == quote:
+				quote = 0
+			case quote != 0:
+			case ch == '\'' || ch == '"' || ch == '`':
+				quote = ch
+			default:
+				if !yield(i, ch) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // qualified reads the one- or two-part name of a match, whose first group

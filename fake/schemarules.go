@@ -81,20 +81,12 @@ func tableDefinition(create string) (indexes []tableIndex, columns []string) {
 // whether it closes.
 func balanced(s string) (string, bool) {
 	depth := 0
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		switch {
-		case quote != 0 && ch == quote:
-			quote = 0
-		case quote != 0:
-		case ch == '\'' || ch == '"' || ch == '`':
-			quote = ch
-		case ch == '(':
+	for i, ch := range unquoted(s) {
+		switch ch {
+		case '(':
 			depth++
-		case ch == ')':
-			depth--
-			if depth == 0 {
+		case ')':
+			if depth--; depth == 0 {
 				return s[1:i], true
 			}
 		}
@@ -107,15 +99,8 @@ func balanced(s string) (string, bool) {
 func splitTopLevel(s string) []string {
 	var out []string
 	depth, start := 0, 0
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
+	for i, ch := range unquoted(s) {
 		switch {
-		case quote != 0 && ch == quote:
-			quote = 0
-		case quote != 0:
-		case ch == '\'' || ch == '"' || ch == '`':
-			quote = ch
 		case ch == '(':
 			depth++
 		case ch == ')':
