@@ -595,16 +595,23 @@ func renderQueryTag(tc *tagCounts, o tagOptions) *platform.QueryTag {
 	return out
 }
 
-func listBranchQueryTags(c *call) (any, error) {
+// tagRequest reads what the tag operations share: the branch, the
+// filter of their executions and the options of their values.
+func (c *call) tagRequest() (*branchRec, trafficFilter, tagOptions, error) {
 	b, err := c.branch()
 	if err != nil {
-		return nil, err
+		return nil, trafficFilter{}, tagOptions{}, err
 	}
 	f, err := c.insightsFilter("tablet_type", "keyspace", "fingerprint")
 	if err != nil {
-		return nil, err
+		return nil, trafficFilter{}, tagOptions{}, err
 	}
 	o, err := c.tagOptions()
+	return b, f, o, err
+}
+
+func listBranchQueryTags(c *call) (any, error) {
+	b, f, o, err := c.tagRequest()
 	if err != nil {
 		return nil, err
 	}
@@ -620,15 +627,7 @@ func listBranchQueryTags(c *call) (any, error) {
 }
 
 func getBranchQueryTag(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
-	f, err := c.insightsFilter("tablet_type", "keyspace", "fingerprint")
-	if err != nil {
-		return nil, err
-	}
-	o, err := c.tagOptions()
+	b, f, o, err := c.tagRequest()
 	if err != nil {
 		return nil, err
 	}
