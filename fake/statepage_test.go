@@ -1,6 +1,7 @@
 package fake_test
 
 import (
+	"fmt"
 	"html"
 	"io"
 	"net/http"
@@ -455,5 +456,33 @@ func TestStatePageShowsTheWorld(t *testing.T) {
 	deliveries := page.rows("deliveries")
 	if len(deliveries) != 1 || deliveries[0][1] != "webhook.test" || deliveries[0][2] != receiver.URL+"/hook" || deliveries[0][4] != "204 No Content" {
 		t.Errorf("webhook deliveries: %q, want the one test delivery to %s/hook, 204 No Content", deliveries, receiver.URL)
+	}
+}
+
+// TestStatePageBoundsItsTables: a large world's tables show their first
+// 200 rows and say how many there are; the request log its newest 100.
+func TestStatePageBoundsItsTables(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	for i := range 205 {
+		if err := srv.CreateOrganization(fmt.Sprintf("org-%03d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 150 {
+		if _, err := srv.Client().Organizations.Get(t.Context(), &platform.GetOrganizationParams{Organization: srv.Org()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := newPageBrowser(t, srv)
+	b.signIn()
+	page := b.page()
+	orgs := page.rows("organizations")
+	if len(orgs) != 200 || !strings.Contains(page.body, "The first 200 of 206.") {
+		t.Errorf("organizations: %d rows; want the first 200 of 206, said so", len(orgs))
+	}
+	requests := page.rows("requests")
+	if len(requests) != 100 || requests[0][4] != "_fake/page/sign-in" || !strings.Contains(page.body, "Newest first: the last 100 of the 151 requests kept.") {
+		t.Errorf("request log: %d rows, the first %q; want the newest 100 of 151, said so", len(requests), requests[0])
 	}
 }
