@@ -20,9 +20,10 @@ import (
 )
 
 // This test opens the fake's state page (/_fake/) in headless Chromium:
-// it signs in with the admin token's form, reads the tables, and advances
-// the clock with the page's form, as a user does with JavaScript off as
-// far as the page goes (the test reads the page with scripts of its own).
+// it signs in with the admin token's form, reads the tables, advances the
+// clock with the page's form, signs out, and signs in again with a
+// one-time link. The page has no scripts; the test reads it with scripts
+// of its own.
 //
 // It saves screenshots of the page in $SCREENSHOT_DIR when that is set
 // (.ci/run sets it); with -update-docs it also writes the README's
@@ -170,4 +171,13 @@ func TestBrowserStatePage(t *testing.T) {
 		t.Errorf("an hour later the databases are %q, want orders ready too", databases)
 	}
 	screenshot("state-page-advanced.png")
+
+	// Signed out, the browser signs in again with a one-time link, as the
+	// standalone server prints at start.
+	run("signing out", chromedp.Click("#sign-out", chromedp.ByQuery), chromedp.WaitVisible("#token", chromedp.ByQuery))
+	var location string
+	run("following a sign-in link", chromedp.Navigate(srv.StatePageLink()), chromedp.WaitVisible("#clock", chromedp.ByQuery), chromedp.Location(&location))
+	if location != srv.URL()+"_fake/" {
+		t.Errorf("the sign-in link led to %s, want %s_fake/", location, srv.URL())
+	}
 }
