@@ -199,7 +199,7 @@ var pageRoutes = map[string]map[string]pageHandler{
 // pagePrefix. The request log names them "_fake/" and "_fake/page/NAME".
 func (s *Server) servePage(w http.ResponseWriter, r *http.Request) bool {
 	name, below := strings.CutPrefix(r.URL.Path, pagePrefix)
-	if !below && (r.URL.Path != ControlPrefix || r.Method != http.MethodGet || !acceptsHTML(r.Header.Values("Accept"))) {
+	if !below && (r.URL.Path != ControlPrefix || r.Method != http.MethodGet || !pageAcceptsHTML(r.Header.Values("Accept"))) {
 		return false
 	}
 	methods, known := pageRoutes[name]
@@ -225,9 +225,9 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// acceptsHTML reports whether Accept header values take text/html (not
+// pageAcceptsHTML reports whether Accept header values take text/html (not
 // with q=0): a browser's navigation does, curl's */* does not.
-func acceptsHTML(accept []string) bool {
+func pageAcceptsHTML(accept []string) bool {
 	for _, v := range accept {
 		for _, part := range strings.Split(v, ",") {
 			media, params, _ := strings.Cut(part, ";")
@@ -296,7 +296,7 @@ func (s *Server) pageSignedIn(w http.ResponseWriter, r *http.Request) {
 		Name: pageCookie, Value: id, Path: ControlPrefix,
 		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
 	})
-	seeOther(w, ControlPrefix)
+	pageRedirect(w, ControlPrefix)
 }
 
 // pageSignOut serves POST /_fake/page/sign-out.
@@ -309,7 +309,7 @@ func (s *Server) pageSignOut(w http.ResponseWriter, r *http.Request) {
 		Name: pageCookie, Path: ControlPrefix, MaxAge: -1,
 		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
 	})
-	seeOther(w, ControlPrefix)
+	pageRedirect(w, ControlPrefix)
 }
 
 // pageAdvance serves POST /_fake/page/advance: it advances the virtual
@@ -334,14 +334,14 @@ func (s *Server) pageAdvance(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.Advance(d)
-	seeOther(w, ControlPrefix)
+	pageRedirect(w, ControlPrefix)
 }
 
 // pageForm reads the body of a form's POST, after checking that it comes
 // from a page of this server; it answers the refusal and returns false
 // when it does not, or when the body is not a form.
 func pageForm(w http.ResponseWriter, r *http.Request) bool {
-	if !sameOrigin(r) {
+	if !pageFromOwnOrigin(r) {
 		writePageMessage(w, http.StatusForbidden, "This form was sent from another site; the state page takes its forms from its own pages only.")
 		return false
 	}
@@ -372,11 +372,11 @@ func (s *Server) pageSession(w http.ResponseWriter, r *http.Request) (pageSessio
 	return sess, true
 }
 
-// sameOrigin reports whether a POST comes from a page of this server: a
+// pageFromOwnOrigin reports whether a POST comes from a page of this server: a
 // browser says so with Sec-Fetch-Site, and its Origin header, when sent,
 // names the address the request went to. A request with neither is not a
 // browser's; the session's CSRF token still guards it.
-func sameOrigin(r *http.Request) bool {
+func pageFromOwnOrigin(r *http.Request) bool {
 	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" {
 		return false
 	}
@@ -458,8 +458,8 @@ func (s *Server) renderState(sess pageSession, notice, advance string) ([]byte, 
 	if next, ok := s.clock.next(); ok {
 		v.Next = pageTime(next)
 	}
-	v.Tables = s.worldTables()
-	v.Tables = append(v.Tables, requestTable(log), s.deliveryTable())
+	v.Tables = s.pageWorldTables()
+	v.Tables = append(v.Tables, pageRequestTable(log), s.pageDeliveryTable())
 	var buf bytes.Buffer
 	if err := statePageTemplates.ExecuteTemplate(&buf, "state", v); err != nil {
 		return nil, err
@@ -467,10 +467,10 @@ func (s *Server) renderState(sess pageSession, notice, advance string) ([]byte, 
 	return buf.Bytes(), nil
 }
 
-// worldTables are the tables of the world's resources, each in list order
+// pageWorldTables are the tables of the world's resources, each in list order
 // (organizations, then each one's databases, and so on). The server's lock
 // is held.
-func (s *Server) worldTables() []*pageTable {
+func (s *Server) pageWorldTables() []*pageTable {
 	table := func(id, title string, columns ...string) *pageTable {
 		return &pageTable{ID: id, Title: title, Columns: columns, limit: maxPageRows}
 	}
@@ -494,7 +494,7 @@ func (s *Server) worldTables() []*pageTable {
 				if b.ready {
 					state = platform.BranchReady
 				}
-				branches.add(where, b.name, b.parent, yesNo(b.production), string(state), pageTime(b.created))
+				branches.add(where, b.name, b.parent, pageFlag(b.production), string(state), pageTime(b.created))
 				for _, bk := range db.backups.of(b).live.all() {
 					backups.add(where, b.name, bk.name, string(bk.state), pageTime(bk.created))
 				}
@@ -520,8 +520,8 @@ func (s *Server) worldTables() []*pageTable {
 	return tables
 }
 
-// requestTable is the table of the request log, newest first.
-func requestTable(log []Request) *pageTable {
+// pageRequestTable is the table of the request log, newest first.
+func pageRequestTable(log []Request) *pageTable {
 	t := &pageTable{
 		ID: "requests", Title: "Request log",
 		Columns: []string{"Request ID", "Method", "Path", "Status", "Operation", "Reason"},
@@ -534,13 +534,13 @@ func requestTable(log []Request) *pageTable {
 		}
 		t.add(r.RequestID, r.Method, path, strconv.Itoa(r.Status), r.Operation, requestReason(r))
 	}
-	t.Note = logNote(t, "requests")
+	t.Note = pageLogNote(t, "requests")
 	return t
 }
 
-// deliveryTable is the table of webhook delivery attempts, newest first.
+// pageDeliveryTable is the table of webhook delivery attempts, newest first.
 // The server's lock is held.
-func (s *Server) deliveryTable() *pageTable {
+func (s *Server) pageDeliveryTable() *pageTable {
 	t := &pageTable{
 		ID: "deliveries", Title: "Webhook deliveries",
 		Columns: []string{"Sent", "Event", "URL", "Attempt", "Result", "Delivery ID"},
@@ -554,13 +554,13 @@ func (s *Server) deliveryTable() *pageTable {
 		}
 		t.add(pageTime(a.At), string(a.Event), a.URL, strconv.Itoa(a.Attempt), result, a.DeliveryID)
 	}
-	t.Note = logNote(t, "attempts")
+	t.Note = pageLogNote(t, "attempts")
 	return t
 }
 
-// logNote is the note of a log's table: newest first, and how many of
+// pageLogNote is the note of a log's table: newest first, and how many of
 // them it shows.
-func logNote(t *pageTable, what string) string {
+func pageLogNote(t *pageTable, what string) string {
 	if t.total == 0 {
 		return ""
 	}
@@ -573,8 +573,8 @@ func logNote(t *pageTable, what string) string {
 // pageTime is how the page shows a time: as the API does.
 func pageTime(t time.Time) string { return platform.NewTimestamp(t).String() }
 
-// yesNo shows a flag.
-func yesNo(b bool) string {
+// pageFlag shows a flag.
+func pageFlag(b bool) string {
 	if b {
 		return "yes"
 	}
@@ -622,8 +622,8 @@ func writePageBytes(w http.ResponseWriter, status int, page []byte) {
 	_, _ = w.Write(page)
 }
 
-// seeOther answers a form's POST (or a sign-in link) with a 303 to location.
-func seeOther(w http.ResponseWriter, location string) {
+// pageRedirect answers a form's POST (or a sign-in link) with a 303 to location.
+func pageRedirect(w http.ResponseWriter, location string) {
 	pageHeaders(w.Header())
 	w.Header().Set("Location", location)
 	w.WriteHeader(http.StatusSeeOther)
