@@ -9,6 +9,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"html/template"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -212,11 +213,7 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) bool {
 	case !known:
 		writePageMessage(w, http.StatusNotFound, "There is no page "+r.URL.Path+".")
 	case methods[r.Method] == nil:
-		allowed := make([]string, 0, len(methods))
-		for m := range methods {
-			allowed = append(allowed, m)
-		}
-		slices.Sort(allowed)
+		allowed := slices.Sorted(maps.Keys(methods))
 		w.Header().Set("Allow", strings.Join(allowed, ", "))
 		writePageMessage(w, http.StatusMethodNotAllowed, r.URL.Path+" takes "+strings.Join(allowed, ", ")+", not "+r.Method+".")
 	default:
