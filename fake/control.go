@@ -83,6 +83,12 @@ import (
 //
 // Control requests are themselves logged, with an operation of "_fake/"
 // and the endpoint's path pattern ("_fake/advance", "_fake/faults/{id}").
+//
+// The state page is the one exception: a browser's GET of ControlPrefix
+// itself (an Accept header that takes text/html), and the paths below
+// /_fake/page/, are a web page of the server's state, which signs in with
+// a form or a one-time link ([Server.StatePageLink]) instead of the
+// header. Any other client's GET of ControlPrefix is answered as before.
 const ControlPrefix = "/_fake/"
 
 // controlRoute is one endpoint of the control surface.
@@ -148,6 +154,9 @@ type control struct{ s *Server }
 // ServeHTTP checks the admin token, then the path and method, and serves the
 // control operation. Errors are the API's JSON error bodies.
 func (c control) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if c.s.servePage(w, r) { // a browser's state page; see statepage.go
+		return
+	}
 	m := c.route(r)
 	if rec, ok := w.(*recorder); ok && m.pattern != "" {
 		rec.op = "_fake/" + m.pattern

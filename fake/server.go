@@ -584,6 +584,7 @@ type Server struct {
 	failNext map[string]bool // IDs whose next transition fails
 	hooks    deliveries      // webhook deliveries; see deliveries.go
 	session  oauthSession    // the OAuth server's signed-in user; see oauth.go
+	page     statePage       // the state page's sign-ins; see statepage.go
 
 	ctlFaults controlFaultSet // fault rules installed over HTTP; see control_faults.go
 	fileKey   [32]byte        // signs download addresses; see querypatterns.go

@@ -13,7 +13,10 @@
 // /_fake/: the fake's Go API over HTTP (seed users, members, tokens and
 // OAuth applications, push schemas, inject faults, emit events, advance the
 // virtual clock, read the request log, events and webhook deliveries; see
-// fake.ControlPrefix and the README).
+// fake.ControlPrefix and the README). The "state page" line is a link to
+// a web page of the server's state that signs a browser in once, without
+// the token (a browser that opens /_fake/ signs in with the Authorization
+// value).
 //
 // With -state FILE, the server's whole state (resources, clock, pending
 // transitions, IDs, credentials; see fake.Server.Snapshot) survives a
@@ -137,6 +140,7 @@ func runWith(ctx context.Context, args []string, stdout io.Writer, saveDelay tim
 	fmt.Fprintf(stdout, "Authorization: %s\n", tok.Authorization())
 	fmt.Fprintf(stdout, "clock: %s\n", clock)
 	fmt.Fprintf(stdout, "state: %s\n", stateLine)
+	fmt.Fprintf(stdout, "state page: %s\n", srv.StatePageLink())
 	fmt.Fprintf(stdout, "try: curl -H 'Authorization: %s' %sv1/organizations/%s/databases\n", tok.Authorization(), srv.URL(), srv.Org())
 	fmt.Fprintf(stdout, "stop with Ctrl-C (SIGINT) or SIGTERM\n")
 

@@ -144,22 +144,11 @@ const readPageJS = `(() => {
 	};
 })()`
 
-func TestBrowserSignIn(t *testing.T) {
-	t.Parallel()
-	path := findBrowser()
-	if path == "" {
-		t.Skip("no Chromium found: install Debian's chromium package (.ci/run does) to run the browser test")
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), browserTimeout)
-	defer cancel()
-	var output lockedBuffer
-	defer func() {
-		if t.Failed() {
-			t.Logf("output of the demo and %s:\n%s", path, output.String())
-		}
-	}()
-	d := startDemo(ctx, t, &output)
-
+// newBrowser starts the headless Chromium at path, with a fresh profile
+// and its output in output, and returns the context of its tab. The browser
+// stops when ctx ends or the test ends.
+func newBrowser(ctx context.Context, t *testing.T, path string, output *lockedBuffer) context.Context {
+	t.Helper()
 	// Not t.TempDir: Chromium's helper processes can still be writing to
 	// the profile when the browser itself has exited, and TempDir fails the
 	// test when its removal finds the directory not empty. The profile is
@@ -181,12 +170,41 @@ func TestBrowserSignIn(t *testing.T) {
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true), // containers have a small /dev/shm
 		chromedp.UserDataDir(profile),
-		chromedp.CombinedOutput(&output),
+		chromedp.CombinedOutput(output),
 	)
-	defer cancelAlloc() // stops the browser and waits for it
-	logf := func(format string, args ...any) { fmt.Fprintf(&output, format+"\n", args...) }
+	t.Cleanup(cancelAlloc) // stops the browser and waits for it
+	logf := func(format string, args ...any) { fmt.Fprintf(output, format+"\n", args...) }
 	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx, chromedp.WithLogf(logf), chromedp.WithErrorf(logf))
-	defer cancelBrowser()
+	t.Cleanup(cancelBrowser)
+	return browserCtx
+}
+
+// startBrowserTest skips t when no Chromium is found. Otherwise it returns
+// the browser's path, a context that ends after browserTimeout, and the
+// buffer for the output of the browser and what it tests (of, in the log),
+// which is logged when t fails.
+func startBrowserTest(t *testing.T, of string) (ctx context.Context, path string, output *lockedBuffer) {
+	t.Helper()
+	path = findBrowser()
+	if path == "" {
+		t.Skip("no Chromium found: install Debian's chromium package (.ci/run does) to run the browser test")
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), browserTimeout)
+	t.Cleanup(cancel)
+	output = new(lockedBuffer)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("output of %s and %s:\n%s", of, path, output.String())
+		}
+	})
+	return ctx, path, output
+}
+
+func TestBrowserSignIn(t *testing.T) {
+	t.Parallel()
+	ctx, path, output := startBrowserTest(t, "the demo")
+	d := startDemo(ctx, t, output)
+	browserCtx := newBrowser(ctx, t, path, output)
 
 	// step runs actions, then reads where the browser is and what the app
 	// page there shows.

@@ -4,6 +4,7 @@ go 1.24.0
 
 require (
 	github.com/chromedp/chromedp v0.14.2
+	github.com/dbplatform/platform-go v0.0.0-00010101000000-000000000000
 	github.com/google/go-cmp v0.7.0
 )
 
@@ -17,7 +18,6 @@ require (
 require (
 	github.com/chromedp/cdproto v0.0.0-20250724212937-08a3db8b4327 // indirect
 	github.com/chromedp/sysutil v1.1.0 // indirect
-	github.com/dbplatform/platform-go v0.0.0-00010101000000-000000000000 // indirect
 	github.com/go-json-experiment/json v0.0.0-20250725192818-e39067aee2d2 // indirect
 	github.com/gobwas/httphead v0.1.0 // indirect
 	github.com/gobwas/pool v0.2.1 // indirect
