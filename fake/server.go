@@ -83,7 +83,18 @@
 //     size field (cluster_size, vtgate_size, bouncer_size); what is stored
 //     and shown is the underscore form;
 //   - prices are whole currency units, as the service's official client
-//     reads them into integers (see Cluster sizes below).
+//     reads them into integers (see Cluster sizes below);
+//   - where the reference names no permission, operations.tsv does:
+//     update_organization takes write_organization, the safe-migration
+//     operations and every workflow action write_database, reading
+//     workflows read_database, the deploy queue read_deploy_request. Apart
+//     from the OAuth server, list_public_regions, list_organizations and
+//     get_current_user, no operation is open to a credential without a
+//     permission on its resource, and a refusal is the 404 of a missing
+//     resource that changes nothing. The service-token operations take an
+//     OAuth token whose user is an admin of the organization, whatever
+//     scopes it was granted (organization:admin in the table), and no
+//     other OAuth token.
 //
 // [WithStrictBodies] refuses an unknown body field for every method,
 // DELETE included.
