@@ -166,7 +166,12 @@
 // resizing and resize_in_progress. The DELETE of a branch's resizes
 // cancels its queued or resizing request, whichever kind (the reference
 // names it cancel_branch_change_request): nothing of it applies; with none
-// in flight it is a 422 naming the state of the branch's latest request. A
+// in flight it is a 422 naming the state of the branch's latest request.
+// The DELETE of a branch's changes (cancel_branch_changes, which the
+// service's own command-line tool sends to cancel a PostgreSQL resize)
+// cancels its change request while it is queued only: none queued, one
+// already resizing (too late) or a resize request of the query routers is
+// a 422 naming the request's state, and changes nothing. A
 // new branch starts from the defaults, not from its parent's requests.
 //
 // Bouncers pool the connections of PostgreSQL branches (the reference's
