@@ -17,7 +17,8 @@ import (
 // completes and its values become the branch's. While it is queued, another
 // request of the same kind changes it (the API's upsert); while it resizes,
 // or while one of the other kind is queued, a new request is refused.
-// cancel_branch_change_request cancels it until it completes.
+// cancel_branch_change_request cancels it until it completes;
+// cancel_branch_changes cancels a change request while it is queued.
 
 // postgresVersion is the PostgreSQL version the fake's branches run.
 const postgresVersion = "17.5"
@@ -227,6 +228,7 @@ func branchResizeRoutes() []route {
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/changes", op: "list_branch_change_requests", handler: read(listBranchChanges)},
 		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/changes", op: "update_branch_change_request", handler: withBody(updateBranchChange)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/changes/{id}", op: "get_branch_change_request", handler: read(getBranchChange)},
+		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/changes", op: "cancel_branch_changes", handler: act(cancelBranchChanges)},
 		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/cluster", op: "update_branch_cluster_config", handler: withBody(updateBranchClusterConfig)},
 	}
 }
@@ -311,7 +313,9 @@ func updateBranchResize(c *call, p *platform.UpdateBranchResizeRequestParams) (a
 		return nil, err
 	}
 	v := base.vtgate
-	setIf(&v.size, p.VTGateSize)
+	if p.VTGateSize != nil {
+		v.size = sizeName(*p.VTGateSize)
+	}
 	setIf(&v.count, p.VTGateCount)
 	setIf(&v.maxCount, p.VTGateMaxCount)
 	setIf(&v.autoscaling, p.VTGateAutoscaling)
@@ -383,10 +387,11 @@ func updateBranchChange(c *call, p *platform.UpdateBranchChangeRequestParams) (a
 func checkChange(b *branchRec, p *platform.UpdateBranchChangeRequestParams, after *clusterState) error {
 	kind := b.db.kind
 	if p.ClusterSize != nil {
-		if err := checkBranchClusterSize(b, *p.ClusterSize); err != nil {
+		size, err := branchClusterSize(b, *p.ClusterSize)
+		if err != nil {
 			return err
 		}
-		after.clusterSize = *p.ClusterSize
+		after.clusterSize = size
 	}
 	if kind == platform.KindMySQL {
 		switch {
@@ -448,20 +453,22 @@ func checkKeyspaceResizes(b *branchRec, after clusterState) error {
 // maxReplicas bounds a change request's replicas.
 const maxReplicas = 10
 
-// checkBranchClusterSize checks a cluster_size for branch b: one of the
-// catalogue's, offered for its kind and for its kind of branch.
-func checkBranchClusterSize(b *branchRec, size string) error {
-	if err := checkClusterSize("cluster_size", size, b.db.kind); err != nil {
-		return err
+// branchClusterSize checks a cluster_size for branch b: one of the
+// catalogue's, offered for its kind and for its kind of branch. It returns
+// the size's canonical name.
+func branchClusterSize(b *branchRec, size string) (string, error) {
+	name, err := clusterSizeFor("cluster_size", size, b.db.kind, b.production)
+	if err != nil {
+		return "", err
 	}
-	if !skuByName[size].fits(b) {
+	if !skuByName[name].fits(b) {
 		kind := "development"
 		if b.production {
 			kind = "production"
 		}
-		return unprocessable("cluster_size %q is not offered for %s branches", size, kind)
+		return "", unprocessable("cluster_size %q is not offered for %s branches", size, kind)
 	}
-	return nil
+	return name, nil
 }
 
 // checkStorage applies a change request's storage to st and checks the
@@ -491,14 +498,15 @@ func updateBranchClusterConfig(c *call, p *platform.UpdateClusterConfigParams) (
 	if err != nil {
 		return nil, err
 	}
-	if err := checkBranchClusterSize(b, p.ClusterSize); err != nil {
+	size, err := branchClusterSize(b, p.ClusterSize)
+	if err != nil {
 		return nil, err
 	}
 	after, err := c.changeBase(b, false)
 	if err != nil {
 		return nil, err
 	}
-	after.clusterSize = p.ClusterSize
+	after.clusterSize = size
 	if err := checkKeyspaceResizes(b, after); err != nil {
 		return nil, err
 	}
@@ -607,6 +615,29 @@ func cancelBranchChange(c *call) (any, error) {
 	r := b.pendingChange()
 	if r == nil {
 		return nil, unprocessable("branch %s has no queued or resizing request to cancel%s", b.name, lastChange(b))
+	}
+	r.state, r.updated = platform.ChangeCanceled, c.now
+	b.cluster.pending = nil // made by the request
+	return nil, nil
+}
+
+// cancelBranchChanges cancels the branch's queued change request (the
+// service's own command-line tool cancels a PostgreSQL resize this way).
+// Only a queued one: once resizing it is too late, and a resize request
+// of the query routers is cancel_branch_change_request's.
+func cancelBranchChanges(c *call) (any, error) {
+	b, err := c.branch()
+	if err != nil {
+		return nil, err
+	}
+	r := b.pendingChange()
+	switch {
+	case r == nil:
+		return nil, unprocessable("branch %s has no queued change request to cancel%s", b.name, lastChange(b))
+	case r.resize:
+		return nil, unprocessable("branch %s has %s %s, not a change request; cancel it with cancel_branch_change_request", b.name, r.what(), r.state)
+	case r.state != platform.ChangeQueued:
+		return nil, unprocessable("branch %s has %s %s: only a queued change request can be canceled", b.name, r.what(), r.state)
 	}
 	r.state, r.updated = platform.ChangeCanceled, c.now
 	b.cluster.pending = nil // made by the request
