@@ -18,10 +18,17 @@
 // With -state FILE, the server's whole state (resources, clock, pending
 // transitions, IDs, credentials; see fake.Server.Snapshot) survives a
 // restart: it is loaded from FILE at start when FILE exists, and saved to
-// it a second after each change and on shutdown, atomically (a temporary
-// file, synced, renamed over FILE), so that a crash loses at most the last
-// second and never leaves a broken file. A FILE that is not a snapshot this
-// fake reads stops the start with the reason, and is left untouched.
+// it at most a second after the first change not yet saved (however
+// busy the server is: a steady stream of requests is saved once a second)
+// and on shutdown, atomically (a temporary file in FILE's folder, synced,
+// renamed over FILE, the folder synced), so that a crash, even SIGKILL,
+// loses at most the last second and never leaves a broken file. A save
+// that fails while the server runs (an unwritable folder, a full disk) is
+// reported on stderr at once and retried every second; the first save
+// that works again is reported too. On SIGINT or SIGTERM the server saves
+// once more, and exits with status 1 and the reason if that save fails. A
+// FILE that is not a snapshot this fake reads stops the start with the
+// reason, and is left untouched.
 package main
 
 import (
@@ -59,14 +66,21 @@ func (e usageError) Error() string { return e.err.Error() + " (see platform-fake
 func (e usageError) Unwrap() error { return e.err }
 
 // run parses args, starts the fake, prints how to reach it to stdout and
-// serves until ctx ends. -h prints the usage to stdout and returns nil.
+// serves until ctx ends; a failed save of the -state file is reported to
+// stderr when it happens. -h prints the usage to stdout and returns nil.
 func run(ctx context.Context, args []string, stdout io.Writer) error {
 	return runWith(ctx, args, stdout, defaultSaveDelay)
 }
 
-// runWith is run with the delay between a change and the save of the
-// -state file.
+// runWith is run with the longest delay between a change and the save of
+// the -state file.
 func runWith(ctx context.Context, args []string, stdout io.Writer, saveDelay time.Duration) error {
+	return runLogged(ctx, args, stdout, os.Stderr, saveDelay)
+}
+
+// runLogged is runWith that reports failed saves of the -state file to
+// stderr as they happen.
+func runLogged(ctx context.Context, args []string, stdout, stderr io.Writer, saveDelay time.Duration) error {
 	fs := flag.NewFlagSet("platform-fake", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are returned; -h prints below
 	addr := fs.String("addr", "127.0.0.1:8080", "`host:port` to listen on (port 0 picks a free port)")
@@ -102,7 +116,7 @@ func runWith(ctx context.Context, args []string, stdout io.Writer, saveDelay tim
 	}
 	var state *stateFile
 	if *statePath != "" {
-		state = newStateFile(*statePath, saveDelay)
+		state = newStateFile(*statePath, saveDelay, stderr)
 		opts = append(opts, fake.WithOnChange(state.changed))
 	}
 	srv, err := fake.New(opts...)

@@ -41,7 +41,7 @@ func startWith(t *testing.T, saveDelay time.Duration, args ...string) *started {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	pr, pw := io.Pipe()
-	s := &started{info: map[string]string{}, cancel: cancel, done: make(chan struct{})}
+	s := &started{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		s.err = runWith(ctx, args, pw, saveDelay)
 		if s.err != nil {
@@ -51,21 +51,29 @@ func startWith(t *testing.T, saveDelay time.Duration, args ...string) *started {
 		}
 		close(s.done)
 	}()
-	sc := bufio.NewScanner(pr)
+	var err error
+	if s.info, err = readStartup(pr); len(s.info) == 0 || err != nil {
+		t.Fatalf("run ended before it was ready: %v", err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }() // the rest of the output
+	t.Cleanup(func() { s.stop(t) })
+	return s
+}
+
+// readStartup reads the "key: value" lines printed on startup, up to the
+// last one.
+func readStartup(r io.Reader) (map[string]string, error) {
+	info := map[string]string{}
+	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		if k, v, ok := strings.Cut(sc.Text(), ": "); ok {
-			s.info[k] = v
+			info[k] = v
 		}
 		if strings.HasPrefix(sc.Text(), "stop with") {
 			break
 		}
 	}
-	if len(s.info) == 0 || sc.Err() != nil {
-		t.Fatalf("run ended before it was ready: %v", sc.Err())
-	}
-	go func() { _, _ = io.Copy(io.Discard, pr) }() // the rest of the output
-	t.Cleanup(func() { s.stop(t) })
-	return s
+	return info, sc.Err()
 }
 
 // stop cancels the run, waits until it has returned, and returns its error.
