@@ -647,6 +647,7 @@ func New(opts ...Option) (*Server, error) {
 	}
 	s.httpSrv = httptest.NewUnstartedServer(s)
 	s.httpSrv.Config.ConnState = s.conns.track
+	cfg.timeouts.set(s.httpSrv.Config)
 	if cfg.addr != "" {
 		l, err := net.Listen("tcp", cfg.addr)
 		if err != nil {

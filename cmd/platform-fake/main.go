@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	platform-fake [-addr 127.0.0.1:8080] [-seed 1] [-org acme] [-virtual-time] [-rate-limit 0] [-strict-bodies] [-state FILE]
+//	platform-fake [-addr 127.0.0.1:8080] [-seed 1] [-org acme] [-virtual-time] [-rate-limit 0] [-strict-bodies] [-state FILE] [-read-header-timeout 10s] [-write-timeout 1m] [-idle-timeout 1m]
 //
 // On startup it prints the base URL, the organization and the admin token
 // (its ID, its secret and the Authorization header value), one "key: value"
@@ -14,6 +14,16 @@
 // OAuth applications, push schemas, inject faults, emit events, advance the
 // virtual clock, read the request log, events and webhook deliveries; see
 // fake.ControlPrefix and the README).
+//
+// A server shared by many clients keeps no connection forever for a client
+// that is slow, gone or never reads: a client has -read-header-timeout to
+// send a request's headers (or, on a new connection, its first request's),
+// the server -write-timeout from the end of the headers to write the whole
+// response (a slower reader is cut off, and so is a wait longer than that:
+// a fault rule's latency, POST /_fake/deliveries/flush?timeout=), and a
+// kept-alive connection waits -idle-timeout for its next request. 0 turns
+// a timeout off. No response is written while the server's state is
+// locked, so a client that does not read holds up only itself.
 //
 // With -state FILE, the server's whole state (resources, clock, pending
 // transitions, IDs, credentials; see fake.Server.Snapshot) survives a
@@ -90,6 +100,9 @@ func runLogged(ctx context.Context, args []string, stdout, stderr io.Writer, sav
 	statePath := fs.String("state", "", "keep the state in `file`: loaded at start when it exists, saved after changes and on shutdown")
 	rateLimit := fs.Int("rate-limit", 0, "answer 429 to a credential's requests beyond this many a minute (the live service allows 600); 0 for no limit")
 	strict := fs.Bool("strict-bodies", false, "answer 400 to a request body with a field the API does not define, instead of ignoring the field")
+	readHeaderTimeout := fs.Duration("read-header-timeout", 10*time.Second, "disconnect a client that has not sent a request's headers after `duration`; 0 for never")
+	writeTimeout := fs.Duration("write-timeout", time.Minute, "disconnect a client whose response is not written `duration` after its request's headers; 0 for never")
+	idleTimeout := fs.Duration("idle-timeout", time.Minute, "close a kept-alive connection that has waited `duration` for its next request; 0 for never")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(stdout, "Usage: platform-fake [flags]")
@@ -104,7 +117,8 @@ func runLogged(ctx context.Context, args []string, stdout, stderr io.Writer, sav
 		return usageError{fmt.Errorf("unexpected argument %q: platform-fake takes flags only", fs.Arg(0))}
 	}
 
-	opts := []fake.Option{fake.WithAddr(*addr), fake.WithSeed(*seed), fake.WithOrganization(*org)}
+	opts := []fake.Option{fake.WithAddr(*addr), fake.WithSeed(*seed), fake.WithOrganization(*org),
+		fake.WithServerTimeouts(fake.ServerTimeouts{ReadHeader: *readHeaderTimeout, Write: *writeTimeout, Idle: *idleTimeout})}
 	if !*virtual {
 		opts = append(opts, fake.WithRealTime())
 	}
