@@ -85,12 +85,6 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 // runWith is run with the longest delay between a change and the save of
 // the -state file.
 func runWith(ctx context.Context, args []string, stdout io.Writer, saveDelay time.Duration) error {
-	return runLogged(ctx, args, stdout, os.Stderr, saveDelay)
-}
-
-// runLogged is runWith that reports failed saves of the -state file to
-// stderr as they happen.
-func runLogged(ctx context.Context, args []string, stdout, stderr io.Writer, saveDelay time.Duration) error {
 	fs := flag.NewFlagSet("platform-fake", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are returned; -h prints below
 	addr := fs.String("addr", "127.0.0.1:8080", "`host:port` to listen on (port 0 picks a free port)")
@@ -130,7 +124,7 @@ func runLogged(ctx context.Context, args []string, stdout, stderr io.Writer, sav
 	}
 	var state *stateFile
 	if *statePath != "" {
-		state = newStateFile(*statePath, saveDelay, stderr)
+		state = newStateFile(*statePath, saveDelay, os.Stderr)
 		opts = append(opts, fake.WithOnChange(state.changed))
 	}
 	srv, err := fake.New(opts...)
