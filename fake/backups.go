@@ -22,6 +22,9 @@ type backupStore struct {
 // out the deleted ones, all keeps them (the list's all=true).
 type branchBackups struct {
 	live, all index[*backupRec]
+	// inFlight counts the backups pending or running, so that a policy's
+	// run need not scan every backup the branch ever had.
+	inFlight int
 }
 
 // of returns the backups of branch b, for reading: empty when it has none.
@@ -46,6 +49,9 @@ func (st *backupStore) addBackup(bk *backupRec) {
 	}
 	bb.live.add(bk)
 	bb.all.add(bk)
+	if bk.inProgress() {
+		bb.inFlight++
+	}
 }
 
 // policy finds a live policy by ID: a scan, as a database has few, cheaper
@@ -240,6 +246,9 @@ func (s *Server) addBackup(b *branchRec, name string, ret retention, actor *user
 
 // settleBackup puts a backup in a final state.
 func (s *Server) settleBackup(bk *backupRec, state platform.BackupState, now time.Time) {
+	if bk.inProgress() {
+		bk.branch.db.backups.of(bk.branch).inFlight--
+	}
 	bk.state = state
 	bk.ended, bk.updated = now, now
 	s.world.endFlight(bk.id)
@@ -258,12 +267,7 @@ func (s *Server) cancelBackups(b *branchRec) {
 
 // backupInProgress reports whether b has a backup pending or running.
 func (b *branchRec) backupInProgress() bool {
-	for _, bk := range b.db.backups.of(b).live.all() {
-		if bk.inProgress() {
-			return true
-		}
-	}
-	return false
+	return b.db.backups.of(b).inFlight > 0
 }
 
 // backup finds the path's {id} among the backups of the path's branch. A

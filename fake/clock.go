@@ -79,15 +79,31 @@ func (c *clock) after(d time.Duration, j job) {
 	c.arm()
 }
 
+// MaxAdvanceTransitions is the most transitions one move of the clock
+// runs: one [Server.Advance] (one POST /_fake/advance), one [Server.Sleep],
+// one wake of a real-time clock. The server's lock is held while they run,
+// so the bound keeps every other request from waiting long (100,000
+// transitions take well under a second). A move that reaches it stops
+// there: a virtual clock stays at the time of the last transition run, with
+// the rest still due, and the next move goes on from there; a real-time
+// clock runs the rest at once, after letting waiting requests through.
+const MaxAdvanceTransitions = 100_000
+
 // runDue runs every timer due at or before until, in order, moving a virtual
 // clock to each timer's time as it runs, so that work a timer schedules
-// runs in the same pass when it is due by until. It returns how many ran.
+// runs in the same pass when it is due by until. It stops after
+// MaxAdvanceTransitions, short of until when more are due (see due). It
+// returns how many ran.
 func (c *clock) runDue(until time.Time) int {
 	if c.stopped {
 		return 0
 	}
 	ran := 0
 	for len(c.timers) > 0 && !c.timers[0].at.After(until) {
+		if ran == MaxAdvanceTransitions {
+			c.arm() // a real-time clock runs the rest once the lock is free
+			return ran
+		}
 		t := heap.Pop(&c.timers).(*timer)
 		if !c.real && t.at.After(c.now) {
 			c.now = t.at
@@ -100,6 +116,11 @@ func (c *clock) runDue(until time.Time) int {
 	}
 	c.arm()
 	return ran
+}
+
+// due reports whether work is scheduled at or before t.
+func (c *clock) due(t time.Time) bool {
+	return len(c.timers) > 0 && !c.timers[0].at.After(t)
 }
 
 // next returns the time of the earliest scheduled work.

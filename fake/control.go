@@ -24,7 +24,9 @@ import (
 // unknown path is a 404, a known path with another method a 405 with an
 // Allow header.
 //
-//	POST   /_fake/advance?d=5s                    Advance; answers {"now": ..., "virtual": true}
+//	POST   /_fake/advance?d=5s                    Advance; answers {"now": ..., "virtual": true, "transitions": N,
+//	                                              "complete": true}; complete is false when it stopped at
+//	                                              MaxAdvanceTransitions short of d, now saying how far it got
 //	GET    /_fake/now                             Now; answers {"now": ..., "virtual": ...}
 //	GET    /_fake/requests                        Requests: {"data": [{"method", "path", "query", "status", "operation", "request_id"}]}
 //	DELETE /_fake/requests                        ClearRequests
@@ -302,13 +304,28 @@ func (s *Server) controlAdvance(r *http.Request) (any, error) {
 	if s.clock.real {
 		return nil, unprocessable("the clock follows the wall clock (real time); only a virtual clock can be advanced")
 	}
-	s.Advance(d)
-	return s.controlNow(r)
+	ran, complete := s.advance(d)
+	return controlAdvanced{controlTime: s.controlTime(), Transitions: ran, Complete: complete}, nil
+}
+
+// controlAdvanced is the answer of advance.
+type controlAdvanced struct {
+	controlTime
+	// Transitions is how many transitions ran.
+	Transitions int `json:"transitions"`
+	// Complete is false when the advance stopped at MaxAdvanceTransitions
+	// short of its end; Now says how far it got.
+	Complete bool `json:"complete"`
 }
 
 // controlNow serves GET /_fake/now.
 func (s *Server) controlNow(*http.Request) (any, error) {
-	return controlTime{Now: platform.NewTimestamp(s.Now()), Virtual: !s.clock.real}, nil
+	return s.controlTime(), nil
+}
+
+// controlTime reads the clock for advance and now.
+func (s *Server) controlTime() controlTime {
+	return controlTime{Now: platform.NewTimestamp(s.Now()), Virtual: !s.clock.real}
 }
 
 // controlRequest is a request of the log as /_fake/requests shows it.

@@ -1006,3 +1006,40 @@ func controlRefusals(t *testing.T, srv *fake.Server, stranger, big string) {
 		})
 	}
 }
+
+// TestControlAdvanceStopsAtTheLimit checks that an advance that would run
+// more than fake.MaxAdvanceTransitions transitions (centuries of one
+// database's backups and invoices) stops after that many and says how far
+// it got, and that the next advance goes on from there.
+func TestControlAdvanceStopsAtTheLimit(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	if _, err := srv.Client().Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: srv.Org(), Name: "app-db", ClusterSize: "PS_10"}); err != nil {
+		t.Fatal(err)
+	}
+	auth := srv.AdminToken().Authorization()
+	type answer struct {
+		Now         string `json:"now"`
+		Virtual     bool   `json:"virtual"`
+		Transitions int    `json:"transitions"`
+		Complete    bool   `json:"complete"`
+	}
+	const far = 2562047 * time.Hour // the longest duration
+	r := controlDo(t, http.MethodPost, srv.URL()+"_fake/advance?d="+far.String(), auth)
+	if r.status != http.StatusOK {
+		t.Fatalf("POST /_fake/advance: status %d, body %s", r.status, r.body)
+	}
+	got := controlDecode[answer](t, r)
+	want := answer{Now: controlStamp(srv.Now()), Virtual: true, Transitions: fake.MaxAdvanceTransitions, Complete: false}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("POST /_fake/advance?d=%v (-want +got):\n%s", far, diff)
+	}
+	if now := srv.Now(); !now.After(fake.DefaultStart.AddDate(10, 0, 0)) || !now.Before(fake.DefaultStart.Add(far)) {
+		t.Errorf("the clock stopped at %v, want decades in and short of the end", now)
+	}
+	stopped := srv.Now()
+	got = controlDecode[answer](t, controlDo(t, http.MethodPost, srv.URL()+"_fake/advance?d=1h", auth))
+	if want := controlStamp(stopped.Add(time.Hour)); got.Now != want || !got.Complete {
+		t.Errorf("the next advance of 1h: now %s, complete %v; want %s, complete", got.Now, got.Complete, want)
+	}
+}

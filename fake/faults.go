@@ -68,9 +68,15 @@ func newFaultRand(seed uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(seed^0x5bd1e995, seed))
 }
 
+// MaxFaultRules is the most fault rules a server holds at once: every
+// request is checked against them in turn. A rule that has answered its
+// Times stays installed, and counts, until it is removed.
+const MaxFaultRules = 1000
+
 // InjectFault installs a fault for the operation named op (a name from the
 // API's operation table, such as "get_database"). Rules are tried in the
-// order installed; the first that applies answers.
+// order installed; the first that applies answers. With [MaxFaultRules]
+// rules installed it refuses, until one is removed ([FaultRule.Remove]).
 func (s *Server) InjectFault(op string, f Fault) (*FaultRule, error) {
 	if _, ok := operations[op]; !ok {
 		return nil, fmt.Errorf("fake: InjectFault: unknown operation %q", op)
@@ -92,8 +98,11 @@ func (s *Server) InjectFault(op string, f Fault) (*FaultRule, error) {
 	}
 	r := &FaultRule{op: op, fault: f, rules: &s.faults}
 	s.faults.mu.Lock()
+	defer s.faults.mu.Unlock()
+	if len(s.faults.list) >= MaxFaultRules {
+		return nil, fmt.Errorf("fake: InjectFault: %d fault rules are installed, the most a server holds; remove one first (FaultRule.Remove, DELETE %sfaults/{id})", MaxFaultRules, ControlPrefix)
+	}
 	s.faults.list = append(s.faults.list, r)
-	s.faults.mu.Unlock()
 	return r, nil
 }
 

@@ -65,6 +65,31 @@ func TestInjectFaultRefusesBadRules(t *testing.T) {
 	}
 }
 
+// TestInjectFaultCap checks that a server holds at most
+// fake.MaxFaultRules rules, through the Go API and the control surface
+// alike, refusing more with an error that says why, and takes one again
+// once a rule is removed.
+func TestInjectFaultCap(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	var first *fake.FaultRule
+	for i := range fake.MaxFaultRules {
+		r := mustFault(t, srv, "get_database", fake.Fault{Status: 503, Times: 1})
+		if i == 0 {
+			first = r
+		}
+	}
+	if r, err := srv.InjectFault("get_database", fake.Fault{Status: 503}); err == nil || r != nil || !strings.Contains(err.Error(), "1000 fault rules are installed") {
+		t.Errorf("InjectFault past the cap = %v, %v; want a refusal naming the cap", r, err)
+	}
+	e := wantError(t, send(t, srv, "POST", "/_fake/faults", admin(srv), `{"operation": "get_database", "status": 503}`), http.StatusUnprocessableEntity, "unprocessable")
+	if !strings.Contains(e.Message, "1000 fault rules are installed") {
+		t.Errorf("POST /_fake/faults past the cap: %q, want the cap named", e.Message)
+	}
+	first.Remove()
+	mustFault(t, srv, "get_database", fake.Fault{Status: 503})
+}
+
 // TestFaultRetriedThroughClient is the issue's case: the admin client
 // retries a GET through two 503s and succeeds.
 func TestFaultRetriedThroughClient(t *testing.T) {

@@ -27,6 +27,8 @@ type config struct {
 	rateLimit        int           // requests a minute per credential; 0: none
 	webhookTimeout   time.Duration // see WithWebhookTimeout; 0 is the default
 	onChange         func()        // see WithOnChange
+
+	timeouts ServerTimeouts // see WithServerTimeouts; none by default
 }
 
 // DefaultStart is the virtual clock's starting time unless [WithStartTime]

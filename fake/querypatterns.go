@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strconv"
@@ -227,21 +228,32 @@ func (s *Server) signFile(path string, expires int64) string {
 // the signature does not match the path and expiry (a changed address),
 // 410 once the expiry has passed on the server's clock, 404 when the
 // report has been deleted since. It needs no credentials: the signature
-// is the authorization.
+// is the authorization. The file is rendered under the server's lock and
+// written after it is released, so that a client slow to read it holds up
+// no other request.
 func (s *Server) serveReportFile(w http.ResponseWriter, r *http.Request) {
+	file, err := s.reportFile(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, file)
+}
+
+// reportFile renders the file of the report at r's signed address, as
+// JSON; see serveReportFile.
+func (s *Server) reportFile(r *http.Request) (json.RawMessage, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	q := r.URL.Query()
 	expires, err := strconv.ParseInt(q.Get("expires"), 10, 64)
 	sig, _ := hex.DecodeString(q.Get("signature"))
 	if err != nil || !hmac.Equal(sig, mustHex(s.signFile(r.URL.Path, expires))) {
-		writeError(w, forbidden("the signature of this download address does not match it; ask the API for a new one"))
-		return
+		return nil, forbidden("the signature of this download address does not match it; ask the API for a new one")
 	}
 	if s.clock.Now().Unix() > expires {
-		writeError(w, errf(http.StatusGone, "gone", "this download address expired at %s; ask the API for a new one",
-			time.Unix(expires, 0).UTC().Format(time.RFC3339)))
-		return
+		return nil, errf(http.StatusGone, "gone", "this download address expired at %s; ask the API for a new one",
+			time.Unix(expires, 0).UTC().Format(time.RFC3339))
 	}
 	var rep *qpReportRec
 	if org := s.world.orgs[r.PathValue("organization")]; org != nil {
@@ -252,10 +264,9 @@ func (s *Server) serveReportFile(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if rep == nil {
-		writeError(w, notFound())
-		return
+		return nil, notFound()
 	}
-	writeJSON(w, http.StatusOK, &platform.QueryPatternsFile{
+	return json.Marshal(&platform.QueryPatternsFile{
 		GeneratedAt: platform.NewTimestamp(rep.finished),
 		Patterns:    rep.patterns,
 	})

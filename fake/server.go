@@ -680,6 +680,7 @@ func New(opts ...Option) (*Server, error) {
 	}
 	s.httpSrv = httptest.NewUnstartedServer(s)
 	s.httpSrv.Config.ConnState = s.conns.track
+	cfg.timeouts.set(s.httpSrv.Config)
 	if cfg.addr != "" {
 		l, err := net.Listen("tcp", cfg.addr)
 		if err != nil {
@@ -776,8 +777,21 @@ func (s *Server) Now() time.Time {
 // Advance moves the virtual clock forward by d, running every transition
 // that falls due on the way, in time order. With [WithRealTime] it runs
 // what is due now and does not move time.
+//
+// One Advance runs at most [MaxAdvanceTransitions] transitions. When more
+// fall due within d, it stops after that many, with the clock at the time
+// of the last one run, short of d: [Server.Now] says how far it got, and
+// another Advance goes on from there. Only a very long d on a busy server
+// gets there (one database's backups and invoices make about 1,100
+// transitions a year).
 func (s *Server) Advance(d time.Duration) {
-	s.runClock(func() time.Time {
+	s.advance(d)
+}
+
+// advance is Advance, reporting how many transitions ran and whether the
+// clock reached its end.
+func (s *Server) advance(d time.Duration) (ran int, complete bool) {
+	return s.runClock(func() time.Time {
 		if s.clock.real {
 			return s.clock.Now()
 		}
@@ -787,16 +801,21 @@ func (s *Server) Advance(d time.Duration) {
 
 // runClock runs the work due by until, which it calls under the server's
 // lock, and then, if the work ran or a virtual clock moved, the
-// WithOnChange function.
-func (s *Server) runClock(until func() time.Time) {
+// WithOnChange function. It returns how much work ran, and whether all
+// that was due by until ran (false when it stopped at
+// MaxAdvanceTransitions).
+func (s *Server) runClock(until func() time.Time) (ran int, complete bool) {
 	s.mu.Lock()
 	from := s.clock.Now()
-	ran := s.clock.runDue(until())
+	to := until()
+	ran = s.clock.runDue(to)
+	complete = !s.clock.due(to)
 	moved := !s.clock.real && s.clock.now.After(from)
 	s.mu.Unlock()
 	if ran > 0 || moved {
 		s.changed()
 	}
+	return ran, complete
 }
 
 // Sleep waits for d by advancing the virtual clock, without waiting on the

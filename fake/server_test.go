@@ -1086,3 +1086,15 @@ func TestServersShareOnlyTheirRoutes(t *testing.T) {
 		}
 	}
 }
+
+// TestWithServerTimeoutsRefusesNegative checks that a negative timeout is a
+// configuration error, not a server that times out at once.
+func TestWithServerTimeoutsRefusesNegative(t *testing.T) {
+	t.Parallel()
+	for _, to := range []fake.ServerTimeouts{{ReadHeader: -1}, {Write: -time.Second}, {Idle: -time.Minute}} {
+		if srv, err := fake.New(fake.WithServerTimeouts(to)); err == nil {
+			srv.Close()
+			t.Errorf("WithServerTimeouts(%+v) was accepted", to)
+		}
+	}
+}

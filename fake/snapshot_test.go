@@ -92,7 +92,7 @@ var snapshotCoverage = map[string]string{
 	"branchQPReports":        "list byID seq",
 	"qpReportRec":            "stamps seq branch state actor finished patterns deleted",
 	"backupStore":            "byID byBranch policies",
-	"branchBackups":          "live all",
+	"branchBackups":          "live all inFlight",
 	"backupRec":              "stamps branch name state production protected required policy actor retention started completed ended deleted deletedAt size snapshot restored",
 	"retention":              "value unit",
 	"schemaSnapshot":         "id taken keyspaces",

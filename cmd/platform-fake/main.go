@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	platform-fake [-addr 127.0.0.1:8080] [-seed 1] [-org acme] [-virtual-time] [-rate-limit 0] [-strict-bodies] [-state FILE]
+//	platform-fake [-addr 127.0.0.1:8080] [-seed 1] [-org acme] [-virtual-time] [-rate-limit 0] [-strict-bodies] [-state FILE] [-read-header-timeout 10s] [-write-timeout 1m] [-idle-timeout 1m]
 //
 // On startup it prints the base URL, the organization and the admin token
 // (its ID, its secret and the Authorization header value), one "key: value"
@@ -18,13 +18,30 @@
 // the token (a browser that opens /_fake/ signs in with the Authorization
 // value).
 //
+// A server shared by many clients keeps no connection forever for a client
+// that is slow, gone or never reads: a client has -read-header-timeout to
+// send a request's headers (or, on a new connection, its first request's),
+// the server -write-timeout from the end of the headers to write the whole
+// response (a slower reader is cut off, and so is a wait longer than that:
+// a fault rule's latency, POST /_fake/deliveries/flush?timeout=), and a
+// kept-alive connection waits -idle-timeout for its next request. 0 turns
+// a timeout off. No response is written while the server's state is
+// locked, so a client that does not read holds up only itself.
+//
 // With -state FILE, the server's whole state (resources, clock, pending
 // transitions, IDs, credentials; see fake.Server.Snapshot) survives a
 // restart: it is loaded from FILE at start when FILE exists, and saved to
-// it a second after each change and on shutdown, atomically (a temporary
-// file, synced, renamed over FILE), so that a crash loses at most the last
-// second and never leaves a broken file. A FILE that is not a snapshot this
-// fake reads stops the start with the reason, and is left untouched.
+// it at most a second after the first change not yet saved (however
+// busy the server is: a steady stream of requests is saved once a second)
+// and on shutdown, atomically (a temporary file in FILE's folder, synced,
+// renamed over FILE, the folder synced), so that a crash, even SIGKILL,
+// loses at most the last second and never leaves a broken file. A save
+// that fails while the server runs (an unwritable folder, a full disk) is
+// reported on stderr at once and retried every second; the first save
+// that works again is reported too. On SIGINT or SIGTERM the server saves
+// once more, and exits with status 1 and the reason if that save fails. A
+// FILE that is not a snapshot this fake reads stops the start with the
+// reason, and is left untouched.
 package main
 
 import (
@@ -62,13 +79,14 @@ func (e usageError) Error() string { return e.err.Error() + " (see platform-fake
 func (e usageError) Unwrap() error { return e.err }
 
 // run parses args, starts the fake, prints how to reach it to stdout and
-// serves until ctx ends. -h prints the usage to stdout and returns nil.
+// serves until ctx ends; a failed save of the -state file is reported to
+// stderr when it happens. -h prints the usage to stdout and returns nil.
 func run(ctx context.Context, args []string, stdout io.Writer) error {
 	return runWith(ctx, args, stdout, defaultSaveDelay)
 }
 
-// runWith is run with the delay between a change and the save of the
-// -state file.
+// runWith is run with the longest delay between a change and the save of
+// the -state file.
 func runWith(ctx context.Context, args []string, stdout io.Writer, saveDelay time.Duration) error {
 	fs := flag.NewFlagSet("platform-fake", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are returned; -h prints below
@@ -79,6 +97,9 @@ func runWith(ctx context.Context, args []string, stdout io.Writer, saveDelay tim
 	statePath := fs.String("state", "", "keep the state in `file`: loaded at start when it exists, saved after changes and on shutdown")
 	rateLimit := fs.Int("rate-limit", 0, "answer 429 to a credential's requests beyond this many a minute (the live service allows 600); 0 for no limit")
 	strict := fs.Bool("strict-bodies", false, "answer 400 to a request body with a field the API does not define, instead of ignoring the field")
+	readHeaderTimeout := fs.Duration("read-header-timeout", 10*time.Second, "disconnect a client that has not sent a request's headers after `duration`; 0 for never")
+	writeTimeout := fs.Duration("write-timeout", time.Minute, "disconnect a client whose response is not written `duration` after its request's headers; 0 for never")
+	idleTimeout := fs.Duration("idle-timeout", time.Minute, "close a kept-alive connection that has waited `duration` for its next request; 0 for never")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(stdout, "Usage: platform-fake [flags]")
@@ -93,7 +114,8 @@ func runWith(ctx context.Context, args []string, stdout io.Writer, saveDelay tim
 		return usageError{fmt.Errorf("unexpected argument %q: platform-fake takes flags only", fs.Arg(0))}
 	}
 
-	opts := []fake.Option{fake.WithAddr(*addr), fake.WithSeed(*seed), fake.WithOrganization(*org)}
+	opts := []fake.Option{fake.WithAddr(*addr), fake.WithSeed(*seed), fake.WithOrganization(*org),
+		fake.WithServerTimeouts(fake.ServerTimeouts{ReadHeader: *readHeaderTimeout, Write: *writeTimeout, Idle: *idleTimeout})}
 	if !*virtual {
 		opts = append(opts, fake.WithRealTime())
 	}
@@ -105,7 +127,7 @@ func runWith(ctx context.Context, args []string, stdout io.Writer, saveDelay tim
 	}
 	var state *stateFile
 	if *statePath != "" {
-		state = newStateFile(*statePath, saveDelay)
+		state = newStateFile(*statePath, saveDelay, os.Stderr)
 		opts = append(opts, fake.WithOnChange(state.changed))
 	}
 	srv, err := fake.New(opts...)

@@ -41,7 +41,7 @@ func startWith(t *testing.T, saveDelay time.Duration, args ...string) *started {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	pr, pw := io.Pipe()
-	s := &started{info: map[string]string{}, cancel: cancel, done: make(chan struct{})}
+	s := &started{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		s.err = runWith(ctx, args, pw, saveDelay)
 		if s.err != nil {
@@ -51,21 +51,29 @@ func startWith(t *testing.T, saveDelay time.Duration, args ...string) *started {
 		}
 		close(s.done)
 	}()
-	sc := bufio.NewScanner(pr)
+	var err error
+	if s.info, err = readStartup(pr); len(s.info) == 0 || err != nil {
+		t.Fatalf("run ended before it was ready: %v", err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }() // the rest of the output
+	t.Cleanup(func() { s.stop(t) })
+	return s
+}
+
+// readStartup reads the "key: value" lines printed on startup, up to the
+// last one.
+func readStartup(r io.Reader) (map[string]string, error) {
+	info := map[string]string{}
+	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		if k, v, ok := strings.Cut(sc.Text(), ": "); ok {
-			s.info[k] = v
+			info[k] = v
 		}
 		if strings.HasPrefix(sc.Text(), "stop with") {
 			break
 		}
 	}
-	if len(s.info) == 0 || sc.Err() != nil {
-		t.Fatalf("run ended before it was ready: %v", sc.Err())
-	}
-	go func() { _, _ = io.Copy(io.Discard, pr) }() // the rest of the output
-	t.Cleanup(func() { s.stop(t) })
-	return s
+	return info, sc.Err()
 }
 
 // stop cancels the run, waits until it has returned, and returns its error.
@@ -413,5 +421,72 @@ func TestRunControlScenario(t *testing.T) {
 	}
 	if diff := cmp.Diff([]event{{"branch.ready", "app", now.Now, "main"}}, got); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+// TestRunTimeouts checks that the server disconnects a client that sends no
+// request, a kept-alive connection left idle, and a request whose response
+// is not written in time. Real time: the timeouts are on the wall clock, so
+// the test runs them at a few hundred milliseconds (under a second in all);
+// the read deadlines only bound a failure.
+func TestRunTimeouts(t *testing.T) {
+	t.Parallel()
+	s := start(t, "-addr", "127.0.0.1:0", "-virtual-time",
+		"-read-header-timeout", "100ms", "-idle-timeout", "200ms", "-write-timeout", "200ms")
+	base, auth := s.info["base URL"], s.info["Authorization"]
+	host := strings.TrimSuffix(strings.TrimPrefix(base, "http://"), "/")
+	// closed reports whether the server closes conn within 10 s.
+	closed := func(conn net.Conn) bool {
+		if err := conn.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		_, err := conn.Read(make([]byte, 1))
+		return errors.Is(err, io.EOF)
+	}
+	dial := func() net.Conn {
+		conn, err := net.Dial("tcp", host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		return conn
+	}
+
+	if !closed(dial()) {
+		t.Error("a connection that sends no request is still open")
+	}
+
+	idle := dial()
+	if err := idle.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(idle, "GET /v1/regions HTTP/1.1\r\nHost: "+host+"\r\nAuthorization: "+auth+"\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(idle)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil || resp.StatusCode != http.StatusOK || resp.Close {
+		t.Fatalf("GET /v1/regions: status %d, close %v, %v; want a kept-alive 200", resp.StatusCode, resp.Close, err)
+	}
+	if _, err := br.ReadByte(); !errors.Is(err, io.EOF) {
+		t.Errorf("an idle kept-alive connection: %v, want it closed", err)
+	}
+
+	// A fault's latency outlasts the write timeout: the response is cut off.
+	if status := sendJSON(t, "POST", base+"_fake/faults", auth, `{"operation": "list_public_regions", "latency": "400ms"}`, &map[string]any{}); status != http.StatusCreated {
+		t.Fatalf("installing a slow fault: status %d", status)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), "GET", base+"v1/regions", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", auth)
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
+	if resp, err := client.Do(req); err == nil {
+		resp.Body.Close()
+		t.Errorf("a response written after the write timeout arrived: status %d", resp.StatusCode)
 	}
 }

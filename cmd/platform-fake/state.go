@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,26 +14,30 @@ import (
 	"github.com/dbplatform/platform-go/fake"
 )
 
-// defaultSaveDelay is how long the -state file waits after the last change
-// before it is saved: a burst of requests is saved once.
+// defaultSaveDelay is the longest the -state file waits after the first
+// change it has not saved: a burst of requests is saved once, and a steady
+// stream of them once a second.
 const defaultSaveDelay = time.Second
 
 // stateFile keeps the server's state in a file: loaded at start when the
-// file exists, saved a moment after each change (debounced) and on
-// shutdown. Every save replaces the file atomically, so that a crash loses
-// at most the last moments and never leaves a half-written file.
+// file exists, saved at most delay after the first change since the last
+// save, however busy the server is, and on shutdown. Every save replaces
+// the file atomically, so that a crash loses at most the last delay of
+// changes and never leaves a half-written file. A save that fails is
+// logged at once and retried delay later.
 type stateFile struct {
 	path  string
 	delay time.Duration
 	kick  chan struct{} // a change happened; buffered, never blocks
 	srv   *fake.Server
+	log   io.Writer // where failed saves are reported, as they happen
 
 	mu      sync.Mutex
 	lastErr error // the last save's error, reported on shutdown
 }
 
-func newStateFile(path string, delay time.Duration) *stateFile {
-	return &stateFile{path: path, delay: delay, kick: make(chan struct{}, 1)}
+func newStateFile(path string, delay time.Duration, log io.Writer) *stateFile {
+	return &stateFile{path: path, delay: delay, kick: make(chan struct{}, 1), log: log}
 }
 
 // changed notes a change, for fake.WithOnChange.
@@ -60,17 +65,39 @@ func (f *stateFile) load(srv *fake.Server) (loaded bool, err error) {
 	return true, nil
 }
 
-// run saves the state delay after the last change, until ctx ends; then
-// it saves once more and returns the error of the last save.
+// run saves the state until ctx ends: delay after the first change since
+// the last save (a later change does not push the save back), and again
+// delay after a failed save; then it saves once more and returns the error
+// of that last save. A failure is logged when it happens, and so is the
+// first save that succeeds after failures.
 func (f *stateFile) run(ctx context.Context) error {
 	timer := time.NewTimer(f.delay)
 	timer.Stop()
+	armed := false
+	var failed error // the failure last logged; nil when the last save worked
 	for {
 		select {
 		case <-f.kick:
-			timer.Reset(f.delay)
+			if !armed {
+				timer.Reset(f.delay)
+				armed = true
+			}
 		case <-timer.C:
-			f.record(f.save())
+			armed = false
+			err := f.save()
+			f.record(err)
+			switch {
+			case err != nil:
+				if failed == nil || failed.Error() != err.Error() {
+					fmt.Fprintf(f.log, "platform-fake: saving the state failed, retrying every %v: %v\n", f.delay, err)
+				}
+				failed = err
+				timer.Reset(f.delay)
+				armed = true
+			case failed != nil:
+				fmt.Fprintf(f.log, "platform-fake: -state %s saved again\n", f.path)
+				failed = nil
+			}
 		case <-ctx.Done():
 			timer.Stop()
 			f.record(f.save())

@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -163,5 +165,125 @@ func TestWriteAtomic(t *testing.T) {
 	}
 	if err := writeAtomic(filepath.Join(dir, "missing", "state.json"), []byte("x")); err == nil {
 		t.Error("writing into a missing directory succeeded")
+	}
+}
+
+// TestRunStateSurvivesKill checks the promise of -state under a steady
+// stream of writes: a SIGKILL loses at most the last second of acknowledged
+// writes. Real time: the promise is about the wall clock, so the test
+// writes every 0.3 s for 3.5 s on it and kills the process mid-stream,
+// about 4 s in all.
+func TestRunStateSurvivesKill(t *testing.T) {
+	t.Parallel()
+	const (
+		every = 300 * time.Millisecond
+		burst = 3500 * time.Millisecond
+		// margin is what a loaded machine may add to the second a save
+		// may wait.
+		margin = time.Second
+	)
+	path := filepath.Join(t.TempDir(), "state.json")
+	first := startChild(t, stateArgs(path)...)
+	type ack struct {
+		name string
+		at   time.Time
+	}
+	var acks []ack
+	killed := make(chan time.Time, 1)
+	kill := time.AfterFunc(burst, func() {
+		killed <- time.Now()
+		_ = first.cmd.Process.Signal(syscall.SIGKILL)
+	})
+	defer kill.Stop()
+	for i := 0; ; i++ {
+		name := fmt.Sprintf("db-%02d", i)
+		if err := first.createDatabase(name); err != nil {
+			break // killed
+		}
+		acks = append(acks, ack{name, time.Now()})
+		time.Sleep(every)
+	}
+	<-first.done
+	var killedAt time.Time
+	select {
+	case killedAt = <-killed:
+	default:
+		t.Fatalf("a write failed before the kill; stderr: %s", first.stderr)
+	}
+
+	second := startChild(t, stateArgs(path)...)
+	if got := second.info["state"]; got != "loaded from "+path {
+		t.Fatalf("state line %q after the kill, want the state loaded", got)
+	}
+	var list struct {
+		Data []struct{ Name string }
+	}
+	send(t, "GET", second.info["base URL"]+"v1/organizations/acme/databases?per_page=100", second.info["Authorization"], &list)
+	kept := map[string]bool{}
+	for _, db := range list.Data {
+		kept[db.Name] = true
+	}
+	var lost []string
+	for _, a := range acks {
+		if age := killedAt.Sub(a.at); age > defaultSaveDelay+margin && !kept[a.name] {
+			lost = append(lost, fmt.Sprintf("%s (acknowledged %v before the kill)", a.name, age.Round(time.Millisecond)))
+		}
+	}
+	if len(lost) > 0 {
+		t.Errorf("of %d acknowledged writes, %d were kept; lost older than %v: %v", len(acks), len(kept), defaultSaveDelay+margin, lost)
+	}
+	if status := second.signal(t, syscall.SIGTERM); status != 0 {
+		t.Errorf("exit status %d after SIGTERM, want 0; stderr: %s", status, second.stderr)
+	}
+}
+
+// TestRunStateReportsFailedSaves checks that a save that fails while the
+// server runs is reported on stderr at once and retried, and that a save
+// that fails at shutdown makes the exit status 1. Real time: saves wait on
+// the wall clock (a second), so the test takes about 3 s.
+func TestRunStateReportsFailedSaves(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "state")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "state.json")
+	c := startChild(t, stateArgs(path)...)
+
+	// The folder goes away: the next save fails, and says so at once.
+	if err := os.Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.createDatabase("unsaved"); err != nil {
+		t.Fatal(err)
+	}
+	failed := "platform-fake: saving the state failed, retrying every 1s: -state " + path
+	if !waitFor(5*time.Second, func() bool { return strings.Contains(c.stderr.String(), failed) }) {
+		t.Fatalf("no report of the failed save while the server runs; stderr: %q", c.stderr)
+	}
+	// The folder is back: the retry saves the change, with no new one.
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	saved := func() bool {
+		data, _ := os.ReadFile(path)
+		return bytes.Contains(data, []byte(`"unsaved"`))
+	}
+	if !waitFor(5*time.Second, saved) {
+		t.Fatalf("the change was not saved once the folder was back; stderr: %q", c.stderr)
+	}
+	if !waitFor(time.Second, func() bool { return strings.Contains(c.stderr.String(), "-state "+path+" saved again") }) {
+		t.Errorf("no report that saving works again; stderr: %q", c.stderr)
+	}
+
+	// At shutdown the last save fails: the exit status says so.
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if status := c.signal(t, syscall.SIGTERM); status != 1 {
+		t.Errorf("exit status %d when the save at shutdown failed, want 1", status)
+	}
+	if got := c.stderr.String(); !strings.Contains(got, "platform-fake: -state "+path) {
+		t.Errorf("stderr %q does not give the reason of the failed save at shutdown", got)
 	}
 }

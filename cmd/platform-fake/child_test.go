@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// childEnv, set to 1 in a test binary's environment, makes the binary run
+// main with its arguments instead of the tests: the command as a child
+// process, which a test can kill.
+const childEnv = "PLATFORM_FAKE_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) == "1" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// child is the command running as a child process.
+type child struct {
+	cmd    *exec.Cmd
+	info   map[string]string // the "key: value" lines printed on startup
+	stderr *lockedBuffer
+	done   chan struct{} // closed when the process has exited; then err is set
+	err    error
+}
+
+// startChild starts the command with args in a child process and waits
+// for its startup lines; the process is killed when the test ends.
+func startChild(t *testing.T, args ...string) *child {
+	t.Helper()
+	c := &child{cmd: exec.Command(os.Args[0], args...), stderr: &lockedBuffer{}, done: make(chan struct{})}
+	c.cmd.Env = append(os.Environ(), childEnv+"=1")
+	c.cmd.Stderr = c.stderr
+	out, err := c.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = c.cmd.Process.Kill() // an error says it has exited already
+		<-c.done
+	})
+	info, err := readStartup(out)
+	c.info = info
+	go func() {
+		_, _ = io.Copy(io.Discard, out)
+		c.err = c.cmd.Wait()
+		close(c.done)
+	}()
+	if c.info["base URL"] == "" {
+		t.Fatalf("the child ended before it was ready: %v; stderr: %s", err, c.stderr)
+	}
+	return c
+}
+
+// signal sends sig to the child and returns its exit status once it has
+// exited.
+func (c *child) signal(t *testing.T, sig os.Signal) int {
+	t.Helper()
+	if err := c.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	<-c.done
+	var exit *exec.ExitError
+	if c.err != nil && !errors.As(c.err, &exit) {
+		t.Fatalf("waiting for the child: %v", c.err)
+	}
+	return c.cmd.ProcessState.ExitCode()
+}
+
+// createDatabase creates a database through the child's API and reports
+// whether the server acknowledged it.
+func (c *child) createDatabase(name string) error {
+	body := fmt.Sprintf(`{"name":%q,"cluster_size":"PS_10"}`, name)
+	req, err := http.NewRequest("POST", c.info["base URL"]+"v1/organizations/acme/databases", strings.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", c.info["Authorization"])
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusCreated {
+		return fmt.Errorf("status %d", resp.StatusCode)
+	}
+	return nil
+}
+
+// lockedBuffer is a bytes.Buffer safe for a writer and a reader at once.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// waitFor polls cond on the wall clock until it holds or within has
+// passed, and reports whether it held.
+func waitFor(within time.Duration, cond func() bool) bool {
+	for deadline := time.Now().Add(within); ; time.Sleep(10 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+}
