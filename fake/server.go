@@ -860,7 +860,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func requestID(prefix string, n uint64) string {
 	var a [32]byte
 	b := append(a[:0], prefix...)
-	for min := uint64(100000); min > 1 && n < min; min /= 10 {
+	for pow := uint64(100000); pow > 1 && n < pow; pow /= 10 {
 		b = append(b, '0')
 	}
 	return string(strconv.AppendUint(b, n, 10))
