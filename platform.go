@@ -44,7 +44,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dbplatform/platform-go/internal/jsonread"
 	"github.com/google/go-querystring/query"
 	"golang.org/x/oauth2"
 )
@@ -338,9 +337,8 @@ var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 const maxPooledBuffer = 64 << 10
 
 // decodeJSON reads resp's body to its end (so that the connection can be
-// reused) into a pooled buffer and decodes it into v, with jsonread: the
-// value and any error are encoding/json's, reached in one pass. Decoding
-// copies what it keeps, so nothing decoded refers to the buffer.
+// reused) into a pooled buffer and decodes it into v. encoding/json copies
+// what it keeps, so nothing decoded refers to the buffer.
 func decodeJSON(resp *http.Response, v any) error {
 	buf := bufPool.Get().(*bytes.Buffer)
 	defer func() {
@@ -355,7 +353,7 @@ func decodeJSON(resp *http.Response, v any) error {
 	if _, err := buf.ReadFrom(resp.Body); err != nil {
 		return err
 	}
-	return jsonread.Unmarshal(buf.Bytes(), v)
+	return json.Unmarshal(buf.Bytes(), v)
 }
 
 // transportError reports a failure to get any response, with the URL's query

@@ -2,10 +2,9 @@ package platform
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"time"
-
-	"github.com/dbplatform/platform-go/internal/jsonread"
 )
 
 // Waiting polls with waits that start at waitMin and double up to waitMax.
@@ -88,7 +87,7 @@ func PollCondition(ctx context.Context) (cond func(body []byte) (bool, error), o
 func waitForGet[T any](ctx context.Context, c *Client, get func(context.Context) (*T, error), done func(*T) (bool, error)) (*T, error) {
 	pollCtx := context.WithValue(ctx, pollCondKey{}, func(body []byte) (bool, error) {
 		v := new(T)
-		if err := jsonread.Unmarshal(body, v); err != nil {
+		if err := json.Unmarshal(body, v); err != nil {
 			return false, err
 		}
 		return done(v)

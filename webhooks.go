@@ -13,8 +13,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/dbplatform/platform-go/internal/jsonread"
 )
 
 // WebhookEvent is the name of an event a webhook delivers.
@@ -302,7 +300,7 @@ func (d *WebhookDelivery) DecodeResource(v any) error {
 	if len(d.Resource) == 0 {
 		return fmt.Errorf("platform: webhook %s delivery has no resource", d.Event)
 	}
-	if err := jsonread.Unmarshal(d.Resource, v); err != nil {
+	if err := json.Unmarshal(d.Resource, v); err != nil {
 		return fmt.Errorf("platform: decoding the resource of a %s delivery: %w", d.Event, err)
 	}
 	return nil
@@ -348,7 +346,7 @@ func ParseWebhook(r *http.Request, secret string) (*WebhookDelivery, error) {
 		return nil, err
 	}
 	d := new(WebhookDelivery)
-	if err := jsonread.Unmarshal(body, d); err != nil {
+	if err := json.Unmarshal(body, d); err != nil {
 		return nil, fmt.Errorf("platform: decoding webhook body: %w", err)
 	}
 	d.DeliveryID = r.Header.Get(WebhookDeliveryHeader)

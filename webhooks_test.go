@@ -13,6 +13,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -457,6 +459,69 @@ func TestParseWebhook(t *testing.T) {
 }
 
 func isSignatureError(err error) bool { return errors.Is(err, platform.ErrWebhookSignature) }
+
+// countedName is a caller's type with its own decoding; nameDecodes counts
+// its calls per JSON value decoded.
+type countedName string
+
+var nameDecodes sync.Map // the value's JSON text -> *atomic.Int32
+
+func (c *countedName) UnmarshalJSON(b []byte) error {
+	n, _ := nameDecodes.LoadOrStore(string(b), new(atomic.Int32))
+	n.(*atomic.Int32).Add(1)
+	return json.Unmarshal(b, (*string)(c))
+}
+
+// TestDecodeResourceCallerTypes checks DecodeResource into types a caller
+// defines, as encoding/json decodes them: an error, not a panic, for an
+// anonymous struct holding a nil *Timestamp; a type's UnmarshalJSON called
+// once per value, and never on a document that is not valid JSON.
+func TestDecodeResourceCallerTypes(t *testing.T) {
+	t.Parallel()
+	delivery := func(resource string) *platform.WebhookDelivery {
+		return &platform.WebhookDelivery{Event: platform.EventBranchReady, Resource: json.RawMessage(resource)}
+	}
+	t.Run("anonymous struct of a *Timestamp", func(t *testing.T) {
+		t.Parallel()
+		var v struct {
+			At struct{ *platform.Timestamp } `json:"at"`
+		}
+		err := delivery(`{"at": "2026-01-14T10:19:23.000Z"}`).DecodeResource(&v)
+		if err == nil || !strings.Contains(err.Error(), "branch.ready") {
+			t.Errorf("DecodeResource = %v, want an error naming the event", err)
+		}
+	})
+	// Each case decodes a name of its own, so that the counts are its own.
+	for _, tt := range []struct {
+		name, resource string
+		value          string // the name's JSON text, which nameDecodes counts
+		wantName       countedName
+		wantCalls      int32
+		wantErr        bool
+	}{
+		{"plain key", `{"name": "plain"}`, `"plain"`, "plain", 1, false},
+		{"an escaped key after it", `{"name": "escaped", "\u0069d": "r1"}`, `"escaped"`, "escaped", 1, false},
+		{"not JSON after the value", `{"name": "invalid",}`, `"invalid"`, "", 0, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var v struct {
+				Name countedName `json:"name"`
+			}
+			err := delivery(tt.resource).DecodeResource(&v)
+			if (err != nil) != tt.wantErr {
+				t.Errorf("DecodeResource(%s) = %v, want error %v", tt.resource, err, tt.wantErr)
+			}
+			var calls int32
+			if n, ok := nameDecodes.Load(tt.value); ok {
+				calls = n.(*atomic.Int32).Load()
+			}
+			if calls != tt.wantCalls || v.Name != tt.wantName {
+				t.Errorf("UnmarshalJSON ran %d times, name %q; want %d times, %q", calls, v.Name, tt.wantCalls, tt.wantName)
+			}
+		})
+	}
+}
 
 // ExampleParseWebhook receives a webhook's deliveries in an HTTP handler.
 // Here they come from the in-memory fake, whose clock the example moves.

@@ -451,22 +451,38 @@ func jsonType(t reflect.Type) string {
 	return "an object"
 }
 
+// bodyBufs holds the buffers response bodies are encoded into: every
+// request of a test suite writes one, and json.Marshal would allocate and
+// copy each.
+var bodyBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledBody is the largest buffer returned to bodyBufs, so that one
+// large report does not stay in memory.
+const maxPooledBody = 64 << 10
+
 // writeJSON writes a success response; a nil body writes no body.
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	if v == nil {
 		w.WriteHeader(status)
 		return
 	}
-	buf, err := json.Marshal(v)
-	if err != nil {
+	buf := bodyBufs.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooledBody {
+			buf.Reset()
+			bodyBufs.Put(buf)
+		}
+	}()
+	if err := json.NewEncoder(buf).Encode(v); err != nil {
 		writeError(w, errf(http.StatusInternalServerError, "internal", "encoding response: %v", err))
 		return
 	}
+	body := buf.Bytes()[:buf.Len()-1] // Encode ends the value with a newline, which json.Marshal does not
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(buf)))
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
-	_, _ = w.Write(buf)
+	_, _ = w.Write(body)
 }
 
 // writeError writes an error response in the API's format.

@@ -583,6 +583,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -884,7 +885,7 @@ func (s *Server) wake() { s.runClock(s.clock.Now) }
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := &recorder{ResponseWriter: w, srv: s, status: http.StatusOK, req: r}
 	if !peeking(r) {
-		rec.rid = fmt.Sprintf("%s%06d", s.reqID, s.reqSeq.Add(1))
+		rec.rid = requestID(s.reqID, s.reqSeq.Add(1))
 		rec.log = &s.requests
 		w.Header().Set("X-Request-Id", rec.rid)
 	}
@@ -904,6 +905,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if mayChange(r.Method) {
 		s.changed()
 	}
+}
+
+// requestID is a request's X-Request-Id: the server's prefix, then n in at
+// least six digits.
+func requestID(prefix string, n uint64) string {
+	var a [32]byte
+	b := append(a[:0], prefix...)
+	for pow := uint64(100000); pow > 1 && n < pow; pow /= 10 {
+		b = append(b, '0')
+	}
+	return string(strconv.AppendUint(b, n, 10))
 }
 
 // cleanPath reports whether p is already in its clean form.

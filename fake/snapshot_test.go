@@ -2,6 +2,7 @@ package fake_test
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -300,6 +301,13 @@ func TestSnapshotOperations(t *testing.T) {
 	}
 }
 
+// snapshotRendered holds, by the SHA-256 of their state (fake.StateJSON),
+// the worlds whose restored twin renders them as the original does. Most
+// fixtures leave the operation table's world as the template holds it, and
+// reading that same world through the API twice more for each would check
+// nothing new; each distinct world is still read.
+var snapshotRendered sync.Map
+
 // snapshotRoundTrip restores a snapshot of w's server into a twin, sends
 // the same request to both, then moves both clocks in steps, checking at
 // each that they hold the same state. It returns the fields set on the way.
@@ -308,8 +316,17 @@ func snapshotRoundTrip(t *testing.T, w *opWorld, method, path, body string) map[
 	local := map[string]bool{}
 	fake.SnapshotFieldsSet(w.srv, local)
 	twin := restoredTwin(t, w.srv)
-	if a, b := opRendered(t, w.srv), opRendered(t, twin); a != b {
-		t.Errorf("the restored server renders the world differently (-original +restored):\n%s", cmp.Diff(a, b))
+	state, err := fake.StateJSON(w.srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := sha256.Sum256([]byte(state))
+	if _, seen := snapshotRendered.Load(key); !seen {
+		if a, b := opRendered(t, w.srv), opRendered(t, twin); a != b {
+			t.Errorf("the restored server renders the world differently (-original +restored):\n%s", cmp.Diff(a, b))
+		} else {
+			snapshotRendered.Store(key, true)
+		}
 	}
 	got := []wire{
 		send(t, w.srv, method, path, admin(w.srv), body),
