@@ -584,6 +584,10 @@ type Server struct {
 	failNext map[string]bool // IDs whose next transition fails
 	hooks    deliveries      // webhook deliveries; see deliveries.go
 	session  oauthSession    // the OAuth server's signed-in user; see oauth.go
+	// codeTries are the wrong user codes per client address at the device
+	// flow's verification page, like the rate limit not in snapshots; see
+	// oauthdevice.go.
+	codeTries map[string]*codeTries
 
 	ctlFaults controlFaultSet // fault rules installed over HTTP; see control_faults.go
 	fileKey   [32]byte        // signs download addresses; see querypatterns.go
