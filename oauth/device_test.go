@@ -3,8 +3,6 @@ package oauth_test
 import (
 	"context"
 	"errors"
-	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -44,18 +42,17 @@ func startDevice(t *testing.T) (*fake.Server, *oauth.Config, *oauth2.DeviceAuthR
 	return srv, cfg, da
 }
 
-// decideDevice does what the user does in a browser: submits the consent
-// form of the verification page for the user code with decision.
+// decideDevice does what the user does in a browser: approves or denies
+// the device sign-in of userCode on the verification page (decision
+// "authorize" or "deny"), through the fake's Go API.
 func decideDevice(t *testing.T, srv *fake.Server, userCode, decision string) {
 	t.Helper()
-	form := url.Values{"user_code": {userCode}, "decision": {decision}, "organization": {srv.Org()}}
-	resp, err := http.PostForm(srv.AuthURL()+"oauth/device", form)
-	if err != nil {
-		t.Fatal(err)
+	decide := srv.ApproveDevice
+	if decision == "deny" {
+		decide = srv.DenyDevice
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("%s on the verification page: status %d", decision, resp.StatusCode)
+	if err := decide(userCode); err != nil {
+		t.Fatalf("%s: %v", decision, err)
 	}
 }
 
