@@ -179,3 +179,41 @@ func TestDeviceAuthRefused(t *testing.T) {
 		t.Errorf("DeviceAuth of an unknown client = %v, want an *oauth2.RetrieveError invalid_client", err)
 	}
 }
+
+// TestDeviceSignInBareScopes signs in with the scopes a command-line tool
+// writes without resources, approved by the fake's auto-approval as the
+// sign-in starts.
+func TestDeviceSignInBareScopes(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	app, err := srv.CreateOAuthApplication(srv.Org(), fake.OAuthAppSpec{
+		Name: "Platform CLI", Domain: "https://cli.example.com", RedirectURI: "https://cli.example.com/cb",
+		Scopes: []platform.Scope{
+			platform.ScopeOrganizationReadDatabases, platform.ScopeOrganizationWriteDatabases,
+			platform.ScopeUserReadUser, platform.ScopeOrganizationReadOrganization,
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.SetAutoApprove(&fake.Consent{})
+	cfg := &oauth.Config{ClientID: app.ClientID, AuthURL: srv.AuthURL(), Scopes: []string{"read_databases", "write_databases", "read_user", "read_organization"}}
+	da, err := cfg.DeviceAuth(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := cfg.DeviceAccessToken(t.Context(), da, srv.Sleep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := pollsOf(srv); n != 1 {
+		t.Errorf("%d polls, want 1: auto-approval approves as the sign-in starts", n)
+	}
+	client, err := platform.NewClient(platform.WithBaseURL(srv.URL()), platform.WithTokenSource(oauth2.StaticTokenSource(tok)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Databases.List(t.Context(), &platform.ListDatabasesParams{Organization: srv.Org()}); err != nil {
+		t.Errorf("listing databases with the token: %v", err)
+	}
+}
