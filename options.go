@@ -42,7 +42,8 @@ func (c *config) check() error {
 }
 
 // WithBaseURL sets the API's address, for a fake or a proxy. The URL must be
-// absolute http or https; operation paths ("v1/...") are resolved below it.
+// absolute http or https; operation paths ("v1/...") are resolved below it,
+// and a URL that ends in the version ("https://host/v1") means its parent.
 func WithBaseURL(raw string) Option {
 	return func(c *config) error {
 		u, err := url.Parse(raw)

@@ -193,6 +193,12 @@ func NewClient(opts ...Option) (*Client, error) {
 	if !strings.HasSuffix(base.Path, "/") {
 		base.Path += "/"
 	}
+	// Operation paths start with "v1/": a base URL that already ends in
+	// the version would send them to /v1/v1/...
+	if trimmed, ok := strings.CutSuffix(base.Path, "/v1/"); ok {
+		base.Path = trimmed + "/"
+		base.RawPath = ""
+	}
 	sleep := cfg.sleep
 	if sleep == nil {
 		sleep = realSleep
