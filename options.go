@@ -148,8 +148,8 @@ func WithLogger(l *slog.Logger) Option {
 
 // WithSleep makes waiters and retry backoff wait through sleep instead of the
 // wall clock. The fake's client uses it to advance the fake's virtual clock,
-// so code under test waits without sleeping; [IsPollWait] tells a waiter's
-// wait, which may end early, from retry backoff, which may not.
+// so code under test waits without sleeping; a waiter's wait between polls
+// may end early, retry backoff may not.
 func WithSleep(sleep SleepFunc) Option {
 	return func(c *config) error {
 		if sleep == nil {

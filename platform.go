@@ -45,6 +45,7 @@ import (
 	"time"
 
 	"github.com/dbplatform/platform-go/internal/jsonread"
+	"github.com/dbplatform/platform-go/internal/pollhook"
 	"github.com/google/go-querystring/query"
 	"golang.org/x/oauth2"
 )
@@ -152,7 +153,8 @@ type service struct {
 
 // SleepFunc waits for d or until ctx ends, returning ctx.Err() in the second
 // case. Waiters and retry backoff wait through it; see [WithSleep]. A
-// waiter's wait may end early; see [IsPollWait].
+// waiter's wait between two polls may end early, at any moment the polled
+// resource may have changed (retry backoff may not).
 type SleepFunc func(ctx context.Context, d time.Duration) error
 
 // realSleep waits on the wall clock.
@@ -323,6 +325,7 @@ func (c *Client) do(req *http.Request, v any) (*http.Response, error) {
 		return nil, c.transportError(req, err)
 	}
 	defer resp.Body.Close()
+	pollhook.Note(req.Context(), resp.Header)
 	if resp.StatusCode >= 300 {
 		return resp, newError(req, resp)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/dbplatform/platform-go"
 	"github.com/dbplatform/platform-go/fake"
+	"github.com/dbplatform/platform-go/internal/pollhook"
 )
 
 func TestWaitReady(t *testing.T) {
@@ -123,7 +124,7 @@ func TestWaitReadyDeadline(t *testing.T) {
 
 // TestWaitMarksPollWaits checks that a SleepFunc can tell a waiter's waits
 // between polls (which the fake ends at its next transition) from retry
-// backoff (which it must wait out): only the former are IsPollWait.
+// backoff (which it must wait out): only the former are pollhook.IsWait.
 func TestWaitMarksPollWaits(t *testing.T) {
 	t.Parallel()
 	api := newWireFunc(t, sequence(
@@ -139,18 +140,18 @@ func TestWaitMarksPollWaits(t *testing.T) {
 	slept.mu.Lock()
 	defer slept.mu.Unlock()
 	if diff := cmp.Diff([]bool{false, true}, slept.polls); diff != "" {
-		t.Errorf("IsPollWait of the waits (-want +got):\n%s", diff)
+		t.Errorf("IsWait of the waits (-want +got):\n%s", diff)
 	}
 	if len(slept.waits) == 2 && slept.waits[1] != time.Second {
 		t.Errorf("the waiter's first wait is %s, want 1s", slept.waits[1])
 	}
-	if platform.IsPollWait(t.Context()) {
-		t.Error("IsPollWait of a plain context is true")
+	if pollhook.IsWait(t.Context()) {
+		t.Error("IsWait of a plain context is true")
 	}
 }
 
 // pollConditions is an http.RoundTripper that records, for each request,
-// the PollCondition it carries applied to the body it gets back (nil for
+// the pollhook.Condition it carries applied to the body it gets back (nil for
 // none), then returns the response.
 type pollConditions struct {
 	mu   sync.Mutex
@@ -163,7 +164,7 @@ func (p *pollConditions) RoundTrip(r *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	var got *bool
-	if cond, ok := platform.PollCondition(r.Context()); ok {
+	if cond, ok := pollhook.Condition(r.Context()); ok {
 		body, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if err != nil {

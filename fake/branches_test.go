@@ -651,7 +651,7 @@ func TestBranchPermissions(t *testing.T) {
 	readOnly := []string{"read_branch"}
 	everythingBut := func(perm ...string) []string {
 		var out []string
-		for _, p := range fake.AllPermissions() {
+		for _, p := range permissionNames() {
 			drop := false
 			for _, q := range perm {
 				drop = drop || p == q
@@ -758,7 +758,7 @@ func TestBranchPermissions(t *testing.T) {
 			if _, err := e.c.Branches.Promote(t.Context(), e.ref("prod")); err != nil {
 				t.Fatal(err)
 			}
-			lacking, err := e.srv.CreateServiceToken(e.org, fake.TokenSpec{Name: "lacking", Permissions: o.perms})
+			lacking, err := e.srv.CreateServiceToken(e.org, fake.TokenSpec{Name: "lacking", Permissions: permissions(o.perms...)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -766,7 +766,7 @@ func TestBranchPermissions(t *testing.T) {
 			o.check(e)
 
 			// Granted on another database only: still not found.
-			elsewhere, err := e.srv.CreateServiceToken(e.org, fake.TokenSpec{Name: "elsewhere", DatabasePermissions: map[string][]string{"other": o.granted}})
+			elsewhere, err := e.srv.CreateServiceToken(e.org, fake.TokenSpec{Name: "elsewhere", DatabasePermissions: map[string][]platform.Permission{"other": permissions(o.granted...)}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -774,7 +774,7 @@ func TestBranchPermissions(t *testing.T) {
 			o.check(e)
 
 			// Granted on this database: allowed.
-			here, err := e.srv.CreateServiceToken(e.org, fake.TokenSpec{Name: "here", DatabasePermissions: map[string][]string{e.db: o.granted}})
+			here, err := e.srv.CreateServiceToken(e.org, fake.TokenSpec{Name: "here", DatabasePermissions: map[string][]platform.Permission{e.db: permissions(o.granted...)}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -557,6 +557,7 @@ import (
 	"time"
 
 	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/internal/pollhook"
 )
 
 // Server is a running fake. Its methods are safe for concurrent use.
@@ -701,7 +702,7 @@ func (s *Server) AdminToken() Token {
 
 // Client returns a client of this server authenticated with the admin token.
 // Its waits (waiters and retry backoff) advance the virtual clock instead of
-// sleeping. Before a waiter's poll ([platform.PollCondition]) it moves the
+// sleeping. Before a waiter's poll ([pollhook.Condition]) it moves the
 // virtual clock through the scheduled transitions until the poll would see
 // what the waiter waits for, so the waiter polls once; otherwise waiters
 // poll right after each scheduled transition (with [WithRealTime], as soon
@@ -770,7 +771,7 @@ func (s *Server) runClock(until func() time.Time) {
 // wall clock; it returns ctx.Err() at once if ctx has ended. It is the
 // platform.SleepFunc of the fake's clients, and what to give other waiting
 // code under test, such as the device flow's oauth.Config.DeviceAccessToken.
-// A waiter's wait between polls ([platform.IsPollWait]) ends instead at the
+// A waiter's wait between polls ([pollhook.IsWait]) ends instead at the
 // next scheduled transition, however near or far, so the waiter polls right
 // after each change rather than stepping through time where nothing
 // happens (or past a change); with nothing scheduled, it is d. On a
@@ -783,7 +784,7 @@ func (s *Server) Sleep(ctx context.Context, d time.Duration) error {
 		if s.clock.real {
 			return s.clock.Now()
 		}
-		if next, ok := s.clock.next(); ok && platform.IsPollWait(ctx) {
+		if next, ok := s.clock.next(); ok && pollhook.IsWait(ctx) {
 			return next // runDue runs work already due, and never moves the clock back
 		}
 		return s.clock.now.Add(max(d, 0))
@@ -803,7 +804,7 @@ func (s *Server) sleep(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if platform.IsPollWait(ctx) {
+	if pollhook.IsWait(ctx) {
 		s.mu.Lock()
 		next, ok := s.clock.next()
 		s.mu.Unlock()
