@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strings"
@@ -28,6 +29,7 @@ type config struct {
 	userAgent  string
 	logger     *slog.Logger
 	sleep      SleepFunc
+	jitter     rand.Source
 }
 
 // check reports combinations of options that contradict each other.
@@ -142,6 +144,21 @@ func WithLogger(l *slog.Logger) Option {
 			return errors.New("platform: WithLogger: nil logger")
 		}
 		c.logger = l
+		return nil
+	}
+}
+
+// WithJitterSource draws the random part of retry backoff (see
+// [RetryPolicy]) from src instead of the global source, so that a run that
+// retries waits the same each time: the fake's clients take a source seeded
+// from the fake's seed, so that its virtual clock, and the timestamps it
+// gives, repeat from run to run. The client uses src alone, under a lock.
+func WithJitterSource(src rand.Source) Option {
+	return func(c *config) error {
+		if src == nil {
+			return errors.New("platform: WithJitterSource: nil source")
+		}
+		c.jitter = src
 		return nil
 	}
 }

@@ -547,6 +547,7 @@ import (
 	"context"
 	cryptorand "crypto/rand"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -576,7 +577,8 @@ type Server struct {
 	conns   idleConns    // httpSrv's connections, reset when idle at Close
 	client  *http.Client // of the fake's clients: httpSrv's, with pollAhead
 	reqSeq  atomic.Uint64
-	reqID   string // per-server prefix of request IDs
+	clients atomic.Uint64 // clients made, each with its own jitter source
+	reqID   string        // per-server prefix of request IDs
 
 	faults   faultRules
 	limiter  rateLimiter // see ratelimit.go
@@ -722,7 +724,10 @@ func (s *Server) ClientFor(tok Token) *platform.Client {
 }
 
 // ClientOptions returns the options that point a client at this server with
-// tok, for callers that add options of their own:
+// tok, for callers that add options of their own. The jitter of each
+// client's retry backoff is drawn from the server's seed ([WithSeed]), so
+// that retried faults move the virtual clock the same on every run (given
+// the same clients made in the same order):
 //
 //	client, err := platform.NewClient(append(srv.ClientOptions(tok), platform.WithLogger(l))...)
 func (s *Server) ClientOptions(tok Token) []platform.Option {
@@ -731,6 +736,9 @@ func (s *Server) ClientOptions(tok Token) []platform.Option {
 		platform.WithServiceToken(tok.ID, tok.Secret),
 		platform.WithHTTPClient(s.client),
 		platform.WithSleep(s.sleep),
+		// Retry backoff's jitter from the server's seed: a run with
+		// retried faults moves the virtual clock the same every time.
+		platform.WithJitterSource(rand.NewPCG(s.cfg.seed, s.clients.Add(1))),
 	}
 }
 
