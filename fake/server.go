@@ -598,14 +598,21 @@ type Server struct {
 }
 
 // NewServer starts a fake for tb and closes it when tb's test ends. A
-// configuration error fails the test.
+// configuration error fails the test. When the test has failed by then,
+// the server logs its last requests (up to 20, with status and reason:
+// see [Request.Reason]) through tb.Log, unless [WithoutFailureLog].
 func NewServer(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	s, err := New(opts...)
 	if err != nil {
 		tb.Fatalf("fake.NewServer: %v", err)
 	}
-	tb.Cleanup(s.Close)
+	tb.Cleanup(func() {
+		if tb.Failed() && !s.cfg.noFailureLog {
+			tb.Log(s.failureLog(failureLogLength))
+		}
+		s.Close()
+	})
 	return s
 }
 
@@ -885,6 +892,7 @@ type recorder struct {
 	log    *requestLog
 	req    *http.Request
 	rid    string
+	reason string // of a refusal; see writeError
 	logged bool
 }
 
@@ -912,6 +920,7 @@ func (r *recorder) record() {
 		Status:    r.status,
 		Operation: r.op,
 		RequestID: r.rid,
+		Reason:    r.reason,
 	})
 }
 

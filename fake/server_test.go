@@ -766,9 +766,9 @@ func TestRequestLog(t *testing.T) {
 		{Method: "GET", Path: "/v1/organizations/acme", Status: 200, Operation: "get_organization"},
 		{Method: "POST", Path: "/v1/organizations/acme/databases", Status: 201, Operation: "create_database"},
 		{Method: "GET", Path: "/v1/organizations/acme/databases", Query: "q=ap&per_page=5", Status: 200, Operation: "list_databases"},
-		{Method: "GET", Path: "/v1/organizations/acme/databases/nope", Status: 404, Operation: "get_database"},
-		{Method: "GET", Path: "/v1/organizations/acme", Status: 401, Operation: "get_organization"},
-		{Method: "DELETE", Path: "/v1/no/such/route", Status: 404, Operation: ""},
+		{Method: "GET", Path: "/v1/organizations/acme/databases/nope", Status: 404, Operation: "get_database", Reason: `database "nope" names nothing in organization acme`},
+		{Method: "GET", Path: "/v1/organizations/acme", Status: 401, Operation: "get_organization", Reason: "missing Authorization header"},
+		{Method: "DELETE", Path: "/v1/no/such/route", Status: 404, Operation: "", Reason: "no operation at DELETE /v1/no/such/route"},
 		{Method: "GET", Path: "/v1/regions", Status: 200, Operation: "list_public_regions"},
 	}
 	got := srv.Requests()
