@@ -104,7 +104,7 @@ func stuck(r *http.Request, body []byte) string {
 	}
 	reason, ok := stuckReasons[op+" "+state]
 	if !ok {
-		reason = "no scheduled transition moves it; only a call of the API can"
+		reason = "only a call of the API can move it"
 	}
 	return url.Values{"resource": {resource}, "state": {state}, "reason": {reason}}.Encode()
 }

@@ -2,7 +2,10 @@ package fake_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,4 +90,218 @@ func TestWorkflowWaitForUnreachable(t *testing.T) {
 	if _, err := e.c.Workflows.WaitFor(t.Context(), ref, platform.WorkflowVerifiedData); err != nil {
 		t.Errorf("after VerifyData: %v", err)
 	}
+}
+
+// dropTransitions restores srv from its own snapshot without the pending
+// transitions: what was on its way stays where it is for good, as if only
+// a call of the API could move it.
+func dropTransitions(t *testing.T, srv *fake.Server) {
+	t.Helper()
+	data, err := srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snap map[string]any
+	if err := json.Unmarshal(data, &snap); err != nil {
+		t.Fatal(err)
+	}
+	snap["transitions"] = []any{}
+	if data, err = json.Marshal(snap); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Restore(data); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWaitersOnTheFake checks waiters whose resource the clock always
+// brings to their state: on the fake they reach it, and with the pending
+// transitions dropped (a state only an API call could leave) they fail at
+// once with an *UnreachableError naming the resource and its state.
+func TestWaitersOnTheFake(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		resource string
+		state    string
+		// start makes the resource on its way and returns the wait.
+		start func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error
+	}{
+		{"Databases.WaitReady", "database app", "pending", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
+			mustDB(t, srv, "app")
+			return func(ctx context.Context) error {
+				_, err := c.Databases.WaitReady(ctx, &platform.GetDatabaseParams{Organization: srv.Org(), Database: "app"})
+				return err
+			}
+		}},
+		{"Branches.WaitReady", "branch dev", "pending", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
+			mustDB(t, srv, "app")
+			srv.Advance(time.Minute)
+			if _, err := c.Branches.Create(t.Context(), &platform.CreateBranchParams{Organization: srv.Org(), Database: "app", Name: "dev"}); err != nil {
+				t.Fatal(err)
+			}
+			return func(ctx context.Context) error {
+				_, err := c.Branches.WaitReady(ctx, &platform.GetBranchParams{Organization: srv.Org(), Database: "app", Branch: "dev"})
+				return err
+			}
+		}},
+		{"Keyspaces.WaitReady", "keyspace extra", "not ready", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
+			mustDB(t, srv, "app")
+			srv.Advance(time.Minute)
+			if _, err := c.Keyspaces.Create(t.Context(), &platform.CreateKeyspaceParams{Organization: srv.Org(), Database: "app", Branch: "main", Name: "extra", ClusterSize: "PS_10"}); err != nil {
+				t.Fatal(err)
+			}
+			return func(ctx context.Context) error {
+				_, err := c.Keyspaces.WaitReady(ctx, &platform.GetKeyspaceParams{Organization: srv.Org(), Database: "app", Branch: "main", Keyspace: "extra"})
+				return err
+			}
+		}},
+		{"Backups.WaitDone", "backup ", "pending", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
+			mustDB(t, srv, "app")
+			srv.Advance(time.Minute)
+			bk, err := c.Backups.Create(t.Context(), &platform.CreateBackupParams{Organization: srv.Org(), Database: "app", Branch: "main"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return func(ctx context.Context) error {
+				_, err := c.Backups.WaitDone(ctx, &platform.GetBackupParams{Organization: srv.Org(), Database: "app", Branch: "main", ID: bk.ID})
+				return err
+			}
+		}},
+		{"Switchovers.WaitDone", "switchover ", "", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
+			pgDB(t, srv, c)
+			sw, err := c.Switchovers.Create(t.Context(), &platform.CreateSwitchoverParams{Organization: srv.Org(), Database: "pg", Branch: "main"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return func(ctx context.Context) error {
+				_, err := c.Switchovers.WaitDone(ctx, &platform.GetSwitchoverParams{Organization: srv.Org(), Database: "pg", Branch: "main", ID: sw.ID})
+				return err
+			}
+		}},
+		{"Bouncers.WaitReady", "bouncer pool", "unchanged", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
+			pgDB(t, srv, c)
+			if _, err := c.Bouncers.Create(t.Context(), &platform.CreateBouncerParams{Organization: srv.Org(), Database: "pg", Branch: "main", Name: "pool"}); err != nil {
+				t.Fatal(err)
+			}
+			return func(ctx context.Context) error {
+				_, err := c.Bouncers.WaitReady(ctx, &platform.GetBouncerParams{Organization: srv.Org(), Database: "pg", Branch: "main", Bouncer: "pool"})
+				return err
+			}
+		}},
+		{"QueryPatternReports.WaitDone", "query patterns report ", "", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
+			mustDB(t, srv, "app")
+			srv.Advance(time.Minute)
+			r, err := c.QueryPatternReports.Create(t.Context(), &platform.CreateQueryPatternsReportParams{Organization: srv.Org(), Database: "app", Branch: "main"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return func(ctx context.Context) error {
+				_, err := c.QueryPatternReports.WaitDone(ctx, &platform.GetQueryPatternsReportParams{Organization: srv.Org(), Database: "app", Branch: "main", ID: r.ID})
+				return err
+			}
+		}},
+		{"BranchChanges.WaitResize", "branch resize request ", "", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
+			mustDB(t, srv, "app")
+			srv.Advance(time.Minute)
+			r, err := c.BranchChanges.UpdateResize(t.Context(), &platform.UpdateBranchResizeRequestParams{Organization: srv.Org(), Database: "app", Branch: "main", VTGateSize: platform.Ptr("VTG_20")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return func(ctx context.Context) error {
+				_, err := c.BranchChanges.WaitResize(ctx, &platform.GetBranchResizeRequestParams{Organization: srv.Org(), Database: "app", Branch: "main", Resize: r.ID})
+				return err
+			}
+		}},
+		{"BranchChanges.WaitChange", "branch change request ", "", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
+			pgDB(t, srv, c)
+			r, err := c.BranchChanges.UpdateChange(t.Context(), &platform.UpdateBranchChangeRequestParams{Organization: srv.Org(), Database: "pg", Branch: "main", ClusterSize: platform.Ptr("PS_20")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return func(ctx context.Context) error {
+				_, err := c.BranchChanges.WaitChange(ctx, &platform.GetBranchChangeRequestParams{Organization: srv.Org(), Database: "pg", Branch: "main", ID: r.ID})
+				return err
+			}
+		}},
+		{"Maintenance.WaitIdle", "maintenance schedule ", "", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
+			pgDB(t, srv, c)
+			if err := c.Maintenance.Run(t.Context(), &platform.RunBranchMaintenanceParams{Organization: srv.Org(), Database: "pg", Branch: "main"}); err != nil {
+				t.Fatal(err)
+			}
+			sc, err := c.Maintenance.ListSchedules(t.Context(), &platform.ListMaintenanceSchedulesParams{Organization: srv.Org(), Database: "pg"})
+			if err != nil || len(sc.Items) == 0 {
+				t.Fatalf("schedules: %v, %v", sc, err)
+			}
+			return func(ctx context.Context) error {
+				_, err := c.Maintenance.WaitIdle(ctx, &platform.GetMaintenanceScheduleParams{Organization: srv.Org(), Database: "pg", ID: sc.Items[0].ID})
+				return err
+			}
+		}},
+		{"Keyspaces.WaitForResize", "keyspace resize request ", "", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
+			mustDB(t, srv, "app")
+			srv.Advance(time.Minute)
+			r, err := c.Keyspaces.Resize(t.Context(), &platform.ResizeKeyspaceParams{Organization: srv.Org(), Database: "app", Branch: "main", Keyspace: "app", ExtraReplicas: platform.Ptr(1)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return func(ctx context.Context) error {
+				_, err := c.Keyspaces.WaitForResize(ctx, &platform.GetKeyspaceResizeParams{Organization: srv.Org(), Database: "app", Branch: "main", Keyspace: "app", ID: r.ID})
+				return err
+			}
+		}},
+		{"Bouncers.WaitResize", "bouncer resize requests", "", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
+			pgDB(t, srv, c)
+			if _, err := c.Bouncers.Create(t.Context(), &platform.CreateBouncerParams{Organization: srv.Org(), Database: "pg", Branch: "main", Name: "pool"}); err != nil {
+				t.Fatal(err)
+			}
+			srv.Advance(time.Minute)
+			r, err := c.Bouncers.Resize(t.Context(), &platform.ResizeBouncerParams{Organization: srv.Org(), Database: "pg", Branch: "main", Bouncer: "pool", ReplicasPerCell: platform.Ptr(2)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return func(ctx context.Context) error {
+				_, err := c.Bouncers.WaitResize(ctx, &platform.WaitBouncerResizeParams{Organization: srv.Org(), Database: "pg", Branch: "main", Bouncer: "pool", ID: r.ID})
+				return err
+			}
+		}},
+	}
+	for _, tt := range tests {
+		for _, stuck := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s stuck %v", tt.name, stuck), func(t *testing.T) {
+				t.Parallel()
+				srv := fake.NewServer(t)
+				c := srv.Client()
+				wait := tt.start(t, srv, c)
+				if !stuck {
+					if err := wait(t.Context()); err != nil {
+						t.Errorf("the waiter on its way: %v", err)
+					}
+					return
+				}
+				dropTransitions(t, srv)
+				t0 := srv.Now()
+				err := wait(context.Background())
+				var ue *platform.UnreachableError
+				if !errors.As(err, &ue) {
+					t.Fatalf("the waiter returned %v, want an *UnreachableError", err)
+				}
+				if !strings.HasPrefix(ue.Resource, tt.resource) || (tt.state != "" && ue.State != tt.state) || ue.Reason == "" {
+					t.Errorf("the error is %+v, want resource %q..., state %q and a reason", *ue, tt.resource, tt.state)
+				}
+				if !srv.Now().Equal(t0) {
+					t.Errorf("the clock moved from %s to %s", t0, srv.Now())
+				}
+			})
+		}
+	}
+}
+
+// pgDB creates the ready PostgreSQL database pg.
+func pgDB(t *testing.T, srv *fake.Server, c *platform.Client) {
+	t.Helper()
+	if _, err := c.Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: srv.Org(), Name: "pg", Kind: platform.KindPostgreSQL}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Advance(time.Minute)
 }
