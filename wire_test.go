@@ -1008,7 +1008,7 @@ func TestArgErrors(t *testing.T) {
 		{"Organizations.Get/nil params", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Organizations.Get(ctx, nil)
 			return err
-		}, "organization"},
+		}, "params"},
 		{"Organizations.Get/blank", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Organizations.Get(ctx, &platform.GetOrganizationParams{Organization: "  "})
 			return err
@@ -1043,7 +1043,7 @@ func TestArgErrors(t *testing.T) {
 		{"Databases.List", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Databases.List(ctx, nil)
 			return err
-		}, "organization"},
+		}, "params"},
 		{"Databases.Create", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Databases.Create(ctx, &platform.CreateDatabaseParams{Name: "x", ClusterSize: "PS_10"})
 			return err

@@ -711,11 +711,13 @@ func (s *Server) AdminToken() Token {
 
 // Client returns a client of this server authenticated with the admin token.
 // Its waits (waiters and retry backoff) advance the virtual clock instead of
-// sleeping. Before a waiter's poll ([pollhook.Condition]) it moves the
-// virtual clock through the scheduled transitions until the poll would see
-// what the waiter waits for, so the waiter polls once; otherwise waiters
-// poll right after each scheduled transition (with [WithRealTime], as soon
-// as it has run on the wall clock).
+// sleeping. Before a waiter's poll it moves the virtual clock through the
+// scheduled transitions until the poll would see what the waiter waits
+// for, so the waiter polls once; otherwise waiters poll right after each
+// scheduled transition (with [WithRealTime], as soon as it has run on the
+// wall clock). When nothing scheduled can bring the resource to the
+// waiter's state (a deployment waits to be applied), the waiter returns a
+// [*platform.UnreachableError] at once, naming what would move it.
 func (s *Server) Client() *platform.Client { return s.ClientFor(s.AdminToken()) }
 
 // ClientFor returns a client of this server authenticated with tok, with the
@@ -786,7 +788,7 @@ func (s *Server) runClock(until func() time.Time) {
 // wall clock; it returns ctx.Err() at once if ctx has ended. It is the
 // platform.SleepFunc of the fake's clients, and what to give other waiting
 // code under test, such as the device flow's oauth.Config.DeviceAccessToken.
-// A waiter's wait between polls ([pollhook.IsWait]) ends instead at the
+// A waiter's wait between polls (the SDK marks it) ends instead at the
 // next scheduled transition, however near or far, so the waiter polls right
 // after each change rather than stepping through time where nothing
 // happens (or past a change); with nothing scheduled, it is d. On a
