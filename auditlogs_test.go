@@ -77,7 +77,7 @@ func TestAuditLogsArgErrors(t *testing.T) {
 		}
 	}
 	runArgCases(t, []argCase{
-		{name: "nil params", arg: "organization", call: list(nil)},
+		{name: "nil params", arg: "params", call: list(nil)},
 		{name: "limit over the maximum", arg: "limit", call: list(&platform.ListAuditLogsParams{Organization: "acme", CursorParams: platform.CursorParams{Limit: platform.MaxPerPage + 1}})},
 		{name: "negative limit", arg: "limit", call: list(&platform.ListAuditLogsParams{Organization: "acme", CursorParams: platform.CursorParams{Limit: -1}})},
 		{name: "both cursors", arg: "ending_before", call: list(&platform.ListAuditLogsParams{Organization: "acme", CursorParams: platform.CursorParams{StartingAfter: "a", EndingBefore: "b"}})},

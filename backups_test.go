@@ -318,7 +318,7 @@ func TestBackupsArgErrors(t *testing.T) {
 			_, err := c.Backups.List(ctx, &platform.ListBackupsParams{Organization: "o", Database: "d"})
 			return err
 		}},
-		{"list backups nil", "organization", func() error { _, err := c.Backups.List(ctx, nil); return err }},
+		{"list backups nil", "params", func() error { _, err := c.Backups.List(ctx, nil); return err }},
 		{"list backups page", "per_page", func() error {
 			_, err := c.Backups.List(ctx, &platform.ListBackupsParams{Organization: "o", Database: "d", Branch: "b", ListParams: platform.ListParams{PerPage: 101}})
 			return err
@@ -345,7 +345,7 @@ func TestBackupsArgErrors(t *testing.T) {
 			_, err := c.Backups.Update(ctx, &platform.UpdateBackupParams{Organization: "o", Database: "d", ID: "i"})
 			return err
 		}},
-		{"delete backup", "organization", func() error { return c.Backups.Delete(ctx, nil) }},
+		{"delete backup", "params", func() error { return c.Backups.Delete(ctx, nil) }},
 		{"wait backup", "id", func() error {
 			_, err := c.Backups.WaitDone(ctx, &platform.GetBackupParams{Organization: "o", Database: "d", Branch: "b"})
 			return err

@@ -95,7 +95,7 @@ func TestBillingWire(t *testing.T) {
 func TestBillingArgErrors(t *testing.T) {
 	t.Parallel()
 	runArgCases(t, []argCase{
-		{"ListInvoices with nil params", "organization", func(ctx context.Context, c *platform.Client) error {
+		{"ListInvoices with nil params", "params", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Billing.ListInvoices(ctx, nil)
 			return err
 		}},
@@ -107,7 +107,7 @@ func TestBillingArgErrors(t *testing.T) {
 			_, err := c.Billing.ListInvoiceLineItems(ctx, &platform.ListInvoiceLineItemsParams{Organization: "acme"})
 			return err
 		}},
-		{"GetPaymentMethod with nil params", "organization", func(ctx context.Context, c *platform.Client) error {
+		{"GetPaymentMethod with nil params", "params", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Billing.GetPaymentMethod(ctx, nil)
 			return err
 		}},

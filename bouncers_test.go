@@ -193,7 +193,7 @@ func TestBouncersArgs(t *testing.T) {
 			_, err := c.Bouncers.Get(ctx, &noBouncer)
 			return err
 		}},
-		{"Delete with nil params", "organization", func(ctx context.Context, c *platform.Client) error {
+		{"Delete with nil params", "params", func(ctx context.Context, c *platform.Client) error {
 			return c.Bouncers.Delete(ctx, nil)
 		}},
 		{"ListResizes without bouncer", "bouncer", func(ctx context.Context, c *platform.Client) error {

@@ -86,7 +86,7 @@ func TestBranchChangesArgErrors(t *testing.T) {
 			_, err := c.BranchChanges.ListParameters(ctx, noBranch)
 			return err
 		}},
-		{"ListExtensions with nil params", "organization", func(ctx context.Context, c *platform.Client) error {
+		{"ListExtensions with nil params", "params", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.BranchChanges.ListExtensions(ctx, nil)
 			return err
 		}},

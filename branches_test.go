@@ -519,8 +519,8 @@ func TestBranchesNilParams(t *testing.T) {
 	_, errs["LintSchema"] = c.LintSchema(ctx, nil)
 	for name, err := range errs {
 		var argErr *platform.ArgError
-		if !errors.As(err, &argErr) || argErr.Arg != "organization" {
-			t.Errorf("%s(nil) error %v, want an *ArgError for organization", name, err)
+		if !errors.As(err, &argErr) || argErr.Arg != "params" {
+			t.Errorf("%s(nil) error %v, want an *ArgError for the nil params", name, err)
 		}
 	}
 	if n := len(w.requests()); n != 0 {

@@ -183,7 +183,7 @@ func TestBranchResizesArgErrors(t *testing.T) {
 			_, err := c.BranchChanges.ListChanges(ctx, &platform.ListBranchChangeRequestsParams{Organization: "acme", Database: "app-db", Branch: "dev", ListParams: platform.ListParams{Page: -1}})
 			return err
 		}},
-		{"UpdateResize with nil params", "organization", func(ctx context.Context, c *platform.Client) error {
+		{"UpdateResize with nil params", "params", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.BranchChanges.UpdateResize(ctx, nil)
 			return err
 		}},

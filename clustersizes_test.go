@@ -87,7 +87,7 @@ func TestClusterSizesWire(t *testing.T) {
 func TestClusterSizesArgErrors(t *testing.T) {
 	t.Parallel()
 	runArgCases(t, []argCase{
-		{"List with nil params", "organization", func(ctx context.Context, c *platform.Client) error {
+		{"List with nil params", "params", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.ClusterSizes.List(ctx, nil)
 			return err
 		}},

@@ -204,7 +204,7 @@ func TestQueryInsightsArguments(t *testing.T) {
 			_, err := qi(c).List(ctx, &platform.ListBranchQueriesParams{Organization: "acme", Database: "app-db", Branch: "main", Dir: "up"})
 			return err
 		}},
-		{"List of nil", "organization", func(ctx context.Context, c *platform.Client) error {
+		{"List of nil", "params", func(ctx context.Context, c *platform.Client) error {
 			_, err := qi(c).List(ctx, nil)
 			return err
 		}},

@@ -100,7 +100,7 @@ func TestIPRestrictionsWire(t *testing.T) {
 func TestIPRestrictionsWireMissingPathValues(t *testing.T) {
 	t.Parallel()
 	runArgCases(t, []argCase{
-		{"list with nil params", "organization", func(ctx context.Context, c *platform.Client) error {
+		{"list with nil params", "params", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.IPRestrictions.List(ctx, nil)
 			return err
 		}},
@@ -116,7 +116,7 @@ func TestIPRestrictionsWireMissingPathValues(t *testing.T) {
 			_, err := c.IPRestrictions.Update(ctx, &platform.UpdateIPRestrictionParams{Database: "pg", ID: "ipr1"})
 			return err
 		}},
-		{"delete with nil params", "organization", func(ctx context.Context, c *platform.Client) error { return c.IPRestrictions.Delete(ctx, nil) }},
+		{"delete with nil params", "params", func(ctx context.Context, c *platform.Client) error { return c.IPRestrictions.Delete(ctx, nil) }},
 	})
 }
 

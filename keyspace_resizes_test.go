@@ -133,7 +133,7 @@ func TestKeyspaceResizesArgErrors(t *testing.T) {
 			_, err := c.Keyspaces.GetResize(ctx, &platform.GetKeyspaceResizeParams{Organization: "acme", Database: "app-db", Branch: "main", Keyspace: "orders"})
 			return err
 		}},
-		{"CancelResize with nil params", "organization", func(ctx context.Context, c *platform.Client) error {
+		{"CancelResize with nil params", "params", func(ctx context.Context, c *platform.Client) error {
 			return c.Keyspaces.CancelResize(ctx, nil)
 		}},
 		{"GetRolloutStatus without database", "database", func(ctx context.Context, c *platform.Client) error {

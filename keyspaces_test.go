@@ -241,7 +241,7 @@ func TestKeyspacesArgErrors(t *testing.T) {
 			_, err := c.Keyspaces.List(ctx, &platform.ListKeyspacesParams{Organization: "acme", Database: "app-db"})
 			return err
 		}},
-		{"list with nil params", "organization", func(ctx context.Context, c *platform.Client) error {
+		{"list with nil params", "params", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Keyspaces.List(ctx, nil)
 			return err
 		}},

@@ -92,7 +92,7 @@ func TestMaintenanceArgErrors(t *testing.T) {
 		{"Run without branch", "branch", func(ctx context.Context, c *platform.Client) error {
 			return c.Maintenance.Run(ctx, &platform.RunBranchMaintenanceParams{Organization: "acme", Database: "db"})
 		}},
-		{"ListSchedules with nil params", "organization", func(ctx context.Context, c *platform.Client) error {
+		{"ListSchedules with nil params", "params", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Maintenance.ListSchedules(ctx, nil)
 			return err
 		}},
@@ -104,7 +104,7 @@ func TestMaintenanceArgErrors(t *testing.T) {
 			_, err := c.Maintenance.ListWindows(ctx, &platform.ListMaintenanceWindowsParams{Organization: "acme", ID: "mnt1"})
 			return err
 		}},
-		{"WaitIdle with nil params", "organization", func(ctx context.Context, c *platform.Client) error {
+		{"WaitIdle with nil params", "params", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Maintenance.WaitIdle(ctx, nil)
 			return err
 		}},

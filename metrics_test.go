@@ -142,7 +142,7 @@ func TestMetricsArgErrors(t *testing.T) {
 	t.Parallel()
 	from := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	runArgCases(t, []argCase{
-		{"Get with nil params", "organization", func(ctx context.Context, c *platform.Client) error {
+		{"Get with nil params", "params", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Metrics.Get(ctx, nil)
 			return err
 		}},
@@ -169,7 +169,7 @@ func TestMetricsArgErrors(t *testing.T) {
 			_, err := c.Metrics.GetInstant(ctx, &platform.GetInstantMetricsParams{Organization: "acme"})
 			return err
 		}},
-		{"GetInstantTablets with nil params", "organization", func(ctx context.Context, c *platform.Client) error {
+		{"GetInstantTablets with nil params", "params", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Metrics.GetInstantTablets(ctx, nil)
 			return err
 		}},
@@ -177,7 +177,7 @@ func TestMetricsArgErrors(t *testing.T) {
 			_, err := c.Metrics.GetTables(ctx, &platform.GetTableMetricsParams{Organization: "acme", Database: "db"})
 			return err
 		}},
-		{"GetKeyspaceTables with nil params", "organization", func(ctx context.Context, c *platform.Client) error {
+		{"GetKeyspaceTables with nil params", "params", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Metrics.GetKeyspaceTables(ctx, nil)
 			return err
 		}},

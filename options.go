@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strings"
@@ -28,6 +29,7 @@ type config struct {
 	userAgent  string
 	logger     *slog.Logger
 	sleep      SleepFunc
+	jitter     rand.Source
 }
 
 // check reports combinations of options that contradict each other.
@@ -42,7 +44,8 @@ func (c *config) check() error {
 }
 
 // WithBaseURL sets the API's address, for a fake or a proxy. The URL must be
-// absolute http or https; operation paths ("v1/...") are resolved below it.
+// absolute http or https; operation paths ("v1/...") are resolved below it,
+// and a URL that ends in the version ("https://host/v1") means its parent.
 func WithBaseURL(raw string) Option {
 	return func(c *config) error {
 		u, err := url.Parse(raw)
@@ -145,10 +148,25 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
+// WithJitterSource draws the random part of retry backoff (see
+// [RetryPolicy]) from src instead of the global source, so that a run that
+// retries waits the same each time: the fake's clients take a source seeded
+// from the fake's seed, so that its virtual clock, and the timestamps it
+// gives, repeat from run to run. The client uses src alone, under a lock.
+func WithJitterSource(src rand.Source) Option {
+	return func(c *config) error {
+		if src == nil {
+			return errors.New("platform: WithJitterSource: nil source")
+		}
+		c.jitter = src
+		return nil
+	}
+}
+
 // WithSleep makes waiters and retry backoff wait through sleep instead of the
 // wall clock. The fake's client uses it to advance the fake's virtual clock,
-// so code under test waits without sleeping; [IsPollWait] tells a waiter's
-// wait, which may end early, from retry backoff, which may not.
+// so code under test waits without sleeping; a waiter's wait between polls
+// may end early, retry backoff may not.
 func WithSleep(sleep SleepFunc) Option {
 	return func(c *config) error {
 		if sleep == nil {

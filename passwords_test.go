@@ -164,7 +164,7 @@ func TestPasswordsWireMissingPathValues(t *testing.T) {
 		return &p
 	}
 	runArgCases(t, []argCase{
-		{"list with nil params", "organization", func(ctx context.Context, c *platform.Client) error { _, err := c.Passwords.List(ctx, nil); return err }},
+		{"list with nil params", "params", func(ctx context.Context, c *platform.Client) error { _, err := c.Passwords.List(ctx, nil); return err }},
 		{"list without branch", "branch", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Passwords.List(ctx, &platform.ListPasswordsParams{Organization: "acme", Database: "app-db"})
 			return err
@@ -186,7 +186,7 @@ func TestPasswordsWireMissingPathValues(t *testing.T) {
 			return err
 		}},
 		{"delete without branch", "branch", func(ctx context.Context, c *platform.Client) error { return c.Passwords.Delete(ctx, without("branch")) }},
-		{"renew with nil params", "organization", func(ctx context.Context, c *platform.Client) error { _, err := c.Passwords.Renew(ctx, nil); return err }},
+		{"renew with nil params", "params", func(ctx context.Context, c *platform.Client) error { _, err := c.Passwords.Renew(ctx, nil); return err }},
 	})
 }
 

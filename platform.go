@@ -44,6 +44,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dbplatform/platform-go/internal/pollhook"
 	"github.com/google/go-querystring/query"
 	"golang.org/x/oauth2"
 )
@@ -151,7 +152,8 @@ type service struct {
 
 // SleepFunc waits for d or until ctx ends, returning ctx.Err() in the second
 // case. Waiters and retry backoff wait through it; see [WithSleep]. A
-// waiter's wait may end early; see [IsPollWait].
+// waiter's wait between two polls may end early, at any moment the polled
+// resource may have changed (retry backoff may not).
 type SleepFunc func(ctx context.Context, d time.Duration) error
 
 // realSleep waits on the wall clock.
@@ -191,6 +193,12 @@ func NewClient(opts ...Option) (*Client, error) {
 	}
 	if !strings.HasSuffix(base.Path, "/") {
 		base.Path += "/"
+	}
+	// Operation paths start with "v1/": a base URL that already ends in
+	// the version would send them to /v1/v1/...
+	if trimmed, ok := strings.CutSuffix(base.Path, "/v1/"); ok {
+		base.Path = trimmed + "/"
+		base.RawPath = ""
 	}
 	sleep := cfg.sleep
 	if sleep == nil {
@@ -316,6 +324,7 @@ func (c *Client) do(req *http.Request, v any) (*http.Response, error) {
 		return nil, c.transportError(req, err)
 	}
 	defer resp.Body.Close()
+	pollhook.Note(req.Context(), resp.Header)
 	if resp.StatusCode >= 300 {
 		return resp, newError(req, resp)
 	}

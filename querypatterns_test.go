@@ -104,7 +104,7 @@ func TestQueryPatternReportsWire(t *testing.T) {
 func TestQueryPatternReportsArgErrors(t *testing.T) {
 	t.Parallel()
 	runArgCases(t, []argCase{
-		{"List with nil params", "organization", func(ctx context.Context, c *platform.Client) error {
+		{"List with nil params", "params", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.QueryPatternReports.List(ctx, nil)
 			return err
 		}},
@@ -126,7 +126,7 @@ func TestQueryPatternReportsArgErrors(t *testing.T) {
 			_, err := c.QueryPatternReports.Get(ctx, &platform.GetQueryPatternsReportParams{Organization: "acme", Database: "db", Branch: "main"})
 			return err
 		}},
-		{"Delete with nil params", "organization", func(ctx context.Context, c *platform.Client) error {
+		{"Delete with nil params", "params", func(ctx context.Context, c *platform.Client) error {
 			return c.QueryPatternReports.Delete(ctx, nil)
 		}},
 		{"Download without id", "id", func(ctx context.Context, c *platform.Client) error {

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -53,8 +54,9 @@ func (p RetryPolicy) validate() error {
 
 // client builds the go-retryablehttp client that applies the policy over
 // inner to requests whose method is idempotent or not. Waits go through
-// sleep when it is not the wall clock, so a virtual clock sees them.
-func (p RetryPolicy) client(inner *http.Client, sleep SleepFunc, idempotent bool) *retryablehttp.Client {
+// sleep when it is not the wall clock, so a virtual clock sees them; their
+// jitter is drawn from jitter.
+func (p RetryPolicy) client(inner *http.Client, sleep SleepFunc, jitter *jitterSource, idempotent bool) *retryablehttp.Client {
 	rc := &retryablehttp.Client{
 		HTTPClient:   inner,
 		RetryMax:     p.MaxRetries,
@@ -66,7 +68,7 @@ func (p RetryPolicy) client(inner *http.Client, sleep SleepFunc, idempotent bool
 		ErrorHandler: passthroughError,
 	}
 	rc.Backoff = func(min, max time.Duration, n int, resp *http.Response) time.Duration {
-		d := p.backoff(n, resp)
+		d := p.backoff(n, resp, jitter)
 		if sleep == nil {
 			return d
 		}
@@ -121,8 +123,8 @@ func (p RetryPolicy) checkRetry(ctx context.Context, resp *http.Response, err er
 }
 
 // backoff is the wait before attempt n+1: Retry-After when the server gave
-// one, otherwise an exponential wait with full jitter.
-func (p RetryPolicy) backoff(n int, resp *http.Response) time.Duration {
+// one, otherwise an exponential wait with full jitter drawn from jitter.
+func (p RetryPolicy) backoff(n int, resp *http.Response, jitter *jitterSource) time.Duration {
 	if resp != nil {
 		if d, ok := retryAfter(resp); ok {
 			return min(d, p.MaxRetryAfter)
@@ -135,7 +137,25 @@ func (p RetryPolicy) backoff(n int, resp *http.Response) time.Duration {
 	if ceil <= p.MinWait {
 		return p.MinWait
 	}
-	return p.MinWait + rand.N(ceil-p.MinWait)
+	return p.MinWait + jitter.n(ceil-p.MinWait)
+}
+
+// jitterSource draws the jitter of retry backoff: from the global source,
+// or from the one [WithJitterSource] gave, which it guards (a rand.Source
+// is not safe for concurrent use).
+type jitterSource struct {
+	mu sync.Mutex
+	r  *rand.Rand // nil: the global source
+}
+
+// n returns a duration in [0, d).
+func (j *jitterSource) n(d time.Duration) time.Duration {
+	if j == nil || j.r == nil {
+		return rand.N(d)
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return time.Duration(j.r.Int64N(int64(d)))
 }
 
 // isIdempotent reports whether a method may be sent again after a failure

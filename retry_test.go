@@ -14,10 +14,11 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/internal/pollhook"
 )
 
 // sleepRecorder is a SleepFunc that records the waits asked for, and
-// which of them were a waiter's (platform.IsPollWait), and returns at once.
+// which of them were a waiter's (pollhook.IsWait), and returns at once.
 type sleepRecorder struct {
 	mu    sync.Mutex
 	waits []time.Duration
@@ -27,7 +28,7 @@ type sleepRecorder struct {
 func (s *sleepRecorder) sleep(ctx context.Context, d time.Duration) error {
 	s.mu.Lock()
 	s.waits = append(s.waits, d)
-	s.polls = append(s.polls, platform.IsPollWait(ctx))
+	s.polls = append(s.polls, pollhook.IsWait(ctx))
 	s.mu.Unlock()
 	return ctx.Err()
 }

@@ -269,7 +269,7 @@ func TestRolesWireMissingPathValues(t *testing.T) {
 			_, err := c.Roles.List(ctx, &platform.ListRolesParams{Organization: "acme", Database: "app-db"})
 			return err
 		}},
-		{"list with nil params", "organization", func() error {
+		{"list with nil params", "params", func() error {
 			_, err := c.Roles.List(ctx, nil)
 			return err
 		}},

@@ -64,7 +64,7 @@ func TestSchemaDiffsArgErrors(t *testing.T) {
 			_, err := c.Branches.Diff(ctx, &platform.DiffBranchParams{Organization: "acme", Database: "app-db"})
 			return err
 		}},
-		{"branch diff with nil params", "organization", func(ctx context.Context, c *platform.Client) error {
+		{"branch diff with nil params", "params", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Branches.Diff(ctx, nil)
 			return err
 		}},

@@ -83,7 +83,7 @@ func TestSchemaRecommendationsWire(t *testing.T) {
 func TestSchemaRecommendationsArgErrors(t *testing.T) {
 	t.Parallel()
 	runArgCases(t, []argCase{
-		{"List with nil params", "organization", func(ctx context.Context, c *platform.Client) error {
+		{"List with nil params", "params", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.SchemaRecommendations.List(ctx, nil)
 			return err
 		}},
@@ -95,7 +95,7 @@ func TestSchemaRecommendationsArgErrors(t *testing.T) {
 			_, err := c.SchemaRecommendations.Get(ctx, &platform.GetSchemaRecommendationParams{Organization: "acme", Database: "db"})
 			return err
 		}},
-		{"Get with nil params", "organization", func(ctx context.Context, c *platform.Client) error {
+		{"Get with nil params", "params", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.SchemaRecommendations.Get(ctx, nil)
 			return err
 		}},

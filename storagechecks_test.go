@@ -31,7 +31,7 @@ func TestStorageCheckWire(t *testing.T) {
 			_, err := c.DeployRequests.CheckStorage(ctx, &platform.CheckDeployRequestStorageParams{Organization: "acme", Database: "db"})
 			return err
 		}},
-		{"CheckStorage with nil params", "organization", func(ctx context.Context, c *platform.Client) error {
+		{"CheckStorage with nil params", "params", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.DeployRequests.CheckStorage(ctx, nil)
 			return err
 		}},

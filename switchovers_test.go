@@ -71,7 +71,7 @@ func TestSwitchoversWire(t *testing.T) {
 func TestSwitchoversArgErrors(t *testing.T) {
 	t.Parallel()
 	runArgCases(t, []argCase{
-		{"List with nil params", "organization", func(ctx context.Context, c *platform.Client) error {
+		{"List with nil params", "params", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Switchovers.List(ctx, nil)
 			return err
 		}},

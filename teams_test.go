@@ -393,7 +393,7 @@ func TestTeamsArgErrors(t *testing.T) {
 		t.Run(name+"/nil params", func(t *testing.T) {
 			t.Parallel()
 			w := newWire(t, 200, "{}")
-			check(t, w, m.nil(t.Context(), w.client.Teams), "organization")
+			check(t, w, m.nil(t.Context(), w.client.Teams), "params")
 		})
 	}
 }

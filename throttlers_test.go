@@ -66,7 +66,7 @@ func TestThrottlersWire(t *testing.T) {
 func TestThrottlersArgErrors(t *testing.T) {
 	t.Parallel()
 	runArgCases(t, []argCase{
-		{"GetDatabase with nil params", "organization", func(ctx context.Context, c *platform.Client) error {
+		{"GetDatabase with nil params", "params", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Throttlers.GetDatabase(ctx, nil)
 			return err
 		}},
@@ -78,7 +78,7 @@ func TestThrottlersArgErrors(t *testing.T) {
 			_, err := c.Throttlers.GetDeployRequest(ctx, &platform.GetDeployRequestThrottlerParams{Organization: "acme", Database: "db"})
 			return err
 		}},
-		{"UpdateDeployRequest with nil params", "organization", func(ctx context.Context, c *platform.Client) error {
+		{"UpdateDeployRequest with nil params", "params", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Throttlers.UpdateDeployRequest(ctx, nil)
 			return err
 		}},

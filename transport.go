@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"runtime"
@@ -50,7 +51,11 @@ func (c *config) buildSender(base *url.URL, sleep SleepFunc) sender {
 	}
 	// One retrying client per kind of method, so that deciding whether an
 	// attempt may be repeated needs nothing carried with the request.
-	idempotent, other := c.retry.client(hc, sleep, true), c.retry.client(hc, sleep, false)
+	jitter := &jitterSource{}
+	if c.jitter != nil {
+		jitter.r = rand.New(c.jitter)
+	}
+	idempotent, other := c.retry.client(hc, sleep, jitter, true), c.retry.client(hc, sleep, jitter, false)
 	return func(req *http.Request) (*http.Response, error) {
 		rc := other
 		if isIdempotent(req.Method) {

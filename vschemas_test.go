@@ -71,7 +71,7 @@ func TestVSchemasArgErrors(t *testing.T) {
 			_, err := c.Keyspaces.GetVSchema(ctx, &platform.GetVSchemaParams{Organization: "acme", Database: "app-db", Branch: "dev"})
 			return err
 		}},
-		{"update VSchema with nil params", "organization", func(ctx context.Context, c *platform.Client) error {
+		{"update VSchema with nil params", "params", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Keyspaces.UpdateVSchema(ctx, nil)
 			return err
 		}},

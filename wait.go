@@ -3,8 +3,11 @@ package platform
 import (
 	"context"
 	"encoding/json"
+	"net/url"
 	"strings"
 	"time"
+
+	"github.com/dbplatform/platform-go/internal/pollhook"
 )
 
 // Waiting polls with waits that start at waitMin and double up to waitMax.
@@ -29,34 +32,55 @@ func (e *StateError) Error() string {
 	return "platform: " + e.Resource + " reached state " + e.State + " while waiting for " + strings.Join(e.Want, " or ")
 }
 
-// pollWaitKey marks the context of a waiter's wait between polls.
-type pollWaitKey struct{}
+// UnreachableError is returned by a waiter, on a client of a fake with a
+// virtual clock, when no scheduled transition can bring what it waits on to
+// the state it waits for: the resource waits for a call of the API (a
+// deploy request to be applied, a workflow's next step). Against a real
+// server waiters never return it; they poll until the state is reached,
+// the resource fails, or the context ends.
+type UnreachableError struct {
+	// Resource names what was waited on ("deployment of deploy request #7").
+	Resource string
+	// State is the resource's state when the wait ended ("pending_cutover").
+	State string
+	// Reason says what would move it on ("it waits to be applied
+	// (DeployRequests.ApplyDeploy)").
+	Reason string
+}
 
-// IsPollWait reports whether a [SleepFunc] is called for a waiter's wait
-// between two polls, rather than for retry backoff. Such a wait may end
-// early, at any moment the polled resource may have changed: polling sooner
-// only costs a request. (Retry backoff may not: it honours the server's
-// Retry-After.) The fake's clients use it to move the virtual clock straight
-// to the next scheduled transition instead of by the waiter's growing steps.
-func IsPollWait(ctx context.Context) bool {
-	return ctx.Value(pollWaitKey{}) != nil
+// Error implements error.
+func (e *UnreachableError) Error() string {
+	return "platform: " + e.Resource + " is " + e.State + " and nothing scheduled moves it: " + e.Reason
+}
+
+// unreachable decodes the value of [pollhook.Header].
+func unreachable(v string) *UnreachableError {
+	q, _ := url.ParseQuery(v)
+	return &UnreachableError{Resource: q.Get("resource"), State: q.Get("state"), Reason: q.Get("reason")}
 }
 
 // waitFor polls get until done reports true or an error, or ctx ends. The
 // waits between polls go through the client's sleep function, marked for
-// [IsPollWait], so a fake's virtual clock moves instead of the caller
-// sleeping.
+// [pollhook.IsWait], so a fake's virtual clock moves instead of the caller
+// sleeping. Each poll's requests carry a [pollhook.Probe]: when an answer
+// says that nothing scheduled can move what the waiter polls (a fake's
+// client only), a poll that is not done ends the wait with an
+// [*UnreachableError].
 func waitFor[T any](ctx context.Context, c *Client, get func(context.Context) (*T, error), done func(*T) (bool, error)) (*T, error) {
 	wait := waitMin
-	pollWait := context.WithValue(ctx, pollWaitKey{}, true)
+	pollWait := pollhook.MarkWait(ctx)
 	for {
-		v, err := get(ctx)
+		pollCtx, probe := pollhook.WithProbe(ctx)
+		v, err := get(pollCtx)
 		if err != nil {
 			return nil, err
 		}
 		ok, err := done(v)
 		if err != nil || ok {
 			return v, err
+		}
+		if why := probe.Unreachable(); why != "" {
+			return v, unreachable(why)
 		}
 		if err := c.sleep(pollWait, wait); err != nil {
 			return v, err
@@ -65,32 +89,17 @@ func waitFor[T any](ctx context.Context, c *Client, get func(context.Context) (*
 	}
 }
 
-// pollCondKey marks the context of a waiter's poll with the wait's
-// condition; see [PollCondition].
-type pollCondKey struct{}
-
-// PollCondition returns the condition a waiter sends a poll for, applied to
-// the body of a successful response: whether it shows what the waiter waits
-// for (an error ends the wait too). ok is false for any other request, and
-// for the polls of waiters that read more than one response. The fake's
-// clients use it to move the virtual clock, one scheduled transition at a
-// time, to the first moment the condition holds before the poll is
-// answered, so that a waiter polls once; against any other server nothing
-// reads it, and the waiter polls with backoff.
-func PollCondition(ctx context.Context) (cond func(body []byte) (bool, error), ok bool) {
-	cond, ok = ctx.Value(pollCondKey{}).(func([]byte) (bool, error))
-	return cond, ok
-}
-
 // waitForGet is waitFor for a waiter whose poll is one request answering a
-// T: each poll carries done, applied to the body, as its [PollCondition].
+// T: each poll carries done, applied to the body, as its
+// [pollhook.Condition], by which a fake's client moves its virtual clock to
+// the first moment the condition holds before the poll is answered.
 func waitForGet[T any](ctx context.Context, c *Client, get func(context.Context) (*T, error), done func(*T) (bool, error)) (*T, error) {
-	pollCtx := context.WithValue(ctx, pollCondKey{}, func(body []byte) (bool, error) {
+	cond := func(body []byte) (bool, error) {
 		v := new(T)
 		if err := json.Unmarshal(body, v); err != nil {
 			return false, err
 		}
 		return done(v)
-	})
-	return waitFor(ctx, c, func(context.Context) (*T, error) { return get(pollCtx) }, done)
+	}
+	return waitFor(ctx, c, func(ctx context.Context) (*T, error) { return get(pollhook.WithCondition(ctx, cond)) }, done)
 }

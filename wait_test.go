@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +17,7 @@ import (
 
 	"github.com/dbplatform/platform-go"
 	"github.com/dbplatform/platform-go/fake"
+	"github.com/dbplatform/platform-go/internal/pollhook"
 )
 
 func TestWaitReady(t *testing.T) {
@@ -123,7 +127,7 @@ func TestWaitReadyDeadline(t *testing.T) {
 
 // TestWaitMarksPollWaits checks that a SleepFunc can tell a waiter's waits
 // between polls (which the fake ends at its next transition) from retry
-// backoff (which it must wait out): only the former are IsPollWait.
+// backoff (which it must wait out): only the former are pollhook.IsWait.
 func TestWaitMarksPollWaits(t *testing.T) {
 	t.Parallel()
 	api := newWireFunc(t, sequence(
@@ -139,18 +143,18 @@ func TestWaitMarksPollWaits(t *testing.T) {
 	slept.mu.Lock()
 	defer slept.mu.Unlock()
 	if diff := cmp.Diff([]bool{false, true}, slept.polls); diff != "" {
-		t.Errorf("IsPollWait of the waits (-want +got):\n%s", diff)
+		t.Errorf("IsWait of the waits (-want +got):\n%s", diff)
 	}
 	if len(slept.waits) == 2 && slept.waits[1] != time.Second {
 		t.Errorf("the waiter's first wait is %s, want 1s", slept.waits[1])
 	}
-	if platform.IsPollWait(t.Context()) {
-		t.Error("IsPollWait of a plain context is true")
+	if pollhook.IsWait(t.Context()) {
+		t.Error("IsWait of a plain context is true")
 	}
 }
 
 // pollConditions is an http.RoundTripper that records, for each request,
-// the PollCondition it carries applied to the body it gets back (nil for
+// the pollhook.Condition it carries applied to the body it gets back (nil for
 // none), then returns the response.
 type pollConditions struct {
 	mu   sync.Mutex
@@ -163,7 +167,7 @@ func (p *pollConditions) RoundTrip(r *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	var got *bool
-	if cond, ok := platform.PollCondition(r.Context()); ok {
+	if cond, ok := pollhook.Condition(r.Context()); ok {
 		body, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if err != nil {
@@ -212,5 +216,122 @@ func TestWaitPollCondition(t *testing.T) {
 	// The plain Get carries none; the waiter's two polls carry one.
 	if diff := cmp.Diff([]string{"none", "not done", "done"}, got); diff != "" {
 		t.Errorf("the requests' poll conditions (-want +got):\n%s", diff)
+	}
+}
+
+// TestWaitersStopWhenUnreachable checks every waiter against a server that
+// marks its answers as a fake's client does when nothing scheduled can move
+// the resource: a waiter that is not done returns an *UnreachableError at
+// once, without waiting; the same answers without the mark have it wait
+// (its sleep is called).
+func TestWaitersStopWhenUnreachable(t *testing.T) {
+	t.Parallel()
+	// Each answer is not done for every waiter: pending, not ready, a
+	// running maintenance window, a bouncer resize that is pending.
+	const body = `{"id": "r1", "number": 1, "name": "b", "state": "pending", "ready": false,
+		"branch": {"id": "br1"}, "data": [{"id": "r1", "state": "pending", "started_at": "2026-01-01T00:00:00Z"}]}`
+	const mark = "reason=it+waits+to+be+applied+%28DeployRequests.ApplyDeploy%29&resource=deployment+of+deploy+request+%237&state=pending_cutover"
+	ref := struct{ org, db, br string }{"acme", "app", "main"}
+	waiters := map[string]func(context.Context, *platform.Client) error{
+		"Backups.WaitDone": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Backups.WaitDone(ctx, &platform.GetBackupParams{Organization: ref.org, Database: ref.db, Branch: ref.br, ID: "r1"})
+			return err
+		},
+		"Bouncers.WaitReady": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Bouncers.WaitReady(ctx, &platform.GetBouncerParams{Organization: ref.org, Database: ref.db, Branch: ref.br, Bouncer: "b"})
+			return err
+		},
+		"Bouncers.WaitResize": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Bouncers.WaitResize(ctx, &platform.WaitBouncerResizeParams{Organization: ref.org, Database: ref.db, Branch: ref.br, Bouncer: "b", ID: "r1"})
+			return err
+		},
+		"Branches.WaitReady": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Branches.WaitReady(ctx, &platform.GetBranchParams{Organization: ref.org, Database: ref.db, Branch: ref.br})
+			return err
+		},
+		"BranchChanges.WaitResize": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.BranchChanges.WaitResize(ctx, &platform.GetBranchResizeRequestParams{Organization: ref.org, Database: ref.db, Branch: ref.br, Resize: "r1"})
+			return err
+		},
+		"BranchChanges.WaitChange": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.BranchChanges.WaitChange(ctx, &platform.GetBranchChangeRequestParams{Organization: ref.org, Database: ref.db, Branch: ref.br, ID: "r1"})
+			return err
+		},
+		"Databases.WaitReady": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Databases.WaitReady(ctx, &platform.GetDatabaseParams{Organization: ref.org, Database: ref.db})
+			return err
+		},
+		"DeployRequests.WaitForDeployment": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.DeployRequests.WaitForDeployment(ctx, &platform.GetDeploymentParams{Organization: ref.org, Database: ref.db, Number: 7}, platform.DeploymentComplete)
+			return err
+		},
+		"Keyspaces.WaitReady": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Keyspaces.WaitReady(ctx, &platform.GetKeyspaceParams{Organization: ref.org, Database: ref.db, Branch: ref.br, Keyspace: "ks"})
+			return err
+		},
+		"Keyspaces.WaitForResize": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Keyspaces.WaitForResize(ctx, &platform.GetKeyspaceResizeParams{Organization: ref.org, Database: ref.db, Branch: ref.br, Keyspace: "ks", ID: "r1"})
+			return err
+		},
+		"Maintenance.WaitIdle": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Maintenance.WaitIdle(ctx, &platform.GetMaintenanceScheduleParams{Organization: ref.org, Database: ref.db, ID: "r1"})
+			return err
+		},
+		"QueryPatternReports.WaitDone": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.QueryPatternReports.WaitDone(ctx, &platform.GetQueryPatternsReportParams{Organization: ref.org, Database: ref.db, Branch: ref.br, ID: "r1"})
+			return err
+		},
+		"Switchovers.WaitDone": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Switchovers.WaitDone(ctx, &platform.GetSwitchoverParams{Organization: ref.org, Database: ref.db, Branch: ref.br, ID: "r1"})
+			return err
+		},
+		"Workflows.WaitFor": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Workflows.WaitFor(ctx, &platform.WorkflowParams{Organization: ref.org, Database: ref.db, Number: 1}, platform.WorkflowCompleted)
+			return err
+		},
+	}
+	// Every waiter of the SDK is in the table.
+	for _, svc := range reflect.VisibleFields(reflect.TypeFor[platform.Client]()) {
+		if svc.Type.Kind() != reflect.Pointer {
+			continue
+		}
+		for i := range svc.Type.NumMethod() {
+			if m := svc.Type.Method(i).Name; strings.HasPrefix(m, "Wait") {
+				if _, ok := waiters[strings.TrimSuffix(svc.Name, "Service")+"."+m]; !ok {
+					t.Errorf("waiter %s.%s has no case here", svc.Name, m)
+				}
+			}
+		}
+	}
+	for name, wait := range waiters {
+		for _, marked := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s marked %v", name, marked), func(t *testing.T) {
+				t.Parallel()
+				api := newWireFunc(t, func(w http.ResponseWriter, r *http.Request) {
+					if marked {
+						w.Header().Set("Fake-Wait-Unreachable", mark)
+					}
+					writeBody(w, http.StatusOK, body)
+				})
+				errSlept := errors.New("slept")
+				c := api.newClient(t, platform.WithoutRetries(),
+					platform.WithSleep(func(context.Context, time.Duration) error { return errSlept }))
+				err := wait(t.Context(), c)
+				if !marked {
+					if !errors.Is(err, errSlept) {
+						t.Errorf("without the mark the waiter returned %v, want it to wait", err)
+					}
+					return
+				}
+				var ue *platform.UnreachableError
+				if !errors.As(err, &ue) {
+					t.Fatalf("the waiter returned %v, want an *UnreachableError", err)
+				}
+				want := platform.UnreachableError{Resource: "deployment of deploy request #7", State: "pending_cutover", Reason: "it waits to be applied (DeployRequests.ApplyDeploy)"}
+				if diff := cmp.Diff(want, *ue); diff != "" {
+					t.Errorf("the error (-want +got):\n%s", diff)
+				}
+			})
+		}
 	}
 }

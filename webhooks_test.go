@@ -207,7 +207,7 @@ func TestWebhooksArgErrors(t *testing.T) {
 			_, err := c.Webhooks.Get(ctx, &platform.GetWebhookParams{Organization: "acme", Database: "app"})
 			return err
 		}},
-		{"nil params", "organization", func() error {
+		{"nil params", "params", func() error {
 			_, err := c.Webhooks.Get(ctx, nil)
 			return err
 		}},

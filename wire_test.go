@@ -577,6 +577,39 @@ func TestPathValuesKeepTheRoute(t *testing.T) {
 	}
 }
 
+// TestBaseURLEndingInVersion checks that a base URL that ends in /v1, with
+// or without a slash, reaches the same operation path as its parent rather
+// than /v1/v1/...
+func TestBaseURLEndingInVersion(t *testing.T) {
+	t.Parallel()
+	for _, suffix := range []string{"", "/", "/v1", "/v1/", "/api/v1", "/api/v1/"} {
+		t.Run(suffix, func(t *testing.T) {
+			t.Parallel()
+			var got atomic.Value
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				got.Store(r.URL.Path)
+				writeBody(w, 200, `{"id": "db1", "name": "app-db"}`)
+			}))
+			t.Cleanup(srv.Close)
+			c, err := platform.NewClient(platform.WithBaseURL(srv.URL+suffix), platform.WithoutRetries(), platform.WithHTTPClient(srv.Client()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Databases.Get(t.Context(), &platform.GetDatabaseParams{Organization: "acme", Database: "app-db"}); err != nil {
+				t.Fatalf("Get: %v", err)
+			}
+			want := "/v1/organizations/acme/databases/app-db"
+			if strings.HasPrefix(suffix, "/api") {
+				want = "/api" + want
+			}
+			gotPath, _ := got.Load().(string)
+			if diff := cmp.Diff(want, gotPath); diff != "" {
+				t.Errorf("request path (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // TestDotSegmentPathValues checks that "." and ".." as path values do not
 // resolve to another operation's path.
 func TestDotSegmentPathValues(t *testing.T) {
@@ -975,7 +1008,7 @@ func TestArgErrors(t *testing.T) {
 		{"Organizations.Get/nil params", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Organizations.Get(ctx, nil)
 			return err
-		}, "organization"},
+		}, "params"},
 		{"Organizations.Get/blank", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Organizations.Get(ctx, &platform.GetOrganizationParams{Organization: "  "})
 			return err
@@ -1010,7 +1043,7 @@ func TestArgErrors(t *testing.T) {
 		{"Databases.List", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Databases.List(ctx, nil)
 			return err
-		}, "organization"},
+		}, "params"},
 		{"Databases.Create", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Databases.Create(ctx, &platform.CreateDatabaseParams{Name: "x", ClusterSize: "PS_10"})
 			return err

@@ -129,11 +129,11 @@ func TestWorkflowsArgErrors(t *testing.T) {
 		}
 	}
 	runArgCases(t, []argCase{
-		{"List with nil params", "organization", func(ctx context.Context, c *platform.Client) error {
+		{"List with nil params", "params", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Workflows.List(ctx, nil)
 			return err
 		}},
-		{"Get with nil params", "organization", func(ctx context.Context, c *platform.Client) error {
+		{"Get with nil params", "params", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Workflows.Get(ctx, nil)
 			return err
 		}},

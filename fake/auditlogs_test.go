@@ -256,8 +256,8 @@ func TestAuditLogRefusals(t *testing.T) {
 func TestAuditLogActors(t *testing.T) {
 	t.Parallel()
 	srv := fake.NewServer(t)
-	named := mustToken(t, srv, fake.TokenSpec{Name: "deployer", Permissions: []string{"create_databases"}})
-	unnamed := mustToken(t, srv, fake.TokenSpec{Permissions: []string{"create_databases"}})
+	named := mustToken(t, srv, fake.TokenSpec{Name: "deployer", Permissions: []platform.Permission{"create_databases"}})
+	unnamed := mustToken(t, srv, fake.TokenSpec{Permissions: []platform.Permission{"create_databases"}})
 	access := oauthGrant(t, srv, fake.Consent{Organizations: []string{srv.Org()}}, platform.ScopeOrganizationWriteOrganization)
 	for i, auth := range []string{named.Authorization(), unnamed.Authorization()} {
 		body := `{"name": "d` + string(rune('1'+i)) + `", "cluster_size": "PS_10"}`

@@ -63,7 +63,7 @@ func loadOperations(t testing.TB) map[string]tsvOperation {
 // operations.tsv against the fake's: every one a token can hold.
 func TestOperationsTablePermissions(t *testing.T) {
 	t.Parallel()
-	all := fake.AllPermissions()
+	all := permissionNames()
 	for name, op := range loadOperations(t) {
 		for _, p := range op.perms {
 			if !slices.Contains(all, p) {

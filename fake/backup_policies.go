@@ -156,7 +156,7 @@ func createBackupPolicy(c *call, p *platform.CreateBackupPolicyParams) (any, err
 func (c *call) backupPolicy() (*policyRec, error) {
 	p := c.db.backups.policy(c.r.PathValue("id"))
 	if p == nil {
-		return nil, notFound()
+		return nil, c.nothingAt("id")
 	}
 	return p, nil
 }

@@ -478,7 +478,7 @@ func TestBackupPolicyPermissions(t *testing.T) {
 	srv, c := newBackupWorld(t)
 	pol := createBackupPolicy(t, c, hourlyPolicy(srv))
 	mk := func(perms ...string) *platform.Client {
-		tok, err := srv.CreateServiceToken(srv.Org(), fake.TokenSpec{Name: "t", DatabasePermissions: map[string][]string{backupDB: perms}})
+		tok, err := srv.CreateServiceToken(srv.Org(), fake.TokenSpec{Name: "t", DatabasePermissions: map[string][]platform.Permission{backupDB: permissions(perms...)}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -276,7 +276,7 @@ func (b *branchRec) backupInProgress() bool {
 func (c *call) backup() (*backupRec, error) {
 	bk := c.db.backups.byID[c.r.PathValue("id")]
 	if bk == nil || bk.deleted || bk.branch.name != c.r.PathValue("branch") {
-		return nil, notFound()
+		return nil, c.nothingAt("id")
 	}
 	return bk, nil
 }

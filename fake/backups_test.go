@@ -522,7 +522,7 @@ func TestBackupPermissions(t *testing.T) {
 	dev := createBackup(t, srv, c, "dev")
 	srv.Advance(time.Minute)
 	token := func(perms ...string) *platform.Client {
-		tok, err := srv.CreateServiceToken(org, fake.TokenSpec{Name: strings.Join(perms, "+"), DatabasePermissions: map[string][]string{backupDB: perms}})
+		tok, err := srv.CreateServiceToken(org, fake.TokenSpec{Name: strings.Join(perms, "+"), DatabasePermissions: map[string][]platform.Permission{backupDB: permissions(perms...)}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -701,7 +701,7 @@ func TestBackupRestoreRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	token := func(perms ...string) *platform.Client {
-		tok, err := srv.CreateServiceToken(org, fake.TokenSpec{Name: strings.Join(perms, "+"), Permissions: perms})
+		tok, err := srv.CreateServiceToken(org, fake.TokenSpec{Name: strings.Join(perms, "+"), Permissions: permissions(perms...)})
 		if err != nil {
 			t.Fatal(err)
 		}

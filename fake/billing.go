@@ -345,7 +345,7 @@ func listInvoices(c *call) (any, error) {
 func (c *call) invoice() (*invoiceRec, error) {
 	inv := c.org.billing.invoiceByID[c.r.PathValue("id")]
 	if inv == nil {
-		return nil, notFound()
+		return nil, c.nothingAt("id")
 	}
 	return inv, nil
 }

@@ -108,7 +108,7 @@ func (c *call) bouncer() (*bouncerRec, error) {
 	}
 	bn := b.x().bouncers.byName[c.r.PathValue("bouncer")]
 	if bn == nil {
-		return nil, notFound()
+		return nil, c.nothingAt("bouncer")
 	}
 	return bn, nil
 }

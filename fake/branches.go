@@ -252,7 +252,7 @@ func createBranch(c *call, p *platform.CreateBranchParams) (any, error) {
 func (c *call) branch() (*branchRec, error) {
 	b := c.db.branch(c.r.PathValue("branch"))
 	if b == nil {
-		return nil, notFound()
+		return nil, c.nothingAt("branch")
 	}
 	return b, nil
 }

@@ -651,7 +651,7 @@ func TestBranchPermissions(t *testing.T) {
 	readOnly := []string{"read_branch"}
 	everythingBut := func(perm ...string) []string {
 		var out []string
-		for _, p := range fake.AllPermissions() {
+		for _, p := range permissionNames() {
 			drop := false
 			for _, q := range perm {
 				drop = drop || p == q
@@ -758,7 +758,7 @@ func TestBranchPermissions(t *testing.T) {
 			if _, err := e.c.Branches.Promote(t.Context(), e.ref("prod")); err != nil {
 				t.Fatal(err)
 			}
-			lacking, err := e.srv.CreateServiceToken(e.org, fake.TokenSpec{Name: "lacking", Permissions: o.perms})
+			lacking, err := e.srv.CreateServiceToken(e.org, fake.TokenSpec{Name: "lacking", Permissions: permissions(o.perms...)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -766,7 +766,7 @@ func TestBranchPermissions(t *testing.T) {
 			o.check(e)
 
 			// Granted on another database only: still not found.
-			elsewhere, err := e.srv.CreateServiceToken(e.org, fake.TokenSpec{Name: "elsewhere", DatabasePermissions: map[string][]string{"other": o.granted}})
+			elsewhere, err := e.srv.CreateServiceToken(e.org, fake.TokenSpec{Name: "elsewhere", DatabasePermissions: map[string][]platform.Permission{"other": permissions(o.granted...)}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -774,7 +774,7 @@ func TestBranchPermissions(t *testing.T) {
 			o.check(e)
 
 			// Granted on this database: allowed.
-			here, err := e.srv.CreateServiceToken(e.org, fake.TokenSpec{Name: "here", DatabasePermissions: map[string][]string{e.db: o.granted}})
+			here, err := e.srv.CreateServiceToken(e.org, fake.TokenSpec{Name: "here", DatabasePermissions: map[string][]platform.Permission{e.db: permissions(o.granted...)}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -792,7 +792,7 @@ func TestBranchPermissions(t *testing.T) {
 func TestSafeMigrationsNeedWriteDatabase(t *testing.T) {
 	t.Parallel()
 	e := newBranchEnv(t, "app-db")
-	bare, err := e.srv.CreateServiceToken(e.org, fake.TokenSpec{Name: "bare", DatabasePermissions: map[string][]string{e.db: {"read_branch"}}})
+	bare, err := e.srv.CreateServiceToken(e.org, fake.TokenSpec{Name: "bare", DatabasePermissions: map[string][]platform.Permission{e.db: {"read_branch"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -801,7 +801,7 @@ func TestSafeMigrationsNeedWriteDatabase(t *testing.T) {
 	if e.get("main").SafeMigrations {
 		t.Fatal("a token without write_database turned safe migrations on")
 	}
-	writer, err := e.srv.CreateServiceToken(e.org, fake.TokenSpec{Name: "writer", DatabasePermissions: map[string][]string{e.db: {"write_database"}}})
+	writer, err := e.srv.CreateServiceToken(e.org, fake.TokenSpec{Name: "writer", DatabasePermissions: map[string][]platform.Permission{e.db: {"write_database"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

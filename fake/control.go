@@ -339,6 +339,7 @@ type controlRequest struct {
 	Status    int    `json:"status"`
 	Operation string `json:"operation"`
 	RequestID string `json:"request_id"`
+	Reason    string `json:"reason,omitempty"`
 }
 
 // controlList is the answer of the control endpoints that list.

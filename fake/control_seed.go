@@ -71,11 +71,11 @@ func (s *Server) controlAddMember(r *http.Request, b *controlMemberBody) (any, e
 // controlTokenBody is the body of POST
 // /_fake/organizations/{org}/service-tokens: a [TokenSpec].
 type controlTokenBody struct {
-	Name                string              `json:"name"`
-	CreatedBy           string              `json:"created_by"`
-	Permissions         []string            `json:"permissions"`
-	DatabasePermissions map[string][]string `json:"database_permissions"`
-	TTL                 string              `json:"ttl"`
+	Name                string                           `json:"name"`
+	CreatedBy           string                           `json:"created_by"`
+	Permissions         []platform.Permission            `json:"permissions"`
+	DatabasePermissions map[string][]platform.Permission `json:"database_permissions"`
+	TTL                 string                           `json:"ttl"`
 }
 
 // controlToken is a new service token as the control surface shows it.

@@ -217,7 +217,7 @@ func TestControlErrors(t *testing.T) {
 	t.Parallel()
 	srv := fake.NewServer(t)
 	admin := srv.AdminToken().Authorization()
-	limited, err := srv.CreateServiceToken(srv.Org(), fake.TokenSpec{Name: "reader", Permissions: []string{"read_organization"}})
+	limited, err := srv.CreateServiceToken(srv.Org(), fake.TokenSpec{Name: "reader", Permissions: []platform.Permission{"read_organization"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -458,7 +458,7 @@ func TestListDatabasesWithPerDatabaseGrants(t *testing.T) {
 		return dbNames(page.Items), *page.TotalCount
 	}
 
-	onlyB := mustToken(t, srv, fake.TokenSpec{Name: "b", DatabasePermissions: map[string][]string{"b": {"read_database"}}})
+	onlyB := mustToken(t, srv, fake.TokenSpec{Name: "b", DatabasePermissions: map[string][]platform.Permission{"b": {"read_database"}}})
 	if got, total := list(onlyB, ""); !cmp.Equal(got, []string{"b"}) || total != 1 {
 		t.Errorf("a token with read_database on b lists %v (total %d), want [b]", got, total)
 	}
@@ -468,7 +468,7 @@ func TestListDatabasesWithPerDatabaseGrants(t *testing.T) {
 	_, err := srv.ClientFor(onlyB).Databases.Get(ctx, &platform.GetDatabaseParams{Organization: "acme", Database: "a"})
 	apiError(t, err, http.StatusNotFound)
 
-	two := mustToken(t, srv, fake.TokenSpec{Name: "two", DatabasePermissions: map[string][]string{"c": {"connect_branch"}, "ab": {"read_backups"}}})
+	two := mustToken(t, srv, fake.TokenSpec{Name: "two", DatabasePermissions: map[string][]platform.Permission{"c": {"connect_branch"}, "ab": {"read_backups"}}})
 	if got, total := list(two, ""); !cmp.Equal(got, []string{"c", "ab"}) || total != 2 {
 		t.Errorf("grants on c and ab list %v (total %d)", got, total)
 	}
@@ -477,14 +477,14 @@ func TestListDatabasesWithPerDatabaseGrants(t *testing.T) {
 	}
 
 	// An organization grant of a database permission covers every database.
-	orgWide := mustToken(t, srv, fake.TokenSpec{Name: "org", Permissions: []string{"read_branch"}})
+	orgWide := mustToken(t, srv, fake.TokenSpec{Name: "org", Permissions: []platform.Permission{"read_branch"}})
 	if got, total := list(orgWide, ""); len(got) != 4 || total != 4 {
 		t.Errorf("an organization grant lists %v", got)
 	}
 
 	// A token that creates a database holds every database permission on it,
 	// and only on it.
-	creator := mustToken(t, srv, fake.TokenSpec{Name: "creator", Permissions: []string{"create_databases"}})
+	creator := mustToken(t, srv, fake.TokenSpec{Name: "creator", Permissions: []platform.Permission{"create_databases"}})
 	cc := srv.ClientFor(creator)
 	if _, err := cc.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: "acme", Name: "mine", ClusterSize: "PS_10"}); err != nil {
 		t.Fatal(err)
@@ -517,14 +517,14 @@ func TestListDatabasesWithPerDatabaseGrants(t *testing.T) {
 func TestListDatabasesScopedPages(t *testing.T) {
 	t.Parallel()
 	srv := fake.NewServer(t)
-	grants := map[string][]string{"db-05": {"create_branch_password"}} // not enough to list db-05
+	grants := map[string][]platform.Permission{"db-05": {"create_branch_password"}} // not enough to list db-05
 	var want []string
 	for i := range 30 {
 		name := fmt.Sprintf("db-%02d", i)
 		mustDB(t, srv, name)
 		srv.Advance(time.Second)
 		if slices.Contains([]int{0, 3, 4, 11, 17, 28, 29}, i) {
-			grants[name] = []string{"read_database"}
+			grants[name] = []platform.Permission{"read_database"}
 			want = append(want, name)
 		}
 	}

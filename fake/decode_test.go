@@ -213,7 +213,7 @@ func TestEmptyBodies(t *testing.T) {
 func TestBodyErrorsAfterAccessChecks(t *testing.T) {
 	t.Parallel()
 	srv, bob := bodyFixture(t)
-	none := mustToken(t, srv, fake.TokenSpec{Name: "read only", Permissions: []string{"read_organization", "read_database"}})
+	none := mustToken(t, srv, fake.TokenSpec{Name: "read only", Permissions: []platform.Permission{"read_organization", "read_database"}})
 	before := observe(t, srv)
 	for _, op := range bodyOps(bob) {
 		for _, body := range []string{`{`, padded(op.valid, 2<<20)} {

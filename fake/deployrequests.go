@@ -88,11 +88,11 @@ func deployRequestRoutes() []route {
 func (c *call) deployRequest() (*drRec, error) {
 	n, err := strconv.Atoi(c.r.PathValue("number"))
 	if err != nil {
-		return nil, notFound()
+		return nil, c.nothingAt("number")
 	}
 	dr := c.db.drByNumber[n]
 	if dr == nil {
-		return nil, notFound()
+		return nil, c.nothingAt("number")
 	}
 	return dr, nil
 }

@@ -173,7 +173,7 @@ func (e *drEnv) schema(branch string) []string {
 // created by user (the admin when empty).
 func (e *drEnv) token(user string, perms ...string) *platform.Client {
 	e.t.Helper()
-	tok, err := e.srv.CreateServiceToken(e.org, fake.TokenSpec{Name: "t", CreatedBy: user, Permissions: perms})
+	tok, err := e.srv.CreateServiceToken(e.org, fake.TokenSpec{Name: "t", CreatedBy: user, Permissions: permissions(perms...)})
 	if err != nil {
 		e.t.Fatal(err)
 	}

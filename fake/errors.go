@@ -11,6 +11,9 @@ type apiError struct {
 	code       string
 	message    string
 	retryAfter int // seconds, for 429
+	// reason is what the request log gives for the refusal, when the
+	// message does not say it (see reasons.go); never sent.
+	reason string
 }
 
 func (e *apiError) Error() string { return fmt.Sprintf("%d %s: %s", e.status, e.code, e.message) }

@@ -52,7 +52,7 @@ func Example() {
 	// database did not exist.
 	tok, err := srv.CreateServiceToken(srv.Org(), fake.TokenSpec{
 		Name:                "reader",
-		DatabasePermissions: map[string][]string{"orders": {"read_database"}},
+		DatabasePermissions: map[string][]platform.Permission{"orders": {platform.PermissionReadDatabase}},
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -140,7 +140,7 @@ func ExampleServer_CreateServiceToken() {
 	}
 	tok, err := srv.CreateServiceToken(srv.Org(), fake.TokenSpec{
 		Name:                "orders-reader",
-		DatabasePermissions: map[string][]string{"orders": {"read_database"}},
+		DatabasePermissions: map[string][]platform.Permission{"orders": {platform.PermissionReadDatabase}},
 	})
 	if err != nil {
 		log.Fatal(err)

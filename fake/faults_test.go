@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/dbplatform/platform-go"
 	"github.com/dbplatform/platform-go/fake"
@@ -115,6 +116,41 @@ func TestFaultRetriedThroughClient(t *testing.T) {
 	// Spent: the next request is served.
 	if _, err := srv.Client().Databases.Get(t.Context(), &platform.GetDatabaseParams{Organization: "acme", Database: "app"}); err != nil || rule.Fired() != 2 {
 		t.Errorf("after the rule is spent: %v, fired %d", err, rule.Fired())
+	}
+}
+
+// TestRetryJitterRepeats checks that the jitter of a fake's client's retry
+// backoff comes from the server's seed: two fresh servers with the same
+// seed, each retrying through the same faults and then creating a
+// database, end with the same clock and the same body, and a server with
+// another seed waits otherwise.
+func TestRetryJitterRepeats(t *testing.T) {
+	t.Parallel()
+	run := func(seed uint64) (time.Time, *platform.Database) {
+		srv := fake.NewServer(t, fake.WithSeed(seed))
+		mustDB(t, srv, "app")
+		mustFault(t, srv, "get_database", fake.Fault{Status: http.StatusInternalServerError, Times: 4})
+		c := srv.Client()
+		if _, err := c.Databases.Get(t.Context(), &platform.GetDatabaseParams{Organization: "acme", Database: "app"}); err != nil {
+			t.Fatalf("Get through four 500s: %v", err)
+		}
+		db, err := c.Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: "acme", Name: "later", ClusterSize: "PS_10"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return srv.Now(), db
+	}
+	now1, db1 := run(7)
+	now2, db2 := run(7)
+	if !now1.Equal(now2) {
+		t.Errorf("the clocks after the retries differ: %s and %s", now1.Format(time.RFC3339Nano), now2.Format(time.RFC3339Nano))
+	}
+	// The addresses in a body hold each server's port: the rest is alike.
+	if diff := cmp.Diff(db1, db2, cmpopts.IgnoreFields(platform.Database{}, "URL", "BranchesURL", "HTMLURL")); diff != "" {
+		t.Errorf("the bodies after the retries differ (-first +second):\n%s", diff)
+	}
+	if now3, _ := run(8); now3.Equal(now1) {
+		t.Errorf("another seed waited the same (%s): the jitter does not come from the seed", now3.Format(time.RFC3339Nano))
 	}
 }
 

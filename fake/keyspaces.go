@@ -209,7 +209,7 @@ func (c *call) keyspace() (*keyspaceRec, error) {
 	}
 	ks := b.keyspace(c.r.PathValue("keyspace"))
 	if ks == nil {
-		return nil, notFound()
+		return nil, c.nothingAt("keyspace")
 	}
 	return ks, nil
 }

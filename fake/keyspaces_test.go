@@ -744,11 +744,11 @@ func TestKeyspacePermissions(t *testing.T) {
 	ctx := t.Context()
 	ksCreate(t, srv, c, "main", platform.CreateKeyspaceParams{Name: "orders", ClusterSize: "PS_10"})
 	srv.Advance(5 * time.Second)
-	reader, err := srv.CreateServiceToken(srv.Org(), fake.TokenSpec{Name: "reader", DatabasePermissions: map[string][]string{ksDB: {"read_branch"}}})
+	reader, err := srv.CreateServiceToken(srv.Org(), fake.TokenSpec{Name: "reader", DatabasePermissions: map[string][]platform.Permission{ksDB: {"read_branch"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	outsider, err := srv.CreateServiceToken(srv.Org(), fake.TokenSpec{Name: "outsider", DatabasePermissions: map[string][]string{ksDB: {"read_database"}}})
+	outsider, err := srv.CreateServiceToken(srv.Org(), fake.TokenSpec{Name: "outsider", DatabasePermissions: map[string][]platform.Permission{ksDB: {"read_database"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -113,7 +113,7 @@ func TestOAuthApplicationsListAndGet(t *testing.T) {
 // otherOrgToken returns a token of globex, seeded by otherOrg.
 func otherOrgToken(t *testing.T, srv *fake.Server) fake.Token {
 	t.Helper()
-	tok, err := srv.CreateServiceToken("globex", fake.TokenSpec{Name: "reader", Permissions: []string{"read_oauth_applications"}})
+	tok, err := srv.CreateServiceToken("globex", fake.TokenSpec{Name: "reader", Permissions: []platform.Permission{"read_oauth_applications"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +359,7 @@ func TestOAuthCreateTokenRefused(t *testing.T) {
 		apiError(t, err, tc.status, tc.word)
 	}
 	// None used the code, and the permission is checked first.
-	reader := mustToken(t, srv, fake.TokenSpec{Name: "reader", Permissions: []string{"read_oauth_tokens", "read_oauth_applications"}})
+	reader := mustToken(t, srv, fake.TokenSpec{Name: "reader", Permissions: []platform.Permission{"read_oauth_tokens", "read_oauth_applications"}})
 	_, err := srv.ClientFor(reader).OAuthApplications.CreateToken(ctx, good())
 	apiError(t, err, http.StatusNotFound)
 	if _, err := c.OAuthApplications.CreateToken(ctx, good()); err != nil {

@@ -28,7 +28,8 @@ type config struct {
 	webhookTimeout   time.Duration // see WithWebhookTimeout; 0 is the default
 	onChange         func()        // see WithOnChange
 
-	timeouts ServerTimeouts // see WithServerTimeouts; none by default
+	timeouts     ServerTimeouts // see WithServerTimeouts; none by default
+	noFailureLog bool           // see WithoutFailureLog
 }
 
 // DefaultStart is the virtual clock's starting time unless [WithStartTime]
@@ -311,6 +312,15 @@ func WithDeliveryLogLimit(n int) Option {
 // naming an entry dropped since still places its page by time.
 func WithAuditLogLimit(n int) Option {
 	return logLimit("WithAuditLogLimit", n, func(c *config) *int { return &c.auditLogLimit })
+}
+
+// WithoutFailureLog keeps a server from [NewServer] from logging its last
+// requests when the test fails (see [NewServer]).
+func WithoutFailureLog() Option {
+	return func(c *config) error {
+		c.noFailureLog = true
+		return nil
+	}
 }
 
 // logLimit is an option setting the limit of a log to n, which must be

@@ -102,7 +102,7 @@ func listMembers(c *call) (any, error) {
 func (c *call) member() (*memberRec, error) {
 	m := c.org.memberByUser[c.r.PathValue("id")]
 	if m == nil {
-		return nil, notFound()
+		return nil, c.nothingAt("id")
 	}
 	return m, nil
 }

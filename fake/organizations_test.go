@@ -402,8 +402,8 @@ func TestRemoveMember(t *testing.T) {
 	ada := srv.AdminUserID()
 	bob := mustMember(t, srv, "acme", "Bob Builder", platform.RoleMember)
 	carol := mustMember(t, srv, "acme", "Carol Danvers", platform.RoleAdmin)
-	bobs := mustToken(t, srv, fake.TokenSpec{Name: "bob's", CreatedBy: bob, Permissions: []string{"read_organization"}})
-	carols := mustToken(t, srv, fake.TokenSpec{Name: "carol's", CreatedBy: carol, Permissions: []string{"read_organization"}})
+	bobs := mustToken(t, srv, fake.TokenSpec{Name: "bob's", CreatedBy: bob, Permissions: []platform.Permission{"read_organization"}})
+	carols := mustToken(t, srv, fake.TokenSpec{Name: "carol's", CreatedBy: carol, Permissions: []platform.Permission{"read_organization"}})
 	works := func(tok fake.Token) bool {
 		_, err := srv.ClientFor(tok).Organizations.Get(ctx, &platform.GetOrganizationParams{Organization: "acme"})
 		return err == nil

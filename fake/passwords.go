@@ -81,7 +81,7 @@ func (c *call) password() (*passwordRec, error) {
 	}
 	pw := b.x().passwords.byID[c.r.PathValue("id")]
 	if pw == nil {
-		return nil, notFound()
+		return nil, c.nothingAt("id")
 	}
 	return pw, nil
 }

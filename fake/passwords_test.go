@@ -446,7 +446,7 @@ func TestPasswordProductionPermissions(t *testing.T) {
 			srv, admin := newPasswordServer(t)
 			ctx := t.Context()
 			c := srv.ClientFor(mustToken(t, srv, fake.TokenSpec{
-				Name: "scoped", DatabasePermissions: map[string][]string{pwDB: {tt.perm, deletePermOf[tt.perm]}},
+				Name: "scoped", DatabasePermissions: map[string][]platform.Permission{pwDB: permissions(tt.perm, deletePermOf[tt.perm])},
 			}))
 			_, err := c.Passwords.Create(ctx, &platform.CreatePasswordParams{Organization: srv.Org(), Database: pwDB, Branch: tt.branch, Role: platform.Ptr(tt.role), TTL: platform.Ptr(60)})
 			existing := createPassword(t, srv, admin, tt.branch, platform.CreatePasswordParams{Role: platform.Ptr(tt.role), TTL: platform.Ptr(60)})
@@ -523,7 +523,7 @@ func TestPasswordRemovedMember(t *testing.T) {
 	srv, admin := newPasswordServer(t)
 	ctx := t.Context()
 	bob := mustMember(t, srv, srv.Org(), "Bob Builder", platform.RoleMember)
-	bobs := srv.ClientFor(mustToken(t, srv, fake.TokenSpec{Name: "bob's", CreatedBy: bob, Permissions: []string{"connect_branch"}}))
+	bobs := srv.ClientFor(mustToken(t, srv, fake.TokenSpec{Name: "bob's", CreatedBy: bob, Permissions: []platform.Permission{"connect_branch"}}))
 	if _, err := bobs.Passwords.Create(ctx, &platform.CreatePasswordParams{Organization: srv.Org(), Database: pwDB, Branch: "dev", Name: platform.Ptr("bobs")}); err != nil {
 		t.Fatal(err)
 	}

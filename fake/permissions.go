@@ -51,11 +51,21 @@ var databasePermissions = func() []string {
 	return out
 }()
 
-// AllPermissions returns every permission name a service token can hold,
-// sorted.
-func AllPermissions() []string {
-	out := append(append([]string(nil), organizationPermissions...), databasePermissions...)
-	slices.Sort(out)
+// AllPermissions returns every permission a service token can hold, sorted.
+func AllPermissions() []platform.Permission {
+	out := make([]platform.Permission, len(permissionNames))
+	for i, name := range permissionNames {
+		out[i] = platform.Permission(name)
+	}
+	return out
+}
+
+// permissionStrings returns the names of perms.
+func permissionStrings(perms []platform.Permission) []string {
+	out := make([]string, len(perms))
+	for i, p := range perms {
+		out[i] = string(p)
+	}
 	return out
 }
 
@@ -66,7 +76,11 @@ type permSet uint64
 
 // permissionNames are the names of a permSet's bits: every permission,
 // sorted, so that a set's names come out sorted.
-var permissionNames = AllPermissions()
+var permissionNames = func() []string {
+	out := append(append([]string(nil), organizationPermissions...), databasePermissions...)
+	slices.Sort(out)
+	return out
+}()
 
 // permBits maps each permission name to its bit.
 var permBits = func() map[string]permSet {

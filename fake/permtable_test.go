@@ -94,8 +94,8 @@ func permDatabasePermissions(t *testing.T) map[string]bool {
 	srv := fake.NewServer(t)
 	mustDB(t, srv, "app")
 	out := map[string]bool{}
-	for _, p := range fake.AllPermissions() {
-		_, err := srv.CreateServiceToken(srv.Org(), fake.TokenSpec{DatabasePermissions: map[string][]string{"app": {p}}})
+	for _, p := range permissionNames() {
+		_, err := srv.CreateServiceToken(srv.Org(), fake.TokenSpec{DatabasePermissions: map[string][]platform.Permission{"app": permissions(p)}})
 		out[p] = err == nil
 	}
 	return out
@@ -120,24 +120,24 @@ func permCases(name string, op tsvOperation, dbPerm map[string]bool) []opCase {
 	if op.perms == nil {
 		return []opCase{{name: "no permission needed", auth: token(fake.TokenSpec{Name: "none"}), allow: true}}
 	}
-	rest := slices.DeleteFunc(fake.AllPermissions(), func(p string) bool { return slices.Contains(op.perms, p) })
-	cases := []opCase{{name: "lacking", auth: token(fake.TokenSpec{Name: "all but", Permissions: rest})}}
+	rest := slices.DeleteFunc(permissionNames(), func(p string) bool { return slices.Contains(op.perms, p) })
+	cases := []opCase{{name: "lacking", auth: token(fake.TokenSpec{Name: "all but", Permissions: permissions(rest...)})}}
 	for _, p := range op.perms {
-		cases = append(cases, opCase{name: "only " + p, auth: token(fake.TokenSpec{Name: "one", Permissions: []string{p}}), need: p, allow: true})
+		cases = append(cases, opCase{name: "only " + p, auth: token(fake.TokenSpec{Name: "one", Permissions: permissions(p)}), need: p, allow: true})
 		if dbPerm[p] {
-			cases = append(cases, opCase{name: "only " + p + " on app", auth: token(fake.TokenSpec{Name: "one on app", DatabasePermissions: map[string][]string{drDB: {p}}}), need: p, allow: true})
+			cases = append(cases, opCase{name: "only " + p + " on app", auth: token(fake.TokenSpec{Name: "one on app", DatabasePermissions: map[string][]platform.Permission{drDB: permissions(p)}}), need: p, allow: true})
 		}
 	}
 	if permDatabaseScoped(op) {
 		onOther := slices.DeleteFunc(slices.Clone(op.perms), func(p string) bool { return !dbPerm[p] })
-		cases = append(cases, opCase{name: "every listed database permission on other", auth: token(fake.TokenSpec{Name: "elsewhere", DatabasePermissions: map[string][]string{"other": onOther}})})
+		cases = append(cases, opCase{name: "every listed database permission on other", auth: token(fake.TokenSpec{Name: "elsewhere", DatabasePermissions: map[string][]platform.Permission{"other": permissions(onOther...)}})})
 	}
 	for _, ex := range permExceptions[name] {
 		what := ex.need
 		if what == "" {
 			what = "the plain request"
 		}
-		cases = append(cases, opCase{name: "only " + ex.perm + " for " + what, auth: token(fake.TokenSpec{Name: "exception", Permissions: []string{ex.perm}}), need: ex.need})
+		cases = append(cases, opCase{name: "only " + ex.perm + " for " + what, auth: token(fake.TokenSpec{Name: "exception", Permissions: permissions(ex.perm)}), need: ex.need})
 	}
 	return cases
 }
@@ -245,7 +245,7 @@ func TestPermissionsTheReferenceLeftOut(t *testing.T) {
 		e := newWFEnv(t)
 		mustDB(t, e.srv, "other")
 		wfDrive(t, e.srv, nil, wfCreate(e.srv), platform.WorkflowRunning)
-		tok, err := e.srv.CreateServiceToken(e.srv.Org(), fake.TokenSpec{Name: "other's", DatabasePermissions: map[string][]string{"other": {"read_database", "write_database"}}})
+		tok, err := e.srv.CreateServiceToken(e.srv.Org(), fake.TokenSpec{Name: "other's", DatabasePermissions: map[string][]platform.Permission{"other": {"read_database", "write_database"}}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,12 +1,17 @@
 package fake
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"strings"
 	"time"
 
-	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/internal/pollhook"
 )
 
 // maxPollAhead bounds the transitions the clock runs through ahead of one
@@ -16,27 +21,115 @@ const maxPollAhead = 100
 // pollAhead is the transport of the fake's clients. Before a waiter's poll
 // on a virtual clock, it moves the clock one scheduled transition at a time
 // until what the poll reads satisfies the waiter's condition
-// ([platform.PollCondition]): the poll then sees the state the waiter waits
+// ([pollhook.Condition]): the poll then sees the state the waiter waits
 // for, at the moment it was reached, and the waiter makes one request
-// instead of one after each transition. Every other request goes straight
-// to the server.
+// instead of one after each transition. When no scheduled transition can
+// move what a poll reads any more, the answer carries [pollhook.Header],
+// which names it, so that a waiter not yet satisfied fails at once instead
+// of polling until its context ends. Every other request goes straight to
+// the server.
 type pollAhead struct {
 	s    *Server
 	base http.RoundTripper
 }
 
 func (t pollAhead) RoundTrip(r *http.Request) (*http.Response, error) {
-	if cond, ok := platform.PollCondition(r.Context()); ok && r.Method == http.MethodGet && !t.s.clock.real {
+	poll := r.Method == http.MethodGet && !t.s.clock.real && pollhook.IsPoll(r.Context())
+	if cond, ok := pollhook.Condition(r.Context()); ok && poll {
 		t.s.advanceUntil(r, cond)
 	}
-	return t.base.RoundTrip(r)
+	resp, err := t.base.RoundTrip(r)
+	if err != nil || !poll || resp.StatusCode != http.StatusOK || t.s.movesPending() {
+		return resp, err
+	}
+	// Nothing scheduled can change what the poll reads: tell the waiter,
+	// which fails at once if the answer is not what it waits for.
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	resp.Header.Set(pollhook.Header, stuck(r, body))
+	return resp, nil
+}
+
+// movesPending reports whether a scheduled transition may still move a
+// resource that a waiter polls: whether the clock holds a job other than
+// those that only recur or expire credentials and deliveries.
+func (s *Server) movesPending() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, t := range s.clock.timers {
+		switch t.job.(type) {
+		case policyRunJob, invoiceJob, retryJob, codeExpiryJob, deviceExpiryJob:
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// stuck describes what a waiter's poll r read (its answer body) when no
+// scheduled transition can move it: the resource, its state and what would
+// move it, as the value of [pollhook.Header] (a query string of resource,
+// state and reason).
+func stuck(r *http.Request, body []byte) string {
+	op := ""
+	if mux, err := sharedMux(); err == nil {
+		if h, _ := mux.Handler(r); h != nil {
+			if p, ok := h.(pipeline); ok {
+				op = p.rt.op
+			}
+		}
+	}
+	var v struct {
+		State *string `json:"state"`
+		Ready *bool   `json:"ready"`
+	}
+	_ = json.Unmarshal(body, &v) // a list answers an array: no state of its own
+	state := "unchanged"
+	switch {
+	case v.State != nil:
+		state = *v.State
+	case v.Ready != nil && !*v.Ready:
+		state = "not ready"
+	}
+	segs := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	resource := strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(op, "get_"), "list_"), "_status"), "_", " ")
+	if op == "get_deployment" {
+		resource = "deployment of deploy request #" + segs[len(segs)-2]
+	} else if !strings.HasPrefix(op, "list_") {
+		resource += " " + segs[len(segs)-1]
+	}
+	reason, ok := stuckReasons[op+" "+state]
+	if !ok {
+		reason = "only a call of the API can move it"
+	}
+	return url.Values{"resource": {resource}, "state": {state}, "reason": {reason}}.Encode()
+}
+
+// stuckReasons say, for an operation a waiter polls and a state that only a
+// call of the API leaves, which calls move it on.
+var stuckReasons = map[string]string{
+	"get_deployment ready":                   "it waits to be deployed (DeployRequests.Deploy)",
+	"get_deployment pending_cutover":         "it waits to be applied (DeployRequests.ApplyDeploy)",
+	"get_deployment complete_pending_revert": "it waits to be reverted or for the revert to be skipped (DeployRequests.Revert, DeployRequests.SkipRevert)",
+	"get_deployment queued":                  "it waits for the deployments ahead of it in the queue (DeployRequests.GetDeployQueue)",
+	"get_workflow running":                   "it waits for its next step (Workflows.VerifyData, Workflows.SwitchReplicas, Workflows.SwitchPrimaries)",
+	"get_workflow verified_data":             "it waits for its next step (Workflows.SwitchReplicas, Workflows.SwitchPrimaries)",
+	"get_workflow switched_replicas":         "it waits for its primaries to be switched (Workflows.SwitchPrimaries) or its traffic reversed (Workflows.ReverseTraffic)",
+	"get_workflow switched_primaries":        "it waits to be cut over (Workflows.Cutover) or its traffic reversed (Workflows.ReverseTraffic)",
+	"get_workflow cutover":                   "it waits to be completed (Workflows.Complete) or its cutover reversed (Workflows.ReverseCutover)",
+	"get_workflow stopped":                   "it waits to be retried or cancelled (Workflows.Retry, Workflows.Cancel)",
+	"get_workflow error":                     "it waits to be retried or cancelled (Workflows.Retry, Workflows.Cancel)",
 }
 
 // advanceUntil runs the clock to each next scheduled transition in turn
 // until r, read by the server for itself (peek), answers 200 with a body
 // that satisfies cond or makes it fail, an answer that is not 200 (the
-// poll reports it), nothing is scheduled, r's context ends, or
-// maxPollAhead transitions have run.
+// poll reports it), nothing scheduled can move a polled resource
+// (movesPending), r's context ends, or maxPollAhead transitions have run.
 func (s *Server) advanceUntil(r *http.Request, cond func([]byte) (bool, error)) {
 	for range maxPollAhead {
 		if r.Context().Err() != nil {
@@ -46,7 +139,7 @@ func (s *Server) advanceUntil(r *http.Request, cond func([]byte) (bool, error)) 
 		if status != http.StatusOK {
 			return
 		}
-		if done, err := cond(body); done || err != nil {
+		if done, err := cond(body); done || err != nil || !s.movesPending() {
 			return
 		}
 		moved := false

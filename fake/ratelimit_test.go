@@ -34,7 +34,7 @@ func TestRateLimit(t *testing.T) {
 	}
 
 	// The limit is per credential: another token has its own minute.
-	other := mustToken(t, srv, fake.TokenSpec{Name: "other", Permissions: []string{"read_organization"}})
+	other := mustToken(t, srv, fake.TokenSpec{Name: "other", Permissions: []platform.Permission{"read_organization"}})
 	if err := get(srv.ClientFor(other)); err != nil {
 		t.Errorf("another token: %v", err)
 	}

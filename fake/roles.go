@@ -221,7 +221,7 @@ func (c *call) role() (*roleRec, error) {
 	}
 	r := b.roles.byID(c.r.PathValue("id"))
 	if r == nil || r.dropped {
-		return nil, notFound()
+		return nil, c.nothingAt("id")
 	}
 	return r, nil
 }

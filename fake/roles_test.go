@@ -736,7 +736,7 @@ func TestRolePermissions(t *testing.T) {
 	if err := srv.AddRoleObjects(srv.Org(), roleDB, "main", r.ID, "orders"); err != nil {
 		t.Fatal(err)
 	}
-	reader, err := srv.CreateServiceToken(srv.Org(), fake.TokenSpec{Name: "reader", DatabasePermissions: map[string][]string{roleDB: {"read_branch"}}})
+	reader, err := srv.CreateServiceToken(srv.Org(), fake.TokenSpec{Name: "reader", DatabasePermissions: map[string][]platform.Permission{roleDB: {"read_branch"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -256,7 +256,7 @@ func (s *Server) run(rt *route, r *http.Request, body any, bodyErr *apiError) (s
 		return 0, nil, err
 	}
 	if !c.permitted() {
-		return 0, nil, notFound()
+		return 0, nil, notFound().because("%s", c.refusal())
 	}
 	if bodyErr != nil {
 		return 0, nil, bodyErr
@@ -289,13 +289,16 @@ func (s *Server) run(rt *route, r *http.Request, body any, bodyErr *apiError) (s
 func (c *call) resolvePath() error {
 	if name := c.r.PathValue("organization"); name != "" {
 		org := c.w.orgs[name]
-		if org == nil || !c.who.belongsTo(org) {
-			return notFound()
+		if org == nil {
+			return notFound().because("organization %q names nothing", name)
+		}
+		if !c.who.belongsTo(org) {
+			return notFound().because("the credential's user is not a member of organization %q", name)
 		}
 		c.org = org
 		if name := c.r.PathValue("database"); name != "" {
 			if c.db = org.dbByName[name]; c.db == nil {
-				return notFound()
+				return c.nothingAt("database")
 			}
 		}
 	}
@@ -493,6 +496,9 @@ func writeError(w http.ResponseWriter, err error) {
 	}
 	if e.retryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(e.retryAfter))
+	}
+	if rec, ok := w.(*recorder); ok {
+		rec.reason = e.logReason(rec.req)
 	}
 	buf, _ := json.Marshal(errorBody{Code: e.code, Message: e.message})
 	h := w.Header()

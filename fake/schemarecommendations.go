@@ -78,7 +78,7 @@ func listSchemaRecommendations(c *call) (any, error) {
 func (c *call) recommendation() (*recRec, error) {
 	n, err := strconv.Atoi(c.r.PathValue("number"))
 	if err != nil || c.db.extra == nil || c.db.extra.recs.byNumber[n] == nil {
-		return nil, notFound()
+		return nil, c.nothingAt("number")
 	}
 	return c.db.extra.recs.byNumber[n], nil
 }

@@ -282,7 +282,7 @@ func TestDismissSchemaRecommendation(t *testing.T) {
 	e.push("main", "CREATE TABLE a (body text)", "CREATE TABLE b (body text)")
 	e.srv.Advance(time.Minute)
 	p := &platform.DismissSchemaRecommendationParams{Organization: e.org, Database: drDB, Number: 1, Reason: platform.Ptr(strings.Repeat("é", 500))}
-	tok := mustToken(t, e.srv, fake.TokenSpec{Name: "bob's", CreatedBy: bob, Permissions: []string{"write_database"}})
+	tok := mustToken(t, e.srv, fake.TokenSpec{Name: "bob's", CreatedBy: bob, Permissions: []platform.Permission{"write_database"}})
 	got, err := e.srv.ClientFor(tok).SchemaRecommendations.Dismiss(t.Context(), p)
 	if err != nil {
 		t.Fatal(err)

@@ -34,9 +34,9 @@ type TokenSpec struct {
 	// the database permissions).
 	CreatedBy string
 	// Permissions are granted on the whole organization.
-	Permissions []string
+	Permissions []platform.Permission
 	// DatabasePermissions are granted per database, by database name.
-	DatabasePermissions map[string][]string
+	DatabasePermissions map[string][]platform.Permission
 	// TTL, when set, makes the token expire that long after creation.
 	TTL time.Duration
 }
@@ -141,7 +141,7 @@ func (s *Server) CreateServiceToken(org string, spec TokenSpec) (Token, error) {
 	if err != nil {
 		return Token{}, fmt.Errorf("fake: CreateServiceToken: %w", err)
 	}
-	if err := checkGrant(nil, spec.Permissions); err != nil {
+	if err := checkGrant(nil, permissionStrings(spec.Permissions)); err != nil {
 		return Token{}, fmt.Errorf("fake: CreateServiceToken: %w", err)
 	}
 	for _, name := range slices.Sorted(maps.Keys(spec.DatabasePermissions)) {
@@ -149,7 +149,7 @@ func (s *Server) CreateServiceToken(org string, spec TokenSpec) (Token, error) {
 		if db == nil {
 			return Token{}, fmt.Errorf("fake: CreateServiceToken: no database %q in %s", name, org)
 		}
-		if err := checkGrant(db, spec.DatabasePermissions[name]); err != nil {
+		if err := checkGrant(db, permissionStrings(spec.DatabasePermissions[name])); err != nil {
 			return Token{}, fmt.Errorf("fake: CreateServiceToken: %w", err)
 		}
 	}
@@ -157,9 +157,9 @@ func (s *Server) CreateServiceToken(org string, spec TokenSpec) (Token, error) {
 		return Token{}, fmt.Errorf("fake: CreateServiceToken: negative TTL")
 	}
 	t, secret := s.world.newToken(o, creator, spec.Name, s.clock.Now(), spec.TTL)
-	t.grantOn(nil, spec.Permissions)
+	t.grantOn(nil, permissionStrings(spec.Permissions))
 	for name, perms := range spec.DatabasePermissions {
-		t.grantOn(o.dbByName[name], perms)
+		t.grantOn(o.dbByName[name], permissionStrings(perms))
 	}
 	return Token{ID: t.id, Secret: secret}, nil
 }

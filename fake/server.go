@@ -617,6 +617,7 @@ import (
 	"context"
 	cryptorand "crypto/rand"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -628,6 +629,7 @@ import (
 	"time"
 
 	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/internal/pollhook"
 )
 
 // Server is a running fake. Its methods are safe for concurrent use.
@@ -646,7 +648,8 @@ type Server struct {
 	conns   idleConns    // httpSrv's connections, reset when idle at Close
 	client  *http.Client // of the fake's clients: httpSrv's, with pollAhead
 	reqSeq  atomic.Uint64
-	reqID   string // per-server prefix of request IDs
+	clients atomic.Uint64 // clients made, each with its own jitter source
+	reqID   string        // per-server prefix of request IDs
 
 	faults   faultRules
 	limiter  rateLimiter // see ratelimit.go
@@ -671,14 +674,21 @@ type Server struct {
 }
 
 // NewServer starts a fake for tb and closes it when tb's test ends. A
-// configuration error fails the test.
+// configuration error fails the test. When the test has failed by then,
+// the server logs its last requests (up to 20, with status and reason:
+// see [Request.Reason]) through tb.Log, unless [WithoutFailureLog].
 func NewServer(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	s, err := New(opts...)
 	if err != nil {
 		tb.Fatalf("fake.NewServer: %v", err)
 	}
-	tb.Cleanup(s.Close)
+	tb.Cleanup(func() {
+		if tb.Failed() && !s.cfg.noFailureLog {
+			tb.Log(s.failureLog(failureLogLength))
+		}
+		s.Close()
+	})
 	return s
 }
 
@@ -778,11 +788,13 @@ func (s *Server) AdminToken() Token {
 
 // Client returns a client of this server authenticated with the admin token.
 // Its waits (waiters and retry backoff) advance the virtual clock instead of
-// sleeping. Before a waiter's poll ([platform.PollCondition]) it moves the
-// virtual clock through the scheduled transitions until the poll would see
-// what the waiter waits for, so the waiter polls once; otherwise waiters
-// poll right after each scheduled transition (with [WithRealTime], as soon
-// as it has run on the wall clock).
+// sleeping. Before a waiter's poll it moves the virtual clock through the
+// scheduled transitions until the poll would see what the waiter waits
+// for, so the waiter polls once; otherwise waiters poll right after each
+// scheduled transition (with [WithRealTime], as soon as it has run on the
+// wall clock). When nothing scheduled can bring the resource to the
+// waiter's state (a deployment waits to be applied), the waiter returns a
+// [*platform.UnreachableError] at once, naming what would move it.
 func (s *Server) Client() *platform.Client { return s.ClientFor(s.AdminToken()) }
 
 // ClientFor returns a client of this server authenticated with tok, with the
@@ -798,7 +810,10 @@ func (s *Server) ClientFor(tok Token) *platform.Client {
 }
 
 // ClientOptions returns the options that point a client at this server with
-// tok, for callers that add options of their own:
+// tok, for callers that add options of their own. The jitter of each
+// client's retry backoff is drawn from the server's seed ([WithSeed]), so
+// that retried faults move the virtual clock the same on every run (given
+// the same clients made in the same order):
 //
 //	client, err := platform.NewClient(append(srv.ClientOptions(tok), platform.WithLogger(l))...)
 func (s *Server) ClientOptions(tok Token) []platform.Option {
@@ -807,6 +822,9 @@ func (s *Server) ClientOptions(tok Token) []platform.Option {
 		platform.WithServiceToken(tok.ID, tok.Secret),
 		platform.WithHTTPClient(s.client),
 		platform.WithSleep(s.sleep),
+		// Retry backoff's jitter from the server's seed: a run with
+		// retried faults moves the virtual clock the same every time.
+		platform.WithJitterSource(rand.NewPCG(s.cfg.seed, s.clients.Add(1))),
 	}
 }
 
@@ -865,7 +883,7 @@ func (s *Server) runClock(until func() time.Time) (ran int, complete bool) {
 // wall clock; it returns ctx.Err() at once if ctx has ended. It is the
 // platform.SleepFunc of the fake's clients, and what to give other waiting
 // code under test, such as the device flow's oauth.Config.DeviceAccessToken.
-// A waiter's wait between polls ([platform.IsPollWait]) ends instead at the
+// A waiter's wait between polls (the SDK marks it) ends instead at the
 // next scheduled transition, however near or far, so the waiter polls right
 // after each change rather than stepping through time where nothing
 // happens (or past a change); with nothing scheduled, it is d. On a
@@ -878,7 +896,7 @@ func (s *Server) Sleep(ctx context.Context, d time.Duration) error {
 		if s.clock.real {
 			return s.clock.Now()
 		}
-		if next, ok := s.clock.next(); ok && platform.IsPollWait(ctx) {
+		if next, ok := s.clock.next(); ok && pollhook.IsWait(ctx) {
 			return next // runDue runs work already due, and never moves the clock back
 		}
 		return s.clock.now.Add(max(d, 0))
@@ -898,7 +916,7 @@ func (s *Server) sleep(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if platform.IsPollWait(ctx) {
+	if pollhook.IsWait(ctx) {
 		s.mu.Lock()
 		next, ok := s.clock.next()
 		s.mu.Unlock()
@@ -982,6 +1000,7 @@ type recorder struct {
 	log    *requestLog
 	req    *http.Request
 	rid    string
+	reason string // of a refusal; see writeError
 	logged bool
 }
 
@@ -1009,6 +1028,7 @@ func (r *recorder) record() {
 		Status:    r.status,
 		Operation: r.op,
 		RequestID: r.rid,
+		Reason:    r.reason,
 	})
 }
 

@@ -138,6 +138,24 @@ func apiError(t testing.TB, err error, status int, words ...string) *platform.Er
 }
 
 // mustToken seeds a service token of srv's organization.
+// permissions types permission names, as operations.tsv spells them.
+func permissions(names ...string) []platform.Permission {
+	out := make([]platform.Permission, len(names))
+	for i, n := range names {
+		out[i] = platform.Permission(n)
+	}
+	return out
+}
+
+// permissionNames returns every permission a token can hold, by name.
+func permissionNames() []string {
+	var out []string
+	for _, p := range fake.AllPermissions() {
+		out = append(out, string(p))
+	}
+	return out
+}
+
 func mustToken(t testing.TB, srv *fake.Server, spec fake.TokenSpec) fake.Token {
 	t.Helper()
 	tok, err := srv.CreateServiceToken(srv.Org(), spec)
@@ -407,9 +425,9 @@ func TestSeedServiceTokenErrors(t *testing.T) {
 		{"organization without an admin", "empty", fake.TokenSpec{}},
 		{"creator not a member", "acme", fake.TokenSpec{CreatedBy: stranger}},
 		{"creator unknown", "acme", fake.TokenSpec{CreatedBy: "nobody"}},
-		{"unknown permission", "acme", fake.TokenSpec{Permissions: []string{"read_everything"}}},
-		{"unknown database", "acme", fake.TokenSpec{DatabasePermissions: map[string][]string{"nope": {"read_database"}}}},
-		{"unknown database permission", "acme", fake.TokenSpec{DatabasePermissions: map[string][]string{"app": {"read_everything"}}}},
+		{"unknown permission", "acme", fake.TokenSpec{Permissions: []platform.Permission{"read_everything"}}},
+		{"unknown database", "acme", fake.TokenSpec{DatabasePermissions: map[string][]platform.Permission{"nope": {"read_database"}}}},
+		{"unknown database permission", "acme", fake.TokenSpec{DatabasePermissions: map[string][]platform.Permission{"app": {"read_everything"}}}},
 		{"negative TTL", "acme", fake.TokenSpec{TTL: -time.Second}},
 	} {
 		if _, err := srv.CreateServiceToken(tc.org, tc.spec); err == nil {
@@ -423,9 +441,9 @@ func TestSeedServiceTokenErrors(t *testing.T) {
 func TestSeedServiceTokenNamesFirstMissingDatabase(t *testing.T) {
 	t.Parallel()
 	srv := fake.NewServer(t)
-	spec := fake.TokenSpec{DatabasePermissions: map[string][]string{}}
+	spec := fake.TokenSpec{DatabasePermissions: map[string][]platform.Permission{}}
 	for _, name := range []string{"db-c", "db-a", "db-d", "db-b"} {
-		spec.DatabasePermissions[name] = []string{"read_database"}
+		spec.DatabasePermissions[name] = []platform.Permission{"read_database"}
 	}
 	for range 20 {
 		_, err := srv.CreateServiceToken(srv.Org(), spec)
@@ -438,7 +456,7 @@ func TestSeedServiceTokenNamesFirstMissingDatabase(t *testing.T) {
 func TestServiceTokenTTL(t *testing.T) {
 	t.Parallel()
 	srv := fake.NewServer(t)
-	tok := mustToken(t, srv, fake.TokenSpec{Name: "short", Permissions: []string{"read_organization"}, TTL: time.Hour})
+	tok := mustToken(t, srv, fake.TokenSpec{Name: "short", Permissions: []platform.Permission{"read_organization"}, TTL: time.Hour})
 	get := func() error {
 		_, err := srv.ClientFor(tok).Organizations.Get(t.Context(), &platform.GetOrganizationParams{Organization: srv.Org()})
 		return err
@@ -494,7 +512,7 @@ func deterministicRun(t *testing.T, seed uint64) []string {
 		out = append(out, fmt.Sprintf("%s %d %s %s", label, w.status, w.header.Get("X-Request-Id"), strings.ReplaceAll(string(w.body), base, "BASE")))
 	}
 	bob := mustMember(t, srv, "acme", "Bob Builder", platform.RoleMember)
-	tok := mustToken(t, srv, fake.TokenSpec{Name: "ci", Permissions: []string{"read_organization", "create_databases"}})
+	tok := mustToken(t, srv, fake.TokenSpec{Name: "ci", Permissions: []platform.Permission{"read_organization", "create_databases"}})
 	out = append(out, "ids "+srv.AdminUserID()+" "+srv.AdminToken().ID+" "+srv.AdminToken().Secret+" "+bob+" "+tok.ID+" "+tok.Secret)
 	a := admin(srv)
 	note("create a", send(t, srv, "POST", "/v1/organizations/acme/databases", a, `{"name":"a","cluster_size":"PS_10"}`))
@@ -748,9 +766,9 @@ func TestRequestLog(t *testing.T) {
 		{Method: "GET", Path: "/v1/organizations/acme", Status: 200, Operation: "get_organization"},
 		{Method: "POST", Path: "/v1/organizations/acme/databases", Status: 201, Operation: "create_database"},
 		{Method: "GET", Path: "/v1/organizations/acme/databases", Query: "q=ap&per_page=5", Status: 200, Operation: "list_databases"},
-		{Method: "GET", Path: "/v1/organizations/acme/databases/nope", Status: 404, Operation: "get_database"},
-		{Method: "GET", Path: "/v1/organizations/acme", Status: 401, Operation: "get_organization"},
-		{Method: "DELETE", Path: "/v1/no/such/route", Status: 404, Operation: ""},
+		{Method: "GET", Path: "/v1/organizations/acme/databases/nope", Status: 404, Operation: "get_database", Reason: `database "nope" names nothing in organization acme`},
+		{Method: "GET", Path: "/v1/organizations/acme", Status: 401, Operation: "get_organization", Reason: "missing Authorization header"},
+		{Method: "DELETE", Path: "/v1/no/such/route", Status: 404, Operation: "", Reason: "no operation at DELETE /v1/no/such/route"},
 		{Method: "GET", Path: "/v1/regions", Status: 200, Operation: "list_public_regions"},
 	}
 	got := srv.Requests()

@@ -212,7 +212,7 @@ func (t *tokenRec) accesses(lo, hi int) []tokenAccess {
 func (c *call) serviceToken() (*tokenRec, error) {
 	t := c.w.tokens[c.r.PathValue("id")]
 	if t == nil || t.org != c.org {
-		return nil, notFound()
+		return nil, c.nothingAt("id")
 	}
 	return t, nil
 }

@@ -591,7 +591,7 @@ func TestServiceTokenMemberGrants(t *testing.T) {
 	bob := mustMember(t, srv, srv.Org(), "Bob Builder", platform.RoleMember)
 	bobs := srv.ClientFor(mustToken(t, srv, fake.TokenSpec{
 		Name: "bob", CreatedBy: bob,
-		Permissions: []string{"read_service_tokens", "write_service_tokens"},
+		Permissions: []platform.Permission{"read_service_tokens", "write_service_tokens"},
 	}))
 	tok, _ := serviceTokenCreate(t, srv, bobs, platform.CreateServiceTokenParams{Name: platform.Ptr("bob's ci")})
 	if tok.ActorID == nil || *tok.ActorID != bob || *tok.ActorDisplayName != "Bob Builder" {
@@ -895,12 +895,12 @@ func TestServiceTokenPermissions(t *testing.T) {
 			t.Parallel()
 			srv, path := setup(t)
 			var rest []string
-			for _, p := range fake.AllPermissions() {
+			for _, p := range permissionNames() {
 				if !slices.Contains(op.perms, p) {
 					rest = append(rest, p)
 				}
 			}
-			tok := mustToken(t, srv, fake.TokenSpec{Name: "all but", Permissions: rest})
+			tok := mustToken(t, srv, fake.TokenSpec{Name: "all but", Permissions: permissions(rest...)})
 			before := serviceTokenObserve(t, srv)
 			if e := wantError(t, send(t, srv, rq.method, path, tok.Authorization(), rq.body), http.StatusNotFound, "not_found"); e.Message != "Not Found" {
 				t.Errorf("message %q, want the plain Not Found of a missing resource", e.Message)
@@ -911,7 +911,7 @@ func TestServiceTokenPermissions(t *testing.T) {
 			t.Run(name+" only "+perm, func(t *testing.T) {
 				t.Parallel()
 				srv, path := setup(t)
-				tok := mustToken(t, srv, fake.TokenSpec{Name: "one", Permissions: []string{perm}})
+				tok := mustToken(t, srv, fake.TokenSpec{Name: "one", Permissions: permissions(perm)})
 				before := serviceTokenObserve(t, srv)
 				wantStatus(t, send(t, srv, rq.method, path, tok.Authorization(), rq.body), op.status)
 				if changed := !cmp.Equal(before, serviceTokenObserve(t, srv)); changed != (rq.method != http.MethodGet) {
@@ -922,7 +922,7 @@ func TestServiceTokenPermissions(t *testing.T) {
 				t.Parallel()
 				// An organization permission: not grantable on a database.
 				srv, _ := setup(t)
-				if _, err := srv.CreateServiceToken(srv.Org(), fake.TokenSpec{DatabasePermissions: map[string][]string{"app": {perm}}}); err == nil {
+				if _, err := srv.CreateServiceToken(srv.Org(), fake.TokenSpec{DatabasePermissions: map[string][]platform.Permission{"app": permissions(perm)}}); err == nil {
 					t.Errorf("seeding %s, an organization permission, on a database succeeded", perm)
 				}
 			})
@@ -954,7 +954,7 @@ func TestServiceTokenRemovedWithItsMember(t *testing.T) {
 	t.Parallel()
 	srv := newServiceTokenServer(t)
 	bob := mustMember(t, srv, srv.Org(), "Bob Builder", platform.RoleMember)
-	bobTok := mustToken(t, srv, fake.TokenSpec{Name: "bob", CreatedBy: bob, Permissions: []string{"write_service_tokens"}})
+	bobTok := mustToken(t, srv, fake.TokenSpec{Name: "bob", CreatedBy: bob, Permissions: []platform.Permission{"write_service_tokens"}})
 	made, madeCred := serviceTokenCreate(t, srv, srv.ClientFor(bobTok), platform.CreateServiceTokenParams{})
 	if err := srv.Client().Organizations.RemoveMember(t.Context(), &platform.RemoveMemberParams{
 		Organization: srv.Org(), UserID: bob, DeleteServiceTokens: true,

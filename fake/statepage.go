@@ -423,12 +423,6 @@ func (t *pageTable) add(cells ...string) {
 	}
 }
 
-// requestReason is what the request log's Reason column shows of r.
-//
-// MERGE: issue 22 item 2 adds Request.Reason (why a 4xx was answered);
-// return r.Reason here once it exists.
-func requestReason(Request) string { return "" }
-
 // writeState renders the page for sess, under the server's read lock, and
 // writes it after the lock is released.
 func (s *Server) writeState(w http.ResponseWriter, status int, sess pageSession, notice, advance string) {
@@ -529,7 +523,7 @@ func pageRequestTable(log []Request) *pageTable {
 		if r.Query != "" {
 			path += "?" + r.Query
 		}
-		t.add(r.RequestID, r.Method, path, strconv.Itoa(r.Status), r.Operation, requestReason(r))
+		t.add(r.RequestID, r.Method, path, strconv.Itoa(r.Status), r.Operation, r.Reason)
 	}
 	t.Note = pageLogNote(t, "requests")
 	return t

@@ -148,7 +148,7 @@ func createTeam(c *call, p *platform.CreateTeamParams) (any, error) {
 func (c *call) team() (*teamRec, error) {
 	t := c.org.teams.bySlug[c.r.PathValue("team")]
 	if t == nil {
-		return nil, notFound()
+		return nil, c.nothingAt("team")
 	}
 	return t, nil
 }

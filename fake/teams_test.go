@@ -166,7 +166,7 @@ func TestTeamCreatorIsTheTokensUser(t *testing.T) {
 	t.Parallel()
 	srv := fake.NewServer(t)
 	bob := mustMember(t, srv, srv.Org(), "Bob Builder", platform.RoleMember)
-	tok := mustToken(t, srv, fake.TokenSpec{Name: "bob's", CreatedBy: bob, Permissions: []string{"write_teams", "read_organization"}})
+	tok := mustToken(t, srv, fake.TokenSpec{Name: "bob's", CreatedBy: bob, Permissions: []platform.Permission{"write_teams", "read_organization"}})
 	bc := srv.ClientFor(tok)
 	team, err := bc.Teams.Create(t.Context(), &platform.CreateTeamParams{Organization: srv.Org(), Name: "Bob's crew"})
 	if err != nil {
@@ -951,8 +951,8 @@ func TestTeamPermissions(t *testing.T) {
 			t.Run("lacking", func(t *testing.T) {
 				t.Parallel()
 				f := setup(t)
-				rest := slices.DeleteFunc(fake.AllPermissions(), func(p string) bool { return p == tt.perm })
-				tok := mustToken(t, f.srv, fake.TokenSpec{Name: "all but", Permissions: rest})
+				rest := slices.DeleteFunc(permissionNames(), func(p string) bool { return p == tt.perm })
+				tok := mustToken(t, f.srv, fake.TokenSpec{Name: "all but", Permissions: permissions(rest...)})
 				before := teamObserve(t, f.srv)
 				w := send(t, f.srv, op.method, tt.path(f), tok.Authorization(), body(f))
 				if e := wantError(t, w, http.StatusNotFound, "not_found"); e.Message != "Not Found" {
@@ -971,7 +971,7 @@ func TestTeamPermissions(t *testing.T) {
 			t.Run("only "+tt.perm, func(t *testing.T) {
 				t.Parallel()
 				f := setup(t)
-				tok := mustToken(t, f.srv, fake.TokenSpec{Name: "one", Permissions: []string{tt.perm}})
+				tok := mustToken(t, f.srv, fake.TokenSpec{Name: "one", Permissions: permissions(tt.perm)})
 				before := teamObserve(t, f.srv)
 				wantStatus(t, send(t, f.srv, op.method, tt.path(f), tok.Authorization(), body(f)), op.status)
 				if changed := !cmp.Equal(before, teamObserve(t, f.srv)); changed != (op.method != http.MethodGet) {

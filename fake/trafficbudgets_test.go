@@ -670,9 +670,9 @@ func TestTrafficBudgetPermissions(t *testing.T) {
 	mustDB(t, srv, "other-db")
 	bg := trafficCreate(t, srv, c, "main", platform.CreateTrafficBudgetParams{Name: "b", Rules: []string{"route=a"}})
 	before := trafficList(t, srv, c, "main", platform.ListTrafficBudgetsParams{})
-	reader := srv.ClientFor(mustToken(t, srv, fake.TokenSpec{Name: "reader", DatabasePermissions: map[string][]string{trafficDB: {"read_branch"}}}))
-	writer := srv.ClientFor(mustToken(t, srv, fake.TokenSpec{Name: "writer", DatabasePermissions: map[string][]string{trafficDB: {"write_database"}}}))
-	elsewhere := srv.ClientFor(mustToken(t, srv, fake.TokenSpec{Name: "elsewhere", DatabasePermissions: map[string][]string{"other-db": {"read_branch", "write_database"}}}))
+	reader := srv.ClientFor(mustToken(t, srv, fake.TokenSpec{Name: "reader", DatabasePermissions: map[string][]platform.Permission{trafficDB: {"read_branch"}}}))
+	writer := srv.ClientFor(mustToken(t, srv, fake.TokenSpec{Name: "writer", DatabasePermissions: map[string][]platform.Permission{trafficDB: {"write_database"}}}))
+	elsewhere := srv.ClientFor(mustToken(t, srv, fake.TokenSpec{Name: "elsewhere", DatabasePermissions: map[string][]platform.Permission{"other-db": {"read_branch", "write_database"}}}))
 	none := srv.ClientFor(mustToken(t, srv, fake.TokenSpec{Name: "none"}))
 
 	// Reading needs a branch permission; write_database alone does not do.

@@ -133,7 +133,7 @@ func checkWebhookEvents(events []platform.WebhookEvent) ([]platform.WebhookEvent
 func (c *call) webhook() (*webhookRec, error) {
 	h := c.db.x().webhooks.byID[c.r.PathValue("id")]
 	if h == nil {
-		return nil, notFound()
+		return nil, c.nothingAt("id")
 	}
 	return h, nil
 }

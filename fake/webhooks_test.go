@@ -294,7 +294,7 @@ func TestWebhookListPages(t *testing.T) {
 func TestWebhookPermissions(t *testing.T) {
 	t.Parallel()
 	everythingBut := func(perm string) []string {
-		return slices.DeleteFunc(fake.AllPermissions(), func(p string) bool { return p == perm })
+		return slices.DeleteFunc(permissionNames(), func(p string) bool { return p == perm })
 	}
 	type op struct {
 		name string
@@ -335,8 +335,8 @@ func TestWebhookPermissions(t *testing.T) {
 			ref := webhookRef(srv, h.ID)
 			before := webhookList(t, srv)
 			for _, lacking := range []fake.TokenSpec{
-				{Name: "lacking", Permissions: everythingBut(o.perm)},
-				{Name: "elsewhere", DatabasePermissions: map[string][]string{"other": {o.perm}}},
+				{Name: "lacking", Permissions: permissions(everythingBut(o.perm)...)},
+				{Name: "elsewhere", DatabasePermissions: map[string][]platform.Permission{"other": permissions(o.perm)}},
 			} {
 				tok := mustToken(t, srv, lacking)
 				apiError(t, o.call(t.Context(), srv.ClientFor(tok), ref), http.StatusNotFound)
@@ -350,7 +350,7 @@ func TestWebhookPermissions(t *testing.T) {
 			if n := len(recv.got()); n != 0 {
 				t.Errorf("receiver got %d deliveries from refused requests", n)
 			}
-			tok := mustToken(t, srv, fake.TokenSpec{Name: "here", DatabasePermissions: map[string][]string{webhookDB: {o.perm}}})
+			tok := mustToken(t, srv, fake.TokenSpec{Name: "here", DatabasePermissions: map[string][]platform.Permission{webhookDB: permissions(o.perm)}})
 			if err := o.call(t.Context(), srv.ClientFor(tok), ref); err != nil {
 				t.Errorf("with %s on %s: %v", o.perm, webhookDB, err)
 			}

@@ -1,0 +1,98 @@
+// Package pollhook carries what the SDK's waiters tell the transport and
+// the sleep function of a client, and what a server's answer tells a waiter
+// back: the hooks by which the fake's clients run its virtual clock ahead
+// of a waiter's polls and report a wait that cannot end. Against any other
+// server nothing reads them.
+package pollhook
+
+import (
+	"context"
+	"net/http"
+	"sync"
+)
+
+// Header is the response header by which the fake's client transport tells
+// a waiter that no scheduled transition can move what it polls: its value
+// names the resource, its state and what would move it.
+const Header = "Fake-Wait-Unreachable"
+
+type (
+	waitKey  struct{}
+	condKey  struct{}
+	probeKey struct{}
+)
+
+// MarkWait returns ctx marked as the context of a waiter's wait between two
+// polls (see IsWait).
+func MarkWait(ctx context.Context) context.Context {
+	return context.WithValue(ctx, waitKey{}, true)
+}
+
+// IsWait reports whether a sleep function is called for a waiter's wait
+// between two polls, rather than for retry backoff. Such a wait may end
+// early, at any moment the polled resource may have changed: polling sooner
+// only costs a request. (Retry backoff may not: it honours the server's
+// Retry-After.)
+func IsWait(ctx context.Context) bool {
+	return ctx.Value(waitKey{}) != nil
+}
+
+// WithCondition returns ctx carrying the condition of a waiter's poll: for
+// the body of a successful response, whether it shows what the waiter waits
+// for (an error ends the wait too).
+func WithCondition(ctx context.Context, cond func(body []byte) (bool, error)) context.Context {
+	return context.WithValue(ctx, condKey{}, cond)
+}
+
+// Condition returns the condition a waiter sends a poll for; ok is false
+// for any other request, and for the polls of waiters that read more than
+// one response.
+func Condition(ctx context.Context) (cond func(body []byte) (bool, error), ok bool) {
+	cond, ok = ctx.Value(condKey{}).(func([]byte) (bool, error))
+	return cond, ok
+}
+
+// Probe collects, over one poll of a waiter, the first Header value an
+// answer carried.
+type Probe struct {
+	mu          sync.Mutex
+	unreachable string
+}
+
+// WithProbe returns ctx carrying a new Probe for the requests of one poll,
+// and the probe.
+func WithProbe(ctx context.Context) (context.Context, *Probe) {
+	p := new(Probe)
+	return context.WithValue(ctx, probeKey{}, p), p
+}
+
+// IsPoll reports whether ctx is that of a waiter's poll.
+func IsPoll(ctx context.Context) bool {
+	return ctx.Value(probeKey{}) != nil
+}
+
+// Note records the Header value of h in the probe of ctx, if ctx has one
+// and the probe holds none yet.
+func Note(ctx context.Context, h http.Header) {
+	p, _ := ctx.Value(probeKey{}).(*Probe)
+	if p == nil {
+		return
+	}
+	v := h.Get(Header)
+	if v == "" {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.unreachable == "" {
+		p.unreachable = v
+	}
+}
+
+// Unreachable returns the reason an answer gave that no scheduled
+// transition moves what the waiter polls, or "".
+func (p *Probe) Unreachable() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.unreachable
+}
