@@ -240,7 +240,9 @@ type CreateBranchParams struct {
 	BackupID string `json:"backup_id,omitempty"`
 	// Region is a region slug; the database's region when empty.
 	Region string `json:"region,omitempty"`
-	// ClusterSize is the cluster size SKU for a restored branch.
+	// ClusterSize is the cluster size SKU of the new branch's keyspaces
+	// (DevClusterSize, or another size for development branches); the
+	// parent's sizes when empty. Required with BackupID.
 	ClusterSize string `json:"cluster_size,omitempty"`
 	// DeletionProtected, when true, makes Delete refuse the branch until
 	// it is turned off.

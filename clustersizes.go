@@ -25,7 +25,9 @@ type ClusterSizeSKU struct {
 	// gets.
 	DefaultVTGate string `json:"default_vtgate"`
 	// DefaultVTGateRate, ReplicaRate and Rate are monthly prices, present
-	// when the list was asked for rates; nil otherwise.
+	// when the list was asked for rates; nil otherwise. The API sends
+	// whole currency units (a region's factor rounds); a decimal decodes
+	// as well.
 	DefaultVTGateRate *float64 `json:"default_vtgate_rate"`
 	ReplicaRate       *float64 `json:"replica_rate"`
 	Rate              *float64 `json:"rate"`
@@ -39,6 +41,16 @@ type ClusterSizeSKU struct {
 	Development bool `json:"development"`
 	Production  bool `json:"production"`
 }
+
+// DevClusterSize is the development cluster size: the smallest, free, for
+// development branches only. A new development branch may be created with
+// it (CreateBranchParams.ClusterSize); a database, a production branch's
+// keyspaces and changes, and read-only regions may not use it, and a
+// branch running on it cannot be promoted.
+//
+// Every cluster_size field also takes a size written with a dash for the
+// underscore ("PS-10" is "PS_10"); responses show the underscore form.
+const DevClusterSize = "PS_DEV"
 
 // ClusterSizesService lists the cluster sizes (SKUs) that cluster_size
 // fields take.

@@ -60,6 +60,17 @@ func TestClusterSizesWire(t *testing.T) {
 			status: 200, response: `[]`, want: []*platform.ClusterSizeSKU{},
 		},
 		{
+			// Whole currency units from this API; another service may send
+			// decimals, which decode as well.
+			name: "List/decimal prices",
+			call: func(ctx context.Context, c *platform.Client) (any, error) {
+				return c.ClusterSizes.List(ctx, &platform.ListClusterSizesParams{Organization: "acme"})
+			},
+			method: "GET", path: "/v1/organizations/acme/cluster-size-skus", query: url.Values{},
+			status: 200, response: `[{"name": "PS_5", "rate": 5, "replica_rate": 2.5, "default_vtgate_rate": 0.75}]`,
+			want: []*platform.ClusterSizeSKU{{Name: "PS_5", Rate: platform.Ptr(5.0), ReplicaRate: platform.Ptr(2.5), DefaultVTGateRate: platform.Ptr(0.75)}},
+		},
+		{
 			name: "ListForBranch",
 			call: func(ctx context.Context, c *platform.Client) (any, error) {
 				return c.ClusterSizes.ListForBranch(ctx, &platform.ListBranchClusterSizesParams{
@@ -114,6 +125,32 @@ func TestClusterSizesFake(t *testing.T) {
 	dev, err := c.ClusterSizes.ListForBranch(ctx, &platform.ListBranchClusterSizesParams{Organization: srv.Org(), Database: "pg", Branch: "main"})
 	if err != nil || len(dev) == 0 || !dev[0].Production || dev[0].Rate != nil {
 		t.Errorf("main's sizes without rates: %+v, %v", dev, err)
+	}
+}
+
+// TestDevClusterSizeFake checks what the service's own command-line tool
+// relies on: a development branch created with DevClusterSize runs on it,
+// and a size written with a dash names the underscore size.
+func TestDevClusterSizeFake(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	c, ctx, org := srv.Client(), t.Context(), srv.Org()
+	if _, err := c.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: org, Name: "app", ClusterSize: "PS-20"}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Advance(5 * time.Second)
+	for _, tc := range []struct{ branch, size, want string }{
+		{"dev", platform.DevClusterSize, "PS_DEV"},
+		{"bigger", "PS-10", "PS_10"},
+	} {
+		b, err := c.Branches.Create(ctx, &platform.CreateBranchParams{Organization: org, Database: "app", Name: tc.branch, ClusterSize: tc.size})
+		if err != nil || b.ClusterName != tc.want {
+			t.Errorf("branch of size %s: %+v, %v; want cluster %s", tc.size, b, err, tc.want)
+		}
+	}
+	main, err := c.Branches.Get(ctx, &platform.GetBranchParams{Organization: org, Database: "app", Branch: "main"})
+	if err != nil || main.ClusterName != "PS_20" {
+		t.Errorf("main: %+v, %v; want cluster PS_20", main, err)
 	}
 }
 

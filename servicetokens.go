@@ -280,7 +280,11 @@ type ServiceTokenGrantAccess struct {
 }
 
 // ServiceTokensService manages an organization's service tokens and the
-// permissions granted to them.
+// permissions granted to them. A service token needs the permission each
+// method names; an OAuth token is admitted when its user is an admin of
+// the organization, whatever scopes it was granted (organization:admin in
+// the operations' table, not a scope an application asks for), and
+// refused otherwise.
 type ServiceTokensService service
 
 // serviceTokensPath is the collection path of an organization's tokens.

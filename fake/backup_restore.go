@@ -108,10 +108,11 @@ func (s *Server) backupToRestore(c *call, p *platform.CreateBranchParams) (*back
 	if p.ClusterSize == "" {
 		return nil, unprocessable("cluster_size is required when restoring a backup (backup_id)")
 	}
-	if err := checkClusterSize("cluster_size", p.ClusterSize, c.db.kind); err != nil {
+	size, err := clusterSizeFor("cluster_size", p.ClusterSize, c.db.kind, false) // a new branch is a development branch
+	if err != nil {
 		return nil, err
 	}
-	return &backupRestore{backup: bk, clusterSize: p.ClusterSize}, nil
+	return &backupRestore{backup: bk, clusterSize: size}, nil
 }
 
 // restoreInto gives the new branch b the schema of the backup being

@@ -43,7 +43,7 @@ type keyspaceMeter struct {
 }
 
 // meterOf is the meter of a keyspace of size since t; a size the
-// catalogue lacks (none is stored, see checkClusterSize) is not metered.
+// catalogue lacks (none is stored, see clusterSizeFor) is not metered.
 func meterOf(size string, t time.Time) keyspaceMeter {
 	i := slices.IndexFunc(clusterSKUs, func(s *clusterSKU) bool { return s.name == size })
 	return keyspaceMeter{uint8(i + 1), t.UnixNano()}

@@ -108,7 +108,7 @@ func TestInvoicesBillTheMonthsUsageByTheHour(t *testing.T) {
 	}
 	jan := page.Items[0]
 	wantInv := &platform.Invoice{
-		ID: jan.ID, Total: "113.67", Paid: false, Overdue: false,
+		ID: jan.ID, Total: "113.75", Paid: false, Overdue: false,
 		BillingPeriodStart: platform.NewTimestamp(billingDay(1, 0)), BillingPeriodEnd: platform.NewTimestamp(billingDay(32, 0)),
 	}
 	if diff := cmp.Diff(wantInv, jan); diff != "" {
@@ -118,9 +118,9 @@ func TestInvoicesBillTheMonthsUsageByTheHour(t *testing.T) {
 	want := []billingLine{
 		{"alpha", "main", "PS_10", "PS-10 cluster, 360 hours at 39.00 a month", 1923, nil},
 		{"alpha", "main", "PS_20", "PS-20 cluster, 384 hours at 59.00 a month", 3104, nil},
-		{"beta", "dev", "PS_20", "PS-20 cluster, 120 hours at 64.90 a month", 1067, &deleted},
-		{"beta", "main", "PS_20", "PS-20 cluster, 432 hours at 64.90 a month", 3841, nil},
-		{"beta", "main", "PS_40", "PS-40 cluster, 96 hours at 108.90 a month", 1432, nil},
+		{"beta", "dev", "PS_20", "PS-20 cluster, 120 hours at 65.00 a month", 1068, &deleted},
+		{"beta", "main", "PS_20", "PS-20 cluster, 432 hours at 65.00 a month", 3847, nil},
+		{"beta", "main", "PS_40", "PS-40 cluster, 96 hours at 109.00 a month", 1433, nil},
 	}
 	got := billingLines(t, c, org, jan.ID)
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -147,12 +147,12 @@ func TestInvoicesBillTheMonthsUsageByTheHour(t *testing.T) {
 		}
 		all = append(all, inv)
 	}
-	if len(all) != 2 || all[0].ID != jan.ID || all[1].Total != "154.56" || all[0].Overdue {
-		t.Fatalf("invoices on March 1: %+v; want January's, not yet overdue, then February's for 154.56", all)
+	if len(all) != 2 || all[0].ID != jan.ID || all[1].Total != "154.65" || all[0].Overdue {
+		t.Fatalf("invoices on March 1: %+v; want January's, not yet overdue, then February's for 154.65", all)
 	}
 	wantFeb := []billingLine{
 		{"alpha", "main", "PS_20", "PS-20 cluster, 672 hours at 59.00 a month", 5431, nil},
-		{"beta", "main", "PS_40", "PS-40 cluster, 672 hours at 108.90 a month", 10025, nil},
+		{"beta", "main", "PS_40", "PS-40 cluster, 672 hours at 109.00 a month", 10034, nil},
 	}
 	if diff := cmp.Diff(wantFeb, billingLines(t, c, org, all[1].ID)); diff != "" {
 		t.Errorf("February's line items (-want +got):\n%s", diff)

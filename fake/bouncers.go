@@ -168,7 +168,7 @@ func createBouncer(c *call, p *platform.CreateBouncerParams) (any, error) {
 func (cfg *bouncerConfig) with(b *branchRec, size *string, replicas *int, target *platform.BouncerTarget) error {
 	next := *cfg
 	if size != nil {
-		if next.size = bouncerSKUByName[*size]; next.size == nil {
+		if next.size = bouncerSKUByName[sizeName(*size)]; next.size == nil {
 			names := make([]string, len(bouncerSKUs))
 			for i, s := range bouncerSKUs {
 				names[i] = s.name

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -203,8 +204,11 @@ func createBranch(c *call, p *platform.CreateBranchParams) (any, error) {
 	if err := checkName("name", p.Name); err != nil {
 		return nil, err
 	}
-	if p.ClusterSize != "" {
-		if err := checkClusterSize("cluster_size", p.ClusterSize, db.kind); err != nil {
+	// A new branch is a development branch: the development size is
+	// welcome (the service's own command-line tool asks for it by default).
+	var size string
+	if p.ClusterSize != "" && restore == nil {
+		if size, err = clusterSizeFor("cluster_size", p.ClusterSize, db.kind, false); err != nil {
 			return nil, err
 		}
 	}
@@ -234,6 +238,12 @@ func createBranch(c *call, p *platform.CreateBranchParams) (any, error) {
 	b := s.newBranch(db, p.Name, parent, c.who.user, s.timing.BranchReady)
 	b.region = region
 	setIf(&b.deletionProtected, p.DeletionProtected)
+	if size != "" {
+		for _, ks := range b.keyspaces.all() {
+			ks.clusterSize = size
+		}
+		s.world.meterBranch(b, c.now)
+	}
 	s.restoreInto(b, restore)
 	return s.renderBranch(b), nil
 }
@@ -373,11 +383,19 @@ var promoteBranch = onBranch(func(c *call, b *branchRec) error {
 		return unprocessable("branch %s is not ready yet", b.name)
 	case b.production:
 		return unprocessable("branch %s is already a production branch", b.name)
+	case b.runsDevSize():
+		return unprocessable("branch %s runs on the development-only size %s; change its cluster_size first", b.name, devClusterSize)
 	}
 	b.production = true
 	b.updated = c.now
 	return nil
 })
+
+// runsDevSize reports whether a keyspace of b runs on the development
+// size, which no production branch may.
+func (b *branchRec) runsDevSize() bool {
+	return slices.ContainsFunc(b.keyspaces.all(), func(ks *keyspaceRec) bool { return ks.clusterSize == devClusterSize })
+}
 
 var demoteBranch = onBranch(func(c *call, b *branchRec) error {
 	switch {

@@ -311,7 +311,9 @@ func updateBranchResize(c *call, p *platform.UpdateBranchResizeRequestParams) (a
 		return nil, err
 	}
 	v := base.vtgate
-	setIf(&v.size, p.VTGateSize)
+	if p.VTGateSize != nil {
+		v.size = sizeName(*p.VTGateSize)
+	}
 	setIf(&v.count, p.VTGateCount)
 	setIf(&v.maxCount, p.VTGateMaxCount)
 	setIf(&v.autoscaling, p.VTGateAutoscaling)
@@ -383,10 +385,11 @@ func updateBranchChange(c *call, p *platform.UpdateBranchChangeRequestParams) (a
 func checkChange(b *branchRec, p *platform.UpdateBranchChangeRequestParams, after *clusterState) error {
 	kind := b.db.kind
 	if p.ClusterSize != nil {
-		if err := checkBranchClusterSize(b, *p.ClusterSize); err != nil {
+		size, err := branchClusterSize(b, *p.ClusterSize)
+		if err != nil {
 			return err
 		}
-		after.clusterSize = *p.ClusterSize
+		after.clusterSize = size
 	}
 	if kind == platform.KindMySQL {
 		switch {
@@ -448,20 +451,22 @@ func checkKeyspaceResizes(b *branchRec, after clusterState) error {
 // maxReplicas bounds a change request's replicas.
 const maxReplicas = 10
 
-// checkBranchClusterSize checks a cluster_size for branch b: one of the
-// catalogue's, offered for its kind and for its kind of branch.
-func checkBranchClusterSize(b *branchRec, size string) error {
-	if err := checkClusterSize("cluster_size", size, b.db.kind); err != nil {
-		return err
+// branchClusterSize checks a cluster_size for branch b: one of the
+// catalogue's, offered for its kind and for its kind of branch. It returns
+// the size's canonical name.
+func branchClusterSize(b *branchRec, size string) (string, error) {
+	name, err := clusterSizeFor("cluster_size", size, b.db.kind, b.production)
+	if err != nil {
+		return "", err
 	}
-	if !skuByName[size].fits(b) {
+	if !skuByName[name].fits(b) {
 		kind := "development"
 		if b.production {
 			kind = "production"
 		}
-		return unprocessable("cluster_size %q is not offered for %s branches", size, kind)
+		return "", unprocessable("cluster_size %q is not offered for %s branches", size, kind)
 	}
-	return nil
+	return name, nil
 }
 
 // checkStorage applies a change request's storage to st and checks the
@@ -491,14 +496,15 @@ func updateBranchClusterConfig(c *call, p *platform.UpdateClusterConfigParams) (
 	if err != nil {
 		return nil, err
 	}
-	if err := checkBranchClusterSize(b, p.ClusterSize); err != nil {
+	size, err := branchClusterSize(b, p.ClusterSize)
+	if err != nil {
 		return nil, err
 	}
 	after, err := c.changeBase(b, false)
 	if err != nil {
 		return nil, err
 	}
-	after.clusterSize = p.ClusterSize
+	after.clusterSize = size
 	if err := checkKeyspaceResizes(b, after); err != nil {
 		return nil, err
 	}

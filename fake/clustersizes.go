@@ -21,11 +21,19 @@ type clusterSKU struct {
 	provider, architecture string
 	vtgate                 string
 	// rate, replicaRate and vtgateRate are monthly prices in the base
-	// regions; see regionRateFactor.
-	rate, replicaRate, vtgateRate float64
+	// regions, in whole currency units; see regionalPrice.
+	rate, replicaRate, vtgateRate int64
 	development, production       bool
-	mysql, postgresql             bool
+	// devOnly marks the development size (PS_DEV), which runs development
+	// branches only; see clusterSizeFor.
+	devOnly           bool
+	mysql, postgresql bool
 }
+
+// devClusterSize is the development size: the smallest, free, for
+// development branches only (what the service's own command-line tool asks
+// for a new development branch).
+const devClusterSize = "PS_DEV"
 
 const (
 	gib = int64(1) << 30
@@ -34,7 +42,8 @@ const (
 
 // clusterSKUs is the catalogue, smallest first: its order is sort_order.
 var clusterSKUs = []*clusterSKU{
-	{name: "PS_5", displayName: "PS-5", cpu: "1/16", ram: 512 * mib, vtgate: "VTG_5", rate: 5, replicaRate: 2.5, vtgateRate: 0, development: true, mysql: true, postgresql: true},
+	{name: devClusterSize, displayName: "PS-DEV", cpu: "1/16", ram: 512 * mib, vtgate: "VTG_5", rate: 0, replicaRate: 0, vtgateRate: 0, development: true, devOnly: true, mysql: true, postgresql: true},
+	{name: "PS_5", displayName: "PS-5", cpu: "1/16", ram: 512 * mib, vtgate: "VTG_5", rate: 5, replicaRate: 3, vtgateRate: 0, development: true, mysql: true, postgresql: true},
 	{name: "PS_10", displayName: "PS-10", cpu: "1/8", ram: 1 * gib, vtgate: "VTG_5", rate: 39, replicaRate: 13, vtgateRate: 0, development: true, production: true, mysql: true, postgresql: true},
 	{name: "PS_20", displayName: "PS-20", cpu: "1/4", ram: 2 * gib, vtgate: "VTG_5", rate: 59, replicaRate: 20, vtgateRate: 0, development: true, production: true, mysql: true, postgresql: true},
 	{name: "PS_40", displayName: "PS-40", cpu: "1/2", ram: 4 * gib, vtgate: "VTG_10", rate: 99, replicaRate: 33, vtgateRate: 10, production: true, mysql: true, postgresql: true},
@@ -73,24 +82,35 @@ func (s *clusterSKU) fits(b *branchRec) bool {
 	return s.development
 }
 
-// checkClusterSize checks the value of a cluster_size field (named field)
-// for a database of kind: a 422 naming the field and the value when the
-// catalogue has no such size, or does not offer it for kind.
-func checkClusterSize(field, size string, kind platform.DatabaseKind) error {
-	sku := skuByName[size]
+// sizeName is a size's name as the catalogues spell it: a dash, as the
+// service's own command-line tool writes sizes, stands for an underscore
+// (PS-10 is PS_10). Every size a request names goes through it, so that
+// what is stored and rendered is the canonical name.
+func sizeName(size string) string { return strings.ReplaceAll(size, "-", "_") }
+
+// clusterSizeFor checks the value of a cluster_size field (named field)
+// for a database of kind, and returns the size's canonical name (see
+// sizeName): a 422 naming the field and the value when the catalogue has
+// no such size, does not offer it for kind, or, for a size that would run
+// a production branch (production), when it is the development size.
+func clusterSizeFor(field, size string, kind platform.DatabaseKind, production bool) (string, error) {
+	name := sizeName(size)
+	sku := skuByName[name]
 	switch {
 	case size == "":
-		return unprocessable("%s is required; list_cluster_size_skus lists the sizes", field)
+		return "", unprocessable("%s is required; list_cluster_size_skus lists the sizes", field)
 	case sku == nil:
-		return unprocessable("%s %q is not a cluster size; list_cluster_size_skus lists the sizes", field, size)
+		return "", unprocessable("%s %q is not a cluster size; list_cluster_size_skus lists the sizes", field, size)
 	case !sku.offers(kind):
-		return unprocessable("%s %q is not offered for %s databases", field, size, kind)
+		return "", unprocessable("%s %q is not offered for %s databases", field, size, kind)
+	case production && sku.devOnly:
+		return "", unprocessable("%s %q is a development-only size and cannot run a production branch", field, size)
 	}
-	return nil
+	return name, nil
 }
 
 // clusterDisplayName is a size's display name; a name the catalogue lacks
-// (none is stored, see checkClusterSize) shows as given.
+// (none is stored, see clusterSizeFor) shows as given.
 func clusterDisplayName(size string) string {
 	if sku := skuByName[size]; sku != nil {
 		return sku.displayName
@@ -100,7 +120,7 @@ func clusterDisplayName(size string) string {
 
 // defaultVTGate is the query router size of a cluster of the given size;
 // the smallest for a size the catalogue lacks (none is stored, see
-// checkClusterSize).
+// clusterSizeFor).
 func defaultVTGate(size string) string {
 	if sku := skuByName[size]; sku != nil {
 		return sku.vtgate
@@ -108,7 +128,8 @@ func defaultVTGate(size string) string {
 	return clusterSKUs[0].vtgate
 }
 
-// regionRateFactor scales the base prices for a region.
+// regionRateFactor scales the base prices for a region; see
+// regionalPrice.
 func regionRateFactor(r *regionRec) float64 {
 	switch r.slug {
 	case "eu-west", "eu-central":
@@ -119,10 +140,16 @@ func regionRateFactor(r *regionRec) float64 {
 	return 1
 }
 
-// priceCents is a base price in a region, in cents.
-func priceCents(v float64, r *regionRec) int64 {
-	return int64(math.Round(v * regionRateFactor(r) * 100))
+// regionalPrice is a base price in a region, in whole currency units: the
+// service's own clients read prices as integers, so the region's factor
+// rounds (half away from zero).
+func regionalPrice(v int64, r *regionRec) int64 {
+	return int64(math.Round(float64(v) * regionRateFactor(r)))
 }
+
+// priceCents is a base price in a region, in cents: what the catalogue
+// shows for the region, so that billing charges the price the list shows.
+func priceCents(v int64, r *regionRec) int64 { return regionalPrice(v, r) * 100 }
 
 // skuQuery is what a cluster-size list was asked for.
 type skuQuery struct {
@@ -164,7 +191,7 @@ func (q skuQuery) render(s *clusterSKU, order int) *platform.ClusterSizeSKU {
 		out.Architecture = platform.Ptr(s.architecture)
 	}
 	if q.rates != nil {
-		price := func(v float64) *float64 { return platform.Ptr(float64(priceCents(v, q.rates)) / 100) }
+		price := func(v int64) *float64 { return platform.Ptr(float64(regionalPrice(v, q.rates))) }
 		out.Rate, out.ReplicaRate, out.DefaultVTGateRate = price(s.rate), price(s.replicaRate), price(s.vtgateRate)
 	}
 	return out

@@ -1,6 +1,7 @@
 package fake_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -39,8 +40,8 @@ func csDB(t *testing.T, srv *fake.Server, name string, kind platform.DatabaseKin
 }
 
 var (
-	csMySQL      = []string{"PS_5", "PS_10", "PS_20", "PS_40", "PS_80", "PS_160", "PS_320", "PS_640", "PS_1280", "M_160", "M_320"}
-	csPostgreSQL = []string{"PS_5", "PS_10", "PS_20", "PS_40", "PS_80", "PS_160", "PS_320", "PS_640", "PS_1280", "PS_40_ARM"}
+	csMySQL      = []string{"PS_DEV", "PS_5", "PS_10", "PS_20", "PS_40", "PS_80", "PS_160", "PS_320", "PS_640", "PS_1280", "M_160", "M_320"}
+	csPostgreSQL = []string{"PS_DEV", "PS_5", "PS_10", "PS_20", "PS_40", "PS_80", "PS_160", "PS_320", "PS_640", "PS_1280", "PS_40_ARM"}
 )
 
 func TestClusterSizesList(t *testing.T) {
@@ -73,9 +74,9 @@ func TestClusterSizesList(t *testing.T) {
 	}
 	wantPS10 := &platform.ClusterSizeSKU{
 		Name: "PS_10", DisplayName: "PS-10", CPU: "1/8", RAM: 1 << 30, Enabled: true,
-		DefaultVTGate: "VTG_5", SortOrder: 20, Development: true, Production: true,
+		DefaultVTGate: "VTG_5", SortOrder: 30, Development: true, Production: true,
 	}
-	if diff := cmp.Diff(wantPS10, plain[1]); diff != "" {
+	if diff := cmp.Diff(wantPS10, plain[2]); diff != "" {
 		t.Errorf("PS_10 without rates (-want +got):\n%s", diff)
 	}
 	metal := plain[slices.Index(csNames(plain), "M_160")]
@@ -90,7 +91,7 @@ func TestClusterSizesList(t *testing.T) {
 
 	rated := list(platform.ListClusterSizesParams{Rates: platform.Ptr(true)})
 	wantPS10.Rate, wantPS10.ReplicaRate, wantPS10.DefaultVTGateRate = platform.Ptr(39.0), platform.Ptr(13.0), platform.Ptr(0.0)
-	if diff := cmp.Diff(wantPS10, rated[1]); diff != "" {
+	if diff := cmp.Diff(wantPS10, rated[2]); diff != "" {
 		t.Errorf("PS_10 with rates in the default region (-want +got):\n%s", diff)
 	}
 	for _, tc := range []struct {
@@ -98,8 +99,8 @@ func TestClusterSizesList(t *testing.T) {
 		p    platform.ListClusterSizesParams
 		want float64
 	}{
-		{"given region", platform.ListClusterSizesParams{Region: platform.Ptr("ap-southeast")}, 48.75},
-		{"the database's region", platform.ListClusterSizesParams{Database: platform.Ptr("eu-db")}, 42.9},
+		{"given region", platform.ListClusterSizesParams{Region: platform.Ptr("ap-southeast")}, 49},
+		{"the database's region", platform.ListClusterSizesParams{Database: platform.Ptr("eu-db")}, 43},
 		{"given region over the database's", platform.ListClusterSizesParams{Database: platform.Ptr("eu-db"), Region: platform.Ptr("us-west")}, 39},
 	} {
 		tc.p.Rates = platform.Ptr(true)
@@ -151,10 +152,10 @@ func TestClusterSizesForBranch(t *testing.T) {
 		db, branch string
 		want       []string
 	}{
-		{"my", "main", csMySQL[1:]},
-		{"my", "dev", []string{"PS_5", "PS_10", "PS_20"}},
-		{"pg", "main", csPostgreSQL[1:]},
-		{"pg", "dev", []string{"PS_5", "PS_10", "PS_20"}},
+		{"my", "main", csMySQL[2:]},
+		{"my", "dev", []string{"PS_DEV", "PS_5", "PS_10", "PS_20"}},
+		{"pg", "main", csPostgreSQL[2:]},
+		{"pg", "dev", []string{"PS_DEV", "PS_5", "PS_10", "PS_20"}},
 	} {
 		skus, err := c.ClusterSizes.ListForBranch(t.Context(), &platform.ListBranchClusterSizesParams{Organization: srv.Org(), Database: tc.db, Branch: tc.branch, Rates: platform.Ptr(true)})
 		if err != nil {
@@ -163,8 +164,8 @@ func TestClusterSizesForBranch(t *testing.T) {
 		if diff := cmp.Diff(tc.want, csNames(skus)); diff != "" {
 			t.Errorf("%s/%s (-want +got):\n%s", tc.db, tc.branch, diff)
 		}
-		if tc.db == "my" && tc.branch == "dev" && (skus[1].Rate == nil || *skus[1].Rate != 42.9) {
-			t.Errorf("my/dev PS_10 rate = %v, want 42.9 (the branch's region, eu-central)", skus[1].Rate)
+		if tc.db == "my" && tc.branch == "dev" && (skus[2].Rate == nil || *skus[2].Rate != 43) {
+			t.Errorf("my/dev PS_10 rate = %v, want 43 (the branch's region, eu-central: 39 × 1.1, rounded)", skus[2].Rate)
 		}
 	}
 	_, err := c.ClusterSizes.ListForBranch(t.Context(), &platform.ListBranchClusterSizesParams{Organization: srv.Org(), Database: "my", Branch: "nope"})
@@ -184,6 +185,9 @@ func TestClusterSizesAgreeWithChecks(t *testing.T) {
 			t.Fatal(err)
 		}
 		for j, s := range skus {
+			if s.Name == "PS_DEV" { // development branches only: TestDevClusterSize
+				continue
+			}
 			db, err := c.Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: srv.Org(), Name: fmt.Sprintf("db-%d-%d", i, j), Kind: kind, ClusterSize: s.Name})
 			if err != nil {
 				t.Errorf("%s database of size %s: %v", kind, s.Name, err)
@@ -224,5 +228,199 @@ func TestCreateDatabaseDefaultClusterSize(t *testing.T) {
 	}
 	if b.ClusterName != "PS_10" || ks.ClusterName != "PS_10" || ks.ClusterDisplayName != "PS-10" {
 		t.Errorf("branch %s, keyspace %s (%s): want PS_10 (PS-10)", b.ClusterName, ks.ClusterName, ks.ClusterDisplayName)
+	}
+}
+
+// TestDevClusterSize checks the development size: a new development
+// branch takes it, as the service's own command-line tool asks for it by
+// default, at no price; whatever would run a production branch on it is
+// refused, naming cluster_size, and changes nothing.
+func TestDevClusterSize(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	c, org, ctx := srv.Client(), srv.Org(), t.Context()
+	csDB(t, srv, "app", platform.KindMySQL, "ap-southeast")
+	b, err := c.Branches.Create(ctx, &platform.CreateBranchParams{Organization: org, Database: "app", Name: "feature", ClusterSize: "PS_DEV"})
+	if err != nil {
+		t.Fatalf("a development branch of size PS_DEV: %v", err)
+	}
+	srv.Advance(5 * time.Second)
+	ks, err := c.Keyspaces.Get(ctx, &platform.GetKeyspaceParams{Organization: org, Database: "app", Branch: "feature", Keyspace: "app"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.ClusterName != "PS_DEV" || ks.ClusterName != "PS_DEV" || ks.ClusterDisplayName != "PS-DEV" {
+		t.Errorf("branch %s, keyspace %s (%s): want PS_DEV (PS-DEV)", b.ClusterName, ks.ClusterName, ks.ClusterDisplayName)
+	}
+	skus, err := c.ClusterSizes.ListForBranch(ctx, &platform.ListBranchClusterSizesParams{Organization: org, Database: "app", Branch: "feature", Rates: platform.Ptr(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dev := skus[0]; dev.Name != "PS_DEV" || dev.Production || *dev.Rate != 0 || *dev.ReplicaRate != 0 {
+		t.Errorf("first size %+v: want PS_DEV, development only, free", dev)
+	}
+
+	before := opSnapshot(t, srv)
+	for _, tc := range []struct {
+		name string
+		do   func() error
+	}{
+		{"a database (its default branch is production)", func() error {
+			_, err := c.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: org, Name: "devdb", ClusterSize: "PS_DEV"})
+			return err
+		}},
+		{"a keyspace of a production branch", func() error {
+			_, err := c.Keyspaces.Create(ctx, &platform.CreateKeyspaceParams{Organization: org, Database: "app", Branch: "main", Name: "extra", ClusterSize: "PS-DEV"})
+			return err
+		}},
+		{"a resize of a production branch's keyspace", func() error {
+			_, err := c.Keyspaces.Resize(ctx, &platform.ResizeKeyspaceParams{Organization: org, Database: "app", Branch: "main", Keyspace: "app", ClusterSize: platform.Ptr("PS_DEV")})
+			return err
+		}},
+		{"a change of a production branch", func() error {
+			_, err := c.BranchChanges.UpdateChange(ctx, &platform.UpdateBranchChangeRequestParams{Organization: org, Database: "app", Branch: "main", ClusterSize: platform.Ptr("PS_DEV")})
+			return err
+		}},
+		{"a read-only region", func() error {
+			_, err := c.Keyspaces.UpdateReadOnlyRegions(ctx, &platform.UpdateReadOnlyRegionsParams{Organization: org, Database: "app", Branch: "main", Keyspace: "app",
+				ReadOnlyRegions: []platform.ReadOnlyRegionConfig{{Region: "us-east", ClusterSize: platform.Ptr("PS_DEV")}}})
+			return err
+		}},
+		{"promoting a branch that runs on it", func() error {
+			_, err := c.Branches.Promote(ctx, &platform.PromoteBranchParams{Organization: org, Database: "app", Branch: "feature"})
+			return err
+		}},
+	} {
+		err := tc.do()
+		if err == nil {
+			t.Errorf("%s of size PS_DEV: accepted", tc.name)
+			continue
+		}
+		apiError(t, err, http.StatusUnprocessableEntity, "PS")
+		if e := err.(*platform.Error); !strings.Contains(e.Message, "cluster_size") || !strings.Contains(e.Message, "development-only") {
+			t.Errorf("%s: message %q does not name cluster_size and the development-only size", tc.name, e.Message)
+		}
+	}
+	if diff := cmp.Diff(before, opSnapshot(t, srv)); diff != "" {
+		t.Errorf("refusals changed the world (-before +after):\n%s", diff)
+	}
+}
+
+// TestDashedClusterSizes checks that a size written with a dash, as the
+// service's own command-line tool writes it, names the size everywhere one
+// is taken, and that what is stored and shown is the canonical name.
+func TestDashedClusterSizes(t *testing.T) {
+	t.Parallel()
+	srv, c := newBackupWorld(t)
+	org, ctx := srv.Org(), t.Context()
+	bk := createBackup(t, srv, c, "main")
+	if _, err := c.Backups.WaitDone(ctx, backupOf(srv, "main", bk.ID)); err != nil {
+		t.Fatal(err)
+	}
+	newBackupBranch(t, srv, c, "dev")
+	csDB(t, srv, "pg", platform.KindPostgreSQL, "")
+	for _, tc := range []struct {
+		name, want string
+		do         func() (string, error)
+	}{
+		{"create_database", "PS_20", func() (string, error) {
+			if _, err := c.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: org, Name: "dashed", ClusterSize: "PS-20"}); err != nil {
+				return "", err
+			}
+			ks, err := c.Keyspaces.Get(ctx, &platform.GetKeyspaceParams{Organization: org, Database: "dashed", Branch: "main", Keyspace: "dashed"})
+			if err != nil {
+				return "", err
+			}
+			return ks.ClusterName, nil
+		}},
+		{"create_branch", "PS_10", func() (string, error) {
+			b, err := c.Branches.Create(ctx, &platform.CreateBranchParams{Organization: org, Database: backupDB, Name: "sized", ClusterSize: "PS-10"})
+			if err != nil {
+				return "", err
+			}
+			return b.ClusterName, nil
+		}},
+		{"create_branch from a backup", "PS_10", func() (string, error) {
+			b, err := c.Branches.Create(ctx, &platform.CreateBranchParams{Organization: org, Database: backupDB, Name: "restored", BackupID: bk.ID, ClusterSize: "PS-10"})
+			if err != nil {
+				return "", err
+			}
+			return b.ClusterName, nil
+		}},
+		{"create_keyspace", "PS_40", func() (string, error) {
+			ks, err := c.Keyspaces.Create(ctx, &platform.CreateKeyspaceParams{Organization: org, Database: backupDB, Branch: "main", Name: "extra", ClusterSize: "PS-40"})
+			if err != nil {
+				return "", err
+			}
+			return ks.ClusterName, nil
+		}},
+		{"update_keyspace_resize_request", "PS_80", func() (string, error) {
+			r, err := c.Keyspaces.Resize(ctx, &platform.ResizeKeyspaceParams{Organization: org, Database: backupDB, Branch: "main", Keyspace: backupDB, ClusterSize: platform.Ptr("PS-80")})
+			if err != nil {
+				return "", err
+			}
+			return r.ClusterName, nil
+		}},
+		{"update_keyspace_read_only_regions", "PS_20", func() (string, error) {
+			rs, err := c.Keyspaces.UpdateReadOnlyRegions(ctx, &platform.UpdateReadOnlyRegionsParams{Organization: org, Database: backupDB, Branch: "main", Keyspace: backupDB,
+				ReadOnlyRegions: []platform.ReadOnlyRegionConfig{{Region: "eu-west", ClusterSize: platform.Ptr("PS-20")}}})
+			if err != nil || len(rs) != 1 {
+				return "", err
+			}
+			return rs[0].ClusterName, nil
+		}},
+		{"update_branch_change_request", "PS_20", func() (string, error) {
+			r, err := c.BranchChanges.UpdateChange(ctx, &platform.UpdateBranchChangeRequestParams{Organization: org, Database: backupDB, Branch: "dev", ClusterSize: platform.Ptr("PS-20")})
+			if err != nil {
+				return "", err
+			}
+			return r.ClusterName, nil
+		}},
+		{"update_branch_resize_request", "VTG_10", func() (string, error) {
+			r, err := c.BranchChanges.UpdateResize(ctx, &platform.UpdateBranchResizeRequestParams{Organization: org, Database: "dashed", Branch: "main", VTGateSize: platform.Ptr("VTG-10")})
+			if err != nil {
+				return "", err
+			}
+			return r.VTGateSize, nil
+		}},
+		{"create_bouncer", "PGB_10", func() (string, error) {
+			bn, err := c.Bouncers.Create(ctx, &platform.CreateBouncerParams{Organization: org, Database: "pg", Branch: "main", Name: "pool", BouncerSize: platform.Ptr("PGB-10")})
+			if err != nil {
+				return "", err
+			}
+			return bn.SKU.Name, nil
+		}},
+	} {
+		got, err := tc.do()
+		if err != nil || got != tc.want {
+			t.Errorf("%s: %q, %v; want %s", tc.name, got, err, tc.want)
+		}
+		srv.Advance(5 * time.Second)
+	}
+}
+
+// TestCataloguePricesAreWhole checks that every price of the catalogue is
+// a whole number on the wire in every region, organization-wide and for a
+// branch: the service's own clients read them as integers.
+func TestCataloguePricesAreWhole(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	csDB(t, srv, "app", platform.KindPostgreSQL, "")
+	for _, path := range []string{"/v1/organizations/acme/cluster-size-skus?rates=true&engine=postgresql&region=", "/v1/organizations/acme/databases/app/branches/main/cluster-size-skus?rates=true&region="} {
+		for _, region := range []string{"us-east", "eu-west", "eu-central", "ap-southeast"} {
+			w := send(t, srv, "GET", path+region, admin(srv), "")
+			var skus []map[string]json.RawMessage
+			if err := json.Unmarshal(w.body, &skus); err != nil || len(skus) == 0 {
+				t.Fatalf("%s%s: %v, %s", path, region, err, w.body)
+			}
+			for _, s := range skus {
+				for _, f := range []string{"rate", "replica_rate", "default_vtgate_rate"} {
+					var n int64
+					if err := json.Unmarshal(s[f], &n); err != nil {
+						t.Errorf("%s in %s: %s %s is not a whole number", s["name"], region, f, s[f])
+					}
+				}
+			}
+		}
 	}
 }

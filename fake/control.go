@@ -43,11 +43,14 @@ import (
 //	                                              SetTeamManaged {"managed"}
 //	POST   /_fake/organizations/{org}/oauth-applications
 //	                                              CreateOAuthApplication {"name", "domain", "redirect_uri", "scopes",
-//	                                              "avatar"}; answers {"id", "client_id", "client_secret", "redirect_uri"}
+//	                                              "avatar", "client_id", "client_secret"}; answers {"id", "client_id",
+//	                                              "client_secret", "redirect_uri"}
 //	POST   /_fake/oauth/sign-in                   SignIn {"user_id"}
 //	POST   /_fake/oauth/sign-out                  SignOut
 //	PUT    /_fake/oauth/auto-approve              SetAutoApprove {"organizations", "databases", "branches"}
 //	DELETE /_fake/oauth/auto-approve              SetAutoApprove(nil)
+//	POST   /_fake/oauth/device/approve            ApproveDevice {"user_code"}
+//	POST   /_fake/oauth/device/deny               DenyDevice {"user_code"}
 //	POST   /_fake/organizations/{org}/databases/{db}/branches/{branch}/schema
 //	                                              PushSchema {"statements"}
 //	POST   /_fake/organizations/{org}/databases/{db}/branches/{branch}/keyspaces

@@ -1,13 +1,15 @@
 package fake
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/dbplatform/platform-go"
 )
 
 // The control endpoints of the OAuth server: applications, the signed-in
-// user and auto-approval (see oauthapps.go and oauth.go).
+// user, auto-approval and device sign-ins (see oauthapps.go, oauth.go and
+// oauthdevice.go).
 
 // controlOAuthRoutes are the OAuth endpoints.
 func controlOAuthRoutes() []controlRoute {
@@ -17,6 +19,8 @@ func controlOAuthRoutes() []controlRoute {
 		{http.MethodPost, "oauth/sign-out", http.StatusNoContent, ctlBody((*Server).controlSignOut)},
 		{http.MethodPut, "oauth/auto-approve", http.StatusNoContent, ctlBody((*Server).controlSetAutoApprove)},
 		{http.MethodDelete, "oauth/auto-approve", http.StatusNoContent, ctl((*Server).controlClearAutoApprove)},
+		{http.MethodPost, "oauth/device/approve", http.StatusNoContent, ctlBody((*Server).controlApproveDevice)},
+		{http.MethodPost, "oauth/device/deny", http.StatusNoContent, ctlBody((*Server).controlDenyDevice)},
 	}
 }
 
@@ -28,6 +32,9 @@ type controlOAuthAppBody struct {
 	RedirectURI string           `json:"redirect_uri"`
 	Scopes      []platform.Scope `json:"scopes"`
 	Avatar      string           `json:"avatar"`
+	// ClientID and ClientSecret, when set, are the credentials chosen.
+	ClientID     string `json:"client_id"`
+	ClientSecret string `json:"client_secret"`
 }
 
 // controlOAuthApp is a new application's credentials as the control
@@ -44,6 +51,7 @@ type controlOAuthApp struct {
 func (s *Server) controlCreateOAuthApplication(r *http.Request, b *controlOAuthAppBody) (any, error) {
 	app, err := s.CreateOAuthApplication(r.PathValue("organization"), OAuthAppSpec{
 		Name: b.Name, Domain: b.Domain, RedirectURI: b.RedirectURI, Scopes: b.Scopes, Avatar: b.Avatar,
+		ClientID: b.ClientID, ClientSecret: b.ClientSecret,
 	})
 	if err != nil {
 		return nil, refused(err)
@@ -87,4 +95,34 @@ func (s *Server) controlSetAutoApprove(_ *http.Request, b *controlConsentBody) (
 func (s *Server) controlClearAutoApprove(*http.Request) (any, error) {
 	s.SetAutoApprove(nil)
 	return nil, nil
+}
+
+// controlDeviceBody is the body of POST /_fake/oauth/device/approve and
+// /deny.
+type controlDeviceBody struct {
+	UserCode string `json:"user_code"`
+}
+
+// controlApproveDevice serves POST /_fake/oauth/device/approve.
+func (s *Server) controlApproveDevice(_ *http.Request, b *controlDeviceBody) (any, error) {
+	return nil, controlDeviceError(b, s.ApproveDevice)
+}
+
+// controlDenyDevice serves POST /_fake/oauth/device/deny.
+func (s *Server) controlDenyDevice(_ *http.Request, b *controlDeviceBody) (any, error) {
+	return nil, controlDeviceError(b, s.DenyDevice)
+}
+
+// controlDeviceError decides the body's user code with decide: a missing
+// code is a 422, an unknown one a 404, any other refusal a 422.
+func controlDeviceError(b *controlDeviceBody, decide func(string) error) error {
+	if b.UserCode == "" {
+		return missing("user_code")
+	}
+	err := decide(b.UserCode)
+	var derr *deviceCodeError
+	if errors.As(err, &derr) && derr.unknown {
+		return absent(err)
+	}
+	return refused(err)
 }

@@ -171,8 +171,9 @@ func createDatabase(c *call, p *platform.CreateDatabaseParams) (any, error) {
 	default:
 		return nil, unprocessable("kind %q is not mysql or postgresql", p.Kind)
 	}
-	size := cmp.Or(p.ClusterSize, defaultClusterSize)
-	if err := checkClusterSize("cluster_size", size, kind); err != nil {
+	// The default branch is a production branch: no development-only size.
+	size, err := clusterSizeFor("cluster_size", cmp.Or(p.ClusterSize, defaultClusterSize), kind, true)
+	if err != nil {
 		return nil, err
 	}
 	if p.Replicas != nil && *p.Replicas < 0 {

@@ -138,10 +138,11 @@ func resizeKeyspace(c *call, p *platform.ResizeKeyspaceParams) (any, error) {
 		next = queued.to
 	}
 	if p.ClusterSize != nil {
-		if err := checkClusterSize("cluster_size", *p.ClusterSize, b.db.kind); err != nil {
+		size, err := clusterSizeFor("cluster_size", *p.ClusterSize, b.db.kind, b.production)
+		if err != nil {
 			return nil, err
 		}
-		next.clusterSize = *p.ClusterSize
+		next.clusterSize = size
 	}
 	if p.ExtraReplicas != nil {
 		if err := checkExtraReplicas(b, *p.ExtraReplicas); err != nil {

@@ -234,7 +234,8 @@ func createKeyspace(c *call, p *platform.CreateKeyspaceParams) (any, error) {
 	if b.keyspace(p.Name) != nil {
 		return nil, unprocessable("name %q is already taken by another keyspace of branch %s", p.Name, b.name)
 	}
-	if err := checkClusterSize("cluster_size", p.ClusterSize, b.db.kind); err != nil {
+	size, err := clusterSizeFor("cluster_size", p.ClusterSize, b.db.kind, b.production)
+	if err != nil {
 		return nil, err
 	}
 	if p.Shards != nil && (*p.Shards < 1 || *p.Shards > maxShards) {
@@ -249,7 +250,7 @@ func createKeyspace(c *call, p *platform.CreateKeyspaceParams) (any, error) {
 		return nil, unprocessable("branch %s is not ready yet", b.name)
 	}
 	ks := c.w.newKeyspace(b, p.Name, c.now)
-	ks.clusterSize = p.ClusterSize
+	ks.clusterSize = size
 	setIf(&ks.shards, p.Shards)
 	setIf(&ks.extraReplicas, p.ExtraReplicas)
 	c.w.meterKeyspace(ks, c.now)
@@ -566,10 +567,11 @@ func updateReadOnlyRegions(c *call, p *platform.UpdateReadOnlyRegionsParams) (an
 		seen[r.slug] = true
 		ro := keyspaceReadOnlyRegion{region: r, clusterSize: ks.clusterSize, replicas: defaultReadOnlyReplicas}
 		if cfg.ClusterSize != nil {
-			if err := checkClusterSize(field+".cluster_size", *cfg.ClusterSize, b.db.kind); err != nil {
+			size, err := clusterSizeFor(field+".cluster_size", *cfg.ClusterSize, b.db.kind, true)
+			if err != nil {
 				return nil, err
 			}
-			ro.clusterSize = *cfg.ClusterSize
+			ro.clusterSize = size
 		}
 		if n := cfg.Replicas; n != nil {
 			if *n < 1 || *n > maxReadOnlyReplicas {

@@ -25,6 +25,9 @@ import (
 //	                       redirect_uri or refresh_token, in the query string
 //	                       or a form body; the client may authenticate with
 //	                       HTTP Basic instead
+//	POST /oauth/revoke     client_id (client_secret checked when sent) and
+//	                       token: revokes an access or refresh token of the
+//	                       client (RFC 7009)
 //
 // Codes are single-use and expire after Timings.OAuthCode (10 minutes); a
 // code used twice is refused and the token issued from it revoked (RFC 6749
@@ -32,9 +35,20 @@ import (
 // 30 days); a refresh replaces both the access token and the refresh token.
 // A redirect URI must be on the application's domain (same scheme and
 // host); the token exchange must repeat the redirect URI of the
-// authorization. A scope parameter is ignored: users are asked for the
-// application's configured scopes. The device flow, for command-line tools,
-// is in oauthdevice.go.
+// authorization. A scope parameter must name scopes of the application
+// (else the redirect carries error=invalid_scope), resource-qualified or
+// bare as the service's command-line tool writes them (read_databases is
+// organization:read_databases, read_user user:read_user); users are asked
+// for the application's configured scopes all the same. The device flow,
+// for command-line tools, is in oauthdevice.go.
+//
+// Revocation (RFC 7009) answers 200 with no body for a token it revoked
+// and for one it does not know (section 2.2); a token of another client is
+// refused (400 unauthorized_client) and kept. An access token and its
+// refresh token are one authorization: revoking either ends both, as
+// delete_oauth_token does (section 2.1 lets a server revoke the refresh
+// token with its access token, and asks it to revoke the access tokens of
+// a revoked refresh token).
 
 // oauthSession is who the OAuth server's pages act for.
 type oauthSession struct {
@@ -164,6 +178,7 @@ func mountOAuthServer(mux *http.ServeMux) error {
 		{"POST /oauth/authorize", "oauth_authorize", (*Server).authorizeDecision},
 		{"POST /oauth/token", "oauth_token", (*Server).tokenEndpoint},
 		{"POST /oauth/authorize_device", "oauth_authorize_device", (*Server).authorizeDevice},
+		{"POST /oauth/revoke", "oauth_revoke", (*Server).revokeEndpoint},
 		// The verification page of the device flow is the user's, like the
 		// consent page, but no client calls it: it is no row of the table.
 		{"GET " + devicePath, devicePageOp, (*Server).devicePage},
@@ -221,27 +236,31 @@ func (s *Server) checkAuthorize(form url.Values) (authorizeRequest, *pageError) 
 // authorizePage serves GET /oauth/authorize: the consent page, or the
 // redirect of an auto-approval.
 func (s *Server) authorizePage(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	q := r.URL.Query()
-	req, perr := s.checkAuthorize(q)
-	if perr != nil {
-		perr.write(w)
-		return
-	}
-	if rt := q.Get("response_type"); rt != "" && rt != "code" {
-		req.redirect(w, r, url.Values{"error": {"unsupported_response_type"}, "error_description": {"only response_type=code is supported"}})
-		return
-	}
-	if c := s.session.autoApprove; c != nil {
-		s.approve(w, r, req, *c)
-		return
-	}
-	hidden := [][2]string{{"client_id", req.app.clientID}, {"redirect_uri", req.redirectURI}}
-	if req.state != "" {
-		hidden = append(hidden, [2]string{"state", req.state})
-	}
-	s.writeConsentPage(w, req.app, req.user, "/oauth/authorize", hidden)
+	s.underLock(w, func(w http.ResponseWriter) {
+		q := r.URL.Query()
+		req, perr := s.checkAuthorize(q)
+		if perr != nil {
+			perr.write(w)
+			return
+		}
+		if rt := q.Get("response_type"); rt != "" && rt != "code" {
+			req.redirect(w, r, url.Values{"error": {"unsupported_response_type"}, "error_description": {"only response_type=code is supported"}})
+			return
+		}
+		if oerr := checkRequestedScopes(req.app, q.Get("scope")); oerr != nil {
+			req.redirect(w, r, url.Values{"error": {oerr.code}, "error_description": {oerr.description}})
+			return
+		}
+		if c := s.session.autoApprove; c != nil {
+			s.approve(w, r, req, *c)
+			return
+		}
+		hidden := [][2]string{{"client_id", req.app.clientID}, {"redirect_uri", req.redirectURI}}
+		if req.state != "" {
+			hidden = append(hidden, [2]string{"state", req.state})
+		}
+		s.writeConsentPage(w, r, req.app, req.user, "/oauth/authorize", hidden)
+	})
 }
 
 // readPostForm parses a form POSTed to a page, answering with an error page
@@ -261,21 +280,38 @@ func (s *Server) authorizeDecision(w http.ResponseWriter, r *http.Request) {
 	if !readPostForm(w, r) {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	req, perr := s.checkAuthorize(r.PostForm)
-	if perr != nil {
-		perr.write(w)
-		return
+	s.underLock(w, func(w http.ResponseWriter) {
+		if perr := s.checkSignedInForm(r); perr != nil {
+			perr.write(w)
+			return
+		}
+		req, perr := s.checkAuthorize(r.PostForm)
+		if perr != nil {
+			perr.write(w)
+			return
+		}
+		switch d := r.PostForm.Get("decision"); d {
+		case "authorize":
+			s.approve(w, r, req, consentOf(r.PostForm))
+		case "deny":
+			req.redirect(w, r, url.Values{"error": {"access_denied"}, "error_description": {req.user.name + " denied access"}})
+		default:
+			pageErr(http.StatusBadRequest, "decision must be authorize or deny, got %q", d).write(w)
+		}
+	})
+}
+
+// checkSignedInForm refuses a consent form's POST when nobody is signed in
+// or when the form is not the signed-in user's (checkForm).
+func (s *Server) checkSignedInForm(r *http.Request) *pageError {
+	if perr := checkSameOrigin(r); perr != nil {
+		return perr
 	}
-	switch d := r.PostForm.Get("decision"); d {
-	case "authorize":
-		s.approve(w, r, req, consentOf(r.PostForm))
-	case "deny":
-		req.redirect(w, r, url.Values{"error": {"access_denied"}, "error_description": {req.user.name + " denied access"}})
-	default:
-		pageErr(http.StatusBadRequest, "decision must be authorize or deny, got %q", d).write(w)
+	u := s.signedIn()
+	if u == nil {
+		return pageErr(http.StatusUnauthorized, "no user is signed in (the fake's SignIn names one)")
 	}
+	return s.checkForm(r, u)
 }
 
 // consentOf is the choice of a submitted consent form.
@@ -573,4 +609,49 @@ func writeTokenJSON(w http.ResponseWriter, status int, v any) {
 	h.Set("Content-Length", strconv.Itoa(len(buf)))
 	w.WriteHeader(status)
 	_, _ = w.Write(buf)
+}
+
+// revokeEndpoint serves POST /oauth/revoke.
+func (s *Server) revokeEndpoint(w http.ResponseWriter, r *http.Request) {
+	form, client, oerr := readOAuthForm(w, r)
+	if oerr == nil {
+		s.mu.Lock()
+		oerr = s.revokeToken(client, form.Get("token"))
+		s.mu.Unlock()
+	}
+	if oerr != nil {
+		oerr.write(w)
+		return
+	}
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Length", "0")
+	w.WriteHeader(http.StatusOK)
+}
+
+// revokeToken revokes the authorization whose access or refresh token is
+// token, when client is the application it was issued to; under the lock.
+// An unknown token is no error (RFC 7009 2.2).
+func (s *Server) revokeToken(client clientCredentials, token string) *oauthError {
+	app, oerr := s.publicClient(client)
+	if oerr != nil {
+		return oerr
+	}
+	if token == "" {
+		return oauthErr(http.StatusBadRequest, "invalid_request", "token is required: the access or refresh token to revoke")
+	}
+	st := &s.world.oauth
+	h := sha256.Sum256([]byte(token))
+	t := st.access[h]
+	if t == nil {
+		t = st.refresh[h]
+	}
+	switch {
+	case t == nil:
+		return nil
+	case t.app != app:
+		return oauthErr(http.StatusBadRequest, "unauthorized_client", "the token was not issued to client_id %q: only its own client may revoke it", app.clientID)
+	}
+	st.revoke(t)
+	return nil
 }

@@ -186,6 +186,9 @@ type oauthForm struct {
 	hidden  url.Values
 	selects map[string][]oauthOption
 	buttons []string // the values of the submit buttons named decision
+	// cookie is the Cookie header a browser sends back: the form session
+	// the page set.
+	cookie string
 }
 
 // oauthOption is an option of a select.
@@ -203,14 +206,19 @@ var (
 	oauthElementRE = regexp.MustCompile(`<(input|select|button|textarea)\b`)
 )
 
-// parseOAuthForm reads the consent page's one form.
-func parseOAuthForm(t testing.TB, page string) oauthForm {
+// parseOAuthForm reads the consent page's one form, and the cookies the
+// page set.
+func parseOAuthForm(t testing.TB, r oauthResponse) oauthForm {
 	t.Helper()
+	page := r.body
 	m := oauthFormRE.FindStringSubmatch(page)
 	if m == nil {
 		t.Fatalf("no form on the consent page:\n%s", page)
 	}
 	f := oauthForm{action: html.UnescapeString(m[1]), hidden: url.Values{}, selects: map[string][]oauthOption{}}
+	for _, c := range (&http.Response{Header: r.header}).Cookies() {
+		f.cookie = c.Name + "=" + c.Value
+	}
 	for _, m := range oauthHiddenRE.FindAllStringSubmatch(page, -1) {
 		f.hidden.Add(html.UnescapeString(m[1]), html.UnescapeString(m[2]))
 	}
@@ -233,7 +241,8 @@ func parseOAuthForm(t testing.TB, page string) oauthForm {
 }
 
 // values are what a browser sends for the form: the decision button, the
-// hidden fields and the chosen select values.
+// hidden fields and the chosen select values. The Cookie header goes with
+// them (header).
 func (f oauthForm) values(decision string, chosen url.Values) url.Values {
 	form := url.Values{"decision": {decision}}
 	for k, v := range f.hidden {
@@ -243,6 +252,31 @@ func (f oauthForm) values(decision string, chosen url.Values) url.Values {
 		form[k] = v
 	}
 	return form
+}
+
+// fields are the form's hidden fields but its csrf_token, which must be
+// there, with the session cookie the page set.
+func (f oauthForm) fields(t testing.TB) url.Values {
+	t.Helper()
+	if f.hidden.Get("csrf_token") == "" || f.cookie == "" {
+		t.Errorf("the form has no csrf_token (%q) or the page set no session cookie (%q)", f.hidden.Get("csrf_token"), f.cookie)
+	}
+	out := url.Values{}
+	for k, v := range f.hidden {
+		if k != "csrf_token" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// header is the form's Cookie header, as a browser sends it with the form.
+func (f oauthForm) header() http.Header {
+	h := http.Header{}
+	if f.cookie != "" {
+		h.Set("Cookie", f.cookie)
+	}
+	return h
 }
 
 // submit posts the form as a browser would, with the decision button and
@@ -256,7 +290,13 @@ func (f oauthForm) submit(t testing.TB, srv *fake.Server, decision string, chose
 		t.Fatal(err)
 	}
 	target = target.ResolveReference(&url.URL{Path: f.action})
-	resp, err := http.PostForm(target.String(), form)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, target.String(), strings.NewReader(form.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header = f.header()
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,6 +353,11 @@ func wantOAuthError(t testing.TB, status int, got oauthTokenResponse, wantStatus
 	if got.ErrorDescription == "" || got.AccessToken != "" {
 		t.Errorf("error body %+v: want a description and no token", got)
 	}
+}
+
+// revokeParams are the revocation endpoint's parameters for token.
+func revokeParams(app fake.OAuthApp, token string) url.Values {
+	return url.Values{"token": {token}, "client_id": {app.ClientID}, "client_secret": {app.ClientSecret}}
 }
 
 // codeParams are the token endpoint's parameters for exchanging code.
@@ -394,9 +439,9 @@ func TestOAuthCodeFlow(t *testing.T) {
 			page := oauthDo(t, http.MethodGet, oauthAuthorizeURL(srv, app.ClientID, app.RedirectURI, "xyz&1"), nil, nil)
 			oauthPage(t, page, http.StatusOK, "Dashboard", "Ada Admin", "user:read_user", "organization:read_organization",
 				"database:read_database", "branch:read_branch", "Authorize", "Deny")
-			form := parseOAuthForm(t, page.body)
+			form := parseOAuthForm(t, page)
 			wantHidden := url.Values{"client_id": {app.ClientID}, "redirect_uri": {app.RedirectURI}, "state": {"xyz&1"}}
-			if diff := cmp.Diff(wantHidden, form.hidden); diff != "" {
+			if diff := cmp.Diff(wantHidden, form.fields(t)); diff != "" {
 				t.Errorf("hidden fields (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff([]string{"authorize", "deny"}, form.buttons); diff != "" {
@@ -469,7 +514,7 @@ func TestOAuthDeny(t *testing.T) {
 	cb := newOAuthCallback(t)
 	app := oauthApp(t, srv, cb.uri(), platform.ScopeUserReadUser)
 	page := oauthDo(t, http.MethodGet, oauthAuthorizeURL(srv, app.ClientID, app.RedirectURI, "s1"), nil, nil)
-	form := parseOAuthForm(t, page.body)
+	form := parseOAuthForm(t, page)
 	if _, ok := form.selects["organization"]; ok {
 		t.Error("a consent page for user scopes only offers organizations")
 	}
@@ -536,6 +581,7 @@ func TestOAuthRedirectURIOffDomain(t *testing.T) {
 	t.Parallel()
 	srv := fake.NewServer(t)
 	app := oauthApp(t, srv, "https://app.example.com/cb", platform.ScopeUserReadUser)
+	form := parseOAuthForm(t, oauthDo(t, http.MethodGet, oauthAuthorizeURL(srv, app.ClientID, app.RedirectURI, "s"), nil, nil))
 	for _, uri := range []string{
 		"https://evil.example.com/cb",
 		"https://app.example.com.evil.test/cb",
@@ -555,9 +601,9 @@ func TestOAuthRedirectURIOffDomain(t *testing.T) {
 			oauthPage(t, r, http.StatusBadRequest, "redirect_uri")
 		}
 		// The form cannot be forged to another domain either.
-		r := oauthDo(t, http.MethodPost, srv.AuthURL()+"oauth/authorize", url.Values{
-			"client_id": {app.ClientID}, "redirect_uri": {uri}, "decision": {"authorize"},
-		}, nil)
+		forged := form.values("authorize", nil)
+		forged.Set("redirect_uri", uri)
+		r := oauthDo(t, http.MethodPost, srv.AuthURL()+"oauth/authorize", forged, form.header())
 		oauthPage(t, r, http.StatusBadRequest, "redirect_uri")
 	}
 }
@@ -844,15 +890,12 @@ func TestOAuthAuthorizeRefused(t *testing.T) {
 	}
 	srv.SetAutoApprove(nil)
 	// A form that chooses a database of an organization the user is not in.
-	page := parseOAuthForm(t, authorize(app.ClientID, app.RedirectURI).body)
-	r := oauthDo(t, http.MethodPost, srv.AuthURL()+"oauth/authorize", url.Values{
-		"client_id": page.hidden["client_id"], "redirect_uri": page.hidden["redirect_uri"], "decision": {"authorize"},
+	page := parseOAuthForm(t, authorize(app.ClientID, app.RedirectURI))
+	r := oauthDo(t, http.MethodPost, srv.AuthURL()+"oauth/authorize", page.values("authorize", url.Values{
 		"organization": {"acme"}, "database": {"globex/app"},
-	}, nil)
+	}), page.header())
 	oauthPage(t, r, http.StatusBadRequest, "globex")
-	r = oauthDo(t, http.MethodPost, srv.AuthURL()+"oauth/authorize", url.Values{
-		"client_id": page.hidden["client_id"], "redirect_uri": page.hidden["redirect_uri"], "decision": {"maybe"},
-	}, nil)
+	r = oauthDo(t, http.MethodPost, srv.AuthURL()+"oauth/authorize", page.values("maybe", nil), page.header())
 	oauthPage(t, r, http.StatusBadRequest, "decision")
 
 	// Bob, a plain member, cannot grant an admin scope on acme.

@@ -125,6 +125,14 @@ type OAuthAppSpec struct {
 	Scopes []platform.Scope
 	// Avatar is the address of the application's image; optional.
 	Avatar string
+	// ClientID, when set, is the application's client ID instead of a
+	// generated one, so that a tool with a built-in client ID signs in
+	// unchanged: 1 to 200 printable ASCII characters without spaces. The
+	// client ID of another application is refused.
+	ClientID string
+	// ClientSecret, when set, is the client secret instead of a generated
+	// one, with the rules of ClientID.
+	ClientSecret string
 }
 
 // OAuthApp is a new OAuth application's credentials, as its owner sees them
@@ -156,8 +164,18 @@ func (s *Server) CreateOAuthApplication(org string, spec OAuthAppSpec) (OAuthApp
 		return OAuthApp{}, fmt.Errorf("fake: CreateOAuthApplication: no organization %q", org)
 	}
 	domain, err := checkOAuthAppSpec(spec)
+	if err == nil && spec.ClientID != "" && s.world.oauth.byClient[spec.ClientID] != nil {
+		err = fmt.Errorf("client ID %q is already the client ID of application %s: choose another", spec.ClientID, s.world.oauth.byClient[spec.ClientID].id)
+	}
 	if err != nil {
 		return OAuthApp{}, fmt.Errorf("fake: CreateOAuthApplication: %w", err)
+	}
+	clientID, secret := spec.ClientID, spec.ClientSecret
+	if clientID == "" {
+		clientID = s.world.newSecret("app_", 20)
+	}
+	if secret == "" {
+		secret = s.world.newSecret("secret_", 40)
 	}
 	now := s.clock.Now()
 	a := &oauthAppRec{
@@ -168,10 +186,9 @@ func (s *Server) CreateOAuthApplication(org string, spec OAuthAppSpec) (OAuthApp
 		redirectURI: spec.RedirectURI,
 		avatar:      spec.Avatar,
 		scopes:      slices.Clone(spec.Scopes),
-		clientID:    s.world.newSecret("app_", 20),
+		clientID:    clientID,
 		tokenByID:   map[string]*oauthTokenRec{},
 	}
-	secret := s.world.newSecret("secret_", 40)
 	a.secretHash = sha256.Sum256([]byte(secret))
 	s.world.oauth.addApp(a)
 	return OAuthApp{ID: a.id, ClientID: a.clientID, ClientSecret: secret, RedirectURI: a.redirectURI}, nil
@@ -193,6 +210,11 @@ func checkOAuthAppSpec(spec OAuthAppSpec) (*url.URL, error) {
 	if len(spec.Scopes) == 0 {
 		return nil, fmt.Errorf("no Scopes: an application asks for at least one scope")
 	}
+	for _, f := range []struct{ name, value string }{{"ClientID", spec.ClientID}, {"ClientSecret", spec.ClientSecret}} {
+		if f.value != "" && !clientCredential(f.value) {
+			return nil, fmt.Errorf("the %s %q is not 1 to 200 printable ASCII characters without spaces", f.name, f.value)
+		}
+	}
 	for i, sc := range spec.Scopes {
 		if !slices.Contains(knownScopes, sc) {
 			return nil, fmt.Errorf("scope %q is not one the API knows (see platform.Scopes)", sc)
@@ -202,6 +224,21 @@ func checkOAuthAppSpec(spec OAuthAppSpec) (*url.URL, error) {
 		}
 	}
 	return domain, nil
+}
+
+// clientCredential reports whether v can be a chosen client ID or secret:
+// 1 to 200 printable ASCII characters, no space (RFC 6749's VSCHAR less
+// the space, so that it survives a form and a Basic header).
+func clientCredential(v string) bool {
+	if len(v) == 0 || len(v) > 200 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] <= ' ' || v[i] > '~' {
+			return false
+		}
+	}
+	return true
 }
 
 // onDomain reports whether raw is an absolute http(s) URL with domain's

@@ -2,6 +2,8 @@ package fake
 
 import (
 	"crypto/sha256"
+	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -150,6 +152,7 @@ func (s *Server) authorizeDevice(w http.ResponseWriter, r *http.Request) {
 	var resp deviceAuthResponse
 	if oerr == nil {
 		code, d := s.newDevice(app)
+		s.autoApproveDevice(d)
 		verify := strings.TrimSuffix(s.AuthURL(), "/") + devicePath
 		resp = deviceAuthResponse{
 			DeviceCode:              code,
@@ -166,6 +169,17 @@ func (s *Server) authorizeDevice(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeTokenJSON(w, http.StatusOK, resp)
+}
+
+// autoApproveDevice approves a new device authorization at once when
+// auto-approval is set, as the signed-in user with its consent. When that
+// consent cannot be granted (or nobody is signed in), the authorization
+// waits, and the verification page says why.
+func (s *Server) autoApproveDevice(d *oauthDeviceRec) {
+	c, u := s.session.autoApprove, s.signedIn()
+	if c != nil && u != nil {
+		_ = s.world.decideDevice(d, u, *c, true)
+	}
 }
 
 // clientCredentials are the client_id and client_secret of a request of the
@@ -207,14 +221,33 @@ func (s *Server) publicClient(c clientCredentials) (*oauthAppRec, *oauthError) {
 }
 
 // checkRequestedScopes refuses a scope parameter that names a scope the
-// application was not configured with.
+// application was not configured with. A name without a resource is the
+// scope on the organization, or on the user for the user scopes
+// (qualifyScope).
 func checkRequestedScopes(app *oauthAppRec, scope string) *oauthError {
 	for _, sc := range strings.Fields(scope) {
-		if !slices.Contains(app.scopes, platform.Scope(sc)) {
-			return oauthErr(http.StatusBadRequest, "invalid_scope", "scope %q is not a scope of %s (its scopes: %s)", sc, app.name, platform.ScopeList(app.scopes))
+		if q := qualifyScope(sc); !slices.Contains(app.scopes, q) {
+			return oauthErr(http.StatusBadRequest, "invalid_scope", "scope %q (%s) is not a scope of %s (its scopes: %s)", sc, q, app.name, platform.ScopeList(app.scopes))
 		}
 	}
 	return nil
+}
+
+// qualifyScope resolves a scope name of a request: resource:name as it is;
+// a bare name, as the service's command-line tool asks for at sign-in
+// (read_databases), is the scope of that name on the organization, or on
+// the user when only the user has it (read_user). A name neither has stays
+// as written, and no application has it.
+func qualifyScope(name string) platform.Scope {
+	if strings.Contains(name, ":") {
+		return platform.Scope(name)
+	}
+	for _, res := range []string{platform.ScopeResourceOrganization, platform.ScopeResourceUser} {
+		if sc := platform.Scope(res + ":" + name); slices.Contains(knownScopes, sc) {
+			return sc
+		}
+	}
+	return platform.Scope(name)
 }
 
 // pollDevice answers a device-flow poll of the token endpoint.
@@ -229,10 +262,16 @@ func (s *Server) pollDevice(app *oauthAppRec, req tokenRequest) (issuedToken, *o
 		return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_grant", "device_code is not a device code of this application")
 	case d.used:
 		return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_grant", "device_code was already exchanged for a token")
+	case !now.Before(d.expires) && d.grant != nil:
+		return issuedToken{}, oauthErr(http.StatusBadRequest, "expired_token", "device_code has expired (device codes live %s): user code %s was approved, but no poll came before the code expired; start again at /oauth/authorize_device", s.timing.OAuthDeviceCode, displayUserCode(d.userCode))
 	case !now.Before(d.expires):
-		return issuedToken{}, oauthErr(http.StatusBadRequest, "expired_token", "device_code has expired (device codes live %s): start again at /oauth/authorize_device", s.timing.OAuthDeviceCode)
+		return issuedToken{}, oauthErr(http.StatusBadRequest, "expired_token", "device_code has expired (device codes live %s) and nobody approved user code %s in time (at %s, or in a test with the fake's ApproveDevice or auto-approval): start again at /oauth/authorize_device", s.timing.OAuthDeviceCode, displayUserCode(d.userCode), devicePath)
 	case d.denied:
-		return issuedToken{}, oauthErr(http.StatusBadRequest, "access_denied", "%s denied access", d.user.name)
+		who := "the user"
+		if d.user != nil {
+			who = d.user.name
+		}
+		return issuedToken{}, oauthErr(http.StatusBadRequest, "access_denied", "%s denied the sign-in of user code %s (the verification page's Deny, or the fake's DenyDevice): start again at /oauth/authorize_device to ask again", who, displayUserCode(d.userCode))
 	case d.grant == nil:
 		early := !d.lastPoll.IsZero() && now.Sub(d.lastPoll) < d.interval
 		d.lastPoll = now
@@ -240,7 +279,7 @@ func (s *Server) pollDevice(app *oauthAppRec, req tokenRequest) (issuedToken, *o
 			d.interval += slowDownStep
 			return issuedToken{}, oauthErr(http.StatusBadRequest, "slow_down", "polled again too soon: wait %s between polls", d.interval)
 		}
-		return issuedToken{}, oauthErr(http.StatusBadRequest, "authorization_pending", "the user has not yet entered user code %s at %s", displayUserCode(d.userCode), devicePath)
+		return issuedToken{}, oauthErr(http.StatusBadRequest, "authorization_pending", "nobody has approved user code %s yet: the user enters it at %s (in a test, the fake's ApproveDevice or auto-approval approves it)", displayUserCode(d.userCode), devicePath)
 	}
 	d.used = true
 	return s.issueToken(app, d.grant), nil
@@ -252,19 +291,120 @@ type deviceRequest struct {
 	user   *userRec
 }
 
+// deviceCodeError is why a user code names no device sign-in waiting for a
+// decision; unknown when it names none at all.
+type deviceCodeError struct {
+	msg     string
+	unknown bool
+}
+
+func (e *deviceCodeError) Error() string { return e.msg }
+
+// pendingDevice finds the device authorization of a user code that waits
+// for the user's decision, under the lock.
+func (s *Server) pendingDevice(userCode string) (*oauthDeviceRec, *deviceCodeError) {
+	d := s.world.oauth.userCodes[normalizeUserCode(userCode)]
+	switch {
+	case d == nil:
+		return nil, &deviceCodeError{msg: fmt.Sprintf("user code %q is not a pending device sign-in: check the code, or start again in the tool", userCode), unknown: true}
+	case !s.clock.Now().Before(d.expires):
+		return nil, &deviceCodeError{msg: fmt.Sprintf("user code %q is not a pending device sign-in: it expired at %s (device codes live %s); start again in the tool", userCode, d.expires.Format(time.RFC3339), s.timing.OAuthDeviceCode)}
+	case d.denied:
+		return nil, &deviceCodeError{msg: fmt.Sprintf("user code %q was already used: the sign-in was denied", userCode)}
+	case d.grant != nil:
+		return nil, &deviceCodeError{msg: fmt.Sprintf("user code %q was already used: the sign-in was approved", userCode)}
+	}
+	return d, nil
+}
+
+// Wrong user codes at the verification page are throttled per client
+// address, on the fake's clock: the userCodeTries-th wrong code within
+// userCodeWindow of the first is answered 429 slow_down, and every code
+// from that address, right or wrong, is refused (429) until the window
+// ends. An 8-letter code of 20 letters cannot be guessed at that pace.
+const (
+	userCodeTries  = 5
+	userCodeWindow = time.Minute
+	// userCodeAddrs bounds the addresses remembered: past it, addresses
+	// whose window ended are forgotten.
+	userCodeAddrs = 1024
+)
+
+// codeTries counts the wrong user codes of an address in a window.
+type codeTries struct {
+	start time.Time
+	wrong int
+}
+
+// clientAddr is the address throttling counts a request against: its
+// remote IP.
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// codeThrottle refuses a user code from addr while its wrong codes are
+// over the limit; nil lets it be checked.
+func (s *Server) codeThrottle(addr string) *pageError {
+	t, now := s.codeTries[addr], s.clock.Now()
+	if t == nil || t.wrong < userCodeTries || !now.Before(t.start.Add(userCodeWindow)) {
+		return nil
+	}
+	wait := t.start.Add(userCodeWindow).Sub(now)
+	return &pageError{status: http.StatusTooManyRequests, retryAfter: wait,
+		message: fmt.Sprintf("refused: too many wrong user codes from this address; try again in %s", wait)}
+}
+
+// wrongCode counts a wrong user code from addr and answers slow_down when
+// it reaches the limit; nil below it.
+func (s *Server) wrongCode(addr string) *pageError {
+	now := s.clock.Now()
+	if s.codeTries == nil {
+		s.codeTries = map[string]*codeTries{}
+	}
+	t := s.codeTries[addr]
+	if t == nil || !now.Before(t.start.Add(userCodeWindow)) {
+		if len(s.codeTries) >= userCodeAddrs {
+			for a, old := range s.codeTries {
+				if !now.Before(old.start.Add(userCodeWindow)) {
+					delete(s.codeTries, a)
+				}
+			}
+		}
+		t = &codeTries{start: now}
+		s.codeTries[addr] = t
+	}
+	if t.wrong++; t.wrong < userCodeTries {
+		return nil
+	}
+	wait := t.start.Add(userCodeWindow).Sub(now)
+	return &pageError{status: http.StatusTooManyRequests, retryAfter: wait,
+		message: fmt.Sprintf("slow_down: %d wrong user codes from this address within %s; wait %s before the next", t.wrong, userCodeWindow, wait)}
+}
+
 // checkDevice finds the pending authorization of a user code for the
-// signed-in user, under the lock.
-func (s *Server) checkDevice(userCode string) (deviceRequest, *pageError) {
+// signed-in user, under the lock, counting a wrong code against the
+// client's address.
+func (s *Server) checkDevice(r *http.Request, userCode string) (deviceRequest, *pageError) {
 	u := s.signedIn()
 	if u == nil {
 		return deviceRequest{}, pageErr(http.StatusUnauthorized, "no user is signed in (the fake's SignIn names one)")
 	}
-	d := s.world.oauth.userCodes[normalizeUserCode(userCode)]
-	switch {
-	case d == nil || !s.clock.Now().Before(d.expires):
-		return deviceRequest{}, pageErr(http.StatusBadRequest, "user code %q is not a pending device sign-in: check the code, or start again in the tool", userCode)
-	case d.denied || d.grant != nil:
-		return deviceRequest{}, pageErr(http.StatusBadRequest, "user code %q was already used", userCode)
+	addr := clientAddr(r)
+	if perr := s.codeThrottle(addr); perr != nil {
+		return deviceRequest{}, perr
+	}
+	d, derr := s.pendingDevice(userCode)
+	if derr != nil {
+		if derr.unknown {
+			if perr := s.wrongCode(addr); perr != nil {
+				return deviceRequest{}, perr
+			}
+		}
+		return deviceRequest{}, pageErr(http.StatusBadRequest, "%s", derr.msg)
 	}
 	return deviceRequest{device: d, user: u}, nil
 }
@@ -277,18 +417,18 @@ func (s *Server) devicePage(w http.ResponseWriter, r *http.Request) {
 		writePage(w, http.StatusOK, renderPage(userCodeTemplate, devicePath))
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	req, perr := s.checkDevice(code)
-	if perr != nil {
-		perr.write(w)
-		return
-	}
-	if c := s.session.autoApprove; c != nil {
-		s.decideDevice(w, req, *c, true)
-		return
-	}
-	s.writeConsentPage(w, req.device.app, req.user, devicePath, [][2]string{{"user_code", displayUserCode(req.device.userCode)}})
+	s.underLock(w, func(w http.ResponseWriter) {
+		req, perr := s.checkDevice(r, code)
+		if perr != nil {
+			perr.write(w)
+			return
+		}
+		if c := s.session.autoApprove; c != nil {
+			s.decideDevice(w, req, *c, true)
+			return
+		}
+		s.writeConsentPage(w, r, req.device.app, req.user, devicePath, [][2]string{{"user_code", displayUserCode(req.device.userCode)}})
+	})
 }
 
 // deviceDecision serves the device consent form's POST.
@@ -296,35 +436,90 @@ func (s *Server) deviceDecision(w http.ResponseWriter, r *http.Request) {
 	if !readPostForm(w, r) {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	req, perr := s.checkDevice(r.PostForm.Get("user_code"))
-	if perr != nil {
-		perr.write(w)
-		return
-	}
-	switch d := r.PostForm.Get("decision"); d {
-	case "authorize", "deny":
-		s.decideDevice(w, req, consentOf(r.PostForm), d == "authorize")
-	default:
-		pageErr(http.StatusBadRequest, "decision must be authorize or deny, got %q", d).write(w)
-	}
+	s.underLock(w, func(w http.ResponseWriter) {
+		if perr := s.checkSignedInForm(r); perr != nil {
+			perr.write(w)
+			return
+		}
+		req, perr := s.checkDevice(r, r.PostForm.Get("user_code"))
+		if perr != nil {
+			perr.write(w)
+			return
+		}
+		switch d := r.PostForm.Get("decision"); d {
+		case "authorize", "deny":
+			s.decideDevice(w, req, consentOf(r.PostForm), d == "authorize")
+		default:
+			pageErr(http.StatusBadRequest, "decision must be authorize or deny, got %q", d).write(w)
+		}
+	})
 }
 
 // decideDevice records the user's decision and says so on a page; the
 // tool's next poll gets the token or access_denied.
 func (s *Server) decideDevice(w http.ResponseWriter, req deviceRequest, c Consent, authorize bool) {
-	d := req.device
-	if !authorize {
-		d.denied, d.user = true, req.user
-		writePage(w, http.StatusOK, renderPage(deviceDoneTemplate, deviceDone{App: d.app.name, Denied: true}))
-		return
-	}
-	g, err := s.world.grantOf(req.user, d.app, c)
-	if err != nil {
+	if err := s.world.decideDevice(req.device, req.user, c, authorize); err != nil {
 		pageErr(http.StatusBadRequest, "%v", err).write(w)
 		return
 	}
-	d.grant, d.user = g, req.user
-	writePage(w, http.StatusOK, renderPage(deviceDoneTemplate, deviceDone{App: d.app.name}))
+	writePage(w, http.StatusOK, renderPage(deviceDoneTemplate, deviceDone{App: req.device.app.name, Denied: !authorize}))
+}
+
+// decideDevice records user's decision on d: a grant of what c chooses, or
+// a denial.
+func (w *world) decideDevice(d *oauthDeviceRec, user *userRec, c Consent, authorize bool) error {
+	if !authorize {
+		d.denied, d.user = true, user
+		return nil
+	}
+	g, err := w.grantOf(user, d.app, c)
+	if err != nil {
+		return err
+	}
+	d.grant, d.user = g, user
+	return nil
+}
+
+// ApproveDevice approves the device sign-in of userCode (as shown to the
+// user, XXXX-XXXX, in any case, with or without the dash) as the signed-in
+// user (the admin user unless [Server.SignIn] named another), granting the
+// application's scopes on what [Server.SetAutoApprove]'s consent chooses,
+// or, without auto-approval, on the user's default organization: what the
+// verification page would do if the user pressed Authorize. The tool's
+// next poll gets its token. An unknown, expired or already decided code,
+// nobody signed in, or a consent the user cannot give is an error, and
+// changes nothing.
+func (s *Server) ApproveDevice(userCode string) error {
+	return s.decideDeviceCode("ApproveDevice", userCode, true)
+}
+
+// DenyDevice denies the device sign-in of userCode as the signed-in user,
+// as the verification page's Deny does: the tool's next poll is answered
+// access_denied. Its errors are those of [Server.ApproveDevice].
+func (s *Server) DenyDevice(userCode string) error {
+	return s.decideDeviceCode("DenyDevice", userCode, false)
+}
+
+// decideDeviceCode is ApproveDevice (authorize) and DenyDevice; method
+// names the one in errors, which wrap a *deviceCodeError for a code that
+// names no pending sign-in.
+func (s *Server) decideDeviceCode(method, userCode string, authorize bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u := s.signedIn()
+	if u == nil {
+		return fmt.Errorf("fake: %s: no user is signed in to decide (SignIn names one)", method)
+	}
+	d, derr := s.pendingDevice(userCode)
+	if derr != nil {
+		return fmt.Errorf("fake: %s: %w", method, derr)
+	}
+	var c Consent
+	if s.session.autoApprove != nil {
+		c = *s.session.autoApprove
+	}
+	if err := s.world.decideDevice(d, u, c, authorize); err != nil {
+		return fmt.Errorf("fake: %s: %w", method, err)
+	}
+	return nil
 }

@@ -73,14 +73,14 @@ func deviceConsent(t *testing.T, srv *fake.Server, userCode string) oauthForm {
 	t.Helper()
 	r := oauthDo(t, http.MethodGet, srv.AuthURL()+"oauth/device?"+url.Values{"user_code": {userCode}}.Encode(), nil, nil)
 	oauthPage(t, r, http.StatusOK, "Authorize Dashboard")
-	return parseOAuthForm(t, r.body)
+	return parseOAuthForm(t, r)
 }
 
 // deviceDecide posts the consent form with a decision and the chosen
 // resources, and returns the page.
 func deviceDecide(t *testing.T, srv *fake.Server, f oauthForm, decision string, chosen url.Values) oauthResponse {
 	t.Helper()
-	return oauthDo(t, http.MethodPost, srv.AuthURL()+strings.TrimPrefix(f.action, "/"), f.values(decision, chosen), nil)
+	return oauthDo(t, http.MethodPost, srv.AuthURL()+strings.TrimPrefix(f.action, "/"), f.values(decision, chosen), f.header())
 }
 
 func TestDeviceFlowSignsIn(t *testing.T) {
@@ -119,7 +119,7 @@ func TestDeviceFlowSignsIn(t *testing.T) {
 
 	// The user types the code as it comes, lower case, without the dash.
 	f := deviceConsent(t, srv, strings.ToLower(strings.ReplaceAll(da.UserCode, "-", "")))
-	if diff := cmp.Diff(url.Values{"user_code": {da.UserCode}}, f.hidden); diff != "" {
+	if diff := cmp.Diff(url.Values{"user_code": {da.UserCode}}, f.fields(t)); diff != "" {
 		t.Errorf("hidden fields (-want +got):\n%s", diff)
 	}
 	if f.action != "/oauth/device" {
@@ -166,11 +166,18 @@ func TestDeviceFlowDenyAndExpiry(t *testing.T) {
 func TestDeviceFlowAutoApprove(t *testing.T) {
 	t.Parallel()
 	srv := fake.NewServer(t)
-	app := oauthApp(t, srv, "https://cli.example.com/cb", platform.ScopeUserReadUser)
+	app := oauthApp(t, srv, "https://cli.example.com/cb", platform.ScopeUserReadUser, platform.ScopeOrganizationReadDatabases)
 	srv.SetAutoApprove(&fake.Consent{})
+	// Approved at once: the tool's first poll gets the token, with no
+	// visit of the verification page, whose code is then used.
 	_, da := deviceStart(t, srv, app.ClientID, nil)
-	oauthPage(t, oauthDo(t, http.MethodGet, da.VerificationURIComplete, nil, nil), http.StatusOK, "Device signed in")
 	wantPoll(t, srv, app.ClientID, da.DeviceCode, "")
+	oauthPage(t, oauthDo(t, http.MethodGet, da.VerificationURIComplete, nil, nil), http.StatusBadRequest, "already used")
+	// A consent the user cannot give leaves the sign-in waiting, and the
+	// page says why.
+	srv.SetAutoApprove(&fake.Consent{Organizations: []string{"nosuchorg"}})
+	_, da = deviceStart(t, srv, app.ClientID, nil)
+	wantPoll(t, srv, app.ClientID, da.DeviceCode, "authorization_pending")
 }
 
 func TestDeviceFlowRefused(t *testing.T) {

@@ -2,12 +2,18 @@ package fake
 
 import (
 	"bytes"
+	"crypto/hmac"
+	cryptorand "crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
 	"fmt"
 	"html/template"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dbplatform/platform-go"
 )
@@ -176,8 +182,10 @@ func (s *Server) consentPage(app *oauthAppRec, user *userRec, action string, hid
 	return buf.Bytes(), nil
 }
 
-// writeConsentPage answers with the consent page.
-func (s *Server) writeConsentPage(w http.ResponseWriter, app *oauthAppRec, user *userRec, action string, hidden [][2]string) {
+// writeConsentPage answers r with the consent page, whose form carries
+// the token of the browser's form session (started if need be).
+func (s *Server) writeConsentPage(w http.ResponseWriter, r *http.Request, app *oauthAppRec, user *userRec, action string, hidden [][2]string) {
+	hidden = append(hidden, [2]string{csrfField, s.formToken(formSession(w, r), user)})
 	page, err := s.consentPage(app, user, action, hidden)
 	if err != nil {
 		pageErr(http.StatusInternalServerError, "rendering the consent page: %v", err).write(w)
@@ -217,6 +225,8 @@ func consentOptions(res string, orgs []*orgRec, defaultOrg *orgRec) []consentOpt
 type pageError struct {
 	status  int
 	message string
+	// retryAfter, when set, is sent as Retry-After (a throttled user code).
+	retryAfter time.Duration
 }
 
 func pageErr(status int, format string, args ...any) *pageError {
@@ -225,15 +235,161 @@ func pageErr(status int, format string, args ...any) *pageError {
 
 // write writes the error page.
 func (e *pageError) write(w http.ResponseWriter) {
+	if e.retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int((e.retryAfter+time.Second-1)/time.Second)))
+	}
 	writePage(w, e.status, renderPage(errorTemplate, e.message))
 }
 
-// writePage writes an HTML page.
+// writePage writes an HTML page. No page may be framed by another site
+// (clickjacking on the consent form): X-Frame-Options for old browsers, the
+// CSP's frame-ancestors for the others.
 func writePage(w http.ResponseWriter, status int, page []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Content-Security-Policy", "frame-ancestors 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Length", strconv.Itoa(len(page)))
 	w.WriteHeader(status)
 	_, _ = w.Write(page)
+}
+
+// pageBuffer is an answer of the OAuth pages, written while the server's
+// lock is held and sent to the client after it is released (sendTo): a
+// client that does not read its page holds up nobody else.
+type pageBuffer struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+// Header implements http.ResponseWriter.
+func (b *pageBuffer) Header() http.Header { return b.header }
+
+// WriteHeader implements http.ResponseWriter.
+func (b *pageBuffer) WriteHeader(status int) {
+	if b.status == 0 {
+		b.status = status
+	}
+}
+
+// Write implements http.ResponseWriter.
+func (b *pageBuffer) Write(p []byte) (int, error) {
+	b.WriteHeader(http.StatusOK)
+	return b.body.Write(p)
+}
+
+// sendTo writes the buffered answer to w.
+func (b *pageBuffer) sendTo(w http.ResponseWriter) {
+	h := w.Header()
+	for k, v := range b.header {
+		h[k] = v
+	}
+	b.WriteHeader(http.StatusOK)
+	w.WriteHeader(b.status)
+	_, _ = w.Write(b.body.Bytes())
+}
+
+// underLock runs answer with the server's lock held, writing into a
+// buffer, and sends what it wrote once the lock is released.
+func (s *Server) underLock(w http.ResponseWriter, answer func(w http.ResponseWriter)) {
+	buf := &pageBuffer{header: http.Header{}}
+	func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		answer(buf)
+	}()
+	buf.sendTo(w)
+}
+
+// The consent forms (of /oauth/authorize and /oauth/device) can be
+// submitted only from the page the server showed, in the same browser:
+//
+//   - the page sets a session cookie (formCookie: random, HttpOnly,
+//     SameSite=Lax, for /oauth only) unless the browser already has one,
+//     and the form carries a token (the hidden csrf_token) that is an HMAC
+//     of that session and the signed-in user; a POST whose token is not
+//     the one of its cookie and of the user signed in now is refused (403);
+//   - a POST whose Origin (or Sec-Fetch-Site) says it comes from another
+//     site is refused (403) before anything else. A client that sends
+//     neither header, such as a test's HTTP client, is held to the token
+//     alone.
+//
+// The fake has no sign-in page: anyone who can open the pages acts as the
+// signed-in user. The token stops other sites from submitting the form
+// through a user's browser, not a client that reads the page itself.
+
+// formCookie is the name of the consent pages' session cookie.
+const formCookie = "oauth_session"
+
+// csrfField is the name of the forms' hidden token field.
+const csrfField = "csrf_token"
+
+// formSession returns the browser's form session, from its cookie, or
+// starts one, setting the cookie on w.
+func formSession(w http.ResponseWriter, r *http.Request) string {
+	if c, err := r.Cookie(formCookie); err == nil && validFormSession(c.Value) {
+		return c.Value
+	}
+	b := make([]byte, 32)
+	_, _ = cryptorand.Read(b) // never fails (crypto/rand)
+	sess := base64.RawURLEncoding.EncodeToString(b)
+	http.SetCookie(w, &http.Cookie{
+		Name: formCookie, Value: sess, Path: "/oauth", HttpOnly: true,
+		SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil,
+	})
+	return sess
+}
+
+// validFormSession reports whether v can be a session formSession made.
+func validFormSession(v string) bool {
+	b, err := base64.RawURLEncoding.DecodeString(v)
+	return err == nil && len(b) == 32
+}
+
+// formToken is the csrf_token of the forms of session for user: an HMAC
+// with the server's secret key, which it shares, separated by the prefix,
+// with the download addresses.
+func (s *Server) formToken(session string, user *userRec) string {
+	m := hmac.New(sha256.New, s.fileKey[:])
+	_, _ = io.WriteString(m, "oauth form\x00"+session+"\x00"+user.id)
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// checkForm refuses a POST of a consent form whose token is not the one
+// its page sent to this browser for the user signed in now (see above);
+// nil lets it through. The form must be parsed.
+func (s *Server) checkForm(r *http.Request, user *userRec) *pageError {
+	c, err := r.Cookie(formCookie)
+	if err != nil || !validFormSession(c.Value) {
+		return pageErr(http.StatusForbidden, "this form was not sent by the page of this browser (no %s cookie): open the page again", formCookie)
+	}
+	want := s.formToken(c.Value, user)
+	if got := r.PostForm.Get(csrfField); !hmac.Equal([]byte(got), []byte(want)) {
+		return pageErr(http.StatusForbidden, "the form's %s is not the one of this browser's page for %s: open the page again", csrfField, user.name)
+	}
+	return nil
+}
+
+// checkSameOrigin refuses a request that its browser says another site
+// sent: an Origin other than the server's own (or "null"), or
+// Sec-Fetch-Site cross-site.
+func checkSameOrigin(r *http.Request) *pageError {
+	if r.Header.Get("Sec-Fetch-Site") == "cross-site" {
+		return pageErr(http.StatusForbidden, "a form of another site cannot be submitted here (Sec-Fetch-Site: cross-site)")
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return nil
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	if !strings.EqualFold(origin, scheme+"://"+r.Host) {
+		return pageErr(http.StatusForbidden, "a form of another site (Origin %s) cannot be submitted here", origin)
+	}
+	return nil
 }

@@ -715,8 +715,8 @@ func opVSchemaBranch(need string) string {
 
 // opOAuthServer are the rows of operations.tsv that are the OAuth server's
 // rather than the API's: oauth_authorize, oauth_token and
-// oauth_authorize_device issue
-// credentials instead of taking them, so they have no permission or scope
+// oauth_authorize_device issue credentials, and oauth_revoke ends them,
+// instead of taking them, so they have no permission or scope
 // ("-" in both columns) and no API credential to refuse; the permission,
 // scope and credential tables leave them out. Each entry sends the row's
 // request without an Authorization header, the way an application's user
@@ -736,6 +736,11 @@ var opOAuthServer = map[string]func(w *opWorld) oauthResponse{
 	"oauth_authorize_device": func(w *opWorld) oauthResponse {
 		app := oauthApp(w.t, w.srv, "https://app.example.com/cb", platform.ScopeUserReadUser)
 		return oauthDo(w.t, http.MethodPost, w.srv.AuthURL()+"oauth/authorize_device", url.Values{"client_id": {app.ClientID}}, nil)
+	},
+	"oauth_revoke": func(w *opWorld) oauthResponse {
+		app := oauthApp(w.t, w.srv, "https://app.example.com/cb", platform.ScopeUserReadUser)
+		tok := oauthIssue(w.t, w.srv, app, fake.Consent{})
+		return oauthDo(w.t, http.MethodPost, w.srv.AuthURL()+"oauth/revoke", revokeParams(app, tok.AccessToken), nil)
 	},
 }
 
@@ -1580,6 +1585,10 @@ func TestOpOAuthServerRows(t *testing.T) {
 				da := decode[deviceAuthAnswer](t, wire{body: []byte(r.body)})
 				if da.DeviceCode == "" || da.UserCode == "" || da.VerificationURI == "" {
 					t.Errorf("device authorization %+v lacks a code or where to enter it", da)
+				}
+			case "oauth_revoke":
+				if r.body != "" {
+					t.Errorf("revocation body %q, want none", r.body)
 				}
 			}
 		})

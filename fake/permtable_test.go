@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/dbplatform/platform-go"
 	"github.com/dbplatform/platform-go/fake"
 )
 
@@ -175,4 +178,129 @@ func TestPermissions(t *testing.T) {
 			opRunCases(t, name, op, base, permCases(name, op, dbPerm), true)
 		})
 	}
+}
+
+// TestOnlyTheListedOperationsAreOpen checks the rule of the permissions
+// the reference leaves out: apart from the OAuth server, list_public_regions,
+// and list_organizations and get_current_user (which show a credential only
+// itself), every operation needs a permission on its resource.
+func TestOnlyTheListedOperationsAreOpen(t *testing.T) {
+	t.Parallel()
+	var open []string
+	for name, op := range loadOperations(t) {
+		if op.perms == nil && op.group != "oauth server" {
+			open = append(open, name)
+		}
+	}
+	slices.Sort(open)
+	if diff := cmp.Diff([]string{"get_current_user", "list_organizations", "list_public_regions"}, open); diff != "" {
+		t.Errorf("operations open to a credential without a permission (-want +got):\n%s", diff)
+	}
+}
+
+// TestPermissionsTheReferenceLeftOut checks, as a user sees them, the
+// refusals of the operations the reference named no permission for: each
+// is the 404 of a missing resource and changes nothing.
+func TestPermissionsTheReferenceLeftOut(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+
+	t.Run("a token without permissions cannot change the billing email", func(t *testing.T) {
+		t.Parallel()
+		srv := fake.NewServer(t)
+		tok, err := srv.CreateServiceToken(srv.Org(), fake.TokenSpec{Name: "none"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := opSnapshot(t, srv)
+		_, err = srv.ClientFor(tok).Organizations.Update(ctx, &platform.UpdateOrganizationParams{Organization: srv.Org(), BillingEmail: platform.Ptr("thief@example.com")})
+		apiError(t, err, http.StatusNotFound)
+		if diff := cmp.Diff(before, opSnapshot(t, srv)); diff != "" {
+			t.Errorf("the refusal changed the world (-before +after):\n%s", diff)
+		}
+	})
+
+	t.Run("a read-only OAuth token cannot cancel or switch workflows", func(t *testing.T) {
+		t.Parallel()
+		e := newWFEnv(t)
+		wfDrive(t, e.srv, nil, wfCreate(e.srv), platform.WorkflowRunning)
+		access := oauthGrant(t, e.srv, fake.Consent{Organizations: []string{e.srv.Org()}},
+			platform.ScopeOrganizationReadDatabases, platform.ScopeOrganizationReadBranches, platform.ScopeOrganizationReadDeployRequests)
+		c := oauthClient(t, e.srv, access)
+		if _, err := c.Workflows.Get(ctx, wfRef(e.srv, 1)); err != nil {
+			t.Fatalf("reading the workflow with read_databases: %v", err)
+		}
+		before := opSnapshot(t, e.srv)
+		for _, action := range []string{"cancel", "switch-replicas", "verify-data"} {
+			_, err := wfActions[action](c, t, wfRef(e.srv, 1))
+			apiError(t, err, http.StatusNotFound)
+		}
+		if diff := cmp.Diff(before, opSnapshot(t, e.srv)); diff != "" {
+			t.Errorf("the refusals changed the world (-before +after):\n%s", diff)
+		}
+	})
+
+	t.Run("a token of another database cannot touch this one's workflows", func(t *testing.T) {
+		t.Parallel()
+		e := newWFEnv(t)
+		mustDB(t, e.srv, "other")
+		wfDrive(t, e.srv, nil, wfCreate(e.srv), platform.WorkflowRunning)
+		tok, err := e.srv.CreateServiceToken(e.srv.Org(), fake.TokenSpec{Name: "other's", DatabasePermissions: map[string][]string{"other": {"read_database", "write_database"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := e.srv.ClientFor(tok)
+		before := opSnapshot(t, e.srv)
+		_, err = c.Workflows.List(ctx, &platform.ListWorkflowsParams{Organization: e.srv.Org(), Database: drDB})
+		apiError(t, err, http.StatusNotFound)
+		_, err = c.Workflows.Get(ctx, wfRef(e.srv, 1))
+		apiError(t, err, http.StatusNotFound)
+		_, err = wfActions["cancel"](c, t, wfRef(e.srv, 1))
+		apiError(t, err, http.StatusNotFound)
+		p := wfCreate(e.srv)
+		p.Name = "another"
+		_, err = c.Workflows.Create(ctx, p)
+		apiError(t, err, http.StatusNotFound)
+		if diff := cmp.Diff(before, opSnapshot(t, e.srv)); diff != "" {
+			t.Errorf("the refusals changed the world (-before +after):\n%s", diff)
+		}
+	})
+
+	t.Run("an admin's OAuth token manages service tokens, a member's does not", func(t *testing.T) {
+		t.Parallel()
+		srv := fake.NewServer(t)
+		org := srv.Org()
+		// The admin's token was granted no organization scope at all.
+		admin := oauthClient(t, srv, oauthGrant(t, srv, fake.Consent{}, platform.ScopeUserReadUser))
+		created, err := admin.ServiceTokens.Create(ctx, &platform.CreateServiceTokenParams{Organization: org, Name: platform.Ptr("ci")})
+		if err != nil {
+			t.Fatalf("the admin's OAuth token creating a service token: %v", err)
+		}
+		page, err := admin.ServiceTokens.List(ctx, &platform.ListServiceTokensParams{Organization: org})
+		if err != nil || !slices.ContainsFunc(page.Items, func(tk *platform.ServiceToken) bool { return tk.ID == created.ID }) {
+			t.Fatalf("the admin's OAuth token listing service tokens: %+v, %v", page, err)
+		}
+
+		bob := mustMember(t, srv, org, "Bob Builder", platform.RoleMember)
+		if err := srv.SignIn(bob); err != nil {
+			t.Fatal(err)
+		}
+		var every []platform.Scope
+		for _, sc := range platform.Scopes() {
+			if sc != platform.ScopeOrganizationWriteOrganization { // an admin's to grant
+				every = append(every, sc)
+			}
+		}
+		member := oauthClient(t, srv, oauthGrant(t, srv, fake.Consent{Organizations: []string{org}}, every...))
+		before := opSnapshot(t, srv)
+		_, err = member.ServiceTokens.List(ctx, &platform.ListServiceTokensParams{Organization: org})
+		apiError(t, err, http.StatusNotFound)
+		_, err = member.ServiceTokens.Create(ctx, &platform.CreateServiceTokenParams{Organization: org, Name: platform.Ptr("mine")})
+		apiError(t, err, http.StatusNotFound)
+		err = member.ServiceTokens.Delete(ctx, &platform.DeleteServiceTokenParams{Organization: org, ID: created.ID})
+		apiError(t, err, http.StatusNotFound)
+		if diff := cmp.Diff(before, opSnapshot(t, srv)); diff != "" {
+			t.Errorf("the refusals changed the world (-before +after):\n%s", diff)
+		}
+	})
 }

@@ -31,9 +31,14 @@ import (
 //     backup's branch (the route's scopeBranch).
 //   - An operation whose row lists no scope is closed to OAuth tokens when
 //     it lists service-token permissions (the reference documents it for
-//     service tokens only: keyspaces, service tokens, OAuth applications),
-//     and open to every OAuth token of a member when it lists neither (safe
-//     migrations, the deploy queue), as it is to every service token.
+//     service tokens only: keyspaces, OAuth applications), and open to
+//     every OAuth token of a member when it lists neither, as it is to
+//     every service token: list_public_regions alone, apart from the OAuth
+//     server (TestOnlyTheListedOperationsAreOpen).
+//   - The scope organization:admin (the service-token rows) is not one an
+//     application asks for: it admits an OAuth token whose user holds the
+//     admin role in the path's organization, whatever scopes it was
+//     granted, and no token of a user who does not.
 //   - Lacking a scope is a 404, as lacking a permission is.
 
 // scopeResources are the kinds of resource scopes are granted on, widest
@@ -43,13 +48,20 @@ var scopeResources = []string{
 	platform.ScopeResourceDatabase, platform.ScopeResourceBranch,
 }
 
+// adminScope is the scope column's organization:admin (see the rules
+// above).
+const adminScope = "admin"
+
 // knownScopes are the scopes operations.tsv names: the ones an application
-// may ask for, sorted.
+// may ask for (all but organization:admin), sorted.
 var knownScopes = func() []platform.Scope {
 	var out []platform.Scope
 	for _, op := range operations {
 		for res, names := range op.scopes {
 			for _, n := range names {
+				if res == platform.ScopeResourceOrganization && n == adminScope {
+					continue
+				}
 				if s := platform.Scope(res + ":" + n); !slices.Contains(out, s) {
 					out = append(out, s)
 				}
@@ -151,7 +163,19 @@ func permitsOAuth(g *oauthGrant, op operation, t scopeTarget) bool {
 	if op.scopes == nil {
 		return op.perms == nil
 	}
+	if slices.Contains(op.scopes[platform.ScopeResourceOrganization], adminScope) && g.administers(t.org) {
+		return true
+	}
 	return g.allows(op.scopes, t)
+}
+
+// administers reports whether the grant's user holds the admin role in o.
+func (g *oauthGrant) administers(o *orgRec) bool {
+	if o == nil || g.user == nil {
+		return false
+	}
+	m := o.memberByUser[g.user.id]
+	return m != nil && m.role == platform.RoleAdmin
 }
 
 // grant is the principal's OAuth grant; nil for a service token.

@@ -91,8 +91,20 @@ func scopeCases(op tsvOperation) []opCase {
 		}
 	}
 	cases := []opCase{{name: "lacking", auth: grant(scopeConsent, rest...)}}
+	if slices.Contains(op.scopes[platform.ScopeResourceOrganization], "admin") {
+		// organization:admin: the admin user's token passes whatever it
+		// was granted; a member's (an admin of globex only) with every
+		// scope a member may grant does not.
+		cases = []opCase{
+			{name: "lacking", auth: scopeOfMember(slices.DeleteFunc(rest, func(sc platform.Scope) bool { return sc == platform.ScopeOrganizationWriteOrganization })...)},
+			{name: "admin with only user:read_user", need: "admin", allow: true, auth: grant(scopeConsent, platform.ScopeUserReadUser)},
+		}
+	}
 	for _, res := range scopeResourceKinds {
 		for i, scope := range op.scopes[res] {
+			if res == platform.ScopeResourceOrganization && scope == "admin" {
+				continue
+			}
 			sc := platform.Scope(res + ":" + scope)
 			cases = append(cases, opCase{name: "only " + string(sc), need: scope, allow: true, auth: grant(scopeConsent, sc)})
 			if i == 0 && res != platform.ScopeResourceUser {
@@ -102,6 +114,27 @@ func scopeCases(op tsvOperation) []opCase {
 		}
 	}
 	return cases
+}
+
+// scopeOfMember returns the auth of a scope case for a token that a
+// member of acme, who administers globex, grants with scopes on the call's
+// resources (scopeConsent).
+func scopeOfMember(scopes ...platform.Scope) func(*opWorld, opCall) string {
+	return func(w *opWorld, call opCall) string {
+		id := mustMember(w.t, w.srv, w.srv.Org(), "Mia Member", platform.RoleMember)
+		if err := w.srv.AddMember("globex", id, platform.RoleAdmin); err != nil {
+			w.t.Fatal(err)
+		}
+		if err := w.srv.SignIn(id); err != nil {
+			w.t.Fatal(err)
+		}
+		defer func() {
+			if err := w.srv.SignIn(w.srv.AdminUserID()); err != nil {
+				w.t.Fatal(err)
+			}
+		}()
+		return bearer(oauthGrant(w.t, w.srv, scopeConsent(call), scopes...))
+	}
 }
 
 // scopeResourceKinds are the kinds of resources scopes are granted on.

@@ -69,7 +69,32 @@
 //     default branch;
 //   - a role's deletion takes its successor in the query, as the reference
 //     has it, or in the JSON body, where the service's clients send it
-//     (both at once must name the same role).
+//     (both at once must name the same role);
+//   - the catalogue holds PS_DEV, the development size its command-line
+//     tool asks for by default for a new development branch: the smallest,
+//     free, development branches only. A new branch (with or without a
+//     backup) and a development branch's changes take it; creating a
+//     database (its default branch is a production branch), a production
+//     branch's keyspaces, keyspace resizes and change requests, and
+//     read-only regions refuse it with a 422 naming the field, and a
+//     branch running on it cannot be promoted (a 422 naming the size);
+//   - a size written with a dash, as that tool writes sizes for branches
+//     from backups, means the underscore size (PS-10 is PS_10) in every
+//     size field (cluster_size, vtgate_size, bouncer_size); what is stored
+//     and shown is the underscore form;
+//   - prices are whole currency units, as the service's official client
+//     reads them into integers (see Cluster sizes below);
+//   - where the reference names no permission, operations.tsv does:
+//     update_organization takes write_organization, the safe-migration
+//     operations and every workflow action write_database, reading
+//     workflows read_database, the deploy queue read_deploy_request. Apart
+//     from the OAuth server, list_public_regions, list_organizations and
+//     get_current_user, no operation is open to a credential without a
+//     permission on its resource, and a refusal is the 404 of a missing
+//     resource that changes nothing. The service-token operations take an
+//     OAuth token whose user is an admin of the organization, whatever
+//     scopes it was granted (organization:admin in the table), and no
+//     other OAuth token.
 //
 // [WithStrictBodies] refuses an unknown body field for every method,
 // DELETE included.
@@ -80,13 +105,15 @@
 // every cluster_size the API takes (database and keyspace creation, branch
 // creation and restores, read-only regions): a size it lacks, or one not
 // offered for the database's engine (Metal sizes are MySQL's, PS_40_ARM
-// PostgreSQL's), is a 422 naming the field and the value. The sizes carry
-// prices only when the
+// PostgreSQL's), is a 422 naming the field and the value. A new branch
+// given a cluster_size without a backup runs its keyspaces at that size.
+// The sizes carry prices only when the
 // list is asked for rates, in the region given, else the database's (the
 // database query parameter) or the organization's default region; regions
-// in Europe cost 10% more and Singapore 25%. A branch's list holds the
-// sizes of its engine and of its kind of branch (development sizes PS_5 to
-// PS_20; production PS_10 and up), priced in the branch's region.
+// in Europe cost 10% more and Singapore 25%, rounded to whole units. A
+// branch's list holds the sizes of its engine and of its kind of branch
+// (development sizes PS_DEV to PS_20; production PS_10 and up), priced in
+// the branch's region.
 //
 // Cluster parameters and extensions are PostgreSQL's catalogue (the
 // reference's namespaces are patroni, pgconf and pgbouncer); a MySQL
@@ -115,7 +142,7 @@
 // least vtgate_count; a CPU target of 1 to 100); a PostgreSQL branch
 // answers 422 and takes change requests. A change request changes a
 // branch's cluster_size (checked against the catalogue and the branch's
-// kind: a development branch takes PS_5 to PS_20), and on PostgreSQL its
+// kind: a development branch takes PS_DEV to PS_20), and on PostgreSQL its
 // total replicas (from 2 on a production branch, which includes two, to
 // 10), storage (gp3 bounds: 3000 to 16000 IOPS, 125 to 1000 MiB/s, a
 // maximum not below the minimum) and parameters (by namespace, checked
@@ -584,6 +611,10 @@ type Server struct {
 	failNext map[string]bool // IDs whose next transition fails
 	hooks    deliveries      // webhook deliveries; see deliveries.go
 	session  oauthSession    // the OAuth server's signed-in user; see oauth.go
+	// codeTries are the wrong user codes per client address at the device
+	// flow's verification page, like the rate limit not in snapshots; see
+	// oauthdevice.go.
+	codeTries map[string]*codeTries
 
 	ctlFaults controlFaultSet // fault rules installed over HTTP; see control_faults.go
 	fileKey   [32]byte        // signs download addresses; see querypatterns.go

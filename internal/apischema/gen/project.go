@@ -87,6 +87,7 @@ func projectOperations(defs map[string]*refSchema) map[string]*apischema.Operati
 				"expires_in": {Type: "integer"}, "interval": {Type: "integer"},
 			},
 		}},
+		"oauth_revoke": {Method: "POST", Path: "{auth_url}/oauth/revoke", Status: 200, Source: "project"},
 		"oauth_token": {Method: "POST", Path: "{auth_url}/oauth/token", Status: 200, Source: "project", Response: &apischema.Schema{
 			Type:     "object",
 			Required: []string{"access_token", "token_type", "expires_in", "refresh_token", "scope"},
