@@ -151,11 +151,6 @@ var clientExceptions = []clientException{
 // clientExempt returns the client exceptions that apply to operation name.
 func clientExempt(name string) apischema.Exempt {
 	return func(path, kind, what string) bool {
-		// TEMPORARY: the catalogue's non-integral prices, until the branch
-		// that makes them whole numbers is merged; revert this commit then.
-		if kind == "type" && strings.HasSuffix(path, ".replica_rate") {
-			return true
-		}
 		return clientExcusing(name, path, kind, what) != nil
 	}
 }
