@@ -151,10 +151,18 @@ func generate(root string, schema *apischema.File) ([]byte, []string, error) {
 	if err := enc.Encode(f); err != nil {
 		return nil, nil, err
 	}
-	if loc := regexp.MustCompile(`(?i)` + regexp.QuoteMeta(brand)).FindIndex(buf.Bytes()); loc != nil {
-		return nil, nil, fmt.Errorf("the output names the vendor (%q at byte %d): rename or leave out what carries it", brand, loc[0])
+	if err := brandNeutral(buf.Bytes(), brand); err != nil {
+		return nil, nil, err
 	}
 	return buf.Bytes(), unmatched, nil
+}
+
+// brandNeutral refuses output that names the vendor, in any case.
+func brandNeutral(out []byte, brand string) error {
+	if loc := regexp.MustCompile(`(?i)` + regexp.QuoteMeta(brand)).FindIndex(out); loc != nil {
+		return fmt.Errorf("the output names the vendor (%q at byte %d): rename or leave out what carries it", brand, loc[0])
+	}
+	return nil
 }
 
 // vendor returns the owner of the client's module path (its go.mod's

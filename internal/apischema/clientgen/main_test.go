@@ -115,11 +115,23 @@ func TestGenerate(t *testing.T) {
 	}
 }
 
-func TestGenerateRefusesVendor(t *testing.T) {
+func TestBrandNeutral(t *testing.T) {
 	t.Parallel()
-	src := strings.Replace(testClient, "json:\"rate\"", "json:\"acmebase_rate\"", 1)
-	_, _, err := generate(writeClient(t, "example.com/acmebase/acmebase-go", src), testOps)
-	if err == nil || !strings.Contains(err.Error(), "names the vendor") {
+	if err := brandNeutral([]byte(`{"types":{"get_thing":{"properties":{"AcmeBase_rate":{}}}}}`), "acmebase"); err == nil || !strings.Contains(err.Error(), "names the vendor") {
 		t.Errorf("error %v, want a refusal naming the vendor", err)
+	}
+	if err := brandNeutral([]byte(`{"types":{}}`), "acmebase"); err != nil {
+		t.Errorf("neutral output refused: %v", err)
+	}
+}
+
+func TestVendor(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/acmebase/acmebase-go\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := vendor(dir); err != nil || got != "acmebase" {
+		t.Errorf("vendor = %q, %v; want acmebase", got, err)
 	}
 }
