@@ -139,10 +139,6 @@ var clientExceptions = []clientException{
 		reason: "absent from the reference's cluster size; the fake names it for metal sizes only (reported as a follow-up of the catalogue's owner)",
 	},
 	{
-		ops: []string{"list_audit_logs"}, at: []string{"$.data[]"}, what: []string{"type"},
-		reason: "absent from the reference's audit log event; the fake and the SDK do not carry it yet (reported as a follow-up)",
-	},
-	{
 		ops: []string{"get_query_statistics"}, at: []string{"$.data[].tags[]"}, what: []string{"name"},
 		reason: "the client reads a query's tags as name and value pairs, the fake sends the reference's tag objects (reported as a follow-up)",
 	},
