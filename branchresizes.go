@@ -320,6 +320,25 @@ func (s *BranchChangesService) CancelChange(ctx context.Context, p *CancelBranch
 	return s.client.del(ctx, p.path("/resizes"), nil)
 }
 
+// CancelBranchChangesParams names the branch whose queued change request
+// to cancel.
+type CancelBranchChangesParams = BranchParams
+
+// CancelChanges cancels the branch's queued change request (a PostgreSQL
+// branch's resize, for one). The API answers 422 naming the state when
+// the branch has none queued: none at all, one already resizing (too late
+// to cancel), or a resize request of a MySQL branch's query routers, which
+// CancelChange cancels.
+//
+// API: DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/changes
+func (s *BranchChangesService) CancelChanges(ctx context.Context, p *CancelBranchChangesParams) error {
+	p = orZero(p)
+	if err := p.check(); err != nil {
+		return err
+	}
+	return s.client.del(ctx, p.path("/changes"), nil)
+}
+
 // UpdateClusterConfigParams is the new cluster size of a branch.
 type UpdateClusterConfigParams struct {
 	Organization string `json:"-" url:"-"`

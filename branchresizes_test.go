@@ -156,6 +156,13 @@ func TestBranchResizesWire(t *testing.T) {
 			method: "DELETE", path: base + "/resizes", query: url.Values{}, status: 204,
 		},
 		{
+			name: "CancelChanges",
+			call: func(ctx context.Context, c *platform.Client) (any, error) {
+				return nil, c.BranchChanges.CancelChanges(ctx, &platform.BranchParams{Organization: "acme", Database: "app-db", Branch: "dev"})
+			},
+			method: "DELETE", path: base + "/changes", query: url.Values{}, status: 204,
+		},
+		{
 			name: "UpdateClusterConfig",
 			call: func(ctx context.Context, c *platform.Client) (any, error) {
 				return nil, c.BranchChanges.UpdateClusterConfig(ctx, &platform.UpdateClusterConfigParams{Organization: "acme", Database: "app-db", Branch: "dev", ClusterSize: "PS_40"})
@@ -194,6 +201,9 @@ func TestBranchResizesArgErrors(t *testing.T) {
 		}},
 		{"CancelChange without branch", "branch", func(ctx context.Context, c *platform.Client) error {
 			return c.BranchChanges.CancelChange(ctx, &platform.BranchParams{Organization: "acme", Database: "app-db"})
+		}},
+		{"CancelChanges without branch", "branch", func(ctx context.Context, c *platform.Client) error {
+			return c.BranchChanges.CancelChanges(ctx, &platform.BranchParams{Organization: "acme", Database: "app-db"})
 		}},
 		{"UpdateClusterConfig without size", "cluster_size", func(ctx context.Context, c *platform.Client) error {
 			return c.BranchChanges.UpdateClusterConfig(ctx, &platform.UpdateClusterConfigParams{Organization: "acme", Database: "app-db", Branch: "dev"})

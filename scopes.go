@@ -56,6 +56,12 @@ const (
 	ScopeOrganizationWritePaymentMethod                Scope = "organization:write_payment_method"
 )
 
+// ScopeOrganizationAdmin is not a scope an application asks for, and
+// [Scopes] leaves it out: the operations' table names it for the service
+// token operations, which admit an OAuth token whose user holds the admin
+// role in the organization, whatever scopes the token was granted.
+const ScopeOrganizationAdmin Scope = "organization:admin"
+
 // The scopes on a database, covering its branches.
 const (
 	ScopeDatabaseApproveDeployRequests             Scope = "database:approve_deploy_requests"
@@ -176,7 +182,8 @@ var scopeDescriptions = map[Scope]string{
 	ScopeBranchWriteBranch:             "Write the branch",
 }
 
-// Scopes returns every scope the API knows, sorted.
+// Scopes returns every scope the API knows, sorted: the ones an
+// application may ask for (not [ScopeOrganizationAdmin]).
 func Scopes() []Scope {
 	out := make([]Scope, 0, len(scopeDescriptions))
 	for s := range scopeDescriptions {

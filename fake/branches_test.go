@@ -785,19 +785,29 @@ func TestBranchPermissions(t *testing.T) {
 	}
 }
 
-// TestSafeMigrationsNeedNoPermission pins operations.tsv, which lists no
-// permission for the safe-migrations operations: any token of the
-// organization may use them, and a token of another organization may not.
-func TestSafeMigrationsNeedNoPermission(t *testing.T) {
+// TestSafeMigrationsNeedWriteDatabase pins operations.tsv, which gives
+// the safe-migrations operations write_database: a token without it gets
+// the 404 of a missing resource and changes nothing, one holding it on the
+// database may, and a token of another organization may not.
+func TestSafeMigrationsNeedWriteDatabase(t *testing.T) {
 	t.Parallel()
 	e := newBranchEnv(t, "app-db")
-	bare, err := e.srv.CreateServiceToken(e.org, fake.TokenSpec{Name: "bare"})
+	bare, err := e.srv.CreateServiceToken(e.org, fake.TokenSpec{Name: "bare", DatabasePermissions: map[string][]string{e.db: {"read_branch"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := e.srv.ClientFor(bare).Branches.EnableSafeMigrations(t.Context(), e.ref("main"))
+	_, err = e.srv.ClientFor(bare).Branches.EnableSafeMigrations(t.Context(), e.ref("main"))
+	apiError(t, err, http.StatusNotFound)
+	if e.get("main").SafeMigrations {
+		t.Fatal("a token without write_database turned safe migrations on")
+	}
+	writer, err := e.srv.CreateServiceToken(e.org, fake.TokenSpec{Name: "writer", DatabasePermissions: map[string][]string{e.db: {"write_database"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := e.srv.ClientFor(writer).Branches.EnableSafeMigrations(t.Context(), e.ref("main"))
 	if err != nil || !b.SafeMigrations {
-		t.Fatalf("EnableSafeMigrations with no permissions: %+v, %v", b, err)
+		t.Fatalf("EnableSafeMigrations with write_database: %+v, %v", b, err)
 	}
 	if err := e.srv.CreateOrganization("rival"); err != nil {
 		t.Fatal(err)

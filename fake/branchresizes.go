@@ -17,7 +17,8 @@ import (
 // completes and its values become the branch's. While it is queued, another
 // request of the same kind changes it (the API's upsert); while it resizes,
 // or while one of the other kind is queued, a new request is refused.
-// cancel_branch_change_request cancels it until it completes.
+// cancel_branch_change_request cancels it until it completes;
+// cancel_branch_changes cancels a change request while it is queued.
 
 // postgresVersion is the PostgreSQL version the fake's branches run.
 const postgresVersion = "17.5"
@@ -227,6 +228,7 @@ func branchResizeRoutes() []route {
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/changes", op: "list_branch_change_requests", handler: read(listBranchChanges)},
 		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/changes", op: "update_branch_change_request", handler: withBody(updateBranchChange)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/changes/{id}", op: "get_branch_change_request", handler: read(getBranchChange)},
+		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/changes", op: "cancel_branch_changes", handler: act(cancelBranchChanges)},
 		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/cluster", op: "update_branch_cluster_config", handler: withBody(updateBranchClusterConfig)},
 	}
 }
@@ -613,6 +615,29 @@ func cancelBranchChange(c *call) (any, error) {
 	r := b.pendingChange()
 	if r == nil {
 		return nil, unprocessable("branch %s has no queued or resizing request to cancel%s", b.name, lastChange(b))
+	}
+	r.state, r.updated = platform.ChangeCanceled, c.now
+	b.cluster.pending = nil // made by the request
+	return nil, nil
+}
+
+// cancelBranchChanges cancels the branch's queued change request (the
+// service's own command-line tool cancels a PostgreSQL resize this way).
+// Only a queued one: once resizing it is too late, and a resize request
+// of the query routers is cancel_branch_change_request's.
+func cancelBranchChanges(c *call) (any, error) {
+	b, err := c.branch()
+	if err != nil {
+		return nil, err
+	}
+	r := b.pendingChange()
+	switch {
+	case r == nil:
+		return nil, unprocessable("branch %s has no queued change request to cancel%s", b.name, lastChange(b))
+	case r.resize:
+		return nil, unprocessable("branch %s has %s %s, not a change request; cancel it with cancel_branch_change_request", b.name, r.what(), r.state)
+	case r.state != platform.ChangeQueued:
+		return nil, unprocessable("branch %s has %s %s: only a queued change request can be canceled", b.name, r.what(), r.state)
 	}
 	r.state, r.updated = platform.ChangeCanceled, c.now
 	b.cluster.pending = nil // made by the request

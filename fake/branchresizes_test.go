@@ -331,6 +331,57 @@ func TestBranchChangeCancel(t *testing.T) {
 	}
 }
 
+// TestBranchChangesCancel checks cancel_branch_changes, the route the
+// service's own command-line tool cancels a PostgreSQL resize with: it
+// cancels a queued change request and nothing else, and each refusal is a
+// 422 naming the state that changes nothing.
+func TestBranchChangesCancel(t *testing.T) {
+	t.Parallel()
+	e := newBREnv(t)
+	cancel := func(db string) error {
+		return e.c.BranchChanges.CancelChanges(t.Context(), e.branchParams(db, "dev"))
+	}
+	refused := func(db string, words ...string) {
+		t.Helper()
+		before := opSnapshot(t, e.srv)
+		apiError(t, cancel(db), http.StatusUnprocessableEntity, words...)
+		if diff := cmp.Diff(before, opSnapshot(t, e.srv)); diff != "" {
+			t.Errorf("a refused cancel changed the world (-before +after):\n%s", diff)
+		}
+	}
+	refused("pg", "branch dev has no queued change request")
+
+	r, err := e.change("pg", "dev", platform.UpdateBranchChangeRequestParams{ClusterSize: platform.Ptr("PS_20"), Replicas: platform.Ptr(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cancel("pg"); err != nil {
+		t.Fatalf("canceling a queued change request: %v", err)
+	}
+	e.srv.Advance(e.tm.BranchChangeStart + e.tm.BranchChangeRun)
+	if got := e.getChange("pg", "dev", r.ID); got.State != platform.ChangeCanceled || got.CompletedAt != nil {
+		t.Errorf("after the cancel: %s, completed at %v; want canceled, never completed", got.State, got.CompletedAt)
+	}
+	if f := e.flags("pg", "dev"); f.ClusterName != "PS_10" {
+		t.Errorf("a canceled change applied: %+v", f)
+	}
+	refused("pg", "change request "+r.ID+", is canceled")
+
+	// Too late once it resizes; a resize request is not a change request.
+	r, err = e.change("pg", "dev", platform.UpdateBranchChangeRequestParams{ClusterSize: platform.Ptr("PS_20")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Advance(e.tm.BranchChangeStart)
+	refused("pg", "change request "+r.ID+" resizing", "only a queued change request")
+	if _, err := e.resize("my", "dev", platform.UpdateBranchResizeRequestParams{VTGateCount: platform.Ptr(3)}); err != nil {
+		t.Fatal(err)
+	}
+	refused("my", "resize request", "queued", "cancel_branch_change_request")
+	err = e.c.BranchChanges.CancelChanges(t.Context(), e.branchParams("pg", "nope"))
+	apiError(t, err, http.StatusNotFound)
+}
+
 func TestBranchChangeRefusals(t *testing.T) {
 	t.Parallel()
 	e := newBREnv(t)

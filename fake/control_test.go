@@ -804,6 +804,8 @@ func controlEndpoints() []struct{ method, path, pattern string } {
 		{"POST", "oauth/sign-out", "oauth/sign-out"},
 		{"PUT", "oauth/auto-approve", "oauth/auto-approve"},
 		{"DELETE", "oauth/auto-approve", "oauth/auto-approve"},
+		{"POST", "oauth/device/approve", "oauth/device/approve"},
+		{"POST", "oauth/device/deny", "oauth/device/deny"},
 		{"POST", "organizations/acme/databases/app/branches/main/schema", "organizations/{organization}/databases/{database}/branches/{branch}/schema"},
 		{"POST", "organizations/acme/databases/app/branches/main/keyspaces", "organizations/{organization}/databases/{database}/branches/{branch}/keyspaces"},
 		{"GET", "organizations/acme/databases/app/branches/main/roles/r1", "organizations/{organization}/databases/{database}/branches/{branch}/roles/{role}"},

@@ -981,3 +981,281 @@ func TestKnownScopesAreTheSDKs(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// cliScope is the scope parameter the service's command-line tool sends
+// at sign-in, without resource prefixes.
+const cliScope = "read_databases write_databases read_user read_organization"
+
+// cliScopes are what cliScope means: the organization's scopes, and the
+// user's read_user.
+var cliScopes = []platform.Scope{
+	platform.ScopeOrganizationReadDatabases, platform.ScopeOrganizationWriteDatabases,
+	platform.ScopeUserReadUser, platform.ScopeOrganizationReadOrganization,
+}
+
+func TestOAuthBareScopeNames(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	app := oauthApp(t, srv, "https://cli.example.com/cb", cliScopes...)
+	narrow := oauthApp(t, srv, "https://cli.example.com/cb", platform.ScopeUserReadUser, platform.ScopeOrganizationReadDatabases)
+	authorize := func(a fake.OAuthApp, scope string) oauthResponse {
+		return oauthDo(t, http.MethodGet, oauthAuthorizeURL(srv, a.ClientID, a.RedirectURI, "s")+"&"+url.Values{"scope": {scope}}.Encode(), nil, nil)
+	}
+	for _, scope := range []string{cliScope, "organization:read_databases user:read_user", "read_user organization:write_databases"} {
+		if status, da := deviceStart(t, srv, app.ClientID, url.Values{"scope": {scope}}); status != http.StatusOK || da.DeviceCode == "" {
+			t.Errorf("authorize_device with scope %q: %d %+v", scope, status, da)
+		}
+		oauthPage(t, authorize(app, scope), http.StatusOK, "Authorize Dashboard")
+	}
+	// A bare name means the scope of the application or nothing: an
+	// unknown name, or a scope the application lacks, is invalid_scope.
+	for _, tc := range []struct {
+		app   fake.OAuthApp
+		scope string
+	}{
+		{app, "read_everything"},
+		{app, "read_user delete_databases"},
+		{narrow, cliScope},
+	} {
+		status, da := deviceStart(t, srv, tc.app.ClientID, url.Values{"scope": {tc.scope}})
+		if status != http.StatusBadRequest || da.Error != "invalid_scope" {
+			t.Errorf("authorize_device with scope %q: %d %+v, want 400 invalid_scope", tc.scope, status, da)
+		}
+		q := oauthRedirect(t, authorize(tc.app, tc.scope), tc.app.RedirectURI)
+		if q.Get("error") != "invalid_scope" || q.Get("error_description") == "" || q.Get("state") != "s" || q.Has("code") {
+			t.Errorf("authorize with scope %q: redirect query %v, want error=invalid_scope with a description and the state", tc.scope, q)
+		}
+	}
+	// Signed in with the tool's scopes, the token holds the application's.
+	srv.SetAutoApprove(&fake.Consent{})
+	_, da := deviceStart(t, srv, app.ClientID, url.Values{"scope": {cliScope}})
+	tok := wantPoll(t, srv, app.ClientID, da.DeviceCode, "")
+	if want := "user:read_user organization:read_databases organization:write_databases organization:read_organization"; tok.Scope != want {
+		t.Errorf("token scope %q, want %q", tok.Scope, want)
+	}
+	if _, err := oauthClient(t, srv, tok.AccessToken).Databases.List(t.Context(), &platform.ListDatabasesParams{Organization: srv.Org()}); err != nil {
+		t.Errorf("listing databases with the tool's token: %v", err)
+	}
+}
+
+// revoke posts params to the revocation endpoint.
+func revoke(t testing.TB, srv *fake.Server, params url.Values, header http.Header) oauthResponse {
+	t.Helper()
+	return oauthDo(t, http.MethodPost, srv.AuthURL()+"oauth/revoke", params, header)
+}
+
+func TestOAuthRevoke(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		token func(tok oauthTokenResponse) string
+	}{
+		{"access token", func(tok oauthTokenResponse) string { return tok.AccessToken }},
+		{"refresh token", func(tok oauthTokenResponse) string { return tok.RefreshToken }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := fake.NewServer(t)
+			app := oauthApp(t, srv, "https://app.example.com/cb", platform.ScopeUserReadUser)
+			tok := oauthIssue(t, srv, app, fake.Consent{})
+			kept := oauthIssue(t, srv, app, fake.Consent{}) // another sign-in
+			r := revoke(t, srv, revokeParams(app, tc.token(tok)), nil)
+			if r.status != http.StatusOK || r.body != "" || r.header.Get("Cache-Control") != "no-store" {
+				t.Fatalf("revoke: %d %q (Cache-Control %q), want 200, no body, no-store", r.status, r.body, r.header.Get("Cache-Control"))
+			}
+			// Both tokens of the sign-in stop working; the other sign-in
+			// does not.
+			_, err := oauthClient(t, srv, tok.AccessToken).Users.GetCurrent(t.Context())
+			apiError(t, err, http.StatusUnauthorized)
+			status, got := oauthToken(t, srv, "form", refreshParams(app, tok.RefreshToken))
+			wantOAuthError(t, status, got, http.StatusBadRequest, "invalid_grant")
+			if _, err := oauthClient(t, srv, kept.AccessToken).Users.GetCurrent(t.Context()); err != nil {
+				t.Errorf("another sign-in's token after the revocation: %v", err)
+			}
+			tokens, err := srv.Client().OAuthApplications.ListTokens(t.Context(), &platform.ListOAuthTokensParams{Organization: srv.Org(), ApplicationID: app.ID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(tokens.Items) != 1 {
+				t.Errorf("%d tokens listed after the revocation, want the other sign-in's 1", len(tokens.Items))
+			}
+			// Revoking again, or a token never issued, is a success
+			// (RFC 7009 2.2).
+			for _, again := range []string{tc.token(tok), "oat_neverissued"} {
+				if r := revoke(t, srv, revokeParams(app, again), nil); r.status != http.StatusOK {
+					t.Errorf("revoking %s: %d %s, want 200", again, r.status, r.body)
+				}
+			}
+		})
+	}
+}
+
+func TestOAuthRevokeRefused(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	app := oauthApp(t, srv, "https://app.example.com/cb", platform.ScopeUserReadUser)
+	other := oauthApp(t, srv, "https://app.example.com/cb", platform.ScopeUserReadUser)
+	tok := oauthIssue(t, srv, app, fake.Consent{})
+	for _, tc := range []struct {
+		name   string
+		change func(url.Values)
+		status int
+		code   string
+	}{
+		{"no token", func(p url.Values) { p.Del("token") }, http.StatusBadRequest, "invalid_request"},
+		{"no client", func(p url.Values) { p.Del("client_id"); p.Del("client_secret") }, http.StatusUnauthorized, "invalid_client"},
+		{"unknown client", func(p url.Values) { p.Set("client_id", "app_nosuchclient") }, http.StatusUnauthorized, "invalid_client"},
+		{"wrong secret", func(p url.Values) { p.Set("client_secret", app.ClientSecret+"x") }, http.StatusUnauthorized, "invalid_client"},
+		{"another application's token", func(p url.Values) { p.Set("client_id", other.ClientID); p.Set("client_secret", other.ClientSecret) }, http.StatusBadRequest, "unauthorized_client"},
+	} {
+		params := revokeParams(app, tok.AccessToken)
+		tc.change(params)
+		r := revoke(t, srv, params, nil)
+		var got oauthTokenResponse
+		if err := json.Unmarshal([]byte(r.body), &got); err != nil {
+			t.Fatalf("%s: body %q: %v", tc.name, r.body, err)
+		}
+		if r.status != tc.status || got.Error != tc.code || got.ErrorDescription == "" {
+			t.Errorf("%s: %d %+v, want %d %s with a description", tc.name, r.status, got, tc.status, tc.code)
+		}
+	}
+	// Nothing was revoked; the client may authenticate with HTTP Basic,
+	// and, like the device flow's public clients, with its client ID
+	// alone.
+	if _, err := oauthClient(t, srv, tok.AccessToken).Users.GetCurrent(t.Context()); err != nil {
+		t.Fatalf("the token after refused revocations: %v", err)
+	}
+	basic := http.Header{"Authorization": {"Basic " + basicAuth(url.QueryEscape(app.ClientID), url.QueryEscape(app.ClientSecret))}}
+	if r := revoke(t, srv, url.Values{"token": {tok.AccessToken}}, basic); r.status != http.StatusOK {
+		t.Fatalf("revoke with Basic client authentication: %d %s", r.status, r.body)
+	}
+	tok = oauthIssue(t, srv, app, fake.Consent{})
+	if r := revoke(t, srv, url.Values{"token": {tok.RefreshToken}, "client_id": {app.ClientID}}, nil); r.status != http.StatusOK {
+		t.Fatalf("revoke with the client ID only: %d %s", r.status, r.body)
+	}
+	_, err := oauthClient(t, srv, tok.AccessToken).Users.GetCurrent(t.Context())
+	apiError(t, err, http.StatusUnauthorized)
+}
+
+// oauthFormFlow is a consent form to forge: how to open its page, and
+// whether a submission of it took effect.
+type oauthFormFlow struct {
+	name string
+	// open opens the page and returns its form and a check of whether
+	// the submission r decided the authorization.
+	open func(t *testing.T, srv *fake.Server) (oauthForm, func(r oauthResponse) bool)
+}
+
+// oauthFormFlows are the two consent forms: the authorization page's and
+// the device flow's.
+var oauthFormFlows = []oauthFormFlow{
+	{"authorize", func(t *testing.T, srv *fake.Server) (oauthForm, func(oauthResponse) bool) {
+		app := oauthApp(t, srv, "https://app.example.com/cb", platform.ScopeUserReadUser)
+		f := parseOAuthForm(t, oauthDo(t, http.MethodGet, oauthAuthorizeURL(srv, app.ClientID, app.RedirectURI, "s"), nil, nil))
+		return f, func(r oauthResponse) bool {
+			loc, err := url.Parse(r.header.Get("Location"))
+			return r.status == http.StatusFound && err == nil && loc.Query().Get("code") != ""
+		}
+	}},
+	{"device", func(t *testing.T, srv *fake.Server) (oauthForm, func(oauthResponse) bool) {
+		app := oauthApp(t, srv, "https://cli.example.com/cb", platform.ScopeUserReadUser)
+		_, da := deviceStart(t, srv, app.ClientID, nil)
+		f := deviceConsent(t, srv, da.UserCode)
+		return f, func(r oauthResponse) bool {
+			_, tok := devicePoll(t, srv, app.ClientID, da.DeviceCode)
+			return tok.AccessToken != ""
+		}
+	}},
+}
+
+// TestOAuthFormsOnlyFromTheirPage forges the consent forms: a submission
+// from another site, or without the token its page gave this browser for
+// the user signed in now, is refused and decides nothing.
+func TestOAuthFormsOnlyFromTheirPage(t *testing.T) {
+	t.Parallel()
+	for _, flow := range oauthFormFlows {
+		for _, tc := range []struct {
+			name  string
+			forge func(t *testing.T, srv *fake.Server, form url.Values, h http.Header)
+		}{
+			{"cross-site Origin", func(_ *testing.T, _ *fake.Server, _ url.Values, h http.Header) {
+				h.Set("Origin", "https://evil.example.com")
+			}},
+			{"opaque Origin", func(_ *testing.T, _ *fake.Server, _ url.Values, h http.Header) { h.Set("Origin", "null") }},
+			{"cross-site fetch", func(_ *testing.T, _ *fake.Server, _ url.Values, h http.Header) { h.Set("Sec-Fetch-Site", "cross-site") }},
+			{"no token", func(_ *testing.T, _ *fake.Server, form url.Values, _ http.Header) { form.Del("csrf_token") }},
+			{"a made-up token", func(_ *testing.T, _ *fake.Server, form url.Values, _ http.Header) { form.Set("csrf_token", "x") }},
+			{"no session cookie", func(_ *testing.T, _ *fake.Server, _ url.Values, h http.Header) { h.Del("Cookie") }},
+			{"another browser's session", func(t *testing.T, srv *fake.Server, _ url.Values, h http.Header) {
+				other, _ := flow.open(t, srv)
+				h.Set("Cookie", other.cookie)
+			}},
+			{"another user signed in since", func(t *testing.T, srv *fake.Server, _ url.Values, _ http.Header) {
+				if err := srv.SignIn(mustMember(t, srv, srv.Org(), "Bob Builder", platform.RoleAdmin)); err != nil {
+					t.Fatal(err)
+				}
+			}},
+		} {
+			t.Run(flow.name+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				srv := fake.NewServer(t)
+				f, decided := flow.open(t, srv)
+				form, h := f.values("authorize", nil), f.header()
+				tc.forge(t, srv, form, h)
+				r := oauthDo(t, http.MethodPost, srv.AuthURL()+strings.TrimPrefix(f.action, "/"), form, h)
+				oauthPage(t, r, http.StatusForbidden)
+				if decided(r) {
+					t.Error("the forged form decided the authorization")
+				}
+			})
+		}
+		// The form as its page sent it, from the server's own origin,
+		// decides.
+		t.Run(flow.name+"/same origin", func(t *testing.T) {
+			t.Parallel()
+			srv := fake.NewServer(t)
+			f, decided := flow.open(t, srv)
+			h := f.header()
+			h.Set("Origin", strings.TrimSuffix(srv.AuthURL(), "/"))
+			h.Set("Sec-Fetch-Site", "same-origin")
+			r := oauthDo(t, http.MethodPost, srv.AuthURL()+strings.TrimPrefix(f.action, "/"), f.values("authorize", nil), h)
+			if !decided(r) {
+				t.Errorf("the page's own form: %d %s, want it to decide", r.status, r.body)
+			}
+		})
+	}
+}
+
+// TestOAuthPagesRefuseFraming checks that no OAuth page can be framed by
+// another site: the consent pages, the error page and the device pages.
+func TestOAuthPagesRefuseFraming(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	app := oauthApp(t, srv, "https://app.example.com/cb", platform.ScopeUserReadUser)
+	_, da := deviceStart(t, srv, app.ClientID, nil)
+	device := deviceConsent(t, srv, da.UserCode)
+	pages := map[string]oauthResponse{
+		"consent":        oauthDo(t, http.MethodGet, oauthAuthorizeURL(srv, app.ClientID, app.RedirectURI, ""), nil, nil),
+		"error":          oauthDo(t, http.MethodGet, oauthAuthorizeURL(srv, "app_nosuchclient", app.RedirectURI, ""), nil, nil),
+		"user code form": oauthDo(t, http.MethodGet, srv.AuthURL()+"oauth/device", nil, nil),
+		"device consent": oauthDo(t, http.MethodGet, da.VerificationURIComplete, nil, nil),
+		"device done":    deviceDecide(t, srv, device, "authorize", nil),
+	}
+	for name, r := range pages {
+		if got := r.header.Get("X-Frame-Options"); got != "DENY" {
+			t.Errorf("%s page: X-Frame-Options %q, want DENY", name, got)
+		}
+		if got := r.header.Get("Content-Security-Policy"); !strings.Contains(got, "frame-ancestors 'none'") {
+			t.Errorf("%s page: Content-Security-Policy %q, want frame-ancestors 'none'", name, got)
+		}
+	}
+	// The session cookie of the forms is out of scripts' and other sites'
+	// reach.
+	var cookie *http.Cookie
+	for _, c := range (&http.Response{Header: pages["consent"].header}).Cookies() {
+		cookie = c
+	}
+	if cookie == nil || !cookie.HttpOnly || (cookie.SameSite != http.SameSiteLaxMode && cookie.SameSite != http.SameSiteStrictMode) {
+		t.Errorf("the consent page's cookie %+v, want an HttpOnly SameSite=Lax or Strict one", cookie)
+	}
+}

@@ -3,6 +3,7 @@ package fake_test
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -363,5 +364,94 @@ func TestOAuthCreateTokenRefused(t *testing.T) {
 	apiError(t, err, http.StatusNotFound)
 	if _, err := c.OAuthApplications.CreateToken(ctx, good()); err != nil {
 		t.Fatalf("the code after refused requests: %v", err)
+	}
+}
+
+// TestOAuthApplicationChosenCredentials creates an application with the
+// client ID and secret a tool has built in, and signs the tool in with
+// them unchanged, through the Go API and the control surface.
+func TestOAuthApplicationChosenCredentials(t *testing.T) {
+	t.Parallel()
+	const builtInID, builtInSecret = "cli-Built_in.ID-0123456789", "cli-secret~9876543210"
+	spec := fake.OAuthAppSpec{
+		Name: "Platform CLI", Domain: "https://cli.example.com", RedirectURI: "https://cli.example.com/cb",
+		Scopes: cliScopes, ClientID: builtInID, ClientSecret: builtInSecret,
+	}
+	for _, via := range []string{"Go", "control"} {
+		t.Run(via, func(t *testing.T) {
+			t.Parallel()
+			srv := fake.NewServer(t)
+			var app fake.OAuthApp
+			if via == "Go" {
+				var err error
+				if app, err = srv.CreateOAuthApplication(srv.Org(), spec); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				app = fake.OAuthApp(decode[struct {
+					ID           string `json:"id"`
+					ClientID     string `json:"client_id"`
+					ClientSecret string `json:"client_secret"`
+					RedirectURI  string `json:"redirect_uri"`
+				}](t, controlCall(t, srv, "POST", "organizations/"+srv.Org()+"/oauth-applications", controlJSON(t, map[string]any{
+					"name": spec.Name, "domain": spec.Domain, "redirect_uri": spec.RedirectURI, "scopes": spec.Scopes,
+					"client_id": builtInID, "client_secret": builtInSecret,
+				}), http.StatusCreated)))
+			}
+			if app.ClientID != builtInID || app.ClientSecret != builtInSecret {
+				t.Fatalf("credentials %q / %q, want the chosen ones", app.ClientID, app.ClientSecret)
+			}
+			// The tool's sign-in, as it sends it: its scopes, its client ID,
+			// auto-approval set by the test.
+			srv.SetAutoApprove(&fake.Consent{})
+			status, da := deviceStart(t, srv, builtInID, url.Values{"scope": {cliScope}, "client_secret": {builtInSecret}})
+			if status != http.StatusOK {
+				t.Fatalf("authorize_device: %d %+v", status, da)
+			}
+			tok := wantPoll(t, srv, builtInID, da.DeviceCode, "")
+			status, refreshed := oauthToken(t, srv, "form", refreshParams(app, tok.RefreshToken))
+			if status != http.StatusOK {
+				t.Fatalf("refresh with the chosen secret: %d %+v", status, refreshed)
+			}
+			// A second application with the same client ID is refused,
+			// and nothing is created.
+			again := spec
+			again.Name = "Copy"
+			_, err := srv.CreateOAuthApplication(srv.Org(), again)
+			if err == nil || !strings.Contains(err.Error(), builtInID) || !strings.Contains(err.Error(), "already") {
+				t.Errorf("a duplicate client ID: %v, want it refused naming the ID", err)
+			}
+			w := controlCall(t, srv, "POST", "organizations/"+srv.Org()+"/oauth-applications", controlJSON(t, map[string]any{
+				"name": "Copy", "domain": spec.Domain, "redirect_uri": spec.RedirectURI, "scopes": spec.Scopes, "client_id": builtInID,
+			}), http.StatusUnprocessableEntity)
+			if !strings.Contains(string(w.body), builtInID) {
+				t.Errorf("the control surface's refusal %s does not name the client ID", w.body)
+			}
+			apps, err := srv.Client().OAuthApplications.List(t.Context(), &platform.ListOAuthApplicationsParams{Organization: srv.Org()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(apps.Items) != 1 || apps.Items[0].ClientID != builtInID {
+				t.Errorf("applications %+v, want the one with the chosen client ID", apps.Items)
+			}
+		})
+	}
+}
+
+func TestOAuthApplicationChosenCredentialsRefused(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	for _, bad := range []string{"with space", "tab\tinside", "é", strings.Repeat("x", 201)} {
+		for _, field := range []string{"ClientID", "ClientSecret"} {
+			spec := fake.OAuthAppSpec{Name: "x", Domain: "https://a.example.com", RedirectURI: "https://a.example.com/", Scopes: []platform.Scope{platform.ScopeUserReadUser}}
+			if field == "ClientID" {
+				spec.ClientID = bad
+			} else {
+				spec.ClientSecret = bad
+			}
+			if _, err := srv.CreateOAuthApplication(srv.Org(), spec); err == nil || !strings.Contains(err.Error(), field) {
+				t.Errorf("%s %q: %v, want it refused naming %s", field, bad, err, field)
+			}
+		}
 	}
 }

@@ -2,6 +2,7 @@ package fake_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -239,4 +240,169 @@ func TestDeviceFlowSignedOut(t *testing.T) {
 	oauthPage(t, oauthDo(t, http.MethodGet, da.VerificationURIComplete, nil, nil), http.StatusUnauthorized, "no user is signed in")
 	oauthPage(t, oauthDo(t, http.MethodPost, srv.AuthURL()+"oauth/device", url.Values{"user_code": {da.UserCode}, "decision": {"authorize"}}, nil), http.StatusUnauthorized, "no user is signed in")
 	wantPoll(t, srv, app.ClientID, da.DeviceCode, "authorization_pending")
+}
+
+func TestApproveAndDenyDevice(t *testing.T) {
+	t.Parallel()
+	type decide func(t *testing.T, srv *fake.Server, userCode string) error
+	goAPI := func(approve bool) decide {
+		return func(_ *testing.T, srv *fake.Server, code string) error {
+			if approve {
+				return srv.ApproveDevice(code)
+			}
+			return srv.DenyDevice(code)
+		}
+	}
+	control := func(approve bool) decide {
+		return func(t *testing.T, srv *fake.Server, code string) error {
+			path := "/_fake/oauth/device/deny"
+			if approve {
+				path = "/_fake/oauth/device/approve"
+			}
+			w := send(t, srv, http.MethodPost, path, admin(srv), controlJSON(t, map[string]string{"user_code": code}))
+			if w.status != http.StatusNoContent {
+				return fmt.Errorf("%d %s", w.status, w.body)
+			}
+			return nil
+		}
+	}
+	for _, tc := range []struct {
+		name             string
+		approve, deny    decide
+		unknownMentioned string // what an unknown code's error says
+	}{
+		{"Go", goAPI(true), goAPI(false), "not a pending device sign-in"},
+		{"control", control(true), control(false), "404"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := fake.NewServer(t)
+			app := oauthApp(t, srv, "https://cli.example.com/cb", platform.ScopeUserReadUser, platform.ScopeOrganizationReadDatabases)
+			// Approved as the signed-in user, on their default
+			// organization; the code as the user types it.
+			bob := mustMember(t, srv, srv.Org(), "Bob Builder", platform.RoleMember)
+			if err := srv.SignIn(bob); err != nil {
+				t.Fatal(err)
+			}
+			_, da := deviceStart(t, srv, app.ClientID, nil)
+			if err := tc.approve(t, srv, strings.ToLower(da.UserCode)); err != nil {
+				t.Fatalf("approve: %v", err)
+			}
+			tok := wantPoll(t, srv, app.ClientID, da.DeviceCode, "")
+			if tok.Scope != "user:read_user organization:read_databases" {
+				t.Errorf("scope %q, want the application's on the default organization", tok.Scope)
+			}
+			me, err := oauthClient(t, srv, tok.AccessToken).Users.GetCurrent(t.Context())
+			if err != nil || me.ID != bob {
+				t.Errorf("the approved token acts for %+v (%v), want the signed-in %s", me, err, bob)
+			}
+
+			_, denied := deviceStart(t, srv, app.ClientID, nil)
+			if err := tc.deny(t, srv, denied.UserCode); err != nil {
+				t.Fatalf("deny: %v", err)
+			}
+			wantPoll(t, srv, app.ClientID, denied.DeviceCode, "access_denied")
+
+			// Refusals: a used code, an unknown one, an expired one, and
+			// nobody signed in; none changes anything.
+			for _, code := range []string{da.UserCode, denied.UserCode} {
+				if err := tc.approve(t, srv, code); err == nil || !strings.Contains(err.Error(), "already used") {
+					t.Errorf("approving the decided %s: %v, want it refused as already used", code, err)
+				}
+			}
+			if err := tc.deny(t, srv, "BCDF-GHJK"); err == nil || !strings.Contains(err.Error(), tc.unknownMentioned) {
+				t.Errorf("denying an unknown code: %v, want it refused (%s)", err, tc.unknownMentioned)
+			}
+			_, late := deviceStart(t, srv, app.ClientID, nil)
+			srv.Advance(15 * time.Minute)
+			if err := tc.approve(t, srv, late.UserCode); err == nil || !strings.Contains(err.Error(), "expired") {
+				t.Errorf("approving an expired code: %v, want it refused as expired", err)
+			}
+			_, waiting := deviceStart(t, srv, app.ClientID, nil)
+			srv.SignOut()
+			if err := tc.approve(t, srv, waiting.UserCode); err == nil || !strings.Contains(err.Error(), "signed in") {
+				t.Errorf("approving with nobody signed in: %v, want it refused", err)
+			}
+			wantPoll(t, srv, app.ClientID, waiting.DeviceCode, "authorization_pending")
+		})
+	}
+}
+
+// TestDevicePollErrorsExplain checks that the poll's refusals say what
+// approves a sign-in, and when it was too late.
+func TestDevicePollErrorsExplain(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	app := oauthApp(t, srv, "https://cli.example.com/cb", platform.ScopeUserReadUser)
+	_, pending := deviceStart(t, srv, app.ClientID, nil)
+	_, denied := deviceStart(t, srv, app.ClientID, nil)
+	_, unpolled := deviceStart(t, srv, app.ClientID, nil)
+	if err := srv.DenyDevice(denied.UserCode); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.ApproveDevice(unpolled.UserCode); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		da    deviceAuthAnswer
+		code  string
+		words []string
+	}{
+		{pending, "authorization_pending", []string{pending.UserCode, "ApproveDevice"}},
+		{denied, "access_denied", []string{"Ada Admin", "denied", denied.UserCode, "authorize_device"}},
+	} {
+		tok := wantPoll(t, srv, app.ClientID, tc.da.DeviceCode, tc.code)
+		for _, w := range tc.words {
+			if !strings.Contains(tok.ErrorDescription, w) {
+				t.Errorf("%s: %q does not mention %q", tc.code, tok.ErrorDescription, w)
+			}
+		}
+	}
+	srv.Advance(15 * time.Minute)
+	for _, tc := range []struct {
+		da    deviceAuthAnswer
+		words []string
+	}{
+		{pending, []string{"nobody approved", pending.UserCode, "ApproveDevice", "authorize_device"}},
+		{unpolled, []string{"was approved", "authorize_device"}},
+	} {
+		tok := wantPoll(t, srv, app.ClientID, tc.da.DeviceCode, "expired_token")
+		for _, w := range tc.words {
+			if !strings.Contains(tok.ErrorDescription, w) {
+				t.Errorf("expired_token of %s: %q does not mention %q", tc.da.UserCode, tok.ErrorDescription, w)
+			}
+		}
+	}
+}
+
+// TestDeviceUserCodesThrottled guesses user codes at the verification
+// page: the fifth wrong code within a minute is answered slow_down, and
+// then every code is refused, the right one too, until the minute on the
+// fake's clock has passed.
+func TestDeviceUserCodesThrottled(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	app := oauthApp(t, srv, "https://cli.example.com/cb", platform.ScopeUserReadUser)
+	_, da := deviceStart(t, srv, app.ClientID, nil)
+	page := func(code string) oauthResponse {
+		return oauthDo(t, http.MethodGet, srv.AuthURL()+"oauth/device?"+url.Values{"user_code": {code}}.Encode(), nil, nil)
+	}
+	guesses := []string{"BCDF-GHJB", "BCDF-GHJC", "BCDF-GHJD", "BCDF-GHJF"}
+	for _, g := range guesses {
+		oauthPage(t, page(g), http.StatusBadRequest, "not a pending device sign-in")
+		srv.Advance(10 * time.Second)
+	}
+	slow := page("BCDF-GHJG")
+	oauthPage(t, slow, http.StatusTooManyRequests, "slow_down")
+	if got := slow.header.Get("Retry-After"); got != "20" {
+		t.Errorf("Retry-After %q, want 20 (the rest of the minute)", got)
+	}
+	// The right code is refused too, on the page and in the form.
+	oauthPage(t, page(da.UserCode), http.StatusTooManyRequests, "too many wrong user codes")
+	srv.Advance(19 * time.Second)
+	oauthPage(t, page(da.UserCode), http.StatusTooManyRequests)
+	srv.Advance(time.Second)
+	f := deviceConsent(t, srv, da.UserCode)
+	oauthPage(t, deviceDecide(t, srv, f, "authorize", nil), http.StatusOK, "Device signed in")
+	wantPoll(t, srv, app.ClientID, da.DeviceCode, "")
 }

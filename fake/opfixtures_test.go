@@ -348,6 +348,10 @@ var opFixtures = map[string]opFixture{
 		w.change("dev")
 		return opCall{vals: map[string]string{"branch": "dev"}}
 	},
+	"cancel_branch_changes": func(w *opWorld, _ string) opCall {
+		w.change("dev")
+		return opCall{vals: map[string]string{"branch": "dev"}}
+	},
 	"update_branch_cluster_config": opOnBody("dev", `{"cluster_size":"PS_20"}`),
 
 	// billing (January's invoice of acme; a card on file)

@@ -48,9 +48,9 @@ var scopeResources = []string{
 	platform.ScopeResourceDatabase, platform.ScopeResourceBranch,
 }
 
-// adminScope is the scope column's organization:admin (see the rules
-// above).
-const adminScope = "admin"
+// adminScope is the name of the scope column's organization:admin (see
+// the rules above).
+var adminScope = platform.ScopeOrganizationAdmin.Name()
 
 // knownScopes are the scopes operations.tsv names: the ones an application
 // may ask for (all but organization:admin), sorted.

@@ -166,7 +166,12 @@
 // resizing and resize_in_progress. The DELETE of a branch's resizes
 // cancels its queued or resizing request, whichever kind (the reference
 // names it cancel_branch_change_request): nothing of it applies; with none
-// in flight it is a 422 naming the state of the branch's latest request. A
+// in flight it is a 422 naming the state of the branch's latest request.
+// The DELETE of a branch's changes (cancel_branch_changes, which the
+// service's own command-line tool sends to cancel a PostgreSQL resize)
+// cancels its change request while it is queued only: none queued, one
+// already resizing (too late) or a resize request of the query routers is
+// a 422 naming the request's state, and changes nothing. A
 // new branch starts from the defaults, not from its parent's requests.
 //
 // Bouncers pool the connections of PostgreSQL branches (the reference's
@@ -542,6 +547,44 @@
 // rows read, returned and affected, total, p50, p99 and max latency in
 // milliseconds, first and last seen). Addresses signed before a Restore
 // are refused as changed.
+//
+// The OAuth server (oauth.go, oauthdevice.go, oauthpage.go):
+//
+//   - A scope name without a resource, as the service's command-line tool
+//     asks for at sign-in (read_databases write_databases read_user
+//     read_organization), is the scope on the organization, or on the user
+//     when only the user has it (read_user); at the device flow and the
+//     authorization page alike, every requested scope must be one of the
+//     application's (else invalid_scope), and the user is asked for the
+//     application's scopes. Applications are configured with qualified
+//     names.
+//   - Revocation (POST /oauth/revoke, RFC 7009) authenticates the client
+//     as the device flow does (client_id; client_secret checked when sent,
+//     or HTTP Basic), answers 200 with no body also for an unknown token,
+//     refuses a token of another client (400 unauthorized_client), and
+//     ends the whole sign-in: its access and refresh tokens both, whichever
+//     is revoked.
+//   - An application may be created with a client ID and secret of the
+//     caller's choosing (printable ASCII, no spaces, 1 to 200 characters);
+//     another application's client ID is refused.
+//   - Auto-approval approves a device sign-in as it starts, as the
+//     signed-in user with the auto-approval consent; if that consent
+//     cannot be granted the sign-in waits, and the verification page says
+//     why. [Server.ApproveDevice] and [Server.DenyDevice] decide a device
+//     sign-in as the signed-in user (the admin user unless SignIn named
+//     another), with the auto-approval consent if set, else the user's
+//     default organization.
+//   - The consent forms are bound to the browser that opened their page:
+//     an HttpOnly SameSite=Lax cookie for /oauth holds a random session,
+//     and the form's csrf_token is an HMAC of it and the signed-in user
+//     under the server's random key; a POST without it, or from another
+//     site (Origin, Sec-Fetch-Site), is a 403 page, checked before
+//     anything else. Wrong user codes at the verification page are
+//     throttled per client IP on the fake's clock (the 5th within a
+//     minute: 429 slow_down; then every code until the minute ends: 429),
+//     a count not kept in snapshots. The pages send X-Frame-Options DENY
+//     and frame-ancestors 'none', and are rendered under the server's lock
+//     and written to the client after it is released.
 //
 // Billing (invoices and the payment method):
 //

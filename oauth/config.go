@@ -44,10 +44,7 @@ type Config struct {
 // string; x/oauth2 sends them as an RFC 6749 form body, which the platform
 // accepts as well, and which keeps the secret out of URLs and access logs.
 func (c *Config) OAuth2() *oauth2.Config {
-	base := strings.TrimSuffix(c.AuthURL, "/")
-	if base == "" {
-		base = DefaultAuthURL
-	}
+	base := c.baseURL()
 	return &oauth2.Config{
 		ClientID:     c.ClientID,
 		ClientSecret: c.ClientSecret,
@@ -60,6 +57,14 @@ func (c *Config) OAuth2() *oauth2.Config {
 			AuthStyle:     oauth2.AuthStyleInParams,
 		},
 	}
+}
+
+// baseURL is AuthURL without its trailing slash, or DefaultAuthURL.
+func (c *Config) baseURL() string {
+	if base := strings.TrimSuffix(c.AuthURL, "/"); base != "" {
+		return base
+	}
+	return DefaultAuthURL
 }
 
 // AuthCodeURL returns the address of the consent page to send the user to:

@@ -3,8 +3,6 @@ package oauth_test
 import (
 	"context"
 	"errors"
-	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -44,18 +42,17 @@ func startDevice(t *testing.T) (*fake.Server, *oauth.Config, *oauth2.DeviceAuthR
 	return srv, cfg, da
 }
 
-// decideDevice does what the user does in a browser: submits the consent
-// form of the verification page for the user code with decision.
+// decideDevice does what the user does in a browser: approves or denies
+// the device sign-in of userCode on the verification page (decision
+// "authorize" or "deny"), through the fake's Go API.
 func decideDevice(t *testing.T, srv *fake.Server, userCode, decision string) {
 	t.Helper()
-	form := url.Values{"user_code": {userCode}, "decision": {decision}, "organization": {srv.Org()}}
-	resp, err := http.PostForm(srv.AuthURL()+"oauth/device", form)
-	if err != nil {
-		t.Fatal(err)
+	decide := srv.ApproveDevice
+	if decision == "deny" {
+		decide = srv.DenyDevice
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("%s on the verification page: status %d", decision, resp.StatusCode)
+	if err := decide(userCode); err != nil {
+		t.Fatalf("%s: %v", decision, err)
 	}
 }
 
@@ -180,5 +177,43 @@ func TestDeviceAuthRefused(t *testing.T) {
 	var re *oauth2.RetrieveError
 	if !errors.As(err, &re) || re.ErrorCode != "invalid_client" {
 		t.Errorf("DeviceAuth of an unknown client = %v, want an *oauth2.RetrieveError invalid_client", err)
+	}
+}
+
+// TestDeviceSignInBareScopes signs in with the scopes a command-line tool
+// writes without resources, approved by the fake's auto-approval as the
+// sign-in starts.
+func TestDeviceSignInBareScopes(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	app, err := srv.CreateOAuthApplication(srv.Org(), fake.OAuthAppSpec{
+		Name: "Platform CLI", Domain: "https://cli.example.com", RedirectURI: "https://cli.example.com/cb",
+		Scopes: []platform.Scope{
+			platform.ScopeOrganizationReadDatabases, platform.ScopeOrganizationWriteDatabases,
+			platform.ScopeUserReadUser, platform.ScopeOrganizationReadOrganization,
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.SetAutoApprove(&fake.Consent{})
+	cfg := &oauth.Config{ClientID: app.ClientID, AuthURL: srv.AuthURL(), Scopes: []string{"read_databases", "write_databases", "read_user", "read_organization"}}
+	da, err := cfg.DeviceAuth(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := cfg.DeviceAccessToken(t.Context(), da, srv.Sleep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := pollsOf(srv); n != 1 {
+		t.Errorf("%d polls, want 1: auto-approval approves as the sign-in starts", n)
+	}
+	client, err := platform.NewClient(platform.WithBaseURL(srv.URL()), platform.WithTokenSource(oauth2.StaticTokenSource(tok)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Databases.List(t.Context(), &platform.ListDatabasesParams{Organization: srv.Org()}); err != nil {
+		t.Errorf("listing databases with the token: %v", err)
 	}
 }

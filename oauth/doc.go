@@ -46,4 +46,8 @@
 //	}
 //	fmt.Printf("Open %s and enter the code %s\n", da.VerificationURI, da.UserCode)
 //	tok, err := cfg.DeviceAccessToken(ctx, da, nil) // polls until the user decides
+//
+// Signing out revokes the token at the platform ([Config.Revoke], RFC
+// 7009): the access token and the refresh token of that sign-in both stop
+// working.
 package oauth

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"golang.org/x/oauth2"
@@ -47,7 +46,7 @@ func ExampleConfig_CallbackHandler() {
 
 // ExampleConfig_DeviceAccessToken signs a command-line tool's user in with
 // the device flow, against a fake server: the user's approval in a browser
-// is played by posting the verification page's form, and the polls wait on
+// is played by the fake's ApproveDevice, and the polls wait on
 // the fake's clock (srv.Sleep) instead of the wall clock.
 func ExampleConfig_DeviceAccessToken() {
 	srv, err := fake.New()
@@ -72,12 +71,11 @@ func ExampleConfig_DeviceAccessToken() {
 	}
 	fmt.Printf("open %s and enter the %d-character code\n", strings.TrimPrefix(da.VerificationURI, srv.AuthURL()), len(da.UserCode))
 
-	// The user approves on the verification page.
-	resp, err := http.PostForm(srv.AuthURL()+"oauth/device", url.Values{"user_code": {da.UserCode}, "decision": {"authorize"}})
-	if err != nil {
+	// The user approves on the verification page; in a test, the fake
+	// approves for them.
+	if err := srv.ApproveDevice(da.UserCode); err != nil {
 		log.Fatal(err)
 	}
-	resp.Body.Close()
 
 	tok, err := cfg.DeviceAccessToken(ctx, da, srv.Sleep)
 	if err != nil {

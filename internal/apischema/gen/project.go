@@ -77,6 +77,7 @@ func projectOperations(defs map[string]*refSchema) map[string]*apischema.Operati
 		"diff_branch":                       {Method: "GET", Path: branch + "/diff", Status: 200, Source: "project", Response: diff},
 		"get_deploy_request_diff":           {Method: "GET", Path: "/v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/diff", Status: 200, Source: "project", Response: diff},
 		"refresh_branch_schema":             {Method: "POST", Path: branch + "/refresh-schema", Status: 204, Source: "project"},
+		"cancel_branch_changes":             {Method: "DELETE", Path: branch + "/changes", Status: 204, Source: "project"},
 		"get_branch_routing_rules":          {Method: "GET", Path: branch + "/routing-rules", Status: 200, Source: "project", Response: document()},
 		"update_branch_routing_rules":       {Method: "PATCH", Path: branch + "/routing-rules", Status: 200, Source: "project", Response: document()},
 		"oauth_authorize_device": {Method: "POST", Path: "{auth_url}/oauth/authorize_device", Status: 200, Source: "project", Response: &apischema.Schema{
