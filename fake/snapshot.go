@@ -275,6 +275,7 @@ func (s *Server) install(ld *loader) {
 	s.org, s.admin, s.adminToken = ld.org, ld.admin, ld.adminToken
 	s.failNext = ld.failNext
 	s.session = ld.session
+	s.codeTries = nil // counted on the old clock
 	if !s.clock.real {
 		s.clock.now = ld.now
 	}
