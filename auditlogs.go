@@ -10,6 +10,8 @@ import (
 // through the API, who made it, to what, from where and when.
 type AuditLog struct {
 	ID string `json:"id"`
+	// Type is the object's type, "AuditLogEvent".
+	Type string `json:"type"`
 	// ActorType is "ServiceToken" or "User" (a person, through an OAuth
 	// token or the web).
 	ActorID          *string `json:"actor_id"`

@@ -85,6 +85,13 @@ type Branch struct {
 	DeletedAt                         *Timestamp     `json:"deleted_at"`
 	SchemaLastUpdatedAt               *Timestamp     `json:"schema_last_updated_at"`
 	RestoreChecklistCompletedAt       *Timestamp     `json:"restore_checklist_completed_at"`
+
+	// ClusterDisplayName is the cluster size's display name ("PS-10"),
+	// ClusterArchitecture its processor architecture (nil when the size
+	// names none), and Replicas the branch's replica count.
+	ClusterDisplayName  string  `json:"cluster_display_name"`
+	ClusterArchitecture *string `json:"cluster_architecture"`
+	Replicas            int     `json:"replicas"`
 }
 
 // BranchSchema is a branch's schema: its tables, ordered by keyspace and

@@ -425,6 +425,7 @@ func (e *auditRec) render(org *orgRec) *platform.AuditLog {
 	at := platform.NewTimestamp(e.at)
 	l := &platform.AuditLog{
 		ID:                   auditID(e.seq),
+		Type:                 "AuditLogEvent",
 		ActorDisplayName:     e.actor.name,
 		AuditableID:          &org.id,
 		AuditableType:        platform.Ptr("Organization"),

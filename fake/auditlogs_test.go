@@ -85,6 +85,9 @@ func TestAuditLogRecordsEveryChange(t *testing.T) {
 				t.Fatalf("%d entries, want 1", len(got))
 			}
 			e := got[0]
+			if e.Type != "AuditLogEvent" {
+				t.Errorf("type %q, want AuditLogEvent", e.Type)
+			}
 			tok := w.srv.AdminToken().ID
 			if e.ActorID == nil || *e.ActorID != tok || e.ActorType == nil || *e.ActorType != "ServiceToken" || e.ActorDisplayName == "" {
 				t.Errorf("actor %v %v %q, want the admin token %s", e.ActorType, e.ActorID, e.ActorDisplayName, tok)

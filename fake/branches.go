@@ -549,6 +549,15 @@ func (s *Server) renderBranch(b *branchRec) *platform.Branch {
 		SchemaLastUpdatedAt:  ptrTime(b.schemaUpdated),
 	}
 	renderVTGate(out, b)
+	if sku := skuByName[out.ClusterName]; sku != nil {
+		out.ClusterDisplayName = sku.displayName
+		if sku.architecture != "" {
+			out.ClusterArchitecture = platform.Ptr(sku.architecture)
+		}
+	}
+	if b.production {
+		out.Replicas = b.db.replicas
+	}
 	if b.parent != "" {
 		out.ParentBranch = platform.Ptr(b.parent)
 	}

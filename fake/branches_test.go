@@ -836,3 +836,27 @@ func TestBranchErrorsAreAPIErrors(t *testing.T) {
 		t.Errorf("error %v, want ErrUnprocessable", err)
 	}
 }
+
+// TestBranchClusterFields checks what the service's official client reads
+// of a branch besides the reference's fields: its cluster size's display
+// name and architecture, and its replica count (a production branch has
+// its database's replicas, a development branch none).
+func TestBranchClusterFields(t *testing.T) {
+	t.Parallel()
+	e := newBranchEnv(t, "app-db")
+	if _, err := e.c.Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: e.org, Name: "ha-db", ClusterSize: "PS_10", Replicas: platform.Ptr(2)}); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Advance(time.Hour)
+	main, err := e.c.Branches.Get(t.Context(), &platform.BranchParams{Organization: e.org, Database: "ha-db", Branch: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := e.create("dev", true)
+	if main.ClusterDisplayName != "PS-10" || main.ClusterArchitecture != nil || main.Replicas != 2 {
+		t.Errorf("main: display name %q, architecture %v, replicas %d; want PS-10, none, 2", main.ClusterDisplayName, main.ClusterArchitecture, main.Replicas)
+	}
+	if dev.ClusterDisplayName == "" || dev.Replicas != 0 {
+		t.Errorf("dev: display name %q, replicas %d; want its size's display name and none", dev.ClusterDisplayName, dev.Replicas)
+	}
+}

@@ -365,18 +365,26 @@ func getBranchQuery(c *call) (any, error) {
 	return renderBranchQuery(q), nil
 }
 
-// queryOf reads the {fingerprint} of the path and the required keyspace
-// parameter, and finds the query: a 404 when no sample kept is of it.
+// queryOf reads the {fingerprint} of the path and the keyspace parameter,
+// and finds the query: a 404 when no sample kept is of it. Without a
+// keyspace (the service's official client sends none) the fingerprint's
+// one keyspace is meant; a 400 asks for it when the fingerprint ran in
+// several.
 func (c *call) queryOf(b *branchRec) (*queryPattern, trafficFilter, error) {
 	f, err := c.insightsWindow()
 	if err != nil {
 		return nil, f, err
 	}
-	ks := c.r.URL.Query().Get("keyspace")
+	fp, ks := c.r.PathValue("fingerprint"), c.r.URL.Query().Get("keyspace")
 	if ks == "" {
-		return nil, f, badRequest("keyspace is required")
+		switch kss := b.traffic.keyspacesOf(fp); {
+		case len(kss) == 1:
+			ks = kss[0]
+		case len(kss) > 1:
+			return nil, f, badRequest("keyspace is required: query %s ran in keyspaces %s", fp, strings.Join(kss, ", "))
+		}
 	}
-	p := b.traffic.pattern(ks, c.r.PathValue("fingerprint"))
+	p := b.traffic.pattern(ks, fp)
 	if p == nil {
 		return nil, f, notFound()
 	}

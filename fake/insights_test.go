@@ -403,8 +403,6 @@ func TestInsightsRefusals(t *testing.T) {
 		{base + "/tags?values_limit=101", http.StatusBadRequest, "values_limit must be an integer from 1 to 100"},
 		{base + "/tags/route?literal_values_only=maybe", http.StatusBadRequest, "literal_values_only"},
 		{base + "/tags/summaries?sort=nothing", http.StatusBadRequest, `sort "nothing"`},
-		{base + "/" + lookup, http.StatusBadRequest, "keyspace is required"},
-		{base + "/" + lookup + "/summary", http.StatusBadRequest, "keyspace is required"},
 		{base + "/" + lookup + "?keyspace=other", http.StatusNotFound, "Not Found"},
 		{base + "/0000000000000000/summary?keyspace=" + trafficDB, http.StatusNotFound, "Not Found"},
 		{base + "/" + lookup + "/summary-not?keyspace=" + trafficDB, http.StatusNotFound, "Not Found"},
@@ -419,6 +417,35 @@ func TestInsightsRefusals(t *testing.T) {
 		if r.status != tc.status || !strings.Contains(strings.ReplaceAll(string(r.body), `\"`, `"`), tc.want) {
 			t.Errorf("GET %s: %d %s; want %d naming %s", tc.path, r.status, r.body, tc.status, tc.want)
 		}
+	}
+}
+
+// TestInsightsQueryWithoutKeyspace checks that a query's statistics and
+// summary, asked for without a keyspace as the service's official client
+// does, are those of the fingerprint's one keyspace, and that a 400 asks
+// for the keyspace once the fingerprint ran in two.
+func TestInsightsQueryWithoutKeyspace(t *testing.T) {
+	t.Parallel()
+	srv, _ := newTrafficServer(t)
+	lookup, _ := insightsMix(t, srv)
+	base := "/v1/organizations/" + srv.Org() + "/databases/" + trafficDB + "/branches/main/insights/" + lookup
+	for _, path := range []string{base, base + "/summary"} {
+		with := send(t, srv, http.MethodGet, path+"?keyspace="+trafficDB, admin(srv), "")
+		without := send(t, srv, http.MethodGet, path, admin(srv), "")
+		wantStatus(t, without, http.StatusOK)
+		if diff := cmp.Diff(string(with.body), string(without.body)); diff != "" {
+			t.Errorf("GET %s without a keyspace (-with +without):\n%s", path, diff)
+		}
+	}
+	if err := srv.AddKeyspace(srv.Org(), trafficDB, "main", "other", 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.RecordQueries(srv.Org(), trafficDB, "main", fake.QuerySample{SQL: "SELECT * FROM users WHERE id = 9", Keyspace: "other", Duration: time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	r := send(t, srv, http.MethodGet, base, admin(srv), "")
+	if r.status != http.StatusBadRequest || !strings.Contains(string(r.body), "keyspace is required") {
+		t.Errorf("GET %s with the query in two keyspaces: %d %s, want 400 asking for the keyspace", base, r.status, r.body)
 	}
 }
 

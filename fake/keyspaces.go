@@ -353,10 +353,14 @@ func (st keyspaceSettings) with(p *platform.UpdateKeyspaceParams, clearVector bo
 		}
 		switch *d.Strategy {
 		case platform.DurabilityAvailable, platform.DurabilityLag, platform.DurabilityAlways:
+			next.durability = platform.Ptr(*d.Strategy)
+		case "":
+			// The service's official client reads a keyspace without a
+			// strategy (null) as "" and sends it back with its other
+			// settings: it leaves the strategy as it is.
 		default:
 			return next, unprocessable("replication_durability_constraints.strategy %q is not available, lag or always", *d.Strategy)
 		}
-		next.durability = platform.Ptr(*d.Strategy)
 	}
 	if f := p.VReplicationFlags; f != nil {
 		setIf(&next.vreplication.OptimizeInserts, f.OptimizeInserts)

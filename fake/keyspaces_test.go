@@ -490,6 +490,9 @@ func TestKeyspaceUpdateWithoutChange(t *testing.T) {
 		{},
 		{NodeTTLStrategy: platform.Ptr(before.NodeTTLStrategy), VTTabletOptions: platform.Ptr(map[string]string{})},
 		{VReplicationFlags: &platform.VReplicationFlagsParams{OptimizeInserts: platform.Ptr(false)}, ClearVectorPoolAllocation: true},
+		// The service's official client sends back a strategy it read as
+		// null as "".
+		{ReplicationDurabilityConstraints: &platform.ReplicationDurabilityConstraints{Strategy: platform.Ptr(platform.DurabilityStrategy(""))}},
 	} {
 		p.Organization, p.Database, p.Branch, p.Keyspace = srv.Org(), ksDB, "main", ksDB
 		got, err := c.Keyspaces.Update(t.Context(), &p)

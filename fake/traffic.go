@@ -317,6 +317,22 @@ func (t *branchTraffic) pattern(keyspace, fingerprint string) *queryPattern {
 	return t.patterns[patternKey{keyspace, fingerprint}]
 }
 
+// keyspacesOf returns, in order, the keyspaces a fingerprint's kept
+// samples ran in.
+func (t *branchTraffic) keyspacesOf(fingerprint string) []string {
+	if t == nil {
+		return nil
+	}
+	var out []string
+	for k := range t.patterns {
+		if k.fingerprint == fingerprint {
+			out = append(out, k.keyspace)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // tag returns the value of a sample's tag key, and whether it has it. The
 // system key query_fingerprint is every sample's fingerprint.
 func (q *querySample) tag(key string) (string, bool) {

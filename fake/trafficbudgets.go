@@ -2,6 +2,7 @@ package fake
 
 import (
 	"encoding/json"
+	"errors"
 	"html"
 	"net/netip"
 	"regexp"
@@ -474,10 +475,46 @@ func deleteTrafficBudget(c *call) (any, error) {
 	return nil, nil
 }
 
-func createTrafficRule(c *call, p *platform.CreateTrafficRuleParams) (any, error) {
+// trafficRuleBody is the body of create_traffic_rule: the fields of
+// platform.CreateTrafficRuleParams, whose tags may also be objects, as the
+// service's official Go client sends them.
+type trafficRuleBody struct {
+	Kind        *platform.TrafficRuleKind `json:"kind"`
+	Keyspace    *string                   `json:"keyspace"`
+	Fingerprint *string                   `json:"fingerprint"`
+	Tags        []ruleTag                 `json:"tags"`
+}
+
+// ruleTag is a tag of a rule's body: "key=value", or an object with a key
+// and a value (its other fields, such as type and key_id, are ignored).
+type ruleTag string
+
+// UnmarshalJSON reads either form into "key=value".
+func (t *ruleTag) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*t = ruleTag(s)
+		return nil
+	}
+	var o struct {
+		Key   string `json:"key"`
+		Value string `json:"value"`
+	}
+	if err := json.Unmarshal(b, &o); err != nil {
+		return errors.New("a tag is a string key=value or an object with a key and a value")
+	}
+	*t = ruleTag(o.Key + "=" + o.Value)
+	return nil
+}
+
+func createTrafficRule(c *call, body *trafficRuleBody) (any, error) {
 	bg, err := c.trafficBudget("budget_id")
 	if err != nil {
 		return nil, err
+	}
+	p := &platform.CreateTrafficRuleParams{Kind: body.Kind, Keyspace: body.Keyspace, Fingerprint: body.Fingerprint}
+	for _, tag := range body.Tags {
+		p.Tags = append(p.Tags, string(tag))
 	}
 	spec, err := checkTrafficRule(bg, p)
 	if err != nil {

@@ -384,6 +384,24 @@ func TestTrafficRuleTags(t *testing.T) {
 	}
 }
 
+// TestTrafficRuleTagObjects checks that a rule's tag sent as an object, as
+// the service's official Go client sends it, is the tag "key=value", and
+// that a tag of another JSON type is a 400.
+func TestTrafficRuleTagObjects(t *testing.T) {
+	t.Parallel()
+	srv, c := newTrafficServer(t)
+	bg := trafficCreate(t, srv, c, "main", platform.CreateTrafficBudgetParams{Name: "b"})
+	path := trafficPath(srv, "main") + "/" + bg.ID + "/rules"
+	r := send(t, srv, "POST", path, admin(srv), `{"kind":"match","tags":[{"type":"","key_id":"","key":"route","value":"login"}]}`)
+	wantStatus(t, r, http.StatusCreated)
+	rule := decode[platform.TrafficRule](t, r)
+	if len(rule.Tags) != 1 || rule.Tags[0].String() != "route=login" {
+		t.Errorf("tags %v, want route=login", rule.Tags)
+	}
+	r = send(t, srv, "POST", path, admin(srv), `{"tags":[7]}`)
+	wantStatus(t, r, http.StatusBadRequest)
+}
+
 func TestTrafficRuleKindsAndFingerprints(t *testing.T) {
 	t.Parallel()
 	srv, c := newTrafficServer(t)

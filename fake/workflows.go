@@ -187,7 +187,9 @@ func createWorkflow(c *call, p *platform.CreateWorkflowParams) (any, error) {
 		return nil, unprocessable("source_keyspace and target_keyspace are both %q; a workflow moves tables between two keyspaces", source.name)
 	}
 	var global *keyspaceRec
-	if p.GlobalKeyspace != nil {
+	// An empty global keyspace is none: the service's official
+	// command-line tool sends "" when --global-keyspace is not given.
+	if p.GlobalKeyspace != nil && *p.GlobalKeyspace != "" {
 		if global, err = workflowKeyspace(b, "global_keyspace", *p.GlobalKeyspace); err != nil {
 			return nil, err
 		}

@@ -558,6 +558,23 @@ func TestCreateWorkflowRefusals(t *testing.T) {
 	}
 }
 
+// TestWorkflowCreateEmptyGlobalKeyspace checks that a global keyspace of
+// "", as the service's command-line tool sends without --global-keyspace,
+// is none.
+func TestWorkflowCreateEmptyGlobalKeyspace(t *testing.T) {
+	t.Parallel()
+	e := newWFEnv(t)
+	p := wfCreate(e.srv)
+	p.GlobalKeyspace = platform.Ptr("")
+	wf, err := e.c.Workflows.Create(t.Context(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wf.GlobalKeyspace != nil {
+		t.Errorf("global keyspace %v, want none", wf.GlobalKeyspace)
+	}
+}
+
 // TestWorkflowsOnAnotherBranch moves a table on dev, which takes direct
 // DDL: a table dropped from the source before completion is a 422 naming
 // it, and the workflow stays in cutover.

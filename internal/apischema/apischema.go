@@ -40,7 +40,11 @@ type Schema struct {
 	// Enum are the values a string may take; empty for any.
 	Enum []string `json:"enum,omitempty"`
 	// Required are the properties an object always has.
-	Required   []string           `json:"required,omitempty"`
+	Required []string `json:"required,omitempty"`
+	// Optional are the properties a client reads that the service may
+	// leave out (the official client's omitempty): Validate does not report
+	// them missing.
+	Optional   []string           `json:"optional,omitempty"`
 	Properties map[string]*Schema `json:"properties,omitempty"`
 	// Values is the schema of the values of an object used as a map (its
 	// keys are data, not names); nil when they are not described.
@@ -57,6 +61,31 @@ func Load() (*File, error) {
 	var f File
 	if err := json.Unmarshal(schemaJSON, &f); err != nil {
 		return nil, fmt.Errorf("apischema: schema.json: %w", err)
+	}
+	return &f, nil
+}
+
+// ClientFile is what the live service's official client decodes (see
+// clientgen/, run by hand): the response types it reads, each named by
+// the first operation, in name order, whose body it decodes into it, with
+// the JSON names and kinds of their fields; and, for each operation, the
+// types its success body is decoded into (more than one where several
+// methods of the client call it). Its schemas allow null everywhere and
+// require nothing: presence is the checker's rule (Validate reports a
+// property missing).
+type ClientFile struct {
+	Types      map[string]*Schema  `json:"types"`
+	Operations map[string][]string `json:"operations"`
+}
+
+//go:embed client.json
+var clientJSON []byte
+
+// LoadClient returns the client file.
+func LoadClient() (*ClientFile, error) {
+	var f ClientFile
+	if err := json.Unmarshal(clientJSON, &f); err != nil {
+		return nil, fmt.Errorf("apischema: client.json: %w", err)
 	}
 	return &f, nil
 }
@@ -105,7 +134,7 @@ func (s *Schema) validate(path string, v any, exempt Exempt, out *[]string) {
 			}
 		}
 		for _, name := range sortedKeys(s.Properties) {
-			if _, ok := obj[name]; !ok && !slices.Contains(s.Required, name) {
+			if _, ok := obj[name]; !ok && !slices.Contains(s.Required, name) && !slices.Contains(s.Optional, name) {
 				report("missing", name, "property %q is missing: the schema has it optional, but the service sends it and clients read it", name)
 			}
 		}

@@ -117,3 +117,63 @@ func TestLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateOptional checks that a property a client may go without is
+// not reported missing, and is still held to its kind when present.
+func TestValidateOptional(t *testing.T) {
+	t.Parallel()
+	s := &Schema{Type: "object", Optional: []string{"units"}, Properties: map[string]*Schema{
+		"name": {Type: "string"}, "units": {Type: "array"},
+	}}
+	for body, want := range map[string][]string{
+		`{"name":"x"}`:             nil,
+		`{"name":"x","units":"s"}`: {`$.units: the string "s", want an array`},
+		`{"units":[]}`:             {`$: property "name" is missing: the schema has it optional, but the service sends it and clients read it`},
+	} {
+		var v any
+		if err := json.Unmarshal([]byte(body), &v); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, s.Validate(v, nil)); diff != "" {
+			t.Errorf("%s: problems (-want +got):\n%s", body, diff)
+		}
+	}
+}
+
+// TestClientFacts checks the committed client file: every operation's types
+// are in it, and a price the official client reads as an integer fails
+// when it is not a whole number, as the fake's contract test relies on.
+func TestClientFacts(t *testing.T) {
+	t.Parallel()
+	f, err := LoadClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for op, types := range f.Operations {
+		for _, name := range types {
+			if f.Types[name] == nil {
+				t.Errorf("%s decodes into %s, which the file does not describe", op, name)
+			}
+		}
+	}
+	types := f.Operations["list_cluster_size_skus"]
+	if len(types) != 1 {
+		t.Fatalf("list_cluster_size_skus decodes into %v, want one type", types)
+	}
+	s := f.Types[types[0]]
+	var whole, half any
+	if err := json.Unmarshal([]byte(`[{"name":"PS_5","replica_rate":2}]`), &whole); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(`[{"name":"PS_5","replica_rate":2.5}]`), &half); err != nil {
+		t.Fatal(err)
+	}
+	kinds := func(_, kind, _ string) bool { return kind == "missing" }
+	if got := s.Validate(whole, kinds); len(got) > 0 {
+		t.Errorf("a whole replica_rate: %v, want no problem", got)
+	}
+	want := []string{`$[0].replica_rate: the number 2.5, want an integer`}
+	if diff := cmp.Diff(want, s.Validate(half, kinds)); diff != "" {
+		t.Errorf("replica_rate 2.5: problems (-want +got):\n%s", diff)
+	}
+}
