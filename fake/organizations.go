@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/dbplatform/platform-go"
@@ -41,7 +42,7 @@ type memberRec struct {
 
 func organizationRoutes() []route {
 	return []route{
-		{pattern: "GET /v1/organizations", op: "list_organizations", handler: read(listOrganizations)},
+		{pattern: "GET /v1/organizations", op: "list_organizations", ownView: true, handler: read(listOrganizations)},
 		{pattern: "GET /v1/organizations/{organization}", op: "get_organization", handler: read(getOrganization)},
 		{pattern: "PATCH /v1/organizations/{organization}", op: "update_organization", handler: withBody(updateOrganization)},
 		{pattern: "GET /v1/organizations/{organization}/regions", op: "list_regions_for_organization", handler: read(listOrganizationRegions)},
@@ -54,8 +55,17 @@ func organizationRoutes() []route {
 	}
 }
 
+// listOrganizations lists the organizations the credential acts in. An
+// OAuth token granted user:read_organizations sees every organization of
+// its user; one without it (a sign-in that asked for organization scopes
+// only, as the service's command-line tool does) sees the organizations
+// its grant names.
 func listOrganizations(c *call) (any, error) {
-	return filteredPageOf(c, &c.w.orgIdx, false, c.who.belongsTo, renderOrganization), nil
+	sees := c.who.belongsTo
+	if g := c.who.grant(); g != nil && !slices.Contains(g.scopes[platform.ScopeResourceUser], platform.ScopeUserReadOrganizations.Name()) {
+		sees = func(o *orgRec) bool { return c.who.belongsTo(o) && slices.Contains(g.orgs, o) }
+	}
+	return filteredPageOf(c, &c.w.orgIdx, false, sees, renderOrganization), nil
 }
 
 func getOrganization(c *call) (any, error) {

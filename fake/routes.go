@@ -37,6 +37,10 @@ type route struct {
 	// scopes admit the request, for an operation whose path has no {branch}
 	// (see scopes.go).
 	scopeBranch func(c *call) *branchRec
+	// ownView marks an operation that shows a credential only what it
+	// holds (list_organizations): every OAuth token may call it, and one
+	// without the row's scope sees only the resources its grant names.
+	ownView bool
 	handler
 	// spec is op's row of operations.tsv, filled when the table is built.
 	spec operation
@@ -323,7 +327,7 @@ func (c *call) permitted() bool {
 		return true
 	}
 	if g := c.who.grant(); g != nil {
-		return permitsOAuth(g, c.rt.spec, c.scopeTarget())
+		return c.rt.ownView || permitsOAuth(g, c.rt.spec, c.scopeTarget())
 	}
 	return c.who.mayDo(&c.rt.spec, c.db)
 }

@@ -91,6 +91,11 @@ func scopeCases(op tsvOperation) []opCase {
 		}
 	}
 	cases := []opCase{{name: "lacking", auth: grant(scopeConsent, rest...)}}
+	if op.method == http.MethodGet && op.path == "/v1/organizations" { // list_organizations
+		// It shows a credential only what it holds: without the scope, the
+		// organizations the grant names (TestListOrganizationsOwnView).
+		cases[0].allow = true
+	}
 	if slices.Contains(op.scopes[platform.ScopeResourceOrganization], "admin") {
 		// organization:admin: the admin user's token passes whatever it
 		// was granted; a member's (an admin of globex only) with every
@@ -425,5 +430,37 @@ func TestOAuthPlainBranchNeedsWriteBranches(t *testing.T) {
 	writer := oauthClient(t, w.srv, oauthGrant(t, w.srv, consent, platform.ScopeDatabaseWriteBranches))
 	if err := create(writer, "plain"); err != nil {
 		t.Fatalf("creating a branch with database:write_branches: %v", err)
+	}
+}
+
+// TestListOrganizationsOwnView checks list_organizations for OAuth tokens:
+// a sign-in that asked for organization scopes only (as the service's
+// command-line tool does, with bare scope names) lists the organizations
+// its grant names, and one granted user:read_organizations every
+// organization of its user.
+func TestListOrganizationsOwnView(t *testing.T) {
+	t.Parallel()
+	w := scopeWorld(t)
+	for _, tc := range []struct {
+		name   string
+		scopes []platform.Scope
+		want   []string
+	}{
+		{"organization scopes only", []platform.Scope{platform.ScopeOrganizationReadOrganization}, []string{"acme"}},
+		{"user:read_organizations", []platform.Scope{platform.ScopeUserReadOrganizations}, []string{"acme", "globex"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			access := oauthGrant(t, w.srv, fake.Consent{Organizations: []string{"acme"}}, tc.scopes...)
+			var got []string
+			for org, err := range oauthClient(t, w.srv, access).Organizations.All(t.Context(), nil) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, org.Name)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("organizations (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
