@@ -562,6 +562,15 @@ func at(err error, format string, args ...any) error {
 	return &snapPathError{elem, err}
 }
 
+// snapCheck is the refusal of a check the API makes (checkName,
+// checkClusterSize), without its status.
+func snapCheck(err error) error {
+	if e, ok := err.(*apiError); ok {
+		return errors.New(e.message)
+	}
+	return err
+}
+
 // snapName checks a name the API checks with checkName when it is
 // created.
 func snapName(name string) error {

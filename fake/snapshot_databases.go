@@ -102,7 +102,7 @@ func (ds *dbSnap) validate() error {
 	}
 	var size error
 	if kind == nil {
-		size = checkClusterSize("cluster size", ds.ClusterSize, ds.Kind)
+		size = snapCheck(checkClusterSize("cluster size", ds.ClusterSize, ds.Kind))
 	}
 	errs := []error{
 		at(snapName(ds.Name), "name"), at(kind, "kind"), at(state, "state"), at(size, "cluster_size"),
