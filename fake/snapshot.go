@@ -44,6 +44,13 @@ import (
 // Records that are gone (a deleted database or branch, a revoked token)
 // are kept when a live record still refers to them, as the server does.
 //
+// Restore refuses what the server could not have saved: values the API
+// refuses (each group checks its records next to its load, in
+// snapshot_<group>.go, at the path of the value in the document), a clock
+// at or after maxSnapTime, counters over maxSnapCounter, and documents over
+// MaxSnapshotSize or that would cost more than maxDecodeCost to decode
+// (snapshot_decode.go).
+//
 // Not in a snapshot, as they are logs or test configuration rather than
 // state: the request log, the event stream, the webhook delivery log and
 // attempts in flight (their scheduled retries are in), fault rules, the
@@ -423,8 +430,8 @@ func (ld *loader) load(snap *worldSnap) error {
 		func() error { return ld.loadDatabases(snap.Databases) },
 		func() error { return ld.loadBranches(snap.Branches) },
 		func() error { return ld.loadDatabaseContents(snap.Databases) },
-		func() error { return ld.loadApps(snap.OAuthApps) },
-		func() error { return ld.loadAuditLog(snap.AuditLog) },
+		func() error { return at(ld.loadApps(snap.OAuthApps), "oauth_applications") },
+		func() error { return at(ld.loadAuditLog(snap.AuditLog), "audit_log") },
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {
@@ -437,16 +444,16 @@ func (ld *loader) load(snap *worldSnap) error {
 		}
 	}
 	if err := ld.loadCodes(snap.OAuthCodes); err != nil {
-		return err
+		return at(err, "oauth_codes")
 	}
 	if err := ld.loadDevices(snap.OAuthDevices); err != nil {
-		return err
+		return at(err, "oauth_devices")
 	}
 	if err := ld.loadSession(snap.OAuthSession); err != nil {
-		return err
+		return at(err, "oauth_session")
 	}
 	if err := ld.loadAdmin(snap.Admin); err != nil {
-		return err
+		return at(err, "admin")
 	}
 	ld.w.inFlight = setOf(snap.InFlight)
 	ld.failNext = setOf(snap.FailNext)
