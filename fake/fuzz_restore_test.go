@@ -20,34 +20,43 @@ var updateRestoreSeeds = flag.Bool("update-restore-seeds", false, "write the sna
 const restoreSeedDir = "testdata/restore"
 
 // TestRestoreSeedSnapshots checks that the snapshots FuzzRestore starts
-// from (rich.json: richWorld's, most record kinds in it) restore and save
-// again to the same bytes: a change of the snapshot's format writes them
-// again with -update-restore-seeds.
+// from (rich.json: richWorld's, most record kinds in it; small.json:
+// retrySnapshot's, a database with a webhook retry due, quick to mutate)
+// restore and save again to the same bytes: a change of the snapshot's
+// format writes them again with -update-restore-seeds.
 func TestRestoreSeedSnapshots(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(restoreSeedDir, "rich.json")
-	if *updateRestoreSeeds {
-		data, err := richWorld(t).srv.Snapshot()
+	worlds := map[string]func(t *testing.T) []byte{
+		"rich.json": func(t *testing.T) []byte {
+			data, err := richWorld(t).srv.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return data
+		},
+		"small.json": retrySnapshot,
+	}
+	for name, world := range worlds {
+		path := filepath.Join(restoreSeedDir, name)
+		if *updateRestoreSeeds {
+			// The receiver of its webhook is gone: a port nothing listens on.
+			data := regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+`).ReplaceAll(world(t), []byte("http://127.0.0.1:9"))
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		seed, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The receiver of its webhook is gone: a port nothing listens on.
-		data = regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+`).ReplaceAll(data, []byte("http://127.0.0.1:9"))
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
+		srv := fake.NewServer(t)
+		if err := srv.Restore(seed); err != nil {
+			t.Fatalf("Restore of %s: %v; after a change of the format, run go test -run TestRestoreSeedSnapshots ./fake -update-restore-seeds", path, err)
 		}
-	}
-	seed, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := fake.NewServer(t)
-	if err := srv.Restore(seed); err != nil {
-		t.Fatalf("Restore of %s: %v; after a change of the format, run go test -run TestRestoreSeedSnapshots ./fake -update-restore-seeds", path, err)
-	}
-	if again, err := srv.Snapshot(); err != nil || !bytes.Equal(again, seed) {
-		t.Errorf("%s restored saves differently (%v); after a change of the format, run go test -run TestRestoreSeedSnapshots ./fake -update-restore-seeds:\n%s",
-			path, err, cmp.Diff(string(seed), string(again)))
+		if again, err := srv.Snapshot(); err != nil || !bytes.Equal(again, seed) {
+			t.Errorf("%s restored saves differently (%v); after a change of the format, run go test -run TestRestoreSeedSnapshots ./fake -update-restore-seeds:\n%s",
+				path, err, cmp.Diff(string(seed), string(again)))
+		}
 	}
 }
 
