@@ -132,6 +132,8 @@ func TestRestoreValidates(t *testing.T) {
 		{"unknown cluster size", set("PS_7", "databases", 0, "cluster_size"), `databases[0].cluster_size: cluster size "PS_7" is not a cluster size`},
 		{"unknown member role", set("owner", "organizations", 0, "members", 0, "role"), `organizations[0].members[0].role: "owner" is not a member role`},
 		{"branch of no database", set("nosuchdb", "branches", 0, "database"), `branches[0].database: database "nosuchdb" is not in the snapshot`},
+		{"backup schedule every 0", set(0, "databases", 0, "backup_policies", 0, "schedule", "every"), "databases[0].backup_policies[0]: frequency_value must be from 1 to 31 for frequency_unit day, got 0"},
+		{"backup schedule at hour 99", set(99, "databases", 0, "backup_policies", 0, "schedule", "hour"), `databases[0].backup_policies[0]: schedule_time "99:00" is not a time of day`},
 		{"wrong kind of value", set([]any{1, 1, 1}, "users"), "users[0]: want an object, got a number"},
 	}
 	for _, tt := range tests {
