@@ -9,9 +9,6 @@ import (
 
 // The control endpoints of snapshots (see snapshot.go).
 
-// maxSnapshotBody bounds the body of PUT /_fake/snapshot.
-const maxSnapshotBody = 256 << 20
-
 // controlSnapshotRoutes are the snapshot and reset endpoints.
 func controlSnapshotRoutes() []controlRoute {
 	return []controlRoute{
@@ -33,11 +30,11 @@ func (s *Server) controlSnapshot(*http.Request) (any, error) {
 // controlRestore serves PUT /_fake/snapshot: the body is a snapshot of GET
 // /_fake/snapshot. A refused snapshot is a 422 that says why.
 func (s *Server) controlRestore(w http.ResponseWriter, r *http.Request) (any, error) {
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxSnapshotBody))
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxSnapshotSize))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return nil, errf(http.StatusRequestEntityTooLarge, "payload_too_large", "snapshot is over the limit of %d bytes", maxSnapshotBody)
+			return nil, errf(http.StatusRequestEntityTooLarge, "payload_too_large", "snapshot is over the limit of %d bytes", MaxSnapshotSize)
 		}
 		return nil, badRequest("reading request body: %v", err)
 	}

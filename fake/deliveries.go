@@ -382,7 +382,7 @@ func (s *Server) settle(d *delivery, rec *attemptRec, status int, err error) {
 		h.enabled = false
 		h.updated = s.clock.Now()
 	}
-	if !d.retry || d.attempt > len(webhookRetryDelays) || !h.enabled {
+	if !d.retry || d.attempt < 1 || d.attempt > len(webhookRetryDelays) || !h.enabled {
 		return
 	}
 	next := *d

@@ -27,7 +27,11 @@
 // snapshotted. It leaves out logs and test settings: the request log, the
 // event stream, webhook deliveries already made or in flight (their
 // scheduled retries are in), fault rules, the rate limiter's counts and the
-// server's options.
+// server's options. [Server.Restore] checks what it loads as the API
+// checks what it is sent (names, kinds, states, bounds, references between
+// records), and the clock and counters (a clock before the year 9000,
+// counters at most 2^53); it refuses a snapshot over [MaxSnapshotSize] or
+// one whose records would take over four times its size once decoded.
 //
 // # Logs
 //

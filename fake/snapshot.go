@@ -2,13 +2,16 @@ package fake
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"reflect"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -40,6 +43,13 @@ import (
 //
 // Records that are gone (a deleted database or branch, a revoked token)
 // are kept when a live record still refers to them, as the server does.
+//
+// Restore refuses what the server could not have saved: values the API
+// refuses (each group checks its records next to its load, in
+// snapshot_<group>.go, at the path of the value in the document), a clock
+// at or after maxSnapTime, counters over maxSnapCounter, and documents over
+// MaxSnapshotSize or that would cost more than maxDecodeCost to decode
+// (snapshot_decode.go).
 //
 // Not in a snapshot, as they are logs or test configuration rather than
 // state: the request log, the event stream, the webhook delivery log and
@@ -90,6 +100,43 @@ type worldSnap struct {
 type clockSnap struct {
 	Now time.Time `json:"now"`
 	Seq uint64    `json:"seq"`
+}
+
+// maxSnapTime bounds the clock of a snapshot and the times of its
+// transitions: what the clock reaches must still be written in a snapshot
+// (years up to 9999), and an advance by the longest duration Go has
+// (292 years) from the latest time allowed here must still end before.
+var maxSnapTime = time.Date(9000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// maxSnapCounter bounds the counters of a snapshot (the clock's sequence,
+// the last deploy request's number, generations): far from overflowing,
+// however long the server that loads it runs.
+const maxSnapCounter = 1 << 53
+
+// validate checks the clock: a time it can advance from and still save,
+// a sequence it can count on from.
+func (c clockSnap) validate() error {
+	if err := snapTime(c.Now); err != nil {
+		return at(err, "now")
+	}
+	return at(snapCounter(c.Seq), "seq")
+}
+
+// snapTime checks a time the clock reaches.
+func snapTime(t time.Time) error {
+	if t.IsZero() || !t.Before(maxSnapTime) {
+		return fmt.Errorf("%s is not a time the clock can reach: it must be after %s and before %s",
+			t.Format(time.RFC3339Nano), time.Time{}.Format(time.RFC3339), maxSnapTime.Format(time.RFC3339))
+	}
+	return nil
+}
+
+// snapCounter checks a counter the server counts on from.
+func snapCounter[N int | int64 | uint64](n N) error {
+	if n < 0 || uint64(n) > maxSnapCounter {
+		return fmt.Errorf("must be from 0 to %d, got %d", uint64(maxSnapCounter), n)
+	}
+	return nil
 }
 
 // adminSnap is who Server.Org, AdminUserID and AdminToken name.
@@ -179,9 +226,13 @@ func (s *Server) fresh() (*worldSnap, error) {
 	return n.save()
 }
 
-// decodeSnapshot checks the header, then decodes the whole snapshot,
-// strictly: an unknown field is an error.
+// decodeSnapshot checks the size and the header, and what decoding would
+// cost (decodeCost), then decodes the whole snapshot, strictly: an unknown
+// field is an error.
 func decodeSnapshot(data []byte) (*worldSnap, error) {
+	if len(data) > MaxSnapshotSize {
+		return nil, fmt.Errorf("snapshot of %d bytes is over the limit of %d bytes", len(data), MaxSnapshotSize)
+	}
 	var h snapshotHeader
 	if err := json.Unmarshal(data, &h); err != nil {
 		// A snapshot cut short or edited by hand still names its format.
@@ -195,6 +246,9 @@ func decodeSnapshot(data []byte) (*worldSnap, error) {
 	}
 	if h.Version != snapshotVersion {
 		return nil, fmt.Errorf("snapshot version %d is not supported: this fake reads version %d", h.Version, snapshotVersion)
+	}
+	if err := decodeCost(data, reflect.TypeFor[worldSnap](), maxDecodeCost(len(data))); err != nil {
+		return nil, fmt.Errorf("corrupt snapshot: %v", err)
 	}
 	snap := new(worldSnap)
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -260,7 +314,7 @@ func (c *clock) sorted() []*timer {
 		if c := a.at.Compare(b.at); c != 0 {
 			return c
 		}
-		return int(a.seq) - int(b.seq)
+		return cmp.Compare(a.seq, b.seq)
 	})
 	return out
 }
@@ -366,6 +420,9 @@ func (ld *loader) load(snap *worldSnap) error {
 	}
 	ld.w = newWorld(0)
 	ld.w.pcg, ld.w.rng = pcg, rand.New(pcg)
+	if err := snap.Clock.validate(); err != nil {
+		return at(err, "clock")
+	}
 	ld.now, ld.seq = snap.Clock.Now, snap.Clock.Seq
 	steps := []func() error{
 		func() error { return ld.loadUsers(snap.Users) },
@@ -374,8 +431,8 @@ func (ld *loader) load(snap *worldSnap) error {
 		func() error { return ld.loadDatabases(snap.Databases) },
 		func() error { return ld.loadBranches(snap.Branches) },
 		func() error { return ld.loadDatabaseContents(snap.Databases) },
-		func() error { return ld.loadApps(snap.OAuthApps) },
-		func() error { return ld.loadAuditLog(snap.AuditLog) },
+		func() error { return at(ld.loadApps(snap.OAuthApps), "oauth_applications") },
+		func() error { return at(ld.loadAuditLog(snap.AuditLog), "audit_log") },
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {
@@ -388,16 +445,16 @@ func (ld *loader) load(snap *worldSnap) error {
 		}
 	}
 	if err := ld.loadCodes(snap.OAuthCodes); err != nil {
-		return err
+		return at(err, "oauth_codes")
 	}
 	if err := ld.loadDevices(snap.OAuthDevices); err != nil {
-		return err
+		return at(err, "oauth_devices")
 	}
 	if err := ld.loadSession(snap.OAuthSession); err != nil {
-		return err
+		return at(err, "oauth_session")
 	}
 	if err := ld.loadAdmin(snap.Admin); err != nil {
-		return err
+		return at(err, "admin")
 	}
 	ld.w.inFlight = setOf(snap.InFlight)
 	ld.failNext = setOf(snap.FailNext)
@@ -476,10 +533,82 @@ func unique[T any](m map[string]*T, id, what string) error {
 	return nil
 }
 
-// named prefixes an error with what it is about.
+// named prefixes an error with what it is about; an error at a path of
+// the document (at) says that already, and stays as it is.
 func named(err error, format string, args ...any) error {
+	if _, ok := err.(*snapPathError); ok || err == nil {
+		return err
+	}
+	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), err)
+}
+
+// snapPathError is a refusal of a value of a snapshot, at its path in the
+// document (databases[2].branches[1].name).
+type snapPathError struct {
+	path string
+	err  error
+}
+
+func (e *snapPathError) Error() string { return e.path + ": " + e.err.Error() }
+func (e *snapPathError) Unwrap() error { return e.err }
+
+// at puts err at the path elem of the document, within the path err is
+// at already: at(at(err, "name"), "branches[1]") is at
+// branches[1].name.
+func at(err error, format string, args ...any) error {
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), err)
+	elem := fmt.Sprintf(format, args...)
+	var pe *snapPathError
+	if errors.As(err, &pe) && pe == err {
+		if !strings.HasPrefix(pe.path, "[") {
+			elem += "."
+		}
+		return &snapPathError{elem + pe.path, pe.err}
+	}
+	return &snapPathError{elem, err}
+}
+
+// snapCheck is the refusal of a check the API makes (checkName,
+// checkClusterSize), without its status.
+func snapCheck(err error) error {
+	if e, ok := err.(*apiError); ok {
+		return errors.New(e.message)
+	}
+	return err
+}
+
+// snapName checks a name the API checks with checkName when it is
+// created.
+func snapName(name string) error {
+	switch {
+	case name == "":
+		return errors.New("must not be empty")
+	case strings.Contains(name, "/"):
+		return errors.New(`must not contain "/"`)
+	case len(name) > maxNameLen:
+		return fmt.Errorf("%q is longer than %d characters", name, maxNameLen)
+	case !slug.MatchString(name):
+		return fmt.Errorf("%q must be lowercase letters, digits and dashes, and start and end with a letter or digit", name)
+	}
+	return nil
+}
+
+// snapRange checks a number the API bounds to lo..hi.
+func snapRange(n, lo, hi int) error {
+	if n < lo || n > hi {
+		return fmt.Errorf("must be from %d to %d, got %d", lo, hi, n)
+	}
+	return nil
+}
+
+// firstErr returns the first of errs that is not nil.
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

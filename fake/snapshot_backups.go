@@ -97,10 +97,42 @@ func saveBackups(db *dbRec) []backupSnap {
 	return out
 }
 
+// validate checks what the API checks of a backup: its state, retention,
+// size, and the keyspaces of its schema, which a branch restored from it
+// gets.
+func (bs *backupSnap) validate() error {
+	var state error
+	switch bs.State {
+	case platform.BackupPending, platform.BackupRunning, platform.BackupSuccess,
+		platform.BackupFailed, platform.BackupCanceled, platform.BackupIgnored:
+	default:
+		state = fmt.Errorf("%q is not a backup state", bs.State)
+	}
+	var size error
+	if bs.Size < 0 {
+		size = fmt.Errorf("must not be negative, got %d", bs.Size)
+	}
+	errs := []error{
+		at(state, "state"), at(size, "size"),
+		at(snapCheck(retention{bs.Retention.Value, bs.Retention.Unit}.check()), "retention"),
+	}
+	if bs.Schema != nil {
+		for i, k := range bs.Schema.Keyspaces {
+			errs = append(errs, at(snapName(k.Name), "schema.keyspaces[%d].name", i),
+				at(snapRange(k.Shards, 1, maxShards), "schema.keyspaces[%d].shards", i),
+				at(snapRange(k.ExtraReplicas, 0, maxKeyspaceReplicas), "schema.keyspaces[%d].extra_replicas", i))
+		}
+	}
+	return firstErr(errs...)
+}
+
 func (ld *loader) loadBackups(db *dbRec, list []backupSnap, policies map[string]*policyRec) error {
-	for _, bs := range list {
+	for i, bs := range list {
 		if err := unique(db.backups.byID, bs.ID, "backup"); err != nil {
-			return err
+			return at(err, "backups[%d].id", i)
+		}
+		if err := bs.validate(); err != nil {
+			return at(err, "backups[%d]", i)
 		}
 		var err error
 		bk := &backupRec{
@@ -165,9 +197,9 @@ func savePolicies(db *dbRec) []policySnap {
 // ones included, for its backups to find.
 func (ld *loader) loadPolicies(db *dbRec, list []policySnap) (map[string]*policyRec, error) {
 	byID := map[string]*policyRec{}
-	for _, ps := range list {
+	for i, ps := range list {
 		if err := unique(byID, ps.ID, "backup policy"); err != nil {
-			return nil, err
+			return nil, at(err, "backup_policies[%d].id", i)
 		}
 		p := &policyRec{
 			stamps: ps.load(), db: db, displayName: ps.DisplayName, required: ps.Required,
@@ -177,6 +209,15 @@ func (ld *loader) loadPolicies(db *dbRec, list []policySnap) (map[string]*policy
 				sched: schedule{ps.Schedule.Unit, ps.Schedule.Every, ps.Schedule.Hour, ps.Schedule.Minute, ps.Schedule.Day, ps.Schedule.Week},
 				day:   ps.Day, week: ps.Week,
 			},
+		}
+		// Checked as a request would leave it, on a copy: complete fills
+		// what it leaves out.
+		spec := p.policySpec
+		if err := spec.complete(platform.Ptr(spec.sched.timeOfDay())); err != nil {
+			return nil, at(snapCheck(err), "backup_policies[%d]", i)
+		}
+		if err := snapCounter(ps.Gen); err != nil {
+			return nil, at(err, "backup_policies[%d].gen", i)
 		}
 		byID[p.id] = p
 		if !p.deleted {

@@ -98,14 +98,14 @@ func saveBouncers(b *branchRec) ([]bouncerSnap, []bouncerResizeSnap) {
 // loadBouncers loads the bouncers of b and their resize requests; the one
 // pending or resizing is its bouncer's active one.
 func (ld *loader) loadBouncers(b *branchRec, bouncers []bouncerSnap, resizes []bouncerResizeSnap) error {
-	for _, bs := range bouncers {
+	for i, bs := range bouncers {
 		if err := ld.loadBouncer(b, bs); err != nil {
-			return named(err, "bouncer %s", bs.ID)
+			return at(named(err, "bouncer %s", bs.ID), "bouncers[%d]", i)
 		}
 	}
-	for _, rs := range resizes {
+	for i, rs := range resizes {
 		if err := ld.loadBouncerResize(b, rs); err != nil {
-			return named(err, "bouncer resize %s", rs.ID)
+			return at(named(err, "bouncer resize %s", rs.ID), "bouncer_resizes[%d]", i)
 		}
 	}
 	return nil
@@ -114,6 +114,9 @@ func (ld *loader) loadBouncers(b *branchRec, bouncers []bouncerSnap, resizes []b
 func (ld *loader) loadBouncer(b *branchRec, bs bouncerSnap) error {
 	if err := unique(ld.bouncers, bs.ID, "bouncer"); err != nil {
 		return err
+	}
+	if err := snapName(bs.Name); err != nil {
+		return at(err, "name")
 	}
 	actor, err := ref(ld.users, bs.Actor, "bouncer actor")
 	if err != nil {

@@ -203,24 +203,56 @@ func (sv *saver) branches() []branchSnap {
 }
 
 func (ld *loader) loadBranches(list []branchSnap) error {
-	for _, bs := range list {
-		if err := unique(ld.branches, bs.ID, "branch"); err != nil {
-			return err
+	for i, bs := range list {
+		err := unique(ld.branches, bs.ID, "branch")
+		if err == nil {
+			err = ld.loadBranch(bs)
 		}
-		if err := ld.loadBranch(bs); err != nil {
-			return named(err, "branch %s", bs.ID)
+		if err != nil {
+			return at(named(err, "branch %s", bs.ID), "branches[%d]", i)
 		}
 	}
 	return nil
 }
 
+// validate checks what the API checks of a branch: its name and its
+// parent's (a parent deleted since is known by name only).
+func (bs *branchSnap) validate() error {
+	var parent error
+	if bs.Parent != "" {
+		parent = snapName(bs.Parent)
+	}
+	return firstErr(at(snapName(bs.Name), "name"), at(parent, "parent"))
+}
+
+// validate checks what the API checks of a keyspace of branch b: its
+// name, shards, replicas and cluster size.
+func (ks *keyspaceSnap) validate(b *branchRec) error {
+	errs := []error{
+		at(snapName(ks.Name), "name"),
+		at(snapRange(ks.Shards, 1, maxShards), "shards"),
+		at(snapRange(ks.ExtraReplicas, 0, maxKeyspaceReplicas-included(b)), "extra_replicas"),
+		at(snapCheck(checkClusterSize("cluster size", ks.ClusterSize, b.db.kind)), "cluster_size"),
+		at(snapCounter(ks.ConfigGen), "config_gen"),
+	}
+	for i, ro := range ks.ReadOnly {
+		errs = append(errs, at(snapRange(ro.Replicas, 1, maxReadOnlyReplicas), "read_only_regions[%d].replicas", i))
+	}
+	for table, n := range ks.TableSizes {
+		if n < 0 {
+			errs = append(errs, at(fmt.Errorf("must not be negative, got %d", n), "table_sizes.%s", table))
+		}
+	}
+	return firstErr(errs...)
+}
+
 func (ld *loader) loadBranch(bs branchSnap) error {
-	db, err := ref(ld.dbs, bs.Database, "database")
-	if err != nil {
+	if err := bs.validate(); err != nil {
 		return err
 	}
-	if db == nil {
-		return fmt.Errorf("no database")
+	db, err := refNonNil(ld.dbs, bs.Database, "database")
+	if err != nil {
+		return at(err, "database")
 	}
 	actor, err := ref(ld.users, bs.Actor, "actor")
 	if err != nil {
@@ -257,40 +289,10 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 			return err
 		}
 	}
-	for _, ks := range bs.Keyspaces {
-		if b.keyspace(ks.Name) != nil {
-			return fmt.Errorf("keyspace %q appears twice", ks.Name)
+	for i, ks := range bs.Keyspaces {
+		if err := ld.loadKeyspace(b, ks); err != nil {
+			return at(err, "keyspaces[%d]", i)
 		}
-		k := &keyspaceRec{
-			stamps: ks.load(), branch: b, name: ks.Name, shards: ks.Shards, extraReplicas: ks.ExtraReplicas,
-			clusterSize: ks.ClusterSize, ready: ks.Ready, isDefault: ks.IsDefault, tables: ks.Tables,
-			settings: ks.Settings.load(),
-		}
-		if ks.VSchema != "" || ks.ConfigChanging || ks.ConfigGen != 0 || ks.Before != nil {
-			m := k.x()
-			m.vschema, m.configChanging, m.configGen = ks.VSchema, ks.ConfigChanging, ks.ConfigGen
-			if ks.Before != nil {
-				before := ks.Before.load()
-				m.before = &before
-			}
-		}
-		for table, n := range ks.TableSizes {
-			k.setTableSize(table, n)
-		}
-		if err := ks.Metered.load(k); err != nil {
-			return named(err, "keyspace %s", k.id)
-		}
-		ro, err := ld.loadKeyspaceRO(b, ks.ReadOnly)
-		if err != nil {
-			return named(err, "keyspace %s", k.id)
-		}
-		if ro != nil {
-			k.x().readOnlyRegions = ro
-		}
-		if err := ld.loadKeyspaceResizes(k, ks.Resizes, ks.LastResize); err != nil {
-			return named(err, "keyspace %s", k.id)
-		}
-		b.keyspaces.add(k)
 	}
 	if err := ld.loadPasswords(b, bs.Passwords); err != nil {
 		return err
@@ -311,6 +313,47 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		return err
 	}
 	return ld.loadRolesAndBudgets(b, bs)
+}
+
+// loadKeyspace loads a keyspace of b.
+func (ld *loader) loadKeyspace(b *branchRec, ks keyspaceSnap) error {
+	if err := ks.validate(b); err != nil {
+		return err
+	}
+	if b.keyspace(ks.Name) != nil {
+		return at(fmt.Errorf("%q appears twice", ks.Name), "name")
+	}
+	k := &keyspaceRec{
+		stamps: ks.load(), branch: b, name: ks.Name, shards: ks.Shards, extraReplicas: ks.ExtraReplicas,
+		clusterSize: ks.ClusterSize, ready: ks.Ready, isDefault: ks.IsDefault, tables: ks.Tables,
+		settings: ks.Settings.load(),
+	}
+	if ks.VSchema != "" || ks.ConfigChanging || ks.ConfigGen != 0 || ks.Before != nil {
+		m := k.x()
+		m.vschema, m.configChanging, m.configGen = ks.VSchema, ks.ConfigChanging, ks.ConfigGen
+		if ks.Before != nil {
+			before := ks.Before.load()
+			m.before = &before
+		}
+	}
+	for table, n := range ks.TableSizes {
+		k.setTableSize(table, n)
+	}
+	if err := ks.Metered.load(k); err != nil {
+		return named(err, "keyspace %s", k.id)
+	}
+	ro, err := ld.loadKeyspaceRO(b, ks.ReadOnly)
+	if err != nil {
+		return named(err, "keyspace %s", k.id)
+	}
+	if ro != nil {
+		k.x().readOnlyRegions = ro
+	}
+	if err := ld.loadKeyspaceResizes(k, ks.Resizes, ks.LastResize); err != nil {
+		return named(err, "keyspace %s", k.id)
+	}
+	b.keyspaces.add(k)
+	return nil
 }
 
 func (ld *loader) loadRolesAndBudgets(b *branchRec, bs branchSnap) error {

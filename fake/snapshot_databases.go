@@ -81,42 +81,89 @@ func (sv *saver) databases() []dbSnap {
 	return out
 }
 
+// validate checks what the API checks of a database, and its counters.
+func (ds *dbSnap) validate() error {
+	var kind error
+	switch ds.Kind {
+	case platform.KindMySQL, platform.KindPostgreSQL:
+	default:
+		kind = fmt.Errorf("%q is not mysql or postgresql", ds.Kind)
+	}
+	var state error
+	switch ds.State {
+	case platform.DatabasePending, platform.DatabaseImporting, platform.DatabaseSleepInProgress, platform.DatabaseSleeping,
+		platform.DatabaseAwakening, platform.DatabaseImportReady, platform.DatabaseReady:
+	default:
+		state = fmt.Errorf("%q is not a database state", ds.State)
+	}
+	var replicas error
+	if ds.Replicas < 0 {
+		replicas = fmt.Errorf("must not be negative, got %d", ds.Replicas)
+	}
+	var size error
+	if kind == nil {
+		size = snapCheck(checkClusterSize("cluster size", ds.ClusterSize, ds.Kind))
+	}
+	errs := []error{
+		at(snapName(ds.Name), "name"), at(kind, "kind"), at(state, "state"), at(size, "cluster_size"),
+		at(replicas, "replicas"), at(snapName(ds.DefaultBranch), "default_branch"),
+		at(snapCounter(ds.LastDR), "last_deploy_request"),
+	}
+	for i, hs := range ds.Webhooks {
+		if hs.Failures < 0 {
+			errs = append(errs, at(fmt.Errorf("must not be negative, got %d", hs.Failures), "webhooks[%d].failures", i))
+		}
+	}
+	return firstErr(errs...)
+}
+
 // loadDatabases creates the databases; loadDatabaseContents fills them
 // once their branches exist.
 func (ld *loader) loadDatabases(list []dbSnap) error {
-	for _, ds := range list {
-		if err := unique(ld.dbs, ds.ID, "database"); err != nil {
-			return err
+	for i, ds := range list {
+		if err := ld.loadDatabase(ds); err != nil {
+			return at(err, "databases[%d]", i)
 		}
-		org := ld.w.orgs[ds.Organization]
-		if org == nil {
-			return fmt.Errorf("database %s: organization %q is not in the snapshot", ds.ID, ds.Organization)
+	}
+	return nil
+}
+
+// loadDatabase creates a database.
+func (ld *loader) loadDatabase(ds dbSnap) error {
+	if err := unique(ld.dbs, ds.ID, "database"); err != nil {
+		return at(err, "id")
+	}
+	if err := ds.validate(); err != nil {
+		return err
+	}
+	org := ld.w.orgs[ds.Organization]
+	if org == nil {
+		return at(fmt.Errorf("organization %q is not in the snapshot", ds.Organization), "organization")
+	}
+	region := regionBySlug(ds.Region)
+	if region == nil {
+		return at(fmt.Errorf("unknown region %q", ds.Region), "region")
+	}
+	db := &dbRec{
+		stamps: ds.load(), org: org, name: ds.Name, region: region, kind: ds.Kind,
+		clusterSize: ds.ClusterSize, replicas: ds.Replicas, state: ds.State, deleted: ds.Deleted, notes: ds.Notes,
+		requireApproval: ds.RequireApproval, restrictBranchRegion: ds.RestrictBranchRegion,
+		allowDataBranching: ds.AllowDataBranching, foreignKeys: ds.ForeignKeys,
+		insightsRawQueries: ds.InsightsRawQueries, deletionProtected: ds.DeletionProtected,
+		prodWebConsole: ds.ProdWebConsole, automaticMigrations: ds.AutomaticMigrations,
+		migrationFramework: ds.MigrationFramework, migrationTable: ds.MigrationTable,
+		defaultBranch: ds.DefaultBranch, lastDR: ds.LastDR,
+	}
+	if ds.Throttle != nil {
+		db.extras().throttle = ds.Throttle
+	}
+	ld.dbs[db.id] = db
+	if !db.deleted {
+		if org.dbByName[db.name] != nil {
+			return at(fmt.Errorf("%q appears twice in %s", db.name, org.name), "name")
 		}
-		region := regionBySlug(ds.Region)
-		if region == nil {
-			return fmt.Errorf("database %s: unknown region %q", ds.ID, ds.Region)
-		}
-		db := &dbRec{
-			stamps: ds.load(), org: org, name: ds.Name, region: region, kind: ds.Kind,
-			clusterSize: ds.ClusterSize, replicas: ds.Replicas, state: ds.State, deleted: ds.Deleted, notes: ds.Notes,
-			requireApproval: ds.RequireApproval, restrictBranchRegion: ds.RestrictBranchRegion,
-			allowDataBranching: ds.AllowDataBranching, foreignKeys: ds.ForeignKeys,
-			insightsRawQueries: ds.InsightsRawQueries, deletionProtected: ds.DeletionProtected,
-			prodWebConsole: ds.ProdWebConsole, automaticMigrations: ds.AutomaticMigrations,
-			migrationFramework: ds.MigrationFramework, migrationTable: ds.MigrationTable,
-			defaultBranch: ds.DefaultBranch, lastDR: ds.LastDR,
-		}
-		if ds.Throttle != nil {
-			db.extras().throttle = ds.Throttle
-		}
-		ld.dbs[db.id] = db
-		if !db.deleted {
-			if org.dbByName[db.name] != nil {
-				return fmt.Errorf("database %s: name %q appears twice in %s", db.id, db.name, org.name)
-			}
-			org.dbs.add(db)
-			org.dbByName[db.name] = db
-		}
+		org.dbs.add(db)
+		org.dbByName[db.name] = db
 	}
 	return nil
 }
@@ -125,36 +172,48 @@ func (ld *loader) loadDatabases(list []dbSnap) error {
 // webhooks, IP restrictions, maintenance windows and workflows of each
 // database.
 func (ld *loader) loadDatabaseContents(list []dbSnap) error {
-	for _, ds := range list {
-		db := ld.dbs[ds.ID]
-		policies, err := ld.loadPolicies(db, ds.BackupPolicies)
-		if err == nil {
-			err = ld.loadBackups(db, ds.Backups, policies)
+	for i, ds := range list {
+		if err := ld.loadDatabaseContent(ds); err != nil {
+			return at(err, "databases[%d]", i)
 		}
-		if err == nil {
-			err = ld.loadDeployRequests(db, ds.DeployRequests, ds.DeployQueue)
-		}
-		if err == nil {
-			err = ld.loadIPRestrictions(db, ds.IPRestrictions)
-		}
-		if err == nil {
-			err = ld.loadWindows(db, ds.MaintenanceWindows)
-		}
-		if err == nil {
-			err = ld.loadWorkflows(db, ds.Workflows)
-		}
-		if err == nil {
-			err = ld.loadRecommendations(db, ds.Recommendations)
-		}
-		for _, hs := range ds.Webhooks {
-			if err != nil {
-				break
-			}
-			db.x().webhooks.add(loadWebhook(db, hs))
-		}
+	}
+	return nil
+}
+
+// loadDatabaseContent loads what a database holds.
+func (ld *loader) loadDatabaseContent(ds dbSnap) error {
+	db := ld.dbs[ds.ID]
+	policies, err := ld.loadPolicies(db, ds.BackupPolicies)
+	if err == nil {
+		err = ld.loadBackups(db, ds.Backups, policies)
+	}
+	if err == nil {
+		err = ld.loadDeployRequests(db, ds.DeployRequests, ds.DeployQueue)
+	}
+	if err == nil {
+		err = ld.loadIPRestrictions(db, ds.IPRestrictions)
+	}
+	if err == nil {
+		err = ld.loadWindows(db, ds.MaintenanceWindows)
+	}
+	if err == nil {
+		err = ld.loadWorkflows(db, ds.Workflows)
+	}
+	if err == nil {
+		err = ld.loadRecommendations(db, ds.Recommendations)
+	}
+	for i, hs := range ds.Webhooks {
 		if err != nil {
-			return named(err, "database %s", db.id)
+			break
 		}
+		if err = unique(db.x().webhooks.byID, hs.ID, "webhook"); err != nil {
+			err = at(err, "webhooks[%d].id", i)
+			break
+		}
+		db.x().webhooks.add(loadWebhook(db, hs))
+	}
+	if err != nil {
+		return named(err, "database %s", db.id)
 	}
 	return nil
 }

@@ -119,10 +119,10 @@ func saveDeployRequests(db *dbRec) []drSnap {
 }
 
 func (ld *loader) loadDeployRequests(db *dbRec, list []drSnap, queue []int) error {
-	for _, ds := range list {
+	for i, ds := range list {
 		dr, err := ld.loadDeployRequest(db, ds)
 		if err != nil {
-			return named(err, "deploy request #%d", ds.Number)
+			return at(named(err, "deploy request #%d", ds.Number), "deploy_requests[%d]", i)
 		}
 		db.drs.add(dr)
 		if db.drByNumber == nil {
@@ -144,7 +144,13 @@ func (ld *loader) loadDeployRequest(db *dbRec, ds drSnap) (*drRec, error) {
 	if ds.Number <= 0 || db.drByNumber[ds.Number] != nil {
 		return nil, fmt.Errorf("number missing or twice")
 	}
+	if ds.Number > db.lastDR {
+		return nil, at(fmt.Errorf("%d is after the database's last_deploy_request %d", ds.Number, db.lastDR), "number")
+	}
 	d := ds.Deployment
+	if err := snapCounter(d.Gen); err != nil {
+		return nil, at(err, "deployment.gen")
+	}
 	dr := &drRec{
 		stamps: ds.load(), db: db, number: ds.Number, notes: ds.Notes, open: ds.Open,
 		closedAt: ds.ClosedAt, deployedAt: ds.DeployedAt, throttle: ds.Throttle,

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"container/heap"
+	"errors"
 	"fmt"
 	"time"
 
@@ -61,21 +62,36 @@ var jobLoaders = map[string]func(ld *loader, js jobSnap) (job, error){
 
 // loadJobs puts the snapshot's transitions on the new clock.
 func (ld *loader) loadJobs(list []jobSnap) error {
-	for _, js := range list {
-		load := jobLoaders[js.Kind]
-		if load == nil {
-			return fmt.Errorf("transition of unknown kind %q", js.Kind)
-		}
-		if js.Seq == 0 || js.Seq > ld.seq {
-			return fmt.Errorf("transition %s of %s: sequence %d is not within the clock's %d", js.Kind, js.ID, js.Seq, ld.seq)
-		}
-		j, err := load(ld, js)
+	seqs := make(map[uint64]bool, len(list))
+	for i, js := range list {
+		j, err := ld.loadJob(js, seqs)
 		if err != nil {
-			return named(err, "transition %s of %s", js.Kind, js.ID)
+			return at(err, "transitions[%d]", i)
 		}
 		heap.Push(&ld.timers, &timer{at: js.At, seq: js.Seq, job: j})
 	}
 	return nil
+}
+
+// loadJob checks and loads one transition; seqs are the sequence numbers
+// of those before it.
+func (ld *loader) loadJob(js jobSnap, seqs map[uint64]bool) (job, error) {
+	load := jobLoaders[js.Kind]
+	if load == nil {
+		return nil, at(fmt.Errorf("transition of unknown kind %q", js.Kind), "kind")
+	}
+	if js.Seq == 0 || js.Seq > ld.seq || seqs[js.Seq] {
+		return nil, at(fmt.Errorf("transition %s of %s: sequence %d is not within the clock's %d, or appears twice", js.Kind, js.ID, js.Seq, ld.seq), "seq")
+	}
+	seqs[js.Seq] = true
+	if err := snapTime(js.At); err != nil {
+		return nil, at(err, "at")
+	}
+	if err := snapCounter(js.Gen); err != nil {
+		return nil, at(err, "gen")
+	}
+	j, err := load(ld, js)
+	return j, named(err, "transition %s of %s", js.Kind, js.ID)
 }
 
 // keepJob reports whether a snapshot holds j: a job whose resource is
@@ -225,6 +241,14 @@ func loadRetryJob(ld *loader, js jobSnap) (job, error) {
 	ds := js.Delivery
 	if ds == nil {
 		return nil, fmt.Errorf("no delivery")
+	}
+	// A retry job holds the attempt it sends next: 2 for the first retry,
+	// one more than the retries there are for the last.
+	if err := snapRange(ds.Attempt, 2, len(webhookRetryDelays)+1); err != nil {
+		return nil, at(err, "delivery.attempt")
+	}
+	if !ds.Retry {
+		return nil, at(errors.New("a delivery that is not retried has no retry on the clock"), "delivery.retry")
 	}
 	for _, db := range ld.dbs {
 		if h := db.x().webhooks.byID[js.ID]; h != nil {

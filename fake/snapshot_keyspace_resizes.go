@@ -54,9 +54,17 @@ func saveKeyspaceResizes(ks *keyspaceRec) (list []keyspaceResizeSnap, last strin
 // loadKeyspaceResizes loads the resize requests of ks: the one queued or
 // resizing is its resize in progress, and last its latest completed one.
 func (ld *loader) loadKeyspaceResizes(ks *keyspaceRec, list []keyspaceResizeSnap, last string) error {
-	for _, rs := range list {
+	for i, rs := range list {
 		if err := unique(ld.keyspaceResizes, rs.ID, "keyspace resize"); err != nil {
 			return err
+		}
+		if err := firstErr(
+			at(snapRange(rs.From.ExtraReplicas, 0, maxKeyspaceReplicas), "from.extra_replicas"),
+			at(snapRange(rs.To.ExtraReplicas, 0, maxKeyspaceReplicas), "to.extra_replicas"),
+			at(snapRange(rs.Replicas, 0, maxKeyspaceReplicas), "replicas"),
+			at(snapRange(rs.PrevReplicas, 0, maxKeyspaceReplicas), "previous_replicas"),
+		); err != nil {
+			return at(err, "resizes[%d]", i)
 		}
 		actor, err := ref(ld.users, rs.Actor, "keyspace resize actor")
 		if err != nil {

@@ -41,9 +41,9 @@ func (sv *saver) users() []userSnap {
 }
 
 func (ld *loader) loadUsers(list []userSnap) error {
-	for _, us := range list {
+	for i, us := range list {
 		if err := unique(ld.users, us.ID, "user"); err != nil {
-			return err
+			return at(err, "users[%d].id", i)
 		}
 		u := &userRec{stamps: us.load(), name: us.Name, email: us.Email}
 		ld.users[u.id] = u
@@ -129,42 +129,69 @@ func (sv *saver) orgs() []orgSnap {
 }
 
 func (ld *loader) loadOrgs(list []orgSnap) error {
-	for _, os := range list {
-		if err := unique(ld.orgs, os.ID, "organization"); err != nil {
-			return err
+	for i, os := range list {
+		if err := ld.loadOrg(os); err != nil {
+			return at(err, "organizations[%d]", i)
 		}
-		if ld.w.orgs[os.Name] != nil {
-			return fmt.Errorf("organization name %q appears twice", os.Name)
+	}
+	return nil
+}
+
+// validate checks what the API checks of an organization and its members.
+func (os *orgSnap) validate() error {
+	errs := []error{at(snapName(os.Name), "name")}
+	if os.InvoiceBudget < 0 {
+		errs = append(errs, at(fmt.Errorf("must not be negative, got %d", os.InvoiceBudget), "invoice_budget"))
+	}
+	for i, ms := range os.Members {
+		switch ms.Role {
+		case platform.RoleMember, platform.RoleAdmin:
+		default:
+			errs = append(errs, at(fmt.Errorf("%q is not a member role", ms.Role), "members[%d].role", i))
 		}
-		region := regionBySlug(os.DefaultRegion)
-		if region == nil {
-			return fmt.Errorf("organization %s: unknown region %q", os.Name, os.DefaultRegion)
+	}
+	return firstErr(errs...)
+}
+
+// loadOrg loads an organization with its members and teams.
+func (ld *loader) loadOrg(os orgSnap) error {
+	if err := unique(ld.orgs, os.ID, "organization"); err != nil {
+		return at(err, "id")
+	}
+	if err := os.validate(); err != nil {
+		return err
+	}
+	if ld.w.orgs[os.Name] != nil {
+		return at(fmt.Errorf("%q appears twice", os.Name), "name")
+	}
+	region := regionBySlug(os.DefaultRegion)
+	if region == nil {
+		return fmt.Errorf("organization %s: unknown region %q", os.Name, os.DefaultRegion)
+	}
+	org := &orgRec{
+		stamps: os.load(), name: os.Name, billingEmail: os.BillingEmail,
+		idpManagedRoles: os.IDPManagedRoles, invoiceBudget: os.InvoiceBudget, defaultRegion: region,
+		memberByUser: map[string]*memberRec{}, dbByName: map[string]*dbRec{},
+		branchByName: map[branchKey]*branchRec{},
+	}
+	ld.orgs[org.id] = org
+	ld.w.orgs[org.name] = org
+	ld.w.orgIdx.add(org)
+	for _, ms := range os.Members {
+		u, err := ref(ld.users, ms.User, "member's user")
+		if err != nil || u == nil || org.memberByUser[ms.User] != nil {
+			return fmt.Errorf("organization %s: member %s: user %q missing or twice (%v)", org.name, ms.ID, ms.User, err)
 		}
-		org := &orgRec{
-			stamps: os.load(), name: os.Name, billingEmail: os.BillingEmail,
-			idpManagedRoles: os.IDPManagedRoles, invoiceBudget: os.InvoiceBudget, defaultRegion: region,
-			memberByUser: map[string]*memberRec{}, dbByName: map[string]*dbRec{},
-			branchByName: map[branchKey]*branchRec{},
-		}
-		ld.orgs[org.id] = org
-		ld.w.orgs[org.name] = org
-		ld.w.orgIdx.add(org)
-		for _, ms := range os.Members {
-			u, err := ref(ld.users, ms.User, "member's user")
-			if err != nil || u == nil || org.memberByUser[ms.User] != nil {
-				return fmt.Errorf("organization %s: member %s: user %q missing or twice (%v)", org.name, ms.ID, ms.User, err)
-			}
-			m := &memberRec{stamps: ms.load(), user: u, role: ms.Role}
-			org.members.add(m)
-			org.memberByUser[u.id] = m
-		}
-		if err := os.Billing.load(org); err != nil {
-			return named(err, "organization %s", org.name)
-		}
-		for _, ts := range os.Teams {
-			if err := ld.loadTeam(org, ts); err != nil {
-				return named(err, "organization %s: team %s", org.name, ts.ID)
-			}
+		m := &memberRec{stamps: ms.load(), user: u, role: ms.Role}
+		org.members.add(m)
+		org.memberByUser[u.id] = m
+	}
+	if err := os.Billing.load(org); err != nil {
+		return named(err, "organization %s", org.name)
+	}
+	for i, ts := range os.Teams {
+		if err := ld.loadTeam(org, ts); err != nil {
+			return at(named(err, "team %s", ts.ID), "teams[%d]", i)
 		}
 	}
 	return nil
@@ -288,9 +315,9 @@ func loadPerms(names []string, allowed permSet) (permSet, error) {
 }
 
 func (ld *loader) loadTokens(list []tokenSnap) error {
-	for _, ts := range list {
+	for i, ts := range list {
 		if err := unique(ld.tokens, ts.ID, "service token"); err != nil {
-			return err
+			return at(err, "service_tokens[%d].id", i)
 		}
 		org := ld.w.orgs[ts.Organization]
 		if org == nil {

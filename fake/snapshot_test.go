@@ -365,6 +365,17 @@ func flushAll(t *testing.T, srvs []*fake.Server) {
 // deployments, OAuth grants on every kind of resource, a webhook retry due,
 // every setting), and runs snapshotRoundTrip on it at two points.
 func snapshotRichWorld(t *testing.T) map[string]bool {
+	w := richWorld(t)
+	local := snapshotRoundTrip(t, w, "GET", "/v1/organizations/"+w.org, "")
+	w.srv.SignOut()
+	for f := range snapshotRoundTrip(t, w, "GET", "/v1/organizations/"+w.org, "") {
+		local[f] = true
+	}
+	return local
+}
+
+// richWorld builds the world of snapshotRichWorld.
+func richWorld(t *testing.T) *opWorld {
 	// newOpWorld's, with a sharded keyspace in main.
 	e := newDREnv(t, true)
 	e.branch("dev", drChange...)
@@ -566,12 +577,7 @@ func snapshotRichWorld(t *testing.T) map[string]bool {
 			Error: "Lock wait timeout exceeded", ErrorCode: "1205"},
 	))
 
-	local := snapshotRoundTrip(t, w, "GET", base, "")
-	srv.SignOut()
-	for f := range snapshotRoundTrip(t, w, "GET", base, "") {
-		local[f] = true
-	}
-	return local
+	return w
 }
 
 // restoredTwin restores a snapshot of srv into a new server of another

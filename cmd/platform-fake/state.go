@@ -52,7 +52,7 @@ func (f *stateFile) changed() {
 // snapshot this fake reads is an error, and the file is left untouched.
 func (f *stateFile) load(srv *fake.Server) (loaded bool, err error) {
 	f.srv = srv
-	data, err := os.ReadFile(f.path)
+	data, err := readState(f.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
@@ -161,4 +161,23 @@ func writeAtomic(path string, data []byte) (err error) {
 	}
 	defer d.Close()
 	return d.Sync()
+}
+
+// readState reads a -state file of at most fake.MaxSnapshotSize bytes, the
+// limit of PUT /_fake/snapshot; a larger file is an error, before it is
+// read whole.
+func readState(path string) ([]byte, error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	data, err := io.ReadAll(io.LimitReader(file, fake.MaxSnapshotSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > fake.MaxSnapshotSize {
+		return nil, fmt.Errorf("the file is over the limit of a snapshot, %d bytes", fake.MaxSnapshotSize)
+	}
+	return data, nil
 }

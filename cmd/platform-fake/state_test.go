@@ -131,6 +131,28 @@ func TestRunStateRefusesBadFile(t *testing.T) {
 	}
 }
 
+// TestRunStateRefusesLargeFile checks that a -state file over the limit of
+// a snapshot (the limit of PUT /_fake/snapshot) stops the start with the
+// reason before it is read whole, and is left untouched.
+func TestRunStateRefusesLargeFile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "state.json")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	size := int64(fake.MaxSnapshotSize + 1)
+	if err := os.Truncate(path, size); err != nil { // sparse: no disk taken
+		t.Fatal(err)
+	}
+	err := runWith(t.Context(), stateArgs(path), io.Discard, 0)
+	if want := "over the limit of a snapshot"; err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "-state "+path) {
+		t.Fatalf("run: %v, want a refusal naming the file and saying %q", err, want)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Size() != size {
+		t.Errorf("the refused file was changed (%v)", err)
+	}
+}
+
 // TestWriteAtomic checks the save: it replaces the file whole, leaves no
 // temporary file, and on failure leaves the old file as it was.
 func TestWriteAtomic(t *testing.T) {
