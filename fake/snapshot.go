@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/dbplatform/platform-go"
 )
 
 // A snapshot is the whole state of a server as JSON: every resource, the
@@ -577,6 +579,17 @@ func snapCheck(err error) error {
 		return errors.New(e.message)
 	}
 	return err
+}
+
+// snapClusterSize checks a stored cluster size as the API checks one it
+// is given (see clusterSizeFor), and that it is the catalogue's own name,
+// the only form the server stores.
+func snapClusterSize(size string, kind platform.DatabaseKind, production bool) error {
+	name, err := clusterSizeFor("cluster size", size, kind, production)
+	if err == nil && name != size {
+		err = fmt.Errorf("cluster size %q is stored as %q", size, name)
+	}
+	return snapCheck(err)
 }
 
 // snapName checks a name the API checks with checkName when it is

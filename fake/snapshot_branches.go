@@ -232,7 +232,7 @@ func (ks *keyspaceSnap) validate(b *branchRec) error {
 		at(snapName(ks.Name), "name"),
 		at(snapRange(ks.Shards, 1, maxShards), "shards"),
 		at(snapRange(ks.ExtraReplicas, 0, maxKeyspaceReplicas-included(b)), "extra_replicas"),
-		at(snapCheck(checkClusterSize("cluster size", ks.ClusterSize, b.db.kind)), "cluster_size"),
+		at(snapClusterSize(ks.ClusterSize, b.db.kind, b.production), "cluster_size"),
 		at(snapCounter(ks.ConfigGen), "config_gen"),
 	}
 	for i, ro := range ks.ReadOnly {

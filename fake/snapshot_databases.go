@@ -102,7 +102,7 @@ func (ds *dbSnap) validate() error {
 	}
 	var size error
 	if kind == nil {
-		size = snapCheck(checkClusterSize("cluster size", ds.ClusterSize, ds.Kind))
+		size = snapClusterSize(ds.ClusterSize, ds.Kind, false)
 	}
 	errs := []error{
 		at(snapName(ds.Name), "name"), at(kind, "kind"), at(state, "state"), at(size, "cluster_size"),
