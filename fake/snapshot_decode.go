@@ -109,8 +109,7 @@ func (w *costWalker) value(t reflect.Type, path string) {
 		w.skip()
 		return
 	}
-	if t.Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(jsonUnmarshaler) ||
-		t.Implements(textUnmarshaler) || reflect.PointerTo(t).Implements(textUnmarshaler) {
+	if decodesItself(t) {
 		w.skip()
 		return
 	}
@@ -268,6 +267,22 @@ func (w *costWalker) skip() {
 
 // jsonFields caches the fields of struct types by JSON name.
 var jsonFields sync.Map // reflect.Type -> map[string]reflect.Type
+
+var selfDecoding sync.Map // reflect.Type -> bool
+
+// decodesItself reports whether json.Unmarshal hands a value of type t to
+// the type's own UnmarshalJSON or UnmarshalText, whose input the walk
+// leaves alone. It is asked once per value, so the answer is kept per type.
+func decodesItself(t reflect.Type) bool {
+	if v, ok := selfDecoding.Load(t); ok {
+		return v.(bool)
+	}
+	pt := reflect.PointerTo(t)
+	yes := t.Implements(jsonUnmarshaler) || pt.Implements(jsonUnmarshaler) ||
+		t.Implements(textUnmarshaler) || pt.Implements(textUnmarshaler)
+	selfDecoding.Store(t, yes)
+	return yes
+}
 
 // fieldOf finds the field json.Unmarshal fills for key in struct type t:
 // by exact name, else by a name equal to it without regard to case.

@@ -219,7 +219,7 @@ func TestRestoreMemoryBounded(t *testing.T) {
 	}
 	srv := fake.NewServer(t)
 	for _, tt := range tests {
-		data := hostileSnapshot(tt.field, tt.elem, 8<<20)
+		data := hostileSnapshot(tt.field, tt.elem, 1<<20)
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
