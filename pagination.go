@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"net/url"
-	"strings"
 )
 
 // MaxPerPage is the largest page size the API serves.
@@ -126,31 +124,6 @@ func all[T any](ctx context.Context, firstPage int, fetch func(ctx context.Conte
 			page = *p.NextPage
 		}
 	}
-}
-
-// pathf builds an operation path from a format and path values, escaping
-// each value so that a "/" or "?" in a name cannot change the route. Each
-// "%s" of format takes the next value; format has no other verbs, and as
-// many "%s" as values.
-func pathf(format string, values ...string) string {
-	var stack [8]string
-	escaped := stack[:0]
-	n := len(format)
-	for _, v := range values {
-		e := url.PathEscape(v) // v itself when nothing needs escaping
-		escaped = append(escaped, e)
-		n += len(e)
-	}
-	var b strings.Builder
-	b.Grow(n)
-	for _, e := range escaped {
-		i := strings.Index(format, "%s")
-		b.WriteString(format[:i])
-		b.WriteString(e)
-		format = format[i+2:]
-	}
-	b.WriteString(format)
-	return b.String()
 }
 
 // CursorParams selects one page of a list the API pages by cursor rather
