@@ -226,7 +226,7 @@ type CreateBackupParams struct {
 }
 
 // Create starts a backup of a branch. It starts pending;
-// [BackupsService.WaitDone] waits until it has finished.
+// [BackupsService.Wait] waits until it has finished.
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups
 func (s *BackupsService) Create(ctx context.Context, p *CreateBackupParams) (*Backup, error) {
@@ -305,10 +305,10 @@ func (s *BackupsService) Delete(ctx context.Context, p *DeleteBackupParams) erro
 	return s.client.del(ctx, path, nil)
 }
 
-// WaitDone polls a backup until it has finished, and returns it. A backup
+// Wait polls a backup until it has finished, and returns it. A backup
 // that ends in a state other than success (failed, canceled or ignored)
 // gives a [*StateError] naming that state, with the backup.
-func (s *BackupsService) WaitDone(ctx context.Context, p *GetBackupParams) (*Backup, error) {
+func (s *BackupsService) Wait(ctx context.Context, p *GetBackupParams) (*Backup, error) {
 	return waitForGet(ctx, s.client, func(ctx context.Context) (*Backup, error) {
 		return s.Get(ctx, p)
 	}, func(b *Backup) (bool, error) {

@@ -179,7 +179,7 @@ type CreateBouncerParams struct {
 }
 
 // Create adds a bouncer to a ready PostgreSQL branch. Its servers start
-// pending; [BouncersService.WaitReady] waits until they run.
+// pending; [BouncersService.Wait] waits until they run.
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/bouncers
 func (s *BouncersService) Create(ctx context.Context, p *CreateBouncerParams) (*Bouncer, error) {
@@ -335,14 +335,14 @@ func (s *BouncersService) AllBranchResizes(ctx context.Context, p *ListBranchBou
 	return allOf(ctx, p, s.ListBranchResizes)
 }
 
-// WaitReady polls a bouncer until its servers run, and returns it. The
+// Wait polls a bouncer until its servers run, and returns it. The
 // bouncer's body has no state: its servers are the pods of component
 // "pgbouncer" of the branch's infrastructure
 // ([BranchChangesService.GetInfrastructure]), named
 // "<branch id>-pgbouncer-<bouncer>-<n>". It returns early with ctx's error,
 // or with the error of a failed poll (ErrNotFound when the bouncer is
 // gone).
-func (s *BouncersService) WaitReady(ctx context.Context, p *GetBouncerParams) (*Bouncer, error) {
+func (s *BouncersService) Wait(ctx context.Context, p *GetBouncerParams) (*Bouncer, error) {
 	var running bool
 	return waitFor(ctx, s.client, func(ctx context.Context) (*Bouncer, error) {
 		b, err := s.Get(ctx, p)

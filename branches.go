@@ -247,7 +247,7 @@ type CreateBranchParams struct {
 	DeletionProtected *bool `json:"deletion_protected,omitempty"`
 }
 
-// Create creates a branch. It starts not ready; [BranchesService.WaitReady]
+// Create creates a branch. It starts not ready; [BranchesService.Wait]
 // waits until it is.
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches
@@ -431,8 +431,8 @@ func (s *BranchesService) AllLintErrors(ctx context.Context, p *LintBranchSchema
 	return allOf(ctx, p, s.LintSchema)
 }
 
-// WaitReady polls a branch until it is ready, and returns it.
-func (s *BranchesService) WaitReady(ctx context.Context, p *GetBranchParams) (*Branch, error) {
+// Wait polls a branch until it is ready, and returns it.
+func (s *BranchesService) Wait(ctx context.Context, p *GetBranchParams) (*Branch, error) {
 	return waitForGet(ctx, s.client, func(ctx context.Context) (*Branch, error) {
 		return s.Get(ctx, p)
 	}, func(b *Branch) (bool, error) {

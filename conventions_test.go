@@ -344,3 +344,168 @@ func TestAPIDocLines(t *testing.T) {
 		}
 	}
 }
+
+// rootFiles parses the non-test Go files of package platform (the module
+// root).
+func rootFiles(t *testing.T, fset *token.FileSet) []conventionFile {
+	t.Helper()
+	var files []conventionFile
+	for _, cf := range conventionFiles(t, fset, ".") {
+		if filepath.Dir(cf.path) == "." {
+			files = append(files, cf)
+		}
+	}
+	return files
+}
+
+// serviceMethods maps each type of files whose name ends in "Service" to
+// the names of its methods.
+func serviceMethods(files []conventionFile) map[string]map[string]bool {
+	methods := map[string]map[string]bool{}
+	for _, cf := range files {
+		for _, decl := range cf.file.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok {
+				continue
+			}
+			if r := receiverName(fn); strings.HasSuffix(r, "Service") {
+				if methods[r] == nil {
+					methods[r] = map[string]bool{}
+				}
+				methods[r][fn.Name.Name] = true
+			}
+		}
+	}
+	return methods
+}
+
+// calledFunc is the name of the function or method a call calls ("" when it
+// calls neither by name).
+func calledFunc(call *ast.CallExpr) string {
+	fun := call.Fun
+	switch x := fun.(type) {
+	case *ast.IndexExpr: // an explicit instantiation: f[T](...)
+		fun = x.X
+	case *ast.IndexListExpr:
+		fun = x.X
+	}
+	switch x := fun.(type) {
+	case *ast.Ident:
+		return x.Name
+	case *ast.SelectorExpr:
+		return x.Sel.Name
+	}
+	return ""
+}
+
+// waiterProblems checks the waiters of files against CONTRIBUTING.md: a
+// service's waiter is named Wait<X> after the Get<X> it polls (or, for a
+// record the API has no get for, the List<X>s it finds it in), polls
+// through waitFor or waitForGet, and a waiter whose poll is one Get and
+// whose condition reads only its body uses waitForGet.
+func waiterProblems(fset *token.FileSet, files []conventionFile) []string {
+	methods := serviceMethods(files)
+	var problems []string
+	for _, cf := range files {
+		for _, decl := range cf.file.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok {
+				continue
+			}
+			recv := receiverName(fn)
+			if !strings.HasSuffix(recv, "Service") || !strings.HasPrefix(fn.Name.Name, "Wait") {
+				continue
+			}
+			where := fset.Position(fn.Pos()).String() + ": " + funcTitle(fn)
+			x := strings.TrimPrefix(fn.Name.Name, "Wait")
+			if m := methods[recv]; !m["Get"+x] && !m["List"+x+"s"] && !m["List"+x+"es"] {
+				problems = append(problems, where+": a waiter is named Wait<X> after the Get<X> it polls; "+recv+" has no Get"+x)
+			}
+			polls := false
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				switch calledFunc(call) {
+				case "waitForGet":
+					polls = true
+				case "waitFor":
+					polls = true
+					if len(call.Args) > 3 && pollsOneGet(call.Args[2]) && !callsService(call.Args[3]) {
+						problems = append(problems, where+": its poll is one Get: poll through waitForGet, so that a fake's client moves its clock to the state first")
+					}
+				}
+				return true
+			})
+			if !polls {
+				problems = append(problems, where+": a waiter polls through waitFor or waitForGet")
+			}
+		}
+	}
+	return problems
+}
+
+// callsService reports whether a waiter's condition calls a method of its
+// service (the maintenance waiter lists windows): such a condition is no
+// function of the polled body, so the waiter polls through waitFor.
+func callsService(done ast.Expr) bool {
+	found := false
+	ast.Inspect(done, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok {
+			if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
+				if id, ok := sel.X.(*ast.Ident); ok && id.Name == "s" {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// pollsOneGet reports whether a waiter's poll function is a literal whose
+// body only returns what one Get... method answers.
+func pollsOneGet(poll ast.Expr) bool {
+	lit, ok := poll.(*ast.FuncLit)
+	if !ok || len(lit.Body.List) != 1 {
+		return false
+	}
+	ret, ok := lit.Body.List[0].(*ast.ReturnStmt)
+	if !ok || len(ret.Results) != 1 {
+		return false
+	}
+	call, ok := ret.Results[0].(*ast.CallExpr)
+	return ok && strings.HasPrefix(calledFunc(call), "Get")
+}
+
+// TestWaiterConventions checks the SDK's waiters (see waiterProblems), and
+// that the check finds each kind of violation in a source made to break
+// the rules.
+func TestWaiterConventions(t *testing.T) {
+	t.Parallel()
+	fset := token.NewFileSet()
+	for _, p := range waiterProblems(fset, rootFiles(t, fset)) {
+		t.Error(p)
+	}
+	const bad = `package platform
+func (s *ThingsService) Get(ctx context.Context, p *GetThingParams) (*Thing, error) { return nil, nil }
+func (s *ThingsService) WaitReady(ctx context.Context, p *GetThingParams) (*Thing, error) {
+	return waitForGet(ctx, s.client, func(ctx context.Context) (*Thing, error) { return s.Get(ctx, p) }, nil)
+}
+func (s *ThingsService) Wait(ctx context.Context, p *GetThingParams) (*Thing, error) {
+	return waitFor(ctx, s.client, func(ctx context.Context) (*Thing, error) { return s.Get(ctx, p) }, nil)
+}
+func (s *ThingsService) WaitThing(ctx context.Context, p *GetThingParams) (*Thing, error) { return nil, nil }
+`
+	f, err := parser.ParseFile(fset, "bad.go", bad, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := waiterProblems(fset, []conventionFile{{"bad.go", f}})
+	for i, want := range []string{"has no GetReady", "poll through waitForGet", "has no GetThing", "polls through waitFor or waitForGet"} {
+		if i >= len(got) || !strings.Contains(got[i], want) {
+			t.Errorf("the check of a source that breaks the rules found %q, want problem %d to say %q", got, i, want)
+		}
+	}
+}

@@ -584,10 +584,10 @@ func (s *DeployRequestsService) AllDeployQueue(ctx context.Context, p *GetDeploy
 	return allOf(ctx, p, s.GetDeployQueue)
 }
 
-// WaitForDeployment polls a deploy request's deployment until it reaches
+// WaitDeployment polls a deploy request's deployment until it reaches
 // one of states, and returns it. A terminal state that is not among them
 // ends the wait with a *StateError naming it.
-func (s *DeployRequestsService) WaitForDeployment(ctx context.Context, p *GetDeploymentParams, states ...DeploymentState) (*Deployment, error) {
+func (s *DeployRequestsService) WaitDeployment(ctx context.Context, p *GetDeploymentParams, states ...DeploymentState) (*Deployment, error) {
 	p = orZero(p)
 	if len(states) == 0 {
 		return nil, &ArgError{Arg: "states", Reason: "name at least one deployment state to wait for"}

@@ -159,7 +159,7 @@ type CreateKeyspaceParams struct {
 }
 
 // Create adds a keyspace to a ready branch. It starts not ready;
-// [KeyspacesService.WaitReady] waits until it is.
+// [KeyspacesService.Wait] waits until it is.
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces
 func (s *KeyspacesService) Create(ctx context.Context, p *CreateKeyspaceParams) (*Keyspace, error) {
@@ -235,7 +235,7 @@ func (p UpdateKeyspaceParams) MarshalJSON() ([]byte, error) {
 
 // Update changes a keyspace's settings. A change sets
 // config_change_in_progress until it has been applied;
-// [KeyspacesService.WaitReady] waits for that. A keyspace that is not ready
+// [KeyspacesService.Wait] waits for that. A keyspace that is not ready
 // yet is refused with [ErrUnprocessable], as are values out of range.
 //
 // API: PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}
@@ -329,10 +329,10 @@ func (s *KeyspacesService) UpdateReadOnlyRegions(ctx context.Context, p *UpdateR
 	return out, s.client.put(ctx, kp.path()+"/read-only-regions", p, &out)
 }
 
-// WaitReady polls a keyspace until it is ready and no settings change is in
+// Wait polls a keyspace until it is ready and no settings change is in
 // progress, and returns it. It returns early with ctx's error, or with the
 // error of a failed poll (ErrNotFound when the keyspace is gone).
-func (s *KeyspacesService) WaitReady(ctx context.Context, p *GetKeyspaceParams) (*Keyspace, error) {
+func (s *KeyspacesService) Wait(ctx context.Context, p *GetKeyspaceParams) (*Keyspace, error) {
 	return waitForGet(ctx, s.client, func(ctx context.Context) (*Keyspace, error) {
 		return s.Get(ctx, p)
 	}, func(ks *Keyspace) (bool, error) {
@@ -438,7 +438,7 @@ type ResizeKeyspaceParams struct {
 
 // Resize asks for a keyspace to be resized, and returns the request. The
 // request is queued, then its shards roll out, then it completes and the
-// keyspace takes its values; [KeyspacesService.WaitForResize] waits for
+// keyspace takes its values; [KeyspacesService.WaitResize] waits for
 // that. Asked again while the request is queued, it updates that request.
 // A request that is already resizing, an unknown cluster size, replicas out
 // of the keyspace's bounds and a request that changes nothing are refused
@@ -547,10 +547,10 @@ func (s *KeyspacesService) GetRolloutStatus(ctx context.Context, p *GetKeyspaceR
 	return r, s.client.get(ctx, p.path()+"/rollout-status", nil, r)
 }
 
-// WaitForResize polls a keyspace resize request until it reaches one of
+// WaitResize polls a keyspace resize request until it reaches one of
 // states (completed when none is given), and returns it. A terminal state
 // that is not among them ends the wait with a [*StateError] naming it.
-func (s *KeyspacesService) WaitForResize(ctx context.Context, p *GetKeyspaceResizeParams, states ...KeyspaceResizeState) (*KeyspaceResizeRequest, error) {
+func (s *KeyspacesService) WaitResize(ctx context.Context, p *GetKeyspaceResizeParams, states ...KeyspaceResizeState) (*KeyspaceResizeRequest, error) {
 	p = orZero(p)
 	if len(states) == 0 {
 		states = []KeyspaceResizeState{KeyspaceResizeCompleted}

@@ -82,7 +82,7 @@ type RunBranchMaintenanceParams struct {
 }
 
 // Run starts maintenance of a PostgreSQL branch. It runs in a window of the
-// database's schedule; [MaintenanceService.WaitIdle] waits until it has
+// database's schedule; [MaintenanceService.WaitSchedule] waits until it has
 // finished.
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/maintenance
@@ -171,10 +171,10 @@ func (s *MaintenanceService) AllWindows(ctx context.Context, p *ListMaintenanceW
 	return allOf(ctx, p, s.ListWindows)
 }
 
-// WaitIdle polls a maintenance schedule's windows until none is running,
+// WaitSchedule polls a maintenance schedule's windows until none is running,
 // and returns the schedule: after [MaintenanceService.Run], it waits for
 // the maintenance to finish.
-func (s *MaintenanceService) WaitIdle(ctx context.Context, p *GetMaintenanceScheduleParams) (*MaintenanceSchedule, error) {
+func (s *MaintenanceService) WaitSchedule(ctx context.Context, p *GetMaintenanceScheduleParams) (*MaintenanceSchedule, error) {
 	p = orZero(p)
 	lp := &ListMaintenanceWindowsParams{Organization: p.Organization, Database: p.Database, ID: p.ID}
 	return waitFor(ctx, s.client, func(ctx context.Context) (*MaintenanceSchedule, error) {

@@ -125,7 +125,7 @@ type CreateQueryPatternsReportParams struct {
 }
 
 // Create starts a report of a branch's query patterns. It starts pending;
-// [QueryPatternReportsService.WaitDone] waits until it is ready and
+// [QueryPatternReportsService.Wait] waits until it is ready and
 // [QueryPatternReportsService.Download] fetches it.
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/query-patterns
@@ -204,11 +204,11 @@ func (s *QueryPatternReportsService) Download(ctx context.Context, p *DownloadQu
 	return d, nil
 }
 
-// WaitDone polls a query-patterns report until it is no longer pending,
+// Wait polls a query-patterns report until it is no longer pending,
 // and returns it. A report that failed gives a [*StateError] naming that
 // state, with the report.
-func (s *QueryPatternReportsService) WaitDone(ctx context.Context, p *GetQueryPatternsReportParams) (*QueryPatternsReport, error) {
-	return waitFor(ctx, s.client, func(ctx context.Context) (*QueryPatternsReport, error) {
+func (s *QueryPatternReportsService) Wait(ctx context.Context, p *GetQueryPatternsReportParams) (*QueryPatternsReport, error) {
+	return waitForGet(ctx, s.client, func(ctx context.Context) (*QueryPatternsReport, error) {
 		return s.Get(ctx, p)
 	}, func(r *QueryPatternsReport) (bool, error) {
 		if !r.State.Done() {

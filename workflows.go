@@ -207,7 +207,7 @@ type CreateWorkflowParams struct {
 	OnDDL              *WorkflowOnDDL `json:"on_ddl,omitempty"`
 }
 
-// Create starts a workflow. It starts pending; [WorkflowsService.WaitFor]
+// Create starts a workflow. It starts pending; [WorkflowsService.Wait]
 // waits until it is running, caught up with its source.
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/workflows
@@ -315,15 +315,15 @@ func (s *WorkflowsService) VerifyData(ctx context.Context, p *WorkflowParams) (*
 	return s.call(ctx, "PATCH", p, "/verify-data")
 }
 
-// WaitFor polls a workflow until it reaches one of states, and returns it.
+// Wait polls a workflow until it reaches one of states, and returns it.
 // A state it can no longer leave for one of them (completed, cancelled,
 // error) ends the wait with a *StateError naming it.
-func (s *WorkflowsService) WaitFor(ctx context.Context, p *WorkflowParams, states ...WorkflowState) (*Workflow, error) {
+func (s *WorkflowsService) Wait(ctx context.Context, p *WorkflowParams, states ...WorkflowState) (*Workflow, error) {
 	p = orZero(p)
 	if len(states) == 0 {
 		return nil, &ArgError{Arg: "states", Reason: "name at least one workflow state to wait for"}
 	}
-	return waitFor(ctx, s.client, func(ctx context.Context) (*Workflow, error) {
+	return waitForGet(ctx, s.client, func(ctx context.Context) (*Workflow, error) {
 		return s.Get(ctx, p)
 	}, func(wf *Workflow) (bool, error) {
 		if slices.Contains(states, wf.State) {
