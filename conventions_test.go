@@ -484,10 +484,6 @@ func pollsOneGet(poll ast.Expr) bool {
 // the rules.
 func TestWaiterConventions(t *testing.T) {
 	t.Parallel()
-	fset := token.NewFileSet()
-	for _, p := range waiterProblems(fset, rootFiles(t, fset)) {
-		t.Error(p)
-	}
 	const bad = `package platform
 func (s *ThingsService) Get(ctx context.Context, p *GetThingParams) (*Thing, error) { return nil, nil }
 func (s *ThingsService) WaitReady(ctx context.Context, p *GetThingParams) (*Thing, error) {
@@ -498,14 +494,73 @@ func (s *ThingsService) Wait(ctx context.Context, p *GetThingParams) (*Thing, er
 }
 func (s *ThingsService) WaitThing(ctx context.Context, p *GetThingParams) (*Thing, error) { return nil, nil }
 `
+	checkRule(t, waiterProblems, bad, "has no GetReady", "poll through waitForGet", "has no GetThing", "polls through waitFor or waitForGet")
+}
+
+// checkRule runs check, which finds the places that break a rule, over
+// package platform, failing for each place it finds; then over bad, a
+// source made to break the rule, failing unless it reports a problem for
+// each of want, in order, each containing its text.
+func checkRule(t *testing.T, check func(*token.FileSet, []conventionFile) []string, bad string, want ...string) {
+	t.Helper()
+	fset := token.NewFileSet()
+	for _, p := range check(fset, rootFiles(t, fset)) {
+		t.Error(p)
+	}
 	f, err := parser.ParseFile(fset, "bad.go", bad, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := waiterProblems(fset, []conventionFile{{"bad.go", f}})
-	for i, want := range []string{"has no GetReady", "poll through waitForGet", "has no GetThing", "polls through waitFor or waitForGet"} {
-		if i >= len(got) || !strings.Contains(got[i], want) {
-			t.Errorf("the check of a source that breaks the rules found %q, want problem %d to say %q", got, i, want)
+	got := check(fset, []conventionFile{{"bad.go", f}})
+	if len(got) != len(want) {
+		t.Errorf("the check of a source that breaks the rules found %d problems, want %d: %q", len(got), len(want), got)
+	}
+	for i, w := range want {
+		if i >= len(got) || !strings.Contains(got[i], w) {
+			t.Errorf("the check of a source that breaks the rules found %q, want problem %d to say %q", got, i, w)
 		}
 	}
+}
+
+// callHelperProblems finds service-local call helpers in files: an
+// unexported method of a service, or an unexported function that takes a
+// service. A service's methods call the shared helpers of platform.go and
+// pagination.go (callOn, listOn, listPage, c.get, ...) themselves.
+func callHelperProblems(fset *token.FileSet, files []conventionFile) []string {
+	var problems []string
+	for _, cf := range files {
+		for _, decl := range cf.file.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || fn.Name.IsExported() {
+				continue
+			}
+			where := fset.Position(fn.Pos()).String() + ": " + funcTitle(fn)
+			if strings.HasSuffix(receiverName(fn), "Service") {
+				problems = append(problems, where+": a service has no helper methods of its own; call callOn, listOn or the client's verbs")
+				continue
+			}
+			for _, field := range fn.Type.Params.List {
+				typ := field.Type
+				if star, ok := typ.(*ast.StarExpr); ok {
+					typ = star.X
+				}
+				if id, ok := typ.(*ast.Ident); ok && strings.HasSuffix(id.Name, "Service") {
+					problems = append(problems, where+": takes a "+id.Name+": a service-local call helper; call callOn, listOn or the client's verbs")
+				}
+			}
+		}
+	}
+	return problems
+}
+
+// TestNoServiceCallHelpers checks that no service has a call helper of its
+// own (see callHelperProblems), and that the check finds both kinds in a
+// source made to break the rule.
+func TestNoServiceCallHelpers(t *testing.T) {
+	t.Parallel()
+	const bad = `package platform
+func (s *ThingsService) thingCall(ctx context.Context, method string, p *ThingParams) (*Thing, error) { return nil, nil }
+func thingPage[T any](ctx context.Context, s *ThingsService, p *ThingParams) (*Page[T], error) { return nil, nil }
+`
+	checkRule(t, callHelperProblems, bad, "ThingsService.thingCall: a service has no helper", "thingPage: takes a ThingsService")
 }

@@ -77,6 +77,16 @@ func listPage[T any](ctx context.Context, c *Client, path string, q paged) (*Pag
 	return page, nil
 }
 
+// listOn is listPage for a list below the one resource r names (a deploy
+// request's operations, its reviews): it checks r's path values, then
+// fetches the page at r's path plus suffix.
+func listOn[T any](ctx context.Context, c *Client, r resource, suffix string, q paged) (*Page[T], error) {
+	if err := r.check(); err != nil {
+		return nil, err
+	}
+	return listPage[T](ctx, c, r.path(suffix), q)
+}
+
 // allOf is the All twin of a List method: it ranges over every item from
 // p's page on, calling list with a copy of p for each page, so the caller's
 // params are never modified and the sequence can be ranged again.
