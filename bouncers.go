@@ -203,8 +203,8 @@ func (p *BouncerParams) check() error {
 	return required("organization", p.Organization, "database", p.Database, "branch", p.Branch, "bouncer", p.Bouncer)
 }
 
-func (p *BouncerParams) path() string {
-	return bouncersPath(p.Organization, p.Database, p.Branch) + pathf("/%s", p.Bouncer)
+func (p *BouncerParams) path(suffix string) string {
+	return bouncersPath(p.Organization, p.Database, p.Branch) + pathf("/%s", p.Bouncer) + suffix
 }
 
 // GetBouncerParams names a bouncer.
@@ -219,7 +219,7 @@ func (s *BouncersService) Get(ctx context.Context, p *GetBouncerParams) (*Bounce
 		return nil, err
 	}
 	b := new(Bouncer)
-	return b, s.client.get(ctx, p.path(), nil, b)
+	return b, s.client.get(ctx, p.path(""), nil, b)
 }
 
 // DeleteBouncerParams names the bouncer to delete.
@@ -233,7 +233,7 @@ func (s *BouncersService) Delete(ctx context.Context, p *DeleteBouncerParams) er
 	if err := p.check(); err != nil {
 		return err
 	}
-	return s.client.del(ctx, p.path(), nil)
+	return s.client.del(ctx, p.path(""), nil)
 }
 
 // ListBouncerResizesParams selects a page of a bouncer's resize requests.
@@ -254,7 +254,7 @@ func (s *BouncersService) ListResizes(ctx context.Context, p *ListBouncerResizes
 	if err := bp.check(); err != nil {
 		return nil, err
 	}
-	return listPage[BouncerResizeRequest](ctx, s.client, bp.path()+"/resizes", p)
+	return listPage[BouncerResizeRequest](ctx, s.client, bp.path("/resizes"), p)
 }
 
 // AllResizes ranges over every resize request of a bouncer.
@@ -294,7 +294,7 @@ func (s *BouncersService) Resize(ctx context.Context, p *ResizeBouncerParams) (*
 		return nil, err
 	}
 	r := new(BouncerResizeRequest)
-	return r, s.client.patch(ctx, bp.path()+"/resizes", p, r)
+	return r, s.client.patch(ctx, bp.path("/resizes"), p, r)
 }
 
 // CancelBouncerResizeParams names the bouncer whose resize to cancel.
@@ -310,7 +310,7 @@ func (s *BouncersService) CancelResize(ctx context.Context, p *CancelBouncerResi
 	if err := p.check(); err != nil {
 		return err
 	}
-	return s.client.del(ctx, p.path()+"/resizes", nil)
+	return s.client.del(ctx, p.path("/resizes"), nil)
 }
 
 // ListBranchBouncerResizesParams selects a page of the resize requests of

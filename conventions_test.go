@@ -564,3 +564,89 @@ func thingPage[T any](ctx context.Context, s *ThingsService, p *ThingParams) (*P
 `
 	checkRule(t, callHelperProblems, bad, "ThingsService.thingCall: a service has no helper", "thingPage: takes a ThingsService")
 }
+
+// pathProblems finds paths checked or built other than the one way of
+// CONTRIBUTING.md: path values are checked with required and escaped by
+// pathf; params that name one resource do it in a check() error and a
+// path(suffix string) string method (the resource interface), so a method
+// named path has that form, beside a check; nothing else escapes a value
+// (url.PathEscape is pathf's alone), formats a path (fmt.Sprintf) or
+// appends a value to a "v1/..." literal.
+func pathProblems(fset *token.FileSet, files []conventionFile) []string {
+	type method struct {
+		fn    *ast.FuncDecl
+		where string
+	}
+	methods := map[string]map[string]method{} // receiver -> name -> method
+	var problems []string
+	isStringIdent := func(e ast.Expr) bool { id, ok := e.(*ast.Ident); return ok && id.Name == "string" }
+	isV1 := func(e ast.Expr) bool {
+		lit, ok := e.(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
+			return false
+		}
+		v, err := strconv.Unquote(lit.Value)
+		return err == nil && strings.HasPrefix(v, "v1/")
+	}
+	for _, cf := range files {
+		ast.Inspect(cf.file, func(n ast.Node) bool {
+			where := ""
+			if n != nil {
+				where = fset.Position(n.Pos()).String()
+			}
+			switch x := n.(type) {
+			case *ast.FuncDecl:
+				if r := receiverName(x); r != "" {
+					if methods[r] == nil {
+						methods[r] = map[string]method{}
+					}
+					methods[r][x.Name.Name] = method{x, where + ": " + funcTitle(x)}
+				}
+			case *ast.CallExpr:
+				sel, ok := x.Fun.(*ast.SelectorExpr)
+				if !ok {
+					break
+				}
+				pkg, _ := sel.X.(*ast.Ident)
+				switch {
+				case pkg != nil && pkg.Name == "url" && sel.Sel.Name == "PathEscape" && filepath.Base(cf.path) != "paths.go":
+					problems = append(problems, where+": url.PathEscape outside pathf: build the path with pathf")
+				case pkg != nil && pkg.Name == "fmt" && len(x.Args) > 0 && isV1(x.Args[0]):
+					problems = append(problems, where+": a path formatted with fmt: build it with pathf, which escapes each value")
+				}
+			case *ast.BinaryExpr:
+				if x.Op == token.ADD && (isV1(x.X) || isV1(x.Y)) {
+					problems = append(problems, where+": a value appended to a \"v1/...\" literal: build the path with pathf, which escapes each value")
+				}
+			}
+			return true
+		})
+	}
+	for recv, ms := range methods {
+		p, ok := ms["path"]
+		if !ok {
+			continue
+		}
+		ft := p.fn.Type
+		if ft.Params.NumFields() != 1 || !isStringIdent(ft.Params.List[0].Type) || ft.Results.NumFields() != 1 || !isStringIdent(ft.Results.List[0].Type) {
+			problems = append(problems, p.where+": a params type's path is path(suffix string) string; its path values are checked by its check() error")
+		}
+		c, ok := ms["check"]
+		if !ok || c.fn.Type.Params.NumFields() != 0 || c.fn.Type.Results.NumFields() != 1 {
+			problems = append(problems, p.where+": "+recv+" builds a path without a check() error for its path values")
+		}
+	}
+	return problems
+}
+
+// TestPathsBuiltOneWay checks that paths are checked and built one way
+// (see pathProblems), and that the check finds each kind of violation in a
+// source made to break the rule.
+func TestPathsBuiltOneWay(t *testing.T) {
+	t.Parallel()
+	const bad = `package platform
+func (p *ThingParams) path() (string, error) { return "v1/things/" + url.PathEscape(p.ID), nil }
+func thingPath(id string) string { return fmt.Sprintf("v1/things/%s", id) }
+`
+	checkRule(t, pathProblems, bad, "a value appended", "url.PathEscape outside pathf", "formatted with fmt", "path is path(suffix string) string", "without a check() error")
+}

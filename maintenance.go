@@ -125,23 +125,19 @@ type GetMaintenanceScheduleParams struct {
 	ID           string `json:"-" url:"-"`
 }
 
-func (p *GetMaintenanceScheduleParams) path() (string, error) {
-	if err := required("organization", p.Organization, "database", p.Database, "id", p.ID); err != nil {
-		return "", err
-	}
-	return maintenanceSchedulesPath(p.Organization, p.Database) + pathf("/%s", p.ID), nil
+func (p *GetMaintenanceScheduleParams) check() error {
+	return required("organization", p.Organization, "database", p.Database, "id", p.ID)
+}
+
+func (p *GetMaintenanceScheduleParams) path(suffix string) string {
+	return maintenanceSchedulesPath(p.Organization, p.Database) + pathf("/%s", p.ID) + suffix
 }
 
 // GetSchedule returns a maintenance schedule.
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/maintenance-schedules/{id}
 func (s *MaintenanceService) GetSchedule(ctx context.Context, p *GetMaintenanceScheduleParams) (*MaintenanceSchedule, error) {
-	path, err := orZero(p).path()
-	if err != nil {
-		return nil, err
-	}
-	ms := new(MaintenanceSchedule)
-	return ms, s.client.get(ctx, path, nil, ms)
+	return callOn[MaintenanceSchedule](ctx, s.client, "GET", p, "", nil, nil)
 }
 
 // ListMaintenanceWindowsParams selects a page of a maintenance schedule's
@@ -159,11 +155,7 @@ type ListMaintenanceWindowsParams struct {
 // API: GET /v1/organizations/{organization}/databases/{database}/maintenance-schedules/{id}/windows
 func (s *MaintenanceService) ListWindows(ctx context.Context, p *ListMaintenanceWindowsParams) (*Page[MaintenanceWindow], error) {
 	p = orZero(p)
-	path, err := (&GetMaintenanceScheduleParams{Organization: p.Organization, Database: p.Database, ID: p.ID}).path()
-	if err != nil {
-		return nil, err
-	}
-	return listPage[MaintenanceWindow](ctx, s.client, path+"/windows", p)
+	return listOn[MaintenanceWindow](ctx, s.client, &GetMaintenanceScheduleParams{Organization: p.Organization, Database: p.Database, ID: p.ID}, "/windows", p)
 }
 
 // AllWindows ranges over every window of a maintenance schedule.

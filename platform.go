@@ -455,6 +455,19 @@ func callOn[T any, P any, PP interface {
 	return v, c.call(ctx, method, r.path(suffix), q, body, v)
 }
 
+// doOn is callOn for an operation whose answer the SDK does not read (a
+// delete, a webhook's test): it sends method to p's path plus suffix.
+func doOn[P any, PP interface {
+	*P
+	resource
+}](ctx context.Context, c *Client, method string, p *P, suffix string, body any) error {
+	r := PP(orZero(p))
+	if err := r.check(); err != nil {
+		return err
+	}
+	return c.call(ctx, method, r.path(suffix), nil, body, nil)
+}
+
 // Ptr returns a pointer to v, for the optional fields of params.
 func Ptr[T any](v T) *T { return &v }
 
