@@ -226,7 +226,7 @@ type CreateBackupParams struct {
 }
 
 // Create starts a backup of a branch. It starts pending;
-// [BackupsService.WaitDone] waits until it has finished.
+// [BackupsService.Wait] waits until it has finished.
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups
 func (s *BackupsService) Create(ctx context.Context, p *CreateBackupParams) (*Backup, error) {
@@ -246,23 +246,19 @@ type GetBackupParams struct {
 	ID           string `json:"-" url:"-"`
 }
 
-func (p *GetBackupParams) path() (string, error) {
-	if err := required("organization", p.Organization, "database", p.Database, "branch", p.Branch, "id", p.ID); err != nil {
-		return "", err
-	}
-	return backupsPath(p.Organization, p.Database, p.Branch) + pathf("/%s", p.ID), nil
+func (p *GetBackupParams) check() error {
+	return required("organization", p.Organization, "database", p.Database, "branch", p.Branch, "id", p.ID)
+}
+
+func (p *GetBackupParams) path(suffix string) string {
+	return backupsPath(p.Organization, p.Database, p.Branch) + pathf("/%s", p.ID) + suffix
 }
 
 // Get returns a backup.
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups/{id}
 func (s *BackupsService) Get(ctx context.Context, p *GetBackupParams) (*Backup, error) {
-	path, err := orZero(p).path()
-	if err != nil {
-		return nil, err
-	}
-	b := new(Backup)
-	return b, s.client.get(ctx, path, nil, b)
+	return callOn[Backup](ctx, s.client, "GET", p, "", nil, nil)
 }
 
 // UpdateBackupParams changes a backup's protection.
@@ -281,12 +277,7 @@ type UpdateBackupParams struct {
 // API: PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups/{id}
 func (s *BackupsService) Update(ctx context.Context, p *UpdateBackupParams) (*Backup, error) {
 	p = orZero(p)
-	path, err := (&GetBackupParams{p.Organization, p.Database, p.Branch, p.ID}).path()
-	if err != nil {
-		return nil, err
-	}
-	b := new(Backup)
-	return b, s.client.patch(ctx, path, p, b)
+	return callOn[Backup](ctx, s.client, "PATCH", &GetBackupParams{p.Organization, p.Database, p.Branch, p.ID}, "", nil, p)
 }
 
 // DeleteBackupParams names the backup to delete.
@@ -298,17 +289,13 @@ type DeleteBackupParams = GetBackupParams
 //
 // API: DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups/{id}
 func (s *BackupsService) Delete(ctx context.Context, p *DeleteBackupParams) error {
-	path, err := orZero(p).path()
-	if err != nil {
-		return err
-	}
-	return s.client.del(ctx, path, nil)
+	return doOn(ctx, s.client, "DELETE", p, "", nil)
 }
 
-// WaitDone polls a backup until it has finished, and returns it. A backup
+// Wait polls a backup until it has finished, and returns it. A backup
 // that ends in a state other than success (failed, canceled or ignored)
 // gives a [*StateError] naming that state, with the backup.
-func (s *BackupsService) WaitDone(ctx context.Context, p *GetBackupParams) (*Backup, error) {
+func (s *BackupsService) Wait(ctx context.Context, p *GetBackupParams) (*Backup, error) {
 	return waitForGet(ctx, s.client, func(ctx context.Context) (*Backup, error) {
 		return s.Get(ctx, p)
 	}, func(b *Backup) (bool, error) {
@@ -403,23 +390,19 @@ type GetBackupPolicyParams struct {
 	ID           string `json:"-" url:"-"`
 }
 
-func (p *GetBackupPolicyParams) path() (string, error) {
-	if err := required("organization", p.Organization, "database", p.Database, "id", p.ID); err != nil {
-		return "", err
-	}
-	return backupPoliciesPath(p.Organization, p.Database) + pathf("/%s", p.ID), nil
+func (p *GetBackupPolicyParams) check() error {
+	return required("organization", p.Organization, "database", p.Database, "id", p.ID)
+}
+
+func (p *GetBackupPolicyParams) path(suffix string) string {
+	return backupPoliciesPath(p.Organization, p.Database) + pathf("/%s", p.ID) + suffix
 }
 
 // Get returns a backup policy.
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/backup-policies/{id}
 func (s *BackupPoliciesService) Get(ctx context.Context, p *GetBackupPolicyParams) (*BackupPolicy, error) {
-	path, err := orZero(p).path()
-	if err != nil {
-		return nil, err
-	}
-	bp := new(BackupPolicy)
-	return bp, s.client.get(ctx, path, nil, bp)
+	return callOn[BackupPolicy](ctx, s.client, "GET", p, "", nil, nil)
 }
 
 // UpdateBackupPolicyParams changes a backup policy; nil fields are left as
@@ -445,12 +428,7 @@ type UpdateBackupPolicyParams struct {
 // API: PATCH /v1/organizations/{organization}/databases/{database}/backup-policies/{id}
 func (s *BackupPoliciesService) Update(ctx context.Context, p *UpdateBackupPolicyParams) (*BackupPolicy, error) {
 	p = orZero(p)
-	path, err := (&GetBackupPolicyParams{p.Organization, p.Database, p.ID}).path()
-	if err != nil {
-		return nil, err
-	}
-	bp := new(BackupPolicy)
-	return bp, s.client.patch(ctx, path, p, bp)
+	return callOn[BackupPolicy](ctx, s.client, "PATCH", &GetBackupPolicyParams{p.Organization, p.Database, p.ID}, "", nil, p)
 }
 
 // DeleteBackupPolicyParams names the backup policy to delete.
@@ -461,9 +439,5 @@ type DeleteBackupPolicyParams = GetBackupPolicyParams
 //
 // API: DELETE /v1/organizations/{organization}/databases/{database}/backup-policies/{id}
 func (s *BackupPoliciesService) Delete(ctx context.Context, p *DeleteBackupPolicyParams) error {
-	path, err := orZero(p).path()
-	if err != nil {
-		return err
-	}
-	return s.client.del(ctx, path, nil)
+	return doOn(ctx, s.client, "DELETE", p, "", nil)
 }

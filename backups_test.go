@@ -347,7 +347,7 @@ func TestBackupsArgErrors(t *testing.T) {
 		}},
 		{"delete backup", "params", func() error { return c.Backups.Delete(ctx, nil) }},
 		{"wait backup", "id", func() error {
-			_, err := c.Backups.WaitDone(ctx, &platform.GetBackupParams{Organization: "o", Database: "d", Branch: "b"})
+			_, err := c.Backups.Wait(ctx, &platform.GetBackupParams{Organization: "o", Database: "d", Branch: "b"})
 			return err
 		}},
 		{"list policies", "database", func() error {
@@ -413,7 +413,7 @@ func newBackupFake(t *testing.T, opts ...fake.Option) (*fake.Server, *platform.C
 	return srv, c
 }
 
-func TestBackupsWaitDone(t *testing.T) {
+func TestBackupsWait(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name   string
@@ -445,13 +445,13 @@ func TestBackupsWaitDone(t *testing.T) {
 			}
 			ref.ID = bk.ID
 			tc.meddle(t, srv, c, bk.ID)
-			got, err := c.Backups.WaitDone(t.Context(), ref)
+			got, err := c.Backups.Wait(t.Context(), ref)
 			if got == nil || got.State != tc.state {
-				t.Fatalf("WaitDone = %+v, %v; want the backup in state %s", got, err, tc.state)
+				t.Fatalf("Wait = %+v, %v; want the backup in state %s", got, err, tc.state)
 			}
 			if tc.state == platform.BackupSuccess {
 				if err != nil {
-					t.Errorf("WaitDone error: %v", err)
+					t.Errorf("Wait error: %v", err)
 				}
 				return
 			}
@@ -463,7 +463,7 @@ func TestBackupsWaitDone(t *testing.T) {
 	}
 }
 
-func TestBackupsWaitDoneIgnored(t *testing.T) {
+func TestBackupsWaitIgnored(t *testing.T) {
 	t.Parallel()
 	srv, c := newBackupFake(t, fake.WithTimings(fake.Timings{BackupRun: 90 * time.Minute}))
 	org := srv.Org()
@@ -481,14 +481,14 @@ func TestBackupsWaitDoneIgnored(t *testing.T) {
 	if len(page.Items) != 1 {
 		t.Fatalf("%d ignored backups, want 1", len(page.Items))
 	}
-	_, err = c.Backups.WaitDone(t.Context(), &platform.GetBackupParams{Organization: org, Database: "app-db", Branch: "dev", ID: page.Items[0].ID})
+	_, err = c.Backups.Wait(t.Context(), &platform.GetBackupParams{Organization: org, Database: "app-db", Branch: "dev", ID: page.Items[0].ID})
 	var stateErr *platform.StateError
 	if !errors.As(err, &stateErr) || stateErr.State != string(platform.BackupIgnored) {
 		t.Errorf("error = %v, want a *StateError naming ignored", err)
 	}
 }
 
-func TestBackupsWaitDoneContext(t *testing.T) {
+func TestBackupsWaitContext(t *testing.T) {
 	t.Parallel()
 	srv, c := newBackupFake(t)
 	bk, err := c.Backups.Create(t.Context(), &platform.CreateBackupParams{Organization: srv.Org(), Database: "app-db", Branch: "main"})
@@ -497,7 +497,7 @@ func TestBackupsWaitDoneContext(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	_, err = c.Backups.WaitDone(ctx, &platform.GetBackupParams{Organization: srv.Org(), Database: "app-db", Branch: "main", ID: bk.ID})
+	_, err = c.Backups.Wait(ctx, &platform.GetBackupParams{Organization: srv.Org(), Database: "app-db", Branch: "main", ID: bk.ID})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("error = %v, want context.Canceled", err)
 	}

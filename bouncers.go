@@ -179,7 +179,7 @@ type CreateBouncerParams struct {
 }
 
 // Create adds a bouncer to a ready PostgreSQL branch. Its servers start
-// pending; [BouncersService.WaitReady] waits until they run.
+// pending; [BouncersService.Wait] waits until they run.
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/bouncers
 func (s *BouncersService) Create(ctx context.Context, p *CreateBouncerParams) (*Bouncer, error) {
@@ -203,8 +203,8 @@ func (p *BouncerParams) check() error {
 	return required("organization", p.Organization, "database", p.Database, "branch", p.Branch, "bouncer", p.Bouncer)
 }
 
-func (p *BouncerParams) path() string {
-	return bouncersPath(p.Organization, p.Database, p.Branch) + pathf("/%s", p.Bouncer)
+func (p *BouncerParams) path(suffix string) string {
+	return bouncersPath(p.Organization, p.Database, p.Branch) + pathf("/%s", p.Bouncer) + suffix
 }
 
 // GetBouncerParams names a bouncer.
@@ -219,7 +219,7 @@ func (s *BouncersService) Get(ctx context.Context, p *GetBouncerParams) (*Bounce
 		return nil, err
 	}
 	b := new(Bouncer)
-	return b, s.client.get(ctx, p.path(), nil, b)
+	return b, s.client.get(ctx, p.path(""), nil, b)
 }
 
 // DeleteBouncerParams names the bouncer to delete.
@@ -233,7 +233,7 @@ func (s *BouncersService) Delete(ctx context.Context, p *DeleteBouncerParams) er
 	if err := p.check(); err != nil {
 		return err
 	}
-	return s.client.del(ctx, p.path(), nil)
+	return s.client.del(ctx, p.path(""), nil)
 }
 
 // ListBouncerResizesParams selects a page of a bouncer's resize requests.
@@ -254,7 +254,7 @@ func (s *BouncersService) ListResizes(ctx context.Context, p *ListBouncerResizes
 	if err := bp.check(); err != nil {
 		return nil, err
 	}
-	return listPage[BouncerResizeRequest](ctx, s.client, bp.path()+"/resizes", p)
+	return listPage[BouncerResizeRequest](ctx, s.client, bp.path("/resizes"), p)
 }
 
 // AllResizes ranges over every resize request of a bouncer.
@@ -294,7 +294,7 @@ func (s *BouncersService) Resize(ctx context.Context, p *ResizeBouncerParams) (*
 		return nil, err
 	}
 	r := new(BouncerResizeRequest)
-	return r, s.client.patch(ctx, bp.path()+"/resizes", p, r)
+	return r, s.client.patch(ctx, bp.path("/resizes"), p, r)
 }
 
 // CancelBouncerResizeParams names the bouncer whose resize to cancel.
@@ -310,7 +310,7 @@ func (s *BouncersService) CancelResize(ctx context.Context, p *CancelBouncerResi
 	if err := p.check(); err != nil {
 		return err
 	}
-	return s.client.del(ctx, p.path()+"/resizes", nil)
+	return s.client.del(ctx, p.path("/resizes"), nil)
 }
 
 // ListBranchBouncerResizesParams selects a page of the resize requests of
@@ -335,14 +335,14 @@ func (s *BouncersService) AllBranchResizes(ctx context.Context, p *ListBranchBou
 	return allOf(ctx, p, s.ListBranchResizes)
 }
 
-// WaitReady polls a bouncer until its servers run, and returns it. The
+// Wait polls a bouncer until its servers run, and returns it. The
 // bouncer's body has no state: its servers are the pods of component
 // "pgbouncer" of the branch's infrastructure
 // ([BranchChangesService.GetInfrastructure]), named
 // "<branch id>-pgbouncer-<bouncer>-<n>". It returns early with ctx's error,
 // or with the error of a failed poll (ErrNotFound when the bouncer is
 // gone).
-func (s *BouncersService) WaitReady(ctx context.Context, p *GetBouncerParams) (*Bouncer, error) {
+func (s *BouncersService) Wait(ctx context.Context, p *GetBouncerParams) (*Bouncer, error) {
 	var running bool
 	return waitFor(ctx, s.client, func(ctx context.Context) (*Bouncer, error) {
 		b, err := s.Get(ctx, p)

@@ -234,7 +234,7 @@ func newBouncerFake(t *testing.T) (*fake.Server, *platform.Client, platform.Boun
 	return srv, c, platform.BouncerParams{Organization: srv.Org(), Database: "pg", Branch: "main", Bouncer: "pool"}
 }
 
-func TestBouncersWaitReadyFake(t *testing.T) {
+func TestBouncersWaitFake(t *testing.T) {
 	t.Parallel()
 	srv, c, ref := newBouncerFake(t)
 	// A bouncer whose name extends pool's is not mistaken for it.
@@ -244,20 +244,20 @@ func TestBouncersWaitReadyFake(t *testing.T) {
 	if _, err := c.Bouncers.Create(t.Context(), other); err != nil {
 		t.Fatal(err)
 	}
-	b, err := c.Bouncers.WaitReady(t.Context(), &ref)
+	b, err := c.Bouncers.Wait(t.Context(), &ref)
 	if err != nil {
-		t.Fatalf("WaitReady: %v", err)
+		t.Fatalf("Wait: %v", err)
 	}
 	if b.Name != "pool" {
-		t.Errorf("WaitReady returned %s", b.Name)
+		t.Errorf("Wait returned %s", b.Name)
 	}
 	if waited := srv.Now().Sub(start); waited < fake.DefaultTimings().BouncerReady {
-		t.Errorf("WaitReady returned after %v, before the bouncer was ready", waited)
+		t.Errorf("Wait returned after %v, before the bouncer was ready", waited)
 	}
 	gone := ref
 	gone.Bouncer = "nope"
-	if _, err := c.Bouncers.WaitReady(t.Context(), &gone); !errors.Is(err, platform.ErrNotFound) {
-		t.Errorf("WaitReady of a missing bouncer: %v, want ErrNotFound", err)
+	if _, err := c.Bouncers.Wait(t.Context(), &gone); !errors.Is(err, platform.ErrNotFound) {
+		t.Errorf("Wait of a missing bouncer: %v, want ErrNotFound", err)
 	}
 }
 
@@ -265,7 +265,7 @@ func TestBouncersWaitResizeFake(t *testing.T) {
 	t.Parallel()
 	_, c, ref := newBouncerFake(t)
 	ctx := t.Context()
-	if _, err := c.Bouncers.WaitReady(ctx, &ref); err != nil {
+	if _, err := c.Bouncers.Wait(ctx, &ref); err != nil {
 		t.Fatal(err)
 	}
 	// resize asks for n servers per cell and returns the request's name.
@@ -317,7 +317,7 @@ func ExampleBouncersService_Resize() {
 	if _, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: "acme", Name: "pg", Kind: platform.KindPostgreSQL}); err != nil {
 		log.Fatal(err)
 	}
-	if _, err := client.Databases.WaitReady(ctx, &platform.GetDatabaseParams{Organization: "acme", Database: "pg"}); err != nil {
+	if _, err := client.Databases.Wait(ctx, &platform.GetDatabaseParams{Organization: "acme", Database: "pg"}); err != nil {
 		log.Fatal(err)
 	}
 
@@ -325,7 +325,7 @@ func ExampleBouncersService_Resize() {
 	if _, err := client.Bouncers.Create(ctx, &platform.CreateBouncerParams{Organization: "acme", Database: "pg", Branch: "main", Name: "pool"}); err != nil {
 		log.Fatal(err)
 	}
-	b, err := client.Bouncers.WaitReady(ctx, pool)
+	b, err := client.Bouncers.Wait(ctx, pool)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -18,15 +18,6 @@ const (
 	BranchReady           BranchState = "ready"
 )
 
-// Actor is who did something: a user, or a service token.
-type Actor struct {
-	ID string `json:"id"`
-	// Type is the kind of actor: "User".
-	Type        string `json:"type"`
-	DisplayName string `json:"display_name"`
-	AvatarURL   string `json:"avatar_url"`
-}
-
 // BranchRef is the short form of a branch inside other objects.
 type BranchRef struct {
 	ID        string     `json:"id"`
@@ -256,7 +247,7 @@ type CreateBranchParams struct {
 	DeletionProtected *bool `json:"deletion_protected,omitempty"`
 }
 
-// Create creates a branch. It starts not ready; [BranchesService.WaitReady]
+// Create creates a branch. It starts not ready; [BranchesService.Wait]
 // waits until it is.
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches
@@ -276,7 +267,7 @@ type GetBranchParams = BranchParams
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}
 func (s *BranchesService) Get(ctx context.Context, p *GetBranchParams) (*Branch, error) {
-	return s.branchCall(ctx, "GET", p, "", nil)
+	return callOn[Branch](ctx, s.client, "GET", p, "", nil, nil)
 }
 
 // UpdateBranchParams renames a branch or changes its deletion protection.
@@ -294,7 +285,7 @@ type UpdateBranchParams struct {
 func (s *BranchesService) Update(ctx context.Context, p *UpdateBranchParams) (*Branch, error) {
 	p = orZero(p)
 	bp := &BranchParams{p.Organization, p.Database, p.Branch}
-	return s.branchCall(ctx, "PATCH", bp, "", p)
+	return callOn[Branch](ctx, s.client, "PATCH", bp, "", nil, p)
 }
 
 // DeleteBranchParams names the branch to delete.
@@ -329,7 +320,7 @@ type PromoteBranchParams = BranchParams
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/promote
 func (s *BranchesService) Promote(ctx context.Context, p *PromoteBranchParams) (*Branch, error) {
-	return s.branchCall(ctx, "POST", p, "/promote", nil)
+	return callOn[Branch](ctx, s.client, "POST", p, "/promote", nil, nil)
 }
 
 // DemoteBranchParams names the branch to demote.
@@ -339,7 +330,7 @@ type DemoteBranchParams = BranchParams
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/demote
 func (s *BranchesService) Demote(ctx context.Context, p *DemoteBranchParams) (*Branch, error) {
-	return s.branchCall(ctx, "POST", p, "/demote", nil)
+	return callOn[Branch](ctx, s.client, "POST", p, "/demote", nil, nil)
 }
 
 // EnableSafeMigrationsParams names the branch whose safe migrations to
@@ -354,7 +345,7 @@ type EnableSafeMigrationsParams = BranchParams
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/safe-migrations
 func (s *BranchesService) EnableSafeMigrations(ctx context.Context, p *EnableSafeMigrationsParams) (*Branch, error) {
-	return s.branchCall(ctx, "POST", p, "/safe-migrations", nil)
+	return callOn[Branch](ctx, s.client, "POST", p, "/safe-migrations", nil, nil)
 }
 
 // UpdateSafeMigrationsParams sets safe migrations on or off.
@@ -373,7 +364,7 @@ type UpdateSafeMigrationsParams struct {
 func (s *BranchesService) UpdateSafeMigrations(ctx context.Context, p *UpdateSafeMigrationsParams) (*Branch, error) {
 	p = orZero(p)
 	bp := &BranchParams{p.Organization, p.Database, p.Branch}
-	return s.branchCall(ctx, "PUT", bp, "/safe-migrations", p)
+	return callOn[Branch](ctx, s.client, "PUT", bp, "/safe-migrations", nil, p)
 }
 
 // DisableSafeMigrationsParams names the branch whose safe migrations to
@@ -385,7 +376,7 @@ type DisableSafeMigrationsParams = BranchParams
 //
 // API: DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/safe-migrations
 func (s *BranchesService) DisableSafeMigrations(ctx context.Context, p *DisableSafeMigrationsParams) (*Branch, error) {
-	return s.branchCall(ctx, "DELETE", p, "/safe-migrations", nil)
+	return callOn[Branch](ctx, s.client, "DELETE", p, "/safe-migrations", nil, nil)
 }
 
 // GetBranchSchemaParams names a branch, and optionally one part of its
@@ -440,22 +431,11 @@ func (s *BranchesService) AllLintErrors(ctx context.Context, p *LintBranchSchema
 	return allOf(ctx, p, s.LintSchema)
 }
 
-// WaitReady polls a branch until it is ready, and returns it.
-func (s *BranchesService) WaitReady(ctx context.Context, p *GetBranchParams) (*Branch, error) {
+// Wait polls a branch until it is ready, and returns it.
+func (s *BranchesService) Wait(ctx context.Context, p *GetBranchParams) (*Branch, error) {
 	return waitForGet(ctx, s.client, func(ctx context.Context) (*Branch, error) {
 		return s.Get(ctx, p)
 	}, func(b *Branch) (bool, error) {
 		return b.Ready, nil
 	})
-}
-
-// branchCall sends a request about one branch and decodes the branch it
-// returns.
-func (s *BranchesService) branchCall(ctx context.Context, method string, p *BranchParams, suffix string, body any) (*Branch, error) {
-	p = orZero(p)
-	if err := p.check(); err != nil {
-		return nil, err
-	}
-	b := new(Branch)
-	return b, s.client.call(ctx, method, p.path(suffix), nil, body, b)
 }

@@ -411,8 +411,8 @@ func TestBranchesArgErrors(t *testing.T) {
 		"DisableSafeMigrations": {takeBranch: true, call: branchMethod(func(s *platform.BranchesService) func(context.Context, *platform.BranchParams) (*platform.Branch, error) {
 			return s.DisableSafeMigrations
 		})},
-		"WaitReady": {takeBranch: true, call: branchMethod(func(s *platform.BranchesService) func(context.Context, *platform.BranchParams) (*platform.Branch, error) {
-			return s.WaitReady
+		"Wait": {takeBranch: true, call: branchMethod(func(s *platform.BranchesService) func(context.Context, *platform.BranchParams) (*platform.Branch, error) {
+			return s.Wait
 		})},
 		"Update": {takeBranch: true, call: func(ctx context.Context, c *platform.Client, org, db, branch string) error {
 			_, err := c.Branches.Update(ctx, &platform.UpdateBranchParams{Organization: org, Database: db, Branch: branch, NewName: platform.Ptr("x")})
@@ -539,9 +539,9 @@ func newReadyDatabase(t *testing.T, srv *fake.Server, name string) {
 	srv.Advance(5 * time.Second)
 }
 
-// TestBranchesWaitReady waits for a new branch against the fake, whose
+// TestBranchesWait waits for a new branch against the fake, whose
 // clock the waiter moves, with the default and a longer branch delay.
-func TestBranchesWaitReady(t *testing.T) {
+func TestBranchesWait(t *testing.T) {
 	t.Parallel()
 	for _, delay := range []time.Duration{5 * time.Second, 2 * time.Minute} {
 		t.Run(delay.String(), func(t *testing.T) {
@@ -557,12 +557,12 @@ func TestBranchesWaitReady(t *testing.T) {
 				t.Fatalf("new branch ready=%v state=%s, want not ready and pending", created.Ready, created.State)
 			}
 			start := srv.Now()
-			b, err := c.Branches.WaitReady(t.Context(), &platform.GetBranchParams{Organization: srv.Org(), Database: "app-db", Branch: "dev"})
+			b, err := c.Branches.Wait(t.Context(), &platform.GetBranchParams{Organization: srv.Org(), Database: "app-db", Branch: "dev"})
 			if err != nil {
-				t.Fatalf("WaitReady: %v", err)
+				t.Fatalf("Wait: %v", err)
 			}
 			if !b.Ready || b.State != platform.BranchReady {
-				t.Errorf("WaitReady returned ready=%v state=%s", b.Ready, b.State)
+				t.Errorf("Wait returned ready=%v state=%s", b.Ready, b.State)
 			}
 			if waited := srv.Now().Sub(start); waited < delay {
 				t.Errorf("clock moved %v, less than the branch delay %v", waited, delay)
@@ -571,9 +571,9 @@ func TestBranchesWaitReady(t *testing.T) {
 	}
 }
 
-// TestBranchesWaitReadyContext checks that a waiter ends with its
+// TestBranchesWaitContext checks that a waiter ends with its
 // context.
-func TestBranchesWaitReadyContext(t *testing.T) {
+func TestBranchesWaitContext(t *testing.T) {
 	t.Parallel()
 	srv := fake.NewServer(t)
 	newReadyDatabase(t, srv, "app-db")
@@ -583,9 +583,9 @@ func TestBranchesWaitReadyContext(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	_, err := c.Branches.WaitReady(ctx, &platform.GetBranchParams{Organization: srv.Org(), Database: "app-db", Branch: "dev"})
+	_, err := c.Branches.Wait(ctx, &platform.GetBranchParams{Organization: srv.Org(), Database: "app-db", Branch: "dev"})
 	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("WaitReady error %v, want context.Canceled", err)
+		t.Fatalf("Wait error %v, want context.Canceled", err)
 	}
 }
 

@@ -166,23 +166,19 @@ type GetBranchResizeRequestParams struct {
 	Resize string `json:"-" url:"-"`
 }
 
-func (p *GetBranchResizeRequestParams) path() (string, error) {
-	if err := required("organization", p.Organization, "database", p.Database, "branch", p.Branch, "resize", p.Resize); err != nil {
-		return "", err
-	}
-	return pathf("v1/organizations/%s/databases/%s/branches/%s/resizes/%s", p.Organization, p.Database, p.Branch, p.Resize), nil
+func (p *GetBranchResizeRequestParams) check() error {
+	return required("organization", p.Organization, "database", p.Database, "branch", p.Branch, "resize", p.Resize)
+}
+
+func (p *GetBranchResizeRequestParams) path(suffix string) string {
+	return pathf("v1/organizations/%s/databases/%s/branches/%s/resizes/%s", p.Organization, p.Database, p.Branch, p.Resize) + suffix
 }
 
 // GetResize returns a resize request.
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/resizes/{resize}
 func (s *BranchChangesService) GetResize(ctx context.Context, p *GetBranchResizeRequestParams) (*BranchResizeRequest, error) {
-	path, err := orZero(p).path()
-	if err != nil {
-		return nil, err
-	}
-	out := new(BranchResizeRequest)
-	return out, s.client.get(ctx, path, nil, out)
+	return callOn[BranchResizeRequest](ctx, s.client, "GET", p, "", nil, nil)
 }
 
 // WaitResize polls a resize request until it has completed. A request

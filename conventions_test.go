@@ -344,3 +344,309 @@ func TestAPIDocLines(t *testing.T) {
 		}
 	}
 }
+
+// rootFiles parses the non-test Go files of package platform (the module
+// root).
+func rootFiles(t *testing.T, fset *token.FileSet) []conventionFile {
+	t.Helper()
+	var files []conventionFile
+	for _, cf := range conventionFiles(t, fset, ".") {
+		if filepath.Dir(cf.path) == "." {
+			files = append(files, cf)
+		}
+	}
+	return files
+}
+
+// serviceMethods maps each type of files whose name ends in "Service" to
+// the names of its methods.
+func serviceMethods(files []conventionFile) map[string]map[string]bool {
+	methods := map[string]map[string]bool{}
+	for _, cf := range files {
+		for _, decl := range cf.file.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok {
+				continue
+			}
+			if r := receiverName(fn); strings.HasSuffix(r, "Service") {
+				if methods[r] == nil {
+					methods[r] = map[string]bool{}
+				}
+				methods[r][fn.Name.Name] = true
+			}
+		}
+	}
+	return methods
+}
+
+// calledFunc is the name of the function or method a call calls ("" when it
+// calls neither by name).
+func calledFunc(call *ast.CallExpr) string {
+	fun := call.Fun
+	switch x := fun.(type) {
+	case *ast.IndexExpr: // an explicit instantiation: f[T](...)
+		fun = x.X
+	case *ast.IndexListExpr:
+		fun = x.X
+	}
+	switch x := fun.(type) {
+	case *ast.Ident:
+		return x.Name
+	case *ast.SelectorExpr:
+		return x.Sel.Name
+	}
+	return ""
+}
+
+// waiterProblems checks the waiters of files against CONTRIBUTING.md: a
+// service's waiter is named Wait<X> after the Get<X> it polls (or, for a
+// record the API has no get for, the List<X>s it finds it in), polls
+// through waitFor or waitForGet, and a waiter whose poll is one Get and
+// whose condition reads only its body uses waitForGet.
+func waiterProblems(fset *token.FileSet, files []conventionFile) []string {
+	methods := serviceMethods(files)
+	var problems []string
+	for _, cf := range files {
+		for _, decl := range cf.file.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok {
+				continue
+			}
+			recv := receiverName(fn)
+			if !strings.HasSuffix(recv, "Service") || !strings.HasPrefix(fn.Name.Name, "Wait") {
+				continue
+			}
+			where := fset.Position(fn.Pos()).String() + ": " + funcTitle(fn)
+			x := strings.TrimPrefix(fn.Name.Name, "Wait")
+			if m := methods[recv]; !m["Get"+x] && !m["List"+x+"s"] && !m["List"+x+"es"] {
+				problems = append(problems, where+": a waiter is named Wait<X> after the Get<X> it polls; "+recv+" has no Get"+x)
+			}
+			polls := false
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				switch calledFunc(call) {
+				case "waitForGet":
+					polls = true
+				case "waitFor":
+					polls = true
+					if len(call.Args) > 3 && pollsOneGet(call.Args[2]) && !callsService(call.Args[3]) {
+						problems = append(problems, where+": its poll is one Get: poll through waitForGet, so that a fake's client moves its clock to the state first")
+					}
+				}
+				return true
+			})
+			if !polls {
+				problems = append(problems, where+": a waiter polls through waitFor or waitForGet")
+			}
+		}
+	}
+	return problems
+}
+
+// callsService reports whether a waiter's condition calls a method of its
+// service (the maintenance waiter lists windows): such a condition is no
+// function of the polled body, so the waiter polls through waitFor.
+func callsService(done ast.Expr) bool {
+	found := false
+	ast.Inspect(done, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok {
+			if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
+				if id, ok := sel.X.(*ast.Ident); ok && id.Name == "s" {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// pollsOneGet reports whether a waiter's poll function is a literal whose
+// body only returns what one Get... method answers.
+func pollsOneGet(poll ast.Expr) bool {
+	lit, ok := poll.(*ast.FuncLit)
+	if !ok || len(lit.Body.List) != 1 {
+		return false
+	}
+	ret, ok := lit.Body.List[0].(*ast.ReturnStmt)
+	if !ok || len(ret.Results) != 1 {
+		return false
+	}
+	call, ok := ret.Results[0].(*ast.CallExpr)
+	return ok && strings.HasPrefix(calledFunc(call), "Get")
+}
+
+// TestWaiterConventions checks the SDK's waiters (see waiterProblems), and
+// that the check finds each kind of violation in a source made to break
+// the rules.
+func TestWaiterConventions(t *testing.T) {
+	t.Parallel()
+	const bad = `package platform
+func (s *ThingsService) Get(ctx context.Context, p *GetThingParams) (*Thing, error) { return nil, nil }
+func (s *ThingsService) WaitReady(ctx context.Context, p *GetThingParams) (*Thing, error) {
+	return waitForGet(ctx, s.client, func(ctx context.Context) (*Thing, error) { return s.Get(ctx, p) }, nil)
+}
+func (s *ThingsService) Wait(ctx context.Context, p *GetThingParams) (*Thing, error) {
+	return waitFor(ctx, s.client, func(ctx context.Context) (*Thing, error) { return s.Get(ctx, p) }, nil)
+}
+func (s *ThingsService) WaitThing(ctx context.Context, p *GetThingParams) (*Thing, error) { return nil, nil }
+`
+	checkRule(t, waiterProblems, bad, "has no GetReady", "poll through waitForGet", "has no GetThing", "polls through waitFor or waitForGet")
+}
+
+// checkRule runs check, which finds the places that break a rule, over
+// package platform, failing for each place it finds; then over bad, a
+// source made to break the rule, failing unless it reports a problem for
+// each of want, in order, each containing its text.
+func checkRule(t *testing.T, check func(*token.FileSet, []conventionFile) []string, bad string, want ...string) {
+	t.Helper()
+	fset := token.NewFileSet()
+	for _, p := range check(fset, rootFiles(t, fset)) {
+		t.Error(p)
+	}
+	f, err := parser.ParseFile(fset, "bad.go", bad, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := check(fset, []conventionFile{{"bad.go", f}})
+	if len(got) != len(want) {
+		t.Errorf("the check of a source that breaks the rules found %d problems, want %d: %q", len(got), len(want), got)
+	}
+	for i, w := range want {
+		if i >= len(got) || !strings.Contains(got[i], w) {
+			t.Errorf("the check of a source that breaks the rules found %q, want problem %d to say %q", got, i, w)
+		}
+	}
+}
+
+// callHelperProblems finds service-local call helpers in files: an
+// unexported method of a service, or an unexported function that takes a
+// service. A service's methods call the shared helpers of platform.go and
+// pagination.go (callOn, listOn, listPage, c.get, ...) themselves.
+func callHelperProblems(fset *token.FileSet, files []conventionFile) []string {
+	var problems []string
+	for _, cf := range files {
+		for _, decl := range cf.file.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || fn.Name.IsExported() {
+				continue
+			}
+			where := fset.Position(fn.Pos()).String() + ": " + funcTitle(fn)
+			if strings.HasSuffix(receiverName(fn), "Service") {
+				problems = append(problems, where+": a service has no helper methods of its own; call callOn, listOn or the client's verbs")
+				continue
+			}
+			for _, field := range fn.Type.Params.List {
+				typ := field.Type
+				if star, ok := typ.(*ast.StarExpr); ok {
+					typ = star.X
+				}
+				if id, ok := typ.(*ast.Ident); ok && strings.HasSuffix(id.Name, "Service") {
+					problems = append(problems, where+": takes a "+id.Name+": a service-local call helper; call callOn, listOn or the client's verbs")
+				}
+			}
+		}
+	}
+	return problems
+}
+
+// TestNoServiceCallHelpers checks that no service has a call helper of its
+// own (see callHelperProblems), and that the check finds both kinds in a
+// source made to break the rule.
+func TestNoServiceCallHelpers(t *testing.T) {
+	t.Parallel()
+	const bad = `package platform
+func (s *ThingsService) thingCall(ctx context.Context, method string, p *ThingParams) (*Thing, error) { return nil, nil }
+func thingPage[T any](ctx context.Context, s *ThingsService, p *ThingParams) (*Page[T], error) { return nil, nil }
+`
+	checkRule(t, callHelperProblems, bad, "ThingsService.thingCall: a service has no helper", "thingPage: takes a ThingsService")
+}
+
+// pathProblems finds paths checked or built other than the one way of
+// CONTRIBUTING.md: path values are checked with required and escaped by
+// pathf; params that name one resource do it in a check() error and a
+// path(suffix string) string method (the resource interface), so a method
+// named path has that form, beside a check; nothing else escapes a value
+// (url.PathEscape is pathf's alone), formats a path (fmt.Sprintf) or
+// appends a value to a "v1/..." literal.
+func pathProblems(fset *token.FileSet, files []conventionFile) []string {
+	type method struct {
+		fn    *ast.FuncDecl
+		where string
+	}
+	methods := map[string]map[string]method{} // receiver -> name -> method
+	var problems []string
+	isStringIdent := func(e ast.Expr) bool { id, ok := e.(*ast.Ident); return ok && id.Name == "string" }
+	isV1 := func(e ast.Expr) bool {
+		lit, ok := e.(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
+			return false
+		}
+		v, err := strconv.Unquote(lit.Value)
+		return err == nil && strings.HasPrefix(v, "v1/")
+	}
+	for _, cf := range files {
+		ast.Inspect(cf.file, func(n ast.Node) bool {
+			where := ""
+			if n != nil {
+				where = fset.Position(n.Pos()).String()
+			}
+			switch x := n.(type) {
+			case *ast.FuncDecl:
+				if r := receiverName(x); r != "" {
+					if methods[r] == nil {
+						methods[r] = map[string]method{}
+					}
+					methods[r][x.Name.Name] = method{x, where + ": " + funcTitle(x)}
+				}
+			case *ast.CallExpr:
+				sel, ok := x.Fun.(*ast.SelectorExpr)
+				if !ok {
+					break
+				}
+				pkg, _ := sel.X.(*ast.Ident)
+				switch {
+				case pkg != nil && pkg.Name == "url" && sel.Sel.Name == "PathEscape" && filepath.Base(cf.path) != "paths.go":
+					problems = append(problems, where+": url.PathEscape outside pathf: build the path with pathf")
+				case pkg != nil && pkg.Name == "fmt" && len(x.Args) > 0 && isV1(x.Args[0]):
+					problems = append(problems, where+": a path formatted with fmt: build it with pathf, which escapes each value")
+				}
+			case *ast.BinaryExpr:
+				if x.Op == token.ADD && (isV1(x.X) || isV1(x.Y)) {
+					problems = append(problems, where+": a value appended to a \"v1/...\" literal: build the path with pathf, which escapes each value")
+				}
+			}
+			return true
+		})
+	}
+	for recv, ms := range methods {
+		p, ok := ms["path"]
+		if !ok {
+			continue
+		}
+		ft := p.fn.Type
+		if ft.Params.NumFields() != 1 || !isStringIdent(ft.Params.List[0].Type) || ft.Results.NumFields() != 1 || !isStringIdent(ft.Results.List[0].Type) {
+			problems = append(problems, p.where+": a params type's path is path(suffix string) string; its path values are checked by its check() error")
+		}
+		c, ok := ms["check"]
+		if !ok || c.fn.Type.Params.NumFields() != 0 || c.fn.Type.Results.NumFields() != 1 {
+			problems = append(problems, p.where+": "+recv+" builds a path without a check() error for its path values")
+		}
+	}
+	return problems
+}
+
+// TestPathsBuiltOneWay checks that paths are checked and built one way
+// (see pathProblems), and that the check finds each kind of violation in a
+// source made to break the rule.
+func TestPathsBuiltOneWay(t *testing.T) {
+	t.Parallel()
+	const bad = `package platform
+func (p *ThingParams) path() (string, error) { return "v1/things/" + url.PathEscape(p.ID), nil }
+func thingPath(id string) string { return fmt.Sprintf("v1/things/%s", id) }
+`
+	checkRule(t, pathProblems, bad, "a value appended", "url.PathEscape outside pathf", "formatted with fmt", "path is path(suffix string) string", "without a check() error")
+}

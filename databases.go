@@ -148,7 +148,7 @@ type CreateDatabaseParams struct {
 	Storage      *StorageParams `json:"storage,omitempty"`
 }
 
-// Create creates a database. It starts in state pending; [DatabasesService.WaitReady]
+// Create creates a database. It starts in state pending; [DatabasesService.Wait]
 // waits until it can be used.
 //
 // API: POST /v1/organizations/{organization}/databases
@@ -291,9 +291,9 @@ func (s *DatabasesService) AllReadOnlyRegions(ctx context.Context, p *ListReadOn
 	return allOf(ctx, p, s.ListReadOnlyRegions)
 }
 
-// WaitReady polls a database until it is ready, and returns it. It returns
+// Wait polls a database until it is ready, and returns it. It returns
 // early with ctx's error, or with the error of a failed poll.
-func (s *DatabasesService) WaitReady(ctx context.Context, p *GetDatabaseParams) (*Database, error) {
+func (s *DatabasesService) Wait(ctx context.Context, p *GetDatabaseParams) (*Database, error) {
 	return waitForGet(ctx, s.client, func(ctx context.Context) (*Database, error) {
 		return s.Get(ctx, p)
 	}, func(db *Database) (bool, error) {

@@ -21,7 +21,7 @@ func deployFlow(ctx context.Context, srv *fake.Server) (*platform.DeployRequest,
 	if _, err := c.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: org, Name: db, ClusterSize: "PS_10"}); err != nil {
 		return nil, err
 	}
-	if _, err := c.Databases.WaitReady(ctx, &platform.GetDatabaseParams{Organization: org, Database: db}); err != nil {
+	if _, err := c.Databases.Wait(ctx, &platform.GetDatabaseParams{Organization: org, Database: db}); err != nil {
 		return nil, err
 	}
 	if err := srv.PushSchema(org, db, "main", "CREATE TABLE users (id bigint NOT NULL, PRIMARY KEY (id))"); err != nil {
@@ -33,7 +33,7 @@ func deployFlow(ctx context.Context, srv *fake.Server) (*platform.DeployRequest,
 	if _, err := c.Branches.Create(ctx, &platform.CreateBranchParams{Organization: org, Database: db, Name: "dev", ParentBranch: "main"}); err != nil {
 		return nil, err
 	}
-	if _, err := c.Branches.WaitReady(ctx, &platform.GetBranchParams{Organization: org, Database: db, Branch: "dev"}); err != nil {
+	if _, err := c.Branches.Wait(ctx, &platform.GetBranchParams{Organization: org, Database: db, Branch: "dev"}); err != nil {
 		return nil, err
 	}
 	if err := srv.PushSchema(org, db, "dev", "CREATE TABLE users (id bigint NOT NULL, email varchar(255), PRIMARY KEY (id))"); err != nil {
@@ -61,7 +61,7 @@ func deployFlow(ctx context.Context, srv *fake.Server) (*platform.DeployRequest,
 				return nil, err
 			}
 		}
-		if _, err := c.DeployRequests.WaitForDeployment(ctx, p, st.wait); err != nil {
+		if _, err := c.DeployRequests.WaitDeployment(ctx, p, st.wait); err != nil {
 			return nil, err
 		}
 	}

@@ -273,30 +273,6 @@ func deployRequestsPath(org, db string) string {
 	return pathf("v1/organizations/%s/databases/%s/deploy-requests", org, db)
 }
 
-// drCall sends a request about one deploy request and decodes into v.
-func (s *DeployRequestsService) drCall(ctx context.Context, method string, p *DeployRequestParams, suffix string, body, v any) error {
-	p = orZero(p)
-	if err := p.check(); err != nil {
-		return err
-	}
-	return s.client.call(ctx, method, p.path(suffix), nil, body, v)
-}
-
-// drAction sends a request about one deploy request that returns it.
-func (s *DeployRequestsService) drAction(ctx context.Context, method string, p *DeployRequestParams, suffix string, body any) (*DeployRequest, error) {
-	dr := new(DeployRequest)
-	return dr, s.drCall(ctx, method, p, suffix, body, dr)
-}
-
-// drListPage fetches a page of a list below one deploy request (its
-// operations, its reviews); q carries the page numbers.
-func drListPage[T any](ctx context.Context, s *DeployRequestsService, dp *DeployRequestParams, suffix string, q paged) (*Page[T], error) {
-	if err := dp.check(); err != nil {
-		return nil, err
-	}
-	return listPage[T](ctx, s.client, dp.path(suffix), q)
-}
-
 // ListDeployRequestsParams selects a page of a database's deploy requests.
 type ListDeployRequestsParams struct {
 	Organization string `json:"-" url:"-"`
@@ -364,7 +340,7 @@ type GetDeployRequestParams = DeployRequestParams
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}
 func (s *DeployRequestsService) Get(ctx context.Context, p *GetDeployRequestParams) (*DeployRequest, error) {
-	return s.drAction(ctx, "GET", p, "", nil)
+	return callOn[DeployRequest](ctx, s.client, "GET", p, "", nil, nil)
 }
 
 // CloseDeployRequestParams names the deploy request to close.
@@ -374,7 +350,7 @@ type CloseDeployRequestParams = DeployRequestParams
 //
 // API: PATCH /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}
 func (s *DeployRequestsService) Close(ctx context.Context, p *CloseDeployRequestParams) (*DeployRequest, error) {
-	return s.drAction(ctx, "PATCH", p, "", map[string]string{"state": string(DeployRequestClosed)})
+	return callOn[DeployRequest](ctx, s.client, "PATCH", p, "", nil, map[string]string{"state": string(DeployRequestClosed)})
 }
 
 // DeployParams queues a deploy request for deployment.
@@ -392,7 +368,7 @@ type DeployParams struct {
 // API: POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/deploy
 func (s *DeployRequestsService) Deploy(ctx context.Context, p *DeployParams) (*DeployRequest, error) {
 	p = orZero(p)
-	return s.drAction(ctx, "POST", &DeployRequestParams{p.Organization, p.Database, p.Number}, "/deploy", p)
+	return callOn[DeployRequest](ctx, s.client, "POST", &DeployRequestParams{p.Organization, p.Database, p.Number}, "/deploy", nil, p)
 }
 
 // ApplyDeployParams names the deploy request whose cutover to apply.
@@ -402,7 +378,7 @@ type ApplyDeployParams = DeployRequestParams
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/apply-deploy
 func (s *DeployRequestsService) ApplyDeploy(ctx context.Context, p *ApplyDeployParams) (*DeployRequest, error) {
-	return s.drAction(ctx, "POST", p, "/apply-deploy", nil)
+	return callOn[DeployRequest](ctx, s.client, "POST", p, "/apply-deploy", nil, nil)
 }
 
 // UpdateAutoApplyParams turns automatic cutover on or off.
@@ -419,7 +395,7 @@ type UpdateAutoApplyParams struct {
 // API: PUT /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/auto-apply
 func (s *DeployRequestsService) UpdateAutoApply(ctx context.Context, p *UpdateAutoApplyParams) (*DeployRequest, error) {
 	p = orZero(p)
-	return s.drAction(ctx, "PUT", &DeployRequestParams{p.Organization, p.Database, p.Number}, "/auto-apply", p)
+	return callOn[DeployRequest](ctx, s.client, "PUT", &DeployRequestParams{p.Organization, p.Database, p.Number}, "/auto-apply", nil, p)
 }
 
 // UpdateAutoDeleteBranchParams turns the deletion of the branch after the
@@ -432,7 +408,7 @@ type UpdateAutoDeleteBranchParams = UpdateAutoApplyParams
 // API: PUT /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/auto-delete-branch
 func (s *DeployRequestsService) UpdateAutoDeleteBranch(ctx context.Context, p *UpdateAutoDeleteBranchParams) (*DeployRequest, error) {
 	p = orZero(p)
-	return s.drAction(ctx, "PUT", &DeployRequestParams{p.Organization, p.Database, p.Number}, "/auto-delete-branch", p)
+	return callOn[DeployRequest](ctx, s.client, "PUT", &DeployRequestParams{p.Organization, p.Database, p.Number}, "/auto-delete-branch", nil, p)
 }
 
 // CancelDeployRequestParams names the deployment to cancel.
@@ -442,7 +418,7 @@ type CancelDeployRequestParams = DeployRequestParams
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/cancel
 func (s *DeployRequestsService) Cancel(ctx context.Context, p *CancelDeployRequestParams) (*DeployRequest, error) {
-	return s.drAction(ctx, "POST", p, "/cancel", nil)
+	return callOn[DeployRequest](ctx, s.client, "POST", p, "/cancel", nil, nil)
 }
 
 // CompleteErroredDeployParams names the errored deployment to complete.
@@ -453,7 +429,7 @@ type CompleteErroredDeployParams = DeployRequestParams
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/complete-deploy
 func (s *DeployRequestsService) CompleteErroredDeploy(ctx context.Context, p *CompleteErroredDeployParams) (*DeployRequest, error) {
-	return s.drAction(ctx, "POST", p, "/complete-deploy", nil)
+	return callOn[DeployRequest](ctx, s.client, "POST", p, "/complete-deploy", nil, nil)
 }
 
 // GetDeploymentParams names the deploy request whose deployment to get.
@@ -463,8 +439,7 @@ type GetDeploymentParams = DeployRequestParams
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/deployment
 func (s *DeployRequestsService) GetDeployment(ctx context.Context, p *GetDeploymentParams) (*Deployment, error) {
-	d := new(Deployment)
-	return d, s.drCall(ctx, "GET", p, "/deployment", nil, d)
+	return callOn[Deployment](ctx, s.client, "GET", p, "/deployment", nil, nil)
 }
 
 // ForceCutoverParams names the deployment to cut over.
@@ -475,7 +450,7 @@ type ForceCutoverParams = DeployRequestParams
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/force-cutover
 func (s *DeployRequestsService) ForceCutover(ctx context.Context, p *ForceCutoverParams) (*DeployRequest, error) {
-	return s.drAction(ctx, "POST", p, "/force-cutover", nil)
+	return callOn[DeployRequest](ctx, s.client, "POST", p, "/force-cutover", nil, nil)
 }
 
 // ListDeployOperationsParams selects a page of a deployment's operations.
@@ -491,7 +466,7 @@ type ListDeployOperationsParams struct {
 // API: GET /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/operations
 func (s *DeployRequestsService) ListOperations(ctx context.Context, p *ListDeployOperationsParams) (*Page[DeployOperation], error) {
 	p = orZero(p)
-	return drListPage[DeployOperation](ctx, s, &DeployRequestParams{p.Organization, p.Database, p.Number}, "/operations", p)
+	return listOn[DeployOperation](ctx, s.client, &DeployRequestParams{p.Organization, p.Database, p.Number}, "/operations", p)
 }
 
 // AllOperations ranges over every table operation of a deployment.
@@ -507,7 +482,7 @@ type RevertParams = DeployRequestParams
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/revert
 func (s *DeployRequestsService) Revert(ctx context.Context, p *RevertParams) (*DeployRequest, error) {
-	return s.drAction(ctx, "POST", p, "/revert", nil)
+	return callOn[DeployRequest](ctx, s.client, "POST", p, "/revert", nil, nil)
 }
 
 // SkipRevertParams names the deployment whose revert window to end.
@@ -517,7 +492,7 @@ type SkipRevertParams = DeployRequestParams
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/skip-revert
 func (s *DeployRequestsService) SkipRevert(ctx context.Context, p *SkipRevertParams) (*DeployRequest, error) {
-	return s.drAction(ctx, "POST", p, "/skip-revert", nil)
+	return callOn[DeployRequest](ctx, s.client, "POST", p, "/skip-revert", nil, nil)
 }
 
 // ListReviewsParams selects a page of a deploy request's reviews.
@@ -533,7 +508,7 @@ type ListReviewsParams struct {
 // API: GET /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/reviews
 func (s *DeployRequestsService) ListReviews(ctx context.Context, p *ListReviewsParams) (*Page[DeployRequestReview], error) {
 	p = orZero(p)
-	return drListPage[DeployRequestReview](ctx, s, &DeployRequestParams{p.Organization, p.Database, p.Number}, "/reviews", p)
+	return listOn[DeployRequestReview](ctx, s.client, &DeployRequestParams{p.Organization, p.Database, p.Number}, "/reviews", p)
 }
 
 // AllReviews ranges over every review of a deploy request.
@@ -556,8 +531,7 @@ type ReviewParams struct {
 // API: POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/reviews
 func (s *DeployRequestsService) Review(ctx context.Context, p *ReviewParams) (*DeployRequestReview, error) {
 	p = orZero(p)
-	r := new(DeployRequestReview)
-	return r, s.drCall(ctx, "POST", &DeployRequestParams{p.Organization, p.Database, p.Number}, "/reviews", p, r)
+	return callOn[DeployRequestReview](ctx, s.client, "POST", &DeployRequestParams{p.Organization, p.Database, p.Number}, "/reviews", nil, p)
 }
 
 // GetDeployQueueParams selects a page of a database's deploy queue.
@@ -584,10 +558,10 @@ func (s *DeployRequestsService) AllDeployQueue(ctx context.Context, p *GetDeploy
 	return allOf(ctx, p, s.GetDeployQueue)
 }
 
-// WaitForDeployment polls a deploy request's deployment until it reaches
+// WaitDeployment polls a deploy request's deployment until it reaches
 // one of states, and returns it. A terminal state that is not among them
 // ends the wait with a *StateError naming it.
-func (s *DeployRequestsService) WaitForDeployment(ctx context.Context, p *GetDeploymentParams, states ...DeploymentState) (*Deployment, error) {
+func (s *DeployRequestsService) WaitDeployment(ctx context.Context, p *GetDeploymentParams, states ...DeploymentState) (*Deployment, error) {
 	p = orZero(p)
 	if len(states) == 0 {
 		return nil, &ArgError{Arg: "states", Reason: "name at least one deployment state to wait for"}

@@ -261,8 +261,8 @@ func TestDeployRequestsArgErrors(t *testing.T) {
 			_, err := c.DeployRequests.GetDeployment(ctx, &p)
 			return err
 		},
-		"WaitForDeployment": func(ctx context.Context, p platform.DeployRequestParams) error {
-			_, err := c.DeployRequests.WaitForDeployment(ctx, &p, platform.DeploymentComplete)
+		"WaitDeployment": func(ctx context.Context, p platform.DeployRequestParams) error {
+			_, err := c.DeployRequests.WaitDeployment(ctx, &p, platform.DeploymentComplete)
 			return err
 		},
 		"ListOperations": func(ctx context.Context, p platform.DeployRequestParams) error {
@@ -325,13 +325,13 @@ func deploymentAt(st platform.DeploymentState) string {
 	return `{"id":"dp0000000001","type":"Deployment","state":"` + string(st) + `","deploy_request_number":7}`
 }
 
-func TestWaitForDeployment(t *testing.T) {
+func TestWaitDeployment(t *testing.T) {
 	t.Parallel()
 	p := &platform.GetDeploymentParams{Organization: "acme", Database: "app", Number: 7}
 	t.Run("returns on a wanted state", func(t *testing.T) {
 		t.Parallel()
 		w, slept := newDRWire(t, deploymentAt("queued"), deploymentAt("in_progress"), deploymentAt("pending_cutover"), deploymentAt("in_progress_cutover"))
-		d, err := w.client.DeployRequests.WaitForDeployment(t.Context(), p, platform.DeploymentPendingCutover, platform.DeploymentComplete)
+		d, err := w.client.DeployRequests.WaitDeployment(t.Context(), p, platform.DeploymentPendingCutover, platform.DeploymentComplete)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -354,15 +354,15 @@ func TestWaitForDeployment(t *testing.T) {
 	t.Run("a wanted terminal state", func(t *testing.T) {
 		t.Parallel()
 		w, _ := newDRWire(t, deploymentAt("in_progress_revert"), deploymentAt("complete_revert"))
-		d, err := w.client.DeployRequests.WaitForDeployment(t.Context(), p, platform.DeploymentCompleteRevert)
+		d, err := w.client.DeployRequests.WaitDeployment(t.Context(), p, platform.DeploymentCompleteRevert)
 		if err != nil || d.State != platform.DeploymentCompleteRevert {
-			t.Errorf("WaitForDeployment = %v, %v; want complete_revert", d, err)
+			t.Errorf("WaitDeployment = %v, %v; want complete_revert", d, err)
 		}
 	})
 	t.Run("an unwanted terminal state", func(t *testing.T) {
 		t.Parallel()
 		w, _ := newDRWire(t, deploymentAt("in_progress"), deploymentAt("complete_error"))
-		_, err := w.client.DeployRequests.WaitForDeployment(t.Context(), p, platform.DeploymentPendingCutover)
+		_, err := w.client.DeployRequests.WaitDeployment(t.Context(), p, platform.DeploymentPendingCutover)
 		var stateErr *platform.StateError
 		if !errors.As(err, &stateErr) {
 			t.Fatalf("error %v, want a *StateError", err)
@@ -380,7 +380,7 @@ func TestWaitForDeployment(t *testing.T) {
 	t.Run("no states", func(t *testing.T) {
 		t.Parallel()
 		w, _ := newDRWire(t, deploymentAt("ready"))
-		_, err := w.client.DeployRequests.WaitForDeployment(t.Context(), p)
+		_, err := w.client.DeployRequests.WaitDeployment(t.Context(), p)
 		var argErr *platform.ArgError
 		if !errors.As(err, &argErr) || argErr.Arg != "states" {
 			t.Errorf("error %v, want an ArgError for states", err)
@@ -394,7 +394,7 @@ func TestWaitForDeployment(t *testing.T) {
 		w, _ := newDRWire(t, deploymentAt("in_progress"))
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
-		if _, err := w.client.DeployRequests.WaitForDeployment(ctx, p, platform.DeploymentComplete); !errors.Is(err, context.Canceled) {
+		if _, err := w.client.DeployRequests.WaitDeployment(ctx, p, platform.DeploymentComplete); !errors.Is(err, context.Canceled) {
 			t.Errorf("error %v, want context.Canceled", err)
 		}
 	})

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"reflect"
 	"strings"
 	"time"
 )
@@ -130,46 +129,4 @@ type ArgError struct {
 // Error implements error.
 func (e *ArgError) Error() string {
 	return fmt.Sprintf("platform: invalid argument %s: %s", e.Arg, e.Reason)
-}
-
-// required returns an *ArgError for the first of the name/value pairs whose
-// value is empty, or is "." or "..": escaping leaves those as they are, and
-// as a path segment they would change the route ("v1/organizations/.." is
-// not an organization's path).
-func required(pairs ...string) error {
-	for i := 0; i+1 < len(pairs); i += 2 {
-		switch v := pairs[i+1]; {
-		case strings.HasPrefix(v, nilMark):
-			return &ArgError{Arg: "params", Reason: "must not be nil: pass a " + v[len(nilMark):] + " with the path values set"}
-		case strings.TrimSpace(v) == "":
-			return &ArgError{Arg: pairs[i], Reason: "must not be empty"}
-		case v == "." || v == "..":
-			return &ArgError{Arg: pairs[i], Reason: fmt.Sprintf("%q is not a valid path value", v)}
-		}
-	}
-	return nil
-}
-
-// nilMark starts the value markNil gives the path values of the params that
-// stand in for a nil pointer; the rest of the value is the params' type. No
-// caller's value starts with a NUL byte.
-const nilMark = "\x00nil "
-
-// markNil sets every path value of the params struct v (string fields
-// tagged json:"-" and url:"-", in embedded structs too) to nilMark followed
-// by typ, the params' type.
-func markNil(v reflect.Value, typ string) {
-	if v.Kind() != reflect.Struct {
-		return
-	}
-	t := v.Type()
-	for i := range t.NumField() {
-		f := t.Field(i)
-		switch {
-		case f.Anonymous && f.Type.Kind() == reflect.Struct:
-			markNil(v.Field(i), typ)
-		case f.IsExported() && f.Type.Kind() == reflect.String && f.Tag.Get("json") == "-" && f.Tag.Get("url") == "-":
-			v.Field(i).SetString(nilMark + typ)
-		}
-	}
 }

@@ -231,7 +231,7 @@ func ExampleKeyspacesService_Resize() {
 	}
 	fmt.Println(req.State, req.PreviousClusterName, "->", req.ClusterName)
 
-	done, err := client.Keyspaces.WaitForResize(ctx, &platform.GetKeyspaceResizeParams{
+	done, err := client.Keyspaces.WaitResize(ctx, &platform.GetKeyspaceResizeParams{
 		Organization: "acme", Database: "shop", Branch: "main", Keyspace: "shop", ID: req.ID,
 	})
 	if err != nil {
@@ -285,10 +285,10 @@ func ExampleAuditLogsService_All() {
 	// database.created Database orders in acme
 }
 
-// ExampleWorkflowsService_WaitFor moves a table to another keyspace with
+// ExampleWorkflowsService_Wait moves a table to another keyspace with
 // a workflow, waiting on the fake's clock for each state an action leads
 // to.
-func ExampleWorkflowsService_WaitFor() {
+func ExampleWorkflowsService_Wait() {
 	srv, err := fake.New()
 	if err != nil {
 		log.Fatal(err)
@@ -330,7 +330,7 @@ func ExampleWorkflowsService_WaitFor() {
 				log.Fatal(err)
 			}
 		}
-		if wf, err = client.Workflows.WaitFor(ctx, ref, step.state); err != nil {
+		if wf, err = client.Workflows.Wait(ctx, ref, step.state); err != nil {
 			log.Fatal(err)
 		}
 		fmt.Println(wf.State)

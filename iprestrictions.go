@@ -39,8 +39,8 @@ func (p *GetIPRestrictionParams) check() error {
 	return required("organization", p.Organization, "database", p.Database, "id", p.ID)
 }
 
-func (p *GetIPRestrictionParams) path() string {
-	return ipRestrictionsPath(p.Organization, p.Database) + pathf("/%s", p.ID)
+func (p *GetIPRestrictionParams) path(suffix string) string {
+	return ipRestrictionsPath(p.Organization, p.Database) + pathf("/%s", p.ID) + suffix
 }
 
 // ipRestrictionsPath is the collection path of a database's IP
@@ -108,7 +108,7 @@ func (s *IPRestrictionsService) Get(ctx context.Context, p *GetIPRestrictionPara
 		return nil, err
 	}
 	r := new(IPRestriction)
-	return r, s.client.get(ctx, p.path(), nil, r)
+	return r, s.client.get(ctx, p.path(""), nil, r)
 }
 
 // UpdateIPRestrictionParams changes an IP restriction entry; nil fields
@@ -133,7 +133,7 @@ func (s *IPRestrictionsService) Update(ctx context.Context, p *UpdateIPRestricti
 		return nil, err
 	}
 	r := new(IPRestriction)
-	return r, s.client.patch(ctx, gp.path(), p, r)
+	return r, s.client.patch(ctx, gp.path(""), p, r)
 }
 
 // DeleteIPRestrictionParams names the entry to delete.
@@ -148,5 +148,5 @@ func (s *IPRestrictionsService) Delete(ctx context.Context, p *DeleteIPRestricti
 	if err := p.check(); err != nil {
 		return err
 	}
-	return s.client.del(ctx, p.path(), nil)
+	return s.client.del(ctx, p.path(""), nil)
 }

@@ -140,16 +140,16 @@ func TestKeyspaceResizesArgErrors(t *testing.T) {
 			_, err := c.Keyspaces.GetRolloutStatus(ctx, &platform.GetKeyspaceRolloutStatusParams{Organization: "acme", Branch: "main", Keyspace: "orders"})
 			return err
 		}},
-		{"WaitForResize without id", "id", func(ctx context.Context, c *platform.Client) error {
-			_, err := c.Keyspaces.WaitForResize(ctx, &platform.GetKeyspaceResizeParams{Organization: "acme", Database: "app-db", Branch: "main", Keyspace: "orders"})
+		{"WaitResize without id", "id", func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Keyspaces.WaitResize(ctx, &platform.GetKeyspaceResizeParams{Organization: "acme", Database: "app-db", Branch: "main", Keyspace: "orders"})
 			return err
 		}},
 	})
 }
 
-// TestKeyspaceWaitForResizeWire polls a queued, then resizing, then
+// TestKeyspaceWaitResizeWire polls a queued, then resizing, then
 // completed request, waiting longer each time.
-func TestKeyspaceWaitForResizeWire(t *testing.T) {
+func TestKeyspaceWaitResizeWire(t *testing.T) {
 	t.Parallel()
 	states := []string{"queued", "resizing", "completed"}
 	var mu sync.Mutex
@@ -168,9 +168,9 @@ func TestKeyspaceWaitForResizeWire(t *testing.T) {
 		waits = append(waits, d)
 		return ctx.Err()
 	}))
-	r, err := c.Keyspaces.WaitForResize(t.Context(), &platform.GetKeyspaceResizeParams{Organization: "acme", Database: "app-db", Branch: "main", Keyspace: "orders", ID: "krr1"})
+	r, err := c.Keyspaces.WaitResize(t.Context(), &platform.GetKeyspaceResizeParams{Organization: "acme", Database: "app-db", Branch: "main", Keyspace: "orders", ID: "krr1"})
 	if err != nil || r.State != platform.KeyspaceResizeCompleted {
-		t.Fatalf("WaitForResize = %+v, %v; want the completed request", r, err)
+		t.Fatalf("WaitResize = %+v, %v; want the completed request", r, err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -179,10 +179,10 @@ func TestKeyspaceWaitForResizeWire(t *testing.T) {
 	}
 }
 
-// TestKeyspaceWaitForResizeFake resizes a keyspace of the fake and waits
+// TestKeyspaceWaitResizeFake resizes a keyspace of the fake and waits
 // for each state; a canceled request ends a wait for completion with a
 // *StateError.
-func TestKeyspaceWaitForResizeFake(t *testing.T) {
+func TestKeyspaceWaitResizeFake(t *testing.T) {
 	t.Parallel()
 	srv, c := newKeyspaceFake(t)
 	ctx, org := t.Context(), srv.Org()
@@ -192,14 +192,14 @@ func TestKeyspaceWaitForResizeFake(t *testing.T) {
 		t.Fatal(err)
 	}
 	get := &platform.GetKeyspaceResizeParams{Organization: org, Database: "app-db", Branch: "main", Keyspace: "app-db", ID: r.ID}
-	got, err := c.Keyspaces.WaitForResize(ctx, get, platform.KeyspaceResizeResizing)
+	got, err := c.Keyspaces.WaitResize(ctx, get, platform.KeyspaceResizeResizing)
 	if err != nil || got.State != platform.KeyspaceResizeResizing {
 		t.Fatalf("waiting for resizing: %+v, %v", got, err)
 	}
 	if rollout, err := c.Keyspaces.GetRolloutStatus(ctx, ks); err != nil || rollout.State != platform.RolloutInProgress {
 		t.Errorf("rollout while resizing: %+v, %v", rollout, err)
 	}
-	if got, err = c.Keyspaces.WaitForResize(ctx, get); err != nil || got.State != platform.KeyspaceResizeCompleted {
+	if got, err = c.Keyspaces.WaitResize(ctx, get); err != nil || got.State != platform.KeyspaceResizeCompleted {
 		t.Fatalf("waiting for completion: %+v, %v", got, err)
 	}
 	if k, err := c.Keyspaces.Get(ctx, ks); err != nil || k.ClusterName != "PS_40" || k.Resizing {
@@ -214,7 +214,7 @@ func TestKeyspaceWaitForResizeFake(t *testing.T) {
 		t.Fatal(err)
 	}
 	get.ID = r.ID
-	_, err = c.Keyspaces.WaitForResize(ctx, get)
+	_, err = c.Keyspaces.WaitResize(ctx, get)
 	var stateErr *platform.StateError
 	if !errors.As(err, &stateErr) || stateErr.State != "canceled" {
 		t.Errorf("waiting for a canceled request to complete: %v, want a *StateError naming canceled", err)

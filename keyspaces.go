@@ -108,8 +108,8 @@ func (p *KeyspaceParams) check() error {
 	return required("organization", p.Organization, "database", p.Database, "branch", p.Branch, "keyspace", p.Keyspace)
 }
 
-func (p *KeyspaceParams) path() string {
-	return keyspacesPath(p.Organization, p.Database, p.Branch) + pathf("/%s", p.Keyspace)
+func (p *KeyspaceParams) path(suffix string) string {
+	return keyspacesPath(p.Organization, p.Database, p.Branch) + pathf("/%s", p.Keyspace) + suffix
 }
 
 // keyspacesPath is the collection path of a branch's keyspaces.
@@ -159,7 +159,7 @@ type CreateKeyspaceParams struct {
 }
 
 // Create adds a keyspace to a ready branch. It starts not ready;
-// [KeyspacesService.WaitReady] waits until it is.
+// [KeyspacesService.Wait] waits until it is.
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces
 func (s *KeyspacesService) Create(ctx context.Context, p *CreateKeyspaceParams) (*Keyspace, error) {
@@ -183,7 +183,7 @@ func (s *KeyspacesService) Get(ctx context.Context, p *GetKeyspaceParams) (*Keys
 		return nil, err
 	}
 	ks := new(Keyspace)
-	return ks, s.client.get(ctx, p.path(), nil, ks)
+	return ks, s.client.get(ctx, p.path(""), nil, ks)
 }
 
 // VReplicationFlagsParams changes some of a keyspace's replication stream
@@ -235,7 +235,7 @@ func (p UpdateKeyspaceParams) MarshalJSON() ([]byte, error) {
 
 // Update changes a keyspace's settings. A change sets
 // config_change_in_progress until it has been applied;
-// [KeyspacesService.WaitReady] waits for that. A keyspace that is not ready
+// [KeyspacesService.Wait] waits for that. A keyspace that is not ready
 // yet is refused with [ErrUnprocessable], as are values out of range.
 //
 // API: PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}
@@ -249,7 +249,7 @@ func (s *KeyspacesService) Update(ctx context.Context, p *UpdateKeyspaceParams) 
 		return nil, &ArgError{Arg: "vector_pool_allocation", Reason: "cannot be both set and cleared"}
 	}
 	ks := new(Keyspace)
-	return ks, s.client.patch(ctx, kp.path(), p, ks)
+	return ks, s.client.patch(ctx, kp.path(""), p, ks)
 }
 
 // DeleteKeyspaceParams names the keyspace to delete.
@@ -264,7 +264,7 @@ func (s *KeyspacesService) Delete(ctx context.Context, p *DeleteKeyspaceParams) 
 	if err := p.check(); err != nil {
 		return err
 	}
-	return s.client.del(ctx, p.path(), nil)
+	return s.client.del(ctx, p.path(""), nil)
 }
 
 // KeyspaceReadOnlyRegion is a region a keyspace replicates to for reads,
@@ -326,13 +326,13 @@ func (s *KeyspacesService) UpdateReadOnlyRegions(ctx context.Context, p *UpdateR
 		return nil, err
 	}
 	var out []*KeyspaceReadOnlyRegion
-	return out, s.client.put(ctx, kp.path()+"/read-only-regions", p, &out)
+	return out, s.client.put(ctx, kp.path("/read-only-regions"), p, &out)
 }
 
-// WaitReady polls a keyspace until it is ready and no settings change is in
+// Wait polls a keyspace until it is ready and no settings change is in
 // progress, and returns it. It returns early with ctx's error, or with the
 // error of a failed poll (ErrNotFound when the keyspace is gone).
-func (s *KeyspacesService) WaitReady(ctx context.Context, p *GetKeyspaceParams) (*Keyspace, error) {
+func (s *KeyspacesService) Wait(ctx context.Context, p *GetKeyspaceParams) (*Keyspace, error) {
 	return waitForGet(ctx, s.client, func(ctx context.Context) (*Keyspace, error) {
 		return s.Get(ctx, p)
 	}, func(ks *Keyspace) (bool, error) {
@@ -400,9 +400,6 @@ type ListKeyspaceResizesParams struct {
 	ListParams
 }
 
-// resizesPath is the path of a keyspace's resize requests.
-func (p *KeyspaceParams) resizesPath() string { return p.path() + "/resizes" }
-
 // ListResizes returns a page of a keyspace's resize requests, oldest first.
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/keyspaces/{keyspace}/resizes
@@ -412,7 +409,7 @@ func (s *KeyspacesService) ListResizes(ctx context.Context, p *ListKeyspaceResiz
 	if err := kp.check(); err != nil {
 		return nil, err
 	}
-	return listPage[KeyspaceResizeRequest](ctx, s.client, kp.resizesPath(), p)
+	return listPage[KeyspaceResizeRequest](ctx, s.client, kp.path("/resizes"), p)
 }
 
 // AllResizes ranges over every resize request of a keyspace.
@@ -438,7 +435,7 @@ type ResizeKeyspaceParams struct {
 
 // Resize asks for a keyspace to be resized, and returns the request. The
 // request is queued, then its shards roll out, then it completes and the
-// keyspace takes its values; [KeyspacesService.WaitForResize] waits for
+// keyspace takes its values; [KeyspacesService.WaitResize] waits for
 // that. Asked again while the request is queued, it updates that request.
 // A request that is already resizing, an unknown cluster size, replicas out
 // of the keyspace's bounds and a request that changes nothing are refused
@@ -452,7 +449,7 @@ func (s *KeyspacesService) Resize(ctx context.Context, p *ResizeKeyspaceParams) 
 		return nil, err
 	}
 	r := new(KeyspaceResizeRequest)
-	return r, s.client.put(ctx, kp.resizesPath(), p, r)
+	return r, s.client.put(ctx, kp.path("/resizes"), p, r)
 }
 
 // GetKeyspaceResizeParams names a resize request of a keyspace.
@@ -474,7 +471,7 @@ func (s *KeyspacesService) GetResize(ctx context.Context, p *GetKeyspaceResizePa
 	}
 	kp := &KeyspaceParams{p.Organization, p.Database, p.Branch, p.Keyspace}
 	r := new(KeyspaceResizeRequest)
-	return r, s.client.get(ctx, kp.resizesPath()+pathf("/%s", p.ID), nil, r)
+	return r, s.client.get(ctx, kp.path(pathf("/resizes/%s", p.ID)), nil, r)
 }
 
 // CancelKeyspaceResizeParams names the keyspace whose resize to cancel.
@@ -491,7 +488,7 @@ func (s *KeyspacesService) CancelResize(ctx context.Context, p *CancelKeyspaceRe
 	if err := p.check(); err != nil {
 		return err
 	}
-	return s.client.del(ctx, p.resizesPath(), nil)
+	return s.client.del(ctx, p.path("/resizes"), nil)
 }
 
 // The rollout states of a keyspace and of its shards.
@@ -544,13 +541,13 @@ func (s *KeyspacesService) GetRolloutStatus(ctx context.Context, p *GetKeyspaceR
 		return nil, err
 	}
 	r := new(KeyspaceRollout)
-	return r, s.client.get(ctx, p.path()+"/rollout-status", nil, r)
+	return r, s.client.get(ctx, p.path("/rollout-status"), nil, r)
 }
 
-// WaitForResize polls a keyspace resize request until it reaches one of
+// WaitResize polls a keyspace resize request until it reaches one of
 // states (completed when none is given), and returns it. A terminal state
 // that is not among them ends the wait with a [*StateError] naming it.
-func (s *KeyspacesService) WaitForResize(ctx context.Context, p *GetKeyspaceResizeParams, states ...KeyspaceResizeState) (*KeyspaceResizeRequest, error) {
+func (s *KeyspacesService) WaitResize(ctx context.Context, p *GetKeyspaceResizeParams, states ...KeyspaceResizeState) (*KeyspaceResizeRequest, error) {
 	p = orZero(p)
 	if len(states) == 0 {
 		states = []KeyspaceResizeState{KeyspaceResizeCompleted}

@@ -273,7 +273,7 @@ func TestKeyspacesArgErrors(t *testing.T) {
 			return c.Keyspaces.Delete(ctx, &noKeyspace)
 		}},
 		{"wait without keyspace", "keyspace", func(ctx context.Context, c *platform.Client) error {
-			_, err := c.Keyspaces.WaitReady(ctx, &noKeyspace)
+			_, err := c.Keyspaces.Wait(ctx, &noKeyspace)
 			return err
 		}},
 	}
@@ -293,7 +293,7 @@ func TestKeyspacesArgErrors(t *testing.T) {
 	}
 }
 
-func TestKeyspacesWaitReadyWire(t *testing.T) {
+func TestKeyspacesWaitWire(t *testing.T) {
 	t.Parallel()
 	// The keyspace is provisioning, then changing its settings, then settled.
 	states := []string{
@@ -317,12 +317,12 @@ func TestKeyspacesWaitReadyWire(t *testing.T) {
 		waits = append(waits, d)
 		return ctx.Err()
 	}))
-	ks, err := c.Keyspaces.WaitReady(t.Context(), &platform.GetKeyspaceParams{Organization: "acme", Database: "app-db", Branch: "dev", Keyspace: "orders"})
+	ks, err := c.Keyspaces.Wait(t.Context(), &platform.GetKeyspaceParams{Organization: "acme", Database: "app-db", Branch: "dev", Keyspace: "orders"})
 	if err != nil {
-		t.Fatalf("WaitReady: %v", err)
+		t.Fatalf("Wait: %v", err)
 	}
 	if !ks.Ready || ks.ConfigChangeInProgress {
-		t.Errorf("WaitReady returned %+v, want ready with no change in progress", ks)
+		t.Errorf("Wait returned %+v, want ready with no change in progress", ks)
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -347,7 +347,7 @@ func newKeyspaceFake(t *testing.T) (*fake.Server, *platform.Client) {
 	return srv, c
 }
 
-func TestKeyspacesWaitReadyFake(t *testing.T) {
+func TestKeyspacesWaitFake(t *testing.T) {
 	t.Parallel()
 	t.Run("new keyspace", func(t *testing.T) {
 		t.Parallel()
@@ -363,12 +363,12 @@ func TestKeyspacesWaitReadyFake(t *testing.T) {
 			t.Fatal("a new keyspace is ready at once, want pending")
 		}
 		start := srv.Now()
-		ks, err := c.Keyspaces.WaitReady(ctx, &platform.GetKeyspaceParams{Organization: srv.Org(), Database: "app-db", Branch: "main", Keyspace: "orders"})
+		ks, err := c.Keyspaces.Wait(ctx, &platform.GetKeyspaceParams{Organization: srv.Org(), Database: "app-db", Branch: "main", Keyspace: "orders"})
 		if err != nil {
-			t.Fatalf("WaitReady: %v", err)
+			t.Fatalf("Wait: %v", err)
 		}
 		if !ks.Ready || !ks.Sharded || ks.ID != created.ID {
-			t.Errorf("WaitReady returned %+v, want the sharded keyspace %s ready", ks, created.ID)
+			t.Errorf("Wait returned %+v, want the sharded keyspace %s ready", ks, created.ID)
 		}
 		if waited := srv.Now().Sub(start); waited < 5*time.Second {
 			t.Errorf("the clock moved %v, want at least the 5s provisioning time", waited)
@@ -389,12 +389,12 @@ func TestKeyspacesWaitReadyFake(t *testing.T) {
 		if !updated.ConfigChangeInProgress {
 			t.Fatal("a settings change is not in progress after Update")
 		}
-		ks, err := c.Keyspaces.WaitReady(ctx, p)
+		ks, err := c.Keyspaces.Wait(ctx, p)
 		if err != nil {
-			t.Fatalf("WaitReady: %v", err)
+			t.Fatalf("Wait: %v", err)
 		}
 		if ks.ConfigChangeInProgress || ks.NodeTTLStrategy != platform.NodeTTLOff {
-			t.Errorf("WaitReady returned change in progress %v, strategy %s; want the change applied", ks.ConfigChangeInProgress, ks.NodeTTLStrategy)
+			t.Errorf("Wait returned change in progress %v, strategy %s; want the change applied", ks.ConfigChangeInProgress, ks.NodeTTLStrategy)
 		}
 	})
 	t.Run("failed provisioning", func(t *testing.T) {
@@ -410,9 +410,9 @@ func TestKeyspacesWaitReadyFake(t *testing.T) {
 		if err := srv.FailNext(created.ID); err != nil {
 			t.Fatal(err)
 		}
-		_, err = c.Keyspaces.WaitReady(ctx, &platform.GetKeyspaceParams{Organization: srv.Org(), Database: "app-db", Branch: "main", Keyspace: "orders"})
+		_, err = c.Keyspaces.Wait(ctx, &platform.GetKeyspaceParams{Organization: srv.Org(), Database: "app-db", Branch: "main", Keyspace: "orders"})
 		if !errors.Is(err, platform.ErrNotFound) {
-			t.Errorf("WaitReady: got %v, want ErrNotFound for a keyspace that failed to provision", err)
+			t.Errorf("Wait: got %v, want ErrNotFound for a keyspace that failed to provision", err)
 		}
 	})
 	t.Run("context ends", func(t *testing.T) {
@@ -425,9 +425,9 @@ func TestKeyspacesWaitReadyFake(t *testing.T) {
 			t.Fatal(err)
 		}
 		cancel()
-		_, err := c.Keyspaces.WaitReady(ctx, &platform.GetKeyspaceParams{Organization: srv.Org(), Database: "app-db", Branch: "main", Keyspace: "orders"})
+		_, err := c.Keyspaces.Wait(ctx, &platform.GetKeyspaceParams{Organization: srv.Org(), Database: "app-db", Branch: "main", Keyspace: "orders"})
 		if !errors.Is(err, context.Canceled) {
-			t.Errorf("WaitReady: got %v, want context.Canceled", err)
+			t.Errorf("Wait: got %v, want context.Canceled", err)
 		}
 	})
 }

@@ -82,7 +82,7 @@ type RunBranchMaintenanceParams struct {
 }
 
 // Run starts maintenance of a PostgreSQL branch. It runs in a window of the
-// database's schedule; [MaintenanceService.WaitIdle] waits until it has
+// database's schedule; [MaintenanceService.WaitSchedule] waits until it has
 // finished.
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/maintenance
@@ -125,23 +125,19 @@ type GetMaintenanceScheduleParams struct {
 	ID           string `json:"-" url:"-"`
 }
 
-func (p *GetMaintenanceScheduleParams) path() (string, error) {
-	if err := required("organization", p.Organization, "database", p.Database, "id", p.ID); err != nil {
-		return "", err
-	}
-	return maintenanceSchedulesPath(p.Organization, p.Database) + pathf("/%s", p.ID), nil
+func (p *GetMaintenanceScheduleParams) check() error {
+	return required("organization", p.Organization, "database", p.Database, "id", p.ID)
+}
+
+func (p *GetMaintenanceScheduleParams) path(suffix string) string {
+	return maintenanceSchedulesPath(p.Organization, p.Database) + pathf("/%s", p.ID) + suffix
 }
 
 // GetSchedule returns a maintenance schedule.
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/maintenance-schedules/{id}
 func (s *MaintenanceService) GetSchedule(ctx context.Context, p *GetMaintenanceScheduleParams) (*MaintenanceSchedule, error) {
-	path, err := orZero(p).path()
-	if err != nil {
-		return nil, err
-	}
-	ms := new(MaintenanceSchedule)
-	return ms, s.client.get(ctx, path, nil, ms)
+	return callOn[MaintenanceSchedule](ctx, s.client, "GET", p, "", nil, nil)
 }
 
 // ListMaintenanceWindowsParams selects a page of a maintenance schedule's
@@ -159,11 +155,7 @@ type ListMaintenanceWindowsParams struct {
 // API: GET /v1/organizations/{organization}/databases/{database}/maintenance-schedules/{id}/windows
 func (s *MaintenanceService) ListWindows(ctx context.Context, p *ListMaintenanceWindowsParams) (*Page[MaintenanceWindow], error) {
 	p = orZero(p)
-	path, err := (&GetMaintenanceScheduleParams{Organization: p.Organization, Database: p.Database, ID: p.ID}).path()
-	if err != nil {
-		return nil, err
-	}
-	return listPage[MaintenanceWindow](ctx, s.client, path+"/windows", p)
+	return listOn[MaintenanceWindow](ctx, s.client, &GetMaintenanceScheduleParams{Organization: p.Organization, Database: p.Database, ID: p.ID}, "/windows", p)
 }
 
 // AllWindows ranges over every window of a maintenance schedule.
@@ -171,10 +163,10 @@ func (s *MaintenanceService) AllWindows(ctx context.Context, p *ListMaintenanceW
 	return allOf(ctx, p, s.ListWindows)
 }
 
-// WaitIdle polls a maintenance schedule's windows until none is running,
+// WaitSchedule polls a maintenance schedule's windows until none is running,
 // and returns the schedule: after [MaintenanceService.Run], it waits for
 // the maintenance to finish.
-func (s *MaintenanceService) WaitIdle(ctx context.Context, p *GetMaintenanceScheduleParams) (*MaintenanceSchedule, error) {
+func (s *MaintenanceService) WaitSchedule(ctx context.Context, p *GetMaintenanceScheduleParams) (*MaintenanceSchedule, error) {
 	p = orZero(p)
 	lp := &ListMaintenanceWindowsParams{Organization: p.Organization, Database: p.Database, ID: p.ID}
 	return waitFor(ctx, s.client, func(ctx context.Context) (*MaintenanceSchedule, error) {

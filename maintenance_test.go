@@ -104,15 +104,15 @@ func TestMaintenanceArgErrors(t *testing.T) {
 			_, err := c.Maintenance.ListWindows(ctx, &platform.ListMaintenanceWindowsParams{Organization: "acme", ID: "mnt1"})
 			return err
 		}},
-		{"WaitIdle with nil params", "params", func(ctx context.Context, c *platform.Client) error {
-			_, err := c.Maintenance.WaitIdle(ctx, nil)
+		{"WaitSchedule with nil params", "params", func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Maintenance.WaitSchedule(ctx, nil)
 			return err
 		}},
 	})
 }
 
 // TestMaintenanceAgainstTheFake runs maintenance through the SDK: a second
-// run while one runs is refused, and WaitIdle returns once it has ended.
+// run while one runs is refused, and WaitSchedule returns once it has ended.
 func TestMaintenanceAgainstTheFake(t *testing.T) {
 	t.Parallel()
 	srv := fake.NewServer(t)
@@ -120,7 +120,7 @@ func TestMaintenanceAgainstTheFake(t *testing.T) {
 	if _, err := c.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: org, Name: "pg", Kind: platform.KindPostgreSQL}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Databases.WaitReady(ctx, &platform.GetDatabaseParams{Organization: org, Database: "pg"}); err != nil {
+	if _, err := c.Databases.Wait(ctx, &platform.GetDatabaseParams{Organization: org, Database: "pg"}); err != nil {
 		t.Fatal(err)
 	}
 	run := &platform.RunBranchMaintenanceParams{Organization: org, Database: "pg", Branch: "main"}
@@ -138,7 +138,7 @@ func TestMaintenanceAgainstTheFake(t *testing.T) {
 	if ws := collectSeq(t, c.Maintenance.AllWindows(ctx, windows)); len(ws) != 1 || !ws[0].Running() {
 		t.Fatalf("windows %+v, want one running", ws)
 	}
-	if _, err := c.Maintenance.WaitIdle(ctx, &platform.GetMaintenanceScheduleParams{Organization: org, Database: "pg", ID: schedules[0].ID}); err != nil {
+	if _, err := c.Maintenance.WaitSchedule(ctx, &platform.GetMaintenanceScheduleParams{Organization: org, Database: "pg", ID: schedules[0].ID}); err != nil {
 		t.Fatal(err)
 	}
 	if ws := collectSeq(t, c.Maintenance.AllWindows(ctx, windows)); len(ws) != 1 || ws[0].Running() {
@@ -158,7 +158,7 @@ func ExampleMaintenanceService_Run() {
 	if _, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: "acme", Name: "pg", Kind: platform.KindPostgreSQL}); err != nil {
 		log.Fatal(err)
 	}
-	if _, err := client.Databases.WaitReady(ctx, &platform.GetDatabaseParams{Organization: "acme", Database: "pg"}); err != nil {
+	if _, err := client.Databases.Wait(ctx, &platform.GetDatabaseParams{Organization: "acme", Database: "pg"}); err != nil {
 		log.Fatal(err)
 	}
 	page, err := client.Maintenance.ListSchedules(ctx, &platform.ListMaintenanceSchedulesParams{Organization: "acme", Database: "pg"})
@@ -171,7 +171,7 @@ func ExampleMaintenanceService_Run() {
 	if err := client.Maintenance.Run(ctx, &platform.RunBranchMaintenanceParams{Organization: "acme", Database: "pg", Branch: "main"}); err != nil {
 		log.Fatal(err)
 	}
-	if _, err := client.Maintenance.WaitIdle(ctx, &platform.GetMaintenanceScheduleParams{Organization: "acme", Database: "pg", ID: schedule.ID}); err != nil {
+	if _, err := client.Maintenance.WaitSchedule(ctx, &platform.GetMaintenanceScheduleParams{Organization: "acme", Database: "pg", ID: schedule.ID}); err != nil {
 		log.Fatal(err)
 	}
 	for w, err := range client.Maintenance.AllWindows(ctx, &platform.ListMaintenanceWindowsParams{Organization: "acme", Database: "pg", ID: schedule.ID}) {

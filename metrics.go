@@ -138,6 +138,25 @@ func metricsPath(org, db, branch, sub string) string {
 	return pathf("v1/organizations/%s/databases/%s/branches/%s/metrics", org, db, branch) + sub
 }
 
+// branchMetrics names a branch's metrics, and the window of a time
+// series (zero for current values): the path values of every metrics
+// operation, checked before the window.
+type branchMetrics struct {
+	BranchParams
+	window MetricsWindow
+}
+
+func (m *branchMetrics) check() error {
+	if err := m.BranchParams.check(); err != nil {
+		return err
+	}
+	return m.window.validate()
+}
+
+func (m *branchMetrics) path(sub string) string {
+	return metricsPath(m.Organization, m.Database, m.Branch, sub)
+}
+
 // GetBranchMetricsParams selects metrics of a whole branch.
 type GetBranchMetricsParams struct {
 	Organization string       `json:"-" url:"-"`
@@ -165,7 +184,7 @@ type GetBranchMetricsParams struct {
 // API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/metrics
 func (s *MetricsService) Get(ctx context.Context, p *GetBranchMetricsParams) (*TimeSeries, error) {
 	p = orZero(p)
-	return s.series(ctx, p.Organization, p.Database, p.Branch, "", p.MetricsWindow, p)
+	return callOn[TimeSeries](ctx, s.client, "GET", &branchMetrics{BranchParams{p.Organization, p.Database, p.Branch}, p.MetricsWindow}, "", p, nil)
 }
 
 // GetQueryMetricsParams selects metrics of query patterns.
@@ -191,7 +210,7 @@ type GetQueryMetricsParams struct {
 // API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/metrics/query
 func (s *MetricsService) GetQuery(ctx context.Context, p *GetQueryMetricsParams) (*TimeSeries, error) {
 	p = orZero(p)
-	return s.series(ctx, p.Organization, p.Database, p.Branch, "/query", p.MetricsWindow, p)
+	return callOn[TimeSeries](ctx, s.client, "GET", &branchMetrics{BranchParams{p.Organization, p.Database, p.Branch}, p.MetricsWindow}, "/query", p, nil)
 }
 
 // GetTagMetricsParams selects metrics of tag sets.
@@ -216,7 +235,7 @@ type GetTagMetricsParams struct {
 // API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/metrics/tag
 func (s *MetricsService) GetTag(ctx context.Context, p *GetTagMetricsParams) (*TimeSeries, error) {
 	p = orZero(p)
-	return s.series(ctx, p.Organization, p.Database, p.Branch, "/tag", p.MetricsWindow, p)
+	return callOn[TimeSeries](ctx, s.client, "GET", &branchMetrics{BranchParams{p.Organization, p.Database, p.Branch}, p.MetricsWindow}, "/tag", p, nil)
 }
 
 // GetTabletMetricsParams selects metrics of tablets.
@@ -237,19 +256,7 @@ type GetTabletMetricsParams struct {
 // API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/metrics/tablets
 func (s *MetricsService) GetTablets(ctx context.Context, p *GetTabletMetricsParams) (*TimeSeries, error) {
 	p = orZero(p)
-	return s.series(ctx, p.Organization, p.Database, p.Branch, "/tablets", p.MetricsWindow, p)
-}
-
-// series gets a time-series operation of a branch's metrics at sub.
-func (s *MetricsService) series(ctx context.Context, org, db, branch, sub string, w MetricsWindow, q any) (*TimeSeries, error) {
-	if err := required("organization", org, "database", db, "branch", branch); err != nil {
-		return nil, err
-	}
-	if err := w.validate(); err != nil {
-		return nil, err
-	}
-	ts := new(TimeSeries)
-	return ts, s.client.get(ctx, metricsPath(org, db, branch, sub), q, ts)
+	return callOn[TimeSeries](ctx, s.client, "GET", &branchMetrics{BranchParams{p.Organization, p.Database, p.Branch}, p.MetricsWindow}, "/tablets", p, nil)
 }
 
 // GetInstantMetricsParams selects current values of a branch's metrics.
@@ -269,7 +276,7 @@ type GetInstantMetricsParams struct {
 // API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/metrics/instant
 func (s *MetricsService) GetInstant(ctx context.Context, p *GetInstantMetricsParams) (*InstantMetrics, error) {
 	p = orZero(p)
-	return s.instant(ctx, p.Organization, p.Database, p.Branch, "/instant", p)
+	return callOn[InstantMetrics](ctx, s.client, "GET", &branchMetrics{BranchParams: BranchParams{p.Organization, p.Database, p.Branch}}, "/instant", p, nil)
 }
 
 // GetInstantTabletMetricsParams selects current values of tablets'
@@ -288,16 +295,7 @@ type GetInstantTabletMetricsParams struct {
 // API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/metrics/tablets-instant
 func (s *MetricsService) GetInstantTablets(ctx context.Context, p *GetInstantTabletMetricsParams) (*InstantMetrics, error) {
 	p = orZero(p)
-	return s.instant(ctx, p.Organization, p.Database, p.Branch, "/tablets-instant", p)
-}
-
-// instant gets an instant-metrics operation of a branch at sub.
-func (s *MetricsService) instant(ctx context.Context, org, db, branch, sub string, q any) (*InstantMetrics, error) {
-	if err := required("organization", org, "database", db, "branch", branch); err != nil {
-		return nil, err
-	}
-	m := new(InstantMetrics)
-	return m, s.client.get(ctx, metricsPath(org, db, branch, sub), q, m)
+	return callOn[InstantMetrics](ctx, s.client, "GET", &branchMetrics{BranchParams: BranchParams{p.Organization, p.Database, p.Branch}}, "/tablets-instant", p, nil)
 }
 
 // GetTableMetricsParams names the branch whose tables' storage to read.

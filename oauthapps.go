@@ -259,23 +259,19 @@ type GetOAuthTokenParams struct {
 	TokenID       string `json:"-" url:"-"`
 }
 
-func (p *GetOAuthTokenParams) path() (string, error) {
-	if err := required("organization", p.Organization, "application_id", p.ApplicationID, "token_id", p.TokenID); err != nil {
-		return "", err
-	}
-	return oauthAppsPath(p.Organization) + pathf("/%s/tokens/%s", p.ApplicationID, p.TokenID), nil
+func (p *GetOAuthTokenParams) check() error {
+	return required("organization", p.Organization, "application_id", p.ApplicationID, "token_id", p.TokenID)
+}
+
+func (p *GetOAuthTokenParams) path(suffix string) string {
+	return oauthAppsPath(p.Organization) + pathf("/%s/tokens/%s", p.ApplicationID, p.TokenID) + suffix
 }
 
 // GetToken returns a token of an OAuth application, without its secrets.
 //
 // API: GET /v1/organizations/{organization}/oauth-applications/{application_id}/tokens/{token_id}
 func (s *OAuthApplicationsService) GetToken(ctx context.Context, p *GetOAuthTokenParams) (*OAuthToken, error) {
-	path, err := orZero(p).path()
-	if err != nil {
-		return nil, err
-	}
-	tok := new(OAuthToken)
-	return tok, s.client.get(ctx, path, nil, tok)
+	return callOn[OAuthToken](ctx, s.client, "GET", p, "", nil, nil)
 }
 
 // DeleteOAuthTokenParams names the token to delete.
@@ -286,11 +282,7 @@ type DeleteOAuthTokenParams = GetOAuthTokenParams
 //
 // API: DELETE /v1/organizations/{organization}/oauth-applications/{application_id}/tokens/{token_id}
 func (s *OAuthApplicationsService) DeleteToken(ctx context.Context, p *DeleteOAuthTokenParams) error {
-	path, err := orZero(p).path()
-	if err != nil {
-		return err
-	}
-	return s.client.del(ctx, path, nil)
+	return doOn(ctx, s.client, "DELETE", p, "", nil)
 }
 
 // CreateOAuthTokenParams exchanges an authorization code, or a refresh

@@ -3,7 +3,6 @@ package platform
 import (
 	"context"
 	"iter"
-	"reflect"
 )
 
 // Organization is an organization: the owner of databases, members, teams
@@ -296,17 +295,4 @@ func (s *RegionsService) List(ctx context.Context, p *ListRegionsParams) (*Page[
 // All ranges over every public region.
 func (s *RegionsService) All(ctx context.Context, p *ListRegionsParams) iter.Seq2[*Region, error] {
 	return allOf(ctx, p, s.List)
-}
-
-// orZero returns p, or a new zero value when p is nil, so that methods treat
-// a nil params pointer as empty params. In that value the path values are
-// marked (see markNil), so that required reports the nil pointer rather than
-// an empty path value; a method without path values runs as with empty
-// params.
-func orZero[T any](p *T) *T {
-	if p == nil {
-		p = new(T)
-		markNil(reflect.ValueOf(p).Elem(), reflect.TypeFor[*T]().String())
-	}
-	return p
 }

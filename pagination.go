@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"net/url"
-	"strings"
 )
 
 // MaxPerPage is the largest page size the API serves.
@@ -79,6 +77,16 @@ func listPage[T any](ctx context.Context, c *Client, path string, q paged) (*Pag
 	return page, nil
 }
 
+// listOn is listPage for a list below the one resource r names (a deploy
+// request's operations, its reviews): it checks r's path values, then
+// fetches the page at r's path plus suffix.
+func listOn[T any](ctx context.Context, c *Client, r resource, suffix string, q paged) (*Page[T], error) {
+	if err := r.check(); err != nil {
+		return nil, err
+	}
+	return listPage[T](ctx, c, r.path(suffix), q)
+}
+
 // allOf is the All twin of a List method: it ranges over every item from
 // p's page on, calling list with a copy of p for each page, so the caller's
 // params are never modified and the sequence can be ranged again.
@@ -126,31 +134,6 @@ func all[T any](ctx context.Context, firstPage int, fetch func(ctx context.Conte
 			page = *p.NextPage
 		}
 	}
-}
-
-// pathf builds an operation path from a format and path values, escaping
-// each value so that a "/" or "?" in a name cannot change the route. Each
-// "%s" of format takes the next value; format has no other verbs, and as
-// many "%s" as values.
-func pathf(format string, values ...string) string {
-	var stack [8]string
-	escaped := stack[:0]
-	n := len(format)
-	for _, v := range values {
-		e := url.PathEscape(v) // v itself when nothing needs escaping
-		escaped = append(escaped, e)
-		n += len(e)
-	}
-	var b strings.Builder
-	b.Grow(n)
-	for _, e := range escaped {
-		i := strings.Index(format, "%s")
-		b.WriteString(format[:i])
-		b.WriteString(e)
-		format = format[i+2:]
-	}
-	b.WriteString(format)
-	return b.String()
 }
 
 // CursorParams selects one page of a list the API pages by cursor rather

@@ -187,7 +187,7 @@ func (s *PasswordsService) Create(ctx context.Context, p *CreatePasswordParams) 
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/passwords/{id}
 func (s *PasswordsService) Get(ctx context.Context, p *GetPasswordParams) (*Password, error) {
-	return s.passwordCall(ctx, "GET", p, "", nil)
+	return callOn[Password](ctx, s.client, "GET", p, "", nil, nil)
 }
 
 // UpdatePasswordParams renames a password or changes the addresses allowed
@@ -209,7 +209,7 @@ type UpdatePasswordParams struct {
 func (s *PasswordsService) Update(ctx context.Context, p *UpdatePasswordParams) (*Password, error) {
 	p = orZero(p)
 	gp := &GetPasswordParams{p.Organization, p.Database, p.Branch, p.ID}
-	return s.passwordCall(ctx, "PATCH", gp, "", p)
+	return callOn[Password](ctx, s.client, "PATCH", gp, "", nil, p)
 }
 
 // DeletePasswordParams names the password to delete.
@@ -234,16 +234,5 @@ type RenewPasswordParams = GetPasswordParams
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/passwords/{id}/renew
 func (s *PasswordsService) Renew(ctx context.Context, p *RenewPasswordParams) (*Password, error) {
-	return s.passwordCall(ctx, "POST", p, "/renew", nil)
-}
-
-// passwordCall sends a request about one password and decodes the password
-// it returns.
-func (s *PasswordsService) passwordCall(ctx context.Context, method string, p *GetPasswordParams, suffix string, body any) (*Password, error) {
-	p = orZero(p)
-	if err := p.check(); err != nil {
-		return nil, err
-	}
-	pw := new(Password)
-	return pw, s.client.call(ctx, method, p.path(suffix), nil, body, pw)
+	return callOn[Password](ctx, s.client, "POST", p, "/renew", nil, nil)
 }

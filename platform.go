@@ -429,6 +429,45 @@ func (c *Client) del(ctx context.Context, path string, q any) error {
 	return c.call(ctx, http.MethodDelete, path, q, nil, nil)
 }
 
+// resource is the params of an operation on one resource, named by its
+// path values: check returns an [*ArgError] for a path value that is
+// missing or invalid, before any I/O; path builds the resource's path (with
+// pathf), with suffix appended.
+type resource interface {
+	check() error
+	path(suffix string) string
+}
+
+// callOn is call for an operation on the one resource p names: it treats a
+// nil p as empty params, checks p's path values, and sends method to p's
+// path plus suffix with the query q and the body, decoding the T the
+// operation answers. It is the one call helper of the services: a service
+// does not write its own.
+func callOn[T any, P any, PP interface {
+	*P
+	resource
+}](ctx context.Context, c *Client, method string, p *P, suffix string, q, body any) (*T, error) {
+	r := PP(orZero(p))
+	if err := r.check(); err != nil {
+		return nil, err
+	}
+	v := new(T)
+	return v, c.call(ctx, method, r.path(suffix), q, body, v)
+}
+
+// doOn is callOn for an operation whose answer the SDK does not read (a
+// delete, a webhook's test): it sends method to p's path plus suffix.
+func doOn[P any, PP interface {
+	*P
+	resource
+}](ctx context.Context, c *Client, method string, p *P, suffix string, body any) error {
+	r := PP(orZero(p))
+	if err := r.check(); err != nil {
+		return err
+	}
+	return c.call(ctx, method, r.path(suffix), nil, body, nil)
+}
+
 // Ptr returns a pointer to v, for the optional fields of params.
 func Ptr[T any](v T) *T { return &v }
 

@@ -125,7 +125,7 @@ type CreateQueryPatternsReportParams struct {
 }
 
 // Create starts a report of a branch's query patterns. It starts pending;
-// [QueryPatternReportsService.WaitDone] waits until it is ready and
+// [QueryPatternReportsService.Wait] waits until it is ready and
 // [QueryPatternReportsService.Download] fetches it.
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/query-patterns
@@ -152,11 +152,12 @@ type DeleteQueryPatternsReportParams = GetQueryPatternsReportParams
 // DownloadQueryPatternsReportParams names the report to download.
 type DownloadQueryPatternsReportParams = GetQueryPatternsReportParams
 
-func (p *GetQueryPatternsReportParams) path() (string, error) {
-	if err := required("organization", p.Organization, "database", p.Database, "branch", p.Branch, "id", p.ID); err != nil {
-		return "", err
-	}
-	return queryPatternsPath(p.Organization, p.Database, p.Branch) + pathf("/%s", p.ID), nil
+func (p *GetQueryPatternsReportParams) check() error {
+	return required("organization", p.Organization, "database", p.Database, "branch", p.Branch, "id", p.ID)
+}
+
+func (p *GetQueryPatternsReportParams) path(suffix string) string {
+	return queryPatternsPath(p.Organization, p.Database, p.Branch) + pathf("/%s", p.ID) + suffix
 }
 
 // Get returns a query-patterns report's record, whose state says whether
@@ -164,12 +165,7 @@ func (p *GetQueryPatternsReportParams) path() (string, error) {
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/query-patterns/{id}
 func (s *QueryPatternReportsService) Get(ctx context.Context, p *GetQueryPatternsReportParams) (*QueryPatternsReport, error) {
-	path, err := orZero(p).path()
-	if err != nil {
-		return nil, err
-	}
-	r := new(QueryPatternsReport)
-	return r, s.client.get(ctx, path, nil, r)
+	return callOn[QueryPatternsReport](ctx, s.client, "GET", p, "", nil, nil)
 }
 
 // Delete deletes a query-patterns report; a pending one is no longer
@@ -177,11 +173,7 @@ func (s *QueryPatternReportsService) Get(ctx context.Context, p *GetQueryPattern
 //
 // API: DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/query-patterns/{id}
 func (s *QueryPatternReportsService) Delete(ctx context.Context, p *DeleteQueryPatternsReportParams) error {
-	path, err := orZero(p).path()
-	if err != nil {
-		return err
-	}
-	return s.client.del(ctx, path, nil)
+	return doOn(ctx, s.client, "DELETE", p, "", nil)
 }
 
 // Download fetches a completed report: the API answers with a redirect to
@@ -193,22 +185,22 @@ func (s *QueryPatternReportsService) Delete(ctx context.Context, p *DeleteQueryP
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/query-patterns/{id}/download
 func (s *QueryPatternReportsService) Download(ctx context.Context, p *DownloadQueryPatternsReportParams) (*QueryPatternsDownload, error) {
-	path, err := orZero(p).path()
-	if err != nil {
+	p = orZero(p)
+	if err := p.check(); err != nil {
 		return nil, err
 	}
 	d := new(QueryPatternsDownload)
-	if err := s.client.fetchSigned(ctx, path+"/download", &d.QueryPatternsReport, &d.QueryPatternsFile); err != nil {
+	if err := s.client.fetchSigned(ctx, p.path("/download"), &d.QueryPatternsReport, &d.QueryPatternsFile); err != nil {
 		return nil, err
 	}
 	return d, nil
 }
 
-// WaitDone polls a query-patterns report until it is no longer pending,
+// Wait polls a query-patterns report until it is no longer pending,
 // and returns it. A report that failed gives a [*StateError] naming that
 // state, with the report.
-func (s *QueryPatternReportsService) WaitDone(ctx context.Context, p *GetQueryPatternsReportParams) (*QueryPatternsReport, error) {
-	return waitFor(ctx, s.client, func(ctx context.Context) (*QueryPatternsReport, error) {
+func (s *QueryPatternReportsService) Wait(ctx context.Context, p *GetQueryPatternsReportParams) (*QueryPatternsReport, error) {
+	return waitForGet(ctx, s.client, func(ctx context.Context) (*QueryPatternsReport, error) {
 		return s.Get(ctx, p)
 	}, func(r *QueryPatternsReport) (bool, error) {
 		if !r.State.Done() {

@@ -133,8 +133,8 @@ func TestQueryPatternReportsArgErrors(t *testing.T) {
 			_, err := c.QueryPatternReports.Download(ctx, &platform.DownloadQueryPatternsReportParams{Organization: "acme", Database: "db", Branch: "main"})
 			return err
 		}},
-		{"WaitDone without id", "id", func(ctx context.Context, c *platform.Client) error {
-			_, err := c.QueryPatternReports.WaitDone(ctx, &platform.GetQueryPatternsReportParams{Organization: "acme", Database: "db", Branch: "main"})
+		{"Wait without id", "id", func(ctx context.Context, c *platform.Client) error {
+			_, err := c.QueryPatternReports.Wait(ctx, &platform.GetQueryPatternsReportParams{Organization: "acme", Database: "db", Branch: "main"})
 			return err
 		}},
 	})
@@ -353,7 +353,7 @@ func ExampleQueryPatternReportsService_Download() {
 	if _, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: "acme", Name: "shop"}); err != nil {
 		log.Fatal(err)
 	}
-	if _, err := client.Databases.WaitReady(ctx, &platform.GetDatabaseParams{Organization: "acme", Database: "shop"}); err != nil {
+	if _, err := client.Databases.Wait(ctx, &platform.GetDatabaseParams{Organization: "acme", Database: "shop"}); err != nil {
 		log.Fatal(err)
 	}
 	// The fake runs no SQL: a test records what its code ran.
@@ -371,7 +371,7 @@ func ExampleQueryPatternReportsService_Download() {
 		log.Fatal(err)
 	}
 	p.ID = r.ID
-	if _, err := client.QueryPatternReports.WaitDone(ctx, p); err != nil {
+	if _, err := client.QueryPatternReports.Wait(ctx, p); err != nil {
 		log.Fatal(err)
 	}
 	report, err := client.QueryPatternReports.Download(ctx, p)

@@ -204,7 +204,7 @@ type GetDefaultRoleParams = BranchParams
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/default
 func (s *RolesService) GetDefault(ctx context.Context, p *GetDefaultRoleParams) (*Role, error) {
-	return s.branchRoleCall(ctx, "GET", p, "/roles/default")
+	return callOn[Role](ctx, s.client, "GET", p, "/roles/default", nil, nil)
 }
 
 // ResetDefaultRoleParams names the branch whose default role to reset.
@@ -215,7 +215,7 @@ type ResetDefaultRoleParams = BranchParams
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/reset-default
 func (s *RolesService) ResetDefault(ctx context.Context, p *ResetDefaultRoleParams) (*Role, error) {
-	return s.branchRoleCall(ctx, "POST", p, "/roles/reset-default")
+	return callOn[Role](ctx, s.client, "POST", p, "/roles/reset-default", nil, nil)
 }
 
 // GetRoleParams names a role, and optionally the replica or bouncer whose
@@ -265,7 +265,7 @@ type UpdateRoleParams struct {
 func (s *RolesService) Update(ctx context.Context, p *UpdateRoleParams) (*Role, error) {
 	p = orZero(p)
 	rp := &RoleParams{p.Organization, p.Database, p.Branch, p.ID}
-	return s.roleCall(ctx, "PATCH", rp, "", p)
+	return callOn[Role](ctx, s.client, "PATCH", rp, "", nil, p)
 }
 
 // DeleteRoleParams names the role to delete, and the role that takes over
@@ -326,7 +326,7 @@ type RenewRoleParams = RoleParams
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/{id}/renew
 func (s *RolesService) Renew(ctx context.Context, p *RenewRoleParams) (*Role, error) {
-	return s.roleCall(ctx, "POST", p, "/renew", nil)
+	return callOn[Role](ctx, s.client, "POST", p, "/renew", nil, nil)
 }
 
 // ResetRoleParams names the role whose password to reset.
@@ -336,25 +336,5 @@ type ResetRoleParams = RoleParams
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/{id}/reset
 func (s *RolesService) Reset(ctx context.Context, p *ResetRoleParams) (*Role, error) {
-	return s.roleCall(ctx, "POST", p, "/reset", nil)
-}
-
-// roleCall sends a request about one role and decodes the role it returns.
-func (s *RolesService) roleCall(ctx context.Context, method string, p *RoleParams, suffix string, body any) (*Role, error) {
-	p = orZero(p)
-	if err := p.check(); err != nil {
-		return nil, err
-	}
-	r := new(Role)
-	return r, s.client.call(ctx, method, p.path(suffix), nil, body, r)
-}
-
-// branchRoleCall sends a request about a branch's default role.
-func (s *RolesService) branchRoleCall(ctx context.Context, method string, p *BranchParams, suffix string) (*Role, error) {
-	p = orZero(p)
-	if err := p.check(); err != nil {
-		return nil, err
-	}
-	r := new(Role)
-	return r, s.client.call(ctx, method, p.path(suffix), nil, nil, r)
+	return callOn[Role](ctx, s.client, "POST", p, "/reset", nil, nil)
 }

@@ -62,6 +62,5 @@ type GetDeployRequestDiffParams = DeployRequestParams
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/diff
 func (s *DeployRequestsService) Diff(ctx context.Context, p *GetDeployRequestDiffParams) (*SchemaDiff, error) {
-	out := new(SchemaDiff)
-	return out, s.drCall(ctx, "GET", p, "/diff", nil, out)
+	return callOn[SchemaDiff](ctx, s.client, "GET", p, "/diff", nil, nil)
 }

@@ -114,26 +114,25 @@ type GetSchemaRecommendationParams struct {
 }
 
 // path checks the params and returns the recommendation's path plus suffix.
-func (p *GetSchemaRecommendationParams) path(suffix string) (string, error) {
+func (p *GetSchemaRecommendationParams) check() error {
 	if err := required("organization", p.Organization, "database", p.Database); err != nil {
-		return "", err
+		return err
 	}
 	if p.Number < 1 {
-		return "", &ArgError{Arg: "number", Reason: fmt.Sprintf("%d is not a schema recommendation number (they start at 1)", p.Number)}
+		return &ArgError{Arg: "number", Reason: fmt.Sprintf("%d is not a schema recommendation number (they start at 1)", p.Number)}
 	}
-	return schemaRecommendationsPath(p.Organization, p.Database) + pathf("/%s", strconv.Itoa(p.Number)) + suffix, nil
+	return nil
+}
+
+func (p *GetSchemaRecommendationParams) path(suffix string) string {
+	return schemaRecommendationsPath(p.Organization, p.Database) + pathf("/%s", strconv.Itoa(p.Number)) + suffix
 }
 
 // Get returns a schema recommendation.
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/schema-recommendations/{number}
 func (s *SchemaRecommendationsService) Get(ctx context.Context, p *GetSchemaRecommendationParams) (*SchemaRecommendation, error) {
-	path, err := orZero(p).path("")
-	if err != nil {
-		return nil, err
-	}
-	r := new(SchemaRecommendation)
-	return r, s.client.get(ctx, path, nil, r)
+	return callOn[SchemaRecommendation](ctx, s.client, "GET", p, "", nil, nil)
 }
 
 // DismissSchemaRecommendationParams names the schema recommendation to
@@ -152,10 +151,5 @@ type DismissSchemaRecommendationParams struct {
 // API: POST /v1/organizations/{organization}/databases/{database}/schema-recommendations/{number}/dismiss
 func (s *SchemaRecommendationsService) Dismiss(ctx context.Context, p *DismissSchemaRecommendationParams) (*SchemaRecommendation, error) {
 	p = orZero(p)
-	path, err := (&GetSchemaRecommendationParams{Organization: p.Organization, Database: p.Database, Number: p.Number}).path("/dismiss")
-	if err != nil {
-		return nil, err
-	}
-	r := new(SchemaRecommendation)
-	return r, s.client.post(ctx, path, p, r)
+	return callOn[SchemaRecommendation](ctx, s.client, "POST", &GetSchemaRecommendationParams{Organization: p.Organization, Database: p.Database, Number: p.Number}, "/dismiss", nil, p)
 }

@@ -122,7 +122,7 @@ func ExampleSchemaRecommendationsService_All() {
 	if _, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: "acme", Name: "app"}); err != nil {
 		log.Fatal(err)
 	}
-	if _, err := client.Databases.WaitReady(ctx, &platform.GetDatabaseParams{Organization: "acme", Database: "app"}); err != nil {
+	if _, err := client.Databases.Wait(ctx, &platform.GetDatabaseParams{Organization: "acme", Database: "app"}); err != nil {
 		log.Fatal(err)
 	}
 	// The schema a migration tool would have sent to main.

@@ -35,6 +35,5 @@ type CheckDeployRequestStorageParams = DeployRequestParams
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/storage-check
 func (s *DeployRequestsService) CheckStorage(ctx context.Context, p *CheckDeployRequestStorageParams) (*StorageCheck, error) {
-	sc := new(StorageCheck)
-	return sc, s.drCall(ctx, "GET", p, "/storage-check", nil, sc)
+	return callOn[StorageCheck](ctx, s.client, "GET", p, "/storage-check", nil, nil)
 }

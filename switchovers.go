@@ -100,7 +100,7 @@ type CreateSwitchoverParams struct {
 }
 
 // Create starts a switchover of a branch's primary. It starts pending;
-// [SwitchoversService.WaitDone] waits until it has finished.
+// [SwitchoversService.Wait] waits until it has finished.
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/switchovers
 func (s *SwitchoversService) Create(ctx context.Context, p *CreateSwitchoverParams) (*Switchover, error) {
@@ -132,10 +132,10 @@ func (s *SwitchoversService) Get(ctx context.Context, p *GetSwitchoverParams) (*
 	return sw, s.client.get(ctx, switchoversPath(p.Organization, p.Database, p.Branch)+pathf("/%s", p.ID), nil, sw)
 }
 
-// WaitDone polls a switchover until it has finished, and returns it. A
+// Wait polls a switchover until it has finished, and returns it. A
 // switchover that ends other than succeeded (failed or canceled) gives a
 // [*StateError] naming that state, with the switchover.
-func (s *SwitchoversService) WaitDone(ctx context.Context, p *GetSwitchoverParams) (*Switchover, error) {
+func (s *SwitchoversService) Wait(ctx context.Context, p *GetSwitchoverParams) (*Switchover, error) {
 	return waitForGet(ctx, s.client, func(ctx context.Context) (*Switchover, error) {
 		return s.Get(ctx, p)
 	}, func(sw *Switchover) (bool, error) {

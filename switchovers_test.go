@@ -83,8 +83,8 @@ func TestSwitchoversArgErrors(t *testing.T) {
 			_, err := c.Switchovers.Get(ctx, &platform.GetSwitchoverParams{Organization: "acme", Database: "db", Branch: "main"})
 			return err
 		}},
-		{"WaitDone without id", "id", func(ctx context.Context, c *platform.Client) error {
-			_, err := c.Switchovers.WaitDone(ctx, &platform.GetSwitchoverParams{Organization: "acme", Database: "db", Branch: "main"})
+		{"Wait without id", "id", func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Switchovers.Wait(ctx, &platform.GetSwitchoverParams{Organization: "acme", Database: "db", Branch: "main"})
 			return err
 		}},
 	})
@@ -125,7 +125,7 @@ func TestSwitchoversAgainstTheFake(t *testing.T) {
 	if _, err := c.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: org, Name: "pg", Kind: platform.KindPostgreSQL}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Databases.WaitReady(ctx, &platform.GetDatabaseParams{Organization: org, Database: "pg"}); err != nil {
+	if _, err := c.Databases.Wait(ctx, &platform.GetDatabaseParams{Organization: org, Database: "pg"}); err != nil {
 		t.Fatal(err)
 	}
 	sw, err := c.Switchovers.Create(ctx, &platform.CreateSwitchoverParams{Organization: org, Database: "pg", Branch: "main"})
@@ -136,7 +136,7 @@ func TestSwitchoversAgainstTheFake(t *testing.T) {
 	if !errors.Is(err, platform.ErrUnprocessable) {
 		t.Errorf("second switchover: %v, want unprocessable", err)
 	}
-	done, err := c.Switchovers.WaitDone(ctx, &platform.GetSwitchoverParams{Organization: org, Database: "pg", Branch: "main", ID: sw.ID})
+	done, err := c.Switchovers.Wait(ctx, &platform.GetSwitchoverParams{Organization: org, Database: "pg", Branch: "main", ID: sw.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func ExampleSwitchoversService_Create() {
 	if _, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: "acme", Name: "pg", Kind: platform.KindPostgreSQL}); err != nil {
 		log.Fatal(err)
 	}
-	if _, err := client.Databases.WaitReady(ctx, &platform.GetDatabaseParams{Organization: "acme", Database: "pg"}); err != nil {
+	if _, err := client.Databases.Wait(ctx, &platform.GetDatabaseParams{Organization: "acme", Database: "pg"}); err != nil {
 		log.Fatal(err)
 	}
 
@@ -167,7 +167,7 @@ func ExampleSwitchoversService_Create() {
 		log.Fatal(err)
 	}
 	fmt.Println("asked:", sw.State)
-	sw, err = client.Switchovers.WaitDone(ctx, &platform.GetSwitchoverParams{Organization: "acme", Database: "pg", Branch: "main", ID: sw.ID})
+	sw, err = client.Switchovers.Wait(ctx, &platform.GetSwitchoverParams{Organization: "acme", Database: "pg", Branch: "main", ID: sw.ID})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -101,8 +101,7 @@ type UpdateDeployRequestThrottlerParams struct {
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/throttler
 func (s *ThrottlersService) GetDeployRequest(ctx context.Context, p *GetDeployRequestThrottlerParams) (*ThrottlerConfigurations, error) {
-	tc := new(ThrottlerConfigurations)
-	return tc, (*DeployRequestsService)(s).drCall(ctx, "GET", p, "/throttler", nil, tc)
+	return callOn[ThrottlerConfigurations](ctx, s.client, "GET", p, "/throttler", nil, nil)
 }
 
 // UpdateDeployRequest sets the throttler ratios of a deploy request's
@@ -112,6 +111,5 @@ func (s *ThrottlersService) GetDeployRequest(ctx context.Context, p *GetDeployRe
 func (s *ThrottlersService) UpdateDeployRequest(ctx context.Context, p *UpdateDeployRequestThrottlerParams) (*ThrottlerConfigurations, error) {
 	p = orZero(p)
 	dp := &DeployRequestParams{Organization: p.Organization, Database: p.Database, Number: p.Number}
-	tc := new(ThrottlerConfigurations)
-	return tc, (*DeployRequestsService)(s).drCall(ctx, "PATCH", dp, "/throttler", p, tc)
+	return callOn[ThrottlerConfigurations](ctx, s.client, "PATCH", dp, "/throttler", nil, p)
 }

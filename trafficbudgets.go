@@ -149,8 +149,8 @@ func (p *TrafficBudgetParams) check() error {
 	return required("organization", p.Organization, "database", p.Database, "branch", p.Branch, "id", p.ID)
 }
 
-func (p *TrafficBudgetParams) path() string {
-	return trafficBudgetsPath(p.Organization, p.Database, p.Branch) + "/" + pathf("%s", p.ID)
+func (p *TrafficBudgetParams) path(suffix string) string {
+	return trafficBudgetsPath(p.Organization, p.Database, p.Branch) + "/" + pathf("%s", p.ID) + suffix
 }
 
 // trafficBudgetsPath is the collection path of a branch's traffic budgets.
@@ -255,7 +255,7 @@ func (s *TrafficBudgetsService) Get(ctx context.Context, p *GetTrafficBudgetPara
 		return nil, err
 	}
 	b := new(TrafficBudget)
-	return b, s.client.get(ctx, p.path(), nil, b)
+	return b, s.client.get(ctx, p.path(""), nil, b)
 }
 
 // UpdateTrafficBudgetParams changes a traffic budget; nil fields stay as
@@ -340,7 +340,7 @@ func (s *TrafficBudgetsService) Update(ctx context.Context, p *UpdateTrafficBudg
 		return nil, err
 	}
 	b := new(TrafficBudget)
-	return b, s.client.patch(ctx, bp.path(), p, b)
+	return b, s.client.patch(ctx, bp.path(""), p, b)
 }
 
 // DeleteTrafficBudgetParams names the traffic budget to delete.
@@ -354,7 +354,7 @@ func (s *TrafficBudgetsService) Delete(ctx context.Context, p *DeleteTrafficBudg
 	if err := p.check(); err != nil {
 		return err
 	}
-	return s.client.del(ctx, p.path(), nil)
+	return s.client.del(ctx, p.path(""), nil)
 }
 
 // CreateTrafficRuleParams describes a new rule of a traffic budget. It needs
@@ -389,7 +389,7 @@ func (s *TrafficBudgetsService) CreateRule(ctx context.Context, p *CreateTraffic
 	}
 	bp := &TrafficBudgetParams{p.Organization, p.Database, p.Branch, p.BudgetID}
 	r := new(TrafficRule)
-	return r, s.client.post(ctx, bp.path()+"/rules", p, r)
+	return r, s.client.post(ctx, bp.path("/rules"), p, r)
 }
 
 // DeleteTrafficRuleParams names the traffic rule to delete.
@@ -412,5 +412,5 @@ func (s *TrafficBudgetsService) DeleteRule(ctx context.Context, p *DeleteTraffic
 		return err
 	}
 	bp := &TrafficBudgetParams{p.Organization, p.Database, p.Branch, p.BudgetID}
-	return s.client.del(ctx, bp.path()+"/rules/"+pathf("%s", p.ID), nil)
+	return s.client.del(ctx, bp.path(pathf("/rules/%s", p.ID)), nil)
 }

@@ -32,7 +32,7 @@ func (s *KeyspacesService) GetVSchema(ctx context.Context, p *GetVSchemaParams) 
 		return nil, err
 	}
 	out := new(VSchema)
-	return out, s.client.get(ctx, p.path()+"/vschema", nil, out)
+	return out, s.client.get(ctx, p.path("/vschema"), nil, out)
 }
 
 // UpdateVSchemaParams replaces a keyspace's VSchema.
@@ -58,7 +58,7 @@ func (s *KeyspacesService) UpdateVSchema(ctx context.Context, p *UpdateVSchemaPa
 		return nil, err
 	}
 	out := new(VSchema)
-	return out, s.client.patch(ctx, kp.path()+"/vschema", p, out)
+	return out, s.client.patch(ctx, kp.path("/vschema"), p, out)
 }
 
 // GetRoutingRulesParams names the branch whose routing rules to read.

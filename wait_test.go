@@ -20,7 +20,7 @@ import (
 	"github.com/dbplatform/platform-go/internal/pollhook"
 )
 
-func TestWaitReady(t *testing.T) {
+func TestWait(t *testing.T) {
 	t.Parallel()
 	srv := fake.NewServer(t)
 	c := srv.Client()
@@ -32,20 +32,20 @@ func TestWaitReady(t *testing.T) {
 	if db.Ready || db.State != platform.DatabasePending {
 		t.Fatalf("new database is ready %v, state %s; want pending", db.Ready, db.State)
 	}
-	db, err = c.Databases.WaitReady(t.Context(), &platform.GetDatabaseParams{Organization: srv.Org(), Database: "app-db"})
+	db, err = c.Databases.Wait(t.Context(), &platform.GetDatabaseParams{Organization: srv.Org(), Database: "app-db"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !db.Ready || db.State != platform.DatabaseReady || db.Name != "app-db" {
-		t.Errorf("WaitReady returned ready %v, state %s, name %s", db.Ready, db.State, db.Name)
+		t.Errorf("Wait returned ready %v, state %s, name %s", db.Ready, db.State, db.Name)
 	}
 	if waited := srv.Now().Sub(start); waited < 5*time.Second {
 		t.Errorf("the fake's clock moved %s, want at least 5s", waited)
 	}
 }
 
-// TestWaitReadyAlreadyReady returns at once, without waiting.
-func TestWaitReadyAlreadyReady(t *testing.T) {
+// TestWaitAlreadyReady returns at once, without waiting.
+func TestWaitAlreadyReady(t *testing.T) {
 	t.Parallel()
 	srv := fake.NewServer(t)
 	c := srv.Client()
@@ -54,16 +54,16 @@ func TestWaitReadyAlreadyReady(t *testing.T) {
 	}
 	srv.Advance(time.Minute)
 	before := srv.Now()
-	db, err := c.Databases.WaitReady(t.Context(), &platform.GetDatabaseParams{Organization: srv.Org(), Database: "app-db"})
+	db, err := c.Databases.Wait(t.Context(), &platform.GetDatabaseParams{Organization: srv.Org(), Database: "app-db"})
 	if err != nil || !db.Ready {
-		t.Fatalf("WaitReady = %v, %v", db, err)
+		t.Fatalf("Wait = %v, %v", db, err)
 	}
 	if !srv.Now().Equal(before) {
 		t.Errorf("clock moved %s for a ready database", srv.Now().Sub(before))
 	}
 }
 
-func TestWaitReadyCancelled(t *testing.T) {
+func TestWaitCancelled(t *testing.T) {
 	t.Parallel()
 	srv := fake.NewServer(t)
 	c := srv.Client()
@@ -72,24 +72,24 @@ func TestWaitReadyCancelled(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	_, err := c.Databases.WaitReady(ctx, &platform.GetDatabaseParams{Organization: srv.Org(), Database: "app-db"})
+	_, err := c.Databases.Wait(ctx, &platform.GetDatabaseParams{Organization: srv.Org(), Database: "app-db"})
 	if !errors.Is(err, context.Canceled) {
-		t.Errorf("WaitReady with a cancelled context = %v, want context.Canceled", err)
+		t.Errorf("Wait with a cancelled context = %v, want context.Canceled", err)
 	}
 }
 
-func TestWaitReadyNotFound(t *testing.T) {
+func TestWaitNotFound(t *testing.T) {
 	t.Parallel()
 	srv := fake.NewServer(t)
-	_, err := srv.Client().Databases.WaitReady(t.Context(), &platform.GetDatabaseParams{Organization: srv.Org(), Database: "missing"})
+	_, err := srv.Client().Databases.Wait(t.Context(), &platform.GetDatabaseParams{Organization: srv.Org(), Database: "missing"})
 	if !errors.Is(err, platform.ErrNotFound) {
-		t.Errorf("WaitReady of a missing database = %v, want ErrNotFound", err)
+		t.Errorf("Wait of a missing database = %v, want ErrNotFound", err)
 	}
 }
 
-// TestWaitReadyDeadline gives up when the context ends while waiting: the
+// TestWaitDeadline gives up when the context ends while waiting: the
 // sleep function cancels, as a deadline would.
-func TestWaitReadyDeadline(t *testing.T) {
+func TestWaitDeadline(t *testing.T) {
 	t.Parallel()
 	srv := fake.NewServer(t)
 	ctx, cancel := context.WithCancel(t.Context())
@@ -112,12 +112,12 @@ func TestWaitReadyDeadline(t *testing.T) {
 	if _, err := c.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: srv.Org(), Name: "app-db", ClusterSize: "PS_10"}); err != nil {
 		t.Fatal(err)
 	}
-	db, err := c.Databases.WaitReady(ctx, &platform.GetDatabaseParams{Organization: srv.Org(), Database: "app-db"})
+	db, err := c.Databases.Wait(ctx, &platform.GetDatabaseParams{Organization: srv.Org(), Database: "app-db"})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("error = %v, want context.Canceled", err)
 	}
 	if db == nil || db.Ready {
-		t.Errorf("WaitReady returned %v, want the last (pending) database seen", db)
+		t.Errorf("Wait returned %v, want the last (pending) database seen", db)
 	}
 	// The waits grow: 1s, then 2s.
 	if len(waits) != 2 || waits[0] != time.Second || waits[1] != 2*time.Second {
@@ -137,7 +137,7 @@ func TestWaitMarksPollWaits(t *testing.T) {
 	))
 	slept := &sleepRecorder{}
 	c := api.newClient(t, fastRetries(2), platform.WithSleep(slept.sleep))
-	if _, err := c.Databases.WaitReady(t.Context(), &platform.GetDatabaseParams{Organization: "acme", Database: "app-db"}); err != nil {
+	if _, err := c.Databases.Wait(t.Context(), &platform.GetDatabaseParams{Organization: "acme", Database: "app-db"}); err != nil {
 		t.Fatal(err)
 	}
 	slept.mu.Lock()
@@ -199,7 +199,7 @@ func TestWaitPollCondition(t *testing.T) {
 	if _, err := c.Databases.Get(t.Context(), &platform.GetDatabaseParams{Organization: "acme", Database: "app-db"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Databases.WaitReady(t.Context(), &platform.GetDatabaseParams{Organization: "acme", Database: "app-db"}); err != nil {
+	if _, err := c.Databases.Wait(t.Context(), &platform.GetDatabaseParams{Organization: "acme", Database: "app-db"}); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
@@ -233,20 +233,20 @@ func TestWaitersStopWhenUnreachable(t *testing.T) {
 	const mark = "reason=it+waits+to+be+applied+%28DeployRequests.ApplyDeploy%29&resource=deployment+of+deploy+request+%237&state=pending_cutover"
 	ref := struct{ org, db, br string }{"acme", "app", "main"}
 	waiters := map[string]func(context.Context, *platform.Client) error{
-		"Backups.WaitDone": func(ctx context.Context, c *platform.Client) error {
-			_, err := c.Backups.WaitDone(ctx, &platform.GetBackupParams{Organization: ref.org, Database: ref.db, Branch: ref.br, ID: "r1"})
+		"Backups.Wait": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Backups.Wait(ctx, &platform.GetBackupParams{Organization: ref.org, Database: ref.db, Branch: ref.br, ID: "r1"})
 			return err
 		},
-		"Bouncers.WaitReady": func(ctx context.Context, c *platform.Client) error {
-			_, err := c.Bouncers.WaitReady(ctx, &platform.GetBouncerParams{Organization: ref.org, Database: ref.db, Branch: ref.br, Bouncer: "b"})
+		"Bouncers.Wait": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Bouncers.Wait(ctx, &platform.GetBouncerParams{Organization: ref.org, Database: ref.db, Branch: ref.br, Bouncer: "b"})
 			return err
 		},
 		"Bouncers.WaitResize": func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Bouncers.WaitResize(ctx, &platform.WaitBouncerResizeParams{Organization: ref.org, Database: ref.db, Branch: ref.br, Bouncer: "b", ID: "r1"})
 			return err
 		},
-		"Branches.WaitReady": func(ctx context.Context, c *platform.Client) error {
-			_, err := c.Branches.WaitReady(ctx, &platform.GetBranchParams{Organization: ref.org, Database: ref.db, Branch: ref.br})
+		"Branches.Wait": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Branches.Wait(ctx, &platform.GetBranchParams{Organization: ref.org, Database: ref.db, Branch: ref.br})
 			return err
 		},
 		"BranchChanges.WaitResize": func(ctx context.Context, c *platform.Client) error {
@@ -257,36 +257,36 @@ func TestWaitersStopWhenUnreachable(t *testing.T) {
 			_, err := c.BranchChanges.WaitChange(ctx, &platform.GetBranchChangeRequestParams{Organization: ref.org, Database: ref.db, Branch: ref.br, ID: "r1"})
 			return err
 		},
-		"Databases.WaitReady": func(ctx context.Context, c *platform.Client) error {
-			_, err := c.Databases.WaitReady(ctx, &platform.GetDatabaseParams{Organization: ref.org, Database: ref.db})
+		"Databases.Wait": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Databases.Wait(ctx, &platform.GetDatabaseParams{Organization: ref.org, Database: ref.db})
 			return err
 		},
-		"DeployRequests.WaitForDeployment": func(ctx context.Context, c *platform.Client) error {
-			_, err := c.DeployRequests.WaitForDeployment(ctx, &platform.GetDeploymentParams{Organization: ref.org, Database: ref.db, Number: 7}, platform.DeploymentComplete)
+		"DeployRequests.WaitDeployment": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.DeployRequests.WaitDeployment(ctx, &platform.GetDeploymentParams{Organization: ref.org, Database: ref.db, Number: 7}, platform.DeploymentComplete)
 			return err
 		},
-		"Keyspaces.WaitReady": func(ctx context.Context, c *platform.Client) error {
-			_, err := c.Keyspaces.WaitReady(ctx, &platform.GetKeyspaceParams{Organization: ref.org, Database: ref.db, Branch: ref.br, Keyspace: "ks"})
+		"Keyspaces.Wait": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Keyspaces.Wait(ctx, &platform.GetKeyspaceParams{Organization: ref.org, Database: ref.db, Branch: ref.br, Keyspace: "ks"})
 			return err
 		},
-		"Keyspaces.WaitForResize": func(ctx context.Context, c *platform.Client) error {
-			_, err := c.Keyspaces.WaitForResize(ctx, &platform.GetKeyspaceResizeParams{Organization: ref.org, Database: ref.db, Branch: ref.br, Keyspace: "ks", ID: "r1"})
+		"Keyspaces.WaitResize": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Keyspaces.WaitResize(ctx, &platform.GetKeyspaceResizeParams{Organization: ref.org, Database: ref.db, Branch: ref.br, Keyspace: "ks", ID: "r1"})
 			return err
 		},
-		"Maintenance.WaitIdle": func(ctx context.Context, c *platform.Client) error {
-			_, err := c.Maintenance.WaitIdle(ctx, &platform.GetMaintenanceScheduleParams{Organization: ref.org, Database: ref.db, ID: "r1"})
+		"Maintenance.WaitSchedule": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Maintenance.WaitSchedule(ctx, &platform.GetMaintenanceScheduleParams{Organization: ref.org, Database: ref.db, ID: "r1"})
 			return err
 		},
-		"QueryPatternReports.WaitDone": func(ctx context.Context, c *platform.Client) error {
-			_, err := c.QueryPatternReports.WaitDone(ctx, &platform.GetQueryPatternsReportParams{Organization: ref.org, Database: ref.db, Branch: ref.br, ID: "r1"})
+		"QueryPatternReports.Wait": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.QueryPatternReports.Wait(ctx, &platform.GetQueryPatternsReportParams{Organization: ref.org, Database: ref.db, Branch: ref.br, ID: "r1"})
 			return err
 		},
-		"Switchovers.WaitDone": func(ctx context.Context, c *platform.Client) error {
-			_, err := c.Switchovers.WaitDone(ctx, &platform.GetSwitchoverParams{Organization: ref.org, Database: ref.db, Branch: ref.br, ID: "r1"})
+		"Switchovers.Wait": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Switchovers.Wait(ctx, &platform.GetSwitchoverParams{Organization: ref.org, Database: ref.db, Branch: ref.br, ID: "r1"})
 			return err
 		},
-		"Workflows.WaitFor": func(ctx context.Context, c *platform.Client) error {
-			_, err := c.Workflows.WaitFor(ctx, &platform.WorkflowParams{Organization: ref.org, Database: ref.db, Number: 1}, platform.WorkflowCompleted)
+		"Workflows.Wait": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Workflows.Wait(ctx, &platform.WorkflowParams{Organization: ref.org, Database: ref.db, Number: 1}, platform.WorkflowCompleted)
 			return err
 		},
 	}
@@ -333,5 +333,75 @@ func TestWaitersStopWhenUnreachable(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestSingleGetWaitersPollOnce checks that the waiters whose poll is one
+// Get (here those of a workflow and a query-patterns report, which polled
+// with their backoff before) give the fake's client their condition: the
+// clock moves to the transition that reaches the state waited for, and the
+// waiter polls once, there.
+func TestSingleGetWaitersPollOnce(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		op   string // the operation the waiter polls
+		// start makes a database "shop" hold the resource on its way and
+		// returns the wait.
+		start func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error
+	}{
+		{"Workflows.Wait", "get_workflow", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
+			if err := srv.PushSchema(srv.Org(), "shop", "main", "CREATE TABLE orders (id bigint, PRIMARY KEY (id))"); err != nil {
+				t.Fatal(err)
+			}
+			if err := srv.AddKeyspace(srv.Org(), "shop", "main", "history", 1); err != nil {
+				t.Fatal(err)
+			}
+			wf, err := c.Workflows.Create(t.Context(), &platform.CreateWorkflowParams{Organization: srv.Org(), Database: "shop", Name: "move-orders",
+				SourceKeyspace: "shop", TargetKeyspace: "history", Tables: []string{"orders"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return func(ctx context.Context) error {
+				_, err := c.Workflows.Wait(ctx, &platform.WorkflowParams{Organization: srv.Org(), Database: "shop", Number: wf.Number}, platform.WorkflowRunning)
+				return err
+			}
+		}},
+		{"QueryPatternReports.Wait", "get_query_patterns_report_status", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
+			r, err := c.QueryPatternReports.Create(t.Context(), &platform.CreateQueryPatternsReportParams{Organization: srv.Org(), Database: "shop", Branch: "main"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return func(ctx context.Context) error {
+				_, err := c.QueryPatternReports.Wait(ctx, &platform.GetQueryPatternsReportParams{Organization: srv.Org(), Database: "shop", Branch: "main", ID: r.ID})
+				return err
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := fake.NewServer(t)
+			c := srv.Client()
+			if _, err := c.Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: srv.Org(), Name: "shop"}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Databases.Wait(t.Context(), &platform.GetDatabaseParams{Organization: srv.Org(), Database: "shop"}); err != nil {
+				t.Fatal(err)
+			}
+			wait := tt.start(t, srv, c)
+			if err := wait(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			polls := 0
+			for _, r := range srv.Requests() {
+				if r.Operation == tt.op {
+					polls++
+				}
+			}
+			if polls != 1 {
+				t.Errorf("the waiter polled %s %d times, want once (the clock moved to the state first)", tt.op, polls)
+			}
+		})
 	}
 }

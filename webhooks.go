@@ -144,23 +144,19 @@ type GetWebhookParams struct {
 	ID           string `json:"-" url:"-"`
 }
 
-func (p *GetWebhookParams) path(suffix string) (string, error) {
-	if err := required("organization", p.Organization, "database", p.Database, "id", p.ID); err != nil {
-		return "", err
-	}
-	return webhooksPath(p.Organization, p.Database) + pathf("/%s", p.ID) + suffix, nil
+func (p *GetWebhookParams) check() error {
+	return required("organization", p.Organization, "database", p.Database, "id", p.ID)
+}
+
+func (p *GetWebhookParams) path(suffix string) string {
+	return webhooksPath(p.Organization, p.Database) + pathf("/%s", p.ID) + suffix
 }
 
 // Get returns a webhook.
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/webhooks/{id}
 func (s *WebhooksService) Get(ctx context.Context, p *GetWebhookParams) (*Webhook, error) {
-	path, err := orZero(p).path("")
-	if err != nil {
-		return nil, err
-	}
-	w := new(Webhook)
-	return w, s.client.get(ctx, path, nil, w)
+	return callOn[Webhook](ctx, s.client, "GET", p, "", nil, nil)
 }
 
 // UpdateWebhookParams changes a webhook; nil and empty fields are left as
@@ -181,12 +177,7 @@ type UpdateWebhookParams struct {
 // API: PATCH /v1/organizations/{organization}/databases/{database}/webhooks/{id}
 func (s *WebhooksService) Update(ctx context.Context, p *UpdateWebhookParams) (*Webhook, error) {
 	p = orZero(p)
-	path, err := (&GetWebhookParams{p.Organization, p.Database, p.ID}).path("")
-	if err != nil {
-		return nil, err
-	}
-	w := new(Webhook)
-	return w, s.client.patch(ctx, path, p, w)
+	return callOn[Webhook](ctx, s.client, "PATCH", &GetWebhookParams{p.Organization, p.Database, p.ID}, "", nil, p)
 }
 
 // DeleteWebhookParams names the webhook to delete.
@@ -196,11 +187,7 @@ type DeleteWebhookParams = GetWebhookParams
 //
 // API: DELETE /v1/organizations/{organization}/databases/{database}/webhooks/{id}
 func (s *WebhooksService) Delete(ctx context.Context, p *DeleteWebhookParams) error {
-	path, err := orZero(p).path("")
-	if err != nil {
-		return err
-	}
-	return s.client.del(ctx, path, nil)
+	return doOn(ctx, s.client, "DELETE", p, "", nil)
 }
 
 // TestWebhookParams names the webhook to test.
@@ -215,11 +202,7 @@ type TestWebhookParams = GetWebhookParams
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/webhooks/{id}/test
 func (s *WebhooksService) Test(ctx context.Context, p *TestWebhookParams) error {
-	path, err := orZero(p).path("/test")
-	if err != nil {
-		return err
-	}
-	return s.client.post(ctx, path, nil, nil)
+	return doOn(ctx, s.client, "POST", p, "/test", nil)
 }
 
 // The headers of a webhook delivery.

@@ -1063,8 +1063,8 @@ func TestArgErrors(t *testing.T) {
 			_, err := c.Databases.ListRegions(ctx, &platform.ListDatabaseRegionsParams{Organization: "acme"})
 			return err
 		}, "database"},
-		{"Databases.WaitReady", func(ctx context.Context, c *platform.Client) error {
-			_, err := c.Databases.WaitReady(ctx, &platform.GetDatabaseParams{Database: "app-db"})
+		{"Databases.Wait", func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Databases.Wait(ctx, &platform.GetDatabaseParams{Database: "app-db"})
 			return err
 		}, "organization"},
 		{"Databases.All", func(ctx context.Context, c *platform.Client) error {

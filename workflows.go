@@ -157,6 +157,10 @@ func (p *WorkflowParams) check() error {
 	return nil
 }
 
+func (p *WorkflowParams) path(suffix string) string {
+	return workflowsPath(p.Organization, p.Database) + pathf("/%s", strconv.Itoa(p.Number)) + suffix
+}
+
 // workflowsPath is the collection path of a database's workflows.
 func workflowsPath(org, db string) string {
 	return pathf("v1/organizations/%s/databases/%s/workflows", org, db)
@@ -207,7 +211,7 @@ type CreateWorkflowParams struct {
 	OnDDL              *WorkflowOnDDL `json:"on_ddl,omitempty"`
 }
 
-// Create starts a workflow. It starts pending; [WorkflowsService.WaitFor]
+// Create starts a workflow. It starts pending; [WorkflowsService.Wait]
 // waits until it is running, caught up with its source.
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/workflows
@@ -224,23 +228,11 @@ func (s *WorkflowsService) Create(ctx context.Context, p *CreateWorkflowParams) 
 	return wf, s.client.post(ctx, workflowsPath(p.Organization, p.Database), p, wf)
 }
 
-// call sends a request about one workflow and decodes the workflow it
-// returns.
-func (s *WorkflowsService) call(ctx context.Context, method string, p *WorkflowParams, suffix string) (*Workflow, error) {
-	p = orZero(p)
-	if err := p.check(); err != nil {
-		return nil, err
-	}
-	wf := new(Workflow)
-	path := workflowsPath(p.Organization, p.Database) + pathf("/%s", strconv.Itoa(p.Number)) + suffix
-	return wf, s.client.call(ctx, method, path, nil, nil, wf)
-}
-
 // Get returns a workflow.
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/workflows/{number}
 func (s *WorkflowsService) Get(ctx context.Context, p *WorkflowParams) (*Workflow, error) {
-	return s.call(ctx, "GET", p, "")
+	return callOn[Workflow](ctx, s.client, "GET", p, "", nil, nil)
 }
 
 // Cancel cancels a workflow that has not completed, reversing the traffic
@@ -249,7 +241,7 @@ func (s *WorkflowsService) Get(ctx context.Context, p *WorkflowParams) (*Workflo
 //
 // API: DELETE /v1/organizations/{organization}/databases/{database}/workflows/{number}
 func (s *WorkflowsService) Cancel(ctx context.Context, p *WorkflowParams) (*Workflow, error) {
-	return s.call(ctx, "DELETE", p, "")
+	return callOn[Workflow](ctx, s.client, "DELETE", p, "", nil, nil)
 }
 
 // Complete completes a workflow that has cut over: its tables leave the
@@ -257,7 +249,7 @@ func (s *WorkflowsService) Cancel(ctx context.Context, p *WorkflowParams) (*Work
 //
 // API: PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/complete
 func (s *WorkflowsService) Complete(ctx context.Context, p *WorkflowParams) (*Workflow, error) {
-	return s.call(ctx, "PATCH", p, "/complete")
+	return callOn[Workflow](ctx, s.client, "PATCH", p, "/complete", nil, nil)
 }
 
 // Cutover makes the target keyspace the home of a workflow's tables once
@@ -265,14 +257,14 @@ func (s *WorkflowsService) Complete(ctx context.Context, p *WorkflowParams) (*Wo
 //
 // API: PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/cutover
 func (s *WorkflowsService) Cutover(ctx context.Context, p *WorkflowParams) (*Workflow, error) {
-	return s.call(ctx, "PATCH", p, "/cutover")
+	return callOn[Workflow](ctx, s.client, "PATCH", p, "/cutover", nil, nil)
 }
 
 // Retry resumes a workflow in the error state from the step that failed.
 //
 // API: PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/retry
 func (s *WorkflowsService) Retry(ctx context.Context, p *WorkflowParams) (*Workflow, error) {
-	return s.call(ctx, "PATCH", p, "/retry")
+	return callOn[Workflow](ctx, s.client, "PATCH", p, "/retry", nil, nil)
 }
 
 // ReverseCutover undoes a workflow's cutover: the source keyspace serves
@@ -280,7 +272,7 @@ func (s *WorkflowsService) Retry(ctx context.Context, p *WorkflowParams) (*Workf
 //
 // API: PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/reverse-cutover
 func (s *WorkflowsService) ReverseCutover(ctx context.Context, p *WorkflowParams) (*Workflow, error) {
-	return s.call(ctx, "PATCH", p, "/reverse-cutover")
+	return callOn[Workflow](ctx, s.client, "PATCH", p, "/reverse-cutover", nil, nil)
 }
 
 // ReverseTraffic undoes a workflow's latest traffic switch: primaries if
@@ -288,7 +280,7 @@ func (s *WorkflowsService) ReverseCutover(ctx context.Context, p *WorkflowParams
 //
 // API: PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/reverse-traffic
 func (s *WorkflowsService) ReverseTraffic(ctx context.Context, p *WorkflowParams) (*Workflow, error) {
-	return s.call(ctx, "PATCH", p, "/reverse-traffic")
+	return callOn[Workflow](ctx, s.client, "PATCH", p, "/reverse-traffic", nil, nil)
 }
 
 // SwitchPrimaries sends a workflow's primary traffic (writes) to the
@@ -296,7 +288,7 @@ func (s *WorkflowsService) ReverseTraffic(ctx context.Context, p *WorkflowParams
 //
 // API: PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/switch-primaries
 func (s *WorkflowsService) SwitchPrimaries(ctx context.Context, p *WorkflowParams) (*Workflow, error) {
-	return s.call(ctx, "PATCH", p, "/switch-primaries")
+	return callOn[Workflow](ctx, s.client, "PATCH", p, "/switch-primaries", nil, nil)
 }
 
 // SwitchReplicas sends a workflow's replica traffic (reads from replicas)
@@ -304,7 +296,7 @@ func (s *WorkflowsService) SwitchPrimaries(ctx context.Context, p *WorkflowParam
 //
 // API: PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/switch-replicas
 func (s *WorkflowsService) SwitchReplicas(ctx context.Context, p *WorkflowParams) (*Workflow, error) {
-	return s.call(ctx, "PATCH", p, "/switch-replicas")
+	return callOn[Workflow](ctx, s.client, "PATCH", p, "/switch-replicas", nil, nil)
 }
 
 // VerifyData starts a verification that the target keyspace holds the
@@ -312,18 +304,18 @@ func (s *WorkflowsService) SwitchReplicas(ctx context.Context, p *WorkflowParams
 //
 // API: PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/verify-data
 func (s *WorkflowsService) VerifyData(ctx context.Context, p *WorkflowParams) (*Workflow, error) {
-	return s.call(ctx, "PATCH", p, "/verify-data")
+	return callOn[Workflow](ctx, s.client, "PATCH", p, "/verify-data", nil, nil)
 }
 
-// WaitFor polls a workflow until it reaches one of states, and returns it.
+// Wait polls a workflow until it reaches one of states, and returns it.
 // A state it can no longer leave for one of them (completed, cancelled,
 // error) ends the wait with a *StateError naming it.
-func (s *WorkflowsService) WaitFor(ctx context.Context, p *WorkflowParams, states ...WorkflowState) (*Workflow, error) {
+func (s *WorkflowsService) Wait(ctx context.Context, p *WorkflowParams, states ...WorkflowState) (*Workflow, error) {
 	p = orZero(p)
 	if len(states) == 0 {
 		return nil, &ArgError{Arg: "states", Reason: "name at least one workflow state to wait for"}
 	}
-	return waitFor(ctx, s.client, func(ctx context.Context) (*Workflow, error) {
+	return waitForGet(ctx, s.client, func(ctx context.Context) (*Workflow, error) {
 		return s.Get(ctx, p)
 	}, func(wf *Workflow) (bool, error) {
 		if slices.Contains(states, wf.State) {

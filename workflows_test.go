@@ -149,8 +149,8 @@ func TestWorkflowsArgErrors(t *testing.T) {
 		{"Create without source keyspace", "source_keyspace", create(func(p *platform.CreateWorkflowParams) { p.SourceKeyspace = "" })},
 		{"Create without target keyspace", "target_keyspace", create(func(p *platform.CreateWorkflowParams) { p.TargetKeyspace = "" })},
 		{"Create without tables", "tables", create(func(p *platform.CreateWorkflowParams) { p.Tables = nil })},
-		{"WaitFor without states", "states", func(ctx context.Context, c *platform.Client) error {
-			_, err := c.Workflows.WaitFor(ctx, &platform.WorkflowParams{Organization: "acme", Database: "db", Number: 1})
+		{"Wait without states", "states", func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Workflows.Wait(ctx, &platform.WorkflowParams{Organization: "acme", Database: "db", Number: 1})
 			return err
 		}},
 	})
@@ -170,7 +170,7 @@ func TestWorkflowStates(t *testing.T) {
 
 // TestWorkflowsWaitThroughAFailure waits for a workflow whose copy fails
 // on the fake: the wait ends with a StateError naming the error state.
-// (ExampleWorkflowsService_WaitFor walks a workflow to completion.)
+// (ExampleWorkflowsService_Wait walks a workflow to completion.)
 func TestWorkflowsWaitThroughAFailure(t *testing.T) {
 	t.Parallel()
 	srv := fake.NewServer(t)
@@ -178,7 +178,7 @@ func TestWorkflowsWaitThroughAFailure(t *testing.T) {
 	if _, err := c.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: org, Name: "shop"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Databases.WaitReady(ctx, &platform.GetDatabaseParams{Organization: org, Database: "shop"}); err != nil {
+	if _, err := c.Databases.Wait(ctx, &platform.GetDatabaseParams{Organization: org, Database: "shop"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := srv.PushSchema(org, "shop", "main", "CREATE TABLE orders (id bigint, PRIMARY KEY (id))"); err != nil {
@@ -195,7 +195,7 @@ func TestWorkflowsWaitThroughAFailure(t *testing.T) {
 	if err := srv.FailNext(wf.ID); err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.Workflows.WaitFor(ctx, &platform.WorkflowParams{Organization: org, Database: "shop", Number: wf.Number}, platform.WorkflowRunning)
+	_, err = c.Workflows.Wait(ctx, &platform.WorkflowParams{Organization: org, Database: "shop", Number: wf.Number}, platform.WorkflowRunning)
 	var se *platform.StateError
 	if !errors.As(err, &se) || se.State != string(platform.WorkflowError) || se.Resource != "workflow #1" {
 		t.Errorf("waiting through a failure: %v, want a StateError in error for workflow #1", err)

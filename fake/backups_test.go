@@ -156,7 +156,7 @@ func TestBackupRetention(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			done, err := c.Backups.WaitDone(t.Context(), backupOf(srv, "main", bk.ID))
+			done, err := c.Backups.Wait(t.Context(), backupOf(srv, "main", bk.ID))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -252,7 +252,7 @@ func TestBackupFailNextOnlyInFlight(t *testing.T) {
 	t.Parallel()
 	srv, c := newBackupWorld(t)
 	bk := createBackup(t, srv, c, "main")
-	if _, err := c.Backups.WaitDone(t.Context(), backupOf(srv, "main", bk.ID)); err != nil {
+	if _, err := c.Backups.Wait(t.Context(), backupOf(srv, "main", bk.ID)); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []string{bk.ID, "nosuchbackup"} {
@@ -298,7 +298,7 @@ func TestBackupProtectedAndDeleted(t *testing.T) {
 	t.Parallel()
 	srv, c := newBackupWorld(t)
 	bk := createBackup(t, srv, c, "main")
-	if _, err := c.Backups.WaitDone(t.Context(), backupOf(srv, "main", bk.ID)); err != nil {
+	if _, err := c.Backups.Wait(t.Context(), backupOf(srv, "main", bk.ID)); err != nil {
 		t.Fatal(err)
 	}
 	ref := backupOf(srv, "main", bk.ID)
@@ -602,7 +602,7 @@ func TestBackupRestore(t *testing.T) {
 	if err := srv.PushSchema(org, backupDB, "main", "CREATE TABLE later (id bigint PRIMARY KEY)", "DROP TABLE orders"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Backups.WaitDone(t.Context(), backupOf(srv, "main", bk.ID)); err != nil {
+	if _, err := c.Backups.Wait(t.Context(), backupOf(srv, "main", bk.ID)); err != nil {
 		t.Fatal(err)
 	}
 
@@ -656,7 +656,7 @@ func TestBackupRestoreKeepsKeyspaceOrder(t *testing.T) {
 	}
 	want := backupKeyspaceNames(t, srv, c, "main")
 	bk := createBackup(t, srv, c, "main")
-	if _, err := c.Backups.WaitDone(t.Context(), backupOf(srv, "main", bk.ID)); err != nil {
+	if _, err := c.Backups.Wait(t.Context(), backupOf(srv, "main", bk.ID)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.Branches.Create(t.Context(), &platform.CreateBranchParams{
@@ -775,7 +775,7 @@ func TestBackupRestoreFromDeletedBranch(t *testing.T) {
 	}
 	want := backupSchemaTables(t, srv, c, "dev")
 	bk := createBackup(t, srv, c, "dev")
-	if _, err := c.Backups.WaitDone(t.Context(), backupOf(srv, "dev", bk.ID)); err != nil {
+	if _, err := c.Backups.Wait(t.Context(), backupOf(srv, "dev", bk.ID)); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Branches.Delete(t.Context(), &platform.DeleteBranchParams{Organization: org, Database: backupDB, Branch: "dev"}); err != nil {

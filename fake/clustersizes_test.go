@@ -314,7 +314,7 @@ func TestDashedClusterSizes(t *testing.T) {
 	srv, c := newBackupWorld(t)
 	org, ctx := srv.Org(), t.Context()
 	bk := createBackup(t, srv, c, "main")
-	if _, err := c.Backups.WaitDone(ctx, backupOf(srv, "main", bk.ID)); err != nil {
+	if _, err := c.Backups.Wait(ctx, backupOf(srv, "main", bk.ID)); err != nil {
 		t.Fatal(err)
 	}
 	newBackupBranch(t, srv, c, "dev")

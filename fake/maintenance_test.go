@@ -105,7 +105,7 @@ func TestMaintenanceRun(t *testing.T) {
 	if diff := cmp.Diff([]string{"main"}, ev); diff != "" {
 		t.Errorf("branch.start_maintenance events (-want +got):\n%s", diff)
 	}
-	sc, err := e.c.Maintenance.WaitIdle(t.Context(), &platform.GetMaintenanceScheduleParams{Organization: e.srv.Org(), Database: "pg", ID: e.schedule("pg").ID})
+	sc, err := e.c.Maintenance.WaitSchedule(t.Context(), &platform.GetMaintenanceScheduleParams{Organization: e.srv.Org(), Database: "pg", ID: e.schedule("pg").ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestSwitchoverAndMaintenanceTimings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Maintenance.WaitIdle(ctx, &platform.GetMaintenanceScheduleParams{Organization: org, Database: "pg", ID: sc.Items[0].ID}); err != nil {
+	if _, err := c.Maintenance.WaitSchedule(ctx, &platform.GetMaintenanceScheduleParams{Organization: org, Database: "pg", ID: sc.Items[0].ID}); err != nil {
 		t.Fatal(err)
 	}
 	ws := opCollect(t, c.Maintenance.AllWindows(ctx, &platform.ListMaintenanceWindowsParams{Organization: org, Database: "pg", ID: sc.Items[0].ID}))

@@ -368,7 +368,7 @@ func TestTrafficViewsAgree(t *testing.T) {
 		t.Fatal(err)
 	}
 	get := &platform.GetQueryPatternsReportParams{Organization: org, Database: db, Branch: br, ID: r.ID}
-	if _, err := e.c.QueryPatternReports.WaitDone(ctx, get); err != nil {
+	if _, err := e.c.QueryPatternReports.Wait(ctx, get); err != nil {
 		t.Fatal(err)
 	}
 	d, err := e.c.QueryPatternReports.Download(ctx, get)

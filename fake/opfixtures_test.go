@@ -1035,7 +1035,7 @@ func (w *opWorld) switchover() string {
 		w.t.Fatal(err)
 	}
 	p.ID = sw.ID
-	if _, err := w.c.Switchovers.WaitDone(w.t.Context(), p); err != nil {
+	if _, err := w.c.Switchovers.Wait(w.t.Context(), p); err != nil {
 		w.t.Fatal(err)
 	}
 	return sw.ID

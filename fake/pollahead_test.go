@@ -29,12 +29,12 @@ func TestPollAheadLeavesNoTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	t0 := srv.Now()
-	db, err := c.Databases.WaitReady(t.Context(), &platform.GetDatabaseParams{Organization: srv.Org(), Database: "app"})
+	db, err := c.Databases.Wait(t.Context(), &platform.GetDatabaseParams{Organization: srv.Org(), Database: "app"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !db.Ready {
-		t.Fatalf("WaitReady returned a database in state %s", db.State)
+		t.Fatalf("Wait returned a database in state %s", db.State)
 	}
 	if rule.Fired() != 1 {
 		t.Errorf("the fault rule fired %d times, want once, on the poll", rule.Fired())

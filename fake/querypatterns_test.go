@@ -66,7 +66,7 @@ func TestQueryPatternReportLifecycle(t *testing.T) {
 	_, err := e.c.QueryPatternReports.Download(ctx, e.params(created.ID))
 	apiError(t, err, http.StatusUnprocessableEntity, created.ID, "pending")
 
-	done, err := e.c.QueryPatternReports.WaitDone(ctx, e.params(created.ID))
+	done, err := e.c.QueryPatternReports.Wait(ctx, e.params(created.ID))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,10 +123,10 @@ func TestQueryPatternReportFailed(t *testing.T) {
 	if err := e.srv.FailNext(r.ID); err != nil {
 		t.Fatal(err)
 	}
-	got, err := e.c.QueryPatternReports.WaitDone(t.Context(), e.params(r.ID))
+	got, err := e.c.QueryPatternReports.Wait(t.Context(), e.params(r.ID))
 	var se *platform.StateError
 	if !errors.As(err, &se) || se.State != "failed" || got == nil || got.FinishedAt == nil {
-		t.Fatalf("WaitDone = %+v, %v; want the failed report and a StateError", got, err)
+		t.Fatalf("Wait = %+v, %v; want the failed report and a StateError", got, err)
 	}
 	_, err = e.c.QueryPatternReports.Download(t.Context(), e.params(r.ID))
 	apiError(t, err, http.StatusUnprocessableEntity, r.ID, "failed")
@@ -371,7 +371,7 @@ func TestQueryPatternReportSnapshot(t *testing.T) {
 	if diff := cmp.Diff(want.Patterns, got.Patterns); diff != "" {
 		t.Errorf("restored patterns (-want +got):\n%s", diff)
 	}
-	r, err := c.QueryPatternReports.WaitDone(t.Context(), e.params(pending.ID))
+	r, err := c.QueryPatternReports.Wait(t.Context(), e.params(pending.ID))
 	if err != nil || r.State != platform.QueryPatternsReportCompleted {
 		t.Fatalf("restored pending report: %+v, %v; want it generated", r, err)
 	}

@@ -637,12 +637,12 @@ func TestClockClientWaitsAdvanceIt(t *testing.T) {
 	srv := fake.NewServer(t)
 	mustDB(t, srv, "app")
 	t0, wall := srv.Now(), time.Now()
-	db, err := srv.Client().Databases.WaitReady(t.Context(), &platform.GetDatabaseParams{Organization: srv.Org(), Database: "app"})
+	db, err := srv.Client().Databases.Wait(t.Context(), &platform.GetDatabaseParams{Organization: srv.Org(), Database: "app"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !db.Ready {
-		t.Fatalf("WaitReady returned a database that is not ready: %s", db.State)
+		t.Fatalf("Wait returned a database that is not ready: %s", db.State)
 	}
 	// The clock moves to the transition that makes the database ready,
 	// 5s on, not by the waiter's 1s, 2s and 4s steps (7s); the waiter's
@@ -657,10 +657,10 @@ func TestClockClientWaitsAdvanceIt(t *testing.T) {
 		}
 	}
 	if polls != 1 {
-		t.Errorf("WaitReady polled %d times, want 1 (ready, the clock moved to it first)", polls)
+		t.Errorf("Wait polled %d times, want 1 (ready, the clock moved to it first)", polls)
 	}
 	if elapsed := time.Since(wall); elapsed > 5*time.Second {
-		t.Errorf("WaitReady took %v of wall time; the fake's client must not sleep", elapsed)
+		t.Errorf("Wait took %v of wall time; the fake's client must not sleep", elapsed)
 	}
 }
 
@@ -680,7 +680,7 @@ func TestClockRealTime(t *testing.T) {
 		t.Fatalf("new database: %s, want pending", db.State)
 	}
 	wall := time.Now()
-	ready, err := srv.Client().Databases.WaitReady(t.Context(), &platform.GetDatabaseParams{Organization: srv.Org(), Database: "app"})
+	ready, err := srv.Client().Databases.Wait(t.Context(), &platform.GetDatabaseParams{Organization: srv.Org(), Database: "app"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -690,7 +690,7 @@ func TestClockRealTime(t *testing.T) {
 	// The waiter's first wait ends when the database's transition has run
 	// (20ms), not after the 1s a waiter waits against a real server.
 	if elapsed := time.Since(wall); elapsed >= time.Second {
-		t.Errorf("WaitReady took %s of wall time, want the transition's 20ms (well under the waiter's 1s step)", elapsed)
+		t.Errorf("Wait took %s of wall time, want the transition's 20ms (well under the waiter's 1s step)", elapsed)
 	}
 }
 

@@ -128,9 +128,9 @@ func TestSwitchoverCandidateAndWait(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done, err := e.c.Switchovers.WaitDone(t.Context(), &platform.GetSwitchoverParams{Organization: e.srv.Org(), Database: "pg", Branch: "main", ID: sw.ID})
+	done, err := e.c.Switchovers.Wait(t.Context(), &platform.GetSwitchoverParams{Organization: e.srv.Org(), Database: "pg", Branch: "main", ID: sw.ID})
 	if err != nil || done.State != platform.SwitchoverSucceeded {
-		t.Fatalf("WaitDone = %+v, %v; want succeeded", done, err)
+		t.Fatalf("Wait = %+v, %v; want succeeded", done, err)
 	}
 	if _, p := e.pods("main"); p != names[2] {
 		t.Errorf("primary = %s, want the candidate %s", p, names[2])
@@ -140,7 +140,7 @@ func TestSwitchoverCandidateAndWait(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.c.Switchovers.WaitDone(t.Context(), &platform.GetSwitchoverParams{Organization: e.srv.Org(), Database: "pg", Branch: "main", ID: sw.ID}); err != nil {
+	if _, err := e.c.Switchovers.Wait(t.Context(), &platform.GetSwitchoverParams{Organization: e.srv.Org(), Database: "pg", Branch: "main", ID: sw.ID}); err != nil {
 		t.Fatal(err)
 	}
 	if _, p := e.pods("main"); p != names[0] {
@@ -156,7 +156,7 @@ func TestSwitchoverRestartsABranchWithoutReplicas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done, err := e.c.Switchovers.WaitDone(t.Context(), &platform.GetSwitchoverParams{Organization: e.srv.Org(), Database: "pg", Branch: "dev", ID: sw.ID})
+	done, err := e.c.Switchovers.Wait(t.Context(), &platform.GetSwitchoverParams{Organization: e.srv.Org(), Database: "pg", Branch: "dev", ID: sw.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,10 +180,10 @@ func TestSwitchoverFailure(t *testing.T) {
 	if err := e.srv.FailNext(sw.ID); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.c.Switchovers.WaitDone(t.Context(), &platform.GetSwitchoverParams{Organization: e.srv.Org(), Database: "pg", Branch: "main", ID: sw.ID})
+	_, err = e.c.Switchovers.Wait(t.Context(), &platform.GetSwitchoverParams{Organization: e.srv.Org(), Database: "pg", Branch: "main", ID: sw.ID})
 	var se *platform.StateError
 	if !errors.As(err, &se) || se.State != string(platform.SwitchoverFailed) {
-		t.Fatalf("WaitDone error = %v, want a StateError naming failed", err)
+		t.Fatalf("Wait error = %v, want a StateError naming failed", err)
 	}
 	if got := e.get("main", sw.ID); got.Error == nil || got.CompletedAt == nil {
 		t.Errorf("failed switchover = %+v, want its error and completed_at", got)

@@ -32,26 +32,26 @@ func wantUnreachable(t *testing.T, srv *fake.Server, t0 time.Time, err error, wa
 	}
 }
 
-// TestWaitForDeploymentUnreachable is the case: a deploy request
+// TestWaitDeploymentUnreachable is the case: a deploy request
 // with auto-cutover off stops in pending_cutover until it is applied, so a
 // wait for complete on a fake's client fails at once, naming the
 // deployment, its state and the call that would move it, even on a
 // context without a deadline; after ApplyDeploy the same wait reaches its
 // state.
-func TestWaitForDeploymentUnreachable(t *testing.T) {
+func TestWaitDeploymentUnreachable(t *testing.T) {
 	t.Parallel()
 	e := newDREnv(t, false)
 	e.branch("dev", "CREATE TABLE users (id bigint NOT NULL, email varchar(255), PRIMARY KEY (id))")
 	dr := e.open(platform.CreateDeployRequestParams{Branch: "dev", AutoCutover: platform.Ptr(false)})
 	p := &platform.GetDeploymentParams{Organization: e.org, Database: drDB, Number: dr.Number}
-	if _, err := e.c.DeployRequests.WaitForDeployment(t.Context(), p, platform.DeploymentReady); err != nil {
+	if _, err := e.c.DeployRequests.WaitDeployment(t.Context(), p, platform.DeploymentReady); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.c.DeployRequests.Deploy(t.Context(), &platform.DeployParams{Organization: e.org, Database: drDB, Number: dr.Number}); err != nil {
 		t.Fatal(err)
 	}
 	t0 := e.srv.Now()
-	d, err := e.c.DeployRequests.WaitForDeployment(context.Background(), p, platform.DeploymentComplete)
+	d, err := e.c.DeployRequests.WaitDeployment(context.Background(), p, platform.DeploymentComplete)
 	wantUnreachable(t, e.srv, t0, err, platform.UnreachableError{
 		Resource: "deployment of deploy request #1",
 		State:    "pending_cutover",
@@ -63,22 +63,22 @@ func TestWaitForDeploymentUnreachable(t *testing.T) {
 	if _, err := e.c.DeployRequests.ApplyDeploy(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.c.DeployRequests.WaitForDeployment(t.Context(), p, platform.DeploymentCompletePendingRevert); err != nil {
+	if _, err := e.c.DeployRequests.WaitDeployment(t.Context(), p, platform.DeploymentCompletePendingRevert); err != nil {
 		t.Errorf("after ApplyDeploy: %v", err)
 	}
 }
 
-// TestWorkflowWaitForUnreachable checks the waiter of a workflow, whose
+// TestWorkflowWaitUnreachable checks the waiter of a workflow, whose
 // polls carry no condition: a running workflow waits for its next step, so
 // a wait for completed fails at once, and a wait for a state the clock
 // reaches still works.
-func TestWorkflowWaitForUnreachable(t *testing.T) {
+func TestWorkflowWaitUnreachable(t *testing.T) {
 	t.Parallel()
 	e := newWFEnv(t)
 	wf := wfDrive(t, e.srv, nil, wfCreate(e.srv), platform.WorkflowRunning)
 	ref := wfRef(e.srv, wf.Number)
 	t0 := e.srv.Now()
-	_, err := e.c.Workflows.WaitFor(context.Background(), ref, platform.WorkflowCompleted)
+	_, err := e.c.Workflows.Wait(context.Background(), ref, platform.WorkflowCompleted)
 	wantUnreachable(t, e.srv, t0, err, platform.UnreachableError{
 		Resource: "workflow 1",
 		State:    "running",
@@ -87,7 +87,7 @@ func TestWorkflowWaitForUnreachable(t *testing.T) {
 	if _, err := e.c.Workflows.VerifyData(t.Context(), ref); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.c.Workflows.WaitFor(t.Context(), ref, platform.WorkflowVerifiedData); err != nil {
+	if _, err := e.c.Workflows.Wait(t.Context(), ref, platform.WorkflowVerifiedData); err != nil {
 		t.Errorf("after VerifyData: %v", err)
 	}
 }
@@ -127,36 +127,36 @@ func TestWaitersOnTheFake(t *testing.T) {
 		// start makes the resource on its way and returns the wait.
 		start func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error
 	}{
-		{"Databases.WaitReady", "database app", "pending", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
+		{"Databases.Wait", "database app", "pending", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
 			mustDB(t, srv, "app")
 			return func(ctx context.Context) error {
-				_, err := c.Databases.WaitReady(ctx, &platform.GetDatabaseParams{Organization: srv.Org(), Database: "app"})
+				_, err := c.Databases.Wait(ctx, &platform.GetDatabaseParams{Organization: srv.Org(), Database: "app"})
 				return err
 			}
 		}},
-		{"Branches.WaitReady", "branch dev", "pending", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
+		{"Branches.Wait", "branch dev", "pending", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
 			mustDB(t, srv, "app")
 			srv.Advance(time.Minute)
 			if _, err := c.Branches.Create(t.Context(), &platform.CreateBranchParams{Organization: srv.Org(), Database: "app", Name: "dev"}); err != nil {
 				t.Fatal(err)
 			}
 			return func(ctx context.Context) error {
-				_, err := c.Branches.WaitReady(ctx, &platform.GetBranchParams{Organization: srv.Org(), Database: "app", Branch: "dev"})
+				_, err := c.Branches.Wait(ctx, &platform.GetBranchParams{Organization: srv.Org(), Database: "app", Branch: "dev"})
 				return err
 			}
 		}},
-		{"Keyspaces.WaitReady", "keyspace extra", "not ready", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
+		{"Keyspaces.Wait", "keyspace extra", "not ready", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
 			mustDB(t, srv, "app")
 			srv.Advance(time.Minute)
 			if _, err := c.Keyspaces.Create(t.Context(), &platform.CreateKeyspaceParams{Organization: srv.Org(), Database: "app", Branch: "main", Name: "extra", ClusterSize: "PS_10"}); err != nil {
 				t.Fatal(err)
 			}
 			return func(ctx context.Context) error {
-				_, err := c.Keyspaces.WaitReady(ctx, &platform.GetKeyspaceParams{Organization: srv.Org(), Database: "app", Branch: "main", Keyspace: "extra"})
+				_, err := c.Keyspaces.Wait(ctx, &platform.GetKeyspaceParams{Organization: srv.Org(), Database: "app", Branch: "main", Keyspace: "extra"})
 				return err
 			}
 		}},
-		{"Backups.WaitDone", "backup ", "pending", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
+		{"Backups.Wait", "backup ", "pending", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
 			mustDB(t, srv, "app")
 			srv.Advance(time.Minute)
 			bk, err := c.Backups.Create(t.Context(), &platform.CreateBackupParams{Organization: srv.Org(), Database: "app", Branch: "main"})
@@ -164,32 +164,32 @@ func TestWaitersOnTheFake(t *testing.T) {
 				t.Fatal(err)
 			}
 			return func(ctx context.Context) error {
-				_, err := c.Backups.WaitDone(ctx, &platform.GetBackupParams{Organization: srv.Org(), Database: "app", Branch: "main", ID: bk.ID})
+				_, err := c.Backups.Wait(ctx, &platform.GetBackupParams{Organization: srv.Org(), Database: "app", Branch: "main", ID: bk.ID})
 				return err
 			}
 		}},
-		{"Switchovers.WaitDone", "switchover ", "", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
+		{"Switchovers.Wait", "switchover ", "", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
 			pgDB(t, srv, c)
 			sw, err := c.Switchovers.Create(t.Context(), &platform.CreateSwitchoverParams{Organization: srv.Org(), Database: "pg", Branch: "main"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			return func(ctx context.Context) error {
-				_, err := c.Switchovers.WaitDone(ctx, &platform.GetSwitchoverParams{Organization: srv.Org(), Database: "pg", Branch: "main", ID: sw.ID})
+				_, err := c.Switchovers.Wait(ctx, &platform.GetSwitchoverParams{Organization: srv.Org(), Database: "pg", Branch: "main", ID: sw.ID})
 				return err
 			}
 		}},
-		{"Bouncers.WaitReady", "bouncer pool", "unchanged", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
+		{"Bouncers.Wait", "bouncer pool", "unchanged", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
 			pgDB(t, srv, c)
 			if _, err := c.Bouncers.Create(t.Context(), &platform.CreateBouncerParams{Organization: srv.Org(), Database: "pg", Branch: "main", Name: "pool"}); err != nil {
 				t.Fatal(err)
 			}
 			return func(ctx context.Context) error {
-				_, err := c.Bouncers.WaitReady(ctx, &platform.GetBouncerParams{Organization: srv.Org(), Database: "pg", Branch: "main", Bouncer: "pool"})
+				_, err := c.Bouncers.Wait(ctx, &platform.GetBouncerParams{Organization: srv.Org(), Database: "pg", Branch: "main", Bouncer: "pool"})
 				return err
 			}
 		}},
-		{"QueryPatternReports.WaitDone", "query patterns report ", "", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
+		{"QueryPatternReports.Wait", "query patterns report ", "", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
 			mustDB(t, srv, "app")
 			srv.Advance(time.Minute)
 			r, err := c.QueryPatternReports.Create(t.Context(), &platform.CreateQueryPatternsReportParams{Organization: srv.Org(), Database: "app", Branch: "main"})
@@ -197,7 +197,7 @@ func TestWaitersOnTheFake(t *testing.T) {
 				t.Fatal(err)
 			}
 			return func(ctx context.Context) error {
-				_, err := c.QueryPatternReports.WaitDone(ctx, &platform.GetQueryPatternsReportParams{Organization: srv.Org(), Database: "app", Branch: "main", ID: r.ID})
+				_, err := c.QueryPatternReports.Wait(ctx, &platform.GetQueryPatternsReportParams{Organization: srv.Org(), Database: "app", Branch: "main", ID: r.ID})
 				return err
 			}
 		}},
@@ -224,7 +224,7 @@ func TestWaitersOnTheFake(t *testing.T) {
 				return err
 			}
 		}},
-		{"Maintenance.WaitIdle", "maintenance schedule ", "", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
+		{"Maintenance.WaitSchedule", "maintenance schedule ", "", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
 			pgDB(t, srv, c)
 			if err := c.Maintenance.Run(t.Context(), &platform.RunBranchMaintenanceParams{Organization: srv.Org(), Database: "pg", Branch: "main"}); err != nil {
 				t.Fatal(err)
@@ -234,11 +234,11 @@ func TestWaitersOnTheFake(t *testing.T) {
 				t.Fatalf("schedules: %v, %v", sc, err)
 			}
 			return func(ctx context.Context) error {
-				_, err := c.Maintenance.WaitIdle(ctx, &platform.GetMaintenanceScheduleParams{Organization: srv.Org(), Database: "pg", ID: sc.Items[0].ID})
+				_, err := c.Maintenance.WaitSchedule(ctx, &platform.GetMaintenanceScheduleParams{Organization: srv.Org(), Database: "pg", ID: sc.Items[0].ID})
 				return err
 			}
 		}},
-		{"Keyspaces.WaitForResize", "keyspace resize request ", "", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
+		{"Keyspaces.WaitResize", "keyspace resize request ", "", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
 			mustDB(t, srv, "app")
 			srv.Advance(time.Minute)
 			r, err := c.Keyspaces.Resize(t.Context(), &platform.ResizeKeyspaceParams{Organization: srv.Org(), Database: "app", Branch: "main", Keyspace: "app", ExtraReplicas: platform.Ptr(1)})
@@ -246,7 +246,7 @@ func TestWaitersOnTheFake(t *testing.T) {
 				t.Fatal(err)
 			}
 			return func(ctx context.Context) error {
-				_, err := c.Keyspaces.WaitForResize(ctx, &platform.GetKeyspaceResizeParams{Organization: srv.Org(), Database: "app", Branch: "main", Keyspace: "app", ID: r.ID})
+				_, err := c.Keyspaces.WaitResize(ctx, &platform.GetKeyspaceResizeParams{Organization: srv.Org(), Database: "app", Branch: "main", Keyspace: "app", ID: r.ID})
 				return err
 			}
 		}},

@@ -124,9 +124,9 @@ func wfDrive(t testing.TB, srv *fake.Server, c *platform.Client, p *platform.Cre
 		if err := srv.FailNext(wf.ID); err != nil {
 			t.Fatal(err)
 		}
-		wf, err = c.Workflows.WaitFor(t.Context(), ref, state)
+		wf, err = c.Workflows.Wait(t.Context(), ref, state)
 	case "wait":
-		wf, err = c.Workflows.WaitFor(t.Context(), ref, state)
+		wf, err = c.Workflows.Wait(t.Context(), ref, state)
 	default:
 		wf, err = wfActions[r.step](c, t, ref)
 	}
@@ -146,7 +146,7 @@ func wfSteps(t testing.TB, c *platform.Client, p *platform.WorkflowParams, steps
 	for _, step := range steps {
 		var err error
 		if state, ok := strings.CutPrefix(step, "wait:"); ok {
-			_, err = c.Workflows.WaitFor(t.Context(), p, platform.WorkflowState(state))
+			_, err = c.Workflows.Wait(t.Context(), p, platform.WorkflowState(state))
 		} else {
 			_, err = wfActions[step](c, t, p)
 		}
@@ -318,7 +318,7 @@ func TestWorkflowLifecycle(t *testing.T) {
 	ref := wfRef(e.srv, 1)
 	step := func(state platform.WorkflowState) *platform.Workflow {
 		t.Helper()
-		wf, err := e.c.Workflows.WaitFor(ctx, ref, state)
+		wf, err := e.c.Workflows.Wait(ctx, ref, state)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -409,7 +409,7 @@ func TestWorkflowReverseTraffic(t *testing.T) {
 		if _, err := e.c.Workflows.ReverseTraffic(t.Context(), ref); err != nil {
 			t.Fatal(err)
 		}
-		wf, err := e.c.Workflows.WaitFor(t.Context(), ref, want)
+		wf, err := e.c.Workflows.Wait(t.Context(), ref, want)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -441,7 +441,7 @@ func TestWorkflowFailureAndRetry(t *testing.T) {
 			if err := e.srv.FailNext(wf.ID); err != nil {
 				t.Fatal(err)
 			}
-			_, err := e.c.Workflows.WaitFor(t.Context(), ref, platform.WorkflowCompleted)
+			_, err := e.c.Workflows.Wait(t.Context(), ref, platform.WorkflowCompleted)
 			var se *platform.StateError
 			if !errors.As(err, &se) || se.State != string(platform.WorkflowError) {
 				t.Fatalf("waiting through a failure: %v, want a StateError in error", err)
@@ -463,7 +463,7 @@ func TestWorkflowFailureAndRetry(t *testing.T) {
 				platform.WorkflowPending: platform.WorkflowCopying, platform.WorkflowCopying: platform.WorkflowRunning,
 				platform.WorkflowSwitchingReplicas: platform.WorkflowSwitchedReplicas, platform.WorkflowCancelling: platform.WorkflowCancelled,
 			}[from]
-			if _, err := e.c.Workflows.WaitFor(t.Context(), ref, next); err != nil {
+			if _, err := e.c.Workflows.Wait(t.Context(), ref, next); err != nil {
 				t.Fatalf("after retry: %v", err)
 			}
 		})

@@ -44,7 +44,7 @@ func run(w io.Writer) error {
 	if _, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: org, Name: db, ClusterSize: "PS_10"}); err != nil {
 		return fmt.Errorf("creating %s: %w", db, err)
 	}
-	if _, err := client.Databases.WaitReady(ctx, &platform.GetDatabaseParams{Organization: org, Database: db}); err != nil {
+	if _, err := client.Databases.Wait(ctx, &platform.GetDatabaseParams{Organization: org, Database: db}); err != nil {
 		return fmt.Errorf("waiting for %s: %w", db, err)
 	}
 	fmt.Fprintf(w, "1. database %s is ready\n", db)
@@ -53,7 +53,7 @@ func run(w io.Writer) error {
 	if _, err := client.Branches.Create(ctx, &platform.CreateBranchParams{Organization: org, Database: db, Name: "feature", ParentBranch: "main"}); err != nil {
 		return fmt.Errorf("creating the branch: %w", err)
 	}
-	b, err := client.Branches.WaitReady(ctx, branch("feature"))
+	b, err := client.Branches.Wait(ctx, branch("feature"))
 	if err != nil {
 		return fmt.Errorf("waiting for the branch: %w", err)
 	}
@@ -75,7 +75,7 @@ func run(w io.Writer) error {
 		return fmt.Errorf("backing up: %w", err)
 	}
 	fmt.Fprintf(w, "4. backup %s is %s\n", backup.Name, backup.State)
-	backup, err = client.Backups.WaitDone(ctx, &platform.GetBackupParams{Organization: org, Database: db, Branch: "feature", ID: backup.ID})
+	backup, err = client.Backups.Wait(ctx, &platform.GetBackupParams{Organization: org, Database: db, Branch: "feature", ID: backup.ID})
 	if err != nil {
 		return fmt.Errorf("waiting for the backup: %w", err)
 	}
@@ -87,7 +87,7 @@ func run(w io.Writer) error {
 	}); err != nil {
 		return fmt.Errorf("restoring the backup: %w", err)
 	}
-	restored, err := client.Branches.WaitReady(ctx, branch("restored"))
+	restored, err := client.Branches.Wait(ctx, branch("restored"))
 	if err != nil {
 		return fmt.Errorf("waiting for the restored branch: %w", err)
 	}

@@ -40,7 +40,7 @@ func run(w io.Writer) error {
 	if _, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: org, Name: db, ClusterSize: "PS_10"}); err != nil {
 		return fmt.Errorf("creating %s: %w", db, err)
 	}
-	if _, err := client.Databases.WaitReady(ctx, &platform.GetDatabaseParams{Organization: org, Database: db}); err != nil {
+	if _, err := client.Databases.Wait(ctx, &platform.GetDatabaseParams{Organization: org, Database: db}); err != nil {
 		return fmt.Errorf("waiting for %s: %w", db, err)
 	}
 	fmt.Fprintf(w, "1. database %s is ready\n", db)

@@ -42,7 +42,7 @@ func run(w io.Writer) error {
 	if _, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: org, Name: db, ClusterSize: "PS_10"}); err != nil {
 		return fmt.Errorf("creating %s: %w", db, err)
 	}
-	if _, err := client.Databases.WaitReady(ctx, &platform.GetDatabaseParams{Organization: org, Database: db}); err != nil {
+	if _, err := client.Databases.Wait(ctx, &platform.GetDatabaseParams{Organization: org, Database: db}); err != nil {
 		return fmt.Errorf("waiting for %s: %w", db, err)
 	}
 	// The fake stands for the SQL connection that would create the first
@@ -59,7 +59,7 @@ func run(w io.Writer) error {
 	if _, err := client.Branches.Create(ctx, &platform.CreateBranchParams{Organization: org, Database: db, Name: "add-prices", ParentBranch: "main"}); err != nil {
 		return fmt.Errorf("creating the branch: %w", err)
 	}
-	if _, err := client.Branches.WaitReady(ctx, &platform.GetBranchParams{Organization: org, Database: db, Branch: "add-prices"}); err != nil {
+	if _, err := client.Branches.Wait(ctx, &platform.GetBranchParams{Organization: org, Database: db, Branch: "add-prices"}); err != nil {
 		return fmt.Errorf("waiting for the branch: %w", err)
 	}
 	if err := srv.PushSchema(org, db, "add-prices",
@@ -79,7 +79,7 @@ func run(w io.Writer) error {
 		return fmt.Errorf("opening the deploy request: %w", err)
 	}
 	params := &platform.GetDeploymentParams{Organization: org, Database: db, Number: dr.Number}
-	d, err := client.DeployRequests.WaitForDeployment(ctx, params, platform.DeploymentReady)
+	d, err := client.DeployRequests.WaitDeployment(ctx, params, platform.DeploymentReady)
 	if err != nil {
 		return fmt.Errorf("waiting for the deploy request to be checked: %w", err)
 	}
@@ -92,7 +92,7 @@ func run(w io.Writer) error {
 	if _, err := client.DeployRequests.Deploy(ctx, &platform.DeployParams{Organization: org, Database: db, Number: dr.Number}); err != nil {
 		return fmt.Errorf("deploying: %w", err)
 	}
-	if d, err = client.DeployRequests.WaitForDeployment(ctx, params, platform.DeploymentPendingCutover); err != nil {
+	if d, err = client.DeployRequests.WaitDeployment(ctx, params, platform.DeploymentPendingCutover); err != nil {
 		return fmt.Errorf("waiting for the cutover gate: %w", err)
 	}
 	fmt.Fprintf(w, "deployment is %s\n", d.State)
@@ -101,7 +101,7 @@ func run(w io.Writer) error {
 	if _, err := client.DeployRequests.ApplyDeploy(ctx, params); err != nil {
 		return fmt.Errorf("applying the cutover: %w", err)
 	}
-	if d, err = client.DeployRequests.WaitForDeployment(ctx, params, platform.DeploymentCompletePendingRevert); err != nil {
+	if d, err = client.DeployRequests.WaitDeployment(ctx, params, platform.DeploymentCompletePendingRevert); err != nil {
 		return fmt.Errorf("waiting for the cutover: %w", err)
 	}
 	fmt.Fprintf(w, "deployment is %s: the schema is live and can be reverted\n", d.State)

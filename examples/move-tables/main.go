@@ -44,7 +44,7 @@ func run(w io.Writer) error {
 	if _, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: org, Name: db, ClusterSize: "PS_10"}); err != nil {
 		return fmt.Errorf("creating %s: %w", db, err)
 	}
-	if _, err := client.Databases.WaitReady(ctx, &platform.GetDatabaseParams{Organization: org, Database: db}); err != nil {
+	if _, err := client.Databases.Wait(ctx, &platform.GetDatabaseParams{Organization: org, Database: db}); err != nil {
 		return fmt.Errorf("waiting for %s: %w", db, err)
 	}
 	// The fake stands for the SQL connection that would create the tables.
@@ -57,7 +57,7 @@ func run(w io.Writer) error {
 	if _, err := client.Keyspaces.Create(ctx, &platform.CreateKeyspaceParams{Organization: org, Database: db, Branch: "main", Name: "history", ClusterSize: "PS_10"}); err != nil {
 		return fmt.Errorf("creating the keyspace: %w", err)
 	}
-	if _, err := client.Keyspaces.WaitReady(ctx, &platform.GetKeyspaceParams{Organization: org, Database: db, Branch: "main", Keyspace: "history"}); err != nil {
+	if _, err := client.Keyspaces.Wait(ctx, &platform.GetKeyspaceParams{Organization: org, Database: db, Branch: "main", Keyspace: "history"}); err != nil {
 		return fmt.Errorf("waiting for the keyspace: %w", err)
 	}
 	if err := printTables(ctx, w, client, org, db, "before"); err != nil {
@@ -100,7 +100,7 @@ func run(w io.Writer) error {
 				show(wf) // the action's own state, before the clock ends it
 			}
 		}
-		if wf, err = client.Workflows.WaitFor(ctx, ref, st.waitState); err != nil {
+		if wf, err = client.Workflows.Wait(ctx, ref, st.waitState); err != nil {
 			return fmt.Errorf("waiting for %s: %w", st.waitState, err)
 		}
 		show(wf)

@@ -55,7 +55,7 @@ func run(w io.Writer) error {
 	fmt.Fprintf(w, "created database %s in %s: state %s, ready %t\n", db.Name, org, db.State, db.Ready)
 
 	// Wait until it is ready.
-	db, err = client.Databases.WaitReady(ctx, &platform.GetDatabaseParams{Organization: org, Database: db.Name})
+	db, err = client.Databases.Wait(ctx, &platform.GetDatabaseParams{Organization: org, Database: db.Name})
 	if err != nil {
 		return fmt.Errorf("waiting for app-db: %w", err)
 	}

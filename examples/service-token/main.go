@@ -43,7 +43,7 @@ func run(w io.Writer) error {
 		if _, err := admin.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: org, Name: name, ClusterSize: "PS_10"}); err != nil {
 			return fmt.Errorf("creating %s: %w", name, err)
 		}
-		if _, err := admin.Databases.WaitReady(ctx, &platform.GetDatabaseParams{Organization: org, Database: name}); err != nil {
+		if _, err := admin.Databases.Wait(ctx, &platform.GetDatabaseParams{Organization: org, Database: name}); err != nil {
 			return fmt.Errorf("waiting for %s: %w", name, err)
 		}
 	}
