@@ -270,7 +270,7 @@ func (s *Server) deliverEvent(ev *eventRec, db *dbRec) {
 		return
 	}
 	var to []*webhookRec
-	for _, h := range more.webhooks.hooks.all() {
+	for _, h := range more.webhooks.All() {
 		if h.enabled && h.subscribed(name) {
 			to = append(to, h)
 		}

@@ -791,5 +791,5 @@ func listTrafficBudgetsForQuery(c *call) (any, error) {
 			return slices.ContainsFunc(runs, r.appliesTo)
 		})
 	}
-	return filteredPageOf(c, &b.x().budgets.idx, false, keep, renderTrafficBudget), nil
+	return filteredPageOf(c, b.x().budgets.Index(), false, keep, renderTrafficBudget), nil
 }

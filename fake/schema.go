@@ -241,7 +241,7 @@ func (ks *keyspaceRec) tableNames() []string {
 // lint returns the branch's lint errors, by keyspace and table.
 func (b *branchRec) lint() []*platform.LintError {
 	var out []*platform.LintError
-	for _, ks := range b.keyspaces.all() {
+	for _, ks := range b.keyspaces.All() {
 		for _, name := range ks.tableNames() {
 			if uniqueKeyRe.MatchString(ks.tables[name]) {
 				continue

@@ -34,7 +34,7 @@ type shardRec struct {
 // definition.
 func diffSchemas(head, into *branchRec) []*opRec {
 	var ops []*opRec
-	for _, hks := range head.keyspaces.all() {
+	for _, hks := range head.keyspaces.All() {
 		var base map[string]string
 		if iks := into.keyspace(hks.name); iks != nil {
 			base = iks.tables

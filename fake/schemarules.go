@@ -148,7 +148,7 @@ func (f finding) key() string {
 // by table in name order.
 func schemaFindings(b *branchRec) []finding {
 	var out []finding
-	for _, ks := range b.keyspaces.all() {
+	for _, ks := range b.keyspaces.All() {
 		for _, table := range ks.tableNames() {
 			out = append(out, tableFindings(ks.name, table, ks.tables[table])...)
 		}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake/internal/ordered"
 )
 
 // A snapshot is the whole state of a server as JSON: every resource, the
@@ -343,8 +344,8 @@ func (s *Server) install(ld *loader) {
 // retire marks every webhook of w deleted: w is no longer the server's.
 func (w *world) retire() {
 	for _, org := range w.orgs {
-		for _, db := range org.dbs.all() {
-			for _, h := range peek(&db.more).webhooks.hooks.all() {
+		for _, db := range org.dbs.All() {
+			for _, h := range peek(&db.more).webhooks.All() {
 				h.deleted = true
 			}
 		}
@@ -526,10 +527,20 @@ func setOf(list []string) map[string]bool {
 
 // unique checks that an ID is new to m.
 func unique[T any](m map[string]*T, id, what string) error {
+	return uniqueID(id, what, m[id] != nil)
+}
+
+// uniqueIn checks that an ID is new to s.
+func uniqueIn[T keyed](s *ordered.Store[T], id, what string) error {
+	return uniqueID(id, what, s.Has(id))
+}
+
+// uniqueID checks that an ID is set and not taken.
+func uniqueID(id, what string, taken bool) error {
 	if id == "" {
 		return fmt.Errorf("%s without an ID", what)
 	}
-	if m[id] != nil {
+	if taken {
 		return fmt.Errorf("%s %q appears twice", what, id)
 	}
 	return nil

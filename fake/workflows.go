@@ -51,7 +51,7 @@ func (db *dbRec) addWorkflow(wf *workflowRec) {
 		db.workflows = &workflowStore{byNumber: map[int]*workflowRec{}}
 	}
 	st := db.workflows
-	st.list.add(wf)
+	st.list.Add(wf)
 	st.byNumber[wf.number] = wf
 	st.last = max(st.last, wf.number)
 }
@@ -61,7 +61,7 @@ func (st *workflowStore) all() []*workflowRec {
 	if st == nil {
 		return nil
 	}
-	return st.list.all()
+	return st.list.All()
 }
 
 // get finds workflow number n; nil when there is none.
