@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake/internal/sqltext"
 )
 
 // opRec is one table change of a deployment.
@@ -54,7 +55,7 @@ func diffSchemas(head, into *branchRec) []*opRec {
 				op.name, op.ddl = platform.OperationCreate, after
 			case after == "":
 				op.name, op.ddl = platform.OperationDrop, fmt.Sprintf("DROP TABLE `%s`", table)
-			case !sameDDL(before, after):
+			case !sqltext.SameDDL(before, after):
 				op.name, op.ddl = platform.OperationAlter, after
 			default:
 				continue
