@@ -86,7 +86,7 @@ func (s *Server) armPolicy(p *policyRec) {
 	if p.nextRun.IsZero() {
 		return
 	}
-	s.clock.after(p.nextRun.Sub(now), policyRunJob{p, p.gen})
+	s.clock.After(p.nextRun.Sub(now), policyRunJob{p, p.gen})
 }
 
 // policyRunJob runs armed generation gen of a policy, unless the policy was

@@ -190,7 +190,7 @@ func (s *Server) newBackup(b *branchRec, name string, ret retention, actor *user
 	bk := s.addBackup(b, name, ret, actor, policy, platform.BackupPending)
 	bk.snapshot = s.takeSnapshot(b)
 	s.world.startFlight(bk.id)
-	s.clock.after(s.timing.BackupStart, backupJob{bk, platform.BackupPending})
+	s.clock.After(s.timing.BackupStart, backupJob{bk, platform.BackupPending})
 	return bk
 }
 
@@ -216,7 +216,7 @@ func (j backupJob) run(s *Server) {
 	case platform.BackupPending:
 		bk.state = platform.BackupRunning
 		bk.started, bk.updated = now, now
-		s.clock.after(s.timing.BackupRun, backupJob{bk, platform.BackupRunning})
+		s.clock.After(s.timing.BackupRun, backupJob{bk, platform.BackupRunning})
 	case platform.BackupRunning:
 		bk.completed = now
 		bk.size = backupBaseSize + backupSizePerTable*int64(bk.snapshot.tableCount())

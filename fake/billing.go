@@ -223,7 +223,7 @@ func (j invoiceJob) run(s *Server) {
 // scheduleInvoice puts org's next invoice on the clock, at the first
 // month boundary after now.
 func scheduleInvoice(s *Server, org *orgRec, now time.Time) {
-	s.clock.after(monthStart(now).AddDate(0, 1, 0).Sub(now), invoiceJob{org})
+	s.clock.After(monthStart(now).AddDate(0, 1, 0).Sub(now), invoiceJob{org})
 }
 
 func (j invoiceJob) save() jobSnap { return jobSnap{Kind: "invoice.issue", ID: j.org.id} }

@@ -158,7 +158,7 @@ func createBouncer(c *call, p *platform.CreateBouncerParams) (any, error) {
 	b.x().bouncers.idx.Add(bn)
 	b.x().bouncers.byName[bn.name] = bn
 	c.w.startFlight(bn.id)
-	s.clock.after(s.timing.BouncerReady, bouncerReadyJob{bn})
+	s.clock.After(s.timing.BouncerReady, bouncerReadyJob{bn})
 	return renderBouncer(bn), nil
 }
 
@@ -300,7 +300,7 @@ func resizeBouncer(c *call, p *platform.ResizeBouncerParams) (any, error) {
 	bn.branch.x().bouncers.resizes.Add(r)
 	bn.active = r
 	c.w.startFlight(r.id)
-	s.clock.after(s.timing.BouncerResizeStart, bouncerResizeJob{r, platform.BouncerResizePending})
+	s.clock.After(s.timing.BouncerResizeStart, bouncerResizeJob{r, platform.BouncerResizePending})
 	return renderBouncerResize(r), nil
 }
 
@@ -351,7 +351,7 @@ func (s *Server) bouncerResizeStarted(r *bouncerResizeRec) {
 	r.state = platform.BouncerResizeResizing
 	r.started = s.clock.Now()
 	r.updated = r.started
-	s.clock.after(s.timing.BouncerResize, bouncerResizeJob{r, platform.BouncerResizeResizing})
+	s.clock.After(s.timing.BouncerResize, bouncerResizeJob{r, platform.BouncerResizeResizing})
 }
 
 // bouncerResized is the resizing -> completed transition: the bouncer

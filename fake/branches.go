@@ -88,7 +88,7 @@ func (s *Server) newBranch(db *dbRec, name string, parent *branchRec, actor *use
 	s.newDefaultRole(b)
 	db.org.branchByName[branchKey{db, name}] = b
 	db.branchIdx.Add(b)
-	s.clock.after(delay, branchReadyJob{b})
+	s.clock.After(delay, branchReadyJob{b})
 	return b
 }
 

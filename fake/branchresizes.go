@@ -562,7 +562,7 @@ func (s *Server) requestChange(c *call, b *branchRec, resize bool, after cluster
 		cl.changes.Add(r)
 	}
 	cl.pending = r
-	s.clock.after(s.timing.BranchChangeStart, branchChangeJob{r, platform.ChangeQueued})
+	s.clock.After(s.timing.BranchChangeStart, branchChangeJob{r, platform.ChangeQueued})
 	return r, true
 }
 
@@ -573,7 +573,7 @@ func (s *Server) stepChange(r *branchChangeRec) {
 	switch r.state {
 	case platform.ChangeQueued:
 		r.state, r.started, r.updated = platform.ChangeResizing, now, now
-		s.clock.after(s.timing.BranchChangeRun, branchChangeJob{r, platform.ChangeResizing})
+		s.clock.After(s.timing.BranchChangeRun, branchChangeJob{r, platform.ChangeResizing})
 	case platform.ChangeResizing:
 		s.completeChange(r, now)
 	}

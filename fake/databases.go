@@ -206,7 +206,7 @@ func createDatabase(c *call, p *platform.CreateDatabaseParams) (any, error) {
 	main := s.newBranch(db, db.defaultBranch, nil, c.who.user, s.timing.DatabaseReady)
 	main.production = true
 	s.initBackups(db)
-	s.clock.after(s.timing.DatabaseReady, databaseReadyJob{db})
+	s.clock.After(s.timing.DatabaseReady, databaseReadyJob{db})
 	return s.renderDatabase(db), nil
 }
 

@@ -387,7 +387,7 @@ func (s *Server) settle(d *delivery, rec *attemptRec, status int, err error) {
 	}
 	next := *d
 	next.attempt++
-	s.clock.after(webhookRetryDelays[d.attempt-1], retryJob{&next})
+	s.clock.After(webhookRetryDelays[d.attempt-1], retryJob{&next})
 }
 
 // retryJob sends the next attempt of a delivery, unless its webhook was

@@ -32,13 +32,13 @@ func stateOf(srv *Server) snapState {
 	sv := newSaver(srv.world)
 	sv.collect()
 	var timers []*timer
-	for _, t := range srv.clock.sorted() {
-		if sv.keepJob(t.job) {
+	for _, t := range srv.clock.Pending() {
+		if sv.keepJob(t.Job) {
 			timers = append(timers, t)
 		}
 	}
 	return snapState{
-		World: srv.world, Now: srv.clock.Now(), Seq: srv.clock.seq, Timers: timers,
+		World: srv.world, Now: srv.clock.Now(), Seq: srv.clock.Seq(), Timers: timers,
 		FailNext: srv.failNext, Session: srv.session,
 		Org: srv.org, Admin: srv.admin, AdminToken: srv.adminToken,
 	}

@@ -179,7 +179,7 @@ func resizeKeyspace(c *call, p *platform.ResizeKeyspaceParams) (any, error) {
 	m.resizes.Add(r)
 	m.resize = r
 	ks.updated = c.now
-	s.clock.after(s.timing.KeyspaceResizeQueued, keyspaceResizeJob{r, platform.KeyspaceResizeQueued})
+	s.clock.After(s.timing.KeyspaceResizeQueued, keyspaceResizeJob{r, platform.KeyspaceResizeQueued})
 	return renderKeyspaceResize(r), nil
 }
 
@@ -193,7 +193,7 @@ func (s *Server) keyspaceResizeStart(r *keyspaceResizeRec) {
 	r.state, r.started, r.updated = platform.KeyspaceResizeResizing, now, now
 	r.shardTime = s.timing.KeyspaceResizeShard
 	r.ks.updated = now
-	s.clock.after(time.Duration(r.ks.shards)*r.shardTime, keyspaceResizeJob{r, platform.KeyspaceResizeResizing})
+	s.clock.After(time.Duration(r.ks.shards)*r.shardTime, keyspaceResizeJob{r, platform.KeyspaceResizeResizing})
 }
 
 // keyspaceResizeComplete is the resizing -> completed transition: the

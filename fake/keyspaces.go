@@ -255,7 +255,7 @@ func createKeyspace(c *call, p *platform.CreateKeyspaceParams) (any, error) {
 	setIf(&ks.extraReplicas, p.ExtraReplicas)
 	c.w.meterKeyspace(ks, c.now)
 	c.w.startFlight(ks.id)
-	s.clock.after(s.timing.KeyspaceReady, keyspaceReadyJob{ks})
+	s.clock.After(s.timing.KeyspaceReady, keyspaceReadyJob{ks})
 	return renderKeyspace(ks), nil
 }
 
@@ -415,7 +415,7 @@ func (s *Server) changeKeyspaceSettings(ks *keyspaceRec, next keyspaceSettings) 
 	ks.updated = s.clock.Now()
 	gen := m.configGen
 	s.world.startFlight(ks.id)
-	s.clock.after(s.timing.KeyspaceConfigChange, keyspaceConfigJob{ks, gen})
+	s.clock.After(s.timing.KeyspaceConfigChange, keyspaceConfigJob{ks, gen})
 }
 
 // keyspaceReadyJob runs keyspaceReady.
@@ -606,7 +606,7 @@ func (s *Server) branchReadOnlyRegion(c *call, b *branchRec, r *regionRec, now t
 	}
 	rr := &readOnlyRegionRec{stamps: stamps{id: c.w.newID(), created: now, updated: now}, region: r, actor: c.who.user}
 	b.readOnlyRegions.Add(rr)
-	s.clock.after(s.timing.ReadOnlyRegionReady, readOnlyRegionReadyJob{rr})
+	s.clock.After(s.timing.ReadOnlyRegionReady, readOnlyRegionReadyJob{rr})
 	return rr
 }
 

@@ -67,7 +67,7 @@ func (s *Server) startMaintenance(b *branchRec) {
 	b.db.x().maintenance.windows.Add(w)
 	b.db.x().maintenance.running = w
 	s.emit("branch.start_maintenance", b.db, s.renderBranch(b))
-	s.clock.after(s.timing.Maintenance, maintenanceEndJob{w})
+	s.clock.After(s.timing.Maintenance, maintenanceEndJob{w})
 }
 
 // finishMaintenance closes the running window w.

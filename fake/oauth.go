@@ -154,7 +154,7 @@ func (s *Server) newCode(app *oauthAppRec, g *oauthGrant, redirectURI string) st
 	code := s.world.newSecret("code_", 32)
 	h := sha256.Sum256([]byte(code))
 	st.codes[h] = &oauthCodeRec{app: app, grant: g, redirectURI: redirectURI, expires: s.clock.Now().Add(s.timing.OAuthCode)}
-	s.clock.after(s.timing.OAuthCode, codeExpiryJob{h})
+	s.clock.After(s.timing.OAuthCode, codeExpiryJob{h})
 	return code
 }
 

@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"container/heap"
 	"errors"
 	"fmt"
 	"time"
@@ -68,7 +67,7 @@ func (ld *loader) loadJobs(list []jobSnap) error {
 		if err != nil {
 			return at(err, "transitions[%d]", i)
 		}
-		heap.Push(&ld.timers, &timer{at: js.At, seq: js.Seq, job: j})
+		ld.timers = append(ld.timers, &timer{At: js.At, Seq: js.Seq, Job: j})
 	}
 	return nil
 }

@@ -32,7 +32,7 @@ var snapshotCoverage = map[string]string{
 	"stamps":                 "id created updated",
 	"Index":                  "items",
 	"Store":                  "live byID",
-	"timer":                  "at seq job",
+	"Timer":                  "At Seq Job",
 	"userRec":                "stamps name email defaultOrg",
 	"orgRec":                 "stamps name billingEmail idpManagedRoles invoiceBudget defaultRegion members memberByUser dbs dbByName branchByName teams tokens billing",
 	"memberRec":              "stamps user role",

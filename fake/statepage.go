@@ -322,7 +322,7 @@ func (s *Server) pageAdvance(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case v == "":
 		err = badRequest("d is required: a duration such as 5s or 1m30s")
-	case err == nil && s.clock.real: // fixed when the server is made
+	case err == nil && s.clock.Real(): // fixed when the server is made
 		err = unprocessable("the clock follows the wall clock (real time); only a virtual clock can be advanced")
 	}
 	var e *apiError
@@ -443,10 +443,10 @@ func (s *Server) renderState(sess pageSession, notice, advance string) ([]byte, 
 		advance = "5s"
 	}
 	v := stateView{
-		CSRF: sess.csrf, Now: pageTime(s.clock.Now()), Pending: len(s.clock.timers),
-		Virtual: !s.clock.real, Notice: notice, Advance: advance,
+		CSRF: sess.csrf, Now: pageTime(s.clock.Now()), Pending: s.clock.Len(),
+		Virtual: !s.clock.Real(), Notice: notice, Advance: advance,
 	}
-	if next, ok := s.clock.next(); ok {
+	if next, ok := s.clock.Next(); ok {
 		v.Next = pageTime(next)
 	}
 	v.Tables = s.pageWorldTables()

@@ -164,7 +164,7 @@ func (s *Server) newSwitchover(b *branchRec, candidate int, actor *userRec) *swi
 	bs.Add(sw)
 	bs.running = sw
 	s.world.startFlight(sw.id)
-	s.clock.after(s.timing.SwitchoverStart, switchoverJob{sw, platform.SwitchoverPending})
+	s.clock.After(s.timing.SwitchoverStart, switchoverJob{sw, platform.SwitchoverPending})
 	return sw
 }
 
@@ -180,7 +180,7 @@ func (s *Server) advanceSwitchover(sw *switchoverRec, now time.Time) {
 		if b.postgresInstances() == 1 {
 			sw.method = platform.SwitchoverRestart
 		}
-		s.clock.after(s.timing.SwitchoverRun, switchoverJob{sw, platform.SwitchoverRunning})
+		s.clock.After(s.timing.SwitchoverRun, switchoverJob{sw, platform.SwitchoverRunning})
 		return
 	}
 	b.primary = sw.candidate
