@@ -30,10 +30,14 @@ func New[J any](real bool, start time.Time, exec func(J), onWake func()) *Clock[
 	return &Clock[J]{real: real, now: start, exec: exec, onWake: onWake}
 }
 
-// Timer is a job due at a time; Seq orders the jobs due at the same time.
+// Timer is a job due at a time.
 type Timer[J any] struct {
-	At  time.Time
+	// At is when the job is due.
+	At time.Time
+	// Seq orders the jobs due at the same time: the order they were
+	// scheduled in.
 	Seq uint64
+	// Job is what runs.
 	Job J
 }
 

@@ -8,7 +8,9 @@ import (
 
 // Key orders records in lists: by creation time, then by ID.
 type Key struct {
+	// At is the record's creation time.
 	At time.Time
+	// ID is the record's ID, which orders records created at one time.
 	ID string
 }
 
@@ -22,6 +24,7 @@ func (k Key) Compare(o Key) int {
 
 // Keyed is a record that can be listed.
 type Keyed interface {
+	// ListKey is the record's place in lists.
 	ListKey() Key
 }
 

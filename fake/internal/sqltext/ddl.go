@@ -19,7 +19,7 @@ var (
 // DDL is one parsed statement.
 type DDL struct {
 	Keyspace string // "" when the table is not qualified
-	Table    string
+	Table    string // the table's name, without quotes
 	Create   string // the CREATE TABLE statement; "" for a drop
 	// IfExists is a DROP TABLE IF EXISTS; IfNotExists a CREATE TABLE IF
 	// NOT EXISTS.
