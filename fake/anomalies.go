@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake/internal/sqltext"
 )
 
 // A branch's anomalies are found in its samples, when asked, by one rule:
@@ -77,7 +78,7 @@ func detectAnomalies(b *branchRec, now time.Time) []*anomalyRec {
 			continue
 		}
 		if cur == nil {
-			cur = &anomalyRec{start: bk.start, id: fingerprintOf("anomaly\x00" + b.id + "\x00" + bk.start.Format(time.RFC3339))}
+			cur = &anomalyRec{start: bk.start, id: sqltext.Fingerprint("anomaly\x00" + b.id + "\x00" + bk.start.Format(time.RFC3339))}
 			out = append(out, cur)
 		}
 		cur.end = bk.start.Add(anomalyMinute)
@@ -163,7 +164,7 @@ func (a *anomalyRec) correlations(b *branchRec, now time.Time) []*platform.Anoma
 		}
 		p := k.pattern
 		out = append(out, &platform.AnomalyCorrelation{
-			ID: fingerprintOf(a.id + "\x00" + p.keyspace + "\x00" + p.fingerprint + "\x00" + string(k.tablet)),
+			ID: sqltext.Fingerprint(a.id + "\x00" + p.keyspace + "\x00" + p.fingerprint + "\x00" + string(k.tablet)),
 			R:  math.Round(r*1000) / 1000, Keyspace: p.keyspace, Fingerprint: p.fingerprint,
 			NormalizedSQL: p.normalized, SyntaxHighlightedSQL: syntaxHighlighted(p.normalized), TabletType: k.tablet,
 		})

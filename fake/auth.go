@@ -114,7 +114,7 @@ func (t *tokenRec) holds(need permSet, db *dbRec) bool {
 	if db != nil {
 		return t.heldOn(db)&need != 0
 	}
-	for _, g := range t.grantIdx.all() {
+	for _, g := range t.grantIdx.All() {
 		if g.perms&need != 0 {
 			return true
 		}

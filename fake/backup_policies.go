@@ -86,7 +86,7 @@ func (s *Server) armPolicy(p *policyRec) {
 	if p.nextRun.IsZero() {
 		return
 	}
-	s.clock.after(p.nextRun.Sub(now), policyRunJob{p, p.gen})
+	s.clock.After(p.nextRun.Sub(now), policyRunJob{p, p.gen})
 }
 
 // policyRunJob runs armed generation gen of a policy, unless the policy was
@@ -108,7 +108,7 @@ func (j policyRunJob) run(s *Server) {
 func (s *Server) runPolicy(p *policyRec) {
 	now := s.clock.Now()
 	production := p.target == platform.BackupTargetProduction
-	for _, b := range p.db.branchIdx.all() {
+	for _, b := range p.db.branchIdx.All() {
 		if !b.ready || b.production != production {
 			continue
 		}
@@ -214,7 +214,7 @@ func deleteBackupPolicy(c *call) (any, error) {
 	if p.required {
 		return nil, unprocessable("backup policy %s is the required policy of %s and cannot be deleted", p.id, c.db.name)
 	}
-	c.db.backups.policies.remove(p)
+	c.db.backups.policies.Remove(p)
 	p.deleted = true
 	return nil, nil
 }

@@ -26,7 +26,7 @@ type snapshotKeyspace struct {
 // takeSnapshot records b's schema as it is now.
 func (s *Server) takeSnapshot(b *branchRec) *schemaSnapshot {
 	snap := &schemaSnapshot{id: s.world.newID(), taken: s.clock.Now()}
-	for _, ks := range b.keyspaces.all() {
+	for _, ks := range b.keyspaces.All() {
 		snap.keyspaces = append(snap.keyspaces, snapshotKeyspace{
 			name:          ks.name,
 			shards:        ks.shards,

@@ -47,8 +47,8 @@ func (st *backupStore) addBackup(bk *backupRec) {
 		bb = &branchBackups{}
 		st.byBranch[bk.branch] = bb
 	}
-	bb.live.add(bk)
-	bb.all.add(bk)
+	bb.live.Add(bk)
+	bb.all.Add(bk)
 	if bk.inProgress() {
 		bb.inFlight++
 	}
@@ -57,7 +57,7 @@ func (st *backupStore) addBackup(bk *backupRec) {
 // policy finds a live policy by ID: a scan, as a database has few, cheaper
 // than a map per database.
 func (st *backupStore) policy(id string) *policyRec {
-	for _, p := range st.policies.all() {
+	for _, p := range st.policies.All() {
 		if p.id == id {
 			return p
 		}
@@ -67,7 +67,7 @@ func (st *backupStore) policy(id string) *policyRec {
 
 // addPolicy records a policy.
 func (st *backupStore) addPolicy(p *policyRec) {
-	st.policies.add(p)
+	st.policies.Add(p)
 }
 
 // backupRec is a backup of a branch.
@@ -190,7 +190,7 @@ func (s *Server) newBackup(b *branchRec, name string, ret retention, actor *user
 	bk := s.addBackup(b, name, ret, actor, policy, platform.BackupPending)
 	bk.snapshot = s.takeSnapshot(b)
 	s.world.startFlight(bk.id)
-	s.clock.after(s.timing.BackupStart, backupJob{bk, platform.BackupPending})
+	s.clock.After(s.timing.BackupStart, backupJob{bk, platform.BackupPending})
 	return bk
 }
 
@@ -216,7 +216,7 @@ func (j backupJob) run(s *Server) {
 	case platform.BackupPending:
 		bk.state = platform.BackupRunning
 		bk.started, bk.updated = now, now
-		s.clock.after(s.timing.BackupRun, backupJob{bk, platform.BackupRunning})
+		s.clock.After(s.timing.BackupRun, backupJob{bk, platform.BackupRunning})
 	case platform.BackupRunning:
 		bk.completed = now
 		bk.size = backupBaseSize + backupSizePerTable*int64(bk.snapshot.tableCount())
@@ -258,7 +258,7 @@ func (s *Server) settleBackup(bk *backupRec, state platform.BackupState, now tim
 // does.
 func (s *Server) cancelBackups(b *branchRec) {
 	now := s.clock.Now()
-	for _, bk := range b.db.backups.of(b).live.all() {
+	for _, bk := range b.db.backups.of(b).live.All() {
 		if bk.inProgress() {
 			s.settleBackup(bk, platform.BackupCanceled, now)
 		}
@@ -326,7 +326,7 @@ func deleteBackup(c *call) (any, error) {
 	}
 	bk.deleted = true
 	bk.deletedAt, bk.updated = c.now, c.now
-	c.db.backups.of(bk.branch).live.remove(bk)
+	c.db.backups.of(bk.branch).live.Remove(bk)
 	return nil, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake/internal/ordered"
 )
 
 // Billing: what an organization ran is metered as usage spans (a
@@ -71,10 +72,9 @@ type billedBranch struct {
 // its payment method.
 type orgBilling struct {
 	// ended are the spans that ended since the last invoice.
-	ended       []*usageSpan
-	invoices    index[*invoiceRec]
-	invoiceByID map[string]*invoiceRec // made on the first invoice
-	payment     *paymentMethodRec      // nil when none is on file
+	ended    []*usageSpan
+	invoices ordered.Store[*invoiceRec]
+	payment  *paymentMethodRec // nil when none is on file
 }
 
 // invoiceRec is an issued invoice: its period [start, end), and its line
@@ -158,7 +158,7 @@ func (s *Server) SetPaymentMethod(org string, pm PaymentMethod) error {
 		return fmt.Errorf("fake: SetPaymentMethod: %w", err)
 	}
 	o.billing.payment = &paymentMethodRec{id: s.world.newID(), method: pm}
-	for _, inv := range o.billing.invoices.all() {
+	for _, inv := range o.billing.invoices.All() {
 		inv.paid = true
 	}
 	return nil
@@ -167,7 +167,7 @@ func (s *Server) SetPaymentMethod(org string, pm PaymentMethod) error {
 // meterBranch brings the metering of b's keyspaces up to date at now,
 // after they were created, resized or deleted, or b was.
 func (w *world) meterBranch(b *branchRec, now time.Time) {
-	for _, ks := range b.keyspaces.all() {
+	for _, ks := range b.keyspaces.All() {
 		w.meterKeyspace(ks, now)
 	}
 }
@@ -223,7 +223,7 @@ func (j invoiceJob) run(s *Server) {
 // scheduleInvoice puts org's next invoice on the clock, at the first
 // month boundary after now.
 func scheduleInvoice(s *Server, org *orgRec, now time.Time) {
-	s.clock.after(monthStart(now).AddDate(0, 1, 0).Sub(now), invoiceJob{org})
+	s.clock.After(monthStart(now).AddDate(0, 1, 0).Sub(now), invoiceJob{org})
 }
 
 func (j invoiceJob) save() jobSnap { return jobSnap{Kind: "invoice.issue", ID: j.org.id} }
@@ -270,9 +270,9 @@ func (s *Server) issueInvoice(org *orgRec, end, now time.Time) {
 	for _, sp := range bl.ended {
 		add(sp.branch, sp.size, sp.rate, sp.from, sp.to, sp.branchDeleted)
 	}
-	for _, db := range org.dbs.all() {
-		for _, b := range db.branchIdx.all() {
-			for _, ks := range b.keyspaces.all() {
+	for _, db := range org.dbs.All() {
+		for _, b := range db.branchIdx.All() {
+			for _, ks := range b.keyspaces.All() {
 				if sku := ks.meter.size(); sku != nil {
 					add(billOf(b), sku.name, priceCents(sku.rate, b.region), ks.meter.from(), now, false)
 				}
@@ -306,11 +306,7 @@ func (s *Server) issueInvoice(org *orgRec, end, now time.Time) {
 }
 
 func (bl *orgBilling) addInvoice(inv *invoiceRec) {
-	if bl.invoiceByID == nil {
-		bl.invoiceByID = map[string]*invoiceRec{}
-	}
-	bl.invoices.add(inv)
-	bl.invoiceByID[inv.id] = inv
+	bl.invoices.Add(inv)
 }
 
 func maxTime(a, b time.Time) time.Time {
@@ -338,12 +334,12 @@ func billingRoutes() []route {
 }
 
 func listInvoices(c *call) (any, error) {
-	return pageOf(c, &c.org.billing.invoices, false, c.s.renderInvoice), nil
+	return pageOf(c, c.org.billing.invoices.Index(), false, c.s.renderInvoice), nil
 }
 
 // invoice finds the path's invoice.
 func (c *call) invoice() (*invoiceRec, error) {
-	inv := c.org.billing.invoiceByID[c.r.PathValue("id")]
+	inv := c.org.billing.invoices.Get(c.r.PathValue("id"))
 	if inv == nil {
 		return nil, c.nothingAt("id")
 	}

@@ -155,10 +155,10 @@ func createBouncer(c *call, p *platform.CreateBouncerParams) (any, error) {
 	if b.x().bouncers.byName == nil {
 		b.x().bouncers.byName = map[string]*bouncerRec{}
 	}
-	b.x().bouncers.idx.add(bn)
+	b.x().bouncers.idx.Add(bn)
 	b.x().bouncers.byName[bn.name] = bn
 	c.w.startFlight(bn.id)
-	s.clock.after(s.timing.BouncerReady, bouncerReadyJob{bn})
+	s.clock.After(s.timing.BouncerReady, bouncerReadyJob{bn})
 	return renderBouncer(bn), nil
 }
 
@@ -201,7 +201,7 @@ func (cfg *bouncerConfig) with(b *branchRec, size *string, replicas *int, target
 // branchReplicas is the number of replicas of a PostgreSQL branch: its
 // default keyspace's.
 func branchReplicas(b *branchRec) int {
-	for _, ks := range b.keyspaces.all() {
+	for _, ks := range b.keyspaces.All() {
 		if ks.isDefault {
 			return ks.replicas()
 		}
@@ -242,14 +242,14 @@ func (s *Server) dropBouncer(bn *bouncerRec) {
 	}
 	b := bn.branch
 	bn.deleted, bn.deletedAt, bn.updated = true, now, now
-	b.x().bouncers.idx.remove(bn)
+	b.x().bouncers.idx.Remove(bn)
 	delete(b.x().bouncers.byName, bn.name)
 	s.world.endFlight(bn.id)
 }
 
 // dropBranchBouncers deletes the bouncers of a deleted branch.
 func (s *Server) dropBranchBouncers(b *branchRec) {
-	for _, bn := range slices.Clone(b.x().bouncers.idx.all()) {
+	for _, bn := range slices.Clone(b.x().bouncers.idx.All()) {
 		s.dropBouncer(bn)
 	}
 }
@@ -296,11 +296,11 @@ func resizeBouncer(c *call, p *platform.ResizeBouncerParams) (any, error) {
 		bouncer: bn, state: platform.BouncerResizePending,
 		next: next, prev: bn.config, actor: c.who.user,
 	}
-	bn.resizes.add(r)
-	bn.branch.x().bouncers.resizes.add(r)
+	bn.resizes.Add(r)
+	bn.branch.x().bouncers.resizes.Add(r)
 	bn.active = r
 	c.w.startFlight(r.id)
-	s.clock.after(s.timing.BouncerResizeStart, bouncerResizeJob{r, platform.BouncerResizePending})
+	s.clock.After(s.timing.BouncerResizeStart, bouncerResizeJob{r, platform.BouncerResizePending})
 	return renderBouncerResize(r), nil
 }
 
@@ -351,7 +351,7 @@ func (s *Server) bouncerResizeStarted(r *bouncerResizeRec) {
 	r.state = platform.BouncerResizeResizing
 	r.started = s.clock.Now()
 	r.updated = r.started
-	s.clock.after(s.timing.BouncerResize, bouncerResizeJob{r, platform.BouncerResizeResizing})
+	s.clock.After(s.timing.BouncerResize, bouncerResizeJob{r, platform.BouncerResizeResizing})
 }
 
 // bouncerResized is the resizing -> completed transition: the bouncer
@@ -389,8 +389,8 @@ func cancelBouncerResize(c *call) (any, error) {
 		return nil, err
 	}
 	if bn.active == nil {
-		if n := bn.resizes.len(); n > 0 {
-			last := bn.resizes.all()[n-1]
+		if n := bn.resizes.Len(); n > 0 {
+			last := bn.resizes.All()[n-1]
 			return nil, unprocessable("bouncer %s has no resize request to cancel: the last one, %s, is %s", bn.name, last.id, last.state)
 		}
 		return nil, unprocessable("bouncer %s has no resize request to cancel", bn.name)

@@ -94,7 +94,7 @@ func renderInfrastructure(b *branchRec) *platform.BranchInfrastructure {
 			add(fmt.Sprintf("%s-replica-%d", prefix, i), component, cell, size, ready, ks, shard, "replica")
 		}
 	}
-	keyspaces := b.keyspaces.all()
+	keyspaces := b.keyspaces.All()
 	if b.db.kind == platform.KindPostgreSQL {
 		for _, ks := range keyspaces {
 			if !ks.isDefault {
@@ -109,7 +109,7 @@ func renderInfrastructure(b *branchRec) *platform.BranchInfrastructure {
 				add(postgresInstanceName(b, i), "postgres", b.region.slug, ks.clusterSize, b.ready && ks.ready, ks, "", tabletType)
 			}
 		}
-		for _, bn := range b.x().bouncers.idx.all() {
+		for _, bn := range b.x().bouncers.idx.All() {
 			for i := range bn.config.replicas {
 				add(bouncerPodName(bn, i), "pgbouncer", b.region.slug, bn.config.size.name, b.ready && bn.ready, nil, "", "")
 				out.Pods[len(out.Pods)-1].CreatedAt = ptrTime(bn.created)

@@ -87,8 +87,8 @@ func (s *Server) newBranch(db *dbRec, name string, parent *branchRec, actor *use
 	s.world.meterBranch(b, now)
 	s.newDefaultRole(b)
 	db.org.branchByName[branchKey{db, name}] = b
-	db.branchIdx.add(b)
-	s.clock.after(delay, branchReadyJob{b})
+	db.branchIdx.Add(b)
+	s.clock.After(delay, branchReadyJob{b})
 	return b
 }
 
@@ -104,7 +104,7 @@ func (s *Server) branchReady(b *branchRec) {
 	}
 	b.ready = true
 	b.updated = s.clock.Now()
-	for _, ks := range b.keyspaces.all() {
+	for _, ks := range b.keyspaces.All() {
 		ks.ready = true
 	}
 	s.emit("branch.ready", b.db, s.renderBranch(b))
@@ -124,7 +124,7 @@ func (db *dbRec) branch(name string) *branchRec { return db.org.branchByName[bra
 // keyspace finds a live keyspace of the branch by name: a scan, as a branch
 // has few, cheaper than a map per branch.
 func (b *branchRec) keyspace(name string) *keyspaceRec {
-	for _, ks := range b.keyspaces.all() {
+	for _, ks := range b.keyspaces.All() {
 		if ks.name == name {
 			return ks
 		}
@@ -134,12 +134,12 @@ func (b *branchRec) keyspace(name string) *keyspaceRec {
 
 // defaultKeyspace is the keyspace unqualified tables belong to.
 func (b *branchRec) defaultKeyspace() *keyspaceRec {
-	for _, ks := range b.keyspaces.all() {
+	for _, ks := range b.keyspaces.All() {
 		if ks.isDefault {
 			return ks
 		}
 	}
-	return b.keyspaces.all()[0]
+	return b.keyspaces.All()[0]
 }
 
 func branchRoutes() []route {
@@ -239,7 +239,7 @@ func createBranch(c *call, p *platform.CreateBranchParams) (any, error) {
 	b.region = region
 	setIf(&b.deletionProtected, p.DeletionProtected)
 	if size != "" {
-		for _, ks := range b.keyspaces.all() {
+		for _, ks := range b.keyspaces.All() {
 			ks.clusterSize = size
 		}
 		s.world.meterBranch(b, c.now)
@@ -285,7 +285,7 @@ func updateBranch(c *call, p *platform.UpdateBranchParams) (any, error) {
 				return unprocessable("new_name %q is already taken by another branch of %s", *p.NewName, db.name)
 			}
 			delete(db.org.branchByName, branchKey{db, b.name})
-			for _, other := range db.branchIdx.all() {
+			for _, other := range db.branchIdx.All() {
 				if other.parent == b.name {
 					other.parent = *p.NewName
 				}
@@ -332,7 +332,7 @@ func deleteBranch(c *call) (any, error) {
 // make a loop; each branch is visited once.
 func (b *branchRec) descendants() []*branchRec {
 	children := map[string][]*branchRec{}
-	for _, other := range b.db.branchIdx.all() {
+	for _, other := range b.db.branchIdx.All() {
 		children[other.parent] = append(children[other.parent], other)
 	}
 	seen := map[*branchRec]bool{b: true}
@@ -367,7 +367,7 @@ func (s *Server) removeBranch(b *branchRec) {
 	b.deleted = true
 	b.deletedAt = s.clock.Now()
 	delete(b.db.org.branchByName, branchKey{b.db, b.name})
-	b.db.branchIdx.remove(b)
+	b.db.branchIdx.Remove(b)
 	s.cancelBackups(b)
 	s.cancelSwitchover(b)
 	s.endMaintenance(b)
@@ -394,7 +394,7 @@ var promoteBranch = onBranch(func(c *call, b *branchRec) error {
 // runsDevSize reports whether a keyspace of b runs on the development
 // size, which no production branch may.
 func (b *branchRec) runsDevSize() bool {
-	return slices.ContainsFunc(b.keyspaces.all(), func(ks *keyspaceRec) bool { return ks.clusterSize == devClusterSize })
+	return slices.ContainsFunc(b.keyspaces.All(), func(ks *keyspaceRec) bool { return ks.clusterSize == devClusterSize })
 }
 
 var demoteBranch = onBranch(func(c *call, b *branchRec) error {
@@ -403,7 +403,7 @@ var demoteBranch = onBranch(func(c *call, b *branchRec) error {
 		return unprocessable("branch %s is not a production branch", b.name)
 	case b.name == b.db.defaultBranch:
 		return unprocessable("branch %s is the default branch of %s and must stay a production branch", b.name, b.db.name)
-	case b.readOnlyRegions.len() > 0:
+	case b.readOnlyRegions.Len() > 0:
 		return unprocessable("branch %s has read-only regions (%s), which need a production branch; remove them first", b.name, b.readOnlyRegionSlugs())
 	}
 	b.production = false
@@ -486,7 +486,7 @@ func schemaPart(c *call, b *branchRec) ([]*keyspaceRec, error) {
 		param, name, want = "namespace", ns, platform.KindPostgreSQL
 	}
 	if name == "" {
-		return b.keyspaces.all(), nil
+		return b.keyspaces.All(), nil
 	}
 	if b.db.kind != want {
 		return nil, badRequest("%s applies to %s databases; %s is %s", param, want, b.db.name, b.db.kind)
@@ -514,7 +514,7 @@ func (s *Server) renderBranch(b *branchRec) *platform.Branch {
 		state = platform.BranchReady
 	}
 	sharded, shards := false, 0
-	for _, ks := range b.keyspaces.all() {
+	for _, ks := range b.keyspaces.All() {
 		shards += ks.shards
 		sharded = sharded || ks.shards > 1
 	}
@@ -532,7 +532,7 @@ func (s *Server) renderBranch(b *branchRec) *platform.Branch {
 		DeletionProtected:    b.deletionProtected,
 		Sharded:              sharded,
 		ShardCount:           shards,
-		KeyspaceCount:        b.keyspaces.len(),
+		KeyspaceCount:        b.keyspaces.Len(),
 		Actor:                renderActor(b.actor),
 		Region:               *renderRegionFor(b.db.region)(b.region),
 		ClusterName:          b.defaultKeyspace().clusterSize,

@@ -107,7 +107,7 @@ func (b *branchRec) pendingChange() *branchChangeRec {
 
 // find returns the request with the given ID; nil when there is none.
 func (c branchCluster) find(id string) *branchChangeRec {
-	for _, x := range [][]*branchChangeRec{c.resizes.all(), c.changes.all()} {
+	for _, x := range [][]*branchChangeRec{c.resizes.All(), c.changes.All()} {
 		for _, r := range x {
 			if r.id == id {
 				return r
@@ -158,7 +158,7 @@ func (r *branchChangeRec) resizesCluster() bool {
 // default one of a PostgreSQL branch, every one of a MySQL branch.
 func (b *branchRec) changedKeyspaces() []*keyspaceRec {
 	if b.db.kind == platform.KindMySQL {
-		return b.keyspaces.all()
+		return b.keyspaces.All()
 	}
 	return []*keyspaceRec{b.defaultKeyspace()}
 }
@@ -557,12 +557,12 @@ func (s *Server) requestChange(c *call, b *branchRec, resize bool, after cluster
 	}
 	cl := b.clusterRec()
 	if resize {
-		cl.resizes.add(r)
+		cl.resizes.Add(r)
 	} else {
-		cl.changes.add(r)
+		cl.changes.Add(r)
 	}
 	cl.pending = r
-	s.clock.after(s.timing.BranchChangeStart, branchChangeJob{r, platform.ChangeQueued})
+	s.clock.After(s.timing.BranchChangeStart, branchChangeJob{r, platform.ChangeQueued})
 	return r, true
 }
 
@@ -573,7 +573,7 @@ func (s *Server) stepChange(r *branchChangeRec) {
 	switch r.state {
 	case platform.ChangeQueued:
 		r.state, r.started, r.updated = platform.ChangeResizing, now, now
-		s.clock.after(s.timing.BranchChangeRun, branchChangeJob{r, platform.ChangeResizing})
+		s.clock.After(s.timing.BranchChangeRun, branchChangeJob{r, platform.ChangeResizing})
 	case platform.ChangeResizing:
 		s.completeChange(r, now)
 	}
@@ -649,8 +649,8 @@ func cancelBranchChanges(c *call) (any, error) {
 func lastChange(b *branchRec) string {
 	var last *branchChangeRec
 	v := b.clusterView()
-	for _, x := range [][]*branchChangeRec{v.resizes.all(), v.changes.all()} {
-		if n := len(x); n > 0 && (last == nil || last.listKey().compare(x[n-1].listKey()) < 0) {
+	for _, x := range [][]*branchChangeRec{v.resizes.All(), v.changes.All()} {
+		if n := len(x); n > 0 && (last == nil || last.ListKey().Compare(x[n-1].ListKey()) < 0) {
 			last = x[n-1]
 		}
 	}

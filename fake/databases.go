@@ -194,7 +194,7 @@ func createDatabase(c *call, p *platform.CreateDatabaseParams) (any, error) {
 	if p.Replicas != nil {
 		db.replicas = *p.Replicas
 	}
-	c.org.dbs.add(db)
+	c.org.dbs.Add(db)
 	c.org.dbByName[db.name] = db
 	// The spec grants the creating token every database permission on the
 	// database: one grant, of those it does not already hold on the whole
@@ -206,7 +206,7 @@ func createDatabase(c *call, p *platform.CreateDatabaseParams) (any, error) {
 	main := s.newBranch(db, db.defaultBranch, nil, c.who.user, s.timing.DatabaseReady)
 	main.production = true
 	s.initBackups(db)
-	s.clock.after(s.timing.DatabaseReady, databaseReadyJob{db})
+	s.clock.After(s.timing.DatabaseReady, databaseReadyJob{db})
 	return s.renderDatabase(db), nil
 }
 
@@ -275,10 +275,10 @@ func deleteDatabase(c *call) (any, error) {
 	if db.deletionProtected {
 		return nil, unprocessable("database %s is deletion protected; turn deletion_protected off first", db.name)
 	}
-	c.org.dbs.remove(db)
+	c.org.dbs.Remove(db)
 	delete(c.org.dbByName, db.name)
 	db.deleted = true
-	for _, b := range slices.Clone(db.branchIdx.all()) { // removeBranch changes the index
+	for _, b := range slices.Clone(db.branchIdx.All()) { // removeBranch changes the index
 		c.s.removeBranch(b)
 	}
 	for _, t := range c.w.tokens {
@@ -322,7 +322,7 @@ func renderReadOnlyRegion(db *dbRec) func(*readOnlyRegionRec) *platform.ReadOnly
 func (s *Server) renderDatabase(db *dbRec) *platform.Database {
 	base := s.URL()
 	prod := 0
-	for _, b := range db.branchIdx.all() {
+	for _, b := range db.branchIdx.All() {
 		if b.production {
 			prod++
 		}
@@ -339,8 +339,8 @@ func (s *Server) renderDatabase(db *dbRec) *platform.Database {
 		Kind:                           db.kind,
 		Plan:                           "scaler_pro",
 		Region:                         *renderRegionFor(db.region)(db.region),
-		BranchesCount:                  db.branchIdx.len(),
-		DevelopmentBranchesCount:       db.branchIdx.len() - prod,
+		BranchesCount:                  db.branchIdx.Len(),
+		DevelopmentBranchesCount:       db.branchIdx.Len() - prod,
 		ProductionBranchesCount:        prod,
 		IssuesCount:                    platform.Ptr(0),
 		OpenSchemaRecommendationsCount: db.openRecommendations(),
@@ -362,7 +362,7 @@ func (s *Server) renderDatabase(db *dbRec) *platform.Database {
 		Notes:                          db.notes,
 	}
 	if b := db.branch(db.defaultBranch); b != nil {
-		out.DefaultBranchReadOnlyRegionsCount = b.readOnlyRegions.len()
+		out.DefaultBranchReadOnlyRegionsCount = b.readOnlyRegions.Len()
 		out.ResizeQueued, out.Resizing, out.ConfigChangeQueued, out.ConfigChanging = b.databaseFlags()
 	}
 	return out

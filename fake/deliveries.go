@@ -270,7 +270,7 @@ func (s *Server) deliverEvent(ev *eventRec, db *dbRec) {
 		return
 	}
 	var to []*webhookRec
-	for _, h := range more.webhooks.hooks.all() {
+	for _, h := range more.webhooks.All() {
 		if h.enabled && h.subscribed(name) {
 			to = append(to, h)
 		}
@@ -387,7 +387,7 @@ func (s *Server) settle(d *delivery, rec *attemptRec, status int, err error) {
 	}
 	next := *d
 	next.attempt++
-	s.clock.after(webhookRetryDelays[d.attempt-1], retryJob{&next})
+	s.clock.After(webhookRetryDelays[d.attempt-1], retryJob{&next})
 }
 
 // retryJob sends the next attempt of a delivery, unless its webhook was

@@ -16,9 +16,9 @@ func TestSettleAttemptOutOfRange(t *testing.T) {
 		scheduled := func() int {
 			s.mu.Lock()
 			defer s.mu.Unlock()
-			before := len(s.clock.timers)
+			before := s.clock.Len()
 			s.settle(&delivery{hook: h, attempt: attempt, retry: true}, &attemptRec{}, 500, nil)
-			return len(s.clock.timers) - before
+			return s.clock.Len() - before
 		}()
 		if scheduled != 0 {
 			t.Errorf("attempt %d: %d transitions scheduled, want none", attempt, scheduled)

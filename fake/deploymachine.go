@@ -18,7 +18,7 @@ import (
 // step schedules next after d, unless the deployment moves on first.
 func (s *Server) step(dr *drRec, d time.Duration, next deployStep) {
 	dr.dep.gen++
-	s.clock.after(d, deployJob{dr, dr.dep.gen, next})
+	s.clock.After(d, deployJob{dr, dr.dep.gen, next})
 }
 
 // deployStep names a transition of the deployment state machine.

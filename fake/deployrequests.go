@@ -171,7 +171,7 @@ func createDeployRequest(c *call, p *platform.CreateDeployRequestParams) (any, e
 	if err := checkIntoBranch(into); err != nil {
 		return nil, err
 	}
-	for _, other := range db.drs.all() {
+	for _, other := range db.drs.All() {
 		if other.open && other.head == head && other.into == into {
 			return nil, unprocessable("deploy request #%d from %s into %s is already open", other.number, head.name, into.name)
 		}
@@ -191,7 +191,7 @@ func createDeployRequest(c *call, p *platform.CreateDeployRequestParams) (any, e
 	dr.dep = deployRec{id: c.w.newID(), created: c.now, updated: c.now, state: platform.DeploymentPending}
 	setIf(&dr.dep.autoCutover, p.AutoCutover)
 	setIf(&dr.dep.autoDeleteBranch, p.AutoDeleteBranch)
-	db.drs.add(dr)
+	db.drs.Add(dr)
 	if db.drByNumber == nil {
 		db.drByNumber = map[int]*drRec{}
 	}
@@ -475,7 +475,7 @@ func (dr *drRec) approved() bool {
 // openDeployRequestsInto reports whether open deploy requests target b.
 func (b *branchRec) openDeployRequestsInto() int {
 	n := 0
-	for _, dr := range b.db.drs.all() {
+	for _, dr := range b.db.drs.All() {
 		if dr.open && dr.into == b {
 			n++
 		}
@@ -487,7 +487,7 @@ func (b *branchRec) openDeployRequestsInto() int {
 func (s *Server) renderDeployRequest(dr *drRec) *platform.DeployRequest {
 	base := s.URL()
 	sharded, shards := false, 0
-	for _, ks := range dr.into.keyspaces.all() {
+	for _, ks := range dr.into.keyspaces.All() {
 		shards += ks.shards
 		sharded = sharded || ks.shards > 1
 	}
@@ -509,7 +509,7 @@ func (s *Server) renderDeployRequest(dr *drRec) *platform.DeployRequest {
 		IntoBranch:              dr.into.name,
 		IntoBranchSharded:       sharded,
 		IntoBranchShardCount:    shards,
-		IntoBranchKeyspaceCount: dr.into.keyspaces.len(),
+		IntoBranchKeyspaceCount: dr.into.keyspaces.Len(),
 		Approved:                dr.approved(),
 		State:                   platform.DeployRequestClosed,
 		DeploymentState:         dr.dep.state,

@@ -32,13 +32,13 @@ func stateOf(srv *Server) snapState {
 	sv := newSaver(srv.world)
 	sv.collect()
 	var timers []*timer
-	for _, t := range srv.clock.sorted() {
-		if sv.keepJob(t.job) {
+	for _, t := range srv.clock.Pending() {
+		if sv.keepJob(t.Job) {
 			timers = append(timers, t)
 		}
 	}
 	return snapState{
-		World: srv.world, Now: srv.clock.Now(), Seq: srv.clock.seq, Timers: timers,
+		World: srv.world, Now: srv.clock.Now(), Seq: srv.clock.Seq(), Timers: timers,
 		FailNext: srv.failNext, Session: srv.session,
 		Org: srv.org, Admin: srv.admin, AdminToken: srv.adminToken,
 	}
@@ -325,12 +325,14 @@ func SnapshotFieldsSet(srv *Server, set map[string]bool) {
 	walk(reflect.ValueOf(st))
 }
 
-// ownType reports whether t is a type of this package.
+// ownType reports whether t is a type of this package or of one of its
+// internal packages.
 func ownType(t reflect.Type) bool {
-	return t.PkgPath() == reflect.TypeFor[world]().PkgPath()
+	own := reflect.TypeFor[world]().PkgPath()
+	return t.PkgPath() == own || strings.HasPrefix(t.PkgPath(), own+"/internal/")
 }
 
-// typeName is t's name without type arguments: "index" for index[*dbRec].
+// typeName is t's name without type arguments: "Index" for index[*dbRec].
 func typeName(t reflect.Type) string {
 	name, _, _ := strings.Cut(t.Name(), "[")
 	return name

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake/internal/sqltext"
 )
 
 // This file serves the query insights of branches, computed from the
@@ -200,7 +201,7 @@ func patternTables(p *queryPattern) []trafficTable {
 // renderQuerySummary renders what a query did.
 func renderQuerySummary(p *queryPattern, st *trafficStats, total time.Duration) *platform.QuerySummary {
 	return &platform.QuerySummary{
-		ID: fingerprintOf(p.keyspace + "\x00" + p.fingerprint), Fingerprint: p.fingerprint, StatementType: p.statement,
+		ID: sqltext.Fingerprint(p.keyspace + "\x00" + p.fingerprint), Fingerprint: p.fingerprint, StatementType: p.statement,
 		Keyspace: p.keyspace, NormalizedSQL: p.normalized, SyntaxHighlightedSQL: syntaxHighlighted(p.normalized),
 		Multishard: st.maxShards > 1, QueryStats: renderQueryStats(st, patternTables(p), total),
 	}
@@ -791,5 +792,5 @@ func listTrafficBudgetsForQuery(c *call) (any, error) {
 			return slices.ContainsFunc(runs, r.appliesTo)
 		})
 	}
-	return filteredPageOf(c, &b.x().budgets.idx, false, keep, renderTrafficBudget), nil
+	return filteredPageOf(c, b.x().budgets.Index(), false, keep, renderTrafficBudget), nil
 }

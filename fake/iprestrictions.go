@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake/internal/ordered"
 )
 
 // ipRestrictionRec is an entry of a PostgreSQL database's IP allowlist.
@@ -15,24 +16,10 @@ type ipRestrictionRec struct {
 	actor        *userRec
 }
 
-// ipRestrictions are the live entries of a database's IP allowlist; a
-// deleted entry leaves both.
+// ipRestrictions are the live entries of a database's IP allowlist, in
+// list order and by ID.
 type ipRestrictions struct {
-	live index[*ipRestrictionRec]     // in list order
-	byID map[string]*ipRestrictionRec // the same records by ID
-}
-
-func (rs *ipRestrictions) add(r *ipRestrictionRec) {
-	if rs.byID == nil {
-		rs.byID = map[string]*ipRestrictionRec{}
-	}
-	rs.live.add(r)
-	rs.byID[r.id] = r
-}
-
-func (rs *ipRestrictions) remove(r *ipRestrictionRec) {
-	rs.live.remove(r)
-	delete(rs.byID, r.id)
+	ordered.Store[*ipRestrictionRec]
 }
 
 // maxIPRestrictionDescription bounds an entry's description.
@@ -62,7 +49,7 @@ func (c *call) ipRestriction() (*ipRestrictionRec, error) {
 	if err := c.postgresDB(); err != nil {
 		return nil, err
 	}
-	r := c.db.x().ipRestrictions.byID[c.r.PathValue("id")]
+	r := c.db.x().ipRestrictions.Get(c.r.PathValue("id"))
 	if r == nil {
 		return nil, notFound()
 	}
@@ -73,7 +60,7 @@ func listIPRestrictions(c *call) (any, error) {
 	if err := c.postgresDB(); err != nil {
 		return nil, err
 	}
-	return pageOf(c, &c.db.x().ipRestrictions.live, true, renderIPRestriction), nil
+	return pageOf(c, c.db.x().ipRestrictions.Index(), true, renderIPRestriction), nil
 }
 
 func createIPRestriction(c *call, p *platform.CreateIPRestrictionParams) (any, error) {
@@ -87,7 +74,7 @@ func createIPRestriction(c *call, p *platform.CreateIPRestrictionParams) (any, e
 		return nil, err
 	}
 	r.stamps = stamps{id: c.w.newID(), created: c.now, updated: c.now}
-	c.db.x().ipRestrictions.add(r)
+	c.db.x().ipRestrictions.Add(r)
 	return renderIPRestriction(r), nil
 }
 
@@ -111,7 +98,7 @@ func (rs *ipRestrictions) check(next *ipRestrictionRec, cidrs []string, descript
 	if err != nil {
 		return err
 	}
-	for _, other := range rs.live.all() {
+	for _, other := range rs.All() {
 		if other.id == next.id || other.schema != next.schema || other.role != next.role {
 			continue
 		}
@@ -164,7 +151,7 @@ func deleteIPRestriction(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.db.x().ipRestrictions.remove(r)
+	c.db.x().ipRestrictions.Remove(r)
 	return nil, nil
 }
 

@@ -76,7 +76,7 @@ func listKeyspaceResizes(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return filteredPageOf(c, &peek(&ks.more).resizes, false, keep, renderKeyspaceResize), nil
+	return filteredPageOf(c, peek(&ks.more).resizes.Index(), false, keep, renderKeyspaceResize), nil
 }
 
 // completedWithin reads the completed_at filter, "FROM..TO" in RFC 3339
@@ -113,7 +113,7 @@ func getKeyspaceResize(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := peek(&ks.more).resizeByID[c.r.PathValue("id")]
+	r := peek(&ks.more).resizes.Get(c.r.PathValue("id"))
 	if r == nil {
 		return nil, notFound()
 	}
@@ -176,14 +176,10 @@ func resizeKeyspace(c *call, p *platform.ResizeKeyspaceParams) (any, error) {
 		from: ks.size(), to: next, prevReplicas: ks.replicas(), replicas: included(b) + next.extraReplicas,
 	}
 	m := ks.x()
-	if m.resizeByID == nil {
-		m.resizeByID = map[string]*keyspaceResizeRec{}
-	}
-	m.resizes.add(r)
-	m.resizeByID[r.id] = r
+	m.resizes.Add(r)
 	m.resize = r
 	ks.updated = c.now
-	s.clock.after(s.timing.KeyspaceResizeQueued, keyspaceResizeJob{r, platform.KeyspaceResizeQueued})
+	s.clock.After(s.timing.KeyspaceResizeQueued, keyspaceResizeJob{r, platform.KeyspaceResizeQueued})
 	return renderKeyspaceResize(r), nil
 }
 
@@ -197,7 +193,7 @@ func (s *Server) keyspaceResizeStart(r *keyspaceResizeRec) {
 	r.state, r.started, r.updated = platform.KeyspaceResizeResizing, now, now
 	r.shardTime = s.timing.KeyspaceResizeShard
 	r.ks.updated = now
-	s.clock.after(time.Duration(r.ks.shards)*r.shardTime, keyspaceResizeJob{r, platform.KeyspaceResizeResizing})
+	s.clock.After(time.Duration(r.ks.shards)*r.shardTime, keyspaceResizeJob{r, platform.KeyspaceResizeResizing})
 }
 
 // keyspaceResizeComplete is the resizing -> completed transition: the
@@ -229,8 +225,8 @@ func cancelKeyspaceResize(c *call) (any, error) {
 	m := peek(&ks.more)
 	r := m.resize
 	if r == nil {
-		if n := m.resizes.len(); n > 0 {
-			last := m.resizes.all()[n-1]
+		if n := m.resizes.Len(); n > 0 {
+			last := m.resizes.All()[n-1]
 			return nil, unprocessable("keyspace %s has no resize to cancel: its latest resize request, %s, is %s", ks.name, last.id, last.state)
 		}
 		return nil, unprocessable("keyspace %s has no resize to cancel: it has no resize requests", ks.name)

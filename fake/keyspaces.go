@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake/internal/ordered"
 )
 
 // keyspaceRec is a keyspace of a branch, with the tables of its schema.
@@ -55,12 +56,11 @@ type keyspaceMore struct {
 	before         *keyspaceSettings // nil when no change is in progress
 	configGen      int
 
-	// resizes are its resize requests, and resizeByID finds them; resize
+	// resizes are its resize requests, in list order and by ID; resize
 	// is the one that has not completed (queued or resizing), nil when
 	// none, and lastResize the latest completed one, whose rollout times
 	// its shards show.
-	resizes    index[*keyspaceResizeRec]
-	resizeByID map[string]*keyspaceResizeRec
+	resizes    ordered.Store[*keyspaceResizeRec]
 	resize     *keyspaceResizeRec
 	lastResize *keyspaceResizeRec
 }
@@ -148,7 +148,7 @@ func (w *world) newKeyspace(b *branchRec, name string, now time.Time) *keyspaceR
 		tables:      map[string]string{},
 		settings:    defaultKeyspaceSettings(),
 	}
-	b.keyspaces.add(ks)
+	b.keyspaces.Add(ks)
 	w.meterKeyspace(ks, now)
 	return ks
 }
@@ -158,7 +158,7 @@ func (w *world) newKeyspace(b *branchRec, name string, now time.Time) *keyspaceR
 // nanosecond apart, below the API's millisecond times, so that they list in
 // their originals' order.
 func (w *world) copyKeyspaces(b, src *branchRec, now time.Time) {
-	for i, from := range src.keyspaces.all() {
+	for i, from := range src.keyspaces.All() {
 		ks := w.newKeyspace(b, from.name, now.Add(time.Duration(i)))
 		ks.shards, ks.extraReplicas, ks.clusterSize = from.shards, from.extraReplicas, from.clusterSize
 		ks.isDefault = from.isDefault
@@ -175,7 +175,7 @@ func (s *Server) dropKeyspace(ks *keyspaceRec) {
 	b := ks.branch
 	ks.deleted = true
 	s.world.meterKeyspace(ks, s.clock.Now())
-	b.keyspaces.remove(ks)
+	b.keyspaces.Remove(ks)
 	s.world.endFlight(ks.id)
 	b.pruneReadOnlyRegions()
 	if len(ks.tables) > 0 {
@@ -255,7 +255,7 @@ func createKeyspace(c *call, p *platform.CreateKeyspaceParams) (any, error) {
 	setIf(&ks.extraReplicas, p.ExtraReplicas)
 	c.w.meterKeyspace(ks, c.now)
 	c.w.startFlight(ks.id)
-	s.clock.after(s.timing.KeyspaceReady, keyspaceReadyJob{ks})
+	s.clock.After(s.timing.KeyspaceReady, keyspaceReadyJob{ks})
 	return renderKeyspace(ks), nil
 }
 
@@ -415,7 +415,7 @@ func (s *Server) changeKeyspaceSettings(ks *keyspaceRec, next keyspaceSettings) 
 	ks.updated = s.clock.Now()
 	gen := m.configGen
 	s.world.startFlight(ks.id)
-	s.clock.after(s.timing.KeyspaceConfigChange, keyspaceConfigJob{ks, gen})
+	s.clock.After(s.timing.KeyspaceConfigChange, keyspaceConfigJob{ks, gen})
 }
 
 // keyspaceReadyJob runs keyspaceReady.
@@ -599,14 +599,14 @@ func updateReadOnlyRegions(c *call, p *platform.UpdateReadOnlyRegionsParams) (an
 // branchReadOnlyRegion finds the branch's read-only region r, or adds it,
 // created at now, to be ready after Timings.ReadOnlyRegionReady.
 func (s *Server) branchReadOnlyRegion(c *call, b *branchRec, r *regionRec, now time.Time) *readOnlyRegionRec {
-	for _, rr := range b.readOnlyRegions.all() {
+	for _, rr := range b.readOnlyRegions.All() {
 		if rr.region == r {
 			return rr
 		}
 	}
 	rr := &readOnlyRegionRec{stamps: stamps{id: c.w.newID(), created: now, updated: now}, region: r, actor: c.who.user}
-	b.readOnlyRegions.add(rr)
-	s.clock.after(s.timing.ReadOnlyRegionReady, readOnlyRegionReadyJob{rr})
+	b.readOnlyRegions.Add(rr)
+	s.clock.After(s.timing.ReadOnlyRegionReady, readOnlyRegionReadyJob{rr})
 	return rr
 }
 
@@ -625,23 +625,23 @@ func (j readOnlyRegionReadyJob) run(s *Server) {
 // keyspace replicates to any more.
 func (b *branchRec) pruneReadOnlyRegions() {
 	used := map[*readOnlyRegionRec]bool{}
-	for _, ks := range b.keyspaces.all() {
+	for _, ks := range b.keyspaces.All() {
 		for _, ro := range peek(&ks.more).readOnlyRegions {
 			used[ro.branchRegion] = true
 		}
 	}
-	for _, rr := range slices.Clone(b.readOnlyRegions.all()) {
+	for _, rr := range slices.Clone(b.readOnlyRegions.All()) {
 		if !used[rr] {
 			rr.removed = true
-			b.readOnlyRegions.remove(rr)
+			b.readOnlyRegions.Remove(rr)
 		}
 	}
 }
 
 // readOnlyRegionSlugs lists the branch's read-only regions, for messages.
 func (b *branchRec) readOnlyRegionSlugs() string {
-	slugs := make([]string, b.readOnlyRegions.len())
-	for i, r := range b.readOnlyRegions.all() {
+	slugs := make([]string, b.readOnlyRegions.Len())
+	for i, r := range b.readOnlyRegions.All() {
 		slugs[i] = r.region.slug
 	}
 	return strings.Join(slugs, ", ")

@@ -81,7 +81,7 @@ func TestRarePartsStayUnmade(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if m := db.more.Load(); m == nil || m.webhooks.hooks.len() != 1 {
+	if m := db.more.Load(); m == nil || m.webhooks.Len() != 1 {
 		t.Fatal("the first webhook is not in the database's part")
 	}
 	r, err := c.Keyspaces.Resize(t.Context(), &platform.ResizeKeyspaceParams{
@@ -90,7 +90,7 @@ func TestRarePartsStayUnmade(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := ks.more.Load(); m == nil || m.resize == nil || m.resize.id != r.ID || m.resizes.len() != 1 {
+	if m := ks.more.Load(); m == nil || m.resize == nil || m.resize.id != r.ID || m.resizes.Len() != 1 {
 		t.Fatal("the first keyspace resize is not in the keyspace's part")
 	}
 }

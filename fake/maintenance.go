@@ -64,10 +64,10 @@ func (s *Server) startMaintenance(b *branchRec) {
 		branch:  b,
 		started: now,
 	}
-	b.db.x().maintenance.windows.add(w)
+	b.db.x().maintenance.windows.Add(w)
 	b.db.x().maintenance.running = w
 	s.emit("branch.start_maintenance", b.db, s.renderBranch(b))
-	s.clock.after(s.timing.Maintenance, maintenanceEndJob{w})
+	s.clock.After(s.timing.Maintenance, maintenanceEndJob{w})
 }
 
 // finishMaintenance closes the running window w.
@@ -140,7 +140,7 @@ func listMaintenanceWindows(c *call) (any, error) {
 func (s *Server) renderSchedule(sc *maintenanceSchedule) *platform.MaintenanceSchedule {
 	next := sc.slot.next(s.clock.Now())
 	last, updated := next.AddDate(0, 0, -7), sc.db.created
-	if ws := sc.db.x().maintenance.windows.all(); len(ws) > 0 {
+	if ws := sc.db.x().maintenance.windows.All(); len(ws) > 0 {
 		w := ws[len(ws)-1]
 		if w.started.After(last) {
 			last = w.started

@@ -210,7 +210,7 @@ func (m *metricsRequest) filters() error {
 		m.filter.tags = append(m.filter.tags, trafficTag{"username", role})
 	}
 	if id := m.q.Get("budget_id"); id != "" {
-		bg := m.b.x().budgets.byID[id]
+		bg := m.b.x().budgets.Get(id)
 		if bg == nil {
 			return badRequest("budget_id %q is not a traffic budget of branch %s", id, m.b.name)
 		}
@@ -220,7 +220,7 @@ func (m *metricsRequest) filters() error {
 	}
 	if id := m.q.Get("rule_id"); id != "" {
 		var r *trafficRuleRec
-		for _, bg := range m.b.x().budgets.idx.all() {
+		for _, bg := range m.b.x().budgets.All() {
 			if i := slices.IndexFunc(bg.rules, func(r *trafficRuleRec) bool { return r.id == id }); i >= 0 {
 				r = bg.rules[i]
 			}
@@ -544,7 +544,7 @@ type branchTablets struct {
 func tabletsOf(b *branchRec) *branchTablets {
 	bt := &branchTablets{b: b, shards: map[string][]string{}, byKS: map[string]map[string][]*tablet{}}
 	ksOf := map[string]string{}
-	for _, ks := range b.keyspaces.all() {
+	for _, ks := range b.keyspaces.All() {
 		if ks.isDefault {
 			ksOf[""] = ks.name
 		}
@@ -703,7 +703,7 @@ func (m *metricsRequest) instant() *platform.InstantMetrics {
 // there.
 func tableStorage(b *branchRec) map[string]map[string]*platform.TableStorage {
 	out := map[string]map[string]*platform.TableStorage{}
-	for _, ks := range b.keyspaces.all() {
+	for _, ks := range b.keyspaces.All() {
 		tables := map[string]*platform.TableStorage{}
 		for name := range ks.tables {
 			tables[name] = &platform.TableStorage{}

@@ -154,7 +154,7 @@ func (s *Server) newCode(app *oauthAppRec, g *oauthGrant, redirectURI string) st
 	code := s.world.newSecret("code_", 32)
 	h := sha256.Sum256([]byte(code))
 	st.codes[h] = &oauthCodeRec{app: app, grant: g, redirectURI: redirectURI, expires: s.clock.Now().Add(s.timing.OAuthCode)}
-	s.clock.after(s.timing.OAuthCode, codeExpiryJob{h})
+	s.clock.After(s.timing.OAuthCode, codeExpiryJob{h})
 	return code
 }
 
@@ -504,7 +504,7 @@ func (s *Server) exchangeCode(app *oauthAppRec, req tokenRequest) (issuedToken, 
 	case code == nil || code.app != app:
 		return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_grant", "code is not a code of this application, or it has expired")
 	case code.used:
-		if code.issued != nil && code.issued.app.tokenByID[code.issued.id] == code.issued {
+		if code.issued != nil && code.issued.app.tokens.Get(code.issued.id) == code.issued {
 			st.revoke(code.issued)
 		}
 		return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_grant", "code was already used; the token issued from it is revoked")
@@ -524,8 +524,7 @@ func (s *Server) issueToken(app *oauthAppRec, g *oauthGrant) issuedToken {
 	now := s.clock.Now()
 	t := &oauthTokenRec{stamps: stamps{id: s.world.newID(), created: now, updated: now}, app: app, grant: g, expires: now.Add(s.timing.OAuthAccessToken)}
 	access, refresh := s.world.oauth.setSecrets(s.world, t)
-	app.tokens.add(t)
-	app.tokenByID[t.id] = t
+	app.tokens.Add(t)
 	return issuedToken{tok: t, access: access, refresh: refresh}
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake/internal/ordered"
 )
 
 // oauthStore holds the OAuth applications, the tokens issued to them, the
@@ -42,8 +43,7 @@ type oauthAppRec struct {
 	clientID    string
 	secretHash  [32]byte
 
-	tokens    index[*oauthTokenRec] // the live tokens
-	tokenByID map[string]*oauthTokenRec
+	tokens ordered.Store[*oauthTokenRec] // the live tokens
 }
 
 // oauthTokenRec is one authorization of an application by a user: its
@@ -82,7 +82,7 @@ func (st *oauthStore) addApp(a *oauthAppRec) {
 	if st.byOrg[a.org] == nil {
 		st.byOrg[a.org] = &index[*oauthAppRec]{}
 	}
-	st.byOrg[a.org].add(a)
+	st.byOrg[a.org].Add(a)
 }
 
 // setSecrets gives t a new access token and refresh token, forgetting the
@@ -105,8 +105,7 @@ func (st *oauthStore) setSecrets(w *world, t *oauthTokenRec) (access, refresh st
 func (st *oauthStore) revoke(t *oauthTokenRec) {
 	delete(st.access, t.accessHash)
 	delete(st.refresh, t.refreshHash)
-	t.app.tokens.remove(t)
-	delete(t.app.tokenByID, t.id)
+	t.app.tokens.Remove(t)
 }
 
 // OAuthAppSpec describes an OAuth application to create with
@@ -187,7 +186,6 @@ func (s *Server) CreateOAuthApplication(org string, spec OAuthAppSpec) (OAuthApp
 		avatar:      spec.Avatar,
 		scopes:      slices.Clone(spec.Scopes),
 		clientID:    clientID,
-		tokenByID:   map[string]*oauthTokenRec{},
 	}
 	a.secretHash = sha256.Sum256([]byte(secret))
 	s.world.oauth.addApp(a)
@@ -276,7 +274,7 @@ func (c *call) oauthToken() (*oauthTokenRec, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := a.tokenByID[c.r.PathValue("token_id")]
+	t := a.tokens.Get(c.r.PathValue("token_id"))
 	if t == nil {
 		return nil, notFound()
 	}
@@ -300,7 +298,7 @@ func listOAuthTokens(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return pageOf(c, &a.tokens, true, func(t *oauthTokenRec) *platform.OAuthToken {
+	return pageOf(c, a.tokens.Index(), true, func(t *oauthTokenRec) *platform.OAuthToken {
 		return c.s.renderOAuthToken(t, nil, nil)
 	}), nil
 }
@@ -413,7 +411,7 @@ func renderOAuthApp(a *oauthAppRec) *platform.OAuthApplication {
 		Scopes:              platform.ScopeList(slices.Clone(a.scopes)),
 		Avatar:              a.avatar,
 		ClientID:            a.clientID,
-		Tokens:              a.tokens.len(),
+		Tokens:              a.tokens.Len(),
 		RequiresOrgScope:    len(mine[platform.ScopeResourceOrganization]) > 0,
 		ScopesByResource:    mine,
 		AllScopesByResource: all,

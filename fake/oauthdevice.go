@@ -110,7 +110,7 @@ func (s *Server) newDevice(app *oauthAppRec) (string, *oauthDeviceRec) {
 	d := &oauthDeviceRec{app: app, userCode: userCode, expires: s.clock.Now().Add(s.timing.OAuthDeviceCode), interval: s.timing.OAuthDevicePoll}
 	st.devices[h] = d
 	st.userCodes[userCode] = d
-	s.clock.after(2*s.timing.OAuthDeviceCode, deviceExpiryJob{h, userCode})
+	s.clock.After(2*s.timing.OAuthDeviceCode, deviceExpiryJob{h, userCode})
 	return code, d
 }
 

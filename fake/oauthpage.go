@@ -150,7 +150,7 @@ type consentOption struct {
 func (s *Server) consentPage(app *oauthAppRec, user *userRec, action string, hidden [][2]string) ([]byte, error) {
 	v := consentView{App: app.name, User: user.name, Action: action, Hidden: hidden}
 	var orgs []*orgRec
-	for _, o := range s.world.orgIdx.all() {
+	for _, o := range s.world.orgIdx.All() {
 		if o.memberByUser[user.id] != nil {
 			orgs = append(orgs, o)
 		}
@@ -202,13 +202,13 @@ func consentOptions(res string, orgs []*orgRec, defaultOrg *orgRec) []consentOpt
 			out = append(out, consentOption{Value: o.name, Selected: o == defaultOrg})
 			continue
 		}
-		for _, db := range o.dbs.all() {
+		for _, db := range o.dbs.All() {
 			if res == platform.ScopeResourceDatabase {
 				out = append(out, consentOption{Value: o.name + "/" + db.name})
 				continue
 			}
-			names := make([]string, 0, db.branchIdx.len())
-			for _, b := range db.branchIdx.all() {
+			names := make([]string, 0, db.branchIdx.Len())
+			for _, b := range db.branchIdx.All() {
 				names = append(names, b.name)
 			}
 			slices.Sort(names)

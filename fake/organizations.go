@@ -164,7 +164,7 @@ func removeMember(c *call) (any, error) {
 	if m.role == platform.RoleAdmin && c.org.adminCount() == 1 {
 		return nil, unprocessable("user %s is the last admin of %s and cannot be removed", m.user.id, c.org.name)
 	}
-	c.org.members.remove(m)
+	c.org.members.Remove(m)
 	delete(c.org.memberByUser, m.user.id)
 	c.org.teams.dropUser(m.user, c.now)
 	if deletePasswords {
@@ -195,7 +195,7 @@ func listPublicRegions(c *call) (any, error) {
 // adminCount is the number of the organization's admins.
 func (o *orgRec) adminCount() int {
 	n := 0
-	for _, m := range o.members.all() {
+	for _, m := range o.members.All() {
 		if m.role == platform.RoleAdmin {
 			n++
 		}
@@ -231,7 +231,7 @@ func renderOrganization(o *orgRec) *platform.Organization {
 		Plan:                "scaler_pro",
 		ValidBillingInfo:    true,
 		HasPastDueInvoices:  platform.Ptr(false),
-		DatabaseCount:       o.dbs.len(),
+		DatabaseCount:       o.dbs.Len(),
 		Features:            map[string]any{},
 		IDPManagedRoles:     o.idpManagedRoles,
 		InvoiceBudgetAmount: itoa(o.invoiceBudget),

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake/internal/ordered"
 )
 
 // listOf renders one page of records as the API's list envelope. items is
@@ -58,21 +59,20 @@ func (c *call) absURL(path, rawQuery string) string {
 
 // pageOf cuts the call's page out of an index, and renders it.
 func pageOf[T keyed, R any](c *call, x *index[T], withTotals bool, render func(T) *R) *platform.Page[R] {
-	items, total := x.window(c.page, c.perPage, c.desc)
+	items, total := x.Window(c.page, c.perPage, c.desc)
 	return listOf(c, items, total, withTotals, render)
 }
 
 // filteredPageOf is pageOf for the records keep accepts.
 func filteredPageOf[T keyed, R any](c *call, x *index[T], withTotals bool, keep func(T) bool, render func(T) *R) *platform.Page[R] {
-	items, total := x.filter(c.page, c.perPage, c.desc, keep)
+	items, total := x.Filter(c.page, c.perPage, c.desc, keep)
 	return listOf(c, items, total, withTotals, render)
 }
 
 // slicePageOf cuts the call's page out of records already in list order,
 // and renders it.
 func slicePageOf[T any, R any](c *call, items []T, withTotals bool, render func(T) *R) *platform.Page[R] {
-	lo := min((c.page-1)*c.perPage, len(items))
-	hi := min(lo+c.perPage, len(items))
+	lo, hi := ordered.Cut(c.page, c.perPage, len(items))
 	return listOf(c, items[lo:hi], len(items), withTotals, render)
 }
 
@@ -80,12 +80,7 @@ func slicePageOf[T any, R any](c *call, items []T, withTotals bool, render func(
 // get returns by position (records lo to hi-1, in ascending list order),
 // and renders it: only the page's records are built, whatever the total.
 func rangePageOf[T any, R any](c *call, total int, get func(lo, hi int) []T, withTotals bool, render func(T) *R) *platform.Page[R] {
-	lo := min((c.page-1)*c.perPage, total)
-	hi := min(lo+c.perPage, total)
-	if c.desc {
-		lo, hi = total-hi, total-lo
-	}
-	items := get(lo, hi)
+	items := get(ordered.Span(c.page, c.perPage, total, c.desc))
 	if c.desc {
 		slices.Reverse(items)
 	}

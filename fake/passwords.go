@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake/internal/ordered"
 )
 
 // passwordRec is a password of a MySQL branch. Its plain text is not kept:
@@ -25,25 +26,9 @@ type passwordRec struct {
 	actor        *userRec
 }
 
-// branchPasswords are the live passwords of a branch; a deleted password
-// leaves both.
-type branchPasswords struct {
-	live index[*passwordRec]     // in list order
-	byID map[string]*passwordRec // the same records by ID
-}
-
-func (ps *branchPasswords) add(pw *passwordRec) {
-	if ps.byID == nil {
-		ps.byID = map[string]*passwordRec{}
-	}
-	ps.live.add(pw)
-	ps.byID[pw.id] = pw
-}
-
-func (ps *branchPasswords) remove(pw *passwordRec) {
-	ps.live.remove(pw)
-	delete(ps.byID, pw.id)
-}
+// branchPasswords are the live passwords of a branch, in list order and
+// by ID.
+type branchPasswords struct{ ordered.Store[*passwordRec] }
 
 // readOnly reports whether the password only reads: the reader role, which
 // replica passwords always have.
@@ -79,7 +64,7 @@ func (c *call) password() (*passwordRec, error) {
 	if err != nil {
 		return nil, err
 	}
-	pw := b.x().passwords.byID[c.r.PathValue("id")]
+	pw := b.x().passwords.Get(c.r.PathValue("id"))
 	if pw == nil {
 		return nil, c.nothingAt("id")
 	}
@@ -144,7 +129,7 @@ func listPasswords(c *call) (any, error) {
 	// regions.
 	replicasOnly := false
 	if id := q.Get("read_only_region_id"); id != "" {
-		if !slices.ContainsFunc(b.readOnlyRegions.all(), func(r *readOnlyRegionRec) bool { return r.id == id }) {
+		if !slices.ContainsFunc(b.readOnlyRegions.All(), func(r *readOnlyRegionRec) bool { return r.id == id }) {
 			return nil, unprocessable("read_only_region_id %q is not a read-only region of branch %s", id, b.name)
 		}
 		replicasOnly = true
@@ -152,13 +137,13 @@ func listPasswords(c *call) (any, error) {
 	search := strings.ToLower(q.Get("q"))
 	render := func(pw *passwordRec) *platform.Password { return renderPassword(pw, c.now) }
 	if status == "" && search == "" && !replicasOnly {
-		return pageOf(c, &b.x().passwords.live, true, render), nil
+		return pageOf(c, b.x().passwords.Index(), true, render), nil
 	}
 	keep := func(pw *passwordRec) bool {
 		return pw.inStatus(status, c.now) && strings.Contains(strings.ToLower(pw.name), search) &&
 			(!replicasOnly || pw.replica)
 	}
-	return filteredPageOf(c, &b.x().passwords.live, true, keep, render), nil
+	return filteredPageOf(c, b.x().passwords.Index(), true, keep, render), nil
 }
 
 func createPassword(c *call, p *platform.CreatePasswordParams) (any, error) {
@@ -204,7 +189,7 @@ func createPassword(c *call, p *platform.CreatePasswordParams) (any, error) {
 	pw.name = "password-" + pw.id
 	setIf(&pw.name, p.Name)
 	setIf(&pw.directVTGate, p.DirectVTGate)
-	b.x().passwords.add(pw)
+	b.x().passwords.Add(pw)
 	out := renderPassword(pw, c.now)
 	out.PlainText = platform.Ptr(c.w.newSecret("pw_", 40))
 	return out, nil
@@ -226,7 +211,7 @@ func checkPasswordRole(role platform.PasswordRole, replica bool) error {
 // branch's passwords.
 func (ps *branchPasswords) checkName(b *branchRec, name string) error {
 	return checkCredentialName("password", b, name, func(n string) bool {
-		return slices.ContainsFunc(ps.live.all(), func(pw *passwordRec) bool { return pw.name == n })
+		return slices.ContainsFunc(ps.All(), func(pw *passwordRec) bool { return pw.name == n })
 	})
 }
 
@@ -284,7 +269,7 @@ func deletePassword(c *call) (any, error) {
 	if !c.mayManagePassword(pw.branch, pw.readOnly(), true) {
 		return nil, notFound()
 	}
-	pw.branch.x().passwords.remove(pw)
+	pw.branch.x().passwords.Remove(pw)
 	return nil, nil
 }
 
@@ -306,11 +291,11 @@ func renewPassword(c *call) (any, error) {
 // deletePasswordsCreatedBy deletes the passwords u created in org's
 // databases, as removing a member with delete_passwords does.
 func (s *Server) deletePasswordsCreatedBy(org *orgRec, u *userRec) {
-	for _, db := range org.dbs.all() {
-		for _, b := range db.branchIdx.all() {
-			for _, pw := range slices.Clone(b.x().passwords.live.all()) {
+	for _, db := range org.dbs.All() {
+		for _, b := range db.branchIdx.All() {
+			for _, pw := range slices.Clone(b.x().passwords.All()) {
 				if pw.actor == u {
-					b.x().passwords.remove(pw)
+					b.x().passwords.Remove(pw)
 				}
 			}
 		}
@@ -371,7 +356,7 @@ func renderPassword(pw *passwordRec, now time.Time) *platform.Password {
 		out.DirectVTGateAddresses = vtgateHosts(b.region)
 	}
 	if pw.replica {
-		for _, r := range b.readOnlyRegions.all() {
+		for _, r := range b.readOnlyRegions.All() {
 			out.AccessHostRegionalURLs = append(out.AccessHostRegionalURLs, regionalHost(r.region))
 		}
 	}

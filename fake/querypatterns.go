@@ -157,7 +157,7 @@ func (s *Server) newQPReport(b *branchRec, actor *userRec) *qpReportRec {
 	}
 	b.x().qpReports.add(r)
 	s.world.startFlight(r.id)
-	s.clock.after(s.timing.QueryPatternsReport, qpReportJob{r})
+	s.clock.After(s.timing.QueryPatternsReport, qpReportJob{r})
 	return r
 }
 

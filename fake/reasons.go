@@ -85,7 +85,7 @@ func (c *call) refusal() string {
 	}
 	t := c.who.token
 	held := []string{"on the organization: " + orNone(t.orgPerms.names())}
-	for _, g := range t.grantIdx.all() {
+	for _, g := range t.grantIdx.All() {
 		held = append(held, "on database "+g.db.name+": "+orNone(g.perms.names()))
 	}
 	return fmt.Sprintf("service token %s lacks the permission for %s (one of %s) on %s; it holds %s",

@@ -64,7 +64,7 @@ func (w *world) newRole(b *branchRec, name, baseUsername string, actor *userRec,
 		whereOnDelete: platform.QuerySafetyOff,
 		whereOnUpdate: platform.QuerySafetyOff,
 	}
-	b.roles.live.add(r)
+	b.roles.live.Add(r)
 	b.roles.every = append(b.roles.every, r)
 	return r
 }
@@ -90,7 +90,7 @@ func (rs *branchRoles) lookup(ref string, withDropped bool) *roleRec {
 	if r := rs.byID(ref); r != nil && (withDropped || !r.dropped) {
 		return r
 	}
-	for _, r := range rs.live.all() {
+	for _, r := range rs.live.All() {
 		if ref == r.username() || ref == r.baseUsername {
 			return r
 		}
@@ -140,14 +140,14 @@ func (rs *branchRoles) drop(r *roleRec, now time.Time) {
 		}
 	}
 	r.dropped, r.droppedAt, r.updated = true, now, now
-	rs.live.remove(r)
+	rs.live.Remove(r)
 }
 
 // checkName validates a role name that must be free among the branch's
 // live roles.
 func (rs *branchRoles) checkName(b *branchRec, name string) error {
 	return checkCredentialName("role", b, name, func(n string) bool {
-		return slices.ContainsFunc(rs.live.all(), func(r *roleRec) bool { return r.name == n })
+		return slices.ContainsFunc(rs.live.All(), func(r *roleRec) bool { return r.name == n })
 	})
 }
 
@@ -450,7 +450,7 @@ func resetRole(c *call) (any, error) {
 // dropBranchRoles drops every role of a branch that is being deleted.
 func (s *Server) dropBranchRoles(b *branchRec) {
 	now := s.clock.Now()
-	for _, r := range slices.Clone(b.roles.live.all()) {
+	for _, r := range slices.Clone(b.roles.live.All()) {
 		b.roles.drop(r, now)
 	}
 }
@@ -460,9 +460,9 @@ func (s *Server) dropBranchRoles(b *branchRec) {
 // branch's default role, which is never dropped this way.
 func (s *Server) dropRolesCreatedBy(org *orgRec, u *userRec) {
 	now := s.clock.Now()
-	for _, db := range org.dbs.all() {
-		for _, b := range db.branchIdx.all() {
-			for _, r := range slices.Clone(b.roles.live.all()) {
+	for _, db := range org.dbs.All() {
+		for _, b := range db.branchIdx.All() {
+			for _, r := range slices.Clone(b.roles.live.All()) {
 				if r.actor == u && !r.isDefault {
 					b.roles.reassign(r, b.roles.def)
 					b.roles.drop(r, now)

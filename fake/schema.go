@@ -4,12 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"html"
-	"iter"
 	"regexp"
 	"slices"
-	"strings"
 
 	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake/internal/sqltext"
 )
 
 // The fake keeps each branch's schema as CREATE TABLE statements, one per
@@ -17,107 +16,8 @@ import (
 // through SQL connections, which the fake has not got; PushSchema stands for
 // the DDL such a connection would carry.
 
-// ident matches a table or keyspace name, bare or in backquotes.
-const ident = "(?:`([^`]+)`|([A-Za-z0-9_$]+))"
-
-var (
-	createTableRe = regexp.MustCompile(`(?is)^create\s+table\s+(if\s+not\s+exists\s+)?` + ident + `(?:\.` + ident + `)?\s*\(`)
-	dropTableRe   = regexp.MustCompile(`(?is)^drop\s+table\s+(if\s+exists\s+)?` + ident + `(?:\.` + ident + `)?\s*$`)
-	uniqueKeyRe   = regexp.MustCompile(`(?i)\b(primary\s+key|unique)\b`)
-	spaceRe       = regexp.MustCompile(`\s+`)
-)
-
-// ddl is one parsed statement.
-type ddl struct {
-	keyspace string // "" for the branch's default keyspace
-	table    string
-	create   string // the CREATE TABLE statement; "" for a drop
-	// ifExists is a DROP TABLE IF EXISTS; ifNotExists a CREATE TABLE IF
-	// NOT EXISTS.
-	ifExists, ifNotExists bool
-}
-
-// parseDDL reads a CREATE TABLE or DROP TABLE statement. A table may be
-// qualified by its keyspace (ks.table). A CREATE TABLE is kept with its
-// head in one form, "CREATE TABLE `name` (", whatever the keyspace
-// qualifier, quoting and case it was written with, as the database itself
-// shows a table's definition.
-func parseDDL(stmt string) (ddl, error) {
-	s := strings.TrimSpace(stmt)
-	if m := createTableRe.FindStringSubmatch(s); m != nil {
-		ks, table := qualified(m)
-		create := "CREATE TABLE `" + table + "` (" + s[len(m[0]):]
-		return ddl{keyspace: ks, table: table, create: create, ifNotExists: m[1] != ""}, nil
-	}
-	if m := dropTableRe.FindStringSubmatch(s); m != nil {
-		ks, table := qualified(m)
-		return ddl{keyspace: ks, table: table, ifExists: m[1] != ""}, nil
-	}
-	return ddl{}, fmt.Errorf("statement %q is not CREATE TABLE or DROP TABLE", stmt)
-}
-
-// splitStatements cuts SQL text at the semicolons that end statements,
-// leaving alone those inside quotes, and drops empty statements.
-func splitStatements(sql string) []string {
-	var out []string
-	start := 0
-	for i, ch := range unquoted(sql) {
-		if ch == ';' {
-			out = append(out, sql[start:i])
-			start = i + 1
-		}
-	}
-	out = append(out, sql[start:])
-	kept := out[:0]
-	for _, st := range out {
-		if st = strings.TrimSpace(st); st != "" {
-			kept = append(kept, st)
-		}
-	}
-	return kept
-}
-
-// unquoted yields the index and byte of each byte of SQL text that is
-// outside quotes: string literals ('...', "...", where a backslash escapes
-// the next byte) and quoted identifiers (`...`), quotes included, are
-// skipped. Every reading of DDL that cuts at punctuation reads through it.
-func unquoted(sql string) iter.Seq2[int, byte] {
-	return func(yield func(int, byte) bool) {
-		var quote byte
-		for i := 0; i < len(sql); i++ {
-			ch := sql[i]
-			switch {
-			case quote != 0 && ch == '\\' && quote != '`':
-				i++
-			case quote != 0 && ch == quote:
-				quote = 0
-			case quote != 0:
-			case ch == '\'' || ch == '"' || ch == '`':
-				quote = ch
-			default:
-				if !yield(i, ch) {
-					return
-				}
-			}
-		}
-	}
-}
-
-// qualified reads the one- or two-part name of a match, whose first group
-// is the IF [NOT] EXISTS clause.
-func qualified(m []string) (keyspace, table string) {
-	first := m[2] + m[3]
-	second := m[4] + m[5]
-	if second == "" {
-		return "", first
-	}
-	return first, second
-}
-
-// sameDDL reports whether two statements differ only in white space.
-func sameDDL(a, b string) bool {
-	return spaceRe.ReplaceAllString(a, " ") == spaceRe.ReplaceAllString(b, " ")
-}
+// uniqueKeyRe finds a primary or unique key in a CREATE TABLE statement.
+var uniqueKeyRe = regexp.MustCompile(`(?i)\b(primary\s+key|unique)\b`)
 
 // PushSchema changes a branch's schema as DDL sent to the branch would.
 // Each argument holds one or more statements separated by semicolons:
@@ -138,7 +38,7 @@ func (s *Server) PushSchema(org, database, branch string, statements ...string) 
 	}
 	var all []string
 	for _, text := range statements {
-		all = append(all, splitStatements(text)...)
+		all = append(all, sqltext.SplitStatements(text)...)
 	}
 	if len(all) == 0 {
 		return errors.New("fake: PushSchema: no statements")
@@ -187,26 +87,26 @@ func (b *branchRec) applyDDL(statements []string) error {
 		return tables[ks]
 	}
 	for _, stmt := range statements {
-		d, err := parseDDL(stmt)
+		d, err := sqltext.ParseDDL(stmt)
 		if err != nil {
 			return err
 		}
 		ks := b.defaultKeyspace()
-		if d.keyspace != "" {
-			if ks = b.keyspace(d.keyspace); ks == nil {
-				return fmt.Errorf("keyspace %q does not exist on branch %s", d.keyspace, b.name)
+		if d.Keyspace != "" {
+			if ks = b.keyspace(d.Keyspace); ks == nil {
+				return fmt.Errorf("keyspace %q does not exist on branch %s", d.Keyspace, b.name)
 			}
 		}
 		t := working(ks)
 		switch {
-		case d.create != "" && d.ifNotExists && t[d.table] != "":
-		case d.create != "":
-			t[d.table] = d.create
-		case t[d.table] == "" && !d.ifExists:
-			return fmt.Errorf("table %q does not exist in keyspace %s", d.table, ks.name)
+		case d.Create != "" && d.IfNotExists && t[d.Table] != "":
+		case d.Create != "":
+			t[d.Table] = d.Create
+		case t[d.Table] == "" && !d.IfExists:
+			return fmt.Errorf("table %q does not exist in keyspace %s", d.Table, ks.name)
 		default:
-			delete(t, d.table)
-			dropped = append(dropped, tableState{keyspace: ks.name, table: d.table})
+			delete(t, d.Table)
+			dropped = append(dropped, tableState{keyspace: ks.name, table: d.Table})
 		}
 	}
 	for ks, t := range tables {
@@ -241,7 +141,7 @@ func (ks *keyspaceRec) tableNames() []string {
 // lint returns the branch's lint errors, by keyspace and table.
 func (b *branchRec) lint() []*platform.LintError {
 	var out []*platform.LintError
-	for _, ks := range b.keyspaces.all() {
+	for _, ks := range b.keyspaces.All() {
 		for _, name := range ks.tableNames() {
 			if uniqueKeyRe.MatchString(ks.tables[name]) {
 				continue

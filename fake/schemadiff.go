@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake/internal/sqltext"
 )
 
 // opRec is one table change of a deployment.
@@ -34,7 +35,7 @@ type shardRec struct {
 // definition.
 func diffSchemas(head, into *branchRec) []*opRec {
 	var ops []*opRec
-	for _, hks := range head.keyspaces.all() {
+	for _, hks := range head.keyspaces.All() {
 		var base map[string]string
 		if iks := into.keyspace(hks.name); iks != nil {
 			base = iks.tables
@@ -54,7 +55,7 @@ func diffSchemas(head, into *branchRec) []*opRec {
 				op.name, op.ddl = platform.OperationCreate, after
 			case after == "":
 				op.name, op.ddl = platform.OperationDrop, fmt.Sprintf("DROP TABLE `%s`", table)
-			case !sameDDL(before, after):
+			case !sqltext.SameDDL(before, after):
 				op.name, op.ddl = platform.OperationAlter, after
 			default:
 				continue

@@ -21,9 +21,9 @@ type recRec struct {
 	reason             string
 }
 
-// listKey orders recommendations by number, the order they were created
+// ListKey orders recommendations by number, the order they were created
 // in (several may be created at one time).
-func (r *recRec) listKey() key { return key{at: time.Time{}.Add(time.Duration(r.number))} }
+func (r *recRec) ListKey() key { return key{At: time.Time{}.Add(time.Duration(r.number))} }
 
 // recStore holds a database's schema recommendations.
 type recStore struct {
@@ -138,7 +138,7 @@ func (s *Server) recommend(db *dbRec, b *branchRec, by *drRec) {
 	given := map[string]bool{}
 	if db.extra != nil {
 		st := &db.extra.recs
-		for _, r := range st.list.all() {
+		for _, r := range st.list.All() {
 			k := r.key()
 			switch {
 			case r.state == platform.RecommendationDismissed:
@@ -168,7 +168,7 @@ func (s *Server) recommend(db *dbRec, b *branchRec, by *drRec) {
 			finding: f,
 			state:   platform.RecommendationOpen,
 		}
-		st.list.add(r)
+		st.list.Add(r)
 		st.byNumber[r.number] = r
 		st.open++
 		given[f.key()] = true

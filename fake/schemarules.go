@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake/internal/sqltext"
 )
 
 // The rules schema recommendations come from, checked on a table's CREATE
@@ -26,14 +27,14 @@ var (
 	// indexHeadRe matches the head of an index definition, up to its
 	// column list: [CONSTRAINT [sym]] PRIMARY KEY | UNIQUE [KEY|INDEX]
 	// [name] | KEY|INDEX [name], then [USING type].
-	indexHeadRe = regexp.MustCompile(`(?is)^(?:constraint(?:\s+` + ident + `)?\s+)?(primary\s+key|unique(?:\s+(?:key|index))?|key|index)(?:\s+` + ident + `)?(?:\s+using\s+\w+)?\s*\(`)
+	indexHeadRe = regexp.MustCompile(`(?is)^(?:constraint(?:\s+` + sqltext.Ident + `)?\s+)?(primary\s+key|unique(?:\s+(?:key|index))?|key|index)(?:\s+` + sqltext.Ident + `)?(?:\s+using\s+\w+)?\s*\(`)
 	// otherDefRe matches the definitions that are neither columns nor
 	// indexes the rules compare.
-	otherDefRe  = regexp.MustCompile(`(?i)^(fulltext|spatial|foreign\s+key|check|constraint\s+(` + ident + `\s+)?(foreign|check))\b`)
-	columnRe    = regexp.MustCompile(`^` + ident)
+	otherDefRe  = regexp.MustCompile(`(?i)^(fulltext|spatial|foreign\s+key|check|constraint\s+(` + sqltext.Ident + `\s+)?(foreign|check))\b`)
+	columnRe    = regexp.MustCompile(`^` + sqltext.Ident)
 	colPrimary  = regexp.MustCompile(`(?i)\bprimary\s+key\b`)
 	colUnique   = regexp.MustCompile(`(?i)\bunique\b`)
-	keyColumnRe = regexp.MustCompile(`^` + ident + `\s*(\(\s*\d+\s*\))?`)
+	keyColumnRe = regexp.MustCompile(`^` + sqltext.Ident + `\s*(\(\s*\d+\s*\))?`)
 )
 
 // tableDefinition reads a CREATE TABLE statement's indexes and column
@@ -43,11 +44,11 @@ func tableDefinition(create string) (indexes []tableIndex, columns []string) {
 	if open < 0 {
 		return nil, nil
 	}
-	body, _ := balanced(create[open:])
-	for _, def := range splitTopLevel(body) {
+	body, _ := sqltext.Balanced(create[open:])
+	for _, def := range sqltext.SplitTopLevel(body) {
 		switch m := indexHeadRe.FindStringSubmatch(def); {
 		case m != nil:
-			inner, _ := balanced(def[len(m[0])-1:])
+			inner, _ := sqltext.Balanced(def[len(m[0])-1:])
 			kind := strings.ToLower(strings.Join(strings.Fields(m[3]), " "))
 			ix := tableIndex{name: m[4] + m[5], primary: kind == "primary key", cols: keyColumns(inner)}
 			ix.unique = ix.primary || strings.HasPrefix(kind, "unique")
@@ -77,47 +78,11 @@ func tableDefinition(create string) (indexes []tableIndex, columns []string) {
 	return indexes, columns
 }
 
-// balanced returns the text inside the parenthesis s begins with, and
-// whether it closes.
-func balanced(s string) (string, bool) {
-	depth := 0
-	for i, ch := range unquoted(s) {
-		switch ch {
-		case '(':
-			depth++
-		case ')':
-			if depth--; depth == 0 {
-				return s[1:i], true
-			}
-		}
-	}
-	return strings.TrimPrefix(s, "("), false
-}
-
-// splitTopLevel cuts a definition list at the commas outside parentheses
-// and quotes, trimming each part.
-func splitTopLevel(s string) []string {
-	var out []string
-	depth, start := 0, 0
-	for i, ch := range unquoted(s) {
-		switch {
-		case ch == '(':
-			depth++
-		case ch == ')':
-			depth--
-		case ch == ',' && depth == 0:
-			out = append(out, strings.TrimSpace(s[start:i]))
-			start = i + 1
-		}
-	}
-	return append(out, strings.TrimSpace(s[start:]))
-}
-
 // keyColumns reads an index's column list: each name lower-cased, with
 // its prefix length; ASC and DESC are left out.
 func keyColumns(list string) []string {
 	var cols []string
-	for _, part := range splitTopLevel(list) {
+	for _, part := range sqltext.SplitTopLevel(list) {
 		m := keyColumnRe.FindStringSubmatch(part)
 		if m == nil {
 			continue
@@ -148,7 +113,7 @@ func (f finding) key() string {
 // by table in name order.
 func schemaFindings(b *branchRec) []finding {
 	var out []finding
-	for _, ks := range b.keyspaces.all() {
+	for _, ks := range b.keyspaces.All() {
 		for _, table := range ks.tableNames() {
 			out = append(out, tableFindings(ks.name, table, ks.tables[table])...)
 		}

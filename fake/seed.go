@@ -81,7 +81,7 @@ func (s *Server) CreateOrganization(name string) error {
 		branchByName:  map[branchKey]*branchRec{},
 	}
 	s.world.orgs[name] = org
-	s.world.orgIdx.add(org)
+	s.world.orgIdx.Add(org)
 	scheduleInvoice(s, org, now)
 	return nil
 }
@@ -117,7 +117,7 @@ func (s *Server) AddMember(org, userID string, role platform.MemberRole) error {
 	}
 	now := s.clock.Now()
 	m := &memberRec{stamps: stamps{id: s.world.newID(), created: now, updated: now}, user: u, role: role}
-	o.members.add(m)
+	o.members.Add(m)
 	o.memberByUser[userID] = m
 	if u.defaultOrg == nil {
 		u.defaultOrg = o
@@ -186,7 +186,7 @@ func (o *orgRec) creator(userID string) (*userRec, error) {
 		}
 		return m.user, nil
 	}
-	for _, m := range o.members.all() {
+	for _, m := range o.members.All() {
 		if m.role == platform.RoleAdmin {
 			return m.user, nil
 		}

@@ -633,6 +633,7 @@ import (
 	"time"
 
 	"github.com/dbplatform/platform-go"
+	vclock "github.com/dbplatform/platform-go/fake/internal/clock"
 	"github.com/dbplatform/platform-go/internal/pollhook"
 )
 
@@ -710,13 +711,11 @@ func New(opts ...Option) (*Server, error) {
 	}
 	s := &Server{
 		world:  newWorld(cfg.seed),
-		clock:  &clock{real: cfg.realTime, now: cfg.start},
 		strict: cfg.strict,
 		timing: cfg.timing,
 		cfg:    cfg,
 	}
-	s.clock.onWake = s.wake
-	s.clock.exec = func(j job) { j.run(s) }
+	s.clock = vclock.New(cfg.realTime, cfg.start, func(j job) { j.run(s) }, s.wake)
 	s.onChange = cfg.onChange
 	s.hooks.init(cfg.webhookTimeout)
 	s.requests.list.limit = cfg.requestLogLimit
@@ -757,7 +756,7 @@ func (s *Server) Close() {
 	s.conns.resetOnClose()
 	s.httpSrv.Close()
 	s.mu.Lock()
-	s.clock.stop()
+	s.clock.Stop()
 	s.mu.Unlock()
 	s.stopDeliveries()
 }
@@ -857,10 +856,10 @@ func (s *Server) Advance(d time.Duration) {
 // clock reached its end.
 func (s *Server) advance(d time.Duration) (ran int, complete bool) {
 	return s.runClock(func() time.Time {
-		if s.clock.real {
+		if s.clock.Real() {
 			return s.clock.Now()
 		}
-		return s.clock.now.Add(max(d, 0))
+		return s.clock.Now().Add(max(d, 0))
 	})
 }
 
@@ -873,9 +872,9 @@ func (s *Server) runClock(until func() time.Time) (ran int, complete bool) {
 	s.mu.Lock()
 	from := s.clock.Now()
 	to := until()
-	ran = s.clock.runDue(to)
-	complete = !s.clock.due(to)
-	moved := !s.clock.real && s.clock.now.After(from)
+	ran = s.clock.RunDue(to, MaxAdvanceTransitions)
+	complete = !s.clock.Due(to)
+	moved := !s.clock.Real() && s.clock.Now().After(from)
 	s.mu.Unlock()
 	if ran > 0 || moved {
 		s.changed()
@@ -897,13 +896,13 @@ func (s *Server) Sleep(ctx context.Context, d time.Duration) error {
 		return err
 	}
 	s.runClock(func() time.Time {
-		if s.clock.real {
+		if s.clock.Real() {
 			return s.clock.Now()
 		}
-		if next, ok := s.clock.next(); ok && pollhook.IsWait(ctx) {
-			return next // runDue runs work already due, and never moves the clock back
+		if next, ok := s.clock.Next(); ok && pollhook.IsWait(ctx) {
+			return next // RunDue runs work already due, and never moves the clock back
 		}
-		return s.clock.now.Add(max(d, 0))
+		return s.clock.Now().Add(max(d, 0))
 	})
 	return nil
 }
@@ -914,7 +913,7 @@ func (s *Server) Sleep(ctx context.Context, d time.Duration) error {
 // is due (at most d), then runs what is due, so the waiter polls right
 // after it.
 func (s *Server) sleep(ctx context.Context, d time.Duration) error {
-	if !s.clock.real { // fixed when the server is made
+	if !s.clock.Real() { // fixed when the server is made
 		return s.Sleep(ctx, d)
 	}
 	if err := ctx.Err(); err != nil {
@@ -922,7 +921,7 @@ func (s *Server) sleep(ctx context.Context, d time.Duration) error {
 	}
 	if pollhook.IsWait(ctx) {
 		s.mu.Lock()
-		next, ok := s.clock.next()
+		next, ok := s.clock.Next()
 		s.mu.Unlock()
 		if ok {
 			d = min(d, time.Until(next))

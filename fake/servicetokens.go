@@ -47,14 +47,14 @@ func (w *world) newToken(org *orgRec, creator *userRec, name string, now time.Ti
 	secret := w.newSecret("sk_", 32)
 	t.hash = sha256.Sum256([]byte(secret))
 	w.tokens[t.id] = t
-	org.tokens.add(t)
+	org.tokens.Add(t)
 	return t, secret
 }
 
 // removeToken deletes a token: it is refused from the next request on.
 func (w *world) removeToken(t *tokenRec) {
 	delete(w.tokens, t.id)
-	t.org.tokens.remove(t)
+	t.org.tokens.Remove(t)
 }
 
 // dbGrant is what a token holds on one database.
@@ -63,7 +63,7 @@ type dbGrant struct {
 	perms permSet
 }
 
-func (g *dbGrant) listKey() key { return g.db.listKey() }
+func (g *dbGrant) ListKey() key { return g.db.ListKey() }
 
 // heldOn returns the permissions the token holds on db itself (not those
 // held on the whole organization).
@@ -94,7 +94,7 @@ func (t *tokenRec) grantSet(db *dbRec, perms permSet) bool {
 		}
 		g = &dbGrant{db: db}
 		t.dbGrants[db.id] = g
-		t.grantIdx.add(g)
+		t.grantIdx.Add(g)
 	}
 	changed := perms&^g.perms != 0
 	g.perms |= perms
@@ -125,7 +125,7 @@ func (t *tokenRec) revokeOn(db *dbRec, perms []string) bool {
 func (t *tokenRec) dropGrant(db *dbRec) {
 	if g := t.dbGrants[db.id]; g != nil {
 		delete(t.dbGrants, db.id)
-		t.grantIdx.remove(g)
+		t.grantIdx.Remove(g)
 	}
 }
 
@@ -140,7 +140,7 @@ type tokenGrant struct {
 // grantCount is the number of resources the token holds permissions on:
 // the organization, when it holds any there, and each database.
 func (t *tokenRec) grantCount() int {
-	n := t.grantIdx.len()
+	n := t.grantIdx.Len()
 	if t.orgPerms != 0 {
 		n++
 	}
@@ -157,7 +157,7 @@ func (t *tokenRec) grantSetAt(i int) (*dbRec, permSet) {
 		}
 		i--
 	}
-	g := t.grantIdx.items[i]
+	g := t.grantIdx.All()[i]
 	return g.db, g.perms
 }
 
@@ -181,7 +181,7 @@ type tokenAccess struct {
 // and resource.
 func (t *tokenRec) accessCount() int {
 	n := t.orgPerms.len()
-	for _, g := range t.grantIdx.all() {
+	for _, g := range t.grantIdx.All() {
 		n += g.perms.len()
 	}
 	return n

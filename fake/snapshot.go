@@ -2,7 +2,6 @@ package fake
 
 import (
 	"bytes"
-	"cmp"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -10,11 +9,12 @@ import (
 	"io"
 	"math/rand/v2"
 	"reflect"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/dbplatform/platform-go"
+	vclock "github.com/dbplatform/platform-go/fake/internal/clock"
+	"github.com/dbplatform/platform-go/fake/internal/ordered"
 )
 
 // A snapshot is the whole state of a server as JSON: every resource, the
@@ -218,7 +218,7 @@ func (s *Server) Reset() {
 func (s *Server) fresh() (*worldSnap, error) {
 	n := &Server{
 		world:  newWorld(s.cfg.seed),
-		clock:  &clock{now: s.cfg.start, real: s.cfg.realTime},
+		clock:  vclock.New[job](s.cfg.realTime, s.cfg.start, nil, nil),
 		timing: s.timing,
 	}
 	n.world.newID() // the request ID prefix, as New takes it
@@ -274,7 +274,7 @@ func (s *Server) save() (*worldSnap, error) {
 	sv := newSaver(w)
 	snap := &worldSnap{
 		snapshotHeader: snapshotHeader{Format: snapshotFormat, Version: snapshotVersion},
-		Clock:          clockSnap{Now: s.clock.Now(), Seq: s.clock.seq},
+		Clock:          clockSnap{Now: s.clock.Now(), Seq: s.clock.Seq()},
 		RNG:            rng,
 		Admin: adminSnap{
 			Organization: s.org.name, User: s.admin.id,
@@ -286,15 +286,15 @@ func (s *Server) save() (*worldSnap, error) {
 	snap.OAuthSession = sv.session(&s.session)
 	codes, devices := sv.codes(), sv.devices()
 	sv.collect()
-	for _, t := range s.clock.sorted() {
-		if !sv.keepJob(t.job) {
+	for _, t := range s.clock.Pending() {
+		if !sv.keepJob(t.Job) {
 			continue
 		}
-		js := t.job.save()
+		js := t.Job.save()
 		if jobLoaders[js.Kind] == nil {
 			return nil, fmt.Errorf("transition kind %q has no loader in jobLoaders (snapshot_jobs.go)", js.Kind)
 		}
-		js.At, js.Seq = t.at, t.seq
+		js.At, js.Seq = t.At, t.Seq
 		snap.Transitions = append(snap.Transitions, js)
 	}
 	snap.Users = sv.users()
@@ -309,18 +309,6 @@ func (s *Server) save() (*worldSnap, error) {
 	return snap, nil
 }
 
-// sorted returns the clock's timers in the order they run.
-func (c *clock) sorted() []*timer {
-	out := slices.Clone(c.timers)
-	slices.SortFunc(out, func(a, b *timer) int {
-		if c := a.at.Compare(b.at); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.seq, b.seq)
-	})
-	return out
-}
-
 // install swaps in the world a loader built; the caller holds the lock.
 // The old world is retired, so that a webhook attempt still in flight
 // records nothing when its answer comes.
@@ -332,19 +320,15 @@ func (s *Server) install(ld *loader) {
 	s.failNext = ld.failNext
 	s.session = ld.session
 	s.codeTries = nil // counted on the old clock
-	if !s.clock.real {
-		s.clock.now = ld.now
-	}
-	s.clock.seq = ld.seq
-	s.clock.timers = ld.timers
-	s.clock.runDue(s.clock.Now())
+	s.clock.Restore(ld.now, ld.seq, ld.timers)
+	s.clock.RunDue(s.clock.Now(), MaxAdvanceTransitions)
 }
 
 // retire marks every webhook of w deleted: w is no longer the server's.
 func (w *world) retire() {
 	for _, org := range w.orgs {
-		for _, db := range org.dbs.all() {
-			for _, h := range peek(&db.more).webhooks.hooks.all() {
+		for _, db := range org.dbs.All() {
+			for _, h := range peek(&db.more).webhooks.All() {
 				h.deleted = true
 			}
 		}
@@ -362,7 +346,7 @@ type loader struct {
 	session    oauthSession
 	now        time.Time
 	seq        uint64
-	timers     timerHeap
+	timers     []*timer
 
 	users    map[string]*userRec
 	orgs     map[string]*orgRec // by ID
@@ -526,10 +510,20 @@ func setOf(list []string) map[string]bool {
 
 // unique checks that an ID is new to m.
 func unique[T any](m map[string]*T, id, what string) error {
+	return uniqueID(id, what, m[id] != nil)
+}
+
+// uniqueIn checks that an ID is new to s.
+func uniqueIn[T keyed](s *ordered.Store[T], id, what string) error {
+	return uniqueID(id, what, s.Has(id))
+}
+
+// uniqueID checks that an ID is set and not taken.
+func uniqueID(id, what string, taken bool) error {
 	if id == "" {
 		return fmt.Errorf("%s without an ID", what)
 	}
-	if m[id] != nil {
+	if taken {
 		return fmt.Errorf("%s %q appears twice", what, id)
 	}
 	return nil

@@ -37,7 +37,7 @@ type auditSnap struct {
 
 func (sv *saver) auditLog() auditLogSnap {
 	out := auditLogSnap{Seq: sv.w.audit.seq}
-	for _, org := range sv.w.orgIdx.all() {
+	for _, org := range sv.w.orgIdx.All() {
 		log := sv.w.audit.byOrg[org]
 		if log == nil {
 			continue

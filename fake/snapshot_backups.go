@@ -164,7 +164,7 @@ func (ld *loader) loadBackups(db *dbRec, list []backupSnap, policies map[string]
 		}
 		db.backups.addBackup(bk)
 		if bk.deleted {
-			db.backups.byBranch[bk.branch].live.remove(bk)
+			db.backups.byBranch[bk.branch].live.Remove(bk)
 		}
 	}
 	return nil
@@ -172,7 +172,7 @@ func (ld *loader) loadBackups(db *dbRec, list []backupSnap, policies map[string]
 
 func savePolicies(db *dbRec) []policySnap {
 	set := map[*policyRec]bool{}
-	for _, p := range db.backups.policies.all() {
+	for _, p := range db.backups.policies.All() {
 		set[p] = true
 	}
 	for _, bk := range db.backups.byID {

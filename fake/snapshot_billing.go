@@ -92,14 +92,14 @@ func (s billedBranchSnap) load() billedBranch {
 }
 
 func saveBilling(bl *orgBilling) *billingSnap {
-	if len(bl.ended) == 0 && bl.invoices.len() == 0 && bl.payment == nil {
+	if len(bl.ended) == 0 && bl.invoices.Len() == 0 && bl.payment == nil {
 		return nil
 	}
 	out := &billingSnap{}
 	for _, sp := range bl.ended {
 		out.Ended = append(out.Ended, usageSpanSnap{saveBilledBranch(sp.branch), sp.size, sp.rate, sp.from, sp.to, sp.branchDeleted})
 	}
-	for _, inv := range bl.invoices.all() {
+	for _, inv := range bl.invoices.All() {
 		is := invoiceSnap{stampsSnap: saveStamps(inv.stamps), Start: inv.start, End: inv.end, Paid: inv.paid}
 		for _, li := range inv.lines {
 			is.Lines = append(is.Lines, lineItemSnap{li.id, saveBilledBranch(li.branch), li.deleted, li.size, li.rate, li.hours, li.amount})
@@ -127,7 +127,7 @@ func (bs *billingSnap) load(org *orgRec) error {
 		bl.ended = append(bl.ended, &usageSpan{ss.Branch.load(), ss.Size, ss.Rate, ss.From, ss.To, ss.BranchDeleted})
 	}
 	for _, is := range bs.Invoices {
-		if bl.invoiceByID[is.ID] != nil {
+		if bl.invoices.Get(is.ID) != nil {
 			return fmt.Errorf("invoice %s appears twice", is.ID)
 		}
 		inv := &invoiceRec{stamps: is.load(), start: is.Start, end: is.End, paid: is.Paid}

@@ -81,10 +81,10 @@ func saveBouncers(b *branchRec) ([]bouncerSnap, []bouncerResizeSnap) {
 			Actor: idOf(bn.actor), Ready: bn.ready, Deleted: bn.deleted, DeletedAt: bn.deletedAt,
 		})
 	}
-	for _, bn := range peek(&b.more).bouncers.idx.all() {
+	for _, bn := range peek(&b.more).bouncers.idx.All() {
 		add(bn)
 	}
-	for _, r := range peek(&b.more).bouncers.resizes.all() {
+	for _, r := range peek(&b.more).bouncers.resizes.All() {
 		add(r.bouncer)
 		resizes = append(resizes, bouncerResizeSnap{
 			stampsSnap: saveStamps(r.stamps), Bouncer: r.bouncer.id, State: r.state,
@@ -140,7 +140,7 @@ func (ld *loader) loadBouncer(b *branchRec, bs bouncerSnap) error {
 	if b.x().bouncers.byName == nil {
 		b.x().bouncers.byName = map[string]*bouncerRec{}
 	}
-	b.x().bouncers.idx.add(bn)
+	b.x().bouncers.idx.Add(bn)
 	b.x().bouncers.byName[bn.name] = bn
 	return nil
 }
@@ -181,7 +181,7 @@ func (ld *loader) loadBouncerResize(b *branchRec, rs bouncerResizeSnap) error {
 		return fmt.Errorf("unknown state %q", r.state)
 	}
 	ld.bouncerResizes[r.id] = r
-	bn.resizes.add(r)
-	b.x().bouncers.resizes.add(r)
+	bn.resizes.Add(r)
+	b.x().bouncers.resizes.Add(r)
 	return nil
 }

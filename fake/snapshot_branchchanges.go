@@ -107,7 +107,7 @@ func saveBranchCluster(b *branchRec) *branchClusterSnap {
 		from *index[*branchChangeRec]
 		to   *[]branchChangeSnap
 	}{{&cl.resizes, &out.Resizes}, {&cl.changes, &out.Changes}} {
-		for _, r := range list.from.all() {
+		for _, r := range list.from.All() {
 			*list.to = append(*list.to, branchChangeSnap{
 				stampsSnap: saveStamps(r.stamps), Actor: idOf(r.actor), State: r.state,
 				Started: r.started, Completed: r.completed,
@@ -154,7 +154,7 @@ func (ld *loader) loadBranchCluster(b *branchRec, cs *branchClusterSnap) error {
 				}
 				cl.pending = r
 			}
-			list.to.add(r)
+			list.to.Add(r)
 		}
 	}
 	b.cluster = cl

@@ -152,12 +152,12 @@ func (sv *saver) branches() []branchSnap {
 		bs.Cluster = saveBranchCluster(b)
 		bs.QPReports = saveQPReports(b)
 		bs.Traffic = saveTraffic(b)
-		for _, rr := range b.readOnlyRegions.all() {
+		for _, rr := range b.readOnlyRegions.All() {
 			bs.ReadOnlyRegions = append(bs.ReadOnlyRegions, readOnlyRegionSnap{
 				stampsSnap: saveStamps(rr.stamps), Region: rr.region.slug, Actor: idOf(rr.actor), ReadyAt: rr.readyAt, Removed: rr.removed,
 			})
 		}
-		for _, ks := range b.keyspaces.all() {
+		for _, ks := range b.keyspaces.All() {
 			m := peek(&ks.more)
 			resizes, last := saveKeyspaceResizes(ks)
 			bs.Keyspaces = append(bs.Keyspaces, keyspaceSnap{
@@ -187,7 +187,7 @@ func (sv *saver) branches() []branchSnap {
 				bs.RoleOwners[obj] = r.id
 			}
 		}
-		for _, bg := range peek(&b.more).budgets.idx.all() {
+		for _, bg := range peek(&b.more).budgets.All() {
 			gs := budgetSnap{stampsSnap: saveStamps(bg.stamps), Name: bg.name, Mode: bg.mode, Limits: bg.limits, Actor: idOf(bg.actor)}
 			for _, r := range bg.rules {
 				gs.Rules = append(gs.Rules, ruleSnap{
@@ -278,7 +278,7 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 			return fmt.Errorf("name %q appears twice in database %s", b.name, db.id)
 		}
 		db.org.branchByName[branchKey{db, b.name}] = b
-		db.branchIdx.add(b)
+		db.branchIdx.Add(b)
 	}
 	ld.later(func() (err error) {
 		b.restoredFrom, err = ref(ld.branches, bs.RestoredFrom, "restored_from branch")
@@ -352,7 +352,7 @@ func (ld *loader) loadKeyspace(b *branchRec, ks keyspaceSnap) error {
 	if err := ld.loadKeyspaceResizes(k, ks.Resizes, ks.LastResize); err != nil {
 		return named(err, "keyspace %s", k.id)
 	}
-	b.keyspaces.add(k)
+	b.keyspaces.Add(k)
 	return nil
 }
 
@@ -382,7 +382,7 @@ func (ld *loader) loadRolesAndBudgets(b *branchRec, bs branchSnap) error {
 		roles[r.id] = r
 		b.roles.every = append(b.roles.every, r)
 		if !r.dropped {
-			b.roles.live.add(r)
+			b.roles.live.Add(r)
 		}
 	}
 	var err error
@@ -413,7 +413,7 @@ func (ld *loader) loadRolesAndBudgets(b *branchRec, bs branchSnap) error {
 				trafficRuleSpec: trafficRuleSpec{kind: rs.Kind, keyspace: rs.Keyspace, fingerprint: rs.Fingerprint, tag: trafficTag{rs.TagKey, rs.TagValue}},
 			})
 		}
-		b.x().budgets.add(bg)
+		b.x().budgets.Add(bg)
 	}
 	return nil
 }
@@ -442,7 +442,7 @@ func (ld *loader) loadReadOnlyRegion(b *branchRec, rs readOnlyRegionSnap) error 
 	rr := &readOnlyRegionRec{stamps: rs.load(), region: region, actor: actor, readyAt: rs.ReadyAt, removed: rs.Removed}
 	ld.readOnly[rr.id] = rr
 	if !rr.removed {
-		b.readOnlyRegions.add(rr)
+		b.readOnlyRegions.Add(rr)
 	}
 	return nil
 }

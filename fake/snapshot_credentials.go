@@ -39,7 +39,7 @@ func (l leaseSnap) loadLease() (lease, error) {
 
 func savePasswords(b *branchRec) []passwordSnap {
 	var out []passwordSnap
-	for _, pw := range peek(&b.more).passwords.live.all() {
+	for _, pw := range peek(&b.more).passwords.All() {
 		out = append(out, passwordSnap{
 			stampsSnap: saveStamps(pw.stamps), leaseSnap: saveLease(pw.lease), Name: pw.name, Role: pw.role,
 			Replica: pw.replica, DirectVTGate: pw.directVTGate, CIDRs: pw.cidrs, Username: pw.username, Actor: idOf(pw.actor),
@@ -50,7 +50,7 @@ func savePasswords(b *branchRec) []passwordSnap {
 
 func (ld *loader) loadPasswords(b *branchRec, list []passwordSnap) error {
 	for _, ps := range list {
-		if err := unique(b.x().passwords.byID, ps.ID, "password"); err != nil {
+		if err := uniqueIn(&b.x().passwords.Store, ps.ID, "password"); err != nil {
 			return err
 		}
 		actor, err := ref(ld.users, ps.Actor, "password actor")
@@ -61,7 +61,7 @@ func (ld *loader) loadPasswords(b *branchRec, list []passwordSnap) error {
 		if err != nil {
 			return fmt.Errorf("password %s: %v", ps.ID, err)
 		}
-		b.x().passwords.add(&passwordRec{
+		b.x().passwords.Add(&passwordRec{
 			stamps: ps.load(), lease: l, branch: b, name: ps.Name,
 			role: ps.Role, replica: ps.Replica, directVTGate: ps.DirectVTGate, cidrs: ps.CIDRs,
 			username: ps.Username, actor: actor,
@@ -81,7 +81,7 @@ type ipRestrictionSnap struct {
 
 func saveIPRestrictions(db *dbRec) []ipRestrictionSnap {
 	var out []ipRestrictionSnap
-	for _, r := range peek(&db.more).ipRestrictions.live.all() {
+	for _, r := range peek(&db.more).ipRestrictions.All() {
 		out = append(out, ipRestrictionSnap{
 			stampsSnap: saveStamps(r.stamps), Schema: r.schema, Role: r.role, CIDRs: r.cidrs,
 			Description: r.description, Actor: idOf(r.actor),
@@ -92,7 +92,7 @@ func saveIPRestrictions(db *dbRec) []ipRestrictionSnap {
 
 func (ld *loader) loadIPRestrictions(db *dbRec, list []ipRestrictionSnap) error {
 	for _, rs := range list {
-		if err := unique(db.x().ipRestrictions.byID, rs.ID, "IP restriction"); err != nil {
+		if err := uniqueIn(&db.x().ipRestrictions.Store, rs.ID, "IP restriction"); err != nil {
 			return err
 		}
 		if len(rs.CIDRs) == 0 {
@@ -102,7 +102,7 @@ func (ld *loader) loadIPRestrictions(db *dbRec, list []ipRestrictionSnap) error 
 		if err != nil {
 			return err
 		}
-		db.x().ipRestrictions.add(&ipRestrictionRec{
+		db.x().ipRestrictions.Add(&ipRestrictionRec{
 			stamps: rs.load(), schema: rs.Schema, role: rs.Role, cidrs: rs.CIDRs, description: rs.Description, actor: actor,
 		})
 	}

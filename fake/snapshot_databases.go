@@ -73,7 +73,7 @@ func (sv *saver) databases() []dbSnap {
 		for _, dr := range db.deployQueue {
 			ds.DeployQueue = append(ds.DeployQueue, dr.number)
 		}
-		for _, h := range peek(&db.more).webhooks.hooks.all() {
+		for _, h := range peek(&db.more).webhooks.All() {
 			ds.Webhooks = append(ds.Webhooks, saveWebhook(h))
 		}
 		out = append(out, ds)
@@ -162,7 +162,7 @@ func (ld *loader) loadDatabase(ds dbSnap) error {
 		if org.dbByName[db.name] != nil {
 			return at(fmt.Errorf("%q appears twice in %s", db.name, org.name), "name")
 		}
-		org.dbs.add(db)
+		org.dbs.Add(db)
 		org.dbByName[db.name] = db
 	}
 	return nil
@@ -206,11 +206,11 @@ func (ld *loader) loadDatabaseContent(ds dbSnap) error {
 		if err != nil {
 			break
 		}
-		if err = unique(db.x().webhooks.byID, hs.ID, "webhook"); err != nil {
+		if err = uniqueIn(&db.x().webhooks.Store, hs.ID, "webhook"); err != nil {
 			err = at(err, "webhooks[%d].id", i)
 			break
 		}
-		db.x().webhooks.add(loadWebhook(db, hs))
+		db.x().webhooks.Add(loadWebhook(db, hs))
 	}
 	if err != nil {
 		return named(err, "database %s", db.id)

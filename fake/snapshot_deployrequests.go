@@ -84,7 +84,7 @@ type tableSnap struct {
 
 func saveDeployRequests(db *dbRec) []drSnap {
 	var out []drSnap
-	for _, dr := range db.drs.all() {
+	for _, dr := range db.drs.All() {
 		d := dr.dep
 		ds := drSnap{
 			stampsSnap: saveStamps(dr.stamps), Number: dr.number, Head: dr.head.id, Into: dr.into.id,
@@ -124,7 +124,7 @@ func (ld *loader) loadDeployRequests(db *dbRec, list []drSnap, queue []int) erro
 		if err != nil {
 			return at(named(err, "deploy request #%d", ds.Number), "deploy_requests[%d]", i)
 		}
-		db.drs.add(dr)
+		db.drs.Add(dr)
 		if db.drByNumber == nil {
 			db.drByNumber = map[int]*drRec{}
 		}

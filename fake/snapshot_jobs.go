@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"container/heap"
 	"errors"
 	"fmt"
 	"time"
@@ -68,7 +67,7 @@ func (ld *loader) loadJobs(list []jobSnap) error {
 		if err != nil {
 			return at(err, "transitions[%d]", i)
 		}
-		heap.Push(&ld.timers, &timer{at: js.At, seq: js.Seq, job: j})
+		ld.timers = append(ld.timers, &timer{At: js.At, Seq: js.Seq, Job: j})
 	}
 	return nil
 }
@@ -174,7 +173,7 @@ func loadKeyspaceConfigJob(ld *loader, js jobSnap) (job, error) {
 // keyspace finds a keyspace by ID among the loaded branches.
 func (ld *loader) keyspace(id string) (*keyspaceRec, error) {
 	for _, b := range ld.branches {
-		for _, ks := range b.keyspaces.all() {
+		for _, ks := range b.keyspaces.All() {
 			if ks.id == id {
 				return ks, nil
 			}
@@ -223,7 +222,7 @@ func loadDeployJob(ld *loader, js jobSnap) (job, error) {
 		return nil, fmt.Errorf("unknown deployment step %q", js.Step)
 	}
 	for _, db := range ld.dbs {
-		for _, dr := range db.drs.all() {
+		for _, dr := range db.drs.All() {
 			if dr.dep.id == js.ID {
 				return deployJob{dr, int(js.Gen), step}, nil
 			}
@@ -251,7 +250,7 @@ func loadRetryJob(ld *loader, js jobSnap) (job, error) {
 		return nil, at(errors.New("a delivery that is not retried has no retry on the clock"), "delivery.retry")
 	}
 	for _, db := range ld.dbs {
-		if h := db.x().webhooks.byID[js.ID]; h != nil {
+		if h := db.x().webhooks.Get(js.ID); h != nil {
 			return retryJob{&delivery{hook: h, id: ds.ID, event: ds.Event, body: ds.Body, attempt: ds.Attempt, retry: ds.Retry}}, nil
 		}
 	}
@@ -283,7 +282,7 @@ func refNonNil[T any](m map[string]*T, id, what string) (*T, error) {
 // saved branch.
 func (sv *saver) readOnlyRegion(rr *readOnlyRegionRec) bool {
 	for b := range sv.branchSet {
-		if _, ok := b.readOnlyRegions.find(rr.listKey()); ok {
+		if _, ok := b.readOnlyRegions.Find(rr.ListKey()); ok {
 			return true
 		}
 	}

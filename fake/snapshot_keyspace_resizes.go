@@ -40,7 +40,7 @@ func (z keyspaceSizeSnap) load() keyspaceSize {
 // completed one by ID.
 func saveKeyspaceResizes(ks *keyspaceRec) (list []keyspaceResizeSnap, last string) {
 	m := peek(&ks.more)
-	for _, r := range m.resizes.all() {
+	for _, r := range m.resizes.All() {
 		list = append(list, keyspaceResizeSnap{
 			stampsSnap: saveStamps(r.stamps), Actor: idOf(r.actor), State: r.state,
 			Started: r.started, Completed: r.completed, ShardTime: r.shardTime,
@@ -89,16 +89,12 @@ func (ld *loader) loadKeyspaceResizes(ks *keyspaceRec, list []keyspaceResizeSnap
 			return fmt.Errorf("keyspace resize %s: negative shard time %v", r.id, r.shardTime)
 		}
 		ld.keyspaceResizes[r.id] = r
-		if m.resizeByID == nil {
-			m.resizeByID = map[string]*keyspaceResizeRec{}
-		}
-		m.resizes.add(r)
-		m.resizeByID[r.id] = r
+		m.resizes.Add(r)
 	}
 	if last == "" {
 		return nil
 	}
-	r := peek(&ks.more).resizeByID[last]
+	r := peek(&ks.more).resizes.Get(last)
 	switch {
 	case r == nil:
 		return fmt.Errorf("latest resize %q is not a resize of keyspace %s", last, ks.id)

@@ -85,7 +85,7 @@ func (sv *saver) apps() []oauthAppSnap {
 	for _, a := range sv.w.oauth.apps {
 		apps = append(apps, a)
 	}
-	slices.SortFunc(apps, func(a, b *oauthAppRec) int { return a.listKey().compare(b.listKey()) })
+	slices.SortFunc(apps, func(a, b *oauthAppRec) int { return a.ListKey().Compare(b.ListKey()) })
 	byApp := map[*oauthAppRec]map[*oauthTokenRec]bool{}
 	for t := range sv.otokenSet {
 		if byApp[t.app] == nil {
@@ -103,7 +103,7 @@ func (sv *saver) apps() []oauthAppSnap {
 			as.Tokens = append(as.Tokens, oauthTokenSnap{
 				stampsSnap: saveStamps(t.stamps), Grant: saveGrant(t.grant), AccessHash: t.accessHash,
 				RefreshHash: t.refreshHash, Expires: t.expires, LastUsed: t.lastUsed.Load(),
-				Revoked: a.tokenByID[t.id] != t,
+				Revoked: a.tokens.Get(t.id) != t,
 			})
 		}
 		out = append(out, as)
@@ -138,7 +138,6 @@ func (ld *loader) loadApp(as oauthAppSnap) error {
 	a := &oauthAppRec{
 		stamps: as.load(), org: org, name: as.Name, domain: domain, redirectURI: as.RedirectURI,
 		avatar: as.Avatar, scopes: as.Scopes, clientID: as.ClientID, secretHash: as.SecretHash,
-		tokenByID: map[string]*oauthTokenRec{},
 	}
 	ld.apps[a.id] = a
 	ld.w.oauth.addApp(a)
@@ -164,8 +163,7 @@ func (ld *loader) loadApp(as oauthAppSnap) error {
 		}
 		st.access[t.accessHash] = t
 		st.refresh[t.refreshHash] = t
-		a.tokens.add(t)
-		a.tokenByID[t.id] = t
+		a.tokens.Add(t)
 	}
 	return nil
 }

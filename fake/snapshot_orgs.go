@@ -99,7 +99,7 @@ type teamMemberSnap struct {
 
 func (sv *saver) orgs() []orgSnap {
 	var out []orgSnap
-	for _, org := range sv.w.orgIdx.all() {
+	for _, org := range sv.w.orgIdx.All() {
 		os := orgSnap{
 			stampsSnap:      saveStamps(org.stamps),
 			Name:            org.name,
@@ -109,16 +109,16 @@ func (sv *saver) orgs() []orgSnap {
 			DefaultRegion:   org.defaultRegion.slug,
 			Billing:         saveBilling(&org.billing),
 		}
-		for _, m := range org.members.all() {
+		for _, m := range org.members.All() {
 			os.Members = append(os.Members, memberSnap{saveStamps(m.stamps), m.user.id, m.role})
 		}
-		for _, t := range org.teams.idx.all() {
+		for _, t := range org.teams.idx.All() {
 			ts := teamSnap{
 				stampsSnap: saveStamps(t.stamps), Name: t.name, Slug: t.slug,
 				Description: t.description, Creator: idOf(t.creator), Managed: t.managed,
 				Databases: idsOf(t.databases), AnalystDatabases: idsOf(t.analystDatabases),
 			}
-			for _, m := range t.members.all() {
+			for _, m := range t.members.All() {
 				ts.Members = append(ts.Members, teamMemberSnap{saveStamps(m.stamps), idOf(m.user), idOf(m.actor)})
 			}
 			os.Teams = append(os.Teams, ts)
@@ -176,14 +176,14 @@ func (ld *loader) loadOrg(os orgSnap) error {
 	}
 	ld.orgs[org.id] = org
 	ld.w.orgs[org.name] = org
-	ld.w.orgIdx.add(org)
+	ld.w.orgIdx.Add(org)
 	for _, ms := range os.Members {
 		u, err := ref(ld.users, ms.User, "member's user")
 		if err != nil || u == nil || org.memberByUser[ms.User] != nil {
 			return fmt.Errorf("organization %s: member %s: user %q missing or twice (%v)", org.name, ms.ID, ms.User, err)
 		}
 		m := &memberRec{stamps: ms.load(), user: u, role: ms.Role}
-		org.members.add(m)
+		org.members.Add(m)
 		org.memberByUser[u.id] = m
 	}
 	if err := os.Billing.load(org); err != nil {
@@ -222,7 +222,7 @@ func (ld *loader) loadTeam(org *orgRec, ts teamSnap) error {
 			return fmt.Errorf("member %s: user missing or twice", ms.ID)
 		}
 		m := &teamMemberRec{stamps: ms.load(), user: u, actor: actor}
-		t.members.add(m)
+		t.members.Add(m)
 		t.memberByUser[u.id] = m
 	}
 	org.teams.add(t)
@@ -260,7 +260,7 @@ func (sv *saver) tokens() []tokenSnap {
 			Permissions: t.orgPerms.names(), ExpiresAt: t.expiresAt,
 			LastUsed: t.lastUsed.Load(), Deleted: sv.w.tokens[t.id] != t,
 		}
-		for _, g := range t.grantIdx.all() {
+		for _, g := range t.grantIdx.All() {
 			// A revoked token keeps its grants on databases deleted
 			// since; nothing reaches them.
 			if sv.dbSet[g.db] {
@@ -339,7 +339,7 @@ func (ld *loader) loadTokens(list []tokenSnap) error {
 		ld.tokens[t.id] = t
 		if !ts.Deleted {
 			ld.w.tokens[t.id] = t
-			org.tokens.add(t)
+			org.tokens.Add(t)
 		}
 	}
 	return nil

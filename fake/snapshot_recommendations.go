@@ -31,7 +31,7 @@ func saveRecommendations(db *dbRec) []recSnap {
 		return nil
 	}
 	var out []recSnap
-	for _, r := range db.extra.recs.list.all() {
+	for _, r := range db.extra.recs.list.All() {
 		rs := recSnap{
 			stampsSnap: saveStamps(r.stamps), Number: r.number, Kind: r.kind, Keyspace: r.keyspace, Table: r.table,
 			Subject: r.subject, Title: r.title, Statement: r.statement, State: r.state, Applied: r.applied,
@@ -73,7 +73,7 @@ func (ld *loader) loadRecommendations(db *dbRec, list []recSnap) error {
 				return fmt.Errorf("schema recommendation #%d: no deploy request #%d", r.number, rs.ClosedBy)
 			}
 		}
-		st.list.add(r)
+		st.list.Add(r)
 		st.byNumber[r.number] = r
 		st.last = max(st.last, r.number)
 	}

@@ -33,18 +33,18 @@ func (sv *saver) collect() {
 	for _, t := range sv.w.tokens {
 		sv.tokenSet[t] = true
 	}
-	for _, org := range sv.w.orgIdx.all() {
-		for _, db := range org.dbs.all() {
+	for _, org := range sv.w.orgIdx.All() {
+		for _, db := range org.dbs.All() {
 			sv.addDB(db)
 		}
-		for _, t := range org.teams.idx.all() {
+		for _, t := range org.teams.idx.All() {
 			for _, db := range slices.Concat(t.databases, t.analystDatabases) {
 				sv.addDB(db)
 			}
 		}
 	}
 	for _, a := range sv.w.oauth.apps {
-		for _, t := range a.tokens.all() {
+		for _, t := range a.tokens.All() {
 			sv.otokenSet[t] = true
 		}
 	}
@@ -71,7 +71,7 @@ func (sv *saver) addDB(db *dbRec) {
 		return
 	}
 	sv.dbSet[db] = true
-	for _, b := range db.branchIdx.all() {
+	for _, b := range db.branchIdx.All() {
 		sv.addBranch(b)
 	}
 	for _, bk := range db.backups.byID {
@@ -80,13 +80,13 @@ func (sv *saver) addDB(db *dbRec) {
 			sv.addBranch(b)
 		}
 	}
-	for _, w := range peek(&db.more).maintenance.windows.all() {
+	for _, w := range peek(&db.more).maintenance.windows.All() {
 		sv.addBranch(w.branch)
 	}
 	for _, wf := range db.workflows.all() {
 		sv.addBranch(wf.branch)
 	}
-	for _, dr := range db.drs.all() {
+	for _, dr := range db.drs.All() {
 		sv.addBranch(dr.head)
 		sv.addBranch(dr.into)
 		sv.addToken(dr.creatorToken)
@@ -131,7 +131,7 @@ func listOrder[T interface {
 	for v := range set {
 		out = append(out, v)
 	}
-	slices.SortFunc(out, func(a, b T) int { return a.listKey().compare(b.listKey()) })
+	slices.SortFunc(out, func(a, b T) int { return a.ListKey().Compare(b.ListKey()) })
 	return out
 }
 
@@ -143,7 +143,7 @@ func idOf[T any, P interface {
 	if p == nil {
 		return ""
 	}
-	return p.listKey().id
+	return p.ListKey().ID
 }
 
 // idsOf returns the IDs of records.

@@ -22,7 +22,7 @@ type switchoverSnap struct {
 
 func saveSwitchovers(b *branchRec) []switchoverSnap {
 	var out []switchoverSnap
-	for _, sw := range peek(&b.more).switchovers.list.all() {
+	for _, sw := range peek(&b.more).switchovers.All() {
 		out = append(out, switchoverSnap{
 			stampsSnap: saveStamps(sw.stamps), State: sw.state, Method: sw.method, Candidate: sw.candidate,
 			Error: sw.err, Actor: idOf(sw.actor), Completed: sw.completed,
@@ -57,12 +57,7 @@ func (ld *loader) loadSwitchovers(b *branchRec, list []switchoverSnap) error {
 			return fmt.Errorf("switchover %s: unknown state %q", sw.id, sw.state)
 		}
 		ld.switchovers[sw.id] = sw
-		bs := &b.x().switchovers
-		if bs.byID == nil {
-			bs.byID = map[string]*switchoverRec{}
-		}
-		bs.list.add(sw)
-		bs.byID[sw.id] = sw
+		b.x().switchovers.Add(sw)
 	}
 	return nil
 }
@@ -76,7 +71,7 @@ type windowSnap struct {
 
 func saveWindows(db *dbRec) []windowSnap {
 	var out []windowSnap
-	for _, w := range peek(&db.more).maintenance.windows.all() {
+	for _, w := range peek(&db.more).maintenance.windows.All() {
 		out = append(out, windowSnap{stampsSnap: saveStamps(w.stamps), Branch: w.branch.id, Started: w.started, Finished: w.finished})
 	}
 	return out
@@ -104,7 +99,7 @@ func (ld *loader) loadWindows(db *dbRec, list []windowSnap) error {
 			db.x().maintenance.running = w
 		}
 		ld.windows[w.id] = w
-		db.x().maintenance.windows.add(w)
+		db.x().maintenance.windows.Add(w)
 	}
 	return nil
 }

@@ -162,7 +162,7 @@ func loadWorkflowKeyspace(b *branchRec, ks workflowKeyspaceSnap) (*keyspaceRec, 
 	if ks.Deleted {
 		return &keyspaceRec{stamps: ks.load(), branch: b, name: ks.Name, deleted: true}, nil
 	}
-	for _, live := range b.keyspaces.all() {
+	for _, live := range b.keyspaces.All() {
 		if live.id == ks.ID {
 			return live, nil
 		}

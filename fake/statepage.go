@@ -322,7 +322,7 @@ func (s *Server) pageAdvance(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case v == "":
 		err = badRequest("d is required: a duration such as 5s or 1m30s")
-	case err == nil && s.clock.real: // fixed when the server is made
+	case err == nil && s.clock.Real(): // fixed when the server is made
 		err = unprocessable("the clock follows the wall clock (real time); only a virtual clock can be advanced")
 	}
 	var e *apiError
@@ -443,10 +443,10 @@ func (s *Server) renderState(sess pageSession, notice, advance string) ([]byte, 
 		advance = "5s"
 	}
 	v := stateView{
-		CSRF: sess.csrf, Now: pageTime(s.clock.Now()), Pending: len(s.clock.timers),
-		Virtual: !s.clock.real, Notice: notice, Advance: advance,
+		CSRF: sess.csrf, Now: pageTime(s.clock.Now()), Pending: s.clock.Len(),
+		Virtual: !s.clock.Real(), Notice: notice, Advance: advance,
 	}
-	if next, ok := s.clock.next(); ok {
+	if next, ok := s.clock.Next(); ok {
 		v.Next = pageTime(next)
 	}
 	v.Tables = s.pageWorldTables()
@@ -471,26 +471,26 @@ func (s *Server) pageWorldTables() []*pageTable {
 	drs := table("deploy-requests", "Deploy requests", "Database", "Number", "Branch", "Into", "State", "Deployment", "Created")
 	wfs := table("workflows", "Workflows", "Database", "Number", "Name", "Branch", "State", "Created")
 	backups := table("backups", "Backups", "Database", "Branch", "Backup", "State", "Created")
-	for _, o := range s.world.orgIdx.all() {
-		orgs.add(o.name, strconv.Itoa(o.members.len()), strconv.Itoa(o.dbs.len()), pageTime(o.created))
-		for _, db := range o.dbs.all() {
+	for _, o := range s.world.orgIdx.All() {
+		orgs.add(o.name, strconv.Itoa(o.members.Len()), strconv.Itoa(o.dbs.Len()), pageTime(o.created))
+		for _, db := range o.dbs.All() {
 			where := o.name + "/" + db.name
 			region := ""
 			if db.region != nil {
 				region = db.region.slug
 			}
-			dbs.add(o.name, db.name, string(db.kind), string(db.state), region, strconv.Itoa(db.branchIdx.len()), pageTime(db.created))
-			for _, b := range db.branchIdx.all() {
+			dbs.add(o.name, db.name, string(db.kind), string(db.state), region, strconv.Itoa(db.branchIdx.Len()), pageTime(db.created))
+			for _, b := range db.branchIdx.All() {
 				state := platform.BranchPending
 				if b.ready {
 					state = platform.BranchReady
 				}
 				branches.add(where, b.name, b.parent, pageFlag(b.production), string(state), pageTime(b.created))
-				for _, bk := range db.backups.of(b).live.all() {
+				for _, bk := range db.backups.of(b).live.All() {
 					backups.add(where, b.name, bk.name, string(bk.state), pageTime(bk.created))
 				}
 			}
-			for _, dr := range db.drs.all() {
+			for _, dr := range db.drs.All() {
 				state := platform.DeployRequestClosed
 				if dr.open {
 					state = platform.DeployRequestOpen

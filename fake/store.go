@@ -62,7 +62,8 @@ type stamps struct {
 	updated time.Time
 }
 
-func (s *stamps) listKey() key { return key{s.created, s.id} }
+// ListKey orders records by creation time, then ID.
+func (s *stamps) ListKey() key { return key{At: s.created, ID: s.id} }
 
 // lazy returns what p points to, making a zero T on first use: the part of
 // a record that few records need (branchRec.x, dbRec.x, keyspaceRec.x). It

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake/internal/ordered"
 )
 
 // switchoverRec is a switchover of a PostgreSQL branch's primary.
@@ -22,8 +23,7 @@ type switchoverRec struct {
 // branchSwitchovers are the switchovers of one branch. The map is made on
 // the first write; reads of the zero value find nothing.
 type branchSwitchovers struct {
-	list index[*switchoverRec]
-	byID map[string]*switchoverRec
+	ordered.Store[*switchoverRec]
 	// running is the switchover in progress, nil when none is.
 	running *switchoverRec
 }
@@ -58,7 +58,7 @@ func listSwitchovers(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return pageOf(c, &b.x().switchovers.list, false, c.s.renderSwitchover), nil
+	return pageOf(c, b.x().switchovers.Index(), false, c.s.renderSwitchover), nil
 }
 
 func getSwitchover(c *call) (any, error) {
@@ -66,7 +66,7 @@ func getSwitchover(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	sw := b.x().switchovers.byID[c.r.PathValue("id")]
+	sw := b.x().switchovers.Get(c.r.PathValue("id"))
 	if sw == nil {
 		return nil, notFound()
 	}
@@ -107,7 +107,7 @@ func (b *branchRec) busy() error {
 // postgresInstances is how many PostgreSQL instances b runs: its primary
 // and its default keyspace's replicas.
 func (b *branchRec) postgresInstances() int {
-	for _, ks := range b.keyspaces.all() {
+	for _, ks := range b.keyspaces.All() {
 		if ks.isDefault {
 			return 1 + ks.replicas()
 		}
@@ -161,14 +161,10 @@ func (s *Server) newSwitchover(b *branchRec, candidate int, actor *userRec) *swi
 		actor:     actor,
 	}
 	bs := &b.x().switchovers
-	if bs.byID == nil {
-		bs.byID = map[string]*switchoverRec{}
-	}
-	bs.list.add(sw)
-	bs.byID[sw.id] = sw
+	bs.Add(sw)
 	bs.running = sw
 	s.world.startFlight(sw.id)
-	s.clock.after(s.timing.SwitchoverStart, switchoverJob{sw, platform.SwitchoverPending})
+	s.clock.After(s.timing.SwitchoverStart, switchoverJob{sw, platform.SwitchoverPending})
 	return sw
 }
 
@@ -184,7 +180,7 @@ func (s *Server) advanceSwitchover(sw *switchoverRec, now time.Time) {
 		if b.postgresInstances() == 1 {
 			sw.method = platform.SwitchoverRestart
 		}
-		s.clock.after(s.timing.SwitchoverRun, switchoverJob{sw, platform.SwitchoverRunning})
+		s.clock.After(s.timing.SwitchoverRun, switchoverJob{sw, platform.SwitchoverRunning})
 		return
 	}
 	b.primary = sw.candidate

@@ -47,20 +47,20 @@ func (ts *teamStore) add(t *teamRec) {
 	if ts.bySlug == nil {
 		ts.bySlug = map[string]*teamRec{}
 	}
-	ts.idx.add(t)
+	ts.idx.Add(t)
 	ts.bySlug[t.slug] = t
 }
 
 // remove deletes a team.
 func (ts *teamStore) remove(t *teamRec) {
-	ts.idx.remove(t)
+	ts.idx.Remove(t)
 	delete(ts.bySlug, t.slug)
 }
 
 // dropUser takes a user off every team at time now, as when the user
 // leaves the organization; managed teams included, since the user is gone.
 func (ts *teamStore) dropUser(u *userRec, now time.Time) {
-	for _, t := range ts.idx.all() {
+	for _, t := range ts.idx.All() {
 		if m := t.memberByUser[u.id]; m != nil {
 			t.removeMember(m, now)
 		}
@@ -240,7 +240,7 @@ func addTeamMember(c *call, p *platform.AddTeamMemberParams) (any, error) {
 		return nil, unprocessable("user %s is already a member of team %s", p.UserID, t.slug)
 	}
 	m := &teamMemberRec{stamps: stamps{id: c.w.newID(), created: c.now, updated: c.now}, user: om.user, actor: c.who.user}
-	t.members.add(m)
+	t.members.Add(m)
 	t.memberByUser[m.user.id] = m
 	t.updated = c.now
 	return renderTeamMember(m), nil
@@ -252,7 +252,7 @@ func (c *call) teamMember(t *teamRec) (*teamMemberRec, error) {
 	if m := t.memberByUser[id]; m != nil {
 		return m, nil
 	}
-	for _, m := range t.members.all() {
+	for _, m := range t.members.All() {
 		if m.id == id {
 			return m, nil
 		}
@@ -295,7 +295,7 @@ func removeTeamMember(c *call) (any, error) {
 
 // removeMember ends a membership at time now.
 func (t *teamRec) removeMember(m *teamMemberRec, now time.Time) {
-	t.members.remove(m)
+	t.members.Remove(m)
 	delete(t.memberByUser, m.user.id)
 	t.updated = now
 }
@@ -308,7 +308,7 @@ func (s *Server) renderTeam(t *teamRec) *platform.Team {
 		Name:             t.name,
 		DisplayName:      t.name,
 		Slug:             t.slug,
-		Members:          make([]platform.User, 0, t.members.len()),
+		Members:          make([]platform.User, 0, t.members.Len()),
 		Databases:        s.renderDatabaseRefs(t.databases),
 		AnalystDatabases: s.renderDatabaseRefs(t.analystDatabases),
 		Managed:          t.managed,
@@ -321,7 +321,7 @@ func (s *Server) renderTeam(t *teamRec) *platform.Team {
 	if t.description != "" {
 		out.Description = platform.Ptr(t.description)
 	}
-	for _, m := range t.members.all() {
+	for _, m := range t.members.All() {
 		out.Members = append(out.Members, *renderUser(m.user))
 	}
 	return out

@@ -131,7 +131,7 @@ func keyspaceNames(b *branchRec) []string {
 	if b == nil {
 		return names
 	}
-	for _, ks := range b.keyspaces.all() {
+	for _, ks := range b.keyspaces.All() {
 		names = append(names, ks.name)
 	}
 	return names

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake/internal/sqltext"
 )
 
 // The fake runs no SQL, so the traffic of a branch is what tests record
@@ -159,7 +160,7 @@ func (s *Server) RecordQueries(org, database, branch string, samples ...QuerySam
 // checkedSample is a valid sample, normalised.
 type checkedSample struct {
 	*QuerySample
-	sql      normalizedSQL
+	sql      sqltext.Normalized
 	keyspace string
 	at       time.Time
 	tags     []trafficTag
@@ -167,9 +168,9 @@ type checkedSample struct {
 
 // checkSample validates a sample for branch b.
 func checkSample(b *branchRec, q *QuerySample, now time.Time) (checkedSample, error) {
-	c := checkedSample{QuerySample: q, sql: normalizeSQL(q.SQL), keyspace: q.Keyspace, at: q.Time.UTC()}
+	c := checkedSample{QuerySample: q, sql: sqltext.Normalize(q.SQL), keyspace: q.Keyspace, at: q.Time.UTC()}
 	switch {
-	case c.sql.text == "":
+	case c.sql.Text == "":
 		return c, errors.New("the SQL is empty (or only comments)")
 	case q.RowsRead < 0 || q.RowsReturned < 0 || q.RowsAffected < 0:
 		return c, errors.New("rows read, returned and affected must not be negative")
@@ -230,16 +231,16 @@ func checkSampleTag(t trafficTag) error {
 
 // add keeps a checked sample under id.
 func (t *branchTraffic) add(id string, c checkedSample) {
-	k := patternKey{c.keyspace, c.sql.fingerprint}
+	k := patternKey{c.keyspace, c.sql.Fingerprint}
 	p := t.patterns[k]
 	if p == nil {
 		tables := c.Tables
 		if tables == nil {
-			tables = c.sql.tables
+			tables = c.sql.Tables
 		}
 		p = &queryPattern{
-			keyspace: c.keyspace, fingerprint: c.sql.fingerprint, normalized: c.sql.text,
-			statement: c.sql.statement, tables: slices.Clone(tables),
+			keyspace: c.keyspace, fingerprint: c.sql.Fingerprint, normalized: c.sql.Text,
+			statement: c.sql.Statement, tables: slices.Clone(tables),
 		}
 		t.patterns[k] = p
 	}
@@ -289,7 +290,7 @@ func newQueryError(message, code string) *queryError {
 // literals: "Duplicate entry '7' for key 'PRIMARY'" and "Duplicate entry
 // '9' for key 'PRIMARY'" have the same.
 func errorFingerprint(message string) string {
-	return fingerprintOf("error: " + renderSQL(tokenizeSQL(message)))
+	return sqltext.Fingerprint("error: " + sqltext.Canonical(message))
 }
 
 // all returns the samples kept, oldest recorded first.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake/internal/ordered"
 )
 
 // This file serves the traffic budgets of branches and their rules. Where
@@ -78,24 +79,10 @@ type trafficTag struct {
 	key, value string
 }
 
-// branchBudgets are the traffic budgets of a branch. The zero value is
-// empty and ready to use.
+// branchBudgets are the traffic budgets of a branch, in list order and by
+// ID. The zero value is empty and ready to use.
 type branchBudgets struct {
-	idx  index[*trafficBudgetRec]
-	byID map[string]*trafficBudgetRec
-}
-
-func (bs *branchBudgets) add(bg *trafficBudgetRec) {
-	if bs.byID == nil {
-		bs.byID = map[string]*trafficBudgetRec{}
-	}
-	bs.idx.add(bg)
-	bs.byID[bg.id] = bg
-}
-
-func (bs *branchBudgets) remove(bg *trafficBudgetRec) {
-	bs.idx.remove(bg)
-	delete(bs.byID, bg.id)
+	ordered.Store[*trafficBudgetRec]
 }
 
 // trafficSystemKeys are the tag keys the platform knows about every query;
@@ -312,7 +299,7 @@ func checkTrafficBudget(b *branchRec, cur *trafficBudgetRec, p *trafficBudgetBod
 
 // budgetNamed finds a budget of the branch by name.
 func (b *branchRec) budgetNamed(name string) *trafficBudgetRec {
-	for _, bg := range b.x().budgets.idx.all() {
+	for _, bg := range b.x().budgets.All() {
 		if bg.name == name {
 			return bg
 		}
@@ -374,7 +361,7 @@ func (c *call) trafficBudget(param string) (*trafficBudgetRec, error) {
 	if err != nil {
 		return nil, err
 	}
-	bg := b.x().budgets.byID[c.r.PathValue(param)]
+	bg := b.x().budgets.Get(c.r.PathValue(param))
 	if bg == nil {
 		return nil, notFound()
 	}
@@ -406,13 +393,13 @@ func listTrafficBudgets(c *call) (any, error) {
 	}
 	fingerprint := q.Get("fingerprint")
 	if from.IsZero() && fingerprint == "" {
-		return pageOf(c, &b.x().budgets.idx, false, renderTrafficBudget), nil
+		return pageOf(c, b.x().budgets.Index(), false, renderTrafficBudget), nil
 	}
 	keep := func(bg *trafficBudgetRec) bool {
 		return (from.IsZero() || inRange(bg.created, from, to)) &&
 			(fingerprint == "" || bg.targets(fingerprint))
 	}
-	return filteredPageOf(c, &b.x().budgets.idx, false, keep, renderTrafficBudget), nil
+	return filteredPageOf(c, b.x().budgets.Index(), false, keep, renderTrafficBudget), nil
 }
 
 // inRange reports whether t is in [from, to].
@@ -441,7 +428,7 @@ func createTrafficBudget(c *call, p *trafficBudgetBody) (any, error) {
 		actor:  c.who.user,
 	}
 	bg.apply(c, ch)
-	b.x().budgets.add(bg)
+	b.x().budgets.Add(bg)
 	return renderTrafficBudget(bg), nil
 }
 
@@ -471,7 +458,7 @@ func deleteTrafficBudget(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	bg.branch.x().budgets.remove(bg)
+	bg.branch.x().budgets.Remove(bg)
 	return nil, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake/internal/ordered"
 )
 
 // webhookRec is a webhook of a database.
@@ -31,24 +32,8 @@ type webhookRec struct {
 	lastTest time.Time
 }
 
-// webhookStore holds a database's webhooks.
-type webhookStore struct {
-	hooks index[*webhookRec]
-	byID  map[string]*webhookRec
-}
-
-func (st *webhookStore) add(h *webhookRec) {
-	if st.byID == nil {
-		st.byID = map[string]*webhookRec{}
-	}
-	st.hooks.add(h)
-	st.byID[h.id] = h
-}
-
-func (st *webhookStore) remove(h *webhookRec) {
-	st.hooks.remove(h)
-	delete(st.byID, h.id)
-}
+// webhookStore holds a database's webhooks, in list order and by ID.
+type webhookStore struct{ ordered.Store[*webhookRec] }
 
 // The webhook rules of decisions.md.
 const (
@@ -75,7 +60,7 @@ func webhookRoutes() []route {
 }
 
 func listWebhooks(c *call) (any, error) {
-	return pageOf(c, &c.db.x().webhooks.hooks, false, renderWebhook), nil
+	return pageOf(c, c.db.x().webhooks.Index(), false, renderWebhook), nil
 }
 
 func createWebhook(c *call, p *platform.CreateWebhookParams) (any, error) {
@@ -89,7 +74,7 @@ func createWebhook(c *call, p *platform.CreateWebhookParams) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n := c.db.x().webhooks.hooks.len(); n >= maxWebhooks {
+	if n := c.db.x().webhooks.Len(); n >= maxWebhooks {
 		return nil, unprocessable("database %s already has %d webhooks, the most a database can have; delete one first", c.db.name, n)
 	}
 	h := &webhookRec{
@@ -100,7 +85,7 @@ func createWebhook(c *call, p *platform.CreateWebhookParams) (any, error) {
 		events: events,
 	}
 	setIf(&h.enabled, p.Enabled)
-	c.db.x().webhooks.add(h)
+	c.db.x().webhooks.Add(h)
 	return renderWebhook(h), nil
 }
 
@@ -131,7 +116,7 @@ func checkWebhookEvents(events []platform.WebhookEvent) ([]platform.WebhookEvent
 
 // webhook finds the path's {id} among the path database's webhooks.
 func (c *call) webhook() (*webhookRec, error) {
-	h := c.db.x().webhooks.byID[c.r.PathValue("id")]
+	h := c.db.x().webhooks.Get(c.r.PathValue("id"))
 	if h == nil {
 		return nil, c.nothingAt("id")
 	}
@@ -179,7 +164,7 @@ func deleteWebhook(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.db.x().webhooks.remove(h)
+	c.db.x().webhooks.Remove(h)
 	h.deleted = true
 	return nil, nil
 }

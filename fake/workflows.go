@@ -51,7 +51,7 @@ func (db *dbRec) addWorkflow(wf *workflowRec) {
 		db.workflows = &workflowStore{byNumber: map[int]*workflowRec{}}
 	}
 	st := db.workflows
-	st.list.add(wf)
+	st.list.Add(wf)
 	st.byNumber[wf.number] = wf
 	st.last = max(st.last, wf.number)
 }
@@ -61,7 +61,7 @@ func (st *workflowStore) all() []*workflowRec {
 	if st == nil {
 		return nil
 	}
-	return st.list.all()
+	return st.list.All()
 }
 
 // get finds workflow number n; nil when there is none.
@@ -223,7 +223,7 @@ func createWorkflow(c *call, p *platform.CreateWorkflowParams) (any, error) {
 	setIf(&wf.onDDL, p.OnDDL)
 	db.addWorkflow(wf)
 	c.w.startFlight(wf.id)
-	s.clock.after(s.timing.WorkflowStart, workflowJob{wf, platform.WorkflowPending})
+	s.clock.After(s.timing.WorkflowStart, workflowJob{wf, platform.WorkflowPending})
 	return renderWorkflow(wf), nil
 }
 
@@ -279,7 +279,7 @@ func refuseIn(wf *workflowRec, action string, allowed ...platform.WorkflowState)
 // schedules the step that leaves it after d.
 func (s *Server) workflowStep(c *call, wf *workflowRec, to platform.WorkflowState, d time.Duration) {
 	wf.state, wf.updated = to, c.now
-	s.clock.after(d, workflowJob{wf, to})
+	s.clock.After(d, workflowJob{wf, to})
 }
 
 // workflowInStep are the states from which traffic may be switched or the
@@ -416,7 +416,7 @@ func (s *Server) advanceWorkflow(wf *workflowRec, now time.Time) {
 	switch wf.state {
 	case platform.WorkflowPending:
 		wf.state, wf.started = platform.WorkflowCopying, now
-		s.clock.after(s.timing.WorkflowCopy, workflowJob{wf, platform.WorkflowCopying})
+		s.clock.After(s.timing.WorkflowCopy, workflowJob{wf, platform.WorkflowCopying})
 	case platform.WorkflowCopying:
 		wf.state, wf.copied = platform.WorkflowRunning, now
 		wf.sequenceTablesApplied = wf.global != nil
@@ -438,7 +438,7 @@ func (s *Server) advanceWorkflow(wf *workflowRec, now time.Time) {
 	case platform.WorkflowReversingTrafficForCancel:
 		wf.state, wf.reversed = platform.WorkflowCancelling, now
 		wf.replicasSwitched, wf.primariesSwitched = false, false
-		s.clock.after(s.timing.WorkflowSwitch, workflowJob{wf, platform.WorkflowCancelling})
+		s.clock.After(s.timing.WorkflowSwitch, workflowJob{wf, platform.WorkflowCancelling})
 	case platform.WorkflowCancelling:
 		wf.state, wf.cancelled = platform.WorkflowCancelled, now
 		s.world.endFlight(wf.id)
