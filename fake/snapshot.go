@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -608,6 +609,23 @@ func snapRange(n, lo, hi int) error {
 		return fmt.Errorf("must be from %d to %d, got %d", lo, hi, n)
 	}
 	return nil
+}
+
+// snapNonNegative refuses a negative count or amount.
+func snapNonNegative[N int | int64](n N) error {
+	if n < 0 {
+		return fmt.Errorf("must not be negative, got %d", n)
+	}
+	return nil
+}
+
+// snapOneOf refuses a value of an enumeration outside allowed; what names
+// the allowed values in the message ("a database state").
+func snapOneOf[T ~string](v T, what string, allowed ...T) error {
+	if slices.Contains(allowed, v) {
+		return nil
+	}
+	return fmt.Errorf("%q is not %s", v, what)
 }
 
 // firstErr returns the first of errs that is not nil.

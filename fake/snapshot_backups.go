@@ -101,17 +101,9 @@ func saveBackups(db *dbRec) []backupSnap {
 // size, and the keyspaces of its schema, which a branch restored from it
 // gets.
 func (bs *backupSnap) validate() error {
-	var state error
-	switch bs.State {
-	case platform.BackupPending, platform.BackupRunning, platform.BackupSuccess,
-		platform.BackupFailed, platform.BackupCanceled, platform.BackupIgnored:
-	default:
-		state = fmt.Errorf("%q is not a backup state", bs.State)
-	}
-	var size error
-	if bs.Size < 0 {
-		size = fmt.Errorf("must not be negative, got %d", bs.Size)
-	}
+	state := snapOneOf(bs.State, "a backup state", platform.BackupPending, platform.BackupRunning, platform.BackupSuccess,
+		platform.BackupFailed, platform.BackupCanceled, platform.BackupIgnored)
+	size := snapNonNegative(bs.Size)
 	errs := []error{
 		at(state, "state"), at(size, "size"),
 		at(snapCheck(retention{bs.Retention.Value, bs.Retention.Unit}.check()), "retention"),

@@ -239,9 +239,7 @@ func (ks *keyspaceSnap) validate(b *branchRec) error {
 		errs = append(errs, at(snapRange(ro.Replicas, 1, maxReadOnlyReplicas), "read_only_regions[%d].replicas", i))
 	}
 	for table, n := range ks.TableSizes {
-		if n < 0 {
-			errs = append(errs, at(fmt.Errorf("must not be negative, got %d", n), "table_sizes.%s", table))
-		}
+		errs = append(errs, at(snapNonNegative(n), "table_sizes.%s", table))
 	}
 	return firstErr(errs...)
 }

@@ -83,36 +83,21 @@ func (sv *saver) databases() []dbSnap {
 
 // validate checks what the API checks of a database, and its counters.
 func (ds *dbSnap) validate() error {
-	var kind error
-	switch ds.Kind {
-	case platform.KindMySQL, platform.KindPostgreSQL:
-	default:
-		kind = fmt.Errorf("%q is not mysql or postgresql", ds.Kind)
-	}
-	var state error
-	switch ds.State {
-	case platform.DatabasePending, platform.DatabaseImporting, platform.DatabaseSleepInProgress, platform.DatabaseSleeping,
-		platform.DatabaseAwakening, platform.DatabaseImportReady, platform.DatabaseReady:
-	default:
-		state = fmt.Errorf("%q is not a database state", ds.State)
-	}
-	var replicas error
-	if ds.Replicas < 0 {
-		replicas = fmt.Errorf("must not be negative, got %d", ds.Replicas)
-	}
+	kind := snapOneOf(ds.Kind, "mysql or postgresql", platform.KindMySQL, platform.KindPostgreSQL)
+	state := snapOneOf(ds.State, "a database state",
+		platform.DatabasePending, platform.DatabaseImporting, platform.DatabaseSleepInProgress, platform.DatabaseSleeping,
+		platform.DatabaseAwakening, platform.DatabaseImportReady, platform.DatabaseReady)
 	var size error
 	if kind == nil {
 		size = snapClusterSize(ds.ClusterSize, ds.Kind, false)
 	}
 	errs := []error{
 		at(snapName(ds.Name), "name"), at(kind, "kind"), at(state, "state"), at(size, "cluster_size"),
-		at(replicas, "replicas"), at(snapName(ds.DefaultBranch), "default_branch"),
+		at(snapNonNegative(ds.Replicas), "replicas"), at(snapName(ds.DefaultBranch), "default_branch"),
 		at(snapCounter(ds.LastDR), "last_deploy_request"),
 	}
 	for i, hs := range ds.Webhooks {
-		if hs.Failures < 0 {
-			errs = append(errs, at(fmt.Errorf("must not be negative, got %d", hs.Failures), "webhooks[%d].failures", i))
-		}
+		errs = append(errs, at(snapNonNegative(hs.Failures), "webhooks[%d].failures", i))
 	}
 	return firstErr(errs...)
 }

@@ -139,10 +139,7 @@ func (ld *loader) loadOrgs(list []orgSnap) error {
 
 // validate checks what the API checks of an organization and its members.
 func (os *orgSnap) validate() error {
-	errs := []error{at(snapName(os.Name), "name")}
-	if os.InvoiceBudget < 0 {
-		errs = append(errs, at(fmt.Errorf("must not be negative, got %d", os.InvoiceBudget), "invoice_budget"))
-	}
+	errs := []error{at(snapName(os.Name), "name"), at(snapNonNegative(os.InvoiceBudget), "invoice_budget")}
 	for i, ms := range os.Members {
 		switch ms.Role {
 		case platform.RoleMember, platform.RoleAdmin:
