@@ -1183,6 +1183,7 @@ func TestOAuthFormsOnlyFromTheirPage(t *testing.T) {
 			}},
 			{"opaque Origin", func(_ *testing.T, _ *fake.Server, _ url.Values, h http.Header) { h.Set("Origin", "null") }},
 			{"cross-site fetch", func(_ *testing.T, _ *fake.Server, _ url.Values, h http.Header) { h.Set("Sec-Fetch-Site", "cross-site") }},
+			{"same-site fetch from another origin", func(_ *testing.T, _ *fake.Server, _ url.Values, h http.Header) { h.Set("Sec-Fetch-Site", "same-site") }},
 			{"no token", func(_ *testing.T, _ *fake.Server, form url.Values, _ http.Header) { form.Del("csrf_token") }},
 			{"a made-up token", func(_ *testing.T, _ *fake.Server, form url.Values, _ http.Header) { form.Set("csrf_token", "x") }},
 			{"no session cookie", func(_ *testing.T, _ *fake.Server, _ url.Values, h http.Header) { h.Del("Cookie") }},

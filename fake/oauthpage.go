@@ -373,23 +373,11 @@ func (s *Server) checkForm(r *http.Request, user *userRec) *pageError {
 	return nil
 }
 
-// checkSameOrigin refuses a request that its browser says another site
-// sent: an Origin other than the server's own (or "null"), or
-// Sec-Fetch-Site cross-site.
+// checkSameOrigin refuses a form that its browser says a page of another
+// origin sent (see foreignOrigin).
 func checkSameOrigin(r *http.Request) *pageError {
-	if r.Header.Get("Sec-Fetch-Site") == "cross-site" {
-		return pageErr(http.StatusForbidden, "a form of another site cannot be submitted here (Sec-Fetch-Site: cross-site)")
-	}
-	origin := r.Header.Get("Origin")
-	if origin == "" {
-		return nil
-	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	if !strings.EqualFold(origin, scheme+"://"+r.Host) {
-		return pageErr(http.StatusForbidden, "a form of another site (Origin %s) cannot be submitted here", origin)
+	if why := foreignOrigin(r); why != "" {
+		return pageErr(http.StatusForbidden, "a form of another site cannot be submitted here (%s)", why)
 	}
 	return nil
 }

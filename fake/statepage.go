@@ -338,7 +338,7 @@ func (s *Server) pageAdvance(w http.ResponseWriter, r *http.Request) {
 // from a page of this server; it answers the refusal and returns false
 // when it does not, or when the body is not a form.
 func pageForm(w http.ResponseWriter, r *http.Request) bool {
-	if !pageFromOwnOrigin(r) {
+	if foreignOrigin(r) != "" {
 		writePageMessage(w, http.StatusForbidden, "This form was sent from another site; the state page takes its forms from its own pages only.")
 		return false
 	}
@@ -367,25 +367,6 @@ func (s *Server) pageSession(w http.ResponseWriter, r *http.Request) (pageSessio
 		return pageSession{}, false
 	}
 	return sess, true
-}
-
-// pageFromOwnOrigin reports whether a POST comes from a page of this server: a
-// browser says so with Sec-Fetch-Site, and its Origin header, when sent,
-// names the address the request went to. A request with neither is not a
-// browser's; the session's CSRF token still guards it.
-func pageFromOwnOrigin(r *http.Request) bool {
-	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" {
-		return false
-	}
-	origin := r.Header.Get("Origin")
-	if origin == "" {
-		return true
-	}
-	scheme := "http://"
-	if r.TLS != nil {
-		scheme = "https://"
-	}
-	return origin == scheme+r.Host
 }
 
 // stateView is what the page shows.
