@@ -2,6 +2,9 @@
 // for tests: a stateful HTTP server with the API's operations, permissions,
 // pagination, errors and state machines, driven by a clock the test controls.
 //
+// Where the API's description is silent, the fake decides; its decisions,
+// by resource group, are in docs/fake-behaviour.md at the module's root.
+//
 // A test starts one server per test with [NewServer]; it is cheap, safe to
 // use from parallel tests, and closed when the test ends. A new server holds
 // one organization ([Server.Org]), its admin user, and a service token with
@@ -18,10 +21,8 @@
 //		if err != nil {
 //			t.Fatal(err)
 //		}
-//		srv.Advance(5 * time.Second) // the database becomes ready
-//		db, err := client.Databases.Get(ctx, &platform.GetDatabaseParams{
-//			Organization: srv.Org(), Database: "app-db",
-//		})
+//		srv.Advance(5 * time.Second) // the database becomes ready; nothing sleeps
+//		db, err := client.Databases.Get(ctx, &platform.GetDatabaseParams{Organization: srv.Org(), Database: "app-db"})
 //		if err != nil || !db.Ready {
 //			t.Fatalf("after 5s: %v, %v", db, err)
 //		}
@@ -56,13 +57,6 @@
 // [Server.Snapshot] saves the whole state as versioned JSON, which
 // [Server.Restore] loads into this server or another, and [Server.Reset]
 // returns a server to its start. A restored server behaves exactly as the
-// one snapshotted; logs and test settings are left out.
-//
-// # Behaviour
-//
-// Where the API's description is silent, or where the reference and the
-// service's own clients disagree, the fake decides. Its decisions, by
-// resource group (what a snapshot holds, the logs' bounds, what a request
-// costs at scale, then each group's rules, states and timings), are in
-// docs/fake-behaviour.md at the module's root.
+// one snapshotted; logs and test settings are left out (what a snapshot
+// holds is in docs/fake-behaviour.md).
 package fake
