@@ -11,8 +11,8 @@ import (
 )
 
 // This file serves the bouncers (connection poolers) of PostgreSQL
-// branches and their resize requests. See the package documentation for
-// the decisions where the API's description is silent.
+// branches and their resize requests. See docs/fake-behaviour.md
+// (Bouncers) for the decisions where the API's description is silent.
 
 // bouncerSKU is a bouncer size of the catalogue.
 type bouncerSKU struct {

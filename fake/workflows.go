@@ -10,7 +10,7 @@ import (
 )
 
 // workflowRec is a workflow that moves tables between two keyspaces of a
-// branch. Its state table is in the package doc (server.go).
+// branch. Its state table is in docs/fake-behaviour.md (Workflows).
 type workflowRec struct {
 	stamps
 	db                     *dbRec
