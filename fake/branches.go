@@ -56,6 +56,8 @@ type branchMore struct {
 	// Its routing rules as last updated; "" for the default (see
 	// vschemas.go).
 	routingRules string
+	// Its Vitess topology state (MySQL branches); see vitess.go.
+	vitess branchVitess
 }
 
 // x returns b's less common records, making them on first use (see
@@ -368,6 +370,7 @@ func (w *world) removeBranch(b *branchRec) {
 	b.db.branchIdx.Remove(b)
 	w.cancelBackups(b)
 	w.cancelSwitchover(b)
+	w.cancelVitessOperations(b)
 	w.endMaintenance(b)
 	w.dropBranchRoles(b)
 	w.dropBranchBouncers(b)

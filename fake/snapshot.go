@@ -356,6 +356,7 @@ type loader struct {
 	switchovers map[string]*switchoverRec
 	windows     map[string]*windowRec
 	workflows   map[string]*workflowRec
+	vitessOps   map[string]*vitessOpRec
 	// bouncers, bouncerResizes, keyspaceResizes and branchChanges too; a deleted
 	// bouncer is among them while a resize request refers to it.
 	bouncers        map[string]*bouncerRec
@@ -382,6 +383,7 @@ func newLoader() *loader {
 		switchovers: map[string]*switchoverRec{},
 		windows:     map[string]*windowRec{},
 		workflows:   map[string]*workflowRec{},
+		vitessOps:   map[string]*vitessOpRec{},
 
 		bouncers:        map[string]*bouncerRec{},
 		bouncerResizes:  map[string]*bouncerResizeRec{},

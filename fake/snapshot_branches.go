@@ -45,6 +45,7 @@ type branchSnap struct {
 	Cluster         *branchClusterSnap   `json:"cluster,omitempty"`
 	QPReports       []qpReportSnap       `json:"query_patterns_reports"`
 	Traffic         *trafficSnap         `json:"traffic,omitempty"`
+	Vitess          *vitessSnap          `json:"vitess,omitempty"`
 }
 
 type keyspaceSnap struct {
@@ -152,6 +153,7 @@ func (sv *saver) branches() []branchSnap {
 		bs.Cluster = saveBranchCluster(b)
 		bs.QPReports = saveQPReports(b)
 		bs.Traffic = saveTraffic(b)
+		bs.Vitess = saveVitess(b)
 		for _, rr := range b.readOnlyRegions.All() {
 			bs.ReadOnlyRegions = append(bs.ReadOnlyRegions, readOnlyRegionSnap{
 				stampsSnap: saveStamps(rr.stamps), Region: rr.region.slug, Actor: idOf(rr.actor), ReadyAt: rr.readyAt, Removed: rr.removed,
@@ -296,6 +298,9 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		return err
 	}
 	if err := ld.loadSwitchovers(b, bs.Switchovers); err != nil {
+		return err
+	}
+	if err := ld.loadVitess(b, bs.Vitess); err != nil {
 		return err
 	}
 	if err := ld.loadBouncers(b, bs.Bouncers, bs.BouncerResizes); err != nil {

@@ -49,6 +49,7 @@ var jobLoaders = map[string]func(ld *loader, js jobSnap) (job, error){
 	"read_only_region.ready":         loadReadOnlyRegionReadyJob,
 	"oauth_device.forget":            loadDeviceExpiryJob,
 	"switchover.step":                loadSwitchoverJob,
+	"vitess_operation.step":          loadVitessOpJob,
 	"maintenance.end":                loadMaintenanceEndJob,
 	"bouncer.ready":                  loadBouncerReadyJob,
 	"bouncer_resize.step":            loadBouncerResizeJob,
@@ -117,6 +118,8 @@ func (sv *saver) keepJob(j job) bool {
 		return sv.readOnlyRegion(j.rr)
 	case switchoverJob:
 		return sv.branchSet[j.sw.branch]
+	case vitessOpJob:
+		return sv.branchSet[j.op.branch]
 	case maintenanceEndJob:
 		return sv.dbSet[j.w.branch.db]
 	case bouncerReadyJob:
