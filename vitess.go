@@ -227,7 +227,7 @@ func (ps *protoShard) fill(out *VitessShard) error {
 	out.IsPrimaryServing = ps.IsPrimaryServing
 	for _, tc := range ps.TabletControls {
 		out.TabletControls = append(out.TabletControls, ShardTabletControl{
-			TabletType: TabletType(strings.ToLower(tc.TabletType)), Cells: tc.Cells, DeniedTables: tc.DeniedTables, Frozen: tc.Frozen,
+			TabletType: TabletType(strings.ToLower(strings.TrimPrefix(tc.TabletType, "TABLET_TYPE_"))), Cells: tc.Cells, DeniedTables: tc.DeniedTables, Frozen: tc.Frozen,
 		})
 	}
 	return nil
