@@ -113,6 +113,7 @@ func (s *VitessService) ListTablets(ctx context.Context, p *ListTabletsParams) (
 
 // VitessKeyspace is a keyspace as the cluster's topology holds it.
 type VitessKeyspace struct {
+	// Name is the keyspace's name.
 	Name string
 	// DurabilityPolicy is how the keyspace's writes are made durable
 	// ("semi_sync", "none").
@@ -170,17 +171,22 @@ func (s *VitessService) ListKeyspaces(ctx context.Context, p *ListVitessKeyspace
 // ShardTabletControl is what a shard asks of its tablets of one type:
 // the tables they refuse to serve.
 type ShardTabletControl struct {
+	// TabletType is the type of the tablets it applies to.
 	TabletType TabletType
 	// Cells are the cells it applies to; empty for all.
-	Cells        []string
+	Cells []string
+	// DeniedTables are the tables the tablets refuse to serve.
 	DeniedTables []string
-	Frozen       bool
+	// Frozen is true while a migration holds the control.
+	Frozen bool
 }
 
 // VitessShard is a shard as the cluster's topology holds it.
 type VitessShard struct {
+	// Keyspace is the shard's keyspace.
 	Keyspace string
-	Name     string
+	// Name is the shard's key range ("-", "-80", "80-").
+	Name string
 	// Primary is the shard's primary tablet; zero when it has none.
 	Primary TabletAlias
 	// PrimaryTermStart is when the primary became the primary; nil when
@@ -189,7 +195,9 @@ type VitessShard struct {
 	// IsPrimaryServing is false while the primary's query service is
 	// disabled.
 	IsPrimaryServing bool
-	TabletControls   []ShardTabletControl
+	// TabletControls are the shard's tablet controls, one per tablet
+	// type at most.
+	TabletControls []ShardTabletControl
 	// Raw is the whole document (vtctldata.Shard for GetShard,
 	// topodata.Shard for SetShardTabletControl) in protobuf JSON.
 	Raw json.RawMessage
