@@ -26,11 +26,6 @@ func vitessPath(org, db, branch, suffix string) string {
 	return pathf("v1/organizations/%s/databases/%s/branches/%s", org, db, branch) + suffix
 }
 
-// vitessData is the envelope of the vtctld answers.
-type vitessData struct {
-	Data json.RawMessage `json:"data"`
-}
-
 // TabletAlias names a tablet: its cell and its number within the cluster.
 // Its text form is "<cell>-<uid>", the uid written with ten digits
 // ("us-east-0000000101").
@@ -111,6 +106,15 @@ func (s *VitessService) ListTablets(ctx context.Context, p *ListTabletsParams) (
 	return out, s.client.get(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/tablets"), p, &out)
 }
 
+// VitessKeyspaces are the keyspaces of a branch's topology.
+type VitessKeyspaces struct {
+	// Keyspaces are the keyspaces, by name.
+	Keyspaces []*VitessKeyspace `json:"-"`
+	// Raw is the whole document: vtctldata.GetKeyspacesResponse in
+	// protobuf JSON.
+	Raw json.RawMessage `json:"data"`
+}
+
 // VitessKeyspace is a keyspace as the cluster's topology holds it.
 type VitessKeyspace struct {
 	// Name is the keyspace's name.
@@ -136,22 +140,21 @@ type ListVitessKeyspacesParams struct {
 // ListKeyspaces returns the keyspaces of a branch's topology, by name.
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/vtctld/keyspaces
-func (s *VitessService) ListKeyspaces(ctx context.Context, p *ListVitessKeyspacesParams) ([]*VitessKeyspace, error) {
+func (s *VitessService) ListKeyspaces(ctx context.Context, p *ListVitessKeyspacesParams) (*VitessKeyspaces, error) {
 	p = orZero(p)
 	if err := required("organization", p.Organization, "database", p.Database, "branch", p.Branch); err != nil {
 		return nil, err
 	}
-	var env vitessData
-	if err := s.client.get(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/vtctld/keyspaces"), p, &env); err != nil {
+	out := new(VitessKeyspaces)
+	if err := s.client.get(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/vtctld/keyspaces"), p, out); err != nil {
 		return nil, err
 	}
 	var doc struct {
 		Keyspaces []json.RawMessage `json:"keyspaces"`
 	}
-	if err := json.Unmarshal(env.Data, &doc); err != nil {
+	if err := json.Unmarshal(out.Raw, &doc); err != nil {
 		return nil, fmt.Errorf("platform: decoding keyspaces: %w", err)
 	}
-	out := make([]*VitessKeyspace, 0, len(doc.Keyspaces))
 	for _, raw := range doc.Keyspaces {
 		var ks struct {
 			Name     string `json:"name"`
@@ -163,7 +166,7 @@ func (s *VitessService) ListKeyspaces(ctx context.Context, p *ListVitessKeyspace
 		if err := json.Unmarshal(raw, &ks); err != nil {
 			return nil, fmt.Errorf("platform: decoding keyspaces: %w", err)
 		}
-		out = append(out, &VitessKeyspace{Name: ks.Name, DurabilityPolicy: ks.Keyspace.DurabilityPolicy, SidecarDBName: ks.Keyspace.SidecarDBName, Raw: raw})
+		out.Keyspaces = append(out.Keyspaces, &VitessKeyspace{Name: ks.Name, DurabilityPolicy: ks.Keyspace.DurabilityPolicy, SidecarDBName: ks.Keyspace.SidecarDBName, Raw: raw})
 	}
 	return out, nil
 }
@@ -184,23 +187,24 @@ type ShardTabletControl struct {
 // VitessShard is a shard as the cluster's topology holds it.
 type VitessShard struct {
 	// Keyspace is the shard's keyspace.
-	Keyspace string
+	Keyspace string `json:"-"`
 	// Name is the shard's key range ("-", "-80", "80-").
-	Name string
+	Name string `json:"-"`
 	// Primary is the shard's primary tablet; zero when it has none.
-	Primary TabletAlias
+	Primary TabletAlias `json:"-"`
 	// PrimaryTermStart is when the primary became the primary; nil when
 	// the topology does not say.
-	PrimaryTermStart *time.Time
+	PrimaryTermStart *time.Time `json:"-"`
 	// IsPrimaryServing is false while the primary's query service is
 	// disabled.
-	IsPrimaryServing bool
+	IsPrimaryServing bool `json:"-"`
 	// TabletControls are the shard's tablet controls, one per tablet
 	// type at most.
-	TabletControls []ShardTabletControl
-	// Raw is the whole document (vtctldata.Shard for GetShard,
-	// topodata.Shard for SetShardTabletControl) in protobuf JSON.
-	Raw json.RawMessage
+	TabletControls []ShardTabletControl `json:"-"`
+	// Raw is the whole document in protobuf JSON: vtctldata.Shard for
+	// GetShard, vtctldata.SetShardTabletControlResponse (the shard as
+	// "shard") for SetShardTabletControl.
+	Raw json.RawMessage `json:"data"`
 }
 
 // protoShard is topodata.Shard in protobuf JSON.
@@ -260,8 +264,8 @@ func (s *VitessService) GetShard(ctx context.Context, p *GetShardParams) (*Vites
 	if err := required("organization", p.Organization, "database", p.Database, "branch", p.Branch, "keyspace", p.Keyspace, "shard", p.Shard); err != nil {
 		return nil, err
 	}
-	var env vitessData
-	if err := s.client.get(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/vtctld/shard"), p, &env); err != nil {
+	out := new(VitessShard)
+	if err := s.client.get(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/vtctld/shard"), p, out); err != nil {
 		return nil, err
 	}
 	var doc struct {
@@ -269,10 +273,10 @@ func (s *VitessService) GetShard(ctx context.Context, p *GetShardParams) (*Vites
 		Name     string     `json:"name"`
 		Shard    protoShard `json:"shard"`
 	}
-	if err := json.Unmarshal(env.Data, &doc); err != nil {
+	if err := json.Unmarshal(out.Raw, &doc); err != nil {
 		return nil, fmt.Errorf("platform: decoding shard: %w", err)
 	}
-	out := &VitessShard{Keyspace: doc.Keyspace, Name: doc.Name, Raw: env.Data}
+	out.Keyspace, out.Name = doc.Keyspace, doc.Name
 	if err := doc.Shard.fill(out); err != nil {
 		return nil, fmt.Errorf("platform: decoding shard: %w", err)
 	}
@@ -310,17 +314,17 @@ func (s *VitessService) SetShardTabletControl(ctx context.Context, p *SetShardTa
 	if err := required("organization", p.Organization, "database", p.Database, "branch", p.Branch, "keyspace", p.Keyspace, "shard", p.Shard, "tablet_type", string(p.TabletType)); err != nil {
 		return nil, err
 	}
-	var env vitessData
-	if err := s.client.put(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/vtctld/shard/tablet-control"), p, &env); err != nil {
+	out := &VitessShard{}
+	if err := s.client.put(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/vtctld/shard/tablet-control"), p, out); err != nil {
 		return nil, err
 	}
 	var doc struct {
 		Shard protoShard `json:"shard"`
 	}
-	if err := json.Unmarshal(env.Data, &doc); err != nil {
+	if err := json.Unmarshal(out.Raw, &doc); err != nil {
 		return nil, fmt.Errorf("platform: decoding shard: %w", err)
 	}
-	out := &VitessShard{Keyspace: p.Keyspace, Name: p.Shard, Raw: env.Data}
+	out.Keyspace, out.Name = p.Keyspace, p.Shard
 	if err := doc.Shard.fill(out); err != nil {
 		return nil, fmt.Errorf("platform: decoding shard: %w", err)
 	}
@@ -344,10 +348,10 @@ type RefreshStateByShardParams struct {
 type RefreshState struct {
 	// IsPartialRefresh is true when some tablets did not refresh;
 	// PartialRefreshDetails says which.
-	IsPartialRefresh      bool   `json:"is_partial_refresh"`
-	PartialRefreshDetails string `json:"partial_refresh_details"`
+	IsPartialRefresh      bool   `json:"-"`
+	PartialRefreshDetails string `json:"-"`
 	// Raw is the whole document (vtctldata.RefreshStateByShardResponse).
-	Raw json.RawMessage `json:"-"`
+	Raw json.RawMessage `json:"data"`
 }
 
 // RefreshStateByShard has every tablet of a shard (or of its cells
@@ -359,13 +363,17 @@ func (s *VitessService) RefreshStateByShard(ctx context.Context, p *RefreshState
 	if err := required("organization", p.Organization, "database", p.Database, "branch", p.Branch, "keyspace", p.Keyspace, "shard", p.Shard); err != nil {
 		return nil, err
 	}
-	var env vitessData
-	if err := s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/vtctld/shard/refresh-state"), p, &env); err != nil {
+	out := new(RefreshState)
+	if err := s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/vtctld/shard/refresh-state"), p, out); err != nil {
 		return nil, err
 	}
-	out := &RefreshState{Raw: env.Data}
-	if err := json.Unmarshal(env.Data, out); err != nil {
+	var doc struct {
+		IsPartialRefresh      bool   `json:"is_partial_refresh"`
+		PartialRefreshDetails string `json:"partial_refresh_details"`
+	}
+	if err := json.Unmarshal(out.Raw, &doc); err != nil {
 		return nil, fmt.Errorf("platform: decoding refresh state: %w", err)
 	}
+	out.IsPartialRefresh, out.PartialRefreshDetails = doc.IsPartialRefresh, doc.PartialRefreshDetails
 	return out, nil
 }

@@ -168,10 +168,11 @@ func TestVitessTablets(t *testing.T) {
 func TestVitessKeyspacesAndShards(t *testing.T) {
 	t.Parallel()
 	e := newVitessEnv(t)
-	ks, err := e.c.Vitess.ListKeyspaces(t.Context(), &platform.ListVitessKeyspacesParams{Organization: e.srv.Org(), Database: "app", Branch: "main", Name: "sharded"})
+	kss, err := e.c.Vitess.ListKeyspaces(t.Context(), &platform.ListVitessKeyspacesParams{Organization: e.srv.Org(), Database: "app", Branch: "main", Name: "sharded"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	ks := kss.Keyspaces
 	if len(ks) != 1 || ks[0].Name != "sharded" || ks[0].DurabilityPolicy != "semi_sync" || ks[0].SidecarDBName != "_vt" {
 		t.Fatalf("keyspaces named sharded: %+v", ks)
 	}
