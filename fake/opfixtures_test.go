@@ -212,9 +212,19 @@ func opSwitchover(w *opWorld, _ string) opCall {
 }
 
 // opReparent is a fixture of an operation on a planned reparent of app's
-// main, which has completed.
+// main, which has completed after an earlier one failed.
 func opReparent(w *opWorld, _ string) opCall {
 	ctx := w.t.Context()
+	failed, err := w.c.Vitess.CreatePlannedReparent(ctx, &platform.CreatePlannedReparentParams{Organization: w.org, Database: drDB, Branch: "main", Keyspace: "app", Shard: "-", NewPrimary: w.replicaOf("main")})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if err := w.srv.FailNext(failed.ID); err != nil {
+		w.t.Fatal(err)
+	}
+	if _, err := w.c.Vitess.WaitPlannedReparent(ctx, &platform.GetPlannedReparentParams{Organization: w.org, Database: drDB, Branch: "main", ID: failed.ID}); err == nil {
+		w.t.Fatal("a reparent set to fail completed")
+	}
 	op, err := w.c.Vitess.CreatePlannedReparent(ctx, &platform.CreatePlannedReparentParams{Organization: w.org, Database: drDB, Branch: "main", Keyspace: "app", Shard: "-", NewPrimary: w.replicaOf("main")})
 	if err != nil {
 		w.t.Fatal(err)
@@ -553,7 +563,7 @@ var opFixtures = map[string]opFixture{
 		return opCall{vals: map[string]string{"branch": "main"}, query: "keyspace=app&shard=-"}
 	},
 	"vtctld_set_shard_tablet_control": func(*opWorld, string) opCall {
-		return opCall{vals: map[string]string{"branch": "main"}, body: `{"keyspace":"app","shard":"-","tablet_type":"rdonly","denied_tables":["t"]}`}
+		return opCall{vals: map[string]string{"branch": "main"}, body: `{"keyspace":"app","shard":"-","tablet_type":"rdonly","denied_tables":["t"],"cells":["us-east"],"disable_query_service":true}`}
 	},
 	"vtctld_refresh_state_by_shard": func(*opWorld, string) opCall {
 		return opCall{vals: map[string]string{"branch": "main"}, body: `{"keyspace":"app","shard":"-"}`}
