@@ -182,18 +182,6 @@ func listBranches(c *call) (any, error) {
 	return filteredPageOf(c, &c.db.branchIdx, true, keep, c.w.renderBranch), nil
 }
 
-// triQuery parses an optional boolean filter: nil when absent.
-func triQuery(v, name string) (*bool, error) {
-	if v == "" {
-		return nil, nil
-	}
-	b, err := boolQuery(v, name)
-	if err != nil {
-		return nil, err
-	}
-	return &b, nil
-}
-
 func createBranch(c *call, p *platform.CreateBranchParams) (any, error) {
 	db := c.db
 	restore, err := backupToRestore(c, p)
@@ -569,30 +557,4 @@ func (w *world) renderBranch(b *branchRec) *platform.Branch {
 		out.DeletedAt = ptrTime(b.deletedAt)
 	}
 	return out
-}
-
-// renderBranchRef renders the short form of a branch.
-func renderBranchRef(b *branchRec) *platform.BranchRef {
-	ref := &platform.BranchRef{ID: b.id, Name: b.name, CreatedAt: platform.NewTimestamp(b.created), UpdatedAt: platform.NewTimestamp(b.updated)}
-	if b.deleted {
-		ref.DeletedAt = ptrTime(b.deletedAt)
-	}
-	return ref
-}
-
-// renderActor renders a user as the actor of something; nil for none.
-func renderActor(u *userRec) *platform.Actor {
-	if u == nil {
-		return nil
-	}
-	return &platform.Actor{ID: u.id, Type: "User", DisplayName: u.name, AvatarURL: "https://avatars.example.com/" + u.id}
-}
-
-// ptrTime renders a time that may be absent (zero) as a nullable timestamp.
-func ptrTime(t time.Time) *platform.Timestamp {
-	if t.IsZero() {
-		return nil
-	}
-	ts := platform.NewTimestamp(t)
-	return &ts
 }

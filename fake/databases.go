@@ -136,19 +136,6 @@ func listDatabases(c *call) (any, error) {
 	return filteredPageOf(c, &c.org.dbs, true, keep, c.w.renderDatabase), nil
 }
 
-// checkName validates a new organization, database or branch name.
-func checkName(field, name string) error {
-	switch {
-	case name == "":
-		return unprocessable("%s is required", field)
-	case len(name) > maxNameLen:
-		return unprocessable("%s %q is longer than %d characters", field, name, maxNameLen)
-	case !slug.MatchString(name):
-		return unprocessable("%s %q must be lowercase letters, digits and dashes, and start and end with a letter or digit", field, name)
-	}
-	return nil
-}
-
 func createDatabase(c *call, p *platform.CreateDatabaseParams) (any, error) {
 	if err := checkName("name", p.Name); err != nil {
 		return nil, err
@@ -260,13 +247,6 @@ func updateDatabase(c *call, p *platform.UpdateDatabaseParams) (any, error) {
 	}
 	db.updated = c.now
 	return c.w.renderDatabase(db), nil
-}
-
-// setIf sets *dst to *v when v is given.
-func setIf[T any](dst *T, v *T) {
-	if v != nil {
-		*dst = *v
-	}
 }
 
 func deleteDatabase(c *call) (any, error) {
