@@ -3,7 +3,6 @@ package fake
 import (
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/dbplatform/platform-go"
@@ -34,7 +33,7 @@ type branchRec struct {
 
 	roles *branchRoles
 	// more holds the records few branches have; see x.
-	more atomic.Pointer[branchMore]
+	more lazy[branchMore]
 
 	cluster *branchCluster // resize and change requests; nil before the first; see branchresizes.go
 	primary int            // which of a PostgreSQL branch's instances is the primary; see switchovers.go
@@ -60,7 +59,7 @@ type branchMore struct {
 
 // x returns b's less common records, making them on first use (see
 // lazy).
-func (b *branchRec) x() *branchMore { return lazy(&b.more) }
+func (b *branchRec) x() *branchMore { return b.more.get() }
 
 // newBranch adds a branch to db, pending until the clock has moved by
 // delay. Its keyspaces are copies of parent's, or one empty default
@@ -77,7 +76,7 @@ func (w *world) newBranch(db *dbRec, name string, parent *branchRec, actor *user
 	}
 	if parent != nil {
 		b.parent = parent.name
-		if r := peek(&parent.more).routingRules; r != "" {
+		if r := parent.more.read().routingRules; r != "" {
 			b.x().routingRules = r
 		}
 		w.copyKeyspaces(b, parent, now)

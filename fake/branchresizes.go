@@ -427,7 +427,7 @@ func checkKeyspaceResizes(b *branchRec, after clusterState) error {
 		return nil
 	}
 	for _, ks := range b.changedKeyspaces() {
-		if peek(&ks.more).resize != nil {
+		if ks.more.read().resize != nil {
 			return unprocessable("keyspace %s of branch %s has a resize request in flight; wait for it to complete or cancel it", ks.name, b.name)
 		}
 	}

@@ -79,7 +79,7 @@ func renderInfrastructure(b *branchRec) *platform.BranchInfrastructure {
 		for _, shard := range shardNames(ks.shards) {
 			prefix := b.id + "-" + ks.name + "-" + strings.ReplaceAll(shard, "-", "x")
 			tablets(prefix, "vttablet", b.region.slug, ks.clusterSize, b.ready && ks.ready, ks, shard, true, ks.replicas())
-			for _, ro := range peek(&ks.more).readOnlyRegions {
+			for _, ro := range ks.more.read().readOnlyRegions {
 				tablets(prefix+"-"+ro.region.slug, "vttablet", ro.region.slug, ro.clusterSize, b.ready && ks.ready && ro.branchRegion.ready(), ks, shard, false, ro.replicas)
 			}
 		}
