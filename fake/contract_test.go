@@ -387,6 +387,15 @@ func contractBody(t *testing.T, name string, r wire) {
 	case typ == nil:
 		t.Fatalf("%s: the SDK method returns only an error, dropping the body the schema describes", name)
 	}
+	if data, ok := contractEnvelope(body, typ); ok {
+		// The API wraps the body in {"data": ...} and the SDK method
+		// returns what is inside (the process list and its kill).
+		var err error
+		if r.body, err = json.Marshal(data); err != nil {
+			t.Fatal(err)
+		}
+		body = data
+	}
 	again := reflect.New(typ)
 	if err := json.Unmarshal(r.body, again.Interface()); err != nil {
 		t.Fatalf("%s: decoding into %v: %v", name, typ, err)
@@ -436,6 +445,26 @@ func contractDropped(path string, body, kept any) []string {
 		}
 	}
 	return out
+}
+
+// contractEnvelope returns what a body of only {"data": ...} holds, when
+// the SDK type the method returns is not the envelope (has no "data"
+// field) but what it holds.
+func contractEnvelope(body any, typ reflect.Type) (any, bool) {
+	m, ok := body.(map[string]any)
+	if !ok || len(m) != 1 || typ.Kind() != reflect.Struct {
+		return nil, false
+	}
+	data, ok := m["data"]
+	if !ok {
+		return nil, false
+	}
+	for i := range typ.NumField() {
+		if name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ","); name == "data" {
+			return nil, false
+		}
+	}
+	return data, true
 }
 
 // contractSDKTypes maps each operation ("METHOD PATH") that an SDK method of
