@@ -227,11 +227,11 @@ func (w *world) openSession(b *branchRec, spec SessionSpec, now time.Time) (stri
 	case spec.QueryDuration < 0:
 		return "", fmt.Errorf("the QueryDuration %s is negative", spec.QueryDuration)
 	case spec.Query == "" && (spec.QueryDuration != 0 || !spec.QueryStarted.IsZero() || spec.BlockedBy != ""):
-		return "", errors.New("QueryDuration, QueryStarted and BlockedBy need a Query")
+		return "", errors.New("the QueryDuration, QueryStarted and BlockedBy need a Query")
 	case !postgres && (spec.Instance != "" || spec.InTransaction || spec.BlockedBy != "" || spec.Application != ""):
-		return "", fmt.Errorf("Instance, InTransaction, BlockedBy and Application are for postgresql sessions; database %s is %s", b.db.name, b.db.kind)
+		return "", fmt.Errorf("the Instance, InTransaction, BlockedBy and Application are for postgresql sessions; database %s is %s", b.db.name, b.db.kind)
 	case postgres && (spec.Keyspace != "" || spec.Shard != ""):
-		return "", fmt.Errorf("Keyspace and Shard are for mysql sessions; database %s is %s", b.db.name, b.db.kind)
+		return "", fmt.Errorf("the Keyspace and Shard are for mysql sessions; database %s is %s", b.db.name, b.db.kind)
 	}
 	if spec.Host != "" {
 		if _, err := parseClientHost(spec.Host); err != nil {
