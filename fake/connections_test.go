@@ -230,36 +230,46 @@ func TestConnectionsTargets(t *testing.T) {
 		{name: "another tablet", keyspace: "sharded", shard: "-80", pids: []int{}},
 		{name: "unsharded keyspace", keyspace: "app", pids: []int{}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			l, err := e.list(tt.keyspace, tt.shard)
-			procs, perr := e.c.Connections.ListProcesses(t.Context(), &platform.ListProcessesParams{Organization: e.srv.Org(), Database: e.db, Branch: "main", Keyspace: tt.keyspace, Shard: tt.shard})
-			if tt.want != nil {
-				for _, err := range []error{err, perr} {
-					if diff := cmp.Diff(tt.want, apiError(t, err, http.StatusBadRequest, tt.words...).Available); diff != "" {
-						t.Errorf("available (-want +got):\n%s", diff)
+	t.Run("lists", func(t *testing.T) { // waits for its parallel cases
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				t.Parallel()
+				l, err := e.list(tt.keyspace, tt.shard)
+				procs, perr := e.c.Connections.ListProcesses(t.Context(), &platform.ListProcessesParams{Organization: e.srv.Org(), Database: e.db, Branch: "main", Keyspace: tt.keyspace, Shard: tt.shard})
+				if tt.want != nil {
+					for _, err := range []error{err, perr} {
+						if diff := cmp.Diff(tt.want, apiError(t, err, http.StatusBadRequest, tt.words...).Available); diff != "" {
+							t.Errorf("available (-want +got):\n%s", diff)
+						}
+					}
+					return
+				}
+				if err != nil || perr != nil {
+					t.Fatal(err, perr)
+				}
+				pids := []int{}
+				for _, c := range l.Connections {
+					pids = append(pids, c.PID)
+					if c.Instance != l.Topology.Tablet {
+						t.Errorf("instance %s, want the list's tablet %s", c.Instance, l.Topology.Tablet)
 					}
 				}
-				return
-			}
-			if err != nil || perr != nil {
-				t.Fatal(err, perr)
-			}
-			pids := []int{}
-			for _, c := range l.Connections {
-				pids = append(pids, c.PID)
-				if c.Instance != l.Topology.Tablet {
-					t.Errorf("instance %s, want the list's tablet %s", c.Instance, l.Topology.Tablet)
+				if diff := cmp.Diff(tt.pids, pids); diff != "" {
+					t.Errorf("pids (-want +got):\n%s", diff)
 				}
-			}
-			if diff := cmp.Diff(tt.pids, pids); diff != "" {
-				t.Errorf("pids (-want +got):\n%s", diff)
-			}
-			if procs.Tablet != l.Topology.Tablet || len(procs.Processes) != len(pids) {
-				t.Errorf("process list %+v, want the connection list's tablet %s and %d processes", procs, l.Topology.Tablet, len(pids))
-			}
-		})
+				if procs.Tablet != l.Topology.Tablet || len(procs.Processes) != len(pids) {
+					t.Errorf("process list %+v, want the connection list's tablet %s and %d processes", procs, l.Topology.Tablet, len(pids))
+				}
+			})
+		}
+	})
+	// A kill names its session's tablet: on another one the ID is unknown.
+	kill := func(shard string) error {
+		return e.c.Connections.KillConnection(t.Context(), &platform.KillConnectionParams{Organization: e.srv.Org(), Database: e.db, Branch: "main", ID: "100", Keyspace: "sharded", Shard: shard})
+	}
+	apiError(t, kill("-80"), http.StatusNotFound)
+	if err := kill("80-"); err != nil {
+		t.Fatal(err)
 	}
 	// A PostgreSQL branch has no keyspace or shard to name.
 	pg := newConnEnv(t, platform.KindPostgreSQL)
