@@ -195,7 +195,7 @@ func (s *Server) OpenSession(org, database, branch string, spec SessionSpec) (st
 	if err != nil {
 		return "", fmt.Errorf("fake: OpenSession: %w", err)
 	}
-	id, err := s.world.openSession(b, spec, s.clock.Now())
+	id, err := s.world.openSession(b, spec)
 	if err != nil {
 		return "", fmt.Errorf("fake: OpenSession: %w", err)
 	}
@@ -203,7 +203,8 @@ func (s *Server) OpenSession(org, database, branch string, spec SessionSpec) (st
 }
 
 // openSession checks spec against b, then opens the session.
-func (w *world) openSession(b *branchRec, spec SessionSpec, now time.Time) (string, error) {
+func (w *world) openSession(b *branchRec, spec SessionSpec) (string, error) {
+	now := w.clock.Now()
 	sessions := &b.x().sessions
 	sessions.prune(now)
 	rec := &sessionRec{
@@ -331,7 +332,8 @@ func sessionTablet(b *branchRec, keyspace, shard string) (*keyspaceRec, string, 
 // observeSamples opens or moves on the sessions that recorded samples
 // imply (see the top of this file): one session per client, running the
 // query of its latest sample.
-func (w *world) observeSamples(b *branchRec, samples []checkedSample, now time.Time) {
+func (w *world) observeSamples(b *branchRec, samples []checkedSample) {
+	now := w.clock.Now()
 	var sessions *branchSessions
 	for _, c := range samples {
 		end := c.at.Add(c.Duration)
@@ -552,7 +554,7 @@ func (c *call) killSession(kind killKind) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.w.kill(b, s, kind, c.now)
+	c.w.kill(b, s, kind)
 	return nil, nil
 }
 
@@ -585,8 +587,9 @@ func findSession(b *branchRec, t connTarget, kind killKind, id string, now time.
 	return nil, notFound().because("%s %q names no connection of branch %s", kind.idName(), id, b.name)
 }
 
-// kill kills what kind names of session s of b.
-func (w *world) kill(b *branchRec, s *sessionRec, kind killKind, now time.Time) {
+// kill kills what kind names of session s of b, now.
+func (w *world) kill(b *branchRec, s *sessionRec, kind killKind) {
+	now := w.clock.Now()
 	sessions := &b.x().sessions
 	if kind == killQuery {
 		s.queryEnd, s.changed = now, now
@@ -825,7 +828,7 @@ func killProcess(c *call, p *platform.KillProcessParams) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.w.kill(b, s, kind, c.now)
+	c.w.kill(b, s, kind)
 	return killProcessBody{&platform.KillProcessResult{
 		Success: true, Keyspace: t.ks.name, Shard: t.shard, Tablet: tabletOf(b, t.ks.name, t.shard), ID: p.ID, Kind: p.Kind,
 	}}, nil
