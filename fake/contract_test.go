@@ -638,6 +638,30 @@ var contractStates = []contractState{
 		}
 		return []contractRequest{rates("list_cluster_size_skus"), rates("list_branch_cluster_size_skus")}
 	}},
+	{name: "postgresql connections", setup: func(w *opWorld) []contractRequest {
+		// Instances and no topology; a transaction, a query its lock
+		// blocks (wait events, blocked_by) and an idle session.
+		w.postgresApp()
+		open := func(spec fake.SessionSpec) string {
+			id, err := w.srv.OpenSession(w.org, drDB, "main", spec)
+			if err != nil {
+				w.t.Fatal(err)
+			}
+			return id
+		}
+		blocker := open(fake.SessionSpec{Application: "psql", Host: "192.0.2.9", Query: "update t set x = 1", QueryDuration: time.Second, InTransaction: true})
+		open(fake.SessionSpec{Query: "update t set x = 2", BlockedBy: blocker})
+		open(fake.SessionSpec{User: "idle"})
+		w.srv.Advance(2 * time.Second)
+		return []contractRequest{contractOn("list_branch_connections", "branch", "main")}
+	}},
+	{name: "mysql connections, sleeping and from recorded traffic", setup: func(w *opWorld) []contractRequest {
+		if _, err := w.srv.OpenSession(w.org, drDB, "main", fake.SessionSpec{User: "idle"}); err != nil {
+			w.t.Fatal(err)
+		}
+		w.traffic()
+		return []contractRequest{contractOn("list_branch_connections", "branch", "main"), contractOn("list_processlist", "branch", "main")}
+	}},
 	{name: "pending and ready databases", setup: func(w *opWorld) []contractRequest {
 		if _, err := w.c.Databases.Create(w.t.Context(), &platform.CreateDatabaseParams{Organization: w.org, Name: "fresh", ClusterSize: "PS_10"}); err != nil {
 			w.t.Fatal(err)
