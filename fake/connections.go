@@ -329,12 +329,37 @@ func sessionTablet(b *branchRec, keyspace, shard string) (*keyspaceRec, string, 
 	return ks, shard, nil
 }
 
+// clientKey names the client of recorded samples: their username and
+// remote_address tags, keyspace and kind of server. A session keeps it as
+// its client, joined (see key).
+type clientKey struct {
+	user, addr, keyspace string
+	tablet               platform.TabletType
+}
+
+// String is the key as a session keeps it.
+func (k clientKey) String() string {
+	return strings.Join([]string{k.user, k.addr, k.keyspace, string(k.tablet)}, "\x00")
+}
+
+// parseClientKey reads a key a session keeps.
+func parseClientKey(s string) clientKey {
+	p := strings.SplitN(s, "\x00", 4)
+	for len(p) < 4 {
+		p = append(p, "")
+	}
+	return clientKey{p[0], p[1], p[2], platform.TabletType(p[3])}
+}
+
 // observeSamples opens or moves on the sessions that recorded samples
 // imply (see the top of this file): one session per client, running the
 // query of its latest sample.
 func (w *world) observeSamples(b *branchRec, samples []checkedSample) {
 	now := w.clock.Now()
-	var sessions *branchSessions
+	var (
+		sessions *branchSessions
+		byClient map[clientKey]*sessionRec
+	)
 	for _, c := range samples {
 		end := c.at.Add(c.Duration)
 		if now.Sub(end) >= SessionIdleTimeout {
@@ -343,24 +368,24 @@ func (w *world) observeSamples(b *branchRec, samples []checkedSample) {
 		if sessions == nil {
 			sessions = &b.x().sessions
 			sessions.prune(now)
+			byClient = map[clientKey]*sessionRec{}
+			for _, s := range sessions.recs {
+				if s.recorded {
+					byClient[parseClientKey(s.client)] = s
+				}
+			}
 		}
 		user, _ := tagOf(c.tags, "username")
 		addr, _ := tagOf(c.tags, "remote_address")
-		client := strings.Join([]string{user, addr, c.keyspace, string(c.TabletType)}, "\x00")
-		var rec *sessionRec
-		for _, s := range sessions.recs {
-			if s.recorded && s.client == client {
-				rec = s
-				break
-			}
-		}
+		key := clientKey{user, addr, c.keyspace, c.TabletType}
+		rec := byClient[key]
 		if rec == nil {
 			if len(sessions.recs) >= maxSessionsPerBranch {
 				continue
 			}
 			rec = &sessionRec{
 				id: w.newID(), user: cmp.Or(user, "app"), host: addr, started: c.at, changed: c.at,
-				recorded: true, client: client,
+				recorded: true, client: key.String(),
 			}
 			if b.db.kind == platform.KindPostgreSQL {
 				rec.instance = recordedInstance(b, c.TabletType)
@@ -369,6 +394,7 @@ func (w *world) observeSamples(b *branchRec, samples []checkedSample) {
 				rec.keyspace, rec.shard = ks.name, shardNames(ks.shards)[0]
 			}
 			sessions.add(rec)
+			byClient[key] = rec
 		}
 		if c.at.Before(rec.started) {
 			rec.started = c.at
