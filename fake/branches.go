@@ -55,6 +55,8 @@ type branchMore struct {
 	// Its routing rules as last updated; "" for the default (see
 	// vschemas.go).
 	routingRules string
+	// Its live connections; see connections.go.
+	sessions branchSessions
 }
 
 // x returns b's less common records, making them on first use (see

@@ -45,6 +45,7 @@ type branchSnap struct {
 	Cluster         *branchClusterSnap   `json:"cluster,omitempty"`
 	QPReports       []qpReportSnap       `json:"query_patterns_reports"`
 	Traffic         *trafficSnap         `json:"traffic,omitempty"`
+	Sessions        *sessionsSnap        `json:"sessions,omitempty"` // see connections_snap.go
 }
 
 type keyspaceSnap struct {
@@ -152,6 +153,7 @@ func (sv *saver) branches() []branchSnap {
 		bs.Cluster = saveBranchCluster(b)
 		bs.QPReports = saveQPReports(b)
 		bs.Traffic = saveTraffic(b)
+		bs.Sessions = saveSessions(b)
 		for _, rr := range b.readOnlyRegions.All() {
 			bs.ReadOnlyRegions = append(bs.ReadOnlyRegions, readOnlyRegionSnap{
 				stampsSnap: saveStamps(rr.stamps), Region: rr.region.slug, Actor: idOf(rr.actor), ReadyAt: rr.readyAt, Removed: rr.removed,
@@ -308,6 +310,9 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		return err
 	}
 	if err := ld.loadTraffic(b, bs.Traffic); err != nil {
+		return err
+	}
+	if err := loadSessions(b, bs.Sessions); err != nil {
 		return err
 	}
 	return ld.loadRolesAndBudgets(b, bs)
