@@ -28,7 +28,7 @@ import (
 //
 //   - (*branchRec).vitess() / b.more.read().vitess: the branch's state.
 //   - shardTablets(ks, shard): the tablets of a shard, with their aliases
-//     and types; allTablets(b): all of them; findTablet(b, alias).
+//     and types; allTablets(b): all of them; branchCells(b): its cells.
 //   - (*world).vitessShard(b, keyspace, shard): a keyspace and shard named
 //     by a request, or a 422 naming the field.
 //   - (*world).newVitessOperation / settleVitessOperation: an operation on
@@ -226,16 +226,6 @@ func allTablets(b *branchRec) []vtTablet {
 		}
 	}
 	return out
-}
-
-// findTablet returns the tablet of b with alias a.
-func findTablet(b *branchRec, a platform.TabletAlias) (vtTablet, bool) {
-	for _, t := range allTablets(b) {
-		if t.alias == a {
-			return t, true
-		}
-	}
-	return vtTablet{}, false
 }
 
 // branchCells are the cells of b: its region's and its read-only
