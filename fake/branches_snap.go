@@ -7,11 +7,12 @@ import (
 	"github.com/dbplatform/platform-go"
 )
 
-// The snapshot of branches with their keyspaces, roles and traffic budgets.
-// Their passwords, switchovers, bouncers, keyspace resizes and cluster
-// requests are in snapshot_credentials.go, snapshot_switchovers.go,
-// snapshot_bouncers.go, snapshot_keyspace_resizes.go and
-// snapshot_branchchanges.go.
+// The snapshot of branches with their roles and traffic budgets. Their
+// keyspaces and read-only regions, passwords, switchovers, bouncers,
+// query-patterns reports, traffic and cluster requests are in
+// keyspaces_snap.go, passwords_snap.go, switchovers_snap.go,
+// bouncers_snap.go, querypatterns_snap.go, traffic_snap.go and
+// branchresizes_snap.go.
 
 type branchSnap struct {
 	stampsSnap
@@ -47,53 +48,6 @@ type branchSnap struct {
 	Traffic         *trafficSnap         `json:"traffic,omitempty"`
 }
 
-type keyspaceSnap struct {
-	stampsSnap
-	Name           string               `json:"name"`
-	Shards         int                  `json:"shards"`
-	ExtraReplicas  int                  `json:"extra_replicas"`
-	ClusterSize    string               `json:"cluster_size"`
-	Ready          bool                 `json:"ready"`
-	IsDefault      bool                 `json:"is_default"`
-	ReadOnly       []keyspaceROSnap     `json:"read_only_regions"`
-	Tables         map[string]string    `json:"tables"`
-	TableSizes     map[string]int64     `json:"table_sizes,omitempty"`
-	VSchema        string               `json:"vschema,omitempty"` // "" for the default
-	Settings       settingsSnap         `json:"settings"`
-	ConfigChanging bool                 `json:"config_changing"`
-	Before         *settingsSnap        `json:"settings_before,omitempty"`
-	ConfigGen      int                  `json:"config_gen"`
-	Resizes        []keyspaceResizeSnap `json:"resizes"`
-	LastResize     string               `json:"last_resize"`
-	Metered        *meterSnap           `json:"metered,omitempty"`
-}
-
-// readOnlyRegionSnap is a region a branch's keyspaces replicate to.
-type readOnlyRegionSnap struct {
-	stampsSnap
-	Region  string    `json:"region"` // slug
-	Actor   string    `json:"actor"`
-	ReadyAt time.Time `json:"ready_at"`
-	Removed bool      `json:"removed,omitempty"`
-}
-
-// keyspaceROSnap is a region a keyspace replicates to.
-type keyspaceROSnap struct {
-	Region       string `json:"region"`        // slug
-	BranchRegion string `json:"branch_region"` // a read-only region of the branch, by ID
-	ClusterSize  string `json:"cluster_size"`
-	Replicas     int    `json:"replicas"`
-}
-
-type settingsSnap struct {
-	Durability   *platform.DurabilityStrategy `json:"durability"`
-	VReplication platform.VReplicationFlags   `json:"vreplication"`
-	Mysqld       map[string]string            `json:"mysqld"`
-	VTTablet     map[string]string            `json:"vttablet"`
-	NodeTTL      platform.NodeTTLStrategy     `json:"node_ttl"`
-	VectorPool   *float64                     `json:"vector_pool"`
-}
-
 type roleSnap struct {
 	stampsSnap
 	Name         string `json:"name"`
@@ -126,14 +80,6 @@ type ruleSnap struct {
 	TagKey      string                   `json:"tag_key"`
 	TagValue    string                   `json:"tag_value"`
 	Actor       string                   `json:"actor"`
-}
-
-func saveSettings(s keyspaceSettings) settingsSnap {
-	return settingsSnap{s.durability, s.vreplication, s.mysqld, s.vttablet, s.nodeTTL, s.vectorPool}
-}
-
-func (s settingsSnap) load() keyspaceSettings {
-	return keyspaceSettings{s.Durability, s.VReplication, s.Mysqld, s.VTTablet, s.NodeTTL, s.VectorPool}
 }
 
 func (sv *saver) branches() []branchSnap {
@@ -225,25 +171,6 @@ func (bs *branchSnap) validate() error {
 	return firstErr(at(snapName(bs.Name), "name"), at(parent, "parent"))
 }
 
-// validate checks what the API checks of a keyspace of branch b: its
-// name, shards, replicas and cluster size.
-func (ks *keyspaceSnap) validate(b *branchRec) error {
-	errs := []error{
-		at(snapName(ks.Name), "name"),
-		at(snapRange(ks.Shards, 1, maxShards), "shards"),
-		at(snapRange(ks.ExtraReplicas, 0, maxKeyspaceReplicas-included(b)), "extra_replicas"),
-		at(snapClusterSize(ks.ClusterSize, b.db.kind, b.production), "cluster_size"),
-		at(snapCounter(ks.ConfigGen), "config_gen"),
-	}
-	for i, ro := range ks.ReadOnly {
-		errs = append(errs, at(snapRange(ro.Replicas, 1, maxReadOnlyReplicas), "read_only_regions[%d].replicas", i))
-	}
-	for table, n := range ks.TableSizes {
-		errs = append(errs, at(snapNonNegative(n), "table_sizes.%s", table))
-	}
-	return firstErr(errs...)
-}
-
 func (ld *loader) loadBranch(bs branchSnap) error {
 	if err := bs.validate(); err != nil {
 		return err
@@ -313,47 +240,6 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 	return ld.loadRolesAndBudgets(b, bs)
 }
 
-// loadKeyspace loads a keyspace of b.
-func (ld *loader) loadKeyspace(b *branchRec, ks keyspaceSnap) error {
-	if err := ks.validate(b); err != nil {
-		return err
-	}
-	if b.keyspace(ks.Name) != nil {
-		return at(fmt.Errorf("%q appears twice", ks.Name), "name")
-	}
-	k := &keyspaceRec{
-		stamps: ks.load(), branch: b, name: ks.Name, shards: ks.Shards, extraReplicas: ks.ExtraReplicas,
-		clusterSize: ks.ClusterSize, ready: ks.Ready, isDefault: ks.IsDefault, tables: ks.Tables,
-		settings: ks.Settings.load(),
-	}
-	if ks.VSchema != "" || ks.ConfigChanging || ks.ConfigGen != 0 || ks.Before != nil {
-		m := k.x()
-		m.vschema, m.configChanging, m.configGen = ks.VSchema, ks.ConfigChanging, ks.ConfigGen
-		if ks.Before != nil {
-			before := ks.Before.load()
-			m.before = &before
-		}
-	}
-	for table, n := range ks.TableSizes {
-		k.setTableSize(table, n)
-	}
-	if err := ks.Metered.load(k); err != nil {
-		return named(err, "keyspace %s", k.id)
-	}
-	ro, err := ld.loadKeyspaceRO(b, ks.ReadOnly)
-	if err != nil {
-		return named(err, "keyspace %s", k.id)
-	}
-	if ro != nil {
-		k.x().readOnlyRegions = ro
-	}
-	if err := ld.loadKeyspaceResizes(k, ks.Resizes, ks.LastResize); err != nil {
-		return named(err, "keyspace %s", k.id)
-	}
-	b.keyspaces.Add(k)
-	return nil
-}
-
 func (ld *loader) loadRolesAndBudgets(b *branchRec, bs branchSnap) error {
 	roles := map[string]*roleRec{} // by ID, for the references below
 	for _, rs := range bs.Roles {
@@ -414,50 +300,4 @@ func (ld *loader) loadRolesAndBudgets(b *branchRec, bs branchSnap) error {
 		b.x().budgets.Add(bg)
 	}
 	return nil
-}
-
-func saveKeyspaceRO(list []keyspaceReadOnlyRegion) []keyspaceROSnap {
-	var out []keyspaceROSnap
-	for _, ro := range list {
-		out = append(out, keyspaceROSnap{ro.region.slug, idOf(ro.branchRegion), ro.clusterSize, ro.replicas})
-	}
-	return out
-}
-
-// loadReadOnlyRegion loads a read-only region of b.
-func (ld *loader) loadReadOnlyRegion(b *branchRec, rs readOnlyRegionSnap) error {
-	if err := unique(ld.readOnly, rs.ID, "read-only region"); err != nil {
-		return err
-	}
-	region := regionBySlug(rs.Region)
-	if region == nil {
-		return fmt.Errorf("read-only region %s: unknown region %q", rs.ID, rs.Region)
-	}
-	actor, err := ref(ld.users, rs.Actor, "read-only region's actor")
-	if err != nil {
-		return err
-	}
-	rr := &readOnlyRegionRec{stamps: rs.load(), region: region, actor: actor, readyAt: rs.ReadyAt, removed: rs.Removed}
-	ld.readOnly[rr.id] = rr
-	if !rr.removed {
-		b.readOnlyRegions.Add(rr)
-	}
-	return nil
-}
-
-// loadKeyspaceRO loads the regions a keyspace of b replicates to.
-func (ld *loader) loadKeyspaceRO(b *branchRec, list []keyspaceROSnap) ([]keyspaceReadOnlyRegion, error) {
-	var out []keyspaceReadOnlyRegion
-	for _, rs := range list {
-		region := regionBySlug(rs.Region)
-		if region == nil {
-			return nil, fmt.Errorf("unknown read-only region %q", rs.Region)
-		}
-		rr, err := refNonNil(ld.readOnly, rs.BranchRegion, "read-only region of the branch")
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, keyspaceReadOnlyRegion{region: region, branchRegion: rr, clusterSize: rs.ClusterSize, replicas: rs.Replicas})
-	}
-	return out, nil
 }

@@ -7,7 +7,8 @@ import (
 	"github.com/dbplatform/platform-go"
 )
 
-// The snapshot of keyspace resize requests, with their keyspace.
+// The snapshot of keyspaces, with their branch: their settings, the
+// branch's read-only regions they replicate to, and their resize requests.
 
 type keyspaceResizeSnap struct {
 	stampsSnap
@@ -103,4 +104,165 @@ func (ld *loader) loadKeyspaceResizes(ks *keyspaceRec, list []keyspaceResizeSnap
 	}
 	ks.x().lastResize = r
 	return nil
+}
+
+type keyspaceSnap struct {
+	stampsSnap
+	Name           string               `json:"name"`
+	Shards         int                  `json:"shards"`
+	ExtraReplicas  int                  `json:"extra_replicas"`
+	ClusterSize    string               `json:"cluster_size"`
+	Ready          bool                 `json:"ready"`
+	IsDefault      bool                 `json:"is_default"`
+	ReadOnly       []keyspaceROSnap     `json:"read_only_regions"`
+	Tables         map[string]string    `json:"tables"`
+	TableSizes     map[string]int64     `json:"table_sizes,omitempty"`
+	VSchema        string               `json:"vschema,omitempty"` // "" for the default
+	Settings       settingsSnap         `json:"settings"`
+	ConfigChanging bool                 `json:"config_changing"`
+	Before         *settingsSnap        `json:"settings_before,omitempty"`
+	ConfigGen      int                  `json:"config_gen"`
+	Resizes        []keyspaceResizeSnap `json:"resizes"`
+	LastResize     string               `json:"last_resize"`
+	Metered        *meterSnap           `json:"metered,omitempty"`
+}
+
+// readOnlyRegionSnap is a region a branch's keyspaces replicate to.
+type readOnlyRegionSnap struct {
+	stampsSnap
+	Region  string    `json:"region"` // slug
+	Actor   string    `json:"actor"`
+	ReadyAt time.Time `json:"ready_at"`
+	Removed bool      `json:"removed,omitempty"`
+}
+
+// keyspaceROSnap is a region a keyspace replicates to.
+type keyspaceROSnap struct {
+	Region       string `json:"region"`        // slug
+	BranchRegion string `json:"branch_region"` // a read-only region of the branch, by ID
+	ClusterSize  string `json:"cluster_size"`
+	Replicas     int    `json:"replicas"`
+}
+
+type settingsSnap struct {
+	Durability   *platform.DurabilityStrategy `json:"durability"`
+	VReplication platform.VReplicationFlags   `json:"vreplication"`
+	Mysqld       map[string]string            `json:"mysqld"`
+	VTTablet     map[string]string            `json:"vttablet"`
+	NodeTTL      platform.NodeTTLStrategy     `json:"node_ttl"`
+	VectorPool   *float64                     `json:"vector_pool"`
+}
+
+func saveSettings(s keyspaceSettings) settingsSnap {
+	return settingsSnap{s.durability, s.vreplication, s.mysqld, s.vttablet, s.nodeTTL, s.vectorPool}
+}
+
+func (s settingsSnap) load() keyspaceSettings {
+	return keyspaceSettings{s.Durability, s.VReplication, s.Mysqld, s.VTTablet, s.NodeTTL, s.VectorPool}
+}
+
+// validate checks what the API checks of a keyspace of branch b: its
+// name, shards, replicas and cluster size.
+func (ks *keyspaceSnap) validate(b *branchRec) error {
+	errs := []error{
+		at(snapName(ks.Name), "name"),
+		at(snapRange(ks.Shards, 1, maxShards), "shards"),
+		at(snapRange(ks.ExtraReplicas, 0, maxKeyspaceReplicas-included(b)), "extra_replicas"),
+		at(snapClusterSize(ks.ClusterSize, b.db.kind, b.production), "cluster_size"),
+		at(snapCounter(ks.ConfigGen), "config_gen"),
+	}
+	for i, ro := range ks.ReadOnly {
+		errs = append(errs, at(snapRange(ro.Replicas, 1, maxReadOnlyReplicas), "read_only_regions[%d].replicas", i))
+	}
+	for table, n := range ks.TableSizes {
+		errs = append(errs, at(snapNonNegative(n), "table_sizes.%s", table))
+	}
+	return firstErr(errs...)
+}
+
+// loadKeyspace loads a keyspace of b.
+func (ld *loader) loadKeyspace(b *branchRec, ks keyspaceSnap) error {
+	if err := ks.validate(b); err != nil {
+		return err
+	}
+	if b.keyspace(ks.Name) != nil {
+		return at(fmt.Errorf("%q appears twice", ks.Name), "name")
+	}
+	k := &keyspaceRec{
+		stamps: ks.load(), branch: b, name: ks.Name, shards: ks.Shards, extraReplicas: ks.ExtraReplicas,
+		clusterSize: ks.ClusterSize, ready: ks.Ready, isDefault: ks.IsDefault, tables: ks.Tables,
+		settings: ks.Settings.load(),
+	}
+	if ks.VSchema != "" || ks.ConfigChanging || ks.ConfigGen != 0 || ks.Before != nil {
+		m := k.x()
+		m.vschema, m.configChanging, m.configGen = ks.VSchema, ks.ConfigChanging, ks.ConfigGen
+		if ks.Before != nil {
+			before := ks.Before.load()
+			m.before = &before
+		}
+	}
+	for table, n := range ks.TableSizes {
+		k.setTableSize(table, n)
+	}
+	if err := ks.Metered.load(k); err != nil {
+		return named(err, "keyspace %s", k.id)
+	}
+	ro, err := ld.loadKeyspaceRO(b, ks.ReadOnly)
+	if err != nil {
+		return named(err, "keyspace %s", k.id)
+	}
+	if ro != nil {
+		k.x().readOnlyRegions = ro
+	}
+	if err := ld.loadKeyspaceResizes(k, ks.Resizes, ks.LastResize); err != nil {
+		return named(err, "keyspace %s", k.id)
+	}
+	b.keyspaces.Add(k)
+	return nil
+}
+
+func saveKeyspaceRO(list []keyspaceReadOnlyRegion) []keyspaceROSnap {
+	var out []keyspaceROSnap
+	for _, ro := range list {
+		out = append(out, keyspaceROSnap{ro.region.slug, idOf(ro.branchRegion), ro.clusterSize, ro.replicas})
+	}
+	return out
+}
+
+// loadReadOnlyRegion loads a read-only region of b.
+func (ld *loader) loadReadOnlyRegion(b *branchRec, rs readOnlyRegionSnap) error {
+	if err := unique(ld.readOnly, rs.ID, "read-only region"); err != nil {
+		return err
+	}
+	region := regionBySlug(rs.Region)
+	if region == nil {
+		return fmt.Errorf("read-only region %s: unknown region %q", rs.ID, rs.Region)
+	}
+	actor, err := ref(ld.users, rs.Actor, "read-only region's actor")
+	if err != nil {
+		return err
+	}
+	rr := &readOnlyRegionRec{stamps: rs.load(), region: region, actor: actor, readyAt: rs.ReadyAt, removed: rs.Removed}
+	ld.readOnly[rr.id] = rr
+	if !rr.removed {
+		b.readOnlyRegions.Add(rr)
+	}
+	return nil
+}
+
+// loadKeyspaceRO loads the regions a keyspace of b replicates to.
+func (ld *loader) loadKeyspaceRO(b *branchRec, list []keyspaceROSnap) ([]keyspaceReadOnlyRegion, error) {
+	var out []keyspaceReadOnlyRegion
+	for _, rs := range list {
+		region := regionBySlug(rs.Region)
+		if region == nil {
+			return nil, fmt.Errorf("unknown read-only region %q", rs.Region)
+		}
+		rr, err := refNonNil(ld.readOnly, rs.BranchRegion, "read-only region of the branch")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, keyspaceReadOnlyRegion{region: region, branchRegion: rr, clusterSize: rs.ClusterSize, replicas: rs.Replicas})
+	}
+	return out, nil
 }

@@ -2,23 +2,12 @@ package fake
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/dbplatform/platform-go"
 )
 
-// The snapshot of users, organizations with their members and teams, and
-// service tokens.
-
-// stampsSnap is a record's ID and times.
-type stampsSnap struct {
-	ID      string    `json:"id"`
-	Created time.Time `json:"created"`
-	Updated time.Time `json:"updated"`
-}
-
-func saveStamps(s stamps) stampsSnap { return stampsSnap{s.id, s.created, s.updated} }
-func (s stampsSnap) load() stamps    { return stamps{s.ID, s.Created, s.Updated} }
+// The snapshot of users and organizations with their members. Teams and
+// service tokens are in teams_snap.go and servicetokens_snap.go.
 
 type userSnap struct {
 	stampsSnap
@@ -77,24 +66,6 @@ type memberSnap struct {
 	stampsSnap
 	User string              `json:"user"`
 	Role platform.MemberRole `json:"role"`
-}
-
-type teamSnap struct {
-	stampsSnap
-	Name             string           `json:"name"`
-	Slug             string           `json:"slug"`
-	Description      string           `json:"description"`
-	Creator          string           `json:"creator"`
-	Managed          bool             `json:"managed"`
-	Members          []teamMemberSnap `json:"members"`
-	Databases        []string         `json:"databases"`
-	AnalystDatabases []string         `json:"analyst_databases"`
-}
-
-type teamMemberSnap struct {
-	stampsSnap
-	User  string `json:"user"`
-	Actor string `json:"actor"`
 }
 
 func (sv *saver) orgs() []orgSnap {
@@ -189,154 +160,6 @@ func (ld *loader) loadOrg(os orgSnap) error {
 	for i, ts := range os.Teams {
 		if err := ld.loadTeam(org, ts); err != nil {
 			return at(named(err, "team %s", ts.ID), "teams[%d]", i)
-		}
-	}
-	return nil
-}
-
-func (ld *loader) loadTeam(org *orgRec, ts teamSnap) error {
-	if org.teams.bySlug[ts.Slug] != nil {
-		return fmt.Errorf("slug %q appears twice", ts.Slug)
-	}
-	creator, err := ref(ld.users, ts.Creator, "creator")
-	if err != nil {
-		return err
-	}
-	t := &teamRec{
-		stamps: ts.load(), name: ts.Name, slug: ts.Slug, description: ts.Description,
-		creator: creator, managed: ts.Managed, memberByUser: map[string]*teamMemberRec{},
-	}
-	for _, ms := range ts.Members {
-		u, err := ref(ld.users, ms.User, "member")
-		if err != nil {
-			return err
-		}
-		actor, err := ref(ld.users, ms.Actor, "member's actor")
-		if err != nil {
-			return err
-		}
-		if u == nil || t.memberByUser[u.id] != nil {
-			return fmt.Errorf("member %s: user missing or twice", ms.ID)
-		}
-		m := &teamMemberRec{stamps: ms.load(), user: u, actor: actor}
-		t.members.Add(m)
-		t.memberByUser[u.id] = m
-	}
-	org.teams.add(t)
-	ld.later(func() (err error) {
-		if t.databases, err = refs(ld.dbs, ts.Databases, "team database"); err != nil {
-			return err
-		}
-		t.analystDatabases, err = refs(ld.dbs, ts.AnalystDatabases, "team analyst database")
-		return err
-	})
-	return nil
-}
-
-type tokenSnap struct {
-	stampsSnap
-	Name         string        `json:"name"`
-	Hash         hash32        `json:"hash"`
-	Organization string        `json:"organization"`
-	Creator      string        `json:"creator"`
-	Permissions  []string      `json:"permissions"` // on the organization
-	Grants       []dbGrantSnap `json:"database_grants"`
-	ExpiresAt    *time.Time    `json:"expires_at"`
-	LastUsed     int64         `json:"last_used"`
-	// Deleted marks a token kept because a deploy request or review
-	// names it.
-	Deleted bool `json:"deleted,omitempty"`
-}
-
-func (sv *saver) tokens() []tokenSnap {
-	var out []tokenSnap
-	for _, t := range listOrder(sv.tokenSet) {
-		ts := tokenSnap{
-			stampsSnap: saveStamps(t.stamps), Name: t.name, Hash: t.hash,
-			Organization: t.org.name, Creator: idOf(t.creator),
-			Permissions: t.orgPerms.names(), ExpiresAt: t.expiresAt,
-			LastUsed: t.lastUsed.Load(), Deleted: sv.w.tokens[t.id] != t,
-		}
-		for _, g := range t.grantIdx.All() {
-			// A revoked token keeps its grants on databases deleted
-			// since; nothing reaches them.
-			if sv.dbSet[g.db] {
-				ts.Grants = append(ts.Grants, dbGrantSnap{g.db.id, g.perms.names()})
-			}
-		}
-		out = append(out, ts)
-	}
-	return out
-}
-
-// dbGrantSnap is what a token holds on one database.
-type dbGrantSnap struct {
-	Database    string   `json:"database"`
-	Permissions []string `json:"permissions"`
-}
-
-// loadGrants gives t its grants on databases, once the databases exist.
-func (ld *loader) loadGrants(t *tokenRec, list []dbGrantSnap) error {
-	for _, gs := range list {
-		db, err := refNonNil(ld.dbs, gs.Database, "granted database")
-		if err != nil {
-			return err
-		}
-		if t.dbGrants[db.id] != nil {
-			return fmt.Errorf("database %s is granted twice", db.id)
-		}
-		perms, err := loadPerms(gs.Permissions, databasePermSet)
-		if err != nil {
-			return named(err, "grant on database %s", db.id)
-		}
-		if perms == 0 {
-			return fmt.Errorf("grant on database %s holds no permission", db.id)
-		}
-		t.grantSet(db, perms)
-	}
-	return nil
-}
-
-// loadPerms returns the set of the named permissions, each of which must
-// be in allowed.
-func loadPerms(names []string, allowed permSet) (permSet, error) {
-	var set permSet
-	for _, name := range names {
-		bit := permBits[name]
-		if bit&allowed == 0 {
-			return 0, fmt.Errorf("%q is not a permission held there", name)
-		}
-		set |= bit
-	}
-	return set, nil
-}
-
-func (ld *loader) loadTokens(list []tokenSnap) error {
-	for i, ts := range list {
-		if err := unique(ld.tokens, ts.ID, "service token"); err != nil {
-			return at(err, "service_tokens[%d].id", i)
-		}
-		org := ld.w.orgs[ts.Organization]
-		if org == nil {
-			return fmt.Errorf("service token %s: organization %q is not in the snapshot", ts.ID, ts.Organization)
-		}
-		creator, err := ref(ld.users, ts.Creator, "creator")
-		if err != nil {
-			return named(err, "service token %s", ts.ID)
-		}
-		t := &tokenRec{
-			stamps: ts.load(), name: ts.Name, hash: ts.Hash, org: org, creator: creator,
-			dbGrants: map[string]*dbGrant{}, expiresAt: ts.ExpiresAt,
-		}
-		if t.orgPerms, err = loadPerms(ts.Permissions, ^permSet(0)); err != nil {
-			return named(err, "service token %s", ts.ID)
-		}
-		ld.later(func() error { return named(ld.loadGrants(t, ts.Grants), "service token %s", t.id) })
-		t.lastUsed.Store(ts.LastUsed)
-		ld.tokens[t.id] = t
-		if !ts.Deleted {
-			ld.w.tokens[t.id] = t
-			org.tokens.Add(t)
 		}
 	}
 	return nil

@@ -49,7 +49,7 @@ import (
 //
 // Restore refuses what the server could not have saved: values the API
 // refuses (each group checks its records next to its load, in
-// snapshot_<group>.go, at the path of the value in the document), a clock
+// <group>_snap.go, at the path of the value in the document), a clock
 // at or after maxSnapTime, counters over maxSnapCounter, and documents over
 // MaxSnapshotSize or that would cost more than maxDecodeCost to decode
 // (snapshot_decode.go).
@@ -631,4 +631,30 @@ func firstErr(errs ...error) error {
 		}
 	}
 	return nil
+}
+
+// stampsSnap is a record's ID and times.
+type stampsSnap struct {
+	ID      string    `json:"id"`
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
+}
+
+func saveStamps(s stamps) stampsSnap { return stampsSnap{s.id, s.created, s.updated} }
+
+func (s stampsSnap) load() stamps { return stamps{s.ID, s.Created, s.Updated} }
+
+// leaseSnap is the lease of credentials created with a ttl.
+type leaseSnap struct {
+	TTL       int       `json:"ttl"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+func saveLease(l lease) leaseSnap { return leaseSnap{l.ttl, l.expiresAt} }
+
+func (l leaseSnap) loadLease() (lease, error) {
+	if l.TTL < 0 || int64(l.TTL) > maxLeaseTTL || (l.TTL == 0) != l.ExpiresAt.IsZero() {
+		return lease{}, fmt.Errorf("ttl %d with expiry %s", l.TTL, l.ExpiresAt)
+	}
+	return lease{l.TTL, l.ExpiresAt}, nil
 }

@@ -1,0 +1,38 @@
+package fake
+
+import (
+	"time"
+
+	"github.com/dbplatform/platform-go"
+)
+
+// The snapshot of webhooks, with their database.
+
+type webhookSnap struct {
+	stampsSnap
+	URL             string                  `json:"url"`
+	Secret          string                  `json:"secret"`
+	Enabled         bool                    `json:"enabled"`
+	Events          []platform.WebhookEvent `json:"events"`
+	LastSent        time.Time               `json:"last_sent"`
+	LastSentResult  string                  `json:"last_sent_result"`
+	LastSentSuccess bool                    `json:"last_sent_success"`
+	Failures        int                     `json:"failures"`
+	LastTest        time.Time               `json:"last_test"`
+}
+
+func saveWebhook(h *webhookRec) webhookSnap {
+	return webhookSnap{
+		stampsSnap: saveStamps(h.stamps), URL: h.url, Secret: h.secret, Enabled: h.enabled, Events: h.events,
+		LastSent: h.lastSent, LastSentResult: h.lastSentResult, LastSentSuccess: h.lastSentSuccess,
+		Failures: h.failures, LastTest: h.lastTest,
+	}
+}
+
+func loadWebhook(db *dbRec, hs webhookSnap) *webhookRec {
+	return &webhookRec{
+		stamps: hs.load(), db: db, url: hs.URL, secret: hs.Secret, enabled: hs.Enabled, events: hs.Events,
+		lastSent: hs.LastSent, lastSentResult: hs.LastSentResult, lastSentSuccess: hs.LastSentSuccess,
+		failures: hs.Failures, lastTest: hs.LastTest,
+	}
+}
