@@ -89,20 +89,6 @@ func (w *world) armPolicy(p *policyRec) {
 	w.clock.After(p.nextRun.Sub(now), policyRunJob{p, p.gen})
 }
 
-// policyRunJob runs armed generation gen of a policy, unless the policy was
-// updated or deleted since.
-type policyRunJob struct {
-	p   *policyRec
-	gen uint64
-}
-
-func (j policyRunJob) run(w *world) {
-	if j.p.deleted || j.p.db.deleted || j.p.gen != j.gen {
-		return
-	}
-	w.runPolicy(j.p)
-}
-
 // runPolicy backs up every ready branch the policy targets. A branch that
 // has a backup still pending or running gets an ignored backup instead.
 func (w *world) runPolicy(p *policyRec) {

@@ -194,36 +194,6 @@ func (w *world) newBackup(b *branchRec, name string, ret retention, actor *userR
 	return bk
 }
 
-// backupJob moves a backup out of state from: pending -> running ->
-// success, or failed when a failure was injected. It does nothing if the
-// backup has left from meanwhile (canceled or deleted).
-type backupJob struct {
-	bk   *backupRec
-	from platform.BackupState
-}
-
-func (j backupJob) run(w *world) {
-	bk := j.bk
-	if bk.state != j.from {
-		return
-	}
-	now := w.clock.Now()
-	if w.takeFailure(bk.id) {
-		w.settleBackup(bk, platform.BackupFailed, now)
-		return
-	}
-	switch j.from {
-	case platform.BackupPending:
-		bk.state = platform.BackupRunning
-		bk.started, bk.updated = now, now
-		w.clock.After(w.timing.BackupRun, backupJob{bk, platform.BackupRunning})
-	case platform.BackupRunning:
-		bk.completed = now
-		bk.size = backupBaseSize + backupSizePerTable*int64(bk.snapshot.tableCount())
-		w.settleBackup(bk, platform.BackupSuccess, now)
-	}
-}
-
 // addBackup records a backup of b in a state.
 func (w *world) addBackup(b *branchRec, name string, ret retention, actor *userRec, policy *policyRec, state platform.BackupState) *backupRec {
 	now := w.clock.Now()

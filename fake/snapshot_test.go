@@ -218,7 +218,7 @@ func snapshotAdvice(field, typ string) string {
 	owner, _, _ := strings.Cut(field, ".")
 	where := "a ...Snap struct of its own in the snapshot file of its resource group (fake/<group>_snap.go), " +
 		"saved by its owner's save and built again by its load; a job of a new kind of transition gets a save " +
-		"method and a loader in jobLoaders (fake/snapshot_jobs.go)"
+		"method and a loader (listed in jobLoaders, fake/snapshot.go) beside its run in fake/<group>_jobs.go"
 	if home, ok := snapshotHome[owner]; ok {
 		where = home + ": a field of the struct, set in its save, read back in its load"
 	}
