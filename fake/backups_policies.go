@@ -109,16 +109,6 @@ func (w *world) runPolicy(p *policyRec) {
 	w.armPolicy(p)
 }
 
-func backupPolicyRoutes() []route {
-	return []route{
-		{pattern: "GET /v1/organizations/{organization}/databases/{database}/backup-policies", op: "list_backup_policies", handler: read(listBackupPolicies)},
-		{pattern: "POST /v1/organizations/{organization}/databases/{database}/backup-policies", op: "create_backup_policy", handler: withBody(createBackupPolicy)},
-		{pattern: "GET /v1/organizations/{organization}/databases/{database}/backup-policies/{id}", op: "get_backup_policy", handler: read(getBackupPolicy)},
-		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/backup-policies/{id}", op: "update_backup_policy", handler: withBody(updateBackupPolicy)},
-		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/backup-policies/{id}", op: "delete_backup_policy", handler: act(deleteBackupPolicy)},
-	}
-}
-
 func listBackupPolicies(c *call) (any, error) {
 	return pageOf(c, &c.db.backups.policies, false, renderBackupPolicy), nil
 }
