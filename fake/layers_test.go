@@ -108,10 +108,9 @@ func layerViolations(t *testing.T, files map[string]string) []string {
 	return out
 }
 
-// TestWorldKnowsNoHTTP checks the package's own files: no world code names
-// the server, a call or HTTP's types, and no world file imports HTTP.
-func TestWorldKnowsNoHTTP(t *testing.T) {
-	t.Parallel()
+// packageSources returns the package's Go files, tests left out, by name.
+func packageSources(t *testing.T) map[string]string {
+	t.Helper()
 	paths, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +126,14 @@ func TestWorldKnowsNoHTTP(t *testing.T) {
 		}
 		files[p] = string(b)
 	}
-	for _, v := range layerViolations(t, files) {
+	return files
+}
+
+// TestWorldKnowsNoHTTP checks the package's own files: no world code names
+// the server, a call or HTTP's types, and no world file imports HTTP.
+func TestWorldKnowsNoHTTP(t *testing.T) {
+	t.Parallel()
+	for _, v := range layerViolations(t, packageSources(t)) {
 		t.Error(v)
 	}
 }
@@ -312,22 +318,7 @@ func recvType(fd *ast.FuncDecl) string {
 // sits in a snapshot_<x>.go.
 func TestJobsAndSnapshotsHaveOneHome(t *testing.T) {
 	t.Parallel()
-	paths, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]string{}
-	for _, p := range paths {
-		if strings.HasSuffix(p, "_test.go") {
-			continue
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[p] = string(b)
-	}
-	for _, v := range jobLayoutViolations(t, files) {
+	for _, v := range jobLayoutViolations(t, packageSources(t)) {
 		t.Error(v)
 	}
 }
