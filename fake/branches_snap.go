@@ -3,16 +3,14 @@ package fake
 import (
 	"fmt"
 	"time"
-
-	"github.com/dbplatform/platform-go"
 )
 
-// The snapshot of branches with their roles and traffic budgets. Their
-// keyspaces and read-only regions, passwords, switchovers, bouncers,
-// query-patterns reports, traffic and cluster requests are in
-// keyspaces_snap.go, passwords_snap.go, switchovers_snap.go,
-// bouncers_snap.go, querypatterns_snap.go, traffic_snap.go and
-// branchresizes_snap.go.
+// The snapshot of branches. Their keyspaces and read-only regions, roles,
+// traffic budgets, passwords, switchovers, bouncers, query-patterns
+// reports, traffic and cluster requests are in keyspaces_snap.go,
+// roles_snap.go, trafficbudgets_snap.go, passwords_snap.go,
+// switchovers_snap.go, bouncers_snap.go, querypatterns_snap.go,
+// traffic_snap.go and branchresizes_snap.go.
 
 type branchSnap struct {
 	stampsSnap
@@ -48,40 +46,6 @@ type branchSnap struct {
 	Traffic         *trafficSnap         `json:"traffic,omitempty"`
 }
 
-type roleSnap struct {
-	stampsSnap
-	Name         string `json:"name"`
-	BaseUsername string `json:"base_username"`
-	Actor        string `json:"actor"`
-	IsDefault    bool   `json:"is_default"`
-	leaseSnap
-	Inherited       []platform.InheritedRole `json:"inherited"`
-	WithReplication bool                     `json:"with_replication"`
-	WhereOnDelete   platform.QuerySafety     `json:"where_on_delete"`
-	WhereOnUpdate   platform.QuerySafety     `json:"where_on_update"`
-	Dropped         bool                     `json:"dropped"`
-	DroppedAt       time.Time                `json:"dropped_at"`
-}
-
-type budgetSnap struct {
-	stampsSnap
-	Name   string                     `json:"name"`
-	Mode   platform.TrafficBudgetMode `json:"mode"`
-	Limits trafficLimits              `json:"limits"`
-	Actor  string                     `json:"actor"`
-	Rules  []ruleSnap                 `json:"rules"`
-}
-
-type ruleSnap struct {
-	stampsSnap
-	Kind        platform.TrafficRuleKind `json:"kind"`
-	Keyspace    string                   `json:"keyspace"`
-	Fingerprint string                   `json:"fingerprint"`
-	TagKey      string                   `json:"tag_key"`
-	TagValue    string                   `json:"tag_value"`
-	Actor       string                   `json:"actor"`
-}
-
 func (sv *saver) branches() []branchSnap {
 	var out []branchSnap
 	for _, b := range listOrder(sv.branchSet) {
@@ -98,51 +62,10 @@ func (sv *saver) branches() []branchSnap {
 		bs.Cluster = saveBranchCluster(b)
 		bs.QPReports = saveQPReports(b)
 		bs.Traffic = saveTraffic(b)
-		for _, rr := range b.readOnlyRegions.All() {
-			bs.ReadOnlyRegions = append(bs.ReadOnlyRegions, readOnlyRegionSnap{
-				stampsSnap: saveStamps(rr.stamps), Region: rr.region.slug, Actor: idOf(rr.actor), ReadyAt: rr.readyAt, Removed: rr.removed,
-			})
-		}
-		for _, ks := range b.keyspaces.All() {
-			m := peek(&ks.more)
-			resizes, last := saveKeyspaceResizes(ks)
-			bs.Keyspaces = append(bs.Keyspaces, keyspaceSnap{
-				stampsSnap: saveStamps(ks.stamps), Name: ks.name, Shards: ks.shards,
-				ExtraReplicas: ks.extraReplicas, ClusterSize: ks.clusterSize, Ready: ks.ready,
-				IsDefault: ks.isDefault, ReadOnly: saveKeyspaceRO(m.readOnlyRegions), Tables: ks.tables, TableSizes: ks.savedSizes(), VSchema: m.vschema, Settings: saveSettings(ks.settings),
-				ConfigChanging: m.configChanging, ConfigGen: m.configGen, Resizes: resizes, LastResize: last,
-				Metered: saveMeter(ks),
-			})
-			if m.before != nil {
-				before := saveSettings(*m.before)
-				bs.Keyspaces[len(bs.Keyspaces)-1].Before = &before
-			}
-		}
-		for _, r := range b.roles.every {
-			bs.Roles = append(bs.Roles, roleSnap{
-				stampsSnap: saveStamps(r.stamps), Name: r.name, BaseUsername: r.baseUsername,
-				Actor: idOf(r.actor), IsDefault: r.isDefault, leaseSnap: saveLease(r.lease),
-				Inherited: r.inherited, WithReplication: r.withReplication,
-				WhereOnDelete: r.whereOnDelete, WhereOnUpdate: r.whereOnUpdate,
-				Dropped: r.dropped, DroppedAt: r.droppedAt,
-			})
-		}
-		if len(b.roles.owners) > 0 {
-			bs.RoleOwners = map[string]string{}
-			for obj, r := range b.roles.owners {
-				bs.RoleOwners[obj] = r.id
-			}
-		}
-		for _, bg := range peek(&b.more).budgets.All() {
-			gs := budgetSnap{stampsSnap: saveStamps(bg.stamps), Name: bg.name, Mode: bg.mode, Limits: bg.limits, Actor: idOf(bg.actor)}
-			for _, r := range bg.rules {
-				gs.Rules = append(gs.Rules, ruleSnap{
-					stampsSnap: saveStamps(r.stamps), Kind: r.kind, Keyspace: r.keyspace, Fingerprint: r.fingerprint,
-					TagKey: r.tag.key, TagValue: r.tag.value, Actor: idOf(r.actor),
-				})
-			}
-			bs.Budgets = append(bs.Budgets, gs)
-		}
+		bs.ReadOnlyRegions = saveReadOnlyRegions(b)
+		bs.Keyspaces = saveKeyspaces(b)
+		bs.Roles, bs.RoleOwners = saveRoles(b)
+		bs.Budgets = saveBudgets(b)
 		out = append(out, bs)
 	}
 	return out
@@ -237,67 +160,8 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 	if err := ld.loadTraffic(b, bs.Traffic); err != nil {
 		return err
 	}
-	return ld.loadRolesAndBudgets(b, bs)
-}
-
-func (ld *loader) loadRolesAndBudgets(b *branchRec, bs branchSnap) error {
-	roles := map[string]*roleRec{} // by ID, for the references below
-	for _, rs := range bs.Roles {
-		actor, err := ref(ld.users, rs.Actor, "role actor")
-		if err != nil {
-			return err
-		}
-		if rs.ID == "" {
-			return fmt.Errorf("role without an ID")
-		}
-		if roles[rs.ID] != nil {
-			return fmt.Errorf("role %q appears twice", rs.ID)
-		}
-		l, err := rs.loadLease()
-		if err != nil {
-			return fmt.Errorf("role %s: %v", rs.ID, err)
-		}
-		r := &roleRec{
-			stamps: rs.load(), branch: b, name: rs.Name, baseUsername: rs.BaseUsername, actor: actor,
-			isDefault: rs.IsDefault, lease: l, inherited: rs.Inherited,
-			withReplication: rs.WithReplication, whereOnDelete: rs.WhereOnDelete, whereOnUpdate: rs.WhereOnUpdate,
-			dropped: rs.Dropped, droppedAt: rs.DroppedAt,
-		}
-		roles[r.id] = r
-		b.roles.every = append(b.roles.every, r)
-		if !r.dropped {
-			b.roles.live.Add(r)
-		}
-	}
-	var err error
-	if b.roles.def, err = ref(roles, bs.DefaultRole, "default role"); err != nil {
+	if err := ld.loadRoles(b, bs.Roles, bs.DefaultRole, bs.RoleOwners); err != nil {
 		return err
 	}
-	for obj, id := range bs.RoleOwners {
-		if b.roles.owners == nil {
-			b.roles.owners = map[string]*roleRec{}
-		}
-		if b.roles.owners[obj], err = ref(roles, id, "owner of "+obj); err != nil {
-			return err
-		}
-	}
-	for _, gs := range bs.Budgets {
-		actor, err := ref(ld.users, gs.Actor, "budget actor")
-		if err != nil {
-			return err
-		}
-		bg := &trafficBudgetRec{stamps: gs.load(), branch: b, name: gs.Name, mode: gs.Mode, limits: gs.Limits, actor: actor}
-		for _, rs := range gs.Rules {
-			actor, err := ref(ld.users, rs.Actor, "rule actor")
-			if err != nil {
-				return err
-			}
-			bg.rules = append(bg.rules, &trafficRuleRec{
-				stamps: rs.load(), actor: actor,
-				trafficRuleSpec: trafficRuleSpec{kind: rs.Kind, keyspace: rs.Keyspace, fingerprint: rs.Fingerprint, tag: trafficTag{rs.TagKey, rs.TagValue}},
-			})
-		}
-		b.x().budgets.Add(bg)
-	}
-	return nil
+	return ld.loadBudgets(b, bs.Budgets)
 }

@@ -266,3 +266,35 @@ func (ld *loader) loadKeyspaceRO(b *branchRec, list []keyspaceROSnap) ([]keyspac
 	}
 	return out, nil
 }
+
+// saveReadOnlyRegions saves the read-only regions of b.
+func saveReadOnlyRegions(b *branchRec) []readOnlyRegionSnap {
+	var out []readOnlyRegionSnap
+	for _, rr := range b.readOnlyRegions.All() {
+		out = append(out, readOnlyRegionSnap{
+			stampsSnap: saveStamps(rr.stamps), Region: rr.region.slug, Actor: idOf(rr.actor), ReadyAt: rr.readyAt, Removed: rr.removed,
+		})
+	}
+	return out
+}
+
+// saveKeyspaces saves the keyspaces of b.
+func saveKeyspaces(b *branchRec) []keyspaceSnap {
+	var out []keyspaceSnap
+	for _, ks := range b.keyspaces.All() {
+		m := peek(&ks.more)
+		resizes, last := saveKeyspaceResizes(ks)
+		out = append(out, keyspaceSnap{
+			stampsSnap: saveStamps(ks.stamps), Name: ks.name, Shards: ks.shards,
+			ExtraReplicas: ks.extraReplicas, ClusterSize: ks.clusterSize, Ready: ks.ready,
+			IsDefault: ks.isDefault, ReadOnly: saveKeyspaceRO(m.readOnlyRegions), Tables: ks.tables, TableSizes: ks.savedSizes(), VSchema: m.vschema, Settings: saveSettings(ks.settings),
+			ConfigChanging: m.configChanging, ConfigGen: m.configGen, Resizes: resizes, LastResize: last,
+			Metered: saveMeter(ks),
+		})
+		if m.before != nil {
+			before := saveSettings(*m.before)
+			out[len(out)-1].Before = &before
+		}
+	}
+	return out
+}
