@@ -73,9 +73,7 @@ func (sv *saver) databases() []dbSnap {
 		for _, dr := range db.deployQueue {
 			ds.DeployQueue = append(ds.DeployQueue, dr.number)
 		}
-		for _, h := range peek(&db.more).webhooks.All() {
-			ds.Webhooks = append(ds.Webhooks, saveWebhook(h))
-		}
+		ds.Webhooks = saveWebhooks(db)
 		out = append(out, ds)
 	}
 	return out
@@ -187,15 +185,8 @@ func (ld *loader) loadDatabaseContent(ds dbSnap) error {
 	if err == nil {
 		err = ld.loadRecommendations(db, ds.Recommendations)
 	}
-	for i, hs := range ds.Webhooks {
-		if err != nil {
-			break
-		}
-		if err = uniqueIn(&db.x().webhooks.Store, hs.ID, "webhook"); err != nil {
-			err = at(err, "webhooks[%d].id", i)
-			break
-		}
-		db.x().webhooks.Add(loadWebhook(db, hs))
+	if err == nil {
+		err = ld.loadWebhooks(db, ds.Webhooks)
 	}
 	if err != nil {
 		return named(err, "database %s", db.id)

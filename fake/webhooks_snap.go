@@ -36,3 +36,23 @@ func loadWebhook(db *dbRec, hs webhookSnap) *webhookRec {
 		failures: hs.Failures, lastTest: hs.LastTest,
 	}
 }
+
+// saveWebhooks saves the webhooks of db.
+func saveWebhooks(db *dbRec) []webhookSnap {
+	var out []webhookSnap
+	for _, h := range peek(&db.more).webhooks.All() {
+		out = append(out, saveWebhook(h))
+	}
+	return out
+}
+
+// loadWebhooks loads the webhooks of db.
+func (ld *loader) loadWebhooks(db *dbRec, list []webhookSnap) error {
+	for i, hs := range list {
+		if err := uniqueIn(&db.x().webhooks.Store, hs.ID, "webhook"); err != nil {
+			return at(err, "webhooks[%d].id", i)
+		}
+		db.x().webhooks.Add(loadWebhook(db, hs))
+	}
+	return nil
+}
