@@ -93,11 +93,6 @@ func (w *world) newBranch(db *dbRec, name string, parent *branchRec, actor *user
 	return b
 }
 
-// branchReadyJob runs branchReady.
-type branchReadyJob struct{ b *branchRec }
-
-func (j branchReadyJob) run(w *world) { w.branchReady(j.b) }
-
 // branchReady is the pending -> ready transition of a branch.
 func (w *world) branchReady(b *branchRec) {
 	if b.deleted || b.ready {

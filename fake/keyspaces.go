@@ -415,19 +415,6 @@ func (w *world) changeKeyspaceSettings(ks *keyspaceRec, next keyspaceSettings) {
 	w.clock.After(w.timing.KeyspaceConfigChange, keyspaceConfigJob{ks, gen})
 }
 
-// keyspaceReadyJob runs keyspaceReady.
-type keyspaceReadyJob struct{ ks *keyspaceRec }
-
-func (j keyspaceReadyJob) run(w *world) { w.keyspaceReady(j.ks) }
-
-// keyspaceConfigJob runs keyspaceConfigApplied for settings change gen.
-type keyspaceConfigJob struct {
-	ks  *keyspaceRec
-	gen int
-}
-
-func (j keyspaceConfigJob) run(w *world) { w.keyspaceConfigApplied(j.ks, j.gen) }
-
 // keyspaceConfigApplied completes settings change gen; a failed change
 // restores the settings from before it.
 func (w *world) keyspaceConfigApplied(ks *keyspaceRec, gen int) {
@@ -603,17 +590,6 @@ func (w *world) branchReadOnlyRegion(who *principal, b *branchRec, r *regionRec,
 	b.readOnlyRegions.Add(rr)
 	w.clock.After(w.timing.ReadOnlyRegionReady, readOnlyRegionReadyJob{rr})
 	return rr
-}
-
-// readOnlyRegionReadyJob makes a branch's read-only region ready, unless it
-// was removed meanwhile.
-type readOnlyRegionReadyJob struct{ rr *readOnlyRegionRec }
-
-func (j readOnlyRegionReadyJob) run(w *world) {
-	if !j.rr.removed {
-		j.rr.readyAt = w.clock.Now()
-		j.rr.updated = j.rr.readyAt
-	}
 }
 
 // pruneReadOnlyRegions removes the branch's read-only regions that no

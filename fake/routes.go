@@ -128,6 +128,7 @@ func routeTable() []route {
 	rs = append(rs, passwordRoutes()...)
 	rs = append(rs, ipRestrictionRoutes()...)
 	rs = append(rs, deployRequestRoutes()...)
+	rs = append(rs, storageCheckRoutes()...)
 	rs = append(rs, teamRoutes()...)
 	rs = append(rs, trafficBudgetRoutes()...)
 	rs = append(rs, insightsRoutes()...)
