@@ -209,7 +209,7 @@ func renderAnomaly(a *anomalyRec, now time.Time, correlations []*platform.Anomal
 }
 
 func listBranchAnomalies(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +228,7 @@ func listBranchAnomalies(c *call) (any, error) {
 }
 
 func getBranchAnomaly(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}

@@ -119,14 +119,14 @@ func backupRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups", op: "list_backups", handler: read(listBackups)},
 		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups", op: "create_backup", handler: withBody(createBackup)},
-		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups/{id}", op: "get_backup", handler: read(getBackup)},
-		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups/{id}", op: "update_backup", handler: withBody(updateBackup)},
-		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups/{id}", op: "delete_backup", handler: act(deleteBackup)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups/{id}", op: "get_backup", branchMayBeGone: true, handler: read(getBackup)},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups/{id}", op: "update_backup", branchMayBeGone: true, handler: withBody(updateBackup)},
+		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups/{id}", op: "delete_backup", branchMayBeGone: true, handler: act(deleteBackup)},
 	}
 }
 
 func listBackups(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +146,7 @@ func listBackups(c *call) (any, error) {
 }
 
 func createBackup(c *call, p *platform.CreateBackupParams) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}

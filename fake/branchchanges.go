@@ -16,7 +16,7 @@ func branchChangeRoutes() []route {
 }
 
 func listParameters(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -29,7 +29,7 @@ func listParameters(c *call) (any, error) {
 }
 
 func listExtensions(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +42,7 @@ func listExtensions(c *call) (any, error) {
 }
 
 func getBranchInfrastructure(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}

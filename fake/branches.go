@@ -247,20 +247,16 @@ func createBranch(c *call, p *platform.CreateBranchParams) (any, error) {
 	return c.w.renderBranch(b), nil
 }
 
-// branch finds the path's {branch} in the path's database.
-func (c *call) branch() (*branchRec, error) {
-	b := c.db.branch(c.r.PathValue("branch"))
-	if b == nil {
-		return nil, c.nothingAt("branch")
-	}
-	return b, nil
+// pathBranch is call.branch, which the pipeline has resolved.
+func (c *call) pathBranch() (*branchRec, error) {
+	return c.branch, nil
 }
 
 // onBranch adapts a handler of one branch: it finds the branch, runs fn,
 // and renders the branch fn leaves.
 func onBranch(fn func(c *call, b *branchRec) error) func(c *call) (any, error) {
 	return func(c *call) (any, error) {
-		b, err := c.branch()
+		b, err := c.pathBranch()
 		if err != nil {
 			return nil, err
 		}
@@ -302,7 +298,7 @@ func updateBranch(c *call, p *platform.UpdateBranchParams) (any, error) {
 }
 
 func deleteBranch(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -452,7 +448,7 @@ func updateSafeMigrations(c *call, p *safeMigrationsBody) (any, error) {
 }
 
 func getBranchSchema(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -497,7 +493,7 @@ func schemaPart(c *call, b *branchRec) ([]*keyspaceRec, error) {
 }
 
 func lintBranchSchema(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}

@@ -234,7 +234,7 @@ func branchResizeRoutes() []route {
 }
 
 func listBranchResizes(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -243,7 +243,7 @@ func listBranchResizes(c *call) (any, error) {
 }
 
 func listBranchChanges(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +254,7 @@ func listBranchChanges(c *call) (any, error) {
 // branchChange finds the request of b the path value names, of the given
 // kind.
 func (c *call) branchChange(name string, resize bool) (*branchChangeRec, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -300,7 +300,7 @@ func vtgateDisplayName(size string) string { return strings.ReplaceAll(size, "_"
 const maxVTGates = 16
 
 func updateBranchResize(c *call, p *platform.UpdateBranchResizeRequestParams) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -360,7 +360,7 @@ func (c *call) changeBase(b *branchRec, resize bool) (clusterState, error) {
 }
 
 func updateBranchChange(c *call, p *platform.UpdateBranchChangeRequestParams) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -491,7 +491,7 @@ func checkStorage(st storageConfig, p *platform.BranchStorage) (storageConfig, e
 }
 
 func updateBranchClusterConfig(c *call, p *platform.UpdateClusterConfigParams) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -605,7 +605,7 @@ func (w *world) completeChange(r *branchChangeRec, now time.Time) {
 }
 
 func cancelBranchChange(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -623,7 +623,7 @@ func cancelBranchChange(c *call) (any, error) {
 // Only a queued one: once resizing it is too late, and a resize request
 // of the query routers is cancel_branch_change_request's.
 func cancelBranchChanges(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}

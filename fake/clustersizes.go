@@ -250,7 +250,7 @@ func listClusterSizes(c *call) (any, error) {
 }
 
 func listBranchClusterSizes(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}

@@ -293,7 +293,7 @@ func searched(text, q string) bool {
 func trafficTotal(b *branchRec, f trafficFilter) time.Duration { return b.traffic.totalDuration(f) }
 
 func listBranchQueries(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -355,7 +355,7 @@ func executionsPage(c *call, b *branchRec, f trafficFilter) any {
 }
 
 func getBranchQuery(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -394,7 +394,7 @@ func (c *call) queryOf(b *branchRec) (*queryPattern, trafficFilter, error) {
 }
 
 func getQueryStatistics(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -409,7 +409,7 @@ func getQuerySummary(c *call) (any, error) {
 	if c.r.PathValue("rest") != "summary" {
 		return nil, notFound()
 	}
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -447,7 +447,7 @@ var errorSorts = map[string]func(a, b *errorRow) int{
 }
 
 func listBranchQueryErrors(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -499,7 +499,7 @@ func listBranchQueryErrors(c *call) (any, error) {
 }
 
 func getBranchQueryError(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -607,7 +607,7 @@ func renderQueryTag(tc *tagCounts, o tagOptions) *platform.QueryTag {
 // tagRequest reads what the tag operations share: the branch, the
 // filter of their executions and the options of their values.
 func (c *call) tagRequest() (*branchRec, trafficFilter, tagOptions, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, trafficFilter{}, tagOptions{}, err
 	}
@@ -708,7 +708,7 @@ func tagKeyOfID(k string) string {
 }
 
 func listBranchQueryTagSummaries(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -775,7 +775,7 @@ func listBranchQueryTagSummaries(c *call) (any, error) {
 }
 
 func listTrafficBudgetsForQuery(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}

@@ -203,7 +203,7 @@ func keyspaceRoutes() []route {
 
 // keyspace finds the path's {keyspace} on the path's branch.
 func (c *call) keyspace() (*keyspaceRec, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +215,7 @@ func (c *call) keyspace() (*keyspaceRec, error) {
 }
 
 func listKeyspaces(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +223,7 @@ func listKeyspaces(c *call) (any, error) {
 }
 
 func createKeyspace(c *call, p *platform.CreateKeyspaceParams) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}

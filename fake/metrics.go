@@ -94,7 +94,7 @@ type metricsRequest struct {
 // derived one when none is), and, for a series (window), its window. Every
 // bad parameter is a 400 naming it.
 func (c *call) metricsQuery(derived, noSource []string, window bool) (*metricsRequest, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -736,7 +736,7 @@ func tableStorage(b *branchRec) map[string]map[string]*platform.TableStorage {
 }
 
 func getKeyspaceTableMetrics(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -744,7 +744,7 @@ func getKeyspaceTableMetrics(c *call) (any, error) {
 }
 
 func getTableMetrics(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}

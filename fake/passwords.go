@@ -48,7 +48,7 @@ func passwordRoutes() []route {
 // mysqlBranch finds the path's {branch}, which must be of a MySQL
 // database: PostgreSQL branches have role credentials instead.
 func (c *call) mysqlBranch() (*branchRec, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}

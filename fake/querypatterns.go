@@ -59,7 +59,7 @@ func queryPatternRoutes() []route {
 }
 
 func listQPReports(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func (r *qpReportRec) seqOf() uint64 {
 }
 
 func createQPReport(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ func createQPReport(c *call) (any, error) {
 
 // qpReport finds the report the path names.
 func (c *call) qpReport() (*qpReportRec, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}

@@ -215,7 +215,7 @@ func roleRoutes() []route {
 
 // role finds the path's live role {id} on the path's {branch}.
 func (c *call) role() (*roleRec, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +227,7 @@ func (c *call) role() (*roleRec, error) {
 }
 
 func listRoles(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -248,7 +248,7 @@ func listRoles(c *call) (any, error) {
 }
 
 func createRole(c *call, p *platform.CreateRoleParams) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -296,7 +296,7 @@ func (c *call) issuePassword(r *roleRec) *platform.Role {
 }
 
 func getDefaultRole(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -304,7 +304,7 @@ func getDefaultRole(c *call) (any, error) {
 }
 
 func resetDefaultRole(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}

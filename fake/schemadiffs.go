@@ -21,7 +21,7 @@ func schemaDiffRoutes() []route {
 }
 
 func diffBranch(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -38,7 +38,7 @@ func diffBranch(c *call) (any, error) {
 // refreshBranchSchema reads the branch's schema again: the fake's schema is
 // always current, so only the time it was last read moves.
 func refreshBranchSchema(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}

@@ -43,7 +43,7 @@ func switchoverRoutes() []route {
 // postgresBranch finds the path's branch and refuses it unless its
 // database is a PostgreSQL one; what names what was asked for.
 func (c *call) postgresBranch(what string) (*branchRec, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}

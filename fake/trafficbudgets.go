@@ -357,7 +357,7 @@ func trafficBudgetRoutes() []route {
 // trafficBudget finds the budget that the path value param names on the
 // path's {branch}.
 func (c *call) trafficBudget(param string) (*trafficBudgetRec, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -379,7 +379,7 @@ var trafficPeriods = []platform.TrafficPeriod{
 // checked but selects nothing: it is the window of the traffic figures
 // the live service reports, and the fake has no traffic.
 func listTrafficBudgets(c *call) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
@@ -414,7 +414,7 @@ func (bg *trafficBudgetRec) targets(fingerprint string) bool {
 }
 
 func createTrafficBudget(c *call, p *trafficBudgetBody) (any, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}

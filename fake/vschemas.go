@@ -35,7 +35,7 @@ func vschemaRoutes() []route {
 // vschemaBranch finds the path's branch and refuses a PostgreSQL
 // database's, which has no VSchema.
 func vschemaBranch(c *call) (*branchRec, error) {
-	b, err := c.branch()
+	b, err := c.pathBranch()
 	if err != nil {
 		return nil, err
 	}
