@@ -126,15 +126,11 @@ func backupRoutes() []route {
 }
 
 func listBackups(c *call) (any, error) {
-	b, err := c.pathBranch()
-	if err != nil {
-		return nil, err
-	}
 	f, err := parseBackupFilter(c.r.URL.Query())
 	if err != nil {
 		return nil, err
 	}
-	bb := c.db.backups.of(b)
+	bb := c.db.backups.of(c.branch)
 	x := &bb.live
 	if f.all {
 		x = &bb.all
@@ -146,10 +142,7 @@ func listBackups(c *call) (any, error) {
 }
 
 func createBackup(c *call, p *platform.CreateBackupParams) (any, error) {
-	b, err := c.pathBranch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	name := defaultBackupName(b, c.now)
 	if p.Name != nil {
 		if *p.Name == "" {

@@ -247,23 +247,14 @@ func createBranch(c *call, p *platform.CreateBranchParams) (any, error) {
 	return c.w.renderBranch(b), nil
 }
 
-// pathBranch is call.branch, which the pipeline has resolved.
-func (c *call) pathBranch() (*branchRec, error) {
-	return c.branch, nil
-}
-
-// onBranch adapts a handler of one branch: it finds the branch, runs fn,
-// and renders the branch fn leaves.
+// onBranch adapts a handler of one branch: it runs fn on the path's
+// branch and renders the branch fn leaves.
 func onBranch(fn func(c *call, b *branchRec) error) func(c *call) (any, error) {
 	return func(c *call) (any, error) {
-		b, err := c.pathBranch()
-		if err != nil {
+		if err := fn(c, c.branch); err != nil {
 			return nil, err
 		}
-		if err := fn(c, b); err != nil {
-			return nil, err
-		}
-		return c.w.renderBranch(b), nil
+		return c.w.renderBranch(c.branch), nil
 	}
 }
 
@@ -298,10 +289,7 @@ func updateBranch(c *call, p *platform.UpdateBranchParams) (any, error) {
 }
 
 func deleteBranch(c *call) (any, error) {
-	b, err := c.pathBranch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	withDescendants, err := boolQuery(c.r.URL.Query().Get("delete_descendants"), "delete_descendants")
 	if err != nil {
 		return nil, err
@@ -448,11 +436,7 @@ func updateSafeMigrations(c *call, p *safeMigrationsBody) (any, error) {
 }
 
 func getBranchSchema(c *call) (any, error) {
-	b, err := c.pathBranch()
-	if err != nil {
-		return nil, err
-	}
-	keyspaces, err := schemaPart(c, b)
+	keyspaces, err := schemaPart(c, c.branch)
 	if err != nil {
 		return nil, err
 	}
@@ -493,11 +477,7 @@ func schemaPart(c *call, b *branchRec) ([]*keyspaceRec, error) {
 }
 
 func lintBranchSchema(c *call) (any, error) {
-	b, err := c.pathBranch()
-	if err != nil {
-		return nil, err
-	}
-	return slicePageOf(c, b.lint(), false, func(e *platform.LintError) *platform.LintError { return e }), nil
+	return slicePageOf(c, c.branch.lint(), false, func(e *platform.LintError) *platform.LintError { return e }), nil
 }
 
 // renderBranch renders a branch as the API shows it.

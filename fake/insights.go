@@ -293,10 +293,7 @@ func searched(text, q string) bool {
 func trafficTotal(b *branchRec, f trafficFilter) time.Duration { return b.traffic.totalDuration(f) }
 
 func listBranchQueries(c *call) (any, error) {
-	b, err := c.pathBranch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	f, err := c.insightsFilter("tablet_type", "type")
 	if err != nil {
 		return nil, err
@@ -355,11 +352,7 @@ func executionsPage(c *call, b *branchRec, f trafficFilter) any {
 }
 
 func getBranchQuery(c *call) (any, error) {
-	b, err := c.pathBranch()
-	if err != nil {
-		return nil, err
-	}
-	q := b.traffic.sample(c.r.PathValue("id"))
+	q := c.branch.traffic.sample(c.r.PathValue("id"))
 	if q == nil {
 		return nil, notFound()
 	}
@@ -394,10 +387,7 @@ func (c *call) queryOf(b *branchRec) (*queryPattern, trafficFilter, error) {
 }
 
 func getQueryStatistics(c *call) (any, error) {
-	b, err := c.pathBranch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	_, f, err := c.queryOf(b)
 	if err != nil {
 		return nil, err
@@ -409,10 +399,7 @@ func getQuerySummary(c *call) (any, error) {
 	if c.r.PathValue("rest") != "summary" {
 		return nil, notFound()
 	}
-	b, err := c.pathBranch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	p, f, err := c.queryOf(b)
 	if err != nil {
 		return nil, err
@@ -447,10 +434,7 @@ var errorSorts = map[string]func(a, b *errorRow) int{
 }
 
 func listBranchQueryErrors(c *call) (any, error) {
-	b, err := c.pathBranch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	f, err := c.insightsFilter("tablet_type")
 	if err != nil {
 		return nil, err
@@ -499,10 +483,7 @@ func listBranchQueryErrors(c *call) (any, error) {
 }
 
 func getBranchQueryError(c *call) (any, error) {
-	b, err := c.pathBranch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	f, err := c.insightsWindow()
 	if err != nil {
 		return nil, err
@@ -607,16 +588,12 @@ func renderQueryTag(tc *tagCounts, o tagOptions) *platform.QueryTag {
 // tagRequest reads what the tag operations share: the branch, the
 // filter of their executions and the options of their values.
 func (c *call) tagRequest() (*branchRec, trafficFilter, tagOptions, error) {
-	b, err := c.pathBranch()
-	if err != nil {
-		return nil, trafficFilter{}, tagOptions{}, err
-	}
 	f, err := c.insightsFilter("tablet_type", "keyspace", "fingerprint")
 	if err != nil {
 		return nil, trafficFilter{}, tagOptions{}, err
 	}
 	o, err := c.tagOptions()
-	return b, f, o, err
+	return c.branch, f, o, err
 }
 
 func listBranchQueryTags(c *call) (any, error) {
@@ -708,10 +685,7 @@ func tagKeyOfID(k string) string {
 }
 
 func listBranchQueryTagSummaries(c *call) (any, error) {
-	b, err := c.pathBranch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	f, err := c.insightsFilter("tablet_type", "type")
 	if err != nil {
 		return nil, err
@@ -775,10 +749,7 @@ func listBranchQueryTagSummaries(c *call) (any, error) {
 }
 
 func listTrafficBudgetsForQuery(c *call) (any, error) {
-	b, err := c.pathBranch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	fp, ks := c.r.PathValue("fingerprint"), c.r.URL.Query().Get("keyspace")
 	runs := b.traffic.selectSamples(trafficFilter{fingerprint: fp, keyspace: ks})
 	keep := func(bg *trafficBudgetRec) bool {

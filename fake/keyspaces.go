@@ -203,11 +203,7 @@ func keyspaceRoutes() []route {
 
 // keyspace finds the path's {keyspace} on the path's branch.
 func (c *call) keyspace() (*keyspaceRec, error) {
-	b, err := c.pathBranch()
-	if err != nil {
-		return nil, err
-	}
-	ks := b.keyspace(c.r.PathValue("keyspace"))
+	ks := c.branch.keyspace(c.r.PathValue("keyspace"))
 	if ks == nil {
 		return nil, c.nothingAt("keyspace")
 	}
@@ -215,18 +211,11 @@ func (c *call) keyspace() (*keyspaceRec, error) {
 }
 
 func listKeyspaces(c *call) (any, error) {
-	b, err := c.pathBranch()
-	if err != nil {
-		return nil, err
-	}
-	return pageOf(c, &b.keyspaces, false, renderKeyspace), nil
+	return pageOf(c, &c.branch.keyspaces, false, renderKeyspace), nil
 }
 
 func createKeyspace(c *call, p *platform.CreateKeyspaceParams) (any, error) {
-	b, err := c.pathBranch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	if err := checkName("name", p.Name); err != nil {
 		return nil, err
 	}

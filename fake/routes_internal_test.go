@@ -1,0 +1,166 @@
+package fake
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	gocmp "github.com/google/go-cmp/cmp"
+
+	"github.com/dbplatform/platform-go"
+)
+
+// branchPathRoutes returns every route of the table whose pattern has {branch}.
+func branchPathRoutes() []route {
+	var out []route
+	for _, rt := range routeTable() {
+		if slices.Contains(wildcards(rt.pattern), "branch") {
+			out = append(out, rt)
+		}
+	}
+	return out
+}
+
+// routeRequest makes a request of rt's pattern whose {branch} is branch,
+// {organization} acme, {database} app and every other wildcard "x" (a
+// {rest...} "summary"), with its path values set as the ServeMux sets them.
+func routeRequest(rt route, branch, auth string) *http.Request {
+	method, path, _ := strings.Cut(rt.pattern, " ")
+	values := map[string]string{"organization": "acme", "database": "app", "branch": branch, "rest": "summary"}
+	for _, name := range wildcards(path) {
+		path = strings.Replace(path, "{"+name+"}", cmp.Or(values[name], "x"), 1)
+	}
+	r := httptest.NewRequest(method, path, nil)
+	for _, name := range wildcards(cmp.Or(rt.muxPattern, rt.pattern)) {
+		v := cmp.Or(values[name], "x")
+		if name == "rest" {
+			v = values[name]
+		}
+		r.SetPathValue(name, v)
+	}
+	r.Header.Set("Authorization", auth)
+	return r
+}
+
+// TestPipelineResolvesBranch checks, for every route whose pattern has
+// {branch} (taken from the route table, so that a new route is covered),
+// that the pipeline sets call.branch to the path's branch before the
+// handler runs; that a {branch} naming no live branch (one never made, one
+// deleted) is refused with the 404 the handlers gave, whose logged reason
+// names the branch, without running the handler and changing nothing;
+// and that the permission check comes first, as it did. A route whose
+// resource outlives its branch (branchMayBeGone: a backup) runs its handler
+// with call.branch nil instead, which answers 404 for its {id}.
+func TestPipelineResolvesBranch(t *testing.T) {
+	t.Parallel()
+	srv := newTrafficServer(t)
+	c := srv.Client()
+	if _, err := c.Branches.Create(t.Context(), &platform.CreateBranchParams{Organization: "acme", Database: "app", Name: "gone"}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Advance(time.Hour)
+	if err := c.Branches.Delete(t.Context(), &platform.DeleteBranchParams{Organization: "acme", Database: "app", Branch: "gone"}); err != nil {
+		t.Fatal(err)
+	}
+	bystander, err := srv.CreateServiceToken("acme", TokenSpec{Name: "bystander", Permissions: []platform.Permission{platform.PermissionReadOrganization}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	main := srv.world.orgs["acme"].dbByName["app"].branch("main")
+	if main == nil {
+		t.Fatal("database app has no branch main")
+	}
+	routes := branchPathRoutes()
+	if len(routes) < 100 {
+		t.Fatalf("the route table has %d routes with {branch}; want the 100 and more of operations.tsv", len(routes))
+	}
+	// The bystander's first use marks its token used; the clock stands
+	// still, so the refusals below mark nothing more.
+	if _, err := srv.ClientFor(bystander).Organizations.Get(t.Context(), &platform.GetOrganizationParams{Organization: "acme"}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	errSpy := errors.New("the handler ran")
+	for _, rt := range routes {
+		spec := operations[rt.op]
+		spec.need = permsOf(spec.perms)
+
+		// The pipeline, with a handler that records what it is given.
+		for _, name := range []string{"main", "nope", "gone"} {
+			spy := rt
+			spy.spec = spec
+			ran, got := false, (*branchRec)(nil)
+			spy.serve = func(c *call) (any, error) {
+				ran, got = true, c.branch
+				return nil, errSpy
+			}
+			_, _, err := srv.run(&spy, routeRequest(rt, name, srv.AdminToken().Authorization()), nil, nil)
+			switch {
+			case name == "main":
+				if !ran || got != main {
+					t.Errorf("%s on main: the handler ran %t with call.branch %v, want it run with main", rt.op, ran, got)
+				}
+			case rt.branchMayBeGone:
+				if !ran || got != nil {
+					t.Errorf("%s on %s: the handler ran %t with call.branch %v, want it run with nil", rt.op, name, ran, got)
+				}
+			default:
+				var ae *apiError
+				if ran || !errors.As(err, &ae) || ae.status != http.StatusNotFound {
+					t.Errorf("%s on %s: the handler ran %t, error %v; want a 404 before the handler", rt.op, name, ran, err)
+				}
+			}
+		}
+
+		// The server, with the handler of the table.
+		for _, tt := range []struct {
+			who, branch, auth string
+			reason            string
+		}{
+			{"admin", "nope", srv.AdminToken().Authorization(), `branch "nope" names nothing in database app`},
+			{"admin", "gone", srv.AdminToken().Authorization(), `branch "gone" names nothing in database app`},
+			{"bystander", "nope", bystander.Authorization(), "service token " + bystander.ID + " lacks the permission for " + rt.op + " "},
+		} {
+			if tt.who == "bystander" && len(spec.perms) == 0 {
+				continue
+			}
+			if tt.who == "admin" && rt.branchMayBeGone {
+				tt.reason = `id "x" names nothing in database app`
+			}
+			w := httptest.NewRecorder()
+			srv.ServeHTTP(w, routeRequest(rt, tt.branch, tt.auth))
+			var body errorBody
+			if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
+				t.Fatalf("%s by %s on %s: body %s: %v", rt.op, tt.who, tt.branch, w.Body, err)
+			}
+			if diff := gocmp.Diff(errorBody{Code: "not_found", Message: "Not Found"}, body); w.Code != http.StatusNotFound || diff != "" {
+				t.Errorf("%s by %s on %s: status %d, body (-want +got):\n%s", rt.op, tt.who, tt.branch, w.Code, diff)
+			}
+			log := srv.Requests()
+			reason := log[len(log)-1].Reason
+			if tt.who == "bystander" {
+				reason, _, _ = strings.Cut(reason, "(") // the permissions the operation needs and the token holds follow
+			}
+			if reason != tt.reason {
+				t.Errorf("%s by %s on %s: the logged reason is %q, want %q", rt.op, tt.who, tt.branch, reason, tt.reason)
+			}
+		}
+	}
+	after, err := srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(before, after) {
+		t.Error("the refused requests changed the server's state")
+	}
+}
