@@ -428,10 +428,15 @@ type safeMigrationsBody struct {
 	SafeMigrations *bool `json:"safe_migrations"`
 }
 
-func updateSafeMigrations(c *call, p *safeMigrationsBody) (any, error) {
+// check refuses a body without safe_migrations.
+func (p *safeMigrationsBody) check() *apiError {
 	if p.SafeMigrations == nil {
-		return nil, unprocessable("safe_migrations is required: true or false")
+		return unprocessable("safe_migrations is required: true or false")
 	}
+	return nil
+}
+
+func updateSafeMigrations(c *call, p *safeMigrationsBody) (any, error) {
 	return onBranch(func(c *call, b *branchRec) error { return setSafeMigrations(c, b, *p.SafeMigrations) })(c)
 }
 

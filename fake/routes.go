@@ -385,10 +385,11 @@ func (c *call) parsePage() error {
 	return nil
 }
 
-// decodeBody reads and decodes the JSON body of a route that takes one. Its
-// error is held back until the permission check has passed. A route that
-// takes none ignores a body, unless strict: then every field of it is
-// unknown, whatever the method (a DELETE's too).
+// decodeBody reads and decodes the JSON body of a route that takes one,
+// and runs its check when its type has one (bodyChecker). Its error is held
+// back until the permission check has passed. A route that takes none
+// ignores a body, unless strict: then every field of it is unknown,
+// whatever the method (a DELETE's too).
 func decodeBody(w http.ResponseWriter, r *http.Request, rt *route, strict bool) (any, *apiError) {
 	if rt.newBody == nil {
 		if strict {
@@ -400,7 +401,19 @@ func decodeBody(w http.ResponseWriter, r *http.Request, rt *route, strict bool) 
 	if err := readJSON(w, r, v, strict); err != nil {
 		return nil, err
 	}
+	if b, ok := v.(bodyChecker); ok {
+		if err := b.check(); err != nil {
+			return nil, err
+		}
+	}
 	return v, nil
+}
+
+// bodyChecker is a body whose own check refuses it before the path's
+// branch is looked up: a body the API refuses for itself, whatever the
+// path names.
+type bodyChecker interface {
+	check() *apiError
 }
 
 // readJSON decodes r's JSON body into v, refusing unknown fields when

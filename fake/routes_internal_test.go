@@ -30,14 +30,15 @@ func branchPathRoutes() []route {
 
 // routeRequest makes a request of rt's pattern whose {branch} is branch,
 // {organization} acme, {database} app and every other wildcard "x" (a
-// {rest...} "summary"), with its path values set as the ServeMux sets them.
-func routeRequest(rt route, branch, auth string) *http.Request {
+// {rest...} "summary"), with its path values set as the ServeMux sets them,
+// and body.
+func routeRequest(rt route, branch, auth, body string) *http.Request {
 	method, path, _ := strings.Cut(rt.pattern, " ")
 	values := map[string]string{"organization": "acme", "database": "app", "branch": branch, "rest": "summary"}
 	for _, name := range wildcards(path) {
 		path = strings.Replace(path, "{"+name+"}", cmp.Or(values[name], "x"), 1)
 	}
-	r := httptest.NewRequest(method, path, nil)
+	r := httptest.NewRequest(method, path, strings.NewReader(body))
 	for _, name := range wildcards(cmp.Or(rt.muxPattern, rt.pattern)) {
 		v := cmp.Or(values[name], "x")
 		if name == "rest" {
@@ -48,6 +49,10 @@ func routeRequest(rt route, branch, auth string) *http.Request {
 	r.Header.Set("Authorization", auth)
 	return r
 }
+
+// validBodies are the bodies that pass the body check (bodyChecker) of the
+// routes whose body has one; the others are sent without a body.
+var validBodies = map[string]string{"update_safe_migrations": `{"safe_migrations": true}`}
 
 // TestPipelineResolvesBranch checks, for every route whose pattern has
 // {branch} (taken from the route table, so that a new route is covered),
@@ -104,7 +109,7 @@ func TestPipelineResolvesBranch(t *testing.T) {
 				ran, got = true, c.branch
 				return nil, errSpy
 			}
-			_, _, err := srv.run(&spy, routeRequest(rt, name, srv.AdminToken().Authorization()), nil, nil)
+			_, _, err := srv.run(&spy, routeRequest(rt, name, srv.AdminToken().Authorization(), ""), nil, nil)
 			switch {
 			case name == "main":
 				if !ran || got != main {
@@ -138,7 +143,7 @@ func TestPipelineResolvesBranch(t *testing.T) {
 				tt.reason = `id "x" names nothing in database app`
 			}
 			w := httptest.NewRecorder()
-			srv.ServeHTTP(w, routeRequest(rt, tt.branch, tt.auth))
+			srv.ServeHTTP(w, routeRequest(rt, tt.branch, tt.auth, validBodies[rt.op]))
 			var body errorBody
 			if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
 				t.Fatalf("%s by %s on %s: body %s: %v", rt.op, tt.who, tt.branch, w.Body, err)
@@ -162,5 +167,40 @@ func TestPipelineResolvesBranch(t *testing.T) {
 	}
 	if !bytes.Equal(before, after) {
 		t.Error("the refused requests changed the server's state")
+	}
+}
+
+// TestBodyCheckBeforeBranch checks that a body a route refuses for itself
+// (bodyChecker) is refused before an unknown {branch}, as its handler did
+// when it looked the branch up itself, and after the permission check.
+func TestBodyCheckBeforeBranch(t *testing.T) {
+	t.Parallel()
+	srv := newTrafficServer(t)
+	byOp := map[string]route{}
+	for _, rt := range branchPathRoutes() {
+		byOp[rt.op] = rt
+	}
+	for _, tt := range []struct {
+		op, body string
+		status   int
+		message  string
+	}{
+		{"update_safe_migrations", `{}`, http.StatusUnprocessableEntity, "safe_migrations is required: true or false"},
+		{"update_keyspace", `{"shards": 2}`, http.StatusBadRequest, "unknown field shards; the settings are " + strings.Join(keyspaceSettingsFields, ", ")},
+		{"update_keyspace", `{"vttablet_options": 7}`, http.StatusBadRequest, "field vttablet_options must be an object, not number"},
+	} {
+		rt, ok := byOp[tt.op]
+		if !ok {
+			t.Fatalf("no route of %s with {branch}", tt.op)
+		}
+		w := httptest.NewRecorder()
+		srv.ServeHTTP(w, routeRequest(rt, "nope", srv.AdminToken().Authorization(), tt.body))
+		var body errorBody
+		if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
+			t.Fatalf("%s %s: body %s: %v", tt.op, tt.body, w.Body, err)
+		}
+		if w.Code != tt.status || body.Message != tt.message {
+			t.Errorf("%s %s on an unknown branch: %d %q, want %d %q", tt.op, tt.body, w.Code, body.Message, tt.status, tt.message)
+		}
 	}
 }
