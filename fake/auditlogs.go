@@ -348,7 +348,7 @@ func (c *call) auditTarget() (id, name string) {
 				return dr.id, "#" + name
 			}
 		case "Workflow":
-			if wf := c.db.workflows.get(n); wf != nil {
+			if wf := c.db.workflows.peek().get(n); wf != nil {
 				return wf.id, wf.name
 			}
 		}

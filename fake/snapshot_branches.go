@@ -144,7 +144,7 @@ func (sv *saver) branches() []branchSnap {
 			Production: b.production, Ready: b.ready, SafeMigrations: b.safeMigrations,
 			DeletionProtected: b.deletionProtected, Deleted: b.deleted, DeletedAt: b.deletedAt,
 			Actor: idOf(b.actor), Region: b.region.slug, RestoredFrom: idOf(b.restoredFrom),
-			InitialRestoreID: b.initialRestoreID, SchemaUpdated: b.schemaUpdated, RoutingRules: peek(&b.more).routingRules,
+			InitialRestoreID: b.initialRestoreID, SchemaUpdated: b.schemaUpdated, RoutingRules: b.more.read().routingRules,
 			DefaultRole: idOf(b.roles.def), Passwords: savePasswords(b),
 			Switchovers: saveSwitchovers(b), Primary: b.primary,
 		}
@@ -158,7 +158,7 @@ func (sv *saver) branches() []branchSnap {
 			})
 		}
 		for _, ks := range b.keyspaces.All() {
-			m := peek(&ks.more)
+			m := ks.more.read()
 			resizes, last := saveKeyspaceResizes(ks)
 			bs.Keyspaces = append(bs.Keyspaces, keyspaceSnap{
 				stampsSnap: saveStamps(ks.stamps), Name: ks.name, Shards: ks.shards,
@@ -187,7 +187,7 @@ func (sv *saver) branches() []branchSnap {
 				bs.RoleOwners[obj] = r.id
 			}
 		}
-		for _, bg := range peek(&b.more).budgets.All() {
+		for _, bg := range b.more.read().budgets.All() {
 			gs := budgetSnap{stampsSnap: saveStamps(bg.stamps), Name: bg.name, Mode: bg.mode, Limits: bg.limits, Actor: idOf(bg.actor)}
 			for _, r := range bg.rules {
 				gs.Rules = append(gs.Rules, ruleSnap{
