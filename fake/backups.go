@@ -119,9 +119,9 @@ func backupRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups", op: "list_backups", handler: read(listBackups)},
 		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups", op: "create_backup", handler: withBody(createBackup)},
-		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups/{id}", op: "get_backup", handler: read(getBackup)},
-		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups/{id}", op: "update_backup", handler: withBody(updateBackup)},
-		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups/{id}", op: "delete_backup", handler: act(deleteBackup)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups/{id}", op: "get_backup", branchMayBeGone: true, handler: read(getBackup)},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups/{id}", op: "update_backup", branchMayBeGone: true, handler: withBody(updateBackup)},
+		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups/{id}", op: "delete_backup", branchMayBeGone: true, handler: act(deleteBackup)},
 	}
 }
 
@@ -136,15 +136,11 @@ func backupPolicyRoutes() []route {
 }
 
 func listBackups(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
 	f, err := parseBackupFilter(c.r.URL.Query())
 	if err != nil {
 		return nil, err
 	}
-	bb := c.db.backups.of(b)
+	bb := c.db.backups.of(c.branch)
 	x := &bb.live
 	if f.all {
 		x = &bb.all
@@ -156,10 +152,7 @@ func listBackups(c *call) (any, error) {
 }
 
 func createBackup(c *call, p *platform.CreateBackupParams) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	name := defaultBackupName(b, c.now)
 	if p.Name != nil {
 		if *p.Name == "" {

@@ -396,7 +396,7 @@ func TestJobLayoutViolationsFound(t *testing.T) {
 //     records (a type named ...Rec: tokenRec in auth.go, with the grants'
 //     methods in servicetokens.go). Methods of *world are the
 //     world's entry points, and methods of *call resolve a request's path
-//     values (c.branch(), c.keyspace()); any group may call both.
+//     values (c.keyspace(), c.mysqlBranch()); any group may call both.
 //   - A record's snapshot holds its children's (a branch's, its keyspaces'
 //     and passwords'), so what one group's _snap.go declares another
 //     group's _snap.go may use: the snapshot's own entry points.
