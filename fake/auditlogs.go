@@ -320,10 +320,7 @@ func (c *call) auditTarget() (id, name string) {
 		return "", ""
 	}
 	name = c.r.PathValue(sh.param)
-	var branch *branchRec
-	if c.db != nil {
-		branch = c.db.branch(c.r.PathValue("branch"))
-	}
+	branch := c.branch
 	switch {
 	case sh.param == "organization":
 		return c.org.id, name

@@ -190,16 +190,6 @@ func createDatabase(c *call, p *platform.CreateDatabaseParams) (any, error) {
 	return c.w.renderDatabase(db), nil
 }
 
-// databaseReadyJob is the pending -> ready transition of a database.
-type databaseReadyJob struct{ db *dbRec }
-
-func (j databaseReadyJob) run(w *world) {
-	if !j.db.deleted {
-		j.db.state = platform.DatabaseReady
-		j.db.updated = w.clock.Now()
-	}
-}
-
 func getDatabase(c *call) (any, error) {
 	return c.w.renderDatabase(c.db), nil
 }

@@ -45,13 +45,10 @@ func passwordRoutes() []route {
 	}
 }
 
-// mysqlBranch finds the path's {branch}, which must be of a MySQL
+// mysqlBranch returns the path's {branch}, which must be of a MySQL
 // database: PostgreSQL branches have role credentials instead.
 func (c *call) mysqlBranch() (*branchRec, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	if b.db.kind != platform.KindMySQL {
 		return nil, unprocessable("passwords apply to mysql databases; %s is %s, whose branches have roles instead", b.db.name, b.db.kind)
 	}

@@ -59,15 +59,11 @@ func queryPatternRoutes() []route {
 }
 
 func listQPReports(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
 	cur, err := c.parseCursor()
 	if err != nil {
 		return nil, err
 	}
-	rs := &b.x().qpReports
+	rs := &c.branch.x().qpReports
 	return cursorPageOf(cur, cursorList[*qpReportRec]{
 		n:   len(rs.list),
 		at:  func(i int) *qpReportRec { return rs.list[i] },
@@ -90,20 +86,12 @@ func (r *qpReportRec) seqOf() uint64 {
 }
 
 func createQPReport(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
-	return renderQPReport(c)(c.w.newQPReport(b, c.who.user)), nil
+	return renderQPReport(c)(c.w.newQPReport(c.branch, c.who.user)), nil
 }
 
 // qpReport finds the report the path names.
 func (c *call) qpReport() (*qpReportRec, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
-	r := b.x().qpReports.byID[c.r.PathValue("id")]
+	r := c.branch.x().qpReports.byID[c.r.PathValue("id")]
 	if r == nil {
 		return nil, notFound()
 	}

@@ -20,7 +20,7 @@ import (
 )
 
 // snapshotCoverage lists, by type, the fields of the records a snapshot
-// holds (fake/snapshot*.go saves and loads each, or rebuilds it from
+// holds (fake/*_snap.go saves and loads each, or rebuilds it from
 // others, as an index from its records). TestSnapshotCoversEveryField
 // fails on a field missing here, so that a new field or record type cannot
 // be forgotten by the snapshot; TestSnapshotOperations checks that each is
@@ -186,50 +186,50 @@ func snapshotCovered(field string) bool {
 
 // snapshotHome says where the snapshot of each record type is written.
 var snapshotHome = map[string]string{
-	"world": "worldSnap in fake/snapshot.go", "oauthSession": "oauthSessionSnap in fake/snapshot_oauth.go",
-	"userRec": "userSnap in fake/snapshot_orgs.go", "orgRec": "orgSnap in fake/snapshot_orgs.go",
-	"memberRec": "memberSnap in fake/snapshot_orgs.go", "teamRec": "teamSnap in fake/snapshot_orgs.go",
-	"teamMemberRec": "teamMemberSnap in fake/snapshot_orgs.go", "tokenRec": "tokenSnap in fake/snapshot_orgs.go",
-	"dbRec": "dbSnap in fake/snapshot_databases.go", "webhookRec": "webhookSnap in fake/snapshot_databases.go",
-	"branchRec": "branchSnap in fake/snapshot_branches.go", "branchMore": "branchSnap in fake/snapshot_branches.go", "dbMore": "dbSnap in fake/snapshot_databases.go", "readOnlyRegionRec": "readOnlyRegionSnap in fake/snapshot_branches.go",
-	"keyspaceReadOnlyRegion": "keyspaceROSnap in fake/snapshot_branches.go", "keyspaceRec": "keyspaceSnap in fake/snapshot_branches.go", "keyspaceMore": "keyspaceSnap in fake/snapshot_branches.go",
-	"keyspaceSettings": "settingsSnap in fake/snapshot_branches.go", "roleRec": "roleSnap in fake/snapshot_branches.go",
-	"branchRoles": "branchSnap in fake/snapshot_branches.go", "trafficBudgetRec": "budgetSnap in fake/snapshot_branches.go",
-	"trafficRuleRec": "ruleSnap in fake/snapshot_branches.go", "backupRec": "backupSnap in fake/snapshot_backups.go",
-	"schemaSnapshot": "schemaSnap in fake/snapshot_backups.go", "policyRec": "policySnap in fake/snapshot_backups.go",
-	"schedule": "scheduleSnap in fake/snapshot_backups.go", "drRec": "drSnap in fake/snapshot_deployrequests.go",
-	"deployRec": "deploySnap in fake/snapshot_deployrequests.go", "opRec": "opSnap in fake/snapshot_deployrequests.go",
-	"reviewRec": "reviewSnap in fake/snapshot_deployrequests.go", "oauthAppRec": "oauthAppSnap in fake/snapshot_oauth.go",
-	"oauthTokenRec": "oauthTokenSnap in fake/snapshot_oauth.go", "oauthGrant": "grantSnap in fake/snapshot_oauth.go",
-	"oauthCodeRec": "oauthCodeSnap in fake/snapshot_oauth.go", "oauthDeviceRec": "oauthDeviceSnap in fake/snapshot_oauth.go",
-	"lease": "leaseSnap in fake/snapshot_credentials.go", "passwordRec": "passwordSnap in fake/snapshot_credentials.go",
-	"ipRestrictionRec": "ipRestrictionSnap in fake/snapshot_credentials.go", "switchoverRec": "switchoverSnap in fake/snapshot_switchovers.go",
-	"windowRec": "windowSnap in fake/snapshot_switchovers.go", "recRec": "recSnap in fake/snapshot_recommendations.go",
-	"bouncerRec": "bouncerSnap in fake/snapshot_bouncers.go", "bouncerConfig": "bouncerConfigSnap in fake/snapshot_bouncers.go",
-	"bouncerResizeRec": "bouncerResizeSnap in fake/snapshot_bouncers.go", "keyspaceResizeRec": "keyspaceResizeSnap in fake/snapshot_keyspace_resizes.go",
-	"keyspaceSize":  "keyspaceSizeSnap in fake/snapshot_keyspace_resizes.go",
-	"branchCluster": "branchClusterSnap in fake/snapshot_branchchanges.go", "vtgateConfig": "vtgateSnap in fake/snapshot_branchchanges.go",
-	"storageConfig": "storageSnap in fake/snapshot_branchchanges.go", "paramValue": "paramValueSnap in fake/snapshot_branchchanges.go",
-	"branchChangeRec": "branchChangeSnap in fake/snapshot_branchchanges.go", "clusterState": "clusterStateSnap in fake/snapshot_branchchanges.go",
-	"qpReportRec": "qpReportSnap in fake/snapshot_querypatterns.go",
+	"world": "worldSnap in fake/snapshot.go", "oauthSession": "oauthSessionSnap in fake/oauth_snap.go",
+	"userRec": "userSnap in fake/organizations_snap.go", "orgRec": "orgSnap in fake/organizations_snap.go",
+	"memberRec": "memberSnap in fake/organizations_snap.go", "teamRec": "teamSnap in fake/teams_snap.go",
+	"teamMemberRec": "teamMemberSnap in fake/teams_snap.go", "tokenRec": "tokenSnap in fake/servicetokens_snap.go",
+	"dbRec": "dbSnap in fake/databases_snap.go", "webhookRec": "webhookSnap in fake/webhooks_snap.go",
+	"branchRec": "branchSnap in fake/branches_snap.go", "branchMore": "branchSnap in fake/branches_snap.go", "dbMore": "dbSnap in fake/databases_snap.go", "readOnlyRegionRec": "readOnlyRegionSnap in fake/keyspaces_snap.go",
+	"keyspaceReadOnlyRegion": "keyspaceROSnap in fake/keyspaces_snap.go", "keyspaceRec": "keyspaceSnap in fake/keyspaces_snap.go", "keyspaceMore": "keyspaceSnap in fake/keyspaces_snap.go",
+	"keyspaceSettings": "settingsSnap in fake/keyspaces_snap.go", "roleRec": "roleSnap in fake/roles_snap.go",
+	"branchRoles": "branchSnap in fake/branches_snap.go", "trafficBudgetRec": "budgetSnap in fake/trafficbudgets_snap.go",
+	"trafficRuleRec": "ruleSnap in fake/trafficbudgets_snap.go", "backupRec": "backupSnap in fake/backups_snap.go",
+	"schemaSnapshot": "schemaSnap in fake/backups_snap.go", "policyRec": "policySnap in fake/backups_snap.go",
+	"schedule": "scheduleSnap in fake/backups_snap.go", "drRec": "drSnap in fake/deployrequests_snap.go",
+	"deployRec": "deploySnap in fake/deployrequests_snap.go", "opRec": "opSnap in fake/deployrequests_snap.go",
+	"reviewRec": "reviewSnap in fake/deployrequests_snap.go", "oauthAppRec": "oauthAppSnap in fake/oauthapps_snap.go",
+	"oauthTokenRec": "oauthTokenSnap in fake/oauthapps_snap.go", "oauthGrant": "grantSnap in fake/oauthapps_snap.go",
+	"oauthCodeRec": "oauthCodeSnap in fake/oauth_snap.go", "oauthDeviceRec": "oauthDeviceSnap in fake/oauth_snap.go",
+	"lease": "leaseSnap in fake/snapshot.go", "passwordRec": "passwordSnap in fake/passwords_snap.go",
+	"ipRestrictionRec": "ipRestrictionSnap in fake/iprestrictions_snap.go", "switchoverRec": "switchoverSnap in fake/switchovers_snap.go",
+	"windowRec": "windowSnap in fake/maintenance_snap.go", "recRec": "recSnap in fake/schemarecommendations_snap.go",
+	"bouncerRec": "bouncerSnap in fake/bouncers_snap.go", "bouncerConfig": "bouncerConfigSnap in fake/bouncers_snap.go",
+	"bouncerResizeRec": "bouncerResizeSnap in fake/bouncers_snap.go", "keyspaceResizeRec": "keyspaceResizeSnap in fake/keyspaces_snap.go",
+	"keyspaceSize":  "keyspaceSizeSnap in fake/keyspaces_snap.go",
+	"branchCluster": "branchClusterSnap in fake/branchresizes_snap.go", "vtgateConfig": "vtgateSnap in fake/branchresizes_snap.go",
+	"storageConfig": "storageSnap in fake/branchresizes_snap.go", "paramValue": "paramValueSnap in fake/branchresizes_snap.go",
+	"branchChangeRec": "branchChangeSnap in fake/branchresizes_snap.go", "clusterState": "clusterStateSnap in fake/branchresizes_snap.go",
+	"qpReportRec": "qpReportSnap in fake/querypatterns_snap.go",
 	"vitessOpRec": "vitessOpSnap in fake/vitess_snap.go", "shardState": "shardSnap in fake/vitess_snap.go",
 	"tabletControl": "tabletControlSnap in fake/vitess_snap.go",
-	"auditRec":      "auditSnap in fake/snapshot_auditlogs.go", "auditLog": "auditLogSnap in fake/snapshot_auditlogs.go",
-	"workflowRec":   "workflowSnap in fake/snapshot_workflows.go",
+	"auditRec":      "auditSnap in fake/auditlogs_snap.go", "auditLog": "auditLogSnap in fake/auditlogs_snap.go",
+	"workflowRec":   "workflowSnap in fake/workflows_snap.go",
 	"sessionRec":    "sessionSnap in fake/connections_snap.go",
-	"branchTraffic": "trafficSnap in fake/snapshot_traffic.go", "queryPattern": "patternSnap in fake/snapshot_traffic.go",
-	"querySample": "sampleSnap in fake/snapshot_traffic.go", "queryError": "sampleSnap in fake/snapshot_traffic.go",
-	"orgBilling": "billingSnap in fake/snapshot_billing.go", "usageSpan": "usageSpanSnap in fake/snapshot_billing.go",
-	"billedBranch": "billedBranchSnap in fake/snapshot_billing.go", "invoiceRec": "invoiceSnap in fake/snapshot_billing.go",
-	"lineItemRec": "lineItemSnap in fake/snapshot_billing.go", "paymentMethodRec": "paymentSnap in fake/snapshot_billing.go",
+	"branchTraffic": "trafficSnap in fake/traffic_snap.go", "queryPattern": "patternSnap in fake/traffic_snap.go",
+	"querySample": "sampleSnap in fake/traffic_snap.go", "queryError": "sampleSnap in fake/traffic_snap.go",
+	"orgBilling": "billingSnap in fake/billing_snap.go", "usageSpan": "usageSpanSnap in fake/billing_snap.go",
+	"billedBranch": "billedBranchSnap in fake/billing_snap.go", "invoiceRec": "invoiceSnap in fake/billing_snap.go",
+	"lineItemRec": "lineItemSnap in fake/billing_snap.go", "paymentMethodRec": "paymentSnap in fake/billing_snap.go",
 }
 
 // snapshotAdvice says what to do about a field the snapshot does not cover.
 func snapshotAdvice(field, typ string) string {
 	owner, _, _ := strings.Cut(field, ".")
-	where := "a ...Snap struct of its own in the snapshot file of its resource group (fake/snapshot_<group>.go), " +
+	where := "a ...Snap struct of its own in the snapshot file of its resource group (fake/<group>_snap.go), " +
 		"saved by its owner's save and built again by its load; a job of a new kind of transition gets a save " +
-		"method and a loader in jobLoaders (fake/snapshot_jobs.go)"
+		"method and a loader (listed in jobLoaders, fake/snapshot.go) beside its run in fake/<group>_jobs.go"
 	if home, ok := snapshotHome[owner]; ok {
 		where = home + ": a field of the struct, set in its save, read back in its load"
 	}

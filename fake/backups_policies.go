@@ -89,20 +89,6 @@ func (w *world) armPolicy(p *policyRec) {
 	w.clock.After(p.nextRun.Sub(now), policyRunJob{p, p.gen})
 }
 
-// policyRunJob runs armed generation gen of a policy, unless the policy was
-// updated or deleted since.
-type policyRunJob struct {
-	p   *policyRec
-	gen uint64
-}
-
-func (j policyRunJob) run(w *world) {
-	if j.p.deleted || j.p.db.deleted || j.p.gen != j.gen {
-		return
-	}
-	w.runPolicy(j.p)
-}
-
 // runPolicy backs up every ready branch the policy targets. A branch that
 // has a backup still pending or running gets an ignored backup instead.
 func (w *world) runPolicy(p *policyRec) {
@@ -121,16 +107,6 @@ func (w *world) runPolicy(p *policyRec) {
 	}
 	p.lastRan = now
 	w.armPolicy(p)
-}
-
-func backupPolicyRoutes() []route {
-	return []route{
-		{pattern: "GET /v1/organizations/{organization}/databases/{database}/backup-policies", op: "list_backup_policies", handler: read(listBackupPolicies)},
-		{pattern: "POST /v1/organizations/{organization}/databases/{database}/backup-policies", op: "create_backup_policy", handler: withBody(createBackupPolicy)},
-		{pattern: "GET /v1/organizations/{organization}/databases/{database}/backup-policies/{id}", op: "get_backup_policy", handler: read(getBackupPolicy)},
-		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/backup-policies/{id}", op: "update_backup_policy", handler: withBody(updateBackupPolicy)},
-		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/backup-policies/{id}", op: "delete_backup_policy", handler: act(deleteBackupPolicy)},
-	}
 }
 
 func listBackupPolicies(c *call) (any, error) {

@@ -16,6 +16,10 @@ func (j bouncerReadyJob) save() jobSnap {
 	return jobSnap{Kind: "bouncer.ready", ID: j.bn.id}
 }
 
+func (j bouncerReadyJob) keep(sv *saver) bool {
+	return sv.branchSet[j.bn.branch] && !j.bn.deleted
+}
+
 func loadBouncerReadyJob(ld *loader, js jobSnap) (job, error) {
 	bn, err := refNonNil(ld.bouncers, js.ID, "bouncer")
 	return bouncerReadyJob{bn}, err
@@ -39,6 +43,10 @@ func (j bouncerResizeJob) run(w *world) {
 
 func (j bouncerResizeJob) save() jobSnap {
 	return jobSnap{Kind: "bouncer_resize.step", ID: j.r.id, Step: string(j.from)}
+}
+
+func (j bouncerResizeJob) keep(sv *saver) bool {
+	return sv.branchSet[j.r.bouncer.branch] && j.r.state == j.from
 }
 
 func loadBouncerResizeJob(ld *loader, js jobSnap) (job, error) {

@@ -2,15 +2,15 @@ package fake
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/dbplatform/platform-go"
 )
 
-// The snapshot of databases and their webhooks. Their branches, backups,
-// deploy requests, IP restrictions and maintenance windows are in
-// snapshot_branches.go, snapshot_backups.go, snapshot_deployrequests.go,
-// snapshot_credentials.go and snapshot_switchovers.go.
+// The snapshot of databases. Their branches, backups, deploy requests,
+// webhooks, IP restrictions, maintenance windows, workflows and schema
+// recommendations are in branches_snap.go, backups_snap.go,
+// deployrequests_snap.go, webhooks_snap.go, iprestrictions_snap.go,
+// maintenance_snap.go, workflows_snap.go and schemarecommendations_snap.go.
 
 type dbSnap struct {
 	stampsSnap
@@ -73,9 +73,7 @@ func (sv *saver) databases() []dbSnap {
 		for _, dr := range db.deployQueue {
 			ds.DeployQueue = append(ds.DeployQueue, dr.number)
 		}
-		for _, h := range db.more.read().webhooks.All() {
-			ds.Webhooks = append(ds.Webhooks, saveWebhook(h))
-		}
+		ds.Webhooks = saveWebhooks(db)
 		out = append(out, ds)
 	}
 	return out
@@ -187,47 +185,11 @@ func (ld *loader) loadDatabaseContent(ds dbSnap) error {
 	if err == nil {
 		err = ld.loadRecommendations(db, ds.Recommendations)
 	}
-	for i, hs := range ds.Webhooks {
-		if err != nil {
-			break
-		}
-		if err = uniqueIn(&db.x().webhooks.Store, hs.ID, "webhook"); err != nil {
-			err = at(err, "webhooks[%d].id", i)
-			break
-		}
-		db.x().webhooks.Add(loadWebhook(db, hs))
+	if err == nil {
+		err = ld.loadWebhooks(db, ds.Webhooks)
 	}
 	if err != nil {
 		return named(err, "database %s", db.id)
 	}
 	return nil
-}
-
-type webhookSnap struct {
-	stampsSnap
-	URL             string                  `json:"url"`
-	Secret          string                  `json:"secret"`
-	Enabled         bool                    `json:"enabled"`
-	Events          []platform.WebhookEvent `json:"events"`
-	LastSent        time.Time               `json:"last_sent"`
-	LastSentResult  string                  `json:"last_sent_result"`
-	LastSentSuccess bool                    `json:"last_sent_success"`
-	Failures        int                     `json:"failures"`
-	LastTest        time.Time               `json:"last_test"`
-}
-
-func saveWebhook(h *webhookRec) webhookSnap {
-	return webhookSnap{
-		stampsSnap: saveStamps(h.stamps), URL: h.url, Secret: h.secret, Enabled: h.enabled, Events: h.events,
-		LastSent: h.lastSent, LastSentResult: h.lastSentResult, LastSentSuccess: h.lastSentSuccess,
-		Failures: h.failures, LastTest: h.lastTest,
-	}
-}
-
-func loadWebhook(db *dbRec, hs webhookSnap) *webhookRec {
-	return &webhookRec{
-		stamps: hs.load(), db: db, url: hs.URL, secret: hs.Secret, enabled: hs.Enabled, events: hs.Events,
-		lastSent: hs.LastSent, lastSentResult: hs.LastSentResult, lastSentSuccess: hs.LastSentSuccess,
-		failures: hs.Failures, lastTest: hs.LastTest,
-	}
 }

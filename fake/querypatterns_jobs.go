@@ -21,6 +21,10 @@ func (j qpReportJob) save() jobSnap {
 	return jobSnap{Kind: "query_patterns_report.generate", ID: j.r.id}
 }
 
+func (j qpReportJob) keep(sv *saver) bool {
+	return sv.branchSet[j.r.branch] && !j.r.deleted
+}
+
 func loadQPReportJob(ld *loader, js jobSnap) (job, error) {
 	r, err := refNonNil(ld.qpReports, js.ID, "query-patterns report")
 	if err != nil {

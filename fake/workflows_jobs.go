@@ -34,6 +34,10 @@ func (j workflowJob) save() jobSnap {
 	return jobSnap{Kind: "workflow.step", ID: j.wf.id, Step: string(j.from)}
 }
 
+func (j workflowJob) keep(sv *saver) bool {
+	return sv.dbSet[j.wf.db] && j.wf.state == j.from
+}
+
 // workflowClockStates are the states a workflow leaves on the clock.
 var workflowClockStates = []platform.WorkflowState{
 	platform.WorkflowPending, platform.WorkflowCopying, platform.WorkflowVerifyingData,

@@ -33,6 +33,10 @@ func (j switchoverJob) save() jobSnap {
 	return jobSnap{Kind: "switchover.step", ID: j.sw.id, Step: string(j.from)}
 }
 
+func (j switchoverJob) keep(sv *saver) bool {
+	return sv.branchSet[j.sw.branch]
+}
+
 func loadSwitchoverJob(ld *loader, js jobSnap) (job, error) {
 	from := platform.SwitchoverState(js.Step)
 	if from != platform.SwitchoverPending && from != platform.SwitchoverRunning {

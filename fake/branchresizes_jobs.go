@@ -24,6 +24,10 @@ func (j branchChangeJob) save() jobSnap {
 	return jobSnap{Kind: "branch_change.step", ID: j.r.id, Step: string(j.from)}
 }
 
+func (j branchChangeJob) keep(sv *saver) bool {
+	return sv.branchSet[j.r.branch] && j.r.state == j.from
+}
+
 func loadBranchChangeJob(ld *loader, js jobSnap) (job, error) {
 	from := platform.BranchChangeState(js.Step)
 	if from != platform.ChangeQueued && from != platform.ChangeResizing {
