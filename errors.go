@@ -26,6 +26,9 @@ var (
 	// ErrUnprocessable matches 422: a valid request that the current state
 	// refuses (a missing field, a taken name, an illegal transition).
 	ErrUnprocessable = errors.New("platform: unprocessable")
+	// ErrGone matches 410: the resource existed and is no longer served
+	// (an expired export, an expired download address).
+	ErrGone = errors.New("platform: gone")
 	// ErrRateLimited matches 429: over the rate limit; see [Error.RetryAfter].
 	ErrRateLimited = errors.New("platform: rate limited")
 	// ErrInternal matches any 5xx status.
@@ -52,6 +55,10 @@ type Error struct {
 	RetryAfter time.Duration `json:"-"`
 	// Method and Path are those of the request that failed.
 	Method, Path string `json:"-"`
+	// body is the response's body as read (up to maxErrorBody), for the
+	// few operations whose error answer is a resource rather than a code
+	// and message (an expired export's 410).
+	body []byte
 }
 
 // Error describes the failure: method, path, status, code, message and
@@ -90,6 +97,8 @@ func (e *Error) Is(target error) bool {
 		return e.StatusCode == http.StatusRequestEntityTooLarge
 	case ErrUnprocessable:
 		return e.StatusCode == http.StatusUnprocessableEntity
+	case ErrGone:
+		return e.StatusCode == http.StatusGone
 	case ErrRateLimited:
 		return e.StatusCode == http.StatusTooManyRequests
 	case ErrInternal:
@@ -111,6 +120,7 @@ func newError(req *http.Request, resp *http.Response) *Error {
 		e.RetryAfter = d
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	e.body = body
 	if json.Unmarshal(body, e) != nil || (e.Code == "" && e.Message == "") {
 		e.Message = http.StatusText(resp.StatusCode)
 	}
