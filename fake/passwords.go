@@ -270,6 +270,7 @@ func deletePassword(c *call) (any, error) {
 		return nil, notFound()
 	}
 	pw.branch.x().passwords.Remove(pw)
+	c.w.passwordDeleted(pw, c.now)
 	return nil, nil
 }
 
@@ -296,6 +297,7 @@ func (s *Server) deletePasswordsCreatedBy(org *orgRec, u *userRec) {
 			for _, pw := range slices.Clone(b.x().passwords.All()) {
 				if pw.actor == u {
 					b.x().passwords.Remove(pw)
+					s.world.passwordDeleted(pw, s.clock.Now())
 				}
 			}
 		}

@@ -57,6 +57,7 @@ var jobLoaders = map[string]func(ld *loader, js jobSnap) (job, error){
 	"workflow.step":                  loadWorkflowJob,
 	"query_patterns_report.generate": loadQPReportJob,
 	"invoice.issue":                  loadInvoiceJob,
+	"auth_attempt_export.step":       loadAuthExportJob,
 }
 
 // loadJobs puts the snapshot's transitions on the new clock.
@@ -131,6 +132,8 @@ func (sv *saver) keepJob(j job) bool {
 		return sv.branchSet[j.r.branch] && !j.r.deleted
 	case workflowJob:
 		return sv.dbSet[j.wf.db] && j.wf.state == j.from
+	case authExportJob:
+		return j.x.state == j.from
 	}
 	return true
 }
