@@ -96,7 +96,7 @@ type worldSnap struct {
 	FailNext      []string          `json:"fail_next"`
 	Transitions   []jobSnap         `json:"transitions"`
 	AuditLog      auditLogSnap      `json:"audit_log"`
-	AuthAttempts  []orgAuthSnap     `json:"auth_attempts"`
+	AuthAttempts  []orgAuthSnap     `json:"auth_attempts,omitempty"`
 }
 
 // clockSnap is the clock: its time and the sequence number of the last

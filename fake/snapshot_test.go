@@ -34,7 +34,7 @@ var snapshotCoverage = map[string]string{
 	"Store":                  "live byID",
 	"Timer":                  "At Seq Job",
 	"userRec":                "stamps name email defaultOrg",
-	"orgRec":                 "stamps name billingEmail idpManagedRoles invoiceBudget defaultRegion members memberByUser dbs dbByName branchByName teams tokens billing",
+	"orgRec":                 "stamps name billingEmail idpManagedRoles invoiceBudget defaultRegion members memberByUser dbs dbByName branchByName teams tokens billing auth",
 	"memberRec":              "stamps user role",
 	"regionRec":              "id slug provider displayName location ips",
 	"teamStore":              "idx bySlug",
@@ -148,6 +148,10 @@ var snapshotCoverage = map[string]string{
 	"keyspaceResizeJob":      "r from",
 	"branchChangeJob":        "r from",
 	"qpReportJob":            "r",
+	"authExportJob":          "x from",
+	"orgAuth":                "attempts exports deletedPasswords",
+	"authExportRec":          "stamps org state startAt endAt format filters branchIDs started finished expires failure detail rows",
+	"deletedPassword":        "branchID name at",
 	"auditLog":               "seq limit byOrg",
 	"ring":                   "buf next limit",
 	"auditRec":               "seq at shape actor dbID dbName targetID targetName path remoteIP",
@@ -204,7 +208,9 @@ var snapshotHome = map[string]string{
 	"storageConfig": "storageSnap in fake/snapshot_branchchanges.go", "paramValue": "paramValueSnap in fake/snapshot_branchchanges.go",
 	"branchChangeRec": "branchChangeSnap in fake/snapshot_branchchanges.go", "clusterState": "clusterStateSnap in fake/snapshot_branchchanges.go",
 	"qpReportRec": "qpReportSnap in fake/snapshot_querypatterns.go",
-	"auditRec":    "auditSnap in fake/snapshot_auditlogs.go", "auditLog": "auditLogSnap in fake/snapshot_auditlogs.go",
+	"orgAuth":     "orgAuthSnap in fake/authattempts_snap.go", "authExportRec": "authExportSnap in fake/authattempts_snap.go",
+	"deletedPassword": "deletedPasswordSnap in fake/authattempts_snap.go",
+	"auditRec":        "auditSnap in fake/snapshot_auditlogs.go", "auditLog": "auditLogSnap in fake/snapshot_auditlogs.go",
 	"workflowRec":   "workflowSnap in fake/snapshot_workflows.go",
 	"branchTraffic": "trafficSnap in fake/snapshot_traffic.go", "queryPattern": "patternSnap in fake/snapshot_traffic.go",
 	"querySample": "sampleSnap in fake/snapshot_traffic.go", "queryError": "sampleSnap in fake/snapshot_traffic.go",
@@ -577,6 +583,30 @@ func richWorld(t *testing.T) *opWorld {
 		fake.QuerySample{SQL: "UPDATE users SET name = 'x' WHERE id = 2", Keyspace: "extra", RowsAffected: 1, Duration: time.Millisecond,
 			Error: "Lock wait timeout exceeded", ErrorCode: "1205"},
 	))
+
+	// Authentication attempts on pg's main (its default role, from an
+	// address its IP restrictions do not admit) and app's dev (a deleted
+	// password); a ready export with every filter, a failed one and a
+	// pending one.
+	pw := idOf(do("POST", app+"/branches/dev/passwords", `{"name":"temp","role":"reader"}`))
+	var pwBody struct {
+		Username string `json:"username"`
+	}
+	must(json.Unmarshal(do("GET", app+"/branches/dev/passwords/"+pw, ""), &pwBody))
+	do("DELETE", app+"/branches/dev/passwords/"+pw, "")
+	_, err = srv.RecordAuthAttempts(org,
+		fake.AuthAttempt{Username: "postgres", SourceAddress: "198.51.100.4", Database: "pg", Branch: "main", StartupDatabase: "postgres",
+			BackendRoute: platform.AuthRoutePgBouncer, At: srv.Now().Add(-time.Minute)},
+		fake.AuthAttempt{Username: pwBody.Username, SourceAddress: "2001:db8::1", Database: drDB, Branch: "dev"},
+	)
+	must(err)
+	exports := base + "/auth-attempt-exports"
+	window := `"start_at":"2020-01-01T00:00:00Z","end_at":"2100-01-01T00:00:00Z"`
+	do("POST", exports, `{`+window+`,"format":"csv","filters":{"source_ips":["198.51.100.0/24","2001:db8::/32"],"branches":["pg/main"],`+
+		`"outcomes":["deny"],"usernames":["postgres"],"startup_databases":["postgres"],"failure_reasons":["ip_not_allowed"],"backend_routes":["pgbouncer"]}}`)
+	must(srv.FailNext(idOf(do("POST", exports, `{`+window+`,"format":"jsonl"}`))))
+	srv.Advance(tm.AuthAttemptExportStart + tm.AuthAttemptExport)
+	do("POST", exports, `{`+window+`,"format":"jsonl"}`)
 
 	return w
 }
