@@ -69,6 +69,10 @@ import (
 //	                                              RecordQueries {"samples": [{"sql", "keyspace", "tables", "tags",
 //	                                              "tablet_type", "rows_read", "rows_returned", "rows_affected",
 //	                                              "shard_queries", "duration", "error", "error_code", "time"}]}
+//	POST   /_fake/organizations/{org}/auth-attempts
+//	                                              RecordAuthAttempts {"attempts": [{"username", "source_address",
+//	                                              "database", "branch", "at", "startup_database", "backend_route"}]};
+//	                                              answers the attempts with their outcomes: {"data": [...]}
 //	POST   /_fake/fail-next                       FailNext {"id"}
 //	POST   /_fake/faults                          InjectFault {"operation", "status", "code", "message", "retry_after",
 //	                                              "times", "probability", "latency"}; answers the rule with its "id"
@@ -122,6 +126,7 @@ func controlRoutes() []controlRoute {
 	rs = append(rs, controlEventRoutes()...)
 	rs = append(rs, controlSnapshotRoutes()...)
 	rs = append(rs, controlBillingRoutes()...)
+	rs = append(rs, controlAuthAttemptRoutes()...)
 	return rs
 }
 

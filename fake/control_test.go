@@ -826,6 +826,7 @@ func controlEndpoints() []struct{ method, path, pattern string } {
 		{"POST", "reset", "reset"},
 		{"POST", "organizations/acme/databases/app/branches/main/queries", "organizations/{organization}/databases/{database}/branches/{branch}/queries"},
 		{"PUT", "organizations/acme/billing/payment-method", "organizations/{organization}/billing/payment-method"},
+		{"POST", "organizations/acme/auth-attempts", "organizations/{organization}/auth-attempts"},
 	}
 }
 
