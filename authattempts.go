@@ -270,15 +270,16 @@ func (e *AuthAttemptExportExpiredError) Error() string {
 // Unwrap returns the API's answer.
 func (e *AuthAttemptExportExpiredError) Unwrap() error { return e.Err }
 
-// expiredExport turns a 410 answering with an expired export's record into
-// an *AuthAttemptExportExpiredError; other errors are returned as they are.
-func expiredExport(err error) error {
+// expiredExport turns a 410 answering with an expired export's record (its
+// body) into an *AuthAttemptExportExpiredError; other errors are returned
+// as they are.
+func expiredExport(err error, body []byte) error {
 	var e *Error
 	if !errors.As(err, &e) || e.StatusCode != http.StatusGone {
 		return err
 	}
 	x := new(AuthAttemptExport)
-	if json.Unmarshal(e.body, x) != nil || !x.Expired || x.ID == "" {
+	if json.Unmarshal(body, x) != nil || !x.Expired || x.ID == "" {
 		return err
 	}
 	return &AuthAttemptExportExpiredError{Export: x, Err: e}
@@ -341,8 +342,9 @@ func (p *GetAuthAttemptExportParams) path(suffix string) string {
 //
 // API: GET /v1/organizations/{organization}/auth-attempt-exports/{export}
 func (s *AuthAttemptExportsService) Get(ctx context.Context, p *GetAuthAttemptExportParams) (*AuthAttemptExport, error) {
-	x, err := callOn[AuthAttemptExport](ctx, s.client, "GET", p, "", nil, nil)
-	return x, expiredExport(err)
+	var gone []byte
+	x, err := callOn[AuthAttemptExport](keepErrorBody(ctx, &gone), s.client, "GET", p, "", nil, nil)
+	return x, expiredExport(err, gone)
 }
 
 // Download fetches a ready export's archive: the API answers with a
@@ -360,8 +362,9 @@ func (s *AuthAttemptExportsService) Download(ctx context.Context, p *DownloadAut
 		return nil, err
 	}
 	d := new(AuthAttemptExportDownload)
-	if err := s.client.fetchSigned(ctx, p.path("/download"), &d.AuthAttemptExport, &d.Archive); err != nil {
-		return nil, expiredExport(err)
+	var gone []byte
+	if err := s.client.fetchSigned(keepErrorBody(ctx, &gone), p.path("/download"), &d.AuthAttemptExport, &d.Archive); err != nil {
+		return nil, expiredExport(err, gone)
 	}
 	return d, nil
 }

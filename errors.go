@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -55,10 +56,17 @@ type Error struct {
 	RetryAfter time.Duration `json:"-"`
 	// Method and Path are those of the request that failed.
 	Method, Path string `json:"-"`
-	// body is the response's body as read (up to maxErrorBody), for the
-	// few operations whose error answer is a resource rather than a code
-	// and message (an expired export's 410).
-	body []byte
+}
+
+// errorBodyKey carries, in a request's context, where newError copies the
+// body of an error answer: for the few operations whose error answer is a
+// resource rather than a code and message (an expired export's 410).
+type errorBodyKey struct{}
+
+// keepErrorBody returns ctx with body as where an error answer's body is
+// kept.
+func keepErrorBody(ctx context.Context, body *[]byte) context.Context {
+	return context.WithValue(ctx, errorBodyKey{}, body)
 }
 
 // Error describes the failure: method, path, status, code, message and
@@ -120,7 +128,9 @@ func newError(req *http.Request, resp *http.Response) *Error {
 		e.RetryAfter = d
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	e.body = body
+	if keep, ok := req.Context().Value(errorBodyKey{}).(*[]byte); ok {
+		*keep = body
+	}
 	if json.Unmarshal(body, e) != nil || (e.Code == "" && e.Message == "") {
 		e.Message = http.StatusText(resp.StatusCode)
 	}
