@@ -42,10 +42,7 @@ func (s *Server) controlRecordAuthAttempts(r *http.Request, b *controlAuthAttemp
 	}
 	attempts := make([]AuthAttempt, len(b.Attempts))
 	for i, a := range b.Attempts {
-		attempts[i] = AuthAttempt{
-			Username: a.Username, SourceAddress: a.SourceAddress, Database: a.Database, Branch: a.Branch,
-			At: a.At, StartupDatabase: a.StartupDatabase, BackendRoute: a.BackendRoute,
-		}
+		attempts[i] = AuthAttempt(a)
 	}
 	rows, err := s.RecordAuthAttempts(r.PathValue("organization"), attempts...)
 	if err != nil {
