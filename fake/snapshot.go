@@ -41,7 +41,9 @@ import (
 //	  "oauth_codes": [...], "oauth_devices": [...], "oauth_session": {...},
 //	  "in_flight": [ids], "fail_next": [ids],
 //	  "transitions": [{"kind", "at", "seq", ...}],
-//	  "audit_log": {"seq": n, "entries": [...]}
+//	  "audit_log": {"seq": n, "entries": [...]},
+//	  "auth_attempts": [{"organization", "attempts", "exports",
+//	  "deleted_passwords"}] (left out when empty)
 //	}
 //
 // Records that are gone (a deleted database or branch, a revoked token)
