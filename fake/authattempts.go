@@ -15,6 +15,7 @@ import (
 
 	"github.com/dbplatform/platform-go"
 	"github.com/dbplatform/platform-go/fake/internal/ordered"
+	"github.com/dbplatform/platform-go/fake/internal/parquet"
 )
 
 // Authentication-attempt exports. A test records attempts to connect to a
@@ -109,7 +110,7 @@ func authAttemptRoutes() []route {
 
 // The values an export's body may name.
 var (
-	authExportFormats  = []platform.AuthAttemptExportFormat{platform.AuthAttemptExportJSONL, platform.AuthAttemptExportCSV}
+	authExportFormats  = []platform.AuthAttemptExportFormat{platform.AuthAttemptExportJSONL, platform.AuthAttemptExportCSV, platform.AuthAttemptExportParquet}
 	authOutcomes       = []platform.AuthAttemptOutcome{platform.AuthAttemptAllow, platform.AuthAttemptDeny}
 	authFailureReasons = []platform.AuthAttemptFailureReason{
 		platform.AuthFailedBadPassword, platform.AuthFailedUnknownUser, platform.AuthFailedAuthorization,
@@ -142,9 +143,7 @@ func (w *world) checkAuthExport(org *orgRec, p *platform.CreateAuthAttemptExport
 	case !p.StartAt.Before(p.EndAt):
 		return nil, unprocessable("start_at %s must be before end_at %s", platform.NewTimestamp(p.StartAt), platform.NewTimestamp(p.EndAt))
 	case p.Format == "":
-		return nil, unprocessable("format is required: jsonl or csv")
-	case p.Format == platform.AuthAttemptExportParquet:
-		return nil, unprocessable("format parquet is not produced by this server; use jsonl or csv")
+		return nil, unprocessable("format is required: jsonl, csv or parquet")
 	}
 	if err := oneOf("format", p.Format, authExportFormats); err != nil {
 		return nil, err
@@ -447,10 +446,20 @@ func (s *Server) authExportFile(r *http.Request) (string, []byte, error) {
 }
 
 // authExportArchive is x's archive: a ZIP file of one file in x's format,
-// dated when x was generated.
+// dated when x was generated. The csv and parquet files have the columns
+// of platform.AuthAttemptCSVHeader, every value a string; jsonl has the
+// rows as JSON objects.
 func authExportArchive(x *authExportRec) ([]byte, error) {
 	var file bytes.Buffer
 	switch x.format {
+	case platform.AuthAttemptExportParquet:
+		rows := make([][]string, len(x.rows))
+		for i := range x.rows {
+			rows[i] = x.rows[i].CSVRecord()
+		}
+		if err := parquet.Write(&file, platform.AuthAttemptCSVHeader, rows); err != nil {
+			return nil, err
+		}
 	case platform.AuthAttemptExportCSV:
 		cw := csv.NewWriter(&file)
 		_ = cw.Write(platform.AuthAttemptCSVHeader)

@@ -390,8 +390,7 @@ func TestAuthExportRefusals(t *testing.T) {
 		{"backwards", `{"start_at":"2026-01-02T00:00:00Z","end_at":"2026-01-01T00:00:00Z","format":"csv"}`, "must be before end_at"},
 		{"empty window", `{"start_at":"2026-01-02T00:00:00Z","end_at":"2026-01-02T00:00:00Z","format":"csv"}`, "must be before end_at"},
 		{"no format", `{` + window + `}`, "format is required"},
-		{"bad format", `{` + window + `,"format":"xml"}`, `format "xml" is not one of jsonl, csv`},
-		{"parquet", `{` + window + `,"format":"parquet"}`, "format parquet is not produced"},
+		{"bad format", `{` + window + `,"format":"xml"}`, `format "xml" is not one of jsonl, csv, parquet`},
 		{"bad address", `{` + window + `,"format":"csv","filters":{"source_ips":["10.0.0.300"]}}`, `filters.source_ips: "10.0.0.300" is not an IP address`},
 		{"host bits", `{` + window + `,"format":"csv","filters":{"source_ips":["10.0.0.1/8"]}}`, "did you mean 10.0.0.0/8"},
 		{"unknown branch", `{` + window + `,"format":"csv","filters":{"branches":["app/nope"]}}`, `filters.branches[0]: "app/nope" names no branch`},
@@ -475,5 +474,36 @@ func TestControlRecordAuthAttempts(t *testing.T) {
 	}
 	if r := send(t, e.srv, "POST", "/_fake/organizations/"+e.org+"/auth-attempts", admin(e.srv), `{"attempts":[{"user":"x"}]}`); r.status != 400 {
 		t.Errorf("an unknown field: %d %s", r.status, r.body)
+	}
+}
+
+// TestAuthExportParquet checks that a parquet export's archive holds a
+// Parquet file of the attempts (its frame and values; fake/internal/parquet
+// tests the format).
+func TestAuthExportParquet(t *testing.T) {
+	t.Parallel()
+	e := newAuthEnv(t)
+	e.record(t, fake.AuthAttempt{Username: "postgres", SourceAddress: "192.0.2.1", Database: "pg", Branch: "main", At: e.srv.Now().Add(-time.Second)})
+	x, err := e.c.AuthAttemptExports.Create(t.Context(), &platform.CreateAuthAttemptExportParams{
+		Organization: e.org, StartAt: e.srv.Now().Add(-time.Hour), EndAt: e.srv.Now(), Format: platform.AuthAttemptExportParquet,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &platform.GetAuthAttemptExportParams{Organization: e.org, ID: x.ID}
+	if _, err := e.c.AuthAttemptExports.Wait(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	d, err := e.c.AuthAttemptExports.Download(t.Context(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := authUnzip(t, d.Archive, "auth-attempts-"+x.ID+".parquet")
+	if !strings.HasPrefix(file, "PAR1") || !strings.HasSuffix(file, "PAR1") || !strings.Contains(file, "\x08\x00\x00\x00postgres") ||
+		!strings.Contains(file, "failure_detail") {
+		t.Errorf("not the Parquet file of the attempts: %q", file)
+	}
+	if _, err := d.Attempts(); err == nil || !strings.Contains(err.Error(), `of format "parquet"`) {
+		t.Errorf("Attempts of a parquet archive: %v", err)
 	}
 }
