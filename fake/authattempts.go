@@ -127,8 +127,8 @@ func createAuthExport(c *call, p *platform.CreateAuthAttemptExportParams) (any, 
 	if err != nil {
 		return nil, err
 	}
-	c.s.newAuthExport(x)
-	return c.s.renderAuthExportAnswer(x, c.now), nil
+	c.w.newAuthExport(x)
+	return c.w.renderAuthExportAnswer(x, c.now), nil
 }
 
 // checkAuthExport validates a request for an export of org's attempts
@@ -254,14 +254,14 @@ func getAuthExport(c *call) (any, error) {
 		return nil, err
 	}
 	if x.expired(c.now) {
-		return nil, c.s.authExportGone(x, c.now)
+		return nil, authExportGone(x, c.now)
 	}
-	return c.s.renderAuthExportAnswer(x, c.now), nil
+	return c.w.renderAuthExportAnswer(x, c.now), nil
 }
 
 // authExportGone is the answer for an expired export: 410 with its record,
 // as the API gives it.
-func (s *Server) authExportGone(x *authExportRec, now time.Time) *apiError {
+func authExportGone(x *authExportRec, now time.Time) *apiError {
 	e := errf(http.StatusGone, "gone", "auth attempt export %s expired at %s", x.id, platform.NewTimestamp(x.expires))
 	e.body = renderAuthExport(x, now)
 	return e
@@ -277,11 +277,11 @@ func downloadAuthExport(c *call) (any, error) {
 	}
 	switch {
 	case x.expired(c.now):
-		return nil, c.s.authExportGone(x, c.now)
+		return nil, authExportGone(x, c.now)
 	case x.state != platform.AuthAttemptExportReady:
 		return nil, unprocessable("auth attempt export %s is %s; it can be downloaded once ready", x.id, x.state)
 	}
-	until := c.now.Add(c.s.timing.AuthAttemptExportURL)
+	until := c.now.Add(c.w.timing.AuthAttemptExportURL)
 	if x.expires.Before(until) {
 		until = x.expires
 	}
@@ -291,37 +291,37 @@ func downloadAuthExport(c *call) (any, error) {
 
 // newAuthExport files x, pending now: it runs Timings.AuthAttemptExportStart
 // later (see authExportJob).
-func (s *Server) newAuthExport(x *authExportRec) {
-	now := s.clock.Now()
-	x.stamps = stamps{id: s.world.newID(), created: now, updated: now}
+func (w *world) newAuthExport(x *authExportRec) {
+	now := w.clock.Now()
+	x.stamps = stamps{id: w.newID(), created: now, updated: now}
 	x.state = platform.AuthAttemptExportPending
 	x.org.authOf().exports.Add(x)
-	s.world.startFlight(x.id)
-	s.clock.After(s.timing.AuthAttemptExportStart, authExportJob{x: x, from: platform.AuthAttemptExportPending})
+	w.startFlight(x.id)
+	w.clock.After(w.timing.AuthAttemptExportStart, authExportJob{x: x, from: platform.AuthAttemptExportPending})
 }
 
 // stepAuthExport moves x on from the state its job was scheduled in:
 // pending to running, running to ready (or failed, when a test injected a
 // failure with FailNext).
-func (s *Server) stepAuthExport(x *authExportRec) {
-	now := s.clock.Now()
+func (w *world) stepAuthExport(x *authExportRec) {
+	now := w.clock.Now()
 	x.updated = now
 	switch x.state {
 	case platform.AuthAttemptExportPending:
 		x.state, x.started = platform.AuthAttemptExportRunning, now
-		s.clock.After(s.timing.AuthAttemptExport, authExportJob{x: x, from: platform.AuthAttemptExportRunning})
+		w.clock.After(w.timing.AuthAttemptExport, authExportJob{x: x, from: platform.AuthAttemptExportRunning})
 		return
 	case platform.AuthAttemptExportRunning:
 		x.finished = now
-		if s.takeFailure(x.id) {
+		if w.takeFailure(x.id) {
 			x.state, x.failure = platform.AuthAttemptExportFailed, "generation_failed"
 			x.detail = "the export could not be generated (a failure injected with FailNext)"
 		} else {
-			x.state, x.expires = platform.AuthAttemptExportReady, now.Add(s.timing.AuthAttemptExportTTL)
+			x.state, x.expires = platform.AuthAttemptExportReady, now.Add(w.timing.AuthAttemptExportTTL)
 			x.rows = x.org.peekAuth().exported(x)
 		}
 	}
-	s.world.endFlight(x.id)
+	w.endFlight(x.id)
 }
 
 // exported returns the attempts x exports: those of its window that its
@@ -363,14 +363,14 @@ func (x *authExportRec) matches(at *platform.AuthAttempt) bool {
 
 // renderAuthExportAnswer is an export's record with the wait a client should
 // take before polling again, while it is generated.
-func (s *Server) renderAuthExportAnswer(x *authExportRec, now time.Time) any {
+func (w *world) renderAuthExportAnswer(x *authExportRec, now time.Time) any {
 	body := renderAuthExport(x, now)
 	var next time.Time
 	switch x.state {
 	case platform.AuthAttemptExportPending:
-		next = x.created.Add(s.timing.AuthAttemptExportStart)
+		next = x.created.Add(w.timing.AuthAttemptExportStart)
 	case platform.AuthAttemptExportRunning:
-		next = x.started.Add(s.timing.AuthAttemptExport)
+		next = x.started.Add(w.timing.AuthAttemptExport)
 	default:
 		return body
 	}
@@ -427,7 +427,7 @@ func (s *Server) serveAuthExportFile(w http.ResponseWriter, r *http.Request) {
 func (s *Server) authExportFile(r *http.Request) (string, []byte, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	now := s.clock.Now()
+	now := s.world.clock.Now()
 	if err := s.checkSigned(r, now); err != nil {
 		return "", nil, err
 	}
@@ -534,7 +534,7 @@ func (s *Server) RecordAuthAttempts(org string, attempts ...AuthAttempt) ([]plat
 	if o == nil {
 		return nil, fmt.Errorf("fake: RecordAuthAttempts: no organization %q", org)
 	}
-	now := s.clock.Now()
+	now := s.world.clock.Now()
 	rows := make([]platform.AuthAttempt, len(attempts))
 	for i := range attempts {
 		row, err := s.world.decideAuthAttempt(o, &attempts[i], now)

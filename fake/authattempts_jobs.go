@@ -14,11 +14,11 @@ type authExportJob struct {
 	from platform.AuthAttemptExportState
 }
 
-func (j authExportJob) run(s *Server) {
+func (j authExportJob) run(w *world) {
 	if j.x.state != j.from {
 		return
 	}
-	s.stepAuthExport(j.x)
+	w.stepAuthExport(j.x)
 }
 
 func (j authExportJob) save() jobSnap {

@@ -55,7 +55,7 @@ var contractExceptions = []contractException{
 	{
 		ops:  []string{"get_branch_metrics", "get_branch_query_metrics", "get_branch_tag_metrics", "get_tablet_metrics", "get_instant_branch_metrics", "get_instant_tablet_metrics"},
 		kind: "type", what: "",
-		reason: "the reference types each item of a time series' series, and of the instant metrics' metrics, as a string, with no shape; the fake sends an object per series (metric, labels, points) and per value (metric, labels, value, time), as decisions of the fake's package doc say",
+		reason: "the reference types each item of a time series' series, and of the instant metrics' metrics, as a string, with no shape; the fake sends an object per series (metric, labels, points) and per value (metric, labels, value, time), as docs/fake-behaviour.md (Metrics) says",
 	},
 	{
 		kind: "enum", what: "svc_managed",

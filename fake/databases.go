@@ -122,18 +122,18 @@ func listDatabases(c *call) (any, error) {
 	q := c.r.URL.Query().Get("q")
 	seesAll := c.seesEveryDatabase()
 	if q == "" && seesAll {
-		return pageOf(c, &c.org.dbs, true, c.s.renderDatabase), nil
+		return pageOf(c, &c.org.dbs, true, c.w.renderDatabase), nil
 	}
 	if t := c.who.token; t != nil && !seesAll {
 		need := c.rt.spec.need
 		keep := func(g *dbGrant) bool { return g.perms&need != 0 && strings.Contains(g.db.name, q) }
-		render := func(g *dbGrant) *platform.Database { return c.s.renderDatabase(g.db) }
+		render := func(g *dbGrant) *platform.Database { return c.w.renderDatabase(g.db) }
 		return filteredPageOf(c, &t.grantIdx, true, keep, render), nil
 	}
 	keep := func(db *dbRec) bool {
 		return strings.Contains(db.name, q) && (seesAll || c.seesDatabase(db))
 	}
-	return filteredPageOf(c, &c.org.dbs, true, keep, c.s.renderDatabase), nil
+	return filteredPageOf(c, &c.org.dbs, true, keep, c.w.renderDatabase), nil
 }
 
 // checkName validates a new organization, database or branch name.
@@ -150,7 +150,6 @@ func checkName(field, name string) error {
 }
 
 func createDatabase(c *call, p *platform.CreateDatabaseParams) (any, error) {
-	s := c.s
 	if err := checkName("name", p.Name); err != nil {
 		return nil, err
 	}
@@ -203,25 +202,25 @@ func createDatabase(c *call, p *platform.CreateDatabaseParams) (any, error) {
 		t.grantSet(db, databasePermSet&^t.orgPerms)
 	}
 	// The production branch is ready when the database is.
-	main := s.newBranch(db, db.defaultBranch, nil, c.who.user, s.timing.DatabaseReady)
+	main := c.w.newBranch(db, db.defaultBranch, nil, c.who.user, c.w.timing.DatabaseReady)
 	main.production = true
-	s.initBackups(db)
-	s.clock.After(s.timing.DatabaseReady, databaseReadyJob{db})
-	return s.renderDatabase(db), nil
+	c.w.initBackups(db)
+	c.w.clock.After(c.w.timing.DatabaseReady, databaseReadyJob{db})
+	return c.w.renderDatabase(db), nil
 }
 
 // databaseReadyJob is the pending -> ready transition of a database.
 type databaseReadyJob struct{ db *dbRec }
 
-func (j databaseReadyJob) run(s *Server) {
+func (j databaseReadyJob) run(w *world) {
 	if !j.db.deleted {
 		j.db.state = platform.DatabaseReady
-		j.db.updated = s.clock.Now()
+		j.db.updated = w.clock.Now()
 	}
 }
 
 func getDatabase(c *call) (any, error) {
-	return c.s.renderDatabase(c.db), nil
+	return c.w.renderDatabase(c.db), nil
 }
 
 func updateDatabase(c *call, p *platform.UpdateDatabaseParams) (any, error) {
@@ -260,7 +259,7 @@ func updateDatabase(c *call, p *platform.UpdateDatabaseParams) (any, error) {
 		db.migrationTable = platform.Ptr(*p.MigrationTableName)
 	}
 	db.updated = c.now
-	return c.s.renderDatabase(db), nil
+	return c.w.renderDatabase(db), nil
 }
 
 // setIf sets *dst to *v when v is given.
@@ -279,7 +278,7 @@ func deleteDatabase(c *call) (any, error) {
 	delete(c.org.dbByName, db.name)
 	db.deleted = true
 	for _, b := range slices.Clone(db.branchIdx.All()) { // removeBranch changes the index
-		c.s.removeBranch(b)
+		c.w.removeBranch(b)
 	}
 	for _, t := range c.w.tokens {
 		t.dropGrant(db)
@@ -319,8 +318,8 @@ func renderReadOnlyRegion(db *dbRec) func(*readOnlyRegionRec) *platform.ReadOnly
 }
 
 // renderDatabase renders a database as the API shows it.
-func (s *Server) renderDatabase(db *dbRec) *platform.Database {
-	base := s.URL()
+func (w *world) renderDatabase(db *dbRec) *platform.Database {
+	base := w.base
 	prod := 0
 	for _, b := range db.branchIdx.All() {
 		if b.production {

@@ -26,7 +26,7 @@ import (
 // be forgotten by the snapshot; TestSnapshotOperations checks that each is
 // set somewhere in the operation table's worlds, and restored exactly.
 var snapshotCoverage = map[string]string{
-	"world":                  "rng pcg orgs orgIdx users tokens oauth inFlight audit",
+	"world":                  "rng pcg orgs orgIdx users tokens oauth inFlight audit failNext",
 	"Consent":                "Organizations Databases Branches",
 	"Token":                  "ID Secret",
 	"stamps":                 "id created updated",
