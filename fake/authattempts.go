@@ -609,7 +609,11 @@ func (w *world) decideAuthAttempt(org *orgRec, in *AuthAttempt, now time.Time) (
 // passwordVerdict decides an attempt with username on MySQL branch b:
 // no reason when a live password with the username admits addr.
 func passwordVerdict(org *orgRec, b *branchRec, username string, addr netip.Addr, now time.Time) (platform.AuthAttemptFailureReason, string) {
-	for _, pw := range peek(&b.more).passwords.All() {
+	var passwords []*passwordRec
+	if m := b.more.peek(); m != nil {
+		passwords = m.passwords.All()
+	}
+	for _, pw := range passwords {
 		if pw.username != username {
 			continue
 		}
@@ -659,10 +663,11 @@ func admits(cidrs []string, addr netip.Addr) bool {
 // connect from addr: every address when the list is empty, else an entry
 // for every role or for r that holds addr.
 func ipRestrictionsAdmit(db *dbRec, r *roleRec, addr netip.Addr) bool {
-	entries := peek(&db.more).ipRestrictions.All()
-	if len(entries) == 0 {
+	m := db.more.peek()
+	if m == nil || m.ipRestrictions.Len() == 0 {
 		return true
 	}
+	entries := m.ipRestrictions.All()
 	return slices.ContainsFunc(entries, func(e *ipRestrictionRec) bool {
 		return (e.role == "" || e.role == r.name) && admits(e.cidrs, addr)
 	})

@@ -73,6 +73,10 @@ import (
 //	                                              RecordAuthAttempts {"attempts": [{"username", "source_address",
 //	                                              "database", "branch", "at", "startup_database", "backend_route"}]};
 //	                                              answers the attempts with their outcomes: {"data": [...]}
+//	POST   /_fake/organizations/{org}/databases/{db}/branches/{branch}/sessions
+//	                                              OpenSession {"user", "host", "application", "instance", "keyspace",
+//	                                              "shard", "query", "query_duration", "query_started", "in_transaction",
+//	                                              "blocked_by", "started"}; answers {"id"}
 //	POST   /_fake/fail-next                       FailNext {"id"}
 //	POST   /_fake/faults                          InjectFault {"operation", "status", "code", "message", "retry_after",
 //	                                              "times", "probability", "latency"}; answers the rule with its "id"
@@ -122,6 +126,7 @@ func controlRoutes() []controlRoute {
 	rs = append(rs, controlSeedRoutes()...)
 	rs = append(rs, controlOAuthRoutes()...)
 	rs = append(rs, controlBranchRoutes()...)
+	rs = append(rs, controlConnectionRoutes()...)
 	rs = append(rs, controlFaultRoutes()...)
 	rs = append(rs, controlEventRoutes()...)
 	rs = append(rs, controlSnapshotRoutes()...)

@@ -106,6 +106,7 @@ var fuzzBodyGroups = map[string][]string{
 	"SchemaRecommendation": {"dismiss_schema_recommendation"},
 	"Throttler":            {"update_database_throttler", "update_deploy_request_throttler"},
 	"AuthAttemptExport":    {"create_auth_attempt_export"},
+	"Connection":           {"kill_process"},
 }
 
 func FuzzOrganizationBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Organization"]...) }
@@ -154,6 +155,7 @@ func FuzzWorkflowBodies(f *testing.F)  { fuzzBodies(f, fuzzBodyGroups["Workflow"
 func FuzzVSchemaBodies(f *testing.F)   { fuzzBodies(f, fuzzBodyGroups["VSchema"]...) }
 
 func FuzzAuthAttemptExportBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["AuthAttemptExport"]...) }
+func FuzzConnectionBodies(f *testing.F)        { fuzzBodies(f, fuzzBodyGroups["Connection"]...) }
 
 // TestFuzzBodiesCoverBodyOperations checks that every operation whose
 // fixture sends a body is fuzzed by one of the targets above.

@@ -158,6 +158,7 @@ func routeTable() []route {
 	rs = append(rs, workflowRoutes()...)
 	rs = append(rs, billingRoutes()...)
 	rs = append(rs, authAttemptRoutes()...)
+	rs = append(rs, connectionRoutes()...)
 	return rs
 }
 
@@ -530,7 +531,7 @@ func writeError(w http.ResponseWriter, err error) {
 	if e.body != nil {
 		buf, _ = json.Marshal(e.body)
 	} else {
-		buf, _ = json.Marshal(errorBody{Code: e.code, Message: e.message})
+		buf, _ = json.Marshal(errorBody{Code: e.code, Message: e.message, Available: e.available})
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
