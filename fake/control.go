@@ -69,6 +69,10 @@ import (
 //	                                              RecordQueries {"samples": [{"sql", "keyspace", "tables", "tags",
 //	                                              "tablet_type", "rows_read", "rows_returned", "rows_affected",
 //	                                              "shard_queries", "duration", "error", "error_code", "time"}]}
+//	POST   /_fake/organizations/{org}/auth-attempts
+//	                                              RecordAuthAttempts {"attempts": [{"username", "source_address",
+//	                                              "database", "branch", "at", "startup_database", "backend_route"}]};
+//	                                              answers the attempts with their outcomes: {"data": [...]}
 //	POST   /_fake/organizations/{org}/databases/{db}/branches/{branch}/sessions
 //	                                              OpenSession {"user", "host", "application", "instance", "keyspace",
 //	                                              "shard", "query", "query_duration", "query_started", "in_transaction",
@@ -127,6 +131,7 @@ func controlRoutes() []controlRoute {
 	rs = append(rs, controlEventRoutes()...)
 	rs = append(rs, controlSnapshotRoutes()...)
 	rs = append(rs, controlBillingRoutes()...)
+	rs = append(rs, controlAuthAttemptRoutes()...)
 	return rs
 }
 

@@ -273,6 +273,38 @@ func opQPReport(completed bool) opFixture {
 	}
 }
 
+// opAuthExportBody asks for an export of the denied attempts of a year
+// around the fake's start, on app's main.
+const opAuthExportBody = `{"start_at": "2025-06-01T00:00:00Z", "end_at": "2027-06-01T00:00:00Z", "format": "jsonl",
+	"filters": {"outcomes": ["deny"], "branches": ["app/main"]}}`
+
+// opAuthExport is a fixture of an operation on an export of the
+// organization's authentication attempts (one allowed, one denied),
+// pending or (ready) generated.
+func opAuthExport(ready bool) opFixture {
+	return func(w *opWorld, _ string) opCall {
+		if _, err := w.srv.RecordAuthAttempts(w.org,
+			fake.AuthAttempt{Username: "postgres", SourceAddress: "203.0.113.7", Database: drDB, Branch: "main"},
+			fake.AuthAttempt{Username: "nobody", SourceAddress: "203.0.113.8", Database: drDB, Branch: "main"},
+		); err != nil {
+			w.t.Fatal(err)
+		}
+		p := new(platform.CreateAuthAttemptExportParams)
+		if err := json.Unmarshal([]byte(opAuthExportBody), p); err != nil {
+			w.t.Fatal(err)
+		}
+		p.Organization = w.org
+		x, err := w.c.AuthAttemptExports.Create(w.t.Context(), p)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		if ready {
+			w.srv.Advance(fake.DefaultTimings().AuthAttemptExportStart + fake.DefaultTimings().AuthAttemptExport)
+		}
+		return opCall{vals: map[string]string{"export": x.ID}}
+	}
+}
+
 // opMaintenance is a fixture of an operation on app's maintenance
 // schedule, app made a PostgreSQL database whose main has had a
 // maintenance window.
@@ -581,6 +613,9 @@ var opFixtures = map[string]opFixture{
 	"get_query_patterns_report_status":      opQPReport(false),
 	"delete_query_patterns_report":          opQPReport(false),
 	"get_query_patterns_report":             opQPReport(true),
+	"create_auth_attempt_export":            opBody(opAuthExportBody),
+	"get_auth_attempt_export":               opAuthExport(false),
+	"download_auth_attempt_export":          opAuthExport(true),
 
 	// maintenance
 	"run_branch_maintenance": func(w *opWorld, _ string) opCall {
@@ -1242,6 +1277,9 @@ type opState struct {
 	Invoices   []*platform.Invoice
 	// PaymentMethod is nil when acme has none.
 	PaymentMethod *platform.PaymentMethod
+	// AuthExports are acme's authentication-attempt exports, as "id state"
+	// (the API lists none).
+	AuthExports []string
 }
 
 // opSnapshot reads acme's state through the admin token and the Go API. It
@@ -1268,6 +1306,7 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 		QPReports:       map[string][]*platform.QueryPatternsReport{},
 		Recommendations: map[string][]*platform.SchemaRecommendation{}, Throttlers: map[string]*platform.ThrottlerConfigurations{},
 	}
+	s.AuthExports = fake.AuthExportStates(srv, org)
 	// The deliveries in flight, of a test_webhook, settle first.
 	if err := srv.FlushDeliveries(ctx); err != nil {
 		t.Fatal(err)

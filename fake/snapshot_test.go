@@ -34,7 +34,7 @@ var snapshotCoverage = map[string]string{
 	"Store":                  "live byID",
 	"Timer":                  "At Seq Job",
 	"userRec":                "stamps name email defaultOrg",
-	"orgRec":                 "stamps name billingEmail idpManagedRoles invoiceBudget defaultRegion members memberByUser dbs dbByName branchByName teams tokens billing",
+	"orgRec":                 "stamps name billingEmail idpManagedRoles invoiceBudget defaultRegion members memberByUser dbs dbByName branchByName teams tokens billing auth",
 	"memberRec":              "stamps user role",
 	"regionRec":              "id slug provider displayName location ips",
 	"teamStore":              "idx bySlug",
@@ -150,6 +150,10 @@ var snapshotCoverage = map[string]string{
 	"keyspaceResizeJob":      "r from",
 	"branchChangeJob":        "r from",
 	"qpReportJob":            "r",
+	"authExportJob":          "x from",
+	"orgAuth":                "attempts exports deletedPasswords",
+	"authExportRec":          "stamps org state startAt endAt format filters branchIDs started finished expires failure detail rows",
+	"deletedPassword":        "branchID name at",
 	"auditLog":               "seq limit byOrg",
 	"ring":                   "buf next limit",
 	"auditRec":               "seq at shape actor dbID dbName targetID targetName path remoteIP",
@@ -206,6 +210,8 @@ var snapshotHome = map[string]string{
 	"storageConfig": "storageSnap in fake/branchresizes_snap.go", "paramValue": "paramValueSnap in fake/branchresizes_snap.go",
 	"branchChangeRec": "branchChangeSnap in fake/branchresizes_snap.go", "clusterState": "clusterStateSnap in fake/branchresizes_snap.go",
 	"qpReportRec": "qpReportSnap in fake/querypatterns_snap.go",
+	"orgAuth":     "orgAuthSnap in fake/authattempts_snap.go", "authExportRec": "authExportSnap in fake/authattempts_snap.go",
+	"deletedPassword": "deletedPasswordSnap in fake/authattempts_snap.go",
 	"auditRec":    "auditSnap in fake/auditlogs_snap.go", "auditLog": "auditLogSnap in fake/auditlogs_snap.go",
 	"workflowRec":   "workflowSnap in fake/workflows_snap.go",
 	"sessionRec":    "sessionSnap in fake/connections_snap.go",
@@ -581,6 +587,29 @@ func richWorld(t *testing.T) *opWorld {
 			Error: "Lock wait timeout exceeded", ErrorCode: "1205"},
 	))
 
+	// Authentication attempts on pg's main (its default role, from an
+	// address its IP restrictions do not admit) and app's dev (a deleted
+	// password); a ready export with every filter, a failed one and a
+	// pending one.
+	pw := idOf(do("POST", app+"/branches/dev/passwords", `{"name":"temp","role":"reader"}`))
+	var pwBody struct {
+		Username string `json:"username"`
+	}
+	must(json.Unmarshal(do("GET", app+"/branches/dev/passwords/"+pw, ""), &pwBody))
+	do("DELETE", app+"/branches/dev/passwords/"+pw, "")
+	_, err = srv.RecordAuthAttempts(org,
+		fake.AuthAttempt{Username: "postgres", SourceAddress: "198.51.100.4", Database: "pg", Branch: "main", StartupDatabase: "postgres",
+			BackendRoute: platform.AuthRoutePgBouncer, At: srv.Now().Add(-time.Minute)},
+		fake.AuthAttempt{Username: pwBody.Username, SourceAddress: "2001:db8::1", Database: drDB, Branch: "dev"},
+	)
+	must(err)
+	exports := base + "/auth-attempt-exports"
+	window := `"start_at":"2020-01-01T00:00:00Z","end_at":"2100-01-01T00:00:00Z"`
+	do("POST", exports, `{`+window+`,"format":"csv","filters":{"source_ips":["198.51.100.0/24","2001:db8::/32"],"branches":["pg/main"],`+
+		`"outcomes":["deny"],"usernames":["postgres"],"startup_databases":["postgres"],"failure_reasons":["ip_not_allowed"],"backend_routes":["pgbouncer"]}}`)
+	must(srv.FailNext(idOf(do("POST", exports, `{`+window+`,"format":"jsonl"}`))))
+	srv.Advance(tm.AuthAttemptExportStart + tm.AuthAttemptExport)
+	do("POST", exports, `{`+window+`,"format":"jsonl"}`)
 	// Sessions on pg's main (whose primary the switchover moved): one in a
 	// transaction that blocks another's query, and one whose query was
 	// cancelled inside its transaction.

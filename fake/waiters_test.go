@@ -201,6 +201,18 @@ func TestWaitersOnTheFake(t *testing.T) {
 				return err
 			}
 		}},
+		{"AuthAttemptExports.Wait", "auth attempt export ", "pending", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
+			x, err := c.AuthAttemptExports.Create(t.Context(), &platform.CreateAuthAttemptExportParams{
+				Organization: srv.Org(), StartAt: srv.Now().Add(-time.Hour), EndAt: srv.Now(), Format: platform.AuthAttemptExportJSONL,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return func(ctx context.Context) error {
+				_, err := c.AuthAttemptExports.Wait(ctx, &platform.GetAuthAttemptExportParams{Organization: srv.Org(), ID: x.ID})
+				return err
+			}
+		}},
 		{"BranchChanges.WaitResize", "branch resize request ", "", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
 			mustDB(t, srv, "app")
 			srv.Advance(time.Minute)

@@ -60,6 +60,25 @@ func projectOperations(defs map[string]*refSchema) map[string]*apischema.Operati
 	diff := obj(map[string]*apischema.Schema{"data": arr(obj(map[string]*apischema.Schema{"name": str(), "raw": str(), "html": str()}))})
 	document := func() *apischema.Schema { return obj(map[string]*apischema.Schema{"raw": str(), "html": str()}) }
 	tokens := "/v1/organizations/{organization}/service-tokens/{id}"
+	// An authentication-attempt export, as the official client reads it:
+	// each filter list is left out when empty (its omitempty); the times
+	// of steps not reached are null.
+	enum := func(values ...string) *apischema.Schema { return &apischema.Schema{Type: "string", Enum: values} }
+	strs := func() *apischema.Schema { return arr(str()) }
+	filters := &apischema.Schema{Type: "object", Properties: map[string]*apischema.Schema{
+		"source_ips": strs(), "branches": strs(), "outcomes": arr(enum("allow", "deny")), "usernames": strs(),
+		"startup_databases": strs(), "failure_reasons": arr(enum("bad_password", "unknown_user", "authorization_failed", "ip_not_allowed", "other")),
+		"backend_routes": arr(enum("postgres", "pgbouncer", "unknown")),
+	}}
+	filters.Optional = slices.Sorted(maps.Keys(filters.Properties))
+	export := obj(map[string]*apischema.Schema{
+		"id": str(), "state": enum("pending", "running", "ready", "failed"), "expired": {Type: "boolean"},
+		"start_at": str(), "end_at": str(), "filters": filters, "format": enum("jsonl", "csv", "parquet"),
+		"resolved_branch_public_ids": strs(), "created_at": str(),
+		"started_at": nullStr(), "generated_at": nullStr(), "finished_at": nullStr(), "expires_at": nullStr(),
+		"failure_reason": str(), "failure_detail": str(), "recovery_hint": str(),
+	})
+	exports := "/v1/organizations/{organization}/auth-attempt-exports"
 	// A branch's connections and its process list have the shapes the
 	// command-line tool and the official client decode (decisions.md,
 	// "Connections and process list").
@@ -89,13 +108,16 @@ func projectOperations(defs map[string]*refSchema) map[string]*apischema.Operati
 		"kind": {Type: "string", Enum: []string{"connection", "query"}},
 	})})
 	return map[string]*apischema.Operation{
-		"list_branch_connections":     {Method: "GET", Path: branch + "/connections", Status: 200, Source: "project", Response: connections},
-		"kill_branch_query":           {Method: "DELETE", Path: branch + "/connections/query/{id}", Status: 204, Source: "project"},
-		"kill_branch_transaction":     {Method: "DELETE", Path: branch + "/connections/transaction/{id}", Status: 204, Source: "project"},
-		"kill_branch_connection":      {Method: "DELETE", Path: branch + "/connections/connection/{id}", Status: 204, Source: "project"},
-		"list_processlist":            {Method: "GET", Path: branch + "/processlist", Status: 200, Source: "project", Response: processes},
-		"kill_process":                {Method: "POST", Path: branch + "/processlist/kill", Status: 200, Source: "project", Response: killed},
-		"list_service_token_accesses": {Method: "GET", Path: tokens + "/access", Status: 200, Source: "project", Response: page(access)},
+		"create_auth_attempt_export":   {Method: "POST", Path: exports, Status: 200, Source: "project", Response: export},
+		"get_auth_attempt_export":      {Method: "GET", Path: exports + "/{export}", Status: 200, Source: "project", Response: export},
+		"download_auth_attempt_export": {Method: "GET", Path: exports + "/{export}/download", Status: 302, Source: "project", Response: export},
+		"list_branch_connections":      {Method: "GET", Path: branch + "/connections", Status: 200, Source: "project", Response: connections},
+		"kill_branch_query":            {Method: "DELETE", Path: branch + "/connections/query/{id}", Status: 204, Source: "project"},
+		"kill_branch_transaction":      {Method: "DELETE", Path: branch + "/connections/transaction/{id}", Status: 204, Source: "project"},
+		"kill_branch_connection":       {Method: "DELETE", Path: branch + "/connections/connection/{id}", Status: 204, Source: "project"},
+		"list_processlist":             {Method: "GET", Path: branch + "/processlist", Status: 200, Source: "project", Response: processes},
+		"kill_process":                 {Method: "POST", Path: branch + "/processlist/kill", Status: 200, Source: "project", Response: killed},
+		"list_service_token_accesses":  {Method: "GET", Path: tokens + "/access", Status: 200, Source: "project", Response: page(access)},
 		"add_service_token_accesses": {Method: "POST", Path: tokens + "/access", Status: 200, Source: "project", Response: &apischema.Schema{
 			Type: "object", Required: []string{"data"},
 			Properties: map[string]*apischema.Schema{"data": {Type: "array", Items: access}},
