@@ -193,3 +193,9 @@ func sharedMemory(a, b reflect.Value, path string) string {
 	}
 	return ""
 }
+
+// SnapshotDecodeCost runs Restore's pre-pass (decodeCost) over data, a
+// snapshot, with the limit Restore gives it.
+func SnapshotDecodeCost(data []byte) error {
+	return decodeCost(data, reflect.TypeFor[worldSnap](), maxDecodeCost(len(data)))
+}
