@@ -14,7 +14,8 @@ import (
 // prepared world again and again (opTemplate): a template decoded once
 // gives, each time, the state Restore of its snapshot gives, and the worlds
 // restored from it share nothing with it, so that what one world changes
-// reaches neither the template nor the next world.
+// reaches neither the template nor the next world. It also checks that
+// the compact snapshot sameSnapshots compares is the snapshot.
 func TestRestoreTemplate(t *testing.T) {
 	t.Parallel()
 	worlds := map[string]func(t *testing.T) *opWorld{
@@ -28,6 +29,13 @@ func TestRestoreTemplate(t *testing.T) {
 			data, err := w.srv.Snapshot()
 			if err != nil {
 				t.Fatal(err)
+			}
+			compact, err := fake.SnapshotCompact(w.srv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := indentJSON(t, compact) + "\n"; got != string(data) {
+				t.Errorf("SnapshotCompact, indented, is not the snapshot (-Snapshot +compact):\n%s", cmp.Diff(string(data), got))
 			}
 			tp, err := fake.NewTemplate(data)
 			if err != nil {
