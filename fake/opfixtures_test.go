@@ -88,15 +88,20 @@ func buildOpWorld(t *testing.T, opts ...fake.Option) *opWorld {
 // test needs it: into a new fake started with the options the world was
 // made with, or into a fake a test reuses for one request after another.
 type opTemplate struct {
-	snap []byte
+	snap *fake.Template
 	bob  string
 	opts []fake.Option
 }
 
-// opTemplateOf takes the snapshot of w, whose fake was started with opts.
+// opTemplateOf takes the snapshot of w, whose fake was started with opts,
+// and decodes it once for the restores to come.
 func opTemplateOf(t *testing.T, w *opWorld, opts ...fake.Option) *opTemplate {
 	t.Helper()
-	snap, err := w.srv.Snapshot()
+	data, err := w.srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := fake.NewTemplate(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,10 +115,12 @@ func (tp *opTemplate) world(t *testing.T) *opWorld {
 }
 
 // restore replaces srv's state with the template's and returns the world,
-// for t. srv keeps its logs (requests, events, deliveries).
+// for t. srv keeps its logs (requests, events, deliveries). The world is
+// the one Restore of the snapshot gives (TestRestoreTemplate), without
+// decoding the JSON each time.
 func (tp *opTemplate) restore(t *testing.T, srv *fake.Server) *opWorld {
 	t.Helper()
-	if err := srv.Restore(tp.snap); err != nil {
+	if err := srv.RestoreTemplate(tp.snap); err != nil {
 		t.Fatal(err)
 	}
 	return &opWorld{drEnv: &drEnv{t: t, srv: srv, c: srv.Client(), org: srv.Org()}, bob: tp.bob}

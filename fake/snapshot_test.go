@@ -658,20 +658,32 @@ func restoredTwin(t *testing.T, srv *fake.Server) *fake.Server {
 	return twin
 }
 
-// sameSnapshots checks that two servers give the same snapshot.
+// sameSnapshots checks that two servers give the same snapshot. It
+// compares them compact (fake.SnapshotCompact), and shows them indented as
+// Snapshot gives them when they differ.
 func sameSnapshots(t *testing.T, a, b *fake.Server, when string) {
 	t.Helper()
-	sa, err := a.Snapshot()
+	sa, err := fake.SnapshotCompact(a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb, err := b.Snapshot()
+	sb, err := fake.SnapshotCompact(b)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(sa, sb) {
-		t.Errorf("%s, the snapshots differ (-original +restored):\n%s", when, cmp.Diff(string(sa), string(sb)))
+		t.Errorf("%s, the snapshots differ (-original +restored):\n%s", when, cmp.Diff(indentJSON(t, sa), indentJSON(t, sb)))
 	}
+}
+
+// indentJSON returns data indented as a snapshot is.
+func indentJSON(t *testing.T, data []byte) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Indent(&b, data, "", " "); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
 
 // opRendered renders srv's world through the API (opSnapshot) as JSON,
