@@ -141,6 +141,8 @@ type Client struct {
 	AuditLogs *AuditLogsService
 	// Billing reads invoices and manages the payment method.
 	Billing *BillingService
+	// DataImports imports databases from external MySQL servers.
+	DataImports *DataImportsService
 }
 
 // service is what every resource service holds: the client that sends its
@@ -248,6 +250,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.Throttlers = (*ThrottlersService)(common)
 	c.AuditLogs = (*AuditLogsService)(common)
 	c.Billing = (*BillingService)(common)
+	c.DataImports = (*DataImportsService)(common)
 	return c, nil
 }
 

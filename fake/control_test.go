@@ -826,6 +826,8 @@ func controlEndpoints() []struct{ method, path, pattern string } {
 		{"POST", "reset", "reset"},
 		{"POST", "organizations/acme/databases/app/branches/main/queries", "organizations/{organization}/databases/{database}/branches/{branch}/queries"},
 		{"PUT", "organizations/acme/billing/payment-method", "organizations/{organization}/billing/payment-method"},
+		{"PUT", "organizations/acme/import-sources/db.example.com", "organizations/{organization}/import-sources/{host}"},
+		{"GET", "organizations/acme/databases/app/import-notifications", "organizations/{organization}/databases/{database}/import-notifications"},
 	}
 }
 

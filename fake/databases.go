@@ -57,6 +57,8 @@ type dbMore struct {
 	webhooks       webhookStore
 	maintenance    maintenanceStore // see maintenance.go
 	ipRestrictions ipRestrictions   // PostgreSQL databases only; see iprestrictions.go
+	dataImport     *importRec       // the import that created the database; see dataimports.go
+	importNotes    []ImportNotification // see dataimports.go
 }
 
 // x returns db's less common records, making them on first use (see
@@ -194,6 +196,15 @@ func createDatabase(c *call, p *platform.CreateDatabaseParams) (any, error) {
 	if p.Replicas != nil {
 		db.replicas = *p.Replicas
 	}
+	s.addDatabase(c, db)
+	s.clock.After(s.timing.DatabaseReady, databaseReadyJob{db})
+	return s.renderDatabase(db), nil
+}
+
+// addDatabase adds a new database to the call's organization, with its
+// production branch (ready after Timings.DatabaseReady) and its backup
+// policy: create_database and start_data_import create databases so.
+func (s *Server) addDatabase(c *call, db *dbRec) {
 	c.org.dbs.Add(db)
 	c.org.dbByName[db.name] = db
 	// The spec grants the creating token every database permission on the
@@ -202,12 +213,9 @@ func createDatabase(c *call, p *platform.CreateDatabaseParams) (any, error) {
 	if t := c.who.token; t != nil && t.orgPerms&permBits["create_databases"] != 0 {
 		t.grantSet(db, databasePermSet&^t.orgPerms)
 	}
-	// The production branch is ready when the database is.
 	main := s.newBranch(db, db.defaultBranch, nil, c.who.user, s.timing.DatabaseReady)
 	main.production = true
 	s.initBackups(db)
-	s.clock.After(s.timing.DatabaseReady, databaseReadyJob{db})
-	return s.renderDatabase(db), nil
 }
 
 // databaseReadyJob is the pending -> ready transition of a database.
@@ -275,16 +283,23 @@ func deleteDatabase(c *call) (any, error) {
 	if db.deletionProtected {
 		return nil, unprocessable("database %s is deletion protected; turn deletion_protected off first", db.name)
 	}
-	c.org.dbs.Remove(db)
-	delete(c.org.dbByName, db.name)
+	c.s.removeDatabase(db)
+	return nil, nil
+}
+
+// removeDatabase deletes a database and what belongs to it:
+// delete_database and cancel_data_import delete databases so.
+func (s *Server) removeDatabase(db *dbRec) {
+	db.org.dbs.Remove(db)
+	delete(db.org.dbByName, db.name)
 	db.deleted = true
 	for _, b := range slices.Clone(db.branchIdx.All()) { // removeBranch changes the index
-		c.s.removeBranch(b)
+		s.removeBranch(b)
 	}
-	for _, t := range c.w.tokens {
+	for _, t := range s.world.tokens {
 		t.dropGrant(db)
 	}
-	return nil, nil
+	s.endDataImport(db)
 }
 
 func listDatabaseRegions(c *call) (any, error) {
@@ -361,6 +376,7 @@ func (s *Server) renderDatabase(db *dbRec) *platform.Database {
 		UpdatedAt:                      platform.NewTimestamp(db.updated),
 		Notes:                          db.notes,
 	}
+	out.DataImport = s.renderDataImportOf(db)
 	if b := db.branch(db.defaultBranch); b != nil {
 		out.DefaultBranchReadOnlyRegionsCount = b.readOnlyRegions.Len()
 		out.ResizeQueued, out.Resizing, out.ConfigChangeQueued, out.ConfigChanging = b.databaseFlags()

@@ -138,6 +138,18 @@ type Timings struct {
 	// InvoiceDue is how long after its billing period ends an unpaid
 	// invoice becomes overdue.
 	InvoiceDue time.Duration
+	// DataImportPrepare is how long a new data import prepares its copy
+	// (prepare_data_copy_pending).
+	DataImportPrepare time.Duration
+	// DataImportCopy is how long a data import copies its data
+	// (data_copy_pending).
+	DataImportCopy time.Duration
+	// DataImportSwitch is how long a data import switches traffic either
+	// way (switch_traffic_workflow_running, reverse_traffic_workflow_running).
+	DataImportSwitch time.Duration
+	// DataImportDetach is how long a data import detaches the external
+	// database (cleanup_workflow_running).
+	DataImportDetach time.Duration
 }
 
 // DefaultTimings returns the default durations.
@@ -175,6 +187,10 @@ func DefaultTimings() Timings {
 		OAuthDeviceCode:      15 * time.Minute,
 		OAuthDevicePoll:      5 * time.Second,
 		InvoiceDue:           30 * 24 * time.Hour,
+		DataImportPrepare:    10 * time.Second,
+		DataImportCopy:       time.Minute,
+		DataImportSwitch:     10 * time.Second,
+		DataImportDetach:     10 * time.Second,
 	}
 }
 
@@ -190,6 +206,7 @@ func (t *Timings) fields() []*time.Duration {
 		&t.OAuthCode, &t.OAuthAccessToken, &t.OAuthDeviceCode, &t.OAuthDevicePoll,
 		&t.QueryPatternsReport, &t.QueryPatternsURL,
 		&t.InvoiceDue,
+		&t.DataImportPrepare, &t.DataImportCopy, &t.DataImportSwitch, &t.DataImportDetach,
 	}
 }
 

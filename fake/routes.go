@@ -141,6 +141,7 @@ func routeTable() []route {
 	rs = append(rs, auditLogRoutes()...)
 	rs = append(rs, workflowRoutes()...)
 	rs = append(rs, billingRoutes()...)
+	rs = append(rs, dataImportRoutes()...)
 	return rs
 }
 

@@ -96,6 +96,7 @@ type worldSnap struct {
 	FailNext      []string          `json:"fail_next"`
 	Transitions   []jobSnap         `json:"transitions"`
 	AuditLog      auditLogSnap      `json:"audit_log"`
+	DataImports   dataImportsSnap   `json:"data_imports"`
 }
 
 // clockSnap is the clock: its time and the sequence number of the last
@@ -307,6 +308,7 @@ func (s *Server) save() (*worldSnap, error) {
 	snap.OAuthCodes = codes
 	snap.OAuthDevices = devices
 	snap.AuditLog = sv.auditLog()
+	snap.DataImports = sv.dataImports()
 	return snap, nil
 }
 
@@ -368,6 +370,7 @@ type loader struct {
 	keyspaceResizes map[string]*keyspaceResizeRec
 	branchChanges   map[string]*branchChangeRec
 	qpReports       map[string]*qpReportRec
+	imports         map[string]*importRec
 
 	// fixes resolve references between records once all exist.
 	fixes []func() error
@@ -393,6 +396,7 @@ func newLoader() *loader {
 		keyspaceResizes: map[string]*keyspaceResizeRec{},
 		branchChanges:   map[string]*branchChangeRec{},
 		qpReports:       map[string]*qpReportRec{},
+		imports:         map[string]*importRec{},
 	}
 }
 
@@ -420,6 +424,7 @@ func (ld *loader) load(snap *worldSnap) error {
 		func() error { return ld.loadDatabaseContents(snap.Databases) },
 		func() error { return at(ld.loadApps(snap.OAuthApps), "oauth_applications") },
 		func() error { return at(ld.loadAuditLog(snap.AuditLog), "audit_log") },
+		func() error { return at(ld.loadDataImports(snap.DataImports), "data_imports") },
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {

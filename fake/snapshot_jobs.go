@@ -57,6 +57,7 @@ var jobLoaders = map[string]func(ld *loader, js jobSnap) (job, error){
 	"workflow.step":                  loadWorkflowJob,
 	"query_patterns_report.generate": loadQPReportJob,
 	"invoice.issue":                  loadInvoiceJob,
+	"data_import.step":               loadImportStepJob,
 }
 
 // loadJobs puts the snapshot's transitions on the new clock.
@@ -119,6 +120,8 @@ func (sv *saver) keepJob(j job) bool {
 		return sv.branchSet[j.sw.branch]
 	case maintenanceEndJob:
 		return sv.dbSet[j.w.branch.db]
+	case importStepJob:
+		return sv.dbSet[j.imp.db] && !j.imp.db.deleted
 	case bouncerReadyJob:
 		return sv.branchSet[j.bn.branch] && !j.bn.deleted
 	case bouncerResizeJob:

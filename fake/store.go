@@ -20,6 +20,7 @@ type world struct {
 	// inFlight holds the IDs of resources with transitions ahead.
 	inFlight map[string]bool
 	audit    auditLog // the organizations' audit logs; see auditlogs.go
+	importSources importSources // what tests of external databases find; see dataimports.go
 }
 
 func newWorld(seed uint64) *world {
