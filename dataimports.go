@@ -33,7 +33,7 @@ const (
 	DataImportReverseTrafficError   DataImportState = "reverse_traffic_workflow_error"
 	// DataImportSwitchTrafficCompleted: the new database is the primary and
 	// the external one its replica, until Detach.
-	DataImportSwitchTrafficCompleted       DataImportState = "cleanup_workflow_pending"
+	DataImportSwitchTrafficCompleted        DataImportState = "cleanup_workflow_pending"
 	DataImportDetachExternalDatabaseRunning DataImportState = "cleanup_workflow_running"
 	DataImportDetachExternalDatabaseError   DataImportState = "cleanup_workflow_error"
 	// DataImportReady: the external database is detached; the import is
@@ -74,7 +74,9 @@ type DataImport struct {
 	ImportCheckErrors string          `json:"import_check_errors"`
 	StartedAt         *Timestamp      `json:"started_at"`
 	FinishedAt        *Timestamp      `json:"finished_at"`
-	DataSource        DataSource      `json:"data_source"`
+	// DeletedAt is null: a cancelled import is gone with its database.
+	DeletedAt  *Timestamp `json:"deleted_at"`
+	DataSource DataSource `json:"data_source"`
 }
 
 // DataSource is the external database of an import, as the API shows it:
@@ -85,10 +87,10 @@ type DataSource struct {
 	Database string `json:"database"`
 	// SchemaName is Database again, under the name the connection is
 	// given with.
-	SchemaName    string `json:"schema_name,omitempty"`
-	Username      string `json:"username,omitempty"`
-	SSLMode       string `json:"ssl_mode,omitempty"`
-	SSLServerName string `json:"ssl_server_name,omitempty"`
+	SchemaName    string `json:"schema_name"`
+	Username      string `json:"username"`
+	SSLMode       string `json:"ssl_mode"`
+	SSLServerName string `json:"ssl_server_name"`
 }
 
 // The TLS modes of a connection to an external database

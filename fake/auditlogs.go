@@ -139,6 +139,7 @@ var auditVerbs = map[string]string{
 	"remove": "removed", "renew": "renewed", "reset": "reset", "retry": "retried",
 	"reverse": "reversed", "review": "reviewed", "run": "ran", "skip": "skipped",
 	"switch": "switched", "test": "tested", "update": "updated", "verify": "verified",
+	"start": "started", "make": "made", "detach": "detached",
 }
 
 // auditActionNames are the operations whose action the live service names

@@ -55,9 +55,9 @@ type dbRec struct {
 // without them does not carry their empty tables.
 type dbMore struct {
 	webhooks       webhookStore
-	maintenance    maintenanceStore // see maintenance.go
-	ipRestrictions ipRestrictions   // PostgreSQL databases only; see iprestrictions.go
-	dataImport     *importRec       // the import that created the database; see dataimports.go
+	maintenance    maintenanceStore     // see maintenance.go
+	ipRestrictions ipRestrictions       // PostgreSQL databases only; see iprestrictions.go
+	dataImport     *importRec           // the import that created the database; see dataimports.go
 	importNotes    []ImportNotification // see dataimports.go
 }
 

@@ -52,7 +52,9 @@ type importNotesSnap struct {
 	Notes    []ImportNotification `json:"notes"`
 }
 
-func (sv *saver) dataImports() dataImportsSnap {
+// dataImports saves the imports, notifications and sources: nil when there
+// are none.
+func (sv *saver) dataImports() *dataImportsSnap {
 	var out dataImportsSnap
 	for _, db := range listOrder(sv.dbSet) {
 		m := db.more.Load()
@@ -80,12 +82,18 @@ func (sv *saver) dataImports() dataImportsSnap {
 	slices.SortFunc(out.Sources, func(a, b importSourceSnap) int {
 		return cmp.Or(cmp.Compare(a.Organization, b.Organization), cmp.Compare(a.Host, b.Host))
 	})
-	return out
+	if out.Imports == nil && out.Sources == nil && out.Notifications == nil {
+		return nil
+	}
+	return &out
 }
 
 // loadDataImports loads the imports, notifications and sources, once the
 // databases exist.
-func (ld *loader) loadDataImports(snap dataImportsSnap) error {
+func (ld *loader) loadDataImports(snap *dataImportsSnap) error {
+	if snap == nil {
+		return nil
+	}
 	for i, is := range snap.Imports {
 		if err := ld.loadImport(is); err != nil {
 			return at(named(err, "data import %s", is.ID), "imports[%d]", i)

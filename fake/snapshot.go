@@ -96,7 +96,7 @@ type worldSnap struct {
 	FailNext      []string          `json:"fail_next"`
 	Transitions   []jobSnap         `json:"transitions"`
 	AuditLog      auditLogSnap      `json:"audit_log"`
-	DataImports   dataImportsSnap   `json:"data_imports"`
+	DataImports   *dataImportsSnap  `json:"data_imports,omitempty"` // nil when there are none
 }
 
 // clockSnap is the clock: its time and the sequence number of the last

@@ -26,7 +26,7 @@ import (
 // be forgotten by the snapshot; TestSnapshotOperations checks that each is
 // set somewhere in the operation table's worlds, and restored exactly.
 var snapshotCoverage = map[string]string{
-	"world":                  "rng pcg orgs orgIdx users tokens oauth inFlight audit",
+	"world":                  "rng pcg orgs orgIdx users tokens oauth inFlight audit importSources",
 	"Consent":                "Organizations Databases Branches",
 	"Token":                  "ID Secret",
 	"stamps":                 "id created updated",
@@ -44,7 +44,12 @@ var snapshotCoverage = map[string]string{
 	"dbGrant":                "db perms",
 	"branchKey":              "db name",
 	"dbRec":                  "stamps org name region kind clusterSize replicas state deleted requireApproval restrictBranchRegion allowDataBranching foreignKeys insightsRawQueries deletionProtected prodWebConsole notes automaticMigrations migrationFramework migrationTable defaultBranch branchIdx backups drs drByNumber lastDR deployQueue more workflows extra",
-	"dbMore":                 "webhooks maintenance ipRestrictions",
+	"dbMore":                 "webhooks maintenance ipRestrictions dataImport importNotes",
+	"importRec":              "stamps db state checkErrors started finished source plan maxPoolSize",
+	"importSourceRec":        "host schema username port sslMode sslServerName",
+	"importSourceKey":        "org host",
+	"ImportSource":           "Reachable ConnectError Password LintErrors NeedsUpgrade SuggestedPlan MaxPoolSize",
+	"ImportNotification":     "At MigrationID Event BranchName Method ExportBytes TableCount Matched DurationMs Error ErrorCode Stage Message",
 	"webhookStore":           "Store",
 	"webhookRec":             "stamps db url secret enabled events deleted lastSent lastSentResult lastSentSuccess failures lastTest",
 	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated keyspaces roles more readOnlyRegions primary cluster traffic",
@@ -178,7 +183,10 @@ func snapshotCovered(field string) bool {
 
 // snapshotHome says where the snapshot of each record type is written.
 var snapshotHome = map[string]string{
-	"world": "worldSnap in fake/snapshot.go", "oauthSession": "oauthSessionSnap in fake/snapshot_oauth.go",
+	"importRec": "importSnap in fake/dataimports_snap.go", "importSourceRec": "importSourceRecSnap in fake/dataimports_snap.go",
+	"importSourceKey": "importSourceSnap in fake/dataimports_snap.go", "ImportSource": "importSourceSnap in fake/dataimports_snap.go",
+	"ImportNotification": "importNotesSnap in fake/dataimports_snap.go",
+	"world":              "worldSnap in fake/snapshot.go", "oauthSession": "oauthSessionSnap in fake/snapshot_oauth.go",
 	"userRec": "userSnap in fake/snapshot_orgs.go", "orgRec": "orgSnap in fake/snapshot_orgs.go",
 	"memberRec": "memberSnap in fake/snapshot_orgs.go", "teamRec": "teamSnap in fake/snapshot_orgs.go",
 	"teamMemberRec": "teamMemberSnap in fake/snapshot_orgs.go", "tokenRec": "tokenSnap in fake/snapshot_orgs.go",

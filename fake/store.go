@@ -18,8 +18,8 @@ type world struct {
 	tokens map[string]*tokenRec // by ID
 	oauth  oauthStore           // OAuth applications, tokens and codes
 	// inFlight holds the IDs of resources with transitions ahead.
-	inFlight map[string]bool
-	audit    auditLog // the organizations' audit logs; see auditlogs.go
+	inFlight      map[string]bool
+	audit         auditLog      // the organizations' audit logs; see auditlogs.go
 	importSources importSources // what tests of external databases find; see dataimports.go
 }
 
