@@ -627,6 +627,28 @@ var contractStates = []contractState{
 			contractOn("list_keyspaces", "database", "fresh", "branch", "main"),
 		}
 	}},
+	{name: "data import ready, and a failed one", setup: func(w *opWorld) []contractRequest {
+		opImport(time.Minute+10*time.Second, (*platform.DataImportsService).MakePrimary, (*platform.DataImportsService).Detach)(w, "")
+		ctx := w.t.Context()
+		if _, err := w.c.DataImports.Start(ctx, &platform.StartDataImportParams{
+			Organization: w.org, DatabaseName: "failing",
+			Connection: platform.DataImportConnection{Hostname: opImportHost, Database: "legacy", Username: "u"},
+		}); err != nil {
+			w.t.Fatal(err)
+		}
+		imp, err := w.c.DataImports.Get(ctx, &platform.GetDataImportParams{Organization: w.org, Database: "failing"})
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		if err := w.srv.FailNext(imp.ID); err != nil {
+			w.t.Fatal(err)
+		}
+		w.srv.Advance(time.Minute)
+		return []contractRequest{
+			contractOn("get_data_import"), contractOn("get_database"),
+			contractOn("get_data_import", "database", "failing"), contractOn("get_database", "database", "failing"),
+		}
+	}},
 	{name: "backup pending", setup: func(w *opWorld) []contractRequest {
 		contractBackup(w)
 		return contractBackupReads(w, platform.BackupPending)
