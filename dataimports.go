@@ -74,9 +74,7 @@ type DataImport struct {
 	ImportCheckErrors string          `json:"import_check_errors"`
 	StartedAt         *Timestamp      `json:"started_at"`
 	FinishedAt        *Timestamp      `json:"finished_at"`
-	// DeletedAt is null: a cancelled import is gone with its database.
-	DeletedAt  *Timestamp `json:"deleted_at"`
-	DataSource DataSource `json:"data_source"`
+	DataSource        DataSource      `json:"data_source"`
 }
 
 // DataSource is the external database of an import, as the API shows it:
@@ -87,10 +85,10 @@ type DataSource struct {
 	Database string `json:"database"`
 	// SchemaName is Database again, under the name the connection is
 	// given with.
-	SchemaName    string `json:"schema_name"`
-	Username      string `json:"username"`
-	SSLMode       string `json:"ssl_mode"`
-	SSLServerName string `json:"ssl_server_name"`
+	SchemaName    string `json:"schema_name,omitempty"`
+	Username      string `json:"username,omitempty"`
+	SSLMode       string `json:"ssl_mode,omitempty"`
+	SSLServerName string `json:"ssl_server_name,omitempty"`
 }
 
 // The TLS modes of a connection to an external database

@@ -140,8 +140,13 @@ var clientExceptions = []clientException{
 	},
 	{
 		ops: []string{"start_data_import", "get_data_import", "make_data_import_primary", "make_data_import_replica", "detach_data_import_database"},
-		at:  []string{"$.data_source"}, what: []string{"password", "ssl_ca", "ssl_cert", "ssl_key"},
-		reason: "the client reads an import's source into the type it sends the connection in; the source's password and TLS keys are given, never shown back (the reference's data_source has neither)",
+		at:  []string{"$.data_source"}, what: []string{"password", "ssl_ca", "ssl_cert", "ssl_key", "ssl_server_name"},
+		reason: "the client reads an import's source into the type it sends the connection in; the source's password and TLS keys are given, never shown back (the reference's data_source has neither), and a server name only when one was given",
+	},
+	{
+		ops: []string{"start_data_import", "get_data_import", "make_data_import_primary", "make_data_import_replica", "detach_data_import_database"},
+		at:  []string{"$"}, what: []string{"deleted_at"},
+		reason: "the reference's data_import has no deleted_at: an import is read only while its database lives, and a cancel deletes both",
 	},
 }
 
