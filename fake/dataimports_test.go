@@ -145,12 +145,14 @@ func TestDataImportRefusals(t *testing.T) {
 		{"make primary", asErr((*platform.DataImportsService).MakePrimary), platform.DataImportSwitchTrafficPending},
 		{"make replica", asErr((*platform.DataImportsService).MakeReplica), platform.DataImportSwitchTrafficCompleted},
 		{"detach", asErr((*platform.DataImportsService).Detach), platform.DataImportSwitchTrafficCompleted},
-		{"cancel", func(c *platform.Client, ctx context.Context, p *platform.DataImportParams) error { return c.DataImports.Cancel(ctx, p) }, ""},
+		{"cancel", func(c *platform.Client, ctx context.Context, p *platform.DataImportParams) error {
+			return c.DataImports.Cancel(ctx, p)
+		}, ""},
 	}
 	// reach moves a new import of db to state.
 	reach := map[platform.DataImportState]func(e *importEnv, t *testing.T, db string){
 		platform.DataImportPreparingDataCopy: func(*importEnv, *testing.T, string) {},
-		platform.DataImportCopyingData:      func(e *importEnv, _ *testing.T, _ string) { e.srv.Advance(10 * time.Second) },
+		platform.DataImportCopyingData:       func(e *importEnv, _ *testing.T, _ string) { e.srv.Advance(10 * time.Second) },
 		platform.DataImportSwitchTrafficPending: func(e *importEnv, _ *testing.T, _ string) {
 			e.srv.Advance(70 * time.Second)
 		},
