@@ -48,7 +48,7 @@ func (s *Server) authenticate(r *http.Request, now time.Time) (*principal, error
 		return nil, unauthorized("missing Authorization header")
 	}
 	if scheme, tok, ok := strings.Cut(h, " "); ok && strings.EqualFold(scheme, "Bearer") {
-		return s.authenticateBearer(strings.TrimSpace(tok), now)
+		return s.world.authenticateBearer(strings.TrimSpace(tok), now)
 	}
 	id, secret, ok := strings.Cut(h, ":")
 	if !ok || id == "" || secret == "" || strings.ContainsAny(id, " \t") {

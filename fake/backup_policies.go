@@ -57,36 +57,36 @@ const maxPolicyNameLen = 255
 
 // initBackups gives a new database its required backup policy, armed to
 // run on its schedule.
-func (s *Server) initBackups(db *dbRec) {
-	p := s.addPolicy(db, requiredPolicySpec())
+func (w *world) initBackups(db *dbRec) {
+	p := w.addPolicy(db, requiredPolicySpec())
 	p.required = true
 	p.displayName = requiredPolicyDisplayName
 }
 
 // addPolicy records a policy of db and arms it.
-func (s *Server) addPolicy(db *dbRec, spec policySpec) *policyRec {
-	now := s.clock.Now()
+func (w *world) addPolicy(db *dbRec, spec policySpec) *policyRec {
+	now := w.clock.Now()
 	p := &policyRec{
-		stamps:      stamps{id: s.world.newID(), created: now, updated: now},
+		stamps:      stamps{id: w.newID(), created: now, updated: now},
 		db:          db,
 		policySpec:  spec,
 		displayName: spec.name,
 	}
 	db.backups.addPolicy(p)
-	s.armPolicy(p)
+	w.armPolicy(p)
 	return p
 }
 
 // armPolicy sets the policy's next run from now on its schedule and
 // schedules it. Earlier timers of the policy are left to expire unheeded.
-func (s *Server) armPolicy(p *policyRec) {
-	now := s.clock.Now()
+func (w *world) armPolicy(p *policyRec) {
+	now := w.clock.Now()
 	p.nextRun = p.sched.next(now)
 	p.gen++
 	if p.nextRun.IsZero() {
 		return
 	}
-	s.clock.After(p.nextRun.Sub(now), policyRunJob{p, p.gen})
+	w.clock.After(p.nextRun.Sub(now), policyRunJob{p, p.gen})
 }
 
 // policyRunJob runs armed generation gen of a policy, unless the policy was
@@ -96,17 +96,17 @@ type policyRunJob struct {
 	gen uint64
 }
 
-func (j policyRunJob) run(s *Server) {
+func (j policyRunJob) run(w *world) {
 	if j.p.deleted || j.p.db.deleted || j.p.gen != j.gen {
 		return
 	}
-	s.runPolicy(j.p)
+	w.runPolicy(j.p)
 }
 
 // runPolicy backs up every ready branch the policy targets. A branch that
 // has a backup still pending or running gets an ignored backup instead.
-func (s *Server) runPolicy(p *policyRec) {
-	now := s.clock.Now()
+func (w *world) runPolicy(p *policyRec) {
+	now := w.clock.Now()
 	production := p.target == platform.BackupTargetProduction
 	for _, b := range p.db.branchIdx.All() {
 		if !b.ready || b.production != production {
@@ -114,13 +114,13 @@ func (s *Server) runPolicy(p *policyRec) {
 		}
 		name := defaultBackupName(b, now)
 		if b.backupInProgress() {
-			s.addBackup(b, name, p.retention, nil, p, platform.BackupIgnored).ended = now
+			w.addBackup(b, name, p.retention, nil, p, platform.BackupIgnored).ended = now
 			continue
 		}
-		s.newBackup(b, name, p.retention, nil, p)
+		w.newBackup(b, name, p.retention, nil, p)
 	}
 	p.lastRan = now
-	s.armPolicy(p)
+	w.armPolicy(p)
 }
 
 func backupPolicyRoutes() []route {
@@ -149,7 +149,7 @@ func createBackupPolicy(c *call, p *platform.CreateBackupPolicyParams) (any, err
 	if err := spec.complete(p.ScheduleTime); err != nil {
 		return nil, err
 	}
-	return renderBackupPolicy(c.s.addPolicy(c.db, spec)), nil
+	return renderBackupPolicy(c.w.addPolicy(c.db, spec)), nil
 }
 
 // backupPolicy finds the path's {id} among the path database's policies.
@@ -202,7 +202,7 @@ func updateBackupPolicy(c *call, u *platform.UpdateBackupPolicyParams) (any, err
 		p.displayName = spec.name
 	}
 	p.updated = c.now
-	c.s.armPolicy(p)
+	c.w.armPolicy(p)
 	return renderBackupPolicy(p), nil
 }
 

@@ -24,8 +24,8 @@ type snapshotKeyspace struct {
 }
 
 // takeSnapshot records b's schema as it is now.
-func (s *Server) takeSnapshot(b *branchRec) *schemaSnapshot {
-	snap := &schemaSnapshot{id: s.world.newID(), taken: s.clock.Now()}
+func (w *world) takeSnapshot(b *branchRec) *schemaSnapshot {
+	snap := &schemaSnapshot{id: w.newID(), taken: w.clock.Now()}
 	for _, ks := range b.keyspaces.All() {
 		snap.keyspaces = append(snap.keyspaces, snapshotKeyspace{
 			name:          ks.name,
@@ -48,13 +48,13 @@ func (snap *schemaSnapshot) tableCount() int {
 }
 
 // renderSchemaSnapshot renders the schema snapshot of a backup.
-func (s *Server) renderSchemaSnapshot(bk *backupRec) *platform.SchemaSnapshot {
+func (w *world) renderSchemaSnapshot(bk *backupRec) *platform.SchemaSnapshot {
 	snap := bk.snapshot
 	db := bk.branch.db
 	return &platform.SchemaSnapshot{
 		ID:        snap.id,
 		Name:      bk.name,
-		URL:       s.URL() + db.org.name + "/" + db.name + "/schema-snapshots/" + snap.id,
+		URL:       w.base + db.org.name + "/" + db.name + "/schema-snapshots/" + snap.id,
 		CreatedAt: platform.NewTimestamp(snap.taken),
 		UpdatedAt: platform.NewTimestamp(snap.taken),
 		LintedAt:  ptrTime(snap.taken),
@@ -73,7 +73,7 @@ type backupRestore struct {
 // the backup must be a successful backup of the same database, and a
 // cluster_size is required. It returns nil when no backup_id was given,
 // once it has checked that the caller may create a branch from a parent.
-func (s *Server) backupToRestore(c *call, p *platform.CreateBranchParams) (*backupRestore, error) {
+func backupToRestore(c *call, p *platform.CreateBranchParams) (*backupRestore, error) {
 	if p.BackupID == "" {
 		// A branch from a parent takes create_branch (write_branches for
 		// OAuth), as the spec says: the restore permissions and scopes,
@@ -118,21 +118,21 @@ func (s *Server) backupToRestore(c *call, p *platform.CreateBranchParams) (*back
 // restoreInto gives the new branch b the schema of the backup being
 // restored, in place of its parent's, and links the two. A nil restore
 // does nothing.
-func (s *Server) restoreInto(b *branchRec, r *backupRestore) {
+func (w *world) restoreInto(b *branchRec, r *backupRestore) {
 	if r == nil {
 		return
 	}
-	now := s.clock.Now()
+	now := w.clock.Now()
 	b.keyspaces = index[*keyspaceRec]{}
 	for i, from := range r.backup.snapshot.keyspaces {
 		// A nanosecond apart, as copyKeyspaces makes them, so that they
 		// list in the backed-up branch's order.
-		ks := s.world.newKeyspace(b, from.name, now.Add(time.Duration(i)))
+		ks := w.newKeyspace(b, from.name, now.Add(time.Duration(i)))
 		ks.shards, ks.extraReplicas, ks.isDefault = from.shards, from.extraReplicas, from.isDefault
 		ks.clusterSize = r.clusterSize
 		ks.tables = cloneMap(from.tables)
 	}
-	s.world.meterBranch(b, now)
+	w.meterBranch(b, now)
 	b.restoredFrom = r.backup.branch
 	b.initialRestoreID = r.backup.id
 	r.backup.restored = append(r.backup.restored, b)

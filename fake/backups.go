@@ -140,9 +140,9 @@ func listBackups(c *call) (any, error) {
 		x = &bb.all
 	}
 	if !f.any() {
-		return pageOf(c, x, true, c.s.renderBackup), nil
+		return pageOf(c, x, true, c.w.renderBackup), nil
 	}
-	return filteredPageOf(c, x, true, f.keep, c.s.renderBackup), nil
+	return filteredPageOf(c, x, true, f.keep, c.w.renderBackup), nil
 }
 
 func createBackup(c *call, p *platform.CreateBackupParams) (any, error) {
@@ -174,8 +174,8 @@ func createBackup(c *call, p *platform.CreateBackupParams) (any, error) {
 	if !b.ready {
 		return nil, unprocessable("branch %s is not ready yet", b.name)
 	}
-	bk := c.s.newBackup(b, name, ret, c.who.user, nil)
-	return c.s.renderBackup(bk), nil
+	bk := c.w.newBackup(b, name, ret, c.who.user, nil)
+	return c.w.renderBackup(bk), nil
 }
 
 // defaultBackupName names a backup of b taken at t.
@@ -186,11 +186,11 @@ func defaultBackupName(b *branchRec, t time.Time) string {
 // newBackup starts a backup of b: pending now, running after
 // Timings.BackupStart, done Timings.BackupRun later. It holds the branch's
 // schema as it is now.
-func (s *Server) newBackup(b *branchRec, name string, ret retention, actor *userRec, policy *policyRec) *backupRec {
-	bk := s.addBackup(b, name, ret, actor, policy, platform.BackupPending)
-	bk.snapshot = s.takeSnapshot(b)
-	s.world.startFlight(bk.id)
-	s.clock.After(s.timing.BackupStart, backupJob{bk, platform.BackupPending})
+func (w *world) newBackup(b *branchRec, name string, ret retention, actor *userRec, policy *policyRec) *backupRec {
+	bk := w.addBackup(b, name, ret, actor, policy, platform.BackupPending)
+	bk.snapshot = w.takeSnapshot(b)
+	w.startFlight(bk.id)
+	w.clock.After(w.timing.BackupStart, backupJob{bk, platform.BackupPending})
 	return bk
 }
 
@@ -202,33 +202,33 @@ type backupJob struct {
 	from platform.BackupState
 }
 
-func (j backupJob) run(s *Server) {
+func (j backupJob) run(w *world) {
 	bk := j.bk
 	if bk.state != j.from {
 		return
 	}
-	now := s.clock.Now()
-	if s.takeFailure(bk.id) {
-		s.settleBackup(bk, platform.BackupFailed, now)
+	now := w.clock.Now()
+	if w.takeFailure(bk.id) {
+		w.settleBackup(bk, platform.BackupFailed, now)
 		return
 	}
 	switch j.from {
 	case platform.BackupPending:
 		bk.state = platform.BackupRunning
 		bk.started, bk.updated = now, now
-		s.clock.After(s.timing.BackupRun, backupJob{bk, platform.BackupRunning})
+		w.clock.After(w.timing.BackupRun, backupJob{bk, platform.BackupRunning})
 	case platform.BackupRunning:
 		bk.completed = now
 		bk.size = backupBaseSize + backupSizePerTable*int64(bk.snapshot.tableCount())
-		s.settleBackup(bk, platform.BackupSuccess, now)
+		w.settleBackup(bk, platform.BackupSuccess, now)
 	}
 }
 
 // addBackup records a backup of b in a state.
-func (s *Server) addBackup(b *branchRec, name string, ret retention, actor *userRec, policy *policyRec, state platform.BackupState) *backupRec {
-	now := s.clock.Now()
+func (w *world) addBackup(b *branchRec, name string, ret retention, actor *userRec, policy *policyRec, state platform.BackupState) *backupRec {
+	now := w.clock.Now()
 	bk := &backupRec{
-		stamps:     stamps{id: s.world.newID(), created: now, updated: now},
+		stamps:     stamps{id: w.newID(), created: now, updated: now},
 		branch:     b,
 		name:       name,
 		state:      state,
@@ -245,22 +245,22 @@ func (s *Server) addBackup(b *branchRec, name string, ret retention, actor *user
 }
 
 // settleBackup puts a backup in a final state.
-func (s *Server) settleBackup(bk *backupRec, state platform.BackupState, now time.Time) {
+func (w *world) settleBackup(bk *backupRec, state platform.BackupState, now time.Time) {
 	if bk.inProgress() {
 		bk.branch.db.backups.of(bk.branch).inFlight--
 	}
 	bk.state = state
 	bk.ended, bk.updated = now, now
-	s.world.endFlight(bk.id)
+	w.endFlight(bk.id)
 }
 
 // cancelBackups cancels the backups of b still in progress, as deleting b
 // does.
-func (s *Server) cancelBackups(b *branchRec) {
-	now := s.clock.Now()
+func (w *world) cancelBackups(b *branchRec) {
+	now := w.clock.Now()
 	for _, bk := range b.db.backups.of(b).live.All() {
 		if bk.inProgress() {
-			s.settleBackup(bk, platform.BackupCanceled, now)
+			w.settleBackup(bk, platform.BackupCanceled, now)
 		}
 	}
 }
@@ -286,7 +286,7 @@ func getBackup(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.s.renderBackup(bk), nil
+	return c.w.renderBackup(bk), nil
 }
 
 func updateBackup(c *call, p *platform.UpdateBackupParams) (any, error) {
@@ -298,7 +298,7 @@ func updateBackup(c *call, p *platform.UpdateBackupParams) (any, error) {
 		bk.protected = *p.Protected
 		bk.updated = c.now
 	}
-	return c.s.renderBackup(bk), nil
+	return c.w.renderBackup(bk), nil
 }
 
 func deleteBackup(c *call) (any, error) {
@@ -322,7 +322,7 @@ func deleteBackup(c *call) (any, error) {
 		return nil, unprocessable("backup %s was taken by the required backup policy and cannot be deleted", bk.id)
 	}
 	if bk.inProgress() {
-		c.s.settleBackup(bk, platform.BackupCanceled, c.now)
+		c.w.settleBackup(bk, platform.BackupCanceled, c.now)
 	}
 	bk.deleted = true
 	bk.deletedAt, bk.updated = c.now, c.now
@@ -331,7 +331,7 @@ func deleteBackup(c *call) (any, error) {
 }
 
 // renderBackup renders a backup as the API shows it.
-func (s *Server) renderBackup(bk *backupRec) *platform.Backup {
+func (w *world) renderBackup(bk *backupRec) *platform.Backup {
 	out := &platform.Backup{
 		ID:               bk.id,
 		Type:             "Backup",
@@ -354,7 +354,7 @@ func (s *Server) renderBackup(bk *backupRec) *platform.Backup {
 		out.BackupPolicy = renderBackupPolicy(bk.policy)
 	}
 	if bk.snapshot != nil {
-		out.SchemaSnapshot = s.renderSchemaSnapshot(bk)
+		out.SchemaSnapshot = w.renderSchemaSnapshot(bk)
 	}
 	if bk.state == platform.BackupSuccess {
 		out.Size = bk.size

@@ -214,16 +214,16 @@ func monthStart(t time.Time) time.Time {
 // the boundary it is due at, and schedules the next one.
 type invoiceJob struct{ org *orgRec }
 
-func (j invoiceJob) run(s *Server) {
-	now := s.clock.Now()
-	s.issueInvoice(j.org, monthStart(now), now)
-	scheduleInvoice(s, j.org, now)
+func (j invoiceJob) run(w *world) {
+	now := w.clock.Now()
+	w.issueInvoice(j.org, monthStart(now), now)
+	scheduleInvoice(w, j.org, now)
 }
 
 // scheduleInvoice puts org's next invoice on the clock, at the first
 // month boundary after now.
-func scheduleInvoice(s *Server, org *orgRec, now time.Time) {
-	s.clock.After(monthStart(now).AddDate(0, 1, 0).Sub(now), invoiceJob{org})
+func scheduleInvoice(w *world, org *orgRec, now time.Time) {
+	w.clock.After(monthStart(now).AddDate(0, 1, 0).Sub(now), invoiceJob{org})
 }
 
 func (j invoiceJob) save() jobSnap { return jobSnap{Kind: "invoice.issue", ID: j.org.id} }
@@ -243,7 +243,7 @@ type lineKey struct {
 // ended since the last invoice and those still running, and keeps only
 // what falls after end for the next one. A month where nothing ran gets
 // no invoice.
-func (s *Server) issueInvoice(org *orgRec, end, now time.Time) {
+func (w *world) issueInvoice(org *orgRec, end, now time.Time) {
 	start := end.AddDate(0, -1, 0)
 	bl := &org.billing
 	used := map[lineKey]time.Duration{}
@@ -293,10 +293,10 @@ func (s *Server) issueInvoice(org *orgRec, end, now time.Time) {
 		return cmp.Or(cmp.Compare(la.branch.dbName, lb.branch.dbName), cmp.Compare(la.branch.name, lb.branch.name),
 			cmp.Compare(a.branch, b.branch), cmp.Compare(a.size, b.size), cmp.Compare(a.rate, b.rate))
 	})
-	inv := &invoiceRec{stamps: stamps{id: s.world.newID(), created: now, updated: now}, start: start, end: end, paid: bl.payment != nil}
+	inv := &invoiceRec{stamps: stamps{id: w.newID(), created: now, updated: now}, start: start, end: end, paid: bl.payment != nil}
 	for _, k := range order {
 		li := lines[k]
-		li.id = s.world.newID()
+		li.id = w.newID()
 		li.hours = int64((used[k] + time.Hour - 1) / time.Hour)
 		li.amount = billedCents(li.rate, li.hours)
 		inv.total += li.amount
@@ -334,7 +334,7 @@ func billingRoutes() []route {
 }
 
 func listInvoices(c *call) (any, error) {
-	return pageOf(c, c.org.billing.invoices.Index(), false, c.s.renderInvoice), nil
+	return pageOf(c, c.org.billing.invoices.Index(), false, c.w.renderInvoice), nil
 }
 
 // invoice finds the path's invoice.
@@ -351,7 +351,7 @@ func getInvoice(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.s.renderInvoice(inv), nil
+	return c.w.renderInvoice(inv), nil
 }
 
 func listInvoiceLineItems(c *call) (any, error) {
@@ -380,12 +380,12 @@ func deletePaymentMethod(c *call) (any, error) {
 
 // renderInvoice renders an invoice; it is overdue once unpaid past its
 // due time (Timings.InvoiceDue after its period's end).
-func (s *Server) renderInvoice(inv *invoiceRec) *platform.Invoice {
+func (w *world) renderInvoice(inv *invoiceRec) *platform.Invoice {
 	return &platform.Invoice{
 		ID: inv.id, Total: formatCents(inv.total),
 		BillingPeriodStart: platform.NewTimestamp(inv.start), BillingPeriodEnd: platform.NewTimestamp(inv.end),
 		Paid:    inv.paid,
-		Overdue: !inv.paid && !s.clock.Now().Before(inv.end.Add(s.timing.InvoiceDue)),
+		Overdue: !inv.paid && !w.clock.Now().Before(inv.end.Add(w.timing.InvoiceDue)),
 	}
 }
 

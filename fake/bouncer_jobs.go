@@ -10,7 +10,7 @@ import (
 // Timings.BouncerReady has passed.
 type bouncerReadyJob struct{ bn *bouncerRec }
 
-func (j bouncerReadyJob) run(s *Server) { s.bouncerReady(j.bn) }
+func (j bouncerReadyJob) run(w *world) { w.bouncerReady(j.bn) }
 
 func (j bouncerReadyJob) save() jobSnap {
 	return jobSnap{Kind: "bouncer.ready", ID: j.bn.id}
@@ -29,11 +29,11 @@ type bouncerResizeJob struct {
 	from platform.BouncerResizeState
 }
 
-func (j bouncerResizeJob) run(s *Server) {
+func (j bouncerResizeJob) run(w *world) {
 	if j.from == platform.BouncerResizePending {
-		s.bouncerResizeStarted(j.r)
+		w.bouncerResizeStarted(j.r)
 	} else {
-		s.bouncerResized(j.r)
+		w.bouncerResized(j.r)
 	}
 }
 

@@ -130,7 +130,6 @@ func getBouncer(c *call) (any, error) {
 }
 
 func createBouncer(c *call, p *platform.CreateBouncerParams) (any, error) {
-	s := c.s
 	b, err := c.postgresBranch("bouncers")
 	if err != nil {
 		return nil, err
@@ -158,7 +157,7 @@ func createBouncer(c *call, p *platform.CreateBouncerParams) (any, error) {
 	b.x().bouncers.idx.Add(bn)
 	b.x().bouncers.byName[bn.name] = bn
 	c.w.startFlight(bn.id)
-	s.clock.After(s.timing.BouncerReady, bouncerReadyJob{bn})
+	c.w.clock.After(c.w.timing.BouncerReady, bouncerReadyJob{bn})
 	return renderBouncer(bn), nil
 }
 
@@ -211,46 +210,45 @@ func branchReplicas(b *branchRec) int {
 
 // bouncerReady is the pending -> ready transition of a new bouncer's
 // servers; a failed one is removed.
-func (s *Server) bouncerReady(bn *bouncerRec) {
-	s.world.endFlight(bn.id)
-	failed := s.takeFailure(bn.id)
+func (w *world) bouncerReady(bn *bouncerRec) {
+	w.endFlight(bn.id)
+	failed := w.takeFailure(bn.id)
 	switch {
 	case bn.deleted:
 	case failed:
-		s.dropBouncer(bn)
+		w.dropBouncer(bn)
 	default:
 		bn.ready = true
-		bn.updated = s.clock.Now()
+		bn.updated = w.clock.Now()
 	}
 }
 
 func deleteBouncer(c *call) (any, error) {
-	s := c.s
 	bn, err := c.bouncer()
 	if err != nil {
 		return nil, err
 	}
-	s.dropBouncer(bn)
+	c.w.dropBouncer(bn)
 	return nil, nil
 }
 
 // dropBouncer deletes a bouncer, canceling its resize in progress.
-func (s *Server) dropBouncer(bn *bouncerRec) {
-	now := s.clock.Now()
+func (w *world) dropBouncer(bn *bouncerRec) {
+	now := w.clock.Now()
 	if r := bn.active; r != nil {
-		s.endBouncerResize(r, platform.BouncerResizeCanceled, now)
+		w.endBouncerResize(r, platform.BouncerResizeCanceled, now)
 	}
 	b := bn.branch
 	bn.deleted, bn.deletedAt, bn.updated = true, now, now
 	b.x().bouncers.idx.Remove(bn)
 	delete(b.x().bouncers.byName, bn.name)
-	s.world.endFlight(bn.id)
+	w.endFlight(bn.id)
 }
 
 // dropBranchBouncers deletes the bouncers of a deleted branch.
-func (s *Server) dropBranchBouncers(b *branchRec) {
+func (w *world) dropBranchBouncers(b *branchRec) {
 	for _, bn := range slices.Clone(b.x().bouncers.idx.All()) {
-		s.dropBouncer(bn)
+		w.dropBouncer(bn)
 	}
 }
 
@@ -271,7 +269,6 @@ func listBranchBouncerResizes(c *call) (any, error) {
 }
 
 func resizeBouncer(c *call, p *platform.ResizeBouncerParams) (any, error) {
-	s := c.s
 	bn, err := c.bouncer()
 	if err != nil {
 		return nil, err
@@ -300,7 +297,7 @@ func resizeBouncer(c *call, p *platform.ResizeBouncerParams) (any, error) {
 	bn.branch.x().bouncers.resizes.Add(r)
 	bn.active = r
 	c.w.startFlight(r.id)
-	s.clock.After(s.timing.BouncerResizeStart, bouncerResizeJob{r, platform.BouncerResizePending})
+	c.w.clock.After(c.w.timing.BouncerResizeStart, bouncerResizeJob{r, platform.BouncerResizePending})
 	return renderBouncerResize(r), nil
 }
 
@@ -344,46 +341,45 @@ func (cfg bouncerConfig) equal(o bouncerConfig) bool {
 }
 
 // bouncerResizeStarted is the pending -> resizing transition.
-func (s *Server) bouncerResizeStarted(r *bouncerResizeRec) {
+func (w *world) bouncerResizeStarted(r *bouncerResizeRec) {
 	if r.state != platform.BouncerResizePending {
 		return // canceled
 	}
 	r.state = platform.BouncerResizeResizing
-	r.started = s.clock.Now()
+	r.started = w.clock.Now()
 	r.updated = r.started
-	s.clock.After(s.timing.BouncerResize, bouncerResizeJob{r, platform.BouncerResizeResizing})
+	w.clock.After(w.timing.BouncerResize, bouncerResizeJob{r, platform.BouncerResizeResizing})
 }
 
 // bouncerResized is the resizing -> completed transition: the bouncer
 // takes the new values. A failed resize ends canceled, the bouncer
 // keeping its values.
-func (s *Server) bouncerResized(r *bouncerResizeRec) {
+func (w *world) bouncerResized(r *bouncerResizeRec) {
 	if r.state != platform.BouncerResizeResizing {
 		return // canceled
 	}
-	now := s.clock.Now()
-	if s.takeFailure(r.id) {
-		s.endBouncerResize(r, platform.BouncerResizeCanceled, now)
+	now := w.clock.Now()
+	if w.takeFailure(r.id) {
+		w.endBouncerResize(r, platform.BouncerResizeCanceled, now)
 		return
 	}
 	bn := r.bouncer
 	bn.config = r.next
 	bn.updated = now
-	s.endBouncerResize(r, platform.BouncerResizeCompleted, now)
+	w.endBouncerResize(r, platform.BouncerResizeCompleted, now)
 }
 
 // endBouncerResize ends a resize request in progress in state.
-func (s *Server) endBouncerResize(r *bouncerResizeRec, state platform.BouncerResizeState, now time.Time) {
+func (w *world) endBouncerResize(r *bouncerResizeRec, state platform.BouncerResizeState, now time.Time) {
 	r.state, r.updated = state, now
 	if state == platform.BouncerResizeCompleted {
 		r.completed = now
 	}
 	r.bouncer.active = nil
-	s.world.endFlight(r.id)
+	w.endFlight(r.id)
 }
 
 func cancelBouncerResize(c *call) (any, error) {
-	s := c.s
 	bn, err := c.bouncer()
 	if err != nil {
 		return nil, err
@@ -395,7 +391,7 @@ func cancelBouncerResize(c *call) (any, error) {
 		}
 		return nil, unprocessable("bouncer %s has no resize request to cancel", bn.name)
 	}
-	s.endBouncerResize(bn.active, platform.BouncerResizeCanceled, c.now)
+	c.w.endBouncerResize(bn.active, platform.BouncerResizeCanceled, c.now)
 	return nil, nil
 }
 

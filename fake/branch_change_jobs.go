@@ -14,9 +14,9 @@ type branchChangeJob struct {
 	from platform.BranchChangeState
 }
 
-func (j branchChangeJob) run(s *Server) {
+func (j branchChangeJob) run(w *world) {
 	if j.r.state == j.from {
-		s.stepChange(j.r)
+		w.stepChange(j.r)
 	}
 }
 

@@ -65,10 +65,10 @@ func (b *branchRec) x() *branchMore { return lazy(&b.more) }
 // newBranch adds a branch to db, pending until the clock has moved by
 // delay. Its keyspaces are copies of parent's, or one empty default
 // keyspace named after the database when there is no parent.
-func (s *Server) newBranch(db *dbRec, name string, parent *branchRec, actor *userRec, delay time.Duration) *branchRec {
-	now := s.clock.Now()
+func (w *world) newBranch(db *dbRec, name string, parent *branchRec, actor *userRec, delay time.Duration) *branchRec {
+	now := w.clock.Now()
 	b := &branchRec{
-		stamps:        stamps{id: s.world.newID(), created: now, updated: now},
+		stamps:        stamps{id: w.newID(), created: now, updated: now},
 		db:            db,
 		name:          name,
 		actor:         actor,
@@ -80,34 +80,34 @@ func (s *Server) newBranch(db *dbRec, name string, parent *branchRec, actor *use
 		if r := peek(&parent.more).routingRules; r != "" {
 			b.x().routingRules = r
 		}
-		s.world.copyKeyspaces(b, parent, now)
+		w.copyKeyspaces(b, parent, now)
 	} else {
-		s.world.newKeyspace(b, db.name, now).isDefault = true
+		w.newKeyspace(b, db.name, now).isDefault = true
 	}
-	s.world.meterBranch(b, now)
-	s.newDefaultRole(b)
+	w.meterBranch(b, now)
+	w.newDefaultRole(b)
 	db.org.branchByName[branchKey{db, name}] = b
 	db.branchIdx.Add(b)
-	s.clock.After(delay, branchReadyJob{b})
+	w.clock.After(delay, branchReadyJob{b})
 	return b
 }
 
 // branchReadyJob runs branchReady.
 type branchReadyJob struct{ b *branchRec }
 
-func (j branchReadyJob) run(s *Server) { s.branchReady(j.b) }
+func (j branchReadyJob) run(w *world) { w.branchReady(j.b) }
 
 // branchReady is the pending -> ready transition of a branch.
-func (s *Server) branchReady(b *branchRec) {
+func (w *world) branchReady(b *branchRec) {
 	if b.deleted || b.ready {
 		return
 	}
 	b.ready = true
-	b.updated = s.clock.Now()
+	b.updated = w.clock.Now()
 	for _, ks := range b.keyspaces.All() {
 		ks.ready = true
 	}
-	s.emit("branch.ready", b.db, s.renderBranch(b))
+	w.emit("branch.ready", b.db, w.renderBranch(b))
 }
 
 // branchKey names a branch within its organization. One map per
@@ -172,14 +172,14 @@ func listBranches(c *call) (any, error) {
 	name := strings.ToLower(q.Get("q"))
 	seesAll := c.seesEveryBranch()
 	if name == "" && production == nil && safe == nil && seesAll {
-		return pageOf(c, &c.db.branchIdx, true, c.s.renderBranch), nil
+		return pageOf(c, &c.db.branchIdx, true, c.w.renderBranch), nil
 	}
 	keep := func(b *branchRec) bool {
 		return strings.Contains(b.name, name) && (seesAll || c.seesBranch(b)) &&
 			(production == nil || b.production == *production) &&
 			(safe == nil || b.safeMigrations == *safe)
 	}
-	return filteredPageOf(c, &c.db.branchIdx, true, keep, c.s.renderBranch), nil
+	return filteredPageOf(c, &c.db.branchIdx, true, keep, c.w.renderBranch), nil
 }
 
 // triQuery parses an optional boolean filter: nil when absent.
@@ -195,9 +195,8 @@ func triQuery(v, name string) (*bool, error) {
 }
 
 func createBranch(c *call, p *platform.CreateBranchParams) (any, error) {
-	s := c.s
 	db := c.db
-	restore, err := s.backupToRestore(c, p)
+	restore, err := backupToRestore(c, p)
 	if err != nil {
 		return nil, err
 	}
@@ -235,17 +234,17 @@ func createBranch(c *call, p *platform.CreateBranchParams) (any, error) {
 			return nil, unprocessable("region %q is not allowed: %s restricts branches to %s", p.Region, db.name, db.region.slug)
 		}
 	}
-	b := s.newBranch(db, p.Name, parent, c.who.user, s.timing.BranchReady)
+	b := c.w.newBranch(db, p.Name, parent, c.who.user, c.w.timing.BranchReady)
 	b.region = region
 	setIf(&b.deletionProtected, p.DeletionProtected)
 	if size != "" {
 		for _, ks := range b.keyspaces.All() {
 			ks.clusterSize = size
 		}
-		s.world.meterBranch(b, c.now)
+		c.w.meterBranch(b, c.now)
 	}
-	s.restoreInto(b, restore)
-	return s.renderBranch(b), nil
+	c.w.restoreInto(b, restore)
+	return c.w.renderBranch(b), nil
 }
 
 // branch finds the path's {branch} in the path's database.
@@ -268,7 +267,7 @@ func onBranch(fn func(c *call, b *branchRec) error) func(c *call) (any, error) {
 		if err := fn(c, b); err != nil {
 			return nil, err
 		}
-		return c.s.renderBranch(b), nil
+		return c.w.renderBranch(b), nil
 	}
 }
 
@@ -303,7 +302,6 @@ func updateBranch(c *call, p *platform.UpdateBranchParams) (any, error) {
 }
 
 func deleteBranch(c *call) (any, error) {
-	s := c.s
 	b, err := c.branch()
 	if err != nil {
 		return nil, err
@@ -317,12 +315,12 @@ func deleteBranch(c *call) (any, error) {
 		doomed = append(doomed, b.descendants()...)
 	}
 	for _, d := range doomed {
-		if err := s.checkBranchDeletable(d); err != nil {
+		if err := c.w.checkBranchDeletable(d); err != nil {
 			return nil, err
 		}
 	}
 	for _, d := range doomed {
-		s.removeBranch(d)
+		c.w.removeBranch(d)
 	}
 	return nil, nil
 }
@@ -350,7 +348,7 @@ func (b *branchRec) descendants() []*branchRec {
 }
 
 // checkBranchDeletable says why a branch cannot be deleted, if it cannot.
-func (s *Server) checkBranchDeletable(b *branchRec) error {
+func (w *world) checkBranchDeletable(b *branchRec) error {
 	switch {
 	case b.name == b.db.defaultBranch:
 		return unprocessable("branch %s is the default branch of %s and cannot be deleted", b.name, b.db.name)
@@ -363,18 +361,18 @@ func (s *Server) checkBranchDeletable(b *branchRec) error {
 }
 
 // removeBranch deletes a branch and what belongs to it.
-func (s *Server) removeBranch(b *branchRec) {
+func (w *world) removeBranch(b *branchRec) {
 	b.deleted = true
-	b.deletedAt = s.clock.Now()
+	b.deletedAt = w.clock.Now()
 	delete(b.db.org.branchByName, branchKey{b.db, b.name})
 	b.db.branchIdx.Remove(b)
-	s.cancelBackups(b)
-	s.cancelSwitchover(b)
-	s.endMaintenance(b)
-	s.dropBranchRoles(b)
-	s.dropBranchBouncers(b)
-	s.cancelWorkflows(b)
-	s.world.meterBranch(b, b.deletedAt)
+	w.cancelBackups(b)
+	w.cancelSwitchover(b)
+	w.endMaintenance(b)
+	w.dropBranchRoles(b)
+	w.dropBranchBouncers(b)
+	w.cancelWorkflows(b)
+	w.meterBranch(b, b.deletedAt)
 }
 
 var promoteBranch = onBranch(func(c *call, b *branchRec) error {
@@ -507,8 +505,8 @@ func lintBranchSchema(c *call) (any, error) {
 }
 
 // renderBranch renders a branch as the API shows it.
-func (s *Server) renderBranch(b *branchRec) *platform.Branch {
-	base := s.URL()
+func (w *world) renderBranch(b *branchRec) *platform.Branch {
+	base := w.base
 	state := platform.BranchPending
 	if b.ready {
 		state = platform.BranchReady

@@ -300,7 +300,6 @@ func vtgateDisplayName(size string) string { return strings.ReplaceAll(size, "_"
 const maxVTGates = 16
 
 func updateBranchResize(c *call, p *platform.UpdateBranchResizeRequestParams) (any, error) {
-	s := c.s
 	b, err := c.branch()
 	if err != nil {
 		return nil, err
@@ -334,7 +333,7 @@ func updateBranchResize(c *call, p *platform.UpdateBranchResizeRequestParams) (a
 	}
 	after := base
 	after.vtgate = v
-	r, changed := s.requestChange(c, b, true, after)
+	r, changed := c.w.requestChange(c.who, b, true, after)
 	if !changed {
 		return nothingToDo{}, nil
 	}
@@ -361,7 +360,6 @@ func (c *call) changeBase(b *branchRec, resize bool) (clusterState, error) {
 }
 
 func updateBranchChange(c *call, p *platform.UpdateBranchChangeRequestParams) (any, error) {
-	s := c.s
 	b, err := c.branch()
 	if err != nil {
 		return nil, err
@@ -376,7 +374,7 @@ func updateBranchChange(c *call, p *platform.UpdateBranchChangeRequestParams) (a
 	if err := checkKeyspaceResizes(b, after); err != nil {
 		return nil, err
 	}
-	r, changed := s.requestChange(c, b, false, after)
+	r, changed := c.w.requestChange(c.who, b, false, after)
 	if !changed {
 		return nothingToDo{}, nil
 	}
@@ -493,7 +491,6 @@ func checkStorage(st storageConfig, p *platform.BranchStorage) (storageConfig, e
 }
 
 func updateBranchClusterConfig(c *call, p *platform.UpdateClusterConfigParams) (any, error) {
-	s := c.s
 	b, err := c.branch()
 	if err != nil {
 		return nil, err
@@ -510,7 +507,7 @@ func updateBranchClusterConfig(c *call, p *platform.UpdateClusterConfigParams) (
 	if err := checkKeyspaceResizes(b, after); err != nil {
 		return nil, err
 	}
-	s.requestChange(c, b, false, after)
+	c.w.requestChange(c.who, b, false, after)
 	return nil, nil
 }
 
@@ -539,9 +536,9 @@ func previousParams(b *branchRec, after clusterState) map[string]string {
 // requestChange makes after the branch's queued request of the kind:
 // a new one, or the queued one changed. It reports false, changing
 // nothing, when after is the branch as it is and none is queued.
-func (s *Server) requestChange(c *call, b *branchRec, resize bool, after clusterState) (*branchChangeRec, bool) {
+func (w *world) requestChange(who *principal, b *branchRec, resize bool, after clusterState) (*branchChangeRec, bool) {
 	if r := b.pendingChange(); r != nil {
-		r.after, r.updated, r.actor = after, c.now, c.who.user
+		r.after, r.updated, r.actor = after, w.clock.Now(), who.user
 		r.before.params = previousParams(b, after)
 		return r, true
 	}
@@ -551,8 +548,8 @@ func (s *Server) requestChange(c *call, b *branchRec, resize bool, after cluster
 	}
 	before.params = previousParams(b, after)
 	r := &branchChangeRec{
-		stamps: stamps{id: c.w.newID(), created: c.now, updated: c.now},
-		branch: b, resize: resize, actor: c.who.user,
+		stamps: stamps{id: w.newID(), created: w.clock.Now(), updated: w.clock.Now()},
+		branch: b, resize: resize, actor: who.user,
 		state: platform.ChangeQueued, before: before, after: after,
 	}
 	cl := b.clusterRec()
@@ -562,25 +559,25 @@ func (s *Server) requestChange(c *call, b *branchRec, resize bool, after cluster
 		cl.changes.Add(r)
 	}
 	cl.pending = r
-	s.clock.After(s.timing.BranchChangeStart, branchChangeJob{r, platform.ChangeQueued})
+	w.clock.After(w.timing.BranchChangeStart, branchChangeJob{r, platform.ChangeQueued})
 	return r, true
 }
 
 // stepChange moves r on: a queued request starts resizing, for
 // Timings.BranchChangeRun; a resizing one completes; a canceled one stays.
-func (s *Server) stepChange(r *branchChangeRec) {
-	now := s.clock.Now()
+func (w *world) stepChange(r *branchChangeRec) {
+	now := w.clock.Now()
 	switch r.state {
 	case platform.ChangeQueued:
 		r.state, r.started, r.updated = platform.ChangeResizing, now, now
-		s.clock.After(s.timing.BranchChangeRun, branchChangeJob{r, platform.ChangeResizing})
+		w.clock.After(w.timing.BranchChangeRun, branchChangeJob{r, platform.ChangeResizing})
 	case platform.ChangeResizing:
-		s.completeChange(r, now)
+		w.completeChange(r, now)
 	}
 }
 
 // completeChange makes a request's values the branch's.
-func (s *Server) completeChange(r *branchChangeRec, now time.Time) {
+func (w *world) completeChange(r *branchChangeRec, now time.Time) {
 	b := r.branch
 	r.state, r.completed, r.updated = platform.ChangeCompleted, now, now
 	cl := b.cluster // made by the request
@@ -602,7 +599,7 @@ func (s *Server) completeChange(r *branchChangeRec, now time.Time) {
 			}
 		}
 		ks.updated = now
-		s.world.meterKeyspace(ks, now)
+		w.meterKeyspace(ks, now)
 	}
 	b.updated = now
 }

@@ -17,8 +17,8 @@ type timer = vclock.Timer[job]
 // kind builds it again. Each kind is a small struct in the file of its
 // resource group.
 type job interface {
-	// run performs the transition, under the server's lock.
-	run(s *Server)
+	// run performs the transition on the world, under the server's lock.
+	run(w *world)
 	// save returns the job as a snapshot holds it, without its time.
 	save() jobSnap
 }

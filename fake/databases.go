@@ -124,18 +124,18 @@ func listDatabases(c *call) (any, error) {
 	q := c.r.URL.Query().Get("q")
 	seesAll := c.seesEveryDatabase()
 	if q == "" && seesAll {
-		return pageOf(c, &c.org.dbs, true, c.s.renderDatabase), nil
+		return pageOf(c, &c.org.dbs, true, c.w.renderDatabase), nil
 	}
 	if t := c.who.token; t != nil && !seesAll {
 		need := c.rt.spec.need
 		keep := func(g *dbGrant) bool { return g.perms&need != 0 && strings.Contains(g.db.name, q) }
-		render := func(g *dbGrant) *platform.Database { return c.s.renderDatabase(g.db) }
+		render := func(g *dbGrant) *platform.Database { return c.w.renderDatabase(g.db) }
 		return filteredPageOf(c, &t.grantIdx, true, keep, render), nil
 	}
 	keep := func(db *dbRec) bool {
 		return strings.Contains(db.name, q) && (seesAll || c.seesDatabase(db))
 	}
-	return filteredPageOf(c, &c.org.dbs, true, keep, c.s.renderDatabase), nil
+	return filteredPageOf(c, &c.org.dbs, true, keep, c.w.renderDatabase), nil
 }
 
 // checkName validates a new organization, database or branch name.
@@ -152,7 +152,6 @@ func checkName(field, name string) error {
 }
 
 func createDatabase(c *call, p *platform.CreateDatabaseParams) (any, error) {
-	s := c.s
 	if err := checkName("name", p.Name); err != nil {
 		return nil, err
 	}
@@ -196,40 +195,41 @@ func createDatabase(c *call, p *platform.CreateDatabaseParams) (any, error) {
 	if p.Replicas != nil {
 		db.replicas = *p.Replicas
 	}
-	s.addDatabase(c, db)
-	s.clock.After(s.timing.DatabaseReady, databaseReadyJob{db})
-	return s.renderDatabase(db), nil
+	c.w.addDatabase(db, c.who.token, c.who.user)
+	c.w.clock.After(c.w.timing.DatabaseReady, databaseReadyJob{db})
+	return c.w.renderDatabase(db), nil
 }
 
 // addDatabase adds a new database to the call's organization, with its
 // production branch (ready after Timings.DatabaseReady) and its backup
 // policy: create_database and start_data_import create databases so.
-func (s *Server) addDatabase(c *call, db *dbRec) {
-	c.org.dbs.Add(db)
-	c.org.dbByName[db.name] = db
+func (w *world) addDatabase(db *dbRec, t *tokenRec, actor *userRec) {
+	db.org.dbs.Add(db)
+	db.org.dbByName[db.name] = db
 	// The spec grants the creating token every database permission on the
 	// database: one grant, of those it does not already hold on the whole
 	// organization (an admin token holds them all and gets none).
-	if t := c.who.token; t != nil && t.orgPerms&permBits["create_databases"] != 0 {
+	if t != nil && t.orgPerms&permBits["create_databases"] != 0 {
 		t.grantSet(db, databasePermSet&^t.orgPerms)
 	}
-	main := s.newBranch(db, db.defaultBranch, nil, c.who.user, s.timing.DatabaseReady)
+	// The production branch is ready when the database is.
+	main := w.newBranch(db, db.defaultBranch, nil, actor, w.timing.DatabaseReady)
 	main.production = true
-	s.initBackups(db)
+	w.initBackups(db)
 }
 
 // databaseReadyJob is the pending -> ready transition of a database.
 type databaseReadyJob struct{ db *dbRec }
 
-func (j databaseReadyJob) run(s *Server) {
+func (j databaseReadyJob) run(w *world) {
 	if !j.db.deleted {
 		j.db.state = platform.DatabaseReady
-		j.db.updated = s.clock.Now()
+		j.db.updated = w.clock.Now()
 	}
 }
 
 func getDatabase(c *call) (any, error) {
-	return c.s.renderDatabase(c.db), nil
+	return c.w.renderDatabase(c.db), nil
 }
 
 func updateDatabase(c *call, p *platform.UpdateDatabaseParams) (any, error) {
@@ -268,7 +268,7 @@ func updateDatabase(c *call, p *platform.UpdateDatabaseParams) (any, error) {
 		db.migrationTable = platform.Ptr(*p.MigrationTableName)
 	}
 	db.updated = c.now
-	return c.s.renderDatabase(db), nil
+	return c.w.renderDatabase(db), nil
 }
 
 // setIf sets *dst to *v when v is given.
@@ -283,23 +283,23 @@ func deleteDatabase(c *call) (any, error) {
 	if db.deletionProtected {
 		return nil, unprocessable("database %s is deletion protected; turn deletion_protected off first", db.name)
 	}
-	c.s.removeDatabase(db)
+	c.w.removeDatabase(db)
 	return nil, nil
 }
 
 // removeDatabase deletes a database and what belongs to it:
 // delete_database and cancel_data_import delete databases so.
-func (s *Server) removeDatabase(db *dbRec) {
+func (w *world) removeDatabase(db *dbRec) {
 	db.org.dbs.Remove(db)
 	delete(db.org.dbByName, db.name)
 	db.deleted = true
 	for _, b := range slices.Clone(db.branchIdx.All()) { // removeBranch changes the index
-		s.removeBranch(b)
+		w.removeBranch(b)
 	}
-	for _, t := range s.world.tokens {
+	for _, t := range w.tokens {
 		t.dropGrant(db)
 	}
-	s.endDataImport(db)
+	w.endDataImport(db)
 }
 
 func listDatabaseRegions(c *call) (any, error) {
@@ -334,8 +334,8 @@ func renderReadOnlyRegion(db *dbRec) func(*readOnlyRegionRec) *platform.ReadOnly
 }
 
 // renderDatabase renders a database as the API shows it.
-func (s *Server) renderDatabase(db *dbRec) *platform.Database {
-	base := s.URL()
+func (w *world) renderDatabase(db *dbRec) *platform.Database {
+	base := w.base
 	prod := 0
 	for _, b := range db.branchIdx.All() {
 		if b.production {
@@ -376,7 +376,7 @@ func (s *Server) renderDatabase(db *dbRec) *platform.Database {
 		UpdatedAt:                      platform.NewTimestamp(db.updated),
 		Notes:                          db.notes,
 	}
-	out.DataImport = s.renderDataImportOf(db)
+	out.DataImport = w.renderDataImportOf(db)
 	if b := db.branch(db.defaultBranch); b != nil {
 		out.DefaultBranchReadOnlyRegionsCount = b.readOnlyRegions.Len()
 		out.ResizeQueued, out.Resizing, out.ConfigChangeQueued, out.ConfigChanging = b.databaseFlags()

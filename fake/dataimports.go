@@ -116,9 +116,9 @@ func dataImportRoutes() []route {
 		{pattern: "POST /v1/organizations/{organization}/data-imports/test-connection", op: "test_data_import_source", handler: withBody(testDataImportSource)},
 		{pattern: "POST /v1/organizations/{organization}/data-imports/new", op: "start_data_import", handler: withBody(startDataImport)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/data-imports", op: "get_data_import", handler: read(onImport(nil))},
-		{pattern: "POST /v1/organizations/{organization}/databases/{database}/data-imports/begin-switch-traffic", op: "make_data_import_primary", handler: act(onImport((*Server).makeImportPrimary))},
-		{pattern: "POST /v1/organizations/{organization}/databases/{database}/data-imports/begin-reverse-traffic", op: "make_data_import_replica", handler: act(onImport((*Server).makeImportReplica))},
-		{pattern: "POST /v1/organizations/{organization}/databases/{database}/data-imports/detach-external-database", op: "detach_data_import_database", handler: act(onImport((*Server).detachImport))},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/data-imports/begin-switch-traffic", op: "make_data_import_primary", handler: act(onImport((*world).makeImportPrimary))},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/data-imports/begin-reverse-traffic", op: "make_data_import_replica", handler: act(onImport((*world).makeImportReplica))},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/data-imports/detach-external-database", op: "detach_data_import_database", handler: act(onImport((*world).detachImport))},
 		{pattern: "POST /v1/organizations/{organization}/databases/{database}/data-imports/cancel", op: "cancel_data_import", handler: act(cancelDataImport)},
 		{pattern: "POST /internal/organizations/{organization}/databases/{database}/d1-import-notifications", op: "create_import_notification", handler: withBody(createImportNotification)},
 	}
@@ -144,18 +144,18 @@ func (c *call) importOf() (*importRec, error) {
 
 // onImport adapts an action on the import of the path's database: it finds
 // the import, runs fn (nil for a read), and renders the import fn leaves.
-func onImport(fn func(s *Server, imp *importRec) error) func(c *call) (any, error) {
+func onImport(fn func(w *world, imp *importRec) error) func(c *call) (any, error) {
 	return func(c *call) (any, error) {
 		imp, err := c.importOf()
 		if err != nil {
 			return nil, err
 		}
 		if fn != nil {
-			if err := fn(c.s, imp); err != nil {
+			if err := fn(c.w, imp); err != nil {
 				return nil, err
 			}
 		}
-		return c.s.renderDataImport(imp), nil
+		return renderDataImport(imp), nil
 	}
 }
 
@@ -194,9 +194,9 @@ func checkConnection(conn *platform.DataImportConnection) error {
 
 // probeSource answers what a test of conn finds, from what the tests set
 // up at its host in org.
-func (s *Server) probeSource(org *orgRec, conn *platform.DataImportConnection) *platform.DataImportSourceCheck {
+func (w *world) probeSource(org *orgRec, conn *platform.DataImportConnection) *platform.DataImportSourceCheck {
 	out := &platform.DataImportSourceCheck{LintErrors: []platform.DataImportLintError{}, SuggestedPlan: importPlanFree, MaxPoolSize: defaultImportPool}
-	src, ok := s.world.importSources[importSourceKey{org, conn.Hostname}]
+	src, ok := w.importSources[importSourceKey{org, conn.Hostname}]
 	switch {
 	case !ok:
 		out.Error = fmt.Sprintf("could not connect to %s:%d: no database server answers there", conn.Hostname, conn.Port)
@@ -218,11 +218,11 @@ func testDataImportSource(c *call, p *platform.TestDataImportSourceParams) (any,
 	if err := checkConnection(&p.Connection); err != nil {
 		return nil, err
 	}
-	return c.s.probeSource(c.org, &p.Connection), nil
+	return c.w.probeSource(c.org, &p.Connection), nil
 }
 
 func startDataImport(c *call, p *platform.StartDataImportParams) (any, error) {
-	s := c.s
+	w := c.w
 	if err := checkName("database_name", p.DatabaseName); err != nil {
 		return nil, err
 	}
@@ -250,7 +250,7 @@ func startDataImport(c *call, p *platform.StartDataImportParams) (any, error) {
 			return nil, unprocessable("max_pool_size %d is not from 1 to 1000", pool)
 		}
 	}
-	probe := s.probeSource(c.org, &p.Connection)
+	probe := w.probeSource(c.org, &p.Connection)
 	switch {
 	case !probe.CanConnect:
 		return nil, unprocessable("connection: %s", probe.Error)
@@ -274,7 +274,7 @@ func startDataImport(c *call, p *platform.StartDataImportParams) (any, error) {
 		foreignKeys:   true,
 		defaultBranch: "main",
 	}
-	s.addDatabase(c, db)
+	w.addDatabase(db, c.who.token, c.who.user)
 	imp := &importRec{
 		stamps:  stamps{id: c.w.newID(), created: c.now, updated: c.now},
 		db:      db,
@@ -288,46 +288,46 @@ func startDataImport(c *call, p *platform.StartDataImportParams) (any, error) {
 		maxPoolSize: pool,
 	}
 	db.x().dataImport = imp
-	c.w.startFlight(imp.id)
-	s.clock.After(s.timing.DataImportPrepare, importStepJob{imp, imp.state})
-	return s.renderDataImport(imp), nil
+	w.startFlight(imp.id)
+	w.clock.After(w.timing.DataImportPrepare, importStepJob{imp, imp.state})
+	return renderDataImport(imp), nil
 }
 
 // makeImportPrimary switches traffic to the imported database.
-func (s *Server) makeImportPrimary(imp *importRec) error {
+func (w *world) makeImportPrimary(imp *importRec) error {
 	if imp.state != platform.DataImportSwitchTrafficPending {
 		return unprocessable("data import of %s is %s: it can be made primary only in %s, running as a replica once its data is copied",
 			imp.db.name, imp.state, platform.DataImportSwitchTrafficPending)
 	}
-	s.moveImport(imp, platform.DataImportSwitchTrafficRunning, s.timing.DataImportSwitch)
+	w.moveImport(imp, platform.DataImportSwitchTrafficRunning, w.timing.DataImportSwitch)
 	return nil
 }
 
 // makeImportReplica switches traffic back to the external database.
-func (s *Server) makeImportReplica(imp *importRec) error {
+func (w *world) makeImportReplica(imp *importRec) error {
 	if imp.state != platform.DataImportSwitchTrafficCompleted {
 		return unprocessable("data import of %s is %s: it can be made a replica only in %s, serving as the primary",
 			imp.db.name, imp.state, platform.DataImportSwitchTrafficCompleted)
 	}
-	s.moveImport(imp, platform.DataImportReverseTrafficRunning, s.timing.DataImportSwitch)
+	w.moveImport(imp, platform.DataImportReverseTrafficRunning, w.timing.DataImportSwitch)
 	return nil
 }
 
 // detachImport cuts the external database off.
-func (s *Server) detachImport(imp *importRec) error {
+func (w *world) detachImport(imp *importRec) error {
 	if imp.state != platform.DataImportSwitchTrafficCompleted {
 		return unprocessable("data import of %s is %s: the external database can be detached only in %s, the imported database serving as the primary",
 			imp.db.name, imp.state, platform.DataImportSwitchTrafficCompleted)
 	}
-	s.moveImport(imp, platform.DataImportDetachExternalDatabaseRunning, s.timing.DataImportDetach)
+	w.moveImport(imp, platform.DataImportDetachExternalDatabaseRunning, w.timing.DataImportDetach)
 	return nil
 }
 
 // moveImport puts imp in state, whose step takes d on the clock.
-func (s *Server) moveImport(imp *importRec, state platform.DataImportState, d time.Duration) {
+func (w *world) moveImport(imp *importRec, state platform.DataImportState, d time.Duration) {
 	imp.state = state
-	imp.updated = s.clock.Now()
-	s.clock.After(d, importStepJob{imp, state})
+	imp.updated = w.clock.Now()
+	w.clock.After(d, importStepJob{imp, state})
 }
 
 func cancelDataImport(c *call) (any, error) {
@@ -341,15 +341,15 @@ func cancelDataImport(c *call) (any, error) {
 	case imp.db.deletionProtected:
 		return nil, unprocessable("database %s is deletion protected; turn deletion_protected off first", imp.db.name)
 	}
-	c.s.removeDatabase(imp.db)
+	c.w.removeDatabase(imp.db)
 	return nil, nil
 }
 
 // endDataImport settles the import of a deleted database: nothing is ahead
 // of it.
-func (s *Server) endDataImport(db *dbRec) {
+func (w *world) endDataImport(db *dbRec) {
 	if imp := db.dataImport(); imp != nil {
-		s.world.endFlight(imp.id)
+		w.endFlight(imp.id)
 	}
 }
 
@@ -410,7 +410,7 @@ func valueOf[T any](p *T) T {
 }
 
 // renderDataImport renders an import as its operations answer it.
-func (s *Server) renderDataImport(imp *importRec) *platform.DataImport {
+func renderDataImport(imp *importRec) *platform.DataImport {
 	src := imp.source
 	return &platform.DataImport{
 		ID:                imp.id,
@@ -427,9 +427,9 @@ func (s *Server) renderDataImport(imp *importRec) *platform.DataImport {
 
 // renderDataImportOf renders the data_import of a database: nil for one no
 // import created.
-func (s *Server) renderDataImportOf(db *dbRec) *platform.DataImport {
+func (w *world) renderDataImportOf(db *dbRec) *platform.DataImport {
 	if imp := db.dataImport(); imp != nil {
-		return s.renderDataImport(imp)
+		return renderDataImport(imp)
 	}
 	return nil
 }

@@ -34,7 +34,7 @@ var importFailures = map[platform.DataImportState]string{
 	platform.DataImportDetachExternalDatabaseError: "the external database could not be detached",
 }
 
-func (j importStepJob) run(s *Server) { s.importStep(j.imp, j.from) }
+func (j importStepJob) run(w *world) { w.importStep(j.imp, j.from) }
 
 func (j importStepJob) save() jobSnap {
 	return jobSnap{Kind: "data_import.step", ID: j.imp.id, Step: string(j.from)}
@@ -50,23 +50,23 @@ func loadImportStepJob(ld *loader, js jobSnap) (job, error) {
 }
 
 // importStep ends imp's step in state from.
-func (s *Server) importStep(imp *importRec, from platform.DataImportState) {
+func (w *world) importStep(imp *importRec, from platform.DataImportState) {
 	if imp.db.deleted || imp.state != from {
 		return
 	}
-	now := s.clock.Now()
+	now := w.clock.Now()
 	step := importSteps[from]
 	imp.updated = now
-	if s.takeFailure(imp.id) {
+	if w.takeFailure(imp.id) {
 		imp.state = step.failed
 		imp.checkErrors = importFailures[step.failed]
-		s.world.endFlight(imp.id)
+		w.endFlight(imp.id)
 		return
 	}
 	imp.state = step.next
 	switch imp.state {
 	case platform.DataImportCopyingData:
-		s.clock.After(s.timing.DataImportCopy, importStepJob{imp, imp.state})
+		w.clock.After(w.timing.DataImportCopy, importStepJob{imp, imp.state})
 	case platform.DataImportSwitchTrafficPending:
 		imp.db.state = platform.DatabaseImportReady
 		imp.db.updated = now
@@ -74,6 +74,6 @@ func (s *Server) importStep(imp *importRec, from platform.DataImportState) {
 		imp.finished = now
 		imp.db.state = platform.DatabaseReady
 		imp.db.updated = now
-		s.world.endFlight(imp.id)
+		w.endFlight(imp.id)
 	}
 }

@@ -250,7 +250,7 @@ func (s *Server) Emit(org, db string, event platform.WebhookEvent, resource any)
 		return fmt.Errorf("fake: Emit: no database %q in %s", db, org)
 	}
 	if resource == nil {
-		s.emit(string(event), d, s.renderDatabase(d))
+		s.world.emit(string(event), d, s.world.renderDatabase(d))
 		return nil
 	}
 	if _, err := json.Marshal(resource); err != nil {
@@ -320,7 +320,7 @@ func (s *Server) send(d *delivery) {
 		Event:      d.event,
 		URL:        d.hook.url,
 		Attempt:    d.attempt,
-		At:         s.clock.Now(),
+		At:         s.world.clock.Now(),
 		Body:       d.body,
 	}}
 	s.hooks.log.add(rec)
@@ -380,26 +380,26 @@ func (s *Server) settle(d *delivery, rec *attemptRec, status int, err error) {
 	h.failures++
 	if h.failures >= maxWebhookFailures && h.enabled {
 		h.enabled = false
-		h.updated = s.clock.Now()
+		h.updated = s.world.clock.Now()
 	}
 	if !d.retry || d.attempt < 1 || d.attempt > len(webhookRetryDelays) || !h.enabled {
 		return
 	}
 	next := *d
 	next.attempt++
-	s.clock.After(webhookRetryDelays[d.attempt-1], retryJob{&next})
+	s.world.clock.After(webhookRetryDelays[d.attempt-1], retryJob{&next})
 }
 
 // retryJob sends the next attempt of a delivery, unless its webhook was
 // deleted or disabled meanwhile.
 type retryJob struct{ d *delivery }
 
-func (j retryJob) run(s *Server) {
+func (j retryJob) run(w *world) {
 	h := j.d.hook
 	if h.deleted || h.db.deleted || !h.enabled {
 		return
 	}
-	s.send(j.d)
+	w.host.send(j.d)
 }
 
 // describe says why an attempt got no answer.

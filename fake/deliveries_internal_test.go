@@ -16,9 +16,9 @@ func TestSettleAttemptOutOfRange(t *testing.T) {
 		scheduled := func() int {
 			s.mu.Lock()
 			defer s.mu.Unlock()
-			before := s.clock.Len()
+			before := s.world.clock.Len()
 			s.settle(&delivery{hook: h, attempt: attempt, retry: true}, &attemptRec{}, 500, nil)
-			return s.clock.Len() - before
+			return s.world.clock.Len() - before
 		}()
 		if scheduled != 0 {
 			t.Errorf("attempt %d: %d transitions scheduled, want none", attempt, scheduled)

@@ -16,9 +16,9 @@ import (
 // skipping the revert window) never fires after it.
 
 // step schedules next after d, unless the deployment moves on first.
-func (s *Server) step(dr *drRec, d time.Duration, next deployStep) {
+func (w *world) step(dr *drRec, d time.Duration, next deployStep) {
 	dr.dep.gen++
-	s.clock.After(d, deployJob{dr, dr.dep.gen, next})
+	w.clock.After(d, deployJob{dr, dr.dep.gen, next})
 }
 
 // deployStep names a transition of the deployment state machine.
@@ -37,15 +37,15 @@ const (
 )
 
 // deploySteps are the transitions by name.
-var deploySteps = map[deployStep]func(*Server, *drRec){
-	stepCheck:       (*Server).check,
-	stepSubmit:      (*Server).submit,
-	stepStart:       (*Server).start,
-	stepCopied:      (*Server).copied,
-	stepCutoverDone: (*Server).cutoverDone,
-	stepComplete:    (*Server).complete,
-	stepRevert:      (*Server).revertStep,
-	stepCancelled:   (*Server).cancelled,
+var deploySteps = map[deployStep]func(*world, *drRec){
+	stepCheck:       (*world).check,
+	stepSubmit:      (*world).submit,
+	stepStart:       (*world).start,
+	stepCopied:      (*world).copied,
+	stepCutoverDone: (*world).cutoverDone,
+	stepComplete:    (*world).complete,
+	stepRevert:      (*world).revertStep,
+	stepCancelled:   (*world).cancelled,
 }
 
 // deployJob runs step of the deployment, scheduled at generation gen.
@@ -55,64 +55,64 @@ type deployJob struct {
 	step deployStep
 }
 
-func (j deployJob) run(s *Server) {
+func (j deployJob) run(w *world) {
 	if j.dr.dep.gen == j.gen && !j.dr.db.deleted {
-		deploySteps[j.step](s, j.dr)
+		deploySteps[j.step](w, j.dr)
 	}
 }
 
 // setState moves the deployment to st at the current time, dropping the
 // transition scheduled for the state it leaves.
-func (s *Server) setState(dr *drRec, st platform.DeploymentState) {
-	now := s.clock.Now()
+func (w *world) setState(dr *drRec, st platform.DeploymentState) {
+	now := w.clock.Now()
 	dr.dep.gen++
 	dr.dep.state = st
 	dr.dep.updated = now
 	dr.updated = now
 	if st.IsTerminal() {
-		s.world.endFlight(dr.dep.id)
+		w.endFlight(dr.dep.id)
 	}
 }
 
 // emitDR emits a deploy request event with the deploy request as resource.
-func (s *Server) emitDR(dr *drRec, name string) {
-	s.emit(name, dr.db, s.renderDeployRequest(dr))
+func (w *world) emitDR(dr *drRec, name string) {
+	w.emit(name, dr.db, w.renderDeployRequest(dr))
 }
 
 // failed consumes an injected failure of the deployment's next transition,
 // moving it to the failure state of where it is, and reports whether it did.
-func (s *Server) failed(dr *drRec) bool {
-	if !s.takeFailure(dr.dep.id) {
+func (w *world) failed(dr *drRec) bool {
+	if !w.takeFailure(dr.dep.id) {
 		return false
 	}
 	switch dr.dep.state {
 	case platform.DeploymentPending:
 		msg := "the deployment check failed"
 		dr.dep.checkErrors = &msg
-		s.setState(dr, platform.DeploymentError)
+		w.setState(dr, platform.DeploymentError)
 	case platform.DeploymentInProgressRevert, platform.DeploymentInProgressRevertVSchema:
-		dr.dep.finished = s.clock.Now()
-		s.setState(dr, platform.DeploymentCompleteRevertError)
+		dr.dep.finished = w.clock.Now()
+		w.setState(dr, platform.DeploymentCompleteRevertError)
 	default:
-		dr.dep.finished = s.clock.Now()
-		s.setOpsState(dr, platform.OperationError)
-		s.setState(dr, platform.DeploymentCompleteError)
+		dr.dep.finished = w.clock.Now()
+		w.setOpsState(dr, platform.OperationError)
+		w.setState(dr, platform.DeploymentCompleteError)
 	}
-	s.emitDR(dr, "deploy_request.errored")
+	w.emitDR(dr, "deploy_request.errored")
 	return true
 }
 
 // check compares the branches: pending -> ready, no_changes or error.
-func (s *Server) check(dr *drRec) {
-	if s.failed(dr) {
+func (w *world) check(dr *drRec) {
+	if w.failed(dr) {
 		return
 	}
 	dr.dep.ops = diffSchemas(dr.head, dr.into)
-	now := s.clock.Now()
+	now := w.clock.Now()
 	for _, op := range dr.dep.ops {
-		op.stamps = stamps{id: s.world.newID(), created: now, updated: now}
+		op.stamps = stamps{id: w.newID(), created: now, updated: now}
 		for _, name := range shardNames(shardsOf(op, dr.head, dr.into)) {
-			op.shards = append(op.shards, shardRec{id: s.world.newID(), name: name})
+			op.shards = append(op.shards, shardRec{id: w.newID(), name: name})
 		}
 	}
 	dr.dep.vschema = touchesSharded(dr.dep.ops, dr.head, dr.into)
@@ -125,12 +125,12 @@ func (s *Server) check(dr *drRec) {
 	switch {
 	case len(dr.head.lint()) > 0:
 		dr.dep.lint = dr.head.lint()
-		s.setState(dr, platform.DeploymentError)
-		s.emitDR(dr, "deploy_request.errored")
+		w.setState(dr, platform.DeploymentError)
+		w.emitDR(dr, "deploy_request.errored")
 	case len(dr.dep.ops) == 0:
-		s.setState(dr, platform.DeploymentNoChanges)
+		w.setState(dr, platform.DeploymentNoChanges)
 	default:
-		s.setState(dr, platform.DeploymentReady)
+		w.setState(dr, platform.DeploymentReady)
 	}
 }
 
@@ -155,13 +155,13 @@ func (db *dbRec) preceding(dr *drRec) []*drRec {
 
 // release takes dr out of the deploy queue and starts the next deployment
 // into the same branch.
-func (s *Server) release(dr *drRec) {
+func (w *world) release(dr *drRec) {
 	db := dr.db
 	db.deployQueue = slices.DeleteFunc(db.deployQueue, func(q *drRec) bool { return q == dr })
 	for _, q := range db.deployQueue {
 		if q.into == dr.into {
 			if q.dep.state == platform.DeploymentQueued && len(db.preceding(q)) == 0 {
-				s.step(q, s.timing.DeployStep, stepSubmit)
+				w.step(q, w.timing.DeployStep, stepSubmit)
 			}
 			return
 		}
@@ -169,141 +169,141 @@ func (s *Server) release(dr *drRec) {
 }
 
 // submit is queued -> submitting, once nothing precedes the deployment.
-func (s *Server) submit(dr *drRec) {
-	if s.failed(dr) {
+func (w *world) submit(dr *drRec) {
+	if w.failed(dr) {
 		return
 	}
-	s.setState(dr, platform.DeploymentSubmitting)
-	s.setOpsState(dr, platform.OperationQueued)
-	s.step(dr, s.timing.DeployStep, stepStart)
+	w.setState(dr, platform.DeploymentSubmitting)
+	w.setOpsState(dr, platform.OperationQueued)
+	w.step(dr, w.timing.DeployStep, stepStart)
 }
 
 // start is submitting -> in_progress.
-func (s *Server) start(dr *drRec) {
-	if s.failed(dr) {
+func (w *world) start(dr *drRec) {
+	if w.failed(dr) {
 		return
 	}
-	dr.dep.started = s.clock.Now()
-	s.setState(dr, platform.DeploymentInProgress)
-	s.setOpsState(dr, platform.OperationInProgress)
-	s.emitDR(dr, "deploy_request.in_progress")
-	s.step(dr, s.timing.DeployInProgress, stepCopied)
+	dr.dep.started = w.clock.Now()
+	w.setState(dr, platform.DeploymentInProgress)
+	w.setOpsState(dr, platform.OperationInProgress)
+	w.emitDR(dr, "deploy_request.in_progress")
+	w.step(dr, w.timing.DeployInProgress, stepCopied)
 }
 
 // copied ends in_progress: the VSchema step when a sharded keyspace
 // changes, then the cutover gate (or the cutover itself).
-func (s *Server) copied(dr *drRec) {
-	if s.failed(dr) {
+func (w *world) copied(dr *drRec) {
+	if w.failed(dr) {
 		return
 	}
 	if dr.dep.instant {
-		s.applySchema(dr)
-		s.complete(dr)
+		w.applySchema(dr)
+		w.complete(dr)
 		return
 	}
 	if dr.dep.vschema && dr.dep.state == platform.DeploymentInProgress {
-		s.setState(dr, platform.DeploymentInProgressVSchema)
-		s.step(dr, s.timing.DeployStep, stepCopied)
+		w.setState(dr, platform.DeploymentInProgressVSchema)
+		w.step(dr, w.timing.DeployStep, stepCopied)
 		return
 	}
-	dr.dep.readyToCutover = s.clock.Now()
+	dr.dep.readyToCutover = w.clock.Now()
 	if dr.dep.autoCutover || !dr.dep.forceCutover.IsZero() {
 		// Whoever forced the cutover, else the deployer.
-		s.cutover(dr, cmp.Or(dr.dep.forceActor, dr.dep.actor))
+		w.cutover(dr, cmp.Or(dr.dep.forceActor, dr.dep.actor))
 		return
 	}
-	s.setState(dr, platform.DeploymentPendingCutover)
-	s.emitDR(dr, "deploy_request.pending_cutover")
+	w.setState(dr, platform.DeploymentPendingCutover)
+	w.emitDR(dr, "deploy_request.pending_cutover")
 }
 
 // cutover is -> in_progress_cutover, by actor.
-func (s *Server) cutover(dr *drRec, actor *userRec) {
+func (w *world) cutover(dr *drRec, actor *userRec) {
 	dr.dep.cutoverActor = actor
-	s.setState(dr, platform.DeploymentInProgressCutover)
-	s.step(dr, s.timing.DeployStep, stepCutoverDone)
+	w.setState(dr, platform.DeploymentInProgressCutover)
+	w.step(dr, w.timing.DeployStep, stepCutoverDone)
 }
 
 // cutoverDone applies the schema and opens the revert window.
-func (s *Server) cutoverDone(dr *drRec) {
-	if s.failed(dr) {
+func (w *world) cutoverDone(dr *drRec) {
+	if w.failed(dr) {
 		return
 	}
-	s.applySchema(dr)
-	s.setState(dr, platform.DeploymentCompletePendingRevert)
-	s.emitDR(dr, "deploy_request.schema_applied")
-	s.step(dr, s.timing.RevertWindow, stepComplete)
+	w.applySchema(dr)
+	w.setState(dr, platform.DeploymentCompletePendingRevert)
+	w.emitDR(dr, "deploy_request.schema_applied")
+	w.step(dr, w.timing.RevertWindow, stepComplete)
 }
 
 // applySchema brings the head's changes into the into branch.
-func (s *Server) applySchema(dr *drRec) {
-	now := s.clock.Now()
-	dr.dep.before = s.world.applyOps(dr.into, dr.head, dr.dep.ops, now)
+func (w *world) applySchema(dr *drRec) {
+	now := w.clock.Now()
+	dr.dep.before = w.applyOps(dr.into, dr.head, dr.dep.ops, now)
 	dr.into.schemaUpdated, dr.into.updated = now, now
-	s.schemaChanged(dr.into, dr)
+	w.schemaChanged(dr.into, dr)
 	dr.dep.cutoverAt, dr.dep.finished, dr.deployedAt = now, now, now
-	s.setOpsState(dr, platform.OperationComplete)
+	w.setOpsState(dr, platform.OperationComplete)
 	if dr.dep.instant {
-		s.emitDR(dr, "deploy_request.schema_applied")
+		w.emitDR(dr, "deploy_request.schema_applied")
 	}
 }
 
 // complete ends a deployment: the deploy request closes, the queue moves on,
 // and the head branch goes when auto_delete_branch asks for it.
-func (s *Server) complete(dr *drRec) {
-	s.setState(dr, platform.DeploymentComplete)
-	s.closeDR(dr, dr.dep.actor)
-	s.release(dr)
-	if dr.dep.autoDeleteBranch && !dr.head.deleted && s.checkBranchDeletable(dr.head) == nil {
-		s.removeBranch(dr.head)
+func (w *world) complete(dr *drRec) {
+	w.setState(dr, platform.DeploymentComplete)
+	w.closeDR(dr, dr.dep.actor)
+	w.release(dr)
+	if dr.dep.autoDeleteBranch && !dr.head.deleted && w.checkBranchDeletable(dr.head) == nil {
+		w.removeBranch(dr.head)
 	}
 }
 
 // closeDR closes the deploy request.
-func (s *Server) closeDR(dr *drRec, by *userRec) {
+func (w *world) closeDR(dr *drRec, by *userRec) {
 	dr.freezeRatios()
 	dr.open = false
-	dr.closedAt = s.clock.Now()
+	dr.closedAt = w.clock.Now()
 	dr.closedBy = by
-	s.emitDR(dr, "deploy_request.closed")
+	w.emitDR(dr, "deploy_request.closed")
 }
 
 // revertStep runs the revert: in_progress_revert (-> in_progress_revert_vschema)
 // -> complete_revert.
-func (s *Server) revertStep(dr *drRec) {
-	if s.failed(dr) {
+func (w *world) revertStep(dr *drRec) {
+	if w.failed(dr) {
 		return
 	}
 	if dr.dep.vschema && dr.dep.state == platform.DeploymentInProgressRevert {
-		s.setState(dr, platform.DeploymentInProgressRevertVSchema)
-		s.step(dr, s.timing.DeployStep, stepRevert)
+		w.setState(dr, platform.DeploymentInProgressRevertVSchema)
+		w.step(dr, w.timing.DeployStep, stepRevert)
 		return
 	}
 	restoreTables(dr.into, dr.dep.before)
-	now := s.clock.Now()
+	now := w.clock.Now()
 	dr.into.schemaUpdated, dr.into.updated = now, now
-	s.schemaChanged(dr.into, nil)
+	w.schemaChanged(dr.into, nil)
 	dr.dep.finished = now
-	s.setState(dr, platform.DeploymentCompleteRevert)
-	s.emitDR(dr, "deploy_request.reverted")
-	s.closeDR(dr, dr.dep.revertActor)
-	s.release(dr)
+	w.setState(dr, platform.DeploymentCompleteRevert)
+	w.emitDR(dr, "deploy_request.reverted")
+	w.closeDR(dr, dr.dep.revertActor)
+	w.release(dr)
 }
 
 // cancelled ends a cancel: in_progress_cancel -> complete_cancel.
-func (s *Server) cancelled(dr *drRec) {
-	if s.failed(dr) {
+func (w *world) cancelled(dr *drRec) {
+	if w.failed(dr) {
 		return
 	}
-	dr.dep.finished = s.clock.Now()
-	s.setOpsState(dr, platform.OperationCancelled)
-	s.setState(dr, platform.DeploymentCompleteCancel)
-	s.closeDR(dr, dr.dep.cancelledActor)
-	s.release(dr)
+	dr.dep.finished = w.clock.Now()
+	w.setOpsState(dr, platform.OperationCancelled)
+	w.setState(dr, platform.DeploymentCompleteCancel)
+	w.closeDR(dr, dr.dep.cancelledActor)
+	w.release(dr)
 }
 
 // setOpsState moves every operation of the deployment to st.
-func (s *Server) setOpsState(dr *drRec, st platform.DeployOperationState) {
-	now := s.clock.Now()
+func (w *world) setOpsState(dr *drRec, st platform.DeployOperationState) {
+	now := w.clock.Now()
 	for _, op := range dr.dep.ops {
 		op.state, op.updated = st, now
 	}

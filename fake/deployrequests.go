@@ -68,14 +68,14 @@ func deployRequestRoutes() []route {
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}", op: "get_deploy_request", handler: read(onDR(nil))},
 		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}", op: "close_deploy_request", handler: withBody(closeDeployRequest)},
 		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/deploy", op: "queue_deploy_request", handler: withBody(deploy)},
-		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/apply-deploy", op: "complete_gated_deploy_request", handler: act(onDR((*Server).applyDeploy))},
-		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/force-cutover", op: "force_cutover_deploy_request", handler: act(onDR((*Server).forceCutover))},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/apply-deploy", op: "complete_gated_deploy_request", handler: act(onDR((*world).applyDeploy))},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/force-cutover", op: "force_cutover_deploy_request", handler: act(onDR((*world).forceCutover))},
 		{pattern: "PUT /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/auto-apply", op: "update_auto_apply", handler: withBody(updateAutoApply)},
 		{pattern: "PUT /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/auto-delete-branch", op: "update_auto_delete_branch", handler: withBody(updateAutoDeleteBranch)},
-		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/cancel", op: "cancel_deploy_request", handler: act(onDR((*Server).cancelDeploy))},
-		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/complete-deploy", op: "complete_errored_deploy", handler: act(onDR((*Server).completeErrored))},
-		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/revert", op: "complete_revert", handler: act(onDR((*Server).revert))},
-		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/skip-revert", op: "skip_revert_period", handler: act(onDR((*Server).skipRevert))},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/cancel", op: "cancel_deploy_request", handler: act(onDR((*world).cancelDeploy))},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/complete-deploy", op: "complete_errored_deploy", handler: act(onDR((*world).completeErrored))},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/revert", op: "complete_revert", handler: act(onDR((*world).revert))},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/skip-revert", op: "skip_revert_period", handler: act(onDR((*world).skipRevert))},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/deployment", op: "get_deployment", handler: read(getDeployment)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/operations", op: "list_deploy_operations", handler: read(listDeployOperations)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/reviews", op: "list_deploy_request_reviews", handler: read(listReviews)},
@@ -99,18 +99,18 @@ func (c *call) deployRequest() (*drRec, error) {
 
 // onDR adapts a handler of one deploy request: it finds the request, runs
 // fn (nil for a read), and renders the request fn leaves.
-func onDR(fn func(s *Server, c *call, dr *drRec) error) func(c *call) (any, error) {
+func onDR(fn func(w *world, who *principal, dr *drRec) error) func(c *call) (any, error) {
 	return func(c *call) (any, error) {
 		dr, err := c.deployRequest()
 		if err != nil {
 			return nil, err
 		}
 		if fn != nil {
-			if err := fn(c.s, c, dr); err != nil {
+			if err := fn(c.w, c.who, dr); err != nil {
 				return nil, err
 			}
 		}
-		return c.s.renderDeployRequest(dr), nil
+		return c.w.renderDeployRequest(dr), nil
 	}
 }
 
@@ -123,14 +123,14 @@ func listDeployRequests(c *call) (any, error) {
 		return nil, badRequest("state must be open, closed or deployed, got %q", state)
 	}
 	if state == "" && branch == "" && into == "" {
-		return pageOf(c, &c.db.drs, true, c.s.renderDeployRequest), nil
+		return pageOf(c, &c.db.drs, true, c.w.renderDeployRequest), nil
 	}
 	keep := func(dr *drRec) bool {
 		return dr.hasState(platform.DeployRequestState(state)) &&
 			(branch == "" || dr.head.name == branch) &&
 			(into == "" || dr.into.name == into)
 	}
-	return filteredPageOf(c, &c.db.drs, true, keep, c.s.renderDeployRequest), nil
+	return filteredPageOf(c, &c.db.drs, true, keep, c.w.renderDeployRequest), nil
 }
 
 // hasState reports whether dr matches a state filter of the list: open,
@@ -148,7 +148,6 @@ func (dr *drRec) hasState(st platform.DeployRequestState) bool {
 }
 
 func createDeployRequest(c *call, p *platform.CreateDeployRequestParams) (any, error) {
-	s := c.s
 	db := c.db
 	if p.IntoBranch == "" {
 		p.IntoBranch = db.defaultBranch
@@ -197,9 +196,9 @@ func createDeployRequest(c *call, p *platform.CreateDeployRequestParams) (any, e
 	}
 	db.drByNumber[dr.number] = dr
 	c.w.startFlight(dr.dep.id)
-	s.emitDR(dr, "deploy_request.opened")
-	s.step(dr, s.timing.DeployStep, stepCheck)
-	return s.renderDeployRequest(dr), nil
+	c.w.emitDR(dr, "deploy_request.opened")
+	c.w.step(dr, c.w.timing.DeployStep, stepCheck)
+	return c.w.renderDeployRequest(dr), nil
 }
 
 // checkIntoBranch says why a branch cannot receive deployments, if it
@@ -220,7 +219,7 @@ type closeBody struct {
 }
 
 func closeDeployRequest(c *call, p *closeBody) (any, error) {
-	return onDR(func(s *Server, c *call, dr *drRec) error {
+	return onDR(func(w *world, _ *principal, dr *drRec) error {
 		if p.State != string(platform.DeployRequestClosed) {
 			return unprocessable("state must be %q, got %q", platform.DeployRequestClosed, p.State)
 		}
@@ -228,14 +227,14 @@ func closeDeployRequest(c *call, p *closeBody) (any, error) {
 		if !dr.open || !dr.in(allowed...) {
 			return refuse(dr, "close", allowed...)
 		}
-		s.setState(dr, platform.DeploymentCancelled)
-		s.closeDR(dr, c.who.user)
+		w.setState(dr, platform.DeploymentCancelled)
+		w.closeDR(dr, c.who.user)
 		return nil
 	})(c)
 }
 
 func deploy(c *call, p *platform.DeployParams) (any, error) {
-	return onDR(func(s *Server, c *call, dr *drRec) error {
+	return onDR(func(w *world, _ *principal, dr *drRec) error {
 		if !dr.open || !dr.in(platform.DeploymentReady) {
 			return refuse(dr, "deploy", platform.DeploymentReady)
 		}
@@ -252,34 +251,34 @@ func deploy(c *call, p *platform.DeployParams) (any, error) {
 		dr.dep.instant = instant
 		dr.dep.actor = c.who.user
 		dr.dep.queued, dr.dep.submitted = c.now, c.now
-		s.setState(dr, platform.DeploymentQueued)
+		w.setState(dr, platform.DeploymentQueued)
 		dr.db.deployQueue = append(dr.db.deployQueue, dr)
-		s.emitDR(dr, "deploy_request.queued")
+		w.emitDR(dr, "deploy_request.queued")
 		if len(dr.db.preceding(dr)) == 0 {
-			s.step(dr, s.timing.DeployStep, stepSubmit)
+			w.step(dr, w.timing.DeployStep, stepSubmit)
 		}
 		return nil
 	})(c)
 }
 
-func (s *Server) applyDeploy(c *call, dr *drRec) error {
+func (w *world) applyDeploy(who *principal, dr *drRec) error {
 	if !dr.in(platform.DeploymentPendingCutover) {
 		return refuse(dr, "apply", platform.DeploymentPendingCutover)
 	}
-	s.cutover(dr, c.who.user)
+	w.cutover(dr, who.user)
 	return nil
 }
 
-func (s *Server) forceCutover(c *call, dr *drRec) error {
+func (w *world) forceCutover(who *principal, dr *drRec) error {
 	early := []platform.DeploymentState{platform.DeploymentQueued, platform.DeploymentSubmitting, platform.DeploymentInProgress, platform.DeploymentInProgressVSchema}
 	switch {
 	case dr.in(platform.DeploymentPendingCutover):
-		dr.dep.forceCutover = c.now
-		s.cutover(dr, c.who.user)
+		dr.dep.forceCutover = w.clock.Now()
+		w.cutover(dr, who.user)
 	case dr.in(early...):
-		dr.dep.forceCutover = c.now
-		dr.dep.forceActor = c.who.user
-		dr.dep.updated, dr.updated = c.now, c.now
+		dr.dep.forceCutover = w.clock.Now()
+		dr.dep.forceActor = who.user
+		dr.dep.updated, dr.updated = w.clock.Now(), w.clock.Now()
 	default:
 		return refuse(dr, "force the cutover of", append(early, platform.DeploymentPendingCutover)...)
 	}
@@ -299,7 +298,7 @@ var togglable = []platform.DeploymentState{
 }
 
 func updateAutoApply(c *call, p *toggleBody) (any, error) {
-	return onDR(func(s *Server, c *call, dr *drRec) error {
+	return onDR(func(w *world, _ *principal, dr *drRec) error {
 		if p.Enable == nil {
 			return unprocessable("enable is required: true or false")
 		}
@@ -309,7 +308,7 @@ func updateAutoApply(c *call, p *toggleBody) (any, error) {
 		dr.dep.autoCutover = *p.Enable
 		dr.dep.updated, dr.updated = c.now, c.now
 		if *p.Enable && dr.in(platform.DeploymentPendingCutover) {
-			s.cutover(dr, c.who.user)
+			w.cutover(dr, c.who.user)
 		}
 		return nil
 	})(c)
@@ -324,7 +323,7 @@ var branchTogglable = slices.Concat(togglable, []platform.DeploymentState{
 })
 
 func updateAutoDeleteBranch(c *call, p *toggleBody) (any, error) {
-	return onDR(func(_ *Server, c *call, dr *drRec) error {
+	return onDR(func(_ *world, _ *principal, dr *drRec) error {
 		if p.Enable == nil {
 			return unprocessable("enable is required: true or false")
 		}
@@ -337,41 +336,41 @@ func updateAutoDeleteBranch(c *call, p *toggleBody) (any, error) {
 	})(c)
 }
 
-func (s *Server) cancelDeploy(c *call, dr *drRec) error {
+func (w *world) cancelDeploy(who *principal, dr *drRec) error {
 	allowed := []platform.DeploymentState{platform.DeploymentQueued, platform.DeploymentSubmitting, platform.DeploymentInProgress, platform.DeploymentPendingCutover}
 	if !dr.in(allowed...) {
 		return refuse(dr, "cancel", allowed...)
 	}
-	dr.dep.cancelledActor = c.who.user
-	s.setState(dr, platform.DeploymentInProgressCancel)
-	s.step(dr, s.timing.DeployStep, stepCancelled)
+	dr.dep.cancelledActor = who.user
+	w.setState(dr, platform.DeploymentInProgressCancel)
+	w.step(dr, w.timing.DeployStep, stepCancelled)
 	return nil
 }
 
-func (s *Server) completeErrored(c *call, dr *drRec) error {
+func (w *world) completeErrored(who *principal, dr *drRec) error {
 	allowed := []platform.DeploymentState{platform.DeploymentCompleteError, platform.DeploymentCompleteRevertError}
 	if !dr.in(allowed...) {
 		return refuse(dr, "complete", allowed...)
 	}
-	s.complete(dr)
+	w.complete(dr)
 	return nil
 }
 
-func (s *Server) revert(c *call, dr *drRec) error {
+func (w *world) revert(who *principal, dr *drRec) error {
 	if !dr.in(platform.DeploymentCompletePendingRevert) {
 		return refuse(dr, "revert", platform.DeploymentCompletePendingRevert)
 	}
-	dr.dep.revertActor = c.who.user
-	s.setState(dr, platform.DeploymentInProgressRevert)
-	s.step(dr, s.timing.DeployRevert, stepRevert)
+	dr.dep.revertActor = who.user
+	w.setState(dr, platform.DeploymentInProgressRevert)
+	w.step(dr, w.timing.DeployRevert, stepRevert)
 	return nil
 }
 
-func (s *Server) skipRevert(c *call, dr *drRec) error {
+func (w *world) skipRevert(who *principal, dr *drRec) error {
 	if !dr.in(platform.DeploymentCompletePendingRevert) {
 		return refuse(dr, "skip the revert window of", platform.DeploymentCompletePendingRevert)
 	}
-	s.complete(dr)
+	w.complete(dr)
 	return nil
 }
 
@@ -380,7 +379,7 @@ func getDeployment(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.s.renderDeployment(dr, true), nil
+	return c.w.renderDeployment(dr, true), nil
 }
 
 func listDeployOperations(c *call) (any, error) {
@@ -398,7 +397,7 @@ func getDeployQueue(c *call) (any, error) {
 	q := c.db.deployQueue
 	lo := min((c.page-1)*c.perPage, len(q))
 	hi := min(lo+c.perPage, len(q))
-	return listOf(c, q[lo:hi], len(q), false, func(dr *drRec) *platform.Deployment { return c.s.renderDeployment(dr, true) }), nil
+	return listOf(c, q[lo:hi], len(q), false, func(dr *drRec) *platform.Deployment { return c.w.renderDeployment(dr, true) }), nil
 }
 
 func listReviews(c *call) (any, error) {
@@ -484,8 +483,8 @@ func (b *branchRec) openDeployRequestsInto() int {
 }
 
 // renderDeployRequest renders a deploy request as the API shows it.
-func (s *Server) renderDeployRequest(dr *drRec) *platform.DeployRequest {
-	base := s.URL()
+func (w *world) renderDeployRequest(dr *drRec) *platform.DeployRequest {
+	base := w.base
 	sharded, shards := false, 0
 	for _, ks := range dr.into.keyspaces.All() {
 		shards += ks.shards
@@ -513,7 +512,7 @@ func (s *Server) renderDeployRequest(dr *drRec) *platform.DeployRequest {
 		Approved:                dr.approved(),
 		State:                   platform.DeployRequestClosed,
 		DeploymentState:         dr.dep.state,
-		Deployment:              s.renderDeployment(dr, true),
+		Deployment:              w.renderDeployment(dr, true),
 		NumComments:             comments,
 		HTMLURL:                 base + dr.db.org.name + "/" + dr.db.name + "/deploy-requests/" + strconv.Itoa(dr.number),
 		Notes:                   dr.notes,
@@ -534,7 +533,7 @@ func (s *Server) renderDeployRequest(dr *drRec) *platform.DeployRequest {
 
 // renderDeployment renders a deployment; withQueue adds the deployments
 // ahead of it (rendered without their own queue).
-func (s *Server) renderDeployment(dr *drRec, withQueue bool) *platform.Deployment {
+func (w *world) renderDeployment(dr *drRec, withQueue bool) *platform.Deployment {
 	d := &dr.dep
 	out := &platform.Deployment{
 		ID:                         d.id,
@@ -578,7 +577,7 @@ func (s *Server) renderDeployment(dr *drRec, withQueue bool) *platform.Deploymen
 	}
 	if withQueue {
 		for _, p := range dr.db.preceding(dr) {
-			out.PrecedingDeployments = append(out.PrecedingDeployments, s.renderDeployment(p, false))
+			out.PrecedingDeployments = append(out.PrecedingDeployments, w.renderDeployment(p, false))
 		}
 	}
 	return out

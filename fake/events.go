@@ -57,19 +57,19 @@ func (e *eventRec) resourceJSON() ([]byte, error) {
 // emit records an event about db with resource, an object the fake
 // rendered (a *platform.Branch, ...), and sends it to the database's
 // webhooks; the caller holds the server's lock.
-func (s *Server) emit(name string, db *dbRec, resource any) {
+func (w *world) emit(name string, db *dbRec, resource any) {
 	raw, err := json.Marshal(resource)
 	if err != nil { // the fake's own types always encode; keep it if one did not
-		s.record(&eventRec{name: name, given: resource}, db)
+		w.host.record(&eventRec{name: name, given: resource}, db)
 		return
 	}
-	s.record(&eventRec{name: name, raw: raw, typ: reflect.TypeOf(resource)}, db)
+	w.host.record(&eventRec{name: name, raw: raw, typ: reflect.TypeOf(resource)}, db)
 }
 
 // record stamps an event with its place and time, adds it to the log and
 // sends it to the database's webhooks; the caller holds the server's lock.
 func (s *Server) record(e *eventRec, db *dbRec) {
-	e.org, e.db, e.at = db.org.name, db.name, s.clock.Now()
+	e.org, e.db, e.at = db.org.name, db.name, s.world.clock.Now()
 	s.events.add(e)
 	s.deliverEvent(e, db)
 }

@@ -32,14 +32,14 @@ func stateOf(srv *Server) snapState {
 	sv := newSaver(srv.world)
 	sv.collect()
 	var timers []*timer
-	for _, t := range srv.clock.Pending() {
+	for _, t := range srv.world.clock.Pending() {
 		if sv.keepJob(t.Job) {
 			timers = append(timers, t)
 		}
 	}
 	return snapState{
-		World: srv.world, Now: srv.clock.Now(), Seq: srv.clock.Seq(), Timers: timers,
-		FailNext: srv.failNext, Session: srv.session,
+		World: srv.world, Now: srv.world.clock.Now(), Seq: srv.world.clock.Seq(), Timers: timers,
+		FailNext: srv.world.failNext, Session: srv.session,
 		Org: srv.org, Admin: srv.admin, AdminToken: srv.adminToken,
 	}
 }
@@ -67,6 +67,14 @@ type graphDiff struct {
 }
 
 var timeType = reflect.TypeFor[time.Time]()
+
+// worldType's wiring fields are the server's, given to whichever world it
+// holds (see Server.adopt), not the world's state: the clock's time and
+// timers are compared on their own.
+var (
+	worldType   = reflect.TypeFor[world]()
+	worldWiring = map[string]bool{"clock": true, "timing": true, "base": true, "host": true}
+)
 
 // moreTypes are the lazily made parts of records (branchRec.more,
 // dbRec.more, keyspaceRec.more): what each holds, and how to read one (an
@@ -170,6 +178,9 @@ func (g *graphDiff) compare(path string, a, b reflect.Value) {
 		}
 	case reflect.Struct:
 		for i := range a.NumField() {
+			if a.Type() == worldType && worldWiring[a.Type().Field(i).Name] {
+				continue
+			}
 			g.compare(path+"."+a.Type().Field(i).Name, a.Field(i), b.Field(i))
 		}
 	case reflect.Func, reflect.Chan, reflect.UnsafePointer:
@@ -261,6 +272,9 @@ func SnapshotFields() map[string]string {
 			}
 			for i := range t.NumField() {
 				f := t.Field(i)
+				if t == worldType && worldWiring[f.Name] {
+					continue
+				}
 				out[typeName(t)+"."+f.Name] = f.Type.String()
 				walk(f.Type)
 			}
@@ -314,6 +328,9 @@ func SnapshotFieldsSet(srv *Server, set map[string]bool) {
 				return
 			}
 			for i := range v.NumField() {
+				if v.Type() == worldType && worldWiring[v.Type().Field(i).Name] {
+					continue
+				}
 				f := v.Field(i)
 				if !f.IsZero() && v.Type() != reflect.TypeFor[snapState]() {
 					set[typeName(v.Type())+"."+v.Type().Field(i).Name] = true

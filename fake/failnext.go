@@ -2,36 +2,31 @@ package fake
 
 import "fmt"
 
-// FailNext makes the next transition of the resource with the given ID fail:
-// a backup or a switchover ends failed, a deployment ends in error, a
-// bouncer resize ends canceled, a workflow's next step ends in error (from
-// which retry runs it again). The ID must be of a resource that exists
-// and has transitions ahead of it.
-func (s *Server) FailNext(id string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.failable(id) {
-		return fmt.Errorf("fake: FailNext: no resource %q with a transition ahead", id)
+// failNextOf makes the next transition of id fail; id must name a
+// resource with transitions ahead.
+func (w *world) failNextOf(id string) error {
+	if !w.failable(id) {
+		return fmt.Errorf("no resource %q with a transition ahead", id)
 	}
-	if s.failNext == nil {
-		s.failNext = map[string]bool{}
+	if w.failNext == nil {
+		w.failNext = map[string]bool{}
 	}
-	s.failNext[id] = true
+	w.failNext[id] = true
 	return nil
 }
 
 // takeFailure reports whether the next transition of id must fail, and
 // consumes the instruction.
-func (s *Server) takeFailure(id string) bool {
-	if !s.failNext[id] {
+func (w *world) takeFailure(id string) bool {
+	if !w.failNext[id] {
 		return false
 	}
-	delete(s.failNext, id)
+	delete(w.failNext, id)
 	return true
 }
 
 // failable reports whether id names a resource with transitions ahead.
-func (s *Server) failable(id string) bool { return s.world.inFlight[id] }
+func (w *world) failable(id string) bool { return w.inFlight[id] }
 
 // startFlight marks a resource as having transitions ahead, so that
 // FailNext accepts its ID.

@@ -167,3 +167,17 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, op string) b
 	writeError(w, &apiError{status: f.Status, code: f.Code, message: f.Message, retryAfter: int(f.RetryAfter / time.Second)})
 	return true
 }
+
+// FailNext makes the next transition of the resource with the given ID fail:
+// a backup or a switchover ends failed, a deployment ends in error, a
+// bouncer resize ends canceled, a workflow's next step ends in error (from
+// which retry runs it again). The ID must be of a resource that exists
+// and has transitions ahead of it.
+func (s *Server) FailNext(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.world.failNextOf(id); err != nil {
+		return fmt.Errorf("fake: FailNext: %w", err)
+	}
+	return nil
+}

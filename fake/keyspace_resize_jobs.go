@@ -14,11 +14,11 @@ type keyspaceResizeJob struct {
 	from platform.KeyspaceResizeState
 }
 
-func (j keyspaceResizeJob) run(s *Server) {
+func (j keyspaceResizeJob) run(w *world) {
 	if j.from == platform.KeyspaceResizeQueued {
-		s.keyspaceResizeStart(j.r)
+		w.keyspaceResizeStart(j.r)
 	} else {
-		s.keyspaceResizeComplete(j.r)
+		w.keyspaceResizeComplete(j.r)
 	}
 }
 

@@ -123,7 +123,6 @@ func getKeyspaceResize(c *call) (any, error) {
 // resizeKeyspace upserts the keyspace's resize request: it updates a
 // queued one, or queues a new one.
 func resizeKeyspace(c *call, p *platform.ResizeKeyspaceParams) (any, error) {
-	s := c.s
 	ks, err := c.keyspace()
 	if err != nil {
 		return nil, err
@@ -179,34 +178,34 @@ func resizeKeyspace(c *call, p *platform.ResizeKeyspaceParams) (any, error) {
 	m.resizes.Add(r)
 	m.resize = r
 	ks.updated = c.now
-	s.clock.After(s.timing.KeyspaceResizeQueued, keyspaceResizeJob{r, platform.KeyspaceResizeQueued})
+	c.w.clock.After(c.w.timing.KeyspaceResizeQueued, keyspaceResizeJob{r, platform.KeyspaceResizeQueued})
 	return renderKeyspaceResize(r), nil
 }
 
 // keyspaceResizeStart is the queued -> resizing transition: the rollout
 // starts, and completes once every shard has rolled out.
-func (s *Server) keyspaceResizeStart(r *keyspaceResizeRec) {
+func (w *world) keyspaceResizeStart(r *keyspaceResizeRec) {
 	if r.state != platform.KeyspaceResizeQueued || r.ks.gone() {
 		return
 	}
-	now := s.clock.Now()
+	now := w.clock.Now()
 	r.state, r.started, r.updated = platform.KeyspaceResizeResizing, now, now
-	r.shardTime = s.timing.KeyspaceResizeShard
+	r.shardTime = w.timing.KeyspaceResizeShard
 	r.ks.updated = now
-	s.clock.After(time.Duration(r.ks.shards)*r.shardTime, keyspaceResizeJob{r, platform.KeyspaceResizeResizing})
+	w.clock.After(time.Duration(r.ks.shards)*r.shardTime, keyspaceResizeJob{r, platform.KeyspaceResizeResizing})
 }
 
 // keyspaceResizeComplete is the resizing -> completed transition: the
 // keyspace takes the size asked for.
-func (s *Server) keyspaceResizeComplete(r *keyspaceResizeRec) {
+func (w *world) keyspaceResizeComplete(r *keyspaceResizeRec) {
 	ks := r.ks
 	if r.state != platform.KeyspaceResizeResizing || ks.gone() {
 		return
 	}
-	now := s.clock.Now()
+	now := w.clock.Now()
 	r.state, r.completed, r.updated = platform.KeyspaceResizeCompleted, now, now
 	ks.clusterSize, ks.extraReplicas = r.to.clusterSize, r.to.extraReplicas
-	s.world.meterKeyspace(ks, now)
+	w.meterKeyspace(ks, now)
 	ks.settings.vectorPool = clonePtr(r.to.vectorPool)
 	m := ks.x()
 	if m.configChanging {

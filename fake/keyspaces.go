@@ -171,17 +171,17 @@ func (w *world) copyKeyspaces(b, src *branchRec, now time.Time) {
 }
 
 // dropKeyspace removes a keyspace, and its tables, from its branch.
-func (s *Server) dropKeyspace(ks *keyspaceRec) {
+func (w *world) dropKeyspace(ks *keyspaceRec) {
 	b := ks.branch
 	ks.deleted = true
-	s.world.meterKeyspace(ks, s.clock.Now())
+	w.meterKeyspace(ks, w.clock.Now())
 	b.keyspaces.Remove(ks)
-	s.world.endFlight(ks.id)
+	w.endFlight(ks.id)
 	b.pruneReadOnlyRegions()
 	if len(ks.tables) > 0 {
-		b.schemaUpdated = s.clock.Now()
+		b.schemaUpdated = w.clock.Now()
 		b.updated = b.schemaUpdated
-		s.schemaChanged(b, nil)
+		w.schemaChanged(b, nil)
 	}
 }
 
@@ -223,7 +223,6 @@ func listKeyspaces(c *call) (any, error) {
 }
 
 func createKeyspace(c *call, p *platform.CreateKeyspaceParams) (any, error) {
-	s := c.s
 	b, err := c.branch()
 	if err != nil {
 		return nil, err
@@ -255,22 +254,22 @@ func createKeyspace(c *call, p *platform.CreateKeyspaceParams) (any, error) {
 	setIf(&ks.extraReplicas, p.ExtraReplicas)
 	c.w.meterKeyspace(ks, c.now)
 	c.w.startFlight(ks.id)
-	s.clock.After(s.timing.KeyspaceReady, keyspaceReadyJob{ks})
+	c.w.clock.After(c.w.timing.KeyspaceReady, keyspaceReadyJob{ks})
 	return renderKeyspace(ks), nil
 }
 
 // keyspaceReady is the pending -> ready transition of a created keyspace;
 // a failed one is removed.
-func (s *Server) keyspaceReady(ks *keyspaceRec) {
-	s.world.endFlight(ks.id)
-	failed := s.takeFailure(ks.id)
+func (w *world) keyspaceReady(ks *keyspaceRec) {
+	w.endFlight(ks.id)
+	failed := w.takeFailure(ks.id)
 	switch {
 	case ks.gone():
 	case failed:
-		s.dropKeyspace(ks)
+		w.dropKeyspace(ks)
 	default:
 		ks.ready = true
-		ks.updated = s.clock.Now()
+		ks.updated = w.clock.Now()
 	}
 }
 
@@ -290,7 +289,6 @@ var keyspaceSettingsFields = []string{
 }
 
 func updateKeyspace(c *call, raw *json.RawMessage) (any, error) {
-	s := c.s
 	p, clearVector, err := decodeKeyspaceSettings(*raw)
 	if err != nil {
 		return nil, err
@@ -307,7 +305,7 @@ func updateKeyspace(c *call, raw *json.RawMessage) (any, error) {
 		return nil, unprocessable("keyspace %s is not ready yet", ks.name)
 	}
 	if !next.equal(ks.settings) {
-		s.changeKeyspaceSettings(ks, next)
+		c.w.changeKeyspaceSettings(ks, next)
 	}
 	return renderKeyspace(ks), nil
 }
@@ -403,7 +401,7 @@ func (st keyspaceSettings) with(p *platform.UpdateKeyspaceParams, clearVector bo
 
 // changeKeyspaceSettings starts applying new settings. A change made while
 // another is in progress replaces it: only the latest one completes.
-func (s *Server) changeKeyspaceSettings(ks *keyspaceRec, next keyspaceSettings) {
+func (w *world) changeKeyspaceSettings(ks *keyspaceRec, next keyspaceSettings) {
 	m := ks.x()
 	if !m.configChanging {
 		before := ks.settings
@@ -412,16 +410,16 @@ func (s *Server) changeKeyspaceSettings(ks *keyspaceRec, next keyspaceSettings) 
 	ks.settings = next
 	m.configChanging = true
 	m.configGen++
-	ks.updated = s.clock.Now()
+	ks.updated = w.clock.Now()
 	gen := m.configGen
-	s.world.startFlight(ks.id)
-	s.clock.After(s.timing.KeyspaceConfigChange, keyspaceConfigJob{ks, gen})
+	w.startFlight(ks.id)
+	w.clock.After(w.timing.KeyspaceConfigChange, keyspaceConfigJob{ks, gen})
 }
 
 // keyspaceReadyJob runs keyspaceReady.
 type keyspaceReadyJob struct{ ks *keyspaceRec }
 
-func (j keyspaceReadyJob) run(s *Server) { s.keyspaceReady(j.ks) }
+func (j keyspaceReadyJob) run(w *world) { w.keyspaceReady(j.ks) }
 
 // keyspaceConfigJob runs keyspaceConfigApplied for settings change gen.
 type keyspaceConfigJob struct {
@@ -429,17 +427,17 @@ type keyspaceConfigJob struct {
 	gen int
 }
 
-func (j keyspaceConfigJob) run(s *Server) { s.keyspaceConfigApplied(j.ks, j.gen) }
+func (j keyspaceConfigJob) run(w *world) { w.keyspaceConfigApplied(j.ks, j.gen) }
 
 // keyspaceConfigApplied completes settings change gen; a failed change
 // restores the settings from before it.
-func (s *Server) keyspaceConfigApplied(ks *keyspaceRec, gen int) {
+func (w *world) keyspaceConfigApplied(ks *keyspaceRec, gen int) {
 	m := ks.x() // made by the change
 	if gen != m.configGen {
 		return
 	}
-	s.world.endFlight(ks.id)
-	failed := s.takeFailure(ks.id)
+	w.endFlight(ks.id)
+	failed := w.takeFailure(ks.id)
 	if ks.gone() {
 		return
 	}
@@ -448,11 +446,10 @@ func (s *Server) keyspaceConfigApplied(ks *keyspaceRec, gen int) {
 	}
 	m.before = nil
 	m.configChanging = false
-	ks.updated = s.clock.Now()
+	ks.updated = w.clock.Now()
 }
 
 func deleteKeyspace(c *call) (any, error) {
-	s := c.s
 	ks, err := c.keyspace()
 	if err != nil {
 		return nil, err
@@ -463,7 +460,7 @@ func deleteKeyspace(c *call) (any, error) {
 	if wf := ks.activeWorkflow(); wf != nil {
 		return nil, unprocessable("keyspace %s is in workflow #%d, which is %s; complete or cancel it first", ks.name, wf.number, wf.state)
 	}
-	s.dropKeyspace(ks)
+	c.w.dropKeyspace(ks)
 	return nil, nil
 }
 
@@ -535,7 +532,6 @@ const defaultReadOnlyReplicas = 2
 const maxReadOnlyReplicas = 20
 
 func updateReadOnlyRegions(c *call, p *platform.UpdateReadOnlyRegionsParams) (any, error) {
-	s := c.s
 	ks, err := c.keyspace()
 	if err != nil {
 		return nil, err
@@ -588,7 +584,7 @@ func updateReadOnlyRegions(c *call, p *platform.UpdateReadOnlyRegionsParams) (an
 	for i := range next {
 		// A nanosecond apart, below the API's millisecond times, so that
 		// regions added together list in the order given.
-		next[i].branchRegion = s.branchReadOnlyRegion(c, b, next[i].region, c.now.Add(time.Duration(i)))
+		next[i].branchRegion = c.w.branchReadOnlyRegion(c.who, b, next[i].region, c.now.Add(time.Duration(i)))
 	}
 	ks.x().readOnlyRegions = next
 	ks.updated = c.now
@@ -598,15 +594,15 @@ func updateReadOnlyRegions(c *call, p *platform.UpdateReadOnlyRegionsParams) (an
 
 // branchReadOnlyRegion finds the branch's read-only region r, or adds it,
 // created at now, to be ready after Timings.ReadOnlyRegionReady.
-func (s *Server) branchReadOnlyRegion(c *call, b *branchRec, r *regionRec, now time.Time) *readOnlyRegionRec {
+func (w *world) branchReadOnlyRegion(who *principal, b *branchRec, r *regionRec, now time.Time) *readOnlyRegionRec {
 	for _, rr := range b.readOnlyRegions.All() {
 		if rr.region == r {
 			return rr
 		}
 	}
-	rr := &readOnlyRegionRec{stamps: stamps{id: c.w.newID(), created: now, updated: now}, region: r, actor: c.who.user}
+	rr := &readOnlyRegionRec{stamps: stamps{id: w.newID(), created: now, updated: now}, region: r, actor: who.user}
 	b.readOnlyRegions.Add(rr)
-	s.clock.After(s.timing.ReadOnlyRegionReady, readOnlyRegionReadyJob{rr})
+	w.clock.After(w.timing.ReadOnlyRegionReady, readOnlyRegionReadyJob{rr})
 	return rr
 }
 
@@ -614,9 +610,9 @@ func (s *Server) branchReadOnlyRegion(c *call, b *branchRec, r *regionRec, now t
 // was removed meanwhile.
 type readOnlyRegionReadyJob struct{ rr *readOnlyRegionRec }
 
-func (j readOnlyRegionReadyJob) run(s *Server) {
+func (j readOnlyRegionReadyJob) run(w *world) {
 	if !j.rr.removed {
-		j.rr.readyAt = s.clock.Now()
+		j.rr.readyAt = w.clock.Now()
 		j.rr.updated = j.rr.readyAt
 	}
 }

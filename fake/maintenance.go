@@ -50,38 +50,38 @@ func runBranchMaintenance(c *call, _ *platform.RunBranchMaintenanceParams) (any,
 	if w := b.db.x().maintenance.running; w != nil {
 		return nil, unprocessable("database %s is in maintenance window %s (branch %s); wait until it finishes", b.db.name, w.id, w.branch.name)
 	}
-	c.s.startMaintenance(b)
+	c.w.startMaintenance(b)
 	return nil, nil
 }
 
 // startMaintenance opens a window of b's database for b, emits
 // branch.start_maintenance, and finishes the window after
 // Timings.Maintenance.
-func (s *Server) startMaintenance(b *branchRec) {
-	now := s.clock.Now()
-	w := &windowRec{
-		stamps:  stamps{id: s.world.newID(), created: now, updated: now},
+func (w *world) startMaintenance(b *branchRec) {
+	now := w.clock.Now()
+	win := &windowRec{
+		stamps:  stamps{id: w.newID(), created: now, updated: now},
 		branch:  b,
 		started: now,
 	}
-	b.db.x().maintenance.windows.Add(w)
-	b.db.x().maintenance.running = w
-	s.emit("branch.start_maintenance", b.db, s.renderBranch(b))
-	s.clock.After(s.timing.Maintenance, maintenanceEndJob{w})
+	b.db.x().maintenance.windows.Add(win)
+	b.db.x().maintenance.running = win
+	w.emit("branch.start_maintenance", b.db, w.renderBranch(b))
+	w.clock.After(w.timing.Maintenance, maintenanceEndJob{win})
 }
 
-// finishMaintenance closes the running window w.
-func (s *Server) finishMaintenance(w *windowRec) {
-	now := s.clock.Now()
-	w.finished, w.updated = now, now
-	w.branch.db.x().maintenance.running = nil
+// finishMaintenance closes the running window win.
+func (w *world) finishMaintenance(win *windowRec) {
+	now := w.clock.Now()
+	win.finished, win.updated = now, now
+	win.branch.db.x().maintenance.running = nil
 }
 
 // endMaintenance finishes the maintenance of b, if one runs, as deleting b
 // does.
-func (s *Server) endMaintenance(b *branchRec) {
+func (w *world) endMaintenance(b *branchRec) {
 	if m := b.db.more.Load(); m != nil && m.maintenance.running != nil && m.maintenance.running.branch == b {
-		s.finishMaintenance(m.maintenance.running)
+		w.finishMaintenance(m.maintenance.running)
 	}
 }
 
@@ -117,7 +117,7 @@ func (c *call) maintenanceSchedule() (*maintenanceSchedule, error) {
 }
 
 func listMaintenanceSchedules(c *call) (any, error) {
-	return slicePageOf(c, []*maintenanceSchedule{scheduleOf(c.db)}, false, c.s.renderSchedule), nil
+	return slicePageOf(c, []*maintenanceSchedule{scheduleOf(c.db)}, false, c.w.renderSchedule), nil
 }
 
 func getMaintenanceSchedule(c *call) (any, error) {
@@ -125,7 +125,7 @@ func getMaintenanceSchedule(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.s.renderSchedule(sc), nil
+	return c.w.renderSchedule(sc), nil
 }
 
 func listMaintenanceWindows(c *call) (any, error) {
@@ -137,15 +137,15 @@ func listMaintenanceWindows(c *call) (any, error) {
 
 // renderSchedule renders a schedule as the API shows it at the server's
 // time: its last window is the latest that ran or was due.
-func (s *Server) renderSchedule(sc *maintenanceSchedule) *platform.MaintenanceSchedule {
-	next := sc.slot.next(s.clock.Now())
+func (w *world) renderSchedule(sc *maintenanceSchedule) *platform.MaintenanceSchedule {
+	next := sc.slot.next(w.clock.Now())
 	last, updated := next.AddDate(0, 0, -7), sc.db.created
 	if ws := sc.db.x().maintenance.windows.All(); len(ws) > 0 {
-		w := ws[len(ws)-1]
-		if w.started.After(last) {
-			last = w.started
+		win := ws[len(ws)-1]
+		if win.started.After(last) {
+			last = win.started
 		}
-		updated = w.updated
+		updated = win.updated
 	}
 	return &platform.MaintenanceSchedule{
 		ID:                 sc.id,

@@ -4,9 +4,9 @@ package fake
 // has passed, unless it was finished before (its branch was deleted).
 type maintenanceEndJob struct{ w *windowRec }
 
-func (j maintenanceEndJob) run(s *Server) {
+func (j maintenanceEndJob) run(w *world) {
 	if j.w.branch.db.x().maintenance.running == j.w {
-		s.finishMaintenance(j.w)
+		w.finishMaintenance(j.w)
 	}
 }
 

@@ -146,22 +146,22 @@ type oauthCodeRec struct {
 }
 
 // newCode issues a code for a grant, forgotten once it has expired.
-func (s *Server) newCode(app *oauthAppRec, g *oauthGrant, redirectURI string) string {
-	st := &s.world.oauth
+func (w *world) newCode(app *oauthAppRec, g *oauthGrant, redirectURI string) string {
+	st := &w.oauth
 	if st.codes == nil {
 		st.codes = map[[32]byte]*oauthCodeRec{}
 	}
-	code := s.world.newSecret("code_", 32)
+	code := w.newSecret("code_", 32)
 	h := sha256.Sum256([]byte(code))
-	st.codes[h] = &oauthCodeRec{app: app, grant: g, redirectURI: redirectURI, expires: s.clock.Now().Add(s.timing.OAuthCode)}
-	s.clock.After(s.timing.OAuthCode, codeExpiryJob{h})
+	st.codes[h] = &oauthCodeRec{app: app, grant: g, redirectURI: redirectURI, expires: w.clock.Now().Add(w.timing.OAuthCode)}
+	w.clock.After(w.timing.OAuthCode, codeExpiryJob{h})
 	return code
 }
 
 // codeExpiryJob forgets an expired authorization code, by its hash.
 type codeExpiryJob struct{ hash [32]byte }
 
-func (j codeExpiryJob) run(s *Server) { delete(s.world.oauth.codes, j.hash) }
+func (j codeExpiryJob) run(w *world) { delete(w.oauth.codes, j.hash) }
 
 // devicePageOp is the request log's operation name of the device flow's
 // verification page.
@@ -326,7 +326,7 @@ func (s *Server) approve(w http.ResponseWriter, r *http.Request, req authorizeRe
 		pageErr(http.StatusBadRequest, "%v", err).write(w)
 		return
 	}
-	req.redirect(w, r, url.Values{"code": {s.newCode(req.app, g, req.redirectURI)}})
+	req.redirect(w, r, url.Values{"code": {s.world.newCode(req.app, g, req.redirectURI)}})
 }
 
 // redirect sends the user agent back to the application with params, and
@@ -459,19 +459,19 @@ type issuedToken struct {
 // grantToken authenticates the client of req and runs its grant, under the
 // lock. want, when not nil, is the application the client must be (the
 // path's, for create_oauth_token).
-func (s *Server) grantToken(req tokenRequest, want *oauthAppRec) (issuedToken, *oauthError) {
+func (w *world) grantToken(req tokenRequest, want *oauthAppRec) (issuedToken, *oauthError) {
 	if req.grantType == "" {
 		return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_request", "grant_type is required: authorization_code, refresh_token or %s", DeviceCodeGrantType)
 	}
 	if req.grantType == DeviceCodeGrantType && want == nil {
 		// The device flow's clients are public: no secret needed.
-		app, oerr := s.publicClient(clientCredentials{id: req.clientID, secret: req.clientSecret})
+		app, oerr := w.publicClient(clientCredentials{id: req.clientID, secret: req.clientSecret})
 		if oerr != nil {
 			return issuedToken{}, oerr
 		}
-		return s.pollDevice(app, req)
+		return w.pollDevice(app, req)
 	}
-	app := s.world.oauth.byClient[req.clientID]
+	app := w.oauth.byClient[req.clientID]
 	switch {
 	case req.clientID == "":
 		return issuedToken{}, oauthErr(http.StatusUnauthorized, "invalid_client", "client_id is required")
@@ -482,23 +482,23 @@ func (s *Server) grantToken(req tokenRequest, want *oauthAppRec) (issuedToken, *
 	}
 	switch platform.OAuthGrantType(req.grantType) {
 	case platform.OAuthGrantAuthorizationCode:
-		return s.exchangeCode(app, req)
+		return w.exchangeCode(app, req)
 	case platform.OAuthGrantRefreshToken:
-		return s.refreshToken(app, req)
+		return w.refreshToken(app, req)
 	}
 	return issuedToken{}, oauthErr(http.StatusBadRequest, "unsupported_grant_type", "grant_type %q is not authorization_code, refresh_token or %s", req.grantType, DeviceCodeGrantType)
 }
 
 // exchangeCode issues a token for a code.
-func (s *Server) exchangeCode(app *oauthAppRec, req tokenRequest) (issuedToken, *oauthError) {
+func (w *world) exchangeCode(app *oauthAppRec, req tokenRequest) (issuedToken, *oauthError) {
 	switch {
 	case req.code == "":
 		return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_request", "code is required with grant_type authorization_code")
 	case req.redirectURI == "":
 		return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_request", "redirect_uri is required with grant_type authorization_code")
 	}
-	now := s.clock.Now()
-	st := &s.world.oauth
+	now := w.clock.Now()
+	st := &w.oauth
 	code := st.codes[sha256.Sum256([]byte(req.code))]
 	switch {
 	case code == nil || code.app != app:
@@ -509,39 +509,39 @@ func (s *Server) exchangeCode(app *oauthAppRec, req tokenRequest) (issuedToken, 
 		}
 		return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_grant", "code was already used; the token issued from it is revoked")
 	case !now.Before(code.expires):
-		return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_grant", "code has expired (codes live %s)", s.timing.OAuthCode)
+		return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_grant", "code has expired (codes live %s)", w.timing.OAuthCode)
 	case req.redirectURI != code.redirectURI:
 		return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_grant", "redirect_uri is not the one the code was issued for")
 	}
 	code.used = true
-	out := s.issueToken(app, code.grant)
+	out := w.issueToken(app, code.grant)
 	code.issued = out.tok
 	return out, nil
 }
 
 // issueToken issues a new token of app for a grant.
-func (s *Server) issueToken(app *oauthAppRec, g *oauthGrant) issuedToken {
-	now := s.clock.Now()
-	t := &oauthTokenRec{stamps: stamps{id: s.world.newID(), created: now, updated: now}, app: app, grant: g, expires: now.Add(s.timing.OAuthAccessToken)}
-	access, refresh := s.world.oauth.setSecrets(s.world, t)
+func (w *world) issueToken(app *oauthAppRec, g *oauthGrant) issuedToken {
+	now := w.clock.Now()
+	t := &oauthTokenRec{stamps: stamps{id: w.newID(), created: now, updated: now}, app: app, grant: g, expires: now.Add(w.timing.OAuthAccessToken)}
+	access, refresh := w.oauth.setSecrets(w, t)
 	app.tokens.Add(t)
 	return issuedToken{tok: t, access: access, refresh: refresh}
 }
 
 // refreshToken renews a token: a new access token and a new refresh token;
 // the old ones stop working.
-func (s *Server) refreshToken(app *oauthAppRec, req tokenRequest) (issuedToken, *oauthError) {
+func (w *world) refreshToken(app *oauthAppRec, req tokenRequest) (issuedToken, *oauthError) {
 	if req.refreshToken == "" {
 		return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_request", "refresh_token is required with grant_type refresh_token")
 	}
-	st := &s.world.oauth
+	st := &w.oauth
 	t := st.refresh[sha256.Sum256([]byte(req.refreshToken))]
 	if t == nil || t.app != app {
 		return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_grant", "refresh_token is not a live refresh token of this application (refresh tokens are replaced by each refresh)")
 	}
-	now := s.clock.Now()
-	access, refresh := st.setSecrets(s.world, t)
-	t.expires = now.Add(s.timing.OAuthAccessToken)
+	now := w.clock.Now()
+	access, refresh := st.setSecrets(w, t)
+	t.expires = now.Add(w.timing.OAuthAccessToken)
 	t.updated = now
 	return issuedToken{tok: t, access: access, refresh: refresh}, nil
 }
@@ -578,13 +578,13 @@ func (s *Server) tokenEndpoint(w http.ResponseWriter, r *http.Request) {
 		deviceCode:   form.Get("device_code"),
 	}
 	s.mu.Lock()
-	out, oerr := s.grantToken(req, nil)
+	out, oerr := s.world.grantToken(req, nil)
 	var resp tokenResponse
 	if oerr == nil {
 		resp = tokenResponse{
 			AccessToken:  out.access,
 			TokenType:    "Bearer",
-			ExpiresIn:    int64(s.timing.OAuthAccessToken / time.Second),
+			ExpiresIn:    int64(s.world.timing.OAuthAccessToken / time.Second),
 			RefreshToken: out.refresh,
 			Scope:        out.tok.grant.scopeList().String(),
 		}
@@ -615,7 +615,7 @@ func (s *Server) revokeEndpoint(w http.ResponseWriter, r *http.Request) {
 	form, client, oerr := readOAuthForm(w, r)
 	if oerr == nil {
 		s.mu.Lock()
-		oerr = s.revokeToken(client, form.Get("token"))
+		oerr = s.world.revokeToken(client, form.Get("token"))
 		s.mu.Unlock()
 	}
 	if oerr != nil {
@@ -631,15 +631,15 @@ func (s *Server) revokeEndpoint(w http.ResponseWriter, r *http.Request) {
 // revokeToken revokes the authorization whose access or refresh token is
 // token, when client is the application it was issued to; under the lock.
 // An unknown token is no error (RFC 7009 2.2).
-func (s *Server) revokeToken(client clientCredentials, token string) *oauthError {
-	app, oerr := s.publicClient(client)
+func (w *world) revokeToken(client clientCredentials, token string) *oauthError {
+	app, oerr := w.publicClient(client)
 	if oerr != nil {
 		return oerr
 	}
 	if token == "" {
 		return oauthErr(http.StatusBadRequest, "invalid_request", "token is required: the access or refresh token to revoke")
 	}
-	st := &s.world.oauth
+	st := &w.oauth
 	h := sha256.Sum256([]byte(token))
 	t := st.access[h]
 	if t == nil {

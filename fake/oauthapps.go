@@ -176,7 +176,7 @@ func (s *Server) CreateOAuthApplication(org string, spec OAuthAppSpec) (OAuthApp
 	if secret == "" {
 		secret = s.world.newSecret("secret_", 40)
 	}
-	now := s.clock.Now()
+	now := s.world.clock.Now()
 	a := &oauthAppRec{
 		stamps:      stamps{id: s.world.newID(), created: now, updated: now},
 		org:         o,
@@ -299,7 +299,7 @@ func listOAuthTokens(c *call) (any, error) {
 		return nil, err
 	}
 	return pageOf(c, a.tokens.Index(), true, func(t *oauthTokenRec) *platform.OAuthToken {
-		return c.s.renderOAuthToken(t, nil, nil)
+		return c.w.renderOAuthToken(t, nil, nil)
 	}), nil
 }
 
@@ -308,7 +308,7 @@ func getOAuthToken(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.s.renderOAuthToken(t, nil, nil), nil
+	return c.w.renderOAuthToken(t, nil, nil), nil
 }
 
 func deleteOAuthToken(c *call) (any, error) {
@@ -341,11 +341,11 @@ func createOAuthToken(c *call, p *platform.CreateOAuthTokenParams) (any, error) 
 			return nil, unprocessable("%s is required", f.name)
 		}
 	}
-	out, oerr := c.s.grantToken(req, a)
+	out, oerr := c.w.grantToken(req, a)
 	if oerr != nil {
 		return nil, unprocessable("%s", oerr.description)
 	}
-	return c.s.renderOAuthToken(out.tok, &out.access, &out.refresh), nil
+	return c.w.renderOAuthToken(out.tok, &out.access, &out.refresh), nil
 }
 
 // deref is the value of an optional string; "" when absent.
@@ -357,11 +357,11 @@ func deref(p *string) string {
 }
 
 // authenticateBearer finds the OAuth token of an access token.
-func (s *Server) authenticateBearer(secret string, now time.Time) (*principal, error) {
+func (w *world) authenticateBearer(secret string, now time.Time) (*principal, error) {
 	if secret == "" {
 		return nil, unauthorized("malformed Authorization header: want Bearer ACCESS_TOKEN")
 	}
-	t := s.world.oauth.access[sha256.Sum256([]byte(secret))]
+	t := w.oauth.access[sha256.Sum256([]byte(secret))]
 	if t == nil {
 		return nil, unauthorized("unknown or revoked OAuth access token")
 	}
@@ -420,7 +420,7 @@ func renderOAuthApp(a *oauthAppRec) *platform.OAuthApplication {
 
 // renderOAuthToken renders a token; access and refresh are its secrets,
 // shown only when it is issued.
-func (s *Server) renderOAuthToken(t *oauthTokenRec, access, refresh *string) *platform.OAuthToken {
+func (w *world) renderOAuthToken(t *oauthTokenRec, access, refresh *string) *platform.OAuthToken {
 	u := t.grant.user
 	out := &platform.OAuthToken{
 		ID:                      t.id,
@@ -435,7 +435,7 @@ func (s *Server) renderOAuthToken(t *oauthTokenRec, access, refresh *string) *pl
 		ActorID:                 platform.Ptr(u.id),
 		ActorDisplayName:        platform.Ptr(u.name),
 		ActorType:               platform.Ptr("User"),
-		OAuthAccessesByResource: s.renderGrant(t.grant),
+		OAuthAccessesByResource: w.renderGrant(t.grant),
 	}
 	if ms := t.lastUsed.Load(); ms != 0 {
 		out.LastUsedAt = ptrTime(time.UnixMilli(ms).UTC())
@@ -444,8 +444,8 @@ func (s *Server) renderOAuthToken(t *oauthTokenRec, access, refresh *string) *pl
 }
 
 // renderGrant renders what a grant covers, per kind of resource.
-func (s *Server) renderGrant(g *oauthGrant) *platform.OAuthAccesses {
-	base := s.URL()
+func (w *world) renderGrant(g *oauthGrant) *platform.OAuthAccesses {
+	base := w.base
 	accesses := func(res string) []platform.OAuthAccess {
 		out := []platform.OAuthAccess{}
 		for _, n := range g.scopes[res] {

@@ -91,8 +91,8 @@ func displayUserCode(code string) string {
 // newDevice records a device authorization for app and returns its device
 // code. The record is forgotten a lifetime after it expires, so that polls
 // in between are answered expired_token.
-func (s *Server) newDevice(app *oauthAppRec) (string, *oauthDeviceRec) {
-	st := &s.world.oauth
+func (w *world) newDevice(app *oauthAppRec) (string, *oauthDeviceRec) {
+	st := &w.oauth
 	if st.devices == nil {
 		st.devices = map[[32]byte]*oauthDeviceRec{}
 		st.userCodes = map[string]*oauthDeviceRec{}
@@ -101,16 +101,16 @@ func (s *Server) newDevice(app *oauthAppRec) (string, *oauthDeviceRec) {
 	for userCode == "" || st.userCodes[userCode] != nil {
 		b := make([]byte, 8)
 		for i := range b {
-			b[i] = userCodeAlphabet[s.world.rng.IntN(len(userCodeAlphabet))]
+			b[i] = userCodeAlphabet[w.rng.IntN(len(userCodeAlphabet))]
 		}
 		userCode = string(b)
 	}
-	code := s.world.newSecret("device_", 40)
+	code := w.newSecret("device_", 40)
 	h := sha256.Sum256([]byte(code))
-	d := &oauthDeviceRec{app: app, userCode: userCode, expires: s.clock.Now().Add(s.timing.OAuthDeviceCode), interval: s.timing.OAuthDevicePoll}
+	d := &oauthDeviceRec{app: app, userCode: userCode, expires: w.clock.Now().Add(w.timing.OAuthDeviceCode), interval: w.timing.OAuthDevicePoll}
 	st.devices[h] = d
 	st.userCodes[userCode] = d
-	s.clock.After(2*s.timing.OAuthDeviceCode, deviceExpiryJob{h, userCode})
+	w.clock.After(2*w.timing.OAuthDeviceCode, deviceExpiryJob{h, userCode})
 	return code, d
 }
 
@@ -121,9 +121,9 @@ type deviceExpiryJob struct {
 	userCode string
 }
 
-func (j deviceExpiryJob) run(s *Server) {
-	delete(s.world.oauth.devices, j.hash)
-	delete(s.world.oauth.userCodes, j.userCode)
+func (j deviceExpiryJob) run(w *world) {
+	delete(w.oauth.devices, j.hash)
+	delete(w.oauth.userCodes, j.userCode)
 }
 
 // deviceAuthResponse is the answer of POST /oauth/authorize_device (RFC
@@ -145,13 +145,13 @@ func (s *Server) authorizeDevice(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	app, oerr := s.publicClient(client)
+	app, oerr := s.world.publicClient(client)
 	if oerr == nil {
 		oerr = checkRequestedScopes(app, form.Get("scope"))
 	}
 	var resp deviceAuthResponse
 	if oerr == nil {
-		code, d := s.newDevice(app)
+		code, d := s.world.newDevice(app)
 		s.autoApproveDevice(d)
 		verify := strings.TrimSuffix(s.AuthURL(), "/") + devicePath
 		resp = deviceAuthResponse{
@@ -159,7 +159,7 @@ func (s *Server) authorizeDevice(w http.ResponseWriter, r *http.Request) {
 			UserCode:                displayUserCode(d.userCode),
 			VerificationURI:         verify,
 			VerificationURIComplete: verify + "?" + url.Values{"user_code": {displayUserCode(d.userCode)}}.Encode(),
-			ExpiresIn:               int64(s.timing.OAuthDeviceCode / time.Second),
+			ExpiresIn:               int64(s.world.timing.OAuthDeviceCode / time.Second),
 			Interval:                int64((d.interval + time.Second - 1) / time.Second),
 		}
 	}
@@ -207,8 +207,8 @@ func readOAuthForm(w http.ResponseWriter, r *http.Request) (url.Values, clientCr
 
 // publicClient finds the application of a client that may be public: the
 // client ID is required, the secret only checked when sent.
-func (s *Server) publicClient(c clientCredentials) (*oauthAppRec, *oauthError) {
-	app := s.world.oauth.byClient[c.id]
+func (w *world) publicClient(c clientCredentials) (*oauthAppRec, *oauthError) {
+	app := w.oauth.byClient[c.id]
 	switch {
 	case c.id == "":
 		return nil, oauthErr(http.StatusUnauthorized, "invalid_client", "client_id is required")
@@ -251,21 +251,21 @@ func qualifyScope(name string) platform.Scope {
 }
 
 // pollDevice answers a device-flow poll of the token endpoint.
-func (s *Server) pollDevice(app *oauthAppRec, req tokenRequest) (issuedToken, *oauthError) {
+func (w *world) pollDevice(app *oauthAppRec, req tokenRequest) (issuedToken, *oauthError) {
 	if req.deviceCode == "" {
 		return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_request", "device_code is required with grant_type %s", DeviceCodeGrantType)
 	}
-	d := s.world.oauth.devices[sha256.Sum256([]byte(req.deviceCode))]
-	now := s.clock.Now()
+	d := w.oauth.devices[sha256.Sum256([]byte(req.deviceCode))]
+	now := w.clock.Now()
 	switch {
 	case d == nil || d.app != app:
 		return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_grant", "device_code is not a device code of this application")
 	case d.used:
 		return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_grant", "device_code was already exchanged for a token")
 	case !now.Before(d.expires) && d.grant != nil:
-		return issuedToken{}, oauthErr(http.StatusBadRequest, "expired_token", "device_code has expired (device codes live %s): user code %s was approved, but no poll came before the code expired; start again at /oauth/authorize_device", s.timing.OAuthDeviceCode, displayUserCode(d.userCode))
+		return issuedToken{}, oauthErr(http.StatusBadRequest, "expired_token", "device_code has expired (device codes live %s): user code %s was approved, but no poll came before the code expired; start again at /oauth/authorize_device", w.timing.OAuthDeviceCode, displayUserCode(d.userCode))
 	case !now.Before(d.expires):
-		return issuedToken{}, oauthErr(http.StatusBadRequest, "expired_token", "device_code has expired (device codes live %s) and nobody approved user code %s in time (at %s, or in a test with the fake's ApproveDevice or auto-approval): start again at /oauth/authorize_device", s.timing.OAuthDeviceCode, displayUserCode(d.userCode), devicePath)
+		return issuedToken{}, oauthErr(http.StatusBadRequest, "expired_token", "device_code has expired (device codes live %s) and nobody approved user code %s in time (at %s, or in a test with the fake's ApproveDevice or auto-approval): start again at /oauth/authorize_device", w.timing.OAuthDeviceCode, displayUserCode(d.userCode), devicePath)
 	case d.denied:
 		who := "the user"
 		if d.user != nil {
@@ -282,7 +282,7 @@ func (s *Server) pollDevice(app *oauthAppRec, req tokenRequest) (issuedToken, *o
 		return issuedToken{}, oauthErr(http.StatusBadRequest, "authorization_pending", "nobody has approved user code %s yet: the user enters it at %s (in a test, the fake's ApproveDevice or auto-approval approves it)", displayUserCode(d.userCode), devicePath)
 	}
 	d.used = true
-	return s.issueToken(app, d.grant), nil
+	return w.issueToken(app, d.grant), nil
 }
 
 // deviceRequest is a checked request of the verification page.
@@ -302,13 +302,13 @@ func (e *deviceCodeError) Error() string { return e.msg }
 
 // pendingDevice finds the device authorization of a user code that waits
 // for the user's decision, under the lock.
-func (s *Server) pendingDevice(userCode string) (*oauthDeviceRec, *deviceCodeError) {
-	d := s.world.oauth.userCodes[normalizeUserCode(userCode)]
+func (w *world) pendingDevice(userCode string) (*oauthDeviceRec, *deviceCodeError) {
+	d := w.oauth.userCodes[normalizeUserCode(userCode)]
 	switch {
 	case d == nil:
 		return nil, &deviceCodeError{msg: fmt.Sprintf("user code %q is not a pending device sign-in: check the code, or start again in the tool", userCode), unknown: true}
-	case !s.clock.Now().Before(d.expires):
-		return nil, &deviceCodeError{msg: fmt.Sprintf("user code %q is not a pending device sign-in: it expired at %s (device codes live %s); start again in the tool", userCode, d.expires.Format(time.RFC3339), s.timing.OAuthDeviceCode)}
+	case !w.clock.Now().Before(d.expires):
+		return nil, &deviceCodeError{msg: fmt.Sprintf("user code %q is not a pending device sign-in: it expired at %s (device codes live %s); start again in the tool", userCode, d.expires.Format(time.RFC3339), w.timing.OAuthDeviceCode)}
 	case d.denied:
 		return nil, &deviceCodeError{msg: fmt.Sprintf("user code %q was already used: the sign-in was denied", userCode)}
 	case d.grant != nil:
@@ -349,7 +349,7 @@ func clientAddr(r *http.Request) string {
 // codeThrottle refuses a user code from addr while its wrong codes are
 // over the limit; nil lets it be checked.
 func (s *Server) codeThrottle(addr string) *pageError {
-	t, now := s.codeTries[addr], s.clock.Now()
+	t, now := s.codeTries[addr], s.world.clock.Now()
 	if t == nil || t.wrong < userCodeTries || !now.Before(t.start.Add(userCodeWindow)) {
 		return nil
 	}
@@ -361,7 +361,7 @@ func (s *Server) codeThrottle(addr string) *pageError {
 // wrongCode counts a wrong user code from addr and answers slow_down when
 // it reaches the limit; nil below it.
 func (s *Server) wrongCode(addr string) *pageError {
-	now := s.clock.Now()
+	now := s.world.clock.Now()
 	if s.codeTries == nil {
 		s.codeTries = map[string]*codeTries{}
 	}
@@ -397,7 +397,7 @@ func (s *Server) checkDevice(r *http.Request, userCode string) (deviceRequest, *
 	if perr := s.codeThrottle(addr); perr != nil {
 		return deviceRequest{}, perr
 	}
-	d, derr := s.pendingDevice(userCode)
+	d, derr := s.world.pendingDevice(userCode)
 	if derr != nil {
 		if derr.unknown {
 			if perr := s.wrongCode(addr); perr != nil {
@@ -510,7 +510,7 @@ func (s *Server) decideDeviceCode(method, userCode string, authorize bool) error
 	if u == nil {
 		return fmt.Errorf("fake: %s: no user is signed in to decide (SignIn names one)", method)
 	}
-	d, derr := s.pendingDevice(userCode)
+	d, derr := s.world.pendingDevice(userCode)
 	if derr != nil {
 		return fmt.Errorf("fake: %s: %w", method, derr)
 	}

@@ -147,10 +147,10 @@ type consentOption struct {
 // user's organizations (their default one selected), the databases of
 // those organizations as organization/database, and their branches as
 // organization/database/branch.
-func (s *Server) consentPage(app *oauthAppRec, user *userRec, action string, hidden [][2]string) ([]byte, error) {
+func (w *world) consentPage(app *oauthAppRec, user *userRec, action string, hidden [][2]string) ([]byte, error) {
 	v := consentView{App: app.name, User: user.name, Action: action, Hidden: hidden}
 	var orgs []*orgRec
-	for _, o := range s.world.orgIdx.All() {
+	for _, o := range w.orgIdx.All() {
 		if o.memberByUser[user.id] != nil {
 			orgs = append(orgs, o)
 		}
@@ -186,7 +186,7 @@ func (s *Server) consentPage(app *oauthAppRec, user *userRec, action string, hid
 // the token of the browser's form session (started if need be).
 func (s *Server) writeConsentPage(w http.ResponseWriter, r *http.Request, app *oauthAppRec, user *userRec, action string, hidden [][2]string) {
 	hidden = append(hidden, [2]string{csrfField, s.formToken(formSession(w, r), user)})
-	page, err := s.consentPage(app, user, action, hidden)
+	page, err := s.world.consentPage(app, user, action, hidden)
 	if err != nil {
 		pageErr(http.StatusInternalServerError, "rendering the consent page: %v", err).write(w)
 		return

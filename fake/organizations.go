@@ -168,8 +168,8 @@ func removeMember(c *call) (any, error) {
 	delete(c.org.memberByUser, m.user.id)
 	c.org.teams.dropUser(m.user, c.now)
 	if deletePasswords {
-		c.s.dropRolesCreatedBy(c.org, m.user)
-		c.s.deletePasswordsCreatedBy(c.org, m.user)
+		c.w.dropRolesCreatedBy(c.org, m.user)
+		c.w.deletePasswordsCreatedBy(c.org, m.user)
 	}
 	if deleteTokens {
 		for _, t := range c.w.tokens {

@@ -290,7 +290,7 @@ func renewPassword(c *call) (any, error) {
 
 // deletePasswordsCreatedBy deletes the passwords u created in org's
 // databases, as removing a member with delete_passwords does.
-func (s *Server) deletePasswordsCreatedBy(org *orgRec, u *userRec) {
+func (w *world) deletePasswordsCreatedBy(org *orgRec, u *userRec) {
 	for _, db := range org.dbs.All() {
 		for _, b := range db.branchIdx.All() {
 			for _, pw := range slices.Clone(b.x().passwords.All()) {

@@ -34,7 +34,7 @@ type pollAhead struct {
 }
 
 func (t pollAhead) RoundTrip(r *http.Request) (*http.Response, error) {
-	poll := r.Method == http.MethodGet && !t.s.clock.Real() && pollhook.IsPoll(r.Context())
+	poll := r.Method == http.MethodGet && !t.s.world.clock.Real() && pollhook.IsPoll(r.Context())
 	if cond, ok := pollhook.Condition(r.Context()); ok && poll {
 		t.s.advanceUntil(r, cond)
 	}
@@ -60,7 +60,7 @@ func (t pollAhead) RoundTrip(r *http.Request) (*http.Response, error) {
 func (s *Server) movesPending() bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	for j := range s.clock.Jobs() {
+	for j := range s.world.clock.Jobs() {
 		switch j.(type) {
 		case policyRunJob, invoiceJob, retryJob, codeExpiryJob, deviceExpiryJob:
 		default:
@@ -153,9 +153,9 @@ func (s *Server) advanceUntil(r *http.Request, cond func([]byte) (bool, error)) 
 		}
 		moved := false
 		s.runClock(func() time.Time {
-			next, ok := s.clock.Next()
+			next, ok := s.world.clock.Next()
 			if !ok {
-				return s.clock.Now()
+				return s.world.clock.Now()
 			}
 			moved = true
 			return next

@@ -10,11 +10,11 @@ import (
 // finishQPReport). It does nothing if the report was deleted meanwhile.
 type qpReportJob struct{ r *qpReportRec }
 
-func (j qpReportJob) run(s *Server) {
+func (j qpReportJob) run(w *world) {
 	if j.r.deleted || j.r.state != platform.QueryPatternsReportPending {
 		return
 	}
-	s.finishQPReport(j.r)
+	w.finishQPReport(j.r)
 }
 
 func (j qpReportJob) save() jobSnap {

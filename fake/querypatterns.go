@@ -78,7 +78,7 @@ func listQPReports(c *call) (any, error) {
 			return r.seqOf(), r != nil
 		},
 		keep: func(*qpReportRec) bool { return true },
-	}, c.s.renderQPReport(c))
+	}, renderQPReport(c))
 }
 
 // seqOf is r's seq; 0 for no report.
@@ -94,7 +94,7 @@ func createQPReport(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.s.renderQPReport(c)(c.s.newQPReport(b, c.who.user)), nil
+	return renderQPReport(c)(c.w.newQPReport(b, c.who.user)), nil
 }
 
 // qpReport finds the report the path names.
@@ -115,7 +115,7 @@ func getQPReport(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.s.renderQPReport(c)(r), nil
+	return renderQPReport(c)(r), nil
 }
 
 func deleteQPReport(c *call) (any, error) {
@@ -123,7 +123,7 @@ func deleteQPReport(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.s.removeQPReport(r)
+	c.w.removeQPReport(r)
 	return nil, nil
 }
 
@@ -140,24 +140,24 @@ func downloadQPReport(c *call) (any, error) {
 	}
 	b := r.branch
 	path := reportFilesPrefix + b.db.org.name + "/" + b.db.name + "/" + b.name + "/" + r.id
-	expires := c.now.Add(c.s.timing.QueryPatternsURL).Unix()
+	expires := c.now.Add(c.w.timing.QueryPatternsURL).Unix()
 	q := "expires=" + strconv.FormatInt(expires, 10) + "&signature=" + c.s.signFile(path, expires)
-	return redirect{location: c.absURL(path, q), body: c.s.renderQPReport(c)(r)}, nil
+	return redirect{location: c.absURL(path, q), body: renderQPReport(c)(r)}, nil
 }
 
 // newQPReport asks for a report of b's query patterns: pending now,
 // completed Timings.QueryPatternsReport later.
-func (s *Server) newQPReport(b *branchRec, actor *userRec) *qpReportRec {
-	now := s.clock.Now()
+func (w *world) newQPReport(b *branchRec, actor *userRec) *qpReportRec {
+	now := w.clock.Now()
 	r := &qpReportRec{
-		stamps: stamps{id: s.world.newID(), created: now, updated: now},
+		stamps: stamps{id: w.newID(), created: now, updated: now},
 		branch: b,
 		state:  platform.QueryPatternsReportPending,
 		actor:  actor,
 	}
 	b.x().qpReports.add(r)
-	s.world.startFlight(r.id)
-	s.clock.After(s.timing.QueryPatternsReport, qpReportJob{r})
+	w.startFlight(r.id)
+	w.clock.After(w.timing.QueryPatternsReport, qpReportJob{r})
 	return r
 }
 
@@ -176,30 +176,30 @@ func (rs *branchQPReports) add(r *qpReportRec) {
 }
 
 // removeQPReport deletes r; a pending report is no longer generated.
-func (s *Server) removeQPReport(r *qpReportRec) {
+func (w *world) removeQPReport(r *qpReportRec) {
 	rs := &r.branch.x().qpReports
 	rs.list = slices.DeleteFunc(rs.list, func(x *qpReportRec) bool { return x == r })
 	delete(rs.byID, r.id)
 	r.deleted = true
-	s.world.endFlight(r.id)
+	w.endFlight(r.id)
 }
 
 // finishQPReport generates r from the queries its branch ran until now,
 // or fails it when a test injected a failure.
-func (s *Server) finishQPReport(r *qpReportRec) {
-	now := s.clock.Now()
+func (w *world) finishQPReport(r *qpReportRec) {
+	now := w.clock.Now()
 	r.state, r.finished, r.updated = platform.QueryPatternsReportCompleted, now, now
-	if s.takeFailure(r.id) {
+	if w.takeFailure(r.id) {
 		r.state = platform.QueryPatternsReportFailed
 	} else {
-		r.patterns = s.queryPatternsOf(r.branch, now)
+		r.patterns = w.queryPatternsOf(r.branch, now)
 	}
-	s.world.endFlight(r.id)
+	w.endFlight(r.id)
 }
 
 // renderQPReport renders reports as the API shows them, with their
 // addresses on the call's host.
-func (s *Server) renderQPReport(c *call) func(r *qpReportRec) *platform.QueryPatternsReport {
+func renderQPReport(c *call) func(r *qpReportRec) *platform.QueryPatternsReport {
 	return func(r *qpReportRec) *platform.QueryPatternsReport {
 		b := r.branch
 		self := "/v1/organizations/" + b.db.org.name + "/databases/" + b.db.name + "/branches/" + b.name + "/query-patterns/" + r.id
@@ -251,7 +251,7 @@ func (s *Server) reportFile(r *http.Request) (json.RawMessage, error) {
 	if err != nil || !hmac.Equal(sig, mustHex(s.signFile(r.URL.Path, expires))) {
 		return nil, forbidden("the signature of this download address does not match it; ask the API for a new one")
 	}
-	if s.clock.Now().Unix() > expires {
+	if s.world.clock.Now().Unix() > expires {
 		return nil, errf(http.StatusGone, "gone", "this download address expired at %s; ask the API for a new one",
 			time.Unix(expires, 0).UTC().Format(time.RFC3339))
 	}
@@ -280,7 +280,7 @@ func mustHex(s string) []byte {
 
 // queryPatternsOf aggregates the queries b ran until now by pattern, most
 // run first (then by keyspace and fingerprint), for a report.
-func (s *Server) queryPatternsOf(b *branchRec, now time.Time) []*platform.QueryPattern {
+func (w *world) queryPatternsOf(b *branchRec, now time.Time) []*platform.QueryPattern {
 	out := []*platform.QueryPattern{}
 	for p, st := range b.traffic.byPattern(trafficFilter{to: now.Add(time.Nanosecond)}) {
 		out = append(out, &platform.QueryPattern{

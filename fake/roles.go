@@ -44,9 +44,9 @@ const defaultRoleName = "postgres"
 
 // newDefaultRole gives a new branch its roles, starting with the default
 // role, created by the branch's creator.
-func (s *Server) newDefaultRole(b *branchRec) {
+func (w *world) newDefaultRole(b *branchRec) {
 	b.roles = &branchRoles{}
-	r := s.world.newRole(b, defaultRoleName, defaultRoleName, b.actor, s.clock.Now())
+	r := w.newRole(b, defaultRoleName, defaultRoleName, b.actor, w.clock.Now())
 	r.isDefault = true
 	r.inherited = []platform.InheritedRole{platform.InheritedManaged}
 	b.roles.def = r
@@ -448,8 +448,8 @@ func resetRole(c *call) (any, error) {
 }
 
 // dropBranchRoles drops every role of a branch that is being deleted.
-func (s *Server) dropBranchRoles(b *branchRec) {
-	now := s.clock.Now()
+func (w *world) dropBranchRoles(b *branchRec) {
+	now := w.clock.Now()
 	for _, r := range slices.Clone(b.roles.live.All()) {
 		b.roles.drop(r, now)
 	}
@@ -458,8 +458,8 @@ func (s *Server) dropBranchRoles(b *branchRec) {
 // dropRolesCreatedBy drops the roles u created in org's databases, as
 // removing a member with delete_passwords does. Their objects go to the
 // branch's default role, which is never dropped this way.
-func (s *Server) dropRolesCreatedBy(org *orgRec, u *userRec) {
-	now := s.clock.Now()
+func (w *world) dropRolesCreatedBy(org *orgRec, u *userRec) {
+	now := w.clock.Now()
 	for _, db := range org.dbs.All() {
 		for _, b := range db.branchIdx.All() {
 			for _, r := range slices.Clone(b.roles.live.All()) {
@@ -537,7 +537,7 @@ func (s *Server) Role(org, database, branch, role string) (*platform.Role, error
 	if err != nil {
 		return nil, fmt.Errorf("fake: Role: %w", err)
 	}
-	return renderRole(r, s.clock.Now()), nil
+	return renderRole(r, s.world.clock.Now()), nil
 }
 
 // AddRoleObjects records that a live role owns database objects (tables,

@@ -246,7 +246,7 @@ func (s *Server) run(rt *route, r *http.Request, body any, bodyErr *apiError) (s
 			err = errf(http.StatusInternalServerError, "internal", "internal error in %s: %v", rt.op, p)
 		}
 	}()
-	c := &call{s: s, w: s.world, r: r, rt: rt, body: body, now: s.clock.Now()}
+	c := &call{s: s, w: s.world, r: r, rt: rt, body: body, now: s.world.clock.Now()}
 	if !rt.public {
 		if c.who, err = s.authenticate(r, c.now); err != nil {
 			return 0, nil, err

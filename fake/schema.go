@@ -46,9 +46,9 @@ func (s *Server) PushSchema(org, database, branch string, statements ...string) 
 	if err := b.applyDDL(all); err != nil {
 		return fmt.Errorf("fake: PushSchema: %w", err)
 	}
-	b.schemaUpdated = s.clock.Now()
+	b.schemaUpdated = s.world.clock.Now()
 	b.updated = b.schemaUpdated
-	s.schemaChanged(b, nil)
+	s.world.schemaChanged(b, nil)
 	return nil
 }
 

@@ -69,9 +69,9 @@ func listSchemaRecommendations(c *call) (any, error) {
 		st = &c.db.extra.recs
 	}
 	if keep == nil {
-		return pageOf(c, &st.list, true, c.s.renderRecommendation), nil
+		return pageOf(c, &st.list, true, c.w.renderRecommendation), nil
 	}
-	return filteredPageOf(c, &st.list, true, keep, c.s.renderRecommendation), nil
+	return filteredPageOf(c, &st.list, true, keep, c.w.renderRecommendation), nil
 }
 
 // recommendation finds the path's {number} in the path's database.
@@ -88,7 +88,7 @@ func getSchemaRecommendation(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.s.renderRecommendation(r), nil
+	return c.w.renderRecommendation(r), nil
 }
 
 func dismissSchemaRecommendation(c *call, p *platform.DismissSchemaRecommendationParams) (any, error) {
@@ -109,16 +109,16 @@ func dismissSchemaRecommendation(c *call, p *platform.DismissSchemaRecommendatio
 		r.reason = *p.Reason
 	}
 	c.db.extra.recs.open--
-	return c.s.renderRecommendation(r), nil
+	return c.w.renderRecommendation(r), nil
 }
 
 // schemaChanged follows a change of b's schema: by is the deploy request
 // whose deployment changed it, nil for any other change. A change of the
 // database's default branch recomputes its schema recommendations.
-func (s *Server) schemaChanged(b *branchRec, by *drRec) {
+func (w *world) schemaChanged(b *branchRec, by *drRec) {
 	b.db.pruneTableSizes()
 	if b.name == b.db.defaultBranch {
-		s.recommend(b.db, b, by)
+		w.recommend(b.db, b, by)
 	}
 }
 
@@ -128,8 +128,8 @@ func (s *Server) schemaChanged(b *branchRec, by *drRec) {
 // has gone, stale; advice that no open or dismissed recommendation gives
 // yet is a new open recommendation, numbered next, and emits
 // branch.schema_recommendation.
-func (s *Server) recommend(db *dbRec, b *branchRec, by *drRec) {
-	now := s.clock.Now()
+func (w *world) recommend(db *dbRec, b *branchRec, by *drRec) {
+	now := w.clock.Now()
 	found := schemaFindings(b)
 	holds := make(map[string]bool, len(found))
 	for _, f := range found {
@@ -162,7 +162,7 @@ func (s *Server) recommend(db *dbRec, b *branchRec, by *drRec) {
 		st := db.extras().recs.init()
 		st.last++
 		r := &recRec{
-			stamps:  stamps{id: s.world.newID(), created: now, updated: now},
+			stamps:  stamps{id: w.newID(), created: now, updated: now},
 			db:      db,
 			number:  st.last,
 			finding: f,
@@ -172,7 +172,7 @@ func (s *Server) recommend(db *dbRec, b *branchRec, by *drRec) {
 		st.byNumber[r.number] = r
 		st.open++
 		given[f.key()] = true
-		s.emit("branch.schema_recommendation", db, s.renderRecommendation(r))
+		w.emit("branch.schema_recommendation", db, w.renderRecommendation(r))
 	}
 }
 
@@ -186,10 +186,10 @@ func (db *dbRec) openRecommendations() int {
 
 // renderRecommendation renders a schema recommendation as the API shows
 // it.
-func (s *Server) renderRecommendation(r *recRec) *platform.SchemaRecommendation {
+func (w *world) renderRecommendation(r *recRec) *platform.SchemaRecommendation {
 	out := &platform.SchemaRecommendation{
 		ID:                 r.id,
-		HTMLURL:            s.URL() + r.db.org.name + "/" + r.db.name + "/insights/recommendations/" + strconv.Itoa(r.number),
+		HTMLURL:            w.base + r.db.org.name + "/" + r.db.name + "/insights/recommendations/" + strconv.Itoa(r.number),
 		Title:              r.title,
 		TableName:          r.table,
 		Keyspace:           r.keyspace,

@@ -46,7 +46,7 @@ func (s *Server) seedDefaults(cfg config) error {
 	if err := s.CreateOrganization(cfg.orgName); err != nil {
 		return err
 	}
-	s.admin = s.createUserLocked("Ada Admin", "admin@example.com")
+	s.admin = s.world.createUserLocked("Ada Admin", "admin@example.com")
 	s.org = s.world.orgs[cfg.orgName]
 	if err := s.AddMember(cfg.orgName, s.admin.id, platform.RoleAdmin); err != nil {
 		return err
@@ -70,7 +70,7 @@ func (s *Server) CreateOrganization(name string) error {
 	if s.world.orgs[name] != nil {
 		return fmt.Errorf("fake: CreateOrganization: %q exists", name)
 	}
-	now := s.clock.Now()
+	now := s.world.clock.Now()
 	org := &orgRec{
 		stamps:        stamps{id: s.world.newID(), created: now, updated: now},
 		name:          name,
@@ -82,7 +82,7 @@ func (s *Server) CreateOrganization(name string) error {
 	}
 	s.world.orgs[name] = org
 	s.world.orgIdx.Add(org)
-	scheduleInvoice(s, org, now)
+	scheduleInvoice(s.world, org, now)
 	return nil
 }
 
@@ -90,13 +90,13 @@ func (s *Server) CreateOrganization(name string) error {
 func (s *Server) CreateUser(name, email string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.createUserLocked(name, email).id
+	return s.world.createUserLocked(name, email).id
 }
 
-func (s *Server) createUserLocked(name, email string) *userRec {
-	now := s.clock.Now()
-	u := &userRec{stamps: stamps{id: s.world.newID(), created: now, updated: now}, name: name, email: email}
-	s.world.users[u.id] = u
+func (w *world) createUserLocked(name, email string) *userRec {
+	now := w.clock.Now()
+	u := &userRec{stamps: stamps{id: w.newID(), created: now, updated: now}, name: name, email: email}
+	w.users[u.id] = u
 	return u
 }
 
@@ -115,7 +115,7 @@ func (s *Server) AddMember(org, userID string, role platform.MemberRole) error {
 	case o.memberByUser[userID] != nil:
 		return fmt.Errorf("fake: AddMember: user %s is already a member of %s", userID, org)
 	}
-	now := s.clock.Now()
+	now := s.world.clock.Now()
 	m := &memberRec{stamps: stamps{id: s.world.newID(), created: now, updated: now}, user: u, role: role}
 	o.members.Add(m)
 	o.memberByUser[userID] = m
@@ -156,7 +156,7 @@ func (s *Server) CreateServiceToken(org string, spec TokenSpec) (Token, error) {
 	if spec.TTL < 0 {
 		return Token{}, fmt.Errorf("fake: CreateServiceToken: negative TTL")
 	}
-	t, secret := s.world.newToken(o, creator, spec.Name, s.clock.Now(), spec.TTL)
+	t, secret := s.world.newToken(o, creator, spec.Name, s.world.clock.Now(), spec.TTL)
 	t.grantOn(nil, permissionStrings(spec.Permissions))
 	for name, perms := range spec.DatabasePermissions {
 		t.grantOn(o.dbByName[name], permissionStrings(perms))

@@ -26,7 +26,7 @@ func (s *Server) AddKeyspace(org, database, branch, name string, shards int) err
 	case shards > maxShards:
 		return fmt.Errorf("fake: AddKeyspace: %d shards; a keyspace has at most %d", shards, maxShards)
 	}
-	now := s.clock.Now()
+	now := s.world.clock.Now()
 	ks := s.world.newKeyspace(b, name, now)
 	ks.shards = shards
 	ks.ready = true

@@ -36,7 +36,7 @@ func (s *Server) SetTeamManaged(org, team string, managed bool) error {
 	}
 	if t.managed != managed {
 		t.managed = managed
-		t.updated = s.clock.Now()
+		t.updated = s.world.clock.Now()
 	}
 	return nil
 }
@@ -66,7 +66,7 @@ func (s *Server) addTeamDatabase(fn, org, team, database string, analyst bool) e
 	// Deleted databases are left out when the team is rendered; drop them
 	// here so that the list does not grow with them.
 	*list = append(slices.DeleteFunc(*list, func(d *dbRec) bool { return d.deleted }), db)
-	t.updated = s.clock.Now()
+	t.updated = s.world.clock.Now()
 	return nil
 }
 

@@ -641,10 +641,8 @@ import (
 type Server struct {
 	mu     sync.RWMutex
 	world  *world
-	clock  *clock
 	mux    *http.ServeMux // shared by every server; see sharedMux
 	strict bool
-	timing Timings
 	cfg    config // the options it started with, for Reset
 
 	onChange func() // see WithOnChange; nil for none
@@ -660,7 +658,6 @@ type Server struct {
 	limiter  rateLimiter // see ratelimit.go
 	requests requestLog
 	events   ring[*eventRec] // the event log; see events.go
-	failNext map[string]bool // IDs whose next transition fails
 	hooks    deliveries      // webhook deliveries; see deliveries.go
 	session  oauthSession    // the OAuth server's signed-in user; see oauth.go
 	page     statePage       // the state page's sign-ins; see statepage.go
@@ -709,13 +706,8 @@ func New(opts ...Option) (*Server, error) {
 			return nil, err
 		}
 	}
-	s := &Server{
-		world:  newWorld(cfg.seed),
-		strict: cfg.strict,
-		timing: cfg.timing,
-		cfg:    cfg,
-	}
-	s.clock = vclock.New(cfg.realTime, cfg.start, func(j job) { j.run(s) }, s.wake)
+	s := &Server{strict: cfg.strict, cfg: cfg}
+	s.adopt(newWorld(cfg.seed), vclock.New(cfg.realTime, cfg.start, func(j job) { j.run(s.world) }, s.wake))
 	s.onChange = cfg.onChange
 	s.hooks.init(cfg.webhookTimeout)
 	s.requests.list.limit = cfg.requestLogLimit
@@ -746,8 +738,19 @@ func New(opts ...Option) (*Server, error) {
 		s.httpSrv.Listener = l
 	}
 	s.httpSrv.Start()
+	s.world.base = s.URL()
 	s.client = &http.Client{Transport: pollAhead{s: s, base: s.httpSrv.Client().Transport}}
 	return s, nil
+}
+
+// adopt makes w the server's world, running on clk: it gets the server's
+// timings and base URL, and the server as its host.
+func (s *Server) adopt(w *world, clk *clock) {
+	w.clock, w.timing, w.host = clk, s.cfg.timing, s
+	if s.httpSrv != nil {
+		w.base = s.URL()
+	}
+	s.world = w
 }
 
 // Close stops the server, its timers and its webhook deliveries: nothing
@@ -756,7 +759,7 @@ func (s *Server) Close() {
 	s.conns.resetOnClose()
 	s.httpSrv.Close()
 	s.mu.Lock()
-	s.clock.Stop()
+	s.world.clock.Stop()
 	s.mu.Unlock()
 	s.stopDeliveries()
 }
@@ -835,7 +838,7 @@ func (s *Server) ClientOptions(tok Token) []platform.Option {
 func (s *Server) Now() time.Time {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.clock.Now()
+	return s.world.clock.Now()
 }
 
 // Advance moves the virtual clock forward by d, running every transition
@@ -856,10 +859,10 @@ func (s *Server) Advance(d time.Duration) {
 // clock reached its end.
 func (s *Server) advance(d time.Duration) (ran int, complete bool) {
 	return s.runClock(func() time.Time {
-		if s.clock.Real() {
-			return s.clock.Now()
+		if s.world.clock.Real() {
+			return s.world.clock.Now()
 		}
-		return s.clock.Now().Add(max(d, 0))
+		return s.world.clock.Now().Add(max(d, 0))
 	})
 }
 
@@ -870,11 +873,11 @@ func (s *Server) advance(d time.Duration) (ran int, complete bool) {
 // MaxAdvanceTransitions).
 func (s *Server) runClock(until func() time.Time) (ran int, complete bool) {
 	s.mu.Lock()
-	from := s.clock.Now()
+	from := s.world.clock.Now()
 	to := until()
-	ran = s.clock.RunDue(to, MaxAdvanceTransitions)
-	complete = !s.clock.Due(to)
-	moved := !s.clock.Real() && s.clock.Now().After(from)
+	ran = s.world.clock.RunDue(to, MaxAdvanceTransitions)
+	complete = !s.world.clock.Due(to)
+	moved := !s.world.clock.Real() && s.world.clock.Now().After(from)
 	s.mu.Unlock()
 	if ran > 0 || moved {
 		s.changed()
@@ -896,13 +899,13 @@ func (s *Server) Sleep(ctx context.Context, d time.Duration) error {
 		return err
 	}
 	s.runClock(func() time.Time {
-		if s.clock.Real() {
-			return s.clock.Now()
+		if s.world.clock.Real() {
+			return s.world.clock.Now()
 		}
-		if next, ok := s.clock.Next(); ok && pollhook.IsWait(ctx) {
+		if next, ok := s.world.clock.Next(); ok && pollhook.IsWait(ctx) {
 			return next // RunDue runs work already due, and never moves the clock back
 		}
-		return s.clock.Now().Add(max(d, 0))
+		return s.world.clock.Now().Add(max(d, 0))
 	})
 	return nil
 }
@@ -913,7 +916,7 @@ func (s *Server) Sleep(ctx context.Context, d time.Duration) error {
 // is due (at most d), then runs what is due, so the waiter polls right
 // after it.
 func (s *Server) sleep(ctx context.Context, d time.Duration) error {
-	if !s.clock.Real() { // fixed when the server is made
+	if !s.world.clock.Real() { // fixed when the server is made
 		return s.Sleep(ctx, d)
 	}
 	if err := ctx.Err(); err != nil {
@@ -921,7 +924,7 @@ func (s *Server) sleep(ctx context.Context, d time.Duration) error {
 	}
 	if pollhook.IsWait(ctx) {
 		s.mu.Lock()
-		next, ok := s.clock.Next()
+		next, ok := s.world.clock.Next()
 		s.mu.Unlock()
 		if ok {
 			d = min(d, time.Until(next))
@@ -941,7 +944,7 @@ func (s *Server) sleep(ctx context.Context, d time.Duration) error {
 }
 
 // wake runs due work in real-time mode.
-func (s *Server) wake() { s.runClock(s.clock.Now) }
+func (s *Server) wake() { s.runClock(s.world.clock.Now) }
 
 // ServeHTTP serves the API: it stamps a request ID, routes the request and
 // records it in the request log.

@@ -218,11 +218,8 @@ func (s *Server) Reset() {
 // fresh returns the snapshot of a server just started with this one's
 // options.
 func (s *Server) fresh() (*worldSnap, error) {
-	n := &Server{
-		world:  newWorld(s.cfg.seed),
-		clock:  vclock.New[job](s.cfg.realTime, s.cfg.start, nil, nil),
-		timing: s.timing,
-	}
+	n := &Server{cfg: s.cfg}
+	n.adopt(newWorld(s.cfg.seed), vclock.New[job](s.cfg.realTime, s.cfg.start, nil, nil))
 	n.world.newID() // the request ID prefix, as New takes it
 	if err := n.seedDefaults(s.cfg); err != nil {
 		return nil, err
@@ -276,19 +273,19 @@ func (s *Server) save() (*worldSnap, error) {
 	sv := newSaver(w)
 	snap := &worldSnap{
 		snapshotHeader: snapshotHeader{Format: snapshotFormat, Version: snapshotVersion},
-		Clock:          clockSnap{Now: s.clock.Now(), Seq: s.clock.Seq()},
+		Clock:          clockSnap{Now: s.world.clock.Now(), Seq: s.world.clock.Seq()},
 		RNG:            rng,
 		Admin: adminSnap{
 			Organization: s.org.name, User: s.admin.id,
 			TokenID: s.adminToken.ID, TokenSecret: s.adminToken.Secret,
 		},
 		InFlight: sortedKeys(w.inFlight),
-		FailNext: sortedKeys(s.failNext),
+		FailNext: sortedKeys(s.world.failNext),
 	}
 	snap.OAuthSession = sv.session(&s.session)
 	codes, devices := sv.codes(), sv.devices()
 	sv.collect()
-	for _, t := range s.clock.Pending() {
+	for _, t := range s.world.clock.Pending() {
 		if !sv.keepJob(t.Job) {
 			continue
 		}
@@ -317,14 +314,13 @@ func (s *Server) save() (*worldSnap, error) {
 // records nothing when its answer comes.
 func (s *Server) install(ld *loader) {
 	s.world.retire()
-	s.world = ld.w
+	s.adopt(ld.w, s.world.clock)
 	s.world.audit.setLimit(s.cfg.auditLogLimit)
 	s.org, s.admin, s.adminToken = ld.org, ld.admin, ld.adminToken
-	s.failNext = ld.failNext
 	s.session = ld.session
 	s.codeTries = nil // counted on the old clock
-	s.clock.Restore(ld.now, ld.seq, ld.timers)
-	s.clock.RunDue(s.clock.Now(), MaxAdvanceTransitions)
+	s.world.clock.Restore(ld.now, ld.seq, ld.timers)
+	s.world.clock.RunDue(s.world.clock.Now(), MaxAdvanceTransitions)
 }
 
 // retire marks every webhook of w deleted: w is no longer the server's.
@@ -345,7 +341,6 @@ type loader struct {
 	org        *orgRec
 	admin      *userRec
 	adminToken Token
-	failNext   map[string]bool
 	session    oauthSession
 	now        time.Time
 	seq        uint64
@@ -449,7 +444,7 @@ func (ld *loader) load(snap *worldSnap) error {
 		return at(err, "admin")
 	}
 	ld.w.inFlight = setOf(snap.InFlight)
-	ld.failNext = setOf(snap.FailNext)
+	ld.w.failNext = setOf(snap.FailNext)
 	return ld.loadJobs(snap.Transitions)
 }
 

@@ -26,7 +26,7 @@ import (
 // be forgotten by the snapshot; TestSnapshotOperations checks that each is
 // set somewhere in the operation table's worlds, and restored exactly.
 var snapshotCoverage = map[string]string{
-	"world":                  "rng pcg orgs orgIdx users tokens oauth inFlight audit importSources",
+	"world":                  "rng pcg orgs orgIdx users tokens oauth inFlight audit failNext importSources",
 	"Consent":                "Organizations Databases Branches",
 	"Token":                  "ID Secret",
 	"stamps":                 "id created updated",
@@ -48,6 +48,7 @@ var snapshotCoverage = map[string]string{
 	"importRec":              "stamps db state checkErrors started finished source plan maxPoolSize",
 	"importSourceRec":        "host schema username port sslMode sslServerName",
 	"importSourceKey":        "org host",
+	"importStepJob":          "imp from",
 	"ImportSource":           "Reachable ConnectError Password LintErrors NeedsUpgrade SuggestedPlan MaxPoolSize",
 	"ImportNotification":     "At MigrationID Event BranchName Method ExportBytes TableCount Matched DurationMs Error ErrorCode Stage Message",
 	"webhookStore":           "Store",
@@ -586,6 +587,22 @@ func richWorld(t *testing.T) *opWorld {
 			Error: "Lock wait timeout exceeded", ErrorCode: "1205"},
 	))
 
+	// Data imports: a source with every finding, one that fails to
+	// connect, an import whose copy failed, and a notification with every
+	// field.
+	must(srv.SetImportSource(org, "legacy.example.com", fake.ImportSource{
+		Reachable: true, Password: "p", NeedsUpgrade: true, SuggestedPlan: "scaler_pro", MaxPoolSize: 40,
+		LintErrors: []platform.DataImportLintError{{LintError: "NO_PRIMARY_KEY", Keyspace: "legacy", Table: "t", SubjectType: "table", ErrorDescription: "no key", DocsURL: "https://docs.example.com/pk"}},
+	}))
+	must(srv.SetImportSource(org, "down.example.com", fake.ImportSource{ConnectError: "external database is down"}))
+	must(srv.SetImportSource(org, "fine.example.com", fake.ImportSource{Reachable: true}))
+	imp := idOf(do("POST", base+"/data-imports/new", `{"database_name":"imported","plan":"scaler_pro","max_pool_size":30,"connection":{"hostname":"fine.example.com",`+
+		`"schema_name":"legacy","port":3307,"username":"u","password":"p","ssl_mode":"verify_identity","ssl_server_name":"db.fine.example.com"}}`))
+	must(srv.FailNext(imp))
+	srv.Advance(tm.DataImportPrepare)
+	do("POST", "/internal/organizations/"+org+"/databases/"+drDB+"/d1-import-notifications", `{"migration_id":"m1","event":"failed",`+
+		`"branch_name":"main","method":"pgloader","export_bytes":1024,"table_count":3,"matched":false,"duration_ms":1500,`+
+		`"error":"copy failed","error_code":"E42","stage":"sqlite_staging","message":"Staging"}`)
 	return w
 }
 

@@ -322,7 +322,7 @@ func (s *Server) pageAdvance(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case v == "":
 		err = badRequest("d is required: a duration such as 5s or 1m30s")
-	case err == nil && s.clock.Real(): // fixed when the server is made
+	case err == nil && s.world.clock.Real(): // fixed when the server is made
 		err = unprocessable("the clock follows the wall clock (real time); only a virtual clock can be advanced")
 	}
 	var e *apiError
@@ -424,13 +424,13 @@ func (s *Server) renderState(sess pageSession, notice, advance string) ([]byte, 
 		advance = "5s"
 	}
 	v := stateView{
-		CSRF: sess.csrf, Now: pageTime(s.clock.Now()), Pending: s.clock.Len(),
-		Virtual: !s.clock.Real(), Notice: notice, Advance: advance,
+		CSRF: sess.csrf, Now: pageTime(s.world.clock.Now()), Pending: s.world.clock.Len(),
+		Virtual: !s.world.clock.Real(), Notice: notice, Advance: advance,
 	}
-	if next, ok := s.clock.Next(); ok {
+	if next, ok := s.world.clock.Next(); ok {
 		v.Next = pageTime(next)
 	}
-	v.Tables = s.pageWorldTables()
+	v.Tables = s.world.pageWorldTables()
 	v.Tables = append(v.Tables, pageRequestTable(log), s.pageDeliveryTable())
 	var buf bytes.Buffer
 	if err := statePageTemplates.ExecuteTemplate(&buf, "state", v); err != nil {
@@ -442,7 +442,7 @@ func (s *Server) renderState(sess pageSession, notice, advance string) ([]byte, 
 // pageWorldTables are the tables of the world's resources, each in list order
 // (organizations, then each one's databases, and so on). The server's lock
 // is held.
-func (s *Server) pageWorldTables() []*pageTable {
+func (w *world) pageWorldTables() []*pageTable {
 	table := func(id, title string, columns ...string) *pageTable {
 		return &pageTable{ID: id, Title: title, Columns: columns, limit: maxPageRows}
 	}
@@ -452,7 +452,7 @@ func (s *Server) pageWorldTables() []*pageTable {
 	drs := table("deploy-requests", "Deploy requests", "Database", "Number", "Branch", "Into", "State", "Deployment", "Created")
 	wfs := table("workflows", "Workflows", "Database", "Number", "Name", "Branch", "State", "Created")
 	backups := table("backups", "Backups", "Database", "Branch", "Backup", "State", "Created")
-	for _, o := range s.world.orgIdx.All() {
+	for _, o := range w.orgIdx.All() {
 		orgs.add(o.name, strconv.Itoa(o.members.Len()), strconv.Itoa(o.dbs.Len()), pageTime(o.created))
 		for _, db := range o.dbs.All() {
 			where := o.name + "/" + db.name

@@ -18,9 +18,31 @@ type world struct {
 	tokens map[string]*tokenRec // by ID
 	oauth  oauthStore           // OAuth applications, tokens and codes
 	// inFlight holds the IDs of resources with transitions ahead.
-	inFlight      map[string]bool
-	audit         auditLog      // the organizations' audit logs; see auditlogs.go
-	importSources importSources // what tests of external databases find; see dataimports.go
+	inFlight map[string]bool
+	audit    auditLog // the organizations' audit logs; see auditlogs.go
+	// importSources are what tests of external databases find; see dataimports.go.
+	importSources importSources
+
+	// clock is the world's time and the transitions waiting on it; every
+	// job runs against the world (see clock.go). timing is how long each
+	// lifecycle's steps take.
+	clock  *clock
+	timing Timings
+	// failNext holds the IDs whose next transition fails (see FailNext).
+	failNext map[string]bool
+	// base is the server's base URL, which rendered resources link to.
+	base string
+	// host logs and delivers what the world emits; see host.
+	host host
+}
+
+// host is what the world asks of the server that holds it, and all it
+// knows of it: the world names no server, request or response.
+type host interface {
+	// record logs an event of db and sends it to db's webhooks.
+	record(e *eventRec, db *dbRec)
+	// send makes the next attempt of a webhook delivery.
+	send(d *delivery)
 }
 
 func newWorld(seed uint64) *world {

@@ -15,18 +15,18 @@ type switchoverJob struct {
 	from platform.SwitchoverState
 }
 
-func (j switchoverJob) run(s *Server) {
+func (j switchoverJob) run(w *world) {
 	sw := j.sw
 	if sw.state != j.from {
 		return
 	}
-	now := s.clock.Now()
-	if s.takeFailure(sw.id) {
+	now := w.clock.Now()
+	if w.takeFailure(sw.id) {
 		sw.err = switchoverFailure
-		s.settleSwitchover(sw, platform.SwitchoverFailed, now)
+		w.settleSwitchover(sw, platform.SwitchoverFailed, now)
 		return
 	}
-	s.advanceSwitchover(sw, now)
+	w.advanceSwitchover(sw, now)
 }
 
 func (j switchoverJob) save() jobSnap {

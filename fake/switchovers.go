@@ -58,7 +58,7 @@ func listSwitchovers(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return pageOf(c, b.x().switchovers.Index(), false, c.s.renderSwitchover), nil
+	return pageOf(c, b.x().switchovers.Index(), false, c.w.renderSwitchover), nil
 }
 
 func getSwitchover(c *call) (any, error) {
@@ -70,7 +70,7 @@ func getSwitchover(c *call) (any, error) {
 	if sw == nil {
 		return nil, notFound()
 	}
-	return c.s.renderSwitchover(sw), nil
+	return c.w.renderSwitchover(sw), nil
 }
 
 func createSwitchover(c *call, p *platform.CreateSwitchoverParams) (any, error) {
@@ -85,8 +85,8 @@ func createSwitchover(c *call, p *platform.CreateSwitchoverParams) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	sw := c.s.newSwitchover(b, candidate, c.who.user)
-	return c.s.renderSwitchover(sw), nil
+	sw := c.w.newSwitchover(b, candidate, c.who.user)
+	return c.w.renderSwitchover(sw), nil
 }
 
 // busy refuses a switchover or maintenance of b while it cannot take one:
@@ -151,10 +151,10 @@ func (b *branchRec) switchoverCandidate(name *string) (int, error) {
 // now, running after Timings.SwitchoverStart, succeeded
 // Timings.SwitchoverRun later, when the candidate becomes the primary and
 // branch.primary_promoted is emitted.
-func (s *Server) newSwitchover(b *branchRec, candidate int, actor *userRec) *switchoverRec {
-	now := s.clock.Now()
+func (w *world) newSwitchover(b *branchRec, candidate int, actor *userRec) *switchoverRec {
+	now := w.clock.Now()
 	sw := &switchoverRec{
-		stamps:    stamps{id: s.world.newID(), created: now, updated: now},
+		stamps:    stamps{id: w.newID(), created: now, updated: now},
 		branch:    b,
 		state:     platform.SwitchoverPending,
 		candidate: candidate,
@@ -163,8 +163,8 @@ func (s *Server) newSwitchover(b *branchRec, candidate int, actor *userRec) *swi
 	bs := &b.x().switchovers
 	bs.Add(sw)
 	bs.running = sw
-	s.world.startFlight(sw.id)
-	s.clock.After(s.timing.SwitchoverStart, switchoverJob{sw, platform.SwitchoverPending})
+	w.startFlight(sw.id)
+	w.clock.After(w.timing.SwitchoverStart, switchoverJob{sw, platform.SwitchoverPending})
 	return sw
 }
 
@@ -172,7 +172,7 @@ func (s *Server) newSwitchover(b *branchRec, candidate int, actor *userRec) *swi
 // was injected: pending starts running, by promotion or (without replicas)
 // by restart; running ends with the candidate as the primary and
 // branch.primary_promoted.
-func (s *Server) advanceSwitchover(sw *switchoverRec, now time.Time) {
+func (w *world) advanceSwitchover(sw *switchoverRec, now time.Time) {
 	b := sw.branch
 	if sw.state == platform.SwitchoverPending {
 		sw.state, sw.updated = platform.SwitchoverRunning, now
@@ -180,33 +180,33 @@ func (s *Server) advanceSwitchover(sw *switchoverRec, now time.Time) {
 		if b.postgresInstances() == 1 {
 			sw.method = platform.SwitchoverRestart
 		}
-		s.clock.After(s.timing.SwitchoverRun, switchoverJob{sw, platform.SwitchoverRunning})
+		w.clock.After(w.timing.SwitchoverRun, switchoverJob{sw, platform.SwitchoverRunning})
 		return
 	}
 	b.primary = sw.candidate
 	b.updated = now
-	s.settleSwitchover(sw, platform.SwitchoverSucceeded, now)
-	s.emit("branch.primary_promoted", b.db, s.renderBranch(b))
+	w.settleSwitchover(sw, platform.SwitchoverSucceeded, now)
+	w.emit("branch.primary_promoted", b.db, w.renderBranch(b))
 }
 
 // settleSwitchover puts a switchover in a final state.
-func (s *Server) settleSwitchover(sw *switchoverRec, state platform.SwitchoverState, now time.Time) {
+func (w *world) settleSwitchover(sw *switchoverRec, state platform.SwitchoverState, now time.Time) {
 	sw.state = state
 	sw.completed, sw.updated = now, now
 	sw.branch.x().switchovers.running = nil
-	s.world.endFlight(sw.id)
+	w.endFlight(sw.id)
 }
 
 // cancelSwitchover cancels the switchover of b in progress, if any, as
 // deleting b does.
-func (s *Server) cancelSwitchover(b *branchRec) {
+func (w *world) cancelSwitchover(b *branchRec) {
 	if sw := b.x().switchovers.running; sw != nil {
-		s.settleSwitchover(sw, platform.SwitchoverCanceled, s.clock.Now())
+		w.settleSwitchover(sw, platform.SwitchoverCanceled, w.clock.Now())
 	}
 }
 
 // renderSwitchover renders a switchover as the API shows it.
-func (s *Server) renderSwitchover(sw *switchoverRec) *platform.Switchover {
+func (w *world) renderSwitchover(sw *switchoverRec) *platform.Switchover {
 	out := &platform.Switchover{
 		ID:          sw.id,
 		State:       sw.state,

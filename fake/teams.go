@@ -84,10 +84,10 @@ func teamRoutes() []route {
 func listTeams(c *call) (any, error) {
 	q := strings.ToLower(c.r.URL.Query().Get("q"))
 	if q == "" {
-		return pageOf(c, &c.org.teams.idx, true, c.s.renderTeam), nil
+		return pageOf(c, &c.org.teams.idx, true, c.w.renderTeam), nil
 	}
 	match := func(t *teamRec) bool { return strings.Contains(strings.ToLower(t.name), q) }
-	return filteredPageOf(c, &c.org.teams.idx, true, match, c.s.renderTeam), nil
+	return filteredPageOf(c, &c.org.teams.idx, true, match, c.w.renderTeam), nil
 }
 
 // teamSlug derives a team's slug from its name: lowercase ASCII letters
@@ -141,7 +141,7 @@ func createTeam(c *call, p *platform.CreateTeamParams) (any, error) {
 	}
 	setIf(&t.description, p.Description)
 	c.org.teams.add(t)
-	return c.s.renderTeam(t), nil
+	return c.w.renderTeam(t), nil
 }
 
 // team finds the path's {team}, a slug, in the path's organization.
@@ -179,7 +179,7 @@ func getTeam(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.s.renderTeam(t), nil
+	return c.w.renderTeam(t), nil
 }
 
 func updateTeam(c *call, p *platform.UpdateTeamParams) (any, error) {
@@ -194,7 +194,7 @@ func updateTeam(c *call, p *platform.UpdateTeamParams) (any, error) {
 		}
 	}
 	if name == t.name && (p.Description == nil || *p.Description == t.description) {
-		return c.s.renderTeam(t), nil
+		return c.w.renderTeam(t), nil
 	}
 	if slug != t.slug {
 		c.org.teams.remove(t)
@@ -204,7 +204,7 @@ func updateTeam(c *call, p *platform.UpdateTeamParams) (any, error) {
 	t.name = name
 	setIf(&t.description, p.Description)
 	t.updated = c.now
-	return c.s.renderTeam(t), nil
+	return c.w.renderTeam(t), nil
 }
 
 func deleteTeam(c *call) (any, error) {
@@ -301,7 +301,7 @@ func (t *teamRec) removeMember(m *teamMemberRec, now time.Time) {
 }
 
 // renderTeam renders a team as the API shows it.
-func (s *Server) renderTeam(t *teamRec) *platform.Team {
+func (w *world) renderTeam(t *teamRec) *platform.Team {
 	out := &platform.Team{
 		ID:               t.id,
 		Type:             "OrganizationTeam",
@@ -309,8 +309,8 @@ func (s *Server) renderTeam(t *teamRec) *platform.Team {
 		DisplayName:      t.name,
 		Slug:             t.slug,
 		Members:          make([]platform.User, 0, t.members.Len()),
-		Databases:        s.renderDatabaseRefs(t.databases),
-		AnalystDatabases: s.renderDatabaseRefs(t.analystDatabases),
+		Databases:        w.renderDatabaseRefs(t.databases),
+		AnalystDatabases: w.renderDatabaseRefs(t.analystDatabases),
 		Managed:          t.managed,
 		CreatedAt:        platform.NewTimestamp(t.created),
 		UpdatedAt:        platform.NewTimestamp(t.updated),
@@ -329,13 +329,13 @@ func (s *Server) renderTeam(t *teamRec) *platform.Team {
 
 // renderDatabaseRefs renders the databases that still exist as short
 // forms.
-func (s *Server) renderDatabaseRefs(dbs []*dbRec) []platform.DatabaseRef {
+func (w *world) renderDatabaseRefs(dbs []*dbRec) []platform.DatabaseRef {
 	out := make([]platform.DatabaseRef, 0, len(dbs))
 	for _, db := range dbs {
 		if db.deleted {
 			continue
 		}
-		d := s.renderDatabase(db)
+		d := w.renderDatabase(db)
 		out = append(out, platform.DatabaseRef{ID: d.ID, Name: d.Name, URL: d.URL, BranchesURL: d.BranchesURL})
 	}
 	return out

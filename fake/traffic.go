@@ -140,7 +140,7 @@ func (s *Server) RecordQueries(org, database, branch string, samples ...QuerySam
 	if err != nil {
 		return fmt.Errorf("fake: RecordQueries: %w", err)
 	}
-	now := s.clock.Now()
+	now := s.world.clock.Now()
 	checked := make([]checkedSample, len(samples))
 	for i := range samples {
 		if checked[i], err = checkSample(b, &samples[i], now); err != nil {

@@ -16,18 +16,18 @@ type workflowJob struct {
 	from platform.WorkflowState
 }
 
-func (j workflowJob) run(s *Server) {
+func (j workflowJob) run(w *world) {
 	wf := j.wf
 	if wf.state != j.from {
 		return
 	}
-	now := s.clock.Now()
-	if s.takeFailure(wf.id) {
+	now := w.clock.Now()
+	if w.takeFailure(wf.id) {
 		wf.state, wf.updated = platform.WorkflowError, now
 		wf.failedFrom, wf.errors = j.from, workflowFailure(j.from)
 		return
 	}
-	s.advanceWorkflow(wf, now)
+	w.advanceWorkflow(wf, now)
 }
 
 func (j workflowJob) save() jobSnap {

@@ -96,11 +96,11 @@ func workflowRoutes() []route {
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/workflows", op: "list_workflows", handler: read(listWorkflows)},
 		{pattern: "POST /v1/organizations/{organization}/databases/{database}/workflows", op: "create_workflow", handler: withBody(createWorkflow)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/workflows/{number}", op: "get_workflow", handler: read(onWorkflow(nil))},
-		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/workflows/{number}", op: "workflow_cancel", handler: act(onWorkflow((*Server).cancelWorkflow))},
-		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/complete", op: "workflow_complete", handler: act(onWorkflow((*Server).completeWorkflow))},
+		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/workflows/{number}", op: "workflow_cancel", handler: act(onWorkflow((*world).cancelWorkflow))},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/complete", op: "workflow_complete", handler: act(onWorkflow((*world).completeWorkflow))},
 		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/cutover", op: "workflow_cutover", handler: act(onWorkflow(cutoverWorkflow.start))},
-		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/retry", op: "workflow_retry", handler: act(onWorkflow((*Server).retryWorkflow))},
-		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/reverse-cutover", op: "workflow_reverse_cutover", handler: act(onWorkflow((*Server).reverseCutover))},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/retry", op: "workflow_retry", handler: act(onWorkflow((*world).retryWorkflow))},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/reverse-cutover", op: "workflow_reverse_cutover", handler: act(onWorkflow((*world).reverseCutover))},
 		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/reverse-traffic", op: "workflow_reverse_traffic", handler: act(onWorkflow(reverseTraffic.start))},
 		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/switch-primaries", op: "workflow_switch_primaries", handler: act(onWorkflow(switchPrimaries.start))},
 		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/workflows/{number}/switch-replicas", op: "workflow_switch_replicas", handler: act(onWorkflow(switchReplicas.start))},
@@ -110,7 +110,7 @@ func workflowRoutes() []route {
 
 // onWorkflow adapts a handler of one workflow: it finds the path's
 // {number}, runs fn (nil for a read) and renders the workflow fn leaves.
-func onWorkflow(fn func(s *Server, c *call, wf *workflowRec) error) func(c *call) (any, error) {
+func onWorkflow(fn func(w *world, who *principal, wf *workflowRec) error) func(c *call) (any, error) {
 	return func(c *call) (any, error) {
 		n, err := strconv.Atoi(c.r.PathValue("number"))
 		if err != nil {
@@ -121,7 +121,7 @@ func onWorkflow(fn func(s *Server, c *call, wf *workflowRec) error) func(c *call
 			return nil, notFound()
 		}
 		if fn != nil {
-			if err := fn(c.s, c, wf); err != nil {
+			if err := fn(c.w, c.who, wf); err != nil {
 				return nil, err
 			}
 		}
@@ -153,7 +153,6 @@ func (wf *workflowRec) ended() time.Time {
 }
 
 func createWorkflow(c *call, p *platform.CreateWorkflowParams) (any, error) {
-	s := c.s
 	db := c.db
 	if db.kind != platform.KindMySQL {
 		return nil, unprocessable("workflows are for mysql databases; %s is %s", db.name, db.kind)
@@ -223,7 +222,7 @@ func createWorkflow(c *call, p *platform.CreateWorkflowParams) (any, error) {
 	setIf(&wf.onDDL, p.OnDDL)
 	db.addWorkflow(wf)
 	c.w.startFlight(wf.id)
-	s.clock.After(s.timing.WorkflowStart, workflowJob{wf, platform.WorkflowPending})
+	c.w.clock.After(c.w.timing.WorkflowStart, workflowJob{wf, platform.WorkflowPending})
 	return renderWorkflow(wf), nil
 }
 
@@ -275,11 +274,11 @@ func refuseIn(wf *workflowRec, action string, allowed ...platform.WorkflowState)
 	return unprocessable("workflow #%d is %s; %s needs it %s", wf.number, wf.state, action, strings.Join(names, " or "))
 }
 
-// workflowStep moves wf into state to by an action of c's caller and
-// schedules the step that leaves it after d.
-func (s *Server) workflowStep(c *call, wf *workflowRec, to platform.WorkflowState, d time.Duration) {
-	wf.state, wf.updated = to, c.now
-	s.clock.After(d, workflowJob{wf, to})
+// workflowStep moves wf into state to and schedules the step that leaves
+// it after d.
+func (w *world) workflowStep(wf *workflowRec, to platform.WorkflowState, d time.Duration) {
+	wf.state, wf.updated = to, w.clock.Now()
+	w.clock.After(d, workflowJob{wf, to})
 }
 
 // workflowInStep are the states from which traffic may be switched or the
@@ -297,13 +296,13 @@ type workflowStepAction struct {
 	dur  func(t *Timings) time.Duration
 }
 
-// start is the handler of the action.
-func (a workflowStepAction) start(s *Server, c *call, wf *workflowRec) error {
+// start runs the action for who.
+func (a workflowStepAction) start(w *world, who *principal, wf *workflowRec) error {
 	if !slices.Contains(a.from, wf.state) {
 		return refuseIn(wf, a.name, a.from...)
 	}
-	*a.by(wf) = c.who.user
-	s.workflowStep(c, wf, a.to, a.dur(&s.timing))
+	*a.by(wf) = who.user
+	w.workflowStep(wf, a.to, a.dur(&w.timing))
 	return nil
 }
 
@@ -326,20 +325,20 @@ var (
 
 // reverseCutover sends every kind of traffic back to the source keyspace
 // at once; the target stays in step, so the switches may start again.
-func (s *Server) reverseCutover(c *call, wf *workflowRec) error {
+func (w *world) reverseCutover(who *principal, wf *workflowRec) error {
 	if wf.state != platform.WorkflowCutover {
 		return refuseIn(wf, "reverse-cutover", platform.WorkflowCutover)
 	}
-	wf.state, wf.updated = platform.WorkflowReversedCutover, c.now
+	wf.state, wf.updated = platform.WorkflowReversedCutover, w.clock.Now()
 	wf.replicasSwitched, wf.primariesSwitched = false, false
-	wf.reversed, wf.reversedCutoverBy = c.now, c.who.user
+	wf.reversed, wf.reversedCutoverBy = w.clock.Now(), who.user
 	return nil
 }
 
 // completeWorkflow ends a workflow that has cut over: its tables move from
 // the source keyspace's schema to the target's. A table dropped from the
 // source, or created in the target, since is a 422 naming it.
-func (s *Server) completeWorkflow(c *call, wf *workflowRec) error {
+func (w *world) completeWorkflow(who *principal, wf *workflowRec) error {
 	if wf.state != platform.WorkflowCutover {
 		return refuseIn(wf, "complete", platform.WorkflowCutover)
 	}
@@ -355,11 +354,11 @@ func (s *Server) completeWorkflow(c *call, wf *workflowRec) error {
 		delete(src, t)
 	}
 	wf.source.tables, wf.target.tables = src, dst
-	wf.branch.schemaUpdated, wf.branch.updated = c.now, c.now
-	s.schemaChanged(wf.branch, nil)
-	wf.state, wf.updated = platform.WorkflowCompleted, c.now
-	wf.completed, wf.completedBy = c.now, c.who.user
-	c.w.endFlight(wf.id)
+	wf.branch.schemaUpdated, wf.branch.updated = w.clock.Now(), w.clock.Now()
+	w.schemaChanged(wf.branch, nil)
+	wf.state, wf.updated = platform.WorkflowCompleted, w.clock.Now()
+	wf.completed, wf.completedBy = w.clock.Now(), who.user
+	w.endFlight(wf.id)
 	return nil
 }
 
@@ -371,52 +370,52 @@ var workflowCancellable = []platform.WorkflowState{
 
 // cancelWorkflow cancels wf: straight to cancelling, or through
 // reversing_traffic_for_cancel when it has traffic switched.
-func (s *Server) cancelWorkflow(c *call, wf *workflowRec) error {
+func (w *world) cancelWorkflow(who *principal, wf *workflowRec) error {
 	if !slices.Contains(workflowCancellable, wf.state) {
 		return refuseIn(wf, "cancel", workflowCancellable...)
 	}
-	wf.cancelledBy = c.who.user
+	wf.cancelledBy = who.user
 	wf.failedFrom, wf.errors = "", ""
 	if wf.replicasSwitched || wf.primariesSwitched {
-		s.workflowStep(c, wf, platform.WorkflowReversingTrafficForCancel, s.timing.WorkflowSwitch)
+		w.workflowStep(wf, platform.WorkflowReversingTrafficForCancel, w.timing.WorkflowSwitch)
 		return nil
 	}
-	s.workflowStep(c, wf, platform.WorkflowCancelling, s.timing.WorkflowSwitch)
+	w.workflowStep(wf, platform.WorkflowCancelling, w.timing.WorkflowSwitch)
 	return nil
 }
 
 // retryWorkflow resumes wf from the step that failed.
-func (s *Server) retryWorkflow(c *call, wf *workflowRec) error {
+func (w *world) retryWorkflow(who *principal, wf *workflowRec) error {
 	if wf.state != platform.WorkflowError {
 		return refuseIn(wf, "retry", platform.WorkflowError)
 	}
 	from := wf.failedFrom
 	wf.failedFrom, wf.errors = "", ""
-	wf.retried, wf.retriedBy = c.now, c.who.user
-	s.workflowStep(c, wf, from, s.workflowStepTime(from))
+	wf.retried, wf.retriedBy = w.clock.Now(), who.user
+	w.workflowStep(wf, from, w.workflowStepTime(from))
 	return nil
 }
 
 // workflowStepTime is how long the step that leaves state from takes.
-func (s *Server) workflowStepTime(from platform.WorkflowState) time.Duration {
+func (w *world) workflowStepTime(from platform.WorkflowState) time.Duration {
 	switch from {
 	case platform.WorkflowPending:
-		return s.timing.WorkflowStart
+		return w.timing.WorkflowStart
 	case platform.WorkflowCopying:
-		return s.timing.WorkflowCopy
+		return w.timing.WorkflowCopy
 	case platform.WorkflowVerifyingData:
-		return s.timing.WorkflowVerify
+		return w.timing.WorkflowVerify
 	}
-	return s.timing.WorkflowSwitch
+	return w.timing.WorkflowSwitch
 }
 
 // advanceWorkflow takes the step on the clock that leaves wf's state.
-func (s *Server) advanceWorkflow(wf *workflowRec, now time.Time) {
+func (w *world) advanceWorkflow(wf *workflowRec, now time.Time) {
 	wf.updated = now
 	switch wf.state {
 	case platform.WorkflowPending:
 		wf.state, wf.started = platform.WorkflowCopying, now
-		s.clock.After(s.timing.WorkflowCopy, workflowJob{wf, platform.WorkflowCopying})
+		w.clock.After(w.timing.WorkflowCopy, workflowJob{wf, platform.WorkflowCopying})
 	case platform.WorkflowCopying:
 		wf.state, wf.copied = platform.WorkflowRunning, now
 		wf.sequenceTablesApplied = wf.global != nil
@@ -438,22 +437,22 @@ func (s *Server) advanceWorkflow(wf *workflowRec, now time.Time) {
 	case platform.WorkflowReversingTrafficForCancel:
 		wf.state, wf.reversed = platform.WorkflowCancelling, now
 		wf.replicasSwitched, wf.primariesSwitched = false, false
-		s.clock.After(s.timing.WorkflowSwitch, workflowJob{wf, platform.WorkflowCancelling})
+		w.clock.After(w.timing.WorkflowSwitch, workflowJob{wf, platform.WorkflowCancelling})
 	case platform.WorkflowCancelling:
 		wf.state, wf.cancelled = platform.WorkflowCancelled, now
-		s.world.endFlight(wf.id)
+		w.endFlight(wf.id)
 	}
 }
 
 // cancelWorkflows cancels the active workflows of b at once, as deleting
 // b does.
-func (s *Server) cancelWorkflows(b *branchRec) {
-	now := s.clock.Now()
+func (w *world) cancelWorkflows(b *branchRec) {
+	now := w.clock.Now()
 	for _, wf := range b.db.workflows.all() {
 		if wf.branch == b && wf.active() {
 			wf.state, wf.updated, wf.cancelled = platform.WorkflowCancelled, now, now
 			wf.failedFrom, wf.errors = "", ""
-			s.world.endFlight(wf.id)
+			w.endFlight(wf.id)
 		}
 	}
 }
