@@ -510,5 +510,11 @@ func (s *Server) ImportNotifications(org, database string) ([]ImportNotification
 	if m == nil {
 		return []ImportNotification{}, nil
 	}
-	return append([]ImportNotification{}, m.importNotes...), nil
+	out := append([]ImportNotification{}, m.importNotes...)
+	for i, n := range out {
+		if n.Matched != nil {
+			out[i].Matched = platform.Ptr(*n.Matched) // the caller's to change
+		}
+	}
+	return out, nil
 }
