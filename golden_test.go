@@ -50,6 +50,9 @@ func TestGoldenRoundTrip(t *testing.T) {
 		{"vschema.json", func() any { return new(platform.VSchema) }},
 		{"routing_rules.json", func() any { return new(platform.RoutingRules) }},
 		{"audit_log_list.json", func() any { return new(platform.CursorPage[platform.AuditLog]) }},
+		{"connection_list.json", func() any { return new(platform.ConnectionList) }},
+		{"process_list.json", func() any { return new(platform.ProcessList) }},
+		{"kill_process_result.json", func() any { return new(platform.KillProcessResult) }},
 	}
 	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.json"))
 	if err != nil {

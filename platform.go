@@ -143,6 +143,8 @@ type Client struct {
 	Billing *BillingService
 	// DataImports imports databases from external MySQL servers.
 	DataImports *DataImportsService
+	// Connections shows and kills the live connections of branches.
+	Connections *ConnectionsService
 }
 
 // service is what every resource service holds: the client that sends its
@@ -251,6 +253,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.AuditLogs = (*AuditLogsService)(common)
 	c.Billing = (*BillingService)(common)
 	c.DataImports = (*DataImportsService)(common)
+	c.Connections = (*ConnectionsService)(common)
 	return c, nil
 }
 

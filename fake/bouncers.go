@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -11,8 +10,8 @@ import (
 )
 
 // This file serves the bouncers (connection poolers) of PostgreSQL
-// branches and their resize requests. See the package documentation for
-// the decisions where the API's description is silent.
+// branches and their resize requests. See docs/fake-behaviour.md
+// (Bouncers) for the decisions where the API's description is silent.
 
 // bouncerSKU is a bouncer size of the catalogue.
 type bouncerSKU struct {
@@ -479,10 +478,4 @@ func renderBouncerResize(r *bouncerResizeRec) *platform.BouncerResizeRequest {
 		SKU:                     renderBouncerSKU(r.next.size),
 		PreviousSKU:             renderBouncerSKU(r.prev.size),
 	}
-}
-
-// bouncerPodName is the name of server n of a bouncer in the branch's
-// infrastructure.
-func bouncerPodName(bn *bouncerRec, n int) string {
-	return fmt.Sprintf("%s-pgbouncer-%s-%d", bn.branch.id, bn.name, n)
 }

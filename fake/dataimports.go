@@ -126,7 +126,7 @@ func dataImportRoutes() []route {
 
 // dataImport returns the import that created db, or nil.
 func (db *dbRec) dataImport() *importRec {
-	if m := db.more.Load(); m != nil {
+	if m := db.more.peek(); m != nil {
 		return m.dataImport
 	}
 	return nil
@@ -356,8 +356,8 @@ func (w *world) endDataImport(db *dbRec) {
 func createImportNotification(c *call, p *platform.CreateImportNotificationParams) (any, error) {
 	n := ImportNotification{
 		At: c.now, MigrationID: p.MigrationID, Event: p.Event,
-		BranchName: deref(p.BranchName), Method: deref(p.Method), Error: deref(p.Error), ErrorCode: deref(p.ErrorCode),
-		Stage: deref(p.Stage), Message: deref(p.Message), Matched: p.Matched,
+		BranchName: valueOf(p.BranchName), Method: valueOf(p.Method), Error: valueOf(p.Error), ErrorCode: valueOf(p.ErrorCode),
+		Stage: valueOf(p.Stage), Message: valueOf(p.Message), Matched: p.Matched,
 		ExportBytes: valueOf(p.ExportBytes), TableCount: valueOf(p.TableCount), DurationMs: valueOf(p.DurationMs),
 	}
 	if err := n.validate(); err != nil {
@@ -506,7 +506,7 @@ func (s *Server) ImportNotifications(org, database string) ([]ImportNotification
 	if db == nil {
 		return nil, fmt.Errorf("fake: ImportNotifications: no database %q in %s", database, org)
 	}
-	m := db.more.Load()
+	m := db.more.peek()
 	if m == nil {
 		return []ImportNotification{}, nil
 	}

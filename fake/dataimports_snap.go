@@ -57,7 +57,7 @@ type importNotesSnap struct {
 func (sv *saver) dataImports() *dataImportsSnap {
 	var out dataImportsSnap
 	for _, db := range listOrder(sv.dbSet) {
-		m := db.more.Load()
+		m := db.more.peek()
 		if m == nil || db.deleted {
 			continue
 		}

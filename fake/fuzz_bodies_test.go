@@ -106,6 +106,7 @@ var fuzzBodyGroups = map[string][]string{
 	"SchemaRecommendation": {"dismiss_schema_recommendation"},
 	"Throttler":            {"update_database_throttler", "update_deploy_request_throttler"},
 	"DataImport":           {"test_data_import_source", "start_data_import", "create_import_notification"},
+	"Connection":           {"kill_process"},
 }
 
 func FuzzDataImportBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["DataImport"]...) }
@@ -154,6 +155,8 @@ func FuzzSchemaRecommendationBodies(f *testing.F) {
 func FuzzThrottlerBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Throttler"]...) }
 func FuzzWorkflowBodies(f *testing.F)  { fuzzBodies(f, fuzzBodyGroups["Workflow"]...) }
 func FuzzVSchemaBodies(f *testing.F)   { fuzzBodies(f, fuzzBodyGroups["VSchema"]...) }
+
+func FuzzConnectionBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Connection"]...) }
 
 // TestFuzzBodiesCoverBodyOperations checks that every operation whose
 // fixture sends a body is fuzzed by one of the targets above.

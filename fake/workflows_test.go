@@ -168,7 +168,7 @@ const wfSettle = 25 * time.Second
 // wfTimings make each step of the state table 10 s, and the copy a minute.
 var wfTimings = fake.Timings{WorkflowStart: 10 * time.Second, WorkflowCopy: time.Minute, WorkflowVerify: 10 * time.Second, WorkflowSwitch: 10 * time.Second}
 
-// wfStateTable is the state table of the package doc: for each state a
+// wfStateTable is the state table of docs/fake-behaviour.md: for each state a
 // workflow can be in, the actions it allows and where they lead. Every
 // other action is a 422 naming the state.
 var wfStateTable = map[platform.WorkflowState]map[string]wfEdge{
