@@ -144,6 +144,8 @@ type Client struct {
 	AuditLogs *AuditLogsService
 	// Billing reads invoices and manages the payment method.
 	Billing *BillingService
+	// DataImports imports databases from external MySQL servers.
+	DataImports *DataImportsService
 	// Connections shows and kills the live connections of branches.
 	Connections *ConnectionsService
 }
@@ -254,6 +256,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.AuditLogs = (*AuditLogsService)(common)
 	c.AuthAttemptExports = (*AuthAttemptExportsService)(common)
 	c.Billing = (*BillingService)(common)
+	c.DataImports = (*DataImportsService)(common)
 	c.Connections = (*ConnectionsService)(common)
 	return c, nil
 }

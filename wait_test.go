@@ -261,6 +261,10 @@ func TestWaitersStopWhenUnreachable(t *testing.T) {
 			_, err := c.BranchChanges.WaitChange(ctx, &platform.GetBranchChangeRequestParams{Organization: ref.org, Database: ref.db, Branch: ref.br, ID: "r1"})
 			return err
 		},
+		"DataImports.Wait": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.DataImports.Wait(ctx, &platform.GetDataImportParams{Organization: ref.org, Database: ref.db}, platform.DataImportReady)
+			return err
+		},
 		"Databases.Wait": func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Databases.Wait(ctx, &platform.GetDatabaseParams{Organization: ref.org, Database: ref.db})
 			return err

@@ -93,6 +93,11 @@ import (
 //	POST   /_fake/reset                           Reset
 //	PUT    /_fake/organizations/{org}/billing/payment-method
 //	                                              SetPaymentMethod {"brand", "last4", "exp_month", "exp_year", "name"}
+//	PUT    /_fake/organizations/{org}/import-sources/{host}
+//	                                              SetImportSource {"reachable", "connect_error", "password", "lint_errors",
+//	                                              "needs_upgrade", "suggested_plan", "max_pool_size"}
+//	GET    /_fake/organizations/{org}/databases/{db}/import-notifications
+//	                                              ImportNotifications: {"data": [...]}
 //
 // Control requests are themselves logged, with an operation of "_fake/"
 // and the endpoint's path pattern ("_fake/advance", "_fake/faults/{id}").
@@ -132,6 +137,7 @@ func controlRoutes() []controlRoute {
 	rs = append(rs, controlSnapshotRoutes()...)
 	rs = append(rs, controlBillingRoutes()...)
 	rs = append(rs, controlAuthAttemptRoutes()...)
+	rs = append(rs, controlDataImportRoutes()...)
 	return rs
 }
 

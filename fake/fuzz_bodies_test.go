@@ -106,8 +106,11 @@ var fuzzBodyGroups = map[string][]string{
 	"SchemaRecommendation": {"dismiss_schema_recommendation"},
 	"Throttler":            {"update_database_throttler", "update_deploy_request_throttler"},
 	"AuthAttemptExport":    {"create_auth_attempt_export"},
+	"DataImport":           {"test_data_import_source", "start_data_import", "create_import_notification"},
 	"Connection":           {"kill_process"},
 }
+
+func FuzzDataImportBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["DataImport"]...) }
 
 func FuzzOrganizationBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Organization"]...) }
 

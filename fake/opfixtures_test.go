@@ -430,6 +430,22 @@ var opFixtures = map[string]opFixture{
 	},
 	"update_branch_cluster_config": opOnBody("dev", `{"cluster_size":"PS_20"}`),
 
+	// data imports (the database app made again by an import; see opImport)
+	"test_data_import_source": func(w *opWorld, _ string) opCall {
+		w.importSource()
+		return opCall{body: opImportBody("legacy")}
+	},
+	"start_data_import": func(w *opWorld, _ string) opCall {
+		w.importSource()
+		return opCall{body: opImportBody("fresh")}
+	},
+	"get_data_import":             opImport(0),
+	"cancel_data_import":          opImport(0),
+	"make_data_import_primary":    opImport(time.Minute + 10*time.Second),
+	"make_data_import_replica":    opImport(time.Minute+10*time.Second, (*platform.DataImportsService).MakePrimary),
+	"detach_data_import_database": opImport(time.Minute+10*time.Second, (*platform.DataImportsService).MakePrimary),
+	"create_import_notification":  opBody(`{"migration_id":"m1","event":"progress","branch_name":"main","export_bytes":1024,"matched":true}`),
+
 	// billing (January's invoice of acme; a card on file)
 	"list_invoices":          opInvoice,
 	"get_invoice":            opInvoice,
@@ -1703,5 +1719,57 @@ func opVSchemas(t testing.TB, c *platform.Client, s *opState, org, db, branch st
 		if s.VSchemas[key+"/"+ks.Name], err = c.Keyspaces.GetVSchema(ctx, &platform.GetVSchemaParams{Organization: org, Database: db, Branch: branch, Keyspace: ks.Name}); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// opImportHost is the external database of the data import fixtures.
+const opImportHost = "legacy.example.com"
+
+// importSource sets up the external database of the data import fixtures.
+func (w *opWorld) importSource() {
+	w.t.Helper()
+	if err := w.srv.SetImportSource(w.org, opImportHost, fake.ImportSource{Reachable: true}); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// opImportBody is the body of a test or start of an import into database.
+func opImportBody(database string) string {
+	return `{"database_name":"` + database + `","connection":{"hostname":"` + opImportHost + `","schema_name":"legacy","port":3306,"username":"u","password":"p","ssl_mode":"required"}}`
+}
+
+// opImport is a fixture of an operation on the import of app: app is
+// deleted and made again by an import, which then runs for d (the data is
+// copied after a minute and ten seconds; app has a development branch dev
+// after five) and is moved on by each of then and another d.
+func opImport(d time.Duration, then ...func(*platform.DataImportsService, context.Context, *platform.DataImportParams) (*platform.DataImport, error)) opFixture {
+	return func(w *opWorld, _ string) opCall {
+		w.t.Helper()
+		ctx := w.t.Context()
+		if err := w.c.Databases.Delete(ctx, &platform.DeleteDatabaseParams{Organization: w.org, Database: drDB}); err != nil {
+			w.t.Fatal(err)
+		}
+		w.importSource()
+		_, err := w.c.DataImports.Start(ctx, &platform.StartDataImportParams{
+			Organization: w.org, DatabaseName: drDB,
+			Connection: platform.DataImportConnection{Hostname: opImportHost, Database: "legacy", Username: "u", Password: "p"},
+		})
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		// A development branch dev, as in app before, for the grants on a
+		// branch that name it.
+		w.srv.Advance(5 * time.Second)
+		if _, err := w.c.Branches.Create(ctx, &platform.CreateBranchParams{Organization: w.org, Database: drDB, Name: "dev", ParentBranch: "main"}); err != nil {
+			w.t.Fatal(err)
+		}
+		w.srv.Advance(max(d-5*time.Second, 0))
+		for _, fn := range then {
+			if _, err := fn(w.c.DataImports, ctx, &platform.DataImportParams{Organization: w.org, Database: drDB}); err != nil {
+				w.t.Fatal(err)
+			}
+			w.srv.Advance(d)
+		}
+		return opCall{}
 	}
 }

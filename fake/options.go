@@ -149,6 +149,18 @@ type Timings struct {
 	// InvoiceDue is how long after its billing period ends an unpaid
 	// invoice becomes overdue.
 	InvoiceDue time.Duration
+	// DataImportPrepare is how long a new data import prepares its copy
+	// (prepare_data_copy_pending).
+	DataImportPrepare time.Duration
+	// DataImportCopy is how long a data import copies its data
+	// (data_copy_pending).
+	DataImportCopy time.Duration
+	// DataImportSwitch is how long a data import switches traffic either
+	// way (switch_traffic_workflow_running, reverse_traffic_workflow_running).
+	DataImportSwitch time.Duration
+	// DataImportDetach is how long a data import detaches the external
+	// database (cleanup_workflow_running).
+	DataImportDetach time.Duration
 }
 
 // DefaultTimings returns the default durations.
@@ -190,6 +202,10 @@ func DefaultTimings() Timings {
 		OAuthDeviceCode:        15 * time.Minute,
 		OAuthDevicePoll:        5 * time.Second,
 		InvoiceDue:             30 * 24 * time.Hour,
+		DataImportPrepare:      10 * time.Second,
+		DataImportCopy:         time.Minute,
+		DataImportSwitch:       10 * time.Second,
+		DataImportDetach:       10 * time.Second,
 	}
 }
 
@@ -206,6 +222,7 @@ func (t *Timings) fields() []*time.Duration {
 		&t.QueryPatternsReport, &t.QueryPatternsURL,
 		&t.AuthAttemptExportStart, &t.AuthAttemptExport, &t.AuthAttemptExportTTL, &t.AuthAttemptExportURL,
 		&t.InvoiceDue,
+		&t.DataImportPrepare, &t.DataImportCopy, &t.DataImportSwitch, &t.DataImportDetach,
 	}
 }
 

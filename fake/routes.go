@@ -166,6 +166,7 @@ func routeTable() []route {
 	rs = append(rs, workflowRoutes()...)
 	rs = append(rs, billingRoutes()...)
 	rs = append(rs, authAttemptRoutes()...)
+	rs = append(rs, dataImportRoutes()...)
 	rs = append(rs, connectionRoutes()...)
 	return rs
 }

@@ -99,6 +99,7 @@ type worldSnap struct {
 	Transitions   []jobSnap         `json:"transitions"`
 	AuditLog      auditLogSnap      `json:"audit_log"`
 	AuthAttempts  []orgAuthSnap     `json:"auth_attempts,omitempty"`
+	DataImports   *dataImportsSnap  `json:"data_imports,omitempty"` // nil when there are none
 }
 
 // clockSnap is the clock: its time and the sequence number of the last
@@ -308,6 +309,7 @@ func (s *Server) save() (*worldSnap, error) {
 	snap.OAuthDevices = devices
 	snap.AuditLog = sv.auditLog()
 	snap.AuthAttempts = sv.authSnaps()
+	snap.DataImports = sv.dataImports()
 	return snap, nil
 }
 
@@ -368,6 +370,7 @@ type loader struct {
 	branchChanges   map[string]*branchChangeRec
 	qpReports       map[string]*qpReportRec
 	authExports     map[string]*authExportRec
+	imports         map[string]*importRec
 
 	// fixes resolve references between records once all exist.
 	fixes []func() error
@@ -394,6 +397,7 @@ func newLoader() *loader {
 		branchChanges:   map[string]*branchChangeRec{},
 		qpReports:       map[string]*qpReportRec{},
 		authExports:     map[string]*authExportRec{},
+		imports:         map[string]*importRec{},
 	}
 }
 
@@ -422,6 +426,7 @@ func (ld *loader) load(snap *worldSnap) error {
 		func() error { return at(ld.loadApps(snap.OAuthApps), "oauth_applications") },
 		func() error { return at(ld.loadAuditLog(snap.AuditLog), "audit_log") },
 		func() error { return ld.loadAuth(snap.AuthAttempts) },
+		func() error { return at(ld.loadDataImports(snap.DataImports), "data_imports") },
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {
@@ -708,6 +713,7 @@ var jobLoaders = map[string]func(ld *loader, js jobSnap) (job, error){
 	"query_patterns_report.generate": loadQPReportJob,
 	"invoice.issue":                  loadInvoiceJob,
 	"auth_attempt_export.step":       loadAuthExportJob,
+	"data_import.step":               loadImportStepJob,
 }
 
 // loadJobs puts the snapshot's transitions on the new clock.

@@ -26,7 +26,7 @@ import (
 // be forgotten by the snapshot; TestSnapshotOperations checks that each is
 // set somewhere in the operation table's worlds, and restored exactly.
 var snapshotCoverage = map[string]string{
-	"world":                  "rng pcg orgs orgIdx users tokens oauth inFlight audit failNext",
+	"world":                  "rng pcg orgs orgIdx users tokens oauth inFlight audit failNext importSources",
 	"Consent":                "Organizations Databases Branches",
 	"Token":                  "ID Secret",
 	"stamps":                 "id created updated",
@@ -44,7 +44,13 @@ var snapshotCoverage = map[string]string{
 	"dbGrant":                "db perms",
 	"branchKey":              "db name",
 	"dbRec":                  "stamps org name region kind clusterSize replicas state deleted requireApproval restrictBranchRegion allowDataBranching foreignKeys insightsRawQueries deletionProtected prodWebConsole notes automaticMigrations migrationFramework migrationTable defaultBranch branchIdx backups drs drByNumber lastDR deployQueue more workflows extra",
-	"dbMore":                 "webhooks maintenance ipRestrictions",
+	"dbMore":                 "webhooks maintenance ipRestrictions dataImport importNotes",
+	"importRec":              "stamps db state checkErrors started finished source plan maxPoolSize",
+	"importSourceRec":        "host schema username port sslMode sslServerName",
+	"importSourceKey":        "org host",
+	"importStepJob":          "imp from",
+	"ImportSource":           "Reachable ConnectError Password LintErrors NeedsUpgrade SuggestedPlan MaxPoolSize",
+	"ImportNotification":     "At MigrationID Event BranchName Method ExportBytes TableCount Matched DurationMs Error ErrorCode Stage Message",
 	"webhookStore":           "Store",
 	"webhookRec":             "stamps db url secret enabled events deleted lastSent lastSentResult lastSentSuccess failures lastTest",
 	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated keyspaces roles more readOnlyRegions primary cluster traffic",
@@ -184,7 +190,10 @@ func snapshotCovered(field string) bool {
 
 // snapshotHome says where the snapshot of each record type is written.
 var snapshotHome = map[string]string{
-	"world": "worldSnap in fake/snapshot.go", "oauthSession": "oauthSessionSnap in fake/oauth_snap.go",
+	"importRec": "importSnap in fake/dataimports_snap.go", "importSourceRec": "importSourceRecSnap in fake/dataimports_snap.go",
+	"importSourceKey": "importSourceSnap in fake/dataimports_snap.go", "ImportSource": "importSourceSnap in fake/dataimports_snap.go",
+	"ImportNotification": "importNotesSnap in fake/dataimports_snap.go",
+	"world":              "worldSnap in fake/snapshot.go", "oauthSession": "oauthSessionSnap in fake/oauth_snap.go",
 	"userRec": "userSnap in fake/organizations_snap.go", "orgRec": "orgSnap in fake/organizations_snap.go",
 	"memberRec": "memberSnap in fake/organizations_snap.go", "teamRec": "teamSnap in fake/teams_snap.go",
 	"teamMemberRec": "teamMemberSnap in fake/teams_snap.go", "tokenRec": "tokenSnap in fake/servicetokens_snap.go",
@@ -212,7 +221,7 @@ var snapshotHome = map[string]string{
 	"qpReportRec": "qpReportSnap in fake/querypatterns_snap.go",
 	"orgAuth":     "orgAuthSnap in fake/authattempts_snap.go", "authExportRec": "authExportSnap in fake/authattempts_snap.go",
 	"deletedPassword": "deletedPasswordSnap in fake/authattempts_snap.go",
-	"auditRec":    "auditSnap in fake/auditlogs_snap.go", "auditLog": "auditLogSnap in fake/auditlogs_snap.go",
+	"auditRec":        "auditSnap in fake/auditlogs_snap.go", "auditLog": "auditLogSnap in fake/auditlogs_snap.go",
 	"workflowRec":   "workflowSnap in fake/workflows_snap.go",
 	"sessionRec":    "sessionSnap in fake/connections_snap.go",
 	"branchTraffic": "trafficSnap in fake/traffic_snap.go", "queryPattern": "patternSnap in fake/traffic_snap.go",
@@ -587,6 +596,22 @@ func richWorld(t *testing.T) *opWorld {
 			Error: "Lock wait timeout exceeded", ErrorCode: "1205"},
 	))
 
+	// Data imports: a source with every finding, one that fails to
+	// connect, an import whose copy failed, and a notification with every
+	// field.
+	must(srv.SetImportSource(org, "legacy.example.com", fake.ImportSource{
+		Reachable: true, Password: "p", NeedsUpgrade: true, SuggestedPlan: "scaler_pro", MaxPoolSize: 40,
+		LintErrors: []platform.DataImportLintError{{LintError: "NO_PRIMARY_KEY", Keyspace: "legacy", Table: "t", SubjectType: "table", ErrorDescription: "no key", DocsURL: "https://docs.example.com/pk"}},
+	}))
+	must(srv.SetImportSource(org, "down.example.com", fake.ImportSource{ConnectError: "external database is down"}))
+	must(srv.SetImportSource(org, "fine.example.com", fake.ImportSource{Reachable: true}))
+	imp := idOf(do("POST", base+"/data-imports/new", `{"database_name":"imported","plan":"scaler_pro","max_pool_size":30,"connection":{"hostname":"fine.example.com",`+
+		`"schema_name":"legacy","port":3307,"username":"u","password":"p","ssl_mode":"verify_identity","ssl_server_name":"db.fine.example.com"}}`))
+	must(srv.FailNext(imp))
+	srv.Advance(tm.DataImportPrepare)
+	do("POST", "/internal/organizations/"+org+"/databases/"+drDB+"/d1-import-notifications", `{"migration_id":"m1","event":"failed",`+
+		`"branch_name":"main","method":"pgloader","export_bytes":1024,"table_count":3,"matched":false,"duration_ms":1500,`+
+		`"error":"copy failed","error_code":"E42","stage":"sqlite_staging","message":"Staging"}`)
 	// Authentication attempts on pg's main (its default role, from an
 	// address its IP restrictions do not admit) and app's dev (a deleted
 	// password); a ready export with every filter, a failed one and a
