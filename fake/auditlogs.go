@@ -120,7 +120,9 @@ type auditShape struct {
 var auditShapes = func() map[string]*auditShape {
 	shapes := map[string]*auditShape{}
 	for name, op := range operations {
-		if op.method != "GET" && strings.HasPrefix(op.path, "/v1/organizations/{organization}") {
+		orgPath := strings.HasPrefix(op.path, "/v1/organizations/{organization}") ||
+			strings.HasPrefix(op.path, "/internal/organizations/{organization}") // an import notification
+		if op.method != "GET" && orgPath {
 			shapes[name] = auditShapeOf(op)
 		}
 	}
@@ -139,6 +141,7 @@ var auditVerbs = map[string]string{
 	"remove": "removed", "renew": "renewed", "reset": "reset", "retry": "retried",
 	"reverse": "reversed", "review": "reviewed", "run": "ran", "skip": "skipped",
 	"switch": "switched", "test": "tested", "update": "updated", "verify": "verified",
+	"start": "started", "make": "made", "detach": "detached",
 }
 
 // auditActionNames are the operations whose action the live service names
@@ -151,6 +154,7 @@ var auditActionNames = map[string]string{
 	"update_organization_membership":  "organization.updated_role",
 	"force_cutover_deploy_request":    "deploy_request.forced_cutover",
 	"complete_gated_deploy_request":   "deploy_request.completed_gated",
+	"create_import_notification":      "database.created_import_notification",
 	"kill_branch_query":               "branch.killed_query",
 	"kill_branch_transaction":         "branch.killed_transaction",
 	"kill_branch_connection":          "branch.killed_connection",
@@ -249,6 +253,10 @@ func auditShapeOf(op operation) *auditShape {
 	sh.verb = strings.Join(phrase, "_")
 	sh.action = strings.Join(subject, "_") + "." + sh.verb
 	if name, ok := auditActionNames[op.name]; ok {
+		if sh.param == "" { // a create below a record whose answer holds nothing: the target is the path's
+			sh.param = strings.Trim(segs[last], "{}")
+			kind = kindWords(segs[prev+1 : last])
+		}
 		sh.action, subject = name, kind
 		_, sh.verb, _ = strings.Cut(name, ".")
 	}

@@ -267,6 +267,7 @@ func deletePassword(c *call) (any, error) {
 		return nil, notFound()
 	}
 	pw.branch.x().passwords.Remove(pw)
+	c.w.passwordDeleted(pw, c.now)
 	return nil, nil
 }
 
@@ -293,6 +294,7 @@ func (w *world) deletePasswordsCreatedBy(org *orgRec, u *userRec) {
 			for _, pw := range slices.Clone(b.x().passwords.All()) {
 				if pw.actor == u {
 					b.x().passwords.Remove(pw)
+					w.passwordDeleted(pw, w.clock.Now())
 				}
 			}
 		}

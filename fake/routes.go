@@ -109,6 +109,22 @@ type redirect struct {
 	body     any
 }
 
+// retryLater is what a handler returns to answer with its operation's
+// status, body, and a Retry-After header of after in whole seconds
+// (rounded up): a resource still being generated.
+type retryLater struct {
+	after time.Duration
+	body  any
+}
+
+// answerBody is the body of a handler's answer.
+func answerBody(resp any) any {
+	if rl, ok := resp.(retryLater); ok {
+		return rl.body
+	}
+	return resp
+}
+
 // nothingToDo is what a handler returns for a request that changes
 // nothing where the API then answers 204 with no body instead of the
 // operation's success status.
@@ -150,6 +166,8 @@ func routeTable() []route {
 	rs = append(rs, auditLogRoutes()...)
 	rs = append(rs, workflowRoutes()...)
 	rs = append(rs, billingRoutes()...)
+	rs = append(rs, authAttemptRoutes()...)
+	rs = append(rs, dataImportRoutes()...)
 	rs = append(rs, connectionRoutes()...)
 	return rs
 }
@@ -201,7 +219,8 @@ func buildMux() (mux *http.ServeMux, err error) {
 	mux.Handle(ControlPrefix, serving(func(s *Server, w http.ResponseWriter, r *http.Request) {
 		control{s}.ServeHTTP(w, r) // the control surface; see control.go
 	}))
-	mux.Handle(reportFilesPattern, serving((*Server).serveReportFile)) // signed downloads; see querypatterns.go
+	mux.Handle(reportFilesPattern, serving((*Server).serveReportFile))         // signed downloads; see querypatterns.go
+	mux.Handle(authExportFilesPattern, serving((*Server).serveAuthExportFile)) // see authattempts.go
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { writeError(w, notFound()) })
 	return mux, nil
 }
@@ -237,6 +256,10 @@ func (p pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if rd, ok := resp.(redirect); ok {
 		w.Header().Set("Location", rd.location)
 		resp = rd.body
+	}
+	if rl, ok := resp.(retryLater); ok {
+		w.Header().Set("Retry-After", strconv.FormatInt(int64((rl.after+time.Second-1)/time.Second), 10))
+		resp = rl.body
 	}
 	writeJSON(w, status, resp)
 }
@@ -295,7 +318,7 @@ func (s *Server) run(rt *route, r *http.Request, body any, bodyErr *apiError) (s
 		return http.StatusNoContent, nil, nil
 	}
 	if rt.write { // a change that succeeded: an entry of the audit log
-		c.audit(targetID, targetName, resp)
+		c.audit(targetID, targetName, answerBody(resp))
 	}
 	return rt.spec.status, resp, nil
 }
@@ -544,7 +567,12 @@ func writeError(w http.ResponseWriter, err error) {
 	if rec, ok := w.(*recorder); ok {
 		rec.reason = e.logReason(rec.req)
 	}
-	buf, _ := json.Marshal(errorBody{Code: e.code, Message: e.message, Available: e.available})
+	var buf []byte
+	if e.body != nil {
+		buf, _ = json.Marshal(e.body)
+	} else {
+		buf, _ = json.Marshal(errorBody{Code: e.code, Message: e.message, Available: e.available})
+	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(buf)))

@@ -41,7 +41,9 @@ import (
 //	  "oauth_codes": [...], "oauth_devices": [...], "oauth_session": {...},
 //	  "in_flight": [ids], "fail_next": [ids],
 //	  "transitions": [{"kind", "at", "seq", ...}],
-//	  "audit_log": {"seq": n, "entries": [...]}
+//	  "audit_log": {"seq": n, "entries": [...]},
+//	  "auth_attempts": [{"organization", "attempts", "exports",
+//	  "deleted_passwords"}] (left out when empty)
 //	}
 //
 // Records that are gone (a deleted database or branch, a revoked token)
@@ -96,6 +98,8 @@ type worldSnap struct {
 	FailNext      []string          `json:"fail_next"`
 	Transitions   []jobSnap         `json:"transitions"`
 	AuditLog      auditLogSnap      `json:"audit_log"`
+	AuthAttempts  []orgAuthSnap     `json:"auth_attempts,omitempty"`
+	DataImports   *dataImportsSnap  `json:"data_imports,omitempty"` // nil when there are none
 }
 
 // clockSnap is the clock: its time and the sequence number of the last
@@ -304,6 +308,8 @@ func (s *Server) save() (*worldSnap, error) {
 	snap.OAuthCodes = codes
 	snap.OAuthDevices = devices
 	snap.AuditLog = sv.auditLog()
+	snap.AuthAttempts = sv.authSnaps()
+	snap.DataImports = sv.dataImports()
 	return snap, nil
 }
 
@@ -364,6 +370,8 @@ type loader struct {
 	keyspaceResizes map[string]*keyspaceResizeRec
 	branchChanges   map[string]*branchChangeRec
 	qpReports       map[string]*qpReportRec
+	authExports     map[string]*authExportRec
+	imports         map[string]*importRec
 
 	// fixes resolve references between records once all exist.
 	fixes []func() error
@@ -390,6 +398,8 @@ func newLoader() *loader {
 		keyspaceResizes: map[string]*keyspaceResizeRec{},
 		branchChanges:   map[string]*branchChangeRec{},
 		qpReports:       map[string]*qpReportRec{},
+		authExports:     map[string]*authExportRec{},
+		imports:         map[string]*importRec{},
 	}
 }
 
@@ -417,6 +427,8 @@ func (ld *loader) load(snap *worldSnap) error {
 		func() error { return ld.loadDatabaseContents(snap.Databases) },
 		func() error { return at(ld.loadApps(snap.OAuthApps), "oauth_applications") },
 		func() error { return at(ld.loadAuditLog(snap.AuditLog), "audit_log") },
+		func() error { return ld.loadAuth(snap.AuthAttempts) },
+		func() error { return at(ld.loadDataImports(snap.DataImports), "data_imports") },
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {
@@ -703,6 +715,8 @@ var jobLoaders = map[string]func(ld *loader, js jobSnap) (job, error){
 	"workflow.step":                  loadWorkflowJob,
 	"query_patterns_report.generate": loadQPReportJob,
 	"invoice.issue":                  loadInvoiceJob,
+	"auth_attempt_export.step":       loadAuthExportJob,
+	"data_import.step":               loadImportStepJob,
 }
 
 // loadJobs puts the snapshot's transitions on the new clock.

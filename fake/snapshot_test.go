@@ -26,7 +26,7 @@ import (
 // be forgotten by the snapshot; TestSnapshotOperations checks that each is
 // set somewhere in the operation table's worlds, and restored exactly.
 var snapshotCoverage = map[string]string{
-	"world":                  "rng pcg orgs orgIdx users tokens oauth inFlight audit failNext",
+	"world":                  "rng pcg orgs orgIdx users tokens oauth inFlight audit failNext importSources",
 	"Consent":                "Organizations Databases Branches",
 	"Token":                  "ID Secret",
 	"stamps":                 "id created updated",
@@ -34,7 +34,7 @@ var snapshotCoverage = map[string]string{
 	"Store":                  "live byID",
 	"Timer":                  "At Seq Job",
 	"userRec":                "stamps name email defaultOrg",
-	"orgRec":                 "stamps name billingEmail idpManagedRoles invoiceBudget defaultRegion members memberByUser dbs dbByName branchByName teams tokens billing",
+	"orgRec":                 "stamps name billingEmail idpManagedRoles invoiceBudget defaultRegion members memberByUser dbs dbByName branchByName teams tokens billing auth",
 	"memberRec":              "stamps user role",
 	"regionRec":              "id slug provider displayName location ips",
 	"teamStore":              "idx bySlug",
@@ -44,7 +44,13 @@ var snapshotCoverage = map[string]string{
 	"dbGrant":                "db perms",
 	"branchKey":              "db name",
 	"dbRec":                  "stamps org name region kind clusterSize replicas state deleted requireApproval restrictBranchRegion allowDataBranching foreignKeys insightsRawQueries deletionProtected prodWebConsole notes automaticMigrations migrationFramework migrationTable defaultBranch branchIdx backups drs drByNumber lastDR deployQueue more workflows extra",
-	"dbMore":                 "webhooks maintenance ipRestrictions",
+	"dbMore":                 "webhooks maintenance ipRestrictions dataImport importNotes",
+	"importRec":              "stamps db state checkErrors started finished source plan maxPoolSize",
+	"importSourceRec":        "host schema username port sslMode sslServerName",
+	"importSourceKey":        "org host",
+	"importStepJob":          "imp from",
+	"ImportSource":           "Reachable ConnectError Password LintErrors NeedsUpgrade SuggestedPlan MaxPoolSize",
+	"ImportNotification":     "At MigrationID Event BranchName Method ExportBytes TableCount Matched DurationMs Error ErrorCode Stage Message",
 	"webhookStore":           "Store",
 	"webhookRec":             "stamps db url secret enabled events deleted lastSent lastSentResult lastSentSuccess failures lastTest",
 	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated keyspaces roles more readOnlyRegions primary cluster traffic",
@@ -156,6 +162,10 @@ var snapshotCoverage = map[string]string{
 	"keyspaceResizeJob":      "r from",
 	"branchChangeJob":        "r from",
 	"qpReportJob":            "r",
+	"authExportJob":          "x from",
+	"orgAuth":                "attempts exports deletedPasswords",
+	"authExportRec":          "stamps org state startAt endAt format filters branchIDs started finished expires failure detail rows",
+	"deletedPassword":        "branchID name at",
 	"auditLog":               "seq limit byOrg",
 	"ring":                   "buf next limit",
 	"auditRec":               "seq at shape actor dbID dbName targetID targetName path remoteIP",
@@ -186,7 +196,10 @@ func snapshotCovered(field string) bool {
 
 // snapshotHome says where the snapshot of each record type is written.
 var snapshotHome = map[string]string{
-	"world": "worldSnap in fake/snapshot.go", "oauthSession": "oauthSessionSnap in fake/oauth_snap.go",
+	"importRec": "importSnap in fake/dataimports_snap.go", "importSourceRec": "importSourceRecSnap in fake/dataimports_snap.go",
+	"importSourceKey": "importSourceSnap in fake/dataimports_snap.go", "ImportSource": "importSourceSnap in fake/dataimports_snap.go",
+	"ImportNotification": "importNotesSnap in fake/dataimports_snap.go",
+	"world":              "worldSnap in fake/snapshot.go", "oauthSession": "oauthSessionSnap in fake/oauth_snap.go",
 	"userRec": "userSnap in fake/organizations_snap.go", "orgRec": "orgSnap in fake/organizations_snap.go",
 	"memberRec": "memberSnap in fake/organizations_snap.go", "teamRec": "teamSnap in fake/teams_snap.go",
 	"teamMemberRec": "teamMemberSnap in fake/teams_snap.go", "tokenRec": "tokenSnap in fake/servicetokens_snap.go",
@@ -214,7 +227,9 @@ var snapshotHome = map[string]string{
 	"qpReportRec": "qpReportSnap in fake/querypatterns_snap.go",
 	"vitessOpRec": "vitessOpSnap in fake/vitess_snap.go", "shardState": "shardSnap in fake/vitess_snap.go",
 	"tabletControl": "tabletControlSnap in fake/vitess_snap.go",
-	"auditRec":      "auditSnap in fake/auditlogs_snap.go", "auditLog": "auditLogSnap in fake/auditlogs_snap.go",
+	"orgAuth":       "orgAuthSnap in fake/authattempts_snap.go", "authExportRec": "authExportSnap in fake/authattempts_snap.go",
+	"deletedPassword": "deletedPasswordSnap in fake/authattempts_snap.go",
+	"auditRec":        "auditSnap in fake/auditlogs_snap.go", "auditLog": "auditLogSnap in fake/auditlogs_snap.go",
 	"workflowRec":   "workflowSnap in fake/workflows_snap.go",
 	"sessionRec":    "sessionSnap in fake/connections_snap.go",
 	"branchTraffic": "trafficSnap in fake/traffic_snap.go", "queryPattern": "patternSnap in fake/traffic_snap.go",
@@ -589,6 +604,45 @@ func richWorld(t *testing.T) *opWorld {
 			Error: "Lock wait timeout exceeded", ErrorCode: "1205"},
 	))
 
+	// Data imports: a source with every finding, one that fails to
+	// connect, an import whose copy failed, and a notification with every
+	// field.
+	must(srv.SetImportSource(org, "legacy.example.com", fake.ImportSource{
+		Reachable: true, Password: "p", NeedsUpgrade: true, SuggestedPlan: "scaler_pro", MaxPoolSize: 40,
+		LintErrors: []platform.DataImportLintError{{LintError: "NO_PRIMARY_KEY", Keyspace: "legacy", Table: "t", SubjectType: "table", ErrorDescription: "no key", DocsURL: "https://docs.example.com/pk"}},
+	}))
+	must(srv.SetImportSource(org, "down.example.com", fake.ImportSource{ConnectError: "external database is down"}))
+	must(srv.SetImportSource(org, "fine.example.com", fake.ImportSource{Reachable: true}))
+	imp := idOf(do("POST", base+"/data-imports/new", `{"database_name":"imported","plan":"scaler_pro","max_pool_size":30,"connection":{"hostname":"fine.example.com",`+
+		`"schema_name":"legacy","port":3307,"username":"u","password":"p","ssl_mode":"verify_identity","ssl_server_name":"db.fine.example.com"}}`))
+	must(srv.FailNext(imp))
+	srv.Advance(tm.DataImportPrepare)
+	do("POST", "/internal/organizations/"+org+"/databases/"+drDB+"/d1-import-notifications", `{"migration_id":"m1","event":"failed",`+
+		`"branch_name":"main","method":"pgloader","export_bytes":1024,"table_count":3,"matched":false,"duration_ms":1500,`+
+		`"error":"copy failed","error_code":"E42","stage":"sqlite_staging","message":"Staging"}`)
+	// Authentication attempts on pg's main (its default role, from an
+	// address its IP restrictions do not admit) and app's dev (a deleted
+	// password); a ready export with every filter, a failed one and a
+	// pending one.
+	pw := idOf(do("POST", app+"/branches/dev/passwords", `{"name":"temp","role":"reader"}`))
+	var pwBody struct {
+		Username string `json:"username"`
+	}
+	must(json.Unmarshal(do("GET", app+"/branches/dev/passwords/"+pw, ""), &pwBody))
+	do("DELETE", app+"/branches/dev/passwords/"+pw, "")
+	_, err = srv.RecordAuthAttempts(org,
+		fake.AuthAttempt{Username: "postgres", SourceAddress: "198.51.100.4", Database: "pg", Branch: "main", StartupDatabase: "postgres",
+			BackendRoute: platform.AuthRoutePgBouncer, At: srv.Now().Add(-time.Minute)},
+		fake.AuthAttempt{Username: pwBody.Username, SourceAddress: "2001:db8::1", Database: drDB, Branch: "dev"},
+	)
+	must(err)
+	exports := base + "/auth-attempt-exports"
+	window := `"start_at":"2020-01-01T00:00:00Z","end_at":"2100-01-01T00:00:00Z"`
+	do("POST", exports, `{`+window+`,"format":"csv","filters":{"source_ips":["198.51.100.0/24","2001:db8::/32"],"branches":["pg/main"],`+
+		`"outcomes":["deny"],"usernames":["postgres"],"startup_databases":["postgres"],"failure_reasons":["ip_not_allowed"],"backend_routes":["pgbouncer"]}}`)
+	must(srv.FailNext(idOf(do("POST", exports, `{`+window+`,"format":"jsonl"}`))))
+	srv.Advance(tm.AuthAttemptExportStart + tm.AuthAttemptExport)
+	do("POST", exports, `{`+window+`,"format":"jsonl"}`)
 	// Sessions on pg's main (whose primary the switchover moved): one in a
 	// transaction that blocks another's query, and one whose query was
 	// cancelled inside its transaction.
@@ -637,20 +691,32 @@ func restoredTwin(t *testing.T, srv *fake.Server) *fake.Server {
 	return twin
 }
 
-// sameSnapshots checks that two servers give the same snapshot.
+// sameSnapshots checks that two servers give the same snapshot. It
+// compares them compact (fake.SnapshotCompact), and shows them indented as
+// Snapshot gives them when they differ.
 func sameSnapshots(t *testing.T, a, b *fake.Server, when string) {
 	t.Helper()
-	sa, err := a.Snapshot()
+	sa, err := fake.SnapshotCompact(a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb, err := b.Snapshot()
+	sb, err := fake.SnapshotCompact(b)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(sa, sb) {
-		t.Errorf("%s, the snapshots differ (-original +restored):\n%s", when, cmp.Diff(string(sa), string(sb)))
+		t.Errorf("%s, the snapshots differ (-original +restored):\n%s", when, cmp.Diff(indentJSON(t, sa), indentJSON(t, sb)))
 	}
+}
+
+// indentJSON returns data indented as a snapshot is.
+func indentJSON(t *testing.T, data []byte) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Indent(&b, data, "", " "); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
 
 // opRendered renders srv's world through the API (opSnapshot) as JSON,
