@@ -95,6 +95,9 @@ type Client struct {
 	Bouncers *BouncersService
 	// Switchovers moves the primaries of PostgreSQL branches.
 	Switchovers *SwitchoversService
+	// Vitess reads and drives the Vitess control plane of MySQL branches:
+	// tablets, shards, tablet controls and planned reparents.
+	Vitess *VitessService
 	// Workflows moves tables between the keyspaces of a branch.
 	Workflows *WorkflowsService
 	// Maintenance runs maintenance on branches and reads the maintenance
@@ -235,6 +238,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.BranchChanges = (*BranchChangesService)(common)
 	c.Bouncers = (*BouncersService)(common)
 	c.Switchovers = (*SwitchoversService)(common)
+	c.Vitess = (*VitessService)(common)
 	c.Workflows = (*WorkflowsService)(common)
 	c.Maintenance = (*MaintenanceService)(common)
 	c.Backups = (*BackupsService)(common)

@@ -293,6 +293,14 @@ func TestWaitersStopWhenUnreachable(t *testing.T) {
 			_, err := c.Switchovers.Wait(ctx, &platform.GetSwitchoverParams{Organization: ref.org, Database: ref.db, Branch: ref.br, ID: "r1"})
 			return err
 		},
+		"Vitess.WaitOperation": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Vitess.WaitOperation(ctx, &platform.GetVitessOperationParams{Organization: ref.org, Database: ref.db, Branch: ref.br, ID: "r1"})
+			return err
+		},
+		"Vitess.WaitPlannedReparent": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Vitess.WaitPlannedReparent(ctx, &platform.GetPlannedReparentParams{Organization: ref.org, Database: ref.db, Branch: ref.br, ID: "r1"})
+			return err
+		},
 		"Workflows.Wait": func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Workflows.Wait(ctx, &platform.WorkflowParams{Organization: ref.org, Database: ref.db, Number: 1}, platform.WorkflowCompleted)
 			return err

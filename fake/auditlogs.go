@@ -149,16 +149,17 @@ var auditVerbs = map[string]string{
 // of the action rather than of the record (force_cutover_deploy_request);
 // their target is the path's.
 var auditActionNames = map[string]string{
-	"add_service_token_accesses":     "service_token.granted_access",
-	"remove_organization_member":     "organization.removed_member",
-	"update_organization_membership": "organization.updated_role",
-	"force_cutover_deploy_request":   "deploy_request.forced_cutover",
-	"complete_gated_deploy_request":  "deploy_request.completed_gated",
-	"create_import_notification":     "database.created_import_notification",
-	"kill_branch_query":              "branch.killed_query",
-	"kill_branch_transaction":        "branch.killed_transaction",
-	"kill_branch_connection":         "branch.killed_connection",
-	"kill_process":                   "branch.killed_process",
+	"add_service_token_accesses":      "service_token.granted_access",
+	"remove_organization_member":      "organization.removed_member",
+	"update_organization_membership":  "organization.updated_role",
+	"force_cutover_deploy_request":    "deploy_request.forced_cutover",
+	"complete_gated_deploy_request":   "deploy_request.completed_gated",
+	"create_import_notification":      "database.created_import_notification",
+	"kill_branch_query":               "branch.killed_query",
+	"kill_branch_transaction":         "branch.killed_transaction",
+	"kill_branch_connection":          "branch.killed_connection",
+	"kill_process":                    "branch.killed_process",
+	"vtctld_set_shard_tablet_control": "branch.updated_shard_tablet_control",
 }
 
 // auditTypeNames are the record kinds the reference names otherwise than

@@ -55,6 +55,8 @@ type branchMore struct {
 	// Its routing rules as last updated; "" for the default (see
 	// vschemas.go).
 	routingRules string
+	// Its Vitess topology state (MySQL branches); see vitess.go.
+	vitess branchVitess
 	// Its live connections; see connections.go.
 	sessions branchSessions
 }
@@ -336,6 +338,7 @@ func (w *world) removeBranch(b *branchRec) {
 	b.db.branchIdx.Remove(b)
 	w.cancelBackups(b)
 	w.cancelSwitchover(b)
+	w.cancelVitessOperations(b)
 	w.endMaintenance(b)
 	w.dropBranchRoles(b)
 	w.dropBranchBouncers(b)

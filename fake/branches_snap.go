@@ -45,6 +45,7 @@ type branchSnap struct {
 	QPReports       []qpReportSnap       `json:"query_patterns_reports"`
 	Traffic         *trafficSnap         `json:"traffic,omitempty"`
 	Sessions        *sessionsSnap        `json:"sessions,omitempty"` // see connections_snap.go
+	Vitess          *vitessSnap          `json:"vitess,omitempty"`   // see vitess_snap.go
 }
 
 func (sv *saver) branches() []branchSnap {
@@ -64,6 +65,7 @@ func (sv *saver) branches() []branchSnap {
 		bs.QPReports = saveQPReports(b)
 		bs.Traffic = saveTraffic(b)
 		bs.Sessions = saveSessions(b)
+		bs.Vitess = saveVitess(b)
 		bs.ReadOnlyRegions = saveReadOnlyRegions(b)
 		bs.Keyspaces = saveKeyspaces(b)
 		bs.Roles, bs.RoleOwners = saveRoles(b)
@@ -148,6 +150,9 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		return err
 	}
 	if err := ld.loadSwitchovers(b, bs.Switchovers); err != nil {
+		return err
+	}
+	if err := ld.loadVitess(b, bs.Vitess); err != nil {
 		return err
 	}
 	if err := ld.loadBouncers(b, bs.Bouncers, bs.BouncerResizes); err != nil {

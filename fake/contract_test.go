@@ -784,6 +784,41 @@ var contractStates = []contractState{
 			contractOn("get_switchover", "branch", "dev", "id", pending),
 		}
 	}},
+	{name: "planned reparents pending, running, failed and completed; a shard with tablet controls and a moved primary", setup: func(w *opWorld) []contractRequest {
+		ctx, tm := w.t.Context(), fake.DefaultTimings()
+		start := func() string {
+			op, err := w.c.Vitess.CreatePlannedReparent(ctx, &platform.CreatePlannedReparentParams{Organization: w.org, Database: drDB, Branch: "main", Keyspace: "app", Shard: "-", NewPrimary: w.replicaOf("main")})
+			if err != nil {
+				w.t.Fatal(err)
+			}
+			return op.ID
+		}
+		failed := start()
+		if err := w.srv.FailNext(failed); err != nil {
+			w.t.Fatal(err)
+		}
+		w.srv.Advance(tm.VitessOperationStart)
+		w.srv.Advance(tm.PlannedReparent)
+		completed := start()
+		w.srv.Advance(tm.VitessOperationStart + tm.PlannedReparent)
+		running := start()
+		w.srv.Advance(tm.VitessOperationStart)
+		for _, p := range []*platform.SetShardTabletControlParams{
+			{TabletType: platform.TabletRDOnly, DeniedTables: []string{"t1", "t2"}, Cells: []string{"us-east"}},
+			{TabletType: platform.TabletPrimary, DisableQueryService: platform.Ptr(true)},
+		} {
+			p.Organization, p.Database, p.Branch, p.Keyspace, p.Shard = w.org, drDB, "main", "app", "-"
+			if _, err := w.c.Vitess.SetShardTabletControl(ctx, p); err != nil {
+				w.t.Fatal(err)
+			}
+		}
+		shard := contractRequest{op: "vtctld_get_shard", call: opCall{vals: map[string]string{"branch": "main"}, query: "keyspace=app&shard=-"}}
+		out := []contractRequest{shard, contractOn("list_tablets", "branch", "main")}
+		for _, id := range []string{failed, completed, running} {
+			out = append(out, contractOn("get_planned_reparent", "branch", "main", "id", id), contractOn("vtctld_get_operation", "branch", "main", "id", id))
+		}
+		return out
+	}},
 	{name: "workflows with every actor, retried, cancelled and in error", setup: func(w *opWorld) []contractRequest {
 		wfSetup(w.t, w.srv, "main")
 		p := wfCreate(w.srv)

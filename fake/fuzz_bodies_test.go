@@ -100,6 +100,7 @@ var fuzzBodyGroups = map[string][]string{
 	"ServiceToken":         {"create_service_token", "add_service_token_accesses", "remove_service_token_accesses"},
 	"Bouncer":              {"create_bouncer", "update_bouncer_resize_request"},
 	"Switchover":           {"create_switchover"},
+	"Vitess":               {"vtctld_set_shard_tablet_control", "vtctld_refresh_state_by_shard", "create_planned_reparent"},
 	"Maintenance":          {"run_branch_maintenance"},
 	"Workflow":             {"create_workflow"},
 	"VSchema":              {"update_keyspace_vschema", "update_branch_routing_rules"},
@@ -146,6 +147,8 @@ func FuzzServiceTokenBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Servic
 
 func FuzzBouncerBodies(f *testing.F)    { fuzzBodies(f, fuzzBodyGroups["Bouncer"]...) }
 func FuzzSwitchoverBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Switchover"]...) }
+
+func FuzzVitessBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Vitess"]...) }
 
 func FuzzMaintenanceBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Maintenance"]...) }
 

@@ -13,7 +13,9 @@ import (
 
 // renderInfrastructure derives a branch's pods from its keyspaces: a
 // MySQL branch runs its query routers, and for each shard of each keyspace
-// a primary and the keyspace's replicas, plus the replicas of its
+// its tablets (vitess.go): a primary and the keyspace's replicas (the pod
+// named primary is tablet 0, which a planned reparent may have made a
+// replica of another's), plus the replicas of its
 // read-only regions; a PostgreSQL branch runs instances numbered from 0,
 // as many as its default keyspace has replicas plus one, of which one is
 // the primary (0 until a switchover promotes another). A pod is running
@@ -39,13 +41,26 @@ func renderInfrastructure(b *branchRec) *platform.BranchInfrastructure {
 		}
 		out.Pods = append(out.Pods, pod)
 	}
-	// tablets adds a shard's primary (when primary) and n replicas.
+	// tablets adds a shard's tablets: with primary, the pod "-primary"
+	// (tablet 0) and the pods "-replica-<i>" (tablet i+1), the one whose
+	// tablet is the shard's primary (see vitess.go) of type primary;
+	// without, n replicas.
 	tablets := func(prefix, component, cell, size string, ready bool, ks *keyspaceRec, shard string, primary bool, n int) {
+		typ := func(i int) string {
+			if primary && i == primaryIndex(ks, shard) {
+				return "primary"
+			}
+			return "replica"
+		}
 		if primary {
-			add(prefix+"-primary", component, cell, size, ready, ks, shard, "primary")
+			add(prefix+"-primary", component, cell, size, ready, ks, shard, typ(0))
 		}
 		for i := range n {
-			add(fmt.Sprintf("%s-replica-%d", prefix, i), component, cell, size, ready, ks, shard, "replica")
+			idx := i
+			if primary {
+				idx = i + 1
+			}
+			add(fmt.Sprintf("%s-replica-%d", prefix, i), component, cell, size, ready, ks, shard, typ(idx))
 		}
 	}
 	keyspaces := b.keyspaces.All()

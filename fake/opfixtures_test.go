@@ -218,6 +218,40 @@ func opSwitchover(w *opWorld, _ string) opCall {
 	return opCall{vals: map[string]string{"branch": "main", "id": w.switchover()}}
 }
 
+// opReparent is a fixture of an operation on a planned reparent of app's
+// main, which has completed after an earlier one failed.
+func opReparent(w *opWorld, _ string) opCall {
+	ctx := w.t.Context()
+	failed, err := w.c.Vitess.CreatePlannedReparent(ctx, &platform.CreatePlannedReparentParams{Organization: w.org, Database: drDB, Branch: "main", Keyspace: "app", Shard: "-", NewPrimary: w.replicaOf("main")})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if err := w.srv.FailNext(failed.ID); err != nil {
+		w.t.Fatal(err)
+	}
+	if _, err := w.c.Vitess.WaitPlannedReparent(ctx, &platform.GetPlannedReparentParams{Organization: w.org, Database: drDB, Branch: "main", ID: failed.ID}); err == nil {
+		w.t.Fatal("a reparent set to fail completed")
+	}
+	op, err := w.c.Vitess.CreatePlannedReparent(ctx, &platform.CreatePlannedReparentParams{Organization: w.org, Database: drDB, Branch: "main", Keyspace: "app", Shard: "-", NewPrimary: w.replicaOf("main")})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if _, err := w.c.Vitess.WaitPlannedReparent(ctx, &platform.GetPlannedReparentParams{Organization: w.org, Database: drDB, Branch: "main", ID: op.ID}); err != nil {
+		w.t.Fatal(err)
+	}
+	return opCall{vals: map[string]string{"branch": "main", "id": op.ID}}
+}
+
+// replicaOf returns the alias of a replica of the shard "-" of keyspace
+// app on a branch of app.
+func (w *opWorld) replicaOf(branch string) string {
+	gs, err := w.c.Vitess.ListTablets(w.t.Context(), &platform.ListTabletsParams{Organization: w.org, Database: drDB, Branch: branch, Keyspace: "app", TabletType: platform.TabletReplica})
+	if err != nil || len(gs) == 0 {
+		w.t.Fatalf("replicas of %s: %v, %v", branch, gs, err)
+	}
+	return gs[0].Tablets[0].Alias
+}
+
 // opConnection is a fixture of an operation on the connections of app's
 // main, which has a session running a query (and, when kill is
 // "transaction", app is a PostgreSQL database whose session is in a
@@ -621,6 +655,24 @@ var opFixtures = map[string]opFixture{
 		return opCall{vals: map[string]string{"branch": "main"}, body: `{}`}
 	},
 	"get_switchover": opSwitchover,
+	// vitess: main of app (MySQL, production: its keyspace app has one
+	// shard "-" and two replicas)
+	"list_tablets":          opOn("main"),
+	"vtctld_list_keyspaces": opOn("main"),
+	"vtctld_get_shard": func(*opWorld, string) opCall {
+		return opCall{vals: map[string]string{"branch": "main"}, query: "keyspace=app&shard=-"}
+	},
+	"vtctld_set_shard_tablet_control": func(*opWorld, string) opCall {
+		return opCall{vals: map[string]string{"branch": "main"}, body: `{"keyspace":"app","shard":"-","tablet_type":"rdonly","denied_tables":["t"],"cells":["us-east"],"disable_query_service":true}`}
+	},
+	"vtctld_refresh_state_by_shard": func(*opWorld, string) opCall {
+		return opCall{vals: map[string]string{"branch": "main"}, body: `{"keyspace":"app","shard":"-"}`}
+	},
+	"create_planned_reparent": func(w *opWorld, _ string) opCall {
+		return opCall{vals: map[string]string{"branch": "main"}, body: `{"keyspace":"app","shard":"-","new_primary":"` + w.replicaOf("main") + `"}`}
+	},
+	"vtctld_get_operation": opReparent,
+	"get_planned_reparent": opReparent,
 	// metrics
 	"get_branch_metrics":                opMetrics("metrics=queries&metrics=latency_p99&period=1h&steps=4"),
 	"get_instant_branch_metrics":        opMetrics(""),
@@ -1266,6 +1318,8 @@ type opState struct {
 	Passwords      map[string][]*platform.Password              // by database/branch, of MySQL databases
 	IPRestrictions map[string][]*platform.IPRestriction         // by database, of PostgreSQL databases
 	Switchovers    map[string][]*platform.Switchover            // by database/branch, of PostgreSQL databases
+	Tablets        map[string][]*platform.TabletGroup           // by database/branch, of MySQL databases
+	Shards         map[string]*platform.VitessShard             // by database/branch/keyspace/shard, of MySQL databases
 	Maintenance    map[string][]*platform.MaintenanceWindow     // by database
 	RoleObjects    map[string][]string                          // by role ID
 	Policies       map[string][]*platform.BackupPolicy          // by database
@@ -1315,6 +1369,7 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 		Branches: map[string][]*platform.Branch{}, Schemas: map[string]*platform.BranchSchema{},
 		Keyspaces: map[string][]*platform.Keyspace{}, Resizes: map[string][]*platform.KeyspaceResizeRequest{}, Backups: map[string][]*platform.Backup{},
 		Roles: map[string][]*platform.Role{}, Switchovers: map[string][]*platform.Switchover{},
+		Tablets: map[string][]*platform.TabletGroup{}, Shards: map[string]*platform.VitessShard{},
 		Passwords: map[string][]*platform.Password{}, IPRestrictions: map[string][]*platform.IPRestriction{},
 		Maintenance: map[string][]*platform.MaintenanceWindow{}, RoleObjects: map[string][]string{}, Policies: map[string][]*platform.BackupPolicy{},
 		DeployRequests: map[string][]*platform.DeployRequest{}, Reviews: map[string][]*platform.DeployRequestReview{},
@@ -1367,6 +1422,7 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 			if db.Kind == platform.KindMySQL {
 				s.Passwords[key] = opCollect(t, c.Passwords.All(ctx, &platform.ListPasswordsParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}))
 				opVSchemas(t, c, &s, org, db.Name, b.Name)
+				opTopology(t, c, &s, org, db.Name, b.Name)
 			}
 			s.Budgets[key] = opCollect(t, c.TrafficBudgets.All(ctx, &platform.ListTrafficBudgetsParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}))
 			s.QPReports[key] = opCollect(t, c.QueryPatternReports.All(ctx, &platform.ListQueryPatternsReportsParams{Organization: org, Database: db.Name, Branch: b.Name, CursorParams: platform.CursorParams{Limit: 100}}))
@@ -1719,6 +1775,29 @@ func opVSchemas(t testing.TB, c *platform.Client, s *opState, org, db, branch st
 		if s.VSchemas[key+"/"+ks.Name], err = c.Keyspaces.GetVSchema(ctx, &platform.GetVSchemaParams{Organization: org, Database: db, Branch: branch, Keyspace: ks.Name}); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// opTopology adds a MySQL branch's tablets and shards to s.
+func opTopology(t testing.TB, c *platform.Client, s *opState, org, db, branch string) {
+	t.Helper()
+	ctx, key := context.WithoutCancel(t.Context()), db+"/"+branch
+	gs, err := c.Vitess.ListTablets(ctx, &platform.ListTabletsParams{Organization: org, Database: db, Branch: branch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Tablets[key] = gs
+	seen := map[string]bool{}
+	for _, g := range gs {
+		if seen[g.Keyspace+"/"+g.Shard] {
+			continue
+		}
+		seen[g.Keyspace+"/"+g.Shard] = true
+		sh, err := c.Vitess.GetShard(ctx, &platform.GetShardParams{Organization: org, Database: db, Branch: branch, Keyspace: g.Keyspace, Shard: g.Shard})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Shards[key+"/"+g.Keyspace+"/"+g.Shard] = sh
 	}
 }
 

@@ -93,6 +93,12 @@ type Timings struct {
 	SwitchoverStart time.Duration
 	// SwitchoverRun is how long a running switchover takes to succeed.
 	SwitchoverRun time.Duration
+	// VitessOperationStart is how long an operation of a branch's Vitess
+	// control plane (a planned reparent) stays pending before it runs.
+	VitessOperationStart time.Duration
+	// PlannedReparent is how long a running planned reparent takes to
+	// complete.
+	PlannedReparent time.Duration
 	// Maintenance is how long a maintenance run takes.
 	Maintenance time.Duration
 	// QueryPatternsReport is how long a query-patterns report takes to
@@ -182,6 +188,8 @@ func DefaultTimings() Timings {
 		BackupRun:              30 * time.Second,
 		SwitchoverStart:        time.Second,
 		SwitchoverRun:          10 * time.Second,
+		VitessOperationStart:   time.Second,
+		PlannedReparent:        5 * time.Second,
 		Maintenance:            time.Minute,
 		QueryPatternsReport:    30 * time.Second,
 		QueryPatternsURL:       5 * time.Minute,
@@ -215,7 +223,7 @@ func (t *Timings) fields() []*time.Duration {
 		&t.DatabaseReady, &t.BranchReady, &t.KeyspaceReady, &t.KeyspaceConfigChange, &t.ReadOnlyRegionReady, &t.BranchChangeStart, &t.BranchChangeRun,
 		&t.KeyspaceResizeQueued, &t.KeyspaceResizeShard, &t.BackupStart, &t.BackupRun,
 		&t.BouncerReady, &t.BouncerResizeStart, &t.BouncerResize,
-		&t.SwitchoverStart, &t.SwitchoverRun, &t.Maintenance,
+		&t.SwitchoverStart, &t.SwitchoverRun, &t.VitessOperationStart, &t.PlannedReparent, &t.Maintenance,
 		&t.DeployStep, &t.DeployInProgress, &t.DeployRevert, &t.RevertWindow,
 		&t.WorkflowStart, &t.WorkflowCopy, &t.WorkflowVerify, &t.WorkflowSwitch,
 		&t.OAuthCode, &t.OAuthAccessToken, &t.OAuthDeviceCode, &t.OAuthDevicePoll,

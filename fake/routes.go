@@ -144,6 +144,7 @@ func routeTable() []route {
 	rs = append(rs, branchResizeRoutes()...)
 	rs = append(rs, bouncerRoutes()...)
 	rs = append(rs, switchoverRoutes()...)
+	rs = append(rs, vitessRoutes()...)
 	rs = append(rs, maintenanceRoutes()...)
 	rs = append(rs, backupRoutes()...)
 	rs = append(rs, backupPolicyRoutes()...)

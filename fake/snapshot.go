@@ -362,6 +362,7 @@ type loader struct {
 	switchovers map[string]*switchoverRec
 	windows     map[string]*windowRec
 	workflows   map[string]*workflowRec
+	vitessOps   map[string]*vitessOpRec
 	// bouncers, bouncerResizes, keyspaceResizes and branchChanges too; a deleted
 	// bouncer is among them while a resize request refers to it.
 	bouncers        map[string]*bouncerRec
@@ -390,6 +391,7 @@ func newLoader() *loader {
 		switchovers: map[string]*switchoverRec{},
 		windows:     map[string]*windowRec{},
 		workflows:   map[string]*workflowRec{},
+		vitessOps:   map[string]*vitessOpRec{},
 
 		bouncers:        map[string]*bouncerRec{},
 		bouncerResizes:  map[string]*bouncerResizeRec{},
@@ -704,6 +706,7 @@ var jobLoaders = map[string]func(ld *loader, js jobSnap) (job, error){
 	"read_only_region.ready":         loadReadOnlyRegionReadyJob,
 	"oauth_device.forget":            loadDeviceExpiryJob,
 	"switchover.step":                loadSwitchoverJob,
+	"vitess_operation.step":          loadVitessOpJob,
 	"maintenance.end":                loadMaintenanceEndJob,
 	"bouncer.ready":                  loadBouncerReadyJob,
 	"bouncer_resize.step":            loadBouncerResizeJob,

@@ -123,7 +123,7 @@ func projectOperations(defs map[string]*refSchema) map[string]*apischema.Operati
 		"success": {Type: "boolean"}, "keyspace": str(), "shard": str(), "tablet": str(), "id": integer(),
 		"kind": {Type: "string", Enum: []string{"connection", "query"}},
 	})})
-	return map[string]*apischema.Operation{
+	ops := map[string]*apischema.Operation{
 		"create_auth_attempt_export":   {Method: "POST", Path: exports, Status: 200, Source: "project", Response: export},
 		"get_auth_attempt_export":      {Method: "GET", Path: exports + "/{export}", Status: 200, Source: "project", Response: export},
 		"download_auth_attempt_export": {Method: "GET", Path: exports + "/{export}/download", Status: 302, Source: "project", Response: export},
@@ -169,6 +169,13 @@ func projectOperations(defs map[string]*refSchema) map[string]*apischema.Operati
 			},
 		}},
 		"oauth_revoke": {Method: "POST", Path: "{auth_url}/oauth/revoke", Status: 200, Source: "project"},
+		// The Vitess control plane (decisions.md, "Vitess pass-through"):
+		// the official client's TabletGroup and VtctldOperation, and the
+		// envelope {"data": ...} of Vitess documents in protobuf JSON.
+		"list_tablets": {Method: "GET", Path: branch + "/tablets", Status: 200, Source: "project", Response: arr(obj(map[string]*apischema.Schema{
+			"type": str(), "keyspace": str(), "shard": str(),
+			"tablets": arr(obj(map[string]*apischema.Schema{"alias": str(), "role": str(), "cell": str()})),
+		}))},
 		"oauth_token": {Method: "POST", Path: "{auth_url}/oauth/token", Status: 200, Source: "project", Response: &apischema.Schema{
 			Type:     "object",
 			Required: []string{"access_token", "token_type", "expires_in", "refresh_token", "scope"},
@@ -176,6 +183,78 @@ func projectOperations(defs map[string]*refSchema) map[string]*apischema.Operati
 				"access_token": str(), "token_type": str(), "expires_in": {Type: "integer"}, "refresh_token": str(), "scope": str(),
 			},
 		}},
+	}
+	for name, op := range vitessOperations(branch) {
+		ops[name] = op
+	}
+	return ops
+}
+
+// vitessOperations are the operations of a branch's Vitess control plane
+// whose bodies are Vitess documents (vtctldata and topodata in protobuf
+// JSON, whose fields at their zero value are left out: optional here) or
+// the official client's VtctldOperation.
+func vitessOperations(branch string) map[string]*apischema.Operation {
+	str := func() *apischema.Schema { return &apischema.Schema{Type: "string"} }
+	integer := func() *apischema.Schema { return &apischema.Schema{Type: "integer"} }
+	boolean := func() *apischema.Schema { return &apischema.Schema{Type: "boolean"} }
+	// proto is an object whose properties are all optional but those
+	// required.
+	proto := func(props map[string]*apischema.Schema, required ...string) *apischema.Schema {
+		s := &apischema.Schema{Type: "object", Properties: props, Required: required}
+		for _, k := range slices.Sorted(maps.Keys(props)) {
+			if !slices.Contains(required, k) {
+				s.Optional = append(s.Optional, k)
+			}
+		}
+		return s
+	}
+	data := func(inner *apischema.Schema) *apischema.Schema {
+		return proto(map[string]*apischema.Schema{"data": inner}, "data")
+	}
+	alias := proto(map[string]*apischema.Schema{"cell": str(), "uid": integer()})
+	tabletType := &apischema.Schema{Type: "string", Enum: []string{"TABLET_TYPE_PRIMARY", "TABLET_TYPE_REPLICA", "TABLET_TYPE_RDONLY"}}
+	shard := proto(map[string]*apischema.Schema{
+		"primary_alias":           alias,
+		"primary_term_start_time": proto(map[string]*apischema.Schema{"seconds": str(), "nanoseconds": integer()}),
+		"key_range":               proto(map[string]*apischema.Schema{"start": str(), "end": str()}),
+		"tablet_controls": {Type: "array", Items: proto(map[string]*apischema.Schema{
+			"tablet_type": tabletType, "cells": {Type: "array", Items: str()}, "denied_tables": {Type: "array", Items: str()}, "frozen": boolean(),
+		}, "tablet_type")},
+		"is_primary_serving": boolean(),
+	})
+	keyspace := proto(map[string]*apischema.Schema{
+		"name":     str(),
+		"keyspace": proto(map[string]*apischema.Schema{"keyspace_type": str(), "base_keyspace": str(), "durability_policy": str(), "sidecar_db_name": str()}),
+	}, "name", "keyspace")
+	operation := proto(map[string]*apischema.Schema{
+		"id": str(), "type": str(), "action": str(), "timeout": integer(),
+		"created_at": str(), "completed_at": {Type: "string", Nullable: true},
+		"state":     {Type: "string", Enum: []string{"pending", "running", "completed", "failed", "cancelled"}},
+		"completed": boolean(),
+		"metadata":  {Type: "object", Nullable: true, Values: str()},
+		"result": {Type: "object", Nullable: true, Properties: map[string]*apischema.Schema{
+			"keyspace": str(), "shard": str(), "promoted_primary": alias,
+		}, Required: []string{"keyspace", "shard", "promoted_primary"}},
+		"error": {Type: "string", Nullable: true},
+	}, "id", "type", "action", "timeout", "created_at", "completed_at", "state", "completed", "metadata", "result", "error")
+	op := func(method, path string, resp *apischema.Schema) *apischema.Operation {
+		return &apischema.Operation{Method: method, Path: branch + path, Status: 200, Source: "project", Response: resp}
+	}
+	return map[string]*apischema.Operation{
+		"vtctld_list_keyspaces": op("GET", "/vtctld/keyspaces", data(proto(map[string]*apischema.Schema{
+			"keyspaces": {Type: "array", Items: keyspace},
+		}))),
+		"vtctld_get_shard": op("GET", "/vtctld/shard", data(proto(map[string]*apischema.Schema{
+			"keyspace": str(), "name": str(), "shard": shard,
+		}, "keyspace", "name", "shard"))),
+		"vtctld_set_shard_tablet_control": op("PUT", "/vtctld/shard/tablet-control", data(proto(map[string]*apischema.Schema{"shard": shard}, "shard"))),
+		"vtctld_refresh_state_by_shard": op("POST", "/vtctld/shard/refresh-state", data(proto(map[string]*apischema.Schema{
+			"is_partial_refresh": boolean(), "partial_refresh_details": str(),
+		}))),
+		"vtctld_get_operation":    op("GET", "/vtctld/operations/{id}", operation),
+		"create_planned_reparent": op("POST", "/planned-reparent", operation),
+		"get_planned_reparent":    op("GET", "/planned-reparent/{id}", operation),
 	}
 }
 
