@@ -691,9 +691,15 @@ func sessionState(b *branchRec, s *sessionRec, now time.Time) platform.Connectio
 	return platform.ConnectionIdle
 }
 
-// tabletOf is the alias of the primary tablet of keyspace ks's shard on b.
+// tabletOf is the alias of the primary tablet of a keyspace's shard on b,
+// as the branch's topology has it now (vitess.go): a planned reparent
+// moves the connections' tablet with the primary.
 func tabletOf(b *branchRec, keyspace, shard string) string {
-	return tabletAlias(b, keyspace, shard, 0)
+	ks := b.keyspace(keyspace)
+	if ks == nil {
+		return ""
+	}
+	return shardTablets(ks, shard)[primaryIndex(ks, shard)].alias.String()
 }
 
 // renderConnectionList renders the sessions of b on t's tablet at now,
