@@ -48,6 +48,14 @@ type branchVitess struct {
 	shards map[shardKey]*shardState
 	// ops are the branch's operations, in creation order and by ID.
 	ops ordered.Store[*vitessOpRec]
+	// ksRules are the keyspace routing rules, in the order applied (see
+	// vitess_routing.go).
+	ksRules []ksRoutingRule
+	// throttlers are the keyspaces' throttler configurations, by
+	// keyspace ID, and metrics the tablets' metrics that tests set (see
+	// vitess_throttler.go).
+	throttlers map[string]*throttlerConfig
+	metrics    map[tabletMetric]float64
 }
 
 // shardKey names a shard of a keyspace by the keyspace's ID, so that a
