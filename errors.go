@@ -52,6 +52,9 @@ type Error struct {
 	RetryAfter time.Duration `json:"-"`
 	// Method and Path are those of the request that failed.
 	Method, Path string `json:"-"`
+	// Available are the choices of a connections request that lacks its
+	// keyspace or shard (a 400); nil otherwise.
+	Available *TargetChoices `json:"available,omitempty"`
 }
 
 // Error describes the failure: method, path, status, code, message and

@@ -388,3 +388,47 @@ func ExampleBillingService_AllInvoiceLineItems() {
 	// shop/dev: PS-10 cluster, 120 hours at 39.00 a month = 6.41
 	// shop/main: PS-10 cluster, 744 hours at 39.00 a month = 39.75
 }
+
+// ExampleVitessService_CreatePlannedReparent moves a shard's primary to
+// one of its replicas and reads the shard afterwards.
+func ExampleVitessService_CreatePlannedReparent() {
+	srv, err := fake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+	if _, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: "acme", Name: "shop", ClusterSize: "PS_10"}); err != nil {
+		log.Fatal(err)
+	}
+	srv.Advance(time.Minute) // the database is ready
+
+	replicas, err := client.Vitess.ListTablets(ctx, &platform.ListTabletsParams{
+		Organization: "acme", Database: "shop", Branch: "main", Keyspace: "shop", TabletType: platform.TabletReplica,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	target := replicas[0].Tablets[0].Alias
+	op, err := client.Vitess.CreatePlannedReparent(ctx, &platform.CreatePlannedReparentParams{
+		Organization: "acme", Database: "shop", Branch: "main", Keyspace: "shop", Shard: "-", NewPrimary: target,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(op.Action, op.State)
+
+	done, err := client.Vitess.WaitPlannedReparent(ctx, &platform.GetPlannedReparentParams{Organization: "acme", Database: "shop", Branch: "main", ID: op.ID})
+	if err != nil {
+		log.Fatal(err)
+	}
+	shard, err := client.Vitess.GetShard(ctx, &platform.GetShardParams{Organization: "acme", Database: "shop", Branch: "main", Keyspace: "shop", Shard: "-"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(done.State, shard.Primary.String() == target)
+	// Output:
+	// planned_reparent_shard pending
+	// completed true
+}

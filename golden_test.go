@@ -38,6 +38,9 @@ func TestGoldenRoundTrip(t *testing.T) {
 		{"cluster_parameter_list.json", func() any { return new([]*platform.ClusterParameter) }},
 		{"cluster_extension_list.json", func() any { return new([]*platform.ClusterExtension) }},
 		{"branch_infrastructure.json", func() any { return new(platform.BranchInfrastructure) }},
+		{"tablet_group_list.json", func() any { return new([]*platform.TabletGroup) }},
+		{"vitess_operation.json", func() any { return new(platform.VitessOperation) }},
+		{"vitess_shard.json", func() any { return new(platform.VitessShard) }},
 		{"read_only_region_list.json", func() any { return new(platform.Page[platform.ReadOnlyRegion]) }},
 		{"bouncer.json", func() any { return new(platform.Bouncer) }},
 		{"bouncer_resize_request_list.json", func() any { return new(platform.Page[platform.BouncerResizeRequest]) }},
@@ -50,6 +53,9 @@ func TestGoldenRoundTrip(t *testing.T) {
 		{"vschema.json", func() any { return new(platform.VSchema) }},
 		{"routing_rules.json", func() any { return new(platform.RoutingRules) }},
 		{"audit_log_list.json", func() any { return new(platform.CursorPage[platform.AuditLog]) }},
+		{"connection_list.json", func() any { return new(platform.ConnectionList) }},
+		{"process_list.json", func() any { return new(platform.ProcessList) }},
+		{"kill_process_result.json", func() any { return new(platform.KillProcessResult) }},
 	}
 	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.json"))
 	if err != nil {

@@ -144,6 +144,8 @@ type Client struct {
 	AuditLogs *AuditLogsService
 	// Billing reads invoices and manages the payment method.
 	Billing *BillingService
+	// Connections shows and kills the live connections of branches.
+	Connections *ConnectionsService
 }
 
 // service is what every resource service holds: the client that sends its
@@ -252,6 +254,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.Throttlers = (*ThrottlersService)(common)
 	c.AuditLogs = (*AuditLogsService)(common)
 	c.Billing = (*BillingService)(common)
+	c.Connections = (*ConnectionsService)(common)
 	return c, nil
 }
 

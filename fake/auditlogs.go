@@ -139,7 +139,7 @@ var auditVerbs = map[string]string{
 	"add": "added", "cancel": "canceled", "close": "closed", "complete": "completed",
 	"create": "created", "cutover": "cut_over", "delete": "deleted", "demote": "demoted",
 	"disable": "disabled", "dismiss": "dismissed", "enable": "enabled", "force": "forced",
-	"promote": "promoted", "queue": "queued", "reassign": "reassigned", "refresh": "refreshed",
+	"kill": "killed", "promote": "promoted", "queue": "queued", "reassign": "reassigned", "refresh": "refreshed",
 	"remove": "removed", "renew": "renewed", "reset": "reset", "retry": "retried",
 	"reverse": "reversed", "review": "reviewed", "run": "ran", "skip": "skipped",
 	"switch": "switched", "test": "tested", "update": "updated", "verify": "verified",
@@ -155,6 +155,10 @@ var auditActionNames = map[string]string{
 	"update_organization_membership":      "organization.updated_role",
 	"force_cutover_deploy_request":        "deploy_request.forced_cutover",
 	"complete_gated_deploy_request":       "deploy_request.completed_gated",
+	"kill_branch_query":                   "branch.killed_query",
+	"kill_branch_transaction":             "branch.killed_transaction",
+	"kill_branch_connection":              "branch.killed_connection",
+	"kill_process":                        "branch.killed_process",
 	"vtctld_set_shard_tablet_control":     "branch.updated_shard_tablet_control",
 	"vtctld_apply_keyspace_routing_rules": "branch.applied_keyspace_routing_rules",
 }
@@ -357,7 +361,7 @@ func (c *call) auditTarget() (id, name string) {
 				return dr.id, "#" + name
 			}
 		case "Workflow":
-			if wf := c.db.workflows.get(n); wf != nil {
+			if wf := c.db.workflows.peek().get(n); wf != nil {
 				return wf.id, wf.name
 			}
 		}

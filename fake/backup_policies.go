@@ -279,33 +279,3 @@ func derefOr0(v *int) int {
 	}
 	return *v
 }
-
-// renderBackupPolicy renders a backup policy as the API shows it.
-func renderBackupPolicy(p *policyRec) *platform.BackupPolicy {
-	out := &platform.BackupPolicy{
-		ID:             p.id,
-		Type:           "BackupPolicy",
-		Name:           p.name,
-		DisplayName:    p.displayName,
-		Target:         p.target,
-		RetentionValue: p.retention.value,
-		RetentionUnit:  p.retention.unit,
-		FrequencyValue: p.sched.every,
-		FrequencyUnit:  p.sched.unit,
-		ScheduleTime:   p.sched.timeOfDay(),
-		Required:       p.required,
-		LastRanAt:      ptrTime(p.lastRan),
-		CreatedAt:      platform.NewTimestamp(p.created),
-		UpdatedAt:      platform.NewTimestamp(p.updated),
-	}
-	if p.day != nil {
-		out.ScheduleDay = platform.Ptr(*p.day)
-	}
-	if p.week != nil {
-		out.ScheduleWeek = platform.Ptr(*p.week)
-	}
-	if !p.deleted {
-		out.NextRunAt = ptrTime(p.nextRun)
-	}
-	return out
-}

@@ -178,11 +178,6 @@ func createBackup(c *call, p *platform.CreateBackupParams) (any, error) {
 	return c.w.renderBackup(bk), nil
 }
 
-// defaultBackupName names a backup of b taken at t.
-func defaultBackupName(b *branchRec, t time.Time) string {
-	return b.name + "-" + t.UTC().Format("2006-01-02-150405")
-}
-
 // newBackup starts a backup of b: pending now, running after
 // Timings.BackupStart, done Timings.BackupRun later. It holds the branch's
 // schema as it is now.

@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -479,10 +478,4 @@ func renderBouncerResize(r *bouncerResizeRec) *platform.BouncerResizeRequest {
 		SKU:                     renderBouncerSKU(r.next.size),
 		PreviousSKU:             renderBouncerSKU(r.prev.size),
 	}
-}
-
-// bouncerPodName is the name of server n of a bouncer in the branch's
-// infrastructure.
-func bouncerPodName(bn *bouncerRec, n int) string {
-	return fmt.Sprintf("%s-pgbouncer-%s-%d", bn.branch.id, bn.name, n)
 }

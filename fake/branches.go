@@ -3,7 +3,6 @@ package fake
 import (
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/dbplatform/platform-go"
@@ -34,7 +33,7 @@ type branchRec struct {
 
 	roles *branchRoles
 	// more holds the records few branches have; see x.
-	more atomic.Pointer[branchMore]
+	more lazy[branchMore]
 
 	cluster *branchCluster // resize and change requests; nil before the first; see branchresizes.go
 	primary int            // which of a PostgreSQL branch's instances is the primary; see switchovers.go
@@ -58,11 +57,13 @@ type branchMore struct {
 	routingRules string
 	// Its Vitess topology state (MySQL branches); see vitess.go.
 	vitess branchVitess
+	// Its live connections; see connections.go.
+	sessions branchSessions
 }
 
 // x returns b's less common records, making them on first use (see
 // lazy).
-func (b *branchRec) x() *branchMore { return lazy(&b.more) }
+func (b *branchRec) x() *branchMore { return b.more.get() }
 
 // newBranch adds a branch to db, pending until the clock has moved by
 // delay. Its keyspaces are copies of parent's, or one empty default
@@ -79,7 +80,7 @@ func (w *world) newBranch(db *dbRec, name string, parent *branchRec, actor *user
 	}
 	if parent != nil {
 		b.parent = parent.name
-		if r := peek(&parent.more).routingRules; r != "" {
+		if r := parent.more.read().routingRules; r != "" {
 			b.x().routingRules = r
 		}
 		w.copyKeyspaces(b, parent, now)
@@ -182,18 +183,6 @@ func listBranches(c *call) (any, error) {
 			(safe == nil || b.safeMigrations == *safe)
 	}
 	return filteredPageOf(c, &c.db.branchIdx, true, keep, c.w.renderBranch), nil
-}
-
-// triQuery parses an optional boolean filter: nil when absent.
-func triQuery(v, name string) (*bool, error) {
-	if v == "" {
-		return nil, nil
-	}
-	b, err := boolQuery(v, name)
-	if err != nil {
-		return nil, err
-	}
-	return &b, nil
 }
 
 func createBranch(c *call, p *platform.CreateBranchParams) (any, error) {
@@ -572,30 +561,4 @@ func (w *world) renderBranch(b *branchRec) *platform.Branch {
 		out.DeletedAt = ptrTime(b.deletedAt)
 	}
 	return out
-}
-
-// renderBranchRef renders the short form of a branch.
-func renderBranchRef(b *branchRec) *platform.BranchRef {
-	ref := &platform.BranchRef{ID: b.id, Name: b.name, CreatedAt: platform.NewTimestamp(b.created), UpdatedAt: platform.NewTimestamp(b.updated)}
-	if b.deleted {
-		ref.DeletedAt = ptrTime(b.deletedAt)
-	}
-	return ref
-}
-
-// renderActor renders a user as the actor of something; nil for none.
-func renderActor(u *userRec) *platform.Actor {
-	if u == nil {
-		return nil
-	}
-	return &platform.Actor{ID: u.id, Type: "User", DisplayName: u.name, AvatarURL: "https://avatars.example.com/" + u.id}
-}
-
-// ptrTime renders a time that may be absent (zero) as a nullable timestamp.
-func ptrTime(t time.Time) *platform.Timestamp {
-	if t.IsZero() {
-		return nil
-	}
-	ts := platform.NewTimestamp(t)
-	return &ts
 }

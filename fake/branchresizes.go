@@ -205,20 +205,6 @@ func (b *branchRec) databaseFlags() (resizeQueued, resizing, configQueued, confi
 	return
 }
 
-// renderVTGate sets a branch's query router fields, as its resize requests
-// left them.
-func renderVTGate(out *platform.Branch, b *branchRec) {
-	cl := b.clusterView()
-	v := cl.vtgate
-	out.VTGateSize, out.VTGateCount, out.VTGateAutoscaling = v.size, v.count, v.autoscaling
-	if cl.resized {
-		out.VTGateName = platform.Ptr(v.size)
-	}
-	if v.autoscaling {
-		out.VTGateMaxCount, out.VTGateTargetCPUUtilization = platform.Ptr(v.maxCount), platform.Ptr(v.targetCPU)
-	}
-}
-
 func branchResizeRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/resizes", op: "list_branch_resize_requests", handler: read(listBranchResizes)},
@@ -441,7 +427,7 @@ func checkKeyspaceResizes(b *branchRec, after clusterState) error {
 		return nil
 	}
 	for _, ks := range b.changedKeyspaces() {
-		if peek(&ks.more).resize != nil {
+		if ks.more.read().resize != nil {
 			return unprocessable("keyspace %s of branch %s has a resize request in flight; wait for it to complete or cancel it", ks.name, b.name)
 		}
 	}

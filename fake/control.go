@@ -69,6 +69,10 @@ import (
 //	                                              RecordQueries {"samples": [{"sql", "keyspace", "tables", "tags",
 //	                                              "tablet_type", "rows_read", "rows_returned", "rows_affected",
 //	                                              "shard_queries", "duration", "error", "error_code", "time"}]}
+//	POST   /_fake/organizations/{org}/databases/{db}/branches/{branch}/sessions
+//	                                              OpenSession {"user", "host", "application", "instance", "keyspace",
+//	                                              "shard", "query", "query_duration", "query_started", "in_transaction",
+//	                                              "blocked_by", "started"}; answers {"id"}
 //	POST   /_fake/fail-next                       FailNext {"id"}
 //	POST   /_fake/faults                          InjectFault {"operation", "status", "code", "message", "retry_after",
 //	                                              "times", "probability", "latency"}; answers the rule with its "id"
@@ -118,6 +122,7 @@ func controlRoutes() []controlRoute {
 	rs = append(rs, controlSeedRoutes()...)
 	rs = append(rs, controlOAuthRoutes()...)
 	rs = append(rs, controlBranchRoutes()...)
+	rs = append(rs, controlConnectionRoutes()...)
 	rs = append(rs, controlFaultRoutes()...)
 	rs = append(rs, controlEventRoutes()...)
 	rs = append(rs, controlSnapshotRoutes()...)

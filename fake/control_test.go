@@ -825,6 +825,7 @@ func controlEndpoints() []struct{ method, path, pattern string } {
 		{"PUT", "snapshot", "snapshot"},
 		{"POST", "reset", "reset"},
 		{"POST", "organizations/acme/databases/app/branches/main/queries", "organizations/{organization}/databases/{database}/branches/{branch}/queries"},
+		{"POST", "organizations/acme/databases/app/branches/main/sessions", "organizations/{organization}/databases/{database}/branches/{branch}/sessions"},
 		{"PUT", "organizations/acme/billing/payment-method", "organizations/{organization}/billing/payment-method"},
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"slices"
 	"strings"
-	"sync/atomic"
 
 	"github.com/dbplatform/platform-go"
 )
@@ -44,10 +43,10 @@ type dbRec struct {
 	deployQueue []*drRec       // deployments holding a branch's queue, in order
 
 	// more holds the records few databases have; see x.
-	more      atomic.Pointer[dbMore]
-	workflows *workflowStore // nil until the first workflow; see workflows.go
+	more      lazy[dbMore]
+	workflows lazy[workflowStore] // made with the first workflow; see workflows.go
 
-	extra *dbExtra // what few databases have; nil until the first
+	extra lazy[dbExtra] // what few databases have; see extras
 }
 
 // dbMore holds the records few databases have (webhooks, maintenance
@@ -61,8 +60,8 @@ type dbMore struct {
 
 // x returns db's less common records, making them on first use (see
 // lazy). Paths that every database takes (emitting an event) read
-// db.more.Load() instead, which is nil when none were made.
-func (db *dbRec) x() *dbMore { return lazy(&db.more) }
+// db.more.peek() instead, which is nil when none were made.
+func (db *dbRec) x() *dbMore { return db.more.get() }
 
 // dbExtra holds what few databases have, apart from the record so that
 // the others do not pay for it.
@@ -79,19 +78,14 @@ type tableRef struct {
 }
 
 // extras returns db's extra records, making them on first use.
-func (db *dbRec) extras() *dbExtra {
-	if db.extra == nil {
-		db.extra = &dbExtra{}
-	}
-	return db.extra
-}
+func (db *dbRec) extras() *dbExtra { return db.extra.get() }
 
 // ratiosSet are the throttler ratios set on db.
 func (db *dbRec) ratiosSet() []platform.ThrottlerConfiguration {
-	if db.extra == nil {
+	if db.extra.peek() == nil {
 		return nil
 	}
-	return db.extra.throttle
+	return db.extra.peek().throttle
 }
 
 // maxNameLen bounds organization, database and branch names.
@@ -134,19 +128,6 @@ func listDatabases(c *call) (any, error) {
 		return strings.Contains(db.name, q) && (seesAll || c.seesDatabase(db))
 	}
 	return filteredPageOf(c, &c.org.dbs, true, keep, c.w.renderDatabase), nil
-}
-
-// checkName validates a new organization, database or branch name.
-func checkName(field, name string) error {
-	switch {
-	case name == "":
-		return unprocessable("%s is required", field)
-	case len(name) > maxNameLen:
-		return unprocessable("%s %q is longer than %d characters", field, name, maxNameLen)
-	case !slug.MatchString(name):
-		return unprocessable("%s %q must be lowercase letters, digits and dashes, and start and end with a letter or digit", field, name)
-	}
-	return nil
 }
 
 func createDatabase(c *call, p *platform.CreateDatabaseParams) (any, error) {
@@ -260,13 +241,6 @@ func updateDatabase(c *call, p *platform.UpdateDatabaseParams) (any, error) {
 	}
 	db.updated = c.now
 	return c.w.renderDatabase(db), nil
-}
-
-// setIf sets *dst to *v when v is given.
-func setIf[T any](dst *T, v *T) {
-	if v != nil {
-		*dst = *v
-	}
 }
 
 func deleteDatabase(c *call) (any, error) {

@@ -265,7 +265,7 @@ func (s *Server) Emit(org, db string, event platform.WebhookEvent, resource any)
 // server's lock.
 func (s *Server) deliverEvent(ev *eventRec, db *dbRec) {
 	name := platform.WebhookEvent(ev.name)
-	more := db.more.Load() // every event passes here: make no records
+	more := db.more.peek() // every event passes here: make no records
 	if more == nil {
 		return
 	}

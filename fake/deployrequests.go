@@ -636,32 +636,6 @@ func renderOperationSummary(op *opRec) *platform.DeployOperationSummary {
 	return out
 }
 
-// shardNames names n shards the way key ranges are written ("-", or
-// "-80", "80-" for two).
-func shardNames(n int) []string {
-	if n <= 1 {
-		return []string{"-"}
-	}
-	out := make([]string, n)
-	step := 256 / n
-	for i := range n {
-		lo, hi := "", ""
-		if i > 0 {
-			lo = hex2(i * step)
-		}
-		if i < n-1 {
-			hi = hex2((i + 1) * step)
-		}
-		out[i] = lo + "-" + hi
-	}
-	return out
-}
-
-func hex2(v int) string {
-	const digits = "0123456789abcdef"
-	return string([]byte{digits[(v>>4)&15], digits[v&15]})
-}
-
 // progress is an operation's completion in percent.
 func progress(st platform.DeployOperationState) float64 {
 	if st == platform.OperationComplete {

@@ -14,6 +14,9 @@ type apiError struct {
 	// reason is what the request log gives for the refusal, when the
 	// message does not say it (see reasons.go); never sent.
 	reason string
+	// available are the choices a connections request that lacks its
+	// keyspace or shard is offered (see connections.go); sent.
+	available *targetChoices
 }
 
 func (e *apiError) Error() string { return fmt.Sprintf("%d %s: %s", e.status, e.code, e.message) }
@@ -42,8 +45,15 @@ func forbidden(format string, args ...any) *apiError {
 	return errf(http.StatusForbidden, "forbidden", format, args...)
 }
 
+// offering adds the choices of a connections target to e's body.
+func (e *apiError) offering(choices targetChoices) *apiError {
+	e.available = &choices
+	return e
+}
+
 // errorBody is the JSON of an error response.
 type errorBody struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
+	Code      string         `json:"code"`
+	Message   string         `json:"message"`
+	Available *targetChoices `json:"available,omitempty"`
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
 	"unsafe"
 )
@@ -76,25 +76,44 @@ var (
 	worldWiring = map[string]bool{"clock": true, "timing": true, "base": true, "host": true}
 )
 
-// moreTypes are the lazily made parts of records (branchRec.more,
-// dbRec.more, keyspaceRec.more): what each holds, and how to read one (an
-// addressable value), a zero one when none was made, so that none made
-// equals none held.
-var moreTypes = map[reflect.Type]struct {
-	elem reflect.Type
-	load func(reflect.Value) reflect.Value
-}{
-	reflect.TypeFor[atomic.Pointer[branchMore]]():   {reflect.TypeFor[*branchMore](), loadMore[branchMore]},
-	reflect.TypeFor[atomic.Pointer[dbMore]]():       {reflect.TypeFor[*dbMore](), loadMore[dbMore]},
-	reflect.TypeFor[atomic.Pointer[keyspaceMore]](): {reflect.TypeFor[*keyspaceMore](), loadMore[keyspaceMore]},
+// lazyPart is what every lazy[T] (the parts of records made on first
+// use: branchRec.more, dbRec.more, dbRec.extra, dbRec.workflows,
+// keyspaceRec.more, ...) shows the snapshot tests: its part, read as a zero
+// T when none was made, so that none made equals none held, and the part's
+// type.
+type lazyPart interface {
+	part() reflect.Value
+	partType() reflect.Type
 }
 
-// loadMore reads an addressable atomic.Pointer[T], a new T when nil.
-func loadMore[T any](v reflect.Value) reflect.Value {
-	if m := (*atomic.Pointer[T])(unsafe.Pointer(v.UnsafeAddr())).Load(); m != nil {
-		return reflect.ValueOf(m)
+func (l *lazy[T]) part() reflect.Value    { return reflect.ValueOf(l.read()) }
+func (l *lazy[T]) partType() reflect.Type { return reflect.TypeFor[*T]() }
+
+var lazyPartType = reflect.TypeFor[lazyPart]()
+
+// lazyTypes caches, by type, whether a type is a lazy[T]; see isLazy.
+var lazyTypes sync.Map
+
+// isLazy reports whether t is a lazy[T], whose part the walks below
+// follow instead of its atomic pointer.
+func isLazy(t reflect.Type) bool {
+	if v, ok := lazyTypes.Load(t); ok {
+		return v.(bool)
 	}
-	return reflect.ValueOf(new(T))
+	is := t.Kind() == reflect.Struct && reflect.PointerTo(t).Implements(lazyPartType)
+	lazyTypes.Store(t, is)
+	return is
+}
+
+// lazyElem is the type of the part of lazy type t (a pointer).
+func lazyElem(t reflect.Type) reflect.Type {
+	return reflect.New(t).Interface().(lazyPart).partType()
+}
+
+// loadLazy reads the part of an addressable lazy[T], a new T when none was
+// made.
+func loadLazy(v reflect.Value) reflect.Value {
+	return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Interface().(lazyPart).part()
 }
 
 func (g *graphDiff) fail(path string, format string, args ...any) {
@@ -107,8 +126,8 @@ func (g *graphDiff) compare(path string, a, b reflect.Value) {
 	if g.diff != "" {
 		return
 	}
-	if m, ok := moreTypes[a.Type()]; ok {
-		g.compare(path, m.load(a).Elem(), m.load(b).Elem())
+	if isLazy(a.Type()) {
+		g.compare(path, loadLazy(a).Elem(), loadLazy(b).Elem())
 		return
 	}
 	if a.Type() == timeType {
@@ -263,8 +282,8 @@ func SnapshotFields() map[string]string {
 			walk(t.Key())
 			walk(t.Elem())
 		case reflect.Struct:
-			if m, ok := moreTypes[t]; ok {
-				walk(m.elem)
+			if isLazy(t) {
+				walk(lazyElem(t))
 				return
 			}
 			if !ownType(t) {
@@ -320,8 +339,8 @@ func SnapshotFieldsSet(srv *Server, set map[string]bool) {
 				walk(it.Value())
 			}
 		case reflect.Struct:
-			if m, ok := moreTypes[v.Type()]; ok {
-				walk(m.load(v))
+			if isLazy(v.Type()) {
+				walk(loadLazy(v))
 				return
 			}
 			if !ownType(v.Type()) {

@@ -100,11 +100,13 @@ var fuzzBodyGroups = map[string][]string{
 	"ServiceToken":         {"create_service_token", "add_service_token_accesses", "remove_service_token_accesses"},
 	"Bouncer":              {"create_bouncer", "update_bouncer_resize_request"},
 	"Switchover":           {"create_switchover"},
+	"Vitess":               {"vtctld_set_shard_tablet_control", "vtctld_refresh_state_by_shard", "create_planned_reparent"},
 	"Maintenance":          {"run_branch_maintenance"},
 	"Workflow":             {"create_workflow"},
 	"VSchema":              {"update_keyspace_vschema", "update_branch_routing_rules"},
 	"SchemaRecommendation": {"dismiss_schema_recommendation"},
 	"Throttler":            {"update_database_throttler", "update_deploy_request_throttler"},
+	"Connection":           {"kill_process"},
 }
 
 func FuzzOrganizationBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Organization"]...) }
@@ -142,6 +144,8 @@ func FuzzServiceTokenBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Servic
 func FuzzBouncerBodies(f *testing.F)    { fuzzBodies(f, fuzzBodyGroups["Bouncer"]...) }
 func FuzzSwitchoverBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Switchover"]...) }
 
+func FuzzVitessBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Vitess"]...) }
+
 func FuzzMaintenanceBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Maintenance"]...) }
 
 func FuzzSchemaRecommendationBodies(f *testing.F) {
@@ -151,6 +155,8 @@ func FuzzSchemaRecommendationBodies(f *testing.F) {
 func FuzzThrottlerBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Throttler"]...) }
 func FuzzWorkflowBodies(f *testing.F)  { fuzzBodies(f, fuzzBodyGroups["Workflow"]...) }
 func FuzzVSchemaBodies(f *testing.F)   { fuzzBodies(f, fuzzBodyGroups["VSchema"]...) }
+
+func FuzzConnectionBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Connection"]...) }
 
 // TestFuzzBodiesCoverBodyOperations checks that every operation whose
 // fixture sends a body is fuzzed by one of the targets above.

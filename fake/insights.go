@@ -2,7 +2,6 @@ package fake
 
 import (
 	"cmp"
-	"html"
 	"net/url"
 	"slices"
 	"strconv"
@@ -148,13 +147,6 @@ func (c *call) insightsFilter(params ...string) (trafficFilter, error) {
 	}
 	return f, nil
 }
-
-// syntaxHighlighted is the API's syntax_highlighted_sql of a text:
-// HTML-escaped in a <pre> block.
-func syntaxHighlighted(sql string) string { return "<pre>" + html.EscapeString(sql) + "</pre>" }
-
-// millis is a duration in milliseconds, with its fraction.
-func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // ratio is a/b, 0 when b is 0.
 func ratio(a, b float64) float64 {

@@ -76,7 +76,7 @@ func listKeyspaceResizes(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return filteredPageOf(c, peek(&ks.more).resizes.Index(), false, keep, renderKeyspaceResize), nil
+	return filteredPageOf(c, ks.more.read().resizes.Index(), false, keep, renderKeyspaceResize), nil
 }
 
 // completedWithin reads the completed_at filter, "FROM..TO" in RFC 3339
@@ -113,7 +113,7 @@ func getKeyspaceResize(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := peek(&ks.more).resizes.Get(c.r.PathValue("id"))
+	r := ks.more.read().resizes.Get(c.r.PathValue("id"))
 	if r == nil {
 		return nil, notFound()
 	}
@@ -131,7 +131,7 @@ func resizeKeyspace(c *call, p *platform.ResizeKeyspaceParams) (any, error) {
 	if b.db.kind != platform.KindMySQL {
 		return nil, unprocessable("keyspace resizes are for mysql databases; %s is %s: resize the branch instead", b.db.name, b.db.kind)
 	}
-	queued := peek(&ks.more).resize
+	queued := ks.more.read().resize
 	next := ks.size()
 	if queued != nil {
 		next = queued.to
@@ -221,7 +221,7 @@ func cancelKeyspaceResize(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := peek(&ks.more)
+	m := ks.more.read()
 	r := m.resize
 	if r == nil {
 		if n := m.resizes.Len(); n > 0 {
@@ -249,7 +249,7 @@ func getKeyspaceRollout(c *call) (any, error) {
 // shardTime; a shard not rolling out shows its last rollout, that of the
 // latest completed resize, or the keyspace's creation.
 func renderKeyspaceRollout(ks *keyspaceRec, now time.Time) *platform.KeyspaceRollout {
-	m := peek(&ks.more)
+	m := ks.more.read()
 	r := m.resize
 	out := &platform.KeyspaceRollout{Name: ks.name, State: platform.RolloutIdle}
 	switch {

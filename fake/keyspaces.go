@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/dbplatform/platform-go"
@@ -36,7 +35,7 @@ type keyspaceRec struct {
 	tables        map[string]string // table name -> CREATE TABLE statement
 	settings      keyspaceSettings
 	// more holds what few keyspaces have; see x.
-	more atomic.Pointer[keyspaceMore]
+	more lazy[keyspaceMore]
 
 	meter keyspaceMeter // what it is billed at; see meterKeyspace
 }
@@ -67,8 +66,8 @@ type keyspaceMore struct {
 
 // x returns what few keyspaces have, making it on first use (see lazy).
 // Reads that visit every keyspace (rendering, listing, a snapshot) use
-// peek(&ks.more) instead, which makes nothing.
-func (ks *keyspaceRec) x() *keyspaceMore { return lazy(&ks.more) }
+// ks.more.read() instead, which makes nothing.
+func (ks *keyspaceRec) x() *keyspaceMore { return ks.more.get() }
 
 // keyspaceSettings are what update_keyspace changes. Pointed-to values are
 // never modified in place, only replaced, so copies may share them.
@@ -163,7 +162,7 @@ func (w *world) copyKeyspaces(b, src *branchRec, now time.Time) {
 		ks.shards, ks.extraReplicas, ks.clusterSize = from.shards, from.extraReplicas, from.clusterSize
 		ks.isDefault = from.isDefault
 		ks.tables = cloneMap(from.tables)
-		if v := peek(&from.more).vschema; v != "" {
+		if v := from.more.read().vschema; v != "" {
 			ks.x().vschema = v
 		}
 		ks.settings = from.settings.clone()
@@ -466,7 +465,7 @@ func deleteKeyspace(c *call) (any, error) {
 
 // renderKeyspace renders a keyspace as the API shows it.
 func renderKeyspace(ks *keyspaceRec) *platform.Keyspace {
-	st, m := ks.settings, peek(&ks.more)
+	st, m := ks.settings, ks.more.read()
 	out := &platform.Keyspace{
 		ID:                     ks.id,
 		Type:                   "Keyspace",
@@ -622,7 +621,7 @@ func (j readOnlyRegionReadyJob) run(w *world) {
 func (b *branchRec) pruneReadOnlyRegions() {
 	used := map[*readOnlyRegionRec]bool{}
 	for _, ks := range b.keyspaces.All() {
-		for _, ro := range peek(&ks.more).readOnlyRegions {
+		for _, ro := range ks.more.read().readOnlyRegions {
 			used[ro.branchRegion] = true
 		}
 	}
@@ -646,7 +645,7 @@ func (b *branchRec) readOnlyRegionSlugs() string {
 // renderKeyspaceReadOnlyRegions renders a keyspace's read-only regions, as
 // its read_only_regions field shows them.
 func renderKeyspaceReadOnlyRegions(ks *keyspaceRec) []platform.KeyspaceReadOnlyRegion {
-	regions := peek(&ks.more).readOnlyRegions
+	regions := ks.more.read().readOnlyRegions
 	out := make([]platform.KeyspaceReadOnlyRegion, len(regions))
 	for i, ro := range regions {
 		out[i] = platform.KeyspaceReadOnlyRegion{

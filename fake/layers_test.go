@@ -4,8 +4,10 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -152,6 +154,251 @@ func TestLayerViolationsFound(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			got := layerViolations(t, map[string]string{tt.file: tt.src})
+			if len(got) != tt.want {
+				t.Errorf("violations = %q, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+// One home per concept: a resource group's file holds its own routes,
+// handlers, records, rules and rendering, and what several groups use
+// lives in a file named for what it does (render.go, validate.go,
+// pagination.go, sizecatalog.go, ...), never in one group's file. The rule
+// the check below holds the package's files to:
+//
+//   - A group is a resource group: a file that declares its routes (a
+//     function xRoutes() []route, which routes.go adds to the table),
+//     with the files named after it with _jobs.go and _snap.go. A file's
+//     group is its name up to _jobs.go, _snap.go or .go; a file whose
+//     group declares no routes is shared (routes.go, render.go, seed.go,
+//     snapshot.go, ...): it may use any group's declarations, as the
+//     route table and the snapshot do, and any group may use its own.
+//   - A function declared in one group's files, or a method declared there
+//     on a type that no group declares, is that group's own: a file of
+//     another group that names it is a violation.
+//   - A group lends its types: its records (dbRec, branchRec, ...), their
+//     stores and its jobs, with their methods wherever they are declared
+//     (dbRec.branch lives in branches.go); so does a shared file its
+//     records (a type named ...Rec: tokenRec in auth.go, with the grants'
+//     methods in servicetokens.go). Methods of *world are the
+//     world's entry points, and methods of *call resolve a request's path
+//     values (c.branch(), c.keyspace()); any group may call both.
+//   - A record's snapshot holds its children's (a branch's, its keyspaces'
+//     and passwords'), so what one group's _snap.go declares another
+//     group's _snap.go may use: the snapshot's own entry points.
+
+// groupOf is the group of a file: its name up to _jobs.go, _snap.go or .go.
+func groupOf(file string) string {
+	for _, suffix := range []string{"_jobs.go", "_snap.go", ".go"} {
+		if g, ok := strings.CutSuffix(file, suffix); ok {
+			return g
+		}
+	}
+	return file
+}
+
+// majorVersion matches the last element of a versioned import path
+// (math/rand/v2), which is not the package's name.
+var majorVersion = regexp.MustCompile(`^v[0-9]+$`)
+
+// stubImporter gives every import an empty package, so that type-checking
+// the package's own files needs no other package: what the files name of
+// their imports stays unresolved (those errors are ignored), while every
+// use of the package's own functions and methods is resolved.
+type stubImporter map[string]*types.Package
+
+func (s stubImporter) Import(path string) (*types.Package, error) {
+	if p := s[path]; p != nil {
+		return p, nil
+	}
+	elems := strings.Split(path, "/")
+	name := elems[len(elems)-1]
+	if majorVersion.MatchString(name) && len(elems) > 1 {
+		name = elems[len(elems)-2]
+	}
+	if path == "github.com/dbplatform/platform-go" {
+		name = "platform"
+	}
+	p := types.NewPackage(path, name)
+	p.MarkComplete()
+	s[path] = p
+	return p, nil
+}
+
+// groupViolations returns, for the Go source files given (name to text, of
+// one package), every use from one group's file of what another group
+// keeps for itself (see the rule above), as "file:line: what".
+func groupViolations(t *testing.T, files map[string]string) []string {
+	t.Helper()
+	fset := token.NewFileSet()
+	names := slices.Sorted(func(yield func(string) bool) {
+		for n := range files {
+			if !yield(n) {
+				return
+			}
+		}
+	})
+	var parsed []*ast.File
+	routed := map[string]bool{} // the groups that declare routes
+	for _, name := range names {
+		f, err := parser.ParseFile(fset, name, files[name], parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parsed = append(parsed, f)
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Recv != nil || !strings.HasSuffix(fd.Name.Name, "Routes") ||
+				fd.Type.Results.NumFields() != 1 {
+				continue
+			}
+			if at, ok := fd.Type.Results.List[0].Type.(*ast.ArrayType); ok && at.Len == nil {
+				if id, ok := at.Elt.(*ast.Ident); ok && id.Name == "route" {
+					routed[groupOf(name)] = true
+				}
+			}
+		}
+	}
+	group := func(p token.Pos) string {
+		if g := groupOf(fset.Position(p).Filename); routed[g] {
+			return g
+		}
+		return "" // a shared file
+	}
+	info := &types.Info{Uses: map[*ast.Ident]types.Object{}}
+	conf := types.Config{Importer: stubImporter{}, Error: func(error) {}}
+	pkg, _ := conf.Check("fake", fset, parsed, info)
+	var out []string
+	for id, obj := range info.Uses {
+		fn, ok := obj.(*types.Func)
+		if !ok || fn.Pkg() != pkg {
+			continue
+		}
+		owner, user := group(fn.Pos()), group(id.Pos())
+		if owner == "" || user == "" || owner == user {
+			continue
+		}
+		if strings.HasSuffix(fset.Position(fn.Pos()).Filename, "_snap.go") &&
+			strings.HasSuffix(fset.Position(id.Pos()).Filename, "_snap.go") {
+			continue // a snapshot holds its children's: see the rule
+		}
+		what := fn.Name()
+		if recv := fn.Type().(*types.Signature).Recv(); recv != nil {
+			rt := recv.Type()
+			if p, ok := rt.(*types.Pointer); ok {
+				rt = p.Elem()
+			}
+			named, ok := rt.(*types.Named)
+			if !ok {
+				continue // an interface's method
+			}
+			tn := named.Origin().Obj()
+			if tn.Name() == "world" || tn.Name() == "call" || strings.HasSuffix(tn.Name(), "Rec") || group(tn.Pos()) != "" {
+				continue // lent: see the rule
+			}
+			what = tn.Name() + "." + what
+		}
+		pos := fset.Position(id.Pos())
+		out = append(out, pos.Filename+":"+strconv.Itoa(pos.Line)+": "+what+" of group "+owner+" used by group "+user)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestHelpersLiveInSharedFiles checks the package's own files: no group
+// uses what another group keeps for itself.
+func TestHelpersLiveInSharedFiles(t *testing.T) {
+	t.Parallel()
+	paths, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	for _, p := range paths {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[p] = string(b)
+	}
+	for _, v := range groupViolations(t, files) {
+		t.Error(v, "(move it to a file named for what it does)")
+	}
+}
+
+// TestGroupViolationsFound checks that the check finds what it must: each
+// case is a few small files that break, or keep, the rule.
+func TestGroupViolationsFound(t *testing.T) {
+	t.Parallel()
+	const (
+		routesA = "package fake\ntype route struct{}\nfunc aRoutes() []route { return nil }\n"
+		routesB = "package fake\nfunc bRoutes() []route { return nil }\n"
+	)
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  int
+	}{
+		{"a group's helper used by another group", map[string]string{
+			"a.go": routesA + "func helper() {}\n",
+			"b.go": routesB + "func h() { helper() }\n",
+		}, 1},
+		{"a group's helper used from the other's jobs and snapshot files", map[string]string{
+			"a.go":      routesA + "func helper() {}\n",
+			"b.go":      routesB,
+			"b_jobs.go": "package fake\nfunc j() { helper() }\n",
+			"b_snap.go": "package fake\nvar s = helper\n",
+		}, 2},
+		{"a group's method on a shared type", map[string]string{
+			"a.go":      routesA + "func (s *Server) helper() {}\n",
+			"server.go": "package fake\ntype Server struct{}\n",
+			"b.go":      routesB + "func h(s *Server) { s.helper() }\n",
+		}, 1},
+		{"a helper used by its own group's jobs and snapshot files", map[string]string{
+			"a.go":      routesA + "func helper() {}\n",
+			"a_jobs.go": "package fake\nfunc j() { helper() }\n",
+			"a_snap.go": "package fake\nfunc s() { helper() }\n",
+		}, 0},
+		{"a shared file's helper used by every group", map[string]string{
+			"a.go":      routesA + "func h() { render() }\n",
+			"b.go":      routesB + "func h2() { render() }\n",
+			"render.go": "package fake\nfunc render() {}\n",
+		}, 0},
+		{"a shared file using a group's helper", map[string]string{
+			"a.go":      routesA + "func helper() {}\n",
+			"routes.go": "package fake\nvar table = aRoutes\nfunc f() { helper() }\n",
+		}, 0},
+		{"a record lent with its methods, wherever declared", map[string]string{
+			"a.go": routesA + "type aRec struct{}\nfunc (r *aRec) get() {}\n",
+			"b.go": routesB + "func (r *aRec) more() {}\nfunc h(r *aRec) { r.get(); r.more() }\n",
+			"c.go": "package fake\nfunc cRoutes() []route { return nil }\nfunc h3(r *aRec) { r.more() }\n",
+		}, 0},
+		{"a snapshot saving its children's", map[string]string{
+			"a.go":      routesA,
+			"a_snap.go": "package fake\nfunc saveA() {}\n",
+			"b.go":      routesB + "func h() { saveA() }\n",
+			"b_snap.go": "package fake\nfunc saveB() { saveA() }\n",
+		}, 1},
+		{"a shared record's methods declared in a group", map[string]string{
+			"auth.go": "package fake\ntype tokenRec struct{}\n",
+			"a.go":    routesA + "func (t *tokenRec) grant() {}\n",
+			"b.go":    routesB + "func h(t *tokenRec) { t.grant() }\n",
+		}, 0},
+		{"the world's and a call's methods", map[string]string{
+			"store.go":  "package fake\ntype world struct{}\ntype call struct{ w *world }\n",
+			"a.go":      routesA + "func (w *world) act() {}\nfunc (c *call) thing() {}\n",
+			"b.go":      routesB + "func h(c *call) { c.w.act(); c.thing() }\n",
+			"b_jobs.go": "package fake\nfunc j(w *world) { w.act() }\n",
+		}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := groupViolations(t, tt.files)
 			if len(got) != tt.want {
 				t.Errorf("violations = %q, want %d", got, tt.want)
 			}

@@ -65,12 +65,16 @@ func TestRarePartsStayUnmade(t *testing.T) {
 		of   string
 		made bool
 	}{
-		{"database", db.more.Load() != nil},
-		{"branch", b.more.Load() != nil},
-		{"keyspace", ks.more.Load() != nil},
-		{"restored database", db2.more.Load() != nil},
-		{"restored branch", b2.more.Load() != nil},
-		{"restored keyspace", b2.keyspace("app").more.Load() != nil},
+		{"database", db.more.peek() != nil},
+		{"database's extra records", db.extra.peek() != nil},
+		{"database's workflows", db.workflows.peek() != nil},
+		{"branch", b.more.peek() != nil},
+		{"keyspace", ks.more.peek() != nil},
+		{"restored database", db2.more.peek() != nil},
+		{"restored database's extra records", db2.extra.peek() != nil},
+		{"restored database's workflows", db2.workflows.peek() != nil},
+		{"restored branch", b2.more.peek() != nil},
+		{"restored keyspace", b2.keyspace("app").more.peek() != nil},
 	} {
 		if part.made {
 			t.Errorf("a part made for the %s, which has no rare records", part.of)
@@ -81,7 +85,7 @@ func TestRarePartsStayUnmade(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if m := db.more.Load(); m == nil || m.webhooks.Len() != 1 {
+	if m := db.more.peek(); m == nil || m.webhooks.Len() != 1 {
 		t.Fatal("the first webhook is not in the database's part")
 	}
 	r, err := c.Keyspaces.Resize(t.Context(), &platform.ResizeKeyspaceParams{
@@ -90,7 +94,7 @@ func TestRarePartsStayUnmade(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := ks.more.Load(); m == nil || m.resize == nil || m.resize.id != r.ID || m.resizes.Len() != 1 {
+	if m := ks.more.peek(); m == nil || m.resize == nil || m.resize.id != r.ID || m.resizes.Len() != 1 {
 		t.Fatal("the first keyspace resize is not in the keyspace's part")
 	}
 }

@@ -80,7 +80,7 @@ func (w *world) finishMaintenance(win *windowRec) {
 // endMaintenance finishes the maintenance of b, if one runs, as deleting b
 // does.
 func (w *world) endMaintenance(b *branchRec) {
-	if m := b.db.more.Load(); m != nil && m.maintenance.running != nil && m.maintenance.running.branch == b {
+	if m := b.db.more.peek(); m != nil && m.maintenance.running != nil && m.maintenance.running.branch == b {
 		w.finishMaintenance(m.maintenance.running)
 	}
 }

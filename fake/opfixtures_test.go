@@ -283,6 +283,43 @@ func (w *opWorld) replicaOf(branch string) string {
 	return gs[0].Tablets[0].Alias
 }
 
+// opConnection is a fixture of an operation on the connections of app's
+// main, which has a session running a query (and, when kill is
+// "transaction", app is a PostgreSQL database whose session is in a
+// transaction): kill names the ID the path's {id} takes (query,
+// transaction or connection), or "process" for the process ID that body's
+// %s takes.
+func opConnection(kill, body string) opFixture {
+	return func(w *opWorld, _ string) opCall {
+		ctx := w.t.Context()
+		if kill == "transaction" {
+			w.postgresApp()
+		}
+		if _, err := w.srv.OpenSession(w.org, drDB, "main", fake.SessionSpec{
+			User: "app", Host: "192.0.2.7:50123", Query: "select sleep(60)", InTransaction: kill == "transaction",
+		}); err != nil {
+			w.t.Fatal(err)
+		}
+		list, err := w.c.Connections.List(ctx, &platform.ListConnectionsParams{Organization: w.org, Database: drDB, Branch: "main"})
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		conn := list.Connections[0]
+		call := opCall{vals: map[string]string{"branch": "main"}}
+		switch kill {
+		case "query":
+			call.vals["id"] = *conn.QueryID
+		case "transaction":
+			call.vals["id"] = *conn.TransactionID
+		case "connection":
+			call.vals["id"] = *conn.ConnectionID
+		case "process":
+			call.body = fmt.Sprintf(body, strconv.Itoa(conn.PID))
+		}
+		return call
+	}
+}
+
 // opMetrics is a fixture of a metrics operation on app's main, which has
 // run some queries (opWorld.traffic), asked with query.
 func opMetrics(query string) opFixture {
@@ -585,6 +622,14 @@ var opFixtures = map[string]opFixture{
 		}
 		return opCall{vals: map[string]string{"branch": "dev", "id": from}, body: `{"successor":"` + to + `"}`}
 	},
+
+	// connections and the process list
+	"list_branch_connections": opConnection("", ""),
+	"kill_branch_query":       opConnection("query", ""),
+	"kill_branch_transaction": opConnection("transaction", ""),
+	"kill_branch_connection":  opConnection("connection", ""),
+	"list_processlist":        opConnection("", ""),
+	"kill_process":            opConnection("process", `{"kind":"query","id":%s}`),
 
 	// switchovers
 	"list_switchovers": opSwitchover,

@@ -203,17 +203,6 @@ func (o *orgRec) adminCount() int {
 	return n
 }
 
-// boolQuery parses an optional boolean query parameter.
-func boolQuery(v, name string) (bool, error) {
-	switch v {
-	case "", "false", "0":
-		return false, nil
-	case "true", "1":
-		return true, nil
-	}
-	return false, badRequest("%s must be true or false, got %q", name, v)
-}
-
 // validEmail is a loose check: something@something.something.
 func validEmail(s string) bool {
 	local, domain, ok := strings.Cut(s, "@")
@@ -240,28 +229,6 @@ func renderOrganization(o *orgRec) *platform.Organization {
 		// The paid plan the fake's organizations are on includes no free
 		// database.
 		FreeDatabasesRemaining: 0,
-	}
-}
-
-func renderOrgRef(o *orgRec) *platform.OrganizationRef {
-	if o == nil {
-		return nil
-	}
-	return &platform.OrganizationRef{ID: o.id, Name: o.name, CreatedAt: platform.NewTimestamp(o.created), UpdatedAt: platform.NewTimestamp(o.updated)}
-}
-
-func renderUser(u *userRec) *platform.User {
-	return &platform.User{
-		ID:                  u.id,
-		Type:                "User",
-		DisplayName:         u.name,
-		Name:                u.name,
-		Email:               u.email,
-		AvatarURL:           "https://avatars.example.com/" + u.id,
-		CreatedAt:           platform.NewTimestamp(u.created),
-		UpdatedAt:           platform.NewTimestamp(u.updated),
-		DefaultOrganization: renderOrgRef(u.defaultOrg),
-		EmailVerified:       true,
 	}
 }
 

@@ -151,21 +151,6 @@ func (rs *branchRoles) checkName(b *branchRec, name string) error {
 	})
 }
 
-// checkCredentialName validates the name of new or renamed credentials
-// (what: "role", "password") of branch b: not blank, not too long, and not
-// taken by other live credentials of the branch.
-func checkCredentialName(what string, b *branchRec, name string, taken func(string) bool) error {
-	switch {
-	case strings.TrimSpace(name) == "":
-		return unprocessable("name must not be empty")
-	case len(name) > maxNameLen:
-		return unprocessable("name %q is longer than %d characters", name, maxNameLen)
-	case taken(name):
-		return unprocessable("name %q is already taken by another %s of branch %s", name, what, b.name)
-	}
-	return nil
-}
-
 // checkInheritedRoles validates inherited_roles and drops repeats.
 func checkInheritedRoles(roles []platform.InheritedRole) ([]platform.InheritedRole, error) {
 	valid := platform.InheritedRoles()

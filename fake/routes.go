@@ -153,6 +153,7 @@ func routeTable() []route {
 	rs = append(rs, auditLogRoutes()...)
 	rs = append(rs, workflowRoutes()...)
 	rs = append(rs, billingRoutes()...)
+	rs = append(rs, connectionRoutes()...)
 	return rs
 }
 
@@ -516,7 +517,7 @@ func writeError(w http.ResponseWriter, err error) {
 	if rec, ok := w.(*recorder); ok {
 		rec.reason = e.logReason(rec.req)
 	}
-	buf, _ := json.Marshal(errorBody{Code: e.code, Message: e.message})
+	buf, _ := json.Marshal(errorBody{Code: e.code, Message: e.message, Available: e.available})
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(buf)))

@@ -112,9 +112,9 @@ func (b *branchRec) applyDDL(statements []string) error {
 	for ks, t := range tables {
 		ks.tables = t
 	}
-	if b.db.extra != nil {
+	if b.db.extra.peek() != nil {
 		for _, d := range dropped {
-			delete(b.db.extra.sizes, tableRef{b.keyspace(d.keyspace), d.table})
+			delete(b.db.extra.peek().sizes, tableRef{b.keyspace(d.keyspace), d.table})
 		}
 	}
 	return nil

@@ -65,8 +65,8 @@ func listSchemaRecommendations(c *call) (any, error) {
 		return nil, badRequest("state must be open or closed, got %q", state)
 	}
 	st := &recStore{}
-	if c.db.extra != nil {
-		st = &c.db.extra.recs
+	if c.db.extra.peek() != nil {
+		st = &c.db.extra.peek().recs
 	}
 	if keep == nil {
 		return pageOf(c, &st.list, true, c.w.renderRecommendation), nil
@@ -77,10 +77,10 @@ func listSchemaRecommendations(c *call) (any, error) {
 // recommendation finds the path's {number} in the path's database.
 func (c *call) recommendation() (*recRec, error) {
 	n, err := strconv.Atoi(c.r.PathValue("number"))
-	if err != nil || c.db.extra == nil || c.db.extra.recs.byNumber[n] == nil {
+	if err != nil || c.db.extra.peek() == nil || c.db.extra.peek().recs.byNumber[n] == nil {
 		return nil, c.nothingAt("number")
 	}
-	return c.db.extra.recs.byNumber[n], nil
+	return c.db.extra.peek().recs.byNumber[n], nil
 }
 
 func getSchemaRecommendation(c *call) (any, error) {
@@ -108,7 +108,7 @@ func dismissSchemaRecommendation(c *call, p *platform.DismissSchemaRecommendatio
 	if p.Reason != nil {
 		r.reason = *p.Reason
 	}
-	c.db.extra.recs.open--
+	c.db.extra.peek().recs.open--
 	return c.w.renderRecommendation(r), nil
 }
 
@@ -136,8 +136,8 @@ func (w *world) recommend(db *dbRec, b *branchRec, by *drRec) {
 		holds[f.key()] = true
 	}
 	given := map[string]bool{}
-	if db.extra != nil {
-		st := &db.extra.recs
+	if db.extra.peek() != nil {
+		st := &db.extra.peek().recs
 		for _, r := range st.list.All() {
 			k := r.key()
 			switch {
@@ -178,10 +178,10 @@ func (w *world) recommend(db *dbRec, b *branchRec, by *drRec) {
 
 // openRecommendations is how many of db's schema recommendations are open.
 func (db *dbRec) openRecommendations() int {
-	if db.extra == nil {
+	if db.extra.peek() == nil {
 		return 0
 	}
-	return db.extra.recs.open
+	return db.extra.peek().recs.open
 }
 
 // renderRecommendation renders a schema recommendation as the API shows

@@ -325,7 +325,7 @@ func (s *Server) install(ld *loader) {
 func (w *world) retire() {
 	for _, org := range w.orgs {
 		for _, db := range org.dbs.All() {
-			for _, h := range peek(&db.more).webhooks.All() {
+			for _, h := range db.more.read().webhooks.All() {
 				h.deleted = true
 			}
 		}

@@ -81,10 +81,10 @@ func saveBouncers(b *branchRec) ([]bouncerSnap, []bouncerResizeSnap) {
 			Actor: idOf(bn.actor), Ready: bn.ready, Deleted: bn.deleted, DeletedAt: bn.deletedAt,
 		})
 	}
-	for _, bn := range peek(&b.more).bouncers.idx.All() {
+	for _, bn := range b.more.read().bouncers.idx.All() {
 		add(bn)
 	}
-	for _, r := range peek(&b.more).bouncers.resizes.All() {
+	for _, r := range b.more.read().bouncers.resizes.All() {
 		add(r.bouncer)
 		resizes = append(resizes, bouncerResizeSnap{
 			stampsSnap: saveStamps(r.stamps), Bouncer: r.bouncer.id, State: r.state,

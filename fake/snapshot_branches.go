@@ -46,6 +46,7 @@ type branchSnap struct {
 	QPReports       []qpReportSnap       `json:"query_patterns_reports"`
 	Traffic         *trafficSnap         `json:"traffic,omitempty"`
 	Vitess          *vitessSnap          `json:"vitess,omitempty"`
+	Sessions        *sessionsSnap        `json:"sessions,omitempty"` // see connections_snap.go
 }
 
 type keyspaceSnap struct {
@@ -145,7 +146,7 @@ func (sv *saver) branches() []branchSnap {
 			Production: b.production, Ready: b.ready, SafeMigrations: b.safeMigrations,
 			DeletionProtected: b.deletionProtected, Deleted: b.deleted, DeletedAt: b.deletedAt,
 			Actor: idOf(b.actor), Region: b.region.slug, RestoredFrom: idOf(b.restoredFrom),
-			InitialRestoreID: b.initialRestoreID, SchemaUpdated: b.schemaUpdated, RoutingRules: peek(&b.more).routingRules,
+			InitialRestoreID: b.initialRestoreID, SchemaUpdated: b.schemaUpdated, RoutingRules: b.more.read().routingRules,
 			DefaultRole: idOf(b.roles.def), Passwords: savePasswords(b),
 			Switchovers: saveSwitchovers(b), Primary: b.primary,
 		}
@@ -154,13 +155,14 @@ func (sv *saver) branches() []branchSnap {
 		bs.QPReports = saveQPReports(b)
 		bs.Traffic = saveTraffic(b)
 		bs.Vitess = saveVitess(b)
+		bs.Sessions = saveSessions(b)
 		for _, rr := range b.readOnlyRegions.All() {
 			bs.ReadOnlyRegions = append(bs.ReadOnlyRegions, readOnlyRegionSnap{
 				stampsSnap: saveStamps(rr.stamps), Region: rr.region.slug, Actor: idOf(rr.actor), ReadyAt: rr.readyAt, Removed: rr.removed,
 			})
 		}
 		for _, ks := range b.keyspaces.All() {
-			m := peek(&ks.more)
+			m := ks.more.read()
 			resizes, last := saveKeyspaceResizes(ks)
 			bs.Keyspaces = append(bs.Keyspaces, keyspaceSnap{
 				stampsSnap: saveStamps(ks.stamps), Name: ks.name, Shards: ks.shards,
@@ -189,7 +191,7 @@ func (sv *saver) branches() []branchSnap {
 				bs.RoleOwners[obj] = r.id
 			}
 		}
-		for _, bg := range peek(&b.more).budgets.All() {
+		for _, bg := range b.more.read().budgets.All() {
 			gs := budgetSnap{stampsSnap: saveStamps(bg.stamps), Name: bg.name, Mode: bg.mode, Limits: bg.limits, Actor: idOf(bg.actor)}
 			for _, r := range bg.rules {
 				gs.Rules = append(gs.Rules, ruleSnap{
@@ -313,6 +315,9 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		return err
 	}
 	if err := ld.loadTraffic(b, bs.Traffic); err != nil {
+		return err
+	}
+	if err := loadSessions(b, bs.Sessions); err != nil {
 		return err
 	}
 	return ld.loadRolesAndBudgets(b, bs)

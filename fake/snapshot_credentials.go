@@ -39,7 +39,7 @@ func (l leaseSnap) loadLease() (lease, error) {
 
 func savePasswords(b *branchRec) []passwordSnap {
 	var out []passwordSnap
-	for _, pw := range peek(&b.more).passwords.All() {
+	for _, pw := range b.more.read().passwords.All() {
 		out = append(out, passwordSnap{
 			stampsSnap: saveStamps(pw.stamps), leaseSnap: saveLease(pw.lease), Name: pw.name, Role: pw.role,
 			Replica: pw.replica, DirectVTGate: pw.directVTGate, CIDRs: pw.cidrs, Username: pw.username, Actor: idOf(pw.actor),
@@ -81,7 +81,7 @@ type ipRestrictionSnap struct {
 
 func saveIPRestrictions(db *dbRec) []ipRestrictionSnap {
 	var out []ipRestrictionSnap
-	for _, r := range peek(&db.more).ipRestrictions.All() {
+	for _, r := range db.more.read().ipRestrictions.All() {
 		out = append(out, ipRestrictionSnap{
 			stampsSnap: saveStamps(r.stamps), Schema: r.schema, Role: r.role, CIDRs: r.cidrs,
 			Description: r.description, Actor: idOf(r.actor),

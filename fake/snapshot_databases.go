@@ -73,7 +73,7 @@ func (sv *saver) databases() []dbSnap {
 		for _, dr := range db.deployQueue {
 			ds.DeployQueue = append(ds.DeployQueue, dr.number)
 		}
-		for _, h := range peek(&db.more).webhooks.All() {
+		for _, h := range db.more.read().webhooks.All() {
 			ds.Webhooks = append(ds.Webhooks, saveWebhook(h))
 		}
 		out = append(out, ds)

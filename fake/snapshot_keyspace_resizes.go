@@ -39,7 +39,7 @@ func (z keyspaceSizeSnap) load() keyspaceSize {
 // saveKeyspaceResizes saves the resize requests of ks, and its latest
 // completed one by ID.
 func saveKeyspaceResizes(ks *keyspaceRec) (list []keyspaceResizeSnap, last string) {
-	m := peek(&ks.more)
+	m := ks.more.read()
 	for _, r := range m.resizes.All() {
 		list = append(list, keyspaceResizeSnap{
 			stampsSnap: saveStamps(r.stamps), Actor: idOf(r.actor), State: r.state,
@@ -94,7 +94,7 @@ func (ld *loader) loadKeyspaceResizes(ks *keyspaceRec, list []keyspaceResizeSnap
 	if last == "" {
 		return nil
 	}
-	r := peek(&ks.more).resizes.Get(last)
+	r := ks.more.read().resizes.Get(last)
 	switch {
 	case r == nil:
 		return fmt.Errorf("latest resize %q is not a resize of keyspace %s", last, ks.id)

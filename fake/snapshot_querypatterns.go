@@ -23,7 +23,7 @@ type qpReportSnap struct {
 
 func saveQPReports(b *branchRec) []qpReportSnap {
 	var out []qpReportSnap
-	for _, r := range peek(&b.more).qpReports.list {
+	for _, r := range b.more.read().qpReports.list {
 		out = append(out, qpReportSnap{
 			stampsSnap: saveStamps(r.stamps), Seq: r.seq, State: r.state, Actor: idOf(r.actor), Finished: r.finished, Patterns: r.patterns,
 		})

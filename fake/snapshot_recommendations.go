@@ -27,11 +27,11 @@ type recSnap struct {
 }
 
 func saveRecommendations(db *dbRec) []recSnap {
-	if db.extra == nil {
+	if db.extra.peek() == nil {
 		return nil
 	}
 	var out []recSnap
-	for _, r := range db.extra.recs.list.All() {
+	for _, r := range db.extra.peek().recs.list.All() {
 		rs := recSnap{
 			stampsSnap: saveStamps(r.stamps), Number: r.number, Kind: r.kind, Keyspace: r.keyspace, Table: r.table,
 			Subject: r.subject, Title: r.title, Statement: r.statement, State: r.state, Applied: r.applied,

@@ -80,10 +80,10 @@ func (sv *saver) addDB(db *dbRec) {
 			sv.addBranch(b)
 		}
 	}
-	for _, w := range peek(&db.more).maintenance.windows.All() {
+	for _, w := range db.more.read().maintenance.windows.All() {
 		sv.addBranch(w.branch)
 	}
-	for _, wf := range db.workflows.all() {
+	for _, wf := range db.workflows.peek().all() {
 		sv.addBranch(wf.branch)
 	}
 	for _, dr := range db.drs.All() {

@@ -22,7 +22,7 @@ type switchoverSnap struct {
 
 func saveSwitchovers(b *branchRec) []switchoverSnap {
 	var out []switchoverSnap
-	for _, sw := range peek(&b.more).switchovers.All() {
+	for _, sw := range b.more.read().switchovers.All() {
 		out = append(out, switchoverSnap{
 			stampsSnap: saveStamps(sw.stamps), State: sw.state, Method: sw.method, Candidate: sw.candidate,
 			Error: sw.err, Actor: idOf(sw.actor), Completed: sw.completed,
@@ -71,7 +71,7 @@ type windowSnap struct {
 
 func saveWindows(db *dbRec) []windowSnap {
 	var out []windowSnap
-	for _, w := range peek(&db.more).maintenance.windows.All() {
+	for _, w := range db.more.read().maintenance.windows.All() {
 		out = append(out, windowSnap{stampsSnap: saveStamps(w.stamps), Branch: w.branch.id, Started: w.started, Finished: w.finished})
 	}
 	return out

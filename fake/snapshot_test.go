@@ -48,7 +48,7 @@ var snapshotCoverage = map[string]string{
 	"webhookStore":           "Store",
 	"webhookRec":             "stamps db url secret enabled events deleted lastSent lastSentResult lastSentSuccess failures lastTest",
 	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated keyspaces roles more readOnlyRegions primary cluster traffic",
-	"branchMore":             "passwords budgets bouncers switchovers qpReports routingRules vitess",
+	"branchMore":             "passwords budgets bouncers switchovers qpReports routingRules sessions vitess",
 	"branchVitess":           "shards ops ksRules throttlers metrics",
 	"ksRoutingRule":          "from to",
 	"throttlerConfig":        "enabled threshold apps appMetrics",
@@ -58,6 +58,8 @@ var snapshotCoverage = map[string]string{
 	"shardState":             "primary termStart controls reparent",
 	"tabletControl":          "tabletType cells deniedTables disableQueryService",
 	"vitessOpRec":            "stamps branch action state keyspace ksName shard target alias err completed",
+	"branchSessions":         "recs nextPID",
+	"sessionRec":             "id pid instance keyspace shard user host app started query queryStart queryEnd xactStart aborted blockedBy changed recorded client",
 	"readOnlyRegionRec":      "stamps region actor readyAt removed",
 	"keyspaceReadOnlyRegion": "region branchRegion clusterSize replicas",
 	"keyspaceRec":            "stamps branch name shards extraReplicas clusterSize ready isDefault deleted tables settings more meter",
@@ -220,6 +222,7 @@ var snapshotHome = map[string]string{
 	"throttledApp": "throttledAppSnap in fake/vitess_snap.go", "tabletMetric": "tabletMetricSnap in fake/vitess_snap.go",
 	"auditRec": "auditSnap in fake/snapshot_auditlogs.go", "auditLog": "auditLogSnap in fake/snapshot_auditlogs.go",
 	"workflowRec":   "workflowSnap in fake/snapshot_workflows.go",
+	"sessionRec":    "sessionSnap in fake/connections_snap.go",
 	"branchTraffic": "trafficSnap in fake/snapshot_traffic.go", "queryPattern": "patternSnap in fake/snapshot_traffic.go",
 	"querySample": "sampleSnap in fake/snapshot_traffic.go", "queryError": "sampleSnap in fake/snapshot_traffic.go",
 	"orgBilling": "billingSnap in fake/snapshot_billing.go", "usageSpan": "usageSpanSnap in fake/snapshot_billing.go",
@@ -591,6 +594,26 @@ func richWorld(t *testing.T) *opWorld {
 		fake.QuerySample{SQL: "UPDATE users SET name = 'x' WHERE id = 2", Keyspace: "extra", RowsAffected: 1, Duration: time.Millisecond,
 			Error: "Lock wait timeout exceeded", ErrorCode: "1205"},
 	))
+
+	// Sessions on pg's main (whose primary the switchover moved): one in a
+	// transaction that blocks another's query, and one whose query was
+	// cancelled inside its transaction.
+	open := func(spec fake.SessionSpec) string {
+		t.Helper()
+		id, err := srv.OpenSession(org, "pg", "main", spec)
+		must(err)
+		return id
+	}
+	blocker := open(fake.SessionSpec{Application: "psql", Host: "192.0.2.9", Query: "UPDATE t SET x = 1", QueryDuration: time.Second, InTransaction: true})
+	open(fake.SessionSpec{Query: "UPDATE t SET x = 2", BlockedBy: blocker})
+	open(fake.SessionSpec{Query: "SELECT pg_sleep(60)", InTransaction: true})
+	list, err := w.c.Connections.List(t.Context(), &platform.ListConnectionsParams{Organization: org, Database: "pg", Branch: "main"})
+	must(err)
+	for _, conn := range list.Connections {
+		if conn.QueryText == "SELECT pg_sleep(60)" {
+			must(w.c.Connections.KillQuery(t.Context(), &platform.KillQueryParams{Organization: org, Database: "pg", Branch: "main", ID: *conn.QueryID}))
+		}
+	}
 
 	return w
 }

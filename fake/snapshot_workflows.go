@@ -66,7 +66,7 @@ func saveWorkflowKeyspace(ks *keyspaceRec) workflowKeyspaceSnap {
 
 func saveWorkflows(db *dbRec) []workflowSnap {
 	var out []workflowSnap
-	for _, wf := range db.workflows.all() {
+	for _, wf := range db.workflows.peek().all() {
 		ws := workflowSnap{
 			stampsSnap: saveStamps(wf.stamps), Number: wf.number, Name: wf.name, Branch: wf.branch.id,
 			Source: saveWorkflowKeyspace(wf.source), Target: saveWorkflowKeyspace(wf.target),
@@ -115,7 +115,7 @@ func (ld *loader) loadWorkflow(db *dbRec, ws workflowSnap) (*workflowRec, error)
 	switch {
 	case b.db != db:
 		return nil, fmt.Errorf("branch %s is of another database", b.id)
-	case ws.Number < 1 || db.workflows.get(ws.Number) != nil:
+	case ws.Number < 1 || db.workflows.peek().get(ws.Number) != nil:
 		return nil, fmt.Errorf("number %d is not a new workflow number", ws.Number)
 	case !slices.Contains(workflowStates, ws.State):
 		return nil, fmt.Errorf("unknown state %q", ws.State)

@@ -478,7 +478,7 @@ func (w *world) pageWorldTables() []*pageTable {
 				}
 				drs.add(where, strconv.Itoa(dr.number), dr.head.name, dr.into.name, string(state), string(dr.dep.state), pageTime(dr.created))
 			}
-			for _, wf := range db.workflows.all() {
+			for _, wf := range db.workflows.peek().all() {
 				wfs.add(where, strconv.Itoa(wf.number), wf.name, wf.branch.name, string(wf.state), pageTime(wf.created))
 			}
 		}

@@ -63,7 +63,7 @@ func (ks *keyspaceRec) setTableSize(table string, bytes int64) {
 
 // tableSize is the size of a table of ks.
 func (ks *keyspaceRec) tableSize(table string) int64 {
-	if x := ks.branch.db.extra; x != nil {
+	if x := ks.branch.db.extra.peek(); x != nil {
 		if n, ok := x.sizes[tableRef{ks, table}]; ok {
 			return n
 		}
@@ -74,7 +74,7 @@ func (ks *keyspaceRec) tableSize(table string) int64 {
 // savedSizes are the sizes set on tables of ks, by table; nil for none.
 func (ks *keyspaceRec) savedSizes() map[string]int64 {
 	var out map[string]int64
-	if x := ks.branch.db.extra; x != nil {
+	if x := ks.branch.db.extra.peek(); x != nil {
 		for ref, n := range x.sizes {
 			if ref.ks == ks {
 				if out == nil {
@@ -90,12 +90,12 @@ func (ks *keyspaceRec) savedSizes() map[string]int64 {
 // pruneTableSizes forgets the sizes of tables db's branches no longer
 // have.
 func (db *dbRec) pruneTableSizes() {
-	if db.extra == nil {
+	if db.extra.peek() == nil {
 		return
 	}
-	for ref := range db.extra.sizes {
+	for ref := range db.extra.peek().sizes {
 		if ref.ks.deleted || ref.ks.branch.deleted || ref.ks.tables[ref.table] == "" {
-			delete(db.extra.sizes, ref)
+			delete(db.extra.peek().sizes, ref)
 		}
 	}
 }

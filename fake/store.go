@@ -86,25 +86,36 @@ type stamps struct {
 // ListKey orders records by creation time, then ID.
 func (s *stamps) ListKey() key { return key{At: s.created, ID: s.id} }
 
-// lazy returns what p points to, making a zero T on first use: the part of
-// a record that few records need (branchRec.x, dbRec.x, keyspaceRec.x). It
-// is safe under the read lock: two readers that make it at once agree on
-// one (the first stored); what it holds is guarded by the server's lock as
-// the rest of the record is.
-func lazy[T any](p *atomic.Pointer[T]) *T {
-	if m := p.Load(); m != nil {
+// lazy holds a part of a record that few records need, made on first
+// use, so that a record without it carries one pointer and no empty tables:
+// branchRec.more, dbRec.more, dbRec.extra, dbRec.workflows and
+// keyspaceRec.more are each a lazy. get makes the part; peek and read
+// make nothing, for paths every record takes (emitting an event, a
+// snapshot) that would otherwise make it for all of them.
+//
+// The pointer is atomic because reads under the server's read lock make
+// parts too (a read handler's get): two readers that make one at once
+// agree on one, the first stored. What the part holds is guarded by the
+// server's lock as the rest of the record is.
+type lazy[T any] struct{ p atomic.Pointer[T] }
+
+// get returns the part, making a zero T on first use.
+func (l *lazy[T]) get() *T {
+	if m := l.p.Load(); m != nil {
 		return m
 	}
-	p.CompareAndSwap(nil, new(T))
-	return p.Load()
+	l.p.CompareAndSwap(nil, new(T))
+	return l.p.Load()
 }
 
-// peek returns what p points to without making it: an empty T (not kept)
-// when nothing was made. It is for reads that visit every record, such as
-// a snapshot's, which would otherwise make the part for all of them; what
-// it returns is read, never changed.
-func peek[T any](p *atomic.Pointer[T]) *T {
-	if m := p.Load(); m != nil {
+// peek returns the part without making it: nil when none was made.
+func (l *lazy[T]) peek() *T { return l.p.Load() }
+
+// read returns the part without making it, for reading its fields: an
+// empty T (not kept) when none was made. What it returns is read, never
+// changed.
+func (l *lazy[T]) read() *T {
+	if m := l.p.Load(); m != nil {
 		return m
 	}
 	return new(T)

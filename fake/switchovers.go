@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/dbplatform/platform-go"
@@ -117,12 +116,6 @@ func (b *branchRec) postgresInstances() int {
 
 // primaryInstance is the instance of b that is its primary.
 func (b *branchRec) primaryInstance() int { return b.primary % b.postgresInstances() }
-
-// postgresInstanceName names instance i of a PostgreSQL branch, as its
-// infrastructure lists it.
-func postgresInstanceName(b *branchRec, i int) string {
-	return fmt.Sprintf("%s-postgres-%d", b.id, i)
-}
 
 // switchoverCandidate is the instance a switchover of b promotes: the
 // replica named, or the next one after the primary; the primary itself

@@ -193,9 +193,3 @@ func renderDRThrottler(dr *drRec) *platform.ThrottlerConfigurations {
 		Configurations: dr.ratios(),
 	}
 }
-
-// renderDeploymentThrottler is a deployment's throttler_configurations:
-// its deploy request's eligible keyspaces and effective ratios.
-func renderDeploymentThrottler(dr *drRec) map[string]any {
-	return map[string]any{"keyspaces": dr.throttleKeyspaces(), "configurations": dr.ratios()}
-}

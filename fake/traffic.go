@@ -154,6 +154,7 @@ func (s *Server) RecordQueries(org, database, branch string, samples ...QuerySam
 		b.traffic.add(s.world.newID(), c)
 	}
 	b.traffic.trim(s.cfg.querySampleLimit)
+	s.world.observeSamples(b, checked) // the sessions they imply; see connections.go
 	return nil
 }
 

@@ -3,7 +3,6 @@ package fake
 import (
 	"encoding/json"
 	"errors"
-	"html"
 	"net/netip"
 	"regexp"
 	"slices"
@@ -526,67 +525,6 @@ func deleteTrafficRule(c *call) (any, error) {
 	bg.rules = slices.Delete(bg.rules, i, i+1)
 	bg.updated = c.now
 	return nil, nil
-}
-
-// renderTrafficBudget renders a budget, its rules included, as the API
-// shows it.
-func renderTrafficBudget(bg *trafficBudgetRec) *platform.TrafficBudget {
-	l := bg.limits
-	out := &platform.TrafficBudget{
-		ID:               bg.id,
-		Type:             "TrafficBudget",
-		Name:             bg.name,
-		Mode:             bg.mode,
-		Capacity:         renderLimit(l[0]),
-		Rate:             renderLimit(l[1]),
-		Burst:            renderLimit(l[2]),
-		Concurrency:      renderLimit(l[3]),
-		WarningThreshold: renderLimit(l[4]),
-		Actor:            renderActor(bg.actor),
-		Rules:            make([]*platform.TrafficRule, len(bg.rules)),
-		CreatedAt:        platform.NewTimestamp(bg.created),
-		UpdatedAt:        platform.NewTimestamp(bg.updated),
-	}
-	for i, r := range bg.rules {
-		out.Rules[i] = renderTrafficRule(r)
-	}
-	return out
-}
-
-// renderLimit renders a limit: a copy, or nil for unlimited.
-func renderLimit(v *int) *int {
-	if v == nil {
-		return nil
-	}
-	return platform.Ptr(*v)
-}
-
-// renderTrafficRule renders a rule as the API shows it. A rule with an SQL
-// key shows the SQL comment that carries its tag, HTML-escaped in a <pre>
-// block, as the API's other syntax-highlighted fields are.
-func renderTrafficRule(r *trafficRuleRec) *platform.TrafficRule {
-	out := &platform.TrafficRule{
-		ID:        r.id,
-		Type:      "TrafficRule",
-		Kind:      r.kind,
-		Tags:      []*platform.TrafficTag{},
-		Actor:     renderActor(r.actor),
-		CreatedAt: platform.NewTimestamp(r.created),
-		UpdatedAt: platform.NewTimestamp(r.updated),
-	}
-	if r.fingerprint != "" {
-		out.Fingerprint = platform.Ptr(r.fingerprint)
-	}
-	if r.keyspace != "" {
-		out.Keyspace = platform.Ptr(r.keyspace)
-	}
-	if t := r.tag; t.key != "" {
-		out.Tags = append(out.Tags, &platform.TrafficTag{Type: "TrafficTag", KeyID: t.keyID(), Key: t.key, Value: t.value, Source: t.source()})
-		if t.source() == platform.TagSourceSQL {
-			out.SyntaxHighlightedSQL = "<pre>" + html.EscapeString(t.sqlComment()) + "</pre>"
-		}
-	}
-	return out
 }
 
 // appliesTo reports whether a rule matches an execution of a query: its

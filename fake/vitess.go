@@ -26,9 +26,9 @@ import (
 // The model's API, for the operations built on it (routing rules, the
 // throttler, workflows):
 //
-//   - (*branchRec).vitess() / peek(&b.more).vitess: the branch's state.
+//   - (*branchRec).vitess() / b.more.read().vitess: the branch's state.
 //   - shardTablets(ks, shard): the tablets of a shard, with their aliases
-//     and types; allTablets(b): all of them; findTablet(b, alias).
+//     and types; allTablets(b): all of them; branchCells(b): its cells.
 //   - (*world).vitessShard(b, keyspace, shard): a keyspace and shard named
 //     by a request, or a 422 naming the field.
 //   - (*world).newVitessOperation / settleVitessOperation: an operation on
@@ -203,7 +203,7 @@ func shardTablets(ks *keyspaceRec, shard string) []vtTablet {
 		}
 		out = append(out, t)
 	}
-	for _, ro := range peek(&ks.more).readOnlyRegions {
+	for _, ro := range ks.more.read().readOnlyRegions {
 		first := readOnlyTabletBase + slices.Index(publicRegions, ro.region)*maxReadOnlyReplicas
 		for i := range ro.replicas {
 			out = append(out, vtTablet{
@@ -218,7 +218,7 @@ func shardTablets(ks *keyspaceRec, shard string) []vtTablet {
 // primaryIndex is the index of a shard's primary: the one a reparent
 // made, while the keyspace still has that many replicas, else tablet 0.
 func primaryIndex(ks *keyspaceRec, shard string) int {
-	p := peek(&ks.branch.more).vitess.state(ks, shard).primary
+	p := ks.branch.more.read().vitess.state(ks, shard).primary
 	if p > ks.replicas() {
 		return 0
 	}
@@ -234,16 +234,6 @@ func allTablets(b *branchRec) []vtTablet {
 		}
 	}
 	return out
-}
-
-// findTablet returns the tablet of b with alias a.
-func findTablet(b *branchRec, a platform.TabletAlias) (vtTablet, bool) {
-	for _, t := range allTablets(b) {
-		if t.alias == a {
-			return t, true
-		}
-	}
-	return vtTablet{}, false
 }
 
 // branchCells are the cells of b: its region's and its read-only
@@ -391,7 +381,7 @@ func (w *world) checkReparent(b *branchRec, ks *keyspaceRec, shard, newPrimary s
 	case !ks.ready:
 		return vtTablet{}, unprocessable("keyspace %s is not ready yet", ks.name)
 	}
-	if op := peek(&b.more).vitess.state(ks, shard).reparent; op != nil {
+	if op := b.more.read().vitess.state(ks, shard).reparent; op != nil {
 		return vtTablet{}, unprocessable("shard %s/%s has planned reparent %s %s; wait until it finishes", ks.name, shard, op.id, op.state)
 	}
 	if newPrimary == "" {
@@ -452,7 +442,7 @@ func (w *world) advanceVitessOperation(op *vitessOpRec, now time.Time) {
 func (w *world) settleVitessOperation(op *vitessOpRec, state platform.VitessOperationState, err string, now time.Time) {
 	op.state, op.err = state, err
 	op.completed, op.updated = now, now
-	if st := peek(&op.branch.more).vitess.shards[shardKey{op.keyspace, op.shard}]; st != nil && st.reparent == op {
+	if st := op.branch.more.read().vitess.shards[shardKey{op.keyspace, op.shard}]; st != nil && st.reparent == op {
 		st.reparent = nil
 	}
 	w.endFlight(op.id)
@@ -461,7 +451,7 @@ func (w *world) settleVitessOperation(op *vitessOpRec, state platform.VitessOper
 // cancelVitessOperations cancels the operations of b in progress, as
 // deleting b does.
 func (w *world) cancelVitessOperations(b *branchRec) {
-	for _, op := range peek(&b.more).vitess.ops.All() {
+	for _, op := range b.more.read().vitess.ops.All() {
 		if !op.state.Done() {
 			w.settleVitessOperation(op, platform.VitessOperationCancelled, "branch "+b.name+" was deleted", w.clock.Now())
 		}
@@ -629,7 +619,7 @@ func vtctldGetOperation(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	op := peek(&b.more).vitess.ops.Get(c.r.PathValue("id"))
+	op := b.more.read().vitess.ops.Get(c.r.PathValue("id"))
 	if op == nil {
 		return nil, notFound()
 	}
@@ -657,7 +647,7 @@ func getPlannedReparent(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	op := peek(&b.more).vitess.ops.Get(c.r.PathValue("id"))
+	op := b.more.read().vitess.ops.Get(c.r.PathValue("id"))
 	if op == nil || op.action != platform.VitessActionPlannedReparent {
 		return nil, notFound()
 	}
@@ -745,7 +735,7 @@ func hexByte(s string) byte {
 }
 
 func renderProtoShard(ks *keyspaceRec, shard string) *protoShard {
-	st := peek(&ks.branch.more).vitess.state(ks, shard)
+	st := ks.branch.more.read().vitess.state(ks, shard)
 	out := &protoShard{KeyRange: keyRange(shard), IsPrimaryServing: true}
 	for _, t := range shardTablets(ks, shard) {
 		if t.tabletType == platform.TabletPrimary {

@@ -102,7 +102,7 @@ func checkKeyspaceRules(b *branchRec, p *platform.ApplyKeyspaceRoutingRulesParam
 
 // applyKeyspaceRules replaces b's keyspace routing rules.
 func (w *world) applyKeyspaceRules(b *branchRec, rules []ksRoutingRule) {
-	if len(rules) == 0 && peek(&b.more).vitess.ksRules == nil {
+	if len(rules) == 0 && b.more.read().vitess.ksRules == nil {
 		return // nothing to keep, nothing to make
 	}
 	b.vitess().ksRules = rules
@@ -145,7 +145,7 @@ type protoKeyspaceRules struct {
 
 func renderProtoKeyspaceRules(b *branchRec) *protoKeyspaceRules {
 	out := &protoKeyspaceRules{}
-	for _, r := range peek(&b.more).vitess.ksRules {
+	for _, r := range b.more.read().vitess.ksRules {
 		out.Rules = append(out.Rules, protoKeyspaceRule{FromKeyspace: r.from, ToKeyspace: r.to})
 	}
 	return out

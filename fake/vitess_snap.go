@@ -81,7 +81,7 @@ type vitessOpSnap struct {
 // saveVitess saves b's topology state; nil when the API never changed
 // it. Shards of keyspaces since deleted are left out.
 func saveVitess(b *branchRec) *vitessSnap {
-	v := peek(&b.more).vitess
+	v := b.more.read().vitess
 	if len(v.shards) == 0 && v.ops.Len() == 0 && len(v.ksRules) == 0 && len(v.throttlers) == 0 && len(v.metrics) == 0 {
 		return nil
 	}

@@ -153,7 +153,7 @@ func (c throttlerConfig) rule(app string, now time.Time) (throttledApp, bool) {
 // metricValue is a metric of tablet t in scope: its own, or in the shard
 // scope the highest of its shard's tablets.
 func metricValue(t vtTablet, metric, scope string) float64 {
-	v := peek(&t.ks.branch.more).vitess
+	v := t.ks.branch.more.read().vitess
 	if scope == "self" {
 		return v.metrics[tabletMetric{t.ks.id, t.shard, t.index, metric}]
 	}
@@ -174,11 +174,12 @@ func vitessTablet(b *branchRec, field, alias string) (vtTablet, error) {
 	if err != nil {
 		return vtTablet{}, unprocessable("%s: %v", field, err)
 	}
-	t, ok := findTablet(b, a)
-	if !ok {
-		return vtTablet{}, unprocessable("%s %s is not a tablet of branch %s; see its tablets", field, alias, b.name)
+	for _, t := range allTablets(b) {
+		if t.alias == a {
+			return t, nil
+		}
 	}
-	return t, nil
+	return vtTablet{}, unprocessable("%s %s is not a tablet of branch %s; see its tablets", field, alias, b.name)
 }
 
 // throttlerChange is an update_throttler_config request, checked.
@@ -444,7 +445,7 @@ type protoCheck struct {
 // checkThrottler answers a check of app on tablet t at now, in scope ("":
 // each metric's own).
 func checkThrottler(t vtTablet, app, scope string, now time.Time) *protoCheck {
-	c := peek(&t.ks.branch.more).vitess.throttler(t.ks)
+	c := t.ks.branch.more.read().vitess.throttler(t.ks)
 	granted := &protoCheck{StatusCode: 200, ResponseCode: checkOK, AppName: app, Summary: app + " is granted access"}
 	if !c.enabled {
 		return granted
@@ -546,7 +547,7 @@ type protoThrottlerStatus struct {
 // the shard's primary, which leads the shard's throttler, in the shard
 // scope).
 func renderThrottlerStatus(t vtTablet, now time.Time) *protoThrottlerStatus {
-	c := peek(&t.ks.branch.more).vitess.throttler(t.ks)
+	c := t.ks.branch.more.read().vitess.throttler(t.ks)
 	leader := t.tabletType == platform.TabletPrimary
 	out := &protoThrottlerStatus{
 		TabletAlias: t.alias.String(), Keyspace: t.ks.name, Shard: t.shard,

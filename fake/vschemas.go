@@ -138,7 +138,7 @@ func renderRoutingRules(raw string) *platform.RoutingRules {
 
 // routingRulesText is the branch's routing rules, or the default.
 func (b *branchRec) routingRulesText() string {
-	if r := peek(&b.more).routingRules; r != "" {
+	if r := b.more.read().routingRules; r != "" {
 		return r
 	}
 	return defaultRoutingRules
@@ -146,7 +146,7 @@ func (b *branchRec) routingRulesText() string {
 
 // vschemaText is the keyspace's VSchema, or the default for its tables.
 func (ks *keyspaceRec) vschemaText() string {
-	if v := peek(&ks.more).vschema; v != "" {
+	if v := ks.more.read().vschema; v != "" {
 		return v
 	}
 	tables := map[string]any{}

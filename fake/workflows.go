@@ -37,8 +37,9 @@ type workflowRec struct {
 }
 
 // workflowStore holds a database's workflows, numbered from 1. A
-// database has none until its first workflow (most never have one); the
-// methods read a nil store as empty.
+// database has none until its first workflow (most never have one): its
+// store is made then (see lazy), and the methods read a nil store, which
+// dbRec.workflows.peek returns before, as empty.
 type workflowStore struct {
 	list     index[*workflowRec]
 	byNumber map[int]*workflowRec
@@ -47,10 +48,10 @@ type workflowStore struct {
 
 // addWorkflow files wf under its number, making db's store if need be.
 func (db *dbRec) addWorkflow(wf *workflowRec) {
-	if db.workflows == nil {
-		db.workflows = &workflowStore{byNumber: map[int]*workflowRec{}}
+	st := db.workflows.get()
+	if st.byNumber == nil {
+		st.byNumber = map[int]*workflowRec{}
 	}
-	st := db.workflows
 	st.list.Add(wf)
 	st.byNumber[wf.number] = wf
 	st.last = max(st.last, wf.number)
@@ -116,7 +117,7 @@ func onWorkflow(fn func(w *world, who *principal, wf *workflowRec) error) func(c
 		if err != nil {
 			return nil, notFound()
 		}
-		wf := c.db.workflows.get(n)
+		wf := c.db.workflows.peek().get(n)
 		if wf == nil {
 			return nil, notFound()
 		}
@@ -135,13 +136,13 @@ func listWorkflows(c *call) (any, error) {
 		return nil, err
 	}
 	if from.IsZero() {
-		return pageOf(c, c.db.workflows.index(), false, renderWorkflow), nil
+		return pageOf(c, c.db.workflows.peek().index(), false, renderWorkflow), nil
 	}
 	keep := func(wf *workflowRec) bool {
 		end := wf.ended()
 		return !wf.created.After(to) && (end.IsZero() || !end.Before(from))
 	}
-	return filteredPageOf(c, c.db.workflows.index(), false, keep, renderWorkflow), nil
+	return filteredPageOf(c, c.db.workflows.peek().index(), false, keep, renderWorkflow), nil
 }
 
 // ended is when wf completed or was cancelled; zero while it is active.
@@ -196,7 +197,7 @@ func createWorkflow(c *call, p *platform.CreateWorkflowParams) (any, error) {
 	if err := checkWorkflowTables(b, source, target, p.Tables); err != nil {
 		return nil, err
 	}
-	for _, other := range db.workflows.all() {
+	for _, other := range db.workflows.peek().all() {
 		if !other.active() || other.branch != b {
 			continue
 		}
@@ -211,7 +212,7 @@ func createWorkflow(c *call, p *platform.CreateWorkflowParams) (any, error) {
 	}
 	wf := &workflowRec{
 		stamps: stamps{id: c.w.newID(), created: c.now, updated: c.now},
-		db:     db, number: db.workflows.next(), name: p.Name, branch: b,
+		db:     db, number: db.workflows.peek().next(), name: p.Name, branch: b,
 		source: source, target: target, global: global,
 		tables: slices.Clone(p.Tables),
 		onDDL:  platform.OnDDLIgnore,
@@ -448,7 +449,7 @@ func (w *world) advanceWorkflow(wf *workflowRec, now time.Time) {
 // b does.
 func (w *world) cancelWorkflows(b *branchRec) {
 	now := w.clock.Now()
-	for _, wf := range b.db.workflows.all() {
+	for _, wf := range b.db.workflows.peek().all() {
 		if wf.branch == b && wf.active() {
 			wf.state, wf.updated, wf.cancelled = platform.WorkflowCancelled, now, now
 			wf.failedFrom, wf.errors = "", ""
@@ -460,7 +461,7 @@ func (w *world) cancelWorkflows(b *branchRec) {
 // activeWorkflow is an active workflow that moves tables from, to or with
 // the sequences of ks; nil when none does.
 func (ks *keyspaceRec) activeWorkflow() *workflowRec {
-	for _, wf := range ks.branch.db.workflows.all() {
+	for _, wf := range ks.branch.db.workflows.peek().all() {
 		if wf.active() && (wf.source == ks || wf.target == ks || wf.global == ks) {
 			return wf
 		}

@@ -60,7 +60,41 @@ func projectOperations(defs map[string]*refSchema) map[string]*apischema.Operati
 	diff := obj(map[string]*apischema.Schema{"data": arr(obj(map[string]*apischema.Schema{"name": str(), "raw": str(), "html": str()}))})
 	document := func() *apischema.Schema { return obj(map[string]*apischema.Schema{"raw": str(), "html": str()}) }
 	tokens := "/v1/organizations/{organization}/service-tokens/{id}"
+	// A branch's connections and its process list have the shapes the
+	// command-line tool and the official client decode (decisions.md,
+	// "Connections and process list").
+	nullInt := func() *apischema.Schema { return &apischema.Schema{Type: "integer", Nullable: true} }
+	topology := obj(map[string]*apischema.Schema{"keyspace": str(), "shard": str(), "tablet": str()})
+	topology.Nullable = true
+	connections := obj(map[string]*apischema.Schema{
+		"type": str(), "database_kind": {Type: "string", Enum: []string{"mysql", "postgresql"}}, "captured_at": str(),
+		"next_page": nullInt(), "prev_page": nullInt(), "topology": topology,
+		"instances": arr(obj(map[string]*apischema.Schema{"id": str(), "role": {Type: "string", Enum: []string{"primary", "replica"}}, "error": nullStr()})),
+		"data": arr(obj(map[string]*apischema.Schema{
+			"pid": integer(), "instance": str(), "connection_id": nullStr(), "transaction_id": nullStr(), "query_id": nullStr(),
+			"leader_pid": nullInt(), "datname": str(), "usename": str(), "application_name": str(), "client_addr": str(),
+			"state": str(), "wait_event_type": nullStr(), "wait_event": nullStr(), "backend_type": str(),
+			"backend_start": nullStr(), "xact_start": nullStr(), "query_start": nullStr(), "state_change": nullStr(),
+			"captured_at": str(), "duration_ms": integer(), "blocked_by": arr(integer()), "query_text": str(),
+		})),
+	})
+	processes := obj(map[string]*apischema.Schema{"data": obj(map[string]*apischema.Schema{
+		"keyspace": str(), "shard": str(), "tablet": str(),
+		"processes": arr(obj(map[string]*apischema.Schema{
+			"id": integer(), "user": str(), "host": str(), "db": str(), "command": str(), "time": integer(), "state": str(), "info": str(),
+		})),
+	})})
+	killed := obj(map[string]*apischema.Schema{"data": obj(map[string]*apischema.Schema{
+		"success": {Type: "boolean"}, "keyspace": str(), "shard": str(), "tablet": str(), "id": integer(),
+		"kind": {Type: "string", Enum: []string{"connection", "query"}},
+	})})
 	ops := map[string]*apischema.Operation{
+		"list_branch_connections":     {Method: "GET", Path: branch + "/connections", Status: 200, Source: "project", Response: connections},
+		"kill_branch_query":           {Method: "DELETE", Path: branch + "/connections/query/{id}", Status: 204, Source: "project"},
+		"kill_branch_transaction":     {Method: "DELETE", Path: branch + "/connections/transaction/{id}", Status: 204, Source: "project"},
+		"kill_branch_connection":      {Method: "DELETE", Path: branch + "/connections/connection/{id}", Status: 204, Source: "project"},
+		"list_processlist":            {Method: "GET", Path: branch + "/processlist", Status: 200, Source: "project", Response: processes},
+		"kill_process":                {Method: "POST", Path: branch + "/processlist/kill", Status: 200, Source: "project", Response: killed},
 		"list_service_token_accesses": {Method: "GET", Path: tokens + "/access", Status: 200, Source: "project", Response: page(access)},
 		"add_service_token_accesses": {Method: "POST", Path: tokens + "/access", Status: 200, Source: "project", Response: &apischema.Schema{
 			Type: "object", Required: []string{"data"},

@@ -1,0 +1,141 @@
+package fake
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dbplatform/platform-go"
+)
+
+// This file holds a branch's infrastructure, which several resource groups
+// show or name: its pods (get_branch_infrastructure, the metrics), and the
+// names of its shards, PostgreSQL instances and bouncer servers.
+
+// renderInfrastructure derives a branch's pods from its keyspaces: a
+// MySQL branch runs its query routers, and for each shard of each keyspace
+// its tablets (vitess.go): a primary and the keyspace's replicas (the pod
+// named primary is tablet 0, which a planned reparent may have made a
+// replica of another's), plus the replicas of its
+// read-only regions; a PostgreSQL branch runs instances numbered from 0,
+// as many as its default keyspace has replicas plus one, of which one is
+// the primary (0 until a switchover promotes another). A pod is running
+// once the branch and its keyspace (or read-only region) are ready.
+func renderInfrastructure(b *branchRec) *platform.BranchInfrastructure {
+	out := &platform.BranchInfrastructure{Type: "BranchInfrastructure", Ready: true, Pods: []*platform.InfrastructurePod{}}
+	add := func(name, component, cell, size string, ready bool, ks *keyspaceRec, shard, tabletType string) {
+		pod := &platform.InfrastructurePod{
+			Name: name, Component: component, Cell: cell, Size: size,
+			Status: "Pending", Ready: "0/1", CreatedAt: ptrTime(b.created),
+		}
+		if ready {
+			pod.Status, pod.Ready = "Running", "1/1"
+		} else {
+			out.Ready = false
+		}
+		if ks != nil {
+			pod.CreatedAt = ptrTime(ks.created)
+			pod.TabletType = platform.Ptr(tabletType)
+			if b.db.kind == platform.KindMySQL {
+				pod.Keyspace, pod.Shard = platform.Ptr(ks.name), platform.Ptr(shard)
+			}
+		}
+		out.Pods = append(out.Pods, pod)
+	}
+	// tablets adds a shard's tablets: with primary, the pod "-primary"
+	// (tablet 0) and the pods "-replica-<i>" (tablet i+1), the one whose
+	// tablet is the shard's primary (see vitess.go) of type primary;
+	// without, n replicas.
+	tablets := func(prefix, component, cell, size string, ready bool, ks *keyspaceRec, shard string, primary bool, n int) {
+		typ := func(i int) string {
+			if primary && i == primaryIndex(ks, shard) {
+				return "primary"
+			}
+			return "replica"
+		}
+		if primary {
+			add(prefix+"-primary", component, cell, size, ready, ks, shard, typ(0))
+		}
+		for i := range n {
+			idx := i
+			if primary {
+				idx = i + 1
+			}
+			add(fmt.Sprintf("%s-replica-%d", prefix, i), component, cell, size, ready, ks, shard, typ(idx))
+		}
+	}
+	keyspaces := b.keyspaces.All()
+	if b.db.kind == platform.KindPostgreSQL {
+		for _, ks := range keyspaces {
+			if !ks.isDefault {
+				continue
+			}
+			primary := b.primaryInstance()
+			for i := range b.postgresInstances() {
+				tabletType := "replica"
+				if i == primary {
+					tabletType = "primary"
+				}
+				add(postgresInstanceName(b, i), "postgres", b.region.slug, ks.clusterSize, b.ready && ks.ready, ks, "", tabletType)
+			}
+		}
+		for _, bn := range b.x().bouncers.idx.All() {
+			for i := range bn.config.replicas {
+				add(bouncerPodName(bn, i), "pgbouncer", b.region.slug, bn.config.size.name, b.ready && bn.ready, nil, "", "")
+				out.Pods[len(out.Pods)-1].CreatedAt = ptrTime(bn.created)
+			}
+		}
+		return out
+	}
+	vtgate := defaultVTGate(b.db.clusterSize)
+	for i := range vtgates(b) {
+		add(fmt.Sprintf("%s-vtgate-%d", b.id, i), "vtgate", b.region.slug, vtgate, b.ready, nil, "", "")
+	}
+	for _, ks := range keyspaces {
+		for _, shard := range shardNames(ks.shards) {
+			prefix := b.id + "-" + ks.name + "-" + strings.ReplaceAll(shard, "-", "x")
+			tablets(prefix, "vttablet", b.region.slug, ks.clusterSize, b.ready && ks.ready, ks, shard, true, ks.replicas())
+			for _, ro := range ks.more.read().readOnlyRegions {
+				tablets(prefix+"-"+ro.region.slug, "vttablet", ro.region.slug, ro.clusterSize, b.ready && ks.ready && ro.branchRegion.ready(), ks, shard, false, ro.replicas)
+			}
+		}
+	}
+	return out
+}
+
+// postgresInstanceName names instance i of a PostgreSQL branch, as its
+// infrastructure lists it.
+func postgresInstanceName(b *branchRec, i int) string {
+	return fmt.Sprintf("%s-postgres-%d", b.id, i)
+}
+
+// bouncerPodName is the name of server n of a bouncer in the branch's
+// infrastructure.
+func bouncerPodName(bn *bouncerRec, n int) string {
+	return fmt.Sprintf("%s-pgbouncer-%s-%d", bn.branch.id, bn.name, n)
+}
+
+// shardNames names n shards the way key ranges are written ("-", or
+// "-80", "80-" for two).
+func shardNames(n int) []string {
+	if n <= 1 {
+		return []string{"-"}
+	}
+	out := make([]string, n)
+	step := 256 / n
+	for i := range n {
+		lo, hi := "", ""
+		if i > 0 {
+			lo = hex2(i * step)
+		}
+		if i < n-1 {
+			hi = hex2((i + 1) * step)
+		}
+		out[i] = lo + "-" + hi
+	}
+	return out
+}
+
+func hex2(v int) string {
+	const digits = "0123456789abcdef"
+	return string([]byte{digits[(v>>4)&15], digits[v&15]})
+}
