@@ -78,22 +78,6 @@ type Database struct {
 	Notes string `json:"notes"`
 }
 
-// DataImport describes an import of data from an external database.
-type DataImport struct {
-	State             string     `json:"state"`
-	ImportCheckErrors string     `json:"import_check_errors"`
-	StartedAt         *Timestamp `json:"started_at"`
-	FinishedAt        *Timestamp `json:"finished_at"`
-	DataSource        DataSource `json:"data_source"`
-}
-
-// DataSource is the external database of an import.
-type DataSource struct {
-	Hostname string `json:"hostname"`
-	Port     int    `json:"port"`
-	Database string `json:"database"`
-}
-
 // DatabasesService manages databases.
 type DatabasesService service
 

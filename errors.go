@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,6 +27,9 @@ var (
 	// ErrUnprocessable matches 422: a valid request that the current state
 	// refuses (a missing field, a taken name, an illegal transition).
 	ErrUnprocessable = errors.New("platform: unprocessable")
+	// ErrGone matches 410: the resource existed and is no longer served
+	// (an expired export, an expired download address).
+	ErrGone = errors.New("platform: gone")
 	// ErrRateLimited matches 429: over the rate limit; see [Error.RetryAfter].
 	ErrRateLimited = errors.New("platform: rate limited")
 	// ErrInternal matches any 5xx status.
@@ -55,6 +59,17 @@ type Error struct {
 	// Available are the choices of a connections request that lacks its
 	// keyspace or shard (a 400); nil otherwise.
 	Available *TargetChoices `json:"available,omitempty"`
+}
+
+// errorBodyKey carries, in a request's context, where newError copies the
+// body of an error answer: for the few operations whose error answer is a
+// resource rather than a code and message (an expired export's 410).
+type errorBodyKey struct{}
+
+// keepErrorBody returns ctx with body as where an error answer's body is
+// kept.
+func keepErrorBody(ctx context.Context, body *[]byte) context.Context {
+	return context.WithValue(ctx, errorBodyKey{}, body)
 }
 
 // Error describes the failure: method, path, status, code, message and
@@ -93,6 +108,8 @@ func (e *Error) Is(target error) bool {
 		return e.StatusCode == http.StatusRequestEntityTooLarge
 	case ErrUnprocessable:
 		return e.StatusCode == http.StatusUnprocessableEntity
+	case ErrGone:
+		return e.StatusCode == http.StatusGone
 	case ErrRateLimited:
 		return e.StatusCode == http.StatusTooManyRequests
 	case ErrInternal:
@@ -114,6 +131,9 @@ func newError(req *http.Request, resp *http.Response) *Error {
 		e.RetryAfter = d
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	if keep, ok := req.Context().Value(errorBodyKey{}).(*[]byte); ok {
+		*keep = body
+	}
 	if json.Unmarshal(body, e) != nil || (e.Code == "" && e.Message == "") {
 		e.Message = http.StatusText(resp.StatusCode)
 	}

@@ -19,6 +19,7 @@ var sentinels = map[string]error{
 	"ErrNotFound":        platform.ErrNotFound,
 	"ErrPayloadTooLarge": platform.ErrPayloadTooLarge,
 	"ErrUnprocessable":   platform.ErrUnprocessable,
+	"ErrGone":            platform.ErrGone,
 	"ErrRateLimited":     platform.ErrRateLimited,
 	"ErrInternal":        platform.ErrInternal,
 }
@@ -37,6 +38,7 @@ func TestErrorClassification(t *testing.T) {
 		{403, "forbidden", "ErrForbidden"},
 		{404, "not_found", "ErrNotFound"},
 		{413, "payload_too_large", "ErrPayloadTooLarge"},
+		{410, "gone", "ErrGone"},
 		{422, "unprocessable", "ErrUnprocessable"},
 		{429, "rate_limited", "ErrRateLimited"},
 		{500, "internal", "ErrInternal"},

@@ -140,10 +140,15 @@ type Client struct {
 	// Throttlers sets the throttler ratios of databases and deploy
 	// requests.
 	Throttlers *ThrottlersService
+	// AuthAttemptExports exports the authentication attempts on an
+	// organization's databases.
+	AuthAttemptExports *AuthAttemptExportsService
 	// AuditLogs reads organizations' audit logs.
 	AuditLogs *AuditLogsService
 	// Billing reads invoices and manages the payment method.
 	Billing *BillingService
+	// DataImports imports databases from external MySQL servers.
+	DataImports *DataImportsService
 	// Connections shows and kills the live connections of branches.
 	Connections *ConnectionsService
 }
@@ -253,7 +258,9 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.SchemaRecommendations = (*SchemaRecommendationsService)(common)
 	c.Throttlers = (*ThrottlersService)(common)
 	c.AuditLogs = (*AuditLogsService)(common)
+	c.AuthAttemptExports = (*AuthAttemptExportsService)(common)
 	c.Billing = (*BillingService)(common)
+	c.DataImports = (*DataImportsService)(common)
 	c.Connections = (*ConnectionsService)(common)
 	return c, nil
 }
@@ -337,6 +344,14 @@ func (c *Client) do(req *http.Request, v any) (*http.Response, error) {
 	}
 	if v == nil || resp.StatusCode == http.StatusNoContent {
 		_, _ = io.Copy(io.Discard, resp.Body)
+		return resp, nil
+	}
+	if raw, ok := v.(*[]byte); ok { // a file, kept as it is (see fetchSigned)
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return resp, fmt.Errorf("platform: %s %s: reading response: %w", req.Method, req.URL.Path, err)
+		}
+		*raw = b
 		return resp, nil
 	}
 	if err := decodeJSON(resp, v); err != nil {

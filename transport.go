@@ -157,7 +157,8 @@ func anonymous(ctx context.Context) bool {
 // fetchSigned gets an operation at path that answers with a redirect to a
 // signed, short-lived address (a report's download): it decodes the
 // redirect's JSON body, when it has one, into meta, then gets the address
-// it points to and decodes that JSON body into v. The address carries its
+// it points to and decodes that JSON body into v (a *[]byte takes the body
+// as it is, for a file that is not JSON). The address carries its
 // own authorization in its signature, and may be another host's (a storage
 // service), so the second request carries none of the client's credentials,
 // whatever its host; it is refused if it would go from https to http, and a

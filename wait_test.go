@@ -233,6 +233,10 @@ func TestWaitersStopWhenUnreachable(t *testing.T) {
 	const mark = "reason=it+waits+to+be+applied+%28DeployRequests.ApplyDeploy%29&resource=deployment+of+deploy+request+%237&state=pending_cutover"
 	ref := struct{ org, db, br string }{"acme", "app", "main"}
 	waiters := map[string]func(context.Context, *platform.Client) error{
+		"AuthAttemptExports.Wait": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.AuthAttemptExports.Wait(ctx, &platform.GetAuthAttemptExportParams{Organization: ref.org, ID: "r1"})
+			return err
+		},
 		"Backups.Wait": func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Backups.Wait(ctx, &platform.GetBackupParams{Organization: ref.org, Database: ref.db, Branch: ref.br, ID: "r1"})
 			return err
@@ -255,6 +259,10 @@ func TestWaitersStopWhenUnreachable(t *testing.T) {
 		},
 		"BranchChanges.WaitChange": func(ctx context.Context, c *platform.Client) error {
 			_, err := c.BranchChanges.WaitChange(ctx, &platform.GetBranchChangeRequestParams{Organization: ref.org, Database: ref.db, Branch: ref.br, ID: "r1"})
+			return err
+		},
+		"DataImports.Wait": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.DataImports.Wait(ctx, &platform.GetDataImportParams{Organization: ref.org, Database: ref.db}, platform.DataImportReady)
 			return err
 		},
 		"Databases.Wait": func(ctx context.Context, c *platform.Client) error {

@@ -209,16 +209,12 @@ func renderAnomaly(a *anomalyRec, now time.Time, correlations []*platform.Anomal
 }
 
 func listBranchAnomalies(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
 	f, err := c.insightsWindow()
 	if err != nil {
 		return nil, err
 	}
 	var list []*anomalyRec
-	for _, a := range detectAnomalies(b, c.now) {
+	for _, a := range detectAnomalies(c.branch, c.now) {
 		if (f.to.IsZero() || a.start.Before(f.to)) && (f.from.IsZero() || a.end.After(f.from)) {
 			list = append(list, a)
 		}
@@ -228,10 +224,7 @@ func listBranchAnomalies(c *call) (any, error) {
 }
 
 func getBranchAnomaly(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	id := c.r.PathValue("id")
 	for _, a := range detectAnomalies(b, c.now) {
 		if a.id == id {

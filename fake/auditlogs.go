@@ -120,7 +120,9 @@ type auditShape struct {
 var auditShapes = func() map[string]*auditShape {
 	shapes := map[string]*auditShape{}
 	for name, op := range operations {
-		if op.method != "GET" && !unaudited[name] && strings.HasPrefix(op.path, "/v1/organizations/{organization}") {
+		orgPath := strings.HasPrefix(op.path, "/v1/organizations/{organization}") ||
+			strings.HasPrefix(op.path, "/internal/organizations/{organization}") // an import notification
+		if op.method != "GET" && !unaudited[name] && orgPath {
 			shapes[name] = auditShapeOf(op)
 		}
 	}
@@ -143,6 +145,7 @@ var auditVerbs = map[string]string{
 	"remove": "removed", "renew": "renewed", "reset": "reset", "retry": "retried",
 	"reverse": "reversed", "review": "reviewed", "run": "ran", "skip": "skipped",
 	"switch": "switched", "test": "tested", "update": "updated", "verify": "verified",
+	"start": "started", "make": "made", "detach": "detached",
 }
 
 // auditActionNames are the operations whose action the live service names
@@ -155,6 +158,7 @@ var auditActionNames = map[string]string{
 	"update_organization_membership":      "organization.updated_role",
 	"force_cutover_deploy_request":        "deploy_request.forced_cutover",
 	"complete_gated_deploy_request":       "deploy_request.completed_gated",
+	"create_import_notification":          "database.created_import_notification",
 	"kill_branch_query":                   "branch.killed_query",
 	"kill_branch_transaction":             "branch.killed_transaction",
 	"kill_branch_connection":              "branch.killed_connection",
@@ -254,6 +258,10 @@ func auditShapeOf(op operation) *auditShape {
 	sh.verb = strings.Join(phrase, "_")
 	sh.action = strings.Join(subject, "_") + "." + sh.verb
 	if name, ok := auditActionNames[op.name]; ok {
+		if sh.param == "" { // a create below a record whose answer holds nothing: the target is the path's
+			sh.param = strings.Trim(segs[last], "{}")
+			kind = kindWords(segs[prev+1 : last])
+		}
 		sh.action, subject = name, kind
 		_, sh.verb, _ = strings.Cut(name, ".")
 	}
@@ -325,10 +333,7 @@ func (c *call) auditTarget() (id, name string) {
 		return "", ""
 	}
 	name = c.r.PathValue(sh.param)
-	var branch *branchRec
-	if c.db != nil {
-		branch = c.db.branch(c.r.PathValue("branch"))
-	}
+	branch := c.branch
 	switch {
 	case sh.param == "organization":
 		return c.org.id, name

@@ -119,22 +119,28 @@ func backupRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups", op: "list_backups", handler: read(listBackups)},
 		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups", op: "create_backup", handler: withBody(createBackup)},
-		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups/{id}", op: "get_backup", handler: read(getBackup)},
-		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups/{id}", op: "update_backup", handler: withBody(updateBackup)},
-		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups/{id}", op: "delete_backup", handler: act(deleteBackup)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups/{id}", op: "get_backup", branchMayBeGone: true, handler: read(getBackup)},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups/{id}", op: "update_backup", branchMayBeGone: true, handler: withBody(updateBackup)},
+		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups/{id}", op: "delete_backup", branchMayBeGone: true, handler: act(deleteBackup)},
+	}
+}
+
+func backupPolicyRoutes() []route {
+	return []route{
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/backup-policies", op: "list_backup_policies", handler: read(listBackupPolicies)},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/backup-policies", op: "create_backup_policy", handler: withBody(createBackupPolicy)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/backup-policies/{id}", op: "get_backup_policy", handler: read(getBackupPolicy)},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/backup-policies/{id}", op: "update_backup_policy", handler: withBody(updateBackupPolicy)},
+		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/backup-policies/{id}", op: "delete_backup_policy", handler: act(deleteBackupPolicy)},
 	}
 }
 
 func listBackups(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
 	f, err := parseBackupFilter(c.r.URL.Query())
 	if err != nil {
 		return nil, err
 	}
-	bb := c.db.backups.of(b)
+	bb := c.db.backups.of(c.branch)
 	x := &bb.live
 	if f.all {
 		x = &bb.all
@@ -146,10 +152,7 @@ func listBackups(c *call) (any, error) {
 }
 
 func createBackup(c *call, p *platform.CreateBackupParams) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	name := defaultBackupName(b, c.now)
 	if p.Name != nil {
 		if *p.Name == "" {
@@ -187,36 +190,6 @@ func (w *world) newBackup(b *branchRec, name string, ret retention, actor *userR
 	w.startFlight(bk.id)
 	w.clock.After(w.timing.BackupStart, backupJob{bk, platform.BackupPending})
 	return bk
-}
-
-// backupJob moves a backup out of state from: pending -> running ->
-// success, or failed when a failure was injected. It does nothing if the
-// backup has left from meanwhile (canceled or deleted).
-type backupJob struct {
-	bk   *backupRec
-	from platform.BackupState
-}
-
-func (j backupJob) run(w *world) {
-	bk := j.bk
-	if bk.state != j.from {
-		return
-	}
-	now := w.clock.Now()
-	if w.takeFailure(bk.id) {
-		w.settleBackup(bk, platform.BackupFailed, now)
-		return
-	}
-	switch j.from {
-	case platform.BackupPending:
-		bk.state = platform.BackupRunning
-		bk.started, bk.updated = now, now
-		w.clock.After(w.timing.BackupRun, backupJob{bk, platform.BackupRunning})
-	case platform.BackupRunning:
-		bk.completed = now
-		bk.size = backupBaseSize + backupSizePerTable*int64(bk.snapshot.tableCount())
-		w.settleBackup(bk, platform.BackupSuccess, now)
-	}
 }
 
 // addBackup records a backup of b in a state.

@@ -210,27 +210,10 @@ func monthStart(t time.Time) time.Time {
 	return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
 }
 
-// invoiceJob issues an organization's invoice for the month that ended at
-// the boundary it is due at, and schedules the next one.
-type invoiceJob struct{ org *orgRec }
-
-func (j invoiceJob) run(w *world) {
-	now := w.clock.Now()
-	w.issueInvoice(j.org, monthStart(now), now)
-	scheduleInvoice(w, j.org, now)
-}
-
 // scheduleInvoice puts org's next invoice on the clock, at the first
 // month boundary after now.
 func scheduleInvoice(w *world, org *orgRec, now time.Time) {
 	w.clock.After(monthStart(now).AddDate(0, 1, 0).Sub(now), invoiceJob{org})
-}
-
-func (j invoiceJob) save() jobSnap { return jobSnap{Kind: "invoice.issue", ID: j.org.id} }
-
-func loadInvoiceJob(ld *loader, js jobSnap) (job, error) {
-	org, err := refNonNil(ld.orgs, js.ID, "organization")
-	return invoiceJob{org}, err
 }
 
 // lineKey identifies a line item: one branch at one size and rate.

@@ -13,10 +13,7 @@ func branchChangeRoutes() []route {
 }
 
 func listParameters(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	params, r := clusterParams(b.db.kind), newParamRenderer(b)
 	out := make([]*platform.ClusterParameter, len(params))
 	for i, p := range params {
@@ -26,10 +23,7 @@ func listParameters(c *call) (any, error) {
 }
 
 func listExtensions(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	exts, r := clusterExtensions(b.db.kind), newParamRenderer(b)
 	out := make([]*platform.ClusterExtension, len(exts))
 	for i, e := range exts {
@@ -39,11 +33,7 @@ func listExtensions(c *call) (any, error) {
 }
 
 func getBranchInfrastructure(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
-	return renderInfrastructure(b), nil
+	return renderInfrastructure(c.branch), nil
 }
 
 // vtgates is how many query routers a branch runs.

@@ -95,11 +95,6 @@ func (w *world) newBranch(db *dbRec, name string, parent *branchRec, actor *user
 	return b
 }
 
-// branchReadyJob runs branchReady.
-type branchReadyJob struct{ b *branchRec }
-
-func (j branchReadyJob) run(w *world) { w.branchReady(j.b) }
-
 // branchReady is the pending -> ready transition of a branch.
 func (w *world) branchReady(b *branchRec) {
 	if b.deleted || b.ready {
@@ -238,27 +233,14 @@ func createBranch(c *call, p *platform.CreateBranchParams) (any, error) {
 	return c.w.renderBranch(b), nil
 }
 
-// branch finds the path's {branch} in the path's database.
-func (c *call) branch() (*branchRec, error) {
-	b := c.db.branch(c.r.PathValue("branch"))
-	if b == nil {
-		return nil, c.nothingAt("branch")
-	}
-	return b, nil
-}
-
-// onBranch adapts a handler of one branch: it finds the branch, runs fn,
-// and renders the branch fn leaves.
+// onBranch adapts a handler of one branch: it runs fn on the path's
+// branch and renders the branch fn leaves.
 func onBranch(fn func(c *call, b *branchRec) error) func(c *call) (any, error) {
 	return func(c *call) (any, error) {
-		b, err := c.branch()
-		if err != nil {
+		if err := fn(c, c.branch); err != nil {
 			return nil, err
 		}
-		if err := fn(c, b); err != nil {
-			return nil, err
-		}
-		return c.w.renderBranch(b), nil
+		return c.w.renderBranch(c.branch), nil
 	}
 }
 
@@ -293,10 +275,7 @@ func updateBranch(c *call, p *platform.UpdateBranchParams) (any, error) {
 }
 
 func deleteBranch(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	withDescendants, err := boolQuery(c.r.URL.Query().Get("delete_descendants"), "delete_descendants")
 	if err != nil {
 		return nil, err
@@ -436,19 +415,20 @@ type safeMigrationsBody struct {
 	SafeMigrations *bool `json:"safe_migrations"`
 }
 
-func updateSafeMigrations(c *call, p *safeMigrationsBody) (any, error) {
+// check refuses a body without safe_migrations.
+func (p *safeMigrationsBody) check() *apiError {
 	if p.SafeMigrations == nil {
-		return nil, unprocessable("safe_migrations is required: true or false")
+		return unprocessable("safe_migrations is required: true or false")
 	}
+	return nil
+}
+
+func updateSafeMigrations(c *call, p *safeMigrationsBody) (any, error) {
 	return onBranch(func(c *call, b *branchRec) error { return setSafeMigrations(c, b, *p.SafeMigrations) })(c)
 }
 
 func getBranchSchema(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
-	keyspaces, err := schemaPart(c, b)
+	keyspaces, err := schemaPart(c, c.branch)
 	if err != nil {
 		return nil, err
 	}
@@ -489,11 +469,7 @@ func schemaPart(c *call, b *branchRec) ([]*keyspaceRec, error) {
 }
 
 func lintBranchSchema(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
-	return slicePageOf(c, b.lint(), false, func(e *platform.LintError) *platform.LintError { return e }), nil
+	return slicePageOf(c, c.branch.lint(), false, func(e *platform.LintError) *platform.LintError { return e }), nil
 }
 
 // renderBranch renders a branch as the API shows it.

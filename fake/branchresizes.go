@@ -220,31 +220,19 @@ func branchResizeRoutes() []route {
 }
 
 func listBranchResizes(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
-	v := b.clusterView()
+	v := c.branch.clusterView()
 	return pageOf(c, &v.resizes, false, renderBranchResize), nil
 }
 
 func listBranchChanges(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
-	v := b.clusterView()
+	v := c.branch.clusterView()
 	return pageOf(c, &v.changes, false, renderBranchChange), nil
 }
 
 // branchChange finds the request of b the path value names, of the given
 // kind.
 func (c *call) branchChange(name string, resize bool) (*branchChangeRec, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
-	r := b.clusterView().find(c.r.PathValue(name))
+	r := c.branch.clusterView().find(c.r.PathValue(name))
 	if r == nil || r.resize != resize {
 		return nil, notFound()
 	}
@@ -286,10 +274,7 @@ func vtgateDisplayName(size string) string { return strings.ReplaceAll(size, "_"
 const maxVTGates = 16
 
 func updateBranchResize(c *call, p *platform.UpdateBranchResizeRequestParams) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	if b.db.kind != platform.KindMySQL {
 		return nil, unprocessable("resize requests change a mysql branch's query routers; %s is a %s database: use update_branch_change_request", b.db.name, b.db.kind)
 	}
@@ -346,10 +331,7 @@ func (c *call) changeBase(b *branchRec, resize bool) (clusterState, error) {
 }
 
 func updateBranchChange(c *call, p *platform.UpdateBranchChangeRequestParams) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	after, err := c.changeBase(b, false)
 	if err != nil {
 		return nil, err
@@ -477,10 +459,7 @@ func checkStorage(st storageConfig, p *platform.BranchStorage) (storageConfig, e
 }
 
 func updateBranchClusterConfig(c *call, p *platform.UpdateClusterConfigParams) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	size, err := branchClusterSize(b, p.ClusterSize)
 	if err != nil {
 		return nil, err
@@ -591,10 +570,7 @@ func (w *world) completeChange(r *branchChangeRec, now time.Time) {
 }
 
 func cancelBranchChange(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	r := b.pendingChange()
 	if r == nil {
 		return nil, unprocessable("branch %s has no queued or resizing request to cancel%s", b.name, lastChange(b))
@@ -609,10 +585,7 @@ func cancelBranchChange(c *call) (any, error) {
 // Only a queued one: once resizing it is too late, and a resize request
 // of the query routers is cancel_branch_change_request's.
 func cancelBranchChanges(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	r := b.pendingChange()
 	switch {
 	case r == nil:

@@ -13,14 +13,18 @@ type timer = vclock.Timer[job]
 
 // job is a lifecycle transition waiting on the clock. It is data, not a
 // closure, so that a snapshot can hold it: save gives its kind and the
-// identity of what it acts on (see snapshot_jobs.go), and a loader of that
-// kind builds it again. Each kind is a small struct in the file of its
-// resource group.
+// identity of what it acts on, and a loader of that kind (listed in
+// jobLoaders, snapshot.go) builds it again. Each kind is a small struct in
+// the <group>_jobs.go file of its resource group, with its run, save, keep
+// and loader.
 type job interface {
 	// run performs the transition on the world, under the server's lock.
 	run(w *world)
 	// save returns the job as a snapshot holds it, without its time.
 	save() jobSnap
+	// keep reports whether a snapshot holds the job: a job whose
+	// resource is gone for good does nothing, and is left out.
+	keep(sv *saver) bool
 }
 
 // MaxAdvanceTransitions is the most transitions one move of the clock

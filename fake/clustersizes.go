@@ -105,10 +105,7 @@ func listClusterSizes(c *call) (any, error) {
 }
 
 func listBranchClusterSizes(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	rates, err := skuRates(c, b.region)
 	if err != nil {
 		return nil, err

@@ -510,10 +510,7 @@ func (t connTarget) on(s *sessionRec) bool {
 // connectionsRequest finds the path's branch and the target the query
 // names.
 func (c *call) connectionsRequest() (*branchRec, connTarget, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, connTarget{}, err
-	}
+	b := c.branch
 	q := c.r.URL.Query()
 	t, err := resolveTarget(b, q.Get("keyspace"), q.Get("shard"))
 	return b, t, err
@@ -792,10 +789,7 @@ func renderProcess(s *sessionRec, now time.Time) *platform.Process {
 // mysqlConnections finds the path's branch for the process list, which
 // MySQL branches have only.
 func (c *call) mysqlConnections() (*branchRec, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	if b.db.kind != platform.KindMySQL {
 		return nil, unprocessable("the process list is for mysql databases; %s is %s: list its connections instead", b.db.name, b.db.kind)
 	}

@@ -138,6 +138,16 @@ var clientExceptions = []clientException{
 		ops: []string{"get_query_statistics"}, at: []string{"$.data[].tags[]"}, what: []string{"name"},
 		reason: "the client reads a query's tags as name and value pairs, the fake sends the reference's tag objects (reported as a follow-up)",
 	},
+	{
+		ops: []string{"start_data_import", "get_data_import", "make_data_import_primary", "make_data_import_replica", "detach_data_import_database"},
+		at:  []string{"$.data_source"}, what: []string{"password", "ssl_ca", "ssl_cert", "ssl_key", "ssl_server_name"},
+		reason: "the client reads an import's source into the type it sends the connection in; the source's password and TLS keys are given, never shown back (the reference's data_source has neither), and a server name only when one was given",
+	},
+	{
+		ops: []string{"start_data_import", "get_data_import", "make_data_import_primary", "make_data_import_replica", "detach_data_import_database"},
+		at:  []string{"$"}, what: []string{"deleted_at"},
+		reason: "the reference's data_import has no deleted_at: an import is read only while its database lives, and a cancel deletes both",
+	},
 }
 
 // clientExempt returns the client exceptions that apply to operation name.
@@ -673,6 +683,28 @@ var contractStates = []contractState{
 			contractOn("list_branches", "database", "fresh"),
 			contractOn("get_branch", "database", "fresh", "branch", "main"),
 			contractOn("list_keyspaces", "database", "fresh", "branch", "main"),
+		}
+	}},
+	{name: "data import ready, and a failed one", setup: func(w *opWorld) []contractRequest {
+		opImport(time.Minute+10*time.Second, (*platform.DataImportsService).MakePrimary, (*platform.DataImportsService).Detach)(w, "")
+		ctx := w.t.Context()
+		if _, err := w.c.DataImports.Start(ctx, &platform.StartDataImportParams{
+			Organization: w.org, DatabaseName: "failing",
+			Connection: platform.DataImportConnection{Hostname: opImportHost, Database: "legacy", Username: "u"},
+		}); err != nil {
+			w.t.Fatal(err)
+		}
+		imp, err := w.c.DataImports.Get(ctx, &platform.GetDataImportParams{Organization: w.org, Database: "failing"})
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		if err := w.srv.FailNext(imp.ID); err != nil {
+			w.t.Fatal(err)
+		}
+		w.srv.Advance(time.Minute)
+		return []contractRequest{
+			contractOn("get_data_import"), contractOn("get_database"),
+			contractOn("get_data_import", "database", "failing"), contractOn("get_database", "database", "failing"),
 		}
 	}},
 	{name: "backup pending", setup: func(w *opWorld) []contractRequest {

@@ -70,6 +70,10 @@ import (
 //	                                              RecordQueries {"samples": [{"sql", "keyspace", "tables", "tags",
 //	                                              "tablet_type", "rows_read", "rows_returned", "rows_affected",
 //	                                              "shard_queries", "duration", "error", "error_code", "time"}]}
+//	POST   /_fake/organizations/{org}/auth-attempts
+//	                                              RecordAuthAttempts {"attempts": [{"username", "source_address",
+//	                                              "database", "branch", "at", "startup_database", "backend_route"}]};
+//	                                              answers the attempts with their outcomes: {"data": [...]}
 //	POST   /_fake/organizations/{org}/databases/{db}/branches/{branch}/sessions
 //	                                              OpenSession {"user", "host", "application", "instance", "keyspace",
 //	                                              "shard", "query", "query_duration", "query_started", "in_transaction",
@@ -90,6 +94,11 @@ import (
 //	POST   /_fake/reset                           Reset
 //	PUT    /_fake/organizations/{org}/billing/payment-method
 //	                                              SetPaymentMethod {"brand", "last4", "exp_month", "exp_year", "name"}
+//	PUT    /_fake/organizations/{org}/import-sources/{host}
+//	                                              SetImportSource {"reachable", "connect_error", "password", "lint_errors",
+//	                                              "needs_upgrade", "suggested_plan", "max_pool_size"}
+//	GET    /_fake/organizations/{org}/databases/{db}/import-notifications
+//	                                              ImportNotifications: {"data": [...]}
 //
 // Control requests are themselves logged, with an operation of "_fake/"
 // and the endpoint's path pattern ("_fake/advance", "_fake/faults/{id}").
@@ -128,6 +137,8 @@ func controlRoutes() []controlRoute {
 	rs = append(rs, controlEventRoutes()...)
 	rs = append(rs, controlSnapshotRoutes()...)
 	rs = append(rs, controlBillingRoutes()...)
+	rs = append(rs, controlAuthAttemptRoutes()...)
+	rs = append(rs, controlDataImportRoutes()...)
 	return rs
 }
 

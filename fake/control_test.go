@@ -828,6 +828,9 @@ func controlEndpoints() []struct{ method, path, pattern string } {
 		{"POST", "organizations/acme/databases/app/branches/main/queries", "organizations/{organization}/databases/{database}/branches/{branch}/queries"},
 		{"POST", "organizations/acme/databases/app/branches/main/sessions", "organizations/{organization}/databases/{database}/branches/{branch}/sessions"},
 		{"PUT", "organizations/acme/billing/payment-method", "organizations/{organization}/billing/payment-method"},
+		{"POST", "organizations/acme/auth-attempts", "organizations/{organization}/auth-attempts"},
+		{"PUT", "organizations/acme/import-sources/db.example.com", "organizations/{organization}/import-sources/{host}"},
+		{"GET", "organizations/acme/databases/app/import-notifications", "organizations/{organization}/databases/{database}/import-notifications"},
 	}
 }
 

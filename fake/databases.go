@@ -54,8 +54,10 @@ type dbRec struct {
 // without them does not carry their empty tables.
 type dbMore struct {
 	webhooks       webhookStore
-	maintenance    maintenanceStore // see maintenance.go
-	ipRestrictions ipRestrictions   // PostgreSQL databases only; see iprestrictions.go
+	maintenance    maintenanceStore     // see maintenance.go
+	ipRestrictions ipRestrictions       // PostgreSQL databases only; see iprestrictions.go
+	dataImport     *importRec           // the import that created the database; see dataimports.go
+	importNotes    []ImportNotification // see dataimports.go
 }
 
 // x returns db's less common records, making them on first use (see
@@ -174,30 +176,27 @@ func createDatabase(c *call, p *platform.CreateDatabaseParams) (any, error) {
 	if p.Replicas != nil {
 		db.replicas = *p.Replicas
 	}
-	c.org.dbs.Add(db)
-	c.org.dbByName[db.name] = db
-	// The spec grants the creating token every database permission on the
-	// database: one grant, of those it does not already hold on the whole
-	// organization (an admin token holds them all and gets none).
-	if t := c.who.token; t != nil && t.orgPerms&permBits["create_databases"] != 0 {
-		t.grantSet(db, databasePermSet&^t.orgPerms)
-	}
-	// The production branch is ready when the database is.
-	main := c.w.newBranch(db, db.defaultBranch, nil, c.who.user, c.w.timing.DatabaseReady)
-	main.production = true
-	c.w.initBackups(db)
+	c.w.addDatabase(db, c.who.token, c.who.user)
 	c.w.clock.After(c.w.timing.DatabaseReady, databaseReadyJob{db})
 	return c.w.renderDatabase(db), nil
 }
 
-// databaseReadyJob is the pending -> ready transition of a database.
-type databaseReadyJob struct{ db *dbRec }
-
-func (j databaseReadyJob) run(w *world) {
-	if !j.db.deleted {
-		j.db.state = platform.DatabaseReady
-		j.db.updated = w.clock.Now()
+// addDatabase adds a new database to the call's organization, with its
+// production branch (ready after Timings.DatabaseReady) and its backup
+// policy: create_database and start_data_import create databases so.
+func (w *world) addDatabase(db *dbRec, t *tokenRec, actor *userRec) {
+	db.org.dbs.Add(db)
+	db.org.dbByName[db.name] = db
+	// The spec grants the creating token every database permission on the
+	// database: one grant, of those it does not already hold on the whole
+	// organization (an admin token holds them all and gets none).
+	if t != nil && t.orgPerms&permBits["create_databases"] != 0 {
+		t.grantSet(db, databasePermSet&^t.orgPerms)
 	}
+	// The production branch is ready when the database is.
+	main := w.newBranch(db, db.defaultBranch, nil, actor, w.timing.DatabaseReady)
+	main.production = true
+	w.initBackups(db)
 }
 
 func getDatabase(c *call) (any, error) {
@@ -248,16 +247,23 @@ func deleteDatabase(c *call) (any, error) {
 	if db.deletionProtected {
 		return nil, unprocessable("database %s is deletion protected; turn deletion_protected off first", db.name)
 	}
-	c.org.dbs.Remove(db)
-	delete(c.org.dbByName, db.name)
+	c.w.removeDatabase(db)
+	return nil, nil
+}
+
+// removeDatabase deletes a database and what belongs to it:
+// delete_database and cancel_data_import delete databases so.
+func (w *world) removeDatabase(db *dbRec) {
+	db.org.dbs.Remove(db)
+	delete(db.org.dbByName, db.name)
 	db.deleted = true
 	for _, b := range slices.Clone(db.branchIdx.All()) { // removeBranch changes the index
-		c.w.removeBranch(b)
+		w.removeBranch(b)
 	}
-	for _, t := range c.w.tokens {
+	for _, t := range w.tokens {
 		t.dropGrant(db)
 	}
-	return nil, nil
+	w.endDataImport(db)
 }
 
 func listDatabaseRegions(c *call) (any, error) {
@@ -334,6 +340,7 @@ func (w *world) renderDatabase(db *dbRec) *platform.Database {
 		UpdatedAt:                      platform.NewTimestamp(db.updated),
 		Notes:                          db.notes,
 	}
+	out.DataImport = w.renderDataImportOf(db)
 	if b := db.branch(db.defaultBranch); b != nil {
 		out.DefaultBranchReadOnlyRegionsCount = b.readOnlyRegions.Len()
 		out.ResizeQueued, out.Resizing, out.ConfigChangeQueued, out.ConfigChanging = b.databaseFlags()

@@ -390,18 +390,6 @@ func (s *Server) settle(d *delivery, rec *attemptRec, status int, err error) {
 	s.world.clock.After(webhookRetryDelays[d.attempt-1], retryJob{&next})
 }
 
-// retryJob sends the next attempt of a delivery, unless its webhook was
-// deleted or disabled meanwhile.
-type retryJob struct{ d *delivery }
-
-func (j retryJob) run(w *world) {
-	h := j.d.hook
-	if h.deleted || h.db.deleted || !h.enabled {
-		return
-	}
-	w.host.send(j.d)
-}
-
 // describe says why an attempt got no answer.
 func (ds *deliveries) describe(err error) string {
 	if errors.Is(err, context.DeadlineExceeded) {

@@ -48,19 +48,6 @@ var deploySteps = map[deployStep]func(*world, *drRec){
 	stepCancelled:   (*world).cancelled,
 }
 
-// deployJob runs step of the deployment, scheduled at generation gen.
-type deployJob struct {
-	dr   *drRec
-	gen  int
-	step deployStep
-}
-
-func (j deployJob) run(w *world) {
-	if j.dr.dep.gen == j.gen && !j.dr.db.deleted {
-		deploySteps[j.step](w, j.dr)
-	}
-}
-
 // setState moves the deployment to st at the current time, dropping the
 // transition scheduled for the state it leaves.
 func (w *world) setState(dr *drRec, st platform.DeploymentState) {

@@ -80,7 +80,6 @@ func deployRequestRoutes() []route {
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/operations", op: "list_deploy_operations", handler: read(listDeployOperations)},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/reviews", op: "list_deploy_request_reviews", handler: read(listReviews)},
 		{pattern: "POST /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/reviews", op: "review_deploy_request", handler: withBody(reviewDeployRequest)},
-		{pattern: "GET /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/storage-check", op: "check_deploy_request_storage", handler: read(checkDeployRequestStorage)},
 	}
 }
 

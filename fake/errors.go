@@ -14,6 +14,9 @@ type apiError struct {
 	// reason is what the request log gives for the refusal, when the
 	// message does not say it (see reasons.go); never sent.
 	reason string
+	// body, when set, is sent instead of the code and message: the few
+	// refusals the API answers with a record (an expired export's 410).
+	body any
 	// available are the choices a connections request that lacks its
 	// keyspace or shard is offered (see connections.go); sent.
 	available *targetChoices

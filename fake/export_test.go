@@ -373,3 +373,18 @@ func typeName(t reflect.Type) string {
 	name, _, _ := strings.Cut(t.Name(), "[")
 	return name
 }
+
+// AuthExportStates lists org's authentication-attempt exports as
+// "id state", in the order they were asked for, for the operation tables'
+// view of a world (the API lists none).
+func AuthExportStates(srv *Server, org string) []string {
+	srv.mu.RLock()
+	defer srv.mu.RUnlock()
+	var out []string
+	if o := srv.world.orgs[org]; o != nil {
+		for _, x := range o.peekAuth().exports.All() {
+			out = append(out, x.id+" "+string(x.state))
+		}
+	}
+	return out
+}

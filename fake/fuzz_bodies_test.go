@@ -107,8 +107,12 @@ var fuzzBodyGroups = map[string][]string{
 	"VSchema":              {"update_keyspace_vschema", "update_branch_routing_rules"},
 	"SchemaRecommendation": {"dismiss_schema_recommendation"},
 	"Throttler":            {"update_database_throttler", "update_deploy_request_throttler"},
+	"AuthAttemptExport":    {"create_auth_attempt_export"},
+	"DataImport":           {"test_data_import_source", "start_data_import", "create_import_notification"},
 	"Connection":           {"kill_process"},
 }
+
+func FuzzDataImportBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["DataImport"]...) }
 
 func FuzzOrganizationBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Organization"]...) }
 
@@ -159,7 +163,8 @@ func FuzzThrottlerBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Throttler
 func FuzzWorkflowBodies(f *testing.F)  { fuzzBodies(f, fuzzBodyGroups["Workflow"]...) }
 func FuzzVSchemaBodies(f *testing.F)   { fuzzBodies(f, fuzzBodyGroups["VSchema"]...) }
 
-func FuzzConnectionBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Connection"]...) }
+func FuzzAuthAttemptExportBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["AuthAttemptExport"]...) }
+func FuzzConnectionBodies(f *testing.F)        { fuzzBodies(f, fuzzBodyGroups["Connection"]...) }
 
 // TestFuzzBodiesCoverBodyOperations checks that every operation whose
 // fixture sends a body is fuzzed by one of the targets above.

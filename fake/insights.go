@@ -285,10 +285,7 @@ func searched(text, q string) bool {
 func trafficTotal(b *branchRec, f trafficFilter) time.Duration { return b.traffic.totalDuration(f) }
 
 func listBranchQueries(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	f, err := c.insightsFilter("tablet_type", "type")
 	if err != nil {
 		return nil, err
@@ -347,11 +344,7 @@ func executionsPage(c *call, b *branchRec, f trafficFilter) any {
 }
 
 func getBranchQuery(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
-	q := b.traffic.sample(c.r.PathValue("id"))
+	q := c.branch.traffic.sample(c.r.PathValue("id"))
 	if q == nil {
 		return nil, notFound()
 	}
@@ -386,10 +379,7 @@ func (c *call) queryOf(b *branchRec) (*queryPattern, trafficFilter, error) {
 }
 
 func getQueryStatistics(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	_, f, err := c.queryOf(b)
 	if err != nil {
 		return nil, err
@@ -401,10 +391,7 @@ func getQuerySummary(c *call) (any, error) {
 	if c.r.PathValue("rest") != "summary" {
 		return nil, notFound()
 	}
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	p, f, err := c.queryOf(b)
 	if err != nil {
 		return nil, err
@@ -439,10 +426,7 @@ var errorSorts = map[string]func(a, b *errorRow) int{
 }
 
 func listBranchQueryErrors(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	f, err := c.insightsFilter("tablet_type")
 	if err != nil {
 		return nil, err
@@ -491,10 +475,7 @@ func listBranchQueryErrors(c *call) (any, error) {
 }
 
 func getBranchQueryError(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	f, err := c.insightsWindow()
 	if err != nil {
 		return nil, err
@@ -599,16 +580,12 @@ func renderQueryTag(tc *tagCounts, o tagOptions) *platform.QueryTag {
 // tagRequest reads what the tag operations share: the branch, the
 // filter of their executions and the options of their values.
 func (c *call) tagRequest() (*branchRec, trafficFilter, tagOptions, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, trafficFilter{}, tagOptions{}, err
-	}
 	f, err := c.insightsFilter("tablet_type", "keyspace", "fingerprint")
 	if err != nil {
 		return nil, trafficFilter{}, tagOptions{}, err
 	}
 	o, err := c.tagOptions()
-	return b, f, o, err
+	return c.branch, f, o, err
 }
 
 func listBranchQueryTags(c *call) (any, error) {
@@ -700,10 +677,7 @@ func tagKeyOfID(k string) string {
 }
 
 func listBranchQueryTagSummaries(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	f, err := c.insightsFilter("tablet_type", "type")
 	if err != nil {
 		return nil, err
@@ -767,10 +741,7 @@ func listBranchQueryTagSummaries(c *call) (any, error) {
 }
 
 func listTrafficBudgetsForQuery(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	fp, ks := c.r.PathValue("fingerprint"), c.r.URL.Query().Get("keyspace")
 	runs := b.traffic.selectSamples(trafficFilter{fingerprint: fp, keyspace: ks})
 	keep := func(bg *trafficBudgetRec) bool {

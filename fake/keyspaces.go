@@ -202,11 +202,7 @@ func keyspaceRoutes() []route {
 
 // keyspace finds the path's {keyspace} on the path's branch.
 func (c *call) keyspace() (*keyspaceRec, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
-	ks := b.keyspace(c.r.PathValue("keyspace"))
+	ks := c.branch.keyspace(c.r.PathValue("keyspace"))
 	if ks == nil {
 		return nil, c.nothingAt("keyspace")
 	}
@@ -214,18 +210,11 @@ func (c *call) keyspace() (*keyspaceRec, error) {
 }
 
 func listKeyspaces(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
-	return pageOf(c, &b.keyspaces, false, renderKeyspace), nil
+	return pageOf(c, &c.branch.keyspaces, false, renderKeyspace), nil
 }
 
 func createKeyspace(c *call, p *platform.CreateKeyspaceParams) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	if err := checkName("name", p.Name); err != nil {
 		return nil, err
 	}
@@ -287,16 +276,27 @@ var keyspaceSettingsFields = []string{
 	"vttablet_options", "node_ttl_strategy", "vector_pool_allocation",
 }
 
-func updateKeyspace(c *call, raw *json.RawMessage) (any, error) {
-	p, clearVector, err := decodeKeyspaceSettings(*raw)
-	if err != nil {
-		return nil, err
-	}
+// keyspaceSettingsBody is the body of update_keyspace, as sent and as
+// decodeKeyspaceSettings reads it.
+type keyspaceSettingsBody struct {
+	json.RawMessage
+	p           *platform.UpdateKeyspaceParams
+	clearVector bool
+}
+
+// check reads the settings: unknown fields and wrong JSON types are 400s.
+func (b *keyspaceSettingsBody) check() *apiError {
+	var err *apiError
+	b.p, b.clearVector, err = decodeKeyspaceSettings(b.RawMessage)
+	return err
+}
+
+func updateKeyspace(c *call, b *keyspaceSettingsBody) (any, error) {
 	ks, err := c.keyspace()
 	if err != nil {
 		return nil, err
 	}
-	next, err := ks.settings.with(p, clearVector)
+	next, err := ks.settings.with(b.p, b.clearVector)
 	if err != nil {
 		return nil, err
 	}
@@ -312,7 +312,7 @@ func updateKeyspace(c *call, raw *json.RawMessage) (any, error) {
 // decodeKeyspaceSettings reads the body of update_keyspace: unknown fields
 // and wrong JSON types are 400s. clearVector reports a
 // vector_pool_allocation given as null.
-func decodeKeyspaceSettings(data []byte) (p *platform.UpdateKeyspaceParams, clearVector bool, err error) {
+func decodeKeyspaceSettings(data []byte) (p *platform.UpdateKeyspaceParams, clearVector bool, err *apiError) {
 	p = new(platform.UpdateKeyspaceParams)
 	if len(bytes.TrimSpace(data)) == 0 {
 		return p, false, nil
@@ -414,19 +414,6 @@ func (w *world) changeKeyspaceSettings(ks *keyspaceRec, next keyspaceSettings) {
 	w.startFlight(ks.id)
 	w.clock.After(w.timing.KeyspaceConfigChange, keyspaceConfigJob{ks, gen})
 }
-
-// keyspaceReadyJob runs keyspaceReady.
-type keyspaceReadyJob struct{ ks *keyspaceRec }
-
-func (j keyspaceReadyJob) run(w *world) { w.keyspaceReady(j.ks) }
-
-// keyspaceConfigJob runs keyspaceConfigApplied for settings change gen.
-type keyspaceConfigJob struct {
-	ks  *keyspaceRec
-	gen int
-}
-
-func (j keyspaceConfigJob) run(w *world) { w.keyspaceConfigApplied(j.ks, j.gen) }
 
 // keyspaceConfigApplied completes settings change gen; a failed change
 // restores the settings from before it.
@@ -603,17 +590,6 @@ func (w *world) branchReadOnlyRegion(who *principal, b *branchRec, r *regionRec,
 	b.readOnlyRegions.Add(rr)
 	w.clock.After(w.timing.ReadOnlyRegionReady, readOnlyRegionReadyJob{rr})
 	return rr
-}
-
-// readOnlyRegionReadyJob makes a branch's read-only region ready, unless it
-// was removed meanwhile.
-type readOnlyRegionReadyJob struct{ rr *readOnlyRegionRec }
-
-func (j readOnlyRegionReadyJob) run(w *world) {
-	if !j.rr.removed {
-		j.rr.readyAt = w.clock.Now()
-		j.rr.updated = j.rr.readyAt
-	}
 }
 
 // pruneReadOnlyRegions removes the branch's read-only regions that no

@@ -110,10 +110,9 @@ func layerViolations(t *testing.T, files map[string]string) []string {
 	return out
 }
 
-// TestWorldKnowsNoHTTP checks the package's own files: no world code names
-// the server, a call or HTTP's types, and no world file imports HTTP.
-func TestWorldKnowsNoHTTP(t *testing.T) {
-	t.Parallel()
+// packageSources returns the package's Go files, tests left out, by name.
+func packageSources(t *testing.T) map[string]string {
+	t.Helper()
 	paths, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +128,14 @@ func TestWorldKnowsNoHTTP(t *testing.T) {
 		}
 		files[p] = string(b)
 	}
-	for _, v := range layerViolations(t, files) {
+	return files
+}
+
+// TestWorldKnowsNoHTTP checks the package's own files: no world code names
+// the server, a call or HTTP's types, and no world file imports HTTP.
+func TestWorldKnowsNoHTTP(t *testing.T) {
+	t.Parallel()
+	for _, v := range layerViolations(t, packageSources(t)) {
 		t.Error(v)
 	}
 }
@@ -161,6 +167,213 @@ func TestLayerViolationsFound(t *testing.T) {
 	}
 }
 
+// Each group of the fake keeps its code in files named group first (see
+// CONTRIBUTING.md, "Layout"): <group>.go, <group>_jobs.go for its jobs and
+// <group>_snap.go for its snapshot records. The snapshot's shared code
+// stays in the files named for it.
+
+// snapshotShared are the only files named snapshot*.go: the snapshot's
+// root and loader, the decoder's cost check, and the saver.
+var snapshotShared = []string{"snapshot.go", "snapshot_decode.go", "snapshot_saver.go"}
+
+// jobLayoutViolations returns, for the Go source files given (name to
+// text), every job kind (a type with a run(w *world) method) whose struct,
+// run, save, keep and loader (its function in jobLoaders, found through
+// the kind its save gives) are not declared in one file named
+// <group>_jobs.go, and every file named snapshot_<x>.go other than the
+// shared ones, as "file: what".
+func jobLayoutViolations(t *testing.T, files map[string]string) []string {
+	t.Helper()
+	fset := token.NewFileSet()
+	var out []string
+	typeFile := map[string]string{}              // type -> file of its declaration
+	methodFile := map[string]map[string]string{} // type -> method -> file
+	funcFile := map[string]string{}              // function -> file
+	saveKind := map[string]string{}              // type -> the kind its save gives
+	loaders := map[string]string{}               // kind -> loader function, from jobLoaders
+	names := slices.Sorted(func(yield func(string) bool) {
+		for n := range files {
+			if !yield(n) {
+				return
+			}
+		}
+	})
+	for _, name := range names {
+		if strings.HasPrefix(name, "snapshot_") && !slices.Contains(snapshotShared, name) {
+			out = append(out, name+": a group's snapshot code belongs in <group>_snap.go; only "+
+				strings.Join(snapshotShared, ", ")+" are named snapshot*.go")
+		}
+		f, err := parser.ParseFile(fset, name, files[name], parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						typeFile[s.Name.Name] = name
+					case *ast.ValueSpec:
+						for i, n := range s.Names {
+							if n.Name == "jobLoaders" && i < len(s.Values) {
+								if cl, ok := s.Values[i].(*ast.CompositeLit); ok {
+									for _, e := range cl.Elts {
+										kv, ok := e.(*ast.KeyValueExpr)
+										if !ok {
+											continue
+										}
+										k, _ := kv.Key.(*ast.BasicLit)
+										v, _ := kv.Value.(*ast.Ident)
+										if k != nil && v != nil {
+											kind, _ := strconv.Unquote(k.Value)
+											loaders[kind] = v.Name
+										}
+									}
+								}
+							}
+						}
+					}
+				}
+			case *ast.FuncDecl:
+				recv := recvType(d)
+				if recv == "" {
+					funcFile[d.Name.Name] = name
+					continue
+				}
+				if methodFile[recv] == nil {
+					methodFile[recv] = map[string]string{}
+				}
+				if d.Name.Name == "run" && isWorldDecl(d) {
+					methodFile[recv]["run"] = name
+				} else if d.Name.Name != "run" {
+					methodFile[recv][d.Name.Name] = name
+				}
+				if d.Name.Name == "save" && d.Body != nil {
+					ast.Inspect(d.Body, func(n ast.Node) bool {
+						kv, ok := n.(*ast.KeyValueExpr)
+						if !ok {
+							return true
+						}
+						if id, ok := kv.Key.(*ast.Ident); ok && id.Name == "Kind" {
+							if lit, ok := kv.Value.(*ast.BasicLit); ok {
+								saveKind[recv], _ = strconv.Unquote(lit.Value)
+							}
+						}
+						return true
+					})
+				}
+			}
+		}
+	}
+	kinds := slices.Sorted(func(yield func(string) bool) {
+		for typ, m := range methodFile {
+			if m["run"] != "" && !yield(typ) {
+				return
+			}
+		}
+	})
+	for _, typ := range kinds {
+		home := typeFile[typ]
+		if !strings.HasSuffix(home, "_jobs.go") {
+			out = append(out, home+": job "+typ+" is declared outside a <group>_jobs.go file")
+		}
+		parts := []struct{ what, file string }{
+			{"run", methodFile[typ]["run"]}, {"save", methodFile[typ]["save"]}, {"keep", methodFile[typ]["keep"]},
+		}
+		kind := saveKind[typ]
+		loader := loaders[kind]
+		switch {
+		case kind == "":
+			out = append(out, home+": job "+typ+" has no save giving its Kind")
+		case loader == "":
+			out = append(out, home+": job "+typ+" (kind "+kind+") has no loader in jobLoaders")
+		default:
+			parts = append(parts, struct{ what, file string }{"loader " + loader, funcFile[loader]})
+		}
+		for _, p := range parts {
+			if p.file != home {
+				out = append(out, home+": job "+typ+"'s "+p.what+" is in "+strconv.Quote(p.file)+", not beside its struct")
+			}
+		}
+	}
+	return out
+}
+
+// recvType is the name of a method's receiver type, or "" for a function.
+func recvType(fd *ast.FuncDecl) string {
+	if fd.Recv == nil || len(fd.Recv.List) == 0 {
+		return ""
+	}
+	t := fd.Recv.List[0].Type
+	if st, ok := t.(*ast.StarExpr); ok {
+		t = st.X
+	}
+	if id, ok := t.(*ast.Ident); ok {
+		return id.Name
+	}
+	return ""
+}
+
+// TestJobsAndSnapshotsHaveOneHome checks the package's own files: each job
+// kind lives whole in its group's _jobs.go, and no group's snapshot code
+// sits in a snapshot_<x>.go.
+func TestJobsAndSnapshotsHaveOneHome(t *testing.T) {
+	t.Parallel()
+	for _, v := range jobLayoutViolations(t, packageSources(t)) {
+		t.Error(v)
+	}
+}
+
+// TestJobLayoutViolationsFound checks that the layout check finds what it
+// must: each case is a few small files that break, or keep, the rules.
+func TestJobLayoutViolationsFound(t *testing.T) {
+	t.Parallel()
+	const (
+		loaders = "package fake\nvar jobLoaders = map[string]func(ld *loader, js jobSnap) (job, error){\"x.go\": loadXJob}\n"
+		typ     = "type xJob struct{}\n"
+		run     = "func (xJob) run(w *world) {}\n"
+		save    = "func (xJob) save() jobSnap { return jobSnap{Kind: \"x.go\"} }\n"
+		keep    = "func (xJob) keep(*saver) bool { return true }\n"
+		load    = "func loadXJob(*loader, jobSnap) (job, error) { return xJob{}, nil }\n"
+		whole   = "package fake\n" + typ + run + save + keep + load
+	)
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  int
+	}{
+		{"job whole in its group's jobs file", map[string]string{"snapshot.go": loaders, "x_jobs.go": whole}, 0},
+		{"job whole outside a jobs file", map[string]string{"snapshot.go": loaders, "x.go": whole}, 1},
+		{"run in the group's file", map[string]string{
+			"snapshot.go": loaders, "x.go": "package fake\n" + run,
+			"x_jobs.go": "package fake\n" + typ + save + keep + load,
+		}, 1},
+		{"loader with the snapshot's root", map[string]string{
+			"snapshot.go": loaders + load, "x_jobs.go": "package fake\n" + typ + run + save + keep,
+		}, 1},
+		{"save and keep apart", map[string]string{
+			"snapshot.go": loaders, "x_jobs.go": "package fake\n" + typ + run + load,
+			"snapshot_saver.go": "package fake\n" + save + keep,
+		}, 2},
+		{"no loader for the kind", map[string]string{
+			"snapshot.go": "package fake\nvar jobLoaders = map[string]func(ld *loader, js jobSnap) (job, error){}\n",
+			"x_jobs.go":   "package fake\n" + typ + run + save + keep,
+		}, 1},
+		{"a group's snapshot file", map[string]string{"snapshot_x.go": "package fake\n", "snapshot_decode.go": "package fake\n", "snapshot_saver.go": "package fake\n"}, 1},
+		{"a group's _snap file", map[string]string{"x_snap.go": "package fake\n", "snapshot.go": "package fake\n"}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := jobLayoutViolations(t, tt.files)
+			if len(got) != tt.want {
+				t.Errorf("violations = %q, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
 // One home per concept: a resource group's file holds its own routes,
 // handlers, records, rules and rendering, and what several groups use
 // lives in a file named for what it does (render.go, validate.go,
@@ -183,7 +396,7 @@ func TestLayerViolationsFound(t *testing.T) {
 //     records (a type named ...Rec: tokenRec in auth.go, with the grants'
 //     methods in servicetokens.go). Methods of *world are the
 //     world's entry points, and methods of *call resolve a request's path
-//     values (c.branch(), c.keyspace()); any group may call both.
+//     values (c.keyspace(), c.mysqlBranch()); any group may call both.
 //   - A record's snapshot holds its children's (a branch's, its keyspaces'
 //     and passwords'), so what one group's _snap.go declares another
 //     group's _snap.go may use: the snapshot's own entry points.
@@ -310,22 +523,7 @@ func groupViolations(t *testing.T, files map[string]string) []string {
 // uses what another group keeps for itself.
 func TestHelpersLiveInSharedFiles(t *testing.T) {
 	t.Parallel()
-	paths, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]string{}
-	for _, p := range paths {
-		if strings.HasSuffix(p, "_test.go") {
-			continue
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[p] = string(b)
-	}
-	for _, v := range groupViolations(t, files) {
+	for _, v := range groupViolations(t, packageSources(t)) {
 		t.Error(v, "(move it to a file named for what it does)")
 	}
 }

@@ -14,6 +14,10 @@ func (j maintenanceEndJob) save() jobSnap {
 	return jobSnap{Kind: "maintenance.end", ID: j.w.id}
 }
 
+func (j maintenanceEndJob) keep(sv *saver) bool {
+	return sv.dbSet[j.w.branch.db]
+}
+
 func loadMaintenanceEndJob(ld *loader, js jobSnap) (job, error) {
 	w, err := refNonNil(ld.windows, js.ID, "maintenance window")
 	return maintenanceEndJob{w}, err

@@ -94,11 +94,7 @@ type metricsRequest struct {
 // derived one when none is), and, for a series (window), its window. Every
 // bad parameter is a 400 naming it.
 func (c *call) metricsQuery(derived, noSource []string, window bool) (*metricsRequest, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
-	m := &metricsRequest{q: c.r.URL.Query(), b: b}
+	m := &metricsRequest{q: c.r.URL.Query(), b: c.branch}
 	for _, v := range append(m.q["metrics"], m.q["metrics[]"]...) {
 		for name := range strings.SplitSeq(v, ",") {
 			if !slices.Contains(derived, name) && !slices.Contains(noSource, name) {
@@ -736,20 +732,12 @@ func tableStorage(b *branchRec) map[string]map[string]*platform.TableStorage {
 }
 
 func getKeyspaceTableMetrics(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
-	return tableStorage(b), nil
+	return tableStorage(c.branch), nil
 }
 
 func getTableMetrics(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
 	out := map[string]*platform.TableStorage{}
-	for _, tables := range tableStorage(b) {
+	for _, tables := range tableStorage(c.branch) {
 		for name, t := range tables {
 			if sum := out[name]; sum != nil {
 				sum.Rows, sum.DataBytes, sum.IndexBytes = sum.Rows+t.Rows, sum.DataBytes+t.DataBytes, sum.IndexBytes+t.IndexBytes

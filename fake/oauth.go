@@ -158,11 +158,6 @@ func (w *world) newCode(app *oauthAppRec, g *oauthGrant, redirectURI string) str
 	return code
 }
 
-// codeExpiryJob forgets an expired authorization code, by its hash.
-type codeExpiryJob struct{ hash [32]byte }
-
-func (j codeExpiryJob) run(w *world) { delete(w.oauth.codes, j.hash) }
-
 // devicePageOp is the request log's operation name of the device flow's
 // verification page.
 const devicePageOp = "oauth_device"

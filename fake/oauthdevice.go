@@ -114,18 +114,6 @@ func (w *world) newDevice(app *oauthAppRec) (string, *oauthDeviceRec) {
 	return code, d
 }
 
-// deviceExpiryJob forgets a device authorization long after it expired, by
-// the hash of its device code and its user code.
-type deviceExpiryJob struct {
-	hash     [32]byte
-	userCode string
-}
-
-func (j deviceExpiryJob) run(w *world) {
-	delete(w.oauth.devices, j.hash)
-	delete(w.oauth.userCodes, j.userCode)
-}
-
 // deviceAuthResponse is the answer of POST /oauth/authorize_device (RFC
 // 8628 3.2).
 type deviceAuthResponse struct {

@@ -88,15 +88,20 @@ func buildOpWorld(t *testing.T, opts ...fake.Option) *opWorld {
 // test needs it: into a new fake started with the options the world was
 // made with, or into a fake a test reuses for one request after another.
 type opTemplate struct {
-	snap []byte
+	snap *fake.Template
 	bob  string
 	opts []fake.Option
 }
 
-// opTemplateOf takes the snapshot of w, whose fake was started with opts.
+// opTemplateOf takes the snapshot of w, whose fake was started with opts,
+// and decodes it once for the restores to come.
 func opTemplateOf(t *testing.T, w *opWorld, opts ...fake.Option) *opTemplate {
 	t.Helper()
-	snap, err := w.srv.Snapshot()
+	data, err := w.srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := fake.NewTemplate(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,10 +115,12 @@ func (tp *opTemplate) world(t *testing.T) *opWorld {
 }
 
 // restore replaces srv's state with the template's and returns the world,
-// for t. srv keeps its logs (requests, events, deliveries).
+// for t. srv keeps its logs (requests, events, deliveries). The world is
+// the one Restore of the snapshot gives (TestRestoreTemplate), without
+// decoding the JSON each time.
 func (tp *opTemplate) restore(t *testing.T, srv *fake.Server) *opWorld {
 	t.Helper()
-	if err := srv.Restore(tp.snap); err != nil {
+	if err := srv.RestoreTemplate(tp.snap); err != nil {
 		t.Fatal(err)
 	}
 	return &opWorld{drEnv: &drEnv{t: t, srv: srv, c: srv.Client(), org: srv.Org()}, bob: tp.bob}
@@ -345,6 +352,38 @@ func opQPReport(completed bool) opFixture {
 	}
 }
 
+// opAuthExportBody asks for an export of the denied attempts of a year
+// around the fake's start, on app's main.
+const opAuthExportBody = `{"start_at": "2025-06-01T00:00:00Z", "end_at": "2027-06-01T00:00:00Z", "format": "jsonl",
+	"filters": {"outcomes": ["deny"], "branches": ["app/main"]}}`
+
+// opAuthExport is a fixture of an operation on an export of the
+// organization's authentication attempts (one allowed, one denied),
+// pending or (ready) generated.
+func opAuthExport(ready bool) opFixture {
+	return func(w *opWorld, _ string) opCall {
+		if _, err := w.srv.RecordAuthAttempts(w.org,
+			fake.AuthAttempt{Username: "postgres", SourceAddress: "203.0.113.7", Database: drDB, Branch: "main"},
+			fake.AuthAttempt{Username: "nobody", SourceAddress: "203.0.113.8", Database: drDB, Branch: "main"},
+		); err != nil {
+			w.t.Fatal(err)
+		}
+		p := new(platform.CreateAuthAttemptExportParams)
+		if err := json.Unmarshal([]byte(opAuthExportBody), p); err != nil {
+			w.t.Fatal(err)
+		}
+		p.Organization = w.org
+		x, err := w.c.AuthAttemptExports.Create(w.t.Context(), p)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		if ready {
+			w.srv.Advance(fake.DefaultTimings().AuthAttemptExportStart + fake.DefaultTimings().AuthAttemptExport)
+		}
+		return opCall{vals: map[string]string{"export": x.ID}}
+	}
+}
+
 // opMaintenance is a fixture of an operation on app's maintenance
 // schedule, app made a PostgreSQL database whose main has had a
 // maintenance window.
@@ -462,6 +501,22 @@ var opFixtures = map[string]opFixture{
 		return opCall{vals: map[string]string{"branch": "dev"}}
 	},
 	"update_branch_cluster_config": opOnBody("dev", `{"cluster_size":"PS_20"}`),
+
+	// data imports (the database app made again by an import; see opImport)
+	"test_data_import_source": func(w *opWorld, _ string) opCall {
+		w.importSource()
+		return opCall{body: opImportBody("legacy")}
+	},
+	"start_data_import": func(w *opWorld, _ string) opCall {
+		w.importSource()
+		return opCall{body: opImportBody("fresh")}
+	},
+	"get_data_import":             opImport(0),
+	"cancel_data_import":          opImport(0),
+	"make_data_import_primary":    opImport(time.Minute + 10*time.Second),
+	"make_data_import_replica":    opImport(time.Minute+10*time.Second, (*platform.DataImportsService).MakePrimary),
+	"detach_data_import_database": opImport(time.Minute+10*time.Second, (*platform.DataImportsService).MakePrimary),
+	"create_import_notification":  opBody(`{"migration_id":"m1","event":"progress","branch_name":"main","export_bytes":1024,"matched":true}`),
 
 	// billing (January's invoice of acme; a card on file)
 	"list_invoices":          opInvoice,
@@ -687,6 +742,9 @@ var opFixtures = map[string]opFixture{
 	"get_query_patterns_report_status":      opQPReport(false),
 	"delete_query_patterns_report":          opQPReport(false),
 	"get_query_patterns_report":             opQPReport(true),
+	"create_auth_attempt_export":            opBody(opAuthExportBody),
+	"get_auth_attempt_export":               opAuthExport(false),
+	"download_auth_attempt_export":          opAuthExport(true),
 
 	// maintenance
 	"run_branch_maintenance": func(w *opWorld, _ string) opCall {
@@ -1352,6 +1410,9 @@ type opState struct {
 	Invoices   []*platform.Invoice
 	// PaymentMethod is nil when acme has none.
 	PaymentMethod *platform.PaymentMethod
+	// AuthExports are acme's authentication-attempt exports, as "id state"
+	// (the API lists none).
+	AuthExports []string
 }
 
 // opSnapshot reads acme's state through the admin token and the Go API. It
@@ -1380,6 +1441,7 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 		QPReports:       map[string][]*platform.QueryPatternsReport{},
 		Recommendations: map[string][]*platform.SchemaRecommendation{}, Throttlers: map[string]*platform.ThrottlerConfigurations{},
 	}
+	s.AuthExports = fake.AuthExportStates(srv, org)
 	// The deliveries in flight, of a test_webhook, settle first.
 	if err := srv.FlushDeliveries(ctx); err != nil {
 		t.Fatal(err)
@@ -1811,4 +1873,56 @@ func opTopology(t testing.TB, c *platform.Client, s *opState, org, db, branch st
 		t.Fatal(err)
 	}
 	s.KeyspaceRules[key] = kr.Rules
+}
+
+// opImportHost is the external database of the data import fixtures.
+const opImportHost = "legacy.example.com"
+
+// importSource sets up the external database of the data import fixtures.
+func (w *opWorld) importSource() {
+	w.t.Helper()
+	if err := w.srv.SetImportSource(w.org, opImportHost, fake.ImportSource{Reachable: true}); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// opImportBody is the body of a test or start of an import into database.
+func opImportBody(database string) string {
+	return `{"database_name":"` + database + `","connection":{"hostname":"` + opImportHost + `","schema_name":"legacy","port":3306,"username":"u","password":"p","ssl_mode":"required"}}`
+}
+
+// opImport is a fixture of an operation on the import of app: app is
+// deleted and made again by an import, which then runs for d (the data is
+// copied after a minute and ten seconds; app has a development branch dev
+// after five) and is moved on by each of then and another d.
+func opImport(d time.Duration, then ...func(*platform.DataImportsService, context.Context, *platform.DataImportParams) (*platform.DataImport, error)) opFixture {
+	return func(w *opWorld, _ string) opCall {
+		w.t.Helper()
+		ctx := w.t.Context()
+		if err := w.c.Databases.Delete(ctx, &platform.DeleteDatabaseParams{Organization: w.org, Database: drDB}); err != nil {
+			w.t.Fatal(err)
+		}
+		w.importSource()
+		_, err := w.c.DataImports.Start(ctx, &platform.StartDataImportParams{
+			Organization: w.org, DatabaseName: drDB,
+			Connection: platform.DataImportConnection{Hostname: opImportHost, Database: "legacy", Username: "u", Password: "p"},
+		})
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		// A development branch dev, as in app before, for the grants on a
+		// branch that name it.
+		w.srv.Advance(5 * time.Second)
+		if _, err := w.c.Branches.Create(ctx, &platform.CreateBranchParams{Organization: w.org, Database: drDB, Name: "dev", ParentBranch: "main"}); err != nil {
+			w.t.Fatal(err)
+		}
+		w.srv.Advance(max(d-5*time.Second, 0))
+		for _, fn := range then {
+			if _, err := fn(w.c.DataImports, ctx, &platform.DataImportParams{Organization: w.org, Database: drDB}); err != nil {
+				w.t.Fatal(err)
+			}
+			w.srv.Advance(d)
+		}
+		return opCall{}
+	}
 }

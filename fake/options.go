@@ -107,6 +107,17 @@ type Timings struct {
 	// QueryPatternsURL is how long the signed address a report's download
 	// redirects to stays valid.
 	QueryPatternsURL time.Duration
+	// AuthAttemptExportStart is how long an authentication-attempt export
+	// stays pending before it runs.
+	AuthAttemptExportStart time.Duration
+	// AuthAttemptExport is how long a running export takes to be ready.
+	AuthAttemptExport time.Duration
+	// AuthAttemptExportTTL is how long a ready export's archive is kept;
+	// after it, the export answers 410.
+	AuthAttemptExportTTL time.Duration
+	// AuthAttemptExportURL is how long the signed address an export's
+	// download redirects to stays valid.
+	AuthAttemptExportURL time.Duration
 	// DeployStep is how long each short deployment state lasts (pending,
 	// queued, submitting, in_progress_vschema, in_progress_cutover,
 	// in_progress_cancel, in_progress_revert_vschema).
@@ -144,45 +155,65 @@ type Timings struct {
 	// InvoiceDue is how long after its billing period ends an unpaid
 	// invoice becomes overdue.
 	InvoiceDue time.Duration
+	// DataImportPrepare is how long a new data import prepares its copy
+	// (prepare_data_copy_pending).
+	DataImportPrepare time.Duration
+	// DataImportCopy is how long a data import copies its data
+	// (data_copy_pending).
+	DataImportCopy time.Duration
+	// DataImportSwitch is how long a data import switches traffic either
+	// way (switch_traffic_workflow_running, reverse_traffic_workflow_running).
+	DataImportSwitch time.Duration
+	// DataImportDetach is how long a data import detaches the external
+	// database (cleanup_workflow_running).
+	DataImportDetach time.Duration
 }
 
 // DefaultTimings returns the default durations.
 func DefaultTimings() Timings {
 	return Timings{
-		DatabaseReady:        5 * time.Second,
-		BranchReady:          5 * time.Second,
-		KeyspaceReady:        5 * time.Second,
-		KeyspaceConfigChange: 10 * time.Second,
-		ReadOnlyRegionReady:  30 * time.Second,
-		BranchChangeStart:    10 * time.Second,
-		BranchChangeRun:      2 * time.Minute,
-		BouncerReady:         10 * time.Second,
-		BouncerResizeStart:   5 * time.Second,
-		BouncerResize:        30 * time.Second,
-		KeyspaceResizeQueued: 5 * time.Second,
-		KeyspaceResizeShard:  30 * time.Second,
-		BackupStart:          time.Second,
-		BackupRun:            30 * time.Second,
-		SwitchoverStart:      time.Second,
-		SwitchoverRun:        10 * time.Second,
-		VitessOperationStart: time.Second,
-		PlannedReparent:      5 * time.Second,
-		Maintenance:          time.Minute,
-		QueryPatternsReport:  30 * time.Second,
-		QueryPatternsURL:     5 * time.Minute,
-		DeployStep:           time.Second,
-		DeployInProgress:     10 * time.Second,
-		DeployRevert:         5 * time.Second,
-		RevertWindow:         30 * time.Minute,
-		WorkflowStart:        5 * time.Second,
-		WorkflowCopy:         time.Minute,
-		WorkflowVerify:       30 * time.Second,
-		WorkflowSwitch:       10 * time.Second,
-		OAuthCode:            10 * time.Minute,
-		OAuthAccessToken:     2592000 * time.Second,
-		OAuthDeviceCode:      15 * time.Minute,
-		OAuthDevicePoll:      5 * time.Second,
-		InvoiceDue:           30 * 24 * time.Hour,
+		DatabaseReady:          5 * time.Second,
+		BranchReady:            5 * time.Second,
+		KeyspaceReady:          5 * time.Second,
+		KeyspaceConfigChange:   10 * time.Second,
+		ReadOnlyRegionReady:    30 * time.Second,
+		BranchChangeStart:      10 * time.Second,
+		BranchChangeRun:        2 * time.Minute,
+		BouncerReady:           10 * time.Second,
+		BouncerResizeStart:     5 * time.Second,
+		BouncerResize:          30 * time.Second,
+		KeyspaceResizeQueued:   5 * time.Second,
+		KeyspaceResizeShard:    30 * time.Second,
+		BackupStart:            time.Second,
+		BackupRun:              30 * time.Second,
+		SwitchoverStart:        time.Second,
+		SwitchoverRun:          10 * time.Second,
+		VitessOperationStart:   time.Second,
+		PlannedReparent:        5 * time.Second,
+		Maintenance:            time.Minute,
+		QueryPatternsReport:    30 * time.Second,
+		QueryPatternsURL:       5 * time.Minute,
+		AuthAttemptExportStart: 2 * time.Second,
+		AuthAttemptExport:      20 * time.Second,
+		AuthAttemptExportTTL:   24 * time.Hour,
+		AuthAttemptExportURL:   5 * time.Minute,
+		DeployStep:             time.Second,
+		DeployInProgress:       10 * time.Second,
+		DeployRevert:           5 * time.Second,
+		RevertWindow:           30 * time.Minute,
+		WorkflowStart:          5 * time.Second,
+		WorkflowCopy:           time.Minute,
+		WorkflowVerify:         30 * time.Second,
+		WorkflowSwitch:         10 * time.Second,
+		OAuthCode:              10 * time.Minute,
+		OAuthAccessToken:       2592000 * time.Second,
+		OAuthDeviceCode:        15 * time.Minute,
+		OAuthDevicePoll:        5 * time.Second,
+		InvoiceDue:             30 * 24 * time.Hour,
+		DataImportPrepare:      10 * time.Second,
+		DataImportCopy:         time.Minute,
+		DataImportSwitch:       10 * time.Second,
+		DataImportDetach:       10 * time.Second,
 	}
 }
 
@@ -197,7 +228,9 @@ func (t *Timings) fields() []*time.Duration {
 		&t.WorkflowStart, &t.WorkflowCopy, &t.WorkflowVerify, &t.WorkflowSwitch,
 		&t.OAuthCode, &t.OAuthAccessToken, &t.OAuthDeviceCode, &t.OAuthDevicePoll,
 		&t.QueryPatternsReport, &t.QueryPatternsURL,
+		&t.AuthAttemptExportStart, &t.AuthAttemptExport, &t.AuthAttemptExportTTL, &t.AuthAttemptExportURL,
 		&t.InvoiceDue,
+		&t.DataImportPrepare, &t.DataImportCopy, &t.DataImportSwitch, &t.DataImportDetach,
 	}
 }
 

@@ -24,6 +24,7 @@ type orgRec struct {
 	teams        teamStore
 	tokens       index[*tokenRec] // service tokens, in list order
 	billing      orgBilling       // usage, invoices, payment method; see billing.go
+	auth         *orgAuth         // authentication attempts and exports; see authattempts.go
 }
 
 // userRec is a person.

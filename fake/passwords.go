@@ -45,13 +45,10 @@ func passwordRoutes() []route {
 	}
 }
 
-// mysqlBranch finds the path's {branch}, which must be of a MySQL
+// mysqlBranch returns the path's {branch}, which must be of a MySQL
 // database: PostgreSQL branches have role credentials instead.
 func (c *call) mysqlBranch() (*branchRec, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	if b.db.kind != platform.KindMySQL {
 		return nil, unprocessable("passwords apply to mysql databases; %s is %s, whose branches have roles instead", b.db.name, b.db.kind)
 	}
@@ -270,6 +267,7 @@ func deletePassword(c *call) (any, error) {
 		return nil, notFound()
 	}
 	pw.branch.x().passwords.Remove(pw)
+	c.w.passwordDeleted(pw, c.now)
 	return nil, nil
 }
 
@@ -296,6 +294,7 @@ func (w *world) deletePasswordsCreatedBy(org *orgRec, u *userRec) {
 			for _, pw := range slices.Clone(b.x().passwords.All()) {
 				if pw.actor == u {
 					b.x().passwords.Remove(pw)
+					w.passwordDeleted(pw, w.clock.Now())
 				}
 			}
 		}

@@ -99,6 +99,8 @@ func stuck(r *http.Request, body []byte) string {
 	resource := strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(op, "get_"), "list_"), "_status"), "_", " ")
 	if op == "get_deployment" {
 		resource = "deployment of deploy request #" + segs[len(segs)-2]
+	} else if op == "get_data_import" {
+		resource = "data import of database " + segs[len(segs)-2]
 	} else if !strings.HasPrefix(op, "list_") {
 		resource += " " + segs[len(segs)-1]
 	}
@@ -112,17 +114,24 @@ func stuck(r *http.Request, body []byte) string {
 // stuckReasons say, for an operation a waiter polls and a state that only a
 // call of the API leaves, which calls move it on.
 var stuckReasons = map[string]string{
-	"get_deployment ready":                   "it waits to be deployed (DeployRequests.Deploy)",
-	"get_deployment pending_cutover":         "it waits to be applied (DeployRequests.ApplyDeploy)",
-	"get_deployment complete_pending_revert": "it waits to be reverted or for the revert to be skipped (DeployRequests.Revert, DeployRequests.SkipRevert)",
-	"get_deployment queued":                  "it waits for the deployments ahead of it in the queue (DeployRequests.GetDeployQueue)",
-	"get_workflow running":                   "it waits for its next step (Workflows.VerifyData, Workflows.SwitchReplicas, Workflows.SwitchPrimaries)",
-	"get_workflow verified_data":             "it waits for its next step (Workflows.SwitchReplicas, Workflows.SwitchPrimaries)",
-	"get_workflow switched_replicas":         "it waits for its primaries to be switched (Workflows.SwitchPrimaries) or its traffic reversed (Workflows.ReverseTraffic)",
-	"get_workflow switched_primaries":        "it waits to be cut over (Workflows.Cutover) or its traffic reversed (Workflows.ReverseTraffic)",
-	"get_workflow cutover":                   "it waits to be completed (Workflows.Complete) or its cutover reversed (Workflows.ReverseCutover)",
-	"get_workflow stopped":                   "it waits to be retried or cancelled (Workflows.Retry, Workflows.Cancel)",
-	"get_workflow error":                     "it waits to be retried or cancelled (Workflows.Retry, Workflows.Cancel)",
+	"get_deployment ready":                            "it waits to be deployed (DeployRequests.Deploy)",
+	"get_deployment pending_cutover":                  "it waits to be applied (DeployRequests.ApplyDeploy)",
+	"get_deployment complete_pending_revert":          "it waits to be reverted or for the revert to be skipped (DeployRequests.Revert, DeployRequests.SkipRevert)",
+	"get_deployment queued":                           "it waits for the deployments ahead of it in the queue (DeployRequests.GetDeployQueue)",
+	"get_workflow running":                            "it waits for its next step (Workflows.VerifyData, Workflows.SwitchReplicas, Workflows.SwitchPrimaries)",
+	"get_workflow verified_data":                      "it waits for its next step (Workflows.SwitchReplicas, Workflows.SwitchPrimaries)",
+	"get_workflow switched_replicas":                  "it waits for its primaries to be switched (Workflows.SwitchPrimaries) or its traffic reversed (Workflows.ReverseTraffic)",
+	"get_workflow switched_primaries":                 "it waits to be cut over (Workflows.Cutover) or its traffic reversed (Workflows.ReverseTraffic)",
+	"get_workflow cutover":                            "it waits to be completed (Workflows.Complete) or its cutover reversed (Workflows.ReverseCutover)",
+	"get_workflow stopped":                            "it waits to be retried or cancelled (Workflows.Retry, Workflows.Cancel)",
+	"get_workflow error":                              "it waits to be retried or cancelled (Workflows.Retry, Workflows.Cancel)",
+	"get_data_import switch_traffic_workflow_pending": "it runs as a replica until it is made primary or cancelled (DataImports.MakePrimary, DataImports.Cancel)",
+	"get_data_import cleanup_workflow_pending":        "it serves as the primary until the external database is detached or it is made a replica again (DataImports.Detach, DataImports.MakeReplica)",
+	"get_data_import prepare_data_copy_error":         "a failed import waits to be cancelled (DataImports.Cancel)",
+	"get_data_import data_copy_error":                 "a failed import waits to be cancelled (DataImports.Cancel)",
+	"get_data_import switch_traffic_workflow_error":   "a failed import waits to be cancelled (DataImports.Cancel)",
+	"get_data_import reverse_traffic_workflow_error":  "a failed import waits to be cancelled (DataImports.Cancel)",
+	"get_data_import cleanup_workflow_error":          "a failed import waits to be cancelled (DataImports.Cancel)",
 }
 
 // advanceUntil runs the clock to each next scheduled transition in turn

@@ -2,13 +2,9 @@ package fake
 
 import (
 	"cmp"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -59,15 +55,11 @@ func queryPatternRoutes() []route {
 }
 
 func listQPReports(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
 	cur, err := c.parseCursor()
 	if err != nil {
 		return nil, err
 	}
-	rs := &b.x().qpReports
+	rs := &c.branch.x().qpReports
 	return cursorPageOf(cur, cursorList[*qpReportRec]{
 		n:   len(rs.list),
 		at:  func(i int) *qpReportRec { return rs.list[i] },
@@ -90,20 +82,12 @@ func (r *qpReportRec) seqOf() uint64 {
 }
 
 func createQPReport(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
-	return renderQPReport(c)(c.w.newQPReport(b, c.who.user)), nil
+	return renderQPReport(c)(c.w.newQPReport(c.branch, c.who.user)), nil
 }
 
 // qpReport finds the report the path names.
 func (c *call) qpReport() (*qpReportRec, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
-	r := b.x().qpReports.byID[c.r.PathValue("id")]
+	r := c.branch.x().qpReports.byID[c.r.PathValue("id")]
 	if r == nil {
 		return nil, notFound()
 	}
@@ -140,9 +124,7 @@ func downloadQPReport(c *call) (any, error) {
 	}
 	b := r.branch
 	path := reportFilesPrefix + b.db.org.name + "/" + b.db.name + "/" + b.name + "/" + r.id
-	expires := c.now.Add(c.w.timing.QueryPatternsURL).Unix()
-	q := "expires=" + strconv.FormatInt(expires, 10) + "&signature=" + c.s.signFile(path, expires)
-	return redirect{location: c.absURL(path, q), body: renderQPReport(c)(r)}, nil
+	return redirect{location: c.signedURL(path, c.now.Add(c.w.timing.QueryPatternsURL)), body: renderQPReport(c)(r)}, nil
 }
 
 // newQPReport asks for a report of b's query patterns: pending now,
@@ -216,18 +198,8 @@ func renderQPReport(c *call) func(r *qpReportRec) *platform.QueryPatternsReport 
 	}
 }
 
-// signFile signs a download address: the HMAC-SHA256, under the server's
-// own key, of the path and the expiry (Unix seconds).
-func (s *Server) signFile(path string, expires int64) string {
-	m := hmac.New(sha256.New, s.fileKey[:])
-	m.Write([]byte(path + "\n" + strconv.FormatInt(expires, 10)))
-	return hex.EncodeToString(m.Sum(nil))
-}
-
-// serveReportFile serves a report's file at its signed address: 403 when
-// the signature does not match the path and expiry (a changed address),
-// 410 once the expiry has passed on the server's clock, 404 when the
-// report has been deleted since. It needs no credentials: the signature
+// serveReportFile serves a report's file at its signed address (see
+// checkSigned), or 404 when the report has been deleted since. It needs no credentials: the signature
 // is the authorization. The file is rendered under the server's lock and
 // written after it is released, so that a client slow to read it holds up
 // no other request.
@@ -245,15 +217,8 @@ func (s *Server) serveReportFile(w http.ResponseWriter, r *http.Request) {
 func (s *Server) reportFile(r *http.Request) (json.RawMessage, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	q := r.URL.Query()
-	expires, err := strconv.ParseInt(q.Get("expires"), 10, 64)
-	sig, _ := hex.DecodeString(q.Get("signature"))
-	if err != nil || !hmac.Equal(sig, mustHex(s.signFile(r.URL.Path, expires))) {
-		return nil, forbidden("the signature of this download address does not match it; ask the API for a new one")
-	}
-	if s.world.clock.Now().Unix() > expires {
-		return nil, errf(http.StatusGone, "gone", "this download address expired at %s; ask the API for a new one",
-			time.Unix(expires, 0).UTC().Format(time.RFC3339))
+	if err := s.checkSigned(r, s.world.clock.Now()); err != nil {
+		return nil, err
 	}
 	var rep *qpReportRec
 	if org := s.world.orgs[r.PathValue("organization")]; org != nil {
@@ -270,12 +235,6 @@ func (s *Server) reportFile(r *http.Request) (json.RawMessage, error) {
 		GeneratedAt: platform.NewTimestamp(rep.finished),
 		Patterns:    rep.patterns,
 	})
-}
-
-// mustHex decodes a hex string this file encoded.
-func mustHex(s string) []byte {
-	b, _ := hex.DecodeString(s)
-	return b
 }
 
 // queryPatternsOf aggregates the queries b ran until now by pattern, most

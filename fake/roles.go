@@ -200,11 +200,7 @@ func roleRoutes() []route {
 
 // role finds the path's live role {id} on the path's {branch}.
 func (c *call) role() (*roleRec, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
-	r := b.roles.byID(c.r.PathValue("id"))
+	r := c.branch.roles.byID(c.r.PathValue("id"))
 	if r == nil || r.dropped {
 		return nil, c.nothingAt("id")
 	}
@@ -212,10 +208,7 @@ func (c *call) role() (*roleRec, error) {
 }
 
 func listRoles(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	status, err := leaseStatus(c)
 	if err != nil {
 		return nil, err
@@ -233,10 +226,7 @@ func listRoles(c *call) (any, error) {
 }
 
 func createRole(c *call, p *platform.CreateRoleParams) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	if p.Name != nil {
 		if err := b.roles.checkName(b, *p.Name); err != nil {
 			return nil, err
@@ -281,19 +271,11 @@ func (c *call) issuePassword(r *roleRec) *platform.Role {
 }
 
 func getDefaultRole(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
-	return renderRole(b.roles.def, c.now), nil
+	return renderRole(c.branch.roles.def, c.now), nil
 }
 
 func resetDefaultRole(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
-	return c.issuePassword(b.roles.def), nil
+	return c.issuePassword(c.branch.roles.def), nil
 }
 
 func getRole(c *call) (any, error) {

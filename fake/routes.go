@@ -44,6 +44,10 @@ type route struct {
 	handler
 	// spec is op's row of operations.tsv, filled when the table is built.
 	spec operation
+	// branchMayBeGone marks an operation under {branch} whose resource
+	// outlives its branch (a backup): the pipeline sets call.branch only
+	// when the branch lives, and leaves an unknown one to the handler.
+	branchMayBeGone bool
 	// muxPattern, when set, is what the ServeMux routes instead of pattern:
 	// a wider pattern where two of the API's paths overlap with neither more
 	// specific (.../insights/{fingerprint}/summary and .../insights/queries/{id});
@@ -95,10 +99,13 @@ type call struct {
 	who  *principal
 	body any
 	now  time.Time
-	// org and db are the {organization} and {database} of the path,
-	// resolved and checked by the pipeline when the pattern has them.
-	org *orgRec
-	db  *dbRec
+	// org, db and branch are the {organization}, {database} and {branch}
+	// of the path, resolved and checked by the pipeline when the pattern
+	// has them: a handler of a path with {branch} finds branch set (unless
+	// its route is branchMayBeGone).
+	org    *orgRec
+	db     *dbRec
+	branch *branchRec
 	// page, perPage and desc are the validated list parameters.
 	page, perPage int
 	desc          bool
@@ -109,6 +116,22 @@ type call struct {
 type redirect struct {
 	location string
 	body     any
+}
+
+// retryLater is what a handler returns to answer with its operation's
+// status, body, and a Retry-After header of after in whole seconds
+// (rounded up): a resource still being generated.
+type retryLater struct {
+	after time.Duration
+	body  any
+}
+
+// answerBody is the body of a handler's answer.
+func answerBody(resp any) any {
+	if rl, ok := resp.(retryLater); ok {
+		return rl.body
+	}
+	return resp
 }
 
 // nothingToDo is what a handler returns for a request that changes
@@ -140,6 +163,7 @@ func routeTable() []route {
 	rs = append(rs, passwordRoutes()...)
 	rs = append(rs, ipRestrictionRoutes()...)
 	rs = append(rs, deployRequestRoutes()...)
+	rs = append(rs, storageCheckRoutes()...)
 	rs = append(rs, teamRoutes()...)
 	rs = append(rs, trafficBudgetRoutes()...)
 	rs = append(rs, insightsRoutes()...)
@@ -153,6 +177,8 @@ func routeTable() []route {
 	rs = append(rs, auditLogRoutes()...)
 	rs = append(rs, workflowRoutes()...)
 	rs = append(rs, billingRoutes()...)
+	rs = append(rs, authAttemptRoutes()...)
+	rs = append(rs, dataImportRoutes()...)
 	rs = append(rs, connectionRoutes()...)
 	return rs
 }
@@ -204,7 +230,8 @@ func buildMux() (mux *http.ServeMux, err error) {
 	mux.Handle(ControlPrefix, serving(func(s *Server, w http.ResponseWriter, r *http.Request) {
 		control{s}.ServeHTTP(w, r) // the control surface; see control.go
 	}))
-	mux.Handle(reportFilesPattern, serving((*Server).serveReportFile)) // signed downloads; see querypatterns.go
+	mux.Handle(reportFilesPattern, serving((*Server).serveReportFile))         // signed downloads; see querypatterns.go
+	mux.Handle(authExportFilesPattern, serving((*Server).serveAuthExportFile)) // see authattempts.go
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { writeError(w, notFound()) })
 	return mux, nil
 }
@@ -220,8 +247,8 @@ func serving(serve func(s *Server, w http.ResponseWriter, r *http.Request)) http
 
 // pipeline runs what every operation shares, in order: fault rules,
 // authentication, the rate limit, the organization and database of the
-// path, the permission check, body and page decoding, then the handler, and
-// writes the result.
+// path, the permission check, body and page decoding, the branch of the
+// path, then the handler, and writes the result.
 type pipeline struct{ rt *route }
 
 func (p pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -240,6 +267,10 @@ func (p pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if rd, ok := resp.(redirect); ok {
 		w.Header().Set("Location", rd.location)
 		resp = rd.body
+	}
+	if rl, ok := resp.(retryLater); ok {
+		w.Header().Set("Retry-After", strconv.FormatInt(int64((rl.after+time.Second-1)/time.Second), 10))
+		resp = rl.body
 	}
 	writeJSON(w, status, resp)
 }
@@ -283,6 +314,9 @@ func (s *Server) run(rt *route, r *http.Request, body any, bodyErr *apiError) (s
 			return 0, nil, err
 		}
 	}
+	if err := c.checkBranch(); err != nil {
+		return 0, nil, err
+	}
 	var targetID, targetName string
 	if rt.write {
 		targetID, targetName = c.auditTarget()
@@ -295,14 +329,15 @@ func (s *Server) run(rt *route, r *http.Request, body any, bodyErr *apiError) (s
 		return http.StatusNoContent, nil, nil
 	}
 	if rt.write { // a change that succeeded: an entry of the audit log
-		c.audit(targetID, targetName, resp)
+		c.audit(targetID, targetName, answerBody(resp))
 	}
 	return rt.spec.status, resp, nil
 }
 
-// resolvePath finds the organization and database the path names. An
-// organization the caller does not belong to is as missing as one that does
-// not exist.
+// resolvePath finds the organization, database and branch the path names.
+// An organization the caller does not belong to is as missing as one that
+// does not exist. A branch that names nothing is refused later, by
+// checkBranch: the permission check sees it missing first.
 func (c *call) resolvePath() error {
 	if name := c.r.PathValue("organization"); name != "" {
 		org := c.w.orgs[name]
@@ -317,7 +352,20 @@ func (c *call) resolvePath() error {
 			if c.db = org.dbByName[name]; c.db == nil {
 				return c.nothingAt("database")
 			}
+			if name := c.r.PathValue("branch"); name != "" {
+				c.branch = c.db.branch(name)
+			}
 		}
+	}
+	return nil
+}
+
+// checkBranch refuses a path whose {branch} names no live branch of its
+// database, after the permission check, the body and the page parameters,
+// and before the handler, which reads call.branch.
+func (c *call) checkBranch() error {
+	if c.branch == nil && c.db != nil && !c.rt.branchMayBeGone && c.r.PathValue("branch") != "" {
+		return c.nothingAt("branch")
 	}
 	return nil
 }
@@ -374,10 +422,11 @@ func (c *call) parsePage() error {
 	return nil
 }
 
-// decodeBody reads and decodes the JSON body of a route that takes one. Its
-// error is held back until the permission check has passed. A route that
-// takes none ignores a body, unless strict: then every field of it is
-// unknown, whatever the method (a DELETE's too).
+// decodeBody reads and decodes the JSON body of a route that takes one,
+// and runs its check when its type has one (bodyChecker). Its error is held
+// back until the permission check has passed. A route that takes none
+// ignores a body, unless strict: then every field of it is unknown,
+// whatever the method (a DELETE's too).
 func decodeBody(w http.ResponseWriter, r *http.Request, rt *route, strict bool) (any, *apiError) {
 	if rt.newBody == nil {
 		if strict {
@@ -389,7 +438,19 @@ func decodeBody(w http.ResponseWriter, r *http.Request, rt *route, strict bool) 
 	if err := readJSON(w, r, v, strict); err != nil {
 		return nil, err
 	}
+	if b, ok := v.(bodyChecker); ok {
+		if err := b.check(); err != nil {
+			return nil, err
+		}
+	}
 	return v, nil
+}
+
+// bodyChecker is a body whose own check refuses it before the path's
+// branch is looked up: a body the API refuses for itself, whatever the
+// path names.
+type bodyChecker interface {
+	check() *apiError
 }
 
 // readJSON decodes r's JSON body into v, refusing unknown fields when
@@ -517,7 +578,12 @@ func writeError(w http.ResponseWriter, err error) {
 	if rec, ok := w.(*recorder); ok {
 		rec.reason = e.logReason(rec.req)
 	}
-	buf, _ := json.Marshal(errorBody{Code: e.code, Message: e.message, Available: e.available})
+	var buf []byte
+	if e.body != nil {
+		buf, _ = json.Marshal(e.body)
+	} else {
+		buf, _ = json.Marshal(errorBody{Code: e.code, Message: e.message, Available: e.available})
+	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(buf)))

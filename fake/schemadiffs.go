@@ -21,10 +21,7 @@ func schemaDiffRoutes() []route {
 }
 
 func diffBranch(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	if b.parent == "" {
 		return nil, unprocessable("branch %s has no parent branch to compare its schema with", b.name)
 	}
@@ -38,10 +35,7 @@ func diffBranch(c *call) (any, error) {
 // refreshBranchSchema reads the branch's schema again: the fake's schema is
 // always current, so only the time it was last read moves.
 func refreshBranchSchema(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	if !b.ready {
 		return nil, unprocessable("branch %s is not ready", b.name)
 	}

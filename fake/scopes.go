@@ -194,7 +194,7 @@ func (c *call) scopeTarget() scopeTarget {
 	switch {
 	case c.db == nil:
 	case c.r.PathValue("branch") != "":
-		t.branch = c.db.branch(c.r.PathValue("branch"))
+		t.branch = c.branch
 	case c.rt.scopeBranch != nil:
 		t.branch = c.rt.scopeBranch(c)
 	case c.rt.list():

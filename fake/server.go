@@ -50,7 +50,7 @@ type Server struct {
 	codeTries map[string]*codeTries
 
 	ctlFaults controlFaultSet // fault rules installed over HTTP; see control_faults.go
-	fileKey   [32]byte        // signs download addresses; see querypatterns.go
+	fileKey   [32]byte        // signs download addresses; see signedfiles.go
 
 	// The organization, admin user and token every server starts with.
 	org        *orgRec

@@ -41,7 +41,9 @@ import (
 //	  "oauth_codes": [...], "oauth_devices": [...], "oauth_session": {...},
 //	  "in_flight": [ids], "fail_next": [ids],
 //	  "transitions": [{"kind", "at", "seq", ...}],
-//	  "audit_log": {"seq": n, "entries": [...]}
+//	  "audit_log": {"seq": n, "entries": [...]},
+//	  "auth_attempts": [{"organization", "attempts", "exports",
+//	  "deleted_passwords"}] (left out when empty)
 //	}
 //
 // Records that are gone (a deleted database or branch, a revoked token)
@@ -49,7 +51,7 @@ import (
 //
 // Restore refuses what the server could not have saved: values the API
 // refuses (each group checks its records next to its load, in
-// snapshot_<group>.go, at the path of the value in the document), a clock
+// <group>_snap.go, at the path of the value in the document), a clock
 // at or after maxSnapTime, counters over maxSnapCounter, and documents over
 // MaxSnapshotSize or that would cost more than maxDecodeCost to decode
 // (snapshot_decode.go).
@@ -96,6 +98,8 @@ type worldSnap struct {
 	FailNext      []string          `json:"fail_next"`
 	Transitions   []jobSnap         `json:"transitions"`
 	AuditLog      auditLogSnap      `json:"audit_log"`
+	AuthAttempts  []orgAuthSnap     `json:"auth_attempts,omitempty"`
+	DataImports   *dataImportsSnap  `json:"data_imports,omitempty"` // nil when there are none
 }
 
 // clockSnap is the clock: its time and the sequence number of the last
@@ -290,7 +294,7 @@ func (s *Server) save() (*worldSnap, error) {
 		}
 		js := t.Job.save()
 		if jobLoaders[js.Kind] == nil {
-			return nil, fmt.Errorf("transition kind %q has no loader in jobLoaders (snapshot_jobs.go)", js.Kind)
+			return nil, fmt.Errorf("transition kind %q has no loader in jobLoaders (snapshot.go)", js.Kind)
 		}
 		js.At, js.Seq = t.At, t.Seq
 		snap.Transitions = append(snap.Transitions, js)
@@ -304,6 +308,8 @@ func (s *Server) save() (*worldSnap, error) {
 	snap.OAuthCodes = codes
 	snap.OAuthDevices = devices
 	snap.AuditLog = sv.auditLog()
+	snap.AuthAttempts = sv.authSnaps()
+	snap.DataImports = sv.dataImports()
 	return snap, nil
 }
 
@@ -364,6 +370,8 @@ type loader struct {
 	keyspaceResizes map[string]*keyspaceResizeRec
 	branchChanges   map[string]*branchChangeRec
 	qpReports       map[string]*qpReportRec
+	authExports     map[string]*authExportRec
+	imports         map[string]*importRec
 
 	// fixes resolve references between records once all exist.
 	fixes []func() error
@@ -390,6 +398,8 @@ func newLoader() *loader {
 		keyspaceResizes: map[string]*keyspaceResizeRec{},
 		branchChanges:   map[string]*branchChangeRec{},
 		qpReports:       map[string]*qpReportRec{},
+		authExports:     map[string]*authExportRec{},
+		imports:         map[string]*importRec{},
 	}
 }
 
@@ -417,6 +427,8 @@ func (ld *loader) load(snap *worldSnap) error {
 		func() error { return ld.loadDatabaseContents(snap.Databases) },
 		func() error { return at(ld.loadApps(snap.OAuthApps), "oauth_applications") },
 		func() error { return at(ld.loadAuditLog(snap.AuditLog), "audit_log") },
+		func() error { return ld.loadAuth(snap.AuthAttempts) },
+		func() error { return at(ld.loadDataImports(snap.DataImports), "data_imports") },
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {
@@ -633,4 +645,119 @@ func firstErr(errs ...error) error {
 		}
 	}
 	return nil
+}
+
+// stampsSnap is a record's ID and times.
+type stampsSnap struct {
+	ID      string    `json:"id"`
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
+}
+
+func saveStamps(s stamps) stampsSnap { return stampsSnap{s.id, s.created, s.updated} }
+
+func (s stampsSnap) load() stamps { return stamps{s.ID, s.Created, s.Updated} }
+
+// leaseSnap is the lease of credentials created with a ttl.
+type leaseSnap struct {
+	TTL       int       `json:"ttl"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+func saveLease(l lease) leaseSnap { return leaseSnap{l.ttl, l.expiresAt} }
+
+func (l leaseSnap) loadLease() (lease, error) {
+	if l.TTL < 0 || int64(l.TTL) > maxLeaseTTL || (l.TTL == 0) != l.ExpiresAt.IsZero() {
+		return lease{}, fmt.Errorf("ttl %d with expiry %s", l.TTL, l.ExpiresAt)
+	}
+	return lease{l.TTL, l.ExpiresAt}, nil
+}
+
+// jobSnap is a transition waiting on the clock, as a snapshot holds it: its
+// kind, when it is due, the order it was scheduled in, and what it acts on.
+type jobSnap struct {
+	Kind string    `json:"kind"`
+	At   time.Time `json:"at"`
+	Seq  uint64    `json:"seq"`
+	// ID is the resource the job acts on; for a deploy request, its
+	// deployment's ID; for an authorization code, its hash.
+	ID string `json:"id"`
+	// Gen is the generation of the resource the job was scheduled for
+	// (deployments, policies, keyspace settings changes).
+	Gen uint64 `json:"gen,omitempty"`
+	// Step is the deployment's step, or the state a backup leaves.
+	Step     string        `json:"step,omitempty"`
+	Delivery *deliverySnap `json:"delivery,omitempty"`
+}
+
+// jobLoaders build each kind of job again from its snapshot. A new kind of
+// transition adds its loader here; the loader itself goes in its group's
+// <group>_jobs.go, beside the job's struct, run, save and keep.
+var jobLoaders = map[string]func(ld *loader, js jobSnap) (job, error){
+	"database.ready":                 loadDatabaseReadyJob,
+	"branch.ready":                   loadBranchReadyJob,
+	"keyspace.ready":                 loadKeyspaceReadyJob,
+	"keyspace.config":                loadKeyspaceConfigJob,
+	"backup.step":                    loadBackupJob,
+	"backup_policy.run":              loadPolicyRunJob,
+	"deployment.step":                loadDeployJob,
+	"webhook.retry":                  loadRetryJob,
+	"oauth_code.expire":              loadCodeExpiryJob,
+	"read_only_region.ready":         loadReadOnlyRegionReadyJob,
+	"oauth_device.forget":            loadDeviceExpiryJob,
+	"switchover.step":                loadSwitchoverJob,
+	"vitess_operation.step":          loadVitessOpJob,
+	"maintenance.end":                loadMaintenanceEndJob,
+	"bouncer.ready":                  loadBouncerReadyJob,
+	"bouncer_resize.step":            loadBouncerResizeJob,
+	"keyspace_resize.step":           loadKeyspaceResizeJob,
+	"branch_change.step":             loadBranchChangeJob,
+	"workflow.step":                  loadWorkflowJob,
+	"query_patterns_report.generate": loadQPReportJob,
+	"invoice.issue":                  loadInvoiceJob,
+	"auth_attempt_export.step":       loadAuthExportJob,
+	"data_import.step":               loadImportStepJob,
+}
+
+// loadJobs puts the snapshot's transitions on the new clock.
+func (ld *loader) loadJobs(list []jobSnap) error {
+	seqs := make(map[uint64]bool, len(list))
+	for i, js := range list {
+		j, err := ld.loadJob(js, seqs)
+		if err != nil {
+			return at(err, "transitions[%d]", i)
+		}
+		ld.timers = append(ld.timers, &timer{At: js.At, Seq: js.Seq, Job: j})
+	}
+	return nil
+}
+
+// loadJob checks and loads one transition; seqs are the sequence numbers
+// of those before it.
+func (ld *loader) loadJob(js jobSnap, seqs map[uint64]bool) (job, error) {
+	load := jobLoaders[js.Kind]
+	if load == nil {
+		return nil, at(fmt.Errorf("transition of unknown kind %q", js.Kind), "kind")
+	}
+	if js.Seq == 0 || js.Seq > ld.seq || seqs[js.Seq] {
+		return nil, at(fmt.Errorf("transition %s of %s: sequence %d is not within the clock's %d, or appears twice", js.Kind, js.ID, js.Seq, ld.seq), "seq")
+	}
+	seqs[js.Seq] = true
+	if err := snapTime(js.At); err != nil {
+		return nil, at(err, "at")
+	}
+	if err := snapCounter(js.Gen); err != nil {
+		return nil, at(err, "gen")
+	}
+	j, err := load(ld, js)
+	return j, named(err, "transition %s of %s", js.Kind, js.ID)
+}
+
+// refNonNil resolves a required ID.
+func refNonNil[T any](m map[string]*T, id, what string) (*T, error) {
+	v, err := ref(m, id, what)
+	if err == nil && v == nil {
+		err = fmt.Errorf("no %s", what)
+	}
+	return v, err
 }

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"bytes"
 	"encoding"
 	"encoding/json"
 	"fmt"
@@ -34,7 +35,7 @@ const mapEntryCost = 16
 // limit, at the path where the total passes it.
 func decodeCost(data []byte, t reflect.Type, limit int64) error {
 	w := &costWalker{data: data, limit: limit}
-	w.value(t, "")
+	w.value(t)
 	return w.err
 }
 
@@ -45,6 +46,18 @@ type costWalker struct {
 	cost  int64
 	limit int64
 	err   error
+	// path leads from the document to the value at pos, one step per
+	// object member or array element entered. Its string is made only for
+	// an error.
+	path []pathStep
+}
+
+// pathStep is one step of a costWalker's path: an object's key, or an
+// array's index.
+type pathStep struct {
+	key   []byte // the key, unescaped
+	index int
+	elem  bool // an array's element: index, not key
 }
 
 var (
@@ -52,21 +65,49 @@ var (
 	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
 
-// fail records the first error.
-func (w *costWalker) fail(path, format string, args ...any) {
-	if w.err == nil {
-		if path == "" {
-			path = "snapshot"
+// where is the path of the value at pos, as errors name it: keys joined
+// with dots, indexes in brackets (users[0].name); "snapshot" for the
+// document itself.
+func (w *costWalker) where() string {
+	var b []byte
+	for _, st := range w.path {
+		if st.elem {
+			b = append(b, '[')
+			b = strconv.AppendInt(b, int64(st.index), 10)
+			b = append(b, ']')
+			continue
 		}
-		w.err = fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...))
+		if len(b) > 0 {
+			b = append(b, '.')
+		}
+		b = append(b, st.key...)
+	}
+	if len(b) == 0 {
+		return "snapshot"
+	}
+	return string(b)
+}
+
+// fail records the first error, at the value at pos.
+func (w *costWalker) fail(format string, args ...any) {
+	if w.err == nil {
+		w.err = fmt.Errorf("%s: %s", w.where(), fmt.Sprintf(format, args...))
 	}
 }
 
+// want fails unless ok, saying the value at pos is not what.
+func (w *costWalker) want(ok bool, what string) bool {
+	if !ok {
+		w.fail("want %s, got %s", what, w.kind())
+	}
+	return ok
+}
+
 // charge adds n bytes to the cost.
-func (w *costWalker) charge(path string, n uintptr) {
+func (w *costWalker) charge(n uintptr) {
 	w.cost += int64(n)
 	if w.cost > w.limit {
-		w.fail(path, "the snapshot holds more records than a snapshot of its size can (decoding it would take over %d bytes)", w.limit)
+		w.fail("the snapshot holds more records than a snapshot of its size can (decoding it would take over %d bytes)", w.limit)
 	}
 }
 
@@ -99,7 +140,7 @@ func (w *costWalker) kind() string {
 }
 
 // value walks the value at pos as one of type t.
-func (w *costWalker) value(t reflect.Type, path string) {
+func (w *costWalker) value(t reflect.Type) {
 	if w.err != nil {
 		return
 	}
@@ -113,70 +154,67 @@ func (w *costWalker) value(t reflect.Type, path string) {
 		w.skip()
 		return
 	}
-	want := func(ok bool, what string) bool {
-		if !ok {
-			w.fail(path, "want %s, got %s", what, w.kind())
-		}
-		return ok
-	}
 	switch t.Kind() {
 	case reflect.Pointer:
-		w.charge(path, t.Elem().Size())
-		w.value(t.Elem(), path)
+		w.charge(t.Elem().Size())
+		w.value(t.Elem())
 	case reflect.Struct:
-		if want(c == '{', "an object") {
-			w.object(path, func(key, sub string) {
+		if w.want(c == '{', "an object") {
+			w.object(func(key []byte) {
 				if f, ok := fieldOf(t, key); ok {
-					w.value(f, sub)
+					w.value(f)
 				} else {
 					w.skip() // refused when decoded, as an unknown field
 				}
 			})
 		}
 	case reflect.Map:
-		if want(c == '{', "an object") {
-			w.object(path, func(_, sub string) {
-				w.charge(sub, t.Key().Size()+t.Elem().Size()+mapEntryCost)
-				w.value(t.Elem(), sub)
+		if w.want(c == '{', "an object") {
+			entry, elem := t.Key().Size()+t.Elem().Size()+mapEntryCost, t.Elem()
+			w.object(func([]byte) {
+				w.charge(entry)
+				w.value(elem)
 			})
 		}
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 {
-			want(c == '"', "a string")
+			w.want(c == '"', "a string")
 			w.skip()
 			return
 		}
-		if want(c == '[', "an array") {
-			w.array(path, func(sub string) {
-				w.charge(sub, t.Elem().Size())
-				w.value(t.Elem(), sub)
+		if w.want(c == '[', "an array") {
+			size, elem := t.Elem().Size(), t.Elem()
+			w.array(func() {
+				w.charge(size)
+				w.value(elem)
 			})
 		}
 	case reflect.Array:
-		if want(c == '[', "an array") {
-			w.array(path, func(sub string) { w.value(t.Elem(), sub) })
+		if w.want(c == '[', "an array") {
+			elem := t.Elem()
+			w.array(func() { w.value(elem) })
 		}
 	case reflect.String:
-		want(c == '"', "a string")
+		w.want(c == '"', "a string")
 		w.skip()
 	case reflect.Bool:
-		want(c == 't' || c == 'f', "a boolean")
+		w.want(c == 't' || c == 'f', "a boolean")
 		w.skip()
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
 		reflect.Float32, reflect.Float64:
-		want(c == '-' || c >= '0' && c <= '9', "a number")
+		w.want(c == '-' || c >= '0' && c <= '9', "a number")
 		w.skip()
 	default: // an interface: decoded as maps and slices of its own
 		start := w.pos
 		w.skip()
-		w.charge(path, uintptr(8*(w.pos-start)))
+		w.charge(uintptr(8 * (w.pos - start)))
 	}
 }
 
-// object walks an object, calling member for each key, with pos at its
-// value.
-func (w *costWalker) object(path string, member func(key, sub string)) {
+// object walks an object, calling member for each key with pos at its
+// value and the key on the path.
+func (w *costWalker) object(member func(key []byte)) {
 	w.pos++ // {
 	for w.err == nil {
 		w.space()
@@ -191,16 +229,15 @@ func (w *costWalker) object(path string, member func(key, sub string)) {
 		key := w.key()
 		w.space()
 		w.pos++ // :
-		sub := key
-		if path != "" {
-			sub = path + "." + key
-		}
-		member(key, sub)
+		w.path = append(w.path, pathStep{key: key})
+		member(key)
+		w.path = w.path[:len(w.path)-1]
 	}
 }
 
-// array walks an array, calling elem for each element, with pos at it.
-func (w *costWalker) array(path string, elem func(sub string)) {
+// array walks an array, calling elem for each element with pos at it and
+// its index on the path.
+func (w *costWalker) array(elem func()) {
 	w.pos++ // [
 	for i := 0; w.err == nil; i++ {
 		w.space()
@@ -211,21 +248,24 @@ func (w *costWalker) array(path string, elem func(sub string)) {
 		if w.data[w.pos] == ',' {
 			w.pos++
 		}
-		elem(path + "[" + strconv.Itoa(i) + "]")
+		w.path = append(w.path, pathStep{index: i, elem: true})
+		elem()
+		w.path = w.path[:len(w.path)-1]
 	}
 }
 
-// key reads an object's key.
-func (w *costWalker) key() string {
+// key reads an object's key, unescaped: a slice of the data unless it
+// holds an escape.
+func (w *costWalker) key() []byte {
 	start := w.pos
 	w.skip()
 	raw := w.data[start:w.pos]
-	if s := raw[1 : len(raw)-1]; !strings.ContainsRune(string(s), '\\') {
-		return string(s)
+	if s := raw[1 : len(raw)-1]; bytes.IndexByte(s, '\\') < 0 {
+		return s
 	}
 	var key string
 	_ = json.Unmarshal(raw, &key) // valid JSON
-	return key
+	return []byte(key)
 }
 
 // skip moves pos past the value at pos.
@@ -286,7 +326,7 @@ func decodesItself(t reflect.Type) bool {
 
 // fieldOf finds the field json.Unmarshal fills for key in struct type t:
 // by exact name, else by a name equal to it without regard to case.
-func fieldOf(t reflect.Type, key string) (reflect.Type, bool) {
+func fieldOf(t reflect.Type, key []byte) (reflect.Type, bool) {
 	v, ok := jsonFields.Load(t)
 	if !ok {
 		m := map[string]reflect.Type{}
@@ -294,11 +334,11 @@ func fieldOf(t reflect.Type, key string) (reflect.Type, bool) {
 		v, _ = jsonFields.LoadOrStore(t, m)
 	}
 	m := v.(map[string]reflect.Type)
-	if f, ok := m[key]; ok {
+	if f, ok := m[string(key)]; ok {
 		return f, true
 	}
 	for name, f := range m {
-		if strings.EqualFold(name, key) {
+		if strings.EqualFold(name, string(key)) {
 			return f, true
 		}
 	}

@@ -122,6 +122,11 @@ func (sv *saver) addGrant(g *oauthGrant) {
 	}
 }
 
+// keepJob reports whether a snapshot holds j: a job whose resource is
+// gone for good does nothing, and is left out (each kind says so in its
+// keep, beside its save).
+func (sv *saver) keepJob(j job) bool { return j.keep(sv) }
+
 // listOrder returns the records of a set in list order.
 func listOrder[T interface {
 	comparable

@@ -20,13 +20,13 @@ import (
 )
 
 // snapshotCoverage lists, by type, the fields of the records a snapshot
-// holds (fake/snapshot*.go saves and loads each, or rebuilds it from
+// holds (fake/*_snap.go saves and loads each, or rebuilds it from
 // others, as an index from its records). TestSnapshotCoversEveryField
 // fails on a field missing here, so that a new field or record type cannot
 // be forgotten by the snapshot; TestSnapshotOperations checks that each is
 // set somewhere in the operation table's worlds, and restored exactly.
 var snapshotCoverage = map[string]string{
-	"world":                  "rng pcg orgs orgIdx users tokens oauth inFlight audit failNext",
+	"world":                  "rng pcg orgs orgIdx users tokens oauth inFlight audit failNext importSources",
 	"Consent":                "Organizations Databases Branches",
 	"Token":                  "ID Secret",
 	"stamps":                 "id created updated",
@@ -34,7 +34,7 @@ var snapshotCoverage = map[string]string{
 	"Store":                  "live byID",
 	"Timer":                  "At Seq Job",
 	"userRec":                "stamps name email defaultOrg",
-	"orgRec":                 "stamps name billingEmail idpManagedRoles invoiceBudget defaultRegion members memberByUser dbs dbByName branchByName teams tokens billing",
+	"orgRec":                 "stamps name billingEmail idpManagedRoles invoiceBudget defaultRegion members memberByUser dbs dbByName branchByName teams tokens billing auth",
 	"memberRec":              "stamps user role",
 	"regionRec":              "id slug provider displayName location ips",
 	"teamStore":              "idx bySlug",
@@ -44,7 +44,13 @@ var snapshotCoverage = map[string]string{
 	"dbGrant":                "db perms",
 	"branchKey":              "db name",
 	"dbRec":                  "stamps org name region kind clusterSize replicas state deleted requireApproval restrictBranchRegion allowDataBranching foreignKeys insightsRawQueries deletionProtected prodWebConsole notes automaticMigrations migrationFramework migrationTable defaultBranch branchIdx backups drs drByNumber lastDR deployQueue more workflows extra",
-	"dbMore":                 "webhooks maintenance ipRestrictions",
+	"dbMore":                 "webhooks maintenance ipRestrictions dataImport importNotes",
+	"importRec":              "stamps db state checkErrors started finished source plan maxPoolSize",
+	"importSourceRec":        "host schema username port sslMode sslServerName",
+	"importSourceKey":        "org host",
+	"importStepJob":          "imp from",
+	"ImportSource":           "Reachable ConnectError Password LintErrors NeedsUpgrade SuggestedPlan MaxPoolSize",
+	"ImportNotification":     "At MigrationID Event BranchName Method ExportBytes TableCount Matched DurationMs Error ErrorCode Stage Message",
 	"webhookStore":           "Store",
 	"webhookRec":             "stamps db url secret enabled events deleted lastSent lastSentResult lastSentSuccess failures lastTest",
 	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated keyspaces roles more readOnlyRegions primary cluster traffic",
@@ -160,6 +166,10 @@ var snapshotCoverage = map[string]string{
 	"keyspaceResizeJob":      "r from",
 	"branchChangeJob":        "r from",
 	"qpReportJob":            "r",
+	"authExportJob":          "x from",
+	"orgAuth":                "attempts exports deletedPasswords",
+	"authExportRec":          "stamps org state startAt endAt format filters branchIDs started finished expires failure detail rows",
+	"deletedPassword":        "branchID name at",
 	"auditLog":               "seq limit byOrg",
 	"ring":                   "buf next limit",
 	"auditRec":               "seq at shape actor dbID dbName targetID targetName path remoteIP",
@@ -190,52 +200,57 @@ func snapshotCovered(field string) bool {
 
 // snapshotHome says where the snapshot of each record type is written.
 var snapshotHome = map[string]string{
-	"world": "worldSnap in fake/snapshot.go", "oauthSession": "oauthSessionSnap in fake/snapshot_oauth.go",
-	"userRec": "userSnap in fake/snapshot_orgs.go", "orgRec": "orgSnap in fake/snapshot_orgs.go",
-	"memberRec": "memberSnap in fake/snapshot_orgs.go", "teamRec": "teamSnap in fake/snapshot_orgs.go",
-	"teamMemberRec": "teamMemberSnap in fake/snapshot_orgs.go", "tokenRec": "tokenSnap in fake/snapshot_orgs.go",
-	"dbRec": "dbSnap in fake/snapshot_databases.go", "webhookRec": "webhookSnap in fake/snapshot_databases.go",
-	"branchRec": "branchSnap in fake/snapshot_branches.go", "branchMore": "branchSnap in fake/snapshot_branches.go", "dbMore": "dbSnap in fake/snapshot_databases.go", "readOnlyRegionRec": "readOnlyRegionSnap in fake/snapshot_branches.go",
-	"keyspaceReadOnlyRegion": "keyspaceROSnap in fake/snapshot_branches.go", "keyspaceRec": "keyspaceSnap in fake/snapshot_branches.go", "keyspaceMore": "keyspaceSnap in fake/snapshot_branches.go",
-	"keyspaceSettings": "settingsSnap in fake/snapshot_branches.go", "roleRec": "roleSnap in fake/snapshot_branches.go",
-	"branchRoles": "branchSnap in fake/snapshot_branches.go", "trafficBudgetRec": "budgetSnap in fake/snapshot_branches.go",
-	"trafficRuleRec": "ruleSnap in fake/snapshot_branches.go", "backupRec": "backupSnap in fake/snapshot_backups.go",
-	"schemaSnapshot": "schemaSnap in fake/snapshot_backups.go", "policyRec": "policySnap in fake/snapshot_backups.go",
-	"schedule": "scheduleSnap in fake/snapshot_backups.go", "drRec": "drSnap in fake/snapshot_deployrequests.go",
-	"deployRec": "deploySnap in fake/snapshot_deployrequests.go", "opRec": "opSnap in fake/snapshot_deployrequests.go",
-	"reviewRec": "reviewSnap in fake/snapshot_deployrequests.go", "oauthAppRec": "oauthAppSnap in fake/snapshot_oauth.go",
-	"oauthTokenRec": "oauthTokenSnap in fake/snapshot_oauth.go", "oauthGrant": "grantSnap in fake/snapshot_oauth.go",
-	"oauthCodeRec": "oauthCodeSnap in fake/snapshot_oauth.go", "oauthDeviceRec": "oauthDeviceSnap in fake/snapshot_oauth.go",
-	"lease": "leaseSnap in fake/snapshot_credentials.go", "passwordRec": "passwordSnap in fake/snapshot_credentials.go",
-	"ipRestrictionRec": "ipRestrictionSnap in fake/snapshot_credentials.go", "switchoverRec": "switchoverSnap in fake/snapshot_switchovers.go",
-	"windowRec": "windowSnap in fake/snapshot_switchovers.go", "recRec": "recSnap in fake/snapshot_recommendations.go",
-	"bouncerRec": "bouncerSnap in fake/snapshot_bouncers.go", "bouncerConfig": "bouncerConfigSnap in fake/snapshot_bouncers.go",
-	"bouncerResizeRec": "bouncerResizeSnap in fake/snapshot_bouncers.go", "keyspaceResizeRec": "keyspaceResizeSnap in fake/snapshot_keyspace_resizes.go",
-	"keyspaceSize":  "keyspaceSizeSnap in fake/snapshot_keyspace_resizes.go",
-	"branchCluster": "branchClusterSnap in fake/snapshot_branchchanges.go", "vtgateConfig": "vtgateSnap in fake/snapshot_branchchanges.go",
-	"storageConfig": "storageSnap in fake/snapshot_branchchanges.go", "paramValue": "paramValueSnap in fake/snapshot_branchchanges.go",
-	"branchChangeRec": "branchChangeSnap in fake/snapshot_branchchanges.go", "clusterState": "clusterStateSnap in fake/snapshot_branchchanges.go",
-	"qpReportRec": "qpReportSnap in fake/snapshot_querypatterns.go",
+	"importRec": "importSnap in fake/dataimports_snap.go", "importSourceRec": "importSourceRecSnap in fake/dataimports_snap.go",
+	"importSourceKey": "importSourceSnap in fake/dataimports_snap.go", "ImportSource": "importSourceSnap in fake/dataimports_snap.go",
+	"ImportNotification": "importNotesSnap in fake/dataimports_snap.go",
+	"world":              "worldSnap in fake/snapshot.go", "oauthSession": "oauthSessionSnap in fake/oauth_snap.go",
+	"userRec": "userSnap in fake/organizations_snap.go", "orgRec": "orgSnap in fake/organizations_snap.go",
+	"memberRec": "memberSnap in fake/organizations_snap.go", "teamRec": "teamSnap in fake/teams_snap.go",
+	"teamMemberRec": "teamMemberSnap in fake/teams_snap.go", "tokenRec": "tokenSnap in fake/servicetokens_snap.go",
+	"dbRec": "dbSnap in fake/databases_snap.go", "webhookRec": "webhookSnap in fake/webhooks_snap.go",
+	"branchRec": "branchSnap in fake/branches_snap.go", "branchMore": "branchSnap in fake/branches_snap.go", "dbMore": "dbSnap in fake/databases_snap.go", "readOnlyRegionRec": "readOnlyRegionSnap in fake/keyspaces_snap.go",
+	"keyspaceReadOnlyRegion": "keyspaceROSnap in fake/keyspaces_snap.go", "keyspaceRec": "keyspaceSnap in fake/keyspaces_snap.go", "keyspaceMore": "keyspaceSnap in fake/keyspaces_snap.go",
+	"keyspaceSettings": "settingsSnap in fake/keyspaces_snap.go", "roleRec": "roleSnap in fake/roles_snap.go",
+	"branchRoles": "branchSnap in fake/branches_snap.go", "trafficBudgetRec": "budgetSnap in fake/trafficbudgets_snap.go",
+	"trafficRuleRec": "ruleSnap in fake/trafficbudgets_snap.go", "backupRec": "backupSnap in fake/backups_snap.go",
+	"schemaSnapshot": "schemaSnap in fake/backups_snap.go", "policyRec": "policySnap in fake/backups_snap.go",
+	"schedule": "scheduleSnap in fake/backups_snap.go", "drRec": "drSnap in fake/deployrequests_snap.go",
+	"deployRec": "deploySnap in fake/deployrequests_snap.go", "opRec": "opSnap in fake/deployrequests_snap.go",
+	"reviewRec": "reviewSnap in fake/deployrequests_snap.go", "oauthAppRec": "oauthAppSnap in fake/oauthapps_snap.go",
+	"oauthTokenRec": "oauthTokenSnap in fake/oauthapps_snap.go", "oauthGrant": "grantSnap in fake/oauthapps_snap.go",
+	"oauthCodeRec": "oauthCodeSnap in fake/oauth_snap.go", "oauthDeviceRec": "oauthDeviceSnap in fake/oauth_snap.go",
+	"lease": "leaseSnap in fake/snapshot.go", "passwordRec": "passwordSnap in fake/passwords_snap.go",
+	"ipRestrictionRec": "ipRestrictionSnap in fake/iprestrictions_snap.go", "switchoverRec": "switchoverSnap in fake/switchovers_snap.go",
+	"windowRec": "windowSnap in fake/maintenance_snap.go", "recRec": "recSnap in fake/schemarecommendations_snap.go",
+	"bouncerRec": "bouncerSnap in fake/bouncers_snap.go", "bouncerConfig": "bouncerConfigSnap in fake/bouncers_snap.go",
+	"bouncerResizeRec": "bouncerResizeSnap in fake/bouncers_snap.go", "keyspaceResizeRec": "keyspaceResizeSnap in fake/keyspaces_snap.go",
+	"keyspaceSize":  "keyspaceSizeSnap in fake/keyspaces_snap.go",
+	"branchCluster": "branchClusterSnap in fake/branchresizes_snap.go", "vtgateConfig": "vtgateSnap in fake/branchresizes_snap.go",
+	"storageConfig": "storageSnap in fake/branchresizes_snap.go", "paramValue": "paramValueSnap in fake/branchresizes_snap.go",
+	"branchChangeRec": "branchChangeSnap in fake/branchresizes_snap.go", "clusterState": "clusterStateSnap in fake/branchresizes_snap.go",
+	"qpReportRec": "qpReportSnap in fake/querypatterns_snap.go",
 	"vitessOpRec": "vitessOpSnap in fake/vitess_snap.go", "shardState": "shardSnap in fake/vitess_snap.go",
 	"tabletControl": "tabletControlSnap in fake/vitess_snap.go",
 	"ksRoutingRule": "ksRoutingSnap in fake/vitess_snap.go", "throttlerConfig": "throttlerSnap in fake/vitess_snap.go",
 	"throttledApp": "throttledAppSnap in fake/vitess_snap.go", "tabletMetric": "tabletMetricSnap in fake/vitess_snap.go",
-	"auditRec": "auditSnap in fake/snapshot_auditlogs.go", "auditLog": "auditLogSnap in fake/snapshot_auditlogs.go",
-	"workflowRec":   "workflowSnap in fake/snapshot_workflows.go",
+	"orgAuth": "orgAuthSnap in fake/authattempts_snap.go", "authExportRec": "authExportSnap in fake/authattempts_snap.go",
+	"deletedPassword": "deletedPasswordSnap in fake/authattempts_snap.go",
+	"auditRec":        "auditSnap in fake/auditlogs_snap.go", "auditLog": "auditLogSnap in fake/auditlogs_snap.go",
+	"workflowRec":   "workflowSnap in fake/workflows_snap.go",
 	"sessionRec":    "sessionSnap in fake/connections_snap.go",
-	"branchTraffic": "trafficSnap in fake/snapshot_traffic.go", "queryPattern": "patternSnap in fake/snapshot_traffic.go",
-	"querySample": "sampleSnap in fake/snapshot_traffic.go", "queryError": "sampleSnap in fake/snapshot_traffic.go",
-	"orgBilling": "billingSnap in fake/snapshot_billing.go", "usageSpan": "usageSpanSnap in fake/snapshot_billing.go",
-	"billedBranch": "billedBranchSnap in fake/snapshot_billing.go", "invoiceRec": "invoiceSnap in fake/snapshot_billing.go",
-	"lineItemRec": "lineItemSnap in fake/snapshot_billing.go", "paymentMethodRec": "paymentSnap in fake/snapshot_billing.go",
+	"branchTraffic": "trafficSnap in fake/traffic_snap.go", "queryPattern": "patternSnap in fake/traffic_snap.go",
+	"querySample": "sampleSnap in fake/traffic_snap.go", "queryError": "sampleSnap in fake/traffic_snap.go",
+	"orgBilling": "billingSnap in fake/billing_snap.go", "usageSpan": "usageSpanSnap in fake/billing_snap.go",
+	"billedBranch": "billedBranchSnap in fake/billing_snap.go", "invoiceRec": "invoiceSnap in fake/billing_snap.go",
+	"lineItemRec": "lineItemSnap in fake/billing_snap.go", "paymentMethodRec": "paymentSnap in fake/billing_snap.go",
 }
 
 // snapshotAdvice says what to do about a field the snapshot does not cover.
 func snapshotAdvice(field, typ string) string {
 	owner, _, _ := strings.Cut(field, ".")
-	where := "a ...Snap struct of its own in the snapshot file of its resource group (fake/snapshot_<group>.go), " +
+	where := "a ...Snap struct of its own in the snapshot file of its resource group (fake/<group>_snap.go), " +
 		"saved by its owner's save and built again by its load; a job of a new kind of transition gets a save " +
-		"method and a loader in jobLoaders (fake/snapshot_jobs.go)"
+		"method and a loader (listed in jobLoaders, fake/snapshot.go) beside its run in fake/<group>_jobs.go"
 	if home, ok := snapshotHome[owner]; ok {
 		where = home + ": a field of the struct, set in its save, read back in its load"
 	}
@@ -595,6 +610,45 @@ func richWorld(t *testing.T) *opWorld {
 			Error: "Lock wait timeout exceeded", ErrorCode: "1205"},
 	))
 
+	// Data imports: a source with every finding, one that fails to
+	// connect, an import whose copy failed, and a notification with every
+	// field.
+	must(srv.SetImportSource(org, "legacy.example.com", fake.ImportSource{
+		Reachable: true, Password: "p", NeedsUpgrade: true, SuggestedPlan: "scaler_pro", MaxPoolSize: 40,
+		LintErrors: []platform.DataImportLintError{{LintError: "NO_PRIMARY_KEY", Keyspace: "legacy", Table: "t", SubjectType: "table", ErrorDescription: "no key", DocsURL: "https://docs.example.com/pk"}},
+	}))
+	must(srv.SetImportSource(org, "down.example.com", fake.ImportSource{ConnectError: "external database is down"}))
+	must(srv.SetImportSource(org, "fine.example.com", fake.ImportSource{Reachable: true}))
+	imp := idOf(do("POST", base+"/data-imports/new", `{"database_name":"imported","plan":"scaler_pro","max_pool_size":30,"connection":{"hostname":"fine.example.com",`+
+		`"schema_name":"legacy","port":3307,"username":"u","password":"p","ssl_mode":"verify_identity","ssl_server_name":"db.fine.example.com"}}`))
+	must(srv.FailNext(imp))
+	srv.Advance(tm.DataImportPrepare)
+	do("POST", "/internal/organizations/"+org+"/databases/"+drDB+"/d1-import-notifications", `{"migration_id":"m1","event":"failed",`+
+		`"branch_name":"main","method":"pgloader","export_bytes":1024,"table_count":3,"matched":false,"duration_ms":1500,`+
+		`"error":"copy failed","error_code":"E42","stage":"sqlite_staging","message":"Staging"}`)
+	// Authentication attempts on pg's main (its default role, from an
+	// address its IP restrictions do not admit) and app's dev (a deleted
+	// password); a ready export with every filter, a failed one and a
+	// pending one.
+	pw := idOf(do("POST", app+"/branches/dev/passwords", `{"name":"temp","role":"reader"}`))
+	var pwBody struct {
+		Username string `json:"username"`
+	}
+	must(json.Unmarshal(do("GET", app+"/branches/dev/passwords/"+pw, ""), &pwBody))
+	do("DELETE", app+"/branches/dev/passwords/"+pw, "")
+	_, err = srv.RecordAuthAttempts(org,
+		fake.AuthAttempt{Username: "postgres", SourceAddress: "198.51.100.4", Database: "pg", Branch: "main", StartupDatabase: "postgres",
+			BackendRoute: platform.AuthRoutePgBouncer, At: srv.Now().Add(-time.Minute)},
+		fake.AuthAttempt{Username: pwBody.Username, SourceAddress: "2001:db8::1", Database: drDB, Branch: "dev"},
+	)
+	must(err)
+	exports := base + "/auth-attempt-exports"
+	window := `"start_at":"2020-01-01T00:00:00Z","end_at":"2100-01-01T00:00:00Z"`
+	do("POST", exports, `{`+window+`,"format":"csv","filters":{"source_ips":["198.51.100.0/24","2001:db8::/32"],"branches":["pg/main"],`+
+		`"outcomes":["deny"],"usernames":["postgres"],"startup_databases":["postgres"],"failure_reasons":["ip_not_allowed"],"backend_routes":["pgbouncer"]}}`)
+	must(srv.FailNext(idOf(do("POST", exports, `{`+window+`,"format":"jsonl"}`))))
+	srv.Advance(tm.AuthAttemptExportStart + tm.AuthAttemptExport)
+	do("POST", exports, `{`+window+`,"format":"jsonl"}`)
 	// Sessions on pg's main (whose primary the switchover moved): one in a
 	// transaction that blocks another's query, and one whose query was
 	// cancelled inside its transaction.
@@ -643,20 +697,32 @@ func restoredTwin(t *testing.T, srv *fake.Server) *fake.Server {
 	return twin
 }
 
-// sameSnapshots checks that two servers give the same snapshot.
+// sameSnapshots checks that two servers give the same snapshot. It
+// compares them compact (fake.SnapshotCompact), and shows them indented as
+// Snapshot gives them when they differ.
 func sameSnapshots(t *testing.T, a, b *fake.Server, when string) {
 	t.Helper()
-	sa, err := a.Snapshot()
+	sa, err := fake.SnapshotCompact(a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb, err := b.Snapshot()
+	sb, err := fake.SnapshotCompact(b)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(sa, sb) {
-		t.Errorf("%s, the snapshots differ (-original +restored):\n%s", when, cmp.Diff(string(sa), string(sb)))
+		t.Errorf("%s, the snapshots differ (-original +restored):\n%s", when, cmp.Diff(indentJSON(t, sa), indentJSON(t, sb)))
 	}
+}
+
+// indentJSON returns data indented as a snapshot is.
+func indentJSON(t *testing.T, data []byte) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Indent(&b, data, "", " "); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
 
 // opRendered renders srv's world through the API (opSnapshot) as JSON,

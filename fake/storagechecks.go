@@ -100,6 +100,12 @@ func (db *dbRec) pruneTableSizes() {
 	}
 }
 
+func storageCheckRoutes() []route {
+	return []route{
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/storage-check", op: "check_deploy_request_storage", handler: read(checkDeployRequestStorage)},
+	}
+}
+
 func checkDeployRequestStorage(c *call) (any, error) {
 	dr, err := c.deployRequest()
 	if err != nil {

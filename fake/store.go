@@ -20,6 +20,8 @@ type world struct {
 	// inFlight holds the IDs of resources with transitions ahead.
 	inFlight map[string]bool
 	audit    auditLog // the organizations' audit logs; see auditlogs.go
+	// importSources are what tests of external databases find; see dataimports.go.
+	importSources importSources
 
 	// clock is the world's time and the transitions waiting on it; every
 	// job runs against the world (see clock.go). timing is how long each

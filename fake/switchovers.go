@@ -39,13 +39,10 @@ func switchoverRoutes() []route {
 	}
 }
 
-// postgresBranch finds the path's branch and refuses it unless its
+// postgresBranch returns the path's branch and refuses it unless its
 // database is a PostgreSQL one; what names what was asked for.
 func (c *call) postgresBranch(what string) (*branchRec, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	if b.db.kind != platform.KindPostgreSQL {
 		return nil, unprocessable("%s are for postgresql databases; %s is %s", what, b.db.name, b.db.kind)
 	}

@@ -356,11 +356,7 @@ func trafficBudgetRoutes() []route {
 // trafficBudget finds the budget that the path value param names on the
 // path's {branch}.
 func (c *call) trafficBudget(param string) (*trafficBudgetRec, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
-	bg := b.x().budgets.Get(c.r.PathValue(param))
+	bg := c.branch.x().budgets.Get(c.r.PathValue(param))
 	if bg == nil {
 		return nil, notFound()
 	}
@@ -378,10 +374,7 @@ var trafficPeriods = []platform.TrafficPeriod{
 // checked but selects nothing: it is the window of the traffic figures
 // the live service reports, and the fake has no traffic.
 func listTrafficBudgets(c *call) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	q := c.r.URL.Query()
 	if v := platform.TrafficPeriod(q.Get("period")); v != "" && !slices.Contains(trafficPeriods, v) {
 		return nil, badRequest("period %q is not one of %s", v, backupEnumText(trafficPeriods))
@@ -413,10 +406,7 @@ func (bg *trafficBudgetRec) targets(fingerprint string) bool {
 }
 
 func createTrafficBudget(c *call, p *trafficBudgetBody) (any, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	ch, err := checkTrafficBudget(b, nil, p)
 	if err != nil {
 		return nil, err

@@ -477,13 +477,10 @@ func vitessRoutes() []route {
 	}
 }
 
-// vitessBranch finds the path's branch and refuses a PostgreSQL one.
+// vitessBranch returns the path's branch (which the pipeline resolved),
+// refusing a PostgreSQL one.
 func (c *call) vitessBranch() (*branchRec, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
-	return b, vitessKind(b)
+	return c.branch, vitessKind(c.branch)
 }
 
 // vtctldData is the envelope of a vtctld answer.

@@ -35,6 +35,8 @@ func (j vitessOpJob) save() jobSnap {
 	return jobSnap{Kind: "vitess_operation.step", ID: j.op.id, Step: string(j.from)}
 }
 
+func (j vitessOpJob) keep(sv *saver) bool { return sv.branchSet[j.op.branch] }
+
 func loadVitessOpJob(ld *loader, js jobSnap) (job, error) {
 	from := platform.VitessOperationState(js.Step)
 	if from != platform.VitessOperationPending && from != platform.VitessOperationRunning {

@@ -32,13 +32,10 @@ func vschemaRoutes() []route {
 	}
 }
 
-// vschemaBranch finds the path's branch and refuses a PostgreSQL
+// vschemaBranch returns the path's branch and refuses a PostgreSQL
 // database's, which has no VSchema.
 func vschemaBranch(c *call) (*branchRec, error) {
-	b, err := c.branch()
-	if err != nil {
-		return nil, err
-	}
+	b := c.branch
 	if b.db.kind != platform.KindMySQL {
 		return nil, unprocessable("VSchema and routing rules are MySQL's; %s is a %s database", b.db.name, b.db.kind)
 	}

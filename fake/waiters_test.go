@@ -68,6 +68,32 @@ func TestWaitDeploymentUnreachable(t *testing.T) {
 	}
 }
 
+// TestDataImportWaitUnreachable: an import running as a replica waits for
+// MakePrimary, so a wait for ready ends at once, saying so; after the call,
+// a wait for a state the clock reaches works.
+func TestDataImportWaitUnreachable(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, fake.ImportSource{Reachable: true})
+	e.start(t, "imported")
+	p := e.ref("imported")
+	if _, err := e.c.DataImports.Wait(t.Context(), p, platform.DataImportSwitchTrafficPending); err != nil {
+		t.Fatal(err)
+	}
+	t0 := e.srv.Now()
+	_, err := e.c.DataImports.Wait(context.Background(), p, platform.DataImportReady)
+	wantUnreachable(t, e.srv, t0, err, platform.UnreachableError{
+		Resource: "data import of database imported",
+		State:    "switch_traffic_workflow_pending",
+		Reason:   "it runs as a replica until it is made primary or cancelled (DataImports.MakePrimary, DataImports.Cancel)",
+	})
+	if _, err := e.c.DataImports.MakePrimary(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.c.DataImports.Wait(t.Context(), p, platform.DataImportSwitchTrafficCompleted); err != nil {
+		t.Errorf("after MakePrimary: %v", err)
+	}
+}
+
 // TestWorkflowWaitUnreachable checks the waiter of a workflow, whose
 // polls carry no condition: a running workflow waits for its next step, so
 // a wait for completed fails at once, and a wait for a state the clock
@@ -127,6 +153,19 @@ func TestWaitersOnTheFake(t *testing.T) {
 		// start makes the resource on its way and returns the wait.
 		start func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error
 	}{
+		{"DataImports.Wait", "data import of database imported", "prepare_data_copy_pending", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
+			if err := srv.SetImportSource(srv.Org(), opImportHost, fake.ImportSource{Reachable: true}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.DataImports.Start(t.Context(), &platform.StartDataImportParams{Organization: srv.Org(), DatabaseName: "imported",
+				Connection: platform.DataImportConnection{Hostname: opImportHost, Database: "legacy", Username: "u"}}); err != nil {
+				t.Fatal(err)
+			}
+			return func(ctx context.Context) error {
+				_, err := c.DataImports.Wait(ctx, &platform.GetDataImportParams{Organization: srv.Org(), Database: "imported"}, platform.DataImportSwitchTrafficPending)
+				return err
+			}
+		}},
 		{"Databases.Wait", "database app", "pending", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
 			mustDB(t, srv, "app")
 			return func(ctx context.Context) error {
@@ -198,6 +237,18 @@ func TestWaitersOnTheFake(t *testing.T) {
 			}
 			return func(ctx context.Context) error {
 				_, err := c.QueryPatternReports.Wait(ctx, &platform.GetQueryPatternsReportParams{Organization: srv.Org(), Database: "app", Branch: "main", ID: r.ID})
+				return err
+			}
+		}},
+		{"AuthAttemptExports.Wait", "auth attempt export ", "pending", func(t *testing.T, srv *fake.Server, c *platform.Client) func(context.Context) error {
+			x, err := c.AuthAttemptExports.Create(t.Context(), &platform.CreateAuthAttemptExportParams{
+				Organization: srv.Org(), StartAt: srv.Now().Add(-time.Hour), EndAt: srv.Now(), Format: platform.AuthAttemptExportJSONL,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return func(ctx context.Context) error {
+				_, err := c.AuthAttemptExports.Wait(ctx, &platform.GetAuthAttemptExportParams{Organization: srv.Org(), ID: x.ID})
 				return err
 			}
 		}},

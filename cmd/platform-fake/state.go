@@ -165,19 +165,32 @@ func writeAtomic(path string, data []byte) (err error) {
 
 // readState reads a -state file of at most fake.MaxSnapshotSize bytes, the
 // limit of PUT /_fake/snapshot; a larger file is an error, before it is
-// read whole.
+// read: a regular file by its size, anything else (a pipe) as soon as it
+// has given more (readLimited).
 func readState(path string) ([]byte, error) {
 	file, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer file.Close()
-	data, err := io.ReadAll(io.LimitReader(file, fake.MaxSnapshotSize+1))
+	if fi, err := file.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > fake.MaxSnapshotSize {
+		return nil, errStateTooLarge
+	}
+	return readLimited(file, fake.MaxSnapshotSize)
+}
+
+// errStateTooLarge refuses a -state file over the limit of a snapshot.
+var errStateTooLarge = fmt.Errorf("the file is over the limit of a snapshot, %d bytes", fake.MaxSnapshotSize)
+
+// readLimited reads r to its end, or fails with errStateTooLarge as soon
+// as it has given more than limit bytes.
+func readLimited(r io.Reader, limit int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(data) > fake.MaxSnapshotSize {
-		return nil, fmt.Errorf("the file is over the limit of a snapshot, %d bytes", fake.MaxSnapshotSize)
+	if int64(len(data)) > limit {
+		return nil, errStateTooLarge
 	}
 	return data, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -152,6 +153,39 @@ func TestRunStateRefusesLargeFile(t *testing.T) {
 		t.Errorf("the refused file was changed (%v)", err)
 	}
 }
+
+// TestReadLimited checks the limit on what is not a regular file (a pipe,
+// whose size is unknown until it is read): up to the limit is read whole,
+// more is refused, and an endless stream is refused once past the limit.
+func TestReadLimited(t *testing.T) {
+	t.Parallel()
+	const limit = 1000
+	for _, tt := range []struct {
+		name string
+		r    io.Reader
+		want error
+	}{
+		{"at the limit", strings.NewReader(strings.Repeat("x", limit)), nil},
+		{"one byte over", strings.NewReader(strings.Repeat("x", limit+1)), errStateTooLarge},
+		{"endless", endless{}, errStateTooLarge},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			data, err := readLimited(tt.r, limit)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("readLimited: %v, want %v", err, tt.want)
+			}
+			if err == nil && len(data) != limit {
+				t.Errorf("read %d bytes, want %d", len(data), limit)
+			}
+		})
+	}
+}
+
+// endless is a reader that never ends.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) { return len(p), nil }
 
 // TestWriteAtomic checks the save: it replaces the file whole, leaves no
 // temporary file, and on failure leaves the old file as it was.

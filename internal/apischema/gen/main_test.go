@@ -12,7 +12,7 @@ import (
 
 // testReference is a small reference: one operation whose response refers
 // to a definition, with descriptions, a nullable field, an enum, a list and
-// a map. Its definitions include the three the project's operations use.
+// a map. Its definitions include the four the project's operations use.
 const testReference = `{
  "info": {"title": "Acmebase API"}, "host": "api.acmebase.example", "basePath": "/v1",
  "paths": {"/things/{id}": {"parameters": [], "get": {"operationId": "get_thing", "responses": {
@@ -28,7 +28,8 @@ const testReference = `{
    "extra": {"type": "object", "additionalProperties": true}}},
   "ServiceToken": {"type": "object", "properties": {"service_token_accesses": {"type": "array", "x-nullable": true, "items": {"type": "object", "properties": {"id": {"type": "string"}}}}}},
   "PaginatedServiceToken": {"type": "object", "properties": {"data": {"type": "array", "items": {"type": "object"}}}},
-  "ClusterSizeSku": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}
+  "ClusterSizeSku": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}},
+  "Database": {"type": "object", "properties": {"data_import": {"type": "object", "x-nullable": true, "required": ["state"], "properties": {"state": {"type": "string"}}}}}
  }
 }`
 

@@ -60,6 +60,41 @@ func projectOperations(defs map[string]*refSchema) map[string]*apischema.Operati
 	diff := obj(map[string]*apischema.Schema{"data": arr(obj(map[string]*apischema.Schema{"name": str(), "raw": str(), "html": str()}))})
 	document := func() *apischema.Schema { return obj(map[string]*apischema.Schema{"raw": str(), "html": str()}) }
 	tokens := "/v1/organizations/{organization}/service-tokens/{id}"
+	// An authentication-attempt export, as the official client reads it:
+	// each filter list is left out when empty (its omitempty); the times
+	// of steps not reached are null.
+	enum := func(values ...string) *apischema.Schema { return &apischema.Schema{Type: "string", Enum: values} }
+	strs := func() *apischema.Schema { return arr(str()) }
+	filters := &apischema.Schema{Type: "object", Properties: map[string]*apischema.Schema{
+		"source_ips": strs(), "branches": strs(), "outcomes": arr(enum("allow", "deny")), "usernames": strs(),
+		"startup_databases": strs(), "failure_reasons": arr(enum("bad_password", "unknown_user", "authorization_failed", "ip_not_allowed", "other")),
+		"backend_routes": arr(enum("postgres", "pgbouncer", "unknown")),
+	}}
+	filters.Optional = slices.Sorted(maps.Keys(filters.Properties))
+	export := obj(map[string]*apischema.Schema{
+		"id": str(), "state": enum("pending", "running", "ready", "failed"), "expired": {Type: "boolean"},
+		"start_at": str(), "end_at": str(), "filters": filters, "format": enum("jsonl", "csv", "parquet"),
+		"resolved_branch_public_ids": strs(), "created_at": str(),
+		"started_at": nullStr(), "generated_at": nullStr(), "finished_at": nullStr(), "expires_at": nullStr(),
+		"failure_reason": str(), "failure_detail": str(), "recovery_hint": str(),
+	})
+	exports := "/v1/organizations/{organization}/auth-attempt-exports"
+	// A data import is the reference's data_import of a database, with the
+	// id the official client reads; a test of its source has the shape of
+	// that client's answer.
+	dataImport := mustConvert(defs, "Database").Properties["data_import"]
+	dataImport.Nullable = false
+	dataImport.Properties["id"] = str()
+	dataImport.Required = append(dataImport.Required, "id")
+	imports := "/v1/organizations/{organization}/databases/{database}/data-imports"
+	sourceCheck := obj(map[string]*apischema.Schema{
+		"can_connect": {Type: "boolean"}, "error": str(), "should_upgrade": {Type: "boolean"},
+		"suggested_plan": str(), "max_pool_size": integer(),
+		"lint_errors": arr(obj(map[string]*apischema.Schema{
+			"lint_error": str(), "keyspace_name": str(), "table_name": str(), "subject_type": str(),
+			"error_description": str(), "docs_url": str(),
+		})),
+	})
 	// A branch's connections and its process list have the shapes the
 	// command-line tool and the official client decode (decisions.md,
 	// "Connections and process list").
@@ -89,13 +124,24 @@ func projectOperations(defs map[string]*refSchema) map[string]*apischema.Operati
 		"kind": {Type: "string", Enum: []string{"connection", "query"}},
 	})})
 	ops := map[string]*apischema.Operation{
-		"list_branch_connections":     {Method: "GET", Path: branch + "/connections", Status: 200, Source: "project", Response: connections},
-		"kill_branch_query":           {Method: "DELETE", Path: branch + "/connections/query/{id}", Status: 204, Source: "project"},
-		"kill_branch_transaction":     {Method: "DELETE", Path: branch + "/connections/transaction/{id}", Status: 204, Source: "project"},
-		"kill_branch_connection":      {Method: "DELETE", Path: branch + "/connections/connection/{id}", Status: 204, Source: "project"},
-		"list_processlist":            {Method: "GET", Path: branch + "/processlist", Status: 200, Source: "project", Response: processes},
-		"kill_process":                {Method: "POST", Path: branch + "/processlist/kill", Status: 200, Source: "project", Response: killed},
-		"list_service_token_accesses": {Method: "GET", Path: tokens + "/access", Status: 200, Source: "project", Response: page(access)},
+		"create_auth_attempt_export":   {Method: "POST", Path: exports, Status: 200, Source: "project", Response: export},
+		"get_auth_attempt_export":      {Method: "GET", Path: exports + "/{export}", Status: 200, Source: "project", Response: export},
+		"download_auth_attempt_export": {Method: "GET", Path: exports + "/{export}/download", Status: 302, Source: "project", Response: export},
+		"list_branch_connections":      {Method: "GET", Path: branch + "/connections", Status: 200, Source: "project", Response: connections},
+		"kill_branch_query":            {Method: "DELETE", Path: branch + "/connections/query/{id}", Status: 204, Source: "project"},
+		"kill_branch_transaction":      {Method: "DELETE", Path: branch + "/connections/transaction/{id}", Status: 204, Source: "project"},
+		"kill_branch_connection":       {Method: "DELETE", Path: branch + "/connections/connection/{id}", Status: 204, Source: "project"},
+		"list_processlist":             {Method: "GET", Path: branch + "/processlist", Status: 200, Source: "project", Response: processes},
+		"kill_process":                 {Method: "POST", Path: branch + "/processlist/kill", Status: 200, Source: "project", Response: killed},
+		"list_service_token_accesses":  {Method: "GET", Path: tokens + "/access", Status: 200, Source: "project", Response: page(access)},
+		"test_data_import_source":      {Method: "POST", Path: "/v1/organizations/{organization}/data-imports/test-connection", Status: 200, Source: "project", Response: sourceCheck},
+		"start_data_import":            {Method: "POST", Path: "/v1/organizations/{organization}/data-imports/new", Status: 200, Source: "project", Response: dataImport},
+		"get_data_import":              {Method: "GET", Path: imports, Status: 200, Source: "project", Response: dataImport},
+		"make_data_import_primary":     {Method: "POST", Path: imports + "/begin-switch-traffic", Status: 200, Source: "project", Response: dataImport},
+		"make_data_import_replica":     {Method: "POST", Path: imports + "/begin-reverse-traffic", Status: 200, Source: "project", Response: dataImport},
+		"detach_data_import_database":  {Method: "POST", Path: imports + "/detach-external-database", Status: 200, Source: "project", Response: dataImport},
+		"cancel_data_import":           {Method: "POST", Path: imports + "/cancel", Status: 204, Source: "project"},
+		"create_import_notification":   {Method: "POST", Path: "/internal/organizations/{organization}/databases/{database}/d1-import-notifications", Status: 204, Source: "project"},
 		"add_service_token_accesses": {Method: "POST", Path: tokens + "/access", Status: 200, Source: "project", Response: &apischema.Schema{
 			Type: "object", Required: []string{"data"},
 			Properties: map[string]*apischema.Schema{"data": {Type: "array", Items: access}},

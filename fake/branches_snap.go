@@ -1,0 +1,177 @@
+package fake
+
+import (
+	"fmt"
+	"time"
+)
+
+// The snapshot of branches. Their keyspaces and read-only regions, roles,
+// traffic budgets, passwords, switchovers, bouncers, query-patterns
+// reports, traffic and cluster requests are in keyspaces_snap.go,
+// roles_snap.go, trafficbudgets_snap.go, passwords_snap.go,
+// switchovers_snap.go, bouncers_snap.go, querypatterns_snap.go,
+// traffic_snap.go and branchresizes_snap.go.
+
+type branchSnap struct {
+	stampsSnap
+	Database          string    `json:"database"`
+	Name              string    `json:"name"`
+	Parent            string    `json:"parent"`
+	Production        bool      `json:"production"`
+	Ready             bool      `json:"ready"`
+	SafeMigrations    bool      `json:"safe_migrations"`
+	DeletionProtected bool      `json:"deletion_protected"`
+	Deleted           bool      `json:"deleted,omitempty"`
+	DeletedAt         time.Time `json:"deleted_at"`
+	Actor             string    `json:"actor"`
+	Region            string    `json:"region"` // slug
+	RestoredFrom      string    `json:"restored_from"`
+	InitialRestoreID  string    `json:"initial_restore_id"`
+	SchemaUpdated     time.Time `json:"schema_updated"`
+	RoutingRules      string    `json:"routing_rules,omitempty"` // "" for the default
+
+	ReadOnlyRegions []readOnlyRegionSnap `json:"read_only_regions"`
+	Keyspaces       []keyspaceSnap       `json:"keyspaces"`
+	Roles           []roleSnap           `json:"roles"` // dropped ones included
+	DefaultRole     string               `json:"default_role"`
+	RoleOwners      map[string]string    `json:"role_owners"` // object -> role ID
+	Budgets         []budgetSnap         `json:"traffic_budgets"`
+	Passwords       []passwordSnap       `json:"passwords"`
+	Switchovers     []switchoverSnap     `json:"switchovers"`
+	Primary         int                  `json:"primary"` // the PostgreSQL instance that is the primary
+	Bouncers        []bouncerSnap        `json:"bouncers"`
+	BouncerResizes  []bouncerResizeSnap  `json:"bouncer_resizes"`
+	Cluster         *branchClusterSnap   `json:"cluster,omitempty"`
+	QPReports       []qpReportSnap       `json:"query_patterns_reports"`
+	Traffic         *trafficSnap         `json:"traffic,omitempty"`
+	Sessions        *sessionsSnap        `json:"sessions,omitempty"` // see connections_snap.go
+	Vitess          *vitessSnap          `json:"vitess,omitempty"`   // see vitess_snap.go
+}
+
+func (sv *saver) branches() []branchSnap {
+	var out []branchSnap
+	for _, b := range listOrder(sv.branchSet) {
+		bs := branchSnap{
+			stampsSnap: saveStamps(b.stamps), Database: b.db.id, Name: b.name, Parent: b.parent,
+			Production: b.production, Ready: b.ready, SafeMigrations: b.safeMigrations,
+			DeletionProtected: b.deletionProtected, Deleted: b.deleted, DeletedAt: b.deletedAt,
+			Actor: idOf(b.actor), Region: b.region.slug, RestoredFrom: idOf(b.restoredFrom),
+			InitialRestoreID: b.initialRestoreID, SchemaUpdated: b.schemaUpdated, RoutingRules: b.more.read().routingRules,
+			DefaultRole: idOf(b.roles.def), Passwords: savePasswords(b),
+			Switchovers: saveSwitchovers(b), Primary: b.primary,
+		}
+		bs.Bouncers, bs.BouncerResizes = saveBouncers(b)
+		bs.Cluster = saveBranchCluster(b)
+		bs.QPReports = saveQPReports(b)
+		bs.Traffic = saveTraffic(b)
+		bs.Sessions = saveSessions(b)
+		bs.Vitess = saveVitess(b)
+		bs.ReadOnlyRegions = saveReadOnlyRegions(b)
+		bs.Keyspaces = saveKeyspaces(b)
+		bs.Roles, bs.RoleOwners = saveRoles(b)
+		bs.Budgets = saveBudgets(b)
+		out = append(out, bs)
+	}
+	return out
+}
+
+func (ld *loader) loadBranches(list []branchSnap) error {
+	for i, bs := range list {
+		err := unique(ld.branches, bs.ID, "branch")
+		if err == nil {
+			err = ld.loadBranch(bs)
+		}
+		if err != nil {
+			return at(named(err, "branch %s", bs.ID), "branches[%d]", i)
+		}
+	}
+	return nil
+}
+
+// validate checks what the API checks of a branch: its name and its
+// parent's (a parent deleted since is known by name only).
+func (bs *branchSnap) validate() error {
+	var parent error
+	if bs.Parent != "" {
+		parent = snapName(bs.Parent)
+	}
+	return firstErr(at(snapName(bs.Name), "name"), at(parent, "parent"))
+}
+
+func (ld *loader) loadBranch(bs branchSnap) error {
+	if err := bs.validate(); err != nil {
+		return err
+	}
+	db, err := refNonNil(ld.dbs, bs.Database, "database")
+	if err != nil {
+		return at(err, "database")
+	}
+	actor, err := ref(ld.users, bs.Actor, "actor")
+	if err != nil {
+		return err
+	}
+	region := regionBySlug(bs.Region)
+	if region == nil {
+		return fmt.Errorf("unknown region %q", bs.Region)
+	}
+	b := &branchRec{
+		stamps: bs.load(), db: db, name: bs.Name, parent: bs.Parent, production: bs.Production,
+		ready: bs.Ready, safeMigrations: bs.SafeMigrations, deletionProtected: bs.DeletionProtected,
+		deleted: bs.Deleted, deletedAt: bs.DeletedAt, actor: actor, region: region,
+		initialRestoreID: bs.InitialRestoreID, schemaUpdated: bs.SchemaUpdated,
+		roles: &branchRoles{}, primary: bs.Primary,
+	}
+	if bs.RoutingRules != "" {
+		b.x().routingRules = bs.RoutingRules
+	}
+	ld.branches[b.id] = b
+	if !b.deleted {
+		if db.branch(b.name) != nil {
+			return fmt.Errorf("name %q appears twice in database %s", b.name, db.id)
+		}
+		db.org.branchByName[branchKey{db, b.name}] = b
+		db.branchIdx.Add(b)
+	}
+	ld.later(func() (err error) {
+		b.restoredFrom, err = ref(ld.branches, bs.RestoredFrom, "restored_from branch")
+		return named(err, "branch %s", b.id)
+	})
+	for _, rs := range bs.ReadOnlyRegions {
+		if err := ld.loadReadOnlyRegion(b, rs); err != nil {
+			return err
+		}
+	}
+	for i, ks := range bs.Keyspaces {
+		if err := ld.loadKeyspace(b, ks); err != nil {
+			return at(err, "keyspaces[%d]", i)
+		}
+	}
+	if err := ld.loadPasswords(b, bs.Passwords); err != nil {
+		return err
+	}
+	if err := ld.loadSwitchovers(b, bs.Switchovers); err != nil {
+		return err
+	}
+	if err := ld.loadVitess(b, bs.Vitess); err != nil {
+		return err
+	}
+	if err := ld.loadBouncers(b, bs.Bouncers, bs.BouncerResizes); err != nil {
+		return err
+	}
+	if err := ld.loadBranchCluster(b, bs.Cluster); err != nil {
+		return err
+	}
+	if err := ld.loadQPReports(b, bs.QPReports); err != nil {
+		return err
+	}
+	if err := ld.loadTraffic(b, bs.Traffic); err != nil {
+		return err
+	}
+	if err := loadSessions(b, bs.Sessions); err != nil {
+		return err
+	}
+	if err := ld.loadRoles(b, bs.Roles, bs.DefaultRole, bs.RoleOwners); err != nil {
+		return err
+	}
+	return ld.loadBudgets(b, bs.Budgets)
+}

@@ -1,0 +1,215 @@
+package fake
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+)
+
+// This file gives the tests of package fake_test a cheap way to restore the
+// same world again and again (the operation tables restore a few prepared
+// worlds thousands of times): the snapshot is decoded once, and each
+// restore loads a copy of the decoded records, as Restore loads the ones
+// it decodes. Restore's own decoding is tested on its own (snapshot_test.go,
+// fuzz_restore_test.go).
+
+// Template is a snapshot decoded once, which [Server.RestoreTemplate]
+// loads into a server.
+type Template struct {
+	snap *worldSnap
+}
+
+// NewTemplate decodes data, a snapshot from [Server.Snapshot], as Restore
+// does, and keeps the result.
+func NewTemplate(data []byte) (*Template, error) {
+	snap, err := decodeSnapshot(data)
+	if err != nil {
+		return nil, fmt.Errorf("fake: NewTemplate: %w", err)
+	}
+	return &Template{snap: snap}, nil
+}
+
+// RestoreTemplate replaces the server's state with the template's, as
+// Restore does with the snapshot the template was decoded from: the loader
+// builds the world from a copy of the template's records (a world may keep
+// parts of what it was loaded from, and change them), then the server
+// installs it.
+func (s *Server) RestoreTemplate(tp *Template) error {
+	ld := newLoader()
+	if err := ld.load(copySnap(tp.snap)); err != nil {
+		return fmt.Errorf("fake: RestoreTemplate: corrupt snapshot: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.install(ld)
+	return nil
+}
+
+// copySnap returns a deep copy of snap, which shares no memory a world may
+// change with it.
+func copySnap(snap *worldSnap) *worldSnap {
+	c := new(worldSnap)
+	deepCopy(reflect.ValueOf(c).Elem(), reflect.ValueOf(snap).Elem())
+	return c
+}
+
+// deepCopy sets dst, settable and of src's type, to a copy of src: new
+// pointers, slices and maps all the way down. The records of a snapshot
+// are trees of exported fields (JSON decodes them), with times, whose
+// unexported fields are values or an immutable *time.Location, at the
+// leaves; a struct with other unexported fields would be copied shallowly,
+// which TestRestoreTemplate rules out (TemplateCopyShares).
+func deepCopy(dst, src reflect.Value) {
+	switch src.Kind() {
+	case reflect.Pointer:
+		if src.IsNil() {
+			return
+		}
+		p := reflect.New(src.Type().Elem())
+		deepCopy(p.Elem(), src.Elem())
+		dst.Set(p)
+	case reflect.Slice:
+		if src.IsNil() {
+			return
+		}
+		s := reflect.MakeSlice(src.Type(), src.Len(), src.Len())
+		if plainKind(src.Type().Elem()) {
+			reflect.Copy(s, src)
+		} else {
+			for i := range src.Len() {
+				deepCopy(s.Index(i), src.Index(i))
+			}
+		}
+		dst.Set(s)
+	case reflect.Map:
+		if src.IsNil() {
+			return
+		}
+		m := reflect.MakeMapWithSize(src.Type(), src.Len())
+		for it := src.MapRange(); it.Next(); {
+			k := reflect.New(src.Type().Key()).Elem()
+			deepCopy(k, it.Key())
+			v := reflect.New(src.Type().Elem()).Elem()
+			deepCopy(v, it.Value())
+			m.SetMapIndex(k, v)
+		}
+		dst.Set(m)
+	case reflect.Array:
+		for i := range src.Len() {
+			deepCopy(dst.Index(i), src.Index(i))
+		}
+	case reflect.Interface:
+		if src.IsNil() {
+			return
+		}
+		v := reflect.New(src.Elem().Type()).Elem()
+		deepCopy(v, src.Elem())
+		dst.Set(v)
+	case reflect.Struct:
+		dst.Set(src) // the unexported fields too (a time's)
+		if src.Type() == timeType {
+			return
+		}
+		for i := range src.NumField() {
+			if src.Type().Field(i).IsExported() && !plainKind(src.Type().Field(i).Type) {
+				deepCopy(dst.Field(i), src.Field(i))
+			}
+		}
+	default:
+		dst.Set(src)
+	}
+}
+
+// plainKind reports whether a value of type t holds no pointer a copy
+// could share: a number, a bool, a string (immutable) or a time.
+func plainKind(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.String,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return true
+	}
+	return t == timeType
+}
+
+// TemplateCopyShares copies the template's records as RestoreTemplate does
+// and returns the path of the first pointer, slice or map the copy shares
+// with them, or "".
+func TemplateCopyShares(tp *Template) string {
+	return sharedMemory(reflect.ValueOf(copySnap(tp.snap)).Elem(), reflect.ValueOf(tp.snap).Elem(), "snapshot")
+}
+
+// sharedMemory walks a and b, of one type, side by side, and returns the
+// path of the first pointer, slice or map they share, or "".
+func sharedMemory(a, b reflect.Value, path string) string {
+	switch a.Kind() {
+	case reflect.Pointer:
+		if a.IsNil() || b.IsNil() {
+			return ""
+		}
+		if a.Pointer() == b.Pointer() {
+			return path
+		}
+		return sharedMemory(a.Elem(), b.Elem(), path)
+	case reflect.Slice:
+		if a.Len() > 0 && b.Len() > 0 && a.Pointer() == b.Pointer() {
+			return path
+		}
+		for i := range min(a.Len(), b.Len()) {
+			if p := sharedMemory(a.Index(i), b.Index(i), fmt.Sprintf("%s[%d]", path, i)); p != "" {
+				return p
+			}
+		}
+	case reflect.Map:
+		if !a.IsNil() && !b.IsNil() && a.Pointer() == b.Pointer() {
+			return path
+		}
+		for it := a.MapRange(); it.Next(); {
+			if bv := b.MapIndex(it.Key()); bv.IsValid() {
+				if p := sharedMemory(it.Value(), bv, fmt.Sprintf("%s[%v]", path, it.Key())); p != "" {
+					return p
+				}
+			}
+		}
+	case reflect.Array:
+		for i := range a.Len() {
+			if p := sharedMemory(a.Index(i), b.Index(i), fmt.Sprintf("%s[%d]", path, i)); p != "" {
+				return p
+			}
+		}
+	case reflect.Interface:
+		if !a.IsNil() && !b.IsNil() && a.Elem().Type() == b.Elem().Type() {
+			return sharedMemory(a.Elem(), b.Elem(), path)
+		}
+	case reflect.Struct:
+		if a.Type() == timeType {
+			return "" // its location is shared, and immutable
+		}
+		for i := range a.NumField() {
+			if p := sharedMemory(a.Field(i), b.Field(i), path+"."+a.Type().Field(i).Name); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// SnapshotDecodeCost runs Restore's pre-pass (decodeCost) over data, a
+// snapshot, with the limit Restore gives it.
+func SnapshotDecodeCost(data []byte) error {
+	return decodeCost(data, reflect.TypeFor[worldSnap](), maxDecodeCost(len(data)))
+}
+
+// SnapshotCompact returns srv's snapshot as [Server.Snapshot] does, not
+// indented: two are equal when the two snapshots are (indenting is a
+// function of the compact form), and it is cheaper to make.
+func SnapshotCompact(srv *Server) ([]byte, error) {
+	srv.mu.RLock()
+	snap, err := srv.save()
+	srv.mu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(snap)
+}

@@ -1,0 +1,54 @@
+package fake
+
+import (
+	"fmt"
+
+	"github.com/dbplatform/platform-go"
+)
+
+// The snapshot of branch passwords, with their branch.
+
+type passwordSnap struct {
+	stampsSnap
+	leaseSnap
+	Name         string                `json:"name"`
+	Role         platform.PasswordRole `json:"role"`
+	Replica      bool                  `json:"replica"`
+	DirectVTGate bool                  `json:"direct_vtgate"`
+	CIDRs        []string              `json:"cidrs"` // null: any address
+	Username     string                `json:"username"`
+	Actor        string                `json:"actor"`
+}
+
+func savePasswords(b *branchRec) []passwordSnap {
+	var out []passwordSnap
+	for _, pw := range b.more.read().passwords.All() {
+		out = append(out, passwordSnap{
+			stampsSnap: saveStamps(pw.stamps), leaseSnap: saveLease(pw.lease), Name: pw.name, Role: pw.role,
+			Replica: pw.replica, DirectVTGate: pw.directVTGate, CIDRs: pw.cidrs, Username: pw.username, Actor: idOf(pw.actor),
+		})
+	}
+	return out
+}
+
+func (ld *loader) loadPasswords(b *branchRec, list []passwordSnap) error {
+	for _, ps := range list {
+		if err := uniqueIn(&b.x().passwords.Store, ps.ID, "password"); err != nil {
+			return err
+		}
+		actor, err := ref(ld.users, ps.Actor, "password actor")
+		if err != nil {
+			return err
+		}
+		l, err := ps.loadLease()
+		if err != nil {
+			return fmt.Errorf("password %s: %v", ps.ID, err)
+		}
+		b.x().passwords.Add(&passwordRec{
+			stamps: ps.load(), lease: l, branch: b, name: ps.Name,
+			role: ps.Role, replica: ps.Replica, directVTGate: ps.DirectVTGate, cidrs: ps.CIDRs,
+			username: ps.Username, actor: actor,
+		})
+	}
+	return nil
+}
