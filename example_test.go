@@ -432,3 +432,48 @@ func ExampleVitessService_CreatePlannedReparent() {
 	// planned_reparent_shard pending
 	// completed true
 }
+
+// A keyspace's tablet throttler: a tablet whose replication lag is over
+// the threshold makes a check answer no, until the threshold is raised.
+func ExampleVitessService_CheckThrottler() {
+	srv, err := fake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+	if _, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: "acme", Name: "shop", ClusterSize: "PS_10"}); err != nil {
+		log.Fatal(err)
+	}
+	srv.Advance(time.Minute) // the database is ready
+	replicas, err := client.Vitess.ListTablets(ctx, &platform.ListTabletsParams{
+		Organization: "acme", Database: "shop", Branch: "main", Keyspace: "shop", TabletType: platform.TabletReplica,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	replica := replicas[0].Tablets[0].Alias
+	if err := srv.SetThrottlerMetric("acme", "shop", "main", replica, "lag", 8); err != nil {
+		log.Fatal(err)
+	}
+	check := func() {
+		c, err := client.Vitess.CheckThrottler(ctx, &platform.CheckThrottlerParams{
+			Organization: "acme", Database: "shop", Branch: "main", TabletAlias: replica, AppName: platform.Ptr("online-ddl"),
+		})
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(c.OK, c.ResponseCode, c.Value, c.Threshold)
+	}
+	check()
+	if _, err := client.Vitess.UpdateThrottlerConfig(ctx, &platform.UpdateThrottlerConfigParams{
+		Organization: "acme", Database: "shop", Branch: "main", Keyspace: "shop", Threshold: platform.Ptr(10.0),
+	}); err != nil {
+		log.Fatal(err)
+	}
+	check()
+	// Output:
+	// false THRESHOLD_EXCEEDED 8 5
+	// true OK 8 10
+}

@@ -122,12 +122,16 @@ var auditShapes = func() map[string]*auditShape {
 	for name, op := range operations {
 		orgPath := strings.HasPrefix(op.path, "/v1/organizations/{organization}") ||
 			strings.HasPrefix(op.path, "/internal/organizations/{organization}") // an import notification
-		if op.method != "GET" && orgPath {
+		if op.method != "GET" && !unaudited[name] && orgPath {
 			shapes[name] = auditShapeOf(op)
 		}
 	}
 	return shapes
 }()
+
+// unaudited are the operations other than GETs that change nothing, and
+// so leave no entry (their routes are readBody's).
+var unaudited = map[string]bool{"vtctld_check_throttler": true}
 
 // auditVerbs are the verbs operations' names start with (or, for
 // workflow_*, follow the resource with), in the past tense an action
@@ -149,17 +153,18 @@ var auditVerbs = map[string]string{
 // of the action rather than of the record (force_cutover_deploy_request);
 // their target is the path's.
 var auditActionNames = map[string]string{
-	"add_service_token_accesses":      "service_token.granted_access",
-	"remove_organization_member":      "organization.removed_member",
-	"update_organization_membership":  "organization.updated_role",
-	"force_cutover_deploy_request":    "deploy_request.forced_cutover",
-	"complete_gated_deploy_request":   "deploy_request.completed_gated",
-	"create_import_notification":      "database.created_import_notification",
-	"kill_branch_query":               "branch.killed_query",
-	"kill_branch_transaction":         "branch.killed_transaction",
-	"kill_branch_connection":          "branch.killed_connection",
-	"kill_process":                    "branch.killed_process",
-	"vtctld_set_shard_tablet_control": "branch.updated_shard_tablet_control",
+	"add_service_token_accesses":          "service_token.granted_access",
+	"remove_organization_member":          "organization.removed_member",
+	"update_organization_membership":      "organization.updated_role",
+	"force_cutover_deploy_request":        "deploy_request.forced_cutover",
+	"complete_gated_deploy_request":       "deploy_request.completed_gated",
+	"create_import_notification":          "database.created_import_notification",
+	"kill_branch_query":                   "branch.killed_query",
+	"kill_branch_transaction":             "branch.killed_transaction",
+	"kill_branch_connection":              "branch.killed_connection",
+	"kill_process":                        "branch.killed_process",
+	"vtctld_set_shard_tablet_control":     "branch.updated_shard_tablet_control",
+	"vtctld_apply_keyspace_routing_rules": "branch.applied_keyspace_routing_rules",
 }
 
 // auditTypeNames are the record kinds the reference names otherwise than

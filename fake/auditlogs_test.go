@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -56,6 +57,7 @@ func TestAuditLogRecordsEveryChange(t *testing.T) {
 	t.Parallel()
 	ops := loadOperations(t)
 	names := opOperations(t, func(op tsvOperation) bool { return op.method != http.MethodGet })
+	names = slices.DeleteFunc(names, func(name string) bool { return opReads[name] }) // they change nothing
 	if len(names) < 80 {
 		t.Fatalf("only %d operations change the world", len(names))
 	}

@@ -819,6 +819,28 @@ var contractStates = []contractState{
 		}
 		return out
 	}},
+	{name: "routing rules set both ways; throttler checks over a threshold and denied, apps with metrics", setup: func(w *opWorld) []contractRequest {
+		ctx := w.t.Context()
+		if _, err := w.c.Branches.UpdateRoutingRules(ctx, &platform.UpdateRoutingRulesParams{Organization: w.org, Database: drDB, Branch: "main",
+			RoutingRules: `{"rules":[{"from_table":"t","to_tables":["app.t2"]}]}`}); err != nil {
+			w.t.Fatal(err)
+		}
+		opVtctldControl("")(w, "")
+		primary, replica := w.tabletOf("main", platform.TabletPrimary), w.tabletOf("main", platform.TabletReplica)
+		check := func(app string) contractRequest {
+			return contractRequest{op: "vtctld_check_throttler", call: opCall{vals: map[string]string{"branch": "main"}, body: `{"tablet_alias":"` + primary + `","app_name":"` + app + `"}`}}
+		}
+		if _, err := w.c.Vitess.UpdateThrottlerConfig(ctx, &platform.UpdateThrottlerConfigParams{Organization: w.org, Database: drDB, Branch: "main", Keyspace: "app",
+			Threshold: platform.Ptr(1.5), AppCheckedMetrics: map[string][]string{"vreplication": {"lag", "self/loadavg", "threads_running"}}}); err != nil {
+			w.t.Fatal(err)
+		}
+		return []contractRequest{
+			contractOn("vtctld_get_routing_rules", "branch", "main"), contractOn("vtctld_get_keyspace_routing_rules", "branch", "main"),
+			{op: "vtctld_get_throttler_status", call: opCall{vals: map[string]string{"branch": "main"}, query: "tablet_alias=" + primary}},
+			{op: "vtctld_get_throttler_status", call: opCall{vals: map[string]string{"branch": "main"}, query: "tablet_alias=" + replica}},
+			check("vreplication"), check("online-ddl"),
+		}
+	}},
 	{name: "workflows with every actor, retried, cancelled and in error", setup: func(w *opWorld) []contractRequest {
 		wfSetup(w.t, w.srv, "main")
 		p := wfCreate(w.srv)

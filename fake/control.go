@@ -64,6 +64,7 @@ import (
 //	POST   /_fake/organizations/{org}/databases/{db}/branches/{branch}/roles/{role}/objects
 //	                                              AddRoleObjects {"objects"}
 //	PUT    /_fake/organizations/{org}/databases/{db}/branches/{branch}/table-sizes
+//	PUT    /_fake/organizations/{org}/databases/{db}/branches/{branch}/throttler-metrics
 //	                                              SetTableSize {"keyspace", "table", "bytes"}
 //	POST   /_fake/organizations/{org}/databases/{db}/branches/{branch}/queries
 //	                                              RecordQueries {"samples": [{"sql", "keyspace", "tables", "tags",

@@ -24,6 +24,7 @@ func controlBranchRoutes() []controlRoute {
 		{http.MethodGet, controlBranch + "/roles/{role}/objects", http.StatusOK, ctl((*Server).controlRoleObjects)},
 		{http.MethodPost, controlBranch + "/roles/{role}/objects", http.StatusNoContent, ctlBody((*Server).controlAddRoleObjects)},
 		{http.MethodPut, controlBranch + "/table-sizes", http.StatusNoContent, ctlBody((*Server).controlSetTableSize)},
+		{http.MethodPut, controlBranch + "/throttler-metrics", http.StatusNoContent, ctlBody((*Server).controlSetThrottlerMetric)},
 		{http.MethodPost, controlBranch + "/queries", http.StatusNoContent, ctlBody((*Server).controlRecordQueries)},
 	}
 }
@@ -106,6 +107,23 @@ func (s *Server) controlSetTableSize(r *http.Request, b *controlTableSizeBody) (
 	}
 	org, db, branch := branchPath(r)
 	return nil, refused(s.SetTableSize(org, db, branch, b.Keyspace, b.Table, *b.Bytes))
+}
+
+// controlThrottlerMetricBody is the body of PUT
+// .../branches/{branch}/throttler-metrics.
+type controlThrottlerMetricBody struct {
+	TabletAlias string   `json:"tablet_alias"`
+	Metric      string   `json:"metric"`
+	Value       *float64 `json:"value"`
+}
+
+// controlSetThrottlerMetric serves PUT .../branches/{branch}/throttler-metrics.
+func (s *Server) controlSetThrottlerMetric(r *http.Request, b *controlThrottlerMetricBody) (any, error) {
+	if b.Value == nil {
+		return nil, missing("value")
+	}
+	org, db, branch := branchPath(r)
+	return nil, refused(s.SetThrottlerMetric(org, db, branch, b.TabletAlias, b.Metric, *b.Value))
 }
 
 // controlQueriesBody is the body of POST .../branches/{branch}/queries.

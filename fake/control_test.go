@@ -812,6 +812,7 @@ func controlEndpoints() []struct{ method, path, pattern string } {
 		{"GET", "organizations/acme/databases/app/branches/main/roles/r1/objects", "organizations/{organization}/databases/{database}/branches/{branch}/roles/{role}/objects"},
 		{"POST", "organizations/acme/databases/app/branches/main/roles/r1/objects", "organizations/{organization}/databases/{database}/branches/{branch}/roles/{role}/objects"},
 		{"PUT", "organizations/acme/databases/app/branches/main/table-sizes", "organizations/{organization}/databases/{database}/branches/{branch}/table-sizes"},
+		{"PUT", "organizations/acme/databases/app/branches/main/throttler-metrics", "organizations/{organization}/databases/{database}/branches/{branch}/throttler-metrics"},
 		{"POST", "fail-next", "fail-next"},
 		{"POST", "faults", "faults"},
 		{"GET", "faults", "faults"},
@@ -952,6 +953,8 @@ func controlRefusals(t *testing.T, srv *fake.Server, stranger, big string) {
 		{"no role objects", "POST", main + "/roles/r1/objects", `{}`, 422, "unprocessable", []string{"field objects is required"}},
 		{"table size without bytes", "PUT", main + "/table-sizes", `{"table": "users"}`, 422, "unprocessable", []string{"field bytes is required"}},
 		{"size of a missing table", "PUT", main + "/table-sizes", `{"table": "nope", "bytes": 1}`, 422, "unprocessable", []string{"SetTableSize", `table "nope"`}},
+		{"throttler metric without value", "PUT", main + "/throttler-metrics", `{"tablet_alias": "us-east-0000000001", "metric": "lag"}`, 422, "unprocessable", []string{"field value is required"}},
+		{"throttler metric of no tablet", "PUT", main + "/throttler-metrics", `{"tablet_alias": "us-east-0000000001", "metric": "lag", "value": 1}`, 422, "unprocessable", []string{"SetThrottlerMetric", "is not a tablet"}},
 		// Durations.
 		{"ttl not a duration", "POST", org + "/service-tokens", `{"ttl": "soon"}`, 400, "bad_request", []string{"ttl", `"soon"`}},
 		{"ttl negative", "POST", org + "/service-tokens", `{"ttl": "-1h"}`, 400, "bad_request", []string{"ttl", "non-negative"}},

@@ -101,6 +101,7 @@ var fuzzBodyGroups = map[string][]string{
 	"Bouncer":              {"create_bouncer", "update_bouncer_resize_request"},
 	"Switchover":           {"create_switchover"},
 	"Vitess":               {"vtctld_set_shard_tablet_control", "vtctld_refresh_state_by_shard", "create_planned_reparent"},
+	"VitessControl":        {"vtctld_apply_keyspace_routing_rules", "vtctld_check_throttler", "vtctld_update_throttler_config"},
 	"Maintenance":          {"run_branch_maintenance"},
 	"Workflow":             {"create_workflow"},
 	"VSchema":              {"update_keyspace_vschema", "update_branch_routing_rules"},
@@ -149,6 +150,8 @@ func FuzzBouncerBodies(f *testing.F)    { fuzzBodies(f, fuzzBodyGroups["Bouncer"
 func FuzzSwitchoverBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Switchover"]...) }
 
 func FuzzVitessBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Vitess"]...) }
+
+func FuzzVitessControlBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["VitessControl"]...) }
 
 func FuzzMaintenanceBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Maintenance"]...) }
 

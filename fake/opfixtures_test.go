@@ -242,6 +242,44 @@ func opReparent(w *opWorld, _ string) opCall {
 	return opCall{vals: map[string]string{"branch": "main", "id": op.ID}}
 }
 
+// opVtctldControl is a fixture of an operation on the routing rules or
+// the throttler of main of app, where keyspace routing rules send archive
+// (a second keyspace) to app, app's throttler denies online-ddl until an
+// hour from now, and a replica of app lags 3 s; with body.
+func opVtctldControl(body string) opFixture {
+	return func(w *opWorld, _ string) opCall {
+		ctx := w.t.Context()
+		if err := w.srv.AddKeyspace(w.org, drDB, "main", "archive", 1); err != nil {
+			w.t.Fatal(err)
+		}
+		if _, err := w.c.Vitess.ApplyKeyspaceRoutingRules(ctx, &platform.ApplyKeyspaceRoutingRulesParams{
+			Organization: w.org, Database: drDB, Branch: "main", Rules: []platform.KeyspaceRoutingRule{{FromKeyspace: "archive", ToKeyspace: "app"}},
+		}); err != nil {
+			w.t.Fatal(err)
+		}
+		if _, err := w.c.Vitess.UpdateThrottlerConfig(ctx, &platform.UpdateThrottlerConfigParams{
+			Organization: w.org, Database: drDB, Branch: "main", Keyspace: "app",
+			Apps: []platform.ThrottledAppConfig{{Name: "online-ddl", ExpireAt: w.srv.Now().Add(time.Hour).Format(time.RFC3339)}},
+		}); err != nil {
+			w.t.Fatal(err)
+		}
+		if err := w.srv.SetThrottlerMetric(w.org, drDB, "main", w.tabletOf("main", platform.TabletReplica), "lag", 3); err != nil {
+			w.t.Fatal(err)
+		}
+		return opCall{vals: map[string]string{"branch": "main"}, body: body}
+	}
+}
+
+// tabletOf returns the alias of the first tablet of type typ of the
+// shard "-" of keyspace app on a branch of app.
+func (w *opWorld) tabletOf(branch string, typ platform.TabletType) string {
+	gs, err := w.c.Vitess.ListTablets(w.t.Context(), &platform.ListTabletsParams{Organization: w.org, Database: drDB, Branch: branch, Keyspace: "app", TabletType: typ})
+	if err != nil || len(gs) == 0 {
+		w.t.Fatalf("%s tablets of %s: %v, %v", typ, branch, gs, err)
+	}
+	return gs[0].Tablets[0].Alias
+}
+
 // replicaOf returns the alias of a replica of the shard "-" of keyspace
 // app on a branch of app.
 func (w *opWorld) replicaOf(branch string) string {
@@ -673,6 +711,22 @@ var opFixtures = map[string]opFixture{
 	},
 	"vtctld_get_operation": opReparent,
 	"get_planned_reparent": opReparent,
+	// vitess routing rules and throttler: main of app, with a keyspace
+	// "archive" beside app, a throttled app and a tablet's lag
+	"vtctld_get_routing_rules":            opVtctldControl(""),
+	"vtctld_get_keyspace_routing_rules":   opVtctldControl(""),
+	"vtctld_apply_keyspace_routing_rules": opVtctldControl(`{"rules":[{"from_keyspace":"archive","to_keyspace":"app"}],"skip_rebuild":false,"rebuild_cells":["us-east"]}`),
+	"vtctld_get_throttler_status": func(w *opWorld, need string) opCall {
+		c := opVtctldControl("")(w, need)
+		c.query = "tablet_alias=" + w.tabletOf("main", platform.TabletPrimary)
+		return c
+	},
+	"vtctld_check_throttler": func(w *opWorld, need string) opCall {
+		c := opVtctldControl("")(w, need)
+		c.body = `{"tablet_alias":"` + w.tabletOf("main", platform.TabletReplica) + `","app_name":"online-ddl","scope":"self","skip_request_heartbeats":true,"ok_if_not_exists":true}`
+		return c
+	},
+	"vtctld_update_throttler_config": opVtctldControl(`{"keyspace":"app","enabled":true,"threshold":2.5,"apps":[{"name":"vreplication","ratio":0.5}],"unthrottle_apps":["online-ddl"],"app_checked_metrics":{"vreplication":["lag","self/loadavg"]}}`),
 	// metrics
 	"get_branch_metrics":                opMetrics("metrics=queries&metrics=latency_p99&period=1h&steps=4"),
 	"get_instant_branch_metrics":        opMetrics(""),
@@ -1306,40 +1360,42 @@ func opCollect[T any](t testing.TB, seq iter.Seq2[*T, error]) []*T {
 // shows (the objects roles own, the webhook deliveries): the state a
 // refused request must leave unchanged.
 type opState struct {
-	Org            *platform.Organization
-	Members        []*platform.Member
-	Databases      []*platform.Database
-	Branches       map[string][]*platform.Branch                // by database
-	Schemas        map[string]*platform.BranchSchema            // by database/branch
-	Keyspaces      map[string][]*platform.Keyspace              // by database/branch
-	Resizes        map[string][]*platform.KeyspaceResizeRequest // by database/branch/keyspace
-	Backups        map[string][]*platform.Backup                // by database/branch, deleted ones too
-	Roles          map[string][]*platform.Role                  // by database/branch
-	Passwords      map[string][]*platform.Password              // by database/branch, of MySQL databases
-	IPRestrictions map[string][]*platform.IPRestriction         // by database, of PostgreSQL databases
-	Switchovers    map[string][]*platform.Switchover            // by database/branch, of PostgreSQL databases
-	Tablets        map[string][]*platform.TabletGroup           // by database/branch, of MySQL databases
-	Shards         map[string]*platform.VitessShard             // by database/branch/keyspace/shard, of MySQL databases
-	Maintenance    map[string][]*platform.MaintenanceWindow     // by database
-	RoleObjects    map[string][]string                          // by role ID
-	Policies       map[string][]*platform.BackupPolicy          // by database
-	DeployRequests map[string][]*platform.DeployRequest
-	Reviews        map[string][]*platform.DeployRequestReview // by database#number
-	OAuthApps      []*platform.OAuthApplication
-	OAuthTokens    map[string][]*platform.OAuthToken // by application ID
-	Teams          []*platform.Team
-	TeamMembers    map[string][]*platform.TeamMember           // by team slug
-	ServiceTokens  []*platform.ServiceToken                    // with their organization accesses
-	TokenAccesses  map[string][]*platform.ServiceTokenAccess   // every access, by token ID
-	Webhooks       map[string][]*platform.Webhook              // by database
-	ReadOnly       map[string][]*platform.ReadOnlyRegion       // by database
-	Budgets        map[string][]*platform.TrafficBudget        // by database/branch
-	Bouncers       map[string][]*platform.Bouncer              // by database/branch, PostgreSQL only
-	BouncerResizes map[string][]*platform.BouncerResizeRequest // by database/branch, PostgreSQL only
-	BranchResizes  map[string][]*platform.BranchResizeRequest  // by database/branch
-	Changes        map[string][]*platform.BranchChangeRequest  // by database/branch
-	Parameters     map[string][]*platform.ClusterParameter     // by database/branch
-	QPReports      map[string][]*platform.QueryPatternsReport  // by database/branch
+	Org              *platform.Organization
+	Members          []*platform.Member
+	Databases        []*platform.Database
+	Branches         map[string][]*platform.Branch                // by database
+	Schemas          map[string]*platform.BranchSchema            // by database/branch
+	Keyspaces        map[string][]*platform.Keyspace              // by database/branch
+	Resizes          map[string][]*platform.KeyspaceResizeRequest // by database/branch/keyspace
+	Backups          map[string][]*platform.Backup                // by database/branch, deleted ones too
+	Roles            map[string][]*platform.Role                  // by database/branch
+	Passwords        map[string][]*platform.Password              // by database/branch, of MySQL databases
+	IPRestrictions   map[string][]*platform.IPRestriction         // by database, of PostgreSQL databases
+	Switchovers      map[string][]*platform.Switchover            // by database/branch, of PostgreSQL databases
+	Tablets          map[string][]*platform.TabletGroup           // by database/branch, of MySQL databases
+	Shards           map[string]*platform.VitessShard             // by database/branch/keyspace/shard, of MySQL databases
+	KeyspaceRules    map[string][]platform.KeyspaceRoutingRule    // by database/branch, of MySQL databases
+	TabletThrottlers map[string]*platform.ThrottlerStatus         // by database/branch/keyspace/shard: its primary's, of MySQL databases
+	Maintenance      map[string][]*platform.MaintenanceWindow     // by database
+	RoleObjects      map[string][]string                          // by role ID
+	Policies         map[string][]*platform.BackupPolicy          // by database
+	DeployRequests   map[string][]*platform.DeployRequest
+	Reviews          map[string][]*platform.DeployRequestReview // by database#number
+	OAuthApps        []*platform.OAuthApplication
+	OAuthTokens      map[string][]*platform.OAuthToken // by application ID
+	Teams            []*platform.Team
+	TeamMembers      map[string][]*platform.TeamMember           // by team slug
+	ServiceTokens    []*platform.ServiceToken                    // with their organization accesses
+	TokenAccesses    map[string][]*platform.ServiceTokenAccess   // every access, by token ID
+	Webhooks         map[string][]*platform.Webhook              // by database
+	ReadOnly         map[string][]*platform.ReadOnlyRegion       // by database
+	Budgets          map[string][]*platform.TrafficBudget        // by database/branch
+	Bouncers         map[string][]*platform.Bouncer              // by database/branch, PostgreSQL only
+	BouncerResizes   map[string][]*platform.BouncerResizeRequest // by database/branch, PostgreSQL only
+	BranchResizes    map[string][]*platform.BranchResizeRequest  // by database/branch
+	Changes          map[string][]*platform.BranchChangeRequest  // by database/branch
+	Parameters       map[string][]*platform.ClusterParameter     // by database/branch
+	QPReports        map[string][]*platform.QueryPatternsReport  // by database/branch
 	// Recommendations and Throttlers are by database; a deploy request's
 	// throttler ratios show in its deployment.
 	Recommendations map[string][]*platform.SchemaRecommendation
@@ -1370,6 +1426,7 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 		Keyspaces: map[string][]*platform.Keyspace{}, Resizes: map[string][]*platform.KeyspaceResizeRequest{}, Backups: map[string][]*platform.Backup{},
 		Roles: map[string][]*platform.Role{}, Switchovers: map[string][]*platform.Switchover{},
 		Tablets: map[string][]*platform.TabletGroup{}, Shards: map[string]*platform.VitessShard{},
+		KeyspaceRules: map[string][]platform.KeyspaceRoutingRule{}, TabletThrottlers: map[string]*platform.ThrottlerStatus{},
 		Passwords: map[string][]*platform.Password{}, IPRestrictions: map[string][]*platform.IPRestriction{},
 		Maintenance: map[string][]*platform.MaintenanceWindow{}, RoleObjects: map[string][]string{}, Policies: map[string][]*platform.BackupPolicy{},
 		DeployRequests: map[string][]*platform.DeployRequest{}, Reviews: map[string][]*platform.DeployRequestReview{},
@@ -1558,6 +1615,10 @@ type opCase struct {
 	auth func(w *opWorld, call opCall) string
 }
 
+// opReads are the operations other than GETs that change nothing: a
+// throttler check, a question sent with a body.
+var opReads = map[string]bool{"vtctld_check_throttler": true}
+
 // opRunCases runs an operation's cases, each as a subtest of t, on one fake
 // for the operation, which base's world is restored into. An allowed read
 // leaves the world as it was; with changes, an allowed change must change
@@ -1577,7 +1638,7 @@ type opCase struct {
 func opRunCases(t *testing.T, name string, op tsvOperation, base *opTemplate, cases []opCase, changes bool) {
 	var shared, own []opCase
 	for _, oc := range cases {
-		if op.method == http.MethodGet || (!oc.allow && oc.need == "") {
+		if op.method == http.MethodGet || opReads[name] || (!oc.allow && oc.need == "") {
 			shared = append(shared, oc)
 		} else {
 			own = append(own, oc)
@@ -1798,7 +1859,20 @@ func opTopology(t testing.TB, c *platform.Client, s *opState, org, db, branch st
 			t.Fatal(err)
 		}
 		s.Shards[key+"/"+g.Keyspace+"/"+g.Shard] = sh
+		if g.Type == platform.TabletPrimary {
+			st, err := c.Vitess.GetThrottlerStatus(ctx, &platform.GetThrottlerStatusParams{Organization: org, Database: db, Branch: branch, TabletAlias: g.Tablets[0].Alias})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st.Raw = nil // the same as the fields, but for the order of its maps
+			s.TabletThrottlers[key+"/"+g.Keyspace+"/"+g.Shard] = st
+		}
 	}
+	kr, err := c.Vitess.GetKeyspaceRoutingRules(ctx, &platform.GetKeyspaceRoutingRulesParams{Organization: org, Database: db, Branch: branch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.KeyspaceRules[key] = kr.Rules
 }
 
 // opImportHost is the external database of the data import fixtures.

@@ -81,6 +81,15 @@ func withBody[B any](fn func(c *call, body *B) (any, error)) handler {
 	}
 }
 
+// readBody serves an operation that takes a JSON body of type B and
+// changes nothing (a throttler check): it runs under the read lock and
+// leaves no entry in the audit log.
+func readBody[B any](fn func(c *call, body *B) (any, error)) handler {
+	h := withBody(fn)
+	h.write = false
+	return h
+}
+
 // call is one request on its way through a handler.
 type call struct {
 	s    *Server
@@ -145,6 +154,8 @@ func routeTable() []route {
 	rs = append(rs, bouncerRoutes()...)
 	rs = append(rs, switchoverRoutes()...)
 	rs = append(rs, vitessRoutes()...)
+	rs = append(rs, vitessRoutingRoutes()...)
+	rs = append(rs, vitessThrottlerRoutes()...)
 	rs = append(rs, maintenanceRoutes()...)
 	rs = append(rs, backupRoutes()...)
 	rs = append(rs, backupPolicyRoutes()...)

@@ -1,8 +1,12 @@
 package fake
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/dbplatform/platform-go"
@@ -12,8 +16,38 @@ import (
 // shards the API changed and the operations.
 
 type vitessSnap struct {
-	Shards     []shardSnap    `json:"shards"`
-	Operations []vitessOpSnap `json:"operations"`
+	Shards        []shardSnap        `json:"shards"`
+	Operations    []vitessOpSnap     `json:"operations"`
+	KeyspaceRules []ksRoutingSnap    `json:"keyspace_routing_rules,omitempty"`
+	Throttlers    []throttlerSnap    `json:"throttlers,omitempty"`
+	Metrics       []tabletMetricSnap `json:"tablet_metrics,omitempty"`
+}
+
+type ksRoutingSnap struct {
+	From string `json:"from_keyspace"`
+	To   string `json:"to_keyspace"`
+}
+
+type throttlerSnap struct {
+	Keyspace   string              `json:"keyspace"` // ID
+	Enabled    bool                `json:"enabled"`
+	Threshold  float64             `json:"threshold"`
+	Apps       []throttledAppSnap  `json:"apps"`
+	AppMetrics map[string][]string `json:"app_checked_metrics,omitempty"`
+}
+
+type throttledAppSnap struct {
+	Name    string    `json:"name"`
+	Ratio   float64   `json:"ratio"`
+	Expires time.Time `json:"expires"` // zero: until changed
+}
+
+type tabletMetricSnap struct {
+	Keyspace string  `json:"keyspace"` // ID
+	Shard    string  `json:"shard"`
+	Tablet   int     `json:"tablet"` // index in its shard (see shardTablets)
+	Metric   string  `json:"metric"`
+	Value    float64 `json:"value"`
 }
 
 type shardSnap struct {
@@ -48,7 +82,7 @@ type vitessOpSnap struct {
 // it. Shards of keyspaces since deleted are left out.
 func saveVitess(b *branchRec) *vitessSnap {
 	v := b.more.read().vitess
-	if len(v.shards) == 0 && v.ops.Len() == 0 {
+	if len(v.shards) == 0 && v.ops.Len() == 0 && len(v.ksRules) == 0 && len(v.throttlers) == 0 && len(v.metrics) == 0 {
 		return nil
 	}
 	out := &vitessSnap{Shards: []shardSnap{}, Operations: []vitessOpSnap{}}
@@ -65,6 +99,7 @@ func saveVitess(b *branchRec) *vitessSnap {
 			out.Shards = append(out.Shards, ss)
 		}
 	}
+	saveVitessControl(b, &v, out)
 	for _, op := range v.ops.All() {
 		out.Operations = append(out.Operations, vitessOpSnap{
 			stampsSnap: saveStamps(op.stamps), Action: op.action, State: op.state, Keyspace: op.keyspace, KeyspaceName: op.ksName,
@@ -96,7 +131,134 @@ func (ld *loader) loadVitess(b *branchRec, vs *vitessSnap) error {
 			return at(err, "vitess.operations[%d]", i)
 		}
 	}
+	return loadVitessControl(b, v, vs)
+}
+
+// saveVitessControl saves b's keyspace routing rules, and the throttlers
+// and tablet metrics of its live keyspaces.
+func saveVitessControl(b *branchRec, v *branchVitess, out *vitessSnap) {
+	for _, r := range v.ksRules {
+		out.KeyspaceRules = append(out.KeyspaceRules, ksRoutingSnap{From: r.from, To: r.to})
+	}
+	for _, ks := range b.keyspaces.All() {
+		if c := v.throttlers[ks.id]; c != nil {
+			ts := throttlerSnap{Keyspace: ks.id, Enabled: c.enabled, Threshold: c.threshold, Apps: []throttledAppSnap{}, AppMetrics: c.appMetrics}
+			for _, a := range c.apps {
+				ts.Apps = append(ts.Apps, throttledAppSnap{Name: a.name, Ratio: a.ratio, Expires: a.expires})
+			}
+			out.Throttlers = append(out.Throttlers, ts)
+		}
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(v.metrics), func(a, b tabletMetric) int {
+		return cmp.Or(strings.Compare(a.keyspace, b.keyspace), strings.Compare(a.shard, b.shard), a.index-b.index, strings.Compare(a.metric, b.metric))
+	}) {
+		if ks := liveKeyspace(b, k.keyspace); ks != nil && slices.Contains(shardNames(ks.shards), k.shard) {
+			out.Metrics = append(out.Metrics, tabletMetricSnap{Keyspace: k.keyspace, Shard: k.shard, Tablet: k.index, Metric: k.metric, Value: v.metrics[k]})
+		}
+	}
+}
+
+// liveKeyspace is the keyspace of b with ID id, or nil.
+func liveKeyspace(b *branchRec, id string) *keyspaceRec {
+	for _, ks := range b.keyspaces.All() {
+		if ks.id == id {
+			return ks
+		}
+	}
 	return nil
+}
+
+// loadVitessControl loads b's keyspace routing rules (keyspace names,
+// each routed once), throttlers (of live keyspaces of b, once each: a
+// threshold of at least 0, apps named once with ratios from 0 to 1,
+// known metrics) and tablet metrics (of tablets of live shards of b,
+// known metrics, values of at least 0).
+func loadVitessControl(b *branchRec, v *branchVitess, vs *vitessSnap) error {
+	for i, rs := range vs.KeyspaceRules {
+		if err := snapName(rs.From); err != nil {
+			return at(err, "vitess.keyspace_routing_rules[%d].from_keyspace", i)
+		}
+		if err := snapName(rs.To); err != nil {
+			return at(err, "vitess.keyspace_routing_rules[%d].to_keyspace", i)
+		}
+		if slices.ContainsFunc(v.ksRules, func(r ksRoutingRule) bool { return r.from == rs.From }) {
+			return fmt.Errorf("vitess.keyspace_routing_rules[%d]: keyspace %s is routed twice", i, rs.From)
+		}
+		v.ksRules = append(v.ksRules, ksRoutingRule{from: rs.From, to: rs.To})
+	}
+	for i, ts := range vs.Throttlers {
+		c, err := loadThrottler(b, v, ts)
+		if err != nil {
+			return at(err, "vitess.throttlers[%d]", i)
+		}
+		if v.throttlers == nil {
+			v.throttlers = map[string]*throttlerConfig{}
+		}
+		v.throttlers[ts.Keyspace] = c
+	}
+	for i, ms := range vs.Metrics {
+		ks := liveKeyspace(b, ms.Keyspace)
+		k := tabletMetric{ms.Keyspace, ms.Shard, ms.Tablet, ms.Metric}
+		switch {
+		case ks == nil:
+			return fmt.Errorf("vitess.tablet_metrics[%d]: keyspace %q is not a keyspace of branch %s", i, ms.Keyspace, b.id)
+		case !slices.Contains(shardNames(ks.shards), ms.Shard):
+			return fmt.Errorf("vitess.tablet_metrics[%d]: shard %q is not a shard of keyspace %s", i, ms.Shard, ks.name)
+		case ms.Tablet < 0:
+			return fmt.Errorf("vitess.tablet_metrics[%d]: tablet %d is negative", i, ms.Tablet)
+		case metricIndex(ms.Metric) < 0:
+			return fmt.Errorf("vitess.tablet_metrics[%d]: metric %q is not %s", i, ms.Metric, throttlerMetricNames)
+		case !(ms.Value > 0) || math.IsInf(ms.Value, 0):
+			return fmt.Errorf("vitess.tablet_metrics[%d]: value %v must be above 0 (0 is left out)", i, ms.Value)
+		case v.metrics[k] != 0:
+			return fmt.Errorf("vitess.tablet_metrics[%d]: metric %s of tablet %d of %s/%s appears twice", i, ms.Metric, ms.Tablet, ks.name, ms.Shard)
+		}
+		if v.metrics == nil {
+			v.metrics = map[tabletMetric]float64{}
+		}
+		v.metrics[k] = ms.Value
+	}
+	return nil
+}
+
+func loadThrottler(b *branchRec, v *branchVitess, ts throttlerSnap) (*throttlerConfig, error) {
+	switch {
+	case liveKeyspace(b, ts.Keyspace) == nil:
+		return nil, fmt.Errorf("keyspace %q is not a keyspace of branch %s", ts.Keyspace, b.id)
+	case v.throttlers[ts.Keyspace] != nil:
+		return nil, fmt.Errorf("keyspace %s appears twice", ts.Keyspace)
+	case !(ts.Threshold >= 0) || math.IsInf(ts.Threshold, 0):
+		return nil, fmt.Errorf("threshold %v must be at least 0", ts.Threshold)
+	}
+	c := &throttlerConfig{enabled: ts.Enabled, threshold: ts.Threshold}
+	for j, as := range ts.Apps {
+		switch {
+		case as.Name == "":
+			return nil, fmt.Errorf("apps[%d]: name must not be empty", j)
+		case slices.ContainsFunc(c.apps, func(a throttledApp) bool { return a.name == as.Name }):
+			return nil, fmt.Errorf("apps[%d]: app %s appears twice", j, as.Name)
+		case !(as.Ratio >= 0 && as.Ratio <= 1):
+			return nil, fmt.Errorf("apps[%d]: ratio %v must be from 0 to 1", j, as.Ratio)
+		}
+		c.apps = append(c.apps, throttledApp{name: as.Name, ratio: as.Ratio, expires: as.Expires})
+	}
+	slices.SortFunc(c.apps, func(a, b throttledApp) int { return strings.Compare(a.name, b.name) })
+	for _, app := range slices.Sorted(maps.Keys(ts.AppMetrics)) {
+		ms := ts.AppMetrics[app]
+		if app == "" || len(ms) == 0 {
+			return nil, fmt.Errorf("app_checked_metrics: app %q needs a name and metrics", app)
+		}
+		for j, m := range ms {
+			if _, _, ok := parseScopedMetric(m); !ok {
+				return nil, fmt.Errorf("app_checked_metrics.%s[%d]: %q is not a metric", app, j, m)
+			}
+		}
+		if c.appMetrics == nil {
+			c.appMetrics = map[string][]string{}
+		}
+		c.appMetrics[app] = slices.Clone(ms)
+	}
+	return c, nil
 }
 
 func loadShardState(b *branchRec, v *branchVitess, ss shardSnap) error {

@@ -238,6 +238,17 @@ func vitessOperations(branch string) map[string]*apischema.Operation {
 		}, Required: []string{"keyspace", "shard", "promoted_primary"}},
 		"error": {Type: "string", Nullable: true},
 	}, "id", "type", "action", "timeout", "created_at", "completed_at", "state", "completed", "metadata", "result", "error")
+	number := func() *apischema.Schema { return &apischema.Schema{Type: "number"} }
+	// The routing rules and the throttler (vschema, topodata and
+	// tabletmanagerdata).
+	ksRules := proto(map[string]*apischema.Schema{"rules": {Type: "array", Items: proto(map[string]*apischema.Schema{
+		"from_keyspace": str(), "to_keyspace": str(),
+	})}})
+	appRule := proto(map[string]*apischema.Schema{
+		"name": str(), "ratio": number(), "exempt": boolean(),
+		"expires_at": proto(map[string]*apischema.Schema{"seconds": str(), "nanoseconds": integer()}),
+	})
+	checkCode := &apischema.Schema{Type: "string", Enum: []string{"UNDEFINED", "OK", "THRESHOLD_EXCEEDED", "APP_DENIED", "UNKNOWN_METRIC", "INTERNAL_ERROR"}}
 	op := func(method, path string, resp *apischema.Schema) *apischema.Operation {
 		return &apischema.Operation{Method: method, Path: branch + path, Status: 200, Source: "project", Response: resp}
 	}
@@ -252,9 +263,38 @@ func vitessOperations(branch string) map[string]*apischema.Operation {
 		"vtctld_refresh_state_by_shard": op("POST", "/vtctld/shard/refresh-state", data(proto(map[string]*apischema.Schema{
 			"is_partial_refresh": boolean(), "partial_refresh_details": str(),
 		}))),
-		"vtctld_get_operation":    op("GET", "/vtctld/operations/{id}", operation),
-		"create_planned_reparent": op("POST", "/planned-reparent", operation),
-		"get_planned_reparent":    op("GET", "/planned-reparent/{id}", operation),
+		"vtctld_get_routing_rules": op("GET", "/vtctld/routing-rules", data(proto(map[string]*apischema.Schema{
+			"routing_rules": proto(map[string]*apischema.Schema{"rules": {Type: "array", Items: proto(map[string]*apischema.Schema{
+				"from_table": str(), "to_tables": {Type: "array", Items: str()},
+			})}}),
+		}))),
+		"vtctld_get_keyspace_routing_rules":   op("GET", "/vtctld/keyspace-routing-rules", data(proto(map[string]*apischema.Schema{"keyspace_routing_rules": ksRules}))),
+		"vtctld_apply_keyspace_routing_rules": op("PUT", "/vtctld/keyspace-routing-rules", data(proto(map[string]*apischema.Schema{"keyspace_routing_rules": ksRules}))),
+		"vtctld_get_throttler_status": op("GET", "/vtctld/throttler/status", data(proto(map[string]*apischema.Schema{"status": proto(map[string]*apischema.Schema{
+			"tablet_alias": str(), "keyspace": str(), "shard": str(),
+			"is_leader": boolean(), "is_open": boolean(), "is_enabled": boolean(), "is_dormant": boolean(),
+			"lag_metric_query": str(), "custom_metric_query": str(), "default_threshold": number(), "metric_name_used_as_default": str(),
+			"aggregated_metrics":  {Type: "object", Values: proto(map[string]*apischema.Schema{"value": number(), "error": str()})},
+			"metric_thresholds":   {Type: "object", Values: number()},
+			"throttled_apps":      {Type: "object", Values: appRule},
+			"app_checked_metrics": {Type: "object", Values: str()},
+			"recently_checked":    boolean(),
+		})}))),
+		"vtctld_check_throttler": op("POST", "/vtctld/throttler/check", data(proto(map[string]*apischema.Schema{
+			"tablet_alias": alias,
+			"Check": proto(map[string]*apischema.Schema{
+				"status_code": integer(), "value": number(), "threshold": number(), "error": str(), "message": str(), "recently_checked": boolean(),
+				"metrics": {Type: "object", Values: proto(map[string]*apischema.Schema{
+					"name": str(), "status_code": integer(), "value": number(), "threshold": number(), "error": str(), "message": str(),
+					"scope": str(), "response_code": checkCode,
+				})},
+				"app_name": str(), "summary": str(), "response_code": checkCode,
+			}),
+		}))),
+		"vtctld_update_throttler_config": op("PUT", "/vtctld/throttler/config", data(proto(map[string]*apischema.Schema{}))),
+		"vtctld_get_operation":           op("GET", "/vtctld/operations/{id}", operation),
+		"create_planned_reparent":        op("POST", "/planned-reparent", operation),
+		"get_planned_reparent":           op("GET", "/planned-reparent/{id}", operation),
 	}
 }
 

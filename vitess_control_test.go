@@ -1,0 +1,120 @@
+package platform_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake"
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestVitessControlAgainstFake drives the routing rules and the throttler
+// through the SDK: every typed result against the fake's answers.
+func TestVitessControlAgainstFake(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	c, ctx := srv.Client(), t.Context()
+	if _, err := c.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: "acme", Name: "shop", ClusterSize: "PS_10"}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Advance(time.Minute)
+	if err := srv.AddKeyspace("acme", "shop", "main", "archive", 1); err != nil {
+		t.Fatal(err)
+	}
+	bp := &platform.BranchParams{Organization: "acme", Database: "shop", Branch: "main"}
+	if _, err := c.Branches.UpdateRoutingRules(ctx, &platform.UpdateRoutingRulesParams{Organization: "acme", Database: "shop", Branch: "main",
+		RoutingRules: `{"rules":[{"from_table":"t","to_tables":["archive.t"]}]}`}); err != nil {
+		t.Fatal(err)
+	}
+	rr, err := c.Vitess.GetRoutingRules(ctx, bp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]platform.VitessRoutingRule{{FromTable: "t", ToTables: []string{"archive.t"}}}, rr.Rules); diff != "" {
+		t.Errorf("routing rules (-want +got):\n%s", diff)
+	}
+	kr, err := c.Vitess.ApplyKeyspaceRoutingRules(ctx, &platform.ApplyKeyspaceRoutingRulesParams{Organization: "acme", Database: "shop", Branch: "main",
+		Rules: []platform.KeyspaceRoutingRule{{FromKeyspace: "archive", ToKeyspace: "shop"}}, SkipRebuild: platform.Ptr(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Vitess.GetKeyspaceRoutingRules(ctx, bp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(kr.Rules, got.Rules); diff != "" || len(got.Rules) != 1 {
+		t.Errorf("keyspace rules read back (-applied +read):\n%s", diff)
+	}
+	gs, err := c.Vitess.ListTablets(ctx, &platform.ListTabletsParams{Organization: "acme", Database: "shop", Branch: "main", Keyspace: "shop", TabletType: platform.TabletPrimary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	primary := gs[0].Tablets[0].Alias
+	if _, err := c.Vitess.UpdateThrottlerConfig(ctx, &platform.UpdateThrottlerConfigParams{Organization: "acme", Database: "shop", Branch: "main", Keyspace: "shop",
+		Threshold: platform.Ptr(2.0), Apps: []platform.ThrottledAppConfig{{Name: "online-ddl", Ratio: platform.Ptr(0.25), ExpireAt: srv.Now().Add(time.Hour).Format(time.RFC3339)}}}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := c.Vitess.GetThrottlerStatus(ctx, &platform.GetThrottlerStatusParams{Organization: "acme", Database: "shop", Branch: "main", TabletAlias: primary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expires := srv.Now().Add(time.Hour).Truncate(time.Second).UTC()
+	if diff := cmp.Diff([]platform.ThrottledApp{{Name: "online-ddl", Ratio: 0.25, ExpiresAt: &expires}}, st.ThrottledApps); diff != "" || !st.IsEnabled || st.DefaultThreshold != 2 {
+		t.Errorf("status = %+v; throttled apps (-want +got):\n%s", st, diff)
+	}
+	if err := srv.SetThrottlerMetric("acme", "shop", "main", primary, "lag", 3); err != nil {
+		t.Fatal(err)
+	}
+	chk, err := c.Vitess.CheckThrottler(ctx, &platform.CheckThrottlerParams{Organization: "acme", Database: "shop", Branch: "main", TabletAlias: primary, AppName: platform.Ptr("online-ddl")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alias, _ := platform.ParseTabletAlias(primary)
+	if chk.OK || chk.ResponseCode != platform.ThrottlerCheckThresholdExceeded || chk.Value != 3 || chk.Threshold != 2 || chk.TabletAlias != alias || chk.Metrics["lag"].Scope != "shard" {
+		t.Errorf("check = %+v; want lag 3 over 2 in the shard scope", chk)
+	}
+}
+
+// TestVitessRoutingRulesDecode checks the typed results of documents in
+// both shapes: Vitess's (rules nested) and the rules at the top, as the
+// official client's fixtures show them, and an empty document.
+func TestVitessRoutingRulesDecode(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, body string
+		want       []platform.KeyspaceRoutingRule
+	}{
+		{"nested", `{"data":{"keyspace_routing_rules":{"rules":[{"from_keyspace":"a","to_keyspace":"b"}]}}}`, []platform.KeyspaceRoutingRule{{FromKeyspace: "a", ToKeyspace: "b"}}},
+		{"at the top", `{"data":{"rules":[{"from_keyspace":"a","to_keyspace":"b"}]}}`, []platform.KeyspaceRoutingRule{{FromKeyspace: "a", ToKeyspace: "b"}}},
+		{"empty", `{"data":{"keyspace_routing_rules":{}}}`, nil},
+		{"no data", `{}`, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, tc.body) }))
+			defer ts.Close()
+			c, err := platform.NewClient(platform.WithBaseURL(ts.URL), platform.WithServiceToken("id", "secret"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := c.Vitess.GetKeyspaceRoutingRules(t.Context(), &platform.BranchParams{Organization: "o", Database: "d", Branch: "b"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got.Rules); diff != "" {
+				t.Errorf("rules (-want +got):\n%s", diff)
+			}
+			var env struct{ Data json.RawMessage }
+			_ = json.Unmarshal([]byte(tc.body), &env)
+			if string(got.Raw) != string(env.Data) {
+				t.Errorf("Raw = %s, want %s", got.Raw, env.Data)
+			}
+		})
+	}
+}
