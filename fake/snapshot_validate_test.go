@@ -123,6 +123,8 @@ func TestRestoreValidates(t *testing.T) {
 		{"empty database name", set("", "databases", 0, "name"), "databases[0].name: must not be empty"},
 		{"database name with a slash", set("a/b", "databases", 0, "name"), `databases[0].name: must not contain "/"`},
 		{"empty branch name", set("", "branches", 0, "name"), "branches[0].name: must not be empty"},
+		{"routing rules not JSON", set("{rules", "branches", 0, "routing_rules"), "routing_rules"},
+		{"routing rule without a target", set(`{"rules":[{"from_table":"t"}]}`, "branches", 0, "routing_rules"), "routing_rules: rules[0] needs to_tables"},
 		{"branch name with a slash", set("main/x", "branches", 0, "name"), `branches[0].name: must not contain "/"`},
 		{"keyspace name with a slash", set("a/b", "branches", 0, "keyspaces", 0, "name"), `branches[0].keyspaces[0].name: must not contain "/"`},
 		{"organization name with a slash", set("a/b", "organizations", 0, "name"), `organizations[0].name: must not contain "/"`},

@@ -755,7 +755,11 @@ func vtctldGetRoutingRules(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return vtctldData{map[string]any{"routing_rules": renderProtoRoutingRules(b)}}, nil
+	rules, err := renderProtoRoutingRules(b)
+	if err != nil {
+		return nil, err
+	}
+	return vtctldData{map[string]any{"routing_rules": rules}}, nil
 }
 
 func vtctldGetKeyspaceRoutingRules(c *call) (any, error) {
@@ -839,13 +843,14 @@ type protoRoutingRules struct {
 // renderProtoRoutingRules renders b's routing-rules document as Vitess
 // holds it: each rule's from_table and to_tables, in the document's
 // order.
-func renderProtoRoutingRules(b *branchRec) *protoRoutingRules {
+// The document was checked when it was set and when it was restored
+// (checkRoutingRules), so an error here names a defect of the fake.
+func renderProtoRoutingRules(b *branchRec) (*protoRoutingRules, error) {
 	var doc protoRoutingRules
-	// The document was checked when it was set (checkRoutingRules).
 	if err := json.Unmarshal([]byte(b.routingRulesText()), &doc); err != nil {
-		panic("routing rules of branch " + b.name + ": " + err.Error())
+		return nil, fmt.Errorf("routing rules of branch %s: %w", b.name, err)
 	}
-	return &doc
+	return &doc, nil
 }
 
 // protoKeyspaceRule is vschema.KeyspaceRoutingRule.
