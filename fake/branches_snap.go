@@ -121,17 +121,8 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		initialRestoreID: bs.InitialRestoreID, schemaUpdated: bs.SchemaUpdated,
 		roles: &branchRoles{}, primary: bs.Primary,
 	}
-	if bs.RoutingRules != "" {
-		// The document must be one the API would have taken: every read
-		// of it (get_branch_routing_rules, the vtctld view) parses it.
-		doc, err := jsonObject("routing_rules", bs.RoutingRules)
-		if err == nil {
-			err = checkRoutingRules(doc)
-		}
-		if err != nil {
-			return fmt.Errorf("branch %s: %v", bs.ID, err)
-		}
-		b.x().routingRules = bs.RoutingRules
+	if err := loadRoutingRules(b, bs.RoutingRules); err != nil {
+		return fmt.Errorf("branch %s: %v", bs.ID, err)
 	}
 	ld.branches[b.id] = b
 	if !b.deleted {
