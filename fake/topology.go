@@ -121,4 +121,3 @@ func checkCells(b *branchRec, field string, cells []string) error {
 	}
 	return nil
 }
-
