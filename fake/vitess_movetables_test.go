@@ -661,6 +661,12 @@ func TestDocumentedWorkflowInVtctld(t *testing.T) {
 	if err != nil || st.Tables["audit"].RowsTotal != 1000 || st.TrafficState != platform.TrafficNotSwitched || len(st.Streams) != 1 {
 		t.Errorf("status: %+v, %v", st, err)
 	}
+	if _, err := e.c.Vitess.StopWorkflow(ctx, &platform.StopVReplicationWorkflowParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, Keyspace: wfTarget}); err != nil {
+		t.Fatal(err)
+	}
+	if doc, err := e.c.Workflows.Get(ctx, wfRef(e.srv, 1)); err != nil || doc.State != platform.WorkflowStopped {
+		t.Fatalf("the documented workflow once stopped: %v, %v", doc, err)
+	}
 	if _, err := e.c.Workflows.Cancel(ctx, wfRef(e.srv, 1)); err != nil {
 		t.Fatal(err)
 	}
