@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake"
 )
 
 // mtEnv is a server with app (drEnv's, sharded: main has the keyspaces
@@ -674,5 +675,81 @@ func TestDocumentedWorkflowInVtctld(t *testing.T) {
 	list, err = e.c.Vitess.ListWorkflows(ctx, &platform.ListVReplicationWorkflowsParams{Organization: e.org, Database: drDB, Branch: "main", Keyspace: wfTarget})
 	if err != nil || len(list.Workflows) != 0 {
 		t.Errorf("after cancel: %v, %v", list, err)
+	}
+}
+
+// TestRestoreMoveTables: a MoveTables workflow stopped mid-copy, with its
+// operation, restores and resumes; a snapshot whose VReplication state
+// cannot be is refused, saying why.
+func TestRestoreMoveTables(t *testing.T) {
+	t.Parallel()
+	e := newMTEnv(t)
+	ctx := t.Context()
+	e.must(e.create(usersMove()))
+	e.srv.Advance(35 * time.Second)
+	wp := &platform.StartVReplicationWorkflowParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, Keyspace: "sharded"}
+	if _, err := e.c.Vitess.StopWorkflow(ctx, wp); err != nil {
+		t.Fatal(err)
+	}
+	good, err := e.srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := &mtEnv{&drEnv{t: t, srv: fake.NewServer(t), org: e.org}}
+	if err := again.srv.Restore(good); err != nil {
+		t.Fatal(err)
+	}
+	again.c = again.srv.Client()
+	if diff := cmp.Diff(e.view(), again.view()); diff != "" {
+		t.Fatalf("restored (-original +restored):\n%s", diff)
+	}
+	if _, err := again.c.Vitess.StartWorkflow(ctx, wp); err != nil {
+		t.Fatal(err)
+	}
+	again.srv.Advance(time.Minute)
+	if v := again.view(); v.Doc != "running" || v.Streams != platform.VReplicationRunning {
+		t.Errorf("restored workflow once started: %+v", v)
+	}
+
+	workflows := func(fn func(map[string]any, []any) []any) []byte {
+		return editSnapshot(t, good, fn, "databases", "workflows")
+	}
+	vr := func(key string, v any) []byte {
+		return workflows(func(rec map[string]any, recs []any) []any {
+			rec["vreplication"].(map[string]any)[key] = v
+			return recs
+		})
+	}
+	ops := func(fn func(map[string]any, []any) []any) []byte {
+		return editSnapshot(t, good, fn, "branches", "vitess", "operations")
+	}
+	for _, tt := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"a MoveTables workflow of another kind", vr("kind", "Materialize"), "saved with its documented workflow"},
+		{"an unknown kind", vr("kind", "Reshuffle"), `kind "Reshuffle"`},
+		{"no tables", vr("tables", []any{}), "copies at least one"},
+		{"a shard that cannot be", vr("target_shards", []any{"zz"}), `target_shards[0] "zz"`},
+		{"a source keyspace not the documented workflow's", vr("source_keyspace", "nokeyspace"), "is not the documented workflow's"},
+		{"another workflow's name", vr("name", "other"), "is not the documented workflow's"},
+		{"an unknown on_ddl", vr("options", map[string]any{"on_ddl": "DROP"}), "options.on_ddl"},
+		{"a negative copy left", vr("copy_left", -1), "copy_left"},
+		{"stopped without a state to resume", workflows(setField("resume", "")), "state stopped with resume"},
+		{"a state no workflow stops in", workflows(setField("resume", "cutover")), "not a state a workflow stops in"},
+		{"a completed workflow with streams", workflows(func(rec map[string]any, recs []any) []any {
+			rec["state"], rec["resume"] = "completed", ""
+			return recs
+		}), "an ended workflow has none"},
+		{"an operation's body of another action", ops(setField("body", "[]")), "is not a move_tables_create request"},
+		{"an operation without its workflow", ops(setField("workflow", "")), "keyspace and workflow are required"},
+		{"a completed operation without result", ops(setField("result", "")), "state completed with result"},
+		{"an operation naming a shard", ops(setField("shard", "-")), "names no shard"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			wantRestoreRefused(t, tt.data, tt.want)
+		})
 	}
 }
