@@ -227,15 +227,22 @@ func vitessOperations(branch string) map[string]*apischema.Operation {
 		"name":     str(),
 		"keyspace": proto(map[string]*apischema.Schema{"keyspace_type": str(), "base_keyspace": str(), "durability_policy": str(), "sidecar_db_name": str()}),
 	}, "name", "keyspace")
+	nullable := func(s *apischema.Schema) *apischema.Schema { s.Nullable = true; return s }
 	operation := proto(map[string]*apischema.Schema{
 		"id": str(), "type": str(), "action": str(), "timeout": integer(),
 		"created_at": str(), "completed_at": {Type: "string", Nullable: true},
 		"state":     {Type: "string", Enum: []string{"pending", "running", "completed", "failed", "cancelled"}},
 		"completed": boolean(),
 		"metadata":  {Type: "object", Nullable: true, Values: str()},
-		"result": {Type: "object", Nullable: true, Properties: map[string]*apischema.Schema{
+		// The result is the action's Vitess response: a planned
+		// reparent's PlannedReparentShardResponse, a MoveTables action's
+		// MoveTablesCreateResponse, WorkflowSwitchTrafficResponse,
+		// WorkflowDeleteResponse or MoveTablesCompleteResponse.
+		"result": nullable(proto(map[string]*apischema.Schema{
 			"keyspace": str(), "shard": str(), "promoted_primary": alias,
-		}, Required: []string{"keyspace", "shard", "promoted_primary"}},
+			"summary": str(), "start_state": str(), "current_state": str(), "dry_run_results": {Type: "array", Items: str()},
+			"details": {Type: "array", Items: proto(map[string]*apischema.Schema{"tablet": alias, "created": boolean(), "deleted": boolean()})},
+		})),
 		"error": {Type: "string", Nullable: true},
 	}, "id", "type", "action", "timeout", "created_at", "completed_at", "state", "completed", "metadata", "result", "error")
 	number := func() *apischema.Schema { return &apischema.Schema{Type: "number"} }
