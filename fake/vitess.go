@@ -36,6 +36,10 @@ import (
 //     by a request, or a 422 naming the field.
 //   - (*world).newVitessOperation / settleVitessOperation: an operation on
 //     the clock (see vitess_jobs.go).
+//   - (*branchVitess).workflows: the branch's VReplication workflows, whose
+//     own API is in vreplication.go; an operation of another action than
+//     a planned reparent is a MoveTables action (vitess_movetables.go),
+//     which advanceVitessOperation hands to runMoveTablesOp.
 //
 // Aliases are "<cell>-<uid>" with a ten-digit uid: uid = base*10^6 +
 // shard index*10^3 + tablet index, where the keyspace's base (1..4293)
@@ -339,8 +343,13 @@ func (w *world) advanceVitessOperation(op *vitessOpRec, now time.Time) {
 		w.clock.After(d, vitessOpJob{op, platform.VitessOperationRunning})
 		return
 	}
-	if op.action != platform.VitessActionPlannedReparent {
+	switch {
+	case slices.Contains(mtActions, op.action):
 		w.runMoveTablesOp(op, now)
+		return
+	case op.action != platform.VitessActionPlannedReparent:
+		// An action of a later family lists its runner here.
+		w.settleVitessOperation(op, platform.VitessOperationFailed, "no runner for action "+op.action, now)
 		return
 	}
 	st := op.branch.vitess().shard(shardKey{op.keyspace, op.shard})

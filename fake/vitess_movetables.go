@@ -254,15 +254,17 @@ func (w *world) applyMoveTables(op *vitessOpRec) (any, error) {
 			return nil, err
 		}
 		return w.cancelMoveTables(vw, &p, op.actor), nil
+	case platform.VitessActionMoveTablesComplete:
+		var p platform.CompleteMoveTablesParams
+		if err := json.Unmarshal([]byte(op.body), &p); err != nil {
+			return nil, err
+		}
+		if err := checkMoveTablesComplete(vw, &p); err != nil {
+			return nil, err
+		}
+		return w.completeMoveTables(vw, &p, op.actor), nil
 	}
-	var p platform.CompleteMoveTablesParams
-	if err := json.Unmarshal([]byte(op.body), &p); err != nil {
-		return nil, err
-	}
-	if err := checkMoveTablesComplete(vw, &p); err != nil {
-		return nil, err
-	}
-	return w.completeMoveTables(vw, &p, op.actor), nil
+	return nil, fmt.Errorf("%s is not a MoveTables action", op.action)
 }
 
 // Create.
