@@ -357,11 +357,11 @@ func (c *call) auditTarget() (id, name string) {
 			return b.id, name
 		}
 	case sh.param == "workflow" && branch != nil:
-		// A VReplication workflow, by its name on the branch: a MoveTables
-		// one is its documented workflow.
+		// A VReplication workflow, by its name on the branch (see
+		// vrWorkflow.id).
 		for _, vw := range branch.more.read().vitess.vrWorkflowsOf(branch) {
-			if vw.name == name && vw.doc != nil {
-				return vw.doc.id, name
+			if vw.name == name {
+				return vw.id(), name
 			}
 		}
 	case sh.param == "keyspace" && branch != nil:

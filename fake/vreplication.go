@@ -57,7 +57,8 @@ import (
 //     cannot (a MoveTables workflow in a step of its documented
 //     workflow).
 //   - (*world).deleteVRWorkflow: the workflow and its streams gone.
-//   - renderVRWorkflow(vw, now): the vtctldata.Workflow document.
+//   - renderVRWorkflow(vw, now): the vtctldata.Workflow document; vw.id()
+//     what audit entries name it by.
 //   - vw.phase(now): the streams' state ("Copying", "Running", "Stopped",
 //     "Error") and the share of rows copied; vw.tableNames(),
 //     vw.sourceShards, vw.targetShards, vw.copied(now): what VDiff
@@ -216,6 +217,16 @@ func (w *world) deleteVRWorkflow(vw *vrWorkflow) {
 		vw.doc.vr = nil
 	}
 	vw.target.branch.updated = w.clock.Now()
+}
+
+// id identifies vw where a record's ID is wanted (an audit entry's
+// target): its documented workflow's ID for MoveTables, else its target
+// keyspace's ID and its name.
+func (vw *vrWorkflow) id() string {
+	if vw.doc != nil {
+		return vw.doc.id
+	}
+	return vw.target.id + "/" + vw.name
 }
 
 // tableNames are the tables vw copies into, in its order.
