@@ -753,3 +753,23 @@ func TestRestoreMoveTables(t *testing.T) {
 		})
 	}
 }
+
+// TestVReplicationOfPostgres: the workflow and MoveTables operations of a
+// PostgreSQL branch are a 422 naming its kind.
+func TestVReplicationOfPostgres(t *testing.T) {
+	t.Parallel()
+	e := newVitessEnv(t)
+	const base = "/v1/organizations/acme/databases/pg/branches/main"
+	for _, r := range []struct{ method, path, body string }{
+		{"GET", "/vtctld/workflows?keyspace=pg", ""},
+		{"POST", "/vtctld/workflows/w/start", `{"keyspace":"pg"}`},
+		{"POST", "/move-tables/workflows", `{"workflow":"w","source_keyspace":"a","target_keyspace":"b","tables":["t"]}`},
+		{"GET", "/move-tables/workflows/w/status?target_keyspace=pg", ""},
+		{"POST", "/move-tables/workflows/w/complete", `{"target_keyspace":"pg"}`},
+	} {
+		got := wantError(t, send(t, e.srv, r.method, base+r.path, admin(e.srv), r.body), 422, "unprocessable")
+		if !strings.Contains(got.Message, "postgresql") {
+			t.Errorf("%s %s: %q, want it to name the kind", r.method, r.path, got.Message)
+		}
+	}
+}
