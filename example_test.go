@@ -433,6 +433,75 @@ func ExampleVitessService_CreatePlannedReparent() {
 	// completed true
 }
 
+// ExampleVitessService_CreateMoveTables moves a table to a new sharded
+// keyspace: create the workflow, wait for its copy, switch all traffic,
+// complete. Each action is an operation; WaitOperation waits for its
+// result.
+func ExampleVitessService_CreateMoveTables() {
+	srv, err := fake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+	if _, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: "acme", Name: "shop", ClusterSize: "PS_10"}); err != nil {
+		log.Fatal(err)
+	}
+	srv.Advance(time.Minute)
+	if err := srv.PushSchema("acme", "shop", "main", "CREATE TABLE `orders` (id bigint NOT NULL, PRIMARY KEY (id))"); err != nil {
+		log.Fatal(err)
+	}
+	if err := srv.AddKeyspace("acme", "shop", "main", "sales", 2); err != nil {
+		log.Fatal(err)
+	}
+	srv.Advance(time.Minute)
+
+	wait := func(ref *platform.VitessOperationRef, err error) *platform.MoveTablesResult {
+		if err != nil {
+			log.Fatal(err)
+		}
+		op, err := client.Vitess.WaitOperation(ctx, &platform.GetVitessOperationParams{Organization: "acme", Database: "shop", Branch: "main", ID: ref.ID})
+		if err != nil {
+			log.Fatal(err)
+		}
+		r, err := op.MoveTables()
+		if err != nil {
+			log.Fatal(err)
+		}
+		return r
+	}
+	r := wait(client.Vitess.CreateMoveTables(ctx, &platform.CreateMoveTablesParams{
+		Organization: "acme", Database: "shop", Branch: "main",
+		Workflow: "move-orders", SourceKeyspace: "shop", TargetKeyspace: "sales", Tables: []string{"orders"},
+	}))
+	fmt.Println(r.Summary)
+
+	w, err := client.Vitess.WaitMoveTables(ctx, &platform.GetMoveTablesParams{Organization: "acme", Database: "shop", Branch: "main", Workflow: "move-orders", TargetKeyspace: "sales"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, s := range w.Workflow.Streams {
+		fmt.Println(s.Shard, s.State, s.RowsCopied)
+	}
+	r = wait(client.Vitess.SwitchTraffic(ctx, &platform.SwitchTrafficParams{Organization: "acme", Database: "shop", Branch: "main", Workflow: "move-orders", TargetKeyspace: "sales"}))
+	fmt.Println(r.CurrentState)
+	r = wait(client.Vitess.CompleteMoveTables(ctx, &platform.CompleteMoveTablesParams{Organization: "acme", Database: "shop", Branch: "main", Workflow: "move-orders", TargetKeyspace: "sales"}))
+	fmt.Println(r.Summary)
+	schema, err := client.Branches.GetSchema(ctx, &platform.GetBranchSchemaParams{Organization: "acme", Database: "shop", Branch: "main", Keyspace: "sales"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(schema.Tables[0].Name)
+	// Output:
+	// Successfully created the move-orders MoveTables workflow on (2) target primary tablets in the sales keyspace
+	// -80 Running 1000
+	// 80- Running 1000
+	// All Reads Switched. Writes Switched
+	// Successfully completed the move-orders workflow in the sales keyspace
+	// orders
+}
+
 // A keyspace's tablet throttler: a tablet whose replication lag is over
 // the threshold makes a check answer no, until the threshold is raised.
 func ExampleVitessService_CheckThrottler() {

@@ -145,7 +145,7 @@ var auditVerbs = map[string]string{
 	"remove": "removed", "renew": "renewed", "reset": "reset", "retry": "retried",
 	"reverse": "reversed", "review": "reviewed", "run": "ran", "skip": "skipped",
 	"switch": "switched", "test": "tested", "update": "updated", "verify": "verified",
-	"start": "started", "make": "made", "detach": "detached",
+	"start": "started", "stop": "stopped", "make": "made", "detach": "detached",
 }
 
 // auditActionNames are the operations whose action the live service names
@@ -165,6 +165,11 @@ var auditActionNames = map[string]string{
 	"kill_process":                        "branch.killed_process",
 	"vtctld_set_shard_tablet_control":     "branch.updated_shard_tablet_control",
 	"vtctld_apply_keyspace_routing_rules": "branch.applied_keyspace_routing_rules",
+	"move_tables_create":                  "branch.created_move_tables_workflow",
+	"move_tables_switch_traffic":          "move_tables_workflow.switched_traffic",
+	"move_tables_reverse_traffic":         "move_tables_workflow.reversed_traffic",
+	"move_tables_cancel":                  "move_tables_workflow.canceled",
+	"move_tables_complete":                "move_tables_workflow.completed",
 }
 
 // auditTypeNames are the record kinds the reference names otherwise than
@@ -350,6 +355,14 @@ func (c *call) auditTarget() (id, name string) {
 	case sh.param == "bouncer" && branch != nil:
 		if b := branch.x().bouncers.byName[name]; b != nil {
 			return b.id, name
+		}
+	case sh.param == "workflow" && branch != nil:
+		// A VReplication workflow, by its name on the branch (see
+		// vrWorkflow.id).
+		for _, vw := range branch.more.read().vitess.vrWorkflowsOf(branch) {
+			if vw.name == name {
+				return vw.id(), name
+			}
 		}
 	case sh.param == "keyspace" && branch != nil:
 		if ks := branch.keyspace(name); ks != nil {

@@ -819,6 +819,46 @@ var contractStates = []contractState{
 		}
 		return out
 	}},
+	{name: "MoveTables operations: pending, failed, completed with each result; streams stopped, with logs", setup: func(w *opWorld) []contractRequest {
+		ctx := w.t.Context()
+		opMoveTables("running", "")(w, "")
+		ids := []string{}
+		act := func(ref *platform.VitessOperationRef, err error) {
+			w.t.Helper()
+			if err != nil {
+				w.t.Fatal(err)
+			}
+			ids = append(ids, ref.ID)
+			if _, err := w.c.Vitess.WaitOperation(ctx, &platform.GetVitessOperationParams{Organization: w.org, Database: drDB, Branch: "main", ID: ref.ID}); err != nil {
+				w.t.Fatal(err)
+			}
+		}
+		sw := func(dry bool, types ...string) (*platform.VitessOperationRef, error) {
+			return w.c.Vitess.SwitchTraffic(ctx, &platform.SwitchTrafficParams{Organization: w.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, TargetKeyspace: "archive", TabletTypes: types, DryRun: platform.Ptr(dry)})
+		}
+		act(sw(true))
+		act(sw(false))
+		act(w.c.Vitess.CompleteMoveTables(ctx, &platform.CompleteMoveTablesParams{Organization: w.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, TargetKeyspace: "archive", DryRun: platform.Ptr(true)}))
+		act(w.c.Vitess.ReverseTraffic(ctx, &platform.ReverseTrafficParams{Organization: w.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, TargetKeyspace: "archive"}))
+		failed, err := sw(false)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		if err := w.srv.FailNext(failed.ID); err != nil {
+			w.t.Fatal(err)
+		}
+		w.srv.Advance(time.Minute)
+		act(w.c.Vitess.CancelMoveTables(ctx, &platform.CancelMoveTablesParams{Organization: w.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, TargetKeyspace: "archive"}))
+		pending, err := w.c.Vitess.CreateMoveTables(ctx, &platform.CreateMoveTablesParams{Organization: w.org, Database: drDB, Branch: "main", Workflow: "again", SourceKeyspace: drDB, TargetKeyspace: "archive", Tables: []string{"users"}})
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		out := []contractRequest{}
+		for _, id := range append(ids, failed.ID, pending.ID) {
+			out = append(out, contractOn("vtctld_get_operation", "branch", "main", "id", id))
+		}
+		return out
+	}},
 	{name: "routing rules set both ways; throttler checks over a threshold and denied, apps with metrics", setup: func(w *opWorld) []contractRequest {
 		ctx := w.t.Context()
 		if _, err := w.c.Branches.UpdateRoutingRules(ctx, &platform.UpdateRoutingRulesParams{Organization: w.org, Database: drDB, Branch: "main",
