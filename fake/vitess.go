@@ -139,18 +139,6 @@ func (v *branchVitess) state(ks *keyspaceRec, shard string) *shardState {
 // tabletTypes are the tablet types a tablet control names, in order.
 var tabletTypes = []platform.TabletType{platform.TabletPrimary, platform.TabletReplica, platform.TabletRDOnly}
 
-// parseTabletType reads a tablet type as the API takes it: "rdonly",
-// "RDONLY" or "TABLET_TYPE_RDONLY".
-func parseTabletType(s string) (platform.TabletType, bool) {
-	t := platform.TabletType(strings.ToLower(strings.TrimPrefix(strings.ToUpper(s), "TABLET_TYPE_")))
-	return t, slices.Contains(tabletTypes, t)
-}
-
-// protoTabletType is a tablet type's enum name in a Vitess document.
-func protoTabletType(t platform.TabletType) string {
-	return "TABLET_TYPE_" + strings.ToUpper(string(t))
-}
-
 // vtTablet is one tablet of a shard.
 type vtTablet struct {
 	alias      platform.TabletAlias
@@ -192,17 +180,6 @@ func (w *world) vitessShard(b *branchRec, keyspace, shard string) (*keyspaceRec,
 		return nil, unprocessable("shard %q is not a shard of keyspace %s: its shards are %s", shard, ks.name, strings.Join(shardNames(ks.shards), ", "))
 	}
 	return ks, nil
-}
-
-// checkCells refuses cells that are not cells of b, naming field[i].
-func checkCells(b *branchRec, field string, cells []string) error {
-	known := branchCells(b)
-	for i, c := range cells {
-		if !slices.Contains(known, c) {
-			return unprocessable("%s[%d] %q is not a cell of branch %s: its cells are %s", field, i, c, b.name, strings.Join(known, ", "))
-		}
-	}
-	return nil
 }
 
 // tabletControlChange is a set_shard_tablet_control request, checked.
