@@ -58,6 +58,8 @@ type branchVitess struct {
 	// vitess_throttler.go).
 	throttlers map[string]*throttlerConfig
 	metrics    map[tabletMetric]float64
+	// workflows are its VReplication workflows (see vreplication.go).
+	workflows []*vrWorkflow
 }
 
 // shardKey names a shard of a keyspace by the keyspace's ID, so that a
