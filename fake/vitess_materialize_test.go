@@ -142,10 +142,18 @@ func TestMaterializeLifecycle(t *testing.T) {
 		says   string
 		want   []string
 	}{
-		{"start while running", func() (*platform.VReplicationChange, error) { return e.c.Vitess.StartMaterialize(ctx, e.mz("custcopy", "sharded")) }, 422, "Running already", []string{"-80 Running ", "80- Running "}},
-		{"stop", func() (*platform.VReplicationChange, error) { return e.c.Vitess.StopMaterialize(ctx, e.mz("custcopy", "sharded")) }, 0, "", []string{"-80 Stopped Stopped", "80- Stopped Stopped"}},
-		{"stop while stopped", func() (*platform.VReplicationChange, error) { return e.c.Vitess.StopMaterialize(ctx, e.mz("custcopy", "sharded")) }, 422, "Stopped already", []string{"-80 Stopped Stopped", "80- Stopped Stopped"}},
-		{"start", func() (*platform.VReplicationChange, error) { return e.c.Vitess.StartMaterialize(ctx, e.mz("custcopy", "sharded")) }, 0, "", []string{"-80 Running ", "80- Running "}},
+		{"start while running", func() (*platform.VReplicationChange, error) {
+			return e.c.Vitess.StartMaterialize(ctx, e.mz("custcopy", "sharded"))
+		}, 422, "Running already", []string{"-80 Running ", "80- Running "}},
+		{"stop", func() (*platform.VReplicationChange, error) {
+			return e.c.Vitess.StopMaterialize(ctx, e.mz("custcopy", "sharded"))
+		}, 0, "", []string{"-80 Stopped Stopped", "80- Stopped Stopped"}},
+		{"stop while stopped", func() (*platform.VReplicationChange, error) {
+			return e.c.Vitess.StopMaterialize(ctx, e.mz("custcopy", "sharded"))
+		}, 422, "Stopped already", []string{"-80 Stopped Stopped", "80- Stopped Stopped"}},
+		{"start", func() (*platform.VReplicationChange, error) {
+			return e.c.Vitess.StartMaterialize(ctx, e.mz("custcopy", "sharded"))
+		}, 0, "", []string{"-80 Running ", "80- Running "}},
 	}
 	for _, st := range steps {
 		got, err := st.do()
