@@ -360,6 +360,14 @@ func (c *call) auditTarget() (id, name string) {
 		if b := branch.x().bouncers.byName[name]; b != nil {
 			return b.id, name
 		}
+	case (sh.param == "workflow" || sh.param == "name") && branch != nil:
+		// A VReplication workflow (a Materialize, a lookup vindex's) has
+		// no ID of its own: its target keyspace's and its name name it.
+		for _, vw := range branch.more.read().vitess.workflows {
+			if vw.name == name && !vw.target.gone() {
+				return vw.target.id + "/" + name, name
+			}
+		}
 	case sh.param == "keyspace" && branch != nil:
 		if ks := branch.keyspace(name); ks != nil {
 			return ks.id, name

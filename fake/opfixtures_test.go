@@ -221,7 +221,8 @@ func opSwitchover(w *opWorld, _ string) opCall {
 // opVRep is a fixture of an operation of the VReplication families on
 // main of app, with a keyspace shop (two shards) beside app. Up to stage
 // it makes: "materialize", the Materialize workflow mz filling shop's
-// buyers from app's users ("stopped": then stopped); "lookup", mz copied
+// buyers from app's users ("stopped": one that stops after its copy,
+// copied); "lookup", mz copied
 // and the lookup vindex buyers_by_customer of shop, copying
 // ("copied": done; "externalized": then externalized).
 func opVRep(stage string, vals map[string]string, query, body string) opFixture {
@@ -233,16 +234,15 @@ func opVRep(stage string, vals map[string]string, query, body string) opFixture 
 		if stage != "" {
 			if _, err := w.c.Vitess.CreateMaterialize(ctx, &platform.CreateMaterializeParams{
 				Organization: w.org, Database: drDB, Branch: "main", Workflow: "mz", SourceKeyspace: "app", TargetKeyspace: "shop",
+				StopAfterCopy: platform.Ptr(stage == "stopped"),
 				TableSettings: []platform.MaterializeTableSettings{{TargetTable: "buyers", SourceExpression: "select id, id as customer_id from users",
 					CreateDDL: "CREATE TABLE buyers (id bigint NOT NULL, customer_id bigint NOT NULL, PRIMARY KEY (id))"}},
 			}); err != nil {
 				w.t.Fatal(err)
 			}
 		}
-		if stage == "stopped" {
-			if _, err := w.c.Vitess.StopMaterialize(ctx, &platform.StopMaterializeParams{Organization: w.org, Database: drDB, Branch: "main", Workflow: "mz", TargetKeyspace: "shop"}); err != nil {
-				w.t.Fatal(err)
-			}
+		if stage == "stopped" { // stopped after its copy
+			w.srv.Advance(fake.DefaultTimings().VReplicationCopy)
 		}
 		if stage == "lookup" || stage == "copied" || stage == "externalized" {
 			w.srv.Advance(fake.DefaultTimings().VReplicationCopy)

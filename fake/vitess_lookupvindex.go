@@ -564,3 +564,17 @@ func vindexForType(def string) string {
 	}
 	return "binary_md5"
 }
+
+// freezeVRWorkflow stops vw's streams for good, as externalizing its
+// lookup vindex does: Stopped, with the message "FROZEN".
+func (w *world) freezeVRWorkflow(vw *vrWorkflow) {
+	vw.stopped, vw.frozen, vw.updated = true, true, w.clock.Now()
+}
+
+// unfreezeVRWorkflow runs a frozen workflow's streams again, as
+// internalizing its lookup vindex does: Running, past any stop after the
+// copy.
+func (w *world) unfreezeVRWorkflow(vw *vrWorkflow) {
+	vw.stopped, vw.frozen, vw.updated = false, false, w.clock.Now()
+	vw.ranOn = vw.opts.stopAfterCopy
+}
