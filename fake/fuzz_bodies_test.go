@@ -102,6 +102,8 @@ var fuzzBodyGroups = map[string][]string{
 	"Switchover":           {"create_switchover"},
 	"Vitess":               {"vtctld_set_shard_tablet_control", "vtctld_refresh_state_by_shard", "create_planned_reparent"},
 	"VitessControl":        {"vtctld_apply_keyspace_routing_rules", "vtctld_check_throttler", "vtctld_update_throttler_config"},
+	"Materialize":          {"materialize_create", "materialize_start", "materialize_stop", "materialize_cancel"},
+	"LookupVindex":         {"lookup_vindex_create", "lookup_vindex_externalize", "lookup_vindex_internalize", "lookup_vindex_complete", "lookup_vindex_cancel"},
 	"Maintenance":          {"run_branch_maintenance"},
 	"Workflow":             {"create_workflow"},
 	"VSchema":              {"update_keyspace_vschema", "update_branch_routing_rules"},
@@ -111,6 +113,10 @@ var fuzzBodyGroups = map[string][]string{
 	"DataImport":           {"test_data_import_source", "start_data_import", "create_import_notification"},
 	"Connection":           {"kill_process"},
 }
+
+func FuzzMaterializeBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Materialize"]...) }
+
+func FuzzLookupVindexBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["LookupVindex"]...) }
 
 func FuzzDataImportBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["DataImport"]...) }
 

@@ -249,6 +249,47 @@ func vitessOperations(branch string) map[string]*apischema.Operation {
 		"expires_at": proto(map[string]*apischema.Schema{"seconds": str(), "nanoseconds": integer()}),
 	})
 	checkCode := &apischema.Schema{Type: "string", Enum: []string{"UNDEFINED", "OK", "THRESHOLD_EXCEEDED", "APP_DENIED", "UNKNOWN_METRIC", "INTERNAL_ERROR"}}
+	// A VReplication workflow (vtctldata.Workflow), and the answers of
+	// the Materialize and lookup-vindex actions (vtctldata's
+	// WorkflowUpdateResponse, WorkflowDeleteResponse,
+	// LookupVindexExternalizeResponse; a create's summary).
+	vtime := proto(map[string]*apischema.Schema{"seconds": str(), "nanoseconds": integer()})
+	strList := func() *apischema.Schema { return &apischema.Schema{Type: "array", Items: str()} }
+	vrWorkflow := proto(map[string]*apischema.Schema{
+		"name":                  str(),
+		"source":                proto(map[string]*apischema.Schema{"keyspace": str(), "shards": strList()}),
+		"target":                proto(map[string]*apischema.Schema{"keyspace": str(), "shards": strList()}),
+		"max_v_replication_lag": str(), "max_v_replication_transaction_lag": str(),
+		"workflow_type": str(), "workflow_sub_type": str(), "defer_secondary_keys": boolean(),
+		"options": proto(map[string]*apischema.Schema{"tenant_id": str(), "sharded_auto_increment_handling": str(), "global_keyspace": str(), "shards": strList()}),
+		"shard_streams": {Type: "object", Values: proto(map[string]*apischema.Schema{
+			"is_primary_serving": boolean(),
+			"tablet_controls": {Type: "array", Items: proto(map[string]*apischema.Schema{
+				"tablet_type": tabletType, "cells": strList(), "denied_tables": strList(), "frozen": boolean(),
+			}, "tablet_type")},
+			"streams": {Type: "array", Items: proto(map[string]*apischema.Schema{
+				"id": str(), "shard": str(), "tablet": alias, "position": str(), "stop_position": str(), "state": str(), "db_name": str(),
+				"transaction_timestamp": vtime, "time_updated": vtime, "message": str(), "rows_copied": str(),
+				"tablet_types": {Type: "array", Items: tabletType}, "cells": strList(), "tags": strList(), "log_fetch_error": str(),
+				"copy_states": {Type: "array", Items: proto(map[string]*apischema.Schema{"table": str(), "last_pk": str(), "stream_id": str()})},
+				"binlog_source": proto(map[string]*apischema.Schema{
+					"keyspace": str(), "shard": str(), "tablet_type": tabletType,
+					"key_range": proto(map[string]*apischema.Schema{"start": str(), "end": str()}),
+					"filter": proto(map[string]*apischema.Schema{
+						"rules":         {Type: "array", Items: proto(map[string]*apischema.Schema{"match": str(), "filter": str()})},
+						"workflow_type": str(), "workflow_name": str(),
+					}),
+					"on_ddl": str(), "stop_after_copy": boolean(), "source_time_zone": str(), "target_time_zone": str(),
+				}),
+			})},
+		})},
+	})
+	workflows := data(proto(map[string]*apischema.Schema{"workflows": {Type: "array", Items: vrWorkflow}}))
+	summary := data(proto(map[string]*apischema.Schema{"summary": str()}))
+	tabletChanges := data(proto(map[string]*apischema.Schema{
+		"summary": str(),
+		"details": {Type: "array", Items: proto(map[string]*apischema.Schema{"tablet": alias, "changed": boolean(), "deleted": boolean()})},
+	}))
 	op := func(method, path string, resp *apischema.Schema) *apischema.Operation {
 		return &apischema.Operation{Method: method, Path: branch + path, Status: 200, Source: "project", Response: resp}
 	}
@@ -295,6 +336,19 @@ func vitessOperations(branch string) map[string]*apischema.Operation {
 		"vtctld_get_operation":           op("GET", "/vtctld/operations/{id}", operation),
 		"create_planned_reparent":        op("POST", "/planned-reparent", operation),
 		"get_planned_reparent":           op("GET", "/planned-reparent/{id}", operation),
+		"materialize_create":             op("POST", "/materialize/workflows", summary),
+		"materialize_show":               op("GET", "/materialize/workflows/{workflow}", workflows),
+		"materialize_start":              op("POST", "/materialize/workflows/{workflow}/start", tabletChanges),
+		"materialize_stop":               op("POST", "/materialize/workflows/{workflow}/stop", tabletChanges),
+		"materialize_cancel":             op("POST", "/materialize/workflows/{workflow}/cancel", tabletChanges),
+		"lookup_vindex_create":           op("POST", "/lookup-vindex/vindexes", summary),
+		"lookup_vindex_show":             op("GET", "/lookup-vindex/vindexes/{name}", workflows),
+		"lookup_vindex_externalize": op("POST", "/lookup-vindex/vindexes/{name}/externalize", data(proto(map[string]*apischema.Schema{
+			"workflow_stopped": boolean(), "workflow_deleted": boolean(),
+		}))),
+		"lookup_vindex_internalize": op("POST", "/lookup-vindex/vindexes/{name}/internalize", data(proto(map[string]*apischema.Schema{}))),
+		"lookup_vindex_complete":    op("POST", "/lookup-vindex/vindexes/{name}/complete", data(proto(map[string]*apischema.Schema{}))),
+		"lookup_vindex_cancel":      op("POST", "/lookup-vindex/vindexes/{name}/cancel", tabletChanges),
 	}
 }
 
