@@ -85,11 +85,15 @@ func (p *ShowLookupVindexParams) path(suffix string) string {
 }
 
 // ShowLookupVindex returns the workflow of a lookup vindex with its
-// streams.
+// streams; [ErrNotFound] when the answer holds none.
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/lookup-vindex/vindexes/{name}
-func (s *VitessService) ShowLookupVindex(ctx context.Context, p *ShowLookupVindexParams) (*VReplicationWorkflow, error) {
-	return callOn[VReplicationWorkflow](ctx, s.client, "GET", p, "", p, nil)
+func (s *VitessService) ShowLookupVindex(ctx context.Context, p *ShowLookupVindexParams) (*WorkflowShow, error) {
+	ws, err := callOn[WorkflowShow](ctx, s.client, "GET", p, "", p, nil)
+	if err != nil {
+		return nil, err
+	}
+	return ws.found("lookup vindex", p.Name)
 }
 
 // LookupVindexParams names a lookup vindex to act on.
@@ -217,6 +221,6 @@ func (p *CancelLookupVindexParams) path(suffix string) string {
 // the VSchema as it was, and the lookup table stay.
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/lookup-vindex/vindexes/{name}/cancel
-func (s *VitessService) CancelLookupVindex(ctx context.Context, p *CancelLookupVindexParams) (*VReplicationChange, error) {
-	return callOn[VReplicationChange](ctx, s.client, "POST", p, "/cancel", nil, p)
+func (s *VitessService) CancelLookupVindex(ctx context.Context, p *CancelLookupVindexParams) (*WorkflowDelete, error) {
+	return callOn[WorkflowDelete](ctx, s.client, "POST", p, "/cancel", nil, p)
 }

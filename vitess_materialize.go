@@ -1,13 +1,9 @@
 package platform
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
-	"strconv"
 )
 
 // Materialize: a VReplication workflow that keeps tables of a target
@@ -127,11 +123,16 @@ func (p *ShowMaterializeParams) path(suffix string) string {
 	return pathf("v1/organizations/%s/databases/%s/branches/%s/materialize/workflows/%s", p.Organization, p.Database, p.Branch, p.Workflow) + suffix
 }
 
-// ShowMaterialize returns a Materialize workflow with its streams.
+// ShowMaterialize returns a Materialize workflow with its streams;
+// [ErrNotFound] when the answer holds none.
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/materialize/workflows/{workflow}
-func (s *VitessService) ShowMaterialize(ctx context.Context, p *ShowMaterializeParams) (*VReplicationWorkflow, error) {
-	return callOn[VReplicationWorkflow](ctx, s.client, "GET", p, "", p, nil)
+func (s *VitessService) ShowMaterialize(ctx context.Context, p *ShowMaterializeParams) (*WorkflowShow, error) {
+	ws, err := callOn[WorkflowShow](ctx, s.client, "GET", p, "", p, nil)
+	if err != nil {
+		return nil, err
+	}
+	return ws.found("Materialize workflow", p.Workflow)
 }
 
 // MaterializeActionParams names a Materialize workflow to start or stop.
@@ -158,30 +159,28 @@ type StartMaterializeParams = MaterializeActionParams
 // StopMaterializeParams names a Materialize workflow to stop.
 type StopMaterializeParams = MaterializeActionParams
 
-// VReplicationChange is what an action on a VReplication workflow did on
-// each primary tablet of its target keyspace, which runs the workflow's
-// streams: an update (start, stop) says whether it changed the streams, a
-// delete (cancel) whether it deleted them.
-type VReplicationChange struct {
+// WorkflowDelete is the answer of a cancel: which target primaries
+// deleted the workflow's streams.
+type WorkflowDelete struct {
+	// Summary says what was done.
 	Summary string `json:"-"`
-	// Tablets are the target's primary tablets, by shard.
-	Tablets []VReplicationTabletChange `json:"-"`
-	// Raw is the whole document: vtctldata.WorkflowUpdateResponse or
-	// vtctldata.WorkflowDeleteResponse in protobuf JSON.
+	// Details lists each target primary, and whether it deleted streams.
+	Details []WorkflowDeleteDetail `json:"-"`
+	// Raw is the whole document: vtctldata.WorkflowDeleteResponse in
+	// protobuf JSON.
 	Raw json.RawMessage `json:"data"`
 }
 
-// VReplicationTabletChange is what an action did on one primary tablet.
-type VReplicationTabletChange struct {
-	// Tablet is the primary tablet of a target shard.
-	Tablet TabletAlias
-	// Changed is true if the tablet's streams were changed (an update) or
-	// deleted (a delete).
-	Changed bool
+// WorkflowDeleteDetail is one target primary of a [WorkflowDelete].
+type WorkflowDeleteDetail struct {
+	// Tablet is the primary's alias in its text form.
+	Tablet string
+	// Deleted is true when the primary deleted the workflow's streams.
+	Deleted bool
 }
 
-// UnmarshalJSON reads the envelope {"data": ...} and the change in it.
-func (c *VReplicationChange) UnmarshalJSON(b []byte) error {
+// UnmarshalJSON reads the envelope {"data": ...} and the answer in it.
+func (d *WorkflowDelete) UnmarshalJSON(b []byte) error {
 	var env struct {
 		Data json.RawMessage `json:"data"`
 	}
@@ -192,34 +191,72 @@ func (c *VReplicationChange) UnmarshalJSON(b []byte) error {
 		Summary string `json:"summary"`
 		Details []struct {
 			Tablet  TabletAlias `json:"tablet"`
-			Changed bool        `json:"changed"`
 			Deleted bool        `json:"deleted"`
 		} `json:"details"`
 	}
-	if err := decodeVtctld(env.Data, &doc, "workflow change"); err != nil {
+	if err := decodeVtctld(env.Data, &doc, "workflow delete"); err != nil {
 		return err
 	}
-	*c = VReplicationChange{Summary: doc.Summary, Raw: env.Data}
-	for _, d := range doc.Details {
-		c.Tablets = append(c.Tablets, VReplicationTabletChange{Tablet: d.Tablet, Changed: d.Changed || d.Deleted})
+	*d = WorkflowDelete{Summary: doc.Summary, Raw: env.Data}
+	for _, x := range doc.Details {
+		d.Details = append(d.Details, WorkflowDeleteDetail{Tablet: x.Tablet.String(), Deleted: x.Deleted})
 	}
 	return nil
+}
+
+// WorkflowShow is the answer of a show of a Materialize or lookup-vindex
+// workflow: the workflow, and the whole document.
+type WorkflowShow struct {
+	// Workflow is the workflow shown.
+	Workflow *VReplicationWorkflow `json:"-"`
+	// Raw is the whole document: vtctldata.GetWorkflowsResponse in
+	// protobuf JSON, whose one workflow Workflow is.
+	Raw json.RawMessage `json:"data"`
+}
+
+// UnmarshalJSON reads the envelope {"data": ...} and the workflow in it.
+func (ws *WorkflowShow) UnmarshalJSON(b []byte) error {
+	var env struct {
+		Data json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(b, &env); err != nil {
+		return err
+	}
+	var doc struct {
+		Workflows []*VReplicationWorkflow `json:"workflows"`
+	}
+	if err := decodeVtctld(env.Data, &doc, "workflows"); err != nil {
+		return err
+	}
+	*ws = WorkflowShow{Raw: env.Data}
+	if len(doc.Workflows) > 0 {
+		ws.Workflow = doc.Workflows[0]
+	}
+	return nil
+}
+
+// found returns ws, or ErrNotFound when the document holds no workflow.
+func (ws *WorkflowShow) found(what, name string) (*WorkflowShow, error) {
+	if ws.Workflow == nil {
+		return nil, fmt.Errorf("platform: %s %s: %w", what, name, ErrNotFound)
+	}
+	return ws, nil
 }
 
 // StartMaterialize starts a stopped Materialize workflow: its streams
 // resume where they stopped (copying, or replicating once copied).
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/materialize/workflows/{workflow}/start
-func (s *VitessService) StartMaterialize(ctx context.Context, p *StartMaterializeParams) (*VReplicationChange, error) {
-	return callOn[VReplicationChange](ctx, s.client, "POST", p, "/start", nil, p)
+func (s *VitessService) StartMaterialize(ctx context.Context, p *StartMaterializeParams) (*WorkflowUpdate, error) {
+	return callOn[WorkflowUpdate](ctx, s.client, "POST", p, "/start", nil, p)
 }
 
 // StopMaterialize stops a Materialize workflow's streams; StartMaterialize
 // resumes them.
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/materialize/workflows/{workflow}/stop
-func (s *VitessService) StopMaterialize(ctx context.Context, p *StopMaterializeParams) (*VReplicationChange, error) {
-	return callOn[VReplicationChange](ctx, s.client, "POST", p, "/stop", nil, p)
+func (s *VitessService) StopMaterialize(ctx context.Context, p *StopMaterializeParams) (*WorkflowUpdate, error) {
+	return callOn[WorkflowUpdate](ctx, s.client, "POST", p, "/stop", nil, p)
 }
 
 // CancelMaterializeParams names a Materialize workflow to cancel.
@@ -249,89 +286,6 @@ func (p *CancelMaterializeParams) path(suffix string) string {
 // unless KeepData, drops the target tables it made.
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/materialize/workflows/{workflow}/cancel
-func (s *VitessService) CancelMaterialize(ctx context.Context, p *CancelMaterializeParams) (*VReplicationChange, error) {
-	return callOn[VReplicationChange](ctx, s.client, "POST", p, "/cancel", nil, p)
-}
-
-// VReplicationWorkflow is a VReplication workflow as a branch's
-// cluster shows it: where it copies from and to, and its streams, one per
-// target shard and source shard.
-type VReplicationWorkflow struct {
-	Name string `json:"-"`
-	// Type is the workflow's type (Materialize, MoveTables,
-	// CreateLookupIndex, ...).
-	Type           string `json:"-"`
-	SourceKeyspace string `json:"-"`
-	TargetKeyspace string `json:"-"`
-	// Streams are its streams, by target shard.
-	Streams []VReplicationStream `json:"-"`
-	// Raw is the whole document: vtctldata.GetWorkflowsResponse in
-	// protobuf JSON.
-	Raw json.RawMessage `json:"data"`
-}
-
-// VReplicationStream is one stream of a workflow: it copies from one
-// source shard to one target shard.
-type VReplicationStream struct {
-	// ID is the stream's number on its tablet.
-	ID int64
-	// Shard is its target shard.
-	Shard string
-	// Tablet is the primary tablet of Shard, which runs the stream.
-	Tablet TabletAlias
-	// State is Copying, Running, Stopped, Error or Lagging.
-	State string
-	// Message says more of State ("Stopped after copy", "FROZEN").
-	Message string
-}
-
-// UnmarshalJSON reads the envelope {"data": ...} and the first workflow in
-// it.
-func (wf *VReplicationWorkflow) UnmarshalJSON(b []byte) error {
-	var env struct {
-		Data json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(b, &env); err != nil {
-		return err
-	}
-	var doc struct {
-		Workflows []struct {
-			Name   string `json:"name"`
-			Source struct {
-				Keyspace string `json:"keyspace"`
-			} `json:"source"`
-			Target struct {
-				Keyspace string `json:"keyspace"`
-			} `json:"target"`
-			WorkflowType string `json:"workflow_type"`
-			ShardStreams map[string]struct {
-				Streams []struct {
-					ID      json.Number `json:"id"`
-					Shard   string      `json:"shard"`
-					Tablet  TabletAlias `json:"tablet"`
-					State   string      `json:"state"`
-					Message string      `json:"message"`
-				} `json:"streams"`
-			} `json:"shard_streams"`
-		} `json:"workflows"`
-	}
-	if err := decodeVtctld(env.Data, &doc, "workflow"); err != nil {
-		return err
-	}
-	*wf = VReplicationWorkflow{Raw: env.Data}
-	if len(doc.Workflows) == 0 {
-		return nil
-	}
-	w := doc.Workflows[0]
-	wf.Name, wf.Type, wf.SourceKeyspace, wf.TargetKeyspace = w.Name, w.WorkflowType, w.Source.Keyspace, w.Target.Keyspace
-	for _, key := range slices.Sorted(maps.Keys(w.ShardStreams)) {
-		for _, st := range w.ShardStreams[key].Streams {
-			id, err := strconv.ParseInt(cmp.Or(st.ID.String(), "0"), 10, 64)
-			if err != nil {
-				return fmt.Errorf("platform: decoding workflow: stream id: %w", err)
-			}
-			wf.Streams = append(wf.Streams, VReplicationStream{ID: id, Shard: st.Shard, Tablet: st.Tablet, State: st.State, Message: st.Message})
-		}
-	}
-	return nil
+func (s *VitessService) CancelMaterialize(ctx context.Context, p *CancelMaterializeParams) (*WorkflowDelete, error) {
+	return callOn[WorkflowDelete](ctx, s.client, "POST", p, "/cancel", nil, p)
 }

@@ -96,6 +96,9 @@ func branchCells(b *branchRec) []string {
 	return out
 }
 
+// tabletTypes are the tablet types a tablet control names, in order.
+var tabletTypes = []platform.TabletType{platform.TabletPrimary, platform.TabletReplica, platform.TabletRDOnly}
+
 // parseTabletType reads a tablet type as the API takes it: "rdonly",
 // "RDONLY" or "TABLET_TYPE_RDONLY".
 func parseTabletType(s string) (platform.TabletType, bool) {

@@ -140,7 +140,7 @@ func lookupVindexCancel(c *call, p *platform.CancelLookupVindexParams) (any, err
 	if err != nil {
 		return nil, err
 	}
-	out := renderWorkflowChange(vw, "deleted", "Successfully cancelled the "+vw.name+" workflow in the "+vw.target.name+" keyspace")
+	out := deleteAnswer(vw)
 	c.w.deleteVRWorkflow(vw)
 	return vtctldData{out}, nil
 }

@@ -18,7 +18,7 @@ func (e *vitessEnv) lv(name, tableKeyspace, keyspace string) *platform.LookupVin
 }
 
 func (e *vitessEnv) showLV(name, tableKeyspace string) (*platform.VReplicationWorkflow, error) {
-	return e.c.Vitess.ShowLookupVindex(e.t.Context(), &platform.ShowLookupVindexParams{Organization: e.srv.Org(), Database: "app", Branch: "main", Name: name, TableKeyspace: tableKeyspace})
+	return workflowOf(e.c.Vitess.ShowLookupVindex(e.t.Context(), &platform.ShowLookupVindexParams{Organization: e.srv.Org(), Database: "app", Branch: "main", Name: name, TableKeyspace: tableKeyspace}))
 }
 
 // vindexOf is a vindex of a keyspace's VSchema, as JSON text ("" when
@@ -195,11 +195,11 @@ func TestLookupVindexCancel(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	cancel := func() (*platform.VReplicationChange, error) {
+	cancel := func() (*platform.WorkflowDelete, error) {
 		return e.c.Vitess.CancelLookupVindex(ctx, &platform.CancelLookupVindexParams{Organization: e.srv.Org(), Database: "app", Branch: "main", Name: "by_customer", TableKeyspace: "sharded"})
 	}
 	got, err := cancel()
-	if err != nil || len(got.Tablets) != 2 || !got.Tablets[1].Changed || !strings.Contains(got.Summary, "cancelled the by_customer workflow") {
+	if err != nil || len(got.Details) != 2 || !got.Details[1].Deleted || !strings.Contains(got.Summary, "cancelled the by_customer workflow") {
 		t.Fatalf("cancel = %+v, %v", got, err)
 	}
 	_, err = cancel()

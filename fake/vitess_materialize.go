@@ -92,16 +92,20 @@ func materializeUpdate(c *call, p *platform.MaterializeActionParams, start bool)
 	if err != nil {
 		return nil, err
 	}
+	var changed bool
 	if start {
-		err = c.w.startVRWorkflow(c.who, vw)
+		changed, err = c.w.startVRWorkflow(c.who, vw)
 	} else {
-		err = c.w.stopVRWorkflow(vw)
+		changed, err = c.w.stopVRWorkflow(vw)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return vtctldData{renderWorkflowChange(vw, "changed",
-		"Successfully updated the "+vw.name+" workflow on ("+itoa(len(vw.targetShards))+") target primary tablets in the "+vw.target.name+" keyspace")}, nil
+	out := &protoTabletsResponse{Summary: "Successfully updated the " + vw.name + " workflow on (" + itoa(len(vw.targetShards)) + ") target primary tablets in the " + vw.target.name + " keyspace"}
+	for _, a := range targetPrimaries(vw.target, vw.targetShards) {
+		out.Details = append(out.Details, protoTabletInfo{Tablet: a, Changed: changed})
+	}
+	return vtctldData{out}, nil
 }
 
 func materializeCancel(c *call, p *platform.CancelMaterializeParams) (any, error) {
@@ -113,7 +117,7 @@ func materializeCancel(c *call, p *platform.CancelMaterializeParams) (any, error
 	if err != nil {
 		return nil, err
 	}
-	out := renderWorkflowChange(vw, "deleted", "Successfully cancelled the "+vw.name+" workflow in the "+vw.target.name+" keyspace")
+	out := deleteAnswer(vw)
 	c.w.cancelMaterialize(vw, p.KeepData != nil && *p.KeepData)
 	return vtctldData{out}, nil
 }

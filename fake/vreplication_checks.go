@@ -57,17 +57,12 @@ func checkVROptions(b *branchRec, cells []string, types []platform.TabletType, o
 	return opts, nil
 }
 
-// renderWorkflowChange renders what an update or delete of vw did on each
-// target shard's primary (vtctldata.WorkflowUpdateResponse, with field
-// "changed", or WorkflowDeleteResponse, with "deleted"): all of them.
-func renderWorkflowChange(vw *vrWorkflow, field, summary string) map[string]any {
-	details := []map[string]any{}
-	for _, shard := range vw.targetShards {
-		for _, t := range shardTablets(vw.target, shard) {
-			if t.tabletType == platform.TabletPrimary {
-				details = append(details, map[string]any{"tablet": protoAlias{Cell: t.alias.Cell, UID: t.alias.UID}, field: true})
-			}
-		}
+// deleteAnswer is vtctldata.WorkflowDeleteResponse for a delete of vw,
+// made before the delete: every target primary deleted its streams.
+func deleteAnswer(vw *vrWorkflow) *protoTabletsResponse {
+	out := &protoTabletsResponse{Summary: "Successfully cancelled the " + vw.name + " workflow in the " + vw.target.name + " keyspace"}
+	for _, a := range targetPrimaries(vw.target, vw.targetShards) {
+		out.Details = append(out.Details, protoTabletInfo{Tablet: a, Deleted: true})
 	}
-	return map[string]any{"summary": summary, "details": details}
+	return out
 }

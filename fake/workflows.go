@@ -244,44 +244,6 @@ func (w *world) addWorkflow(wf *workflowRec, opts vrOptions) {
 	w.workflowStep(wf, platform.WorkflowPending, w.timing.WorkflowStart)
 }
 
-// workflowOnDDLs are the values on_ddl takes.
-var workflowOnDDLs = []platform.WorkflowOnDDL{platform.OnDDLIgnore, platform.OnDDLStop, platform.OnDDLExec, platform.OnDDLExecIgnore}
-
-// workflowKeyspace finds the ready keyspace a field of create_workflow
-// names.
-func workflowKeyspace(b *branchRec, field, name string) (*keyspaceRec, error) {
-	if name == "" {
-		return nil, unprocessable("%s is required", field)
-	}
-	ks := b.keyspace(name)
-	switch {
-	case ks == nil:
-		return nil, unprocessable("%s %q is not a keyspace of branch %s", field, name, b.name)
-	case !ks.ready:
-		return nil, unprocessable("%s %s is not ready yet", field, name)
-	}
-	return ks, nil
-}
-
-// checkWorkflowTables checks the tables a workflow is to move: at least
-// one, each once, each in the source keyspace and not in the target.
-func checkWorkflowTables(b *branchRec, source, target *keyspaceRec, tables []string) error {
-	if len(tables) == 0 {
-		return unprocessable("tables: name at least one table to move")
-	}
-	for i, t := range tables {
-		switch {
-		case slices.Contains(tables[:i], t):
-			return unprocessable("tables: %q is named twice", t)
-		case source.tables[t] == "":
-			return unprocessable("table %q is not in keyspace %s of branch %s", t, source.name, b.name)
-		case target.tables[t] != "":
-			return unprocessable("table %q is in keyspace %s already", t, target.name)
-		}
-	}
-	return nil
-}
-
 // refuseIn answers an action of wf that its state does not allow, naming
 // the state and the states that allow it.
 func refuseIn(wf *workflowRec, action string, allowed ...platform.WorkflowState) error {
@@ -442,6 +404,9 @@ func (w *world) advanceWorkflow(wf *workflowRec, now time.Time) {
 	case platform.WorkflowCopying:
 		wf.state, wf.copied = platform.WorkflowRunning, now
 		wf.sequenceTablesApplied = wf.global != nil
+		if wf.vr != nil && wf.vr.opts.stopAfterCopy {
+			wf.state, wf.resume = platform.WorkflowStopped, platform.WorkflowRunning
+		}
 	case platform.WorkflowVerifyingData:
 		wf.state, wf.verified = platform.WorkflowVerifiedData, now
 	case platform.WorkflowSwitchingReplicas:
