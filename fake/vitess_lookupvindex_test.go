@@ -327,3 +327,91 @@ func TestLookupVindexRefusals(t *testing.T) {
 		t.Errorf("refusals changed the workflow: %v %v", err, wf)
 	}
 }
+
+// TestVReplicationCrossViews checks that a Materialize and a lookup
+// vindex show in the vtctld workflow list of their keyspaces, that a
+// frozen workflow refuses a start there, and that both come back from a
+// snapshot as they were.
+func TestVReplicationCrossViews(t *testing.T) {
+	t.Parallel()
+	e := newVRepEnv(t)
+	ctx := t.Context()
+	org := e.srv.Org()
+	if _, err := e.c.Vitess.CreateMaterialize(ctx, &platform.CreateMaterializeParams{
+		Organization: org, Database: "app", Branch: "main", Workflow: "ref", SourceKeyspace: "app", TargetKeyspace: "sharded",
+		ReferenceTables: []string{"customer"}, StopAfterCopy: platform.Ptr(true),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.c.Vitess.CreateLookupVindex(ctx, &platform.CreateLookupVindexParams{
+		Organization: org, Database: "app", Branch: "main", Name: "by_customer", TableKeyspace: "sharded",
+		TableOwner: "orders", TableOwnerColumns: []string{"customer_id"}, Type: "lookup",
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Advance(fake.DefaultTimings().VReplicationCopy)
+	if _, err := e.c.Vitess.ExternalizeLookupVindex(ctx, &platform.ExternalizeLookupVindexParams{Organization: org, Database: "app", Branch: "main", Name: "by_customer", TableKeyspace: "sharded"}); err != nil {
+		t.Fatal(err)
+	}
+	list := func(srv *fake.Server) []string {
+		t.Helper()
+		l, err := srv.Client().Vitess.ListWorkflows(ctx, &platform.ListVReplicationWorkflowsParams{Organization: org, Database: "app", Branch: "main", Keyspace: "sharded"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, w := range l.Workflows {
+			out = append(out, w.Name+" "+w.Type+" "+strings.Join(streamStates(w), ","))
+		}
+		return out
+	}
+	want := []string{
+		"by_customer CreateLookupIndex -80 Stopped FROZEN,-80 Stopped FROZEN,80- Stopped FROZEN,80- Stopped FROZEN",
+		"ref Materialize -80 Stopped Stopped after copy,80- Stopped Stopped after copy",
+	}
+	if diff := cmp.Diff(want, list(e.srv)); diff != "" {
+		t.Errorf("vtctld workflows (-want +got):\n%s", diff)
+	}
+	_, err := e.c.Vitess.StartWorkflow(ctx, &platform.VReplicationWorkflowParams{Organization: org, Database: "app", Branch: "main", Workflow: "by_customer", Keyspace: "sharded"})
+	wantRefused(t, err, 422, "frozen")
+	data, err := e.srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	twin := fake.NewServer(t)
+	if err := twin.Restore(data); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, list(twin)); diff != "" {
+		t.Errorf("restored workflows (-want +got):\n%s", diff)
+	}
+	// A restore refuses a workflow state the API cannot reach, naming it,
+	// and changes nothing.
+	workflows := func(m map[string]any) []any {
+		for _, b := range m["branches"].([]any) {
+			if v, _ := b.(map[string]any)["vitess"].(map[string]any); v != nil && v["workflows"] != nil {
+				return v["workflows"].([]any)
+			}
+		}
+		t.Fatal("no workflows in the snapshot")
+		return nil
+	}
+	edits := []struct {
+		name string
+		edit func(wfs []any)
+		says string
+	}{
+		{"a frozen Materialize", func(wfs []any) { wfs[0].(map[string]any)["frozen"] = true }, "only a stopped lookup vindex's workflow is frozen"},
+		{"ran on without stopping after its copy", func(wfs []any) { wfs[1].(map[string]any)["ran_on"] = true }, "ran_on"},
+		{"a name with a slash", func(wfs []any) { wfs[0].(map[string]any)["name"] = "a/b" }, "is not a workflow name"},
+	}
+	for _, tc := range edits {
+		bad := snapshotEdit(t, data, func(m map[string]any) { tc.edit(workflows(m)) })
+		if err := twin.Restore(bad); err == nil || !strings.Contains(err.Error(), "workflows[") || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("%s: restore = %v, want an error naming the workflow saying %q", tc.name, err, tc.says)
+		}
+		if diff := cmp.Diff(want, list(twin)); diff != "" {
+			t.Errorf("%s: a refused restore changed the workflows (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}
