@@ -79,9 +79,9 @@ func (s *VitessService) CreateMoveTables(ctx context.Context, p *CreateMoveTable
 	return out, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/move-tables/workflows"), p, out)
 }
 
-// MoveTablesParams names a MoveTables workflow by its target keyspace and
-// name.
-type MoveTablesParams struct {
+// ShowMoveTablesParams names a MoveTables workflow by its target keyspace
+// and name.
+type ShowMoveTablesParams struct {
 	Organization   string `json:"-" url:"-"`
 	Database       string `json:"-" url:"-"`
 	Branch         string `json:"-" url:"-"`
@@ -89,7 +89,10 @@ type MoveTablesParams struct {
 	TargetKeyspace string `json:"-" url:"target_keyspace"`
 }
 
-func (p *MoveTablesParams) path(suffix string) (string, error) {
+// MoveTablesStatusParams names the workflow whose status to read.
+type MoveTablesStatusParams = ShowMoveTablesParams
+
+func (p *ShowMoveTablesParams) path(suffix string) (string, error) {
 	if err := required("organization", p.Organization, "database", p.Database, "branch", p.Branch, "workflow", p.Workflow, "target_keyspace", p.TargetKeyspace); err != nil {
 		return "", err
 	}
@@ -99,24 +102,43 @@ func (p *MoveTablesParams) path(suffix string) (string, error) {
 // ShowMoveTables returns a MoveTables workflow.
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/move-tables/workflows/{workflow}
-func (s *VitessService) ShowMoveTables(ctx context.Context, p *MoveTablesParams) (*VReplicationWorkflow, error) {
+func (s *VitessService) ShowMoveTables(ctx context.Context, p *ShowMoveTablesParams) (*MoveTablesWorkflow, error) {
 	p = orZero(p)
 	path, err := p.path("")
 	if err != nil {
 		return nil, err
 	}
-	var env struct {
-		Data struct {
-			Workflows []*VReplicationWorkflow `json:"workflows"`
-		} `json:"data"`
-	}
-	if err := s.client.get(ctx, path, p, &env); err != nil {
+	out := new(MoveTablesWorkflow)
+	if err := s.client.get(ctx, path, p, out); err != nil {
 		return nil, err
 	}
-	if len(env.Data.Workflows) == 0 {
+	if out.Workflow == nil {
 		return nil, fmt.Errorf("platform: MoveTables workflow %s: %w", p.Workflow, ErrNotFound)
 	}
-	return env.Data.Workflows[0], nil
+	return out, nil
+}
+
+// MoveTablesWorkflow is a MoveTables workflow as ShowMoveTables answers
+// it.
+type MoveTablesWorkflow struct {
+	// Workflow is the workflow.
+	Workflow *VReplicationWorkflow `json:"-"`
+	// Raw is the whole document: vtctldata.GetWorkflowsResponse in
+	// protobuf JSON, with the one workflow.
+	Raw json.RawMessage `json:"data"`
+}
+
+// UnmarshalJSON reads the envelope {"data": ...} and the workflow in it.
+func (m *MoveTablesWorkflow) UnmarshalJSON(b []byte) error {
+	var list VReplicationWorkflows
+	if err := list.UnmarshalJSON(b); err != nil {
+		return err
+	}
+	*m = MoveTablesWorkflow{Raw: list.Raw}
+	if len(list.Workflows) > 0 {
+		m.Workflow = list.Workflows[0]
+	}
+	return nil
 }
 
 // The traffic states of a MoveTables workflow (MoveTablesStatus.TrafficState).
@@ -212,7 +234,7 @@ func (st *MoveTablesStatus) UnmarshalJSON(b []byte) error {
 // MoveTablesStatus returns the progress of a MoveTables workflow.
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/move-tables/workflows/{workflow}/status
-func (s *VitessService) MoveTablesStatus(ctx context.Context, p *MoveTablesParams) (*MoveTablesStatus, error) {
+func (s *VitessService) MoveTablesStatus(ctx context.Context, p *MoveTablesStatusParams) (*MoveTablesStatus, error) {
 	p = orZero(p)
 	path, err := p.path("/status")
 	if err != nil {
@@ -244,6 +266,10 @@ type SwitchTrafficParams struct {
 	InitializeTargetSequences *bool `json:"initialize_target_sequences,omitempty"`
 }
 
+// ReverseTrafficParams asks for a MoveTables workflow's traffic to go
+// back to its source keyspace (InitializeTargetSequences is refused).
+type ReverseTrafficParams = SwitchTrafficParams
+
 // SwitchTraffic starts switching a MoveTables workflow's traffic to its
 // target keyspace.
 //
@@ -257,7 +283,7 @@ func (s *VitessService) SwitchTraffic(ctx context.Context, p *SwitchTrafficParam
 // reads.
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/move-tables/workflows/{workflow}/reverse-traffic
-func (s *VitessService) ReverseTraffic(ctx context.Context, p *SwitchTrafficParams) (*VitessOperationRef, error) {
+func (s *VitessService) ReverseTraffic(ctx context.Context, p *ReverseTrafficParams) (*VitessOperationRef, error) {
 	if p != nil && p.InitializeTargetSequences != nil {
 		return nil, &ArgError{Arg: "initialize_target_sequences", Reason: "is for SwitchTraffic only"}
 	}

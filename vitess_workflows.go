@@ -222,7 +222,7 @@ func (s *VitessService) ListWorkflows(ctx context.Context, p *ListVReplicationWo
 
 // GetWorkflow returns one VReplication workflow of a keyspace, through
 // ListWorkflows; [ErrNotFound] when there is none of that name.
-func (s *VitessService) GetWorkflow(ctx context.Context, p *VReplicationWorkflowParams) (*VReplicationWorkflow, error) {
+func (s *VitessService) GetWorkflow(ctx context.Context, p *GetVReplicationWorkflowParams) (*VReplicationWorkflow, error) {
 	p = orZero(p)
 	if err := required("organization", p.Organization, "database", p.Database, "branch", p.Branch, "workflow", p.Workflow, "keyspace", p.Keyspace); err != nil {
 		return nil, err
@@ -242,7 +242,7 @@ func (s *VitessService) GetWorkflow(ctx context.Context, p *VReplicationWorkflow
 // WaitWorkflowRunning polls a VReplication workflow until every stream
 // runs (its copy is done), and returns it. A stream in error or stopped
 // gives a [*StateError] naming that state.
-func (s *VitessService) WaitWorkflowRunning(ctx context.Context, p *VReplicationWorkflowParams) (*VReplicationWorkflow, error) {
+func (s *VitessService) WaitWorkflowRunning(ctx context.Context, p *GetVReplicationWorkflowParams) (*VReplicationWorkflow, error) {
 	return waitFor(ctx, s.client, func(ctx context.Context) (*VReplicationWorkflow, error) {
 		return s.GetWorkflow(ctx, p)
 	}, func(w *VReplicationWorkflow) (bool, error) {
@@ -256,9 +256,9 @@ func (s *VitessService) WaitWorkflowRunning(ctx context.Context, p *VReplication
 	})
 }
 
-// VReplicationWorkflowParams names a VReplication workflow by its target
-// keyspace and name.
-type VReplicationWorkflowParams struct {
+// StartVReplicationWorkflowParams names a VReplication workflow by its
+// target keyspace and name.
+type StartVReplicationWorkflowParams struct {
 	Organization string `json:"-" url:"-"`
 	Database     string `json:"-" url:"-"`
 	Branch       string `json:"-" url:"-"`
@@ -266,6 +266,12 @@ type VReplicationWorkflowParams struct {
 	// Keyspace is the workflow's target keyspace.
 	Keyspace string `json:"keyspace"`
 }
+
+// StopVReplicationWorkflowParams names the workflow to stop.
+type StopVReplicationWorkflowParams = StartVReplicationWorkflowParams
+
+// GetVReplicationWorkflowParams names the workflow to read.
+type GetVReplicationWorkflowParams = StartVReplicationWorkflowParams
 
 // WorkflowUpdate is the answer of a start or stop: which target primaries
 // changed the streams' state.
@@ -315,18 +321,18 @@ func (u *WorkflowUpdate) UnmarshalJSON(b []byte) error {
 // or in error): they copy what is left, then run.
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/vtctld/workflows/{workflow}/start
-func (s *VitessService) StartWorkflow(ctx context.Context, p *VReplicationWorkflowParams) (*WorkflowUpdate, error) {
+func (s *VitessService) StartWorkflow(ctx context.Context, p *StartVReplicationWorkflowParams) (*WorkflowUpdate, error) {
 	return s.updateWorkflow(ctx, p, "start")
 }
 
 // StopWorkflow stops the streams of a VReplication workflow.
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/vtctld/workflows/{workflow}/stop
-func (s *VitessService) StopWorkflow(ctx context.Context, p *VReplicationWorkflowParams) (*WorkflowUpdate, error) {
+func (s *VitessService) StopWorkflow(ctx context.Context, p *StopVReplicationWorkflowParams) (*WorkflowUpdate, error) {
 	return s.updateWorkflow(ctx, p, "stop")
 }
 
-func (s *VitessService) updateWorkflow(ctx context.Context, p *VReplicationWorkflowParams, verb string) (*WorkflowUpdate, error) {
+func (s *VitessService) updateWorkflow(ctx context.Context, p *StartVReplicationWorkflowParams, verb string) (*WorkflowUpdate, error) {
 	p = orZero(p)
 	if err := required("organization", p.Organization, "database", p.Database, "branch", p.Branch, "workflow", p.Workflow, "keyspace", p.Keyspace); err != nil {
 		return nil, err

@@ -145,7 +145,7 @@ var auditVerbs = map[string]string{
 	"remove": "removed", "renew": "renewed", "reset": "reset", "retry": "retried",
 	"reverse": "reversed", "review": "reviewed", "run": "ran", "skip": "skipped",
 	"switch": "switched", "test": "tested", "update": "updated", "verify": "verified",
-	"start": "started", "make": "made", "detach": "detached",
+	"start": "started", "stop": "stopped", "make": "made", "detach": "detached",
 }
 
 // auditActionNames are the operations whose action the live service names
@@ -174,6 +174,11 @@ var auditActionNames = map[string]string{
 	"lookup_vindex_internalize":           "lookup_vindex.internalized",
 	"lookup_vindex_complete":              "lookup_vindex.completed",
 	"lookup_vindex_cancel":                "lookup_vindex.canceled",
+	"move_tables_create":                  "branch.created_move_tables_workflow",
+	"move_tables_switch_traffic":          "move_tables_workflow.switched_traffic",
+	"move_tables_reverse_traffic":         "move_tables_workflow.reversed_traffic",
+	"move_tables_cancel":                  "move_tables_workflow.canceled",
+	"move_tables_complete":                "move_tables_workflow.completed",
 }
 
 // auditTypeNames are the record kinds the reference names otherwise than
@@ -361,12 +366,18 @@ func (c *call) auditTarget() (id, name string) {
 			return b.id, name
 		}
 	case (sh.param == "workflow" || sh.param == "name") && branch != nil:
-		// A VReplication workflow (a Materialize, a lookup vindex's) has
-		// no ID of its own: its target keyspace's and its name name it.
-		for _, vw := range branch.more.read().vitess.workflows {
-			if vw.name == name && !vw.target.gone() {
-				return vw.target.id + "/" + name, name
+		// A VReplication workflow, by its name on the branch: a MoveTables
+		// one is its documented workflow; the others (a Materialize, a
+		// lookup vindex's) have no ID of their own: their target
+		// keyspace's and their name name them.
+		for _, vw := range branch.more.read().vitess.vrWorkflowsOf(branch) {
+			if vw.name != name {
+				continue
 			}
+			if vw.doc != nil {
+				return vw.doc.id, name
+			}
+			return vw.target.id + "/" + name, name
 		}
 	case sh.param == "keyspace" && branch != nil:
 		if ks := branch.keyspace(name); ks != nil {

@@ -609,18 +609,18 @@ func vtctldListWorkflows(c *call) (any, error) {
 	return vtctldData{map[string]any{"workflows": list}}, nil
 }
 
-func vtctldStartWorkflow(c *call, p *platform.VReplicationWorkflowParams) (any, error) {
+func vtctldStartWorkflow(c *call, p *platform.StartVReplicationWorkflowParams) (any, error) {
 	return c.updateVRWorkflow(p, true)
 }
 
-func vtctldStopWorkflow(c *call, p *platform.VReplicationWorkflowParams) (any, error) {
+func vtctldStopWorkflow(c *call, p *platform.StartVReplicationWorkflowParams) (any, error) {
 	return c.updateVRWorkflow(p, false)
 }
 
 // updateVRWorkflow starts or stops the path's workflow of keyspace, and
 // answers vtctldata.WorkflowUpdateResponse: each target primary, and
 // whether its streams changed.
-func (c *call) updateVRWorkflow(p *platform.VReplicationWorkflowParams, start bool) (any, error) {
+func (c *call) updateVRWorkflow(p *platform.StartVReplicationWorkflowParams, start bool) (any, error) {
 	b, err := c.vitessBranch()
 	if err != nil {
 		return nil, err

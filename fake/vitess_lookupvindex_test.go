@@ -372,7 +372,7 @@ func TestVReplicationCrossViews(t *testing.T) {
 	if diff := cmp.Diff(want, list(e.srv)); diff != "" {
 		t.Errorf("vtctld workflows (-want +got):\n%s", diff)
 	}
-	_, err := e.c.Vitess.StartWorkflow(ctx, &platform.VReplicationWorkflowParams{Organization: org, Database: "app", Branch: "main", Workflow: "by_customer", Keyspace: "sharded"})
+	_, err := e.c.Vitess.StartWorkflow(ctx, &platform.StartVReplicationWorkflowParams{Organization: org, Database: "app", Branch: "main", Workflow: "by_customer", Keyspace: "sharded"})
 	wantRefused(t, err, 422, "frozen")
 	data, err := e.srv.Snapshot()
 	if err != nil {

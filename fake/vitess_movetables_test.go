@@ -125,12 +125,12 @@ func (e *mtEnv) act(action string, body any) (*platform.VitessOperation, error) 
 }
 
 // wfParams names mtWorkflow.
-func (e *mtEnv) wfParams() *platform.VReplicationWorkflowParams {
-	return &platform.VReplicationWorkflowParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, Keyspace: "sharded"}
+func (e *mtEnv) wfParams() *platform.StartVReplicationWorkflowParams {
+	return &platform.StartVReplicationWorkflowParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, Keyspace: "sharded"}
 }
 
-func (e *mtEnv) mtParams() *platform.MoveTablesParams {
-	return &platform.MoveTablesParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, TargetKeyspace: "sharded"}
+func (e *mtEnv) mtParams() *platform.ShowMoveTablesParams {
+	return &platform.ShowMoveTablesParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, TargetKeyspace: "sharded"}
 }
 
 // view is what every view shows of the workflow: the streams' state,
@@ -277,10 +277,11 @@ func TestMoveTablesLifecycle(t *testing.T) {
 	if diff := cmp.Diff(copying, e.view()); diff != "" {
 		t.Fatalf("copying (-want +got):\n%s", diff)
 	}
-	w, err := e.c.Vitess.ShowMoveTables(t.Context(), e.mtParams())
+	shown, err := e.c.Vitess.ShowMoveTables(t.Context(), e.mtParams())
 	if err != nil {
 		t.Fatal(err)
 	}
+	w := shown.Workflow
 	if len(w.Streams) != 2 || w.Streams[0].Shard != "-80" || w.Streams[1].Shard != "80-" || w.Streams[0].SourceShard != "-" || w.Type != "MoveTables" {
 		t.Errorf("show: %+v", w)
 	}

@@ -249,47 +249,66 @@ func vitessOperations(branch string) map[string]*apischema.Operation {
 		"expires_at": proto(map[string]*apischema.Schema{"seconds": str(), "nanoseconds": integer()}),
 	})
 	checkCode := &apischema.Schema{Type: "string", Enum: []string{"UNDEFINED", "OK", "THRESHOLD_EXCEEDED", "APP_DENIED", "UNKNOWN_METRIC", "INTERNAL_ERROR"}}
-	// A VReplication workflow (vtctldata.Workflow), and the answers of
-	// the Materialize and lookup-vindex actions (vtctldata's
-	// WorkflowUpdateResponse, WorkflowDeleteResponse,
-	// LookupVindexExternalizeResponse; a create's summary).
-	vtime := proto(map[string]*apischema.Schema{"seconds": str(), "nanoseconds": integer()})
-	strList := func() *apischema.Schema { return &apischema.Schema{Type: "array", Items: str()} }
-	vrWorkflow := proto(map[string]*apischema.Schema{
-		"name":                  str(),
-		"source":                proto(map[string]*apischema.Schema{"keyspace": str(), "shards": strList()}),
-		"target":                proto(map[string]*apischema.Schema{"keyspace": str(), "shards": strList()}),
-		"max_v_replication_lag": str(), "max_v_replication_transaction_lag": str(),
-		"workflow_type": str(), "workflow_sub_type": str(), "defer_secondary_keys": boolean(),
-		"options": proto(map[string]*apischema.Schema{"tenant_id": str(), "sharded_auto_increment_handling": str(), "global_keyspace": str(), "shards": strList()}),
-		"shard_streams": {Type: "object", Values: proto(map[string]*apischema.Schema{
-			"is_primary_serving": boolean(),
-			"tablet_controls": {Type: "array", Items: proto(map[string]*apischema.Schema{
-				"tablet_type": tabletType, "cells": strList(), "denied_tables": strList(), "frozen": boolean(),
-			}, "tablet_type")},
-			"streams": {Type: "array", Items: proto(map[string]*apischema.Schema{
-				"id": str(), "shard": str(), "tablet": alias, "position": str(), "stop_position": str(), "state": str(), "db_name": str(),
-				"transaction_timestamp": vtime, "time_updated": vtime, "message": str(), "rows_copied": str(),
-				"tablet_types": {Type: "array", Items: tabletType}, "cells": strList(), "tags": strList(), "log_fetch_error": str(),
-				"copy_states": {Type: "array", Items: proto(map[string]*apischema.Schema{"table": str(), "last_pk": str(), "stream_id": str()})},
-				"binlog_source": proto(map[string]*apischema.Schema{
-					"keyspace": str(), "shard": str(), "tablet_type": tabletType,
-					"key_range": proto(map[string]*apischema.Schema{"start": str(), "end": str()}),
-					"filter": proto(map[string]*apischema.Schema{
-						"rules":         {Type: "array", Items: proto(map[string]*apischema.Schema{"match": str(), "filter": str()})},
-						"workflow_type": str(), "workflow_name": str(),
-					}),
-					"on_ddl": str(), "stop_after_copy": boolean(), "source_time_zone": str(), "target_time_zone": str(),
-				}),
-			})},
+	// The VReplication workflows (vtctldata.Workflow and the answers of
+	// its actions); an action of MoveTables answers the reference of its
+	// operation, as the official client's VtctldOperationReference reads it.
+	protoTime := proto(map[string]*apischema.Schema{"seconds": str(), "nanoseconds": integer()})
+	strs := &apischema.Schema{Type: "array", Items: str()}
+	stream := proto(map[string]*apischema.Schema{
+		"id": str(), "shard": str(), "tablet": alias,
+		"binlog_source": proto(map[string]*apischema.Schema{
+			"keyspace": str(), "shard": str(), "key_range": proto(map[string]*apischema.Schema{"start": str(), "end": str()}),
+			"filter": proto(map[string]*apischema.Schema{
+				"rules":         {Type: "array", Items: proto(map[string]*apischema.Schema{"match": str(), "filter": str()})},
+				"workflow_type": str(), "workflow_name": str(),
+			}),
+			"on_ddl":          &apischema.Schema{Type: "string", Enum: []string{"IGNORE", "STOP", "EXEC", "EXEC_IGNORE"}},
+			"stop_after_copy": boolean(), "source_time_zone": str(), "target_time_zone": str(),
+		}),
+		"position": str(), "stop_position": str(),
+		"state":   &apischema.Schema{Type: "string", Enum: []string{"Unknown", "Init", "Stopped", "Copying", "Running", "Error", "Lagging"}},
+		"db_name": str(), "transaction_timestamp": protoTime, "time_updated": protoTime, "message": str(),
+		"copy_states": {Type: "array", Items: proto(map[string]*apischema.Schema{"table": str(), "last_pk": str(), "stream_id": str()})},
+		"logs": {Type: "array", Items: proto(map[string]*apischema.Schema{
+			"id": str(), "stream_id": str(), "type": str(), "state": str(), "created_at": protoTime, "updated_at": protoTime, "message": str(), "count": str(),
 		})},
+		"rows_copied": str(), "tablet_types": {Type: "array", Items: tabletType}, "cells": strs,
 	})
-	workflows := data(proto(map[string]*apischema.Schema{"workflows": {Type: "array", Items: vrWorkflow}}))
+	location := proto(map[string]*apischema.Schema{"keyspace": str(), "shards": strs})
+	workflow := proto(map[string]*apischema.Schema{
+		"name": str(), "source": location, "target": location, "max_v_replication_lag": str(),
+		"shard_streams": {Type: "object", Values: proto(map[string]*apischema.Schema{
+			"streams": {Type: "array", Items: stream},
+			"tablet_controls": {Type: "array", Items: proto(map[string]*apischema.Schema{
+				"tablet_type": tabletType, "cells": strs, "denied_tables": strs, "frozen": boolean(),
+			}, "tablet_type")},
+			"is_primary_serving": boolean(),
+		})},
+		"workflow_type":        &apischema.Schema{Type: "string", Enum: []string{"Materialize", "MoveTables", "CreateLookupIndex", "Migrate", "Reshard", "OnlineDDL"}},
+		"workflow_sub_type":    &apischema.Schema{Type: "string", Enum: []string{"None", "Partial", "AtomicCopy"}},
+		"defer_secondary_keys": boolean(),
+		"options": proto(map[string]*apischema.Schema{
+			"tenant_id": str(), "sharded_auto_increment_handling": &apischema.Schema{Type: "string", Enum: []string{"LEAVE", "REMOVE", "REPLACE"}},
+			"shards": strs, "global_keyspace": str(),
+		}),
+	})
+	tabletsAnswer := func(flag string) *apischema.Schema {
+		return proto(map[string]*apischema.Schema{"summary": str(), "details": {Type: "array", Items: proto(map[string]*apischema.Schema{"tablet": alias, flag: boolean()})}})
+	}
+	workflowStatus := proto(map[string]*apischema.Schema{
+		"table_copy_state": {Type: "object", Values: proto(map[string]*apischema.Schema{
+			"rows_copied": str(), "rows_total": str(), "rows_percentage": number(), "bytes_copied": str(), "bytes_total": str(), "bytes_percentage": number(),
+		})},
+		"shard_streams": {Type: "object", Values: proto(map[string]*apischema.Schema{"streams": {Type: "array", Items: proto(map[string]*apischema.Schema{
+			"id": integer(), "tablet": alias, "source_shard": str(), "position": str(), "status": str(), "info": str(),
+		})}})},
+		"traffic_state": str(),
+	})
+	opRef := proto(map[string]*apischema.Schema{"id": str()}, "id")
+	// Materialize and lookup vindexes: a show is the workflow as the
+	// workflow list has it; a create answers a summary.
+	workflows := data(proto(map[string]*apischema.Schema{"workflows": {Type: "array", Items: workflow}}))
 	summary := data(proto(map[string]*apischema.Schema{"summary": str()}))
-	tabletChanges := data(proto(map[string]*apischema.Schema{
-		"summary": str(),
-		"details": {Type: "array", Items: proto(map[string]*apischema.Schema{"tablet": alias, "changed": boolean(), "deleted": boolean()})},
-	}))
 	op := func(method, path string, resp *apischema.Schema) *apischema.Operation {
 		return &apischema.Operation{Method: method, Path: branch + path, Status: 200, Source: "project", Response: resp}
 	}
@@ -334,13 +353,23 @@ func vitessOperations(branch string) map[string]*apischema.Operation {
 		}))),
 		"vtctld_update_throttler_config": op("PUT", "/vtctld/throttler/config", data(proto(map[string]*apischema.Schema{}))),
 		"vtctld_get_operation":           op("GET", "/vtctld/operations/{id}", operation),
+		"vtctld_list_workflows":          op("GET", "/vtctld/workflows", data(proto(map[string]*apischema.Schema{"workflows": {Type: "array", Items: workflow}}))),
+		"vtctld_start_workflow":          op("POST", "/vtctld/workflows/{workflow}/start", data(tabletsAnswer("changed"))),
+		"vtctld_stop_workflow":           op("POST", "/vtctld/workflows/{workflow}/stop", data(tabletsAnswer("changed"))),
+		"move_tables_create":             op("POST", "/move-tables/workflows", opRef),
+		"move_tables_show":               op("GET", "/move-tables/workflows/{workflow}", data(proto(map[string]*apischema.Schema{"workflows": {Type: "array", Items: workflow}}))),
+		"move_tables_status":             op("GET", "/move-tables/workflows/{workflow}/status", data(workflowStatus)),
+		"move_tables_switch_traffic":     op("POST", "/move-tables/workflows/{workflow}/switch-traffic", opRef),
+		"move_tables_reverse_traffic":    op("POST", "/move-tables/workflows/{workflow}/reverse-traffic", opRef),
+		"move_tables_cancel":             op("POST", "/move-tables/workflows/{workflow}/cancel", opRef),
+		"move_tables_complete":           op("POST", "/move-tables/workflows/{workflow}/complete", opRef),
 		"create_planned_reparent":        op("POST", "/planned-reparent", operation),
 		"get_planned_reparent":           op("GET", "/planned-reparent/{id}", operation),
 		"materialize_create":             op("POST", "/materialize/workflows", summary),
 		"materialize_show":               op("GET", "/materialize/workflows/{workflow}", workflows),
-		"materialize_start":              op("POST", "/materialize/workflows/{workflow}/start", tabletChanges),
-		"materialize_stop":               op("POST", "/materialize/workflows/{workflow}/stop", tabletChanges),
-		"materialize_cancel":             op("POST", "/materialize/workflows/{workflow}/cancel", tabletChanges),
+		"materialize_start":              op("POST", "/materialize/workflows/{workflow}/start", data(tabletsAnswer("changed"))),
+		"materialize_stop":               op("POST", "/materialize/workflows/{workflow}/stop", data(tabletsAnswer("changed"))),
+		"materialize_cancel":             op("POST", "/materialize/workflows/{workflow}/cancel", data(tabletsAnswer("deleted"))),
 		"lookup_vindex_create":           op("POST", "/lookup-vindex/vindexes", summary),
 		"lookup_vindex_show":             op("GET", "/lookup-vindex/vindexes/{name}", workflows),
 		"lookup_vindex_externalize": op("POST", "/lookup-vindex/vindexes/{name}/externalize", data(proto(map[string]*apischema.Schema{
@@ -348,7 +377,7 @@ func vitessOperations(branch string) map[string]*apischema.Operation {
 		}))),
 		"lookup_vindex_internalize": op("POST", "/lookup-vindex/vindexes/{name}/internalize", data(proto(map[string]*apischema.Schema{}))),
 		"lookup_vindex_complete":    op("POST", "/lookup-vindex/vindexes/{name}/complete", data(proto(map[string]*apischema.Schema{}))),
-		"lookup_vindex_cancel":      op("POST", "/lookup-vindex/vindexes/{name}/cancel", tabletChanges),
+		"lookup_vindex_cancel":      op("POST", "/lookup-vindex/vindexes/{name}/cancel", data(tabletsAnswer("deleted"))),
 	}
 }
 
