@@ -233,6 +233,9 @@ func TestMaterializeRefusals(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := e.c.Keyspaces.Create(ctx, &platform.CreateKeyspaceParams{Organization: org, Database: "app", Branch: "main", Name: "fresh", ClusterSize: "PS_10"}); err != nil {
+		t.Fatal(err)
+	}
 	before := e.tables("sharded")
 	ts := func(s ...platform.MaterializeTableSettings) []platform.MaterializeTableSettings { return s }
 	create := []struct {
@@ -243,6 +246,7 @@ func TestMaterializeRefusals(t *testing.T) {
 		{"bad name", platform.CreateMaterializeParams{Workflow: "a b", SourceKeyspace: "app", TargetKeyspace: "sharded", ReferenceTables: []string{"corder"}}, `workflow "a b"`},
 		{"unknown source", platform.CreateMaterializeParams{Workflow: "w", SourceKeyspace: "nope", TargetKeyspace: "sharded", ReferenceTables: []string{"corder"}}, `source_keyspace "nope"`},
 		{"unknown target", platform.CreateMaterializeParams{Workflow: "w", SourceKeyspace: "app", TargetKeyspace: "nope", ReferenceTables: []string{"corder"}}, `target_keyspace "nope"`},
+		{"target not ready", platform.CreateMaterializeParams{Workflow: "w", SourceKeyspace: "app", TargetKeyspace: "fresh", ReferenceTables: []string{"corder"}}, "target_keyspace fresh is not ready yet"},
 		{"name taken", platform.CreateMaterializeParams{Workflow: "taken", SourceKeyspace: "app", TargetKeyspace: "sharded", ReferenceTables: []string{"corder"}}, "Materialize workflow of that name already"},
 		{"both lists", platform.CreateMaterializeParams{Workflow: "w", SourceKeyspace: "app", TargetKeyspace: "sharded", ReferenceTables: []string{"corder"}, TableSettings: ts(platform.MaterializeTableSettings{TargetTable: "corder", CreateDDL: "copy"})}, "exclude each other"},
 		{"no target table", platform.CreateMaterializeParams{Workflow: "w", SourceKeyspace: "app", TargetKeyspace: "sharded", TableSettings: ts(platform.MaterializeTableSettings{CreateDDL: "copy"})}, "table_settings[0].target_table is required"},
