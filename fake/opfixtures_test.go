@@ -321,7 +321,7 @@ func opMoveTables(stage, body string) opFixture {
 			Organization: w.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, SourceKeyspace: drDB, TargetKeyspace: "archive",
 			AllTables: platform.Ptr(true), AtomicCopy: platform.Ptr(true), DeferSecondaryKeys: platform.Ptr(false), OnDDL: "exec",
 			ShardedAutoIncrementHandling: "REPLACE", GlobalKeyspace: drDB, SourceTimeZone: "Europe/Paris", TenantID: "tenant-1",
-			Cells: []string{"us-east"}, TabletTypes: []string{"replica", "rdonly"},
+			Cells: []string{"us-east"}, TabletTypes: []string{"replica", "rdonly"}, StopAfterCopy: platform.Ptr(stage == "stopped"),
 		}))
 		w.srv.Advance(tm.WorkflowStart + tm.WorkflowCopy/2)
 		if stage == "copying" {

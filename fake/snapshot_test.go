@@ -141,7 +141,7 @@ var snapshotCoverage = map[string]string{
 	"recRec":                 "stamps db number finding state applied dismissed closedBy dismissedBy reason",
 	"finding":                "kind keyspace table subject title statement",
 	"workflowStore":          "list byNumber last",
-	"workflowRec":            "stamps db number name branch source target global tables deferSecondaryKeys onDDL state failedFrom errors replicasSwitched primariesSwitched sequenceTablesApplied started copied verified switchedReplicas switchedPrimaries cutoverAt reversed retried completed cancelled actor verifyBy reversedBy switchReplicasBy switchPrimariesBy cancelledBy completedBy retriedBy cutoverBy reversedCutoverBy stepDue resume stepLeft vr",
+	"workflowRec":            "stamps db number name branch source target global tables deferSecondaryKeys onDDL state failedFrom errors replicasSwitched primariesSwitched sequenceTablesApplied started copied verified switchedReplicas switchedPrimaries cutoverAt reversed retried completed cancelled actor verifyBy reversedBy switchReplicasBy switchPrimariesBy cancelledBy completedBy retriedBy cutoverBy reversedCutoverBy stepDue stepGen resume stepLeft vr",
 	"branchTraffic":          "patterns samples byID",
 	"patternKey":             "keyspace fingerprint",
 	"queryPattern":           "keyspace fingerprint normalized statement tables samples",
@@ -178,7 +178,7 @@ var snapshotCoverage = map[string]string{
 	"auditRec":               "seq at shape actor dbID dbName targetID targetName path remoteIP",
 	"auditActor":             "kind id name",
 	"auditShape":             "op action verb targetType param segments",
-	"workflowJob":            "wf from",
+	"workflowJob":            "wf from gen",
 	"invoiceJob":             "org",
 }
 

@@ -3,6 +3,7 @@ package fake_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -124,13 +125,9 @@ func (e *mtEnv) act(action string, body any) (*platform.VitessOperation, error) 
 	return e.settle(ref.ID), nil
 }
 
-// wfParams names mtWorkflow.
-func (e *mtEnv) wfParams() *platform.StartVReplicationWorkflowParams {
-	return &platform.StartVReplicationWorkflowParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, Keyspace: "sharded"}
-}
-
-func (e *mtEnv) mtParams() *platform.ShowMoveTablesParams {
-	return &platform.ShowMoveTablesParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, TargetKeyspace: "sharded"}
+// mtParams names mtWorkflow.
+func (e *mtEnv) mtParams() *platform.GetMoveTablesParams {
+	return &platform.GetMoveTablesParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, TargetKeyspace: "sharded"}
 }
 
 // view is what every view shows of the workflow: the streams' state,
@@ -277,7 +274,7 @@ func TestMoveTablesLifecycle(t *testing.T) {
 	if diff := cmp.Diff(copying, e.view()); diff != "" {
 		t.Fatalf("copying (-want +got):\n%s", diff)
 	}
-	shown, err := e.c.Vitess.ShowMoveTables(t.Context(), e.mtParams())
+	shown, err := e.c.Vitess.GetMoveTables(t.Context(), e.mtParams())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +311,7 @@ func TestMoveTablesLifecycle(t *testing.T) {
 	if diff := cmp.Diff(done, e.view()); diff != "" {
 		t.Fatalf("completed (-want +got):\n%s", diff)
 	}
-	if _, err := e.c.Vitess.ShowMoveTables(t.Context(), e.mtParams()); !isStatus(err, 404) {
+	if _, err := e.c.Vitess.GetMoveTables(t.Context(), e.mtParams()); !isStatus(err, 404) {
 		t.Errorf("show after complete: %v, want 404", err)
 	}
 }
@@ -323,4 +320,359 @@ func TestMoveTablesLifecycle(t *testing.T) {
 func isStatus(err error, code int) bool {
 	var e *platform.Error
 	return errors.As(err, &e) && e.StatusCode == code
+}
+
+// mtRefusal is a request that must be refused, changing nothing.
+type mtRefusal struct {
+	name, method, path, body string
+	status                   int
+	want                     string // in the message
+}
+
+// refuse sends each case and checks its refusal and that every view is
+// as before.
+func (e *mtEnv) refuse(t *testing.T, cases []mtRefusal) {
+	t.Helper()
+	before := e.view()
+	const base = "/v1/organizations/acme/databases/app/branches/main"
+	for _, tc := range cases {
+		r := send(t, e.srv, tc.method, base+tc.path, admin(e.srv), tc.body)
+		code := "unprocessable"
+		if tc.status == 404 {
+			code = "not_found"
+		}
+		got := wantError(t, r, tc.status, code)
+		if !strings.Contains(got.Message, tc.want) {
+			t.Errorf("%s: message %q, want it to contain %q", tc.name, got.Message, tc.want)
+		}
+	}
+	e.srv.Advance(10 * time.Second)
+	if diff := cmp.Diff(before, e.view()); diff != "" {
+		t.Errorf("refusals changed the views (-before +after):\n%s", diff)
+	}
+}
+
+// TestMoveTablesRefusals: each action refused where Vitess (or the
+// documented workflow's state) refuses it, with a 422 naming the state
+// or the field, or a 404; none changes anything.
+func TestMoveTablesRefusals(t *testing.T) {
+	t.Parallel()
+	e := newMTEnv(t)
+	const wfs = "/move-tables/workflows"
+	const wf = wfs + "/" + mtWorkflow
+	create := func(name, body, want string) mtRefusal {
+		return mtRefusal{name: "create: " + name, method: "POST", path: wfs, body: body, status: 422, want: want}
+	}
+	body := func(extra string) string {
+		return `{"workflow":"move-users","source_keyspace":"app","target_keyspace":"sharded","tables":["users"]` + extra + `}`
+	}
+	e.refuse(t, []mtRefusal{
+		create("no name", `{"source_keyspace":"app","target_keyspace":"sharded","tables":["users"]}`, "workflow is required"),
+		create("no source", `{"workflow":"w","target_keyspace":"sharded","tables":["users"]}`, "source_keyspace is required"),
+		create("unknown target", `{"workflow":"w","source_keyspace":"app","target_keyspace":"nope","tables":["users"]}`, `target_keyspace "nope" is not a keyspace`),
+		create("same keyspace", `{"workflow":"w","source_keyspace":"app","target_keyspace":"app","tables":["users"]}`, "are both"),
+		create("no tables", `{"workflow":"w","source_keyspace":"app","target_keyspace":"sharded"}`, "tables is required"),
+		create("tables and all", body(`,"all_tables":true`), "not both"),
+		create("exclude without all", body(`,"exclude_tables":["audit"]`), "exclude_tables needs all_tables"),
+		create("exclude unknown", `{"workflow":"w","source_keyspace":"app","target_keyspace":"sharded","all_tables":true,"exclude_tables":["nope"]}`, `exclude_tables[0] "nope"`),
+		create("unknown table", `{"workflow":"w","source_keyspace":"app","target_keyspace":"sharded","tables":["nope"]}`, `table "nope" is not in keyspace app`),
+		create("table twice", `{"workflow":"w","source_keyspace":"app","target_keyspace":"sharded","tables":["users","users"]}`, "named twice"),
+		create("on_ddl", body(`,"on_ddl":"DROP"`), "on_ddl"),
+		create("tablet type", body(`,"tablet_types":["spare"]`), "tablet_types[0]"),
+		create("cell", body(`,"cells":["mars"]`), "cells[0]"),
+		create("auto increment", body(`,"sharded_auto_increment_handling":"KEEP"`), "sharded_auto_increment_handling"),
+		create("REPLACE without global", body(`,"sharded_auto_increment_handling":"REPLACE"`), "global_keyspace is required"),
+		create("sharded global", body(`,"global_keyspace":"sharded"`), "global_keyspace sharded is sharded"),
+		create("time zone", body(`,"source_time_zone":"Mars/Olympus"`), "source_time_zone"),
+		create("atomic copy", body(`,"atomic_copy":true`), "atomic_copy needs all_tables"),
+		{"show unknown", "GET", wf + "?target_keyspace=sharded", "", 404, ""},
+		{"show without keyspace", "GET", wf, "", 422, "target_keyspace is required"},
+		{"status unknown keyspace", "GET", wf + "/status?target_keyspace=nope", "", 422, `target_keyspace "nope"`},
+		{"switch unknown", "POST", wf + "/switch-traffic", `{"target_keyspace":"sharded"}`, 404, ""},
+		{"list without keyspace", "GET", "/vtctld/workflows", "", 422, "keyspace is required"},
+		{"list bad flag", "GET", "/vtctld/workflows?keyspace=sharded&active_only=maybe", "", 422, "active_only"},
+		{"start unknown", "POST", "/vtctld/workflows/nope/start", `{"keyspace":"sharded"}`, 404, ""},
+		{"stop without keyspace", "POST", "/vtctld/workflows/nope/stop", `{}`, 422, "keyspace is required"},
+	})
+
+	// A create in progress holds the name; then the workflow copies.
+	ref, err := e.c.Vitess.CreateMoveTables(t.Context(), &platform.CreateMoveTablesParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, SourceKeyspace: drDB, TargetKeyspace: "sharded", Tables: []string{"users"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := send(t, e.srv, "POST", "/v1/organizations/acme/databases/app/branches/main"+wfs, admin(e.srv), body(""))
+	if got := wantError(t, r, 422, "unprocessable"); !strings.Contains(got.Message, "has operation "+ref.ID) {
+		t.Errorf("a second create while the first runs: %q", got.Message)
+	}
+	e.settle(ref.ID)
+	e.srv.Advance(5 * time.Second) // copying
+	e.refuse(t, []mtRefusal{
+		create("name taken", body(""), `workflow "move-users" exists in keyspace sharded already`),
+		create("table moving", `{"workflow":"other","source_keyspace":"app","target_keyspace":"archive","tables":["users"]}`, `table "users" is already moving in workflow #1`),
+		create("name of a documented workflow", `{"workflow":"move-users","source_keyspace":"app","target_keyspace":"archive","tables":["audit"]}`, `workflow "move-users" is taken by workflow #1`),
+		{"switch while copying", "POST", wf + "/switch-traffic", `{"target_keyspace":"sharded"}`, 422, "workflow move-users is copying; switch-traffic needs it running"},
+		{"reverse before switch", "POST", wf + "/reverse-traffic", `{"target_keyspace":"sharded"}`, 422, "reverse-traffic needs it switched_replicas or switched_primaries"},
+		{"complete before switch", "POST", wf + "/complete", `{"target_keyspace":"sharded"}`, 422, "complete needs its traffic switched"},
+		{"switch of another keyspace", "POST", wf + "/switch-traffic", `{"target_keyspace":"archive"}`, 404, ""},
+	})
+
+	e.srv.Advance(time.Minute) // running
+	e.refuse(t, []mtRefusal{
+		{"writes before reads", "POST", wf + "/switch-traffic", `{"target_keyspace":"sharded","tablet_types":["primary"]}`, 422, "switch reads (replica and rdonly) before writes (primary)"},
+		{"replica alone", "POST", wf + "/switch-traffic", `{"target_keyspace":"sharded","tablet_types":["replica"]}`, 422, "name replica and rdonly together"},
+		{"unknown tablet type", "POST", wf + "/switch-traffic", `{"target_keyspace":"sharded","tablet_types":["replica","spare"]}`, 422, `tablet_types[1] "spare"`},
+		{"negative lag", "POST", wf + "/switch-traffic", `{"target_keyspace":"sharded","max_replication_lag_allowed":-1}`, 422, "max_replication_lag_allowed"},
+		{"reverse with sequences", "POST", wf + "/reverse-traffic", `{"target_keyspace":"sharded","initialize_target_sequences":true}`, 422, "initialize_target_sequences is for switch-traffic only"},
+		{"complete while running", "POST", wf + "/complete", `{"target_keyspace":"sharded"}`, 422, "workflow move-users is running"},
+	})
+
+	e.must(e.act("switch", &platform.SwitchTrafficParams{TabletTypes: []string{"rdonly", "replica"}}))
+	e.refuse(t, []mtRefusal{
+		{"reads again", "POST", wf + "/switch-traffic", `{"target_keyspace":"sharded","tablet_types":["replica","rdonly"]}`, 422, "changes nothing"},
+		{"reverse writes not switched", "POST", wf + "/reverse-traffic", `{"target_keyspace":"sharded","tablet_types":["primary"]}`, 422, "changes nothing"},
+		{"cancel with reads switched", "POST", wf + "/cancel", `{"target_keyspace":"sharded"}`, 422, "reverse its traffic before cancelling"},
+		{"stop while reads switched is fine, complete is not", "POST", wf + "/complete", `{"target_keyspace":"sharded"}`, 422, "switched_replicas"},
+	})
+
+	e.must(e.act("switch", &platform.SwitchTrafficParams{TabletTypes: []string{"primary"}}))
+	e.refuse(t, []mtRefusal{
+		{"reverse reads before writes", "POST", wf + "/reverse-traffic", `{"target_keyspace":"sharded","tablet_types":["replica","rdonly"]}`, 422, "reverse writes (primary) before reads"},
+		{"keep and rename", "POST", wf + "/complete", `{"target_keyspace":"sharded","keep_data":true,"rename_tables":true}`, 422, "keep_data and rename_tables"},
+		{"switch again", "POST", wf + "/switch-traffic", `{"target_keyspace":"sharded"}`, 422, "switch-traffic needs it"},
+		{"stop after writes switched", "POST", "/vtctld/workflows/" + mtWorkflow + "/stop", `{"keyspace":"sharded"}`, 422, "stop needs it"},
+	})
+}
+
+// streams lists mtWorkflow's streams as the vtctld list shows them:
+// state and rows copied of each.
+func (e *mtEnv) streams(q string) []string {
+	e.t.Helper()
+	p := &platform.ListVReplicationWorkflowsParams{Organization: e.org, Database: drDB, Branch: "main", Keyspace: "sharded", Workflow: mtWorkflow}
+	if q == "active" {
+		p.ActiveOnly = platform.Ptr(true)
+	}
+	list, err := e.c.Vitess.ListWorkflows(e.t.Context(), p)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var out []string
+	for _, w := range list.Workflows {
+		for _, s := range w.Streams {
+			out = append(out, fmt.Sprintf("%s %s<%s %s %d", w.Name, s.Shard, s.SourceShard, s.State, s.RowsCopied))
+		}
+	}
+	return out
+}
+
+// TestMoveTablesStartStop: stopping streams pauses the copy (and the
+// documented workflow shows stopped), starting resumes it for what was
+// left; auto_start off starts stopped; stop_after_copy stops once
+// copied; start and stop of a workflow already so change nothing.
+func TestMoveTablesStartStop(t *testing.T) {
+	t.Parallel()
+	e := newMTEnv(t)
+	ctx := t.Context()
+	p := usersMove()
+	p.AutoStart, p.StopAfterCopy = platform.Ptr(false), platform.Ptr(true)
+	e.must(e.create(p))
+	e.srv.Advance(time.Hour)
+	want := func(state, doc string, rows int) {
+		t.Helper()
+		got := e.streams("")
+		exp := []string{fmt.Sprintf("move-users -80<- %s %d", state, rows), fmt.Sprintf("move-users 80-<- %s %d", state, rows)}
+		if diff := cmp.Diff(exp, got); diff != "" {
+			t.Errorf("streams (-want +got):\n%s", diff)
+		}
+		if v := e.view(); v.Doc != doc {
+			t.Errorf("documented workflow %s, want %s", v.Doc, doc)
+		}
+	}
+	want(platform.VReplicationStopped, "stopped", 0)
+	wp := &platform.StartVReplicationWorkflowParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, Keyspace: "sharded"}
+	u, err := e.c.Vitess.StartWorkflow(ctx, wp)
+	if err != nil || len(u.Details) != 2 || !u.Details[0].Changed || !strings.Contains(u.Summary, "Successfully updated the move-users workflow") {
+		t.Fatalf("start: %+v, %v", u, err)
+	}
+	want(platform.VReplicationCopying, "pending", 0)
+	e.srv.Advance(5*time.Second + 30*time.Second) // half the copy
+	want(platform.VReplicationCopying, "copying", 500)
+	if _, err := e.c.Vitess.StopWorkflow(ctx, wp); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Advance(time.Hour)
+	want(platform.VReplicationStopped, "stopped", 500)
+	if got := e.streams("active"); len(got) != 0 {
+		t.Errorf("active_only lists a stopped workflow: %v", got)
+	}
+	u, err = e.c.Vitess.StopWorkflow(ctx, wp)
+	if err != nil || u.Details[0].Changed {
+		t.Errorf("stop of a stopped workflow: %+v, %v; want changed false", u, err)
+	}
+	if _, err := e.c.Vitess.StartWorkflow(ctx, wp); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Advance(29 * time.Second)
+	want(platform.VReplicationCopying, "copying", 983)
+	e.srv.Advance(time.Second) // the copy is done: stop_after_copy stops the streams
+	want(platform.VReplicationStopped, "stopped", 1000)
+	if _, err := e.c.Vitess.StartWorkflow(ctx, wp); err != nil {
+		t.Fatal(err)
+	}
+	want(platform.VReplicationRunning, "running", 1000)
+	u, err = e.c.Vitess.StartWorkflow(ctx, wp)
+	if err != nil || u.Details[0].Changed {
+		t.Errorf("start of a running workflow: %+v, %v; want changed false", u, err)
+	}
+	m, err := e.c.Vitess.WaitMoveTables(ctx, e.mtParams())
+	if err != nil || m.Workflow.State() != platform.VReplicationRunning {
+		t.Errorf("WaitMoveTables: %v, %v", m, err)
+	}
+}
+
+// TestMoveTablesOperations: a failed or dry-run action changes nothing;
+// reverse traffic goes back step by step; cancel keeps routing rules when
+// asked; complete keeps or renames the source's tables; the documented
+// workflow's own actions show in the vtctld views.
+func TestMoveTablesOperations(t *testing.T) {
+	t.Parallel()
+	e := newMTEnv(t)
+	ctx := t.Context()
+	e.must(e.create(usersMove()))
+	e.srv.Advance(time.Hour)
+	running := e.view()
+
+	// FailNext fails the next action; dry runs change nothing.
+	ref, err := e.c.Vitess.SwitchTraffic(ctx, &platform.SwitchTrafficParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, TargetKeyspace: "sharded"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.srv.FailNext(ref.ID); err != nil {
+		t.Fatal(err)
+	}
+	if op := e.settle(ref.ID); op.State != platform.VitessOperationFailed || op.Error == nil || op.Result != nil && string(op.Result) != "null" {
+		t.Errorf("failed switch: %+v", op)
+	}
+	r := e.must(e.act("switch", &platform.SwitchTrafficParams{DryRun: platform.Ptr(true)}))
+	if r.CurrentState != platform.TrafficNotSwitched || len(r.DryRunResults) == 0 {
+		t.Errorf("dry run: %+v", r)
+	}
+	if diff := cmp.Diff(running, e.view()); diff != "" {
+		t.Fatalf("a failed switch and a dry run changed (-before +after):\n%s", diff)
+	}
+
+	// All at once, then back: writes, then reads.
+	e.must(e.act("switch", &platform.SwitchTrafficParams{}))
+	if v := e.view(); v.Doc != "switched_primaries" || v.Traffic != platform.TrafficAllSwitched {
+		t.Errorf("after switching all: %+v", v)
+	}
+	r = e.must(e.act("reverse", &platform.SwitchTrafficParams{TabletTypes: []string{"primary"}}))
+	if r.StartState != platform.TrafficAllSwitched || r.CurrentState != platform.TrafficReadsSwitched {
+		t.Errorf("reverse writes: %+v", r)
+	}
+	e.must(e.act("reverse", &platform.SwitchTrafficParams{}))
+	if diff := cmp.Diff(running, e.view()); diff != "" {
+		t.Errorf("after reversing everything (-running +now):\n%s", diff)
+	}
+
+	// The documented workflow's actions are the same state.
+	wfp := &platform.WorkflowParams{Organization: e.org, Database: drDB, Number: 1}
+	doc, err := e.c.Workflows.SwitchReplicas(ctx, wfp)
+	if err != nil || doc.Name != mtWorkflow {
+		t.Fatalf("documented switch-replicas: %v, %v", doc, err)
+	}
+	e.srv.Advance(time.Minute)
+	if v := e.view(); v.Doc != "switched_replicas" || v.Traffic != platform.TrafficReadsSwitched || !slices.Contains(v.Rules, "users@replica>sharded.users") {
+		t.Errorf("after the documented switch: %+v", v)
+	}
+	if _, err := e.c.Workflows.ReverseTraffic(ctx, wfp); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Advance(time.Minute)
+
+	// Cancel keeping the routing rules: the workflow goes, its rules stay.
+	e.must(e.act("cancel", &platform.CancelMoveTablesParams{KeepRoutingRules: platform.Ptr(true)}))
+	v := e.view()
+	if v.Doc != "cancelled" || v.Streams != "" || len(v.Rules) != len(running.Rules) {
+		t.Errorf("after cancel keeping rules: %+v", v)
+	}
+
+	// Again, completed keeping the source's tables renamed.
+	p := usersMove()
+	p.Workflow = "again"
+	p.Tables = []string{"audit"}
+	e.must(e.create(p))
+	e.srv.Advance(time.Hour)
+	sw := &platform.SwitchTrafficParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: "again", TargetKeyspace: "sharded"}
+	ref, err = e.c.Vitess.SwitchTraffic(ctx, sw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.settle(ref.ID)
+	cp := &platform.CompleteMoveTablesParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: "again", TargetKeyspace: "sharded", RenameTables: platform.Ptr(true), DryRun: platform.Ptr(true)}
+	ref, err = e.c.Vitess.CompleteMoveTables(ctx, cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := e.must(e.settle(ref.ID), nil); !slices.Contains(r.DryRunResults, "\tKeyspace app Shard - DbName vt_app Table audit") {
+		t.Errorf("complete dry run: %q", r.DryRunResults)
+	}
+	cp.DryRun = nil
+	ref, err = e.c.Vitess.CompleteMoveTables(ctx, cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.must(e.settle(ref.ID), nil)
+	v = e.view()
+	if diff := cmp.Diff([]string{"_audit_old", "users"}, v.AppTables); diff != "" {
+		t.Errorf("app's tables after a complete with rename_tables (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"audit", "events"}, v.Tables); diff != "" {
+		t.Errorf("sharded's tables (-want +got):\n%s", diff)
+	}
+	if slices.ContainsFunc(v.Rules, func(r string) bool { return strings.Contains(r, "audit") }) {
+		t.Errorf("the completed workflow's rules stay: %v", v.Rules)
+	}
+}
+
+// TestDocumentedWorkflowInVtctld: a workflow made through the documented
+// API is a MoveTables workflow of the vtctld views, with its streams, and
+// disappears from them once cancelled.
+func TestDocumentedWorkflowInVtctld(t *testing.T) {
+	t.Parallel()
+	e := newMTEnv(t)
+	ctx := t.Context()
+	p := wfCreate(e.srv)
+	p.Name = mtWorkflow
+	if _, err := e.c.Workflows.Create(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	list, err := e.c.Vitess.ListWorkflows(ctx, &platform.ListVReplicationWorkflowsParams{Organization: e.org, Database: drDB, Branch: "main", Keyspace: wfTarget, IncludeLogs: platform.Ptr(true)})
+	if err != nil || len(list.Workflows) != 1 {
+		t.Fatalf("list: %v, %v", list, err)
+	}
+	w := list.Workflows[0]
+	if w.Type != platform.VReplicationMoveTables || w.SourceKeyspace != drDB || w.TargetKeyspace != wfTarget || len(w.Streams) != 1 || w.Streams[0].State != platform.VReplicationCopying || !slices.Equal(w.Streams[0].Tables, []string{"audit"}) {
+		t.Errorf("the documented workflow in vtctld: %+v", w)
+	}
+	if !strings.Contains(string(w.Raw), `"logs":[`) {
+		t.Errorf("include_logs: no logs in %s", w.Raw)
+	}
+	st, err := e.c.Vitess.MoveTablesStatus(ctx, &platform.MoveTablesStatusParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, TargetKeyspace: wfTarget})
+	if err != nil || st.Tables["audit"].RowsTotal != 1000 || st.TrafficState != platform.TrafficNotSwitched || len(st.Streams) != 1 {
+		t.Errorf("status: %+v, %v", st, err)
+	}
+	if _, err := e.c.Vitess.StopWorkflow(ctx, &platform.StopVReplicationWorkflowParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, Keyspace: wfTarget}); err != nil {
+		t.Fatal(err)
+	}
+	if doc, err := e.c.Workflows.Get(ctx, wfRef(e.srv, 1)); err != nil || doc.State != platform.WorkflowStopped {
+		t.Fatalf("the documented workflow once stopped: %v, %v", doc, err)
+	}
+	if _, err := e.c.Workflows.Cancel(ctx, wfRef(e.srv, 1)); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Advance(time.Minute)
+	list, err = e.c.Vitess.ListWorkflows(ctx, &platform.ListVReplicationWorkflowsParams{Organization: e.org, Database: drDB, Branch: "main", Keyspace: wfTarget})
+	if err != nil || len(list.Workflows) != 0 {
+		t.Errorf("after cancel: %v, %v", list, err)
+	}
 }

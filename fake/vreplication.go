@@ -343,8 +343,7 @@ func (w *world) startVRWorkflow(who *principal, vw *vrWorkflow) (bool, error) {
 		wf.resume, wf.stepLeft = "", 0
 		wf.state, wf.updated, vw.updated = to, now, now
 		if to == platform.WorkflowPending || to == platform.WorkflowCopying {
-			wf.stepDue = now.Add(left)
-			w.clock.After(left, workflowJob{wf, to})
+			w.scheduleWorkflowStep(wf, to, left)
 		}
 		return true, nil
 	}

@@ -32,6 +32,7 @@ type workflowRec struct {
 	// resume is the state to go back to and stepLeft what was left of
 	// its step (see vreplication.go).
 	stepDue  time.Time
+	stepGen  uint64 // counts the steps scheduled; a job of an older one is stale
 	resume   platform.WorkflowState
 	stepLeft time.Duration
 	// vr is its VReplication workflow while it is active.
@@ -258,8 +259,15 @@ func refuseIn(wf *workflowRec, action string, allowed ...platform.WorkflowState)
 // it after d.
 func (w *world) workflowStep(wf *workflowRec, to platform.WorkflowState, d time.Duration) {
 	wf.state, wf.updated = to, w.clock.Now()
+	w.scheduleWorkflowStep(wf, to, d)
+}
+
+// scheduleWorkflowStep schedules the step that takes wf out of state from
+// after d; a step scheduled before it is overtaken (see workflowJob).
+func (w *world) scheduleWorkflowStep(wf *workflowRec, from platform.WorkflowState, d time.Duration) {
 	wf.stepDue = w.clock.Now().Add(d)
-	w.clock.After(d, workflowJob{wf, to})
+	wf.stepGen++
+	w.clock.After(d, workflowJob{wf, from, wf.stepGen})
 }
 
 // workflowInStep are the states from which traffic may be switched or the
@@ -425,8 +433,7 @@ func (w *world) advanceWorkflow(wf *workflowRec, now time.Time) {
 	case platform.WorkflowReversingTrafficForCancel:
 		wf.state, wf.reversed = platform.WorkflowCancelling, now
 		wf.replicasSwitched, wf.primariesSwitched = false, false
-		wf.stepDue = now.Add(w.timing.WorkflowSwitch)
-		w.clock.After(w.timing.WorkflowSwitch, workflowJob{wf, platform.WorkflowCancelling})
+		w.scheduleWorkflowStep(wf, platform.WorkflowCancelling, w.timing.WorkflowSwitch)
 	case platform.WorkflowCancelling:
 		wf.state, wf.cancelled = platform.WorkflowCancelled, now
 		w.endWorkflow(wf)
