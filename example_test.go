@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"strings"
 	"time"
 
 	"github.com/dbplatform/platform-go"
@@ -545,4 +546,59 @@ func ExampleVitessService_CheckThrottler() {
 	// Output:
 	// false THRESHOLD_EXCEEDED 8 5
 	// true OK 8 10
+}
+
+// A lookup vindex: created write-only with the workflow that fills its
+// table, externalized once the copy is done (its workflow frozen), then
+// completed (the workflow deleted).
+func ExampleVitessService_CreateLookupVindex() {
+	srv, err := fake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+	if _, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: "acme", Name: "shop", ClusterSize: "PS_10"}); err != nil {
+		log.Fatal(err)
+	}
+	srv.Advance(time.Minute) // the database is ready
+	if err := srv.AddKeyspace("acme", "shop", "main", "orders", 2); err != nil {
+		log.Fatal(err)
+	}
+	if err := srv.PushSchema("acme", "shop", "main", "CREATE TABLE orders.corder (id bigint NOT NULL, customer_id bigint NOT NULL, PRIMARY KEY (id))"); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := client.Vitess.CreateLookupVindex(ctx, &platform.CreateLookupVindexParams{
+		Organization: "acme", Database: "shop", Branch: "main", Name: "corder_by_customer", TableKeyspace: "orders",
+		Type: "consistent_lookup", TableOwner: "corder", TableOwnerColumns: []string{"customer_id"},
+	}); err != nil {
+		log.Fatal(err)
+	}
+	lv := &platform.ExternalizeLookupVindexParams{Organization: "acme", Database: "shop", Branch: "main", Name: "corder_by_customer", TableKeyspace: "orders"}
+	if _, err := client.Vitess.ExternalizeLookupVindex(ctx, lv); err != nil {
+		fmt.Println("externalize refused while copying")
+	}
+	srv.Advance(fake.DefaultTimings().VReplicationCopy) // the copy is done
+	changed, err := client.Vitess.ExternalizeLookupVindex(ctx, lv)
+	if err != nil {
+		log.Fatal(err)
+	}
+	show, err := client.Vitess.ShowLookupVindex(ctx, &platform.ShowLookupVindexParams{Organization: "acme", Database: "shop", Branch: "main", Name: "corder_by_customer", TableKeyspace: "orders"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(changed.WorkflowStopped, show.Workflow.Streams[0].State, show.Workflow.Streams[0].Message)
+	if _, err := client.Vitess.CompleteLookupVindex(ctx, &platform.CompleteLookupVindexParams{Organization: "acme", Database: "shop", Branch: "main", Name: "corder_by_customer", TableKeyspace: "orders"}); err != nil {
+		log.Fatal(err)
+	}
+	vs, err := client.Keyspaces.GetVSchema(ctx, &platform.GetVSchemaParams{Organization: "acme", Database: "shop", Branch: "main", Keyspace: "orders"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(strings.Contains(vs.Raw, `"corder_by_customer"`), strings.Contains(vs.Raw, "write_only"))
+	// Output:
+	// externalize refused while copying
+	// true Stopped FROZEN
+	// true false
 }

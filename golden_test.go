@@ -62,6 +62,10 @@ func TestGoldenRoundTrip(t *testing.T) {
 		{"connection_list.json", func() any { return new(platform.ConnectionList) }},
 		{"process_list.json", func() any { return new(platform.ProcessList) }},
 		{"kill_process_result.json", func() any { return new(platform.KillProcessResult) }},
+		{"vreplication_workflow_show.json", func() any { return new(platform.WorkflowShow) }},
+		{"workflow_delete.json", func() any { return new(platform.WorkflowDelete) }},
+		{"lookup_vindex_change.json", func() any { return new(platform.LookupVindexChange) }},
+		{"vreplication_summary.json", func() any { return new(platform.VReplicationSummary) }},
 	}
 	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.json"))
 	if err != nil {

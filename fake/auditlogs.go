@@ -165,6 +165,15 @@ var auditActionNames = map[string]string{
 	"kill_process":                        "branch.killed_process",
 	"vtctld_set_shard_tablet_control":     "branch.updated_shard_tablet_control",
 	"vtctld_apply_keyspace_routing_rules": "branch.applied_keyspace_routing_rules",
+	"materialize_create":                  "branch.created_materialize_workflow",
+	"materialize_start":                   "materialize_workflow.started",
+	"materialize_stop":                    "materialize_workflow.stopped",
+	"materialize_cancel":                  "materialize_workflow.canceled",
+	"lookup_vindex_create":                "branch.created_lookup_vindex",
+	"lookup_vindex_externalize":           "lookup_vindex.externalized",
+	"lookup_vindex_internalize":           "lookup_vindex.internalized",
+	"lookup_vindex_complete":              "lookup_vindex.completed",
+	"lookup_vindex_cancel":                "lookup_vindex.canceled",
 	"move_tables_create":                  "branch.created_move_tables_workflow",
 	"move_tables_switch_traffic":          "move_tables_workflow.switched_traffic",
 	"move_tables_reverse_traffic":         "move_tables_workflow.reversed_traffic",
@@ -356,7 +365,7 @@ func (c *call) auditTarget() (id, name string) {
 		if b := branch.x().bouncers.byName[name]; b != nil {
 			return b.id, name
 		}
-	case sh.param == "workflow" && branch != nil:
+	case (sh.param == "workflow" || sh.param == "name") && branch != nil:
 		// A VReplication workflow, by its name on the branch (see
 		// vrWorkflow.id).
 		for _, vw := range branch.more.read().vitess.vrWorkflowsOf(branch) {

@@ -103,6 +103,8 @@ var fuzzBodyGroups = map[string][]string{
 	"Vitess":               {"vtctld_set_shard_tablet_control", "vtctld_refresh_state_by_shard", "create_planned_reparent"},
 	"MoveTables":           {"move_tables_create", "move_tables_switch_traffic", "move_tables_reverse_traffic", "move_tables_cancel", "move_tables_complete", "vtctld_start_workflow", "vtctld_stop_workflow"},
 	"VitessControl":        {"vtctld_apply_keyspace_routing_rules", "vtctld_check_throttler", "vtctld_update_throttler_config"},
+	"Materialize":          {"materialize_create", "materialize_start", "materialize_stop", "materialize_cancel"},
+	"LookupVindex":         {"lookup_vindex_create", "lookup_vindex_externalize", "lookup_vindex_internalize", "lookup_vindex_complete", "lookup_vindex_cancel"},
 	"Maintenance":          {"run_branch_maintenance"},
 	"Workflow":             {"create_workflow"},
 	"VSchema":              {"update_keyspace_vschema", "update_branch_routing_rules"},
@@ -112,6 +114,10 @@ var fuzzBodyGroups = map[string][]string{
 	"DataImport":           {"test_data_import_source", "start_data_import", "create_import_notification"},
 	"Connection":           {"kill_process"},
 }
+
+func FuzzMaterializeBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Materialize"]...) }
+
+func FuzzLookupVindexBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["LookupVindex"]...) }
 
 func FuzzDataImportBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["DataImport"]...) }
 

@@ -218,6 +218,57 @@ func opSwitchover(w *opWorld, _ string) opCall {
 	return opCall{vals: map[string]string{"branch": "main", "id": w.switchover()}}
 }
 
+// opVRep is a fixture of an operation of the VReplication families on
+// main of app, with a keyspace shop (two shards) beside app. Up to stage
+// it makes: "materialize", the Materialize workflow mz filling shop's
+// buyers from app's users ("stopped": one that stops after its copy,
+// copied); "lookup", mz copied
+// and the lookup vindex buyers_by_customer of shop, copying
+// ("copied": done; "externalized": then externalized).
+func opVRep(stage string, vals map[string]string, query, body string) opFixture {
+	return func(w *opWorld, _ string) opCall {
+		ctx := w.t.Context()
+		if err := w.srv.AddKeyspace(w.org, drDB, "main", "shop", 2); err != nil {
+			w.t.Fatal(err)
+		}
+		if stage != "" {
+			if _, err := w.c.Vitess.CreateMaterialize(ctx, &platform.CreateMaterializeParams{
+				Organization: w.org, Database: drDB, Branch: "main", Workflow: "mz", SourceKeyspace: "app", TargetKeyspace: "shop",
+				StopAfterCopy: platform.Ptr(stage == "stopped"),
+				TableSettings: []platform.MaterializeTableSettings{{TargetTable: "buyers", SourceExpression: "select id, id as customer_id from users",
+					CreateDDL: "CREATE TABLE buyers (id bigint NOT NULL, customer_id bigint NOT NULL, PRIMARY KEY (id))"}},
+			}); err != nil {
+				w.t.Fatal(err)
+			}
+		}
+		if stage == "stopped" { // stopped after its copy
+			w.srv.Advance(fake.DefaultTimings().VReplicationCopy)
+		}
+		if stage == "lookup" || stage == "copied" || stage == "externalized" {
+			w.srv.Advance(fake.DefaultTimings().VReplicationCopy)
+			if _, err := w.c.Vitess.CreateLookupVindex(ctx, &platform.CreateLookupVindexParams{
+				Organization: w.org, Database: drDB, Branch: "main", Name: "buyers_by_customer", TableKeyspace: "shop",
+				TableOwner: "buyers", TableOwnerColumns: []string{"customer_id"}, Type: "consistent_lookup",
+			}); err != nil {
+				w.t.Fatal(err)
+			}
+		}
+		if stage == "copied" || stage == "externalized" {
+			w.srv.Advance(fake.DefaultTimings().VReplicationCopy)
+		}
+		if stage == "externalized" {
+			if _, err := w.c.Vitess.ExternalizeLookupVindex(ctx, &platform.ExternalizeLookupVindexParams{Organization: w.org, Database: drDB, Branch: "main", Name: "buyers_by_customer", TableKeyspace: "shop"}); err != nil {
+				w.t.Fatal(err)
+			}
+		}
+		v := map[string]string{"branch": "main"}
+		for k, x := range vals {
+			v[k] = x
+		}
+		return opCall{vals: v, query: query, body: body}
+	}
+}
+
 // opReparent is a fixture of an operation on a planned reparent of app's
 // main, which has completed after an earlier one failed.
 func opReparent(w *opWorld, _ string) opCall {
@@ -809,6 +860,20 @@ var opFixtures = map[string]opFixture{
 		return c
 	},
 	"vtctld_update_throttler_config": opVtctldControl(`{"keyspace":"app","enabled":true,"threshold":2.5,"apps":[{"name":"vreplication","ratio":0.5}],"unthrottle_apps":["online-ddl"],"app_checked_metrics":{"vreplication":["lag","self/loadavg"]}}`),
+	// Materialize and lookup vindexes: main of app and its keyspace shop
+	"materialize_create": opVRep("", nil, "", `{"workflow":"mz","target_keyspace":"shop","source_keyspace":"app","table_settings":[{"target_table":"audit","create_ddl":"copy"}],`+
+		`"cells":["us-east"],"tablet_types":["replica"],"stop_after_copy":false,"tablet_types_in_preference_order":true,"defer_secondary_keys":true,"atomic_copy":false,"on_ddl":"EXEC","source_time_zone":"UTC"}`),
+	"materialize_show":   opVRep("materialize", map[string]string{"workflow": "mz"}, "target_keyspace=shop&include_logs=true", ""),
+	"materialize_start":  opVRep("stopped", map[string]string{"workflow": "mz"}, "", `{"target_keyspace":"shop"}`),
+	"materialize_stop":   opVRep("materialize", map[string]string{"workflow": "mz"}, "", `{"target_keyspace":"shop"}`),
+	"materialize_cancel": opVRep("materialize", map[string]string{"workflow": "mz"}, "", `{"target_keyspace":"shop","keep_data":false,"keep_routing_rules":false}`),
+	"lookup_vindex_create": opVRep("materialize", nil, "", `{"name":"buyers_by_customer","table_keyspace":"shop","keyspace":"shop","table_owner":"buyers","table_owner_columns":["customer_id"],`+
+		`"type":"consistent_lookup","table_name":"buyers_lookup","table_vindex_type":"xxhash","cells":["us-east"],"tablet_types":["primary"],"tablet_types_in_preference_order":true,"ignore_nulls":true,"continue_after_copy_with_owner":true}`),
+	"lookup_vindex_show":        opVRep("lookup", map[string]string{"name": "buyers_by_customer"}, "table_keyspace=shop", ""),
+	"lookup_vindex_externalize": opVRep("copied", map[string]string{"name": "buyers_by_customer"}, "", `{"table_keyspace":"shop","keyspace":"shop","delete":false}`),
+	"lookup_vindex_internalize": opVRep("externalized", map[string]string{"name": "buyers_by_customer"}, "", `{"table_keyspace":"shop","keyspace":"shop"}`),
+	"lookup_vindex_complete":    opVRep("externalized", map[string]string{"name": "buyers_by_customer"}, "", `{"table_keyspace":"shop","keyspace":"shop"}`),
+	"lookup_vindex_cancel":      opVRep("lookup", map[string]string{"name": "buyers_by_customer"}, "", `{"table_keyspace":"shop"}`),
 	// metrics
 	"get_branch_metrics":                opMetrics("metrics=queries&metrics=latency_p99&period=1h&steps=4"),
 	"get_instant_branch_metrics":        opMetrics(""),

@@ -157,6 +157,8 @@ func routeTable() []route {
 	rs = append(rs, vitessRoutingRoutes()...)
 	rs = append(rs, vitessThrottlerRoutes()...)
 	rs = append(rs, vitessMoveTablesRoutes()...)
+	rs = append(rs, vitessMaterializeRoutes()...)
+	rs = append(rs, vitessLookupVindexRoutes()...)
 	rs = append(rs, maintenanceRoutes()...)
 	rs = append(rs, backupRoutes()...)
 	rs = append(rs, backupPolicyRoutes()...)

@@ -56,7 +56,7 @@ var snapshotCoverage = map[string]string{
 	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated keyspaces roles more readOnlyRegions primary cluster traffic",
 	"branchMore":             "passwords budgets bouncers switchovers qpReports routingRules sessions vitess",
 	"branchVitess":           "shards ops ksRules throttlers metrics workflows",
-	"vrWorkflow":             "name kind source target sourceShards targetShards tables created updated opts stopped copyDue copyLeft errMsg doc",
+	"vrWorkflow":             "name kind source target sourceShards targetShards tables created updated opts stopped copyDue copyLeft errMsg ranOn frozen doc",
 	"vrTable":                "name filter",
 	"vrOptions":              "onDDL deferSecondaryKeys stopAfterCopy autoStart atomicCopy cells tabletTypes sourceTimeZone tenantID autoIncrement globalKeyspace",
 	"ksRoutingRule":          "from to",
@@ -192,11 +192,7 @@ var snapshotUnset = map[string]string{
 	"dbRec.notes":               "no operation sets a database's notes yet",
 	"qpReportRec.deleted":       "a deleted query-patterns report is no longer reachable (its transition does nothing and is left out), nor in a snapshot",
 	"ring.next":                 "only a full log wraps: a snapshot keeps its entries oldest first and a restored one starts unwrapped (TestAuditLogSnapshotBounded checks a wrapped log's round trip)",
-	"vrWorkflow.stopped":        "only Materialize and lookup-vindex workflows keep their own copy (the vrmat slice's operations)",
-	"vrWorkflow.copyDue":        "only Materialize and lookup-vindex workflows keep their own copy (the vrmat slice's operations)",
-	"vrWorkflow.copyLeft":       "only Materialize and lookup-vindex workflows keep their own copy (the vrmat slice's operations)",
-	"vrWorkflow.errMsg":         "only Materialize and lookup-vindex workflows keep their own copy (the vrmat slice's operations)",
-	"vrTable.filter":            "only Materialize workflows filter their tables (the vrmat slice's operations)",
+	"vrWorkflow.errMsg":         "no operation fails a Materialize or lookup-vindex workflow's streams",
 	"readOnlyRegionRec.removed": "a removed read-only region is no longer reachable (its transition does nothing and is left out), nor in a snapshot",
 }
 

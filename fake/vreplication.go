@@ -82,6 +82,11 @@ type vrWorkflow struct {
 	copyDue  time.Time
 	copyLeft time.Duration
 	errMsg   string
+	// ranOn marks a workflow that stops after its copy started again
+	// after stopping so: it replicates on. frozen marks a lookup vindex's
+	// workflow that externalize stopped for good ("FROZEN"), until
+	// internalize runs it again (see vitess_lookupvindex.go).
+	ranOn, frozen bool
 
 	// doc is a MoveTables workflow's documented workflow.
 	doc *workflowRec
@@ -270,8 +275,16 @@ func (vw *vrWorkflow) phase(now time.Time, t *Timings) (string, float64) {
 		return vrStopped, copyShare(vw.copyLeft, t.VReplicationCopy)
 	case now.Before(vw.copyDue):
 		return vrCopying, copyShare(vw.copyDue.Sub(now), t.VReplicationCopy)
+	case vw.opts.stopAfterCopy && !vw.ranOn:
+		return vrStopped, 1
 	}
 	return vrRunning, 1
+}
+
+// stoppedAfterCopy reports whether vw's streams stopped at the end of
+// their copy, as stop_after_copy asks, and were not started since.
+func (vw *vrWorkflow) stoppedAfterCopy(now time.Time) bool {
+	return vw.doc == nil && vw.opts.stopAfterCopy && !vw.ranOn && !vw.stopped && vw.errMsg == "" && !now.Before(vw.copyDue)
 }
 
 // copied reports whether vw's copy is done at now.
@@ -311,7 +324,7 @@ func (w *world) stopVRWorkflow(vw *vrWorkflow) (bool, error) {
 		vw.updated = now
 		return true, nil
 	}
-	if vw.stopped {
+	if vw.stopped || vw.stoppedAfterCopy(now) {
 		return false, nil
 	}
 	if now.Before(vw.copyDue) {
@@ -343,6 +356,13 @@ func (w *world) startVRWorkflow(who *principal, vw *vrWorkflow) (bool, error) {
 		if to == platform.WorkflowPending || to == platform.WorkflowCopying {
 			w.scheduleWorkflowStep(wf, to, left)
 		}
+		return true, nil
+	}
+	if vw.frozen {
+		return false, unprocessable("workflow %s is frozen: its lookup vindex is externalized; internalize it to run the workflow again", vw.name)
+	}
+	if vw.stoppedAfterCopy(now) {
+		vw.ranOn, vw.updated = true, now
 		return true, nil
 	}
 	if !vw.stopped && vw.errMsg == "" {
@@ -756,6 +776,10 @@ func renderVRWorkflow(vw *vrWorkflow, now time.Time, t *Timings) *protoWorkflow 
 		msg = vw.doc.errors
 	case state == vrError:
 		msg = vw.errMsg
+	case state == vrStopped && vw.frozen:
+		msg = "FROZEN"
+	case state == vrStopped && !vw.stopped && vw.doc == nil:
+		msg = "Stopped after copy"
 	case state == vrStopped:
 		msg = "Stopped"
 	}

@@ -29,6 +29,8 @@ type vrWorkflowSnap struct {
 	CopyDue      time.Time     `json:"copy_due,omitzero"`
 	CopyLeft     time.Duration `json:"copy_left,omitempty"`
 	Error        string        `json:"error,omitempty"`
+	RanOn        bool          `json:"ran_on,omitempty"`
+	Frozen       bool          `json:"frozen,omitempty"`
 }
 
 type vrTableSnap struct {
@@ -62,7 +64,7 @@ func saveVRWorkflow(vw *vrWorkflow) *vrWorkflowSnap {
 			AtomicCopy: o.atomicCopy, Cells: o.cells, TabletTypes: o.tabletTypes, SourceTimeZone: o.sourceTimeZone,
 			TenantID: o.tenantID, AutoIncrement: o.autoIncrement, GlobalKeyspace: o.globalKeyspace,
 		},
-		Stopped: vw.stopped, CopyDue: vw.copyDue, CopyLeft: vw.copyLeft, Error: vw.errMsg,
+		Stopped: vw.stopped, CopyDue: vw.copyDue, CopyLeft: vw.copyLeft, Error: vw.errMsg, RanOn: vw.ranOn, Frozen: vw.frozen,
 		Tables: []vrTableSnap{},
 	}
 	for _, t := range vw.tables {
@@ -75,8 +77,8 @@ func saveVRWorkflow(vw *vrWorkflow) *vrWorkflowSnap {
 // live keyspaces.
 func saveVRWorkflows(b *branchRec) []*vrWorkflowSnap {
 	var out []*vrWorkflowSnap
-	for _, vw := range b.more.read().vitess.vrWorkflowsOf(b) {
-		if vw.doc == nil && !vw.source.gone() {
+	for _, vw := range b.more.read().vitess.workflows { // in creation order, which a restore keeps
+		if vw.doc == nil && !vw.source.gone() && !vw.target.gone() {
 			out = append(out, saveVRWorkflow(vw))
 		}
 	}
@@ -95,8 +97,8 @@ func loadVRWorkflow(b *branchRec, vs *vrWorkflowSnap, doc *workflowRec) error {
 	source, target := liveKeyspace(b, vs.Source), liveKeyspace(b, vs.Target)
 	o := vs.Options
 	switch {
-	case snapName(vs.Name) != nil:
-		return fmt.Errorf("name: %w", snapName(vs.Name))
+	case !vrNameRe.MatchString(vs.Name):
+		return fmt.Errorf("name %q is not a workflow name: letters, digits, _ and -, at most 64", vs.Name)
 	case !slices.Contains(vrKinds, vs.Kind):
 		return fmt.Errorf("kind %q is not one of %v", vs.Kind, vrKinds)
 	case (vs.Kind == vrMoveTables) != (doc != nil):
@@ -109,6 +111,10 @@ func loadVRWorkflow(b *branchRec, vs *vrWorkflowSnap, doc *workflowRec) error {
 		return fmt.Errorf("workflow %s appears twice in keyspace %s", vs.Name, target.name)
 	case len(vs.Tables) == 0:
 		return fmt.Errorf("tables: a workflow copies at least one")
+	case vs.Frozen && (!vs.Stopped || vs.Kind != vrCreateLookupIndex):
+		return fmt.Errorf("frozen: only a stopped lookup vindex's workflow is frozen")
+	case vs.RanOn && !o.StopAfterCopy:
+		return fmt.Errorf("ran_on: only a workflow that stops after its copy runs on past it")
 	case vs.CopyLeft < 0:
 		return fmt.Errorf("copy_left %v is negative", vs.CopyLeft)
 	case o.OnDDL != "" && !slices.Contains(workflowOnDDLs, platform.WorkflowOnDDL(o.OnDDL)):
@@ -149,6 +155,7 @@ func loadVRWorkflow(b *branchRec, vs *vrWorkflowSnap, doc *workflowRec) error {
 			tenantID: o.TenantID, autoIncrement: o.AutoIncrement, globalKeyspace: o.GlobalKeyspace,
 		},
 		stopped: vs.Stopped, copyDue: vs.CopyDue, copyLeft: vs.CopyLeft, errMsg: vs.Error, doc: doc,
+		ranOn: vs.RanOn, frozen: vs.Frozen,
 	}
 	for _, t := range vs.Tables {
 		vw.tables = append(vw.tables, vrTable{name: t.Name, filter: t.Filter})

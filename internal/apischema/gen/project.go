@@ -312,6 +312,10 @@ func vitessOperations(branch string) map[string]*apischema.Operation {
 		"traffic_state": str(),
 	})
 	opRef := proto(map[string]*apischema.Schema{"id": str()}, "id")
+	// Materialize and lookup vindexes: a show is the workflow as the
+	// workflow list has it; a create answers a summary.
+	workflows := data(proto(map[string]*apischema.Schema{"workflows": {Type: "array", Items: workflow}}))
+	summary := data(proto(map[string]*apischema.Schema{"summary": str()}))
 	op := func(method, path string, resp *apischema.Schema) *apischema.Operation {
 		return &apischema.Operation{Method: method, Path: branch + path, Status: 200, Source: "project", Response: resp}
 	}
@@ -368,6 +372,19 @@ func vitessOperations(branch string) map[string]*apischema.Operation {
 		"move_tables_complete":           op("POST", "/move-tables/workflows/{workflow}/complete", opRef),
 		"create_planned_reparent":        op("POST", "/planned-reparent", operation),
 		"get_planned_reparent":           op("GET", "/planned-reparent/{id}", operation),
+		"materialize_create":             op("POST", "/materialize/workflows", summary),
+		"materialize_show":               op("GET", "/materialize/workflows/{workflow}", workflows),
+		"materialize_start":              op("POST", "/materialize/workflows/{workflow}/start", data(tabletsAnswer("changed"))),
+		"materialize_stop":               op("POST", "/materialize/workflows/{workflow}/stop", data(tabletsAnswer("changed"))),
+		"materialize_cancel":             op("POST", "/materialize/workflows/{workflow}/cancel", data(tabletsAnswer("deleted"))),
+		"lookup_vindex_create":           op("POST", "/lookup-vindex/vindexes", summary),
+		"lookup_vindex_show":             op("GET", "/lookup-vindex/vindexes/{name}", workflows),
+		"lookup_vindex_externalize": op("POST", "/lookup-vindex/vindexes/{name}/externalize", data(proto(map[string]*apischema.Schema{
+			"workflow_stopped": boolean(), "workflow_deleted": boolean(),
+		}))),
+		"lookup_vindex_internalize": op("POST", "/lookup-vindex/vindexes/{name}/internalize", data(proto(map[string]*apischema.Schema{}))),
+		"lookup_vindex_complete":    op("POST", "/lookup-vindex/vindexes/{name}/complete", data(proto(map[string]*apischema.Schema{}))),
+		"lookup_vindex_cancel":      op("POST", "/lookup-vindex/vindexes/{name}/cancel", data(tabletsAnswer("deleted"))),
 	}
 }
 
