@@ -99,6 +99,12 @@ type Timings struct {
 	// PlannedReparent is how long a running planned reparent takes to
 	// complete.
 	PlannedReparent time.Duration
+	// VDiffStart is how long a VDiff stays pending on a shard (after its
+	// creation or a resume) before it compares.
+	VDiffStart time.Duration
+	// VDiffRun is how long a shard of a VDiff takes to compare all its
+	// rows; it compares them at an even pace.
+	VDiffRun time.Duration
 	// Maintenance is how long a maintenance run takes.
 	Maintenance time.Duration
 	// QueryPatternsReport is how long a query-patterns report takes to
@@ -190,6 +196,8 @@ func DefaultTimings() Timings {
 		SwitchoverRun:          10 * time.Second,
 		VitessOperationStart:   time.Second,
 		PlannedReparent:        5 * time.Second,
+		VDiffStart:             time.Second,
+		VDiffRun:               30 * time.Second,
 		Maintenance:            time.Minute,
 		QueryPatternsReport:    30 * time.Second,
 		QueryPatternsURL:       5 * time.Minute,
@@ -223,7 +231,7 @@ func (t *Timings) fields() []*time.Duration {
 		&t.DatabaseReady, &t.BranchReady, &t.KeyspaceReady, &t.KeyspaceConfigChange, &t.ReadOnlyRegionReady, &t.BranchChangeStart, &t.BranchChangeRun,
 		&t.KeyspaceResizeQueued, &t.KeyspaceResizeShard, &t.BackupStart, &t.BackupRun,
 		&t.BouncerReady, &t.BouncerResizeStart, &t.BouncerResize,
-		&t.SwitchoverStart, &t.SwitchoverRun, &t.VitessOperationStart, &t.PlannedReparent, &t.Maintenance,
+		&t.SwitchoverStart, &t.SwitchoverRun, &t.VitessOperationStart, &t.PlannedReparent, &t.VDiffStart, &t.VDiffRun, &t.Maintenance,
 		&t.DeployStep, &t.DeployInProgress, &t.DeployRevert, &t.RevertWindow,
 		&t.WorkflowStart, &t.WorkflowCopy, &t.WorkflowVerify, &t.WorkflowSwitch,
 		&t.OAuthCode, &t.OAuthAccessToken, &t.OAuthDeviceCode, &t.OAuthDevicePoll,

@@ -58,6 +58,9 @@ type branchVitess struct {
 	// vitess_throttler.go).
 	throttlers map[string]*throttlerConfig
 	metrics    map[tabletMetric]float64
+	// vdiff holds the VDiffs of the branch's workflows and the
+	// differences tests arranged (see vitess_vdiff.go).
+	vdiff vdiffState
 }
 
 // shardKey names a shard of a keyspace by the keyspace's ID, so that a

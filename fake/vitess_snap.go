@@ -21,6 +21,10 @@ type vitessSnap struct {
 	KeyspaceRules []ksRoutingSnap    `json:"keyspace_routing_rules,omitempty"`
 	Throttlers    []throttlerSnap    `json:"throttlers,omitempty"`
 	Metrics       []tabletMetricSnap `json:"tablet_metrics,omitempty"`
+	// VDiffSeq, VDiffs and VDiffDiffs are the VDiffs' (vitess_vdiff_snap.go).
+	VDiffSeq   int64            `json:"vdiff_seq,omitempty"`
+	VDiffs     []vdiffSnap      `json:"vdiffs,omitempty"`
+	VDiffDiffs []vdiffDiffsSnap `json:"vdiff_differences,omitempty"`
 }
 
 type ksRoutingSnap struct {
@@ -82,7 +86,7 @@ type vitessOpSnap struct {
 // it. Shards of keyspaces since deleted are left out.
 func saveVitess(b *branchRec) *vitessSnap {
 	v := b.more.read().vitess
-	if len(v.shards) == 0 && v.ops.Len() == 0 && len(v.ksRules) == 0 && len(v.throttlers) == 0 && len(v.metrics) == 0 {
+	if len(v.shards) == 0 && v.ops.Len() == 0 && len(v.ksRules) == 0 && len(v.throttlers) == 0 && len(v.metrics) == 0 && !v.hasVDiffs() {
 		return nil
 	}
 	out := &vitessSnap{Shards: []shardSnap{}, Operations: []vitessOpSnap{}}
@@ -100,6 +104,7 @@ func saveVitess(b *branchRec) *vitessSnap {
 		}
 	}
 	saveVitessControl(b, &v, out)
+	saveVDiffs(b, &v, out)
 	for _, op := range v.ops.All() {
 		out.Operations = append(out.Operations, vitessOpSnap{
 			stampsSnap: saveStamps(op.stamps), Action: op.action, State: op.state, Keyspace: op.keyspace, KeyspaceName: op.ksName,
@@ -131,7 +136,10 @@ func (ld *loader) loadVitess(b *branchRec, vs *vitessSnap) error {
 			return at(err, "vitess.operations[%d]", i)
 		}
 	}
-	return loadVitessControl(b, v, vs)
+	if err := loadVitessControl(b, v, vs); err != nil {
+		return err
+	}
+	return ld.loadVDiffs(b, v, vs)
 }
 
 // saveVitessControl saves b's keyspace routing rules, and the throttlers

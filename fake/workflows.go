@@ -360,6 +360,7 @@ func (w *world) completeWorkflow(who *principal, wf *workflowRec) error {
 	wf.state, wf.updated = platform.WorkflowCompleted, w.clock.Now()
 	wf.completed, wf.completedBy = w.clock.Now(), who.user
 	w.endFlight(wf.id)
+	w.dropWorkflowVDiffs(wf)
 	return nil
 }
 
@@ -442,6 +443,7 @@ func (w *world) advanceWorkflow(wf *workflowRec, now time.Time) {
 	case platform.WorkflowCancelling:
 		wf.state, wf.cancelled = platform.WorkflowCancelled, now
 		w.endFlight(wf.id)
+		w.dropWorkflowVDiffs(wf)
 	}
 }
 
@@ -454,6 +456,7 @@ func (w *world) cancelWorkflows(b *branchRec) {
 			wf.state, wf.updated, wf.cancelled = platform.WorkflowCancelled, now, now
 			wf.failedFrom, wf.errors = "", ""
 			w.endFlight(wf.id)
+			w.dropWorkflowVDiffs(wf)
 		}
 	}
 }
