@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -137,14 +138,17 @@ type VDiffs struct {
 
 // VDiffEntry is one VDiff of a list.
 type VDiffEntry struct {
-	UUID     string
+	// UUID names the VDiff.
+	UUID string
+	// Workflow is its workflow's name.
 	Workflow string
+	// Keyspace is its workflow's target keyspace.
 	Keyspace string
 	// State is the VDiff's state over its shards (see VDiff.State).
 	State VDiffState
-	// Shards are the target shards it runs on, and ShardStates each one's
-	// state.
-	Shards      []string
+	// Shards are the target shards it runs on.
+	Shards []string
+	// ShardStates are the shards' states, by shard.
 	ShardStates map[string]VDiffState
 	// CreatedAt is when it was created.
 	CreatedAt *time.Time
@@ -292,14 +296,20 @@ func (v *VDiff) ETA(now time.Time) time.Time {
 
 // VDiffTable is the summary of one table of a VDiff over its shards.
 type VDiffTable struct {
+	// Name is the table's name.
 	Name string
 	// State is the table's state: error if any shard's is, else the
 	// state of a shard that has not completed, else completed.
-	State           VDiffState
-	RowsCompared    int64
-	MatchingRows    int64
-	MismatchedRows  int64
+	State VDiffState
+	// RowsCompared is how many of its rows have been compared.
+	RowsCompared int64
+	// MatchingRows is how many of those match.
+	MatchingRows int64
+	// MismatchedRows is how many rows both sides have but differ.
+	MismatchedRows int64
+	// ExtraRowsSource is how many rows only the source has.
 	ExtraRowsSource int64
+	// ExtraRowsTarget is how many rows only the target has.
 	ExtraRowsTarget int64
 	// Reports are the shards' reports of the table, by shard.
 	Reports map[string]*VDiffReport
@@ -591,11 +601,11 @@ type StopVDiffParams = VDiffShardsParams
 // ResumeVDiffParams names a VDiff to resume.
 type ResumeVDiffParams = VDiffShardsParams
 
-// VDiffAction is the answer to a stop or resume of a VDiff, which Vitess
-// leaves empty: read the VDiff with [VitessService.GetVDiff].
+// VDiffAction is the answer to a stop, resume or delete of a VDiff,
+// which Vitess leaves empty: read the VDiff with [VitessService.GetVDiff].
 type VDiffAction struct {
-	// Raw is the whole document (vtctldata.VDiffStopResponse or
-	// VDiffResumeResponse in protobuf JSON).
+	// Raw is the whole document (vtctldata.VDiffStopResponse,
+	// VDiffResumeResponse or VDiffDeleteResponse in protobuf JSON).
 	Raw json.RawMessage `json:"data"`
 }
 
@@ -643,10 +653,11 @@ type DeleteVDiffParams struct {
 // UUID "all" every VDiff of the workflow.
 //
 // API: DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/vdiff/workflows/{workflow}/vdiffs/{uuid}
-func (s *VitessService) DeleteVDiff(ctx context.Context, p *DeleteVDiffParams) error {
+func (s *VitessService) DeleteVDiff(ctx context.Context, p *DeleteVDiffParams) (*VDiffAction, error) {
 	p = orZero(p)
 	if err := required("organization", p.Organization, "database", p.Database, "branch", p.Branch, "workflow", p.Workflow, "uuid", p.UUID, "target_keyspace", p.TargetKeyspace); err != nil {
-		return err
+		return nil, err
 	}
-	return s.client.del(ctx, vdiffsPath(p.Organization, p.Database, p.Branch, p.Workflow, pathf("/%s", p.UUID)), p)
+	out := new(VDiffAction)
+	return out, s.client.call(ctx, http.MethodDelete, vdiffsPath(p.Organization, p.Database, p.Branch, p.Workflow, pathf("/%s", p.UUID)), p, nil, out)
 }

@@ -104,6 +104,7 @@ var fuzzBodyGroups = map[string][]string{
 	"VitessControl":        {"vtctld_apply_keyspace_routing_rules", "vtctld_check_throttler", "vtctld_update_throttler_config"},
 	"Maintenance":          {"run_branch_maintenance"},
 	"Workflow":             {"create_workflow"},
+	"VDiff":                {"vdiff_create", "vdiff_stop", "vdiff_resume"},
 	"VSchema":              {"update_keyspace_vschema", "update_branch_routing_rules"},
 	"SchemaRecommendation": {"dismiss_schema_recommendation"},
 	"Throttler":            {"update_database_throttler", "update_deploy_request_throttler"},
@@ -161,6 +162,7 @@ func FuzzSchemaRecommendationBodies(f *testing.F) {
 
 func FuzzThrottlerBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Throttler"]...) }
 func FuzzWorkflowBodies(f *testing.F)  { fuzzBodies(f, fuzzBodyGroups["Workflow"]...) }
+func FuzzVDiffBodies(f *testing.F)     { fuzzBodies(f, fuzzBodyGroups["VDiff"]...) }
 func FuzzVSchemaBodies(f *testing.F)   { fuzzBodies(f, fuzzBodyGroups["VSchema"]...) }
 
 func FuzzAuthAttemptExportBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["AuthAttemptExport"]...) }

@@ -3,6 +3,7 @@ package fake
 import (
 	"hash/fnv"
 	"slices"
+	"strings"
 
 	"github.com/dbplatform/platform-go"
 )
@@ -93,4 +94,19 @@ func branchCells(b *branchRec) []string {
 		}
 	}
 	return out
+}
+
+// parseTabletType reads a tablet type as the API takes it: "rdonly",
+// "RDONLY" or "TABLET_TYPE_RDONLY".
+func parseTabletType(s string) (platform.TabletType, bool) {
+	t := platform.TabletType(strings.ToLower(strings.TrimPrefix(strings.ToUpper(s), "TABLET_TYPE_")))
+	return t, slices.Contains(tabletTypes, t)
+}
+
+// vitessKind refuses the Vitess control plane of a PostgreSQL branch.
+func vitessKind(b *branchRec) error {
+	if b.db.kind != platform.KindMySQL {
+		return unprocessable("the Vitess control plane is MySQL's; %s is a %s database", b.db.name, b.db.kind)
+	}
+	return nil
 }

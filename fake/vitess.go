@@ -142,13 +142,6 @@ func (v *branchVitess) state(ks *keyspaceRec, shard string) *shardState {
 // tabletTypes are the tablet types a tablet control names, in order.
 var tabletTypes = []platform.TabletType{platform.TabletPrimary, platform.TabletReplica, platform.TabletRDOnly}
 
-// parseTabletType reads a tablet type as the API takes it: "rdonly",
-// "RDONLY" or "TABLET_TYPE_RDONLY".
-func parseTabletType(s string) (platform.TabletType, bool) {
-	t := platform.TabletType(strings.ToLower(strings.TrimPrefix(strings.ToUpper(s), "TABLET_TYPE_")))
-	return t, slices.Contains(tabletTypes, t)
-}
-
 // protoTabletType is a tablet type's enum name in a Vitess document.
 func protoTabletType(t platform.TabletType) string {
 	return "TABLET_TYPE_" + strings.ToUpper(string(t))
@@ -169,14 +162,6 @@ type vtTablet struct {
 // readOnlyTabletBase is the index of the first tablet of a read-only
 // region: 100 + the region's place in publicRegions * maxReadOnlyReplicas.
 const readOnlyTabletBase = 100
-
-// vitessKind refuses the Vitess control plane of a PostgreSQL branch.
-func vitessKind(b *branchRec) error {
-	if b.db.kind != platform.KindMySQL {
-		return unprocessable("the Vitess control plane is MySQL's; %s is a %s database", b.db.name, b.db.kind)
-	}
-	return nil
-}
 
 // vitessShard finds the keyspace and shard a request names: a 422 naming
 // the field when either is missing or unknown.

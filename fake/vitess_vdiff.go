@@ -561,7 +561,18 @@ func vdiffCreate(c *call, p *platform.CreateVDiffParams) (any, error) {
 		return nil, err
 	}
 	d := c.w.newVDiff(wf, o)
-	return vtctldData{map[string]string{"UUID": d.id}}, nil
+	out := &vdiffCreated{ID: d.id}
+	out.Data.UUID = d.id
+	return out, nil
+}
+
+// vdiffCreated is the answer to a VDiff create: vtctldata.VDiffCreateResponse
+// in its envelope. ID names the VDiff created for the audit log.
+type vdiffCreated struct {
+	Data struct {
+		UUID string `json:"UUID"`
+	} `json:"data"`
+	ID string `json:"-"`
 }
 
 func vdiffList(c *call) (any, error) {
@@ -691,9 +702,9 @@ type sqlValue struct {
 	null bool
 }
 
-func val(s string) sqlValue             { return sqlValue{s: s} }
-func intVal(n int64) sqlValue           { return sqlValue{s: strconv.FormatInt(n, 10)} }
-func nullVal() sqlValue                 { return sqlValue{null: true} }
+func val(s string) sqlValue   { return sqlValue{s: s} }
+func intVal(n int64) sqlValue { return sqlValue{s: strconv.FormatInt(n, 10)} }
+func nullVal() sqlValue       { return sqlValue{null: true} }
 func timeVal(t time.Time) sqlValue {
 	if t.IsZero() {
 		return nullVal()

@@ -39,8 +39,11 @@ func (j vdiffJob) save() jobSnap {
 	return jobSnap{Kind: "vdiff.step", ID: j.d.id, Step: j.shard, Gen: j.gen}
 }
 
+// keep leaves out a job whose shard has moved on since it was scheduled.
 func (j vdiffJob) keep(sv *saver) bool {
-	return sv.branchSet[j.d.branch] && j.d.branch.vdiffs().list.Get(j.d.id) == j.d
+	sh := j.d.shard(j.shard)
+	return sv.branchSet[j.d.branch] && j.d.branch.vdiffs().list.Get(j.d.id) == j.d && sh != nil && sh.gen == j.gen &&
+		(sh.state == platform.VDiffPending || sh.state == platform.VDiffStarted)
 }
 
 func loadVDiffJob(ld *loader, js jobSnap) (job, error) {

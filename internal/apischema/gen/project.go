@@ -249,6 +249,21 @@ func vitessOperations(branch string) map[string]*apischema.Operation {
 		"expires_at": proto(map[string]*apischema.Schema{"seconds": str(), "nanoseconds": integer()}),
 	})
 	checkCode := &apischema.Schema{Type: "string", Enum: []string{"UNDEFINED", "OK", "THRESHOLD_EXCEEDED", "APP_DENIED", "UNKNOWN_METRIC", "INTERNAL_ERROR"}}
+	// The VDiffs (vtctldata, tabletmanagerdata.VDiffResponse and
+	// query.QueryResult).
+	queryResult := proto(map[string]*apischema.Schema{
+		"fields": {Type: "array", Items: proto(map[string]*apischema.Schema{
+			"name": str(), "type": str(), "table": str(), "org_table": str(), "database": str(), "org_name": str(),
+			"column_length": integer(), "charset": integer(), "decimals": integer(), "flags": integer(), "column_type": str(),
+		})},
+		"rows_affected": str(), "insert_id": str(),
+		"rows": {Type: "array", Items: proto(map[string]*apischema.Schema{"lengths": {Type: "array", Items: str()}, "values": str()})},
+		"info": str(), "session_state_changes": str(),
+	})
+	vdiffShow := proto(map[string]*apischema.Schema{"tablet_responses": {Type: "object", Values: proto(map[string]*apischema.Schema{
+		"id": str(), "output": queryResult, "vdiff_uuid": str(),
+	})}})
+	const vdiffs = "/vdiff/workflows/{workflow}/vdiffs"
 	op := func(method, path string, resp *apischema.Schema) *apischema.Operation {
 		return &apischema.Operation{Method: method, Path: branch + path, Status: 200, Source: "project", Response: resp}
 	}
@@ -295,6 +310,12 @@ func vitessOperations(branch string) map[string]*apischema.Operation {
 		"vtctld_get_operation":           op("GET", "/vtctld/operations/{id}", operation),
 		"create_planned_reparent":        op("POST", "/planned-reparent", operation),
 		"get_planned_reparent":           op("GET", "/planned-reparent/{id}", operation),
+		"vdiff_create":                   op("POST", vdiffs, data(proto(map[string]*apischema.Schema{"UUID": str()}, "UUID"))),
+		"vdiff_list":                     op("GET", vdiffs, data(vdiffShow)),
+		"vdiff_show":                     op("GET", vdiffs+"/{uuid}", data(vdiffShow)),
+		"vdiff_stop":                     op("POST", vdiffs+"/{uuid}/stop", data(proto(map[string]*apischema.Schema{}))),
+		"vdiff_resume":                   op("POST", vdiffs+"/{uuid}/resume", data(proto(map[string]*apischema.Schema{}))),
+		"vdiff_delete":                   op("DELETE", vdiffs+"/{uuid}", data(proto(map[string]*apischema.Schema{}))),
 	}
 }
 
