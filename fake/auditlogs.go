@@ -352,9 +352,14 @@ func (c *call) auditTarget() (id, name string) {
 			return b.id, name
 		}
 	case sh.param == "workflow" && branch != nil:
-		for _, wf := range c.db.workflows.peek().all() {
-			if wf.branch == branch && wf.name == name && wf.active() {
-				return wf.id, name
+		// A VReplication workflow: a MoveTables one by its documented
+		// workflow's ID, another by its name.
+		for _, vw := range branch.more.read().vitess.vrWorkflowsOf(branch) {
+			if vw.name == name && vw.doc != nil {
+				return vw.doc.id, name
+			}
+			if vw.name == name {
+				return name, name
 			}
 		}
 	case sh.param == "keyspace" && branch != nil:

@@ -105,6 +105,14 @@ type Timings struct {
 	// VDiffRun is how long a shard of a VDiff takes to compare all its
 	// rows; it compares them at an even pace.
 	VDiffRun time.Duration
+	// VReplicationCopy is how long a Materialize or lookup-vindex
+	// workflow's streams copy before they run (a MoveTables workflow
+	// copies for WorkflowStart and WorkflowCopy, as its documented
+	// workflow does).
+	VReplicationCopy time.Duration
+	// MoveTablesAction is how long a running MoveTables action (create,
+	// switch or reverse traffic, cancel, complete) takes.
+	MoveTablesAction time.Duration
 	// Maintenance is how long a maintenance run takes.
 	Maintenance time.Duration
 	// QueryPatternsReport is how long a query-patterns report takes to
@@ -198,6 +206,8 @@ func DefaultTimings() Timings {
 		PlannedReparent:        5 * time.Second,
 		VDiffStart:             time.Second,
 		VDiffRun:               30 * time.Second,
+		VReplicationCopy:       30 * time.Second,
+		MoveTablesAction:       2 * time.Second,
 		Maintenance:            time.Minute,
 		QueryPatternsReport:    30 * time.Second,
 		QueryPatternsURL:       5 * time.Minute,
@@ -231,7 +241,7 @@ func (t *Timings) fields() []*time.Duration {
 		&t.DatabaseReady, &t.BranchReady, &t.KeyspaceReady, &t.KeyspaceConfigChange, &t.ReadOnlyRegionReady, &t.BranchChangeStart, &t.BranchChangeRun,
 		&t.KeyspaceResizeQueued, &t.KeyspaceResizeShard, &t.BackupStart, &t.BackupRun,
 		&t.BouncerReady, &t.BouncerResizeStart, &t.BouncerResize,
-		&t.SwitchoverStart, &t.SwitchoverRun, &t.VitessOperationStart, &t.PlannedReparent, &t.VDiffStart, &t.VDiffRun, &t.Maintenance,
+		&t.SwitchoverStart, &t.SwitchoverRun, &t.VitessOperationStart, &t.PlannedReparent, &t.VDiffStart, &t.VDiffRun, &t.VReplicationCopy, &t.MoveTablesAction, &t.Maintenance,
 		&t.DeployStep, &t.DeployInProgress, &t.DeployRevert, &t.RevertWindow,
 		&t.WorkflowStart, &t.WorkflowCopy, &t.WorkflowVerify, &t.WorkflowSwitch,
 		&t.OAuthCode, &t.OAuthAccessToken, &t.OAuthDeviceCode, &t.OAuthDevicePoll,

@@ -61,6 +61,8 @@ type branchVitess struct {
 	// vdiff holds the VDiffs of the branch's workflows and the
 	// differences tests arranged (see vitess_vdiff.go).
 	vdiff vdiffState
+	// workflows are its VReplication workflows (see vreplication.go).
+	workflows []*vrWorkflow
 }
 
 // shardKey names a shard of a keyspace by the keyspace's ID, so that a

@@ -25,6 +25,9 @@ type vitessSnap struct {
 	VDiffSeq   int64            `json:"vdiff_seq,omitempty"`
 	VDiffs     []vdiffSnap      `json:"vdiffs,omitempty"`
 	VDiffDiffs []vdiffDiffsSnap `json:"vdiff_differences,omitempty"`
+	// Workflows are the VReplication workflows without a documented
+	// workflow (see vreplication_snap.go).
+	Workflows []*vrWorkflowSnap `json:"workflows,omitempty"`
 }
 
 type ksRoutingSnap struct {
@@ -86,10 +89,11 @@ type vitessOpSnap struct {
 // it. Shards of keyspaces since deleted are left out.
 func saveVitess(b *branchRec) *vitessSnap {
 	v := b.more.read().vitess
-	if len(v.shards) == 0 && v.ops.Len() == 0 && len(v.ksRules) == 0 && len(v.throttlers) == 0 && len(v.metrics) == 0 && !v.hasVDiffs() {
+	wfs := saveVRWorkflows(b)
+	if len(v.shards) == 0 && v.ops.Len() == 0 && len(v.ksRules) == 0 && len(v.throttlers) == 0 && len(v.metrics) == 0 && len(wfs) == 0 && !v.hasVDiffs() {
 		return nil
 	}
-	out := &vitessSnap{Shards: []shardSnap{}, Operations: []vitessOpSnap{}}
+	out := &vitessSnap{Shards: []shardSnap{}, Operations: []vitessOpSnap{}, Workflows: wfs}
 	for _, ks := range b.keyspaces.All() {
 		for _, shard := range shardNames(ks.shards) {
 			st := v.shards[shardKey{ks.id, shard}]
@@ -134,6 +138,14 @@ func (ld *loader) loadVitess(b *branchRec, vs *vitessSnap) error {
 	for i, os := range vs.Operations {
 		if err := ld.loadVitessOp(b, v, os); err != nil {
 			return at(err, "vitess.operations[%d]", i)
+		}
+	}
+	for i, ws := range vs.Workflows {
+		if ws == nil {
+			return fmt.Errorf("vitess.workflows[%d] is null", i)
+		}
+		if err := loadVRWorkflow(b, ws, nil); err != nil {
+			return at(err, "vitess.workflows[%d]", i)
 		}
 	}
 	if err := loadVitessControl(b, v, vs); err != nil {

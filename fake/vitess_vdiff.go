@@ -67,7 +67,7 @@ type vdiffRec struct {
 	stamps // id: the UUID
 	seq    int64
 	branch *branchRec
-	wf     *workflowRec
+	wf     *vrWorkflow
 	opts   vdiffOptions
 	shards []*vdiffShard
 }
@@ -123,52 +123,33 @@ type vdiffTable struct {
 	diffs VDiffDifferences // this shard's share of them
 }
 
-// vdiffRowBytes is the average size of a row: a table's row count is its
-// size (SetTableSize; 16 KiB by default) over it.
-const vdiffRowBytes = 64
-
 // vdiffs returns b's VDiff state without making it.
 func (b *branchRec) vdiffs() *vdiffState { return &b.more.read().vitess.vdiff }
 
-// findVDiffWorkflow finds the live workflow of b that a VDiff request
-// names: a 422 without target_keyspace, a 404 when no live workflow of
-// b has that name and target keyspace.
-func (w *world) findVDiffWorkflow(b *branchRec, name, targetKeyspace string) (*workflowRec, error) {
-	if targetKeyspace == "" {
-		return nil, unprocessable("target_keyspace is required: the workflow's target keyspace")
-	}
-	for _, wf := range b.db.workflows.peek().all() {
-		if wf.branch == b && wf.name == name && wf.active() && wf.target.name == targetKeyspace {
-			return wf, nil
-		}
-	}
-	return nil, notFound().because("branch %s has no live workflow %q with target keyspace %q", b.name, name, targetKeyspace)
-}
-
 // vdiffTables are the tables a VDiff of wf compares, in name order.
-func vdiffTables(wf *workflowRec, asked []string) []string {
+func vdiffTables(wf *vrWorkflow, asked []string) []string {
 	out := slices.Clone(asked)
 	if len(out) == 0 {
-		out = slices.Clone(wf.tables)
+		out = wf.tableNames()
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
 }
 
-// checkVDiffCreate checks a VDiff create of wf and returns its options.
-func checkVDiffCreate(wf *workflowRec, p *platform.CreateVDiffParams) (vdiffOptions, error) {
+// checkVDiffCreate checks a VDiff create of wf at now and returns its
+// options: Vitess compares a workflow whose streams all run (their copy
+// done) and whose writes have not been switched to the target.
+func checkVDiffCreate(wf *vrWorkflow, p *platform.CreateVDiffParams, now time.Time, t *Timings) (vdiffOptions, error) {
 	o := vdiffOptions{autoStart: true, maxSampleRows: vdiffDefaultSampleRows, maxExtraRowsToCompare: vdiffDefaultExtraRows, waitSeconds: vdiffDefaultWaitSeconds}
-	switch wf.state {
-	case platform.WorkflowRunning, platform.WorkflowVerifyingData, platform.WorkflowVerifiedData,
-		platform.WorkflowSwitchingReplicas, platform.WorkflowSwitchedReplicas:
-	case platform.WorkflowSwitchingPrimaries, platform.WorkflowSwitchedPrimaries, platform.WorkflowCuttingOver, platform.WorkflowCutover:
-		return o, unprocessable("invalid VDiff run: writes have already been switched for workflow %s.%s (it is %s)", wf.target.name, wf.name, wf.state)
-	default:
-		return o, unprocessable("not all streams are running in workflow %s.%s: it is %s", wf.target.name, wf.name, wf.state)
+	if wf.doc != nil && wf.doc.primariesSwitched {
+		return o, unprocessable("invalid VDiff run: writes have already been switched for workflow %s.%s (it is %s)", wf.target.name, wf.name, wf.doc.state)
+	}
+	if state, _ := wf.phase(now, t); state != vrRunning {
+		return o, unprocessable("not all streams are running in workflow %s.%s: they are %s", wf.target.name, wf.name, state)
 	}
 	for i, t := range p.Tables {
-		if !slices.Contains(wf.tables, t) {
-			return o, unprocessable("tables[%d] %q is not a table of workflow %s: its tables are %s", i, t, wf.name, strings.Join(wf.tables, ", "))
+		if !slices.Contains(wf.tableNames(), t) {
+			return o, unprocessable("tables[%d] %q is not a table of workflow %s: its tables are %s", i, t, wf.name, strings.Join(wf.tableNames(), ", "))
 		}
 	}
 	for i, t := range p.TabletTypes {
@@ -219,13 +200,13 @@ func checkVDiffCreate(wf *workflowRec, p *platform.CreateVDiffParams) (vdiffOpti
 
 // newVDiff creates a VDiff of wf on each of its target shards: pending,
 // or stopped when it does not start by itself.
-func (w *world) newVDiff(wf *workflowRec, o vdiffOptions) *vdiffRec {
-	b := wf.branch
+func (w *world) newVDiff(wf *vrWorkflow, o vdiffOptions) *vdiffRec {
+	b := wf.target.branch
 	now := w.clock.Now()
 	st := &b.vitess().vdiff
 	st.seq++
 	d := &vdiffRec{stamps: stamps{id: w.newUUID(), created: now, updated: now}, seq: st.seq, branch: b, wf: wf, opts: o}
-	for _, name := range shardNames(wf.target.shards) {
+	for _, name := range wf.targetShards {
 		sh := &vdiffShard{name: name, state: platform.VDiffStopped}
 		d.shards = append(d.shards, sh)
 		if o.autoStart {
@@ -300,20 +281,16 @@ func (w *world) startVDiffShard(d *vdiffRec, sh *vdiffShard, now time.Time) {
 }
 
 // vdiffShardTables reads what a shard of d compares: each table's rows on
-// the shard (the table's rows spread evenly over the target's shards,
-// capped by the limit) and its share of the differences arranged.
+// the shard (what the workflow's streams into it copied:
+// vrRowsPerTable from each source shard), capped by the limit, and its
+// share of the differences arranged.
 func vdiffShardTables(d *vdiffRec, shard string) []vdiffTable {
 	wf := d.wf
-	names := shardNames(wf.target.shards)
-	si, n := slices.Index(names, shard), int64(len(names))
+	si, n := slices.Index(wf.targetShards, shard), int64(len(wf.targetShards))
 	diffs := d.branch.vdiffs().diffs
 	var out []vdiffTable
 	for _, t := range vdiffTables(wf, d.opts.tables) {
-		total := max(1, wf.source.tableSize(t)/vdiffRowBytes)
-		rows := total / n
-		if int64(si) < total%n {
-			rows++
-		}
+		rows := int64(vrRowsPerTable * len(wf.sourceShards))
 		if d.opts.limit > 0 {
 			rows = min(rows, d.opts.limit)
 		}
@@ -372,7 +349,7 @@ func vdiffTargetShards(d *vdiffRec, names []string) ([]*vdiffShard, error) {
 	for i, n := range names {
 		sh := d.shard(n)
 		if sh == nil {
-			return nil, unprocessable("target_shards[%d] %q is not a shard of keyspace %s: its shards are %s", i, n, d.wf.target.name, strings.Join(shardNames(d.wf.target.shards), ", "))
+			return nil, unprocessable("target_shards[%d] %q is not a target shard of workflow %s: its target shards are %s", i, n, d.wf.name, strings.Join(d.wf.targetShards, ", "))
 		}
 		if !slices.Contains(out, sh) {
 			out = append(out, sh)
@@ -435,17 +412,17 @@ func (w *world) deleteVDiffs(b *branchRec, list []*vdiffRec) {
 
 // dropWorkflowVDiffs deletes the VDiffs of wf, which has ended, as
 // Vitess deletes a workflow's VDiffs with it.
-func (w *world) dropWorkflowVDiffs(wf *workflowRec) {
-	if wf.branch.more.peek() == nil {
+func (w *world) dropWorkflowVDiffs(wf *vrWorkflow) {
+	if wf.target.branch.more.peek() == nil {
 		return
 	}
-	w.deleteVDiffs(wf.branch, workflowVDiffs(wf))
+	w.deleteVDiffs(wf.target.branch, workflowVDiffs(wf))
 }
 
 // workflowVDiffs are the VDiffs of wf, in creation order.
-func workflowVDiffs(wf *workflowRec) []*vdiffRec {
+func workflowVDiffs(wf *vrWorkflow) []*vdiffRec {
 	var out []*vdiffRec
-	for _, d := range wf.branch.vdiffs().list.All() {
+	for _, d := range wf.target.branch.vdiffs().list.All() {
 		if d.wf == wf {
 			out = append(out, d)
 		}
@@ -533,18 +510,18 @@ func vitessVDiffRoutes() []route {
 
 // vdiffWorkflow finds the request's workflow: the path's {workflow} and
 // the target keyspace the request names.
-func (c *call) vdiffWorkflow(targetKeyspace string) (*workflowRec, error) {
+func (c *call) vdiffWorkflow(targetKeyspace string) (*vrWorkflow, error) {
 	b, err := c.vitessBranch()
 	if err != nil {
 		return nil, err
 	}
-	return c.w.findVDiffWorkflow(b, c.r.PathValue("workflow"), targetKeyspace)
+	return c.w.findVRWorkflow(b, "target_keyspace", targetKeyspace, c.r.PathValue("workflow"))
 }
 
 // vdiffOf finds the path's VDiff of wf: a 404 naming what is missing.
-func (c *call) vdiffOf(wf *workflowRec) (*vdiffRec, error) {
+func (c *call) vdiffOf(wf *vrWorkflow) (*vdiffRec, error) {
 	uuid := c.r.PathValue("uuid")
-	d := wf.branch.vdiffs().list.Get(uuid)
+	d := wf.target.branch.vdiffs().list.Get(uuid)
 	if d == nil || d.wf != wf {
 		return nil, notFound().because("workflow %s has no VDiff %q", wf.name, uuid)
 	}
@@ -556,7 +533,7 @@ func vdiffCreate(c *call, p *platform.CreateVDiffParams) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	o, err := checkVDiffCreate(wf, p)
+	o, err := checkVDiffCreate(wf, p, c.now, &c.w.timing)
 	if err != nil {
 		return nil, err
 	}
@@ -656,7 +633,7 @@ func vdiffDelete(c *call) (any, error) {
 		}
 		list = []*vdiffRec{d}
 	}
-	c.w.deleteVDiffs(wf.branch, list)
+	c.w.deleteVDiffs(wf.target.branch, list)
 	return vtctldData{map[string]any{}}, nil
 }
 
@@ -755,12 +732,12 @@ const vdiffMaxListed = 100
 
 // renderVDiffList renders the workflow's VDiffs as each target shard
 // lists them: its rows of _vt.vdiff, newest first.
-func renderVDiffList(wf *workflowRec) *protoVDiffShow {
+func renderVDiffList(wf *vrWorkflow) *protoVDiffShow {
 	out := &protoVDiffShow{TabletResponses: map[string]*protoVDiffResponse{}}
 	all := workflowVDiffs(wf)
 	slices.Reverse(all)
 	all = all[:min(len(all), vdiffMaxListed)]
-	for _, shard := range shardNames(wf.target.shards) {
+	for _, shard := range wf.targetShards {
 		var rows [][]sqlValue
 		for _, d := range all {
 			sh := d.shard(shard)
@@ -929,10 +906,15 @@ func vdiffReport(d *vdiffRec, t vdiffTable, compared int64) *platform.VDiffRepor
 	return rep
 }
 
-// vdiffKeyColumns are the primary key columns of a table of wf's source
-// keyspace ("id" when it has none the fake can read).
-func vdiffKeyColumns(wf *workflowRec, table string) []string {
-	indexes, _ := tableDefinition(wf.source.tables[table])
+// vdiffKeyColumns are the primary key columns of a table of wf, as its
+// target (else its source) keyspace defines it ("id" when it has none the
+// fake can read).
+func vdiffKeyColumns(wf *vrWorkflow, table string) []string {
+	create := wf.target.tables[table]
+	if create == "" {
+		create = wf.source.tables[table]
+	}
+	indexes, _ := tableDefinition(create)
 	for _, ix := range indexes {
 		if ix.primary && len(ix.cols) > 0 {
 			return ix.cols

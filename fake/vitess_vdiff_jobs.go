@@ -9,8 +9,8 @@ import (
 // vdiffJob moves a shard of a VDiff on: a pending shard starts comparing
 // (or fails, when a failure was injected with FailNext), a started one
 // completes. It does nothing when the shard has moved since it was
-// scheduled (a stop, a resume, a delete: gen differs), or when the
-// VDiff's workflow has ended.
+// scheduled (a stop, a resume, a delete: gen differs); a VDiff goes with
+// its workflow (deleteVRWorkflow).
 type vdiffJob struct {
 	d     *vdiffRec
 	shard string
@@ -24,8 +24,6 @@ func (j vdiffJob) run(w *world) {
 	}
 	now := w.clock.Now()
 	switch {
-	case !j.d.wf.active():
-		w.dropWorkflowVDiffs(j.d.wf)
 	case sh.state == platform.VDiffPending && w.takeFailure(j.d.id):
 		w.failVDiffShard(j.d, sh, now)
 	case sh.state == platform.VDiffPending:

@@ -16,10 +16,12 @@ import (
 
 type vdiffSnap struct {
 	stampsSnap
-	Seq      int64            `json:"seq"`
-	Workflow string           `json:"workflow"` // ID
-	Options  vdiffOptionsSnap `json:"options"`
-	Shards   []vdiffShardSnap `json:"shards"`
+	Seq int64 `json:"seq"`
+	// TargetKeyspace (an ID) and Workflow name the VDiff's workflow.
+	TargetKeyspace string           `json:"target_keyspace"`
+	Workflow       string           `json:"workflow"`
+	Options        vdiffOptionsSnap `json:"options"`
+	Shards         []vdiffShardSnap `json:"shards"`
 }
 
 type vdiffOptionsSnap struct {
@@ -71,7 +73,7 @@ func saveVDiffs(b *branchRec, v *branchVitess, out *vitessSnap) {
 	for _, d := range st.list.All() {
 		o := d.opts
 		ds := vdiffSnap{
-			stampsSnap: saveStamps(d.stamps), Seq: d.seq, Workflow: d.wf.id, Shards: []vdiffShardSnap{},
+			stampsSnap: saveStamps(d.stamps), Seq: d.seq, TargetKeyspace: d.wf.target.id, Workflow: d.wf.name, Shards: []vdiffShardSnap{},
 			Options: vdiffOptionsSnap{
 				Tables: o.tables, TabletTypes: o.tabletTypes, TabletSelectionPreference: o.tabletSelectionPreference,
 				Limit: o.limit, MaxSampleRows: o.maxSampleRows, MaxExtraRowsToCompare: o.maxExtraRowsToCompare,
@@ -225,34 +227,35 @@ func loadVDiffShard(ss vdiffShardSnap) (*vdiffShard, error) {
 	return sh, nil
 }
 
-// resolveVDiff finds a loaded VDiff's workflow: one of its branch, whose
-// target keyspace has the VDiff's shards and whose tables hold the
-// VDiff's.
+// resolveVDiff finds a loaded VDiff's workflow, once every workflow is
+// loaded (a MoveTables one comes with its documented workflow): one of
+// its branch, whose target shards are the VDiff's shards and whose tables
+// hold the VDiff's.
 func (ld *loader) resolveVDiff(d *vdiffRec, ds vdiffSnap) error {
-	wf, err := refNonNil(ld.workflows, ds.Workflow, "workflow")
-	if err != nil {
-		return err
+	ks := liveKeyspace(d.branch, ds.TargetKeyspace)
+	if ks == nil {
+		return fmt.Errorf("target_keyspace %q is not a keyspace of branch %s", ds.TargetKeyspace, d.branch.id)
 	}
-	if wf.branch != d.branch {
-		return fmt.Errorf("workflow %s is of branch %s, not %s", wf.id, wf.branch.id, d.branch.id)
+	wf := d.branch.more.read().vitess.vrWorkflow(ks, ds.Workflow)
+	if wf == nil {
+		return fmt.Errorf("keyspace %s has no workflow %q", ks.name, ds.Workflow)
 	}
 	d.wf = wf
-	names := shardNames(wf.target.shards)
-	if len(names) != len(d.shards) {
-		return fmt.Errorf("%d shards; target keyspace %s has %d", len(d.shards), wf.target.name, len(names))
+	if len(wf.targetShards) != len(d.shards) {
+		return fmt.Errorf("%d shards; workflow %s has %d target shards", len(d.shards), wf.name, len(wf.targetShards))
 	}
 	for i, sh := range d.shards {
-		if !slices.Contains(names, sh.name) {
-			return fmt.Errorf("shards[%d]: %q is not a shard of keyspace %s", i, sh.name, wf.target.name)
+		if !slices.Contains(wf.targetShards, sh.name) {
+			return fmt.Errorf("shards[%d]: %q is not a target shard of workflow %s", i, sh.name, wf.name)
 		}
 		for _, t := range sh.tables {
-			if !slices.Contains(wf.tables, t.name) {
+			if !slices.Contains(wf.tableNames(), t.name) {
 				return fmt.Errorf("shards[%d]: table %s is not a table of workflow %s", i, t.name, wf.name)
 			}
 		}
 	}
 	for i, t := range d.opts.tables {
-		if !slices.Contains(wf.tables, t) {
+		if !slices.Contains(wf.tableNames(), t) {
 			return fmt.Errorf("options.tables[%d]: %s is not a table of workflow %s", i, t, wf.name)
 		}
 	}

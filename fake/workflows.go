@@ -26,6 +26,16 @@ type workflowRec struct {
 	// outside the error state.
 	failedFrom platform.WorkflowState
 	errors     string
+	// stepDue is when the step on the clock that leaves its state ends;
+	// a job of that step due earlier was overtaken (the workflow was
+	// stopped and started again) and does nothing. While stopped,
+	// resume is the state to go back to and stepLeft what was left of
+	// its step (see vreplication.go).
+	stepDue  time.Time
+	resume   platform.WorkflowState
+	stepLeft time.Duration
+	// vr is its VReplication workflow while it is active.
+	vr *vrWorkflow
 
 	replicasSwitched, primariesSwitched, sequenceTablesApplied bool
 
@@ -221,10 +231,17 @@ func createWorkflow(c *call, p *platform.CreateWorkflowParams) (any, error) {
 	}
 	setIf(&wf.deferSecondaryKeys, p.DeferSecondaryKeys)
 	setIf(&wf.onDDL, p.OnDDL)
-	db.addWorkflow(wf)
-	c.w.startFlight(wf.id)
-	c.w.clock.After(c.w.timing.WorkflowStart, workflowJob{wf, platform.WorkflowPending})
+	c.w.addWorkflow(wf, vrOptions{autoStart: true})
 	return renderWorkflow(wf), nil
+}
+
+// addWorkflow files a new pending workflow with its VReplication
+// workflow (see vreplication.go) and starts it on the clock.
+func (w *world) addWorkflow(wf *workflowRec, opts vrOptions) {
+	wf.db.addWorkflow(wf)
+	w.startFlight(wf.id)
+	w.newDocVRWorkflow(wf, opts)
+	w.workflowStep(wf, platform.WorkflowPending, w.timing.WorkflowStart)
 }
 
 // workflowOnDDLs are the values on_ddl takes.
@@ -279,6 +296,7 @@ func refuseIn(wf *workflowRec, action string, allowed ...platform.WorkflowState)
 // it after d.
 func (w *world) workflowStep(wf *workflowRec, to platform.WorkflowState, d time.Duration) {
 	wf.state, wf.updated = to, w.clock.Now()
+	wf.stepDue = w.clock.Now().Add(d)
 	w.clock.After(d, workflowJob{wf, to})
 }
 
@@ -333,6 +351,7 @@ func (w *world) reverseCutover(who *principal, wf *workflowRec) error {
 	wf.state, wf.updated = platform.WorkflowReversedCutover, w.clock.Now()
 	wf.replicasSwitched, wf.primariesSwitched = false, false
 	wf.reversed, wf.reversedCutoverBy = w.clock.Now(), who.user
+	w.syncMoveTablesRules(wf)
 	return nil
 }
 
@@ -357,10 +376,10 @@ func (w *world) completeWorkflow(who *principal, wf *workflowRec) error {
 	wf.source.tables, wf.target.tables = src, dst
 	wf.branch.schemaUpdated, wf.branch.updated = w.clock.Now(), w.clock.Now()
 	w.schemaChanged(wf.branch, nil)
+	w.moveVSchemaTables(wf.source, wf.target, wf.tables)
 	wf.state, wf.updated = platform.WorkflowCompleted, w.clock.Now()
 	wf.completed, wf.completedBy = w.clock.Now(), who.user
-	w.endFlight(wf.id)
-	w.dropWorkflowVDiffs(wf)
+	w.endWorkflow(wf)
 	return nil
 }
 
@@ -368,6 +387,7 @@ func (w *world) completeWorkflow(who *principal, wf *workflowRec) error {
 var workflowCancellable = []platform.WorkflowState{
 	platform.WorkflowPending, platform.WorkflowCopying, platform.WorkflowRunning, platform.WorkflowVerifiedData,
 	platform.WorkflowSwitchedReplicas, platform.WorkflowSwitchedPrimaries, platform.WorkflowReversedCutover, platform.WorkflowError,
+	platform.WorkflowStopped,
 }
 
 // cancelWorkflow cancels wf: straight to cancelling, or through
@@ -378,6 +398,7 @@ func (w *world) cancelWorkflow(who *principal, wf *workflowRec) error {
 	}
 	wf.cancelledBy = who.user
 	wf.failedFrom, wf.errors = "", ""
+	wf.resume, wf.stepLeft = "", 0
 	if wf.replicasSwitched || wf.primariesSwitched {
 		w.workflowStep(wf, platform.WorkflowReversingTrafficForCancel, w.timing.WorkflowSwitch)
 		return nil
@@ -416,8 +437,8 @@ func (w *world) advanceWorkflow(wf *workflowRec, now time.Time) {
 	wf.updated = now
 	switch wf.state {
 	case platform.WorkflowPending:
-		wf.state, wf.started = platform.WorkflowCopying, now
-		w.clock.After(w.timing.WorkflowCopy, workflowJob{wf, platform.WorkflowCopying})
+		w.workflowStep(wf, platform.WorkflowCopying, w.timing.WorkflowCopy)
+		wf.started = now
 	case platform.WorkflowCopying:
 		wf.state, wf.copied = platform.WorkflowRunning, now
 		wf.sequenceTablesApplied = wf.global != nil
@@ -439,12 +460,25 @@ func (w *world) advanceWorkflow(wf *workflowRec, now time.Time) {
 	case platform.WorkflowReversingTrafficForCancel:
 		wf.state, wf.reversed = platform.WorkflowCancelling, now
 		wf.replicasSwitched, wf.primariesSwitched = false, false
+		wf.stepDue = now.Add(w.timing.WorkflowSwitch)
 		w.clock.After(w.timing.WorkflowSwitch, workflowJob{wf, platform.WorkflowCancelling})
 	case platform.WorkflowCancelling:
 		wf.state, wf.cancelled = platform.WorkflowCancelled, now
-		w.endFlight(wf.id)
-		w.dropWorkflowVDiffs(wf)
+		w.endWorkflow(wf)
+		return
 	}
+	w.syncMoveTablesRules(wf)
+}
+
+// endWorkflow ends wf, completed or cancelled: its VReplication workflow
+// and its routing rules go.
+func (w *world) endWorkflow(wf *workflowRec) {
+	wf.resume, wf.stepLeft = "", 0
+	if wf.vr != nil {
+		w.deleteVRWorkflow(wf.vr)
+	}
+	w.syncMoveTablesRules(wf)
+	w.endFlight(wf.id)
 }
 
 // cancelWorkflows cancels the active workflows of b at once, as deleting
@@ -455,8 +489,7 @@ func (w *world) cancelWorkflows(b *branchRec) {
 		if wf.branch == b && wf.active() {
 			wf.state, wf.updated, wf.cancelled = platform.WorkflowCancelled, now, now
 			wf.failedFrom, wf.errors = "", ""
-			w.endFlight(wf.id)
-			w.dropWorkflowVDiffs(wf)
+			w.endWorkflow(wf)
 		}
 	}
 }

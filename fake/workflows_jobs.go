@@ -18,10 +18,10 @@ type workflowJob struct {
 
 func (j workflowJob) run(w *world) {
 	wf := j.wf
-	if wf.state != j.from {
+	now := w.clock.Now()
+	if wf.state != j.from || now.Before(wf.stepDue) {
 		return
 	}
-	now := w.clock.Now()
 	if w.takeFailure(wf.id) {
 		wf.state, wf.updated = platform.WorkflowError, now
 		wf.failedFrom, wf.errors = j.from, workflowFailure(j.from)

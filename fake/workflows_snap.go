@@ -40,6 +40,15 @@ type workflowSnap struct {
 	Completed         time.Time `json:"completed"`
 	Cancelled         time.Time `json:"cancelled"`
 
+	// StepDue is when its step on the clock ends; Resume and StepLeft
+	// the state a stopped workflow resumes and what was left of its
+	// step; VReplication its VReplication workflow while it is active
+	// (see vreplication_snap.go).
+	StepDue      time.Time              `json:"step_due,omitzero"`
+	Resume       platform.WorkflowState `json:"resume,omitempty"`
+	StepLeft     time.Duration          `json:"step_left,omitempty"`
+	VReplication *vrWorkflowSnap        `json:"vreplication,omitempty"`
+
 	// Actors are user IDs: actor, verify, reversed, switch_replicas,
 	// switch_primaries, cancelled, completed, retried, cutover and
 	// reversed_cutover, in that order ("" for none).
@@ -78,6 +87,10 @@ func saveWorkflows(db *dbRec) []workflowSnap {
 			SwitchedReplicas: wf.switchedReplicas, SwitchedPrimaries: wf.switchedPrimaries,
 			CutoverAt: wf.cutoverAt, Reversed: wf.reversed, Retried: wf.retried,
 			Completed: wf.completed, Cancelled: wf.cancelled,
+			StepDue: wf.stepDue, Resume: wf.resume, StepLeft: wf.stepLeft,
+		}
+		if wf.vr != nil {
+			ws.VReplication = saveVRWorkflow(wf.vr)
 		}
 		if wf.global != nil {
 			g := saveWorkflowKeyspace(wf.global)
@@ -123,6 +136,12 @@ func (ld *loader) loadWorkflow(db *dbRec, ws workflowSnap) (*workflowRec, error)
 		return nil, fmt.Errorf("state %s with failed_from %q", ws.State, ws.FailedFrom)
 	case ws.FailedFrom != "" && !slices.Contains(workflowClockStates, ws.FailedFrom):
 		return nil, fmt.Errorf("failed_from %q is not a state left on the clock", ws.FailedFrom)
+	case (ws.State == platform.WorkflowStopped) != (ws.Resume != ""):
+		return nil, fmt.Errorf("state %s with resume %q", ws.State, ws.Resume)
+	case ws.Resume != "" && !slices.Contains(workflowStoppable, ws.Resume):
+		return nil, fmt.Errorf("resume %q is not a state a workflow stops in", ws.Resume)
+	case ws.StepLeft < 0:
+		return nil, fmt.Errorf("step_left %v is negative", ws.StepLeft)
 	case len(ws.Actors) != len((&workflowRec{}).actors()):
 		return nil, fmt.Errorf("%d actors, want %d", len(ws.Actors), len((&workflowRec{}).actors()))
 	}
@@ -136,6 +155,7 @@ func (ld *loader) loadWorkflow(db *dbRec, ws workflowSnap) (*workflowRec, error)
 		switchedReplicas: ws.SwitchedReplicas, switchedPrimaries: ws.SwitchedPrimaries,
 		cutoverAt: ws.CutoverAt, reversed: ws.Reversed, retried: ws.Retried,
 		completed: ws.Completed, cancelled: ws.Cancelled,
+		stepDue: ws.StepDue, resume: ws.Resume, stepLeft: ws.StepLeft,
 	}
 	if wf.source, err = loadWorkflowKeyspace(b, ws.Source); err != nil {
 		return nil, err
@@ -152,6 +172,9 @@ func (ld *loader) loadWorkflow(db *dbRec, ws workflowSnap) (*workflowRec, error)
 		if *a, err = ref(ld.users, ws.Actors[i], "workflow actor"); err != nil {
 			return nil, err
 		}
+	}
+	if err := loadDocVRWorkflow(wf, ws.VReplication); err != nil {
+		return nil, err
 	}
 	return wf, nil
 }
