@@ -41,6 +41,8 @@ func TestGoldenRoundTrip(t *testing.T) {
 		{"tablet_group_list.json", func() any { return new([]*platform.TabletGroup) }},
 		{"vitess_operation.json", func() any { return new(platform.VitessOperation) }},
 		{"vitess_shard.json", func() any { return new(platform.VitessShard) }},
+		{"vdiff.json", func() any { return new(platform.VDiff) }},
+		{"vdiff_list.json", func() any { return new(platform.VDiffs) }},
 		{"read_only_region_list.json", func() any { return new(platform.Page[platform.ReadOnlyRegion]) }},
 		{"bouncer.json", func() any { return new(platform.Bouncer) }},
 		{"bouncer_resize_request_list.json", func() any { return new(platform.Page[platform.BouncerResizeRequest]) }},
