@@ -679,14 +679,14 @@ type sqlValue struct {
 	null bool
 }
 
-func val(s string) sqlValue   { return sqlValue{s: s} }
-func intVal(n int64) sqlValue { return sqlValue{s: strconv.FormatInt(n, 10)} }
-func nullVal() sqlValue       { return sqlValue{null: true} }
-func timeVal(t time.Time) sqlValue {
+func sqlText(s string) sqlValue { return sqlValue{s: s} }
+func sqlInt(n int64) sqlValue   { return sqlValue{s: strconv.FormatInt(n, 10)} }
+func sqlNull() sqlValue         { return sqlValue{null: true} }
+func sqlTime(t time.Time) sqlValue {
 	if t.IsZero() {
-		return nullVal()
+		return sqlNull()
 	}
-	return val(t.UTC().Format(time.DateTime))
+	return sqlText(t.UTC().Format(time.DateTime))
 }
 
 // newQueryResult builds a query result of fields (name, type pairs) and
@@ -744,14 +744,14 @@ func renderVDiffList(wf *vrWorkflow) *protoVDiffShow {
 			if sh == nil {
 				continue
 			}
-			lastErr := nullVal()
+			lastErr := sqlNull()
 			if sh.lastErr != "" {
-				lastErr = val(sh.lastErr)
+				lastErr = sqlText(sh.lastErr)
 			}
 			rows = append(rows, []sqlValue{
-				intVal(d.seq), val(d.id), val(wf.name), val(wf.target.name), val(shard), val("vt_" + wf.target.name),
-				val(string(sh.state)), val(renderVDiffOptions(d)), timeVal(d.created), timeVal(sh.started), timeVal(sh.since),
-				timeVal(sh.done), lastErr,
+				sqlInt(d.seq), sqlText(d.id), sqlText(wf.name), sqlText(wf.target.name), sqlText(shard), sqlText("vt_" + wf.target.name),
+				sqlText(string(sh.state)), sqlText(renderVDiffOptions(d)), sqlTime(d.created), sqlTime(sh.started), sqlTime(sh.since),
+				sqlTime(sh.done), lastErr,
 			})
 		}
 		out.TabletResponses[shard] = &protoVDiffResponse{Output: newQueryResult(vdiffListFields, rows)}
@@ -818,13 +818,13 @@ func renderVDiffShow(d *vdiffRec, now time.Time, run time.Duration) *protoVDiffS
 // vdiffSummaryRows are a shard's summary rows at now: one per table once
 // the shard has listed them (before, one row without a table).
 func vdiffSummaryRows(d *vdiffRec, sh *vdiffShard, now time.Time, run time.Duration) [][]sqlValue {
-	lastErr := nullVal()
+	lastErr := sqlNull()
 	if sh.lastErr != "" {
-		lastErr = val(sh.lastErr)
+		lastErr = sqlText(sh.lastErr)
 	}
-	head := func() []sqlValue { return []sqlValue{val(string(sh.state)), lastErr} }
+	head := func() []sqlValue { return []sqlValue{sqlText(string(sh.state)), lastErr} }
 	if !sh.begun {
-		row := append(head(), nullVal(), val(d.id), nullVal(), nullVal(), timeVal(sh.started), nullVal(), timeVal(sh.done), intVal(0), nullVal())
+		row := append(head(), sqlNull(), sqlText(d.id), sqlNull(), sqlNull(), sqlTime(sh.started), sqlNull(), sqlTime(sh.done), sqlInt(0), sqlNull())
 		return [][]sqlValue{row}
 	}
 	left := sh.comparedAt(now, run)
@@ -844,16 +844,16 @@ func vdiffSummaryRows(d *vdiffRec, sh *vdiffShard, now time.Time, run time.Durat
 		default:
 			state = platform.VDiffPending
 		}
-		mismatch, report := int64(0), nullVal()
+		mismatch, report := int64(0), sqlNull()
 		if compared > 0 || state == platform.VDiffCompleted {
 			rep := vdiffReport(d, t, compared)
 			text, _ := json.Marshal(rep) // plain values: cannot fail
-			report = val(string(text))
+			report = sqlText(string(text))
 			if rep.MismatchedRows+rep.ExtraRowsSource+rep.ExtraRowsTarget > 0 {
 				mismatch = 1
 			}
 		}
-		rows = append(rows, append(head(), val(t.name), val(d.id), val(string(state)), intVal(t.rows), timeVal(sh.started), intVal(compared), timeVal(sh.done), intVal(mismatch), report))
+		rows = append(rows, append(head(), sqlText(t.name), sqlText(d.id), sqlText(string(state)), sqlInt(t.rows), sqlTime(sh.started), sqlInt(compared), sqlTime(sh.done), sqlInt(mismatch), report))
 	}
 	return rows
 }
