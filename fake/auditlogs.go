@@ -165,6 +165,11 @@ var auditActionNames = map[string]string{
 	"kill_process":                        "branch.killed_process",
 	"vtctld_set_shard_tablet_control":     "branch.updated_shard_tablet_control",
 	"vtctld_apply_keyspace_routing_rules": "branch.applied_keyspace_routing_rules",
+	"move_tables_create":                  "branch.created_move_tables_workflow",
+	"move_tables_switch_traffic":          "move_tables_workflow.switched_traffic",
+	"move_tables_reverse_traffic":         "move_tables_workflow.reversed_traffic",
+	"move_tables_cancel":                  "move_tables_workflow.canceled",
+	"move_tables_complete":                "move_tables_workflow.completed",
 }
 
 // auditTypeNames are the record kinds the reference names otherwise than
@@ -352,14 +357,11 @@ func (c *call) auditTarget() (id, name string) {
 			return b.id, name
 		}
 	case sh.param == "workflow" && branch != nil:
-		// A VReplication workflow: a MoveTables one by its documented
-		// workflow's ID, another by its name.
+		// A VReplication workflow, by its name on the branch: a MoveTables
+		// one is its documented workflow.
 		for _, vw := range branch.more.read().vitess.vrWorkflowsOf(branch) {
 			if vw.name == name && vw.doc != nil {
 				return vw.doc.id, name
-			}
-			if vw.name == name {
-				return name, name
 			}
 		}
 	case sh.param == "keyspace" && branch != nil:

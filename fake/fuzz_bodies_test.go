@@ -101,6 +101,7 @@ var fuzzBodyGroups = map[string][]string{
 	"Bouncer":              {"create_bouncer", "update_bouncer_resize_request"},
 	"Switchover":           {"create_switchover"},
 	"Vitess":               {"vtctld_set_shard_tablet_control", "vtctld_refresh_state_by_shard", "create_planned_reparent"},
+	"MoveTables":           {"move_tables_create", "move_tables_switch_traffic", "move_tables_reverse_traffic", "move_tables_cancel", "move_tables_complete", "vtctld_start_workflow", "vtctld_stop_workflow"},
 	"VitessControl":        {"vtctld_apply_keyspace_routing_rules", "vtctld_check_throttler", "vtctld_update_throttler_config"},
 	"Maintenance":          {"run_branch_maintenance"},
 	"Workflow":             {"create_workflow"},
@@ -128,6 +129,8 @@ func FuzzBranchChangeBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Branch
 func FuzzDeployRequestBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["DeployRequest"]...) }
 
 func FuzzBackupBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Backup"]...) }
+
+func FuzzMoveTablesBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["MoveTables"]...) }
 
 func FuzzBackupPolicyBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["BackupPolicy"]...) }
 

@@ -242,6 +242,72 @@ func opReparent(w *opWorld, _ string) opCall {
 	return opCall{vals: map[string]string{"branch": "main", "id": op.ID}}
 }
 
+// opMoveTables is a fixture of an operation on the MoveTables workflow
+// mtWorkflow of main of app, which moves every table of app to the
+// keyspace archive with every option, at stage: "copying", "stopped"
+// (while copying), "running", "reads" (switched), "all" (switched); ""
+// for no workflow, only archive; with body.
+func opMoveTables(stage, body string) opFixture {
+	return func(w *opWorld, _ string) opCall {
+		ctx := w.t.Context()
+		wfSetup(w.t, w.srv, "main")
+		call := opCall{vals: map[string]string{"branch": "main", "workflow": mtWorkflow}, body: body}
+		if stage == "" {
+			return call
+		}
+		tm := fake.DefaultTimings()
+		settle := func(ref *platform.VitessOperationRef, err error) {
+			w.t.Helper()
+			if err != nil {
+				w.t.Fatal(err)
+			}
+			op, err := w.c.Vitess.WaitOperation(ctx, &platform.GetVitessOperationParams{Organization: w.org, Database: drDB, Branch: "main", ID: ref.ID})
+			if err != nil {
+				w.t.Fatal(err, op)
+			}
+		}
+		settle(w.c.Vitess.CreateMoveTables(ctx, &platform.CreateMoveTablesParams{
+			Organization: w.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, SourceKeyspace: drDB, TargetKeyspace: "archive",
+			AllTables: platform.Ptr(true), AtomicCopy: platform.Ptr(true), DeferSecondaryKeys: platform.Ptr(false), OnDDL: "exec",
+			ShardedAutoIncrementHandling: "REPLACE", GlobalKeyspace: drDB, SourceTimeZone: "Europe/Paris", TenantID: "tenant-1",
+			Cells: []string{"us-east"}, TabletTypes: []string{"replica", "rdonly"}, StopAfterCopy: platform.Ptr(stage == "stopped"),
+		}))
+		w.srv.Advance(tm.WorkflowStart + tm.WorkflowCopy/2)
+		if stage == "copying" {
+			return call
+		}
+		wf := &platform.StartVReplicationWorkflowParams{Organization: w.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, Keyspace: "archive"}
+		if stage == "stopped" {
+			if _, err := w.c.Vitess.StopWorkflow(ctx, wf); err != nil {
+				w.t.Fatal(err)
+			}
+			return call
+		}
+		w.srv.Advance(tm.WorkflowCopy)
+		sw := func(types ...string) {
+			settle(w.c.Vitess.SwitchTraffic(ctx, &platform.SwitchTrafficParams{Organization: w.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, TargetKeyspace: "archive", TabletTypes: types}))
+		}
+		switch stage {
+		case "reads":
+			sw("replica", "rdonly")
+		case "all":
+			sw("replica", "rdonly")
+			sw("primary")
+		}
+		return call
+	}
+}
+
+// opMoveTablesQuery is opMoveTables at stage, naming the workflow's
+// target keyspace in the query.
+func opMoveTablesQuery(stage string) opFixture {
+	return func(w *opWorld, need string) opCall {
+		c := opMoveTables(stage, "")(w, need)
+		c.query = "target_keyspace=archive"
+		return c
+	}
+}
+
 // opVtctldControl is a fixture of an operation on the routing rules or
 // the throttler of main of app, where keyspace routing rules send archive
 // (a second keyspace) to app, app's throttler denies online-ddl until an
@@ -710,7 +776,23 @@ var opFixtures = map[string]opFixture{
 		return opCall{vals: map[string]string{"branch": "main"}, body: `{"keyspace":"app","shard":"-","new_primary":"` + w.replicaOf("main") + `"}`}
 	},
 	"vtctld_get_operation": opReparent,
-	"get_planned_reparent": opReparent,
+	// VReplication workflows and MoveTables: users moving from app to the
+	// keyspace archive of main, with every option
+	"vtctld_list_workflows": func(w *opWorld, need string) opCall {
+		c := opMoveTables("stopped", "")(w, need)
+		c.query = "keyspace=archive&include_logs=true"
+		return c
+	},
+	"vtctld_start_workflow":       opMoveTables("stopped", `{"keyspace":"archive"}`),
+	"vtctld_stop_workflow":        opMoveTables("running", `{"keyspace":"archive"}`),
+	"move_tables_create":          opMoveTables("", `{"workflow":"`+mtWorkflow+`","source_keyspace":"app","target_keyspace":"archive","tables":["users"],"auto_start":true,"stop_after_copy":false,"defer_secondary_keys":true,"on_ddl":"STOP","cells":["us-east"],"tablet_types":["replica","primary"],"source_time_zone":"UTC","tenant_id":"t1"}`),
+	"move_tables_show":            opMoveTablesQuery("running"),
+	"move_tables_status":          opMoveTablesQuery("copying"),
+	"move_tables_switch_traffic":  opMoveTables("running", `{"target_keyspace":"archive","tablet_types":["replica","rdonly"],"max_replication_lag_allowed":30,"dry_run":false,"initialize_target_sequences":false}`),
+	"move_tables_reverse_traffic": opMoveTables("reads", `{"target_keyspace":"archive","tablet_types":["rdonly","replica"],"max_replication_lag_allowed":30,"dry_run":false}`),
+	"move_tables_cancel":          opMoveTables("running", `{"target_keyspace":"archive","keep_data":false,"keep_routing_rules":false}`),
+	"move_tables_complete":        opMoveTables("all", `{"target_keyspace":"archive","keep_data":false,"keep_routing_rules":false,"rename_tables":false,"dry_run":false}`),
+	"get_planned_reparent":        opReparent,
 	// vitess routing rules and throttler: main of app, with a keyspace
 	// "archive" beside app, a throttled app and a tablet's lag
 	"vtctld_get_routing_rules":            opVtctldControl(""),

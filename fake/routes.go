@@ -157,6 +157,7 @@ func routeTable() []route {
 	rs = append(rs, vitessRoutingRoutes()...)
 	rs = append(rs, vitessThrottlerRoutes()...)
 	rs = append(rs, vitessVDiffRoutes()...)
+	rs = append(rs, vitessMoveTablesRoutes()...)
 	rs = append(rs, maintenanceRoutes()...)
 	rs = append(rs, backupRoutes()...)
 	rs = append(rs, backupPolicyRoutes()...)

@@ -73,7 +73,7 @@ var snapshotCoverage = map[string]string{
 	"shardKey":               "keyspace shard",
 	"shardState":             "primary termStart controls reparent",
 	"tabletControl":          "tabletType cells deniedTables disableQueryService",
-	"vitessOpRec":            "stamps branch action state keyspace ksName shard target alias err completed",
+	"vitessOpRec":            "stamps branch action state keyspace ksName shard target alias err completed workflow body actor result",
 	"branchSessions":         "recs nextPID",
 	"sessionRec":             "id pid instance keyspace shard user host app started query queryStart queryEnd xactStart aborted blockedBy changed recorded client",
 	"readOnlyRegionRec":      "stamps region actor readyAt removed",
@@ -148,7 +148,7 @@ var snapshotCoverage = map[string]string{
 	"recRec":                 "stamps db number finding state applied dismissed closedBy dismissedBy reason",
 	"finding":                "kind keyspace table subject title statement",
 	"workflowStore":          "list byNumber last",
-	"workflowRec":            "stamps db number name branch source target global tables deferSecondaryKeys onDDL state failedFrom errors replicasSwitched primariesSwitched sequenceTablesApplied started copied verified switchedReplicas switchedPrimaries cutoverAt reversed retried completed cancelled actor verifyBy reversedBy switchReplicasBy switchPrimariesBy cancelledBy completedBy retriedBy cutoverBy reversedCutoverBy stepDue resume stepLeft vr",
+	"workflowRec":            "stamps db number name branch source target global tables deferSecondaryKeys onDDL state failedFrom errors replicasSwitched primariesSwitched sequenceTablesApplied started copied verified switchedReplicas switchedPrimaries cutoverAt reversed retried completed cancelled actor verifyBy reversedBy switchReplicasBy switchPrimariesBy cancelledBy completedBy retriedBy cutoverBy reversedCutoverBy stepDue stepGen resume stepLeft vr",
 	"branchTraffic":          "patterns samples byID",
 	"patternKey":             "keyspace fingerprint",
 	"queryPattern":           "keyspace fingerprint normalized statement tables samples",
@@ -186,7 +186,7 @@ var snapshotCoverage = map[string]string{
 	"auditRec":               "seq at shape actor dbID dbName targetID targetName path remoteIP",
 	"auditActor":             "kind id name",
 	"auditShape":             "op action verb targetType param segments",
-	"workflowJob":            "wf from",
+	"workflowJob":            "wf from gen",
 	"invoiceJob":             "org",
 }
 
@@ -205,15 +205,6 @@ var snapshotUnset = map[string]string{
 	"vrWorkflow.copyLeft":       "only Materialize and lookup-vindex workflows keep their own copy (the vrmat slice's operations)",
 	"vrWorkflow.errMsg":         "only Materialize and lookup-vindex workflows keep their own copy (the vrmat slice's operations)",
 	"vrTable.filter":            "only Materialize workflows filter their tables (the vrmat slice's operations)",
-	"vrOptions.stopAfterCopy":   "set by move_tables_create (slice 3, step 2)",
-	"vrOptions.atomicCopy":      "set by move_tables_create (slice 3, step 2)",
-	"vrOptions.cells":           "set by move_tables_create (slice 3, step 2)",
-	"vrOptions.tabletTypes":     "set by move_tables_create (slice 3, step 2)",
-	"vrOptions.sourceTimeZone":  "set by move_tables_create (slice 3, step 2)",
-	"vrOptions.tenantID":        "set by move_tables_create (slice 3, step 2)",
-	"vrOptions.autoIncrement":   "set by move_tables_create (slice 3, step 2)",
-	"workflowRec.resume":        "set by vtctld_stop_workflow (slice 3, step 2)",
-	"workflowRec.stepLeft":      "set by vtctld_stop_workflow (slice 3, step 2)",
 	"readOnlyRegionRec.removed": "a removed read-only region is no longer reachable (its transition does nothing and is left out), nor in a snapshot",
 }
 

@@ -96,11 +96,30 @@ func branchCells(b *branchRec) []string {
 	return out
 }
 
+// tabletTypes are the tablet types a tablet control names, in order.
+var tabletTypes = []platform.TabletType{platform.TabletPrimary, platform.TabletReplica, platform.TabletRDOnly}
+
 // parseTabletType reads a tablet type as the API takes it: "rdonly",
 // "RDONLY" or "TABLET_TYPE_RDONLY".
 func parseTabletType(s string) (platform.TabletType, bool) {
 	t := platform.TabletType(strings.ToLower(strings.TrimPrefix(strings.ToUpper(s), "TABLET_TYPE_")))
 	return t, slices.Contains(tabletTypes, t)
+}
+
+// protoTabletType is a tablet type's enum name in a Vitess document.
+func protoTabletType(t platform.TabletType) string {
+	return "TABLET_TYPE_" + strings.ToUpper(string(t))
+}
+
+// checkCells refuses cells that are not cells of b, naming field[i].
+func checkCells(b *branchRec, field string, cells []string) error {
+	known := branchCells(b)
+	for i, c := range cells {
+		if !slices.Contains(known, c) {
+			return unprocessable("%s[%d] %q is not a cell of branch %s: its cells are %s", field, i, c, b.name, strings.Join(known, ", "))
+		}
+	}
+	return nil
 }
 
 // vitessKind refuses the Vitess control plane of a PostgreSQL branch.

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -106,6 +107,13 @@ type vitessOpRec struct {
 	alias     platform.TabletAlias // its alias when asked for
 	err       string
 	completed time.Time
+	// A MoveTables action's (see vitess_movetables.go): the workflow's
+	// name (keyspace is its target), the request's body as JSON, who
+	// asked, and the Vitess response once completed, as JSON.
+	workflow string
+	body     string
+	actor    *userRec
+	result   string
 }
 
 // vitessOperationTimeout is the timeout, in seconds, every operation
@@ -141,14 +149,6 @@ func (v *branchVitess) state(ks *keyspaceRec, shard string) *shardState {
 	return &shardState{}
 }
 
-// tabletTypes are the tablet types a tablet control names, in order.
-var tabletTypes = []platform.TabletType{platform.TabletPrimary, platform.TabletReplica, platform.TabletRDOnly}
-
-// protoTabletType is a tablet type's enum name in a Vitess document.
-func protoTabletType(t platform.TabletType) string {
-	return "TABLET_TYPE_" + strings.ToUpper(string(t))
-}
-
 // vtTablet is one tablet of a shard.
 type vtTablet struct {
 	alias      platform.TabletAlias
@@ -182,17 +182,6 @@ func (w *world) vitessShard(b *branchRec, keyspace, shard string) (*keyspaceRec,
 		return nil, unprocessable("shard %q is not a shard of keyspace %s: its shards are %s", shard, ks.name, strings.Join(shardNames(ks.shards), ", "))
 	}
 	return ks, nil
-}
-
-// checkCells refuses cells that are not cells of b, naming field[i].
-func checkCells(b *branchRec, field string, cells []string) error {
-	known := branchCells(b)
-	for i, c := range cells {
-		if !slices.Contains(known, c) {
-			return unprocessable("%s[%d] %q is not a cell of branch %s: its cells are %s", field, i, c, b.name, strings.Join(known, ", "))
-		}
-	}
-	return nil
 }
 
 // tabletControlChange is a set_shard_tablet_control request, checked.
@@ -338,7 +327,15 @@ func (w *world) newPlannedReparent(ks *keyspaceRec, shard string, t vtTablet) *v
 func (w *world) advanceVitessOperation(op *vitessOpRec, now time.Time) {
 	if op.state == platform.VitessOperationPending {
 		op.state, op.updated = platform.VitessOperationRunning, now
-		w.clock.After(w.timing.PlannedReparent, vitessOpJob{op, platform.VitessOperationRunning})
+		d := w.timing.PlannedReparent
+		if op.action != platform.VitessActionPlannedReparent {
+			d = w.timing.MoveTablesAction
+		}
+		w.clock.After(d, vitessOpJob{op, platform.VitessOperationRunning})
+		return
+	}
+	if op.action != platform.VitessActionPlannedReparent {
+		w.runMoveTablesOp(op, now)
 		return
 	}
 	st := op.branch.vitess().shard(shardKey{op.keyspace, op.shard})
@@ -380,6 +377,9 @@ func vitessRoutes() []route {
 		{pattern: "GET " + branch + "/vtctld/operations/{id}", op: "vtctld_get_operation", handler: read(vtctldGetOperation)},
 		{pattern: "POST " + branch + "/planned-reparent", op: "create_planned_reparent", handler: withBody(createPlannedReparent)},
 		{pattern: "GET " + branch + "/planned-reparent/{id}", op: "get_planned_reparent", handler: read(getPlannedReparent)},
+		{pattern: "GET " + branch + "/vtctld/workflows", op: "vtctld_list_workflows", handler: read(vtctldListWorkflows)},
+		{pattern: "POST " + branch + "/vtctld/workflows/{workflow}/start", op: "vtctld_start_workflow", handler: withBody(vtctldStartWorkflow)},
+		{pattern: "POST " + branch + "/vtctld/workflows/{workflow}/stop", op: "vtctld_stop_workflow", handler: withBody(vtctldStopWorkflow)},
 	}
 }
 
@@ -560,6 +560,86 @@ func getPlannedReparent(c *call) (any, error) {
 	return renderVitessOperation(op), nil
 }
 
+func vtctldListWorkflows(c *call) (any, error) {
+	b, err := c.vitessBranch()
+	if err != nil {
+		return nil, err
+	}
+	q := c.r.URL.Query()
+	keyspace := q.Get("keyspace")
+	if keyspace == "" {
+		return nil, unprocessable("keyspace is required: the target keyspace of the workflows")
+	}
+	ks := b.keyspace(keyspace)
+	if ks == nil {
+		return nil, unprocessable("keyspace %q is not a keyspace of branch %s: its keyspaces are %s", keyspace, b.name, strings.Join(vitessKeyspaceNames(b), ", "))
+	}
+	flags := map[string]bool{}
+	for _, name := range []string{"active_only", "include_logs", "name_only"} {
+		if v := q.Get(name); v != "" {
+			on, err := strconv.ParseBool(v)
+			if err != nil {
+				return nil, unprocessable("%s %q is not true or false", name, v)
+			}
+			flags[name] = on
+		}
+	}
+	name := q.Get("workflow")
+	list := []*protoWorkflow{}
+	for _, vw := range b.more.read().vitess.vrWorkflowsOf(b) {
+		if vw.target != ks || name != "" && vw.name != name {
+			continue
+		}
+		if state, _ := vw.phase(c.now, &c.w.timing); flags["active_only"] && state == vrStopped {
+			continue
+		}
+		doc := renderVRWorkflow(vw, c.now, &c.w.timing)
+		if flags["name_only"] {
+			doc = &protoWorkflow{Name: vw.name}
+		} else if flags["include_logs"] {
+			addStreamLogs(doc, vw)
+		}
+		list = append(list, doc)
+	}
+	return vtctldData{map[string]any{"workflows": list}}, nil
+}
+
+func vtctldStartWorkflow(c *call, p *platform.StartVReplicationWorkflowParams) (any, error) {
+	return c.updateVRWorkflow(p, true)
+}
+
+func vtctldStopWorkflow(c *call, p *platform.StartVReplicationWorkflowParams) (any, error) {
+	return c.updateVRWorkflow(p, false)
+}
+
+// updateVRWorkflow starts or stops the path's workflow of keyspace, and
+// answers vtctldata.WorkflowUpdateResponse: each target primary, and
+// whether its streams changed.
+func (c *call) updateVRWorkflow(p *platform.StartVReplicationWorkflowParams, start bool) (any, error) {
+	b, err := c.vitessBranch()
+	if err != nil {
+		return nil, err
+	}
+	vw, err := c.w.findVRWorkflow(b, "keyspace", p.Keyspace, c.r.PathValue("workflow"))
+	if err != nil {
+		return nil, err
+	}
+	var changed bool
+	if start {
+		changed, err = c.w.startVRWorkflow(c.who, vw)
+	} else {
+		changed, err = c.w.stopVRWorkflow(vw)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := &protoTabletsResponse{Summary: fmt.Sprintf("Successfully updated the %s workflow on (%d) target primary tablets in the %s keyspace", vw.name, len(vw.targetShards), vw.target.name)}
+	for _, a := range targetPrimaries(vw.target, vw.targetShards) {
+		out.Details = append(out.Details, protoTabletInfo{Tablet: a, Changed: changed})
+	}
+	return vtctldData{out}, nil
+}
+
 // Rendering: Vitess documents in protobuf JSON (proto field names, enum
 // names as strings, 64-bit integers as strings, bytes in base64, fields
 // at their zero value left out).
@@ -703,7 +783,12 @@ func renderVitessOperation(op *vitessOpRec) *vitessOperation {
 		State: string(op.state), Completed: op.state.Done(),
 		Metadata: map[string]string{"keyspace": op.ksName, "shard": op.shard, "new_primary": op.alias.String()},
 	}
-	if op.state == platform.VitessOperationCompleted {
+	if op.action != platform.VitessActionPlannedReparent {
+		out.Metadata = map[string]string{"workflow": op.workflow, "target_keyspace": op.ksName}
+		if op.result != "" {
+			out.Result = json.RawMessage(op.result)
+		}
+	} else if op.state == platform.VitessOperationCompleted {
 		out.Result = plannedReparentResult{Keyspace: op.ksName, Shard: op.shard, PromotedPrimary: protoAlias{Cell: op.alias.Cell, UID: op.alias.UID}}
 	}
 	if op.err != "" {

@@ -25,7 +25,11 @@ func (j vitessOpJob) run(w *world) {
 	case op.branch.keyspace(op.ksName) == nil || op.branch.keyspace(op.ksName).id != op.keyspace:
 		w.settleVitessOperation(op, platform.VitessOperationCancelled, "keyspace "+op.ksName+" was deleted", now)
 	case w.takeFailure(op.id):
-		w.settleVitessOperation(op, platform.VitessOperationFailed, reparentFailure, now)
+		msg := reparentFailure
+		if op.action != platform.VitessActionPlannedReparent {
+			msg = op.action + ": the vtctld call failed: rpc error: code = Unavailable desc = the target keyspace's primary did not answer in time"
+		}
+		w.settleVitessOperation(op, platform.VitessOperationFailed, msg, now)
 	default:
 		w.advanceVitessOperation(op, now)
 	}

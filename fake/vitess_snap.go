@@ -2,6 +2,7 @@ package fake
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
@@ -83,6 +84,12 @@ type vitessOpSnap struct {
 	Alias        platform.TabletAlias          `json:"alias"`
 	Error        string                        `json:"error"`
 	Completed    time.Time                     `json:"completed"`
+	// A MoveTables action's: the workflow, the request's body, the
+	// actor's user ID and the result (JSON text).
+	Workflow string `json:"workflow,omitempty"`
+	Body     string `json:"body,omitempty"`
+	Actor    string `json:"actor,omitempty"`
+	Result   string `json:"result,omitempty"`
 }
 
 // saveVitess saves b's topology state; nil when the API never changed
@@ -113,6 +120,7 @@ func saveVitess(b *branchRec) *vitessSnap {
 		out.Operations = append(out.Operations, vitessOpSnap{
 			stampsSnap: saveStamps(op.stamps), Action: op.action, State: op.state, Keyspace: op.keyspace, KeyspaceName: op.ksName,
 			Shard: op.shard, Target: op.target, Alias: op.alias, Error: op.err, Completed: op.completed,
+			Workflow: op.workflow, Body: op.body, Actor: idOf(op.actor), Result: op.result,
 		})
 	}
 	return out
@@ -327,7 +335,7 @@ func (ld *loader) loadVitessOp(b *branchRec, v *branchVitess, os vitessOpSnap) e
 	if err := unique(ld.vitessOps, os.ID, "Vitess operation"); err != nil {
 		return err
 	}
-	if err := snapOneOf(os.Action, "action", platform.VitessActionPlannedReparent); err != nil {
+	if err := snapOneOf(os.Action, "action", append([]string{platform.VitessActionPlannedReparent}, mtActions...)...); err != nil {
 		return err
 	}
 	if err := snapOneOf(os.State, "state", platform.VitessOperationPending, platform.VitessOperationRunning,
@@ -337,15 +345,24 @@ func (ld *loader) loadVitessOp(b *branchRec, v *branchVitess, os vitessOpSnap) e
 	if err := snapName(os.KeyspaceName); err != nil {
 		return fmt.Errorf("keyspace_name: %w", err)
 	}
+	op := &vitessOpRec{
+		stamps: os.load(), branch: b, action: os.Action, state: os.State, keyspace: os.Keyspace, ksName: os.KeyspaceName,
+		shard: os.Shard, target: os.Target, alias: os.Alias, err: os.Error, completed: os.Completed,
+		workflow: os.Workflow, body: os.Body, result: os.Result,
+	}
+	if op.action != platform.VitessActionPlannedReparent {
+		if err := ld.loadMoveTablesOp(op, os); err != nil {
+			return fmt.Errorf("operation %s: %w", op.id, err)
+		}
+		ld.vitessOps[op.id] = op
+		v.ops.Add(op)
+		return nil
+	}
 	if os.Keyspace == "" || os.Shard == "" || os.Alias.Cell == "" {
 		return fmt.Errorf("operation %s: keyspace, shard and alias are required", os.ID)
 	}
 	if err := snapNonNegative(os.Target); err != nil {
 		return fmt.Errorf("target: %w", err)
-	}
-	op := &vitessOpRec{
-		stamps: os.load(), branch: b, action: os.Action, state: os.State, keyspace: os.Keyspace, ksName: os.KeyspaceName,
-		shard: os.Shard, target: os.Target, alias: os.Alias, err: os.Error, completed: os.Completed,
 	}
 	if !op.state.Done() {
 		k := shardKey{op.keyspace, op.shard}
@@ -366,4 +383,40 @@ func (ld *loader) loadVitessOp(b *branchRec, v *branchVitess, os vitessOpSnap) e
 	ld.vitessOps[op.id] = op
 	v.ops.Add(op)
 	return nil
+}
+
+// loadMoveTablesOp checks a MoveTables operation read back: a workflow
+// name and a target keyspace, a body its action reads, a known actor, a
+// result (a JSON object) exactly when it completed, an error when it
+// failed or was cancelled.
+func (ld *loader) loadMoveTablesOp(op *vitessOpRec, os vitessOpSnap) error {
+	var body any
+	switch op.action {
+	case platform.VitessActionMoveTablesCreate:
+		body = new(platform.CreateMoveTablesParams)
+	case platform.VitessActionMoveTablesCancel:
+		body = new(platform.CancelMoveTablesParams)
+	case platform.VitessActionMoveTablesComplete:
+		body = new(platform.CompleteMoveTablesParams)
+	default:
+		body = new(platform.SwitchTrafficParams)
+	}
+	var result map[string]any
+	switch {
+	case op.keyspace == "" || op.workflow == "":
+		return fmt.Errorf("keyspace and workflow are required")
+	case op.shard != "" || op.alias != (platform.TabletAlias{}) || op.target != 0:
+		return fmt.Errorf("a MoveTables operation names no shard, tablet or alias")
+	case json.Unmarshal([]byte(op.body), body) != nil:
+		return fmt.Errorf("body %q is not a %s request", op.body, op.action)
+	case (op.state == platform.VitessOperationCompleted) != (op.result != ""):
+		return fmt.Errorf("state %s with result %q", op.state, op.result)
+	case op.result != "" && json.Unmarshal([]byte(op.result), &result) != nil:
+		return fmt.Errorf("result %q is not a JSON object", op.result)
+	case (op.state == platform.VitessOperationFailed || op.state == platform.VitessOperationCancelled) != (op.err != ""):
+		return fmt.Errorf("state %s with error %q", op.state, op.err)
+	}
+	var err error
+	op.actor, err = ref(ld.users, os.Actor, "operation actor")
+	return err
 }

@@ -51,8 +51,11 @@ import (
 //     (vrMaterialize, vrCreateLookupIndex; MoveTables come with their
 //     documented workflow), its streams made and copying unless
 //     spec.opts.autoStart is false.
-//   - (*world).startVRWorkflow(who, vw) / stopVRWorkflow(vw): every stream Running (or
-//     Copying) / Stopped; a 422 naming the state where it cannot.
+//   - (*world).startVRWorkflow(who, vw) / stopVRWorkflow(vw) (changed
+//     bool, err): every stream Running (or Copying) / Stopped; changed
+//     false when they were already; a 422 naming the state where it
+//     cannot (a MoveTables workflow in a step of its documented
+//     workflow).
 //   - (*world).deleteVRWorkflow: the workflow and its streams gone.
 //   - renderVRWorkflow(vw, now): the vtctldata.Workflow document.
 //   - vw.phase(now): the streams' state ("Copying", "Running", "Stopped",
@@ -281,11 +284,14 @@ func copyShare(left, total time.Duration) float64 {
 // stopVRWorkflow stops vw's streams: a MoveTables workflow's documented
 // workflow goes to stopped, remembering the state to resume and the copy
 // left; other kinds keep the copy left.
-func (w *world) stopVRWorkflow(vw *vrWorkflow) error {
+func (w *world) stopVRWorkflow(vw *vrWorkflow) (bool, error) {
 	now := w.clock.Now()
 	if wf := vw.doc; wf != nil {
+		if wf.state == platform.WorkflowStopped {
+			return false, nil
+		}
 		if !slices.Contains(workflowStoppable, wf.state) {
-			return unprocessable("workflow %s is %s; stop needs it %s", vw.name, wf.state, joinWorkflowStates(workflowStoppable))
+			return false, unprocessable("workflow %s is %s; stop needs it %s", vw.name, wf.state, joinWorkflowStates(workflowStoppable))
 		}
 		wf.resume, wf.stepLeft = wf.state, 0
 		if wf.state == platform.WorkflowPending || wf.state == platform.WorkflowCopying {
@@ -293,49 +299,50 @@ func (w *world) stopVRWorkflow(vw *vrWorkflow) error {
 		}
 		wf.state, wf.updated = platform.WorkflowStopped, now
 		vw.updated = now
-		return nil
+		return true, nil
 	}
 	if vw.stopped {
-		return unprocessable("workflow %s is %s already", vw.name, vrStopped)
+		return false, nil
 	}
 	if now.Before(vw.copyDue) {
 		vw.copyLeft = vw.copyDue.Sub(now)
 	}
 	vw.stopped, vw.copyDue, vw.updated = true, time.Time{}, now
-	return nil
+	return true, nil
 }
 
 // startVRWorkflow starts vw's streams again: a stopped MoveTables
 // workflow's documented workflow resumes the state it was stopped in, its
 // step on the clock taking the time it had left; other kinds copy what
 // was left. A workflow in error starts again from where it failed.
-func (w *world) startVRWorkflow(who *principal, vw *vrWorkflow) error {
+func (w *world) startVRWorkflow(who *principal, vw *vrWorkflow) (bool, error) {
 	now := w.clock.Now()
 	if wf := vw.doc; wf != nil {
-		switch wf.state {
-		case platform.WorkflowStopped:
-		case platform.WorkflowError:
-			return w.retryWorkflow(who, wf)
+		switch {
+		case wf.state == platform.WorkflowStopped:
+		case wf.state == platform.WorkflowError:
+			return true, w.retryWorkflow(who, wf)
+		case slices.Contains(workflowStoppable, wf.state) || wf.state == platform.WorkflowSwitchedPrimaries:
+			return false, nil // running, or copying, already
 		default:
-			return unprocessable("workflow %s is %s; start needs it %s or %s", vw.name, wf.state, platform.WorkflowStopped, platform.WorkflowError)
+			return false, unprocessable("workflow %s is %s; start needs it %s or %s", vw.name, wf.state, platform.WorkflowStopped, platform.WorkflowError)
 		}
 		to, left := wf.resume, wf.stepLeft
 		wf.resume, wf.stepLeft = "", 0
 		wf.state, wf.updated, vw.updated = to, now, now
 		if to == platform.WorkflowPending || to == platform.WorkflowCopying {
-			wf.stepDue = now.Add(left)
-			w.clock.After(left, workflowJob{wf, to})
+			w.scheduleWorkflowStep(wf, to, left)
 		}
-		return nil
+		return true, nil
 	}
 	if !vw.stopped && vw.errMsg == "" {
-		return unprocessable("workflow %s is %s already", vw.name, vrRunning)
+		return false, nil
 	}
 	vw.stopped, vw.errMsg, vw.updated = false, "", now
 	if vw.copyLeft > 0 {
 		vw.copyDue, vw.copyLeft = now.Add(vw.copyLeft), 0
 	}
-	return nil
+	return true, nil
 }
 
 // workflowStoppable are the documented states whose streams stop: those
@@ -371,6 +378,47 @@ func (w *world) newDocVRWorkflow(wf *workflowRec, opts vrOptions) *vrWorkflow {
 	vw := w.newVRWorkflow(wf.branch, vrSpec{name: wf.name, kind: vrMoveTables, source: wf.source, target: wf.target, tables: tables, opts: opts, doc: wf})
 	w.syncMoveTablesRules(wf)
 	return vw
+}
+
+// The checks of a workflow's keyspaces and tables, which the documented
+// workflows and MoveTables share.
+
+// workflowOnDDLs are the values on_ddl takes.
+var workflowOnDDLs = []platform.WorkflowOnDDL{platform.OnDDLIgnore, platform.OnDDLStop, platform.OnDDLExec, platform.OnDDLExecIgnore}
+
+// workflowKeyspace finds the ready keyspace a field of create_workflow
+// names.
+func workflowKeyspace(b *branchRec, field, name string) (*keyspaceRec, error) {
+	if name == "" {
+		return nil, unprocessable("%s is required", field)
+	}
+	ks := b.keyspace(name)
+	switch {
+	case ks == nil:
+		return nil, unprocessable("%s %q is not a keyspace of branch %s", field, name, b.name)
+	case !ks.ready:
+		return nil, unprocessable("%s %s is not ready yet", field, name)
+	}
+	return ks, nil
+}
+
+// checkWorkflowTables checks the tables a workflow is to move: at least
+// one, each once, each in the source keyspace and not in the target.
+func checkWorkflowTables(b *branchRec, source, target *keyspaceRec, tables []string) error {
+	if len(tables) == 0 {
+		return unprocessable("tables: name at least one table to move")
+	}
+	for i, t := range tables {
+		switch {
+		case slices.Contains(tables[:i], t):
+			return unprocessable("tables: %q is named twice", t)
+		case source.tables[t] == "":
+			return unprocessable("table %q is not in keyspace %s of branch %s", t, source.name, b.name)
+		case target.tables[t] != "":
+			return unprocessable("table %q is in keyspace %s already", t, target.name)
+		}
+	}
+	return nil
 }
 
 // Routing rules of MoveTables.
@@ -540,6 +588,7 @@ type protoStream struct {
 	TimeUpdated          *protoTime         `json:"time_updated,omitempty"`
 	Message              string             `json:"message,omitempty"`
 	CopyStates           []protoCopyState   `json:"copy_states,omitempty"`
+	Logs                 []protoLog         `json:"logs,omitempty"`
 	RowsCopied           string             `json:"rows_copied,omitempty"` // int64
 	TabletTypes          []string           `json:"tablet_types,omitempty"`
 	Cells                []string           `json:"cells,omitempty"`
@@ -570,6 +619,63 @@ type protoWorkflow struct {
 	WorkflowSubType    string                       `json:"workflow_sub_type,omitempty"`
 	DeferSecondaryKeys bool                         `json:"defer_secondary_keys,omitempty"`
 	Options            *protoWorkflowOptions        `json:"options,omitempty"`
+}
+
+// protoLog is vtctldata.Workflow.Stream.Log.
+type protoLog struct {
+	ID        string     `json:"id,omitempty"`        // int64
+	StreamID  string     `json:"stream_id,omitempty"` // int64
+	Type      string     `json:"type,omitempty"`
+	State     string     `json:"state,omitempty"`
+	CreatedAt *protoTime `json:"created_at,omitempty"`
+	UpdatedAt *protoTime `json:"updated_at,omitempty"`
+	Message   string     `json:"message,omitempty"`
+	Count     string     `json:"count,omitempty"` // int64
+}
+
+// addStreamLogs adds each stream's log to doc, vw's rendering: the
+// stream's creation and, once its state changed, the change.
+func addStreamLogs(doc *protoWorkflow, vw *vrWorkflow) {
+	for _, ss := range doc.ShardStreams {
+		for i := range ss.Streams {
+			st := &ss.Streams[i]
+			created := newProtoTime(vw.created)
+			st.Logs = []protoLog{{ID: "1", StreamID: st.ID, Type: "Stream Created", State: vrStopped, CreatedAt: created, UpdatedAt: created, Message: vw.kind + " workflow " + vw.name + " created", Count: "1"}}
+			if vw.updated.After(vw.created) || st.State != vrStopped {
+				at := newProtoTime(vw.updated)
+				st.Logs = append(st.Logs, protoLog{ID: "2", StreamID: st.ID, Type: "State Changed", State: st.State, CreatedAt: at, UpdatedAt: at, Message: st.Message, Count: "1"})
+			}
+		}
+	}
+}
+
+// protoTabletInfo is the TabletInfo of a vtctldata create, update or
+// delete response.
+type protoTabletInfo struct {
+	Tablet  *protoAlias `json:"tablet,omitempty"`
+	Created bool        `json:"created,omitempty"`
+	Changed bool        `json:"changed,omitempty"`
+	Deleted bool        `json:"deleted,omitempty"`
+}
+
+// protoTabletsResponse is vtctldata.MoveTablesCreateResponse,
+// WorkflowUpdateResponse or WorkflowDeleteResponse.
+type protoTabletsResponse struct {
+	Summary string            `json:"summary,omitempty"`
+	Details []protoTabletInfo `json:"details,omitempty"`
+}
+
+// targetPrimaries lists the primaries of vw's target shards.
+func targetPrimaries(target *keyspaceRec, shards []string) []*protoAlias {
+	var out []*protoAlias
+	for _, s := range shards {
+		for _, t := range shardTablets(target, s) {
+			if t.tabletType == platform.TabletPrimary {
+				out = append(out, &protoAlias{Cell: t.alias.Cell, UID: t.alias.UID})
+			}
+		}
+	}
+	return out
 }
 
 // vrStream is one stream of a workflow: into a target shard from a

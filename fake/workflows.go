@@ -32,6 +32,7 @@ type workflowRec struct {
 	// resume is the state to go back to and stepLeft what was left of
 	// its step (see vreplication.go).
 	stepDue  time.Time
+	stepGen  uint64 // counts the steps scheduled; a job of an older one is stale
 	resume   platform.WorkflowState
 	stepLeft time.Duration
 	// vr is its VReplication workflow while it is active.
@@ -244,44 +245,6 @@ func (w *world) addWorkflow(wf *workflowRec, opts vrOptions) {
 	w.workflowStep(wf, platform.WorkflowPending, w.timing.WorkflowStart)
 }
 
-// workflowOnDDLs are the values on_ddl takes.
-var workflowOnDDLs = []platform.WorkflowOnDDL{platform.OnDDLIgnore, platform.OnDDLStop, platform.OnDDLExec, platform.OnDDLExecIgnore}
-
-// workflowKeyspace finds the ready keyspace a field of create_workflow
-// names.
-func workflowKeyspace(b *branchRec, field, name string) (*keyspaceRec, error) {
-	if name == "" {
-		return nil, unprocessable("%s is required", field)
-	}
-	ks := b.keyspace(name)
-	switch {
-	case ks == nil:
-		return nil, unprocessable("%s %q is not a keyspace of branch %s", field, name, b.name)
-	case !ks.ready:
-		return nil, unprocessable("%s %s is not ready yet", field, name)
-	}
-	return ks, nil
-}
-
-// checkWorkflowTables checks the tables a workflow is to move: at least
-// one, each once, each in the source keyspace and not in the target.
-func checkWorkflowTables(b *branchRec, source, target *keyspaceRec, tables []string) error {
-	if len(tables) == 0 {
-		return unprocessable("tables: name at least one table to move")
-	}
-	for i, t := range tables {
-		switch {
-		case slices.Contains(tables[:i], t):
-			return unprocessable("tables: %q is named twice", t)
-		case source.tables[t] == "":
-			return unprocessable("table %q is not in keyspace %s of branch %s", t, source.name, b.name)
-		case target.tables[t] != "":
-			return unprocessable("table %q is in keyspace %s already", t, target.name)
-		}
-	}
-	return nil
-}
-
 // refuseIn answers an action of wf that its state does not allow, naming
 // the state and the states that allow it.
 func refuseIn(wf *workflowRec, action string, allowed ...platform.WorkflowState) error {
@@ -296,8 +259,15 @@ func refuseIn(wf *workflowRec, action string, allowed ...platform.WorkflowState)
 // it after d.
 func (w *world) workflowStep(wf *workflowRec, to platform.WorkflowState, d time.Duration) {
 	wf.state, wf.updated = to, w.clock.Now()
+	w.scheduleWorkflowStep(wf, to, d)
+}
+
+// scheduleWorkflowStep schedules the step that takes wf out of state from
+// after d; a step scheduled before it is overtaken (see workflowJob).
+func (w *world) scheduleWorkflowStep(wf *workflowRec, from platform.WorkflowState, d time.Duration) {
 	wf.stepDue = w.clock.Now().Add(d)
-	w.clock.After(d, workflowJob{wf, to})
+	wf.stepGen++
+	w.clock.After(d, workflowJob{wf, from, wf.stepGen})
 }
 
 // workflowInStep are the states from which traffic may be switched or the
@@ -442,6 +412,9 @@ func (w *world) advanceWorkflow(wf *workflowRec, now time.Time) {
 	case platform.WorkflowCopying:
 		wf.state, wf.copied = platform.WorkflowRunning, now
 		wf.sequenceTablesApplied = wf.global != nil
+		if wf.vr != nil && wf.vr.opts.stopAfterCopy {
+			wf.state, wf.resume = platform.WorkflowStopped, platform.WorkflowRunning
+		}
 	case platform.WorkflowVerifyingData:
 		wf.state, wf.verified = platform.WorkflowVerifiedData, now
 	case platform.WorkflowSwitchingReplicas:
@@ -460,8 +433,7 @@ func (w *world) advanceWorkflow(wf *workflowRec, now time.Time) {
 	case platform.WorkflowReversingTrafficForCancel:
 		wf.state, wf.reversed = platform.WorkflowCancelling, now
 		wf.replicasSwitched, wf.primariesSwitched = false, false
-		wf.stepDue = now.Add(w.timing.WorkflowSwitch)
-		w.clock.After(w.timing.WorkflowSwitch, workflowJob{wf, platform.WorkflowCancelling})
+		w.scheduleWorkflowStep(wf, platform.WorkflowCancelling, w.timing.WorkflowSwitch)
 	case platform.WorkflowCancelling:
 		wf.state, wf.cancelled = platform.WorkflowCancelled, now
 		w.endWorkflow(wf)

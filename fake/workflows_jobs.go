@@ -14,12 +14,15 @@ import (
 type workflowJob struct {
 	wf   *workflowRec
 	from platform.WorkflowState
+	// gen is the step's generation: a job whose step a later one
+	// overtook (the workflow was stopped and started again) does nothing.
+	gen uint64
 }
 
 func (j workflowJob) run(w *world) {
 	wf := j.wf
 	now := w.clock.Now()
-	if wf.state != j.from || now.Before(wf.stepDue) {
+	if wf.state != j.from || j.gen != wf.stepGen {
 		return
 	}
 	if w.takeFailure(wf.id) {
@@ -31,11 +34,11 @@ func (j workflowJob) run(w *world) {
 }
 
 func (j workflowJob) save() jobSnap {
-	return jobSnap{Kind: "workflow.step", ID: j.wf.id, Step: string(j.from)}
+	return jobSnap{Kind: "workflow.step", ID: j.wf.id, Step: string(j.from), Gen: j.gen}
 }
 
 func (j workflowJob) keep(sv *saver) bool {
-	return sv.dbSet[j.wf.db] && j.wf.state == j.from
+	return sv.dbSet[j.wf.db] && j.wf.state == j.from && j.gen == j.wf.stepGen
 }
 
 // workflowClockStates are the states a workflow leaves on the clock.
@@ -51,5 +54,5 @@ func loadWorkflowJob(ld *loader, js jobSnap) (job, error) {
 		return nil, fmt.Errorf("a workflow does not leave state %q on the clock", js.Step)
 	}
 	wf, err := refNonNil(ld.workflows, js.ID, "workflow")
-	return workflowJob{wf, from}, err
+	return workflowJob{wf, from, js.Gen}, err
 }

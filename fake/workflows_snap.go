@@ -45,6 +45,7 @@ type workflowSnap struct {
 	// step; VReplication its VReplication workflow while it is active
 	// (see vreplication_snap.go).
 	StepDue      time.Time              `json:"step_due,omitzero"`
+	StepGen      uint64                 `json:"step_gen,omitempty"`
 	Resume       platform.WorkflowState `json:"resume,omitempty"`
 	StepLeft     time.Duration          `json:"step_left,omitempty"`
 	VReplication *vrWorkflowSnap        `json:"vreplication,omitempty"`
@@ -87,7 +88,7 @@ func saveWorkflows(db *dbRec) []workflowSnap {
 			SwitchedReplicas: wf.switchedReplicas, SwitchedPrimaries: wf.switchedPrimaries,
 			CutoverAt: wf.cutoverAt, Reversed: wf.reversed, Retried: wf.retried,
 			Completed: wf.completed, Cancelled: wf.cancelled,
-			StepDue: wf.stepDue, Resume: wf.resume, StepLeft: wf.stepLeft,
+			StepDue: wf.stepDue, StepGen: wf.stepGen, Resume: wf.resume, StepLeft: wf.stepLeft,
 		}
 		if wf.vr != nil {
 			ws.VReplication = saveVRWorkflow(wf.vr)
@@ -155,7 +156,7 @@ func (ld *loader) loadWorkflow(db *dbRec, ws workflowSnap) (*workflowRec, error)
 		switchedReplicas: ws.SwitchedReplicas, switchedPrimaries: ws.SwitchedPrimaries,
 		cutoverAt: ws.CutoverAt, reversed: ws.Reversed, retried: ws.Retried,
 		completed: ws.Completed, cancelled: ws.Cancelled,
-		stepDue: ws.StepDue, resume: ws.Resume, stepLeft: ws.StepLeft,
+		stepDue: ws.StepDue, stepGen: ws.StepGen, resume: ws.Resume, stepLeft: ws.StepLeft,
 	}
 	if wf.source, err = loadWorkflowKeyspace(b, ws.Source); err != nil {
 		return nil, err

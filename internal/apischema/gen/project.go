@@ -264,6 +264,62 @@ func vitessOperations(branch string) map[string]*apischema.Operation {
 		"id": str(), "output": queryResult, "vdiff_uuid": str(),
 	})}})
 	const vdiffs = "/vdiff/workflows/{workflow}/vdiffs"
+	// The VReplication workflows (vtctldata.Workflow and the answers of
+	// its actions); an action of MoveTables answers the reference of its
+	// operation, as the official client's VtctldOperationReference reads it.
+	protoTime := proto(map[string]*apischema.Schema{"seconds": str(), "nanoseconds": integer()})
+	strs := &apischema.Schema{Type: "array", Items: str()}
+	stream := proto(map[string]*apischema.Schema{
+		"id": str(), "shard": str(), "tablet": alias,
+		"binlog_source": proto(map[string]*apischema.Schema{
+			"keyspace": str(), "shard": str(), "key_range": proto(map[string]*apischema.Schema{"start": str(), "end": str()}),
+			"filter": proto(map[string]*apischema.Schema{
+				"rules":         {Type: "array", Items: proto(map[string]*apischema.Schema{"match": str(), "filter": str()})},
+				"workflow_type": str(), "workflow_name": str(),
+			}),
+			"on_ddl":          &apischema.Schema{Type: "string", Enum: []string{"IGNORE", "STOP", "EXEC", "EXEC_IGNORE"}},
+			"stop_after_copy": boolean(), "source_time_zone": str(), "target_time_zone": str(),
+		}),
+		"position": str(), "stop_position": str(),
+		"state":   &apischema.Schema{Type: "string", Enum: []string{"Unknown", "Init", "Stopped", "Copying", "Running", "Error", "Lagging"}},
+		"db_name": str(), "transaction_timestamp": protoTime, "time_updated": protoTime, "message": str(),
+		"copy_states": {Type: "array", Items: proto(map[string]*apischema.Schema{"table": str(), "last_pk": str(), "stream_id": str()})},
+		"logs": {Type: "array", Items: proto(map[string]*apischema.Schema{
+			"id": str(), "stream_id": str(), "type": str(), "state": str(), "created_at": protoTime, "updated_at": protoTime, "message": str(), "count": str(),
+		})},
+		"rows_copied": str(), "tablet_types": {Type: "array", Items: tabletType}, "cells": strs,
+	})
+	location := proto(map[string]*apischema.Schema{"keyspace": str(), "shards": strs})
+	workflow := proto(map[string]*apischema.Schema{
+		"name": str(), "source": location, "target": location, "max_v_replication_lag": str(),
+		"shard_streams": {Type: "object", Values: proto(map[string]*apischema.Schema{
+			"streams": {Type: "array", Items: stream},
+			"tablet_controls": {Type: "array", Items: proto(map[string]*apischema.Schema{
+				"tablet_type": tabletType, "cells": strs, "denied_tables": strs, "frozen": boolean(),
+			}, "tablet_type")},
+			"is_primary_serving": boolean(),
+		})},
+		"workflow_type":        &apischema.Schema{Type: "string", Enum: []string{"Materialize", "MoveTables", "CreateLookupIndex", "Migrate", "Reshard", "OnlineDDL"}},
+		"workflow_sub_type":    &apischema.Schema{Type: "string", Enum: []string{"None", "Partial", "AtomicCopy"}},
+		"defer_secondary_keys": boolean(),
+		"options": proto(map[string]*apischema.Schema{
+			"tenant_id": str(), "sharded_auto_increment_handling": &apischema.Schema{Type: "string", Enum: []string{"LEAVE", "REMOVE", "REPLACE"}},
+			"shards": strs, "global_keyspace": str(),
+		}),
+	})
+	tabletsAnswer := func(flag string) *apischema.Schema {
+		return proto(map[string]*apischema.Schema{"summary": str(), "details": {Type: "array", Items: proto(map[string]*apischema.Schema{"tablet": alias, flag: boolean()})}})
+	}
+	workflowStatus := proto(map[string]*apischema.Schema{
+		"table_copy_state": {Type: "object", Values: proto(map[string]*apischema.Schema{
+			"rows_copied": str(), "rows_total": str(), "rows_percentage": number(), "bytes_copied": str(), "bytes_total": str(), "bytes_percentage": number(),
+		})},
+		"shard_streams": {Type: "object", Values: proto(map[string]*apischema.Schema{"streams": {Type: "array", Items: proto(map[string]*apischema.Schema{
+			"id": integer(), "tablet": alias, "source_shard": str(), "position": str(), "status": str(), "info": str(),
+		})}})},
+		"traffic_state": str(),
+	})
+	opRef := proto(map[string]*apischema.Schema{"id": str()}, "id")
 	op := func(method, path string, resp *apischema.Schema) *apischema.Operation {
 		return &apischema.Operation{Method: method, Path: branch + path, Status: 200, Source: "project", Response: resp}
 	}
@@ -308,6 +364,16 @@ func vitessOperations(branch string) map[string]*apischema.Operation {
 		}))),
 		"vtctld_update_throttler_config": op("PUT", "/vtctld/throttler/config", data(proto(map[string]*apischema.Schema{}))),
 		"vtctld_get_operation":           op("GET", "/vtctld/operations/{id}", operation),
+		"vtctld_list_workflows":          op("GET", "/vtctld/workflows", data(proto(map[string]*apischema.Schema{"workflows": {Type: "array", Items: workflow}}))),
+		"vtctld_start_workflow":          op("POST", "/vtctld/workflows/{workflow}/start", data(tabletsAnswer("changed"))),
+		"vtctld_stop_workflow":           op("POST", "/vtctld/workflows/{workflow}/stop", data(tabletsAnswer("changed"))),
+		"move_tables_create":             op("POST", "/move-tables/workflows", opRef),
+		"move_tables_show":               op("GET", "/move-tables/workflows/{workflow}", data(proto(map[string]*apischema.Schema{"workflows": {Type: "array", Items: workflow}}))),
+		"move_tables_status":             op("GET", "/move-tables/workflows/{workflow}/status", data(workflowStatus)),
+		"move_tables_switch_traffic":     op("POST", "/move-tables/workflows/{workflow}/switch-traffic", opRef),
+		"move_tables_reverse_traffic":    op("POST", "/move-tables/workflows/{workflow}/reverse-traffic", opRef),
+		"move_tables_cancel":             op("POST", "/move-tables/workflows/{workflow}/cancel", opRef),
+		"move_tables_complete":           op("POST", "/move-tables/workflows/{workflow}/complete", opRef),
 		"create_planned_reparent":        op("POST", "/planned-reparent", operation),
 		"get_planned_reparent":           op("GET", "/planned-reparent/{id}", operation),
 		"vdiff_create":                   op("POST", vdiffs, data(proto(map[string]*apischema.Schema{"UUID": str()}, "UUID"))),
