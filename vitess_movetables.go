@@ -33,9 +33,9 @@ type VitessOperationRef struct {
 
 // CreateMoveTablesParams asks for a MoveTables workflow.
 type CreateMoveTablesParams struct {
-	Organization string `json:"-"`
-	Database     string `json:"-"`
-	Branch       string `json:"-"`
+	Organization string `json:"-" url:"-"`
+	Database     string `json:"-" url:"-"`
+	Branch       string `json:"-" url:"-"`
 	// Workflow names the workflow, unique within the target keyspace.
 	Workflow       string `json:"workflow"`
 	TargetKeyspace string `json:"target_keyspace"`
@@ -79,9 +79,9 @@ func (s *VitessService) CreateMoveTables(ctx context.Context, p *CreateMoveTable
 	return out, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/move-tables/workflows"), p, out)
 }
 
-// ShowMoveTablesParams names a MoveTables workflow by its target keyspace
+// GetMoveTablesParams names a MoveTables workflow by its target keyspace
 // and name.
-type ShowMoveTablesParams struct {
+type GetMoveTablesParams struct {
 	Organization   string `json:"-" url:"-"`
 	Database       string `json:"-" url:"-"`
 	Branch         string `json:"-" url:"-"`
@@ -90,53 +90,71 @@ type ShowMoveTablesParams struct {
 }
 
 // MoveTablesStatusParams names the workflow whose status to read.
-type MoveTablesStatusParams = ShowMoveTablesParams
+type MoveTablesStatusParams = GetMoveTablesParams
 
-func (p *ShowMoveTablesParams) path(suffix string) (string, error) {
-	if err := required("organization", p.Organization, "database", p.Database, "branch", p.Branch, "workflow", p.Workflow, "target_keyspace", p.TargetKeyspace); err != nil {
-		return "", err
-	}
-	return vitessPath(p.Organization, p.Database, p.Branch, pathf("/move-tables/workflows/%s", p.Workflow)+suffix), nil
-}
-
-// ShowMoveTables returns a MoveTables workflow.
+// GetMoveTables returns a MoveTables workflow (the show operation).
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/move-tables/workflows/{workflow}
-func (s *VitessService) ShowMoveTables(ctx context.Context, p *ShowMoveTablesParams) (*MoveTablesWorkflow, error) {
+func (s *VitessService) GetMoveTables(ctx context.Context, p *GetMoveTablesParams) (*MoveTablesWorkflow, error) {
 	p = orZero(p)
-	path, err := p.path("")
-	if err != nil {
+	if err := required("organization", p.Organization, "database", p.Database, "branch", p.Branch, "workflow", p.Workflow, "target_keyspace", p.TargetKeyspace); err != nil {
 		return nil, err
 	}
 	out := new(MoveTablesWorkflow)
-	if err := s.client.get(ctx, path, p, out); err != nil {
-		return nil, err
-	}
-	if out.Workflow == nil {
-		return nil, fmt.Errorf("platform: MoveTables workflow %s: %w", p.Workflow, ErrNotFound)
-	}
-	return out, nil
+	return out, s.client.get(ctx, vitessPath(p.Organization, p.Database, p.Branch, pathf("/move-tables/workflows/%s", p.Workflow)), p, out)
 }
 
-// MoveTablesWorkflow is a MoveTables workflow as ShowMoveTables answers
+// WaitMoveTables polls a MoveTables workflow until its copy is done (every
+// stream runs), and returns it. A stream stopped or in error gives a
+// [*StateError] naming that state.
+func (s *VitessService) WaitMoveTables(ctx context.Context, p *GetMoveTablesParams) (*MoveTablesWorkflow, error) {
+	return waitForGet(ctx, s.client, func(ctx context.Context) (*MoveTablesWorkflow, error) {
+		return s.GetMoveTables(ctx, p)
+	}, func(m *MoveTablesWorkflow) (bool, error) {
+		if m.Workflow == nil {
+			return false, nil
+		}
+		switch st := m.Workflow.State(); st {
+		case VReplicationRunning:
+			return true, nil
+		case VReplicationError, VReplicationStopped:
+			return true, &StateError{Resource: "workflow " + m.Workflow.Name, State: st, Want: []string{VReplicationRunning}}
+		}
+		return false, nil
+	})
+}
+
+// MoveTablesWorkflow is a MoveTables workflow as GetMoveTables answers
 // it.
 type MoveTablesWorkflow struct {
-	// Workflow is the workflow.
+	// Workflow is the workflow; nil if the answer has none.
 	Workflow *VReplicationWorkflow `json:"-"`
 	// Raw is the whole document: vtctldata.GetWorkflowsResponse in
 	// protobuf JSON, with the one workflow.
 	Raw json.RawMessage `json:"data"`
 }
 
-// UnmarshalJSON reads the envelope {"data": ...} and the workflow in it.
+// UnmarshalJSON reads the envelope {"data": ...} and the workflow in it;
+// a document that is not an object has no workflow.
 func (m *MoveTablesWorkflow) UnmarshalJSON(b []byte) error {
-	var list VReplicationWorkflows
-	if err := list.UnmarshalJSON(b); err != nil {
+	var env struct {
+		Data json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(b, &env); err != nil {
 		return err
 	}
-	*m = MoveTablesWorkflow{Raw: list.Raw}
-	if len(list.Workflows) > 0 {
-		m.Workflow = list.Workflows[0]
+	*m = MoveTablesWorkflow{Raw: env.Data}
+	if len(env.Data) == 0 || env.Data[0] != '{' {
+		return nil
+	}
+	var doc struct {
+		Workflows []*VReplicationWorkflow `json:"workflows"`
+	}
+	if err := decodeVtctld(env.Data, &doc, "workflows"); err != nil {
+		return err
+	}
+	if len(doc.Workflows) > 0 {
+		m.Workflow = doc.Workflows[0]
 	}
 	return nil
 }
@@ -174,15 +192,19 @@ type TableCopyState struct {
 
 // MoveTablesStreamState is one stream of a [MoveTablesStatus].
 type MoveTablesStreamState struct {
+	// ID numbers the stream within its target shard.
 	ID int64
 	// Shard is "<keyspace>/<shard>" of the target; SourceShard the source
 	// shard.
 	Shard, SourceShard string
-	Tablet             string
+	// Tablet is the alias of the target primary that runs it.
+	Tablet string
 	// Status is the stream's state (VReplicationRunning...).
-	Status   string
+	Status string
+	// Position is the source's replication position it has reached.
 	Position string
-	Info     string
+	// Info says how far it is (its copy, or its lag).
+	Info string
 }
 
 // UnmarshalJSON reads the envelope {"data": ...} and the status in it.
@@ -236,21 +258,20 @@ func (st *MoveTablesStatus) UnmarshalJSON(b []byte) error {
 // API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/move-tables/workflows/{workflow}/status
 func (s *VitessService) MoveTablesStatus(ctx context.Context, p *MoveTablesStatusParams) (*MoveTablesStatus, error) {
 	p = orZero(p)
-	path, err := p.path("/status")
-	if err != nil {
+	if err := required("organization", p.Organization, "database", p.Database, "branch", p.Branch, "workflow", p.Workflow, "target_keyspace", p.TargetKeyspace); err != nil {
 		return nil, err
 	}
 	out := new(MoveTablesStatus)
-	return out, s.client.get(ctx, path, p, out)
+	return out, s.client.get(ctx, vitessPath(p.Organization, p.Database, p.Branch, pathf("/move-tables/workflows/%s/status", p.Workflow)), p, out)
 }
 
 // SwitchTrafficParams asks for a MoveTables workflow's traffic to go to
 // its target keyspace (or, for ReverseTraffic, back to the source).
 type SwitchTrafficParams struct {
-	Organization   string `json:"-"`
-	Database       string `json:"-"`
-	Branch         string `json:"-"`
-	Workflow       string `json:"-"`
+	Organization   string `json:"-" url:"-"`
+	Database       string `json:"-" url:"-"`
+	Branch         string `json:"-" url:"-"`
+	Workflow       string `json:"-" url:"-"`
 	TargetKeyspace string `json:"target_keyspace"`
 	// TabletTypes are the traffic to switch: "replica" and "rdonly"
 	// (reads, together), "primary" (writes, once reads are), or all
@@ -275,7 +296,12 @@ type ReverseTrafficParams = SwitchTrafficParams
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/move-tables/workflows/{workflow}/switch-traffic
 func (s *VitessService) SwitchTraffic(ctx context.Context, p *SwitchTrafficParams) (*VitessOperationRef, error) {
-	return s.moveTablesAction(ctx, p, p.orgDBBranchWorkflow, "/switch-traffic")
+	p = orZero(p)
+	if err := required("organization", p.Organization, "database", p.Database, "branch", p.Branch, "workflow", p.Workflow); err != nil {
+		return nil, err
+	}
+	out := new(VitessOperationRef)
+	return out, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, pathf("/move-tables/workflows/%s/switch-traffic", p.Workflow)), p, out)
 }
 
 // ReverseTraffic starts switching a MoveTables workflow's traffic back
@@ -284,37 +310,28 @@ func (s *VitessService) SwitchTraffic(ctx context.Context, p *SwitchTrafficParam
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/move-tables/workflows/{workflow}/reverse-traffic
 func (s *VitessService) ReverseTraffic(ctx context.Context, p *ReverseTrafficParams) (*VitessOperationRef, error) {
-	if p != nil && p.InitializeTargetSequences != nil {
+	p = orZero(p)
+	if p.InitializeTargetSequences != nil {
 		return nil, &ArgError{Arg: "initialize_target_sequences", Reason: "is for SwitchTraffic only"}
 	}
-	return s.moveTablesAction(ctx, p, p.orgDBBranchWorkflow, "/reverse-traffic")
-}
-
-func (p *SwitchTrafficParams) orgDBBranchWorkflow() [4]string {
-	if p == nil {
-		return [4]string{}
+	if err := required("organization", p.Organization, "database", p.Database, "branch", p.Branch, "workflow", p.Workflow); err != nil {
+		return nil, err
 	}
-	return [4]string{p.Organization, p.Database, p.Branch, p.Workflow}
+	out := new(VitessOperationRef)
+	return out, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, pathf("/move-tables/workflows/%s/reverse-traffic", p.Workflow)), p, out)
 }
 
 // CancelMoveTablesParams asks for a MoveTables workflow to be cancelled.
 type CancelMoveTablesParams struct {
-	Organization   string `json:"-"`
-	Database       string `json:"-"`
-	Branch         string `json:"-"`
-	Workflow       string `json:"-"`
+	Organization   string `json:"-" url:"-"`
+	Database       string `json:"-" url:"-"`
+	Branch         string `json:"-" url:"-"`
+	Workflow       string `json:"-" url:"-"`
 	TargetKeyspace string `json:"target_keyspace"`
 	// KeepData keeps the tables copied into the target; KeepRoutingRules
 	// keeps the workflow's routing rules.
 	KeepData         *bool `json:"keep_data,omitempty"`
 	KeepRoutingRules *bool `json:"keep_routing_rules,omitempty"`
-}
-
-func (p *CancelMoveTablesParams) orgDBBranchWorkflow() [4]string {
-	if p == nil {
-		return [4]string{}
-	}
-	return [4]string{p.Organization, p.Database, p.Branch, p.Workflow}
 }
 
 // CancelMoveTables starts cancelling a MoveTables workflow that has no
@@ -323,16 +340,21 @@ func (p *CancelMoveTablesParams) orgDBBranchWorkflow() [4]string {
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/move-tables/workflows/{workflow}/cancel
 func (s *VitessService) CancelMoveTables(ctx context.Context, p *CancelMoveTablesParams) (*VitessOperationRef, error) {
-	return s.moveTablesAction(ctx, p, p.orgDBBranchWorkflow, "/cancel")
+	p = orZero(p)
+	if err := required("organization", p.Organization, "database", p.Database, "branch", p.Branch, "workflow", p.Workflow); err != nil {
+		return nil, err
+	}
+	out := new(VitessOperationRef)
+	return out, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, pathf("/move-tables/workflows/%s/cancel", p.Workflow)), p, out)
 }
 
 // CompleteMoveTablesParams asks for a MoveTables workflow to be
 // completed.
 type CompleteMoveTablesParams struct {
-	Organization   string `json:"-"`
-	Database       string `json:"-"`
-	Branch         string `json:"-"`
-	Workflow       string `json:"-"`
+	Organization   string `json:"-" url:"-"`
+	Database       string `json:"-" url:"-"`
+	Branch         string `json:"-" url:"-"`
+	Workflow       string `json:"-" url:"-"`
 	TargetKeyspace string `json:"target_keyspace"`
 	// KeepData keeps the tables in the source; RenameTables keeps them
 	// renamed _<table>_old; KeepRoutingRules keeps the routing rules.
@@ -343,30 +365,18 @@ type CompleteMoveTablesParams struct {
 	DryRun *bool `json:"dry_run,omitempty"`
 }
 
-func (p *CompleteMoveTablesParams) orgDBBranchWorkflow() [4]string {
-	if p == nil {
-		return [4]string{}
-	}
-	return [4]string{p.Organization, p.Database, p.Branch, p.Workflow}
-}
-
 // CompleteMoveTables starts completing a MoveTables workflow whose
 // traffic is all switched: the tables leave the source keyspace's schema
 // and VSchema for the target's, and the workflow ends.
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/move-tables/workflows/{workflow}/complete
 func (s *VitessService) CompleteMoveTables(ctx context.Context, p *CompleteMoveTablesParams) (*VitessOperationRef, error) {
-	return s.moveTablesAction(ctx, p, p.orgDBBranchWorkflow, "/complete")
-}
-
-// moveTablesAction posts body to an action of the workflow names gives.
-func (s *VitessService) moveTablesAction(ctx context.Context, body any, names func() [4]string, suffix string) (*VitessOperationRef, error) {
-	n := names()
-	if err := required("organization", n[0], "database", n[1], "branch", n[2], "workflow", n[3]); err != nil {
+	p = orZero(p)
+	if err := required("organization", p.Organization, "database", p.Database, "branch", p.Branch, "workflow", p.Workflow); err != nil {
 		return nil, err
 	}
 	out := new(VitessOperationRef)
-	return out, s.client.post(ctx, vitessPath(n[0], n[1], n[2], pathf("/move-tables/workflows/%s", n[3])+suffix), body, out)
+	return out, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, pathf("/move-tables/workflows/%s/complete", p.Workflow)), p, out)
 }
 
 // MoveTablesResult is the result of a completed MoveTables operation:

@@ -3,7 +3,6 @@ package platform
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strconv"
 )
@@ -220,42 +219,6 @@ func (s *VitessService) ListWorkflows(ctx context.Context, p *ListVReplicationWo
 	return out, s.client.get(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/vtctld/workflows"), p, out)
 }
 
-// GetWorkflow returns one VReplication workflow of a keyspace, through
-// ListWorkflows; [ErrNotFound] when there is none of that name.
-func (s *VitessService) GetWorkflow(ctx context.Context, p *GetVReplicationWorkflowParams) (*VReplicationWorkflow, error) {
-	p = orZero(p)
-	if err := required("organization", p.Organization, "database", p.Database, "branch", p.Branch, "workflow", p.Workflow, "keyspace", p.Keyspace); err != nil {
-		return nil, err
-	}
-	list, err := s.ListWorkflows(ctx, &ListVReplicationWorkflowsParams{Organization: p.Organization, Database: p.Database, Branch: p.Branch, Keyspace: p.Keyspace, Workflow: p.Workflow})
-	if err != nil {
-		return nil, err
-	}
-	for _, w := range list.Workflows {
-		if w.Name == p.Workflow {
-			return w, nil
-		}
-	}
-	return nil, fmt.Errorf("platform: workflow %s of keyspace %s: %w", p.Workflow, p.Keyspace, ErrNotFound)
-}
-
-// WaitWorkflowRunning polls a VReplication workflow until every stream
-// runs (its copy is done), and returns it. A stream in error or stopped
-// gives a [*StateError] naming that state.
-func (s *VitessService) WaitWorkflowRunning(ctx context.Context, p *GetVReplicationWorkflowParams) (*VReplicationWorkflow, error) {
-	return waitFor(ctx, s.client, func(ctx context.Context) (*VReplicationWorkflow, error) {
-		return s.GetWorkflow(ctx, p)
-	}, func(w *VReplicationWorkflow) (bool, error) {
-		switch st := w.State(); st {
-		case VReplicationRunning:
-			return true, nil
-		case VReplicationError, VReplicationStopped:
-			return true, &StateError{Resource: "workflow " + w.Name, State: st, Want: []string{VReplicationRunning}}
-		}
-		return false, nil
-	})
-}
-
 // StartVReplicationWorkflowParams names a VReplication workflow by its
 // target keyspace and name.
 type StartVReplicationWorkflowParams struct {
@@ -269,9 +232,6 @@ type StartVReplicationWorkflowParams struct {
 
 // StopVReplicationWorkflowParams names the workflow to stop.
 type StopVReplicationWorkflowParams = StartVReplicationWorkflowParams
-
-// GetVReplicationWorkflowParams names the workflow to read.
-type GetVReplicationWorkflowParams = StartVReplicationWorkflowParams
 
 // WorkflowUpdate is the answer of a start or stop: which target primaries
 // changed the streams' state.
@@ -288,7 +248,9 @@ type WorkflowUpdate struct {
 
 // WorkflowUpdateDetail is one target primary of a [WorkflowUpdate].
 type WorkflowUpdateDetail struct {
-	Tablet  string
+	// Tablet is the target primary's alias in its text form.
+	Tablet string
+	// Changed is true when its streams changed state.
 	Changed bool
 }
 
@@ -322,21 +284,22 @@ func (u *WorkflowUpdate) UnmarshalJSON(b []byte) error {
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/vtctld/workflows/{workflow}/start
 func (s *VitessService) StartWorkflow(ctx context.Context, p *StartVReplicationWorkflowParams) (*WorkflowUpdate, error) {
-	return s.updateWorkflow(ctx, p, "start")
+	p = orZero(p)
+	if err := required("organization", p.Organization, "database", p.Database, "branch", p.Branch, "workflow", p.Workflow, "keyspace", p.Keyspace); err != nil {
+		return nil, err
+	}
+	out := new(WorkflowUpdate)
+	return out, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, pathf("/vtctld/workflows/%s/start", p.Workflow)), p, out)
 }
 
 // StopWorkflow stops the streams of a VReplication workflow.
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/vtctld/workflows/{workflow}/stop
 func (s *VitessService) StopWorkflow(ctx context.Context, p *StopVReplicationWorkflowParams) (*WorkflowUpdate, error) {
-	return s.updateWorkflow(ctx, p, "stop")
-}
-
-func (s *VitessService) updateWorkflow(ctx context.Context, p *StartVReplicationWorkflowParams, verb string) (*WorkflowUpdate, error) {
 	p = orZero(p)
 	if err := required("organization", p.Organization, "database", p.Database, "branch", p.Branch, "workflow", p.Workflow, "keyspace", p.Keyspace); err != nil {
 		return nil, err
 	}
 	out := new(WorkflowUpdate)
-	return out, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, pathf("/vtctld/workflows/%s/", p.Workflow)+verb), p, out)
+	return out, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, pathf("/vtctld/workflows/%s/stop", p.Workflow)), p, out)
 }

@@ -297,6 +297,10 @@ func TestWaitersStopWhenUnreachable(t *testing.T) {
 			_, err := c.Vitess.WaitOperation(ctx, &platform.GetVitessOperationParams{Organization: ref.org, Database: ref.db, Branch: ref.br, ID: "r1"})
 			return err
 		},
+		"Vitess.WaitMoveTables": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Vitess.WaitMoveTables(ctx, &platform.GetMoveTablesParams{Organization: ref.org, Database: ref.db, Branch: ref.br, Workflow: "w1", TargetKeyspace: "ks"})
+			return err
+		},
 		"Vitess.WaitPlannedReparent": func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Vitess.WaitPlannedReparent(ctx, &platform.GetPlannedReparentParams{Organization: ref.org, Database: ref.db, Branch: ref.br, ID: "r1"})
 			return err

@@ -675,7 +675,7 @@ func (w *world) completeMoveTables(vw *vrWorkflow, p *platform.CompleteMoveTable
 			}
 		}
 		if p.KeepRoutingRules == nil || !*p.KeepRoutingRules {
-			out.DryRunResults = append(out.DryRunResults, "Delete routing rules for tables ["+strings.Join(wf.tables, " ")+"]")
+			out.DryRunResults = append(out.DryRunResults, "Delete routing rules for tables ["+strings.Join(vw.tableNames(), " ")+"]")
 		}
 		out.DryRunResults = append(out.DryRunResults, "Unlock keyspace "+vw.target.name, "Unlock keyspace "+vw.source.name)
 		return out
@@ -754,7 +754,7 @@ func renderMoveTablesStatus(vw *vrWorkflow, now time.Time, t *Timings) *protoWor
 	state, share := vw.phase(now, t)
 	out := &protoWorkflowStatus{ShardStreams: map[string]*protoShardStreams{}, TrafficState: trafficState(vw.doc)}
 	streams := vw.streams()
-	if share < 1 {
+	if !vw.copied(now, t) {
 		out.TableCopyState = map[string]protoTableCopyState{}
 		done := share * float64(len(vw.tables))
 		for i, tbl := range vw.tables {

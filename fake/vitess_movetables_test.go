@@ -129,8 +129,8 @@ func (e *mtEnv) wfParams() *platform.StartVReplicationWorkflowParams {
 	return &platform.StartVReplicationWorkflowParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, Keyspace: "sharded"}
 }
 
-func (e *mtEnv) mtParams() *platform.ShowMoveTablesParams {
-	return &platform.ShowMoveTablesParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, TargetKeyspace: "sharded"}
+func (e *mtEnv) mtParams() *platform.GetMoveTablesParams {
+	return &platform.GetMoveTablesParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, TargetKeyspace: "sharded"}
 }
 
 // view is what every view shows of the workflow: the streams' state,
@@ -277,7 +277,7 @@ func TestMoveTablesLifecycle(t *testing.T) {
 	if diff := cmp.Diff(copying, e.view()); diff != "" {
 		t.Fatalf("copying (-want +got):\n%s", diff)
 	}
-	shown, err := e.c.Vitess.ShowMoveTables(t.Context(), e.mtParams())
+	shown, err := e.c.Vitess.GetMoveTables(t.Context(), e.mtParams())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +314,7 @@ func TestMoveTablesLifecycle(t *testing.T) {
 	if diff := cmp.Diff(done, e.view()); diff != "" {
 		t.Fatalf("completed (-want +got):\n%s", diff)
 	}
-	if _, err := e.c.Vitess.ShowMoveTables(t.Context(), e.mtParams()); !isStatus(err, 404) {
+	if _, err := e.c.Vitess.GetMoveTables(t.Context(), e.mtParams()); !isStatus(err, 404) {
 		t.Errorf("show after complete: %v, want 404", err)
 	}
 }
