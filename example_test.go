@@ -602,3 +602,55 @@ func ExampleVitessService_CreateLookupVindex() {
 	// true Stopped FROZEN
 	// true false
 }
+
+// ExampleVitessService_WaitVDiff compares the tables a workflow moved:
+// a VDiff runs on each target shard on the fake's clock and reports the
+// rows a test marked as differing.
+func ExampleVitessService_WaitVDiff() {
+	srv, err := fake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+	if _, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: "acme", Name: "shop", ClusterSize: "PS_10"}); err != nil {
+		log.Fatal(err)
+	}
+	srv.Advance(time.Minute) // the database is ready
+	if err := srv.PushSchema("acme", "shop", "main", "CREATE TABLE customers (id bigint NOT NULL, PRIMARY KEY (id))"); err != nil {
+		log.Fatal(err)
+	}
+	if err := srv.AddKeyspace("acme", "shop", "main", "customers", 2); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := client.Workflows.Create(ctx, &platform.CreateWorkflowParams{
+		Organization: "acme", Database: "shop", Name: "move-customers", SourceKeyspace: "shop", TargetKeyspace: "customers", Tables: []string{"customers"},
+	}); err != nil {
+		log.Fatal(err)
+	}
+	srv.Advance(time.Hour) // the copy is done
+	if err := srv.SetVDiffDifferences("acme", "shop", "main", "customers", "customers", fake.VDiffDifferences{Mismatched: []string{"42"}}); err != nil {
+		log.Fatal(err)
+	}
+
+	created, err := client.Vitess.CreateVDiff(ctx, &platform.CreateVDiffParams{
+		Organization: "acme", Database: "shop", Branch: "main", Workflow: "move-customers", TargetKeyspace: "customers",
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	v, err := client.Vitess.WaitVDiff(ctx, &platform.GetVDiffParams{
+		Organization: "acme", Database: "shop", Branch: "main", Workflow: "move-customers", TargetKeyspace: "customers", UUID: created.UUID,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(v.State, v.Shards, v.RowsCompared, v.HasMismatch)
+	for _, t := range v.Tables {
+		fmt.Println(t.Name, t.MismatchedRows, t.Reports["-80"].MismatchedRowsSample[0].Source.Row["id"])
+	}
+	// Output:
+	// completed [-80 80-] 2000 true
+	// customers 1 42
+}

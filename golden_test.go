@@ -47,6 +47,8 @@ func TestGoldenRoundTrip(t *testing.T) {
 		{"move_tables_workflow.json", func() any { return new(platform.MoveTablesWorkflow) }},
 		{"move_tables_status.json", func() any { return new(platform.MoveTablesStatus) }},
 		{"workflow_update.json", func() any { return new(platform.WorkflowUpdate) }},
+		{"vdiff.json", func() any { return new(platform.VDiff) }},
+		{"vdiff_list.json", func() any { return new(platform.VDiffs) }},
 		{"read_only_region_list.json", func() any { return new(platform.Page[platform.ReadOnlyRegion]) }},
 		{"bouncer.json", func() any { return new(platform.Bouncer) }},
 		{"bouncer_resize_request_list.json", func() any { return new(platform.Page[platform.BouncerResizeRequest]) }},

@@ -305,10 +305,21 @@ func TestWaitersStopWhenUnreachable(t *testing.T) {
 			_, err := c.Vitess.WaitPlannedReparent(ctx, &platform.GetPlannedReparentParams{Organization: ref.org, Database: ref.db, Branch: ref.br, ID: "r1"})
 			return err
 		},
+		"Vitess.WaitVDiff": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Vitess.WaitVDiff(ctx, &platform.GetVDiffParams{Organization: ref.org, Database: ref.db, Branch: ref.br, Workflow: "wf", UUID: "r1", TargetKeyspace: "ks"})
+			return err
+		},
 		"Workflows.Wait": func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Workflows.Wait(ctx, &platform.WorkflowParams{Organization: ref.org, Database: ref.db, Number: 1}, platform.WorkflowCompleted)
 			return err
 		},
+	}
+	// bodies are the answers of the waiters whose document is not the
+	// shared one: a VDiff pending on its one shard ("cGVuZGluZw==" is
+	// "pending").
+	bodies := map[string]string{
+		"Vitess.WaitVDiff": `{"data": {"tablet_responses": {"-": {"output": {"fields": [{"name": "vdiff_state"}],
+			"rows": [{"lengths": ["7"], "values": "cGVuZGluZw=="}]}, "vdiff_uuid": "r1"}}}}`,
 	}
 	// Every waiter of the SDK is in the table.
 	for _, svc := range reflect.VisibleFields(reflect.TypeFor[platform.Client]()) {
@@ -331,7 +342,11 @@ func TestWaitersStopWhenUnreachable(t *testing.T) {
 					if marked {
 						w.Header().Set("Fake-Wait-Unreachable", mark)
 					}
-					writeBody(w, http.StatusOK, body)
+					b := body
+					if o, ok := bodies[name]; ok {
+						b = o
+					}
+					writeBody(w, http.StatusOK, b)
 				})
 				errSlept := errors.New("slept")
 				c := api.newClient(t, platform.WithoutRetries(),

@@ -145,7 +145,7 @@ var auditVerbs = map[string]string{
 	"remove": "removed", "renew": "renewed", "reset": "reset", "retry": "retried",
 	"reverse": "reversed", "review": "reviewed", "run": "ran", "skip": "skipped",
 	"switch": "switched", "test": "tested", "update": "updated", "verify": "verified",
-	"start": "started", "stop": "stopped", "make": "made", "detach": "detached",
+	"start": "started", "make": "made", "detach": "detached", "stop": "stopped", "resume": "resumed",
 }
 
 // auditActionNames are the operations whose action the live service names
@@ -353,7 +353,7 @@ func (c *call) auditTarget() (id, name string) {
 		return c.org.id, name
 	case sh.param == "database":
 		return c.db.id, name
-	case sh.param == "id" || strings.HasSuffix(sh.param, "_id"):
+	case sh.param == "id" || strings.HasSuffix(sh.param, "_id") || sh.param == "uuid":
 		return name, name
 	case sh.param == "branch" && branch != nil:
 		return branch.id, name

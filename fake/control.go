@@ -64,8 +64,12 @@ import (
 //	POST   /_fake/organizations/{org}/databases/{db}/branches/{branch}/roles/{role}/objects
 //	                                              AddRoleObjects {"objects"}
 //	PUT    /_fake/organizations/{org}/databases/{db}/branches/{branch}/table-sizes
-//	PUT    /_fake/organizations/{org}/databases/{db}/branches/{branch}/throttler-metrics
 //	                                              SetTableSize {"keyspace", "table", "bytes"}
+//	PUT    /_fake/organizations/{org}/databases/{db}/branches/{branch}/throttler-metrics
+//	                                              SetThrottlerMetric {"tablet_alias", "metric", "value"}
+//	PUT    /_fake/organizations/{org}/databases/{db}/branches/{branch}/vdiff-differences
+//	                                              SetVDiffDifferences {"keyspace", "table", "mismatched",
+//	                                              "extra_source", "extra_target"}
 //	POST   /_fake/organizations/{org}/databases/{db}/branches/{branch}/queries
 //	                                              RecordQueries {"samples": [{"sql", "keyspace", "tables", "tags",
 //	                                              "tablet_type", "rows_read", "rows_returned", "rows_affected",

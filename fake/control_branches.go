@@ -25,6 +25,7 @@ func controlBranchRoutes() []controlRoute {
 		{http.MethodPost, controlBranch + "/roles/{role}/objects", http.StatusNoContent, ctlBody((*Server).controlAddRoleObjects)},
 		{http.MethodPut, controlBranch + "/table-sizes", http.StatusNoContent, ctlBody((*Server).controlSetTableSize)},
 		{http.MethodPut, controlBranch + "/throttler-metrics", http.StatusNoContent, ctlBody((*Server).controlSetThrottlerMetric)},
+		{http.MethodPut, controlBranch + "/vdiff-differences", http.StatusNoContent, ctlBody((*Server).controlSetVDiffDifferences)},
 		{http.MethodPost, controlBranch + "/queries", http.StatusNoContent, ctlBody((*Server).controlRecordQueries)},
 	}
 }
@@ -168,4 +169,18 @@ func (s *Server) controlRecordQueries(r *http.Request, b *controlQueriesBody) (a
 	}
 	org, db, branch := branchPath(r)
 	return nil, refused(s.RecordQueries(org, db, branch, samples...))
+}
+
+// controlVDiffDifferencesBody is the body of PUT
+// .../branches/{branch}/vdiff-differences.
+type controlVDiffDifferencesBody struct {
+	Keyspace string `json:"keyspace"`
+	Table    string `json:"table"`
+	VDiffDifferences
+}
+
+// controlSetVDiffDifferences serves PUT .../branches/{branch}/vdiff-differences.
+func (s *Server) controlSetVDiffDifferences(r *http.Request, b *controlVDiffDifferencesBody) (any, error) {
+	org, db, branch := branchPath(r)
+	return nil, refused(s.SetVDiffDifferences(org, db, branch, b.Keyspace, b.Table, b.VDiffDifferences))
 }

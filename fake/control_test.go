@@ -813,6 +813,7 @@ func controlEndpoints() []struct{ method, path, pattern string } {
 		{"POST", "organizations/acme/databases/app/branches/main/roles/r1/objects", "organizations/{organization}/databases/{database}/branches/{branch}/roles/{role}/objects"},
 		{"PUT", "organizations/acme/databases/app/branches/main/table-sizes", "organizations/{organization}/databases/{database}/branches/{branch}/table-sizes"},
 		{"PUT", "organizations/acme/databases/app/branches/main/throttler-metrics", "organizations/{organization}/databases/{database}/branches/{branch}/throttler-metrics"},
+		{"PUT", "organizations/acme/databases/app/branches/main/vdiff-differences", "organizations/{organization}/databases/{database}/branches/{branch}/vdiff-differences"},
 		{"POST", "fail-next", "fail-next"},
 		{"POST", "faults", "faults"},
 		{"GET", "faults", "faults"},
@@ -955,6 +956,9 @@ func controlRefusals(t *testing.T, srv *fake.Server, stranger, big string) {
 		{"size of a missing table", "PUT", main + "/table-sizes", `{"table": "nope", "bytes": 1}`, 422, "unprocessable", []string{"SetTableSize", `table "nope"`}},
 		{"throttler metric without value", "PUT", main + "/throttler-metrics", `{"tablet_alias": "us-east-0000000001", "metric": "lag"}`, 422, "unprocessable", []string{"field value is required"}},
 		{"throttler metric of no tablet", "PUT", main + "/throttler-metrics", `{"tablet_alias": "us-east-0000000001", "metric": "lag", "value": 1}`, 422, "unprocessable", []string{"SetThrottlerMetric", "is not a tablet"}},
+		{"VDiff differences of no keyspace", "PUT", main + "/vdiff-differences", `{"keyspace": "nope", "table": "users", "mismatched": ["1"]}`, 422, "unprocessable", []string{"SetVDiffDifferences", `keyspace "nope"`}},
+		{"VDiff differences named twice", "PUT", main + "/vdiff-differences", `{"keyspace": "app", "table": "users", "extra_source": ["1", "1"]}`, 422, "unprocessable", []string{"SetVDiffDifferences", `extra_source[1] "1" is named twice`}},
+		{"VDiff differences not a list", "PUT", main + "/vdiff-differences", `{"keyspace": "app", "table": "users", "mismatched": "1"}`, 400, "bad_request", []string{"mismatched", "array"}},
 		// Durations.
 		{"ttl not a duration", "POST", org + "/service-tokens", `{"ttl": "soon"}`, 400, "bad_request", []string{"ttl", `"soon"`}},
 		{"ttl negative", "POST", org + "/service-tokens", `{"ttl": "-1h"}`, 400, "bad_request", []string{"ttl", "non-negative"}},

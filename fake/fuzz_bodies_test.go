@@ -107,6 +107,7 @@ var fuzzBodyGroups = map[string][]string{
 	"LookupVindex":         {"lookup_vindex_create", "lookup_vindex_externalize", "lookup_vindex_internalize", "lookup_vindex_complete", "lookup_vindex_cancel"},
 	"Maintenance":          {"run_branch_maintenance"},
 	"Workflow":             {"create_workflow"},
+	"VDiff":                {"vdiff_create", "vdiff_stop", "vdiff_resume"},
 	"VSchema":              {"update_keyspace_vschema", "update_branch_routing_rules"},
 	"SchemaRecommendation": {"dismiss_schema_recommendation"},
 	"Throttler":            {"update_database_throttler", "update_deploy_request_throttler"},
@@ -170,6 +171,7 @@ func FuzzSchemaRecommendationBodies(f *testing.F) {
 
 func FuzzThrottlerBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["Throttler"]...) }
 func FuzzWorkflowBodies(f *testing.F)  { fuzzBodies(f, fuzzBodyGroups["Workflow"]...) }
+func FuzzVDiffBodies(f *testing.F)     { fuzzBodies(f, fuzzBodyGroups["VDiff"]...) }
 func FuzzVSchemaBodies(f *testing.F)   { fuzzBodies(f, fuzzBodyGroups["VSchema"]...) }
 
 func FuzzAuthAttemptExportBodies(f *testing.F) { fuzzBodies(f, fuzzBodyGroups["AuthAttemptExport"]...) }

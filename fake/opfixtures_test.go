@@ -874,6 +874,23 @@ var opFixtures = map[string]opFixture{
 	"lookup_vindex_internalize": opVRep("externalized", map[string]string{"name": "buyers_by_customer"}, "", `{"table_keyspace":"shop","keyspace":"shop"}`),
 	"lookup_vindex_complete":    opVRep("externalized", map[string]string{"name": "buyers_by_customer"}, "", `{"table_keyspace":"shop","keyspace":"shop"}`),
 	"lookup_vindex_cancel":      opVRep("lookup", map[string]string{"name": "buyers_by_customer"}, "", `{"table_keyspace":"shop"}`),
+	// VDiffs of workflow move-audit (app to archive on main, running):
+	// one completed with differences, one failed, one created stopped, and
+	// the one the operation acts on, in the state it starts from
+	"vdiff_create": func(w *opWorld, need string) opCall {
+		c := opVDiff(platform.VDiffCompleted, "")(w, need)
+		c.body = `{"target_keyspace":"archive","auto_retry":true,"auto_start":true,"debug_query":true,"only_pks":true,"update_table_stats":true,"verbose":true,
+			"tables":["audit"],"tablet_types":["replica","primary"],"tablet_selection_preference":"inorder","filtered_replication_wait_time":10,
+			"max_report_sample_rows":5,"max_extra_rows_to_compare":100,"row_diff_column_truncate_at":64,"limit":1000}`
+		delete(c.vals, "uuid")
+		c.query = ""
+		return c
+	},
+	"vdiff_list":   opVDiff(platform.VDiffCompleted, ""),
+	"vdiff_show":   opVDiff(platform.VDiffCompleted, ""),
+	"vdiff_stop":   opVDiff(platform.VDiffStarted, "stop"),
+	"vdiff_resume": opVDiff(platform.VDiffStopped, "resume"),
+	"vdiff_delete": opVDiff(platform.VDiffStarted, ""),
 	// metrics
 	"get_branch_metrics":                opMetrics("metrics=queries&metrics=latency_p99&period=1h&steps=4"),
 	"get_instant_branch_metrics":        opMetrics(""),
@@ -1061,6 +1078,63 @@ func opWorkflow(state platform.WorkflowState) opFixture {
 		p.GlobalKeyspace, p.DeferSecondaryKeys, p.OnDDL = platform.Ptr(drDB), platform.Ptr(true), platform.Ptr(platform.OnDDLStop)
 		wfDrive(w.t, w.srv, w.c, p, state)
 		return opCall{vals: map[string]string{"number": "1"}}
+	}
+}
+
+// opVDiff is a fixture of an operation on a VDiff of workflow
+// move-audit, running on main, whose VDiffs are one completed with the
+// differences arranged for audit, one failed, one created stopped (with
+// options), and last the one the operation names, left in state (started,
+// stopped or completed). A stop or delete goes in the body or query with
+// the target keyspace.
+func opVDiff(state platform.VDiffState, action string) opFixture {
+	return func(w *opWorld, need string) opCall {
+		opWorkflow(platform.WorkflowRunning)(w, need)
+		t, srv, c := w.t, w.srv, w.c
+		if err := srv.SetVDiffDifferences(w.org, drDB, "main", wfTarget, "audit", fake.VDiffDifferences{
+			Mismatched: []string{"1", "2"}, ExtraSource: []string{"3"}, ExtraTarget: []string{"4"},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		create := func(p *platform.CreateVDiffParams) string {
+			t.Helper()
+			p.Organization, p.Database, p.Branch, p.Workflow, p.TargetKeyspace = w.org, drDB, "main", "move-audit", wfTarget
+			v, err := c.Vitess.CreateVDiff(t.Context(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return v.UUID
+		}
+		wait := func(uuid string) {
+			t.Helper()
+			if _, err := c.Vitess.WaitVDiff(t.Context(), &platform.GetVDiffParams{Organization: w.org, Database: drDB, Branch: "main", Workflow: "move-audit", TargetKeyspace: wfTarget, UUID: uuid}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		wait(create(&platform.CreateVDiffParams{}))
+		failed := create(&platform.CreateVDiffParams{})
+		if err := srv.FailNext(failed); err != nil {
+			t.Fatal(err)
+		}
+		create(&platform.CreateVDiffParams{AutoStart: platform.Ptr(false), Tables: []string{"audit"}, Limit: platform.Ptr(10), DebugQuery: platform.Ptr(true), TabletTypes: []string{"rdonly"}})
+		srv.Advance(5 * time.Second) // the failed one fails
+		uuid := create(&platform.CreateVDiffParams{OnlyPKs: platform.Ptr(true), MaxReportSampleRows: platform.Ptr(1)})
+		switch state {
+		case platform.VDiffStarted:
+			srv.Advance(3 * time.Second)
+		case platform.VDiffStopped:
+			srv.Advance(3 * time.Second)
+			if _, err := c.Vitess.StopVDiff(t.Context(), &platform.StopVDiffParams{Organization: w.org, Database: drDB, Branch: "main", Workflow: "move-audit", TargetKeyspace: wfTarget, UUID: uuid}); err != nil {
+				t.Fatal(err)
+			}
+		case platform.VDiffCompleted:
+			wait(uuid)
+		}
+		call := opCall{vals: map[string]string{"branch": "main", "workflow": "move-audit", "uuid": uuid}, query: "target_keyspace=" + wfTarget}
+		if action == "stop" || action == "resume" {
+			call.query, call.body = "", `{"target_keyspace":"`+wfTarget+`","target_shards":["-"]}`
+		}
+		return call
 	}
 }
 

@@ -99,6 +99,12 @@ type Timings struct {
 	// PlannedReparent is how long a running planned reparent takes to
 	// complete.
 	PlannedReparent time.Duration
+	// VDiffStart is how long a VDiff stays pending on a shard (after its
+	// creation or a resume) before it compares.
+	VDiffStart time.Duration
+	// VDiffRun is how long a shard of a VDiff takes to compare all its
+	// rows; it compares them at an even pace.
+	VDiffRun time.Duration
 	// VReplicationCopy is how long a Materialize or lookup-vindex
 	// workflow's streams copy before they run (a MoveTables workflow
 	// copies for WorkflowStart and WorkflowCopy, as its documented
@@ -198,6 +204,8 @@ func DefaultTimings() Timings {
 		SwitchoverRun:          10 * time.Second,
 		VitessOperationStart:   time.Second,
 		PlannedReparent:        5 * time.Second,
+		VDiffStart:             time.Second,
+		VDiffRun:               30 * time.Second,
 		VReplicationCopy:       30 * time.Second,
 		MoveTablesAction:       2 * time.Second,
 		Maintenance:            time.Minute,
@@ -233,7 +241,7 @@ func (t *Timings) fields() []*time.Duration {
 		&t.DatabaseReady, &t.BranchReady, &t.KeyspaceReady, &t.KeyspaceConfigChange, &t.ReadOnlyRegionReady, &t.BranchChangeStart, &t.BranchChangeRun,
 		&t.KeyspaceResizeQueued, &t.KeyspaceResizeShard, &t.BackupStart, &t.BackupRun,
 		&t.BouncerReady, &t.BouncerResizeStart, &t.BouncerResize,
-		&t.SwitchoverStart, &t.SwitchoverRun, &t.VitessOperationStart, &t.PlannedReparent, &t.VReplicationCopy, &t.MoveTablesAction, &t.Maintenance,
+		&t.SwitchoverStart, &t.SwitchoverRun, &t.VitessOperationStart, &t.PlannedReparent, &t.VDiffStart, &t.VDiffRun, &t.VReplicationCopy, &t.MoveTablesAction, &t.Maintenance,
 		&t.DeployStep, &t.DeployInProgress, &t.DeployRevert, &t.RevertWindow,
 		&t.WorkflowStart, &t.WorkflowCopy, &t.WorkflowVerify, &t.WorkflowSwitch,
 		&t.OAuthCode, &t.OAuthAccessToken, &t.OAuthDeviceCode, &t.OAuthDevicePoll,

@@ -156,6 +156,7 @@ func routeTable() []route {
 	rs = append(rs, vitessRoutes()...)
 	rs = append(rs, vitessRoutingRoutes()...)
 	rs = append(rs, vitessThrottlerRoutes()...)
+	rs = append(rs, vitessVDiffRoutes()...)
 	rs = append(rs, vitessMoveTablesRoutes()...)
 	rs = append(rs, vitessMaterializeRoutes()...)
 	rs = append(rs, vitessLookupVindexRoutes()...)

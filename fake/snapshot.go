@@ -363,6 +363,7 @@ type loader struct {
 	windows     map[string]*windowRec
 	workflows   map[string]*workflowRec
 	vitessOps   map[string]*vitessOpRec
+	vdiffs      map[string]*vdiffRec
 	// bouncers, bouncerResizes, keyspaceResizes and branchChanges too; a deleted
 	// bouncer is among them while a resize request refers to it.
 	bouncers        map[string]*bouncerRec
@@ -392,6 +393,7 @@ func newLoader() *loader {
 		windows:     map[string]*windowRec{},
 		workflows:   map[string]*workflowRec{},
 		vitessOps:   map[string]*vitessOpRec{},
+		vdiffs:      map[string]*vdiffRec{},
 
 		bouncers:        map[string]*bouncerRec{},
 		bouncerResizes:  map[string]*bouncerResizeRec{},
@@ -707,6 +709,7 @@ var jobLoaders = map[string]func(ld *loader, js jobSnap) (job, error){
 	"oauth_device.forget":            loadDeviceExpiryJob,
 	"switchover.step":                loadSwitchoverJob,
 	"vitess_operation.step":          loadVitessOpJob,
+	"vdiff.step":                     loadVDiffJob,
 	"maintenance.end":                loadMaintenanceEndJob,
 	"bouncer.ready":                  loadBouncerReadyJob,
 	"bouncer_resize.step":            loadBouncerResizeJob,

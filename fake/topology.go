@@ -121,3 +121,11 @@ func checkCells(b *branchRec, field string, cells []string) error {
 	}
 	return nil
 }
+
+// vitessKind refuses the Vitess control plane of a PostgreSQL branch.
+func vitessKind(b *branchRec) error {
+	if b.db.kind != platform.KindMySQL {
+		return unprocessable("the Vitess control plane is MySQL's; %s is a %s database", b.db.name, b.db.kind)
+	}
+	return nil
+}

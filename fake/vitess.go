@@ -63,6 +63,9 @@ type branchVitess struct {
 	// vitess_throttler.go).
 	throttlers map[string]*throttlerConfig
 	metrics    map[tabletMetric]float64
+	// vdiff holds the VDiffs of the branch's workflows and the
+	// differences tests arranged (see vitess_vdiff.go).
+	vdiff vdiffState
 	// workflows are its VReplication workflows (see vreplication.go).
 	workflows []*vrWorkflow
 }
@@ -165,14 +168,6 @@ type vtTablet struct {
 // readOnlyTabletBase is the index of the first tablet of a read-only
 // region: 100 + the region's place in publicRegions * maxReadOnlyReplicas.
 const readOnlyTabletBase = 100
-
-// vitessKind refuses the Vitess control plane of a PostgreSQL branch.
-func vitessKind(b *branchRec) error {
-	if b.db.kind != platform.KindMySQL {
-		return unprocessable("the Vitess control plane is MySQL's; %s is a %s database", b.db.name, b.db.kind)
-	}
-	return nil
-}
 
 // vitessShard finds the keyspace and shard a request names: a 422 naming
 // the field when either is missing or unknown.

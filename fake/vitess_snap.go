@@ -22,6 +22,10 @@ type vitessSnap struct {
 	KeyspaceRules []ksRoutingSnap    `json:"keyspace_routing_rules,omitempty"`
 	Throttlers    []throttlerSnap    `json:"throttlers,omitempty"`
 	Metrics       []tabletMetricSnap `json:"tablet_metrics,omitempty"`
+	// VDiffSeq, VDiffs and VDiffDiffs are the VDiffs' (vitess_vdiff_snap.go).
+	VDiffSeq   int64            `json:"vdiff_seq,omitempty"`
+	VDiffs     []vdiffSnap      `json:"vdiffs,omitempty"`
+	VDiffDiffs []vdiffDiffsSnap `json:"vdiff_differences,omitempty"`
 	// Workflows are the VReplication workflows without a documented
 	// workflow (see vreplication_snap.go).
 	Workflows []*vrWorkflowSnap `json:"workflows,omitempty"`
@@ -93,7 +97,7 @@ type vitessOpSnap struct {
 func saveVitess(b *branchRec) *vitessSnap {
 	v := b.more.read().vitess
 	wfs := saveVRWorkflows(b)
-	if len(v.shards) == 0 && v.ops.Len() == 0 && len(v.ksRules) == 0 && len(v.throttlers) == 0 && len(v.metrics) == 0 && len(wfs) == 0 {
+	if len(v.shards) == 0 && v.ops.Len() == 0 && len(v.ksRules) == 0 && len(v.throttlers) == 0 && len(v.metrics) == 0 && len(wfs) == 0 && !v.hasVDiffs() {
 		return nil
 	}
 	out := &vitessSnap{Shards: []shardSnap{}, Operations: []vitessOpSnap{}, Workflows: wfs}
@@ -111,6 +115,7 @@ func saveVitess(b *branchRec) *vitessSnap {
 		}
 	}
 	saveVitessControl(b, &v, out)
+	saveVDiffs(b, &v, out)
 	for _, op := range v.ops.All() {
 		out.Operations = append(out.Operations, vitessOpSnap{
 			stampsSnap: saveStamps(op.stamps), Action: op.action, State: op.state, Keyspace: op.keyspace, KeyspaceName: op.ksName,
@@ -151,7 +156,10 @@ func (ld *loader) loadVitess(b *branchRec, vs *vitessSnap) error {
 			return at(err, "vitess.workflows[%d]", i)
 		}
 	}
-	return loadVitessControl(b, v, vs)
+	if err := loadVitessControl(b, v, vs); err != nil {
+		return err
+	}
+	return ld.loadVDiffs(b, v, vs)
 }
 
 // saveVitessControl saves b's keyspace routing rules, and the throttlers

@@ -216,6 +216,7 @@ func (w *world) newVRWorkflow(b *branchRec, s vrSpec) *vrWorkflow {
 
 // deleteVRWorkflow deletes vw and its streams.
 func (w *world) deleteVRWorkflow(vw *vrWorkflow) {
+	w.dropWorkflowVDiffs(vw)
 	v := vw.target.branch.vitess()
 	v.workflows = slices.DeleteFunc(v.workflows, func(o *vrWorkflow) bool { return o == vw })
 	if vw.doc != nil && vw.doc.vr == vw {

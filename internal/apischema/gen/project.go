@@ -256,6 +256,21 @@ func vitessOperations(branch string) map[string]*apischema.Operation {
 		"expires_at": proto(map[string]*apischema.Schema{"seconds": str(), "nanoseconds": integer()}),
 	})
 	checkCode := &apischema.Schema{Type: "string", Enum: []string{"UNDEFINED", "OK", "THRESHOLD_EXCEEDED", "APP_DENIED", "UNKNOWN_METRIC", "INTERNAL_ERROR"}}
+	// The VDiffs (vtctldata, tabletmanagerdata.VDiffResponse and
+	// query.QueryResult).
+	queryResult := proto(map[string]*apischema.Schema{
+		"fields": {Type: "array", Items: proto(map[string]*apischema.Schema{
+			"name": str(), "type": str(), "table": str(), "org_table": str(), "database": str(), "org_name": str(),
+			"column_length": integer(), "charset": integer(), "decimals": integer(), "flags": integer(), "column_type": str(),
+		})},
+		"rows_affected": str(), "insert_id": str(),
+		"rows": {Type: "array", Items: proto(map[string]*apischema.Schema{"lengths": {Type: "array", Items: str()}, "values": str()})},
+		"info": str(), "session_state_changes": str(),
+	})
+	vdiffShow := proto(map[string]*apischema.Schema{"tablet_responses": {Type: "object", Values: proto(map[string]*apischema.Schema{
+		"id": str(), "output": queryResult, "vdiff_uuid": str(),
+	})}})
+	const vdiffs = "/vdiff/workflows/{workflow}/vdiffs"
 	// The VReplication workflows (vtctldata.Workflow and the answers of
 	// its actions); an action of MoveTables answers the reference of its
 	// operation, as the official client's VtctldOperationReference reads it.
@@ -385,6 +400,12 @@ func vitessOperations(branch string) map[string]*apischema.Operation {
 		"lookup_vindex_internalize": op("POST", "/lookup-vindex/vindexes/{name}/internalize", data(proto(map[string]*apischema.Schema{}))),
 		"lookup_vindex_complete":    op("POST", "/lookup-vindex/vindexes/{name}/complete", data(proto(map[string]*apischema.Schema{}))),
 		"lookup_vindex_cancel":      op("POST", "/lookup-vindex/vindexes/{name}/cancel", data(tabletsAnswer("deleted"))),
+		"vdiff_create":              op("POST", vdiffs, data(proto(map[string]*apischema.Schema{"UUID": str()}, "UUID"))),
+		"vdiff_list":                op("GET", vdiffs, data(vdiffShow)),
+		"vdiff_show":                op("GET", vdiffs+"/{uuid}", data(vdiffShow)),
+		"vdiff_stop":                op("POST", vdiffs+"/{uuid}/stop", data(proto(map[string]*apischema.Schema{}))),
+		"vdiff_resume":              op("POST", vdiffs+"/{uuid}/resume", data(proto(map[string]*apischema.Schema{}))),
+		"vdiff_delete":              op("DELETE", vdiffs+"/{uuid}", data(proto(map[string]*apischema.Schema{}))),
 	}
 }
 
