@@ -641,6 +641,9 @@ func checkMoveTablesComplete(vw *vrWorkflow, p *platform.CompleteMoveTablesParam
 		return unprocessable("workflow %s is %s (%s); complete needs its traffic switched: %s", vw.name, wf.state, trafficState(wf), joinWorkflowStates(allowed))
 	case p.KeepData != nil && *p.KeepData && p.RenameTables != nil && *p.RenameTables:
 		return unprocessable("keep_data and rename_tables: the source's tables are kept, or renamed, not both")
+	case wf.source.gone() || wf.target.gone():
+		// What completeWorkflow refuses too, checked before anything moves.
+		return unprocessable("workflow %s: keyspace %s or %s was deleted; cancel the workflow", vw.name, wf.source.name, wf.target.name)
 	}
 	return checkWorkflowTables(wf.branch, wf.source, wf.target, wf.tables)
 }
