@@ -549,8 +549,8 @@ func ExampleVitessService_CheckThrottler() {
 }
 
 // A lookup vindex: created write-only with the workflow that fills its
-// table, externalized once the copy is done (its workflow frozen), then
-// completed (the workflow deleted).
+// table, externalized once the copy is done (WaitLookupVindex; its
+// workflow frozen), then completed (the workflow deleted).
 func ExampleVitessService_CreateLookupVindex() {
 	srv, err := fake.New()
 	if err != nil {
@@ -579,12 +579,15 @@ func ExampleVitessService_CreateLookupVindex() {
 	if _, err := client.Vitess.ExternalizeLookupVindex(ctx, lv); err != nil {
 		fmt.Println("externalize refused while copying")
 	}
-	srv.Advance(fake.DefaultTimings().VReplicationCopy) // the copy is done
+	// The waiter's polls move the fake's clock to the copy's end.
+	if _, err := client.Vitess.WaitLookupVindex(ctx, &platform.GetLookupVindexParams{Organization: "acme", Database: "shop", Branch: "main", Name: "corder_by_customer", TableKeyspace: "orders"}); err != nil {
+		log.Fatal(err)
+	}
 	changed, err := client.Vitess.ExternalizeLookupVindex(ctx, lv)
 	if err != nil {
 		log.Fatal(err)
 	}
-	show, err := client.Vitess.ShowLookupVindex(ctx, &platform.ShowLookupVindexParams{Organization: "acme", Database: "shop", Branch: "main", Name: "corder_by_customer", TableKeyspace: "orders"})
+	show, err := client.Vitess.GetLookupVindex(ctx, &platform.GetLookupVindexParams{Organization: "acme", Database: "shop", Branch: "main", Name: "corder_by_customer", TableKeyspace: "orders"})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -66,8 +66,8 @@ func (s *VitessService) CreateLookupVindex(ctx context.Context, p *CreateLookupV
 	return out, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/lookup-vindex/vindexes"), p, out)
 }
 
-// ShowLookupVindexParams names a lookup vindex by its workflow.
-type ShowLookupVindexParams struct {
+// GetLookupVindexParams names a lookup vindex by its workflow.
+type GetLookupVindexParams struct {
 	Organization string `json:"-" url:"-"`
 	Database     string `json:"-" url:"-"`
 	Branch       string `json:"-" url:"-"`
@@ -76,24 +76,35 @@ type ShowLookupVindexParams struct {
 	TableKeyspace string `json:"-" url:"table_keyspace"`
 }
 
-func (p *ShowLookupVindexParams) check() error {
+func (p *GetLookupVindexParams) check() error {
 	return required("organization", p.Organization, "database", p.Database, "branch", p.Branch, "name", p.Name, "table_keyspace", p.TableKeyspace)
 }
 
-func (p *ShowLookupVindexParams) path(suffix string) string {
+func (p *GetLookupVindexParams) path(suffix string) string {
 	return pathf("v1/organizations/%s/databases/%s/branches/%s/lookup-vindex/vindexes/%s", p.Organization, p.Database, p.Branch, p.Name) + suffix
 }
 
-// ShowLookupVindex returns the workflow of a lookup vindex with its
+// GetLookupVindex returns the workflow of a lookup vindex with its
 // streams; [ErrNotFound] when the answer holds none.
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/lookup-vindex/vindexes/{name}
-func (s *VitessService) ShowLookupVindex(ctx context.Context, p *ShowLookupVindexParams) (*WorkflowShow, error) {
+func (s *VitessService) GetLookupVindex(ctx context.Context, p *GetLookupVindexParams) (*WorkflowShow, error) {
 	ws, err := callOn[WorkflowShow](ctx, s.client, "GET", p, "", p, nil)
 	if err != nil {
 		return nil, err
 	}
 	return ws.found("lookup vindex", p.Name)
+}
+
+// WaitLookupVindex polls a lookup vindex's workflow until its copy is
+// done (every stream runs, or stopped after its copy when
+// continue_after_copy_with_owner is false), when the vindex can be
+// externalized, and returns it. A stream stopped otherwise, or in error,
+// gives a [*StateError] naming that state.
+func (s *VitessService) WaitLookupVindex(ctx context.Context, p *GetLookupVindexParams) (*WorkflowShow, error) {
+	return waitForGet(ctx, s.client, func(ctx context.Context) (*WorkflowShow, error) {
+		return s.GetLookupVindex(ctx, p)
+	}, copyDone)
 }
 
 // LookupVindexParams names a lookup vindex to act on.

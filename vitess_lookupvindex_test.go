@@ -31,7 +31,7 @@ func TestLookupVindexDecode(t *testing.T) {
 		t.Errorf("request = %+v", v.last)
 	}
 	c = v.client(t, "vreplication_workflow_show.json")
-	show, err := c.Vitess.ShowLookupVindex(ctx, &platform.ShowLookupVindexParams{Organization: "o", Database: "d", Branch: "b", Name: "by_customer", TableKeyspace: "customers"})
+	show, err := c.Vitess.GetLookupVindex(ctx, &platform.GetLookupVindexParams{Organization: "o", Database: "d", Branch: "b", Name: "by_customer", TableKeyspace: "customers"})
 	if err != nil {
 		t.Fatal(err)
 	}

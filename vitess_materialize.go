@@ -10,7 +10,7 @@ import (
 // keyspace filled from queries on a source keyspace (a copy of a table, a
 // projection, an aggregate), copying what is there and then following
 // every change. It runs in the target keyspace, which names it together
-// with the workflow's name; [VitessService.ShowMaterialize] shows its
+// with the workflow's name; [VitessService.GetMaterialize] shows its
 // streams, which start copying and then replicate.
 
 // MaterializeTableSettings says how one target table is filled.
@@ -103,8 +103,8 @@ func (s *VitessService) CreateMaterialize(ctx context.Context, p *CreateMaterial
 	return out, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/materialize/workflows"), p, out)
 }
 
-// ShowMaterializeParams names a Materialize workflow.
-type ShowMaterializeParams struct {
+// GetMaterializeParams names a Materialize workflow.
+type GetMaterializeParams struct {
 	Organization string `json:"-" url:"-"`
 	Database     string `json:"-" url:"-"`
 	Branch       string `json:"-" url:"-"`
@@ -115,24 +115,54 @@ type ShowMaterializeParams struct {
 	IncludeLogs *bool `json:"-" url:"include_logs,omitempty"`
 }
 
-func (p *ShowMaterializeParams) check() error {
+func (p *GetMaterializeParams) check() error {
 	return required("organization", p.Organization, "database", p.Database, "branch", p.Branch, "workflow", p.Workflow, "target_keyspace", p.TargetKeyspace)
 }
 
-func (p *ShowMaterializeParams) path(suffix string) string {
+func (p *GetMaterializeParams) path(suffix string) string {
 	return pathf("v1/organizations/%s/databases/%s/branches/%s/materialize/workflows/%s", p.Organization, p.Database, p.Branch, p.Workflow) + suffix
 }
 
-// ShowMaterialize returns a Materialize workflow with its streams;
+// GetMaterialize returns a Materialize workflow with its streams;
 // [ErrNotFound] when the answer holds none.
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/materialize/workflows/{workflow}
-func (s *VitessService) ShowMaterialize(ctx context.Context, p *ShowMaterializeParams) (*WorkflowShow, error) {
+func (s *VitessService) GetMaterialize(ctx context.Context, p *GetMaterializeParams) (*WorkflowShow, error) {
 	ws, err := callOn[WorkflowShow](ctx, s.client, "GET", p, "", p, nil)
 	if err != nil {
 		return nil, err
 	}
 	return ws.found("Materialize workflow", p.Workflow)
+}
+
+// WaitMaterialize polls a Materialize workflow until its copy is done
+// (every stream runs, or stopped after its copy as stop_after_copy asks),
+// and returns it. A stream stopped otherwise, or in error, gives a
+// [*StateError] naming that state.
+func (s *VitessService) WaitMaterialize(ctx context.Context, p *GetMaterializeParams) (*WorkflowShow, error) {
+	return waitForGet(ctx, s.client, func(ctx context.Context) (*WorkflowShow, error) {
+		return s.GetMaterialize(ctx, p)
+	}, copyDone)
+}
+
+// copyDone is the condition of the waiters of a workflow's copy: true
+// once no stream copies any more; an error when one stopped before its
+// copy was done, or failed.
+func copyDone(ws *WorkflowShow) (bool, error) {
+	wf := ws.Workflow
+	if wf == nil {
+		return false, nil
+	}
+	for _, st := range wf.Streams {
+		switch {
+		case st.State == VReplicationError,
+			st.State == VReplicationStopped && st.Message != "Stopped after copy" && st.Message != "FROZEN":
+			return true, &StateError{Resource: "workflow " + wf.Name, State: st.State, Want: []string{VReplicationRunning}}
+		case st.State == VReplicationCopying:
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // MaterializeActionParams names a Materialize workflow to start or stop.

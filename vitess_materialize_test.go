@@ -9,10 +9,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake"
 )
 
 // vrepServer answers every request with the golden file named, and
@@ -49,7 +51,7 @@ func TestMaterializeDecode(t *testing.T) {
 	const base = "/v1/organizations/o/databases/d/branches/b/materialize/workflows"
 	var v vrepServer
 	c := v.client(t, "vreplication_workflow_show.json")
-	show, err := c.Vitess.ShowMaterialize(ctx, &platform.ShowMaterializeParams{Organization: "o", Database: "d", Branch: "b", Workflow: "customer_copy", TargetKeyspace: "customers", IncludeLogs: platform.Ptr(false)})
+	show, err := c.Vitess.GetMaterialize(ctx, &platform.GetMaterializeParams{Organization: "o", Database: "d", Branch: "b", Workflow: "customer_copy", TargetKeyspace: "customers", IncludeLogs: platform.Ptr(false)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,11 +110,11 @@ func TestVReplicationShowEmpty(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Vitess.ShowMaterialize(t.Context(), &platform.ShowMaterializeParams{Organization: "o", Database: "d", Branch: "b", Workflow: "w", TargetKeyspace: "k"}); !errors.Is(err, platform.ErrNotFound) {
-		t.Errorf("ShowMaterialize = %v, want ErrNotFound", err)
+	if _, err := c.Vitess.GetMaterialize(t.Context(), &platform.GetMaterializeParams{Organization: "o", Database: "d", Branch: "b", Workflow: "w", TargetKeyspace: "k"}); !errors.Is(err, platform.ErrNotFound) {
+		t.Errorf("GetMaterialize = %v, want ErrNotFound", err)
 	}
-	if _, err := c.Vitess.ShowLookupVindex(t.Context(), &platform.ShowLookupVindexParams{Organization: "o", Database: "d", Branch: "b", Name: "v", TableKeyspace: "k"}); !errors.Is(err, platform.ErrNotFound) {
-		t.Errorf("ShowLookupVindex = %v, want ErrNotFound", err)
+	if _, err := c.Vitess.GetLookupVindex(t.Context(), &platform.GetLookupVindexParams{Organization: "o", Database: "d", Branch: "b", Name: "v", TableKeyspace: "k"}); !errors.Is(err, platform.ErrNotFound) {
+		t.Errorf("GetLookupVindex = %v, want ErrNotFound", err)
 	}
 }
 
@@ -139,7 +141,7 @@ func TestVReplicationArgs(t *testing.T) {
 			return err
 		}, "table_settings"},
 		{"show without a target keyspace", func() error {
-			_, err := c.Vitess.ShowMaterialize(ctx, &platform.ShowMaterializeParams{Organization: "o", Database: "d", Branch: "b", Workflow: "w"})
+			_, err := c.Vitess.GetMaterialize(ctx, &platform.GetMaterializeParams{Organization: "o", Database: "d", Branch: "b", Workflow: "w"})
 			return err
 		}, "target_keyspace"},
 		{"start without a workflow", func() error {
@@ -172,5 +174,75 @@ func TestVReplicationArgs(t *testing.T) {
 		if err := tc.call(); !errors.As(err, &argErr) || argErr.Arg != tc.arg {
 			t.Errorf("%s: err = %v, want an ArgError of %s", tc.name, err, tc.arg)
 		}
+	}
+}
+
+// TestWaitMaterialize runs WaitMaterialize against the fake: its polls
+// move the fake's clock to the end of the copy, and a workflow stopped
+// before its copy ends the wait with a StateError.
+func TestWaitMaterialize(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name          string
+		stopAfterCopy bool
+		stop          bool // stop the streams before waiting
+		want          string
+		wantState     string // the StateError's state; "" for none
+	}{
+		{name: "runs on", want: "Running"},
+		{name: "stops after its copy", stopAfterCopy: true, want: "Stopped Stopped after copy"},
+		{name: "stopped while copying", stop: true, wantState: platform.VReplicationStopped},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := t.Context()
+			srv := fake.NewServer(t)
+			client := srv.Client()
+			org := srv.Org()
+			if _, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: org, Name: "shop", ClusterSize: "PS_10"}); err != nil {
+				t.Fatal(err)
+			}
+			srv.Advance(time.Minute)
+			if err := srv.AddKeyspace(org, "shop", "main", "copies", 2); err != nil {
+				t.Fatal(err)
+			}
+			if err := srv.PushSchema(org, "shop", "main", "CREATE TABLE shop.customer (id bigint NOT NULL, PRIMARY KEY (id))"); err != nil {
+				t.Fatal(err)
+			}
+			start := srv.Now()
+			if _, err := client.Vitess.CreateMaterialize(ctx, &platform.CreateMaterializeParams{
+				Organization: org, Database: "shop", Branch: "main", Workflow: "customer_copy", TargetKeyspace: "copies", SourceKeyspace: "shop",
+				TableSettings: []platform.MaterializeTableSettings{{TargetTable: "customer", CreateDDL: "copy"}}, StopAfterCopy: platform.Ptr(tt.stopAfterCopy),
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if tt.stop {
+				if _, err := client.Vitess.StopMaterialize(ctx, &platform.MaterializeActionParams{Organization: org, Database: "shop", Branch: "main", Workflow: "customer_copy", TargetKeyspace: "copies"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			show, err := client.Vitess.WaitMaterialize(ctx, &platform.GetMaterializeParams{Organization: org, Database: "shop", Branch: "main", Workflow: "customer_copy", TargetKeyspace: "copies"})
+			if tt.wantState != "" {
+				var se *platform.StateError
+				if !errors.As(err, &se) || se.State != tt.wantState {
+					t.Fatalf("WaitMaterialize = %v, want a StateError in %s", err, tt.wantState)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, s := range show.Workflow.Streams {
+				got = append(got, strings.TrimSpace(s.State+" "+s.Message))
+			}
+			if diff := cmp.Diff([]string{tt.want, tt.want}, got); diff != "" {
+				t.Errorf("streams after the wait (-want +got):\n%s", diff)
+			}
+			if waited, want := srv.Now().Sub(start), fake.DefaultTimings().VReplicationCopy; waited != want {
+				t.Errorf("the wait moved the clock by %s, want the copy's %s", waited, want)
+			}
+		})
 	}
 }

@@ -301,6 +301,14 @@ func TestWaitersStopWhenUnreachable(t *testing.T) {
 			_, err := c.Vitess.WaitMoveTables(ctx, &platform.GetMoveTablesParams{Organization: ref.org, Database: ref.db, Branch: ref.br, Workflow: "w1", TargetKeyspace: "ks"})
 			return err
 		},
+		"Vitess.WaitMaterialize": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Vitess.WaitMaterialize(ctx, &platform.GetMaterializeParams{Organization: ref.org, Database: ref.db, Branch: ref.br, Workflow: "w1", TargetKeyspace: "ks"})
+			return err
+		},
+		"Vitess.WaitLookupVindex": func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Vitess.WaitLookupVindex(ctx, &platform.GetLookupVindexParams{Organization: ref.org, Database: ref.db, Branch: ref.br, Name: "w1", TableKeyspace: "ks"})
+			return err
+		},
 		"Vitess.WaitPlannedReparent": func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Vitess.WaitPlannedReparent(ctx, &platform.GetPlannedReparentParams{Organization: ref.org, Database: ref.db, Branch: ref.br, ID: "r1"})
 			return err
@@ -316,8 +324,11 @@ func TestWaitersStopWhenUnreachable(t *testing.T) {
 	}
 	// bodies are the answers of the waiters whose document is not the
 	// shared one: a VDiff pending on its one shard ("cGVuZGluZw==" is
-	// "pending").
+	// "pending"), a workflow copying.
+	const copyingWorkflow = `{"data": {"workflows": [{"name": "w1", "shard_streams": {"ks/-": {"streams": [{"id": "1", "shard": "-", "state": "Copying"}]}}}]}}`
 	bodies := map[string]string{
+		"Vitess.WaitMaterialize":  copyingWorkflow,
+		"Vitess.WaitLookupVindex": copyingWorkflow,
 		"Vitess.WaitVDiff": `{"data": {"tablet_responses": {"-": {"output": {"fields": [{"name": "vdiff_state"}],
 			"rows": [{"lengths": ["7"], "values": "cGVuZGluZw=="}]}, "vdiff_uuid": "r1"}}}}`,
 	}

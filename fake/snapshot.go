@@ -709,6 +709,7 @@ var jobLoaders = map[string]func(ld *loader, js jobSnap) (job, error){
 	"oauth_device.forget":            loadDeviceExpiryJob,
 	"switchover.step":                loadSwitchoverJob,
 	"vitess_operation.step":          loadVitessOpJob,
+	"vreplication.copy":              loadVRCopyJob,
 	"vdiff.step":                     loadVDiffJob,
 	"maintenance.end":                loadMaintenanceEndJob,
 	"bouncer.ready":                  loadBouncerReadyJob,

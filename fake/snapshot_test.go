@@ -170,6 +170,7 @@ var snapshotCoverage = map[string]string{
 	"deviceExpiryJob":        "hash userCode",
 	"switchoverJob":          "sw from",
 	"vitessOpJob":            "op from",
+	"vrCopyJob":              "b vw",
 	"vdiffJob":               "d shard gen",
 	"maintenanceEndJob":      "w",
 	"bouncerReadyJob":        "bn",

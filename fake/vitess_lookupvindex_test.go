@@ -18,7 +18,7 @@ func (e *vitessEnv) lv(name, tableKeyspace, keyspace string) *platform.LookupVin
 }
 
 func (e *vitessEnv) showLV(name, tableKeyspace string) (*platform.VReplicationWorkflow, error) {
-	return workflowOf(e.c.Vitess.ShowLookupVindex(e.t.Context(), &platform.ShowLookupVindexParams{Organization: e.srv.Org(), Database: "app", Branch: "main", Name: name, TableKeyspace: tableKeyspace}))
+	return workflowOf(e.c.Vitess.GetLookupVindex(e.t.Context(), &platform.GetLookupVindexParams{Organization: e.srv.Org(), Database: "app", Branch: "main", Name: name, TableKeyspace: tableKeyspace}))
 }
 
 // vindexOf is a vindex of a keyspace's VSchema, as JSON text ("" when

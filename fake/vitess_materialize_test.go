@@ -82,7 +82,7 @@ func (e *vitessEnv) mz(name, target string) *platform.MaterializeActionParams {
 }
 
 func (e *vitessEnv) showMZ(name, target string) (*platform.VReplicationWorkflow, error) {
-	return workflowOf(e.c.Vitess.ShowMaterialize(e.t.Context(), &platform.ShowMaterializeParams{Organization: e.srv.Org(), Database: "app", Branch: "main", Workflow: name, TargetKeyspace: target}))
+	return workflowOf(e.c.Vitess.GetMaterialize(e.t.Context(), &platform.GetMaterializeParams{Organization: e.srv.Org(), Database: "app", Branch: "main", Workflow: name, TargetKeyspace: target}))
 }
 
 func TestMaterializeLifecycle(t *testing.T) {

@@ -35,9 +35,12 @@ import (
 // VReplication workflow is deleted, as Vitess deletes it. Every documented
 // workflow has one, so the vtctld views list it.
 //
-// Workflows of the other kinds copy for Timings.VReplicationCopy, on the
-// clock without a job: copyDue is when the copy ends while the streams
-// run, copyLeft the copy left while they are stopped.
+// Workflows of the other kinds copy for Timings.VReplicationCopy: copyDue
+// is when the copy ends while the streams run, copyLeft the copy left
+// while they are stopped. Their state follows from the clock; a job at
+// copyDue (vreplication_jobs.go) marks the copy's end, so that the
+// workflow's time_updated shows it and a waiter's poll can move the clock
+// there.
 //
 // The model's API, for the operations built on it (Materialize, lookup
 // vindexes, VDiff):
@@ -202,6 +205,7 @@ func (w *world) newVRWorkflow(b *branchRec, s vrSpec) *vrWorkflow {
 		vw.copyLeft = w.timing.VReplicationCopy
 		if s.opts.autoStart {
 			vw.copyDue, vw.copyLeft = now.Add(vw.copyLeft), 0
+			w.clock.After(w.timing.VReplicationCopy, vrCopyJob{b, vw})
 		} else {
 			vw.stopped = true
 		}
@@ -371,6 +375,7 @@ func (w *world) startVRWorkflow(who *principal, vw *vrWorkflow) (bool, error) {
 	}
 	vw.stopped, vw.errMsg, vw.updated = false, "", now
 	if vw.copyLeft > 0 {
+		w.clock.After(vw.copyLeft, vrCopyJob{vw.target.branch, vw})
 		vw.copyDue, vw.copyLeft = now.Add(vw.copyLeft), 0
 	}
 	return true, nil
