@@ -1,6 +1,7 @@
 package fake_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -1547,11 +1548,32 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 // leaves out. What every authenticated request records, refused or not
 // (the tokens' last use), is left out.
 type worldState struct {
+	// State is compact JSON: compare two with worldStateDiff, which
+	// shows a difference line by line.
 	State  string
 	Events []string
 	// Deliveries are the webhook deliveries attempted, as "webhook event
 	// #attempt"; their outcome, which comes later, is left out.
 	Deliveries []string
+}
+
+// worldStateDiff returns "" when a and b are the same worldState, else
+// their difference (-a +b), the states indented so that it shows line by
+// line. The states are compared as they are, compact, and indented only
+// for the difference.
+func worldStateDiff(t testing.TB, a, b worldState) string {
+	t.Helper()
+	if cmp.Equal(a, b) {
+		return ""
+	}
+	for _, st := range []*worldState{&a, &b} {
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, []byte(st.State), "", " "); err != nil {
+			t.Fatal(err)
+		}
+		st.State = buf.String()
+	}
+	return cmp.Diff(a, b)
 }
 
 // opWorldState returns srv's worldState, the deliveries in flight settled
@@ -1666,7 +1688,7 @@ func opRunCases(t *testing.T, name string, op tsvOperation, base *opTemplate, ca
 			after := opWorldState(t, w.srv)
 			switch changed := !cmp.Equal(before, after); {
 			case !oc.allow && changed:
-				t.Errorf("a refused request changed the world (-before +after):\n%s", cmp.Diff(before, after))
+				t.Errorf("a refused request changed the world (-before +after):\n%s", worldStateDiff(t, before, after))
 			case oc.allow && !changed:
 				t.Error("the request succeeded but changed nothing the snapshot shows")
 			}
@@ -1683,7 +1705,7 @@ func opRunCases(t *testing.T, name string, op tsvOperation, base *opTemplate, ca
 	}
 	before := opWorldState(t, w.srv)
 	t.Cleanup(func() { // after the parallel cases
-		if diff := cmp.Diff(before, opWorldState(t, w.srv)); diff != "" {
+		if diff := worldStateDiff(t, before, opWorldState(t, w.srv)); diff != "" {
 			t.Errorf("requests that change nothing changed the world (-before +after):\n%s", diff)
 		}
 	})
