@@ -1420,7 +1420,14 @@ type opState struct {
 // also serves in a Cleanup, after the test's context is canceled.
 func opSnapshot(t testing.TB, srv *fake.Server) opState {
 	t.Helper()
-	ctx, c, org := context.WithoutCancel(t.Context()), opAdminInProcess(t, srv), srv.Org()
+	return opSnapshotThrough(t, srv, opAdminInProcess(t, srv))
+}
+
+// opSnapshotThrough is opSnapshot, with c, a client of srv's admin token,
+// sending the requests.
+func opSnapshotThrough(t testing.TB, srv *fake.Server, c *platform.Client) opState {
+	t.Helper()
+	ctx, org := context.WithoutCancel(t.Context()), srv.Org()
 	page := platform.ListParams{PerPage: 100}
 	s := opState{
 		Branches: map[string][]*platform.Branch{}, Schemas: map[string]*platform.BranchSchema{},
