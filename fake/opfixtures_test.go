@@ -1661,9 +1661,10 @@ var opReads = map[string]bool{"vtctld_check_throttler": true}
 // credentials are made first, then the cases run in parallel, after which
 // the world must be as it was.
 //
-// Every other case runs in a world of its own, one after another: the
-// fixture's world for the case's need, made once per need and restored
-// before each case.
+// Every other case runs in a world of its own, one after another: base's
+// world restored, and the fixture's request for the case's need made in
+// it (the world is the same for every case of a need: the fake is
+// deterministic, and restoring base resets its IDs and random numbers).
 func opRunCases(t *testing.T, name string, op tsvOperation, base *opTemplate, cases []opCase, changes bool) {
 	var shared, own []opCase
 	for _, oc := range cases {
@@ -1674,17 +1675,10 @@ func opRunCases(t *testing.T, name string, op tsvOperation, base *opTemplate, ca
 		}
 	}
 	srv := fake.NewServer(t, base.opts...)
-	worlds, calls := map[string]*opTemplate{}, map[string]opCall{}
-	for _, oc := range own {
-		if worlds[oc.need] == nil {
-			w := base.restore(t, srv)
-			calls[oc.need] = opFixtures[name](w, oc.need)
-			worlds[oc.need] = opTemplateOf(t, w, base.opts...)
-		}
-	}
 	for _, oc := range own {
 		t.Run(oc.name, func(t *testing.T) {
-			w, call := worlds[oc.need].restore(t, srv), calls[oc.need]
+			w := base.restore(t, srv)
+			call := opFixtures[name](w, oc.need)
 			auth := oc.auth(w, call)
 			if oc.allow && !changes {
 				opOutcome(t, op, send(t, w.srv, op.method, call.path(t, w, op), auth, call.body), oc.allow)
