@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -41,11 +42,43 @@ type conventionFile struct {
 	file *ast.File
 }
 
-// conventionFiles parses the non-test Go files of the library packages
-// under dir (the module root when "."): package main (commands and
-// examples), testdata, hidden directories and nested modules are left out.
-func conventionFiles(t *testing.T, fset *token.FileSet, dir string) []conventionFile {
+// conventionFiles returns the non-test Go files of the library packages
+// under dir (the module root when "."), parsed with comments:
+// package main (commands and examples), testdata, hidden directories and
+// nested modules are left out. The module is parsed once, for every test
+// that reads it (they only read the syntax trees), into the FileSet
+// returned.
+func conventionFiles(t *testing.T, dir string) (*token.FileSet, []conventionFile) {
 	t.Helper()
+	conventionParse.once.Do(func() {
+		conventionParse.fset = token.NewFileSet()
+		conventionParse.files, conventionParse.err = parseLibraryFiles(conventionParse.fset, ".")
+	})
+	if conventionParse.err != nil {
+		t.Fatal(conventionParse.err)
+	}
+	var files []conventionFile
+	for _, cf := range conventionParse.files {
+		if dir == "." || strings.HasPrefix(cf.path, dir+string(filepath.Separator)) {
+			files = append(files, cf)
+		}
+	}
+	if len(files) == 0 {
+		t.Fatalf("no Go files under %s", dir)
+	}
+	return conventionParse.fset, files
+}
+
+// conventionParse is the module's parse that conventionFiles makes once.
+var conventionParse struct {
+	once  sync.Once
+	fset  *token.FileSet
+	files []conventionFile
+	err   error
+}
+
+// parseLibraryFiles parses the files conventionFiles returns, under dir.
+func parseLibraryFiles(fset *token.FileSet, dir string) ([]conventionFile, error) {
 	var files []conventionFile
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -76,13 +109,7 @@ func conventionFiles(t *testing.T, fset *token.FileSet, dir string) []convention
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) == 0 {
-		t.Fatalf("no Go files under %s", dir)
-	}
-	return files
+	return files, err
 }
 
 // receiverName is the name of a method's receiver type ("" for a function).
@@ -143,8 +170,8 @@ func isIdentByte(b byte) bool {
 // Function, method and type docs must start with the name.
 func TestExportedNamesHaveDocs(t *testing.T) {
 	t.Parallel()
-	fset := token.NewFileSet()
-	for _, cf := range conventionFiles(t, fset, ".") {
+	fset, files := conventionFiles(t, ".")
+	for _, cf := range files {
 		missing := func(pos token.Pos, what, title string) {
 			_, name, _ := strings.Cut(title, ".") // a method or field: Recv.Name
 			if name == "" {
@@ -289,10 +316,12 @@ func TestAPIDocLines(t *testing.T) {
 		rows[op] = row{r[3], pkg, i + 2} // after the header, from 1
 		order = append(order, op)
 	}
-	fset := token.NewFileSet()
+	var fset *token.FileSet
 	var files []conventionFile
 	for _, dir := range []string{".", "oauth"} {
-		for _, cf := range conventionFiles(t, fset, dir) {
+		var under []conventionFile
+		fset, under = conventionFiles(t, dir)
+		for _, cf := range under {
 			if filepath.Dir(cf.path) == dir {
 				files = append(files, cf)
 			}
@@ -345,17 +374,18 @@ func TestAPIDocLines(t *testing.T) {
 	}
 }
 
-// rootFiles parses the non-test Go files of package platform (the module
-// root).
-func rootFiles(t *testing.T, fset *token.FileSet) []conventionFile {
+// rootFiles returns the non-test Go files of package platform (the module
+// root), parsed (see conventionFiles).
+func rootFiles(t *testing.T) (*token.FileSet, []conventionFile) {
 	t.Helper()
+	fset, all := conventionFiles(t, ".")
 	var files []conventionFile
-	for _, cf := range conventionFiles(t, fset, ".") {
+	for _, cf := range all {
 		if filepath.Dir(cf.path) == "." {
 			files = append(files, cf)
 		}
 	}
-	return files
+	return fset, files
 }
 
 // serviceMethods maps each type of files whose name ends in "Service" to
@@ -503,8 +533,8 @@ func (s *ThingsService) WaitThing(ctx context.Context, p *GetThingParams) (*Thin
 // each of want, in order, each containing its text.
 func checkRule(t *testing.T, check func(*token.FileSet, []conventionFile) []string, bad string, want ...string) {
 	t.Helper()
-	fset := token.NewFileSet()
-	for _, p := range check(fset, rootFiles(t, fset)) {
+	fset, files := rootFiles(t)
+	for _, p := range check(fset, files) {
 		t.Error(p)
 	}
 	f, err := parser.ParseFile(fset, "bad.go", bad, 0)

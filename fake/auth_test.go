@@ -216,7 +216,7 @@ func TestUnauthorized(t *testing.T) {
 					}
 				}
 			}
-			if diff := cmp.Diff(before, opWorldState(t, w.srv)); diff != "" {
+			if diff := worldStateDiff(t, before, opWorldState(t, w.srv)); diff != "" {
 				t.Errorf("refused requests changed the world (-before +after):\n%s", diff)
 			}
 			wantStatus(t, send(t, w.srv, op.method, path, admin(w.srv), call.body), op.status)

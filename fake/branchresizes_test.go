@@ -273,7 +273,7 @@ func TestBranchChangeConcurrency(t *testing.T) {
 	apiError(t, err, http.StatusUnprocessableEntity, "change request "+r.ID, "resizing")
 	err = e.c.BranchChanges.UpdateClusterConfig(t.Context(), &platform.UpdateClusterConfigParams{Organization: e.srv.Org(), Database: "pg", Branch: "dev", ClusterSize: "PS_10"})
 	apiError(t, err, http.StatusUnprocessableEntity, "resizing")
-	if diff := cmp.Diff(before, opWorldState(t, e.srv)); diff != "" {
+	if diff := worldStateDiff(t, before, opWorldState(t, e.srv)); diff != "" {
 		t.Errorf("refused requests changed the world (-before +after):\n%s", diff)
 	}
 }
@@ -480,7 +480,7 @@ func TestBranchChangeRefusals(t *testing.T) {
 	for _, tc := range cases {
 		apiError(t, tc.do(), http.StatusUnprocessableEntity, tc.words...)
 	}
-	if diff := cmp.Diff(before, opWorldState(t, e.srv)); diff != "" {
+	if diff := worldStateDiff(t, before, opWorldState(t, e.srv)); diff != "" {
 		t.Errorf("refused requests changed the world (-before +after):\n%s", diff)
 	}
 
@@ -540,7 +540,7 @@ func TestBranchChangeWaitsForKeyspaceResize(t *testing.T) {
 	apiError(t, err, http.StatusUnprocessableEntity, "keyspace "+drDB, "resize request in flight")
 	err = w.c.BranchChanges.UpdateClusterConfig(t.Context(), &platform.UpdateClusterConfigParams{Organization: w.org, Database: drDB, Branch: "dev", ClusterSize: "PS_5"})
 	apiError(t, err, http.StatusUnprocessableEntity, "resize request in flight")
-	if diff := cmp.Diff(before, opWorldState(t, w.srv)); diff != "" {
+	if diff := worldStateDiff(t, before, opWorldState(t, w.srv)); diff != "" {
 		t.Errorf("refused changes changed the world (-before +after):\n%s", diff)
 	}
 }

@@ -199,7 +199,7 @@ func TestDataImportRefusals(t *testing.T) {
 				before := opWorldState(t, e.srv)
 				err := a.do(e.c, t.Context(), e.ref("imported"))
 				apiError(t, err, http.StatusUnprocessableEntity, string(state))
-				if diff := cmp.Diff(before, opWorldState(t, e.srv)); diff != "" {
+				if diff := worldStateDiff(t, before, opWorldState(t, e.srv)); diff != "" {
 					t.Errorf("a refused %s changed the world (-before +after):\n%s", a.name, diff)
 				}
 			})
@@ -380,7 +380,7 @@ func TestDataImportTestSource(t *testing.T) {
 				return
 			}
 			apiError(t, err, http.StatusUnprocessableEntity, tt.start...)
-			if diff := cmp.Diff(before, opWorldState(t, srv)); diff != "" {
+			if diff := worldStateDiff(t, before, opWorldState(t, srv)); diff != "" {
 				t.Errorf("a refused start changed the world (-before +after):\n%s", diff)
 			}
 		})
@@ -421,7 +421,7 @@ func TestDataImportBadRequests(t *testing.T) {
 			tt.p.Organization = e.org
 			_, err := e.c.DataImports.Start(t.Context(), &tt.p)
 			apiError(t, err, http.StatusUnprocessableEntity, tt.word)
-			if diff := cmp.Diff(before, opWorldState(t, e.srv)); diff != "" {
+			if diff := worldStateDiff(t, before, opWorldState(t, e.srv)); diff != "" {
 				t.Errorf("a refused start changed the world (-before +after):\n%s", diff)
 			}
 		})
@@ -601,7 +601,7 @@ func TestDataImportRestoreRefusesCorrupt(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.word) {
 				t.Errorf("Restore = %v, want an error naming %s", err, tt.word)
 			}
-			if diff := cmp.Diff(before, opWorldState(t, srv)); diff != "" {
+			if diff := worldStateDiff(t, before, opWorldState(t, srv)); diff != "" {
 				t.Errorf("a refused restore changed the server (-before +after):\n%s", diff)
 			}
 		})

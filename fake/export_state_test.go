@@ -6,8 +6,9 @@ import "encoding/json"
 // whether a request changed a server: its snapshot, which holds every
 // resource and everything that decides what the API shows next.
 
-// StateJSON returns srv's snapshot (see [Server.Snapshot]), indented so that
-// two differ line by line, without what every authenticated request
+// StateJSON returns srv's snapshot (see [Server.Snapshot]), compact (the
+// tests compare it as it is and indent it only to show a difference:
+// worldStateDiff), without what every authenticated request
 // records, refused or not: the service tokens' and OAuth access tokens'
 // last use. Two are equal when nothing a request may change has changed.
 func StateJSON(srv *Server) (string, error) {
@@ -25,6 +26,6 @@ func StateJSON(srv *Server) (string, error) {
 			snap.OAuthApps[i].Tokens[j].LastUsed = 0
 		}
 	}
-	b, err := json.MarshalIndent(snap, "", " ")
+	b, err := json.Marshal(snap)
 	return string(b), err
 }

@@ -343,22 +343,43 @@ func SnapshotFieldsSet(srv *Server, set map[string]bool) {
 				walk(loadLazy(v))
 				return
 			}
-			if !ownType(v.Type()) {
-				return
-			}
-			for i := range v.NumField() {
-				if v.Type() == worldType && worldWiring[v.Type().Field(i).Name] {
+			keys := fieldKeysOf(v.Type())
+			for i, key := range keys {
+				if key == "" {
 					continue
 				}
 				f := v.Field(i)
 				if !f.IsZero() && v.Type() != reflect.TypeFor[snapState]() {
-					set[typeName(v.Type())+"."+v.Type().Field(i).Name] = true
+					set[key] = true
 				}
 				walk(f)
 			}
 		}
 	}
 	walk(reflect.ValueOf(st))
+}
+
+// fieldKeys caches, by struct type, fieldKeysOf's answer.
+var fieldKeys sync.Map
+
+// fieldKeysOf returns, for each field of struct type t, its name as
+// SnapshotFieldsSet gives it ("type.field"), or "" for a field the walk
+// skips (a world's wiring); none for a type of another package.
+func fieldKeysOf(t reflect.Type) []string {
+	if keys, ok := fieldKeys.Load(t); ok {
+		return keys.([]string)
+	}
+	var keys []string
+	if ownType(t) {
+		keys = make([]string, t.NumField())
+		for i := range keys {
+			if name := t.Field(i).Name; t != worldType || !worldWiring[name] {
+				keys[i] = typeName(t) + "." + name
+			}
+		}
+	}
+	fieldKeys.Store(t, keys)
+	return keys
 }
 
 // ownType reports whether t is a type of this package or of one of its

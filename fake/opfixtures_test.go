@@ -1,6 +1,7 @@
 package fake_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -1640,7 +1641,14 @@ type opState struct {
 // also serves in a Cleanup, after the test's context is canceled.
 func opSnapshot(t testing.TB, srv *fake.Server) opState {
 	t.Helper()
-	ctx, c, org := context.WithoutCancel(t.Context()), opAdminInProcess(t, srv), srv.Org()
+	return opSnapshotThrough(t, srv, opAdminInProcess(t, srv))
+}
+
+// opSnapshotThrough is opSnapshot, with c, a client of srv's admin token,
+// sending the requests.
+func opSnapshotThrough(t testing.TB, srv *fake.Server, c *platform.Client) opState {
+	t.Helper()
+	ctx, org := context.WithoutCancel(t.Context()), srv.Org()
 	page := platform.ListParams{PerPage: 100}
 	s := opState{
 		Branches: map[string][]*platform.Branch{}, Schemas: map[string]*platform.BranchSchema{},
@@ -1768,11 +1776,32 @@ func opSnapshot(t testing.TB, srv *fake.Server) opState {
 // leaves out. What every authenticated request records, refused or not
 // (the tokens' last use), is left out.
 type worldState struct {
+	// State is compact JSON: compare two with worldStateDiff, which
+	// shows a difference line by line.
 	State  string
 	Events []string
 	// Deliveries are the webhook deliveries attempted, as "webhook event
 	// #attempt"; their outcome, which comes later, is left out.
 	Deliveries []string
+}
+
+// worldStateDiff returns "" when a and b are the same worldState, else
+// their difference (-a +b), the states indented so that it shows line by
+// line. The states are compared as they are, compact, and indented only
+// for the difference.
+func worldStateDiff(t testing.TB, a, b worldState) string {
+	t.Helper()
+	if cmp.Equal(a, b) {
+		return ""
+	}
+	for _, st := range []*worldState{&a, &b} {
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, []byte(st.State), "", " "); err != nil {
+			t.Fatal(err)
+		}
+		st.State = buf.String()
+	}
+	return cmp.Diff(a, b)
 }
 
 // opWorldState returns srv's worldState, the deliveries in flight settled
@@ -1853,9 +1882,10 @@ var opReads = map[string]bool{"vtctld_check_throttler": true}
 // credentials are made first, then the cases run in parallel, after which
 // the world must be as it was.
 //
-// Every other case runs in a world of its own, one after another: the
-// fixture's world for the case's need, made once per need and restored
-// before each case.
+// Every other case runs in a world of its own, one after another: base's
+// world restored, and the fixture's request for the case's need made in
+// it (the world is the same for every case of a need: the fake is
+// deterministic, and restoring base resets its IDs and random numbers).
 func opRunCases(t *testing.T, name string, op tsvOperation, base *opTemplate, cases []opCase, changes bool) {
 	var shared, own []opCase
 	for _, oc := range cases {
@@ -1866,17 +1896,10 @@ func opRunCases(t *testing.T, name string, op tsvOperation, base *opTemplate, ca
 		}
 	}
 	srv := fake.NewServer(t, base.opts...)
-	worlds, calls := map[string]*opTemplate{}, map[string]opCall{}
-	for _, oc := range own {
-		if worlds[oc.need] == nil {
-			w := base.restore(t, srv)
-			calls[oc.need] = opFixtures[name](w, oc.need)
-			worlds[oc.need] = opTemplateOf(t, w, base.opts...)
-		}
-	}
 	for _, oc := range own {
 		t.Run(oc.name, func(t *testing.T) {
-			w, call := worlds[oc.need].restore(t, srv), calls[oc.need]
+			w := base.restore(t, srv)
+			call := opFixtures[name](w, oc.need)
 			auth := oc.auth(w, call)
 			if oc.allow && !changes {
 				opOutcome(t, op, send(t, w.srv, op.method, call.path(t, w, op), auth, call.body), oc.allow)
@@ -1887,7 +1910,7 @@ func opRunCases(t *testing.T, name string, op tsvOperation, base *opTemplate, ca
 			after := opWorldState(t, w.srv)
 			switch changed := !cmp.Equal(before, after); {
 			case !oc.allow && changed:
-				t.Errorf("a refused request changed the world (-before +after):\n%s", cmp.Diff(before, after))
+				t.Errorf("a refused request changed the world (-before +after):\n%s", worldStateDiff(t, before, after))
 			case oc.allow && !changed:
 				t.Error("the request succeeded but changed nothing the snapshot shows")
 			}
@@ -1904,7 +1927,7 @@ func opRunCases(t *testing.T, name string, op tsvOperation, base *opTemplate, ca
 	}
 	before := opWorldState(t, w.srv)
 	t.Cleanup(func() { // after the parallel cases
-		if diff := cmp.Diff(before, opWorldState(t, w.srv)); diff != "" {
+		if diff := worldStateDiff(t, before, opWorldState(t, w.srv)); diff != "" {
 			t.Errorf("requests that change nothing changed the world (-before +after):\n%s", diff)
 		}
 	})

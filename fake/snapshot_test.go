@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -374,8 +376,8 @@ func snapshotRoundTrip(t *testing.T, w *opWorld, method, path, body string) map[
 	}
 	key := sha256.Sum256([]byte(state))
 	if _, seen := snapshotRendered.Load(key); !seen {
-		if a, b := opRendered(t, w.srv), opRendered(t, twin); a != b {
-			t.Errorf("the restored server renders the world differently (-original +restored):\n%s", cmp.Diff(a, b))
+		if diff := opRenderedAlike(t, w.srv, twin); diff != "" {
+			t.Errorf("the restored server renders the world differently: %s", diff)
 		} else {
 			snapshotRendered.Store(key, true)
 		}
@@ -744,17 +746,78 @@ func indentJSON(t *testing.T, data []byte) string {
 	return b.String()
 }
 
-// opRendered renders srv's world through the API (opSnapshot) as JSON,
-// without the logs a snapshot leaves out and with srv's URL made neutral.
-func opRendered(t *testing.T, srv *fake.Server) string {
+// opRenderedAlike reads srv's world through the API as opSnapshot does
+// (the logs a snapshot leaves out aside) and sends each of its requests to
+// twin as well: twin must answer every one as srv does, status and body,
+// with each server's URL made neutral, and its Go API give the same role
+// objects and authentication-attempt exports. It returns the first
+// difference, "" when none. The requests go to both handlers in process,
+// one after the other, and only srv's answers are decoded.
+func opRenderedAlike(t *testing.T, srv, twin *fake.Server) string {
 	t.Helper()
-	st := opSnapshot(t, srv)
-	st.Events, st.Deliveries = nil, nil
-	b, err := json.MarshalIndent(st, "", " ")
+	if err := twin.FlushDeliveries(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	mirror := &opMirror{a: srv, b: twin}
+	c, err := platform.NewClient(append(srv.ClientOptions(srv.AdminToken()), platform.WithHTTPClient(&http.Client{Transport: mirror}))...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return strings.ReplaceAll(string(b), srv.URL(), "BASE/")
+	st := opSnapshotThrough(t, srv, c)
+	if mirror.diff != "" {
+		return mirror.diff
+	}
+	if diff := cmp.Diff(st.AuthExports, fake.AuthExportStates(twin, twin.Org())); diff != "" {
+		return "authentication-attempt exports (-original +restored):\n" + diff
+	}
+	for key, roles := range st.Roles {
+		db, branch, _ := strings.Cut(key, "/")
+		for _, r := range roles {
+			objects, err := twin.RoleObjects(twin.Org(), db, branch, r.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(st.RoleObjects[r.ID], objects); diff != "" {
+				return "objects of role " + r.ID + " (-original +restored):\n" + diff
+			}
+		}
+	}
+	return ""
+}
+
+// opMirror is an http.RoundTripper that serves each request with a's
+// handler and returns its answer, after serving it with b's too and
+// keeping, in diff, the first request the two answer differently (status
+// or body, each server's URL made neutral).
+type opMirror struct {
+	a, b *fake.Server
+	diff string
+}
+
+func (m *opMirror) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil && r.Body != http.NoBody {
+		return nil, fmt.Errorf("opMirror: %s %s has a body, which it cannot send twice", r.Method, r.URL)
+	}
+	serve := func(srv *fake.Server) *httptest.ResponseRecorder {
+		req := r.Clone(r.Context())
+		req.Body = http.NoBody
+		base, err := url.Parse(srv.URL()) // as srv's own client sends it
+		if err != nil {
+			panic(err)
+		}
+		req.URL.Scheme, req.URL.Host, req.Host = base.Scheme, base.Host, base.Host
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		return rec
+	}
+	ra, rb := serve(m.a), serve(m.b)
+	if m.diff == "" {
+		a, b := strings.ReplaceAll(ra.Body.String(), m.a.URL(), "BASE/"), strings.ReplaceAll(rb.Body.String(), m.b.URL(), "BASE/")
+		if ra.Code != rb.Code || a != b {
+			m.diff = fmt.Sprintf("%s %s: the original answered %d, the restored server %d (-original +restored):\n%s", r.Method, r.URL.Path, ra.Code, rb.Code, cmp.Diff(a, b))
+		}
+	}
+	return ra.Result(), nil
 }
 
 // normalizedBody is a response's body with srv's URL made neutral.
