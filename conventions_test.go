@@ -5,6 +5,7 @@ package platform_test
 // row of fake/operations.tsv is the "// API:" line of exactly one SDK method.
 
 import (
+	"bytes"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -679,4 +680,49 @@ func (p *ThingParams) path() (string, error) { return "v1/things/" + url.PathEsc
 func thingPath(id string) string { return fmt.Sprintf("v1/things/%s", id) }
 `
 	checkRule(t, pathProblems, bad, "a value appended", "url.PathEscape outside pathf", "formatted with fmt", "path is path(suffix string) string", "without a check() error")
+}
+
+// TestTestBinariesEndThroughTestexit checks that every test package of
+// the module (nested modules aside) has a TestMain that ends through
+// testexit.Main, so that no test binary pauses at exit under the race
+// detector (see internal/testexit).
+func TestTestBinariesEndThroughTestexit(t *testing.T) {
+	t.Parallel()
+	tested := map[string]bool{} // directory -> whether a TestMain calls testexit.Main
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if path != "." && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && path != "." {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		dir := filepath.Dir(path)
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		tested[dir] = tested[dir] || bytes.Contains(src, []byte("func TestMain(m *testing.M)")) && bytes.Contains(src, []byte("testexit.Main(m)"))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tested) < 2 {
+		t.Fatalf("found %d test packages; the walk is broken", len(tested))
+	}
+	for dir, ok := range tested {
+		if !ok {
+			t.Errorf("%s: no TestMain calling testexit.Main (add a testmain_test.go as the other packages have)", dir)
+		}
+	}
 }

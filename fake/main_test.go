@@ -4,6 +4,8 @@ import (
 	"os"
 	"runtime/debug"
 	"testing"
+
+	"github.com/dbplatform/platform-go/internal/testexit"
 )
 
 // TestMain runs the package's tests with the garbage collector at a
@@ -13,10 +15,11 @@ import (
 // eighth of the race binary's CPU (BENCHMARKS.md, "Issue 20, item 3"), for
 // about 1.5 GB more memory at this one.
 // What the tests assert does not depend on it (TestRestoreMemoryBounded
-// counts bytes allocated, which the pace does not change).
+// counts bytes allocated, which the pace does not change). It ends
+// through testexit.Main, as every test binary of the module does.
 func TestMain(m *testing.M) {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
-	os.Exit(m.Run())
+	testexit.Main(m)
 }

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/dbplatform/platform-go/internal/testexit"
 )
 
 // childEnv, set to 1 in a test binary's environment, makes the binary run
@@ -19,12 +21,15 @@ import (
 // process, which a test can kill.
 const childEnv = "PLATFORM_FAKE_TEST_CHILD"
 
+// TestMain runs the command when the binary is a child, the tests
+// otherwise, ending through testexit.Main as every test binary of the
+// module does.
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
 		main()
 		return
 	}
-	os.Exit(m.Run())
+	testexit.Main(m)
 }
 
 // child is the command running as a child process.

@@ -1,0 +1,6 @@
+//go:build race
+
+package testexit
+
+// raceEnabled reports whether the binary runs under the race detector.
+const raceEnabled = true
