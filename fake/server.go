@@ -336,7 +336,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !peeking(r) {
 		rec.rid = requestID(s.reqID, s.reqSeq.Add(1))
 		rec.log = &s.requests
-		w.Header().Set("X-Request-Id", rec.rid)
+		rec.ridHeader[0] = rec.rid
+		w.Header()["X-Request-Id"] = rec.ridHeader[:] // the canonical key; the value is the recorder's, allocated with it
 	}
 	switch {
 	case r.RequestURI == "*":
@@ -390,7 +391,9 @@ type recorder struct {
 	req    *http.Request
 	rid    string
 	reason string // of a refusal; see writeError
-	logged bool
+
+	ridHeader [1]string // the value of X-Request-Id, rid
+	logged    bool
 }
 
 func (r *recorder) WriteHeader(status int) {
