@@ -2,11 +2,11 @@ package fake
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"time"
@@ -26,8 +26,10 @@ const maxPollAhead = 100
 // instead of one after each transition. When no scheduled transition can
 // move what a poll reads any more, the answer carries [pollhook.Header],
 // which names it, so that a waiter not yet satisfied fails at once instead
-// of polling until its context ends. Every other request goes straight to
-// the server.
+// of polling until its context ends. An answer that reads as the one that
+// satisfied the condition before the poll does not carry it: the waiter it
+// satisfies has no use for it. Every other request goes straight to the
+// server.
 type pollAhead struct {
 	s    *Server
 	base http.RoundTripper
@@ -35,22 +37,26 @@ type pollAhead struct {
 
 func (t pollAhead) RoundTrip(r *http.Request) (*http.Response, error) {
 	poll := r.Method == http.MethodGet && !t.s.world.clock.Real() && pollhook.IsPoll(r.Context())
+	var satisfied []byte
 	if cond, ok := pollhook.Condition(r.Context()); ok && poll {
-		t.s.advanceUntil(r, cond)
+		satisfied = t.s.advanceUntil(r, cond)
 	}
 	resp, err := t.base.RoundTrip(r)
 	if err != nil || !poll || resp.StatusCode != http.StatusOK || t.s.movesPending() {
 		return resp, err
 	}
 	// Nothing scheduled can change what the poll reads: tell the waiter,
-	// which fails at once if the answer is not what it waits for.
+	// which fails at once if the answer is not what it waits for, unless
+	// the answer is the one that satisfied its condition.
 	body, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if err != nil {
 		return nil, err
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
-	resp.Header.Set(pollhook.Header, stuck(r, body))
+	if satisfied == nil || !bytes.Equal(body, satisfied) {
+		resp.Header.Set(pollhook.Header, stuck(r, body))
+	}
 	return resp, nil
 }
 
@@ -139,17 +145,22 @@ var stuckReasons = map[string]string{
 // that satisfies cond or makes it fail, an answer that is not 200 (the
 // poll reports it), nothing scheduled can move a polled resource
 // (movesPending), r's context ends, or maxPollAhead transitions have run.
-func (s *Server) advanceUntil(r *http.Request, cond func([]byte) (bool, error)) {
+// It returns the body that satisfied cond, or nil.
+func (s *Server) advanceUntil(r *http.Request, cond func([]byte) (bool, error)) (satisfied []byte) {
 	for range maxPollAhead {
 		if r.Context().Err() != nil {
-			return
+			return nil
 		}
 		status, body := s.peek(r)
 		if status != http.StatusOK {
-			return
+			return nil
 		}
-		if done, err := cond(body); done || err != nil || !s.movesPending() {
-			return
+		done, err := cond(body)
+		if done && err == nil {
+			return body
+		}
+		if err != nil || !s.movesPending() {
+			return nil
 		}
 		moved := false
 		s.runClock(func() time.Time {
@@ -161,9 +172,10 @@ func (s *Server) advanceUntil(r *http.Request, cond func([]byte) (bool, error)) 
 			return next
 		})
 		if !moved {
-			return
+			return nil
 		}
 	}
+	return nil
 }
 
 // peekKey marks a read the server makes for itself (see peek).
@@ -177,7 +189,33 @@ func peeking(r *http.Request) bool { return r.Context().Value(peekKey{}) != nil 
 // in the request log, not counted by the rate limit) and no fault rule
 // applies to it.
 func (s *Server) peek(r *http.Request) (int, []byte) {
-	rec := httptest.NewRecorder()
-	s.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), peekKey{}, true)))
-	return rec.Code, rec.Body.Bytes()
+	var w peekWriter
+	s.ServeHTTP(&w, r.WithContext(context.WithValue(r.Context(), peekKey{}, true)))
+	return cmp.Or(w.status, http.StatusOK), w.body.Bytes()
+}
+
+// peekWriter keeps the status and the body of a peek: all that peek
+// returns (httptest.ResponseRecorder would also snapshot the header).
+type peekWriter struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (w *peekWriter) Header() http.Header {
+	if w.header == nil {
+		w.header = http.Header{}
+	}
+	return w.header
+}
+
+func (w *peekWriter) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+	}
+}
+
+func (w *peekWriter) Write(b []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	return w.body.Write(b)
 }

@@ -39,10 +39,15 @@ type rateLimiter struct {
 	seen  map[string][]time.Time // credential -> times of counted requests, oldest first
 }
 
-// allow counts a request of the credential key at now, or refuses it with
-// a 429 when the credential has used up its minute.
-func (l *rateLimiter) allow(key string, now time.Time) error {
-	if l.limit == 0 || key == "" {
+// allow counts a request of the credential who at now, or refuses it with
+// a 429 when the credential has used up its minute. Without a limit it
+// counts nothing, so it does not name the credential either.
+func (l *rateLimiter) allow(who *principal, now time.Time) error {
+	if l.limit == 0 {
+		return nil
+	}
+	key := who.rateKey()
+	if key == "" {
 		return nil
 	}
 	l.mu.Lock()

@@ -300,7 +300,7 @@ func (s *Server) run(rt *route, r *http.Request, body any, bodyErr *apiError) (s
 		}
 		if peeking(r) {
 			// A read the server makes for itself is not the client's.
-		} else if err := s.limiter.allow(c.who.rateKey(), c.now); err != nil {
+		} else if err := s.limiter.allow(c.who, c.now); err != nil {
 			return 0, nil, err
 		}
 	}
@@ -563,9 +563,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		return
 	}
 	body := buf.Bytes()[:buf.Len()-1] // Encode ends the value with a newline, which json.Marshal does not
+	// One backing array for both values, each capped at its own length,
+	// as http.Header.Clone does; the keys are canonical already.
+	vals := []string{"application/json", strconv.Itoa(len(body))}
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h["Content-Type"] = vals[0:1:1]
+	h["Content-Length"] = vals[1:2:2]
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }

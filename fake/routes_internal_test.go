@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -201,6 +202,24 @@ func TestBodyCheckBeforeBranch(t *testing.T) {
 		}
 		if w.Code != tt.status || body.Message != tt.message {
 			t.Errorf("%s %s on an unknown branch: %d %q, want %d %q", tt.op, tt.body, w.Code, body.Message, tt.status, tt.message)
+		}
+	}
+}
+
+// TestCleanPath holds cleanPath to its definition, a path already in the
+// form path.Clean gives it (but for a final "/"), on both sides of its
+// shortcut for paths with no "//" and no "/.".
+func TestCleanPath(t *testing.T) {
+	t.Parallel()
+	for _, p := range []string{
+		"", "a", "/", "//", "/v1/organizations/acme", "/v1/organizations/acme/",
+		"/v1//organizations", "/v1/./organizations", "/v1/../organizations",
+		"/v1/organizations/.", "/v1/organizations/..", "/.well-known/x",
+		"/v1/a.b/c", "/v1/.b", "/v1/b.", "/v1/...", "/v1/a//",
+	} {
+		want := p != "" && p[0] == '/' && (path.Clean(p) == p || path.Clean(p)+"/" == p)
+		if got := cleanPath(p); got != want {
+			t.Errorf("cleanPath(%q) = %v, want %v", p, got, want)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"path"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -336,7 +337,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !peeking(r) {
 		rec.rid = requestID(s.reqID, s.reqSeq.Add(1))
 		rec.log = &s.requests
-		w.Header().Set("X-Request-Id", rec.rid)
+		rec.ridHeader[0] = rec.rid
+		w.Header()["X-Request-Id"] = rec.ridHeader[:] // the canonical key; the value is the recorder's, allocated with it
 	}
 	switch {
 	case r.RequestURI == "*":
@@ -372,6 +374,9 @@ func cleanPath(p string) bool {
 	if p == "" || p[0] != '/' {
 		return false
 	}
+	if !strings.Contains(p, "//") && !strings.Contains(p, "/.") {
+		return true // no empty, "." or ".." segment: Clean would change at most a final "/"
+	}
 	c := path.Clean(p)
 	return c == p || c+"/" == p
 }
@@ -390,7 +395,9 @@ type recorder struct {
 	req    *http.Request
 	rid    string
 	reason string // of a refusal; see writeError
-	logged bool
+
+	ridHeader [1]string // the value of X-Request-Id, rid
+	logged    bool
 }
 
 func (r *recorder) WriteHeader(status int) {
