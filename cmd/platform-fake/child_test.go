@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -21,13 +22,32 @@ import (
 // process, which a test can kill.
 const childEnv = "PLATFORM_FAKE_TEST_CHILD"
 
+// childSaveDelayEnv, in a child's environment, is the longest delay
+// between a change and the save of its -state file (a time.Duration),
+// instead of the command's second: a test of the saves' promise scales it
+// down to take less of the wall clock.
+const childSaveDelayEnv = "PLATFORM_FAKE_TEST_SAVE_DELAY"
+
 // TestMain runs the command when the binary is a child, the tests
 // otherwise, ending through testexit.Main as every test binary of the
-// module does.
+// module does. The tests mostly wait on child processes and the wall
+// clock, not on the processor, so more of them run at once than the
+// processors: -test.parallel is 8 unless given.
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
-		main()
-		return
+		delay := defaultSaveDelay
+		if d, err := time.ParseDuration(os.Getenv(childSaveDelayEnv)); err == nil {
+			delay = d
+		}
+		os.Exit(runMain(delay))
+	}
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		if err := flag.Set("test.parallel", "8"); err != nil {
+			panic(err)
+		}
 	}
 	testexit.Main(m)
 }
@@ -45,8 +65,15 @@ type child struct {
 // for its startup lines; the process is killed when the test ends.
 func startChild(t *testing.T, args ...string) *child {
 	t.Helper()
+	return startChildEnv(t, nil, args...)
+}
+
+// startChildEnv is startChild with env ("KEY=value") added to the child's
+// environment.
+func startChildEnv(t *testing.T, env []string, args ...string) *child {
+	t.Helper()
 	c := &child{cmd: exec.Command(os.Args[0], args...), stderr: &lockedBuffer{}, done: make(chan struct{})}
-	c.cmd.Env = append(os.Environ(), childEnv+"=1")
+	c.cmd.Env = append(append(os.Environ(), childEnv+"=1"), env...)
 	c.cmd.Stderr = c.stderr
 	out, err := c.cmd.StdoutPipe()
 	if err != nil {

@@ -59,17 +59,23 @@ import (
 	"github.com/dbplatform/platform-go/fake"
 )
 
-func main() {
+func main() { os.Exit(runMain(defaultSaveDelay)) }
+
+// runMain is main with the longest delay between a change and the save of
+// the -state file: it serves until SIGINT or SIGTERM and returns the exit
+// status, 2 for a bad command line and 1 for any other error.
+func runMain(saveDelay time.Duration) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+	if err := runWith(ctx, os.Args[1:], os.Stdout, saveDelay); err != nil {
 		fmt.Fprintln(os.Stderr, "platform-fake:", err)
 		var uerr usageError
 		if errors.As(err, &uerr) {
-			os.Exit(2)
+			return 2
 		}
-		os.Exit(1)
+		return 1
 	}
+	return 0
 }
 
 // usageError is a problem with the command line.

@@ -225,21 +225,23 @@ func TestWriteAtomic(t *testing.T) {
 }
 
 // TestRunStateSurvivesKill checks the promise of -state under a steady
-// stream of writes: a SIGKILL loses at most the last second of acknowledged
-// writes. Real time: the promise is about the wall clock, so the test
-// writes every 0.3 s for 3.5 s on it and kills the process mid-stream,
-// about 4 s in all.
+// stream of writes: a SIGKILL loses at most the writes acknowledged in the
+// last save delay (a second in the command). Real time: the promise is
+// about the wall clock, so the test runs the command with the delay scaled
+// down to a quarter of a second, writes every 0.1 s for 2.2 s and kills
+// the process mid-stream, about 2.5 s in all.
 func TestRunStateSurvivesKill(t *testing.T) {
 	t.Parallel()
 	const (
-		every = 300 * time.Millisecond
-		burst = 3500 * time.Millisecond
-		// margin is what a loaded machine may add to the second a save
+		saveDelay = 250 * time.Millisecond
+		every     = 100 * time.Millisecond
+		burst     = 2200 * time.Millisecond
+		// margin is what a loaded machine may add to the delay a save
 		// may wait.
 		margin = time.Second
 	)
 	path := filepath.Join(t.TempDir(), "state.json")
-	first := startChild(t, stateArgs(path)...)
+	first := startChildEnv(t, []string{childSaveDelayEnv + "=" + saveDelay.String()}, stateArgs(path)...)
 	type ack struct {
 		name string
 		at   time.Time
@@ -281,12 +283,12 @@ func TestRunStateSurvivesKill(t *testing.T) {
 	}
 	var lost []string
 	for _, a := range acks {
-		if age := killedAt.Sub(a.at); age > defaultSaveDelay+margin && !kept[a.name] {
+		if age := killedAt.Sub(a.at); age > saveDelay+margin && !kept[a.name] {
 			lost = append(lost, fmt.Sprintf("%s (acknowledged %v before the kill)", a.name, age.Round(time.Millisecond)))
 		}
 	}
 	if len(lost) > 0 {
-		t.Errorf("of %d acknowledged writes, %d were kept; lost older than %v: %v", len(acks), len(kept), defaultSaveDelay+margin, lost)
+		t.Errorf("of %d acknowledged writes, %d were kept; lost older than %v: %v", len(acks), len(kept), saveDelay+margin, lost)
 	}
 	if status := second.signal(t, syscall.SIGTERM); status != 0 {
 		t.Errorf("exit status %d after SIGTERM, want 0; stderr: %s", status, second.stderr)
