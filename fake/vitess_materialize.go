@@ -336,11 +336,14 @@ func (w *world) cancelMaterialize(vw *vrWorkflow, keepData bool) {
 
 // VSchema documents as data, for the workflows that change them.
 
-// vschemaDoc is ks's VSchema (the stored one or the default) decoded.
+// vschemaDoc is ks's VSchema (the stored one or the default) decoded. A
+// stored VSchema is a JSON object (updates and restores check it); were it
+// not, the workflows would see a VSchema without tables, of ks's
+// sharding, and leave the stored text as it is unless they change it.
 func (ks *keyspaceRec) vschemaDoc() map[string]any {
 	doc := map[string]any{}
-	if err := json.Unmarshal([]byte(ks.vschemaText()), &doc); err != nil {
-		panic("a keyspace's VSchema is checked JSON: " + err.Error())
+	if err := json.Unmarshal([]byte(ks.vschemaText()), &doc); err != nil || doc == nil {
+		return map[string]any{"sharded": ks.sharded(), "tables": map[string]any{}}
 	}
 	return doc
 }
@@ -352,11 +355,13 @@ func (ks *keyspaceRec) vschemaTables() map[string]any {
 }
 
 // setVSchemaDoc stores doc as ks's VSchema, indented as an update leaves
-// it.
+// it. doc holds only what JSON decodes to and the workflows' strings,
+// bools and maps of them, which always encode; were one not to, the
+// VSchema would stay as it was.
 func (ks *keyspaceRec) setVSchemaDoc(doc map[string]any) {
 	out, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
-		panic("a decoded VSchema encodes: " + err.Error())
+		return
 	}
 	ks.x().vschema = string(out)
 }
