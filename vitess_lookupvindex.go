@@ -162,20 +162,18 @@ type LookupVindexChange struct {
 
 // UnmarshalJSON reads the envelope {"data": ...} and the change in it.
 func (c *LookupVindexChange) UnmarshalJSON(b []byte) error {
-	var env struct {
-		Data json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(b, &env); err != nil {
+	data, err := vtctldEnvelope(b)
+	if err != nil {
 		return err
 	}
 	var doc struct {
 		WorkflowStopped bool `json:"workflow_stopped"`
 		WorkflowDeleted bool `json:"workflow_deleted"`
 	}
-	if err := decodeVtctld(env.Data, &doc, "lookup vindex change"); err != nil {
+	if err := decodeVtctld(data, &doc, "lookup vindex change"); err != nil {
 		return err
 	}
-	*c = LookupVindexChange{WorkflowStopped: doc.WorkflowStopped, WorkflowDeleted: doc.WorkflowDeleted, Raw: env.Data}
+	*c = LookupVindexChange{WorkflowStopped: doc.WorkflowStopped, WorkflowDeleted: doc.WorkflowDeleted, Raw: data}
 	return nil
 }
 

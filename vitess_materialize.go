@@ -69,19 +69,17 @@ type VReplicationSummary struct {
 
 // UnmarshalJSON reads the envelope {"data": ...} and the summary in it.
 func (s *VReplicationSummary) UnmarshalJSON(b []byte) error {
-	var env struct {
-		Data json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(b, &env); err != nil {
+	data, err := vtctldEnvelope(b)
+	if err != nil {
 		return err
 	}
 	var doc struct {
 		Summary string `json:"summary"`
 	}
-	if err := decodeVtctld(env.Data, &doc, "summary"); err != nil {
+	if err := decodeVtctld(data, &doc, "summary"); err != nil {
 		return err
 	}
-	s.Summary, s.Raw = doc.Summary, env.Data
+	s.Summary, s.Raw = doc.Summary, data
 	return nil
 }
 
@@ -211,10 +209,8 @@ type WorkflowDeleteDetail struct {
 
 // UnmarshalJSON reads the envelope {"data": ...} and the answer in it.
 func (d *WorkflowDelete) UnmarshalJSON(b []byte) error {
-	var env struct {
-		Data json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(b, &env); err != nil {
+	data, err := vtctldEnvelope(b)
+	if err != nil {
 		return err
 	}
 	var doc struct {
@@ -224,10 +220,10 @@ func (d *WorkflowDelete) UnmarshalJSON(b []byte) error {
 			Deleted bool        `json:"deleted"`
 		} `json:"details"`
 	}
-	if err := decodeVtctld(env.Data, &doc, "workflow delete"); err != nil {
+	if err := decodeVtctld(data, &doc, "workflow delete"); err != nil {
 		return err
 	}
-	*d = WorkflowDelete{Summary: doc.Summary, Raw: env.Data}
+	*d = WorkflowDelete{Summary: doc.Summary, Raw: data}
 	for _, x := range doc.Details {
 		d.Details = append(d.Details, WorkflowDeleteDetail{Tablet: x.Tablet.String(), Deleted: x.Deleted})
 	}
@@ -246,19 +242,17 @@ type WorkflowShow struct {
 
 // UnmarshalJSON reads the envelope {"data": ...} and the workflow in it.
 func (ws *WorkflowShow) UnmarshalJSON(b []byte) error {
-	var env struct {
-		Data json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(b, &env); err != nil {
+	data, err := vtctldEnvelope(b)
+	if err != nil {
 		return err
 	}
 	var doc struct {
 		Workflows []*VReplicationWorkflow `json:"workflows"`
 	}
-	if err := decodeVtctld(env.Data, &doc, "workflows"); err != nil {
+	if err := decodeVtctld(data, &doc, "workflows"); err != nil {
 		return err
 	}
-	*ws = WorkflowShow{Raw: env.Data}
+	*ws = WorkflowShow{Raw: data}
 	if len(doc.Workflows) > 0 {
 		ws.Workflow = doc.Workflows[0]
 	}

@@ -137,20 +137,18 @@ type MoveTablesWorkflow struct {
 // UnmarshalJSON reads the envelope {"data": ...} and the workflow in it;
 // a document that is not an object has no workflow.
 func (m *MoveTablesWorkflow) UnmarshalJSON(b []byte) error {
-	var env struct {
-		Data json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(b, &env); err != nil {
+	data, err := vtctldEnvelope(b)
+	if err != nil {
 		return err
 	}
-	*m = MoveTablesWorkflow{Raw: env.Data}
-	if len(env.Data) == 0 || env.Data[0] != '{' {
+	*m = MoveTablesWorkflow{Raw: data}
+	if len(data) == 0 || data[0] != '{' {
 		return nil
 	}
 	var doc struct {
 		Workflows []*VReplicationWorkflow `json:"workflows"`
 	}
-	if err := decodeVtctld(env.Data, &doc, "workflows"); err != nil {
+	if err := decodeVtctld(data, &doc, "workflows"); err != nil {
 		return err
 	}
 	if len(doc.Workflows) > 0 {
@@ -209,10 +207,8 @@ type MoveTablesStreamState struct {
 
 // UnmarshalJSON reads the envelope {"data": ...} and the status in it.
 func (st *MoveTablesStatus) UnmarshalJSON(b []byte) error {
-	var env struct {
-		Data json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(b, &env); err != nil {
+	data, err := vtctldEnvelope(b)
+	if err != nil {
 		return err
 	}
 	var doc struct {
@@ -233,10 +229,10 @@ func (st *MoveTablesStatus) UnmarshalJSON(b []byte) error {
 		} `json:"shard_streams"`
 		TrafficState string `json:"traffic_state"`
 	}
-	if err := decodeVtctld(env.Data, &doc, "MoveTables status"); err != nil {
+	if err := decodeVtctld(data, &doc, "MoveTables status"); err != nil {
 		return err
 	}
-	*st = MoveTablesStatus{TrafficState: doc.TrafficState, Raw: env.Data}
+	*st = MoveTablesStatus{TrafficState: doc.TrafficState, Raw: data}
 	st.ReadsSwitched = doc.TrafficState == TrafficReadsSwitched || doc.TrafficState == TrafficAllSwitched
 	st.WritesSwitched = doc.TrafficState == TrafficAllSwitched
 	for name, t := range doc.TableCopyState {

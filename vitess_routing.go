@@ -27,10 +27,8 @@ type VitessRoutingRule struct {
 
 // UnmarshalJSON reads the envelope {"data": ...} and the rules in it.
 func (r *VitessRoutingRules) UnmarshalJSON(b []byte) error {
-	var env struct {
-		Data json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(b, &env); err != nil {
+	data, err := vtctldEnvelope(b)
+	if err != nil {
 		return err
 	}
 	var doc struct {
@@ -39,14 +37,26 @@ func (r *VitessRoutingRules) UnmarshalJSON(b []byte) error {
 		} `json:"routing_rules"`
 		Rules []VitessRoutingRule `json:"rules"`
 	}
-	if err := decodeVtctld(env.Data, &doc, "routing rules"); err != nil {
+	if err := decodeVtctld(data, &doc, "routing rules"); err != nil {
 		return err
 	}
-	r.Raw, r.Rules = env.Data, doc.Rules
+	r.Raw, r.Rules = data, doc.Rules
 	if doc.RoutingRules != nil {
 		r.Rules = doc.RoutingRules.Rules
 	}
 	return nil
+}
+
+// vtctldEnvelope returns the document inside a vtctld answer's envelope,
+// {"data": ...}.
+func vtctldEnvelope(b []byte) (json.RawMessage, error) {
+	var env struct {
+		Data json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(b, &env); err != nil {
+		return nil, err
+	}
+	return env.Data, nil
 }
 
 // decodeVtctld decodes a vtctld document into v; an absent document
@@ -93,10 +103,8 @@ type KeyspaceRoutingRule struct {
 // UnmarshalJSON reads the envelope {"data": ...} and the rules in it:
 // under keyspace_routing_rules, as Vitess answers, or at the top.
 func (r *KeyspaceRoutingRules) UnmarshalJSON(b []byte) error {
-	var env struct {
-		Data json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(b, &env); err != nil {
+	data, err := vtctldEnvelope(b)
+	if err != nil {
 		return err
 	}
 	var doc struct {
@@ -105,10 +113,10 @@ func (r *KeyspaceRoutingRules) UnmarshalJSON(b []byte) error {
 		} `json:"keyspace_routing_rules"`
 		Rules []KeyspaceRoutingRule `json:"rules"`
 	}
-	if err := decodeVtctld(env.Data, &doc, "keyspace routing rules"); err != nil {
+	if err := decodeVtctld(data, &doc, "keyspace routing rules"); err != nil {
 		return err
 	}
-	r.Raw, r.Rules = env.Data, doc.Rules
+	r.Raw, r.Rules = data, doc.Rules
 	if doc.KeyspaceRoutingRules != nil {
 		r.Rules = doc.KeyspaceRoutingRules.Rules
 	}

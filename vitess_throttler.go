@@ -80,10 +80,8 @@ func (t *protoTimeJSON) time() (*time.Time, error) {
 
 // UnmarshalJSON reads the envelope {"data": ...} and the status in it.
 func (st *ThrottlerStatus) UnmarshalJSON(b []byte) error {
-	var env struct {
-		Data json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(b, &env); err != nil {
+	data, err := vtctldEnvelope(b)
+	if err != nil {
 		return err
 	}
 	var doc struct {
@@ -109,13 +107,13 @@ func (st *ThrottlerStatus) UnmarshalJSON(b []byte) error {
 			AppCheckedMetrics map[string]string `json:"app_checked_metrics"`
 		} `json:"status"`
 	}
-	if err := decodeVtctld(env.Data, &doc, "throttler status"); err != nil {
+	if err := decodeVtctld(data, &doc, "throttler status"); err != nil {
 		return err
 	}
 	s := doc.Status
 	*st = ThrottlerStatus{
 		TabletAlias: s.TabletAlias, Keyspace: s.Keyspace, Shard: s.Shard, IsLeader: s.IsLeader, IsOpen: s.IsOpen, IsEnabled: s.IsEnabled,
-		DefaultThreshold: s.DefaultThreshold, MetricNameUsedAsDefault: s.MetricNameUsedAsDefault, Thresholds: s.MetricThresholds, Raw: env.Data,
+		DefaultThreshold: s.DefaultThreshold, MetricNameUsedAsDefault: s.MetricNameUsedAsDefault, Thresholds: s.MetricThresholds, Raw: data,
 	}
 	for name, m := range s.AggregatedMetrics {
 		if st.Metrics == nil {
@@ -210,10 +208,8 @@ type ThrottlerCheckMetric struct {
 
 // UnmarshalJSON reads the envelope {"data": ...} and the check in it.
 func (c *ThrottlerCheck) UnmarshalJSON(b []byte) error {
-	var env struct {
-		Data json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(b, &env); err != nil {
+	data, err := vtctldEnvelope(b)
+	if err != nil {
 		return err
 	}
 	type check struct {
@@ -230,10 +226,10 @@ func (c *ThrottlerCheck) UnmarshalJSON(b []byte) error {
 		TabletAlias *TabletAlias `json:"tablet_alias"`
 		Check       *check       `json:"Check"`
 	}
-	if err := decodeVtctld(env.Data, &doc, "throttler check"); err != nil {
+	if err := decodeVtctld(data, &doc, "throttler check"); err != nil {
 		return err
 	}
-	*c = ThrottlerCheck{Raw: env.Data}
+	*c = ThrottlerCheck{Raw: data}
 	if doc.TabletAlias != nil {
 		c.TabletAlias = *doc.TabletAlias
 	}

@@ -348,17 +348,15 @@ type VDiffMismatch struct {
 // UnmarshalJSON reads the envelope {"data": ...} and sums the shards'
 // rows into the VDiff's summary.
 func (v *VDiff) UnmarshalJSON(b []byte) error {
-	var env struct {
-		Data json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(b, &env); err != nil {
-		return err
-	}
-	shards, err := decodeVDiffShow(env.Data)
+	data, err := vtctldEnvelope(b)
 	if err != nil {
 		return err
 	}
-	*v = VDiff{Raw: env.Data}
+	shards, err := decodeVDiffShow(data)
+	if err != nil {
+		return err
+	}
+	*v = VDiff{Raw: data}
 	return v.sum(shards)
 }
 

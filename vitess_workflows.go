@@ -174,19 +174,17 @@ type VReplicationWorkflows struct {
 
 // UnmarshalJSON reads the envelope {"data": ...} and the workflows in it.
 func (r *VReplicationWorkflows) UnmarshalJSON(b []byte) error {
-	var env struct {
-		Data json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(b, &env); err != nil {
+	data, err := vtctldEnvelope(b)
+	if err != nil {
 		return err
 	}
 	var doc struct {
 		Workflows []*VReplicationWorkflow `json:"workflows"`
 	}
-	if err := decodeVtctld(env.Data, &doc, "workflows"); err != nil {
+	if err := decodeVtctld(data, &doc, "workflows"); err != nil {
 		return err
 	}
-	r.Raw, r.Workflows = env.Data, doc.Workflows
+	r.Raw, r.Workflows = data, doc.Workflows
 	return nil
 }
 
@@ -256,10 +254,8 @@ type WorkflowUpdateDetail struct {
 
 // UnmarshalJSON reads the envelope {"data": ...} and the answer in it.
 func (u *WorkflowUpdate) UnmarshalJSON(b []byte) error {
-	var env struct {
-		Data json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(b, &env); err != nil {
+	data, err := vtctldEnvelope(b)
+	if err != nil {
 		return err
 	}
 	var doc struct {
@@ -269,10 +265,10 @@ func (u *WorkflowUpdate) UnmarshalJSON(b []byte) error {
 			Changed bool        `json:"changed"`
 		} `json:"details"`
 	}
-	if err := decodeVtctld(env.Data, &doc, "workflow update"); err != nil {
+	if err := decodeVtctld(data, &doc, "workflow update"); err != nil {
 		return err
 	}
-	*u = WorkflowUpdate{Summary: doc.Summary, Raw: env.Data}
+	*u = WorkflowUpdate{Summary: doc.Summary, Raw: data}
 	for _, d := range doc.Details {
 		u.Details = append(u.Details, WorkflowUpdateDetail{Tablet: d.Tablet.String(), Changed: d.Changed})
 	}
