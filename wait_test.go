@@ -166,8 +166,14 @@ type pollConditions struct {
 	mismatch []string
 }
 
+// pollTransport sends pollConditions' requests. It is not
+// http.DefaultTransport, whose idle connections every closed httptest
+// server (a fake's Close, in a parallel test) closes, breaking a request
+// about to reuse one.
+var pollTransport = http.DefaultTransport.(*http.Transport).Clone()
+
 func (p *pollConditions) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := http.DefaultTransport.RoundTrip(r)
+	resp, err := pollTransport.RoundTrip(r)
 	if err != nil {
 		return nil, err
 	}
