@@ -25,8 +25,19 @@ func NewTimestamp(t time.Time) Timestamp {
 func (t Timestamp) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 0, len(TimeLayout)+2)
 	b = append(b, '"')
-	b = t.UTC().AppendFormat(b, TimeLayout)
+	b = t.appendLayout(b)
 	return append(b, '"'), nil
+}
+
+// appendLayout appends the time in [TimeLayout] to b. Formatted with that
+// layout, AppendFormat reads the layout anew every time; time.RFC3339 has
+// a path of its own, several times faster, which gives the same text to
+// the second: the milliseconds then go before its "Z".
+func (t Timestamp) appendLayout(b []byte) []byte {
+	u := t.UTC()
+	b = u.AppendFormat(b, time.RFC3339)
+	ms := u.Nanosecond() / int(time.Millisecond)
+	return append(b[:len(b)-1], '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
 }
 
 // UnmarshalJSON decodes an RFC 3339 time; null leaves t as it is.
@@ -48,4 +59,4 @@ func (t *Timestamp) UnmarshalJSON(b []byte) error {
 }
 
 // String formats the time in [TimeLayout].
-func (t Timestamp) String() string { return t.UTC().Format(TimeLayout) }
+func (t Timestamp) String() string { return string(t.appendLayout(make([]byte, 0, len(TimeLayout)))) }

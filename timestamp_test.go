@@ -19,6 +19,9 @@ func TestTimestampEncodes(t *testing.T) {
 	}{
 		{"UTC", platform.Timestamp{Time: time.Date(2026, 1, 14, 10, 19, 23, 0, time.UTC)}, `"2026-01-14T10:19:23.000Z"`},
 		{"millis", platform.Timestamp{Time: time.Date(2026, 1, 14, 10, 19, 23, 45_000_000, time.UTC)}, `"2026-01-14T10:19:23.045Z"`},
+		{"one digit of millis", platform.Timestamp{Time: time.Date(2026, 1, 14, 10, 19, 23, 7_000_000, time.UTC)}, `"2026-01-14T10:19:23.007Z"`},
+		{"zero", platform.Timestamp{}, `"0001-01-01T00:00:00.000Z"`},
+		{"year 10000", platform.Timestamp{Time: time.Date(10000, 1, 2, 3, 4, 5, 600_000_000, time.UTC)}, `"10000-01-02T03:04:05.600Z"`},
 		{"nanos are cut", platform.Timestamp{Time: time.Date(2026, 1, 14, 10, 19, 23, 999_999_999, time.UTC)}, `"2026-01-14T10:19:23.999Z"`},
 		{"offset becomes UTC", platform.Timestamp{Time: time.Date(2026, 1, 14, 11, 19, 23, 0, time.FixedZone("CET", 3600))}, `"2026-01-14T10:19:23.000Z"`},
 		{"NewTimestamp", platform.NewTimestamp(time.Date(2026, 1, 14, 5, 19, 23, 123_456_789, time.FixedZone("EST", -5*3600))), `"2026-01-14T10:19:23.123Z"`},

@@ -306,12 +306,15 @@ func (w *world) renderDatabase(db *dbRec) *platform.Database {
 			prod++
 		}
 	}
+	// The database's URL is its branches' URL without the last segment:
+	// one string holds both.
+	branchesURL := base + "v1/organizations/" + db.org.name + "/databases/" + db.name + "/branches"
 	out := &platform.Database{
 		ID:                             db.id,
 		Type:                           "Database",
 		Name:                           db.name,
-		URL:                            base + "v1/organizations/" + db.org.name + "/databases/" + db.name,
-		BranchesURL:                    base + "v1/organizations/" + db.org.name + "/databases/" + db.name + "/branches",
+		URL:                            strings.TrimSuffix(branchesURL, "/branches"),
+		BranchesURL:                    branchesURL,
 		HTMLURL:                        base + db.org.name + "/" + db.name,
 		State:                          db.state,
 		Ready:                          db.state == platform.DatabaseReady,

@@ -361,19 +361,19 @@ func deref(p *string) string {
 }
 
 // authenticateBearer finds the OAuth token of an access token.
-func (w *world) authenticateBearer(secret string, now time.Time) (*principal, error) {
+func (w *world) authenticateBearer(secret string, now time.Time) (principal, error) {
 	if secret == "" {
-		return nil, unauthorized("malformed Authorization header: want Bearer ACCESS_TOKEN")
+		return principal{}, unauthorized("malformed Authorization header: want Bearer ACCESS_TOKEN")
 	}
 	t := w.oauth.access[sha256.Sum256([]byte(secret))]
 	if t == nil {
-		return nil, unauthorized("unknown or revoked OAuth access token")
+		return principal{}, unauthorized("unknown or revoked OAuth access token")
 	}
 	if !now.Before(t.expires) {
-		return nil, unauthorized("OAuth access token expired; refresh it")
+		return principal{}, unauthorized("OAuth access token expired; refresh it")
 	}
 	t.lastUsed.Store(now.UnixMilli())
-	return &principal{oauth: t, user: t.grant.user}, nil
+	return principal{oauth: t, user: t.grant.user}, nil
 }
 
 // clientSecretMatches compares a client secret with the application's, in

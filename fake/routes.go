@@ -96,7 +96,8 @@ type call struct {
 	w    *world
 	r    *http.Request
 	rt   *route
-	who  *principal
+	who  *principal // &as for a request with credentials, nil for a public one
+	as   principal
 	body any
 	now  time.Time
 	// org, db and branch are the {organization}, {database} and {branch}
@@ -299,9 +300,10 @@ func (s *Server) run(rt *route, r *http.Request, body any, bodyErr *apiError) (s
 	}()
 	c := &call{s: s, w: s.world, r: r, rt: rt, body: body, now: s.world.clock.Now()}
 	if !rt.public {
-		if c.who, err = s.authenticate(r, c.now); err != nil {
+		if c.as, err = s.authenticate(r, c.now); err != nil {
 			return 0, nil, err
 		}
+		c.who = &c.as
 		if peeking(r) {
 			// A read the server makes for itself is not the client's.
 		} else if err := s.limiter.allow(c.who, c.now); err != nil {
