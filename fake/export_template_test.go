@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -212,4 +213,36 @@ func SnapshotCompact(srv *Server) ([]byte, error) {
 		return nil, err
 	}
 	return json.Marshal(snap)
+}
+
+// SameSnapshots reports whether a and b give the same snapshot, and when
+// not returns the two compact snapshots (SnapshotCompact). It compares
+// what Snapshot encodes with reflect.DeepEqual first: values deeply equal
+// encode the same (the encoding is a function of the value), and are
+// compared without encoding them. Only values that differ are encoded and
+// compared as JSON, which may still be equal (a nil slice and an empty one
+// both omitted), so the answer is the comparison of the encoded snapshots.
+func SameSnapshots(a, b *Server) (same bool, sa, sb []byte, err error) {
+	a.mu.RLock()
+	snapA, err := a.save()
+	a.mu.RUnlock()
+	if err != nil {
+		return false, nil, nil, err
+	}
+	b.mu.RLock()
+	snapB, err := b.save()
+	b.mu.RUnlock()
+	if err != nil {
+		return false, nil, nil, err
+	}
+	if reflect.DeepEqual(snapA, snapB) {
+		return true, nil, nil, nil
+	}
+	if sa, err = json.Marshal(snapA); err != nil {
+		return false, nil, nil, err
+	}
+	if sb, err = json.Marshal(snapB); err != nil {
+		return false, nil, nil, err
+	}
+	return bytes.Equal(sa, sb), sa, sb, nil
 }

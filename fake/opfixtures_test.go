@@ -56,6 +56,15 @@ func newOpWorld(t *testing.T, opts ...fake.Option) *opWorld {
 	return opPlainTemplate(t).world(t)
 }
 
+// newOpWorldInProcess is newOpWorld's world, its client calling the
+// server's handler in process (opInProcess): for the tests that run every
+// operation on a world of their own and send it many requests.
+func newOpWorldInProcess(t *testing.T) *opWorld {
+	t.Helper()
+	tp := opPlainTemplate(t)
+	return tp.restore(t, fake.NewServer(t, tp.opts...))
+}
+
 // opPlain is the template of newOpWorld's world, made by the first test that
 // asks for it.
 var opPlain struct {

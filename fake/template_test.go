@@ -84,3 +84,34 @@ func TestRestoreTemplate(t *testing.T) {
 		})
 	}
 }
+
+// TestSameSnapshots checks the comparison sameSnapshots makes: two servers
+// of the same world give the same snapshot, and one that differs from the
+// other in a record, or only in its clock, does not.
+func TestSameSnapshots(t *testing.T) {
+	t.Parallel()
+	a, b := fake.NewServer(t), fake.NewServer(t)
+	same := func() bool {
+		t.Helper()
+		same, _, _, err := fake.SameSnapshots(a, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return same
+	}
+	if !same() {
+		t.Fatal("two fresh servers of the same options give different snapshots")
+	}
+	mustDB(t, a, "app")
+	if same() {
+		t.Error("a server with a database and one without give the same snapshot")
+	}
+	mustDB(t, b, "app")
+	if !same() {
+		t.Error("the same database made on both: different snapshots")
+	}
+	b.Advance(time.Second)
+	if same() {
+		t.Error("servers whose clocks differ give the same snapshot")
+	}
+}
