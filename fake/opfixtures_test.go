@@ -1788,15 +1788,16 @@ func opSnapshotThrough(t testing.TB, srv *fake.Server, c *platform.Client) opSta
 }
 
 // worldState is what a request may change of a server: its whole state as
-// a snapshot holds it (fake.StateJSON: every resource, the clock, the
+// a snapshot holds it (fake.StateOf: every resource, the clock, the
 // transitions waiting on it, the IDs to come, the credentials), with the
 // event stream and the webhook deliveries attempted, which a snapshot
 // leaves out. What every authenticated request records, refused or not
 // (the tokens' last use), is left out.
 type worldState struct {
-	// State is compact JSON: compare two with worldStateDiff, which
-	// shows a difference line by line.
-	State  string
+	// State is compared as its JSON (fake.StateJSON) is: compare two
+	// worldStates with cmp.Equal or worldStateDiff, which shows a
+	// difference line by line.
+	State  fake.State
 	Events []string
 	// Deliveries are the webhook deliveries attempted, as "webhook event
 	// #attempt"; their outcome, which comes later, is left out.
@@ -1804,22 +1805,30 @@ type worldState struct {
 }
 
 // worldStateDiff returns "" when a and b are the same worldState, else
-// their difference (-a +b), the states indented so that it shows line by
-// line. The states are compared as they are, compact, and indented only
-// for the difference.
+// their difference (-a +b), the states as JSON indented so that it shows
+// line by line.
 func worldStateDiff(t testing.TB, a, b worldState) string {
 	t.Helper()
 	if cmp.Equal(a, b) {
 		return ""
 	}
-	for _, st := range []*worldState{&a, &b} {
-		var buf bytes.Buffer
-		if err := json.Indent(&buf, []byte(st.State), "", " "); err != nil {
+	type shown struct {
+		State              string
+		Events, Deliveries []string
+	}
+	var out [2]shown
+	for i, st := range []worldState{a, b} {
+		state, err := st.State.JSON()
+		if err != nil {
 			t.Fatal(err)
 		}
-		st.State = buf.String()
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, []byte(state), "", " "); err != nil {
+			t.Fatal(err)
+		}
+		out[i] = shown{buf.String(), st.Events, st.Deliveries}
 	}
-	return cmp.Diff(a, b)
+	return cmp.Diff(out[0], out[1])
 }
 
 // opWorldState returns srv's worldState, the deliveries in flight settled
@@ -1836,7 +1845,7 @@ func opWorldState(t testing.TB, srv *fake.Server) worldState {
 		st.Deliveries = append(st.Deliveries, fmt.Sprintf("%s %s #%d", d.WebhookID, d.Event, d.Attempt))
 	}
 	var err error
-	if st.State, err = fake.StateJSON(srv); err != nil {
+	if st.State, err = fake.StateOf(srv); err != nil {
 		t.Fatal(err)
 	}
 	return st
