@@ -9,17 +9,19 @@ import (
 // whether a request changed a server: its snapshot, which holds every
 // resource and everything that decides what the API shows next.
 
-// StateJSON returns srv's snapshot (see [Server.Snapshot]), compact (the
-// tests compare it as it is and indent it only to show a difference:
-// worldStateDiff), without what every authenticated request
-// records, refused or not: the service tokens' and OAuth access tokens'
-// last use. Two are equal when nothing a request may change has changed.
+// StateJSON returns srv's snapshot (see [Server.Snapshot]), compact,
+// without what every authenticated request records, refused or not: the
+// service tokens' and OAuth access tokens' last use. Two are equal when
+// nothing a request may change has changed. It is the JSON of srv's
+// State (StateOf), without copying it.
 func StateJSON(srv *Server) (string, error) {
-	st, err := StateOf(srv)
+	srv.mu.RLock()
+	snap, err := srv.save()
+	srv.mu.RUnlock()
 	if err != nil {
 		return "", err
 	}
-	return st.JSON()
+	return State{snap: withoutLastUse(snap)}.JSON()
 }
 
 // State is what StateJSON encodes of a server, kept as the values a
@@ -42,6 +44,12 @@ func StateOf(srv *Server) (State, error) {
 	if err != nil {
 		return State{}, err
 	}
+	return State{snap: withoutLastUse(snap)}, nil
+}
+
+// withoutLastUse sets to zero, in snap, what every authenticated request
+// records: the tokens' last use. It returns snap.
+func withoutLastUse(snap *worldSnap) *worldSnap {
 	for i := range snap.ServiceTokens {
 		snap.ServiceTokens[i].LastUsed = 0
 	}
@@ -50,7 +58,7 @@ func StateOf(srv *Server) (State, error) {
 			snap.OAuthApps[i].Tokens[j].LastUsed = 0
 		}
 	}
-	return State{snap: snap}, nil
+	return snap
 }
 
 // JSON returns the state as StateJSON does.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"sync"
 )
 
 // This file gives the tests of package fake_test a cheap way to restore the
@@ -74,7 +75,7 @@ func deepCopy(dst, src reflect.Value) {
 			return
 		}
 		s := reflect.MakeSlice(src.Type(), src.Len(), src.Len())
-		if plainKind(src.Type().Elem()) {
+		if copyPlan(src.Type().Elem()).plain {
 			reflect.Copy(s, src)
 		} else {
 			for i := range src.Len() {
@@ -108,30 +109,59 @@ func deepCopy(dst, src reflect.Value) {
 		dst.Set(v)
 	case reflect.Struct:
 		dst.Set(src) // the unexported fields too (a time's)
-		if src.Type() == timeType {
-			return
-		}
-		for i := range src.NumField() {
-			if src.Type().Field(i).IsExported() && !plainKind(src.Type().Field(i).Type) {
-				deepCopy(dst.Field(i), src.Field(i))
-			}
+		for _, i := range copyPlan(src.Type()).deep {
+			deepCopy(dst.Field(i), src.Field(i))
 		}
 	default:
 		dst.Set(src)
 	}
 }
 
-// plainKind reports whether a value of type t holds no pointer a copy
-// could share: a number, a bool, a string (immutable) or a time.
-func plainKind(t reflect.Type) bool {
+// typeCopy is how deepCopy copies a value of a type: plain when the value
+// holds no pointer, slice, map or interface a copy could share (numbers,
+// bools, strings, which are immutable, times, and structs and arrays of
+// them), so that assigning it copies it; else, for a struct, the indexes
+// of its exported fields that are not plain.
+type typeCopy struct {
+	plain bool
+	deep  []int
+}
+
+// copyPlans holds each type's typeCopy, worked out once.
+var copyPlans sync.Map // reflect.Type → typeCopy
+
+// copyPlan returns t's typeCopy.
+func copyPlan(t reflect.Type) typeCopy {
+	if p, ok := copyPlans.Load(t); ok {
+		return p.(typeCopy)
+	}
+	var p typeCopy
 	switch t.Kind() {
 	case reflect.Bool, reflect.String,
 		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
 		reflect.Float32, reflect.Float64:
-		return true
+		p.plain = true
+	case reflect.Array:
+		p.plain = copyPlan(t.Elem()).plain
+	case reflect.Struct:
+		if t == timeType {
+			p.plain = true // its location is shared, and immutable
+			break
+		}
+		p.plain = true
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !copyPlan(f.Type).plain {
+				p.plain = false
+				if f.IsExported() {
+					p.deep = append(p.deep, i)
+				}
+			}
+		}
 	}
-	return t == timeType
+	copyPlans.Store(t, p)
+	return p
 }
 
 // TemplateCopyShares copies the template's records as RestoreTemplate does
