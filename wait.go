@@ -90,16 +90,30 @@ func waitFor[T any](ctx context.Context, c *Client, get func(context.Context) (*
 }
 
 // waitForGet is waitFor for a waiter whose poll is one request answering a
-// T: each poll carries done, applied to the body, as its
-// [pollhook.Condition], by which a fake's client moves its virtual clock to
-// the first moment the condition holds before the poll is answered.
+// T: each poll carries done as its [pollhook.Condition], applied to the
+// body, or to the T a fake rendered for it unless T decodes itself, by
+// which a fake's client moves its virtual clock to the first moment the
+// condition holds before the poll is answered.
 func waitForGet[T any](ctx context.Context, c *Client, get func(context.Context) (*T, error), done func(*T) (bool, error)) (*T, error) {
-	cond := func(body []byte) (bool, error) {
-		v := new(T)
-		if err := json.Unmarshal(body, v); err != nil {
-			return false, err
-		}
-		return done(v)
+	// A T that decodes itself may read its body into more than the fields
+	// a server set (the Vitess envelopes): it is read from its body.
+	_, decodesItself := any(new(T)).(json.Unmarshaler)
+	cond := pollhook.Cond{
+		Body: func(body []byte) (bool, error) {
+			v := new(T)
+			if err := json.Unmarshal(body, v); err != nil {
+				return false, err
+			}
+			return done(v)
+		},
+		Value: func(v any) (ok, isDone bool, err error) {
+			t, ok := v.(*T)
+			if !ok || decodesItself {
+				return false, false, nil
+			}
+			isDone, err = done(t)
+			return true, isDone, err
+		},
 	}
 	return waitFor(ctx, c, func(ctx context.Context) (*T, error) { return get(pollhook.WithCondition(ctx, cond)) }, done)
 }

@@ -3,6 +3,7 @@ package platform_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -155,14 +156,24 @@ func TestWaitMarksPollWaits(t *testing.T) {
 
 // pollConditions is an http.RoundTripper that records, for each request,
 // the pollhook.Condition it carries applied to the body it gets back (nil for
-// none), then returns the response.
+// none), then returns the response. It also applies the condition to the
+// database the body decodes into, as a fake applies it to the database it
+// rendered, and records where the two disagree or a value of another type
+// is read.
 type pollConditions struct {
-	mu   sync.Mutex
-	seen []*bool
+	mu       sync.Mutex
+	seen     []*bool
+	mismatch []string
 }
 
+// pollTransport sends pollConditions' requests. It is not
+// http.DefaultTransport, whose idle connections every closed httptest
+// server (a fake's Close, in a parallel test) closes, breaking a request
+// about to reuse one.
+var pollTransport = http.DefaultTransport.(*http.Transport).Clone()
+
 func (p *pollConditions) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := http.DefaultTransport.RoundTrip(r)
+	resp, err := pollTransport.RoundTrip(r)
 	if err != nil {
 		return nil, err
 	}
@@ -174,8 +185,19 @@ func (p *pollConditions) RoundTrip(r *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 		resp.Body = io.NopCloser(bytes.NewReader(body))
-		done, _ := cond(body)
+		done, _ := cond.Body(body)
 		got = &done
+		var db platform.Database
+		if err := json.Unmarshal(body, &db); err != nil {
+			return nil, err
+		}
+		ok, valueDone, _ := cond.Value(&db)
+		other, _, _ := cond.Value(&platform.Branch{})
+		if !ok || valueDone != done || other {
+			p.mu.Lock()
+			p.mismatch = append(p.mismatch, fmt.Sprintf("%s: the body reads done %t, the database ok %t done %t, a branch ok %t", body, done, ok, valueDone, other))
+			p.mu.Unlock()
+		}
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -216,6 +238,9 @@ func TestWaitPollCondition(t *testing.T) {
 	// The plain Get carries none; the waiter's two polls carry one.
 	if diff := cmp.Diff([]string{"none", "not done", "done"}, got); diff != "" {
 		t.Errorf("the requests' poll conditions (-want +got):\n%s", diff)
+	}
+	for _, m := range rt.mismatch {
+		t.Errorf("the condition on the body and on the value differ: %s", m)
 	}
 }
 

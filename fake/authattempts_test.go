@@ -283,7 +283,7 @@ func TestAuthExportLifecycle(t *testing.T) {
 // authFetch gets an absolute address without credentials.
 func authFetch(t *testing.T, addr string) wire {
 	t.Helper()
-	resp, err := http.Get(addr)
+	resp, err := testClient.Get(addr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func controlDo(t *testing.T, method, url, auth string) controlResponse {
 	if auth != "" {
 		req.Header.Set("Authorization", auth)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -256,7 +256,7 @@ func (s *Server) Emit(org, db string, event platform.WebhookEvent, resource any)
 	if _, err := json.Marshal(resource); err != nil {
 		return fmt.Errorf("fake: Emit: encoding the resource: %w", err)
 	}
-	s.record(&eventRec{name: string(event), given: resource}, d)
+	s.record(&eventRec{name: string(event), resource: resource, given: true}, d)
 	return nil
 }
 

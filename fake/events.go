@@ -23,47 +23,45 @@ type Event struct {
 	At time.Time
 }
 
-// eventRec is an event as the log keeps it. The fake's own resources are
-// kept as the JSON the API renders (the bytes webhooks are sent), one
-// allocation without pointers, and decoded again on read; a resource given
-// to Emit is kept as given.
+// eventRec is an event as the log keeps it. A resource the fake rendered
+// for the event is the event's own: render functions build a fresh value
+// whose pointers and slices no record changes in place (the records
+// replace what they hold), so it stays as it was when the event happened.
+// It is encoded only when something reads it (a delivery, [Server.Events])
+// rather than for every transition, and each read of Events decodes a
+// fresh copy from its JSON; a resource given to Emit is kept and read as
+// given.
 type eventRec struct {
 	name, org, db string
 	at            time.Time
-	raw           []byte       // the resource's JSON, when typ is set
-	typ           reflect.Type // the pointer type raw decodes into
-	given         any          // the resource given to Emit, when typ is nil
+	resource      any
+	given         bool // resource was given to Emit, not rendered by the fake
 }
 
-// event renders the record: a fresh copy of the resource each time.
+// event renders the record: a fresh copy of a rendered resource each time.
 func (e *eventRec) event() Event {
-	ev := Event{Name: e.name, Organization: e.org, Database: e.db, At: e.at, Resource: e.given}
-	if e.typ != nil {
-		v := reflect.New(e.typ.Elem())
-		_ = json.Unmarshal(e.raw, v.Interface()) // the fake's own encoding of the same type
-		ev.Resource = v.Interface()
+	ev := Event{Name: e.name, Organization: e.org, Database: e.db, At: e.at, Resource: e.resource}
+	if e.given {
+		return ev
 	}
+	raw, err := json.Marshal(e.resource)
+	if err != nil { // the fake's own types always encode; read it as it is if one did not
+		return ev
+	}
+	v := reflect.New(reflect.TypeOf(e.resource).Elem())
+	_ = json.Unmarshal(raw, v.Interface()) // the fake's own encoding of the same type
+	ev.Resource = v.Interface()
 	return ev
 }
 
 // resourceJSON is the JSON of the event's resource.
-func (e *eventRec) resourceJSON() ([]byte, error) {
-	if e.typ != nil {
-		return e.raw, nil
-	}
-	return json.Marshal(e.given)
-}
+func (e *eventRec) resourceJSON() ([]byte, error) { return json.Marshal(e.resource) }
 
-// emit records an event about db with resource, an object the fake
-// rendered (a *platform.Branch, ...), and sends it to the database's
-// webhooks; the caller holds the server's lock.
+// emit records an event about db with resource, a value the fake rendered
+// for it (a *platform.Branch, ...) that nothing else holds, and sends it
+// to the database's webhooks; the caller holds the server's lock.
 func (w *world) emit(name string, db *dbRec, resource any) {
-	raw, err := json.Marshal(resource)
-	if err != nil { // the fake's own types always encode; keep it if one did not
-		w.host.record(&eventRec{name: name, given: resource}, db)
-		return
-	}
-	w.host.record(&eventRec{name: name, raw: raw, typ: reflect.TypeOf(resource)}, db)
+	w.host.record(&eventRec{name: name, resource: resource}, db)
 }
 
 // record stamps an event with its place and time, adds it to the log and

@@ -75,3 +75,37 @@ func TestEventKeepsTheResourceAsItWas(t *testing.T) {
 		t.Errorf("a second read after the first was changed (-when ready +event):\n%s", diff)
 	}
 }
+
+// TestDeployRequestEventsKeepTheirState checks that each event of a deploy
+// request that runs to the end keeps the deployment as it was when the
+// event happened, although the events are encoded only when read and the
+// deployment moved on since.
+func TestDeployRequestEventsKeepTheirState(t *testing.T) {
+	t.Parallel()
+	e := newDREnv(t, false)
+	e.branch("dev", drChange...)
+	dr := e.open(platform.CreateDeployRequestParams{Branch: "dev", AutoCutover: platform.Ptr(false)})
+	e.srv.Advance(time.Second)
+	e.mustDo("deploy", dr.Number)
+	e.srv.Advance(time.Minute)
+	e.mustDo("apply-deploy", dr.Number)
+	e.srv.Advance(time.Second)
+	e.mustDo("skip-revert", dr.Number)
+	var got []string
+	for _, ev := range e.srv.Events() {
+		if r, ok := ev.Resource.(*platform.DeployRequest); ok {
+			got = append(got, ev.Name+": "+string(r.Deployment.State))
+		}
+	}
+	want := []string{
+		"deploy_request.opened: pending",
+		"deploy_request.queued: queued",
+		"deploy_request.in_progress: in_progress",
+		"deploy_request.pending_cutover: pending_cutover",
+		"deploy_request.schema_applied: complete_pending_revert",
+		"deploy_request.closed: complete",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the deploy request's events (-want +got):\n%s", diff)
+	}
+}

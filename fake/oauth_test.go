@@ -300,7 +300,7 @@ func (f oauthForm) submit(t testing.TB, srv *fake.Server, decision string, chose
 	}
 	req.Header = f.header()
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,9 +37,10 @@ type pollAhead struct {
 
 func (t pollAhead) RoundTrip(r *http.Request) (*http.Response, error) {
 	poll := r.Method == http.MethodGet && !t.s.world.clock.Real() && pollhook.IsPoll(r.Context())
-	var satisfied []byte
+	var satisfied any
+	met := false
 	if cond, ok := pollhook.Condition(r.Context()); ok && poll {
-		satisfied = t.s.advanceUntil(r, cond)
+		satisfied, met = t.s.advanceUntil(r, cond)
 	}
 	resp, err := t.base.RoundTrip(r)
 	if err != nil || !poll || resp.StatusCode != http.StatusOK || t.s.movesPending() {
@@ -48,13 +49,18 @@ func (t pollAhead) RoundTrip(r *http.Request) (*http.Response, error) {
 	// Nothing scheduled can change what the poll reads: tell the waiter,
 	// which fails at once if the answer is not what it waits for, unless
 	// the answer is the one that satisfied its condition.
-	body, err := io.ReadAll(resp.Body)
+	var buf bytes.Buffer
+	if n := resp.ContentLength; n > 0 {
+		buf.Grow(int(n) + bytes.MinRead) // ReadFrom wants MinRead free to read EOF
+	}
+	_, err = buf.ReadFrom(resp.Body)
 	resp.Body.Close()
 	if err != nil {
 		return nil, err
 	}
+	body := buf.Bytes()
 	resp.Body = io.NopCloser(bytes.NewReader(body))
-	if satisfied == nil || !bytes.Equal(body, satisfied) {
+	if !met || !bytes.Equal(body, answerJSON(satisfied)) {
 		resp.Header.Set(pollhook.Header, stuck(r, body))
 	}
 	return resp, nil
@@ -141,26 +147,26 @@ var stuckReasons = map[string]string{
 }
 
 // advanceUntil runs the clock to each next scheduled transition in turn
-// until r, read by the server for itself (peek), answers 200 with a body
-// that satisfies cond or makes it fail, an answer that is not 200 (the
-// poll reports it), nothing scheduled can move a polled resource
+// until r, read by the server for itself (peek), answers 200 with a
+// resource that satisfies cond or makes it fail, an answer that is not 200
+// (the poll reports it), nothing scheduled can move a polled resource
 // (movesPending), r's context ends, or maxPollAhead transitions have run.
-// It returns the body that satisfied cond, or nil.
-func (s *Server) advanceUntil(r *http.Request, cond func([]byte) (bool, error)) (satisfied []byte) {
+// It returns the resource that satisfied cond, and whether one did.
+func (s *Server) advanceUntil(r *http.Request, cond pollhook.Cond) (satisfied any, met bool) {
 	for range maxPollAhead {
 		if r.Context().Err() != nil {
-			return nil
+			return nil, false
 		}
-		status, body := s.peek(r)
+		status, v := s.peek(r)
 		if status != http.StatusOK {
-			return nil
+			return nil, false
 		}
-		done, err := cond(body)
+		done, err := satisfies(cond, v)
 		if done && err == nil {
-			return body
+			return v, true
 		}
 		if err != nil || !s.movesPending() {
-			return nil
+			return nil, false
 		}
 		moved := false
 		s.runClock(func() time.Time {
@@ -172,10 +178,27 @@ func (s *Server) advanceUntil(r *http.Request, cond func([]byte) (bool, error)) 
 			return next
 		})
 		if !moved {
-			return nil
+			return nil, false
 		}
 	}
-	return nil
+	return nil, false
+}
+
+// satisfies applies a waiter's condition to v, the resource a peek
+// answered: to v itself when it is what the waiter decodes its poll's body
+// into, which spares encoding and decoding it, else to its body.
+func satisfies(cond pollhook.Cond, v any) (bool, error) {
+	if ok, done, err := cond.Value(v); ok {
+		return done, err
+	}
+	return cond.Body(answerJSON(v))
+}
+
+// answerJSON is the body the pipeline answers for the resource v.
+func answerJSON(v any) []byte {
+	var w peekWriter
+	writeJSON(&w, http.StatusOK, v)
+	return w.body
 }
 
 // peekKey marks a read the server makes for itself (see peek).
@@ -187,19 +210,29 @@ func peeking(r *http.Request) bool { return r.Context().Value(peekKey{}) != nil 
 // peek serves a read as the API would answer it now, for the server's own
 // use: it leaves no trace a client could see (no request ID taken, no entry
 // in the request log, not counted by the rate limit) and no fault rule
-// applies to it.
-func (s *Server) peek(r *http.Request) (int, []byte) {
+// applies to it. It returns the answer's status and, for a success, the
+// resource the handler rendered, which the pipeline leaves unencoded.
+func (s *Server) peek(r *http.Request) (status int, v any) {
 	var w peekWriter
 	s.ServeHTTP(&w, r.WithContext(context.WithValue(r.Context(), peekKey{}, true)))
-	return cmp.Or(w.status, http.StatusOK), w.body.Bytes()
+	return cmp.Or(w.status, http.StatusOK), w.value
 }
 
-// peekWriter keeps the status and the body of a peek: all that peek
-// returns (httptest.ResponseRecorder would also snapshot the header).
+// peekWriter keeps what a peek returns: the status, and the resource the
+// pipeline answers (keep) instead of writing its JSON; the body written
+// otherwise is kept as it is, at its size (the pipeline writes a body in
+// one piece).
 type peekWriter struct {
 	header http.Header
 	status int
-	body   bytes.Buffer
+	value  any
+	body   []byte
+}
+
+// keep answers v with status, unencoded.
+func (w *peekWriter) keep(status int, v any) {
+	w.WriteHeader(status)
+	w.value = v
 }
 
 func (w *peekWriter) Header() http.Header {
@@ -217,5 +250,6 @@ func (w *peekWriter) WriteHeader(status int) {
 
 func (w *peekWriter) Write(b []byte) (int, error) {
 	w.WriteHeader(http.StatusOK)
-	return w.body.Write(b)
+	w.body = append(w.body, b...)
+	return len(b), nil
 }

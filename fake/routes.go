@@ -276,6 +276,10 @@ func (p pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", strconv.FormatInt(int64((rl.after+time.Second-1)/time.Second), 10))
 		resp = rl.body
 	}
+	if pw, ok := rec.ResponseWriter.(*peekWriter); ok {
+		pw.keep(status, resp) // a read the server makes for itself reads the resource, not its JSON
+		return
+	}
 	writeJSON(w, status, resp)
 }
 

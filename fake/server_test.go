@@ -67,9 +67,19 @@ func sendThrough(t testing.TB, hc *http.Client, srv *fake.Server, method, path, 
 	return wire{status: resp.StatusCode, header: resp.Header, body: b}
 }
 
+// testClient is the client of the tests' own requests. Its transport is
+// not http.DefaultTransport: closing an httptest server (every fake's
+// Close, in tests running in parallel) closes DefaultTransport's idle
+// connections, which broke a request about to reuse one ("http:
+// CloseIdleConnections called").
+var testClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+
 // noRedirects is the client of send: a redirect is the operation's
 // answer, not followed.
-var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+var noRedirects = &http.Client{
+	Transport:     testClient.Transport,
+	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+}
 
 // admin is the Authorization header of srv's admin token.
 func admin(srv *fake.Server) string { return srv.AdminToken().Authorization() }

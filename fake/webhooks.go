@@ -185,7 +185,7 @@ func testWebhook(c *call) (any, error) {
 			return nil, e
 		}
 	}
-	ev := &eventRec{name: string(platform.EventWebhookTest), org: c.org.name, db: c.db.name, given: c.w.renderDatabase(c.db), at: c.now}
+	ev := &eventRec{name: string(platform.EventWebhookTest), org: c.org.name, db: c.db.name, resource: c.w.renderDatabase(c.db), at: c.now}
 	body, err := deliveryBody(ev)
 	if err != nil {
 		return nil, err

@@ -130,7 +130,7 @@ func TestRevokeHTTPClient(t *testing.T) {
 	sent := 0
 	hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		sent++
-		return http.DefaultTransport.RoundTrip(r)
+		return testTransport.RoundTrip(r)
 	})}
 	ctx := context.WithValue(t.Context(), oauth2.HTTPClient, hc)
 	if err := cfg.Revoke(ctx, tok.AccessToken); err != nil {

@@ -143,6 +143,12 @@ func TestTokenSourceOutlivesItsContext(t *testing.T) {
 	}
 }
 
+// testTransport sends the requests of the tests' own clients. It is not
+// http.DefaultTransport, whose idle connections every closed httptest
+// server (a fake's Close, in a parallel test) closes, breaking a request
+// about to reuse one.
+var testTransport = http.DefaultTransport.(*http.Transport).Clone()
+
 // markingTransport marks the requests it sends, so the endpoint can tell
 // which client sent them.
 type markingTransport struct{}
@@ -150,7 +156,7 @@ type markingTransport struct{}
 func (markingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("X-Test-Client", "yes")
-	return http.DefaultTransport.RoundTrip(r)
+	return testTransport.RoundTrip(r)
 }
 
 func TestTokenSourceReturnsTheSaveError(t *testing.T) {

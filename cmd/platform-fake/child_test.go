@@ -17,6 +17,11 @@ import (
 	"github.com/dbplatform/platform-go/internal/testexit"
 )
 
+// testClient is the client of the tests' requests. Its transport is not
+// http.DefaultTransport, whose idle connections every closed httptest
+// server (a fake.New's Close) closes, breaking a request about to reuse one.
+var testClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+
 // childEnv, set to 1 in a test binary's environment, makes the binary run
 // main with its arguments instead of the tests: the command as a child
 // process, which a test can kill.
@@ -124,7 +129,7 @@ func (c *child) createDatabase(name string) error {
 	}
 	req.Header.Set("Authorization", c.info["Authorization"])
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testClient.Do(req)
 	if err != nil {
 		return err
 	}

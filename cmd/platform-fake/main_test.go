@@ -106,7 +106,7 @@ func sendJSON(t *testing.T, method, url, auth, body string, v any) int {
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestRunServesAndStops(t *testing.T) {
 	if err := s.stop(t); err != nil {
 		t.Errorf("run returned %v after its context ended, want nil", err)
 	}
-	if _, err := http.Get(base + "v1/regions"); err == nil {
+	if _, err := testClient.Get(base + "v1/regions"); err == nil {
 		t.Error("the server still answers after run returned")
 	}
 }

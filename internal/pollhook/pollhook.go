@@ -37,18 +37,27 @@ func IsWait(ctx context.Context) bool {
 	return ctx.Value(waitKey{}) != nil
 }
 
-// WithCondition returns ctx carrying the condition of a waiter's poll: for
-// the body of a successful response, whether it shows what the waiter waits
-// for (an error ends the wait too).
-func WithCondition(ctx context.Context, cond func(body []byte) (bool, error)) context.Context {
+// Cond is the condition of a waiter's poll: whether an answer shows what
+// the waiter waits for (an error ends the wait too).
+type Cond struct {
+	// Body reads the body of a successful response.
+	Body func(body []byte) (done bool, err error)
+	// Value reads the resource a server in this module rendered for the
+	// answer, before it encoded it: ok is false when v is not of the type
+	// the waiter decodes the body into, and then Body is to read the body.
+	Value func(v any) (ok, done bool, err error)
+}
+
+// WithCondition returns ctx carrying the condition of a waiter's poll.
+func WithCondition(ctx context.Context, cond Cond) context.Context {
 	return context.WithValue(ctx, condKey{}, cond)
 }
 
 // Condition returns the condition a waiter sends a poll for; ok is false
 // for any other request, and for the polls of waiters that read more than
 // one response.
-func Condition(ctx context.Context) (cond func(body []byte) (bool, error), ok bool) {
-	cond, ok = ctx.Value(condKey{}).(func([]byte) (bool, error))
+func Condition(ctx context.Context) (cond Cond, ok bool) {
+	cond, ok = ctx.Value(condKey{}).(Cond)
 	return cond, ok
 }
 
