@@ -192,12 +192,12 @@ func TestUnauthorized(t *testing.T) {
 		op := ops[name]
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			w := base.world(t)
+			w := base.restore(t, fake.NewServer(t, base.opts...))
 			call := opFixtures[name](w, "")
 			path := call.path(t, w, op)
 			before := opWorldState(t, w.srv)
 			for label, auth := range creds {
-				r := send(t, w.srv, op.method, path, auth, call.body)
+				r := opSend(t, w.srv, op.method, path, auth, call.body)
 				if r.status != http.StatusUnauthorized {
 					t.Errorf("%s: status %d, want 401; body %s", label, r.status, r.body)
 					continue
@@ -206,7 +206,7 @@ func TestUnauthorized(t *testing.T) {
 			}
 			if strings.Contains(op.path, "{organization}") {
 				for label, auth := range foreign {
-					r := send(t, w.srv, op.method, path, auth, call.body)
+					r := opSend(t, w.srv, op.method, path, auth, call.body)
 					if r.status != http.StatusNotFound {
 						t.Errorf("%s token: status %d, want 404; body %s", label, r.status, r.body)
 						continue
@@ -219,7 +219,7 @@ func TestUnauthorized(t *testing.T) {
 			if diff := worldStateDiff(t, before, opWorldState(t, w.srv)); diff != "" {
 				t.Errorf("refused requests changed the world (-before +after):\n%s", diff)
 			}
-			wantStatus(t, send(t, w.srv, op.method, path, admin(w.srv), call.body), op.status)
+			wantStatus(t, opSend(t, w.srv, op.method, path, admin(w.srv), call.body), op.status)
 		})
 	}
 }

@@ -1,9 +1,11 @@
 package fake
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"sync"
 )
 
 // This file gives the tests of package fake_test a cheap way to restore the
@@ -73,7 +75,7 @@ func deepCopy(dst, src reflect.Value) {
 			return
 		}
 		s := reflect.MakeSlice(src.Type(), src.Len(), src.Len())
-		if plainKind(src.Type().Elem()) {
+		if copyPlan(src.Type().Elem()).plain {
 			reflect.Copy(s, src)
 		} else {
 			for i := range src.Len() {
@@ -107,30 +109,59 @@ func deepCopy(dst, src reflect.Value) {
 		dst.Set(v)
 	case reflect.Struct:
 		dst.Set(src) // the unexported fields too (a time's)
-		if src.Type() == timeType {
-			return
-		}
-		for i := range src.NumField() {
-			if src.Type().Field(i).IsExported() && !plainKind(src.Type().Field(i).Type) {
-				deepCopy(dst.Field(i), src.Field(i))
-			}
+		for _, i := range copyPlan(src.Type()).deep {
+			deepCopy(dst.Field(i), src.Field(i))
 		}
 	default:
 		dst.Set(src)
 	}
 }
 
-// plainKind reports whether a value of type t holds no pointer a copy
-// could share: a number, a bool, a string (immutable) or a time.
-func plainKind(t reflect.Type) bool {
+// typeCopy is how deepCopy copies a value of a type: plain when the value
+// holds no pointer, slice, map or interface a copy could share (numbers,
+// bools, strings, which are immutable, times, and structs and arrays of
+// them), so that assigning it copies it; else, for a struct, the indexes
+// of its exported fields that are not plain.
+type typeCopy struct {
+	plain bool
+	deep  []int
+}
+
+// copyPlans holds each type's typeCopy, worked out once.
+var copyPlans sync.Map // reflect.Type → typeCopy
+
+// copyPlan returns t's typeCopy.
+func copyPlan(t reflect.Type) typeCopy {
+	if p, ok := copyPlans.Load(t); ok {
+		return p.(typeCopy)
+	}
+	var p typeCopy
 	switch t.Kind() {
 	case reflect.Bool, reflect.String,
 		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
 		reflect.Float32, reflect.Float64:
-		return true
+		p.plain = true
+	case reflect.Array:
+		p.plain = copyPlan(t.Elem()).plain
+	case reflect.Struct:
+		if t == timeType {
+			p.plain = true // its location is shared, and immutable
+			break
+		}
+		p.plain = true
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !copyPlan(f.Type).plain {
+				p.plain = false
+				if f.IsExported() {
+					p.deep = append(p.deep, i)
+				}
+			}
+		}
 	}
-	return t == timeType
+	copyPlans.Store(t, p)
+	return p
 }
 
 // TemplateCopyShares copies the template's records as RestoreTemplate does
@@ -212,4 +243,36 @@ func SnapshotCompact(srv *Server) ([]byte, error) {
 		return nil, err
 	}
 	return json.Marshal(snap)
+}
+
+// SameSnapshots reports whether a and b give the same snapshot, and when
+// not returns the two compact snapshots (SnapshotCompact). It compares
+// what Snapshot encodes with reflect.DeepEqual first: values deeply equal
+// encode the same (the encoding is a function of the value), and are
+// compared without encoding them. Only values that differ are encoded and
+// compared as JSON, which may still be equal (a nil slice and an empty one
+// both omitted), so the answer is the comparison of the encoded snapshots.
+func SameSnapshots(a, b *Server) (same bool, sa, sb []byte, err error) {
+	a.mu.RLock()
+	snapA, err := a.save()
+	a.mu.RUnlock()
+	if err != nil {
+		return false, nil, nil, err
+	}
+	b.mu.RLock()
+	snapB, err := b.save()
+	b.mu.RUnlock()
+	if err != nil {
+		return false, nil, nil, err
+	}
+	if reflect.DeepEqual(snapA, snapB) {
+		return true, nil, nil, nil
+	}
+	if sa, err = json.Marshal(snapA); err != nil {
+		return false, nil, nil, err
+	}
+	if sb, err = json.Marshal(snapB); err != nil {
+		return false, nil, nil, err
+	}
+	return bytes.Equal(sa, sb), sa, sb, nil
 }

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"fmt"
+	"net/http"
 	"reflect"
 	"strings"
 	"sync"
@@ -408,4 +409,12 @@ func AuthExportStates(srv *Server, org string) []string {
 		}
 	}
 	return out
+}
+
+// PollAhead wraps base, a transport to srv, as srv's own clients' is
+// wrapped: a waiter's poll moves srv's clock to the moment its condition
+// holds, and learns when nothing scheduled can move what it polls (see
+// [Server.Client]).
+func PollAhead(srv *Server, base http.RoundTripper) http.RoundTripper {
+	return pollAhead{s: srv, base: base}
 }

@@ -31,11 +31,11 @@ func fuzzBodies(f *testing.F, ops ...string) {
 		t.Parallel() // the seed corpus runs in parallel; fuzzing ignores it
 		name := ops[int(pick)%len(ops)]
 		op := all[name]
-		w := newOpWorld(t)
+		w := newOpWorldInProcess(t)
 		call := opFixtures[name](w, "")
 		path := call.path(t, w, op)
 		before := opWorldState(t, w.srv)
-		r := send(t, w.srv, op.method, path, admin(w.srv), string(body))
+		r := opSend(t, w.srv, op.method, path, admin(w.srv), string(body))
 		nothing := noChangeOps[name] && r.status == http.StatusNoContent && len(r.body) == 0
 		if !nothing {
 			fuzzCheckAnswer(t, name, op.status, r)
@@ -190,7 +190,7 @@ func TestFuzzBodiesCoverBodyOperations(t *testing.T) {
 		if fuzzed[name] || ops[name].method == http.MethodGet {
 			continue
 		}
-		w := newOpWorld(t)
+		w := newOpWorldInProcess(t)
 		if call := opFixtures[name](w, ""); call.body != "" {
 			t.Errorf("%s takes a body that no Fuzz...Bodies target fuzzes", name)
 		}

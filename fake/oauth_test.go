@@ -106,7 +106,8 @@ func oauthDoRaw(t testing.TB, method, target, body string, header http.Header) o
 }
 
 // oauthSend sends a request with a form body (none when body is nil),
-// without following redirects.
+// without following redirects; in process to a server of the operation
+// tables (opInProcessHosts).
 func oauthSend(t testing.TB, method, target string, body io.Reader, header http.Header) oauthResponse {
 	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), method, target, body)
@@ -120,6 +121,9 @@ func oauthSend(t testing.TB, method, target string, body io.Reader, header http.
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	if srv, ok := opInProcessHosts.Load(req.URL.Host); ok {
+		client.Transport = opInProcess{srv.(*fake.Server)}
+	}
 	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)

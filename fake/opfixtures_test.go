@@ -56,6 +56,15 @@ func newOpWorld(t *testing.T, opts ...fake.Option) *opWorld {
 	return opPlainTemplate(t).world(t)
 }
 
+// newOpWorldInProcess is newOpWorld's world, its client calling the
+// server's handler in process (opInProcess): for the tests that run every
+// operation on a world of their own and send it many requests.
+func newOpWorldInProcess(t *testing.T) *opWorld {
+	t.Helper()
+	tp := opPlainTemplate(t)
+	return tp.restore(t, fake.NewServer(t, tp.opts...))
+}
+
 // opPlain is the template of newOpWorld's world, made by the first test that
 // asks for it.
 var opPlain struct {
@@ -112,19 +121,28 @@ func opTemplateOf(t *testing.T, w *opWorld, opts ...fake.Option) *opTemplate {
 // world starts a fake for t and restores the template into it.
 func (tp *opTemplate) world(t *testing.T) *opWorld {
 	t.Helper()
-	return tp.restore(t, fake.NewServer(t, tp.opts...))
+	srv := fake.NewServer(t, tp.opts...)
+	return tp.load(t, srv, srv.Client())
 }
 
 // restore replaces srv's state with the template's and returns the world,
-// for t. srv keeps its logs (requests, events, deliveries). The world is
-// the one Restore of the snapshot gives (TestRestoreTemplate), without
-// decoding the JSON each time.
+// for t, whose client calls srv's handler in process (opClientInProcess):
+// the operation tables' worlds, which make many requests. srv keeps its
+// logs (requests, events, deliveries).
 func (tp *opTemplate) restore(t *testing.T, srv *fake.Server) *opWorld {
+	t.Helper()
+	return tp.load(t, srv, opClientInProcess(t, srv, srv.AdminToken()))
+}
+
+// load replaces srv's state with the template's and returns the world, for
+// t, with c its client. The world is the one Restore of the snapshot gives
+// (TestRestoreTemplate), without decoding the JSON each time.
+func (tp *opTemplate) load(t *testing.T, srv *fake.Server, c *platform.Client) *opWorld {
 	t.Helper()
 	if err := srv.RestoreTemplate(tp.snap); err != nil {
 		t.Fatal(err)
 	}
-	return &opWorld{drEnv: &drEnv{t: t, srv: srv, c: srv.Client(), org: srv.Org()}, bob: tp.bob}
+	return &opWorld{drEnv: &drEnv{t: t, srv: srv, c: c, org: srv.Org()}, bob: tp.bob}
 }
 
 // opCall is the request of an operation: the values of its path's
@@ -1770,15 +1788,16 @@ func opSnapshotThrough(t testing.TB, srv *fake.Server, c *platform.Client) opSta
 }
 
 // worldState is what a request may change of a server: its whole state as
-// a snapshot holds it (fake.StateJSON: every resource, the clock, the
+// a snapshot holds it (fake.StateOf: every resource, the clock, the
 // transitions waiting on it, the IDs to come, the credentials), with the
 // event stream and the webhook deliveries attempted, which a snapshot
 // leaves out. What every authenticated request records, refused or not
 // (the tokens' last use), is left out.
 type worldState struct {
-	// State is compact JSON: compare two with worldStateDiff, which
-	// shows a difference line by line.
-	State  string
+	// State is compared as its JSON (fake.StateJSON) is: compare two
+	// worldStates with cmp.Equal or worldStateDiff, which shows a
+	// difference line by line.
+	State  fake.State
 	Events []string
 	// Deliveries are the webhook deliveries attempted, as "webhook event
 	// #attempt"; their outcome, which comes later, is left out.
@@ -1786,22 +1805,30 @@ type worldState struct {
 }
 
 // worldStateDiff returns "" when a and b are the same worldState, else
-// their difference (-a +b), the states indented so that it shows line by
-// line. The states are compared as they are, compact, and indented only
-// for the difference.
+// their difference (-a +b), the states as JSON indented so that it shows
+// line by line.
 func worldStateDiff(t testing.TB, a, b worldState) string {
 	t.Helper()
 	if cmp.Equal(a, b) {
 		return ""
 	}
-	for _, st := range []*worldState{&a, &b} {
-		var buf bytes.Buffer
-		if err := json.Indent(&buf, []byte(st.State), "", " "); err != nil {
+	type shown struct {
+		State              string
+		Events, Deliveries []string
+	}
+	var out [2]shown
+	for i, st := range []worldState{a, b} {
+		state, err := st.State.JSON()
+		if err != nil {
 			t.Fatal(err)
 		}
-		st.State = buf.String()
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, []byte(state), "", " "); err != nil {
+			t.Fatal(err)
+		}
+		out[i] = shown{buf.String(), st.Events, st.Deliveries}
 	}
-	return cmp.Diff(a, b)
+	return cmp.Diff(out[0], out[1])
 }
 
 // opWorldState returns srv's worldState, the deliveries in flight settled
@@ -1818,7 +1845,7 @@ func opWorldState(t testing.TB, srv *fake.Server) worldState {
 		st.Deliveries = append(st.Deliveries, fmt.Sprintf("%s %s #%d", d.WebhookID, d.Event, d.Attempt))
 	}
 	var err error
-	if st.State, err = fake.StateJSON(srv); err != nil {
+	if st.State, err = fake.StateOf(srv); err != nil {
 		t.Fatal(err)
 	}
 	return st
@@ -1830,26 +1857,69 @@ func opWorldState(t testing.TB, srv *fake.Server) worldState {
 // operation tables.
 func opAdminInProcess(t testing.TB, srv *fake.Server) *platform.Client {
 	t.Helper()
-	hc := &http.Client{Transport: opHandlerTransport{srv}}
-	c, err := platform.NewClient(append(srv.ClientOptions(srv.AdminToken()), platform.WithHTTPClient(hc))...)
+	return opClientInProcess(t, srv, srv.AdminToken())
+}
+
+// opClientInProcess is srv.ClientFor(tok) calling srv's handler in process
+// (opInProcess), its waits moving srv's clock as the fake's clients' do.
+func opClientInProcess(t testing.TB, srv *fake.Server, tok fake.Token) *platform.Client {
+	t.Helper()
+	hc := &http.Client{Transport: fake.PollAhead(srv, opInProcess{srv})}
+	c, err := platform.NewClient(append(srv.ClientOptions(tok), platform.WithHTTPClient(hc))...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c
 }
 
-// opHandlerTransport is an http.RoundTripper that serves each request with
-// an http.Handler.
-type opHandlerTransport struct{ h http.Handler }
+// opInProcess is an http.RoundTripper that serves each request with srv's
+// handler in process, handing it the request as srv's listener would (the
+// target as sent, the Host, a loopback remote address, a body), for the
+// operation tables' many requests: the handler, its answers and its
+// request log are those of the network, without its cost.
+type opInProcess struct{ srv *fake.Server }
 
-func (tr opHandlerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.Body == nil { // as a server's request always has one
-		r = r.Clone(r.Context())
-		r.Body = http.NoBody
+func (tr opInProcess) RoundTrip(r *http.Request) (*http.Response, error) {
+	in := r.Clone(r.Context())
+	if in.Body == nil {
+		in.Body = http.NoBody
+	}
+	target, err := url.ParseRequestURI(r.URL.RequestURI())
+	if err != nil {
+		return nil, err
+	}
+	in.URL, in.RequestURI, in.RemoteAddr = target, r.URL.RequestURI(), "127.0.0.1:40000"
+	if in.Host == "" {
+		in.Host = r.URL.Host
 	}
 	rec := httptest.NewRecorder()
-	tr.h.ServeHTTP(rec, r)
-	return rec.Result(), nil
+	tr.srv.ServeHTTP(rec, in)
+	resp := rec.Result()
+	resp.Request = r
+	return resp, nil
+}
+
+// opInProcessHosts maps the host of each server the operation tables run
+// cases on (opRunCases) to the server, whose OAuth requests (the grants of
+// the scope table: oauthSend) are then served in process too.
+var opInProcessHosts sync.Map
+
+// opServeInProcess serves srv's OAuth requests in process until t ends
+// (opInProcessHosts).
+func opServeInProcess(t *testing.T, srv *fake.Server) {
+	base, err := url.Parse(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	opInProcessHosts.Store(base.Host, srv)
+	t.Cleanup(func() { opInProcessHosts.Delete(base.Host) })
+}
+
+// opSend is send (server_test.go) served by srv's handler in process
+// (opInProcess), for the operation tables' many requests.
+func opSend(t testing.TB, srv *fake.Server, method, path, auth, body string) wire {
+	t.Helper()
+	return sendThrough(t, &http.Client{Transport: opInProcess{srv}, CheckRedirect: noRedirects.CheckRedirect}, srv, method, path, auth, body)
 }
 
 // opCase is one request of an operation table: credentials, made in the
@@ -1896,17 +1966,18 @@ func opRunCases(t *testing.T, name string, op tsvOperation, base *opTemplate, ca
 		}
 	}
 	srv := fake.NewServer(t, base.opts...)
+	opServeInProcess(t, srv)
 	for _, oc := range own {
 		t.Run(oc.name, func(t *testing.T) {
 			w := base.restore(t, srv)
 			call := opFixtures[name](w, oc.need)
 			auth := oc.auth(w, call)
 			if oc.allow && !changes {
-				opOutcome(t, op, send(t, w.srv, op.method, call.path(t, w, op), auth, call.body), oc.allow)
+				opOutcome(t, op, opSend(t, w.srv, op.method, call.path(t, w, op), auth, call.body), oc.allow)
 				return
 			}
 			before := opWorldState(t, w.srv)
-			opOutcome(t, op, send(t, w.srv, op.method, call.path(t, w, op), auth, call.body), oc.allow)
+			opOutcome(t, op, opSend(t, w.srv, op.method, call.path(t, w, op), auth, call.body), oc.allow)
 			after := opWorldState(t, w.srv)
 			switch changed := !cmp.Equal(before, after); {
 			case !oc.allow && changed:
@@ -1934,7 +2005,7 @@ func opRunCases(t *testing.T, name string, op tsvOperation, base *opTemplate, ca
 	for i, oc := range shared {
 		t.Run(oc.name, func(t *testing.T) {
 			t.Parallel()
-			opOutcome(t, op, send(t, w.srv, op.method, call.path(t, w, op), auths[i], call.body), oc.allow)
+			opOutcome(t, op, opSend(t, w.srv, op.method, call.path(t, w, op), auths[i], call.body), oc.allow)
 		})
 	}
 }

@@ -63,7 +63,7 @@ func scopeElsewhere(op tsvOperation, call opCall) fake.Consent {
 func scopeRefused(t *testing.T, w *opWorld, op tsvOperation, call opCall, access string) {
 	t.Helper()
 	before := opWorldState(t, w.srv)
-	r := send(t, w.srv, op.method, call.path(t, w, op), bearer(access), call.body)
+	r := opSend(t, w.srv, op.method, call.path(t, w, op), bearer(access), call.body)
 	if e := wantError(t, r, http.StatusNotFound, "not_found"); e.Message != "Not Found" {
 		t.Errorf("message %q, want the plain Not Found of a missing resource", e.Message)
 	}

@@ -35,6 +35,12 @@ type wire struct {
 // Authorization header, none when empty; body is sent as is, none when empty.
 func send(t testing.TB, srv *fake.Server, method, path, auth, body string) wire {
 	t.Helper()
+	return sendThrough(t, noRedirects, srv, method, path, auth, body)
+}
+
+// sendThrough is send with the client hc.
+func sendThrough(t testing.TB, hc *http.Client, srv *fake.Server, method, path, auth, body string) wire {
+	t.Helper()
 	var r io.Reader
 	if body != "" {
 		r = strings.NewReader(body)
@@ -49,7 +55,7 @@ func send(t testing.TB, srv *fake.Server, method, path, auth, body string) wire 
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := noRedirects.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
 	}

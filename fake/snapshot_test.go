@@ -326,7 +326,7 @@ func TestSnapshotOperations(t *testing.T) {
 			op := ops[name]
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
-				w := newOpWorld(t)
+				w := newOpWorldInProcess(t)
 				call := opFixtures[name](w, "")
 				local := snapshotRoundTrip(t, w, op.method, call.path(t, w, op), call.body)
 				mu.Lock()
@@ -383,8 +383,8 @@ func snapshotRoundTrip(t *testing.T, w *opWorld, method, path, body string) map[
 		}
 	}
 	got := []wire{
-		send(t, w.srv, method, path, admin(w.srv), body),
-		send(t, twin, method, path, admin(twin), body),
+		opSend(t, w.srv, method, path, admin(w.srv), body),
+		opSend(t, twin, method, path, admin(twin), body),
 	}
 	both := []*fake.Server{w.srv, twin}
 	flushAll(t, both)
@@ -718,20 +718,16 @@ func restoredTwin(t *testing.T, srv *fake.Server) *fake.Server {
 	return twin
 }
 
-// sameSnapshots checks that two servers give the same snapshot. It
-// compares them compact (fake.SnapshotCompact), and shows them indented as
-// Snapshot gives them when they differ.
+// sameSnapshots checks that two servers give the same snapshot
+// (fake.SameSnapshots), and shows them indented as Snapshot gives them
+// when they differ.
 func sameSnapshots(t *testing.T, a, b *fake.Server, when string) {
 	t.Helper()
-	sa, err := fake.SnapshotCompact(a)
+	same, sa, sb, err := fake.SameSnapshots(a, b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb, err := fake.SnapshotCompact(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(sa, sb) {
+	if !same {
 		t.Errorf("%s, the snapshots differ (-original +restored):\n%s", when, cmp.Diff(indentJSON(t, sa), indentJSON(t, sb)))
 	}
 }

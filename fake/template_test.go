@@ -15,7 +15,8 @@ import (
 // gives, each time, the state Restore of its snapshot gives, and the worlds
 // restored from it share nothing with it, so that what one world changes
 // reaches neither the template nor the next world. It also checks that
-// the compact snapshot sameSnapshots compares is the snapshot.
+// the compact snapshot sameSnapshots compares is the snapshot, and that the
+// state opWorldState keeps shares nothing with the world it was taken of.
 func TestRestoreTemplate(t *testing.T) {
 	t.Parallel()
 	worlds := map[string]func(t *testing.T) *opWorld{
@@ -43,6 +44,13 @@ func TestRestoreTemplate(t *testing.T) {
 			}
 			if p := fake.TemplateCopyShares(tp); p != "" {
 				t.Fatalf("a copy of the template shares %s with it", p)
+			}
+			st, err := fake.StateOf(w.srv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p := fake.StateShares(st, w.srv); p != "" {
+				t.Errorf("the state a test keeps (fake.StateOf) shares %s with the world", p)
 			}
 			want := fake.NewServer(t)
 			if err := want.Restore(data); err != nil {
@@ -82,5 +90,49 @@ func TestRestoreTemplate(t *testing.T) {
 				t.Errorf("a snapshot of the world restored from the template differs from the one it was made from (-original +restored):\n%s", cmp.Diff(string(data), string(again)))
 			}
 		})
+	}
+}
+
+// TestSameSnapshots checks the comparisons sameSnapshots and opWorldState
+// make: two servers of the same world give the same snapshot, and one that
+// differs from the other in a record, or only in its clock, does not; a
+// server's state is the same until a record changes.
+func TestSameSnapshots(t *testing.T) {
+	t.Parallel()
+	a, b := fake.NewServer(t), fake.NewServer(t)
+	same := func() bool {
+		t.Helper()
+		same, _, _, err := fake.SameSnapshots(a, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return same
+	}
+	if !same() {
+		t.Fatal("two fresh servers of the same options give different snapshots")
+	}
+	mustDB(t, a, "app")
+	if same() {
+		t.Error("a server with a database and one without give the same snapshot")
+	}
+	mustDB(t, b, "app")
+	if !same() {
+		t.Error("the same database made on both: different snapshots")
+	}
+	b.Advance(time.Second)
+	if same() {
+		t.Error("servers whose clocks differ give the same snapshot")
+	}
+	// opWorldState's states compare as sameSnapshots does.
+	before, err := fake.StateOf(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := fake.StateOf(a); err != nil || !before.Equal(again) {
+		t.Errorf("two states of an unchanged server differ (%v)", err)
+	}
+	mustDB(t, a, "other")
+	if after, err := fake.StateOf(a); err != nil || before.Equal(after) {
+		t.Errorf("the states before and after a database was made are equal (%v)", err)
 	}
 }
