@@ -343,9 +343,9 @@ func TestBranchChangesCancel(t *testing.T) {
 	}
 	refused := func(db string, words ...string) {
 		t.Helper()
-		before := opSnapshot(t, e.srv)
+		before := opWorldState(t, e.srv)
 		apiError(t, cancel(db), http.StatusUnprocessableEntity, words...)
-		if diff := cmp.Diff(before, opSnapshot(t, e.srv)); diff != "" {
+		if diff := worldStateDiff(t, before, opWorldState(t, e.srv)); diff != "" {
 			t.Errorf("a refused cancel changed the world (-before +after):\n%s", diff)
 		}
 	}

@@ -260,7 +260,7 @@ func TestDevClusterSize(t *testing.T) {
 		t.Errorf("first size %+v: want PS_DEV, development only, free", dev)
 	}
 
-	before := opSnapshot(t, srv)
+	before := opWorldState(t, srv)
 	for _, tc := range []struct {
 		name string
 		do   func() error
@@ -301,7 +301,7 @@ func TestDevClusterSize(t *testing.T) {
 			t.Errorf("%s: message %q does not name cluster_size and the development-only size", tc.name, e.Message)
 		}
 	}
-	if diff := cmp.Diff(before, opSnapshot(t, srv)); diff != "" {
+	if diff := worldStateDiff(t, before, opWorldState(t, srv)); diff != "" {
 		t.Errorf("refusals changed the world (-before +after):\n%s", diff)
 	}
 }

@@ -212,10 +212,10 @@ func TestPermissionsTheReferenceLeftOut(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		before := opSnapshot(t, srv)
+		before := opWorldState(t, srv)
 		_, err = srv.ClientFor(tok).Organizations.Update(ctx, &platform.UpdateOrganizationParams{Organization: srv.Org(), BillingEmail: platform.Ptr("thief@example.com")})
 		apiError(t, err, http.StatusNotFound)
-		if diff := cmp.Diff(before, opSnapshot(t, srv)); diff != "" {
+		if diff := worldStateDiff(t, before, opWorldState(t, srv)); diff != "" {
 			t.Errorf("the refusal changed the world (-before +after):\n%s", diff)
 		}
 	})
@@ -230,12 +230,12 @@ func TestPermissionsTheReferenceLeftOut(t *testing.T) {
 		if _, err := c.Workflows.Get(ctx, wfRef(e.srv, 1)); err != nil {
 			t.Fatalf("reading the workflow with read_databases: %v", err)
 		}
-		before := opSnapshot(t, e.srv)
+		before := opWorldState(t, e.srv)
 		for _, action := range []string{"cancel", "switch-replicas", "verify-data"} {
 			_, err := wfActions[action](c, t, wfRef(e.srv, 1))
 			apiError(t, err, http.StatusNotFound)
 		}
-		if diff := cmp.Diff(before, opSnapshot(t, e.srv)); diff != "" {
+		if diff := worldStateDiff(t, before, opWorldState(t, e.srv)); diff != "" {
 			t.Errorf("the refusals changed the world (-before +after):\n%s", diff)
 		}
 	})
@@ -250,7 +250,7 @@ func TestPermissionsTheReferenceLeftOut(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := e.srv.ClientFor(tok)
-		before := opSnapshot(t, e.srv)
+		before := opWorldState(t, e.srv)
 		_, err = c.Workflows.List(ctx, &platform.ListWorkflowsParams{Organization: e.srv.Org(), Database: drDB})
 		apiError(t, err, http.StatusNotFound)
 		_, err = c.Workflows.Get(ctx, wfRef(e.srv, 1))
@@ -261,7 +261,7 @@ func TestPermissionsTheReferenceLeftOut(t *testing.T) {
 		p.Name = "another"
 		_, err = c.Workflows.Create(ctx, p)
 		apiError(t, err, http.StatusNotFound)
-		if diff := cmp.Diff(before, opSnapshot(t, e.srv)); diff != "" {
+		if diff := worldStateDiff(t, before, opWorldState(t, e.srv)); diff != "" {
 			t.Errorf("the refusals changed the world (-before +after):\n%s", diff)
 		}
 	})
@@ -292,14 +292,14 @@ func TestPermissionsTheReferenceLeftOut(t *testing.T) {
 			}
 		}
 		member := oauthClient(t, srv, oauthGrant(t, srv, fake.Consent{Organizations: []string{org}}, every...))
-		before := opSnapshot(t, srv)
+		before := opWorldState(t, srv)
 		_, err = member.ServiceTokens.List(ctx, &platform.ListServiceTokensParams{Organization: org})
 		apiError(t, err, http.StatusNotFound)
 		_, err = member.ServiceTokens.Create(ctx, &platform.CreateServiceTokenParams{Organization: org, Name: platform.Ptr("mine")})
 		apiError(t, err, http.StatusNotFound)
 		err = member.ServiceTokens.Delete(ctx, &platform.DeleteServiceTokenParams{Organization: org, ID: created.ID})
 		apiError(t, err, http.StatusNotFound)
-		if diff := cmp.Diff(before, opSnapshot(t, srv)); diff != "" {
+		if diff := worldStateDiff(t, before, opWorldState(t, srv)); diff != "" {
 			t.Errorf("the refusals changed the world (-before +after):\n%s", diff)
 		}
 	})

@@ -311,7 +311,7 @@ func TestDismissSchemaRecommendation(t *testing.T) {
 		{"another database", platform.DismissSchemaRecommendationParams{Database: "nope", Number: 2}, 404, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			before := opSnapshot(t, e.srv)
+			before := opWorldState(t, e.srv)
 			p := tc.p
 			p.Organization = e.org
 			if p.Database == "" {
@@ -319,7 +319,7 @@ func TestDismissSchemaRecommendation(t *testing.T) {
 			}
 			_, err := e.c.SchemaRecommendations.Dismiss(t.Context(), &p)
 			apiError(t, err, tc.status, tc.words...)
-			if diff := cmp.Diff(before, opSnapshot(t, e.srv)); diff != "" {
+			if diff := worldStateDiff(t, before, opWorldState(t, e.srv)); diff != "" {
 				t.Errorf("a refused dismissal changed the world (-before +after):\n%s", diff)
 			}
 		})

@@ -85,10 +85,10 @@ func TestDatabaseThrottler(t *testing.T) {
 			[]string{"configurations[1].keyspace_name", "twice"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			before := opSnapshot(t, e.srv)
+			before := opWorldState(t, e.srv)
 			_, err := update(tc.f)
 			apiError(t, err, 422, tc.words...)
-			if diff := cmp.Diff(before, opSnapshot(t, e.srv)); diff != "" {
+			if diff := worldStateDiff(t, before, opWorldState(t, e.srv)); diff != "" {
 				t.Errorf("a refused update changed the world (-before +after):\n%s", diff)
 			}
 		})
@@ -174,9 +174,9 @@ func TestDeployRequestThrottler(t *testing.T) {
 	if diff := cmp.Diff(map[string]int{"app": 10, "sharded": 90}, get()); diff != "" {
 		t.Errorf("closed (-want +got):\n%s", diff)
 	}
-	before := opSnapshot(t, e.srv)
+	before := opWorldState(t, e.srv)
 	apiError(t, updateDR(platform.UpdateThrottlerFields{Ratio: platform.Ptr(5)}), 422, "#1", "closed")
-	if diff := cmp.Diff(before, opSnapshot(t, e.srv)); diff != "" {
+	if diff := worldStateDiff(t, before, opWorldState(t, e.srv)); diff != "" {
 		t.Errorf("a refused update changed the world (-before +after):\n%s", diff)
 	}
 

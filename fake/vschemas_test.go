@@ -228,10 +228,10 @@ func TestUpdateVSchemaRefusals(t *testing.T) {
 			if keyspace == "" {
 				keyspace = "app"
 			}
-			before := opSnapshot(t, e.srv)
+			before := opWorldState(t, e.srv)
 			_, err := e.c.Keyspaces.UpdateVSchema(t.Context(), &platform.UpdateVSchemaParams{Organization: e.org, Database: drDB, Branch: branch, Keyspace: keyspace, VSchema: tt.vschema})
 			apiError(t, err, tt.status, tt.words...)
-			if diff := cmp.Diff(before, opSnapshot(t, e.srv)); diff != "" {
+			if diff := worldStateDiff(t, before, opWorldState(t, e.srv)); diff != "" {
 				t.Errorf("refused update changed the world (-before +after):\n%s", diff)
 			}
 		})
@@ -258,10 +258,10 @@ func TestUpdateRoutingRulesRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			before := opSnapshot(t, e.srv)
+			before := opWorldState(t, e.srv)
 			_, err := e.c.Branches.UpdateRoutingRules(t.Context(), &platform.UpdateRoutingRulesParams{Organization: e.org, Database: drDB, Branch: "dev", RoutingRules: tt.rules})
 			apiError(t, err, http.StatusUnprocessableEntity, tt.words...)
-			if diff := cmp.Diff(before, opSnapshot(t, e.srv)); diff != "" {
+			if diff := worldStateDiff(t, before, opWorldState(t, e.srv)); diff != "" {
 				t.Errorf("refused update changed the world (-before +after):\n%s", diff)
 			}
 		})
@@ -289,7 +289,7 @@ func TestVSchemaPermissionByBranchKind(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			before := opSnapshot(t, e.srv)
+			before := opWorldState(t, e.srv)
 			_, errVS := tt.c.Keyspaces.UpdateVSchema(t.Context(), &platform.UpdateVSchemaParams{Organization: e.org, Database: drDB, Branch: tt.branch, Keyspace: "app", VSchema: `{"tables":{}}`})
 			_, errRR := tt.c.Branches.UpdateRoutingRules(t.Context(), &platform.UpdateRoutingRulesParams{Organization: e.org, Database: drDB, Branch: tt.branch, RoutingRules: `{"rules":[]}`})
 			for _, err := range []error{errVS, errRR} {
@@ -302,7 +302,7 @@ func TestVSchemaPermissionByBranchKind(t *testing.T) {
 				apiError(t, err, http.StatusNotFound)
 			}
 			if !tt.allow {
-				if diff := cmp.Diff(before, opSnapshot(t, e.srv)); diff != "" {
+				if diff := worldStateDiff(t, before, opWorldState(t, e.srv)); diff != "" {
 					t.Errorf("refused updates changed the world (-before +after):\n%s", diff)
 				}
 			}
