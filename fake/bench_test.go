@@ -5,7 +5,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/dbplatform/platform-go"
 	"github.com/dbplatform/platform-go/fake"
@@ -55,28 +57,45 @@ func benchFake(b *testing.B) (*fake.Server, string) {
 func benchGet(b *testing.B, client *http.Client, url, auth string) {
 	b.Helper()
 	b.ReportAllocs()
+	template := benchRequest(b, url, auth)
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
-		req, err := http.NewRequest(http.MethodGet, url, nil)
-		if err != nil {
-			b.Error(err)
-			return
-		}
-		req.Header.Set("Authorization", auth)
+		req := template.Clone(template.Context())
 		for pb.Next() {
-			resp, err := client.Do(req)
-			if err != nil {
-				b.Error(err)
-				return
-			}
-			_, err = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if err != nil || resp.StatusCode != http.StatusOK {
-				b.Errorf("GET %s: status %d, read error %v", url, resp.StatusCode, err)
+			if !benchDo(b, client, req) {
 				return
 			}
 		}
 	})
+}
+
+// benchRequest is a GET of url with the Authorization header auth; each
+// goroutine sends a clone of its own, again and again.
+func benchRequest(b *testing.B, url, auth string) *http.Request {
+	b.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	req.Header.Set("Authorization", auth)
+	return req
+}
+
+// benchDo sends req with client and reads the whole body. It reports
+// whether the request succeeded with 200, and fails the benchmark if not.
+func benchDo(b *testing.B, client *http.Client, req *http.Request) bool {
+	resp, err := client.Do(req)
+	if err != nil {
+		b.Error(err)
+		return false
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		b.Errorf("GET %s: status %d, read error %v", req.URL, resp.StatusCode, err)
+		return false
+	}
+	return true
 }
 
 // benchResponse is a response as it came over the wire.
@@ -125,9 +144,18 @@ func BenchmarkGetDatabase_BareHandler(b *testing.B) {
 	srv, url := benchFake(b)
 	client := benchHTTPClient(b)
 	auth := srv.AdminToken().Authorization()
-	want := benchCapture(b, client, url, auth)
+	bareURL := benchBare(b, client, srv, url, auth)
 	srv.Close()
+	benchGet(b, client, bareURL, auth)
+}
 
+// benchBare starts the bare handler of BenchmarkGetDatabase_BareHandler:
+// it writes the response the fake gives to a GET of url (captured first,
+// with its headers but Date), and is checked to give the same bytes. It
+// returns the bare handler's URL for the same path.
+func benchBare(b *testing.B, client *http.Client, srv *fake.Server, url, auth string) string {
+	b.Helper()
+	want := benchCapture(b, client, url, auth)
 	header := http.Header{}
 	for k, v := range want.header {
 		if k != "Date" { // net/http writes its own
@@ -149,7 +177,52 @@ func BenchmarkGetDatabase_BareHandler(b *testing.B) {
 	if !bytes.Equal(got.body, want.body) || got.header.Get("Content-Length") != want.header.Get("Content-Length") {
 		b.Fatalf("the bare handler's response differs from the fake's:\n%s\n%s", got.body, want.body)
 	}
-	benchGet(b, client, bareURL, auth)
+	return bareURL
+}
+
+// BenchmarkGetDatabase_Paired measures the same two servers as
+// BenchmarkGetDatabase_Fake and BenchmarkGetDatabase_BareHandler, both
+// running, in one loop: each goroutine sends a request to one and then to
+// the other, the order swapped every iteration, and adds up the time each
+// side took. A machine that slows down for a moment slows both sides alike,
+// so the ratio it reports (fake/bare, the fake's time over the bare
+// handler's) moves far less from run to run than the ratio of two
+// benchmarks run one after the other. ns/op is one pair of requests.
+func BenchmarkGetDatabase_Paired(b *testing.B) {
+	srv, url := benchFake(b)
+	client := benchHTTPClient(b)
+	auth := srv.AdminToken().Authorization()
+	bareURL := benchBare(b, client, srv, url, auth)
+	fakeTemplate, bareTemplate := benchRequest(b, url, auth), benchRequest(b, bareURL, auth)
+	var fakeNS, bareNS atomic.Int64
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		fakeReq := fakeTemplate.Clone(fakeTemplate.Context())
+		bareReq := bareTemplate.Clone(bareTemplate.Context())
+		var fakeSum, bareSum time.Duration
+		for i := 0; pb.Next(); i++ {
+			first, second, firstSum, secondSum := fakeReq, bareReq, &fakeSum, &bareSum
+			if i%2 == 1 {
+				first, second, firstSum, secondSum = bareReq, fakeReq, &bareSum, &fakeSum
+			}
+			start := time.Now()
+			if !benchDo(b, client, first) {
+				return
+			}
+			mid := time.Now()
+			if !benchDo(b, client, second) {
+				return
+			}
+			*firstSum += mid.Sub(start)
+			*secondSum += time.Since(mid)
+		}
+		fakeNS.Add(int64(fakeSum))
+		bareNS.Add(int64(bareSum))
+	})
+	if bareNS.Load() > 0 {
+		b.ReportMetric(float64(fakeNS.Load())/float64(bareNS.Load()), "fake/bare")
+	}
 }
 
 // BenchmarkGetDatabase_Handler measures the fake's own work on
