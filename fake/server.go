@@ -3,11 +3,12 @@ package fake
 import (
 	"context"
 	cryptorand "crypto/rand"
+	"errors"
 	"fmt"
+	"log"
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"path"
 	"strconv"
 	"strings"
@@ -31,12 +32,16 @@ type Server struct {
 
 	onChange func() // see WithOnChange; nil for none
 
-	httpSrv *httptest.Server
-	conns   idleConns    // httpSrv's connections, reset when idle at Close
-	client  *http.Client // of the fake's clients: httpSrv's, with pollAhead
-	reqSeq  atomic.Uint64
-	clients atomic.Uint64 // clients made, each with its own jitter source
-	reqID   string        // per-server prefix of request IDs
+	httpSrv   *http.Server          // serves s on listener; see serve
+	listener  net.Listener          // closed by Close
+	url       string                // "http://" and the listener's address, then "/"
+	conns     conns                 // httpSrv's connections; see conns.go
+	transport *http.Transport       // of the fake's clients; Close closes its idle connections
+	client    *http.Client          // of the fake's clients: transport, with pollAhead
+	serveErr  atomic.Pointer[error] // why serving stopped before Close; see serve
+	reqSeq    atomic.Uint64
+	clients   atomic.Uint64 // clients made, each with its own jitter source
+	reqID     string        // per-server prefix of request IDs
 
 	faults   faultRules
 	limiter  rateLimiter // see ratelimit.go
@@ -74,6 +79,9 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 			tb.Log(s.failureLog(failureLogLength))
 		}
 		s.Close()
+		if err := s.serveErr.Load(); err != nil {
+			tb.Error(*err)
+		}
 	})
 	return s
 }
@@ -110,38 +118,103 @@ func New(opts ...Option) (*Server, error) {
 	if err := s.seedDefaults(cfg); err != nil {
 		return nil, err
 	}
-	s.httpSrv = httptest.NewUnstartedServer(s)
-	s.httpSrv.Config.ConnState = s.conns.track
-	cfg.timeouts.set(s.httpSrv.Config)
-	if cfg.addr != "" {
-		l, err := net.Listen("tcp", cfg.addr)
-		if err != nil {
-			return nil, fmt.Errorf("fake: listening on %s: %w", cfg.addr, err)
-		}
-		s.httpSrv.Listener.Close()
-		s.httpSrv.Listener = l
+	l, err := listen(cfg.addr)
+	if err != nil {
+		return nil, err
 	}
-	s.httpSrv.Start()
-	s.world.base = s.URL()
-	s.client = &http.Client{Transport: pollAhead{s: s, base: s.httpSrv.Client().Transport}}
+	s.listener = l
+	s.url = "http://" + l.Addr().String() + "/"
+	s.httpSrv = &http.Server{Handler: s, ConnState: s.conns.track}
+	cfg.timeouts.set(s.httpSrv)
+	s.world.base = s.url
+	// A transport of its own, as an httptest.Server's client has: the
+	// fake's Close closes its idle connections, and those of no other.
+	s.transport = &http.Transport{}
+	s.client = &http.Client{Transport: pollAhead{s: s, base: s.transport}}
+	s.conns.live.Add(1) // the accepting goroutine; see conns
+	go s.serve()
 	return s, nil
+}
+
+// listen opens the server's listener: on addr when given, else on a free
+// loopback port (IPv4, or IPv6 on a host without it).
+func listen(addr string) (net.Listener, error) {
+	if addr != "" {
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			return nil, fmt.Errorf("fake: listening on %s: %w", addr, err)
+		}
+		return l, nil
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		l6, err6 := net.Listen("tcp6", "[::1]:0")
+		if err6 != nil {
+			return nil, fmt.Errorf("fake: listening on a loopback port: %w", err)
+		}
+		l = l6
+	}
+	return l, nil
+}
+
+// serve accepts and serves connections until Close closes the listener.
+//
+// The server is a plain http.Server rather than an httptest.Server, whose
+// Close also closes http.DefaultTransport's idle connections: a courtesy
+// to test code that fails the requests of every other user of that
+// transport (another SDK's client, in a parallel test) about to reuse one
+// ("http: CloseIdleConnections called"), whenever any fake closes.
+//
+// Serve returns early only if Accept fails with an error it does not
+// retry (it retries the temporary ones, such as too many open files,
+// logging them through the server's ErrorLog): on a loopback listener
+// only the process's own meddling with the socket can cause it. The
+// server then refuses connections while it looks alive, so the error is
+// not dropped: it is logged at once, as net/http logs the errors it
+// retries, and kept for [NewServer], which fails the test with it when
+// the test ends.
+func (s *Server) serve() {
+	defer s.conns.live.Done()
+	err := s.httpSrv.Serve(s.listener)
+	s.conns.mu.Lock()
+	closed := s.conns.closed
+	s.conns.mu.Unlock()
+	if closed || errors.Is(err, http.ErrServerClosed) {
+		return // Close closed the listener
+	}
+	err = fmt.Errorf("fake: stopped serving on %s: %w", s.url, err)
+	s.serveErr.Store(&err)
+	log.Print(err)
 }
 
 // adopt makes w the server's world, running on clk: it gets the server's
 // timings and base URL, and the server as its host.
 func (s *Server) adopt(w *world, clk *clock) {
 	w.clock, w.timing, w.host = clk, s.cfg.timing, s
-	if s.httpSrv != nil {
-		w.base = s.URL()
+	if s.url != "" {
+		w.base = s.url
 	}
 	s.world = w
 }
 
 // Close stops the server, its timers and its webhook deliveries: nothing
-// runs on the clock afterwards, and Advance does nothing.
+// runs on the clock afterwards, and Advance does nothing. It stops
+// listening, closes the connections waiting for a request, lets the
+// requests in flight finish, and returns when they have and their
+// connections are closed: no handler runs afterwards. It closes the idle
+// connections of the fake's own clients' transport, and of no other
+// transport (http.DefaultTransport's are left alone). It may be called
+// more than once, from several goroutines; each call returns when the
+// server is closed.
 func (s *Server) Close() {
-	s.conns.resetOnClose()
-	s.httpSrv.Close()
+	if s.conns.close() {
+		s.listener.Close()
+		// Answers from now on close their connection (the hook closes it
+		// when idle); this also closes those idle that the hook has not.
+		s.httpSrv.SetKeepAlivesEnabled(false)
+	}
+	s.conns.live.Wait()
+	s.transport.CloseIdleConnections()
 	s.mu.Lock()
 	s.world.clock.Stop()
 	s.mu.Unlock()
@@ -150,7 +223,7 @@ func (s *Server) Close() {
 
 // URL returns the base URL of the API ("http://127.0.0.1:PORT/"); operation
 // paths (/v1/...) are below it.
-func (s *Server) URL() string { return s.httpSrv.URL + "/" }
+func (s *Server) URL() string { return s.url }
 
 // Org returns the name of the organization every server starts with.
 func (s *Server) Org() string {
@@ -194,7 +267,7 @@ func (s *Server) ClientFor(tok Token) *platform.Client {
 	if err != nil {
 		// The options are the fake's own and valid for any token it issued;
 		// a zero Token gets a client whose requests are unauthorized.
-		c, _ = platform.NewClient(platform.WithBaseURL(s.URL()), platform.WithHTTPClient(s.httpSrv.Client()))
+		c, _ = platform.NewClient(platform.WithBaseURL(s.URL()), platform.WithHTTPClient(&http.Client{Transport: s.transport}))
 	}
 	return c
 }
