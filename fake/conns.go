@@ -72,6 +72,29 @@ type conns struct {
 	state  map[net.Conn]http.ConnState
 	closed bool           // Close has begun: connections idle or new from now on are closed
 	live   sync.WaitGroup // the connections open, and the accepting goroutine
+	// serveErr is why the server's Serve returned before Close; see
+	// [Server.serve].
+	serveErr error
+}
+
+// served notes why the server's Serve returned, err: it returns it, and
+// keeps it for stopped, unless Close had closed the listener (Serve then
+// returns the closed listener's error, which is no news).
+func (cs *conns) served(err error) error {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.closed {
+		return nil
+	}
+	cs.serveErr = err
+	return err
+}
+
+// stopped returns why the server stopped serving before Close, or nil.
+func (cs *conns) stopped() error {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return cs.serveErr
 }
 
 // track is the server's http.Server.ConnState hook.
@@ -106,16 +129,18 @@ func (cs *conns) track(c net.Conn, st http.ConnState) {
 	cs.state[c] = st
 }
 
-// close begins Close: from now on every connection is closed as soon as
-// it is idle, and those idle or accepted with no request yet are closed now,
-// with a reset. It reports whether it was the first call.
-func (cs *conns) close() bool {
+// close begins Close: it closes l, the server's listener; from now on
+// every connection is closed as soon as it is idle, and those idle or
+// accepted with no request yet are closed now, with a reset. It reports
+// whether it was the first call.
+func (cs *conns) close(l net.Listener) bool {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	if cs.closed {
 		return false
 	}
 	cs.closed = true
+	l.Close()
 	for c, st := range cs.state {
 		if st == http.StateIdle || st == http.StateNew {
 			resetConn(c)

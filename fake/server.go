@@ -3,7 +3,6 @@ package fake
 import (
 	"context"
 	cryptorand "crypto/rand"
-	"errors"
 	"fmt"
 	"log"
 	"math/rand/v2"
@@ -32,13 +31,12 @@ type Server struct {
 
 	onChange func() // see WithOnChange; nil for none
 
-	httpSrv   *http.Server          // serves s on listener; see serve
-	listener  net.Listener          // closed by Close
-	url       string                // "http://" and the listener's address, then "/"
-	conns     conns                 // httpSrv's connections; see conns.go
-	transport *http.Transport       // of the fake's clients; Close closes its idle connections
-	client    *http.Client          // of the fake's clients: transport, with pollAhead
-	serveErr  atomic.Pointer[error] // why serving stopped before Close; see serve
+	httpSrv   *http.Server    // serves s on listener; see serve
+	listener  net.Listener    // closed by Close, or by Serve as it fails
+	url       string          // "http://" and the listener's address, then "/"
+	conns     conns           // httpSrv's connections; see conns.go
+	transport *http.Transport // of the fake's clients; Close closes its idle connections
+	client    *http.Client    // of the fake's clients: transport, with pollAhead
 	reqSeq    atomic.Uint64
 	clients   atomic.Uint64 // clients made, each with its own jitter source
 	reqID     string        // per-server prefix of request IDs
@@ -79,8 +77,8 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 			tb.Log(s.failureLog(failureLogLength))
 		}
 		s.Close()
-		if err := s.serveErr.Load(); err != nil {
-			tb.Error(*err)
+		if err := s.conns.stopped(); err != nil {
+			tb.Errorf("fake: stopped serving on %s before Close: %v", s.url, err)
 		}
 	})
 	return s
@@ -129,12 +127,22 @@ func New(opts ...Option) (*Server, error) {
 	s.world.base = s.url
 	// A transport of its own, as an httptest.Server's client has: the
 	// fake's Close closes its idle connections, and those of no other.
-	s.transport = &http.Transport{}
+	s.transport = &http.Transport{Protocols: http1Only}
 	s.client = &http.Client{Transport: pollAhead{s: s, base: s.transport}}
 	s.conns.live.Add(1) // the accepting goroutine; see conns
 	go s.serve()
 	return s, nil
 }
+
+// http1Only are the protocols of the fake's clients' transport: plain
+// HTTP/1, as an httptest.Server's client speaks, without the HTTP/2 set-up
+// (for TLS, which the fake never serves) a transport otherwise makes on
+// first use. Transports only read it.
+var http1Only = func() *http.Protocols {
+	var p http.Protocols
+	p.SetHTTP1(true)
+	return &p
+}()
 
 // listen opens the server's listener: on addr when given, else on a free
 // loopback port (IPv4, or IPv6 on a host without it).
@@ -175,16 +183,9 @@ func listen(addr string) (net.Listener, error) {
 // the test ends.
 func (s *Server) serve() {
 	defer s.conns.live.Done()
-	err := s.httpSrv.Serve(s.listener)
-	s.conns.mu.Lock()
-	closed := s.conns.closed
-	s.conns.mu.Unlock()
-	if closed || errors.Is(err, http.ErrServerClosed) {
-		return // Close closed the listener
+	if err := s.conns.served(s.httpSrv.Serve(s.listener)); err != nil {
+		log.Printf("fake: stopped serving on %s: %v", s.url, err)
 	}
-	err = fmt.Errorf("fake: stopped serving on %s: %w", s.url, err)
-	s.serveErr.Store(&err)
-	log.Print(err)
 }
 
 // adopt makes w the server's world, running on clk: it gets the server's
@@ -207,14 +208,16 @@ func (s *Server) adopt(w *world, clk *clock) {
 // more than once, from several goroutines; each call returns when the
 // server is closed.
 func (s *Server) Close() {
-	if s.conns.close() {
-		s.listener.Close()
-		// Answers from now on close their connection (the hook closes it
-		// when idle); this also closes those idle that the hook has not.
+	if s.conns.close(s.listener) {
+		// Answers from now on say "Connection: close", and their
+		// connections close after them.
 		s.httpSrv.SetKeepAlivesEnabled(false)
 	}
-	s.conns.live.Wait()
+	// After the reset of the server's end, which leaves no TIME_WAIT
+	// (the first end to close keeps one), and without waiting for the
+	// client to read it, as an httptest.Server does.
 	s.transport.CloseIdleConnections()
+	s.conns.live.Wait()
 	s.mu.Lock()
 	s.world.clock.Stop()
 	s.mu.Unlock()
