@@ -168,8 +168,8 @@ type pollConditions struct {
 
 // pollTransport sends pollConditions' requests. It is not
 // http.DefaultTransport, whose idle connections every closed httptest
-// server (a fake's Close, in a parallel test) closes, breaking a request
-// about to reuse one.
+// server (the wire tests' servers, in parallel tests) closes, breaking a
+// request about to reuse one; a fake's Close leaves them alone.
 var pollTransport = http.DefaultTransport.(*http.Transport).Clone()
 
 func (p *pollConditions) RoundTrip(r *http.Request) (*http.Response, error) {

@@ -50,42 +50,109 @@ func (t ServerTimeouts) set(srv *http.Server) {
 	srv.IdleTimeout = t.Idle
 }
 
-// idleConns tracks the state of the server's connections, so that Close
-// can end the idle ones with a reset instead of the usual close. A closed
+// conns tracks the server's connections, for Close. It is the one
+// ConnState hook of the server's http.Server.
+//
+// Their states let Close end the idle ones (and those accepted with no
+// request yet) at once, with a reset instead of the usual close. A closed
 // TCP connection otherwise stays in the kernel's TIME_WAIT for a minute,
 // and a test run that starts thousands of fakes leaves tens of thousands
 // of them, which makes every later listen slower (the kernel searches past
 // them for a free port). An idle connection has nothing left to send, so
 // resetting it loses nothing; a connection busy with a request when Close
 // is called finishes it and closes as usual.
-type idleConns struct {
-	mu    sync.Mutex
-	state map[net.Conn]http.ConnState
+//
+// Their number lets Close wait until the last one has closed, and with it
+// the goroutine that served it: live counts them, and the serving
+// goroutine (see [Server.serve]) while it accepts, so that a connection is
+// counted before Close can see the count reach zero (its StateNew hook runs
+// on the accepting goroutine).
+type conns struct {
+	mu     sync.Mutex
+	state  map[net.Conn]http.ConnState
+	closed bool           // Close has begun: connections idle or new from now on are closed
+	live   sync.WaitGroup // the connections open, and the accepting goroutine
+	// serveErr is why the server's Serve returned before Close; see
+	// [Server.serve].
+	serveErr error
+}
+
+// served notes why the server's Serve returned, err: it returns it, and
+// keeps it for stopped, unless Close had closed the listener (Serve then
+// returns the closed listener's error, which is no news).
+func (cs *conns) served(err error) error {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.closed {
+		return nil
+	}
+	cs.serveErr = err
+	return err
+}
+
+// stopped returns why the server stopped serving before Close, or nil.
+func (cs *conns) stopped() error {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return cs.serveErr
 }
 
 // track is the server's http.Server.ConnState hook.
-func (ic *idleConns) track(c net.Conn, st http.ConnState) {
-	ic.mu.Lock()
-	defer ic.mu.Unlock()
+func (cs *conns) track(c net.Conn, st http.ConnState) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
 	switch st {
 	case http.StateClosed, http.StateHijacked:
-		delete(ic.state, c)
-	default:
-		if ic.state == nil {
-			ic.state = map[net.Conn]http.ConnState{}
+		if _, ok := cs.state[c]; ok {
+			delete(cs.state, c)
+			cs.live.Done()
 		}
-		ic.state[c] = st
+		return
+	case http.StateNew:
+		if cs.state == nil {
+			cs.state = map[net.Conn]http.ConnState{}
+		}
+		cs.live.Add(1)
+		if cs.closed {
+			// Accepted as Close closed the listener: it will never
+			// carry a request.
+			resetConn(c)
+		}
+	case http.StateIdle:
+		if cs.closed {
+			// Its request, in flight at Close, is answered: the server
+			// closes it anyway, as keep-alives are off. Closed as usual,
+			// not reset: its response may still be on its way.
+			c.Close()
+		}
 	}
+	cs.state[c] = st
 }
 
-// resetOnClose makes the idle connections send a reset when they are
-// closed, rather than enter TIME_WAIT.
-func (ic *idleConns) resetOnClose() {
-	ic.mu.Lock()
-	defer ic.mu.Unlock()
-	for c, st := range ic.state {
-		if tc, ok := c.(*net.TCPConn); ok && (st == http.StateIdle || st == http.StateNew) {
-			_ = tc.SetLinger(0) // best effort: a failure leaves the usual close
+// close begins Close: it closes l, the server's listener; from now on
+// every connection is closed as soon as it is idle, and those idle or
+// accepted with no request yet are closed now, with a reset. It reports
+// whether it was the first call.
+func (cs *conns) close(l net.Listener) bool {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.closed {
+		return false
+	}
+	cs.closed = true
+	l.Close()
+	for c, st := range cs.state {
+		if st == http.StateIdle || st == http.StateNew {
+			resetConn(c)
 		}
 	}
+	return true
+}
+
+// resetConn closes c with a reset rather than leave it in TIME_WAIT.
+func resetConn(c net.Conn) {
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0) // best effort: a failure leaves the usual close
+	}
+	c.Close()
 }

@@ -418,3 +418,10 @@ func AuthExportStates(srv *Server, org string) []string {
 func PollAhead(srv *Server, base http.RoundTripper) http.RoundTripper {
 	return pollAhead{s: srv, base: base}
 }
+
+// OpenConns returns how many connections srv's HTTP server holds open.
+func OpenConns(srv *Server) int {
+	srv.conns.mu.Lock()
+	defer srv.conns.mu.Unlock()
+	return len(srv.conns.state)
+}

@@ -4,10 +4,10 @@ import (
 	"context"
 	cryptorand "crypto/rand"
 	"fmt"
+	"log"
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"path"
 	"strconv"
 	"strings"
@@ -31,12 +31,15 @@ type Server struct {
 
 	onChange func() // see WithOnChange; nil for none
 
-	httpSrv *httptest.Server
-	conns   idleConns    // httpSrv's connections, reset when idle at Close
-	client  *http.Client // of the fake's clients: httpSrv's, with pollAhead
-	reqSeq  atomic.Uint64
-	clients atomic.Uint64 // clients made, each with its own jitter source
-	reqID   string        // per-server prefix of request IDs
+	httpSrv   *http.Server    // serves s on listener; see serve
+	listener  net.Listener    // closed by Close, or by Serve as it fails
+	url       string          // "http://" and the listener's address, then "/"
+	conns     conns           // httpSrv's connections; see conns.go
+	transport *http.Transport // of the fake's clients; Close closes its idle connections
+	client    *http.Client    // of the fake's clients: transport, with pollAhead
+	reqSeq    atomic.Uint64
+	clients   atomic.Uint64 // clients made, each with its own jitter source
+	reqID     string        // per-server prefix of request IDs
 
 	faults   faultRules
 	limiter  rateLimiter // see ratelimit.go
@@ -74,6 +77,9 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 			tb.Log(s.failureLog(failureLogLength))
 		}
 		s.Close()
+		if err := s.conns.stopped(); err != nil {
+			tb.Errorf("fake: stopped serving on %s before Close: %v", s.url, err)
+		}
 	})
 	return s
 }
@@ -110,38 +116,108 @@ func New(opts ...Option) (*Server, error) {
 	if err := s.seedDefaults(cfg); err != nil {
 		return nil, err
 	}
-	s.httpSrv = httptest.NewUnstartedServer(s)
-	s.httpSrv.Config.ConnState = s.conns.track
-	cfg.timeouts.set(s.httpSrv.Config)
-	if cfg.addr != "" {
-		l, err := net.Listen("tcp", cfg.addr)
-		if err != nil {
-			return nil, fmt.Errorf("fake: listening on %s: %w", cfg.addr, err)
-		}
-		s.httpSrv.Listener.Close()
-		s.httpSrv.Listener = l
+	l, err := listen(cfg.addr)
+	if err != nil {
+		return nil, err
 	}
-	s.httpSrv.Start()
-	s.world.base = s.URL()
-	s.client = &http.Client{Transport: pollAhead{s: s, base: s.httpSrv.Client().Transport}}
+	s.listener = l
+	s.url = "http://" + l.Addr().String() + "/"
+	s.httpSrv = &http.Server{Handler: s, ConnState: s.conns.track}
+	cfg.timeouts.set(s.httpSrv)
+	s.world.base = s.url
+	// A transport of its own, as an httptest.Server's client has: the
+	// fake's Close closes its idle connections, and those of no other.
+	s.transport = &http.Transport{Protocols: http1Only}
+	s.client = &http.Client{Transport: pollAhead{s: s, base: s.transport}}
+	s.conns.live.Add(1) // the accepting goroutine; see conns
+	go s.serve()
 	return s, nil
+}
+
+// http1Only are the protocols of the fake's clients' transport: plain
+// HTTP/1, as an httptest.Server's client speaks, without the HTTP/2 set-up
+// (for TLS, which the fake never serves) a transport otherwise makes on
+// first use. Transports only read it.
+var http1Only = func() *http.Protocols {
+	var p http.Protocols
+	p.SetHTTP1(true)
+	return &p
+}()
+
+// listen opens the server's listener: on addr when given, else on a free
+// loopback port (IPv4, or IPv6 on a host without it).
+func listen(addr string) (net.Listener, error) {
+	if addr != "" {
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			return nil, fmt.Errorf("fake: listening on %s: %w", addr, err)
+		}
+		return l, nil
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		l6, err6 := net.Listen("tcp6", "[::1]:0")
+		if err6 != nil {
+			return nil, fmt.Errorf("fake: listening on a loopback port: %w", err)
+		}
+		l = l6
+	}
+	return l, nil
+}
+
+// serve accepts and serves connections until Close closes the listener.
+//
+// The server is a plain http.Server rather than an httptest.Server, whose
+// Close also closes http.DefaultTransport's idle connections: a courtesy
+// to test code that fails the requests of every other user of that
+// transport (another SDK's client, in a parallel test) about to reuse one
+// ("http: CloseIdleConnections called"), whenever any fake closes.
+//
+// Serve returns early only if Accept fails with an error it does not
+// retry (it retries the temporary ones, such as too many open files,
+// logging them through the server's ErrorLog): on a loopback listener
+// only the process's own meddling with the socket can cause it. The
+// server then refuses connections while it looks alive, so the error is
+// not dropped: it is logged at once, as net/http logs the errors it
+// retries, and kept for [NewServer], which fails the test with it when
+// the test ends.
+func (s *Server) serve() {
+	defer s.conns.live.Done()
+	if err := s.conns.served(s.httpSrv.Serve(s.listener)); err != nil {
+		log.Printf("fake: stopped serving on %s: %v", s.url, err)
+	}
 }
 
 // adopt makes w the server's world, running on clk: it gets the server's
 // timings and base URL, and the server as its host.
 func (s *Server) adopt(w *world, clk *clock) {
 	w.clock, w.timing, w.host = clk, s.cfg.timing, s
-	if s.httpSrv != nil {
-		w.base = s.URL()
+	if s.url != "" {
+		w.base = s.url
 	}
 	s.world = w
 }
 
 // Close stops the server, its timers and its webhook deliveries: nothing
-// runs on the clock afterwards, and Advance does nothing.
+// runs on the clock afterwards, and Advance does nothing. It stops
+// listening, closes the connections waiting for a request, lets the
+// requests in flight finish, and returns when they have and their
+// connections are closed: no handler runs afterwards. It closes the idle
+// connections of the fake's own clients' transport, and of no other
+// transport (http.DefaultTransport's are left alone). It may be called
+// more than once, from several goroutines; each call returns when the
+// server is closed.
 func (s *Server) Close() {
-	s.conns.resetOnClose()
-	s.httpSrv.Close()
+	if s.conns.close(s.listener) {
+		// Answers from now on say "Connection: close", and their
+		// connections close after them.
+		s.httpSrv.SetKeepAlivesEnabled(false)
+	}
+	// After the reset of the server's end, which leaves no TIME_WAIT
+	// (the first end to close keeps one), and without waiting for the
+	// client to read it, as an httptest.Server does.
+	s.transport.CloseIdleConnections()
+	s.conns.live.Wait()
 	s.mu.Lock()
 	s.world.clock.Stop()
 	s.mu.Unlock()
@@ -150,7 +226,7 @@ func (s *Server) Close() {
 
 // URL returns the base URL of the API ("http://127.0.0.1:PORT/"); operation
 // paths (/v1/...) are below it.
-func (s *Server) URL() string { return s.httpSrv.URL + "/" }
+func (s *Server) URL() string { return s.url }
 
 // Org returns the name of the organization every server starts with.
 func (s *Server) Org() string {
@@ -194,7 +270,7 @@ func (s *Server) ClientFor(tok Token) *platform.Client {
 	if err != nil {
 		// The options are the fake's own and valid for any token it issued;
 		// a zero Token gets a client whose requests are unauthorized.
-		c, _ = platform.NewClient(platform.WithBaseURL(s.URL()), platform.WithHTTPClient(s.httpSrv.Client()))
+		c, _ = platform.NewClient(platform.WithBaseURL(s.URL()), platform.WithHTTPClient(&http.Client{Transport: s.transport}))
 	}
 	return c
 }

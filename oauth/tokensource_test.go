@@ -145,8 +145,9 @@ func TestTokenSourceOutlivesItsContext(t *testing.T) {
 
 // testTransport sends the requests of the tests' own clients. It is not
 // http.DefaultTransport, whose idle connections every closed httptest
-// server (a fake's Close, in a parallel test) closes, breaking a request
-// about to reuse one.
+// server (the token endpoints of helpers_test.go, in parallel tests)
+// closes, breaking a request about to reuse one; a fake's Close leaves
+// them alone.
 var testTransport = http.DefaultTransport.(*http.Transport).Clone()
 
 // markingTransport marks the requests it sends, so the endpoint can tell

@@ -18,8 +18,11 @@ import (
 )
 
 // testClient is the client of the tests' requests. Its transport is not
-// http.DefaultTransport, whose idle connections every closed httptest
-// server (a fake.New's Close) closes, breaking a request about to reuse one.
+// http.DefaultTransport, whose idle connections any httptest server in the
+// process closes when it closes, breaking a request about to reuse one.
+// The package's tests start none (a fake is not one, and its Close leaves
+// other transports alone), but the tests' connections stay theirs alone
+// should one come.
 var testClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 
 // childEnv, set to 1 in a test binary's environment, makes the binary run
