@@ -62,13 +62,14 @@ func unreachable(v string) *UnreachableError {
 // waitFor polls get until done reports true or an error, or ctx ends. The
 // waits between polls go through the client's sleep function, marked for
 // [pollhook.IsWait], so a fake's virtual clock moves instead of the caller
-// sleeping. Each poll's requests carry a [pollhook.Probe]: when an answer
+// sleeping; the mark carries the poll's probe (see [pollhook.LastPoll]), by
+// which a fake on a real-time clock sees whether a transition ran since the
+// poll left. Each poll's requests carry a [pollhook.Probe]: when an answer
 // says that nothing scheduled can move what the waiter polls (a fake's
 // client only), a poll that is not done ends the wait with an
 // [*UnreachableError].
 func waitFor[T any](ctx context.Context, c *Client, get func(context.Context) (*T, error), done func(*T) (bool, error)) (*T, error) {
 	wait := waitMin
-	pollWait := pollhook.MarkWait(ctx)
 	for {
 		pollCtx, probe := pollhook.WithProbe(ctx)
 		v, err := get(pollCtx)
@@ -82,7 +83,7 @@ func waitFor[T any](ctx context.Context, c *Client, get func(context.Context) (*
 		if why := probe.Unreachable(); why != "" {
 			return v, unreachable(why)
 		}
-		if err := c.sleep(pollWait, wait); err != nil {
+		if err := c.sleep(pollhook.MarkWait(ctx, probe), wait); err != nil {
 			return v, err
 		}
 		wait = min(wait*2, waitMax)

@@ -425,3 +425,9 @@ func OpenConns(srv *Server) int {
 	defer srv.conns.mu.Unlock()
 	return len(srv.conns.state)
 }
+
+// HTTPClientOver returns an HTTP client like the one of srv's clients,
+// whose transport, under the fake's, is wrap of srv's own.
+func (s *Server) HTTPClientOver(wrap func(http.RoundTripper) http.RoundTripper) *http.Client {
+	return &http.Client{Transport: pollAhead{s: s, base: wrap(s.transport)}}
+}

@@ -36,7 +36,12 @@ type pollAhead struct {
 }
 
 func (t pollAhead) RoundTrip(r *http.Request) (*http.Response, error) {
-	poll := r.Method == http.MethodGet && !t.s.world.clock.Real() && pollhook.IsPoll(r.Context())
+	if t.s.world.clock.Real() {
+		// The wait after the poll compares what ran since; see sleep.
+		pollhook.NoteSent(r.Context(), t.s.ran.Load())
+		return t.base.RoundTrip(r)
+	}
+	poll := r.Method == http.MethodGet && pollhook.IsPoll(r.Context())
 	var satisfied any
 	met := false
 	if cond, ok := pollhook.Condition(r.Context()); ok && poll {

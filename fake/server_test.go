@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -708,6 +709,64 @@ func TestClockRealTime(t *testing.T) {
 	// (20ms), not after the 1s a waiter waits against a real server.
 	if elapsed := time.Since(wall); elapsed >= time.Second {
 		t.Errorf("Wait took %s of wall time, want the transition's 20ms (well under the waiter's 1s step)", elapsed)
+	}
+}
+
+// roundTripFunc is an http.RoundTripper of a function.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestClockRealTimeWaitAfterTransition checks that a waiter on a
+// real-time clock polls again at once when a transition ran on the clock's
+// own timer after its poll had read the state, rather than wait for the
+// next transition (none here) or its step of 1 s. The client's transport
+// holds the poll's answer until the transition has run, which a loaded
+// machine otherwise does by chance.
+func TestClockRealTimeWaitAfterTransition(t *testing.T) {
+	t.Parallel()
+	const ready = 200 * time.Millisecond // far more than a request takes, so that the first poll reads pending
+	var armed atomic.Bool
+	ran := make(chan struct{}, 1)
+	srv := fake.NewServer(t, fake.WithRealTime(), fake.WithTimings(fake.Timings{DatabaseReady: ready}),
+		fake.WithOnChange(func() {
+			if armed.Load() {
+				select {
+				case ran <- struct{}{}:
+				default:
+				}
+			}
+		}))
+	mustDB(t, srv, "app")
+	var polls atomic.Int32
+	hc := srv.HTTPClientOver(func(base http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			resp, err := base.RoundTrip(r)
+			if err == nil && polls.Add(1) == 1 {
+				select { // the transition runs after the poll has read the state
+				case <-ran:
+				case <-r.Context().Done():
+				}
+			}
+			return resp, err
+		})
+	})
+	client, err := platform.NewClient(append(srv.ClientOptions(srv.AdminToken()), platform.WithHTTPClient(hc))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	armed.Store(true)
+	wall := time.Now()
+	db, err := client.Databases.Wait(t.Context(), &platform.GetDatabaseParams{Organization: srv.Org(), Database: "app"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	elapsed := time.Since(wall)
+	if !db.Ready || polls.Load() != 2 {
+		t.Errorf("Wait: ready %v after %d polls, want ready after 2 (the first read it pending)", db.Ready, polls.Load())
+	}
+	if elapsed >= time.Second {
+		t.Errorf("Wait took %s of wall time, want the transition's %s (the waiter's step is 1s)", elapsed, ready)
 	}
 }
 

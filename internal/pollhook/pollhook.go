@@ -23,9 +23,19 @@ type (
 )
 
 // MarkWait returns ctx marked as the context of a waiter's wait between two
-// polls (see IsWait).
-func MarkWait(ctx context.Context) context.Context {
-	return context.WithValue(ctx, waitKey{}, true)
+// polls (see IsWait), after the poll whose probe is last (see LastPoll).
+func MarkWait(ctx context.Context, last *Probe) context.Context {
+	return context.WithValue(ctx, waitKey{}, waitMark{last})
+}
+
+// waitMark is the value of a wait's mark.
+type waitMark struct{ last *Probe }
+
+// LastPoll returns the probe of the poll before a waiter's wait, or nil if
+// ctx is not a wait's.
+func LastPoll(ctx context.Context) *Probe {
+	m, _ := ctx.Value(waitKey{}).(waitMark)
+	return m.last
 }
 
 // IsWait reports whether a sleep function is called for a waiter's wait
@@ -62,10 +72,13 @@ func Condition(ctx context.Context) (cond Cond, ok bool) {
 }
 
 // Probe collects, over one poll of a waiter, the first Header value an
-// answer carried.
+// answer carried, and what the transport noted as the poll's first request
+// left (see NoteSent).
 type Probe struct {
 	mu          sync.Mutex
 	unreachable string
+	sent        uint64
+	noted       bool
 }
 
 // WithProbe returns ctx carrying a new Probe for the requests of one poll,
@@ -104,4 +117,32 @@ func (p *Probe) Unreachable() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.unreachable
+}
+
+// NoteSent records n in the probe of ctx, if ctx has one and the probe
+// holds no n yet: a count the transport keeps of what changes a server's
+// state of its own accord (the fake's clock transitions), as the poll's
+// first request leaves. Comparing it with the count at the wait after the
+// poll tells whether the state may have changed since the poll read it.
+func NoteSent(ctx context.Context, n uint64) {
+	p, _ := ctx.Value(probeKey{}).(*Probe)
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.noted {
+		p.sent, p.noted = n, true
+	}
+}
+
+// Sent returns what NoteSent recorded for the poll; ok is false if nothing
+// was, or p is nil.
+func (p *Probe) Sent() (n uint64, ok bool) {
+	if p == nil {
+		return 0, false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sent, p.noted
 }
