@@ -25,17 +25,14 @@ type (
 // MarkWait returns ctx marked as the context of a waiter's wait between two
 // polls (see IsWait), after the poll whose probe is last (see LastPoll).
 func MarkWait(ctx context.Context, last *Probe) context.Context {
-	return context.WithValue(ctx, waitKey{}, waitMark{last})
+	return context.WithValue(ctx, waitKey{}, last)
 }
-
-// waitMark is the value of a wait's mark.
-type waitMark struct{ last *Probe }
 
 // LastPoll returns the probe of the poll before a waiter's wait, or nil if
 // ctx is not a wait's.
 func LastPoll(ctx context.Context) *Probe {
-	m, _ := ctx.Value(waitKey{}).(waitMark)
-	return m.last
+	p, _ := ctx.Value(waitKey{}).(*Probe)
+	return p
 }
 
 // IsWait reports whether a sleep function is called for a waiter's wait
