@@ -100,6 +100,12 @@ scan:
 		case isDigit(c) || (c == '.' && i+1 < len(sql) && isDigit(sql[i+1])):
 			i = skipNumber(sql, i)
 			toks = appendLiteral(toks)
+		case c == '?':
+			// A placeholder is a literal, as the "?" a literal becomes must
+			// read back: VALUES (?), (0) is one row. It takes no sign, as
+			// a written "- ?" is the sign that was not folded.
+			i++
+			toks = append(toks, sqlToken{"?", tokLiteral})
 		case isWordByte(c):
 			j := i
 			for j < len(sql) && isWordByte(sql[j]) {

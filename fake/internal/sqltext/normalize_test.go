@@ -22,6 +22,8 @@ func TestNormalizeSQL(t *testing.T) {
 		{"update users set balance = balance - 5, flag = x'0f' where id = -7", "UPDATE users SET balance = balance - ?, flag = ? WHERE id = ?", "UPDATE", []string{"users"}},
 		{"DELETE FROM sessions WHERE expires < NOW() LIMIT 100", "DELETE FROM sessions WHERE expires < NOW() LIMIT ?", "DELETE", []string{"sessions"}},
 		{"select a, b from x, y as z where x.k >= 0x1F", "SELECT a, b FROM x, y AS z WHERE x.k >= ?", "SELECT", []string{"x", "y"}},
+		{"INSERT INTO t VALUES(?),(0), (?)", "INSERT INTO t VALUES (?)", "INSERT", []string{"t"}},
+		{"select * from t where a in (?, 1) and b = -?", "SELECT * FROM t WHERE a IN (?) AND b = - ?", "SELECT", []string{"t"}},
 		{"show tables", "SHOW tables", "SHOW", nil},
 		{"col1", "col1", "OTHER", nil},
 		{"   /* only a comment */ ", "", "OTHER", nil},
@@ -39,7 +41,7 @@ func TestNormalizeSQL(t *testing.T) {
 // FuzzNormalizeSQL checks that any text normalises without panicking, to
 // a text that normalises to itself.
 func FuzzNormalizeSQL(f *testing.F) {
-	for _, s := range []string{"SELECT * FROM t WHERE a IN (1, 'x') /* c */", "INSERT INTO t VALUES (1), (2)", "x'", "`a", "-- x", "0x", "1e+", "'\\"} {
+	for _, s := range []string{"SELECT * FROM t WHERE a IN (1, 'x') /* c */", "INSERT INTO t VALUES (1), (2)", "x'", "`a", "-- x", "0x", "1e+", "'\\", "VALUES(?),(0)", "+\""} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, sql string) {
