@@ -1,6 +1,7 @@
 package sqltext
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -32,4 +33,43 @@ func TestDDLPunctuationInsideQuotes(t *testing.T) {
 			t.Errorf("Balanced(%q) = %q, %t; want %q, %t", tc.in, inner, closed, tc.inner, tc.closed)
 		}
 	}
+}
+
+// FuzzDDL reads any text as the schema a push sends: no reading panics;
+// the statements SplitStatements cuts are trimmed and not empty, and are
+// cut the same when joined again; and the form a CREATE TABLE is kept in
+// reads back as the same table, unqualified, in the same form.
+func FuzzDDL(f *testing.F) {
+	for _, s := range []string{
+		"CREATE TABLE `a;b` (c int DEFAULT 'x;y'); DROP TABLE d;;",
+		"create table if not exists ks.`t` (id int, KEY k (id, `x,y`))",
+		"drop table if exists `x`.y",
+		"(a (b) 'c)' \"d\\\"\" e) rest",
+		"a'b;c", "'\\", "`", " ; ;",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, sql string) {
+		stmts := SplitStatements(sql)
+		for _, s := range stmts {
+			if s == "" || s != strings.TrimSpace(s) {
+				t.Errorf("SplitStatements(%q) has statement %q", sql, s)
+			}
+		}
+		if again := SplitStatements(strings.Join(stmts, ";")); !cmp.Equal(again, stmts) {
+			t.Errorf("SplitStatements(%q) = %q, which joined and cut again is %q", sql, stmts, again)
+		}
+		for _, s := range stmts {
+			d, err := ParseDDL(s)
+			if err != nil || d.Create == "" {
+				continue
+			}
+			again, err := ParseDDL(d.Create)
+			if err != nil || again != (DDL{Table: d.Table, Create: d.Create}) {
+				t.Errorf("ParseDDL(%q) keeps %q, which reads back as %+v, %v", s, d.Create, again, err)
+			}
+		}
+		inner, _ := Balanced(sql)
+		SplitTopLevel(inner)
+	})
 }
