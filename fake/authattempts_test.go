@@ -247,7 +247,7 @@ func TestAuthExportLifecycle(t *testing.T) {
 	if r.status != http.StatusFound || !strings.Contains(loc, "/_files/auth-attempt-exports/"+e.org+"/"+x.ID+"?expires=") {
 		t.Fatalf("download: %d, Location %q", r.status, loc)
 	}
-	file := authFetch(t, loc)
+	file := authFetch(t, e.srv, loc)
 	if file.status != 200 || file.header.Get("Content-Type") != "application/zip" {
 		t.Fatalf("file: %d %s", file.status, file.header.Get("Content-Type"))
 	}
@@ -257,11 +257,11 @@ func TestAuthExportLifecycle(t *testing.T) {
 		!strings.Contains(lines[2], `,mallory,192.0.2.2,pg,main,`) || !strings.Contains(lines[2], `,deny,unknown_user,"no role of branch main has username ""mallory"""`) {
 		t.Errorf("the file:\n%s", strings.Join(lines, "\n"))
 	}
-	if r := authFetch(t, strings.Replace(loc, "signature=", "signature=00", 1)); r.status != http.StatusForbidden {
+	if r := authFetch(t, e.srv, strings.Replace(loc, "signature=", "signature=00", 1)); r.status != http.StatusForbidden {
 		t.Errorf("a changed address: %d %s", r.status, r.body)
 	}
 	e.srv.Advance(tm.AuthAttemptExportURL + time.Second)
-	if r := authFetch(t, loc); r.status != http.StatusGone {
+	if r := authFetch(t, e.srv, loc); r.status != http.StatusGone {
 		t.Errorf("an expired address: %d %s", r.status, r.body)
 	}
 
@@ -275,15 +275,15 @@ func TestAuthExportLifecycle(t *testing.T) {
 			t.Errorf("GET %s after expiry: %d %s", path, r.status, r.body)
 		}
 	}
-	if r := authFetch(t, loc); r.status != http.StatusGone {
+	if r := authFetch(t, e.srv, loc); r.status != http.StatusGone {
 		t.Errorf("the file after expiry: %d", r.status)
 	}
 }
 
-// authFetch gets an absolute address without credentials.
-func authFetch(t *testing.T, addr string) wire {
+// authFetch gets an absolute address of srv without credentials.
+func authFetch(t *testing.T, srv *fake.Server, addr string) wire {
 	t.Helper()
-	resp, err := testClient.Get(addr)
+	resp, err := clientOf(srv).Get(addr)
 	if err != nil {
 		t.Fatal(err)
 	}

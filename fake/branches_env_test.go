@@ -155,7 +155,7 @@ func (e *branchEnv) raw(method, path, body string) (int, string) {
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := testClient.Do(req)
+	resp, err := clientOf(e.srv).Do(req)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -23,17 +23,18 @@ type controlResponse struct {
 }
 
 // controlDo sends a request with net/http alone, as a client in another
-// language would; auth is the Authorization header, none when empty.
-func controlDo(t *testing.T, method, url, auth string) controlResponse {
+// language would, to path under srv; auth is the Authorization header,
+// none when empty.
+func controlDo(t *testing.T, srv *fake.Server, method, path, auth string) controlResponse {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), method, url, nil)
+	req, err := http.NewRequestWithContext(t.Context(), method, srv.URL()+path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if auth != "" {
 		req.Header.Set("Authorization", auth)
 	}
-	resp, err := testClient.Do(req)
+	resp, err := clientOf(srv).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestControlAdvanceRunsTransitions(t *testing.T) {
 	}
 	auth := srv.AdminToken().Authorization()
 
-	r := controlDo(t, http.MethodPost, srv.URL()+"_fake/advance?d=5s", auth)
+	r := controlDo(t, srv, http.MethodPost, "_fake/advance?d=5s", auth)
 	if r.status != http.StatusOK {
 		t.Fatalf("POST /_fake/advance: status %d, body %s", r.status, r.body)
 	}
@@ -99,7 +100,7 @@ func TestControlAdvanceRunsTransitions(t *testing.T) {
 		t.Errorf("after advancing 5s: ready = %v, state = %q; want true, ready", db.Ready, db.State)
 	}
 
-	r = controlDo(t, http.MethodGet, srv.URL()+"_fake/now", auth)
+	r = controlDo(t, srv, http.MethodGet, "_fake/now", auth)
 	if r.status != http.StatusOK {
 		t.Fatalf("GET /_fake/now: status %d, body %s", r.status, r.body)
 	}
@@ -113,11 +114,11 @@ func TestControlAdvanceAddsUp(t *testing.T) {
 	srv := fake.NewServer(t)
 	auth := srv.AdminToken().Authorization()
 	for _, d := range []string{"1s", "1m30s", "0s", "250ms"} {
-		if r := controlDo(t, http.MethodPost, srv.URL()+"_fake/advance?d="+d, auth); r.status != http.StatusOK {
+		if r := controlDo(t, srv, http.MethodPost, "_fake/advance?d="+d, auth); r.status != http.StatusOK {
 			t.Fatalf("advance %s: status %d, body %s", d, r.status, r.body)
 		}
 	}
-	got := controlDecode[controlClock](t, controlDo(t, http.MethodGet, srv.URL()+"_fake/now", auth))
+	got := controlDecode[controlClock](t, controlDo(t, srv, http.MethodGet, "_fake/now", auth))
 	want := controlClock{Now: controlStamp(fake.DefaultStart.Add(91*time.Second + 250*time.Millisecond)), Virtual: true}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("GET /_fake/now (-want +got):\n%s", diff)
@@ -129,7 +130,7 @@ func TestControlRealTime(t *testing.T) {
 	srv := fake.NewServer(t, fake.WithRealTime())
 	auth := srv.AdminToken().Authorization()
 
-	got := controlDecode[controlClock](t, controlDo(t, http.MethodGet, srv.URL()+"_fake/now", auth))
+	got := controlDecode[controlClock](t, controlDo(t, srv, http.MethodGet, "_fake/now", auth))
 	if got.Virtual {
 		t.Errorf("GET /_fake/now: virtual = true with WithRealTime")
 	}
@@ -137,7 +138,7 @@ func TestControlRealTime(t *testing.T) {
 		t.Errorf("GET /_fake/now: now = %q: %v", got.Now, err)
 	}
 
-	r := controlDo(t, http.MethodPost, srv.URL()+"_fake/advance?d=5s", auth)
+	r := controlDo(t, srv, http.MethodPost, "_fake/advance?d=5s", auth)
 	if r.status != http.StatusUnprocessableEntity {
 		t.Fatalf("advance with a real clock: status %d, want 422; body %s", r.status, r.body)
 	}
@@ -158,11 +159,11 @@ func TestControlRequests(t *testing.T) {
 		t.Fatal("getting a missing database: no error")
 	}
 	auth := srv.AdminToken().Authorization()
-	if r := controlDo(t, http.MethodPost, srv.URL()+"_fake/advance?d=1s", auth); r.status != http.StatusOK {
+	if r := controlDo(t, srv, http.MethodPost, "_fake/advance?d=1s", auth); r.status != http.StatusOK {
 		t.Fatalf("advance: status %d, body %s", r.status, r.body)
 	}
 
-	r := controlDo(t, http.MethodGet, srv.URL()+"_fake/requests", auth)
+	r := controlDo(t, srv, http.MethodGet, "_fake/requests", auth)
 	if r.status != http.StatusOK {
 		t.Fatalf("GET /_fake/requests: status %d, body %s", r.status, r.body)
 	}
@@ -240,7 +241,7 @@ func TestControlErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := controlDo(t, tc.method, srv.URL()+tc.path, tc.auth)
+			r := controlDo(t, srv, tc.method, tc.path, tc.auth)
 			if r.status != tc.wantStatus {
 				t.Fatalf("status %d, want %d; body %s", r.status, tc.wantStatus, r.body)
 			}
@@ -1038,7 +1039,7 @@ func TestControlAdvanceStopsAtTheLimit(t *testing.T) {
 		Complete    bool   `json:"complete"`
 	}
 	const far = 2562047 * time.Hour // the longest duration
-	r := controlDo(t, http.MethodPost, srv.URL()+"_fake/advance?d="+far.String(), auth)
+	r := controlDo(t, srv, http.MethodPost, "_fake/advance?d="+far.String(), auth)
 	if r.status != http.StatusOK {
 		t.Fatalf("POST /_fake/advance: status %d, body %s", r.status, r.body)
 	}
@@ -1051,7 +1052,7 @@ func TestControlAdvanceStopsAtTheLimit(t *testing.T) {
 		t.Errorf("the clock stopped at %v, want decades in and short of the end", now)
 	}
 	stopped := srv.Now()
-	got = controlDecode[answer](t, controlDo(t, http.MethodPost, srv.URL()+"_fake/advance?d=1h", auth))
+	got = controlDecode[answer](t, controlDo(t, srv, http.MethodPost, "_fake/advance?d=1h", auth))
 	if want := controlStamp(stopped.Add(time.Hour)); got.Now != want || !got.Complete {
 		t.Errorf("the next advance of 1h: now %s, complete %v; want %s, complete", got.Now, got.Complete, want)
 	}

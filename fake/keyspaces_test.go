@@ -100,7 +100,7 @@ func ksRaw(t *testing.T, srv *fake.Server, method, path, body string) (int, stri
 	}
 	req.Header.Set("Authorization", srv.AdminToken().Authorization())
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := testClient.Do(req)
+	resp, err := clientOf(srv).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -120,7 +120,10 @@ func oauthSend(t testing.TB, method, target string, body io.Reader, header http.
 	if body != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	// Over a transport of the request's own, unless in process: its
+	// connection ends when the server closes it, and no later server on
+	// the same port is reached through it (see clientOf).
+	client := &http.Client{Transport: &http.Transport{}, CheckRedirect: noFollow}
 	if srv, ok := opInProcessHosts.Load(req.URL.Host); ok {
 		client.Transport = opInProcess{srv.(*fake.Server)}
 	}
@@ -300,7 +303,7 @@ func (f oauthForm) submit(t testing.TB, srv *fake.Server, decision string, chose
 	}
 	req.Header = f.header()
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	resp, err := testClient.Do(req)
+	resp, err := clientOf(srv).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,7 +76,7 @@ func TestOAuthPageUnreadHoldsUpNobody(t *testing.T) {
 		t.Fatal(err)
 	}
 	req.Header.Set("Authorization", auth)
-	resp, err := testClient.Do(req)
+	resp, err := clientOf(srv).Do(req)
 	if err != nil {
 		t.Fatalf("an API request while a consent page is unread: %v", err)
 	}

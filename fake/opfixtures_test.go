@@ -1919,7 +1919,7 @@ func opServeInProcess(t *testing.T, srv *fake.Server) {
 // (opInProcess), for the operation tables' many requests.
 func opSend(t testing.TB, srv *fake.Server, method, path, auth, body string) wire {
 	t.Helper()
-	return sendThrough(t, &http.Client{Transport: opInProcess{srv}, CheckRedirect: noRedirects.CheckRedirect}, srv, method, path, auth, body)
+	return sendThrough(t, &http.Client{Transport: opInProcess{srv}, CheckRedirect: noFollow}, srv, method, path, auth, body)
 }
 
 // opCase is one request of an operation table: credentials, made in the

@@ -208,6 +208,15 @@ func (s *Server) adopt(w *world, clk *clock) {
 // transport (http.DefaultTransport's are left alone). It may be called
 // more than once, from several goroutines; each call returns when the
 // server is closed.
+//
+// A transport of another client that several fakes share may still hold
+// an idle connection this Close has closed: should another fake then
+// listen at the same address (WithAddr, or a port the system hands out
+// again), a request that transport sends it may go down the dead
+// connection and fail, as net/http retries only idempotent requests. Give
+// each fake's clients a transport of their own (as Client and
+// ClientOptions do), or close the shared one's idle connections after
+// Close.
 func (s *Server) Close() {
 	if s.conns.close(s.listener) {
 		// Answers from now on say "Connection: close", and their

@@ -36,7 +36,9 @@ type wire struct {
 // Authorization header, none when empty; body is sent as is, none when empty.
 func send(t testing.TB, srv *fake.Server, method, path, auth, body string) wire {
 	t.Helper()
-	return sendThrough(t, noRedirects, srv, method, path, auth, body)
+	hc := clientOf(srv)
+	hc.CheckRedirect = noFollow
+	return sendThrough(t, hc, srv, method, path, auth, body)
 }
 
 // sendThrough is send with the client hc.
@@ -68,20 +70,21 @@ func sendThrough(t testing.TB, hc *http.Client, srv *fake.Server, method, path, 
 	return wire{status: resp.StatusCode, header: resp.Header, body: b}
 }
 
-// testClient is the client of the tests' own requests. Its transport is
-// not http.DefaultTransport: closing an httptest server (the webhook
-// receivers and OAuth callbacks of the package's tests, running in
-// parallel) closes DefaultTransport's idle connections, which breaks a
-// request about to reuse one ("http: CloseIdleConnections called"). A
-// fake's Close leaves them alone (TestCloseLeavesDefaultTransportAlone).
-var testClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
-
-// noRedirects is the client of send: a redirect is the operation's
-// answer, not followed.
-var noRedirects = &http.Client{
-	Transport:     testClient.Transport,
-	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+// clientOf is a client of the tests' own requests to srv, over srv's own
+// transport, which no other server shares. A transport shared by several
+// fakes can keep an idle connection to one that has closed while a new
+// fake gets its port: a request to the new fake could then go down the
+// dead connection before the transport notices the reset (FuzzRestore
+// found it: "write: connection reset by peer", the new fake having logged
+// nothing). Nor is it http.DefaultTransport, whose idle connections an
+// httptest server's Close closes under a request about to reuse one.
+func clientOf(srv *fake.Server) *http.Client {
+	return &http.Client{Transport: srv.RawTransport()}
 }
+
+// noFollow is the CheckRedirect of send: a redirect is the operation's
+// answer, not followed.
+func noFollow(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // admin is the Authorization header of srv's admin token.
 func admin(srv *fake.Server) string { return srv.AdminToken().Authorization() }

@@ -67,7 +67,8 @@ func (b *pageBrowser) do(method, path string, form url.Values, edit func(*http.R
 	if edit != nil {
 		edit(req)
 	}
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	client := clientOf(b.srv)
+	client.CheckRedirect = noFollow
 	resp, err := client.Do(req)
 	if err != nil {
 		b.t.Fatal(err)
@@ -193,7 +194,7 @@ func TestStatePageNegotiation(t *testing.T) {
 			if tc.auth != "" {
 				req.Header.Set("Authorization", tc.auth)
 			}
-			resp, err := testClient.Do(req)
+			resp, err := clientOf(srv).Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -381,7 +381,7 @@ func TestVitessRefusals(t *testing.T) {
 			}
 			req.Header.Set("Authorization", e.srv.AdminToken().Authorization())
 			req.Header.Set("Content-Type", "application/json")
-			resp, err := testClient.Do(req)
+			resp, err := clientOf(e.srv).Do(req)
 			if err != nil {
 				return err
 			}
