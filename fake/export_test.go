@@ -426,10 +426,6 @@ func OpenConns(srv *Server) int {
 	return len(srv.conns.state)
 }
 
-// RawTransport is srv's own transport, under the poll-ahead of its
-// clients: the tests' raw requests to srv go through it (clientOf).
-func (s *Server) RawTransport() http.RoundTripper { return s.transport }
-
 // HTTPClientOver returns an HTTP client like the one of srv's clients,
 // whose transport, under the fake's, is wrap of srv's own.
 func (s *Server) HTTPClientOver(wrap func(http.RoundTripper) http.RoundTripper) *http.Client {

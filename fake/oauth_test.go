@@ -123,10 +123,11 @@ func oauthSend(t testing.TB, method, target string, body io.Reader, header http.
 	// Over a transport of the request's own, unless in process: its
 	// connection ends when the server closes it, and no later server on
 	// the same port is reached through it (see clientOf).
-	client := &http.Client{Transport: &http.Transport{}, CheckRedirect: noFollow}
+	var transport http.RoundTripper = &http.Transport{}
 	if srv, ok := opInProcessHosts.Load(req.URL.Host); ok {
-		client.Transport = opInProcess{srv.(*fake.Server)}
+		transport = opInProcess{srv.(*fake.Server)}
 	}
+	client := &http.Client{Transport: transport, CheckRedirect: noFollow}
 	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -79,7 +79,7 @@ func sendThrough(t testing.TB, hc *http.Client, srv *fake.Server, method, path, 
 // nothing). Nor is it http.DefaultTransport, whose idle connections an
 // httptest server's Close closes under a request about to reuse one.
 func clientOf(srv *fake.Server) *http.Client {
-	return &http.Client{Transport: srv.RawTransport()}
+	return srv.HTTPClientOver(func(own http.RoundTripper) http.RoundTripper { return own })
 }
 
 // noFollow is the CheckRedirect of send: a redirect is the operation's
