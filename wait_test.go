@@ -169,8 +169,10 @@ type pollConditions struct {
 // pollTransport sends pollConditions' requests. It is not
 // http.DefaultTransport, whose idle connections every closed httptest
 // server (the wire tests' servers, in parallel tests) closes, breaking a
-// request about to reuse one; a fake's Close leaves them alone.
-var pollTransport = http.DefaultTransport.(*http.Transport).Clone()
+// request about to reuse one. It keeps no idle connection either: one
+// kept to a server that has closed could be reused for a new server
+// given the same port, and the request would meet a reset.
+var pollTransport = &http.Transport{DisableKeepAlives: true}
 
 func (p *pollConditions) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := pollTransport.RoundTrip(r)

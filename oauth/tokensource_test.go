@@ -146,9 +146,11 @@ func TestTokenSourceOutlivesItsContext(t *testing.T) {
 // testTransport sends the requests of the tests' own clients. It is not
 // http.DefaultTransport, whose idle connections every closed httptest
 // server (the token endpoints of helpers_test.go, in parallel tests)
-// closes, breaking a request about to reuse one; a fake's Close leaves
-// them alone.
-var testTransport = http.DefaultTransport.(*http.Transport).Clone()
+// closes, breaking a request about to reuse one. It keeps no idle
+// connection either: one kept to a server that has closed could be reused
+// for a new server given the same port, and the request would meet a
+// reset.
+var testTransport = &http.Transport{DisableKeepAlives: true}
 
 // markingTransport marks the requests it sends, so the endpoint can tell
 // which client sent them.

@@ -20,10 +20,11 @@ import (
 // testClient is the client of the tests' requests. Its transport is not
 // http.DefaultTransport, whose idle connections any httptest server in the
 // process closes when it closes, breaking a request about to reuse one.
-// The package's tests start none (a fake is not one, and its Close leaves
-// other transports alone), but the tests' connections stay theirs alone
-// should one come.
-var testClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+// It keeps no idle connection either: the tests start and stop many
+// servers on ports the system hands out, and a connection kept to one
+// that has stopped could be reused for a new one given the same port,
+// where the request would meet a reset.
+var testClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 
 // childEnv, set to 1 in a test binary's environment, makes the binary run
 // main with its arguments instead of the tests: the command as a child
