@@ -502,7 +502,6 @@ func (w *world) renderBranch(b *branchRec) *platform.Branch {
 		Actor:                renderActor(b.actor),
 		Region:               *renderRegionFor(b.db.region)(b.region),
 		ClusterName:          b.defaultKeyspace().clusterSize,
-		HasReplicas:          b.production && b.db.replicas > 0,
 		AccessHostURL:        host,
 		MySQLAddress:         host,
 		MySQLEdgeAddress:     "edge." + host,
@@ -522,7 +521,8 @@ func (w *world) renderBranch(b *branchRec) *platform.Branch {
 		}
 	}
 	if b.production {
-		out.Replicas = b.db.replicas
+		out.Replicas = b.defaultKeyspace().replicas()
+		out.HasReplicas = out.Replicas > 0
 	}
 	if b.parent != "" {
 		out.ParentBranch = platform.Ptr(b.parent)

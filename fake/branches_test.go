@@ -839,24 +839,99 @@ func TestBranchErrorsAreAPIErrors(t *testing.T) {
 
 // TestBranchClusterFields checks what the service's official client reads
 // of a branch besides the reference's fields: its cluster size's display
-// name and architecture, and its replica count (a production branch has
-// its database's replicas, a development branch none).
+// name and architecture, and its replica count.
 func TestBranchClusterFields(t *testing.T) {
 	t.Parallel()
 	e := newBranchEnv(t, "app-db")
-	if _, err := e.c.Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: e.org, Name: "ha-db", ClusterSize: "PS_10", Replicas: platform.Ptr(2)}); err != nil {
-		t.Fatal(err)
+	main := e.get("main")
+	dev := e.create("dev", true)
+	if main.ClusterDisplayName != "PS-10" || main.ClusterArchitecture != nil {
+		t.Errorf("main: display name %q, architecture %v; want PS-10, none", main.ClusterDisplayName, main.ClusterArchitecture)
+	}
+	if dev.ClusterDisplayName == "" {
+		t.Errorf("dev: display name %q, want its size's", dev.ClusterDisplayName)
+	}
+}
+
+// TestBranchReplicas checks a branch's replicas and has_replicas: a
+// production branch shows its default keyspace's replicas, which
+// create_database's replicas sets (0 for no high availability), and a
+// change request or a keyspace resize moves; a development branch shows
+// none.
+func TestBranchReplicas(t *testing.T) {
+	t.Parallel()
+	e := newBranchEnv(t, "app-db")
+	for _, db := range []struct {
+		name     string
+		kind     platform.DatabaseKind
+		replicas *int
+	}{
+		{"default-my", platform.KindMySQL, nil},
+		{"three-my", platform.KindMySQL, platform.Ptr(3)},
+		{"single-my", platform.KindMySQL, platform.Ptr(0)},
+		{"default-pg", platform.KindPostgreSQL, nil},
+		{"single-pg", platform.KindPostgreSQL, platform.Ptr(0)},
+	} {
+		if _, err := e.c.Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: e.org, Name: db.name, ClusterSize: "PS_10", Kind: db.kind, Replicas: db.replicas}); err != nil {
+			t.Fatalf("%s: %v", db.name, err)
+		}
 	}
 	e.srv.Advance(time.Hour)
-	main, err := e.c.Branches.Get(t.Context(), &platform.BranchParams{Organization: e.org, Database: "ha-db", Branch: "main"})
-	if err != nil {
-		t.Fatal(err)
+	type replicas struct {
+		Replicas    int
+		HasReplicas bool
 	}
-	dev := e.create("dev", true)
-	if main.ClusterDisplayName != "PS-10" || main.ClusterArchitecture != nil || main.Replicas != 2 {
-		t.Errorf("main: display name %q, architecture %v, replicas %d; want PS-10, none, 2", main.ClusterDisplayName, main.ClusterArchitecture, main.Replicas)
+	read := func(db, branch string) replicas {
+		t.Helper()
+		b, err := e.c.Branches.Get(t.Context(), &platform.BranchParams{Organization: e.org, Database: db, Branch: branch})
+		if err != nil {
+			t.Fatalf("%s/%s: %v", db, branch, err)
+		}
+		return replicas{b.Replicas, b.HasReplicas}
 	}
-	if dev.ClusterDisplayName == "" || dev.Replicas != 0 {
-		t.Errorf("dev: display name %q, replicas %d; want its size's display name and none", dev.ClusterDisplayName, dev.Replicas)
+	ks := func(db string) int {
+		t.Helper()
+		k, err := e.c.Keyspaces.Get(t.Context(), &platform.KeyspaceParams{Organization: e.org, Database: db, Branch: "main", Keyspace: db})
+		if err != nil {
+			t.Fatalf("%s's keyspace: %v", db, err)
+		}
+		return k.Replicas
+	}
+	want := map[string]replicas{
+		"default-my": {2, true}, "three-my": {3, true}, "single-my": {0, false},
+		"default-pg": {2, true}, "single-pg": {0, false},
+	}
+	for db, w := range want {
+		if diff := cmp.Diff(w, read(db, "main")); diff != "" {
+			t.Errorf("%s's main (-want +got):\n%s", db, diff)
+		}
+		if w.Replicas != ks(db) {
+			t.Errorf("%s's main shows %d replicas, its default keyspace %d", db, w.Replicas, ks(db))
+		}
+	}
+	if got := e.create("dev", true); got.Replicas != 0 || got.HasReplicas {
+		t.Errorf("a development branch: replicas %d, has_replicas %t; want none", got.Replicas, got.HasReplicas)
+	}
+
+	// A database without high availability takes replicas from 0, one
+	// with it from the two its production branches include.
+	for db, n := range map[string]int{"default-pg": 4, "single-pg": 1} {
+		if _, err := e.c.BranchChanges.UpdateChange(t.Context(), &platform.UpdateBranchChangeRequestParams{Organization: e.org, Database: db, Branch: "main", Replicas: platform.Ptr(n)}); err != nil {
+			t.Fatalf("%s: a change to %d replicas: %v", db, n, err)
+		}
+	}
+	e.srv.Advance(24 * time.Hour)
+	_, err := e.c.BranchChanges.UpdateChange(t.Context(), &platform.UpdateBranchChangeRequestParams{Organization: e.org, Database: "default-pg", Branch: "main", Replicas: platform.Ptr(1)})
+	if !errors.Is(err, platform.ErrUnprocessable) {
+		t.Errorf("one replica on a highly available branch: %v, want a 422", err)
+	}
+	if _, err := e.c.Keyspaces.Resize(t.Context(), &platform.ResizeKeyspaceParams{Organization: e.org, Database: "three-my", Branch: "main", Keyspace: "three-my", ExtraReplicas: platform.Ptr(3)}); err != nil {
+		t.Fatalf("a keyspace resize: %v", err)
+	}
+	e.srv.Advance(24 * time.Hour)
+	for db, w := range map[string]replicas{"default-pg": {4, true}, "single-pg": {1, true}, "three-my": {5, true}} {
+		if diff := cmp.Diff(w, read(db, "main")); diff != "" {
+			t.Errorf("%s's main after the change (-want +got):\n%s", db, diff)
+		}
 	}
 }

@@ -368,10 +368,7 @@ func checkChange(b *branchRec, p *platform.UpdateBranchChangeRequestParams, afte
 		}
 	}
 	if p.Replicas != nil {
-		least := 0
-		if b.production {
-			least = includedReplicas
-		}
+		least := included(b)
 		if *p.Replicas < least || *p.Replicas > maxReplicas {
 			return unprocessable("replicas %d is out of range: branch %s takes from %d to %d", *p.Replicas, b.name, least, maxReplicas)
 		}
@@ -558,10 +555,7 @@ func (w *world) completeChange(r *branchChangeRec, now time.Time) {
 	for _, ks := range b.changedKeyspaces() {
 		ks.clusterSize = r.after.clusterSize
 		if ks.isDefault && r.after.replicas != r.before.replicas {
-			ks.extraReplicas = r.after.replicas
-			if b.production {
-				ks.extraReplicas -= includedReplicas
-			}
+			ks.extraReplicas = r.after.replicas - included(b)
 		}
 		ks.updated = now
 		w.meterKeyspace(ks, now)

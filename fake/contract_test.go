@@ -1358,6 +1358,17 @@ func TestContractFixes(t *testing.T) {
 				t.Errorf("notes %v, want audit", got)
 			}
 		}},
+		{"replicas of a production branch, as its keyspace and change requests count them", func(t *testing.T, w *opWorld) {
+			main := contractGet(t, w, app+"/branches/main")
+			ks := contractGet(t, w, app+"/branches/main/keyspaces/"+drDB)
+			if main["replicas"] != ks["replicas"] || main["replicas"] != 2.0 || main["has_replicas"] != true {
+				t.Errorf("main: replicas %v, has_replicas %v; its keyspace %v; want 2, true, 2", main["replicas"], main["has_replicas"], ks["replicas"])
+			}
+			dev := contractGet(t, w, app+"/branches/dev")
+			if dev["replicas"] != 0.0 || dev["has_replicas"] != false {
+				t.Errorf("dev: replicas %v, has_replicas %v; want 0, false", dev["replicas"], dev["has_replicas"])
+			}
+		}},
 		{"read_only_regions of a keyspace", func(t *testing.T, w *opWorld) {
 			ks := contractGet(t, w, app+"/branches/dev/keyspaces/"+drDB)
 			if got, ok := ks["read_only_regions"].([]any); !ok || len(got) != 0 {

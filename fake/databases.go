@@ -17,7 +17,7 @@ type dbRec struct {
 	kind        platform.DatabaseKind
 	clusterSize string
 	notes       string
-	replicas    int
+	nonHA       bool // created with replicas 0: its production branches include none
 	state       platform.DatabaseState
 	deleted     bool
 
@@ -158,8 +158,8 @@ func createDatabase(c *call, p *platform.CreateDatabaseParams) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.Replicas != nil && *p.Replicas < 0 {
-		return nil, unprocessable("replicas must not be negative")
+	if err := checkDatabaseReplicas(p.Replicas, kind); err != nil {
+		return nil, err
 	}
 	db := &dbRec{
 		stamps:        stamps{id: c.w.newID(), created: c.now, updated: c.now},
@@ -173,12 +173,31 @@ func createDatabase(c *call, p *platform.CreateDatabaseParams) (any, error) {
 		foreignKeys:   true,
 		defaultBranch: "main",
 	}
-	if p.Replicas != nil {
-		db.replicas = *p.Replicas
-	}
+	db.nonHA = p.Replicas != nil && *p.Replicas == 0
 	c.w.addDatabase(db, c.who.token, c.who.user)
+	if p.Replicas != nil && !db.nonHA {
+		db.branch(db.defaultBranch).defaultKeyspace().extraReplicas = *p.Replicas - includedReplicas
+	}
 	c.w.clock.After(c.w.timing.DatabaseReady, databaseReadyJob{db})
 	return c.w.renderDatabase(db), nil
+}
+
+// checkDatabaseReplicas checks create_database's replicas: 0 for a
+// database without high availability, whose production branches include
+// no replicas, or a total from the two a production branch includes to the
+// most its kind takes (a MySQL keyspace's, a PostgreSQL change request's).
+func checkDatabaseReplicas(n *int, kind platform.DatabaseKind) error {
+	if n == nil || *n == 0 {
+		return nil
+	}
+	hi := maxKeyspaceReplicas
+	if kind == platform.KindPostgreSQL {
+		hi = maxReplicas
+	}
+	if *n < includedReplicas || *n > hi {
+		return unprocessable("replicas must be 0 (no high availability) or from %d to %d for a %s database, got %d", includedReplicas, hi, kind, *n)
+	}
+	return nil
 }
 
 // addDatabase adds a new database to the call's organization, with its

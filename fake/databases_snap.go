@@ -14,15 +14,20 @@ import (
 
 type dbSnap struct {
 	stampsSnap
-	Organization string                 `json:"organization"`
-	Name         string                 `json:"name"`
-	Region       string                 `json:"region"` // slug
-	Kind         platform.DatabaseKind  `json:"kind"`
-	ClusterSize  string                 `json:"cluster_size"`
-	Replicas     int                    `json:"replicas"`
-	State        platform.DatabaseState `json:"state"`
-	Deleted      bool                   `json:"deleted,omitempty"`
-	Notes        string                 `json:"notes"`
+	Organization string                `json:"organization"`
+	Name         string                `json:"name"`
+	Region       string                `json:"region"` // slug
+	Kind         platform.DatabaseKind `json:"kind"`
+	ClusterSize  string                `json:"cluster_size"`
+	NonHA        bool                  `json:"non_ha,omitempty"`
+	// Replicas is read from the snapshots of earlier fakes, which kept
+	// what create_database was given and modelled the database with the
+	// replicas a production branch includes whatever it was: it is
+	// checked and ignored, and never written.
+	Replicas int                    `json:"replicas,omitempty"`
+	State    platform.DatabaseState `json:"state"`
+	Deleted  bool                   `json:"deleted,omitempty"`
+	Notes    string                 `json:"notes"`
 
 	RequireApproval      bool    `json:"require_approval"`
 	RestrictBranchRegion bool    `json:"restrict_branch_region"`
@@ -56,7 +61,7 @@ func (sv *saver) databases() []dbSnap {
 	for _, db := range listOrder(sv.dbSet) {
 		ds := dbSnap{
 			stampsSnap: saveStamps(db.stamps), Organization: db.org.name, Name: db.name,
-			Region: db.region.slug, Kind: db.kind, ClusterSize: db.clusterSize, Replicas: db.replicas,
+			Region: db.region.slug, Kind: db.kind, ClusterSize: db.clusterSize, NonHA: db.nonHA,
 			State: db.state, Deleted: db.deleted, Notes: db.notes,
 			RequireApproval: db.requireApproval, RestrictBranchRegion: db.restrictBranchRegion,
 			AllowDataBranching: db.allowDataBranching, ForeignKeys: db.foreignKeys,
@@ -129,7 +134,7 @@ func (ld *loader) loadDatabase(ds dbSnap) error {
 	}
 	db := &dbRec{
 		stamps: ds.load(), org: org, name: ds.Name, region: region, kind: ds.Kind,
-		clusterSize: ds.ClusterSize, replicas: ds.Replicas, state: ds.State, deleted: ds.Deleted, notes: ds.Notes,
+		clusterSize: ds.ClusterSize, nonHA: ds.NonHA, state: ds.State, deleted: ds.Deleted, notes: ds.Notes,
 		requireApproval: ds.RequireApproval, restrictBranchRegion: ds.RestrictBranchRegion,
 		allowDataBranching: ds.AllowDataBranching, foreignKeys: ds.ForeignKeys,
 		insightsRawQueries: ds.InsightsRawQueries, deletionProtected: ds.DeletionProtected,

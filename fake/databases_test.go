@@ -122,6 +122,9 @@ func TestCreateDatabaseRefused(t *testing.T) {
 		{"unknown region", `{"name":"fresh","cluster_size":"PS_10","region":"mars-1"}`, "mars-1"},
 		{"unknown kind", `{"name":"fresh","cluster_size":"PS_10","kind":"oracle"}`, "oracle"},
 		{"negative replicas", `{"name":"fresh","cluster_size":"PS_10","replicas":-1}`, "replicas"},
+		{"one replica", `{"name":"fresh","cluster_size":"PS_10","replicas":1}`, "replicas must be 0 (no high availability) or from 2 to 20"},
+		{"mysql replicas over 20", `{"name":"fresh","cluster_size":"PS_10","replicas":21}`, "got 21"},
+		{"postgresql replicas over 10", `{"name":"fresh","cluster_size":"PS_10","kind":"postgresql","replicas":11}`, "from 2 to 10 for a postgresql database, got 11"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := send(t, srv, "POST", "/v1/organizations/acme/databases", admin(srv), tc.body)
@@ -643,5 +646,46 @@ func TestCreateDatabaseDefaultsAndNotes(t *testing.T) {
 	other := mustDB(t, srv, "other")
 	if other.Notes != "" {
 		t.Errorf("a database created without notes has notes %q", other.Notes)
+	}
+}
+
+// TestRestoreEarlierReplicas restores a database as earlier fakes saved
+// it, with the replicas create_database was given, which they modelled
+// nothing with: the database keeps the replicas a production branch
+// includes, and the snapshot saved again no longer has the key.
+func TestRestoreEarlierReplicas(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	mustDB(t, srv, "app")
+	srv.Advance(time.Hour)
+	data, err := srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := strings.Replace(string(data), `"cluster_size": "PS_10",`, `"cluster_size": "PS_10", "replicas": 0,`, 1)
+	if old == string(data) {
+		t.Fatalf("no database's cluster size in the snapshot:\n%s", data)
+	}
+	twin := fake.NewServer(t)
+	if err := twin.Restore([]byte(old)); err != nil {
+		t.Fatalf("restoring an earlier fake's snapshot: %v", err)
+	}
+	again, err := twin.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(again) != string(data) {
+		t.Errorf("the restored world saves differently:\n%s", cmp.Diff(string(data), string(again)))
+	}
+	b, err := twin.Client().Branches.Get(t.Context(), &platform.BranchParams{Organization: "acme", Database: "app", Branch: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Replicas != 2 || !b.HasReplicas {
+		t.Errorf("main after the restore: replicas %d, has_replicas %t; want 2, true", b.Replicas, b.HasReplicas)
+	}
+	bad := strings.Replace(string(data), `"cluster_size": "PS_10",`, `"cluster_size": "PS_10", "replicas": -1,`, 1)
+	if err := fake.NewServer(t).Restore([]byte(bad)); err == nil || !strings.Contains(err.Error(), "replicas") {
+		t.Errorf("a negative replicas restored: %v, want an error naming replicas", err)
 	}
 }

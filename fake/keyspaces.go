@@ -103,21 +103,8 @@ func (st keyspaceSettings) clone() keyspaceSettings {
 // ranges of two hex digits ("-80", "80-"), which divide into 256 at most.
 const maxShards = 256
 
-// includedReplicas is how many replicas each keyspace of a production
-// branch has before extra_replicas; development branches include none.
-const includedReplicas = 2
-
 // maxKeyspaceReplicas bounds a keyspace's total number of replicas.
 const maxKeyspaceReplicas = 20
-
-// included is how many replicas each keyspace of branch b has before
-// extra_replicas.
-func included(b *branchRec) int {
-	if b.production {
-		return includedReplicas
-	}
-	return 0
-}
 
 // replicas is the keyspace's total number of replicas.
 func (ks *keyspaceRec) replicas() int { return included(ks.branch) + ks.extraReplicas }

@@ -45,7 +45,7 @@ var snapshotCoverage = map[string]string{
 	"tokenRec":               "stamps name hash org creator orgPerms dbGrants grantIdx expiresAt lastUsed",
 	"dbGrant":                "db perms",
 	"branchKey":              "db name",
-	"dbRec":                  "stamps org name region kind clusterSize replicas state deleted requireApproval restrictBranchRegion allowDataBranching foreignKeys insightsRawQueries deletionProtected prodWebConsole notes automaticMigrations migrationFramework migrationTable defaultBranch branchIdx backups drs drByNumber lastDR deployQueue more workflows extra",
+	"dbRec":                  "stamps org name region kind clusterSize nonHA state deleted requireApproval restrictBranchRegion allowDataBranching foreignKeys insightsRawQueries deletionProtected prodWebConsole notes automaticMigrations migrationFramework migrationTable defaultBranch branchIdx backups drs drByNumber lastDR deployQueue more workflows extra",
 	"dbMore":                 "webhooks maintenance ipRestrictions dataImport importNotes",
 	"importRec":              "stamps db state checkErrors started finished source plan maxPoolSize",
 	"importSourceRec":        "host schema username port sslMode sslServerName",
@@ -466,7 +466,7 @@ func richWorld(t *testing.T) *opWorld {
 		`"require_approval_for_deploy":true,"restrict_branch_region":true,"allow_data_branching":true,"insights_raw_queries":true,"production_branch_web_console":true}`)
 
 	// A team names a database since deleted.
-	do("POST", base+"/databases", `{"name":"gone","cluster_size":"PS_10","replicas":2}`)
+	do("POST", base+"/databases", `{"name":"gone","cluster_size":"PS_10","replicas":0}`)
 	w.team()
 	must(srv.AddTeamDatabase(org, "core", "gone"))
 	must(srv.AddTeamAnalystDatabase(org, "core", "other"))
