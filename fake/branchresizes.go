@@ -255,17 +255,13 @@ func getBranchChange(c *call) (any, error) {
 	return renderBranchChange(r), nil
 }
 
-// vtgateSizes are the query router sizes, smallest first, as the cluster
-// size catalogue names them.
-var vtgateSizes = func() []string {
-	var out []string
-	for _, s := range clusterSKUs {
-		if !slices.Contains(out, s.vtgate) {
-			out = append(out, s.vtgate)
-		}
-	}
-	return out
-}()
+// vtgateSizes are the query router sizes, smallest first: the service's
+// command-line tool's list of the sizes its API takes. Each cluster size's
+// default router size is one of them (TestClusterSizesRouterDefaults).
+var vtgateSizes = []string{
+	"VTG_DEV", "VTG_5", "VTG_10", "VTG_20", "VTG_40",
+	"VTG_80", "VTG_320", "VTG_640", "VTG_1280", "VTG_2560",
+}
 
 // vtgateDisplayName is a query router size's display name (VTG-5).
 func vtgateDisplayName(size string) string { return strings.ReplaceAll(size, "_", "-") }

@@ -3,6 +3,7 @@ package fake_test
 import (
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -185,6 +186,24 @@ func TestBranchChangeLifecycle(t *testing.T) {
 	}
 	if diff := cmp.Diff([]*platform.BranchChangeRequest{want}, page.Items); diff != "" {
 		t.Errorf("list (-want +got):\n%s", diff)
+	}
+}
+
+// TestBranchResizeRouterSizes checks that a resize request takes each
+// query router size the service's command-line tool offers, in either
+// spelling, and stores the underscore one.
+func TestBranchResizeRouterSizes(t *testing.T) {
+	t.Parallel()
+	e := newBREnv(t)
+	for _, size := range []string{"VTG_DEV", "VTG_5", "VTG_10", "VTG_20", "VTG_40", "VTG_80", "VTG_320", "VTG_640", "VTG_1280", "VTG-2560"} {
+		r, err := e.resize("my", "dev", platform.UpdateBranchResizeRequestParams{VTGateSize: platform.Ptr(size)})
+		if err != nil {
+			t.Errorf("%s: %v", size, err)
+			continue
+		}
+		if want := strings.ReplaceAll(size, "-", "_"); r.VTGateSize != want {
+			t.Errorf("%s: the request's vtgate_size is %s, want %s", size, r.VTGateSize, want)
+		}
 	}
 }
 
@@ -463,6 +482,10 @@ func TestBranchChangeRefusals(t *testing.T) {
 			_, err := e.resize("my", "dev", platform.UpdateBranchResizeRequestParams{VTGateSize: platform.Ptr("VTG_7")})
 			return err
 		}, []string{"vtgate_size", `"VTG_7"`}},
+		{"a router size the service does not offer", func() error {
+			_, err := e.resize("my", "dev", platform.UpdateBranchResizeRequestParams{VTGateSize: platform.Ptr("VTG_160")})
+			return err
+		}, []string{"vtgate_size", `"VTG_160"`, "VTG_80, VTG_320"}},
 		{"no routers", func() error {
 			_, err := e.resize("my", "dev", platform.UpdateBranchResizeRequestParams{VTGateCount: platform.Ptr(0)})
 			return err

@@ -56,7 +56,7 @@ var clusterSKUs = []*clusterSKU{
 	{name: "PS_160", displayName: "PS-160", cpu: "2", ram: 16 * gib, vtgate: "VTG_20", rate: 339, replicaRate: 113, vtgateRate: 20, production: true, mysql: true, postgresql: true},
 	{name: "PS_320", displayName: "PS-320", cpu: "4", ram: 32 * gib, vtgate: "VTG_40", rate: 659, replicaRate: 220, vtgateRate: 40, production: true, mysql: true, postgresql: true},
 	{name: "PS_640", displayName: "PS-640", cpu: "8", ram: 64 * gib, vtgate: "VTG_80", rate: 1299, replicaRate: 433, vtgateRate: 80, production: true, mysql: true, postgresql: true},
-	{name: "PS_1280", displayName: "PS-1280", cpu: "16", ram: 128 * gib, vtgate: "VTG_160", rate: 2599, replicaRate: 866, vtgateRate: 160, production: true, mysql: true, postgresql: true},
+	{name: "PS_1280", displayName: "PS-1280", cpu: "16", ram: 128 * gib, vtgate: "VTG_320", rate: 2599, replicaRate: 866, vtgateRate: 320, production: true, mysql: true, postgresql: true},
 	{name: "M_160", displayName: "M-160", cpu: "2", ram: 16 * gib, storage: 118 * gib, metal: true, provider: "AWS", architecture: "x86_64", vtgate: "VTG_20", rate: 609, replicaRate: 203, vtgateRate: 20, production: true, mysql: true},
 	{name: "M_320", displayName: "M-320", cpu: "4", ram: 32 * gib, storage: 237 * gib, metal: true, provider: "AWS", architecture: "x86_64", vtgate: "VTG_40", rate: 1199, replicaRate: 400, vtgateRate: 40, production: true, mysql: true},
 	{name: "PS_40_ARM", displayName: "PS-40 (ARM)", cpu: "1/2", ram: 4 * gib, architecture: "arm64", vtgate: "VTG_10", rate: 89, replicaRate: 30, vtgateRate: 10, production: true, postgresql: true},
