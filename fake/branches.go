@@ -443,8 +443,10 @@ func getBranchSchema(c *call) (any, error) {
 
 // schemaPart reads the keyspace (MySQL) or namespace (PostgreSQL) a schema
 // request asks for, and returns the keyspaces to show: the fake keeps a
-// PostgreSQL branch's namespaces in the same records as keyspaces. A name
-// the branch lacks is not found.
+// PostgreSQL branch's namespaces in the same records as keyspaces, its
+// default one named after the database, which the namespace public (every
+// PostgreSQL database's, which the service's command-line tool asks for)
+// names too. A name the branch lacks is not found.
 func schemaPart(c *call, b *branchRec) ([]*keyspaceRec, error) {
 	q := c.r.URL.Query()
 	param, name := "keyspace", q.Get("keyspace")
@@ -462,6 +464,9 @@ func schemaPart(c *call, b *branchRec) ([]*keyspaceRec, error) {
 		return nil, badRequest("%s applies to %s databases; %s is %s", param, want, b.db.name, b.db.kind)
 	}
 	ks := b.keyspace(name)
+	if ks == nil && param == "namespace" && name == "public" {
+		ks = b.defaultKeyspace()
+	}
 	if ks == nil {
 		return nil, notFound()
 	}

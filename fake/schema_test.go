@@ -87,12 +87,18 @@ func TestGetBranchSchemaPostgreSQL(t *testing.T) {
 	if err := e.srv.PushSchema(e.org, "pg", "main", "CREATE TABLE t (id int PRIMARY KEY)"); err != nil {
 		t.Fatal(err)
 	}
-	s, err := e.c.Branches.GetSchema(t.Context(), &platform.GetBranchSchemaParams{Organization: e.org, Database: "pg", Branch: "main", Namespace: "pg"})
-	if err != nil || len(s.Tables) != 1 || s.Tables[0].Name != "t" {
-		t.Fatalf("GetSchema by namespace: %+v, %v", s, err)
+	for _, ns := range []string{"pg", "public"} {
+		s, err := e.c.Branches.GetSchema(t.Context(), &platform.GetBranchSchemaParams{Organization: e.org, Database: "pg", Branch: "main", Namespace: ns})
+		if err != nil || len(s.Tables) != 1 || s.Tables[0].Name != "t" {
+			t.Fatalf("GetSchema by namespace %s: %+v, %v", ns, s, err)
+		}
 	}
+	_, err := e.c.Branches.GetSchema(t.Context(), &platform.GetBranchSchemaParams{Organization: e.org, Database: "pg", Branch: "main", Namespace: "sales"})
+	apiError(t, err, http.StatusNotFound)
 	_, err = e.c.Branches.GetSchema(t.Context(), &platform.GetBranchSchemaParams{Organization: e.org, Database: "pg", Branch: "main", Keyspace: "pg"})
 	apiError(t, err, http.StatusBadRequest, "keyspace", "mysql")
+	_, err = e.c.Branches.GetSchema(t.Context(), &platform.GetBranchSchemaParams{Organization: e.org, Database: "shop", Branch: "main", Namespace: "public"})
+	apiError(t, err, http.StatusBadRequest, "namespace", "postgresql")
 }
 
 // TestPushSchema checks each kind of statement, and that a failing push
