@@ -525,6 +525,9 @@ func (w *world) renderBranch(b *branchRec) *platform.Branch {
 			out.ClusterArchitecture = platform.Ptr(sku.architecture)
 		}
 	}
+	if b.db.kind == platform.KindPostgreSQL {
+		out.ClusterIOPS = platform.Ptr(b.clusterView().storage.iops)
+	}
 	if b.production {
 		out.Replicas = b.defaultKeyspace().replicas()
 		out.HasReplicas = out.Replicas > 0

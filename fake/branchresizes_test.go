@@ -72,6 +72,7 @@ type brFlags struct {
 	KeyspaceResizePending, KeyspaceResizing bool
 	KeyspaceResizeInProgress                bool
 	MaxConnections                          string
+	ClusterIOPS                             *int // a PostgreSQL branch's storage IOPS
 }
 
 func (e *brEnv) flags(db, branch string) brFlags {
@@ -89,8 +90,9 @@ func (e *brEnv) flags(db, branch string) brFlags {
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	b := e.getBranch(db, branch)
 	f := brFlags{
-		ClusterName: e.getBranch(db, branch).ClusterName, Replicas: ks.Replicas,
+		ClusterName: b.ClusterName, Replicas: ks.Replicas, ClusterIOPS: b.ClusterIOPS,
 		ResizeQueued: d.ResizeQueued, Resizing: d.Resizing, ConfigChangeQueued: d.ConfigChangeQueued, ConfigChanging: d.ConfigChanging,
 		KeyspaceResizePending: ks.ResizePending, KeyspaceResizing: ks.Resizing, KeyspaceResizeInProgress: ks.ResizeInProgress,
 	}
@@ -130,7 +132,7 @@ func TestBranchChangeLifecycle(t *testing.T) {
 	if diff := cmp.Diff(want, r); diff != "" {
 		t.Fatalf("queued request (-want +got):\n%s", diff)
 	}
-	queued := brFlags{ClusterName: "PS_10", Replicas: 2, ResizeQueued: true, ConfigChangeQueued: true, KeyspaceResizePending: true, KeyspaceResizeInProgress: true, MaxConnections: "100"}
+	queued := brFlags{ClusterName: "PS_10", Replicas: 2, ResizeQueued: true, ConfigChangeQueued: true, KeyspaceResizePending: true, KeyspaceResizeInProgress: true, MaxConnections: "100", ClusterIOPS: platform.Ptr(3000)}
 	if diff := cmp.Diff(queued, e.flags("pg", "main")); diff != "" {
 		t.Errorf("while queued (-want +got):\n%s", diff)
 	}
@@ -141,7 +143,7 @@ func TestBranchChangeLifecycle(t *testing.T) {
 	if diff := cmp.Diff(want, e.getChange("pg", "main", r.ID)); diff != "" {
 		t.Errorf("resizing request (-want +got):\n%s", diff)
 	}
-	resizing := brFlags{ClusterName: "PS_10", Replicas: 2, Resizing: true, ConfigChanging: true, KeyspaceResizing: true, KeyspaceResizeInProgress: true, MaxConnections: "100"}
+	resizing := brFlags{ClusterName: "PS_10", Replicas: 2, Resizing: true, ConfigChanging: true, KeyspaceResizing: true, KeyspaceResizeInProgress: true, MaxConnections: "100", ClusterIOPS: platform.Ptr(3000)}
 	if diff := cmp.Diff(resizing, e.flags("pg", "main")); diff != "" {
 		t.Errorf("while resizing (-want +got):\n%s", diff)
 	}
@@ -156,7 +158,7 @@ func TestBranchChangeLifecycle(t *testing.T) {
 	if diff := cmp.Diff(want, e.getChange("pg", "main", r.ID)); diff != "" {
 		t.Errorf("completed request (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(brFlags{ClusterName: "PS_40", Replicas: 3, MaxConnections: "200"}, e.flags("pg", "main")); diff != "" {
+	if diff := cmp.Diff(brFlags{ClusterName: "PS_40", Replicas: 3, MaxConnections: "200", ClusterIOPS: platform.Ptr(6000)}, e.flags("pg", "main")); diff != "" {
 		t.Errorf("after completion (-want +got):\n%s", diff)
 	}
 	// The parameter shows who set it when; the other branch keeps its own.
@@ -319,8 +321,8 @@ func TestBranchChangeCancel(t *testing.T) {
 		if got.State != platform.ChangeCanceled || got.CompletedAt != nil {
 			t.Errorf("canceled after %v: %s, completed at %v", after, got.State, got.CompletedAt)
 		}
-		if f := e.flags("pg", "dev"); f != (brFlags{ClusterName: "PS_10", MaxConnections: "100"}) {
-			t.Errorf("a canceled change applied or left flags: %+v", f)
+		if diff := cmp.Diff(brFlags{ClusterName: "PS_10", MaxConnections: "100", ClusterIOPS: platform.Ptr(3000)}, e.flags("pg", "dev")); diff != "" {
+			t.Errorf("a canceled change applied or left flags (-want +got):\n%s", diff)
 		}
 		_, err = e.c.BranchChanges.WaitChange(t.Context(), &platform.GetBranchChangeRequestParams{Organization: e.srv.Org(), Database: "pg", Branch: "dev", ID: r.ID})
 		var se *platform.StateError
