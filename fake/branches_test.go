@@ -839,7 +839,7 @@ func TestBranchErrorsAreAPIErrors(t *testing.T) {
 
 // TestBranchClusterFields checks what the service's official client reads
 // of a branch besides the reference's fields: its cluster size's display
-// name and architecture, and its replica count.
+// name and architecture (its replicas: TestBranchReplicas).
 func TestBranchClusterFields(t *testing.T) {
 	t.Parallel()
 	e := newBranchEnv(t, "app-db")
@@ -853,11 +853,11 @@ func TestBranchClusterFields(t *testing.T) {
 	}
 }
 
-// TestBranchReplicas checks a branch's replicas and has_replicas: a
-// production branch shows its default keyspace's replicas, which
-// create_database's replicas sets (0 for no high availability), and a
-// change request or a keyspace resize moves; a development branch shows
-// none.
+// TestBranchReplicas checks a branch's replicas and has_replicas, which
+// the service's official client reads: a production branch shows its
+// default keyspace's replicas, which create_database's replicas sets (0
+// for no high availability) and a change request or a keyspace resize
+// moves; a development branch shows none.
 func TestBranchReplicas(t *testing.T) {
 	t.Parallel()
 	e := newBranchEnv(t, "app-db")

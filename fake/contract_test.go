@@ -1358,7 +1358,7 @@ func TestContractFixes(t *testing.T) {
 				t.Errorf("notes %v, want audit", got)
 			}
 		}},
-		{"replicas of a production branch, as its keyspace and change requests count them", func(t *testing.T, w *opWorld) {
+		{"replicas of a branch, as its default keyspace counts them", func(t *testing.T, w *opWorld) {
 			main := contractGet(t, w, app+"/branches/main")
 			ks := contractGet(t, w, app+"/branches/main/keyspaces/"+drDB)
 			if main["replicas"] != ks["replicas"] || main["replicas"] != 2.0 || main["has_replicas"] != true {
