@@ -36,8 +36,9 @@ func getBranchInfrastructure(c *call) (any, error) {
 	return renderInfrastructure(c.branch), nil
 }
 
-// vtgates is how many query routers a branch runs.
-func vtgates(b *branchRec) int {
+// vtgateZones is how many availability zones a branch runs its query
+// routers in, vtgate_count in each.
+func vtgateZones(b *branchRec) int {
 	if b.production {
 		return 2
 	}

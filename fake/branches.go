@@ -528,10 +528,8 @@ func (w *world) renderBranch(b *branchRec) *platform.Branch {
 	if b.db.kind == platform.KindPostgreSQL {
 		out.ClusterIOPS = platform.Ptr(b.clusterView().storage.iops)
 	}
-	if b.production {
-		out.Replicas = b.defaultKeyspace().replicas()
-		out.HasReplicas = out.Replicas > 0
-	}
+	out.Replicas = b.defaultKeyspace().replicas()
+	out.HasReplicas = out.Replicas > 0
 	if b.parent != "" {
 		out.ParentBranch = platform.Ptr(b.parent)
 	}

@@ -854,10 +854,10 @@ func TestBranchClusterFields(t *testing.T) {
 }
 
 // TestBranchReplicas checks a branch's replicas and has_replicas, which
-// the service's official client reads: a production branch shows its
-// default keyspace's replicas, which create_database's replicas sets (0
-// for no high availability) and a change request or a keyspace resize
-// moves; a development branch shows none.
+// the service's official client reads: a branch shows its default
+// keyspace's replicas, which on a production branch create_database's
+// replicas sets (0 for no high availability), and a change request or a
+// keyspace resize moves; a development branch includes none.
 func TestBranchReplicas(t *testing.T) {
 	t.Parallel()
 	e := newBranchEnv(t, "app-db")
@@ -928,10 +928,21 @@ func TestBranchReplicas(t *testing.T) {
 	if _, err := e.c.Keyspaces.Resize(t.Context(), &platform.ResizeKeyspaceParams{Organization: e.org, Database: "three-my", Branch: "main", Keyspace: "three-my", ExtraReplicas: platform.Ptr(3)}); err != nil {
 		t.Fatalf("a keyspace resize: %v", err)
 	}
+	pgDev := &platform.CreateBranchParams{Organization: e.org, Database: "default-pg", Name: "dev", ParentBranch: "main"}
+	if _, err := e.c.Branches.Create(t.Context(), pgDev); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Advance(time.Hour)
+	if _, err := e.c.BranchChanges.UpdateChange(t.Context(), &platform.UpdateBranchChangeRequestParams{Organization: e.org, Database: "default-pg", Branch: "dev", Replicas: platform.Ptr(1)}); err != nil {
+		t.Fatalf("a change to 1 replica on a development branch: %v", err)
+	}
 	e.srv.Advance(24 * time.Hour)
 	for db, w := range map[string]replicas{"default-pg": {4, true}, "single-pg": {1, true}, "three-my": {5, true}} {
 		if diff := cmp.Diff(w, read(db, "main")); diff != "" {
 			t.Errorf("%s's main after the change (-want +got):\n%s", db, diff)
 		}
+	}
+	if diff := cmp.Diff(replicas{1, true}, read("default-pg", "dev")); diff != "" {
+		t.Errorf("a development branch after a change to 1 replica (-want +got):\n%s", diff)
 	}
 }

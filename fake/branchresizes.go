@@ -465,7 +465,9 @@ func updateBranchClusterConfig(c *call, p *platform.UpdateClusterConfigParams) (
 	if err := checkKeyspaceResizes(b, after); err != nil {
 		return nil, err
 	}
-	c.w.requestChange(c.who, b, false, after)
+	if _, changed := c.w.requestChange(c.who, b, false, after); !changed {
+		return nothingToDo{}, nil
+	}
 	return nil, nil
 }
 

@@ -254,6 +254,20 @@ func TestBranchResizeLifecycle(t *testing.T) {
 	if diff := cmp.Diff(wantB, gotB); diff != "" {
 		t.Errorf("branch's query routers after the resize (-want +got):\n%s", diff)
 	}
+	// The infrastructure runs them: two per zone of a production branch's two.
+	infra, err := e.c.BranchChanges.GetInfrastructure(t.Context(), e.branchParams("my", "main"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var routers []string
+	for _, p := range infra.Pods {
+		if p.Component == "vtgate" {
+			routers = append(routers, p.Size)
+		}
+	}
+	if diff := cmp.Diff([]string{"VTG_20", "VTG_20", "VTG_20", "VTG_20"}, routers); diff != "" {
+		t.Errorf("query router pods after the resize (-want +got):\n%s", diff)
+	}
 	// The same values again change nothing: 204, no request.
 	if r, err := e.resize("my", "main", platform.UpdateBranchResizeRequestParams{VTGateSize: platform.Ptr("VTG_20")}); err != nil || r != nil {
 		t.Errorf("resize to the current size = %+v, %v; want nil, nil", r, err)
@@ -296,6 +310,22 @@ func TestBranchChangeConcurrency(t *testing.T) {
 	apiError(t, err, http.StatusUnprocessableEntity, "resizing")
 	if diff := worldStateDiff(t, before, opWorldState(t, e.srv)); diff != "" {
 		t.Errorf("refused requests changed the world (-before +after):\n%s", diff)
+	}
+}
+
+// TestBranchClusterConfigUnchanged checks that a cluster config to the
+// size a branch runs at changes nothing: a 204, no change request, no
+// entry in the audit log.
+func TestBranchClusterConfigUnchanged(t *testing.T) {
+	t.Parallel()
+	e := newBREnv(t)
+	size := e.getBranch("pg", "dev").ClusterName
+	before := opWorldState(t, e.srv)
+	if err := e.c.BranchChanges.UpdateClusterConfig(t.Context(), &platform.UpdateClusterConfigParams{Organization: e.srv.Org(), Database: "pg", Branch: "dev", ClusterSize: size}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := worldStateDiff(t, before, opWorldState(t, e.srv)); diff != "" {
+		t.Errorf("a cluster config to the current size %s changed the world (-before +after):\n%s", size, diff)
 	}
 }
 

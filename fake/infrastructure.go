@@ -86,9 +86,9 @@ func renderInfrastructure(b *branchRec) *platform.BranchInfrastructure {
 		}
 		return out
 	}
-	vtgate := defaultVTGate(b.db.clusterSize)
-	for i := range vtgates(b) {
-		add(fmt.Sprintf("%s-vtgate-%d", b.id, i), "vtgate", b.region.slug, vtgate, b.ready, nil, "", "")
+	vtgate := b.clusterView().vtgate
+	for i := range vtgate.count * vtgateZones(b) {
+		add(fmt.Sprintf("%s-vtgate-%d", b.id, i), "vtgate", b.region.slug, vtgate.size, b.ready, nil, "", "")
 	}
 	for _, ks := range keyspaces {
 		for _, shard := range shardNames(ks.shards) {
