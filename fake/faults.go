@@ -169,10 +169,13 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, op string) b
 }
 
 // FailNext makes the next transition of the resource with the given ID fail:
-// a backup or a switchover ends failed, a deployment ends in error, a
-// bouncer resize ends canceled, a workflow's next step ends in error (from
-// which retry runs it again). The ID must be of a resource that exists
-// and has transitions ahead of it.
+// a backup or a switchover ends failed, a deployment ends in error, a new
+// keyspace or bouncer is removed instead of becoming ready, a keyspace's
+// settings change restores the settings before it, a bouncer resize ends
+// canceled, a workflow's next step ends in error (from which retry runs it
+// again); likewise a data import, a Vitess operation, a VDiff, a
+// query-pattern report and an authentication-attempt export. The ID must
+// be of a resource that exists and has transitions ahead of it.
 func (s *Server) FailNext(id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
