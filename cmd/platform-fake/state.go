@@ -140,7 +140,7 @@ func writeAtomic(path string, data []byte) (err error) {
 		if err != nil {
 			tmp.Close()
 			os.Remove(tmp.Name())
-			err = fmt.Errorf("-state %s: %w", path, err)
+			err = fmt.Errorf("-state %s: %w", path, withoutTempName(err, tmp.Name()))
 		}
 	}()
 	if _, err := tmp.Write(data); err != nil {
@@ -161,6 +161,21 @@ func writeAtomic(path string, data []byte) (err error) {
 	}
 	defer d.Close()
 	return d.Sync()
+}
+
+// withoutTempName words err, of a step on the temporary file tmp, without
+// that file's name, which is new at every save: a save that fails again
+// for the same reason then reads the same, and run reports it once.
+func withoutTempName(err error, tmp string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == tmp {
+		return fmt.Errorf("%s of its temporary file: %w", pe.Op, pe.Err)
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) && le.Old == tmp {
+		return fmt.Errorf("renaming its temporary file over it: %w", le.Err)
+	}
+	return err
 }
 
 // readState reads a -state file of at most fake.MaxSnapshotSize bytes, the

@@ -345,3 +345,34 @@ func TestRunStateReportsFailedSaves(t *testing.T) {
 		t.Errorf("stderr %q does not give the reason of the failed save at shutdown", got)
 	}
 }
+
+// TestWriteAtomicFailsAlike checks that a save failing twice for the same
+// reason gives the same error, without the name of its temporary file
+// (new at every save), so that run reports the failure once; and that it
+// leaves no temporary file behind.
+func TestWriteAtomicFailsAlike(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	// A folder where the file should be: the rename over it fails.
+	path := filepath.Join(dir, "state.json")
+	if err := os.MkdirAll(filepath.Join(path, "in-the-way"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	first, second := writeAtomic(path, []byte("{}")), writeAtomic(path, []byte("{}"))
+	if first == nil || second == nil {
+		t.Fatalf("writing over a folder: %v, %v; want errors", first, second)
+	}
+	if first.Error() != second.Error() {
+		t.Errorf("the same failure reads differently:\n%v\n%v", first, second)
+	}
+	if !strings.HasPrefix(first.Error(), "-state "+path+": renaming its temporary file over it: ") {
+		t.Errorf("error %q does not say which file and which step", first)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 {
+		t.Errorf("%d entries in the folder after the failed saves, want the folder in the way alone", len(entries))
+	}
+}
