@@ -325,7 +325,7 @@ func (s *Server) controlAdvance(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.world.clock.Real() {
+	if s.realTime() {
 		return nil, unprocessable("the clock follows the wall clock (real time); only a virtual clock can be advanced")
 	}
 	ran, complete := s.advance(d)
@@ -349,7 +349,7 @@ func (s *Server) controlNow(*http.Request) (any, error) {
 
 // controlTime reads the clock for advance and now.
 func (s *Server) controlTime() controlTime {
-	return controlTime{Now: platform.NewTimestamp(s.Now()), Virtual: !s.world.clock.Real()}
+	return controlTime{Now: platform.NewTimestamp(s.Now()), Virtual: !s.realTime()}
 }
 
 // controlRequest is a request of the log as /_fake/requests shows it.

@@ -36,7 +36,7 @@ type pollAhead struct {
 }
 
 func (t pollAhead) RoundTrip(r *http.Request) (*http.Response, error) {
-	if t.s.world.clock.Real() {
+	if t.s.realTime() {
 		// The wait after the poll compares what ran since; see sleep.
 		pollhook.NoteSent(r.Context(), t.s.ran.Load())
 		return t.base.RoundTrip(r)

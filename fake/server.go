@@ -325,6 +325,11 @@ func (s *Server) Advance(d time.Duration) {
 	s.advance(d)
 }
 
+// realTime reports whether the server's clock follows the wall clock
+// (WithRealTime). It is fixed when the server is made, so it is read
+// without the lock, unlike the world, which Reset and Restore replace.
+func (s *Server) realTime() bool { return s.cfg.realTime }
+
 // advance is Advance, reporting how many transitions ran and whether the
 // clock reached its end.
 func (s *Server) advance(d time.Duration) (ran int, complete bool) {
@@ -389,7 +394,7 @@ func (s *Server) Sleep(ctx context.Context, d time.Duration) error {
 // wait at all: the transition may have given the waiter what it waits for,
 // and the next one may be far off or none.
 func (s *Server) sleep(ctx context.Context, d time.Duration) error {
-	if !s.world.clock.Real() { // fixed when the server is made
+	if !s.realTime() {
 		return s.Sleep(ctx, d)
 	}
 	if err := ctx.Err(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -890,6 +891,59 @@ func TestRestoreRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestResetWhileServing resets a server while its client and a client of
+// the control surface send requests, which read whether the clock is real
+// while Reset replaces the world: under the race detector (go test -race),
+// a read of the world without the lock fails it.
+func TestResetWhileServing(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	auth := srv.AdminToken().Authorization()
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			// The org may be gone for a moment; only the read matters.
+			_, _ = srv.Client().Organizations.Get(t.Context(), &platform.GetOrganizationParams{Organization: srv.Org()})
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL()+"_fake/now", nil)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			req.Header.Set("Authorization", auth)
+			resp, err := clientOf(srv).Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}()
+	for range 20 {
+		srv.Reset()
+	}
+	close(done)
+	wg.Wait()
 }
 
 // TestReset checks that Reset returns a server to its start: the same

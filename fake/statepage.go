@@ -322,7 +322,7 @@ func (s *Server) pageAdvance(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case v == "":
 		err = badRequest("d is required: a duration such as 5s or 1m30s")
-	case err == nil && s.world.clock.Real(): // fixed when the server is made
+	case err == nil && s.realTime():
 		err = unprocessable("the clock follows the wall clock (real time); only a virtual clock can be advanced")
 	}
 	var e *apiError
