@@ -88,3 +88,49 @@ func TestRateLimitOption(t *testing.T) {
 		}
 	}
 }
+
+// TestRateLimitAfterResetAndRestore checks that Reset and Restore forget
+// the counts made on the clock they replace: the admin token keeps its ID
+// across both, and counts of a later time would refuse it for an hour.
+func TestRateLimitAfterResetAndRestore(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		replace func(t *testing.T, srv *fake.Server, snapshot []byte)
+	}{
+		{"Reset", func(_ *testing.T, srv *fake.Server, _ []byte) { srv.Reset() }},
+		{"Restore", func(t *testing.T, srv *fake.Server, snapshot []byte) {
+			if err := srv.Restore(snapshot); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := fake.NewServer(t, fake.WithRateLimit(2))
+			c, err := platform.NewClient(append(srv.ClientOptions(srv.AdminToken()), platform.WithoutRetries())...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			get := func() error {
+				_, err := c.Organizations.Get(t.Context(), &platform.GetOrganizationParams{Organization: srv.Org()})
+				return err
+			}
+			snapshot, err := srv.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv.Advance(time.Hour)
+			for range 2 {
+				if err := get(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			apiError(t, get(), http.StatusTooManyRequests, "rate limit")
+			tc.replace(t, srv, snapshot)
+			if err := get(); err != nil {
+				t.Errorf("the first request after %s: %v, want it served", tc.name, err)
+			}
+		})
+	}
+}

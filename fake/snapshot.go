@@ -323,6 +323,7 @@ func (s *Server) install(ld *loader) {
 	s.org, s.admin, s.adminToken = ld.org, ld.admin, ld.adminToken
 	s.session = ld.session
 	s.codeTries = nil // counted on the old clock
+	s.limiter.clear() // likewise
 	s.world.clock.Restore(ld.now, ld.seq, ld.timers)
 	s.world.clock.RunDue(s.world.clock.Now(), MaxAdvanceTransitions)
 }
