@@ -39,8 +39,8 @@ var (
 // maxErrorBody bounds how much of an error response is read.
 const maxErrorBody = 64 << 10
 
-// Error is an error response from the API. Only Code and Message come from
-// the body; the other fields are tagged out of JSON so that a body's
+// Error is an error response from the API. Only Code, Message and
+// Available come from the body; the other fields are tagged out of JSON so that a body's
 // "path" or "statuscode" key cannot overwrite them.
 type Error struct {
 	// StatusCode is the HTTP status.
@@ -52,7 +52,8 @@ type Error struct {
 	Message string `json:"message"`
 	// RequestID is the X-Request-Id of the response, for support requests.
 	RequestID string `json:"-"`
-	// RetryAfter is the wait a 429 or 503 asked for, or zero.
+	// RetryAfter is the wait the response's Retry-After header asked for
+	// (429 and 503 send one), or zero.
 	RetryAfter time.Duration `json:"-"`
 	// Method and Path are those of the request that failed.
 	Method, Path string `json:"-"`
@@ -141,9 +142,11 @@ func newError(req *http.Request, resp *http.Response) *Error {
 }
 
 // ArgError reports a bad argument found before any request was sent: a
-// missing path value, or a page number out of range.
+// missing path value, a page number or size out of range, an invalid
+// order or enumeration value, both cursors set, an empty webhook secret.
 type ArgError struct {
-	// Arg names the argument (the params field, in its JSON/URL spelling).
+	// Arg names the argument: a params field in its JSON/URL spelling, or
+	// the function's parameter.
 	Arg string
 	// Reason says what is wrong with it.
 	Reason string

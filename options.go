@@ -92,8 +92,11 @@ func WithTokenSource(ts oauth2.TokenSource) Option {
 }
 
 // WithHTTPClient sends requests through hc's transport and keeps its
-// timeout. The client's own credentials, retries and redirect guard are
-// layered above that transport; hc itself is not modified.
+// timeout, which bounds each attempt (a call that retries may take longer
+// in all; an attempt that times out is not retried). The client's own
+// credentials, retries and redirect guard are layered above that
+// transport; hc's Jar and CheckRedirect are not used, and hc itself is not
+// modified.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *config) error {
 		if hc == nil {
@@ -135,9 +138,10 @@ func WithUserAgent(product string) Option {
 	}
 }
 
-// WithLogger logs one debug line per attempt (method, path, status, attempt,
-// duration) to l. Without it the client logs nothing. Credentials are never
-// logged.
+// WithLogger logs one debug line per HTTP exchange (method, path without
+// its query, status, attempt, duration, and the error of a failed one) to
+// l; a redirect the client follows counts as another attempt. Without it
+// the client logs nothing. Credentials and query strings are never logged.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) error {
 		if l == nil {

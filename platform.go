@@ -20,8 +20,10 @@
 //	}
 //
 // Every service method names the operation it calls in its documentation
-// ("API: GET /v1/..."). List methods return one [Page]; their All twins
-// return a lazy iterator over every item. Errors returned by the API are
+// ("API: GET /v1/..."). Paged methods return one [Page] (or a [CursorPage]
+// for cursor-paged lists); each has an All twin, a lazy iterator over the
+// items from the params' page or cursor on. Lists the API does not page
+// return a slice. Errors returned by the API are
 // [*Error] values that classify with [errors.Is] against [ErrNotFound],
 // [ErrUnprocessable] and the other sentinels.
 //
@@ -321,7 +323,8 @@ func (c *Client) newRequest(ctx context.Context, method, rawURL string, body any
 // nil). A response with a status of 300 or more (an error, or a redirect the
 // client would not follow) becomes an [*Error]; the response is returned in
 // both cases with its body closed. req itself is not modified (a copy is
-// sent), although its body is read.
+// sent), although its body is read. A *[]byte v receives the body as it
+// is; a 204 leaves v untouched.
 func (c *Client) Do(req *http.Request, v any) (*http.Response, error) {
 	ctx := req.Context()
 	if c.logged {

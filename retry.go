@@ -18,19 +18,24 @@ import (
 // RetryPolicy says when and how often a failed request is sent again.
 //
 // 429 and 503 are retried for every method: the server says it did not act.
-// Network errors and 500, 502 and 504 are retried only for GET, HEAD, PUT
-// and DELETE, so a POST or PATCH is never repeated after the server may have
-// acted on it. A refresh of an OAuth token that the token endpoint refused
-// is not retried. Waits grow exponentially from MinWait to MaxWait with full
-// jitter; a Retry-After header sets the wait instead, unless it asks for more
-// than MaxRetryAfter, in which case the error is returned at once (with
-// [Error.RetryAfter] set) rather than holding the caller that long.
+// Network errors and 500, 502 and 504 are retried only for GET, HEAD, PUT,
+// DELETE and OPTIONS, so a POST or PATCH is never repeated after the server
+// may have acted on it. A refresh of an OAuth token that the token endpoint
+// refused is not retried, nor is an attempt that ran out of its context's
+// time. The first retry waits MinWait; each later wait is drawn uniformly
+// between MinWait and a ceiling that doubles from MinWait up to MaxWait. A
+// Retry-After header sets the wait instead: on a 429 or 503 that asks for
+// more than MaxRetryAfter, the error is returned at once (with
+// [Error.RetryAfter] set) rather than holding the caller that long; on a
+// 500, 502 or 504 the wait is cut to MaxRetryAfter.
 type RetryPolicy struct {
 	// MaxRetries is how many times a request may be repeated (0 to 10).
 	MaxRetries int
 	// MinWait and MaxWait bound the backoff between attempts.
 	MinWait, MaxWait time.Duration
-	// MaxRetryAfter caps the wait a Retry-After header may ask for.
+	// MaxRetryAfter is the longest Retry-After waited out: a longer one ends
+	// the retries of a 429 or 503 at once, and is cut to MaxRetryAfter for
+	// the other statuses.
 	MaxRetryAfter time.Duration
 }
 

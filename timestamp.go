@@ -9,8 +9,9 @@ import (
 // milliseconds ("2026-01-14T10:19:23.000Z").
 const TimeLayout = "2006-01-02T15:04:05.000Z07:00"
 
-// Timestamp is a time in the API's format. It decodes any RFC 3339 time and
-// encodes in [TimeLayout].
+// Timestamp is a time in the API's format. It decodes RFC 3339 times as
+// time.Time does (upper-case T and Z), keeping their offset, and encodes in
+// [TimeLayout], in UTC.
 type Timestamp struct {
 	time.Time
 }

@@ -36,8 +36,11 @@ func (e *StateError) Error() string {
 // virtual clock, when no scheduled transition can bring what it waits on to
 // the state it waits for: the resource waits for a call of the API (a
 // deploy request to be applied, a workflow's next step). Against a real
-// server waiters never return it; they poll until the state is reached,
-// the resource fails, or the context ends.
+// server waiters never return it; they poll (every second at first,
+// backing off to every 15 seconds) until the state is reached, the
+// resource fails, a poll fails after its retries (its error is returned),
+// or the context ends. They have no timeout of their own: give the
+// context a deadline.
 type UnreachableError struct {
 	// Resource names what was waited on ("deployment of deploy request #7").
 	Resource string

@@ -236,7 +236,8 @@ func SignWebhook(body []byte, secret string) string {
 // VerifyWebhook checks that signatureHeader, the [WebhookSignatureHeader]
 // of a delivery, signs body with the webhook's secret. It compares in
 // constant time, and returns an error matching [ErrWebhookSignature] when
-// the signature is missing, malformed or wrong.
+// the signature is missing, malformed or wrong, or an [*ArgError] when
+// secret is empty.
 func VerifyWebhook(body []byte, signatureHeader string, secret string) error {
 	if secret == "" {
 		return &ArgError{Arg: "secret", Reason: "is empty; pass the webhook's secret"}
@@ -315,8 +316,8 @@ func decodeResource[T any](d *WebhookDelivery) (*T, error) {
 // ParseWebhook reads a delivery from the request a webhook sent: it reads
 // the body (at most [MaxWebhookBody] bytes; beyond, the error wraps an
 // [*http.MaxBytesError]), checks its signature with [VerifyWebhook] (an
-// error matching [ErrWebhookSignature] when it does not match), and decodes
-// it. The body is consumed.
+// error matching [ErrWebhookSignature] when it does not match, an
+// [*ArgError] when secret is empty), and decodes it. The body is consumed.
 func ParseWebhook(r *http.Request, secret string) (*WebhookDelivery, error) {
 	if r.Body == nil {
 		return nil, errors.New("platform: webhook request has no body")
