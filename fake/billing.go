@@ -113,7 +113,8 @@ type PaymentMethod struct {
 	Brand string `json:"brand"`
 	// Last4 is the last four digits of its number; required.
 	Last4 string `json:"last4"`
-	// ExpMonth (1-12) and ExpYear are when it expires.
+	// ExpMonth (1-12) and ExpYear (four digits) are when it expires;
+	// required.
 	ExpMonth int `json:"exp_month"`
 	ExpYear  int `json:"exp_year"`
 	// Name is the cardholder's name; "" for none (rendered null).

@@ -185,9 +185,9 @@ func (ss *branchSessions) remove(s *sessionRec) {
 // OpenSession opens a live connection on a branch, as a client would: the
 // branch's connection list and (MySQL) process list show it until it is
 // killed. It returns the session's ID, which another session's BlockedBy
-// may name. A spec that names no instance, keyspace or shard of the
-// branch, or a field of the other kind of database, is refused, and
-// nothing is opened.
+// may name. The branch must be ready and have fewer than 10,000 sessions;
+// a spec that names no instance, keyspace or shard of the branch, or a
+// field of the other kind of database, is refused, and nothing is opened.
 func (s *Server) OpenSession(org, database, branch string, spec SessionSpec) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

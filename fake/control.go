@@ -26,9 +26,11 @@ import (
 //
 //	POST   /_fake/advance?d=5s                    Advance; answers {"now": ..., "virtual": true, "transitions": N,
 //	                                              "complete": true}; complete is false when it stopped at
-//	                                              MaxAdvanceTransitions short of d, now saying how far it got
+//	                                              MaxAdvanceTransitions short of d, now saying how far it got;
+//	                                              422 on a real-time clock (WithRealTime)
 //	GET    /_fake/now                             Now; answers {"now": ..., "virtual": ...}
-//	GET    /_fake/requests                        Requests: {"data": [{"method", "path", "query", "status", "operation", "request_id"}]}
+//	GET    /_fake/requests                        Requests: {"data": [{"method", "path", "query", "status", "operation", "request_id",
+//	                                              "reason"}]}
 //	DELETE /_fake/requests                        ClearRequests
 //	POST   /_fake/organizations                   CreateOrganization {"name"}
 //	POST   /_fake/users                           CreateUser {"name", "email"}; answers {"id", "name", "email"}

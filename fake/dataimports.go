@@ -68,19 +68,21 @@ type ImportSource struct {
 // caller's (create_import_notification), as the fake keeps it: every field
 // of the request, and when it came.
 type ImportNotification struct {
-	At          time.Time `json:"at"`
-	MigrationID string    `json:"migration_id"`
-	Event       string    `json:"event"`
-	BranchName  string    `json:"branch_name,omitempty"`
-	Method      string    `json:"method,omitempty"`
-	ExportBytes int64     `json:"export_bytes,omitempty"`
-	TableCount  int       `json:"table_count,omitempty"`
-	Matched     *bool     `json:"matched,omitempty"`
-	DurationMs  int64     `json:"duration_ms,omitempty"`
-	Error       string    `json:"error,omitempty"`
-	ErrorCode   string    `json:"error_code,omitempty"`
-	Stage       string    `json:"stage,omitempty"`
-	Message     string    `json:"message,omitempty"`
+	// At is when the fake received it, on its clock.
+	At time.Time `json:"at"`
+	// The other fields are the request's, of the same JSON names.
+	MigrationID string `json:"migration_id"`
+	Event       string `json:"event"`
+	BranchName  string `json:"branch_name,omitempty"`
+	Method      string `json:"method,omitempty"`
+	ExportBytes int64  `json:"export_bytes,omitempty"`
+	TableCount  int    `json:"table_count,omitempty"`
+	Matched     *bool  `json:"matched,omitempty"`
+	DurationMs  int64  `json:"duration_ms,omitempty"`
+	Error       string `json:"error,omitempty"`
+	ErrorCode   string `json:"error_code,omitempty"`
+	Stage       string `json:"stage,omitempty"`
+	Message     string `json:"message,omitempty"`
 }
 
 // Bounds of what the fake keeps of import sources and notifications.
@@ -494,7 +496,7 @@ func (src *ImportSource) validate() error {
 }
 
 // ImportNotifications returns the import notifications a database received
-// (create_import_notification), oldest first.
+// (create_import_notification), oldest first: the last 1,000.
 func (s *Server) ImportNotifications(org, database string) ([]ImportNotification, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()

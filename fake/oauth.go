@@ -105,8 +105,9 @@ func (s *Server) SignOut() {
 
 // SetAutoApprove makes GET /oauth/authorize approve at once, as if the
 // signed-in user had chosen c on the consent page and pressed Authorize; it
-// redirects with a code without showing the page. nil shows the page
-// again. The choice is checked at each authorization (a name the user
+// redirects with a code without showing the page. A device sign-in is
+// approved likewise as POST /oauth/authorize_device creates it, so the
+// tool's first poll gets its token. nil shows the page again. The choice is checked at each authorization (a name the user
 // cannot access is a 400 page).
 func (s *Server) SetAutoApprove(c *Consent) {
 	s.mu.Lock()

@@ -471,9 +471,11 @@ func (w *world) decideDevice(d *oauthDeviceRec, user *userRec, c Consent, author
 // ApproveDevice approves the device sign-in of userCode (as shown to the
 // user, XXXX-XXXX, in any case, with or without the dash) as the signed-in
 // user (the admin user unless [Server.SignIn] named another), granting the
-// application's scopes on what [Server.SetAutoApprove]'s consent chooses,
-// or, without auto-approval, on the user's default organization: what the
-// verification page would do if the user pressed Authorize. The tool's
+// application's scopes on the user's default organization: what the
+// verification page would do if the user pressed Authorize. (While
+// [Server.SetAutoApprove] holds a consent, a sign-in is approved as it is
+// created, so there is nothing left to approve; one created before it, or
+// whose auto-approval failed, is approved with that consent.) The tool's
 // next poll gets its token. An unknown, expired or already decided code,
 // nobody signed in, or a consent the user cannot give is an error, and
 // changes nothing.

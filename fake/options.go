@@ -281,7 +281,8 @@ func WithRealTime() Option {
 	}
 }
 
-// WithStartTime sets the virtual clock's starting time.
+// WithStartTime sets the virtual clock's starting time, in UTC and to the
+// millisecond; the zero time is refused.
 func WithStartTime(t time.Time) Option {
 	return func(c *config) error {
 		if t.IsZero() {
@@ -293,7 +294,7 @@ func WithStartTime(t time.Time) Option {
 }
 
 // WithTimings changes the durations of transitions; zero fields keep their
-// defaults.
+// defaults, and a negative one is refused.
 func WithTimings(t Timings) Option {
 	return func(c *config) error {
 		dst := c.timing.fields()

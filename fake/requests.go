@@ -17,7 +17,10 @@ type Request struct {
 	// Status is the response's status code.
 	Status int
 	// Operation is the name of the operation (as in operations.tsv) whose
-	// route served the request; "" when no route matched.
+	// route served the request; "" when no route matched. The fake's own
+	// pages have names of their own: "_fake/" and the route's pattern for
+	// the control surface, "_fake/" or "_fake/page/NAME" for the state
+	// page, "oauth_device" for the device verification page.
 	Operation string
 	// RequestID is the ID the response carried in its X-Request-Id header.
 	RequestID string

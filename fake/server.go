@@ -268,9 +268,11 @@ func (s *Server) AdminToken() Token {
 // scheduled transitions until the poll would see what the waiter waits
 // for, so the waiter polls once; otherwise waiters poll right after each
 // scheduled transition (with [WithRealTime], as soon as it has run on the
-// wall clock). When nothing scheduled can bring the resource to the
-// waiter's state (a deployment waits to be applied), the waiter returns a
-// [*platform.UnreachableError] at once, naming what would move it.
+// wall clock). On a virtual clock, once nothing scheduled on the server can
+// move what the waiter polls (only recurring jobs and expiries remain: a
+// deployment waits to be applied), the waiter returns a
+// [*platform.UnreachableError], naming what would move it; transitions
+// still pending for other resources run first.
 func (s *Server) Client() *platform.Client { return s.ClientFor(s.AdminToken()) }
 
 // ClientFor returns a client of this server authenticated with tok, with the

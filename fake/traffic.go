@@ -37,7 +37,8 @@ type QuerySample struct {
 	// keyspace. It must be a keyspace of the branch.
 	Keyspace string
 	// Tables are the tables it read or wrote; nil for those named after
-	// FROM, JOIN, INTO, UPDATE and TABLE in SQL.
+	// FROM, JOIN, INTO, UPDATE and TABLE in SQL. A query keeps the tables
+	// of its first sample; a later sample's are not read.
 	Tables []string
 	// Tags are its tags, key to value: the keys its SQL comments carry
 	// ("route" of "/* route='checkout' */") and the system keys username

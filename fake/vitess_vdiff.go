@@ -52,8 +52,11 @@ type vdiffTableKey struct{ keyspace, table string }
 // target has. The rows are spread over the target keyspace's shards in
 // turn (the first row on the first shard, the second on the second...).
 type VDiffDifferences struct {
-	Mismatched  []string `json:"mismatched,omitempty"`
+	// Mismatched are the rows that differ between source and target.
+	Mismatched []string `json:"mismatched,omitempty"`
+	// ExtraSource are the rows only the source has.
 	ExtraSource []string `json:"extra_source,omitempty"`
+	// ExtraTarget are the rows only the target has.
 	ExtraTarget []string `json:"extra_target,omitempty"`
 }
 
