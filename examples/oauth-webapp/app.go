@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -34,7 +35,7 @@ type app struct {
 //	GET  /          the sign-in link, or the signed-in user's databases
 //	GET  /login     starts signing in (redirects to the consent page)
 //	GET  /callback  the redirect URI: checks the state, exchanges the code
-//	POST /logout    ends the session
+//	POST /logout    ends the session and revokes its token
 //
 // cfg.RedirectURL must name /callback on the address the app is served at.
 // The API is at apiBaseURL; sessions live in store.
@@ -145,9 +146,19 @@ func (a *app) client(r *http.Request, id string) (c *platform.Client, ok bool, e
 	})
 }
 
-// logout ends the session.
+// logout ends the session and revokes its token at the platform, so that a
+// copy of it (a backup of the sessions file, a log) stops working too:
+// revoking the refresh token ends its access tokens with it. A failed
+// revocation is logged; the session ends anyway.
 func (a *app) logout(w http.ResponseWriter, r *http.Request) {
-	a.endSession(w, sessionID(r))
+	id := sessionID(r)
+	if tok := a.sessions.token(id); tok != nil {
+		t := cmp.Or(tok.RefreshToken, tok.AccessToken)
+		if err := a.oauth.Revoke(r.Context(), t); err != nil {
+			log.Printf("revoking a session's token: %v", err)
+		}
+	}
+	a.endSession(w, id)
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
 

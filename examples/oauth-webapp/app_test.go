@@ -526,9 +526,11 @@ func TestForgedCallbackIsRefused(t *testing.T) {
 
 func TestLogout(t *testing.T) {
 	t.Parallel()
-	d := startTestDemo(t, "")
+	file := filepath.Join(t.TempDir(), "sessions.json")
+	d := startTestDemo(t, file)
 	b := newBrowser(t)
 	signIn(t, d, b, nil)
+	refresh := savedRefreshToken(t, file)
 
 	wantPage(t, d, b.do(http.MethodPost, d.url+"/logout", nil), "/", http.StatusOK, signedOut)
 	// Signing in again works, with a new code.
@@ -536,6 +538,9 @@ func TestLogout(t *testing.T) {
 	if n := tokenRequests(d); n != 2 {
 		t.Errorf("%d token requests, want 2 (two exchanges)", n)
 	}
+	// The first session's token was revoked at the platform, not only
+	// forgotten.
+	wantRefused(t, d, refresh)
 }
 
 func TestNewAppChecksItsSettings(t *testing.T) {

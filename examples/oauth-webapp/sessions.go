@@ -88,6 +88,16 @@ func (s *sessions) save(id string, tok *oauth2.Token) error {
 	return s.writeLocked()
 }
 
+// token returns session id's token, nil when there is no such session.
+func (s *sessions) token(id string) *oauth2.Token {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sess, ok := s.byID[id]; ok {
+		return sess.Token
+	}
+	return nil
+}
+
 // remove ends session id.
 func (s *sessions) remove(id string) error {
 	s.mu.Lock()
