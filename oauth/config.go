@@ -29,8 +29,10 @@ type Config struct {
 	// AuthURL is the authorization server's address; empty means
 	// [DefaultAuthURL]. A fake server gives its own.
 	AuthURL string
-	// Scopes, if any, are sent in the authorization request. The platform
-	// grants the scopes chosen in the application's settings.
+	// Scopes, if any, are sent in the authorization and device-authorization
+	// requests; each must be one of the application's scopes, or the sign-in
+	// is refused with invalid_scope. The platform grants the scopes chosen
+	// in the application's settings.
 	Scopes []string
 }
 

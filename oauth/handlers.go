@@ -29,11 +29,13 @@ var ErrAccessDenied = errors.New("oauth: the user denied access")
 
 // CallbackError is why a request to [Config.CallbackHandler] yielded no
 // token. It wraps [ErrState], [ErrAccessDenied], another error the
-// authorization server reported, or the failed exchange.
+// authorization server reported, the failed exchange, or the handler's own
+// misuse (no code in the request, no onToken function).
 type CallbackError struct {
 	// StatusCode is the status the default error page answers with:
 	// 400 for a missing or wrong state, a missing code or an authorization
-	// error, 403 when the user denied access, 502 when the exchange failed.
+	// error, 403 when the user denied access, 502 when the exchange failed,
+	// 500 when CallbackHandler was given no onToken.
 	StatusCode int
 	// Err is the reason.
 	Err error

@@ -6,9 +6,11 @@
 //
 //	platform-fake [-addr 127.0.0.1:8080] [-seed 1] [-org acme] [-virtual-time] [-rate-limit 0] [-strict-bodies] [-state FILE] [-read-header-timeout 10s] [-write-timeout 1m] [-idle-timeout 1m]
 //
-// On startup it prints the base URL, the organization and the admin token
-// (its ID, its secret and the Authorization header value), one "key: value"
-// per line, then serves until SIGINT or SIGTERM. The admin token holds every
+// On startup it prints a line saying it serves, then, one "key: value" per
+// line, the base URL, the organization, the admin token (its ID, its secret
+// and the Authorization header value), the clock, the state file, the state
+// page and a curl command to try, and last how to stop it; then it serves
+// until SIGINT or SIGTERM. The admin token holds every
 // permission on the organization and also opens the control endpoints under
 // /_fake/: the fake's Go API over HTTP (seed users, members, tokens and
 // OAuth applications, push schemas, inject faults, emit events, advance the
@@ -22,15 +24,20 @@
 // that is slow, gone or never reads: a client has -read-header-timeout to
 // send a request's headers (or, on a new connection, its first request's),
 // the server -write-timeout from the end of the headers to write the whole
-// response (a slower reader is cut off, and so is a wait longer than that:
-// a fault rule's latency, POST /_fake/deliveries/flush?timeout=), and a
-// kept-alive connection waits -idle-timeout for its next request. 0 turns
+// response (a slower reader is cut off; a wait longer than that, a fault
+// rule's latency or POST /_fake/deliveries/flush?timeout=, is not cut
+// short, but its answer is dropped: the client waits the whole delay and
+// gets none), and a kept-alive connection waits -idle-timeout for its next
+// request. 0 turns
 // a timeout off. No response is written while the server's state is
 // locked, so a client that does not read holds up only itself.
 //
 // With -state FILE, the server's whole state (resources, clock, pending
 // transitions, IDs, credentials; see fake.Server.Snapshot) survives a
-// restart: it is loaded from FILE at start when FILE exists, and saved to
+// restart: it is loaded from FILE at start when FILE exists (its
+// organization, IDs and admin token then replace what -org and -seed would
+// give, and its clock runs as -virtual-time says, so restart with the same
+// setting), and saved to
 // it at most a second after the first change not yet saved (however
 // busy the server is: a steady stream of requests is saved once a second)
 // and on shutdown, atomically (a temporary file in FILE's folder, synced,
@@ -100,11 +107,11 @@ func runWith(ctx context.Context, args []string, stdout io.Writer, saveDelay tim
 	seed := fs.Uint64("seed", 1, "seed of IDs and secrets: the same seed gives the same admin token and IDs")
 	org := fs.String("org", "acme", "`name` of the organization the server starts with")
 	virtual := fs.Bool("virtual-time", false, "run on a virtual clock that only POST /_fake/advance moves, instead of the wall clock")
-	statePath := fs.String("state", "", "keep the state in `file`: loaded at start when it exists, saved after changes and on shutdown")
+	statePath := fs.String("state", "", "keep the state in `file`: loaded at start when it exists (its organization and tokens then replace -org's and -seed's), saved after changes and on shutdown")
 	rateLimit := fs.Int("rate-limit", 0, "answer 429 to a credential's requests beyond this many a minute (the live service allows 600); 0 for no limit")
 	strict := fs.Bool("strict-bodies", false, "answer 400 to a request body with a field the API does not define, instead of ignoring the field")
 	readHeaderTimeout := fs.Duration("read-header-timeout", 10*time.Second, "disconnect a client that has not sent a request's headers after `duration`; 0 for never")
-	writeTimeout := fs.Duration("write-timeout", time.Minute, "disconnect a client whose response is not written `duration` after its request's headers; 0 for never")
+	writeTimeout := fs.Duration("write-timeout", time.Minute, "drop a response not written `duration` after its request's headers (a longer fault latency or flush wait runs to its end, then answers nothing); 0 for never")
 	idleTimeout := fs.Duration("idle-timeout", time.Minute, "close a kept-alive connection that has waited `duration` for its next request; 0 for never")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
