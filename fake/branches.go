@@ -103,7 +103,7 @@ func (w *world) branchReady(b *branchRec) {
 	b.ready = true
 	b.updated = w.clock.Now()
 	for _, ks := range b.keyspaces.All() {
-		ks.ready = true
+		ks.ready, ks.updated = true, b.updated
 	}
 	w.emit("branch.ready", b.db, w.renderBranch(b))
 }
@@ -520,7 +520,7 @@ func (w *world) renderBranch(b *branchRec) *platform.Branch {
 	}
 	renderVTGate(out, b)
 	if sku := skuByName[out.ClusterName]; sku != nil {
-		out.ClusterDisplayName = sku.displayName
+		out.ClusterDisplayName, out.Metal = sku.displayName, sku.metal
 		if sku.architecture != "" {
 			out.ClusterArchitecture = platform.Ptr(sku.architecture)
 		}

@@ -851,6 +851,22 @@ func TestBranchClusterFields(t *testing.T) {
 	if dev.ClusterDisplayName == "" {
 		t.Errorf("dev: display name %q, want its size's", dev.ClusterDisplayName)
 	}
+	// A Metal size: the branch and its keyspace say so.
+	if _, err := e.c.Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: e.org, Name: "metal-db", ClusterSize: "M_160"}); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Advance(time.Hour)
+	b, err := e.c.Branches.Get(t.Context(), &platform.BranchParams{Organization: e.org, Database: "metal-db", Branch: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks, err := e.c.Keyspaces.Get(t.Context(), &platform.KeyspaceParams{Organization: e.org, Database: "metal-db", Branch: "main", Keyspace: "metal-db"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !b.Metal || !ks.Metal || main.Metal {
+		t.Errorf("metal: an M_160 branch %t and keyspace %t, a PS_10 branch %t; want true, true, false", b.Metal, ks.Metal, main.Metal)
+	}
 }
 
 // TestBranchReplicas checks a branch's replicas and has_replicas, which

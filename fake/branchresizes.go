@@ -189,18 +189,24 @@ func (ks *keyspaceRec) resizeFlags() (pending, resizing bool) {
 
 // databaseFlags are a database's resize_queued, resizing,
 // config_change_queued and config_changing, from its default branch's
-// request.
+// request and its keyspaces' own resizes and settings changes.
 func (b *branchRec) databaseFlags() (resizeQueued, resizing, configQueued, configChanging bool) {
-	r := b.pendingChange()
-	if r == nil {
-		return
+	if r := b.pendingChange(); r != nil {
+		queued := r.state == platform.ChangeQueued
+		if r.resize || r.resizesCluster() || r.after.storage != r.before.storage {
+			resizeQueued, resizing = queued, !queued
+		}
+		if len(r.after.params) > 0 {
+			configQueued, configChanging = queued, !queued
+		}
 	}
-	queued := r.state == platform.ChangeQueued
-	if r.resize || r.resizesCluster() || r.after.storage != r.before.storage {
-		resizeQueued, resizing = queued, !queued
-	}
-	if len(r.after.params) > 0 {
-		configQueued, configChanging = queued, !queued
+	for _, ks := range b.keyspaces.All() {
+		m := ks.more.read()
+		if m.resize != nil {
+			resizeQueued = resizeQueued || m.resize.state == platform.KeyspaceResizeQueued
+			resizing = resizing || m.resize.state == platform.KeyspaceResizeResizing
+		}
+		configChanging = configChanging || m.configChanging
 	}
 	return
 }

@@ -346,7 +346,6 @@ func (w *world) renderDatabase(db *dbRec) *platform.Database {
 		IssuesCount:                    platform.Ptr(0),
 		OpenSchemaRecommendationsCount: db.openRecommendations(),
 		DefaultBranch:                  db.defaultBranch,
-		DefaultBranchShardCount:        1,
 		RequireApprovalForDeploy:       db.requireApproval,
 		DeletionProtected:              db.deletionProtected,
 		AllowDataBranching:             db.allowDataBranching,
@@ -366,6 +365,12 @@ func (w *world) renderDatabase(db *dbRec) *platform.Database {
 	if b := db.branch(db.defaultBranch); b != nil {
 		out.DefaultBranchReadOnlyRegionsCount = b.readOnlyRegions.Len()
 		out.ResizeQueued, out.Resizing, out.ConfigChangeQueued, out.ConfigChanging = b.databaseFlags()
+		for _, ks := range b.keyspaces.All() {
+			out.DefaultBranchShardCount += ks.shards
+			out.DefaultBranchTableCount += len(ks.tables)
+			out.Sharded = out.Sharded || ks.shards > 1
+		}
+		out.SchemaLastUpdatedAt = ptrTime(b.schemaUpdated)
 	}
 	return out
 }

@@ -62,6 +62,7 @@ func TestCreateDatabase(t *testing.T) {
 		InsightsEnabled:          true,
 		CreatedAt:                now,
 		UpdatedAt:                now,
+		SchemaLastUpdatedAt:      &now,
 		DevelopmentBranchesCount: 0,
 	}
 	if diff := cmp.Diff(want, db); diff != "" {
@@ -687,5 +688,94 @@ func TestRestoreEarlierReplicas(t *testing.T) {
 	bad := strings.Replace(string(data), `"cluster_size": "PS_10",`, `"cluster_size": "PS_10", "replicas": -1,`, 1)
 	if err := fake.NewServer(t).Restore([]byte(bad)); err == nil || !strings.Contains(err.Error(), "replicas") {
 		t.Errorf("a negative replicas restored: %v, want an error naming replicas", err)
+	}
+}
+
+// TestDatabaseFollowsItsDefaultBranch checks the fields of a database that
+// its default branch decides: sharded, the shard and table counts and
+// schema_last_updated_at follow its keyspaces and schema, and
+// resize_queued, resizing and config_changing its keyspaces' own resizes
+// and settings changes, as they follow the branch's change requests.
+func TestDatabaseFollowsItsDefaultBranch(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	c := srv.Client()
+	mustDB(t, srv, "app")
+	srv.Advance(time.Hour)
+	get := func() *platform.Database {
+		t.Helper()
+		db, err := c.Databases.Get(t.Context(), &platform.GetDatabaseParams{Organization: "acme", Database: "app"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}
+	type follows struct {
+		Sharded                bool
+		Shards, Tables         int
+		SchemaUpdated          string
+		ResizeQueued, Resizing bool
+		ConfigChanging         bool
+	}
+	read := func() follows {
+		db := get()
+		f := follows{Sharded: db.Sharded, Shards: db.DefaultBranchShardCount, Tables: db.DefaultBranchTableCount,
+			ResizeQueued: db.ResizeQueued, Resizing: db.Resizing, ConfigChanging: db.ConfigChanging}
+		if db.SchemaLastUpdatedAt != nil {
+			f.SchemaUpdated = db.SchemaLastUpdatedAt.String()
+		}
+		return f
+	}
+	// The keyspace became ready with its branch, and says when.
+	br, err := c.Branches.Get(t.Context(), &platform.BranchParams{Organization: "acme", Database: "app", Branch: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := c.Keyspaces.Get(t.Context(), &platform.KeyspaceParams{Organization: "acme", Database: "app", Branch: "main", Keyspace: "app"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !k.Ready || k.UpdatedAt != br.UpdatedAt || k.UpdatedAt == k.CreatedAt {
+		t.Errorf("the keyspace: ready %t, updated %v, created %v; want ready, updated when its branch became ready (%v)", k.Ready, k.UpdatedAt, k.CreatedAt, br.UpdatedAt)
+	}
+	created := read()
+	if created.Shards != 1 || created.Sharded || created.Tables != 0 || created.SchemaUpdated == "" {
+		t.Errorf("a new database: %+v, want one shard, no tables, a schema time", created)
+	}
+
+	if err := srv.PushSchema("acme", "app", "main", "CREATE TABLE t1 (id int PRIMARY KEY)", "CREATE TABLE t2 (id int PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.AddKeyspace("acme", "app", "main", "sk", 4); err != nil {
+		t.Fatal(err)
+	}
+	want := follows{Sharded: true, Shards: 5, Tables: 2, SchemaUpdated: srv.Now().Format(platform.TimeLayout)}
+	if diff := cmp.Diff(want, read()); diff != "" {
+		t.Errorf("after a push and a sharded keyspace (-want +got):\n%s", diff)
+	}
+
+	ks := &platform.KeyspaceParams{Organization: "acme", Database: "app", Branch: "main", Keyspace: "app"}
+	if _, err := c.Keyspaces.Resize(t.Context(), &platform.ResizeKeyspaceParams{Organization: ks.Organization, Database: ks.Database, Branch: ks.Branch, Keyspace: ks.Keyspace, ClusterSize: platform.Ptr("PS_20")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); !got.ResizeQueued || got.Resizing {
+		t.Errorf("a keyspace resize queued: resize_queued %t, resizing %t; want true, false", got.ResizeQueued, got.Resizing)
+	}
+	for range 100 {
+		if got := read(); got.Resizing {
+			break
+		}
+		srv.Advance(time.Second)
+	}
+	if got := read(); got.ResizeQueued || !got.Resizing {
+		t.Errorf("a keyspace resizing: resize_queued %t, resizing %t; want false, true", got.ResizeQueued, got.Resizing)
+	}
+
+	// A settings change of a keyspace is a configuration change.
+	if _, err := c.Keyspaces.Update(t.Context(), &platform.UpdateKeyspaceParams{Organization: ks.Organization, Database: ks.Database, Branch: ks.Branch, Keyspace: "sk", NodeTTLStrategy: platform.Ptr(platform.NodeTTLOff)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); !got.ConfigChanging {
+		t.Errorf("a keyspace's settings changing: config_changing %t, want true", got.ConfigChanging)
 	}
 }

@@ -450,6 +450,7 @@ func renderKeyspace(ks *keyspaceRec) *platform.Keyspace {
 		ExtraReplicas:          ks.extraReplicas,
 		ClusterName:            ks.clusterSize,
 		ClusterDisplayName:     clusterDisplayName(ks.clusterSize),
+		Metal:                  skuByName[ks.clusterSize] != nil && skuByName[ks.clusterSize].metal,
 		Resizing:               m.resize != nil && m.resize.state == platform.KeyspaceResizeResizing,
 		ResizeInProgress:       m.resize != nil,
 		ResizePending:          m.resize != nil && m.resize.state == platform.KeyspaceResizeQueued,
