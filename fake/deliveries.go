@@ -120,8 +120,6 @@ type delivery struct {
 	event   platform.WebhookEvent
 	body    []byte
 	attempt int
-	// retry is whether a failed attempt is retried (not for webhook.test).
-	retry bool
 }
 
 // init prepares the machinery; a zero timeout is the default.
@@ -283,7 +281,7 @@ func (s *Server) deliverEvent(ev *eventRec, db *dbRec) {
 		return // Emit checks resources; the fake's own always encode
 	}
 	for _, h := range to {
-		s.deliver(h, name, body, true)
+		s.deliver(h, name, body)
 	}
 }
 
@@ -304,8 +302,8 @@ func deliveryBody(ev *eventRec) ([]byte, error) {
 
 // deliver starts a delivery of body to a webhook; the caller holds the
 // server's lock.
-func (s *Server) deliver(h *webhookRec, event platform.WebhookEvent, body []byte, retry bool) {
-	s.send(&delivery{hook: h, id: s.world.newUUID(), event: event, body: body, attempt: 1, retry: retry})
+func (s *Server) deliver(h *webhookRec, event platform.WebhookEvent, body []byte) {
+	s.send(&delivery{hook: h, id: s.world.newUUID(), event: event, body: body, attempt: 1})
 }
 
 // send makes one attempt of a delivery in a goroutine; the caller holds
@@ -382,7 +380,7 @@ func (s *Server) settle(d *delivery, rec *attemptRec, status int, err error) {
 		h.enabled = false
 		h.updated = s.world.clock.Now()
 	}
-	if !d.retry || d.attempt < 1 || d.attempt > len(webhookRetryDelays) || !h.enabled {
+	if d.attempt < 1 || d.attempt > len(webhookRetryDelays) || !h.enabled {
 		return
 	}
 	next := *d

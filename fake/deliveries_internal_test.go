@@ -17,7 +17,7 @@ func TestSettleAttemptOutOfRange(t *testing.T) {
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			before := s.world.clock.Len()
-			s.settle(&delivery{hook: h, attempt: attempt, retry: true}, &attemptRec{}, 500, nil)
+			s.settle(&delivery{hook: h, attempt: attempt}, &attemptRec{}, 500, nil)
 			return s.world.clock.Len() - before
 		}()
 		if scheduled != 0 {

@@ -25,12 +25,15 @@ type deliverySnap struct {
 	Event   platform.WebhookEvent `json:"event"`
 	Body    []byte                `json:"body"`
 	Attempt int                   `json:"attempt"`
-	Retry   bool                  `json:"retry"`
+	// Retry is always true: every failed delivery is retried (earlier
+	// fakes did not retry webhook.test, and wrote false for nothing on the
+	// clock).
+	Retry bool `json:"retry"`
 }
 
 func (j retryJob) save() jobSnap {
 	d := j.d
-	return jobSnap{Kind: "webhook.retry", ID: d.hook.id, Delivery: &deliverySnap{d.id, d.event, d.body, d.attempt, d.retry}}
+	return jobSnap{Kind: "webhook.retry", ID: d.hook.id, Delivery: &deliverySnap{d.id, d.event, d.body, d.attempt, true}}
 }
 
 func (j retryJob) keep(sv *saver) bool {
@@ -52,7 +55,7 @@ func loadRetryJob(ld *loader, js jobSnap) (job, error) {
 	}
 	for _, db := range ld.dbs {
 		if h := db.x().webhooks.Get(js.ID); h != nil {
-			return retryJob{&delivery{hook: h, id: ds.ID, event: ds.Event, body: ds.Body, attempt: ds.Attempt, retry: ds.Retry}}, nil
+			return retryJob{&delivery{hook: h, id: ds.ID, event: ds.Event, body: ds.Body, attempt: ds.Attempt}}, nil
 		}
 	}
 	return nil, fmt.Errorf("webhook %q is not in the snapshot", js.ID)

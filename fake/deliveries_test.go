@@ -447,7 +447,8 @@ func TestWebhookTestDelivery(t *testing.T) {
 		t.Fatal(err)
 	}
 	webhookFlush(t, srv)
-	// Enabled, it is tested again; a failed test is not retried.
+	// Enabled, it is tested again; a failed test is retried like any
+	// delivery (a disabled webhook's was not).
 	if _, err := c.Webhooks.Update(t.Context(), &platform.UpdateWebhookParams{Organization: srv.Org(), Database: webhookDB, ID: h.ID, Enabled: platform.Ptr(true)}); err != nil {
 		t.Fatal(err)
 	}
@@ -456,12 +457,19 @@ func TestWebhookTestDelivery(t *testing.T) {
 		t.Fatal(err)
 	}
 	webhookFlush(t, srv)
-	srv.Advance(time.Hour)
-	webhookFlush(t, srv)
+	for range 3 { // each retry falls due after the attempt before it failed
+		srv.Advance(time.Hour)
+		webhookFlush(t, srv)
+	}
 
 	hits := recv.got()
-	if len(hits) != 2 {
-		t.Fatalf("receiver got %d requests, want 2 (two tests, no retries)", len(hits))
+	if len(hits) != 5 {
+		t.Fatalf("receiver got %d requests, want 5 (the disabled webhook's test, the enabled one's and its three retries)", len(hits))
+	}
+	for i, hit := range hits {
+		if d, err := hit.parse(h.Secret); err != nil || d.Event != platform.EventWebhookTest {
+			t.Errorf("request %d: %v, %v; want a webhook.test delivery", i+1, d, err)
+		}
 	}
 	d, err := hits[0].parse(h.Secret)
 	if err != nil {

@@ -167,7 +167,7 @@ var snapshotCoverage = map[string]string{
 	"policyRunJob":           "p gen",
 	"deployJob":              "dr gen step",
 	"retryJob":               "d",
-	"delivery":               "hook id event body attempt retry",
+	"delivery":               "hook id event body attempt",
 	"codeExpiryJob":          "hash",
 	"readOnlyRegionReadyJob": "rr",
 	"deviceExpiryJob":        "hash userCode",

@@ -191,7 +191,7 @@ func testWebhook(c *call) (any, error) {
 		return nil, err
 	}
 	h.lastTest = c.now
-	c.s.deliver(h, platform.EventWebhookTest, body, false)
+	c.s.deliver(h, platform.EventWebhookTest, body)
 	return nil, nil
 }
 
