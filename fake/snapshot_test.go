@@ -903,42 +903,44 @@ func TestResetWhileServing(t *testing.T) {
 	auth := srv.AdminToken().Authorization()
 	done := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case <-done:
-				return
-			default:
+	// repeat runs f until done is closed or f reports a failure.
+	repeat := func(f func() bool) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if !f() {
+					return
+				}
 			}
-			// The org may be gone for a moment; only the read matters.
-			_, _ = srv.Client().Organizations.Get(t.Context(), &platform.GetOrganizationParams{Organization: srv.Org()})
+		}()
+	}
+	repeat(func() bool {
+		// The org may be gone for a moment; only the read matters.
+		_, _ = srv.Client().Organizations.Get(t.Context(), &platform.GetOrganizationParams{Organization: srv.Org()})
+		return true
+	})
+	repeat(func() bool {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL()+"_fake/now", nil)
+		if err != nil {
+			t.Error(err)
+			return false
 		}
-	}()
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case <-done:
-				return
-			default:
-			}
-			req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL()+"_fake/now", nil)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			req.Header.Set("Authorization", auth)
-			resp, err := clientOf(srv).Do(req)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
+		req.Header.Set("Authorization", auth)
+		resp, err := clientOf(srv).Do(req)
+		if err != nil {
+			t.Error(err)
+			return false
 		}
-	}()
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return true
+	})
 	for range 20 {
 		srv.Reset()
 	}
