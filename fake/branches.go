@@ -130,6 +130,16 @@ func (b *branchRec) keyspace(name string) *keyspaceRec {
 	return nil
 }
 
+// shardCount is how many shards b's keyspaces have in all, and whether
+// any of them is sharded.
+func (b *branchRec) shardCount() (shards int, sharded bool) {
+	for _, ks := range b.keyspaces.All() {
+		shards += ks.shards
+		sharded = sharded || ks.shards > 1
+	}
+	return shards, sharded
+}
+
 // defaultKeyspace is the keyspace unqualified tables belong to.
 func (b *branchRec) defaultKeyspace() *keyspaceRec {
 	for _, ks := range b.keyspaces.All() {
@@ -484,11 +494,8 @@ func (w *world) renderBranch(b *branchRec) *platform.Branch {
 	if b.ready {
 		state = platform.BranchReady
 	}
-	sharded, shards := false, 0
-	for _, ks := range b.keyspaces.All() {
-		shards += ks.shards
-		sharded = sharded || ks.shards > 1
-	}
+	shards, sharded := b.shardCount()
+	def, cl := b.defaultKeyspace(), b.clusterView()
 	host := b.region.slug + ".connect.dbplatform.dev"
 	out := &platform.Branch{
 		ID:                   b.id,
@@ -506,7 +513,7 @@ func (w *world) renderBranch(b *branchRec) *platform.Branch {
 		KeyspaceCount:        b.keyspaces.Len(),
 		Actor:                renderActor(b.actor),
 		Region:               *renderRegionFor(b.db.region)(b.region),
-		ClusterName:          b.defaultKeyspace().clusterSize,
+		ClusterName:          def.clusterSize,
 		AccessHostURL:        host,
 		MySQLAddress:         host,
 		MySQLEdgeAddress:     "edge." + host,
@@ -518,7 +525,7 @@ func (w *world) renderBranch(b *branchRec) *platform.Branch {
 		UpdatedAt:            platform.NewTimestamp(b.updated),
 		SchemaLastUpdatedAt:  ptrTime(b.schemaUpdated),
 	}
-	renderVTGate(out, b)
+	renderVTGate(out, cl)
 	if sku := skuByName[out.ClusterName]; sku != nil {
 		out.ClusterDisplayName, out.Metal = sku.displayName, sku.metal
 		if sku.architecture != "" {
@@ -526,9 +533,9 @@ func (w *world) renderBranch(b *branchRec) *platform.Branch {
 		}
 	}
 	if b.db.kind == platform.KindPostgreSQL {
-		out.ClusterIOPS = platform.Ptr(b.clusterView().storage.iops)
+		out.ClusterIOPS = platform.Ptr(cl.storage.iops)
 	}
-	out.Replicas = b.defaultKeyspace().replicas()
+	out.Replicas = def.replicas()
 	out.HasReplicas = out.Replicas > 0
 	if b.parent != "" {
 		out.ParentBranch = platform.Ptr(b.parent)

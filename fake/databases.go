@@ -365,10 +365,9 @@ func (w *world) renderDatabase(db *dbRec) *platform.Database {
 	if b := db.branch(db.defaultBranch); b != nil {
 		out.DefaultBranchReadOnlyRegionsCount = b.readOnlyRegions.Len()
 		out.ResizeQueued, out.Resizing, out.ConfigChangeQueued, out.ConfigChanging = b.databaseFlags()
+		out.DefaultBranchShardCount, out.Sharded = b.shardCount()
 		for _, ks := range b.keyspaces.All() {
-			out.DefaultBranchShardCount += ks.shards
 			out.DefaultBranchTableCount += len(ks.tables)
-			out.Sharded = out.Sharded || ks.shards > 1
 		}
 		out.SchemaLastUpdatedAt = ptrTime(b.schemaUpdated)
 	}

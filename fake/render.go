@@ -60,10 +60,9 @@ func renderUser(u *userRec) *platform.User {
 	}
 }
 
-// renderVTGate sets a branch's query router fields, as its resize requests
-// left them.
-func renderVTGate(out *platform.Branch, b *branchRec) {
-	cl := b.clusterView()
+// renderVTGate sets a branch's query router fields from its cluster cl, as
+// its resize requests left them.
+func renderVTGate(out *platform.Branch, cl branchCluster) {
 	v := cl.vtgate
 	out.VTGateSize, out.VTGateCount, out.VTGateAutoscaling = v.size, v.count, v.autoscaling
 	if cl.resized {
