@@ -1,7 +1,12 @@
-// Package platform is a client for the Database Platform API: organizations
-// and their members, databases and their branches, deploy requests, backups,
-// role credentials and passwords, IP restrictions, webhooks, service tokens
-// and OAuth applications.
+// Package platform is a client for the Database Platform API, one service
+// per resource group: organizations, their members, teams, audit log and
+// billing; databases, branches, schemas, keyspaces and the Vitess control
+// plane of a MySQL branch; deploy requests, workflows and data imports;
+// cluster sizes, resize and change requests, bouncers, switchovers and
+// maintenance; backups, role credentials, passwords and IP restrictions;
+// connections, insights and metrics; webhooks, traffic budgets, service
+// tokens and OAuth applications. Package oauth holds the OAuth 2.0
+// authorization-code and device flows.
 //
 // A Client is built once and shared; it is safe for concurrent use:
 //
