@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -71,6 +72,10 @@ type conns struct {
 	mu     sync.Mutex
 	state  map[net.Conn]http.ConnState
 	closed bool           // Close has begun: connections idle or new from now on are closed
+	// closing is closed, for the handler to read without the lock: an
+	// answer begun after Close has begun says "Connection: close" (see
+	// recorder.record), also before Close turns keep-alives off.
+	closing atomic.Bool
 	live   sync.WaitGroup // the connections open, and the accepting goroutine
 	// serveErr is why the server's Serve returned before Close; see
 	// [Server.serve].
@@ -140,6 +145,7 @@ func (cs *conns) close(l net.Listener) bool {
 		return false
 	}
 	cs.closed = true
+	cs.closing.Store(true)
 	l.Close()
 	for c, st := range cs.state {
 		if st == http.StateIdle || st == http.StateNew {

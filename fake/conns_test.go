@@ -13,6 +13,8 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"github.com/dbplatform/platform-go"
@@ -269,12 +271,23 @@ func TestCloseTwiceAndAfter(t *testing.T) {
 	if n := fake.OpenConns(srv); n != 0 {
 		t.Errorf("%d connections open after Close, want none", n)
 	}
-	// No retries: the first failure is the answer.
+	// No retries: the first failure is the answer. The request dials: Close
+	// closed the idle connections of the fake's client. (It may still be
+	// handed, as it dials, the connection of the Get above, which the
+	// transport returns to its pool on its own goroutine, sometimes only
+	// now; the server has closed that one, and the request fails with a
+	// reset instead of a refusal.)
 	noRetries, err := platform.NewClient(append(srv.ClientOptions(srv.AdminToken()), platform.WithoutRetries())...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := noRetries.Organizations.Get(t.Context(), p); !connsRefused(err) {
+	var dialed atomic.Bool
+	ctx := httptrace.WithClientTrace(t.Context(), &httptrace.ClientTrace{ConnectStart: func(string, string) { dialed.Store(true) }})
+	_, err = noRetries.Organizations.Get(ctx, p)
+	if !dialed.Load() {
+		t.Errorf("the fake's client after Close: %v, without dialing: an idle connection was left", err)
+	}
+	if !connsRefused(err) && !errors.Is(err, syscall.ECONNRESET) {
 		t.Errorf("the fake's client after Close: %v, want the connection refused", err)
 	}
 	req, err := http.NewRequestWithContext(t.Context(), "GET", srv.URL()+"v1/organizations/"+srv.Org(), nil)

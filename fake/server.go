@@ -516,12 +516,18 @@ func (r *recorder) Write(b []byte) (int, error) {
 	return r.ResponseWriter.Write(b)
 }
 
-// record adds the request to the log, once; a peek has no log.
+// record adds the request to the log, once, as its answer begins; a peek
+// has no log.
 func (r *recorder) record() {
 	if r.logged || r.log == nil {
 		return
 	}
 	r.logged = true
+	if r.srv.conns.closing.Load() {
+		// Close has begun: the connection closes after this answer, which
+		// says so, as net/http's answers do once keep-alives are off.
+		r.ResponseWriter.Header().Set("Connection", "close")
+	}
 	r.log.add(Request{
 		Method:    r.req.Method,
 		Path:      r.req.URL.Path,
