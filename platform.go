@@ -51,7 +51,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dbplatform/platform-go/internal/pollhook"
 	"github.com/google/go-querystring/query"
 	"golang.org/x/oauth2"
 )
@@ -346,7 +345,6 @@ func (c *Client) do(req *http.Request, v any) (*http.Response, error) {
 		return nil, c.transportError(req, err)
 	}
 	defer resp.Body.Close()
-	pollhook.Note(req.Context(), resp.Header)
 	if resp.StatusCode >= 300 {
 		return resp, newError(req, resp)
 	}

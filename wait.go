@@ -56,7 +56,8 @@ func (e *UnreachableError) Error() string {
 	return "platform: " + e.Resource + " is " + e.State + " and nothing scheduled moves it: " + e.Reason
 }
 
-// unreachable decodes the value of [pollhook.Header].
+// unreachable decodes what the fake's transport noted with
+// [pollhook.NoteUnreachable].
 func unreachable(v string) *UnreachableError {
 	q, _ := url.ParseQuery(v)
 	return &UnreachableError{Resource: q.Get("resource"), State: q.Get("state"), Reason: q.Get("reason")}

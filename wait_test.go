@@ -246,11 +246,12 @@ func TestWaitPollCondition(t *testing.T) {
 	}
 }
 
-// TestWaitersStopWhenUnreachable checks every waiter against a server that
-// marks its answers as a fake's client does when nothing scheduled can move
+// TestWaitersStopWhenUnreachable checks every waiter on a client whose
+// transport notes, as a fake's client does, that nothing scheduled can move
 // the resource: a waiter that is not done returns an *UnreachableError at
-// once, without waiting; the same answers without the mark have it wait
-// (its sleep is called).
+// once, without waiting. Without the note it waits (its sleep is called),
+// even though the server's answers carry the header of that name the fake's
+// client once set: nothing a server sends ends a wait.
 func TestWaitersStopWhenUnreachable(t *testing.T) {
 	t.Parallel()
 	// Each answer is not done for every waiter: pending, not ready, a
@@ -377,9 +378,7 @@ func TestWaitersStopWhenUnreachable(t *testing.T) {
 			t.Run(fmt.Sprintf("%s marked %v", name, marked), func(t *testing.T) {
 				t.Parallel()
 				api := newWireFunc(t, func(w http.ResponseWriter, r *http.Request) {
-					if marked {
-						w.Header().Set("Fake-Wait-Unreachable", mark)
-					}
+					w.Header().Set("Fake-Wait-Unreachable", mark)
 					b := body
 					if o, ok := bodies[name]; ok {
 						b = o
@@ -387,9 +386,12 @@ func TestWaitersStopWhenUnreachable(t *testing.T) {
 					writeBody(w, http.StatusOK, b)
 				})
 				errSlept := errors.New("slept")
-				c := api.newClient(t, platform.WithoutRetries(),
-					platform.WithSleep(func(context.Context, time.Duration) error { return errSlept }))
-				err := wait(t.Context(), c)
+				opts := []platform.Option{platform.WithoutRetries(),
+					platform.WithSleep(func(context.Context, time.Duration) error { return errSlept })}
+				if marked {
+					opts = append(opts, platform.WithHTTPClient(&http.Client{Transport: noteUnreachable{api.srv.Client().Transport, mark}}))
+				}
+				err := wait(t.Context(), api.newClient(t, opts...))
 				if !marked {
 					if !errors.Is(err, errSlept) {
 						t.Errorf("without the mark the waiter returned %v, want it to wait", err)
@@ -477,4 +479,16 @@ func TestSingleGetWaitersPollOnce(t *testing.T) {
 			}
 		})
 	}
+}
+
+// noteUnreachable is a transport that notes why, as a fake's client
+// transport does, in the probe of each request that carries one.
+type noteUnreachable struct {
+	base http.RoundTripper
+	why  string
+}
+
+func (t noteUnreachable) RoundTrip(r *http.Request) (*http.Response, error) {
+	pollhook.NoteUnreachable(r.Context(), t.why)
+	return t.base.RoundTrip(r)
 }

@@ -24,12 +24,12 @@ const maxPollAhead = 100
 // ([pollhook.Condition]): the poll then sees the state the waiter waits
 // for, at the moment it was reached, and the waiter makes one request
 // instead of one after each transition. When no scheduled transition can
-// move what a poll reads any more, the answer carries [pollhook.Header],
-// which names it, so that a waiter not yet satisfied fails at once instead
-// of polling until its context ends. An answer that reads as the one that
-// satisfied the condition before the poll does not carry it: the waiter it
-// satisfies has no use for it. Every other request goes straight to the
-// server.
+// move what a poll reads any more, it says so in the poll's probe
+// ([pollhook.NoteUnreachable]), naming the resource, so that a waiter not
+// yet satisfied fails at once instead of polling until its context ends;
+// it does not for an answer that reads as the one that satisfied the
+// condition before the poll: the waiter it satisfies has no use for it.
+// Every other request goes straight to the server.
 type pollAhead struct {
 	s    *Server
 	base http.RoundTripper
@@ -47,6 +47,10 @@ func (t pollAhead) RoundTrip(r *http.Request) (*http.Response, error) {
 	if cond, ok := pollhook.Condition(r.Context()); ok && poll {
 		satisfied, met = t.s.advanceUntil(r, cond)
 	}
+	// The wait after the poll compares what ran since (another client's
+	// calls may run the clock meanwhile); see Sleep. What advanceUntil ran
+	// for this poll is before it.
+	pollhook.NoteSent(r.Context(), t.s.ran.Load())
 	resp, err := t.base.RoundTrip(r)
 	if err != nil || !poll || resp.StatusCode != http.StatusOK || t.s.movesPending() {
 		return resp, err
@@ -66,7 +70,7 @@ func (t pollAhead) RoundTrip(r *http.Request) (*http.Response, error) {
 	body := buf.Bytes()
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	if !met || !bytes.Equal(body, answerJSON(satisfied)) {
-		resp.Header.Set(pollhook.Header, stuck(r, body))
+		pollhook.NoteUnreachable(r.Context(), stuck(r, body))
 	}
 	return resp, nil
 }
@@ -77,6 +81,11 @@ func (t pollAhead) RoundTrip(r *http.Request) (*http.Response, error) {
 func (s *Server) movesPending() bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	return s.movesPendingLocked()
+}
+
+// movesPendingLocked is movesPending for a caller that holds s.mu.
+func (s *Server) movesPendingLocked() bool {
 	for j := range s.world.clock.Jobs() {
 		switch j.(type) {
 		case policyRunJob, invoiceJob, retryJob, codeExpiryJob, deviceExpiryJob:
@@ -89,8 +98,8 @@ func (s *Server) movesPending() bool {
 
 // stuck describes what a waiter's poll r read (its answer body) when no
 // scheduled transition can move it: the resource, its state and what would
-// move it, as the value of [pollhook.Header] (a query string of resource,
-// state and reason).
+// move it, as [pollhook.NoteUnreachable] takes it (a query string of
+// resource, state and reason).
 func stuck(r *http.Request, body []byte) string {
 	op := ""
 	if mux, err := sharedMux(); err == nil {
@@ -156,12 +165,16 @@ var stuckReasons = map[string]string{
 // resource that satisfies cond or makes it fail, an answer that is not 200
 // (the poll reports it), nothing scheduled can move a polled resource
 // (movesPending), r's context ends, or maxPollAhead transitions have run.
+// When another client runs the clock between a read and the move after it,
+// it reads again instead of moving: the next transition may be far past
+// the one the waiter needed, which has run.
 // It returns the resource that satisfied cond, and whether one did.
 func (s *Server) advanceUntil(r *http.Request, cond pollhook.Cond) (satisfied any, met bool) {
 	for range maxPollAhead {
 		if r.Context().Err() != nil {
 			return nil, false
 		}
+		ran := s.ran.Load()
 		status, v := s.peek(r)
 		if status != http.StatusOK {
 			return nil, false
@@ -170,19 +183,23 @@ func (s *Server) advanceUntil(r *http.Request, cond pollhook.Cond) (satisfied an
 		if done && err == nil {
 			return v, true
 		}
-		if err != nil || !s.movesPending() {
+		if err != nil {
 			return nil, false
 		}
-		moved := false
+		moved, again := false, false
 		s.runClock(func() time.Time {
-			next, ok := s.world.clock.Next()
-			if !ok {
-				return s.world.clock.Now()
+			switch next, ok := s.world.clock.Next(); {
+			case s.ran.Load() != ran:
+				// Another client moved the clock since the peek, maybe
+				// through what the peek waited for: read it again.
+				again = true
+			case ok && s.movesPendingLocked():
+				moved = true
+				return next
 			}
-			moved = true
-			return next
+			return s.world.clock.Now()
 		})
-		if !moved {
+		if !moved && !again {
 			return nil, false
 		}
 	}

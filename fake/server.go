@@ -369,8 +369,11 @@ func (s *Server) runClock(until func() time.Time) (ran int, complete bool) {
 // A waiter's wait between polls (the SDK marks it) ends instead at the
 // next scheduled transition, however near or far, so the waiter polls right
 // after each change rather than stepping through time where nothing
-// happens (or past a change); with nothing scheduled, it is d. On a
-// real-time clock ([WithRealTime]) Sleep runs what is due and returns.
+// happens (or past a change); with nothing scheduled, it is d. If another
+// client ran a transition since the waiter's poll (parallel waiters on one
+// server do), it ends at once, without moving the clock: the waiter polls
+// again. On a real-time clock ([WithRealTime]) Sleep runs what is due and
+// returns.
 func (s *Server) Sleep(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -379,8 +382,16 @@ func (s *Server) Sleep(ctx context.Context, d time.Duration) error {
 		if s.world.clock.Real() {
 			return s.world.clock.Now()
 		}
-		if next, ok := s.world.clock.Next(); ok && pollhook.IsWait(ctx) {
-			return next // RunDue runs work already due, and never moves the clock back
+		if pollhook.IsWait(ctx) {
+			if sent, ok := pollhook.LastPoll(ctx).Sent(); ok && sent != s.ran.Load() {
+				// A transition ran since the poll read its resource (another
+				// client moved the clock): it may be the one the waiter
+				// waits for, and the next one may be far off. Poll again.
+				return s.world.clock.Now()
+			}
+			if next, ok := s.world.clock.Next(); ok {
+				return next // RunDue runs work already due, and never moves the clock back
+			}
 		}
 		return s.world.clock.Now().Add(max(d, 0))
 	})
@@ -438,6 +449,14 @@ func (s *Server) wake() { s.runClock(s.world.clock.Now) }
 // ServeHTTP serves the API: it stamps a request ID, routes the request and
 // records it in the request log.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Body == nil {
+		// A request made for a client (http.NewRequest with no body, or
+		// a waiter's poll the server reads for itself) may have none; the
+		// handlers read it as a server's request, which always has one.
+		r2 := *r
+		r2.Body = http.NoBody
+		r = &r2
+	}
 	rec := &recorder{ResponseWriter: w, srv: s, status: http.StatusOK, req: r}
 	if !peeking(r) {
 		rec.rid = requestID(s.reqID, s.reqSeq.Add(1))

@@ -1,20 +1,15 @@
 // Package pollhook carries what the SDK's waiters tell the transport and
-// the sleep function of a client, and what a server's answer tells a waiter
+// the sleep function of a client, and what the transport tells a waiter
 // back: the hooks by which the fake's clients run its virtual clock ahead
-// of a waiter's polls and report a wait that cannot end. Against any other
-// server nothing reads them.
+// of a waiter's polls and report a wait that cannot end. They pass only
+// through a request's context, between the SDK and a transport in this
+// module: nothing a server sends can set them.
 package pollhook
 
 import (
 	"context"
-	"net/http"
 	"sync"
 )
-
-// Header is the response header by which the fake's client transport tells
-// a waiter that no scheduled transition can move what it polls: its value
-// names the resource, its state and what would move it.
-const Header = "Fake-Wait-Unreachable"
 
 type (
 	waitKey  struct{}
@@ -68,8 +63,9 @@ func Condition(ctx context.Context) (cond Cond, ok bool) {
 	return cond, ok
 }
 
-// Probe collects, over one poll of a waiter, the first Header value an
-// answer carried, and what the transport noted as the poll's first request
+// Probe collects, over one poll of a waiter, the first reason the
+// transport noted that the poll's resource cannot move (NoteUnreachable),
+// and what the transport noted as the poll's first request
 // left (see NoteSent).
 type Probe struct {
 	mu          sync.Mutex
@@ -90,21 +86,19 @@ func IsPoll(ctx context.Context) bool {
 	return ctx.Value(probeKey{}) != nil
 }
 
-// Note records the Header value of h in the probe of ctx, if ctx has one
-// and the probe holds none yet.
-func Note(ctx context.Context, h http.Header) {
+// NoteUnreachable records in the probe of ctx, if ctx has one and the
+// probe holds no reason yet, why no scheduled transition can move what the
+// poll reads: a query string of resource, state and reason, which the
+// waiter reports as its error.
+func NoteUnreachable(ctx context.Context, why string) {
 	p, _ := ctx.Value(probeKey{}).(*Probe)
-	if p == nil {
-		return
-	}
-	v := h.Get(Header)
-	if v == "" {
+	if p == nil || why == "" {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.unreachable == "" {
-		p.unreachable = v
+		p.unreachable = why
 	}
 }
 
