@@ -23,7 +23,8 @@ import (
 // may have acted on it. A refresh of an OAuth token that the token endpoint
 // refused is not retried, nor is an attempt that ran out of its context's
 // time. The first retry waits MinWait; each later wait is drawn uniformly
-// between MinWait and a ceiling that doubles from MinWait up to MaxWait. A
+// between MinWait and a ceiling that doubles from MinWait up to MaxWait (so
+// a MinWait of 0 retries at once, every time). A
 // Retry-After header sets the wait instead: on a 429 or 503 that asks for
 // more than MaxRetryAfter, the error is returned at once (with
 // [Error.RetryAfter] set) rather than holding the caller that long; on a
@@ -135,9 +136,11 @@ func (p RetryPolicy) backoff(n int, resp *http.Response, jitter *jitterSource) t
 			return min(d, p.MaxRetryAfter)
 		}
 	}
-	ceil := p.MinWait << min(n, 30)
-	if ceil > p.MaxWait || ceil <= 0 {
-		ceil = p.MaxWait
+	// The ceiling doubles from MinWait (a MinWait of 0 stays 0: retry at
+	// once) and stops at MaxWait, without overflowing on the way.
+	ceil := p.MaxWait
+	if n < 62 && p.MinWait <= p.MaxWait>>n {
+		ceil = p.MinWait << n
 	}
 	if ceil <= p.MinWait {
 		return p.MinWait

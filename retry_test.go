@@ -3,7 +3,9 @@ package platform_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -561,5 +563,48 @@ func TestRetryCancelledWithAResponse(t *testing.T) {
 	}
 	if !bodies[0].closed.Load() {
 		t.Error("the dropped response's body was not closed")
+	}
+}
+
+// TestRetryBackoffCeiling checks the waits between attempts against the
+// policy's promise: the first retry waits MinWait, and each later wait lies
+// between MinWait and a ceiling that doubles from MinWait up to MaxWait, so
+// a MinWait of zero retries at once every time.
+func TestRetryBackoffCeiling(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		min, max time.Duration
+	}{
+		{"MinWait zero", 0, 8 * time.Second},
+		{"MinWait equals MaxWait", time.Second, time.Second},
+		{"default", 250 * time.Millisecond, 8 * time.Second},
+		{"a ceiling past the largest duration", time.Hour, 1 << 62},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			api := newWireFunc(t, respond(503, `{"code": "x", "message": "y"}`))
+			sleeps := &sleepRecorder{}
+			c := api.newClient(t, platform.WithRetryPolicy(platform.RetryPolicy{
+				MaxRetries: 10, MinWait: tc.min, MaxWait: tc.max, MaxRetryAfter: time.Minute,
+			}), platform.WithSleep(sleeps.sleep), platform.WithJitterSource(rand.NewPCG(1, 2)))
+			if err := retryCall("GET")(t.Context(), c); !errors.Is(err, platform.ErrInternal) {
+				t.Fatalf("error = %v, want the last 503", err)
+			}
+			var outside []string
+			for n, d := range sleeps.recorded() {
+				ceil := tc.max
+				if n < 62 && tc.min <= tc.max>>n {
+					ceil = tc.min << n
+				}
+				if d < tc.min || d > ceil {
+					outside = append(outside, fmt.Sprintf("wait %d: %s outside [%s, %s]", n+1, d, tc.min, ceil))
+				}
+			}
+			if diff := cmp.Diff([]string(nil), outside); diff != "" {
+				t.Errorf("waits outside their bounds (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
