@@ -40,8 +40,9 @@ var (
 const maxErrorBody = 64 << 10
 
 // Error is an error response from the API. Only Code, Message and
-// Available come from the body; the other fields are tagged out of JSON so that a body's
-// "path" or "statuscode" key cannot overwrite them.
+// Available come from the body, each on its own (one of the wrong JSON type
+// is left unset, and the others are kept); the other fields are tagged out
+// of JSON so that a body's "path" or "statuscode" key cannot overwrite them.
 type Error struct {
 	// StatusCode is the HTTP status.
 	StatusCode int `json:"-"`
@@ -135,10 +136,31 @@ func newError(req *http.Request, resp *http.Response) *Error {
 	if keep, ok := req.Context().Value(errorBodyKey{}).(*[]byte); ok {
 		*keep = body
 	}
-	if json.Unmarshal(body, e) != nil || (e.Code == "" && e.Message == "") {
+	decodeErrorBody(body, e)
+	if e.Code == "" && e.Message == "" {
 		e.Message = http.StatusText(resp.StatusCode)
 	}
 	return e
+}
+
+// decodeErrorBody sets e's Code, Message and Available from an error
+// answer's JSON body, each on its own: a field of the wrong type is
+// dropped without losing the others, and leaves its field unset.
+func decodeErrorBody(body []byte, e *Error) {
+	var raw struct {
+		Code      json.RawMessage `json:"code"`
+		Message   json.RawMessage `json:"message"`
+		Available json.RawMessage `json:"available"`
+	}
+	if json.Unmarshal(body, &raw) != nil {
+		return
+	}
+	_ = json.Unmarshal(raw.Code, &e.Code)
+	_ = json.Unmarshal(raw.Message, &e.Message)
+	var choices *TargetChoices
+	if json.Unmarshal(raw.Available, &choices) == nil {
+		e.Available = choices
+	}
 }
 
 // ArgError reports a bad argument found before any request was sent: a

@@ -99,19 +99,28 @@ func TestErrorBodies(t *testing.T) {
 		body        string
 		wantCode    string
 		wantMessage string
+		wantChoices *platform.TargetChoices
 	}{
-		{"HTML", 502, "text/html", "<html><body>upstream unavailable</body></html>", "", "Bad Gateway"},
-		{"empty", 404, "", "", "", "Not Found"},
-		{"JSON without code or message", 500, "application/json", `{"error": "boom"}`, "", "Internal Server Error"},
-		{"JSON null", 400, "application/json", `null`, "", "Bad Request"},
-		{"JSON array", 422, "application/json", `["x"]`, "", "Unprocessable Entity"},
-		{"code only", 403, "application/json", `{"code": "forbidden"}`, "forbidden", ""},
+		{"HTML", 502, "text/html", "<html><body>upstream unavailable</body></html>", "", "Bad Gateway", nil},
+		{"empty", 404, "", "", "", "Not Found", nil},
+		{"JSON without code or message", 500, "application/json", `{"error": "boom"}`, "", "Internal Server Error", nil},
+		{"JSON null", 400, "application/json", `null`, "", "Bad Request", nil},
+		{"JSON array", 422, "application/json", `["x"]`, "", "Unprocessable Entity", nil},
+		{"code only", 403, "application/json", `{"code": "forbidden"}`, "forbidden", "", nil},
 		{
 			// Keys of a proxy's or framework's error body must not overwrite
 			// what the client knows about the request.
 			"foreign keys", 404, "application/json",
 			`{"code": "not_found", "message": "m", "path": "/elsewhere", "method": "PUT", "statuscode": 200, "requestid": "fake", "retryafter": 5}`,
-			"not_found", "m",
+			"not_found", "m", nil,
+		},
+		// A field of the wrong type is dropped alone: the others still count.
+		{"code of the wrong type", 404, "application/json", `{"code": 404, "message": "no such database"}`, "", "no such database", nil},
+		{"message of the wrong type", 422, "application/json", `{"code": "unprocessable", "message": {"a": 1}}`, "unprocessable", "", nil},
+		{"available of the wrong type", 400, "application/json", `{"code": "bad_request", "message": "pick a keyspace", "available": "ks"}`, "bad_request", "pick a keyspace", nil},
+		{
+			"available", 400, "application/json", `{"code": "bad_request", "message": "pick a keyspace", "available": {"keyspaces": ["ks"]}}`,
+			"bad_request", "pick a keyspace", &platform.TargetChoices{Keyspaces: []string{"ks"}},
 		},
 	}
 	for _, tc := range tests {
@@ -133,6 +142,7 @@ func TestErrorBodies(t *testing.T) {
 				StatusCode: tc.status,
 				Code:       tc.wantCode,
 				Message:    tc.wantMessage,
+				Available:  tc.wantChoices,
 				Method:     "GET",
 				Path:       apiPrefix + "v1/organizations/acme",
 			}
