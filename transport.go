@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"mime"
 	"net/http"
 	"net/url"
 	"runtime"
@@ -188,7 +189,7 @@ func (c *Client) fetchSigned(ctx context.Context, path string, meta, v any) erro
 		}
 		return fmt.Errorf("platform: %s %s: status %d, want a redirect to the download", req.Method, req.URL.Path, resp.StatusCode)
 	}
-	if meta != nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); meta != nil && mt == "application/json" {
 		if err := decodeJSON(resp, meta); err != nil {
 			return fmt.Errorf("platform: %s %s: decoding response: %w", req.Method, req.URL.Path, err)
 		}
