@@ -7,7 +7,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,7 +24,10 @@ import (
 // DELETE and OPTIONS, so a POST or PATCH is never repeated after the server
 // may have acted on it. A refresh of an OAuth token that the token endpoint
 // refused is not retried, nor is an attempt that ran out of its context's
-// time. The first retry waits MinWait; each later wait is drawn uniformly
+// time, nor an error that another attempt would meet again: too many
+// redirects, a redirect to an address that cannot be parsed or whose
+// scheme is not http(s), an invalid header value, an untrusted TLS
+// certificate. The first retry waits MinWait; each later wait is drawn uniformly
 // between MinWait and a ceiling that doubles from MinWait up to MaxWait (so
 // a MinWait of 0 retries at once, every time). A
 // Retry-After header sets the wait instead: on a 429 or 503 that asks for
@@ -111,7 +116,7 @@ func (p RetryPolicy) checkRetry(ctx context.Context, resp *http.Response, err er
 		// The token endpoint refused to refresh the OAuth token (a revoked
 		// grant, a rotated refresh token): asking again gets the same answer.
 		var refused *oauth2.RetrieveError
-		if errors.As(err, &refused) {
+		if errors.As(err, &refused) || permanent(ctx, err) {
 			return false, nil
 		}
 		return idempotent && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded), nil
@@ -126,6 +131,20 @@ func (p RetryPolicy) checkRetry(ctx context.Context, resp *http.Response, err er
 		return idempotent, nil
 	}
 	return false, nil
+}
+
+// permanent reports whether err, an attempt's failure to get an answer, is
+// one that sending again cannot mend: the redirect limit, a redirect to an
+// unsupported scheme, an invalid header value, an untrusted TLS
+// certificate, as go-retryablehttp's DefaultRetryPolicy classifies them,
+// and a redirect whose Location net/http cannot parse (an error it gives
+// no type, so its text is matched).
+func permanent(ctx context.Context, err error) bool {
+	if retry, _ := retryablehttp.DefaultRetryPolicy(ctx, nil, err); !retry {
+		return true
+	}
+	var uerr *url.Error
+	return errors.As(err, &uerr) && strings.HasPrefix(uerr.Err.Error(), "failed to parse Location header")
 }
 
 // backoff is the wait before attempt n+1: Retry-After when the server gave

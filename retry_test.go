@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -604,6 +607,100 @@ func TestRetryBackoffCeiling(t *testing.T) {
 			}
 			if diff := cmp.Diff([]string(nil), outside); diff != "" {
 				t.Errorf("waits outside their bounds (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRetryNotForPermanentErrors checks the errors that sending again
+// cannot mend, as go-retryablehttp's DefaultRetryPolicy classifies them:
+// they end the call after one attempt, with no backoff, even on a GET.
+func TestRetryNotForPermanentErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		// handler answers every request that reaches the API.
+		handler http.HandlerFunc
+		// header, when set, is a header value the request carries.
+		header       string
+		tls          bool
+		wantRequests int
+		wantText     string
+	}{
+		{
+			name: "redirect limit",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, r.URL.Path, http.StatusFound)
+			},
+			wantRequests: 10, wantText: "redirects",
+		},
+		{
+			name: "redirect to an unsupported scheme",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Location", "ftp://"+r.Host+"/x") // the same host: followed
+				w.WriteHeader(http.StatusFound)
+			},
+			wantRequests: 1, wantText: "unsupported protocol scheme",
+		},
+		{
+			name: "redirect to an invalid address",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Location", "http://[::1%zz/x")
+				w.WriteHeader(http.StatusFound)
+			},
+			wantRequests: 1, wantText: "Location",
+		},
+		{
+			name:         "invalid header value",
+			handler:      respond(200, `{}`),
+			header:       "a\x00b",
+			wantRequests: 0, wantText: "invalid header",
+		},
+		{
+			name:         "untrusted certificate",
+			handler:      respond(200, `{}`),
+			tls:          true,
+			wantRequests: 0, wantText: "certificate",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var requests atomic.Int32
+			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				requests.Add(1)
+				tc.handler(w, r)
+			}))
+			srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused TLS handshakes
+			if tc.tls {
+				srv.StartTLS()
+			} else {
+				srv.Start()
+			}
+			t.Cleanup(srv.Close)
+			sleeps := &sleepRecorder{}
+			// A transport of its own: it trusts no test certificate.
+			hc := &http.Client{Transport: &http.Transport{}}
+			t.Cleanup(hc.CloseIdleConnections)
+			c, err := platform.NewClient(platform.WithBaseURL(srv.URL), platform.WithServiceToken(testTokenID, testTokenSecret),
+				platform.WithHTTPClient(hc), fastRetries(3), platform.WithSleep(sleeps.sleep))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req, err := c.NewRequest(t.Context(), http.MethodGet, "v1/organizations/acme", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.header != "" {
+				req.Header["X-Note"] = []string{tc.header}
+			}
+			_, err = c.Do(req, nil)
+			if err == nil || !strings.Contains(err.Error(), tc.wantText) {
+				t.Errorf("error = %v, want one about %q", err, tc.wantText)
+			}
+			got := struct{ Requests, Waits int }{int(requests.Load()), len(sleeps.recorded())}
+			if diff := cmp.Diff(struct{ Requests, Waits int }{tc.wantRequests, 0}, got); diff != "" {
+				t.Errorf("attempts (-want +got):\n%s", diff)
 			}
 		})
 	}
