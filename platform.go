@@ -329,18 +329,21 @@ func (c *Client) newRequest(ctx context.Context, method, rawURL string, body any
 // client would not follow) becomes an [*Error]; the response is returned in
 // both cases with its body closed. req itself is not modified (a copy is
 // sent), although its body is read. A *[]byte v receives the body as it
-// is; a 204 leaves v untouched.
+// is; a 204 leaves v untouched, and any other empty body is an error when
+// v is not a *[]byte.
 func (c *Client) Do(req *http.Request, v any) (*http.Response, error) {
 	ctx := req.Context()
 	if c.logged {
 		ctx = withAttempts(ctx)
 	}
-	return c.do(req.WithContext(ctx), v)
+	return c.do(req.WithContext(ctx), v, false)
 }
 
 // do is Do for a request the client owns: it may be changed on the way
-// (retries set its body), and is not copied first.
-func (c *Client) do(req *http.Request, v any) (*http.Response, error) {
+// (retries set its body), and is not copied first. When v is not nil and
+// wantBody is set (the client's own methods, which decode the resource
+// their operation answers), a 204 is an error as an empty body is.
+func (c *Client) do(req *http.Request, v any, wantBody bool) (*http.Response, error) {
 	resp, err := c.send(req)
 	if err != nil {
 		return nil, c.transportError(req, err)
@@ -350,9 +353,15 @@ func (c *Client) do(req *http.Request, v any) (*http.Response, error) {
 	if resp.StatusCode >= 300 {
 		return resp, newError(req, resp)
 	}
-	if v == nil || resp.StatusCode == http.StatusNoContent {
+	if nc, ok := v.(mayAnswerNoContent); ok {
+		v, wantBody = nc.v, false
+	}
+	if v == nil || (resp.StatusCode == http.StatusNoContent && !wantBody) {
 		_, _ = io.Copy(io.Discard, resp.Body)
 		return resp, nil
+	}
+	if resp.StatusCode == http.StatusNoContent {
+		return resp, emptyBodyError(req, resp)
 	}
 	if raw, ok := v.(*[]byte); ok { // a file, kept as it is (see fetchSigned)
 		b, err := io.ReadAll(resp.Body)
@@ -362,10 +371,27 @@ func (c *Client) do(req *http.Request, v any) (*http.Response, error) {
 		*raw = b
 		return resp, nil
 	}
-	if err := decodeJSON(resp, v); err != nil {
+	if err := decodeJSON(resp, v); errors.Is(err, errEmptyBody) {
+		return resp, emptyBodyError(req, resp)
+	} else if err != nil {
 		return resp, fmt.Errorf("platform: %s %s: decoding response: %w", req.Method, req.URL.Path, err)
 	}
 	return resp, nil
+}
+
+// mayAnswerNoContent wraps the v of a call whose operation answers either
+// a resource or, when it has nothing to say, 204 with no body (a resize
+// request that changes nothing): a 204 leaves v untouched instead of being
+// an error.
+type mayAnswerNoContent struct{ v any }
+
+// errEmptyBody is decodeJSON's error for a body with nothing to decode.
+var errEmptyBody = errors.New("empty body")
+
+// emptyBodyError reports a successful answer without the JSON body the
+// request's operation answers with, naming the request and the status.
+func emptyBodyError(req *http.Request, resp *http.Response) error {
+	return fmt.Errorf("platform: %s %s: status %d with no body, want a JSON answer", req.Method, req.URL.Path, resp.StatusCode)
 }
 
 // bufPool holds the buffers response bodies are read into for decoding.
@@ -377,7 +403,8 @@ const maxPooledBuffer = 64 << 10
 
 // decodeJSON reads resp's body to its end (so that the connection can be
 // reused) into a pooled buffer and decodes it into v. encoding/json copies
-// what it keeps, so nothing decoded refers to the buffer.
+// what it keeps, so nothing decoded refers to the buffer. A body of nothing
+// but white space is errEmptyBody.
 func decodeJSON(resp *http.Response, v any) error {
 	buf := bufPool.Get().(*bytes.Buffer)
 	defer func() {
@@ -391,6 +418,9 @@ func decodeJSON(resp *http.Response, v any) error {
 	}
 	if _, err := buf.ReadFrom(resp.Body); err != nil {
 		return err
+	}
+	if len(bytes.TrimSpace(buf.Bytes())) == 0 {
+		return errEmptyBody
 	}
 	return json.Unmarshal(buf.Bytes(), v)
 }
@@ -434,7 +464,7 @@ func (c *Client) call(ctx context.Context, method, path string, q, body, v any) 
 	if c.auth != nil {
 		req.Header["Authorization"] = c.auth
 	}
-	_, err = c.do(req, v)
+	_, err = c.do(req, v, true)
 	return err
 }
 
@@ -482,20 +512,32 @@ func callOn[T any, P any, PP interface {
 		return nil, err
 	}
 	v := new(T)
-	return v, c.call(ctx, method, r.path(suffix), q, body, v)
+	return orNil(v, c.call(ctx, method, r.path(suffix), q, body, v))
+}
+
+// orNil returns v and a nil error, or, when err is not nil, T's zero value
+// (a nil pointer or slice) with err: a method that fails returns no result,
+// not one its answer decoded in part or not at all.
+func orNil[T any](v T, err error) (T, error) {
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return v, nil
 }
 
 // doOn is callOn for an operation whose answer the SDK does not read (a
-// delete, a webhook's test): it sends method to p's path plus suffix.
+// delete, a webhook's test): it sends method to p's path plus suffix with
+// the query q and the body.
 func doOn[P any, PP interface {
 	*P
 	resource
-}](ctx context.Context, c *Client, method string, p *P, suffix string, body any) error {
+}](ctx context.Context, c *Client, method string, p *P, suffix string, q, body any) error {
 	r := PP(orZero(p))
 	if err := r.check(); err != nil {
 		return err
 	}
-	return c.call(ctx, method, r.path(suffix), nil, body, nil)
+	return c.call(ctx, method, r.path(suffix), q, body, nil)
 }
 
 // Ptr returns a pointer to v, for the optional fields of params.

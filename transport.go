@@ -205,7 +205,7 @@ func (c *Client) fetchSigned(ctx context.Context, path string, meta, v any) erro
 	if err != nil {
 		return err
 	}
-	_, err = c.do(signed, v)
+	_, err = c.do(signed, v, true)
 	return err
 }
 
