@@ -53,7 +53,6 @@ import (
 
 	"github.com/dbplatform/platform-go/internal/pollhook"
 	"github.com/google/go-querystring/query"
-	"golang.org/x/oauth2"
 )
 
 // DefaultBaseURL is the address of the live API. Paths of operations are
@@ -542,11 +541,6 @@ func doOn[P any, PP interface {
 
 // Ptr returns a pointer to v, for the optional fields of params.
 func Ptr[T any](v T) *T { return &v }
-
-// tokenSourceTransport is the OAuth2 transport for a token source.
-func tokenSourceTransport(ts oauth2.TokenSource, base http.RoundTripper) http.RoundTripper {
-	return &oauth2.Transport{Source: ts, Base: base}
-}
 
 // logAttempt writes the one debug line of an attempt.
 func logAttempt(l *slog.Logger, req *http.Request, status, attempt int, d time.Duration, err error) {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+	"golang.org/x/oauth2"
 )
 
 // modulePath is this module's import path, looked up in the build info.
@@ -41,7 +42,7 @@ func (c *config) buildSender(base *url.URL, sleep SleepFunc) sender {
 	case c.tokenID != "":
 		rt = &hostGuard{host: base.Host, scheme: base.Scheme, authed: &ServiceTokenTransport{ID: c.tokenID, Token: c.token, Base: rt}, plain: rt}
 	case c.tokenSrc != nil:
-		rt = &hostGuard{host: base.Host, scheme: base.Scheme, authed: tokenSourceTransport(c.tokenSrc, rt), plain: rt}
+		rt = &hostGuard{host: base.Host, scheme: base.Scheme, authed: &tokenTransport{src: c.tokenSrc, base: rt}, plain: rt}
 	}
 	if c.logger != nil {
 		rt = &logTransport{logger: c.logger, base: rt}
@@ -106,6 +107,53 @@ func (t *ServiceTokenTransport) carried(v []string) bool {
 	h := v[0]
 	return len(h) == len(t.ID)+1+len(t.Token) && h[len(t.ID)] == ':' &&
 		strings.HasPrefix(h, t.ID) && strings.HasSuffix(h, t.Token)
+}
+
+// tokenTransport adds the Authorization header of a token source's
+// current token to each request, on a clone, as x/oauth2's Transport does,
+// except that the request's context bounds the wait for the token:
+// TokenSource.Token takes no context, so it is called on a goroutine of
+// its own, and a context that ends first ends the request with its error.
+// The Token call (a stalled refresh) goes on, and the token it gets serves
+// the next request.
+type tokenTransport struct {
+	src  oauth2.TokenSource
+	base http.RoundTripper
+}
+
+func (t *tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	tok, err := t.token(req.Context())
+	if err != nil {
+		if req.Body != nil {
+			_ = req.Body.Close() // a RoundTripper closes the body, even on errors
+		}
+		return nil, err
+	}
+	req = req.Clone(req.Context())
+	tok.SetAuthHeader(req)
+	return t.base.RoundTrip(req)
+}
+
+// token gets the source's token, or ctx's error if ctx ends first.
+func (t *tokenTransport) token(ctx context.Context) (*oauth2.Token, error) {
+	type result struct {
+		tok *oauth2.Token
+		err error
+	}
+	got := make(chan result, 1) // the Token call may outlive the wait
+	go func() {
+		tok, err := t.src.Token()
+		got <- result{tok, err}
+	}()
+	select {
+	case r := <-got:
+		if r.err == nil && r.tok == nil {
+			return nil, errors.New("platform: the token source returned no token")
+		}
+		return r.tok, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // hostGuard sends credentials only to the API's own host, so that a request

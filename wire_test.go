@@ -1343,3 +1343,40 @@ func TestFailedCallsReturnNoResult(t *testing.T) {
 		}
 	}
 }
+
+// tokenSourceFunc is an oauth2.TokenSource that calls itself.
+type tokenSourceFunc func() (*oauth2.Token, error)
+
+func (f tokenSourceFunc) Token() (*oauth2.Token, error) { return f() }
+
+// TestTokenSourceWaitEndsWithTheContext checks that a call's context bounds
+// its wait for a token: a token source that stalls (a refresh the token
+// endpoint does not answer) ends the call with the context's error as soon
+// as the context ends, and the stalled Token call is left to finish.
+func TestTokenSourceWaitEndsWithTheContext(t *testing.T) {
+	t.Parallel()
+	api := newWireFunc(t, respond(200, userJSON))
+	ctx, cancel := context.WithCancel(t.Context())
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	c, err := platform.NewClient(
+		platform.WithBaseURL(api.baseURL()),
+		platform.WithHTTPClient(api.srv.Client()),
+		platform.WithTokenSource(tokenSourceFunc(func() (*oauth2.Token, error) {
+			cancel() // the call's context ends while the token is awaited
+			<-release
+			return &oauth2.Token{AccessToken: "access-123"}, nil
+		})),
+		fastRetries(3),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Users.GetCurrent(ctx)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("error = %v, want context.Canceled", err)
+	}
+	if n := api.count(); n != 0 {
+		t.Errorf("server saw %d requests, want 0", n)
+	}
+}
