@@ -178,3 +178,54 @@ type ArgError struct {
 func (e *ArgError) Error() string {
 	return fmt.Sprintf("platform: invalid argument %s: %s", e.Arg, e.Reason)
 }
+
+// Redacted is what stands, in an error's text, for a credential of the
+// client's own (its service token's secret, or an access token it sent)
+// that a server echoed back (in a body, or a Location header).
+const Redacted = "[REDACTED]"
+
+// redact keeps the client's own credentials out of err's text: an [*Error]
+// in err's chain has them replaced in its code and message, and an error
+// whose text still holds one is wrapped in an error whose text has them
+// replaced (it unwraps to err, for errors.Is and errors.As).
+func (c *Client) redact(err error) error {
+	if err == nil || (c.secret == "" && c.bearer == nil) {
+		return err
+	}
+	secrets := []string{c.secret}
+	if c.bearer != nil {
+		recent := c.bearer.recent()
+		secrets = append(secrets, recent[:]...)
+	}
+	var apiErr *Error
+	if errors.As(err, &apiErr) {
+		apiErr.Code = redactText(apiErr.Code, secrets)
+		apiErr.Message = redactText(apiErr.Message, secrets)
+	}
+	text := err.Error()
+	if r := redactText(text, secrets); r != text {
+		return &redactedError{text: r, err: err}
+	}
+	return err
+}
+
+// redactText replaces each of secrets (the empty ones aside) in s with
+// [Redacted].
+func redactText(s string, secrets []string) string {
+	for _, secret := range secrets {
+		if secret != "" && strings.Contains(s, secret) {
+			s = strings.ReplaceAll(s, secret, Redacted)
+		}
+	}
+	return s
+}
+
+// redactedError is an error whose text had a credential replaced.
+type redactedError struct {
+	text string
+	err  error
+}
+
+func (e *redactedError) Error() string { return e.text }
+
+func (e *redactedError) Unwrap() error { return e.err }

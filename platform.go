@@ -77,6 +77,11 @@ type Client struct {
 	// host), so that the credential transport need not clone them; nil
 	// for other credentials.
 	auth []string
+	// secret is the service token's secret, and bearer the transport that
+	// notes the access tokens a token source gave: what redact keeps out
+	// of error texts.
+	secret string
+	bearer *tokenTransport
 
 	// Organizations manages organizations, their members and their regions.
 	Organizations *OrganizationsService
@@ -220,10 +225,16 @@ func NewClient(opts ...Option) (*Client, error) {
 	if sleep == nil {
 		sleep = realSleep
 	}
+	var bearer *tokenTransport
+	if cfg.tokenSrc != nil {
+		bearer = &tokenTransport{src: cfg.tokenSrc}
+	}
 	c := &Client{
 		baseURL:   base,
 		base:      base.String(),
-		send:      cfg.buildSender(base, cfg.sleep),
+		send:      cfg.buildSender(base, cfg.sleep, bearer),
+		secret:    cfg.token,
+		bearer:    bearer,
 		sleep:     sleep,
 		logged:    cfg.logger != nil,
 		accept:    []string{"application/json"},
@@ -335,7 +346,8 @@ func (c *Client) Do(req *http.Request, v any) (*http.Response, error) {
 	if c.logged {
 		ctx = withAttempts(ctx)
 	}
-	return c.do(req.WithContext(ctx), v, false)
+	resp, err := c.do(req.WithContext(ctx), v, false)
+	return resp, c.redact(err)
 }
 
 // do is Do for a request the client owns: it may be changed on the way
@@ -464,7 +476,7 @@ func (c *Client) call(ctx context.Context, method, path string, q, body, v any) 
 		req.Header["Authorization"] = c.auth
 	}
 	_, err = c.do(req, v, true)
-	return err
+	return c.redact(err)
 }
 
 // get, post, patch, put and del are the verbs of call.

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -29,7 +30,9 @@ type sender func(*http.Request) (*http.Response, error)
 // buildSender assembles the request path:
 // retry (outermost) -> logging -> credentials (only for the API's host) -> base,
 // the last three in one http.Client with the redirect guard.
-func (c *config) buildSender(base *url.URL, sleep SleepFunc) sender {
+// bearer, when not nil, is the transport of the token source: its base is
+// set here.
+func (c *config) buildSender(base *url.URL, sleep SleepFunc, bearer *tokenTransport) sender {
 	var rt http.RoundTripper = http.DefaultTransport
 	var timeout time.Duration
 	if c.httpClient != nil {
@@ -41,8 +44,9 @@ func (c *config) buildSender(base *url.URL, sleep SleepFunc) sender {
 	switch {
 	case c.tokenID != "":
 		rt = &hostGuard{host: base.Host, scheme: base.Scheme, authed: &ServiceTokenTransport{ID: c.tokenID, Token: c.token, Base: rt}, plain: rt}
-	case c.tokenSrc != nil:
-		rt = &hostGuard{host: base.Host, scheme: base.Scheme, authed: &tokenTransport{src: c.tokenSrc, base: rt}, plain: rt}
+	case bearer != nil:
+		bearer.base = rt
+		rt = &hostGuard{host: base.Host, scheme: base.Scheme, authed: bearer, plain: rt}
 	}
 	if c.logger != nil {
 		rt = &logTransport{logger: c.logger, base: rt}
@@ -115,10 +119,31 @@ func (t *ServiceTokenTransport) carried(v []string) bool {
 // TokenSource.Token takes no context, so it is called on a goroutine of
 // its own, and a context that ends first ends the request with its error.
 // The Token call (a stalled refresh) goes on, and the token it gets serves
-// the next request.
+// the next request. It notes the last few access tokens it sent, for
+// [Client.redact].
 type tokenTransport struct {
 	src  oauth2.TokenSource
 	base http.RoundTripper
+
+	mu   sync.Mutex
+	sent [4]string // the latest first
+}
+
+// note records access as the latest access token sent.
+func (t *tokenTransport) note(access string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.sent[0] != access {
+		copy(t.sent[1:], t.sent[:])
+		t.sent[0] = access
+	}
+}
+
+// recent returns the access tokens sent lately.
+func (t *tokenTransport) recent() [4]string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.sent
 }
 
 func (t *tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -129,6 +154,7 @@ func (t *tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
+	t.note(tok.AccessToken)
 	req = req.Clone(req.Context())
 	tok.SetAuthHeader(req)
 	return t.base.RoundTrip(req)
@@ -214,6 +240,11 @@ func anonymous(ctx context.Context) bool {
 // redirect from it is not followed (it becomes an error) rather than
 // leading the caller anywhere else.
 func (c *Client) fetchSigned(ctx context.Context, path string, meta, v any) error {
+	return c.redact(c.fetchSignedUnredacted(ctx, path, meta, v))
+}
+
+// fetchSignedUnredacted is fetchSigned before its error is redacted.
+func (c *Client) fetchSignedUnredacted(ctx context.Context, path string, meta, v any) error {
 	if c.logged {
 		ctx = withAttempts(ctx)
 	}
