@@ -1,0 +1,85 @@
+package oauth
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"golang.org/x/oauth2"
+)
+
+// Redacted stands, in the text of an error of this package, for a value
+// the request sent in its form (the client secret, a code, a refresh
+// token, a revoked token, a device code) that the server echoed back.
+const Redacted = "[REDACTED]"
+
+// noRedirectClient returns the *http.Client that sends this package's
+// requests to the token, device and revocation endpoints: a copy of the
+// one stored under [oauth2.HTTPClient] in ctx, or of http.DefaultClient,
+// keeping its transport, timeout and jar, that follows no redirect. A 307
+// or 308 would send the form (client secret, code, refresh token) again to
+// whatever host its Location names: the redirect is returned instead, and
+// becomes an error. The caller's client is not modified.
+func noRedirectClient(ctx context.Context) *http.Client {
+	hc := http.DefaultClient
+	if c, ok := ctx.Value(oauth2.HTTPClient).(*http.Client); ok && c != nil {
+		hc = c
+	}
+	noFollow := *hc
+	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &noFollow
+}
+
+// withoutRedirects returns ctx with [noRedirectClient] stored under
+// [oauth2.HTTPClient], for the requests x/oauth2 sends.
+func withoutRedirects(ctx context.Context) context.Context {
+	return context.WithValue(ctx, oauth2.HTTPClient, noRedirectClient(ctx))
+}
+
+// redact keeps secrets, the values a request sent in its form, out of
+// err's text: an *oauth2.RetrieveError in err's chain has them replaced
+// by [Redacted] in its description, URI and body, and an error whose text
+// still holds one (as sent, or form-encoded) is wrapped in an error whose
+// text has them replaced (it unwraps to err, for errors.Is and errors.As).
+func redact(err error, secrets ...string) error {
+	if err == nil {
+		return nil
+	}
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) {
+		re.ErrorDescription = redactText(re.ErrorDescription, secrets)
+		re.ErrorURI = redactText(re.ErrorURI, secrets)
+		re.Body = []byte(redactText(string(re.Body), secrets))
+	}
+	text := err.Error()
+	if r := redactText(text, secrets); r != text {
+		return &redactedError{text: r, err: err}
+	}
+	return err
+}
+
+// redactText replaces each of secrets (the empty ones aside), as it is and
+// form-encoded, in s with [Redacted].
+func redactText(s string, secrets []string) string {
+	for _, secret := range secrets {
+		if secret == "" {
+			continue
+		}
+		for _, form := range []string{secret, url.QueryEscape(secret)} {
+			s = strings.ReplaceAll(s, form, Redacted)
+		}
+	}
+	return s
+}
+
+// redactedError is an error whose text had a secret replaced.
+type redactedError struct {
+	text string
+	err  error
+}
+
+func (e *redactedError) Error() string { return e.text }
+
+func (e *redactedError) Unwrap() error { return e.err }
