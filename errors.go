@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/dbplatform/platform-go/internal/redact"
 )
 
 // Sentinel errors that an [*Error] matches with [errors.Is], by status code.
@@ -182,7 +184,7 @@ func (e *ArgError) Error() string {
 // Redacted is what stands, in an error's text, for a credential of the
 // client's own (its service token's secret, or an access token it sent)
 // that a server echoed back (in a body, or a Location header).
-const Redacted = "[REDACTED]"
+const Redacted = redact.Marker
 
 // redact keeps the client's own credentials out of err's text: an [*Error]
 // in err's chain has them replaced in its code and message, and an error
@@ -199,33 +201,8 @@ func (c *Client) redact(err error) error {
 	}
 	var apiErr *Error
 	if errors.As(err, &apiErr) {
-		apiErr.Code = redactText(apiErr.Code, secrets)
-		apiErr.Message = redactText(apiErr.Message, secrets)
+		apiErr.Code = redact.Text(apiErr.Code, secrets...)
+		apiErr.Message = redact.Text(apiErr.Message, secrets...)
 	}
-	text := err.Error()
-	if r := redactText(text, secrets); r != text {
-		return &redactedError{text: r, err: err}
-	}
-	return err
+	return redact.Error(err, secrets...)
 }
-
-// redactText replaces each of secrets (the empty ones aside) in s with
-// [Redacted].
-func redactText(s string, secrets []string) string {
-	for _, secret := range secrets {
-		if secret != "" && strings.Contains(s, secret) {
-			s = strings.ReplaceAll(s, secret, Redacted)
-		}
-	}
-	return s
-}
-
-// redactedError is an error whose text had a credential replaced.
-type redactedError struct {
-	text string
-	err  error
-}
-
-func (e *redactedError) Error() string { return e.text }
-
-func (e *redactedError) Unwrap() error { return e.err }

@@ -5,15 +5,16 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"golang.org/x/oauth2"
+
+	redactpkg "github.com/dbplatform/platform-go/internal/redact"
 )
 
 // Redacted stands, in the text of an error of this package, for a value
 // the request sent in its form (the client secret, a code, a refresh
 // token, a revoked token, a device code) that the server echoed back.
-const Redacted = "[REDACTED]"
+const Redacted = redactpkg.Marker
 
 // noRedirectClient returns the *http.Client that sends this package's
 // requests to the token, device and revocation endpoints: a copy of the
@@ -39,47 +40,25 @@ func withoutRedirects(ctx context.Context) context.Context {
 }
 
 // redact keeps secrets, the values a request sent in its form, out of
-// err's text: an *oauth2.RetrieveError in err's chain has them replaced
-// by [Redacted] in its description, URI and body, and an error whose text
-// still holds one (as sent, or form-encoded) is wrapped in an error whose
-// text has them replaced (it unwraps to err, for errors.Is and errors.As).
+// err's text, as they are and form-encoded: an *oauth2.RetrieveError in
+// err's chain has them replaced by [Redacted] in its description, URI and
+// body, and an error whose text still holds one is wrapped in an error
+// whose text has them replaced (it unwraps to err, for errors.Is and
+// errors.As).
 func redact(err error, secrets ...string) error {
 	if err == nil {
 		return nil
 	}
+	for _, s := range secrets {
+		if e := url.QueryEscape(s); e != s {
+			secrets = append(secrets, e)
+		}
+	}
 	var re *oauth2.RetrieveError
 	if errors.As(err, &re) {
-		re.ErrorDescription = redactText(re.ErrorDescription, secrets)
-		re.ErrorURI = redactText(re.ErrorURI, secrets)
-		re.Body = []byte(redactText(string(re.Body), secrets))
+		re.ErrorDescription = redactpkg.Text(re.ErrorDescription, secrets...)
+		re.ErrorURI = redactpkg.Text(re.ErrorURI, secrets...)
+		re.Body = []byte(redactpkg.Text(string(re.Body), secrets...))
 	}
-	text := err.Error()
-	if r := redactText(text, secrets); r != text {
-		return &redactedError{text: r, err: err}
-	}
-	return err
+	return redactpkg.Error(err, secrets...)
 }
-
-// redactText replaces each of secrets (the empty ones aside), as it is and
-// form-encoded, in s with [Redacted].
-func redactText(s string, secrets []string) string {
-	for _, secret := range secrets {
-		if secret == "" {
-			continue
-		}
-		for _, form := range []string{secret, url.QueryEscape(secret)} {
-			s = strings.ReplaceAll(s, form, Redacted)
-		}
-	}
-	return s
-}
-
-// redactedError is an error whose text had a secret replaced.
-type redactedError struct {
-	text string
-	err  error
-}
-
-func (e *redactedError) Error() string { return e.text }
-
-func (e *redactedError) Unwrap() error { return e.err }
