@@ -132,6 +132,61 @@ func TestAuditLogsAllFollowsCursors(t *testing.T) {
 	}
 }
 
+// TestAuditLogsAllStopsAtASeenCursor serves pages whose cursor_end leads
+// back to a cursor the walk already used, with has_next still true: All
+// yields each page once and stops, silently, as it does at a numbered
+// page's repeated or backward next_page, rather than ranging for ever.
+func TestAuditLogsAllStopsAtASeenCursor(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		// next maps a request's starting_after to its page's cursor_end.
+		next      map[string]string
+		start     string
+		wantAfter []string // the starting_after of each request
+	}{
+		{"the same cursor", map[string]string{"": "c1", "c1": "c1"}, "", []string{"", "c1"}},
+		{"two cursors in turn", map[string]string{"": "c1", "c1": "c2", "c2": "c1"}, "", []string{"", "c1", "c2"}},
+		{"back to an earlier cursor", map[string]string{"": "c1", "c1": "c2", "c2": "c3", "c3": "c1"}, "", []string{"", "c1", "c2", "c3"}},
+		{"back to the caller's cursor", map[string]string{"c0": "c1", "c1": "c0"}, "c0", []string{"c0", "c1"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWireFunc(t, func(rw http.ResponseWriter, r *http.Request) {
+				after := r.URL.Query().Get("starting_after")
+				item := strings.Replace(auditEntryJSON, `"00000000002a"`, `"after-`+after+`"`, 1)
+				writeBody(rw, http.StatusOK, `{"type": "list", "has_next": true, "has_prev": false,
+					"cursor_start": "x", "cursor_end": "`+tc.next[after]+`", "data": [`+item+`]}`)
+			})
+			p := &platform.ListAuditLogsParams{Organization: "acme", CursorParams: platform.CursorParams{StartingAfter: tc.start}}
+			var ids []string
+			for e, err := range w.client.AuditLogs.All(t.Context(), p) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, e.ID)
+				if len(ids) > 20 {
+					t.Fatal("All is still ranging after 20 items")
+				}
+			}
+			var wantIDs, after []string
+			for _, a := range tc.wantAfter {
+				wantIDs = append(wantIDs, "after-"+a)
+			}
+			for _, r := range w.requests() {
+				after = append(after, r.Query.Get("starting_after"))
+			}
+			if diff := cmp.Diff(wantIDs, ids); diff != "" {
+				t.Errorf("entries (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantAfter, after); diff != "" {
+				t.Errorf("starting_after of the requests (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // TestAuditLogsAgainstTheFake reads the entries of changes made through
 // the SDK: newest first, across pages, filtered by action.
 func TestAuditLogsAgainstTheFake(t *testing.T) {

@@ -316,7 +316,7 @@ func (s *AuthAttemptExportsService) Create(ctx context.Context, p *CreateAuthAtt
 		return nil, err
 	}
 	x := new(AuthAttemptExport)
-	return x, s.client.post(ctx, authAttemptExportsPath(p.Organization), p, x)
+	return orNil(x, s.client.post(ctx, authAttemptExportsPath(p.Organization), p, x))
 }
 
 // GetAuthAttemptExportParams names an authentication-attempt export.

@@ -235,7 +235,7 @@ func (s *BackupsService) Create(ctx context.Context, p *CreateBackupParams) (*Ba
 		return nil, err
 	}
 	b := new(Backup)
-	return b, s.client.post(ctx, backupsPath(p.Organization, p.Database, p.Branch), p, b)
+	return orNil(b, s.client.post(ctx, backupsPath(p.Organization, p.Database, p.Branch), p, b))
 }
 
 // GetBackupParams names a backup.
@@ -289,7 +289,7 @@ type DeleteBackupParams = GetBackupParams
 //
 // API: DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/backups/{id}
 func (s *BackupsService) Delete(ctx context.Context, p *DeleteBackupParams) error {
-	return doOn(ctx, s.client, "DELETE", p, "", nil)
+	return doOn(ctx, s.client, "DELETE", p, "", nil, nil)
 }
 
 // Wait polls a backup until it has finished, and returns it. A backup
@@ -380,7 +380,7 @@ func (s *BackupPoliciesService) Create(ctx context.Context, p *CreateBackupPolic
 		return nil, err
 	}
 	bp := new(BackupPolicy)
-	return bp, s.client.post(ctx, backupPoliciesPath(p.Organization, p.Database), p, bp)
+	return orNil(bp, s.client.post(ctx, backupPoliciesPath(p.Organization, p.Database), p, bp))
 }
 
 // GetBackupPolicyParams names a backup policy.
@@ -439,5 +439,5 @@ type DeleteBackupPolicyParams = GetBackupPolicyParams
 //
 // API: DELETE /v1/organizations/{organization}/databases/{database}/backup-policies/{id}
 func (s *BackupPoliciesService) Delete(ctx context.Context, p *DeleteBackupPolicyParams) error {
-	return doOn(ctx, s.client, "DELETE", p, "", nil)
+	return doOn(ctx, s.client, "DELETE", p, "", nil, nil)
 }

@@ -142,7 +142,7 @@ func (s *BillingService) GetInvoice(ctx context.Context, p *GetInvoiceParams) (*
 		return nil, err
 	}
 	inv := new(Invoice)
-	return inv, s.client.get(ctx, invoicesPath(p.Organization)+pathf("/%s", p.ID), nil, inv)
+	return orNil(inv, s.client.get(ctx, invoicesPath(p.Organization)+pathf("/%s", p.ID), nil, inv))
 }
 
 // ListInvoiceLineItemsParams selects a page of an invoice's line items.
@@ -186,7 +186,7 @@ func (s *BillingService) GetPaymentMethod(ctx context.Context, p *GetPaymentMeth
 		return nil, err
 	}
 	pm := new(PaymentMethod)
-	return pm, s.client.get(ctx, paymentMethodPath(p.Organization), nil, pm)
+	return orNil(pm, s.client.get(ctx, paymentMethodPath(p.Organization), nil, pm))
 }
 
 // DeletePaymentMethod removes an organization's payment method; invoices

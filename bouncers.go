@@ -188,7 +188,7 @@ func (s *BouncersService) Create(ctx context.Context, p *CreateBouncerParams) (*
 		return nil, err
 	}
 	b := new(Bouncer)
-	return b, s.client.post(ctx, bouncersPath(p.Organization, p.Database, p.Branch), p, b)
+	return orNil(b, s.client.post(ctx, bouncersPath(p.Organization, p.Database, p.Branch), p, b))
 }
 
 // BouncerParams names a bouncer of a branch.
@@ -219,7 +219,7 @@ func (s *BouncersService) Get(ctx context.Context, p *GetBouncerParams) (*Bounce
 		return nil, err
 	}
 	b := new(Bouncer)
-	return b, s.client.get(ctx, p.path(""), nil, b)
+	return orNil(b, s.client.get(ctx, p.path(""), nil, b))
 }
 
 // DeleteBouncerParams names the bouncer to delete.
@@ -294,7 +294,7 @@ func (s *BouncersService) Resize(ctx context.Context, p *ResizeBouncerParams) (*
 		return nil, err
 	}
 	r := new(BouncerResizeRequest)
-	return r, s.client.patch(ctx, bp.path("/resizes"), p, r)
+	return orNil(r, s.client.patch(ctx, bp.path("/resizes"), p, r))
 }
 
 // CancelBouncerResizeParams names the bouncer whose resize to cancel.

@@ -147,7 +147,8 @@ func (s *BranchChangesService) ListParameters(ctx context.Context, p *ListParame
 		return nil, err
 	}
 	var out []*ClusterParameter
-	return out, s.client.get(ctx, p.path("/parameters"), nil, &out)
+	err := s.client.get(ctx, p.path("/parameters"), nil, &out)
+	return orNil(out, err)
 }
 
 // ListExtensionsParams names the branch whose extensions to list.
@@ -163,7 +164,8 @@ func (s *BranchChangesService) ListExtensions(ctx context.Context, p *ListExtens
 		return nil, err
 	}
 	var out []*ClusterExtension
-	return out, s.client.get(ctx, p.path("/extensions"), nil, &out)
+	err := s.client.get(ctx, p.path("/extensions"), nil, &out)
+	return orNil(out, err)
 }
 
 // GetInfrastructureParams names the branch whose infrastructure to get.
@@ -179,5 +181,5 @@ func (s *BranchChangesService) GetInfrastructure(ctx context.Context, p *GetInfr
 		return nil, err
 	}
 	out := new(BranchInfrastructure)
-	return out, s.client.get(ctx, p.path("/infrastructure"), nil, out)
+	return orNil(out, s.client.get(ctx, p.path("/infrastructure"), nil, out))
 }

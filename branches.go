@@ -257,7 +257,7 @@ func (s *BranchesService) Create(ctx context.Context, p *CreateBranchParams) (*B
 		return nil, err
 	}
 	b := new(Branch)
-	return b, s.client.post(ctx, branchesPath(p.Organization, p.Database), p, b)
+	return orNil(b, s.client.post(ctx, branchesPath(p.Organization, p.Database), p, b))
 }
 
 // GetBranchParams names a branch.
@@ -403,7 +403,7 @@ func (s *BranchesService) GetSchema(ctx context.Context, p *GetBranchSchemaParam
 		return nil, err
 	}
 	out := new(BranchSchema)
-	return out, s.client.get(ctx, bp.path("/schema"), p, out)
+	return orNil(out, s.client.get(ctx, bp.path("/schema"), p, out))
 }
 
 // LintBranchSchemaParams selects a page of a branch's lint errors.

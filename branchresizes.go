@@ -151,7 +151,7 @@ func (s *BranchChangesService) UpdateResize(ctx context.Context, p *UpdateBranch
 		return nil, err
 	}
 	out := new(BranchResizeRequest)
-	if err := s.client.put(ctx, b.path("/resizes"), p, out); err != nil || out.ID == "" {
+	if err := s.client.put(ctx, b.path("/resizes"), p, mayAnswerNoContent{out}); err != nil || out.ID == "" {
 		return nil, err
 	}
 	return out, nil
@@ -263,7 +263,7 @@ func (s *BranchChangesService) UpdateChange(ctx context.Context, p *UpdateBranch
 		return nil, err
 	}
 	out := new(BranchChangeRequest)
-	if err := s.client.patch(ctx, b.path("/changes"), p, out); err != nil || out.ID == "" {
+	if err := s.client.patch(ctx, b.path("/changes"), p, mayAnswerNoContent{out}); err != nil || out.ID == "" {
 		return nil, err
 	}
 	return out, nil
@@ -287,7 +287,7 @@ func (s *BranchChangesService) GetChange(ctx context.Context, p *GetBranchChange
 		return nil, err
 	}
 	out := new(BranchChangeRequest)
-	return out, s.client.get(ctx, pathf("v1/organizations/%s/databases/%s/branches/%s/changes/%s", p.Organization, p.Database, p.Branch, p.ID), nil, out)
+	return orNil(out, s.client.get(ctx, pathf("v1/organizations/%s/databases/%s/branches/%s/changes/%s", p.Organization, p.Database, p.Branch, p.ID), nil, out))
 }
 
 // WaitChange polls a change request until it has completed. A request

@@ -81,7 +81,8 @@ func (s *ClusterSizesService) List(ctx context.Context, p *ListClusterSizesParam
 		return nil, err
 	}
 	var out []*ClusterSizeSKU
-	return out, s.client.get(ctx, pathf("v1/organizations/%s/cluster-size-skus", p.Organization), p, &out)
+	err := s.client.get(ctx, pathf("v1/organizations/%s/cluster-size-skus", p.Organization), p, &out)
+	return orNil(out, err)
 }
 
 // ListBranchClusterSizesParams selects the cluster sizes a branch may use.
@@ -107,5 +108,6 @@ func (s *ClusterSizesService) ListForBranch(ctx context.Context, p *ListBranchCl
 		return nil, err
 	}
 	var out []*ClusterSizeSKU
-	return out, s.client.get(ctx, pathf("v1/organizations/%s/databases/%s/branches/%s/cluster-size-skus", p.Organization, p.Database, p.Branch), p, &out)
+	err := s.client.get(ctx, pathf("v1/organizations/%s/databases/%s/branches/%s/cluster-size-skus", p.Organization, p.Database, p.Branch), p, &out)
+	return orNil(out, err)
 }

@@ -180,8 +180,7 @@ type KillTransactionParams = KillConnectionParams
 // API: DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/connections/query/{id}
 func (s *ConnectionsService) KillQuery(ctx context.Context, p *KillQueryParams) error {
 	p = orZero(p)
-	_, err := callOn[struct{}](ctx, s.client, "DELETE", p, pathf("/query/%s", p.ID), p, nil)
-	return err
+	return doOn(ctx, s.client, "DELETE", p, pathf("/query/%s", p.ID), p, nil)
 }
 
 // KillTransaction ends a PostgreSQL transaction by terminating its
@@ -191,8 +190,7 @@ func (s *ConnectionsService) KillQuery(ctx context.Context, p *KillQueryParams) 
 // API: DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/connections/transaction/{id}
 func (s *ConnectionsService) KillTransaction(ctx context.Context, p *KillTransactionParams) error {
 	p = orZero(p)
-	_, err := callOn[struct{}](ctx, s.client, "DELETE", p, pathf("/transaction/%s", p.ID), p, nil)
-	return err
+	return doOn(ctx, s.client, "DELETE", p, pathf("/transaction/%s", p.ID), p, nil)
 }
 
 // KillConnection terminates a connection, whatever it is doing.
@@ -200,8 +198,7 @@ func (s *ConnectionsService) KillTransaction(ctx context.Context, p *KillTransac
 // API: DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/connections/connection/{id}
 func (s *ConnectionsService) KillConnection(ctx context.Context, p *KillConnectionParams) error {
 	p = orZero(p)
-	_, err := callOn[struct{}](ctx, s.client, "DELETE", p, pathf("/connection/%s", p.ID), p, nil)
-	return err
+	return doOn(ctx, s.client, "DELETE", p, pathf("/connection/%s", p.ID), p, nil)
 }
 
 // Process is one row of a MySQL tablet's process list.

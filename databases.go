@@ -142,7 +142,7 @@ func (s *DatabasesService) Create(ctx context.Context, p *CreateDatabaseParams) 
 		return nil, err
 	}
 	db := new(Database)
-	return db, s.client.post(ctx, pathf("v1/organizations/%s/databases", p.Organization), p, db)
+	return orNil(db, s.client.post(ctx, pathf("v1/organizations/%s/databases", p.Organization), p, db))
 }
 
 // GetDatabaseParams names a database.
@@ -160,7 +160,7 @@ func (s *DatabasesService) Get(ctx context.Context, p *GetDatabaseParams) (*Data
 		return nil, err
 	}
 	db := new(Database)
-	return db, s.client.get(ctx, pathf("v1/organizations/%s/databases/%s", p.Organization, p.Database), nil, db)
+	return orNil(db, s.client.get(ctx, pathf("v1/organizations/%s/databases/%s", p.Organization, p.Database), nil, db))
 }
 
 // UpdateDatabaseParams changes a database's settings; nil fields are left
@@ -191,7 +191,7 @@ func (s *DatabasesService) Update(ctx context.Context, p *UpdateDatabaseParams) 
 		return nil, err
 	}
 	db := new(Database)
-	return db, s.client.patch(ctx, pathf("v1/organizations/%s/databases/%s", p.Organization, p.Database), p, db)
+	return orNil(db, s.client.patch(ctx, pathf("v1/organizations/%s/databases/%s", p.Organization, p.Database), p, db))
 }
 
 // DeleteDatabaseParams names the database to delete.

@@ -284,7 +284,7 @@ type CancelDataImportParams = DataImportParams
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/data-imports/cancel
 func (s *DataImportsService) Cancel(ctx context.Context, p *CancelDataImportParams) error {
-	return doOn(ctx, s.client, "POST", p, "/cancel", nil)
+	return doOn(ctx, s.client, "POST", p, "/cancel", nil, nil)
 }
 
 // Wait polls the import of a database until it reaches one of states, and
@@ -347,5 +347,5 @@ func (p *CreateImportNotificationParams) path(suffix string) string {
 //
 // API: POST /internal/organizations/{organization}/databases/{database}/d1-import-notifications
 func (s *DataImportsService) CreateNotification(ctx context.Context, p *CreateImportNotificationParams) error {
-	return doOn(ctx, s.client, "POST", p, "", p)
+	return doOn(ctx, s.client, "POST", p, "", nil, p)
 }

@@ -330,7 +330,7 @@ func (s *DeployRequestsService) Create(ctx context.Context, p *CreateDeployReque
 		return nil, err
 	}
 	dr := new(DeployRequest)
-	return dr, s.client.post(ctx, deployRequestsPath(p.Organization, p.Database), p, dr)
+	return orNil(dr, s.client.post(ctx, deployRequestsPath(p.Organization, p.Database), p, dr))
 }
 
 // GetDeployRequestParams names a deploy request.

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/dbplatform/platform-go/internal/redact"
 )
 
 // Sentinel errors that an [*Error] matches with [errors.Is], by status code.
@@ -40,8 +42,9 @@ var (
 const maxErrorBody = 64 << 10
 
 // Error is an error response from the API. Only Code, Message and
-// Available come from the body; the other fields are tagged out of JSON so that a body's
-// "path" or "statuscode" key cannot overwrite them.
+// Available come from the body, each on its own (one of the wrong JSON type
+// is left unset, and the others are kept); the other fields are tagged out
+// of JSON so that a body's "path" or "statuscode" key cannot overwrite them.
 type Error struct {
 	// StatusCode is the HTTP status.
 	StatusCode int `json:"-"`
@@ -135,10 +138,31 @@ func newError(req *http.Request, resp *http.Response) *Error {
 	if keep, ok := req.Context().Value(errorBodyKey{}).(*[]byte); ok {
 		*keep = body
 	}
-	if json.Unmarshal(body, e) != nil || (e.Code == "" && e.Message == "") {
+	decodeErrorBody(body, e)
+	if e.Code == "" && e.Message == "" {
 		e.Message = http.StatusText(resp.StatusCode)
 	}
 	return e
+}
+
+// decodeErrorBody sets e's Code, Message and Available from an error
+// answer's JSON body, each on its own: a field of the wrong type is
+// dropped without losing the others, and leaves its field unset.
+func decodeErrorBody(body []byte, e *Error) {
+	var raw struct {
+		Code      json.RawMessage `json:"code"`
+		Message   json.RawMessage `json:"message"`
+		Available json.RawMessage `json:"available"`
+	}
+	if json.Unmarshal(body, &raw) != nil {
+		return
+	}
+	_ = json.Unmarshal(raw.Code, &e.Code)
+	_ = json.Unmarshal(raw.Message, &e.Message)
+	var choices *TargetChoices
+	if json.Unmarshal(raw.Available, &choices) == nil {
+		e.Available = choices
+	}
 }
 
 // ArgError reports a bad argument found before any request was sent: a
@@ -155,4 +179,30 @@ type ArgError struct {
 // Error implements error.
 func (e *ArgError) Error() string {
 	return fmt.Sprintf("platform: invalid argument %s: %s", e.Arg, e.Reason)
+}
+
+// Redacted is what stands, in an error's text, for a credential of the
+// client's own (its service token's secret, or an access token it sent)
+// that a server echoed back (in a body, or a Location header).
+const Redacted = redact.Marker
+
+// redact keeps the client's own credentials out of err's text: an [*Error]
+// in err's chain has them replaced in its code and message, and an error
+// whose text still holds one is wrapped in an error whose text has them
+// replaced (it unwraps to err, for errors.Is and errors.As).
+func (c *Client) redact(err error) error {
+	if err == nil || (c.secret == "" && c.bearer == nil) {
+		return err
+	}
+	secrets := []string{c.secret}
+	if c.bearer != nil {
+		recent := c.bearer.recent()
+		secrets = append(secrets, recent[:]...)
+	}
+	var apiErr *Error
+	if errors.As(err, &apiErr) {
+		apiErr.Code = redact.Text(apiErr.Code, secrets...)
+		apiErr.Message = redact.Text(apiErr.Message, secrets...)
+	}
+	return redact.Error(err, secrets...)
 }

@@ -2,12 +2,14 @@ package platform_test
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/oauth2"
 
 	"github.com/dbplatform/platform-go"
 )
@@ -99,19 +101,28 @@ func TestErrorBodies(t *testing.T) {
 		body        string
 		wantCode    string
 		wantMessage string
+		wantChoices *platform.TargetChoices
 	}{
-		{"HTML", 502, "text/html", "<html><body>upstream unavailable</body></html>", "", "Bad Gateway"},
-		{"empty", 404, "", "", "", "Not Found"},
-		{"JSON without code or message", 500, "application/json", `{"error": "boom"}`, "", "Internal Server Error"},
-		{"JSON null", 400, "application/json", `null`, "", "Bad Request"},
-		{"JSON array", 422, "application/json", `["x"]`, "", "Unprocessable Entity"},
-		{"code only", 403, "application/json", `{"code": "forbidden"}`, "forbidden", ""},
+		{"HTML", 502, "text/html", "<html><body>upstream unavailable</body></html>", "", "Bad Gateway", nil},
+		{"empty", 404, "", "", "", "Not Found", nil},
+		{"JSON without code or message", 500, "application/json", `{"error": "boom"}`, "", "Internal Server Error", nil},
+		{"JSON null", 400, "application/json", `null`, "", "Bad Request", nil},
+		{"JSON array", 422, "application/json", `["x"]`, "", "Unprocessable Entity", nil},
+		{"code only", 403, "application/json", `{"code": "forbidden"}`, "forbidden", "", nil},
 		{
 			// Keys of a proxy's or framework's error body must not overwrite
 			// what the client knows about the request.
 			"foreign keys", 404, "application/json",
 			`{"code": "not_found", "message": "m", "path": "/elsewhere", "method": "PUT", "statuscode": 200, "requestid": "fake", "retryafter": 5}`,
-			"not_found", "m",
+			"not_found", "m", nil,
+		},
+		// A field of the wrong type is dropped alone: the others still count.
+		{"code of the wrong type", 404, "application/json", `{"code": 404, "message": "no such database"}`, "", "no such database", nil},
+		{"message of the wrong type", 422, "application/json", `{"code": "unprocessable", "message": {"a": 1}}`, "unprocessable", "", nil},
+		{"available of the wrong type", 400, "application/json", `{"code": "bad_request", "message": "pick a keyspace", "available": "ks"}`, "bad_request", "pick a keyspace", nil},
+		{
+			"available", 400, "application/json", `{"code": "bad_request", "message": "pick a keyspace", "available": {"keyspaces": ["ks"]}}`,
+			"bad_request", "pick a keyspace", &platform.TargetChoices{Keyspaces: []string{"ks"}},
 		},
 	}
 	for _, tc := range tests {
@@ -133,6 +144,7 @@ func TestErrorBodies(t *testing.T) {
 				StatusCode: tc.status,
 				Code:       tc.wantCode,
 				Message:    tc.wantMessage,
+				Available:  tc.wantChoices,
 				Method:     "GET",
 				Path:       apiPrefix + "v1/organizations/acme",
 			}
@@ -240,6 +252,68 @@ func TestArgErrorText(t *testing.T) {
 	for name, s := range sentinels {
 		if errors.Is(err, s) {
 			t.Errorf("errors.Is(ArgError, %s) = true", name)
+		}
+	}
+}
+
+// TestErrorsRedactEchoedCredentials points clients at servers that echo
+// the request's Authorization value back, in an error body or in a
+// redirect's Location: the service token's secret and the access token
+// stay out of every error text, each replaced by platform.Redacted.
+func TestErrorsRedactEchoedCredentials(t *testing.T) {
+	t.Parallel()
+	const access = "access-3cho3d-by-the-server"
+	servers := []struct {
+		name    string
+		handler http.HandlerFunc
+	}{
+		{"body", func(w http.ResponseWriter, r *http.Request) {
+			writeBody(w, 401, fmt.Sprintf(`{"code": "unauthorized %s", "message": "bad credentials %s"}`,
+				r.Header.Get("Authorization"), r.Header.Get("Authorization")))
+		}},
+		{"Location", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Location", "http://[::1%zz/"+r.Header.Get("Authorization"))
+			w.WriteHeader(http.StatusFound)
+		}},
+	}
+	credentials := []struct {
+		name   string
+		option platform.Option
+		secret string
+	}{
+		{"service token", platform.WithServiceToken(testTokenID, testTokenSecret), testTokenSecret},
+		{"token source", platform.WithTokenSource(oauth2.StaticTokenSource(&oauth2.Token{AccessToken: access})), access},
+	}
+	for _, srv := range servers {
+		for _, cred := range credentials {
+			t.Run(srv.name+"/"+cred.name, func(t *testing.T) {
+				t.Parallel()
+				api := newWireFunc(t, srv.handler)
+				c, err := platform.NewClient(platform.WithBaseURL(api.baseURL()), platform.WithHTTPClient(api.srv.Client()),
+					cred.option, platform.WithoutRetries())
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, getErr := c.Databases.Get(t.Context(), &platform.GetDatabaseParams{Organization: "acme", Database: "app-db"})
+				req, err := c.NewRequest(t.Context(), "GET", "v1/organizations/acme", nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, doErr := c.Do(req, nil)
+				for what, err := range map[string]error{"method": getErr, "Do": doErr} {
+					if err == nil {
+						t.Fatalf("%s: no error", what)
+					}
+					for _, text := range []string{err.Error(), fmt.Sprintf("%+v %#v", err, err)} {
+						if strings.Contains(text, cred.secret) {
+							t.Errorf("%s: error text holds the credential: %s", what, text)
+						}
+					}
+					if !strings.Contains(err.Error(), platform.Redacted) {
+						t.Errorf("%s: error %q lacks %q where the credential was", what, err, platform.Redacted)
+					}
+				}
+			})
 		}
 	}
 }

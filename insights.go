@@ -290,7 +290,7 @@ func (s *QueryInsightsService) GetQuery(ctx context.Context, p *GetBranchQueryPa
 		return nil, err
 	}
 	q := new(BranchQuery)
-	return q, s.client.get(ctx, insightsPath(p.Organization, p.Database, p.Branch, "queries", p.ID), nil, q)
+	return orNil(q, s.client.get(ctx, insightsPath(p.Organization, p.Database, p.Branch, "queries", p.ID), nil, q))
 }
 
 // QueryStatisticsParams selects a page of the executions of a query.
@@ -343,7 +343,7 @@ func (s *QueryInsightsService) Summary(ctx context.Context, p *QuerySummaryParam
 		return nil, err
 	}
 	out := new(QuerySummary)
-	return out, s.client.get(ctx, insightsPath(p.Organization, p.Database, p.Branch, p.Fingerprint, "summary"), p, out)
+	return orNil(out, s.client.get(ctx, insightsPath(p.Organization, p.Database, p.Branch, p.Fingerprint, "summary"), p, out))
 }
 
 // ListQueryErrorsParams selects a page of a branch's query errors.
@@ -475,7 +475,7 @@ func (s *QueryInsightsService) GetTag(ctx context.Context, p *GetQueryTagParams)
 		return nil, err
 	}
 	out := new(QueryTag)
-	return out, s.client.get(ctx, insightsPath(p.Organization, p.Database, p.Branch, "tags", p.Tag), p, out)
+	return orNil(out, s.client.get(ctx, insightsPath(p.Organization, p.Database, p.Branch, "tags", p.Tag), p, out))
 }
 
 // ListQueryTagSummariesParams selects a page of query figures grouped by
@@ -561,7 +561,7 @@ func (s *QueryInsightsService) GetAnomaly(ctx context.Context, p *GetAnomalyPara
 		return nil, err
 	}
 	out := new(Anomaly)
-	return out, s.client.get(ctx, insightsPath(p.Organization, p.Database, p.Branch, "anomalies", p.ID), nil, out)
+	return orNil(out, s.client.get(ctx, insightsPath(p.Organization, p.Database, p.Branch, "anomalies", p.ID), nil, out))
 }
 
 // ListQueryTrafficBudgetsParams selects a page of the traffic budgets

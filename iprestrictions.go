@@ -96,7 +96,7 @@ func (s *IPRestrictionsService) Create(ctx context.Context, p *CreateIPRestricti
 		return nil, err
 	}
 	r := new(IPRestriction)
-	return r, s.client.post(ctx, ipRestrictionsPath(p.Organization, p.Database), p, r)
+	return orNil(r, s.client.post(ctx, ipRestrictionsPath(p.Organization, p.Database), p, r))
 }
 
 // Get returns an IP restriction entry.
@@ -108,7 +108,7 @@ func (s *IPRestrictionsService) Get(ctx context.Context, p *GetIPRestrictionPara
 		return nil, err
 	}
 	r := new(IPRestriction)
-	return r, s.client.get(ctx, p.path(""), nil, r)
+	return orNil(r, s.client.get(ctx, p.path(""), nil, r))
 }
 
 // UpdateIPRestrictionParams changes an IP restriction entry; nil fields
@@ -133,7 +133,7 @@ func (s *IPRestrictionsService) Update(ctx context.Context, p *UpdateIPRestricti
 		return nil, err
 	}
 	r := new(IPRestriction)
-	return r, s.client.patch(ctx, gp.path(""), p, r)
+	return orNil(r, s.client.patch(ctx, gp.path(""), p, r))
 }
 
 // DeleteIPRestrictionParams names the entry to delete.

@@ -168,7 +168,7 @@ func (s *KeyspacesService) Create(ctx context.Context, p *CreateKeyspaceParams) 
 		return nil, err
 	}
 	ks := new(Keyspace)
-	return ks, s.client.post(ctx, keyspacesPath(p.Organization, p.Database, p.Branch), p, ks)
+	return orNil(ks, s.client.post(ctx, keyspacesPath(p.Organization, p.Database, p.Branch), p, ks))
 }
 
 // GetKeyspaceParams names a keyspace.
@@ -183,7 +183,7 @@ func (s *KeyspacesService) Get(ctx context.Context, p *GetKeyspaceParams) (*Keys
 		return nil, err
 	}
 	ks := new(Keyspace)
-	return ks, s.client.get(ctx, p.path(""), nil, ks)
+	return orNil(ks, s.client.get(ctx, p.path(""), nil, ks))
 }
 
 // VReplicationFlagsParams changes some of a keyspace's replication stream
@@ -249,7 +249,7 @@ func (s *KeyspacesService) Update(ctx context.Context, p *UpdateKeyspaceParams) 
 		return nil, &ArgError{Arg: "vector_pool_allocation", Reason: "cannot be both set and cleared"}
 	}
 	ks := new(Keyspace)
-	return ks, s.client.patch(ctx, kp.path(""), p, ks)
+	return orNil(ks, s.client.patch(ctx, kp.path(""), p, ks))
 }
 
 // DeleteKeyspaceParams names the keyspace to delete.
@@ -326,7 +326,8 @@ func (s *KeyspacesService) UpdateReadOnlyRegions(ctx context.Context, p *UpdateR
 		return nil, err
 	}
 	var out []*KeyspaceReadOnlyRegion
-	return out, s.client.put(ctx, kp.path("/read-only-regions"), p, &out)
+	err := s.client.put(ctx, kp.path("/read-only-regions"), p, &out)
+	return orNil(out, err)
 }
 
 // Wait polls a keyspace until it is ready and no settings change is in
@@ -449,7 +450,7 @@ func (s *KeyspacesService) Resize(ctx context.Context, p *ResizeKeyspaceParams) 
 		return nil, err
 	}
 	r := new(KeyspaceResizeRequest)
-	return r, s.client.put(ctx, kp.path("/resizes"), p, r)
+	return orNil(r, s.client.put(ctx, kp.path("/resizes"), p, r))
 }
 
 // GetKeyspaceResizeParams names a resize request of a keyspace.
@@ -471,7 +472,7 @@ func (s *KeyspacesService) GetResize(ctx context.Context, p *GetKeyspaceResizePa
 	}
 	kp := &KeyspaceParams{p.Organization, p.Database, p.Branch, p.Keyspace}
 	r := new(KeyspaceResizeRequest)
-	return r, s.client.get(ctx, kp.path(pathf("/resizes/%s", p.ID)), nil, r)
+	return orNil(r, s.client.get(ctx, kp.path(pathf("/resizes/%s", p.ID)), nil, r))
 }
 
 // CancelKeyspaceResizeParams names the keyspace whose resize to cancel.
@@ -541,7 +542,7 @@ func (s *KeyspacesService) GetRolloutStatus(ctx context.Context, p *GetKeyspaceR
 		return nil, err
 	}
 	r := new(KeyspaceRollout)
-	return r, s.client.get(ctx, p.path("/rollout-status"), nil, r)
+	return orNil(r, s.client.get(ctx, p.path("/rollout-status"), nil, r))
 }
 
 // WaitResize polls a keyspace resize request until it reaches one of

@@ -224,7 +224,7 @@ func (s *OAuthApplicationsService) Get(ctx context.Context, p *GetOAuthApplicati
 		return nil, err
 	}
 	app := new(OAuthApplication)
-	return app, s.client.get(ctx, oauthAppsPath(p.Organization)+pathf("/%s", p.ApplicationID), nil, app)
+	return orNil(app, s.client.get(ctx, oauthAppsPath(p.Organization)+pathf("/%s", p.ApplicationID), nil, app))
 }
 
 // ListOAuthTokensParams selects a page of the tokens of an OAuth
@@ -282,7 +282,7 @@ type DeleteOAuthTokenParams = GetOAuthTokenParams
 //
 // API: DELETE /v1/organizations/{organization}/oauth-applications/{application_id}/tokens/{token_id}
 func (s *OAuthApplicationsService) DeleteToken(ctx context.Context, p *DeleteOAuthTokenParams) error {
-	return doOn(ctx, s.client, "DELETE", p, "", nil)
+	return doOn(ctx, s.client, "DELETE", p, "", nil, nil)
 }
 
 // CreateOAuthTokenParams exchanges an authorization code, or a refresh
@@ -317,5 +317,5 @@ func (s *OAuthApplicationsService) CreateToken(ctx context.Context, p *CreateOAu
 		return nil, err
 	}
 	tok := new(OAuthToken)
-	return tok, s.client.post(ctx, oauthAppsPath(p.Organization)+pathf("/%s/token", p.ApplicationID), p, tok)
+	return orNil(tok, s.client.post(ctx, oauthAppsPath(p.Organization)+pathf("/%s/token", p.ApplicationID), p, tok))
 }

@@ -80,7 +80,10 @@ func WithServiceToken(id, token string) Option {
 
 // WithTokenSource authenticates every request with OAuth 2.0 access tokens
 // from ts ("Authorization: Bearer ..."); package oauth builds one that
-// refreshes and saves tokens.
+// refreshes and saves tokens. A call's context bounds its wait for a token:
+// when ts.Token stalls (a refresh the token endpoint does not answer), the
+// call ends with the context's error as soon as the context ends, while
+// that Token call goes on and its token serves later calls.
 func WithTokenSource(ts oauth2.TokenSource) Option {
 	return func(c *config) error {
 		if ts == nil {

@@ -134,7 +134,7 @@ func (s *OrganizationsService) Get(ctx context.Context, p *GetOrganizationParams
 		return nil, err
 	}
 	org := new(Organization)
-	return org, s.client.get(ctx, pathf("v1/organizations/%s", p.Organization), nil, org)
+	return orNil(org, s.client.get(ctx, pathf("v1/organizations/%s", p.Organization), nil, org))
 }
 
 // UpdateOrganizationParams changes an organization's settings; nil fields
@@ -155,7 +155,7 @@ func (s *OrganizationsService) Update(ctx context.Context, p *UpdateOrganization
 		return nil, err
 	}
 	org := new(Organization)
-	return org, s.client.patch(ctx, pathf("v1/organizations/%s", p.Organization), p, org)
+	return orNil(org, s.client.patch(ctx, pathf("v1/organizations/%s", p.Organization), p, org))
 }
 
 // ListOrganizationRegionsParams selects a page of an organization's regions.
@@ -219,7 +219,7 @@ func (s *OrganizationsService) GetMember(ctx context.Context, p *GetMemberParams
 		return nil, err
 	}
 	m := new(Member)
-	return m, s.client.get(ctx, pathf("v1/organizations/%s/members/%s", p.Organization, p.UserID), nil, m)
+	return orNil(m, s.client.get(ctx, pathf("v1/organizations/%s/members/%s", p.Organization, p.UserID), nil, m))
 }
 
 // UpdateMemberParams changes a member's role.
@@ -238,7 +238,7 @@ func (s *OrganizationsService) UpdateMember(ctx context.Context, p *UpdateMember
 		return nil, err
 	}
 	m := new(Member)
-	return m, s.client.patch(ctx, pathf("v1/organizations/%s/members/%s", p.Organization, p.UserID), p, m)
+	return orNil(m, s.client.patch(ctx, pathf("v1/organizations/%s/members/%s", p.Organization, p.UserID), p, m))
 }
 
 // RemoveMemberParams names the member to remove and what of theirs goes too.
@@ -273,7 +273,7 @@ type UsersService service
 // API: GET /v1/user
 func (s *UsersService) GetCurrent(ctx context.Context) (*User, error) {
 	u := new(User)
-	return u, s.client.get(ctx, "v1/user", nil, u)
+	return orNil(u, s.client.get(ctx, "v1/user", nil, u))
 }
 
 // RegionsService lists the public regions.

@@ -208,7 +208,8 @@ func listCursorPage[T any](ctx context.Context, c *Client, path string, q cursor
 // CursorEnd while HasNext, calling list with a copy of p for each page, so
 // the caller's params are never modified and the sequence can be ranged
 // again. A page asked with EndingBefore starts the walk; the pages after
-// it are asked with StartingAfter.
+// it are asked with StartingAfter. The walk ends, without an error, at a
+// page whose CursorEnd is a cursor it has already asked with.
 func allCursored[P any, PP interface {
 	*P
 	cursored
@@ -216,6 +217,14 @@ func allCursored[P any, PP interface {
 	first := *orZero(p)
 	return func(yield func(*T, error) bool) {
 		q := first
+		// The cursors the walk has asked with: a page whose CursorEnd is one
+		// of them leads back into pages already yielded (a server whose
+		// cursors cycle), so the walk ends there, as all ends at a repeated
+		// or backward page number.
+		seen := map[string]bool{}
+		if s := PP(&q).cursorParams().StartingAfter; s != "" {
+			seen[s] = true
+		}
 		for {
 			page, err := list(ctx, &q)
 			if err != nil {
@@ -233,9 +242,10 @@ func allCursored[P any, PP interface {
 			}
 			end := page.CursorEnd
 			cur := PP(&q).cursorParams()
-			if !page.HasNext || end == nil || *end == "" || *end == cur.StartingAfter || len(page.Items) == 0 {
+			if !page.HasNext || end == nil || *end == "" || seen[*end] || len(page.Items) == 0 {
 				return
 			}
+			seen[*end] = true
 			cur.StartingAfter, cur.EndingBefore = *end, ""
 		}
 	}

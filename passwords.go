@@ -180,7 +180,7 @@ func (s *PasswordsService) Create(ctx context.Context, p *CreatePasswordParams) 
 		return nil, err
 	}
 	pw := new(Password)
-	return pw, s.client.post(ctx, passwordsPath(p.Organization, p.Database, p.Branch), p, pw)
+	return orNil(pw, s.client.post(ctx, passwordsPath(p.Organization, p.Database, p.Branch), p, pw))
 }
 
 // Get returns a password, without its plain text.

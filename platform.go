@@ -52,7 +52,6 @@ import (
 	"time"
 
 	"github.com/google/go-querystring/query"
-	"golang.org/x/oauth2"
 )
 
 // DefaultBaseURL is the address of the live API. Paths of operations are
@@ -77,6 +76,11 @@ type Client struct {
 	// host), so that the credential transport need not clone them; nil
 	// for other credentials.
 	auth []string
+	// secret is the service token's secret, and bearer the transport that
+	// notes the access tokens a token source gave: what redact keeps out
+	// of error texts.
+	secret string
+	bearer *tokenTransport
 
 	// Organizations manages organizations, their members and their regions.
 	Organizations *OrganizationsService
@@ -220,10 +224,16 @@ func NewClient(opts ...Option) (*Client, error) {
 	if sleep == nil {
 		sleep = realSleep
 	}
+	var bearer *tokenTransport
+	if cfg.tokenSrc != nil {
+		bearer = &tokenTransport{src: cfg.tokenSrc}
+	}
 	c := &Client{
 		baseURL:   base,
 		base:      base.String(),
-		send:      cfg.buildSender(base, cfg.sleep),
+		send:      cfg.buildSender(base, cfg.sleep, bearer),
+		secret:    cfg.token,
+		bearer:    bearer,
 		sleep:     sleep,
 		logged:    cfg.logger != nil,
 		accept:    []string{"application/json"},
@@ -328,18 +338,22 @@ func (c *Client) newRequest(ctx context.Context, method, rawURL string, body any
 // client would not follow) becomes an [*Error]; the response is returned in
 // both cases with its body closed. req itself is not modified (a copy is
 // sent), although its body is read. A *[]byte v receives the body as it
-// is; a 204 leaves v untouched.
+// is; a 204 leaves v untouched, and any other empty body is an error when
+// v is not a *[]byte.
 func (c *Client) Do(req *http.Request, v any) (*http.Response, error) {
 	ctx := req.Context()
 	if c.logged {
 		ctx = withAttempts(ctx)
 	}
-	return c.do(req.WithContext(ctx), v)
+	resp, err := c.do(req.WithContext(ctx), v, false)
+	return resp, c.redact(err)
 }
 
 // do is Do for a request the client owns: it may be changed on the way
-// (retries set its body), and is not copied first.
-func (c *Client) do(req *http.Request, v any) (*http.Response, error) {
+// (retries set its body), and is not copied first. When v is not nil and
+// wantBody is set (the client's own methods, which decode the resource
+// their operation answers), a 204 is an error as an empty body is.
+func (c *Client) do(req *http.Request, v any, wantBody bool) (*http.Response, error) {
 	resp, err := c.send(req)
 	if err != nil {
 		return nil, c.transportError(req, err)
@@ -348,9 +362,15 @@ func (c *Client) do(req *http.Request, v any) (*http.Response, error) {
 	if resp.StatusCode >= 300 {
 		return resp, newError(req, resp)
 	}
-	if v == nil || resp.StatusCode == http.StatusNoContent {
+	if nc, ok := v.(mayAnswerNoContent); ok {
+		v, wantBody = nc.v, false
+	}
+	if v == nil || (resp.StatusCode == http.StatusNoContent && !wantBody) {
 		_, _ = io.Copy(io.Discard, resp.Body)
 		return resp, nil
+	}
+	if resp.StatusCode == http.StatusNoContent {
+		return resp, emptyBodyError(req, resp)
 	}
 	if raw, ok := v.(*[]byte); ok { // a file, kept as it is (see fetchSigned)
 		b, err := io.ReadAll(resp.Body)
@@ -360,10 +380,27 @@ func (c *Client) do(req *http.Request, v any) (*http.Response, error) {
 		*raw = b
 		return resp, nil
 	}
-	if err := decodeJSON(resp, v); err != nil {
+	if err := decodeJSON(resp, v); errors.Is(err, errEmptyBody) {
+		return resp, emptyBodyError(req, resp)
+	} else if err != nil {
 		return resp, fmt.Errorf("platform: %s %s: decoding response: %w", req.Method, req.URL.Path, err)
 	}
 	return resp, nil
+}
+
+// mayAnswerNoContent wraps the v of a call whose operation answers either
+// a resource or, when it has nothing to say, 204 with no body (a resize
+// request that changes nothing): a 204 leaves v untouched instead of being
+// an error.
+type mayAnswerNoContent struct{ v any }
+
+// errEmptyBody is decodeJSON's error for a body with nothing to decode.
+var errEmptyBody = errors.New("empty body")
+
+// emptyBodyError reports a successful answer without the JSON body the
+// request's operation answers with, naming the request and the status.
+func emptyBodyError(req *http.Request, resp *http.Response) error {
+	return fmt.Errorf("platform: %s %s: status %d with no body, want a JSON answer", req.Method, req.URL.Path, resp.StatusCode)
 }
 
 // bufPool holds the buffers response bodies are read into for decoding.
@@ -375,7 +412,8 @@ const maxPooledBuffer = 64 << 10
 
 // decodeJSON reads resp's body to its end (so that the connection can be
 // reused) into a pooled buffer and decodes it into v. encoding/json copies
-// what it keeps, so nothing decoded refers to the buffer.
+// what it keeps, so nothing decoded refers to the buffer. A body of nothing
+// but white space is errEmptyBody.
 func decodeJSON(resp *http.Response, v any) error {
 	buf := bufPool.Get().(*bytes.Buffer)
 	defer func() {
@@ -389,6 +427,9 @@ func decodeJSON(resp *http.Response, v any) error {
 	}
 	if _, err := buf.ReadFrom(resp.Body); err != nil {
 		return err
+	}
+	if len(bytes.TrimSpace(buf.Bytes())) == 0 {
+		return errEmptyBody
 	}
 	return json.Unmarshal(buf.Bytes(), v)
 }
@@ -432,8 +473,8 @@ func (c *Client) call(ctx context.Context, method, path string, q, body, v any) 
 	if c.auth != nil {
 		req.Header["Authorization"] = c.auth
 	}
-	_, err = c.do(req, v)
-	return err
+	_, err = c.do(req, v, true)
+	return c.redact(err)
 }
 
 // get, post, patch, put and del are the verbs of call.
@@ -480,29 +521,36 @@ func callOn[T any, P any, PP interface {
 		return nil, err
 	}
 	v := new(T)
-	return v, c.call(ctx, method, r.path(suffix), q, body, v)
+	return orNil(v, c.call(ctx, method, r.path(suffix), q, body, v))
+}
+
+// orNil returns v and a nil error, or, when err is not nil, T's zero value
+// (a nil pointer or slice) with err: a method that fails returns no result,
+// not one its answer decoded in part or not at all.
+func orNil[T any](v T, err error) (T, error) {
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return v, nil
 }
 
 // doOn is callOn for an operation whose answer the SDK does not read (a
-// delete, a webhook's test): it sends method to p's path plus suffix.
+// delete, a webhook's test): it sends method to p's path plus suffix with
+// the query q and the body.
 func doOn[P any, PP interface {
 	*P
 	resource
-}](ctx context.Context, c *Client, method string, p *P, suffix string, body any) error {
+}](ctx context.Context, c *Client, method string, p *P, suffix string, q, body any) error {
 	r := PP(orZero(p))
 	if err := r.check(); err != nil {
 		return err
 	}
-	return c.call(ctx, method, r.path(suffix), nil, body, nil)
+	return c.call(ctx, method, r.path(suffix), q, body, nil)
 }
 
 // Ptr returns a pointer to v, for the optional fields of params.
 func Ptr[T any](v T) *T { return &v }
-
-// tokenSourceTransport is the OAuth2 transport for a token source.
-func tokenSourceTransport(ts oauth2.TokenSource, base http.RoundTripper) http.RoundTripper {
-	return &oauth2.Transport{Source: ts, Base: base}
-}
 
 // logAttempt writes the one debug line of an attempt.
 func logAttempt(l *slog.Logger, req *http.Request, status, attempt int, d time.Duration, err error) {

@@ -135,7 +135,7 @@ func (s *QueryPatternReportsService) Create(ctx context.Context, p *CreateQueryP
 		return nil, err
 	}
 	r := new(QueryPatternsReport)
-	return r, s.client.post(ctx, queryPatternsPath(p.Organization, p.Database, p.Branch), nil, r)
+	return orNil(r, s.client.post(ctx, queryPatternsPath(p.Organization, p.Database, p.Branch), nil, r))
 }
 
 // GetQueryPatternsReportParams names a query-patterns report.
@@ -173,7 +173,7 @@ func (s *QueryPatternReportsService) Get(ctx context.Context, p *GetQueryPattern
 //
 // API: DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/query-patterns/{id}
 func (s *QueryPatternReportsService) Delete(ctx context.Context, p *DeleteQueryPatternsReportParams) error {
-	return doOn(ctx, s.client, "DELETE", p, "", nil)
+	return doOn(ctx, s.client, "DELETE", p, "", nil, nil)
 }
 
 // Download fetches a completed report: the API answers with a redirect to

@@ -242,6 +242,48 @@ func TestQueryPatternReportsDownloadSameHost(t *testing.T) {
 	}
 }
 
+// TestQueryPatternReportsDownloadMediaType checks that the redirect's
+// body is read as the report when its Content-Type names JSON in any
+// spelling the media type allows (case, parameters), and only then.
+func TestQueryPatternReportsDownloadMediaType(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		contentType string
+		wantReport  bool
+	}{
+		{"application/json", true},
+		{"Application/JSON", true},
+		{"application/json; charset=UTF-8", true},
+		{"APPLICATION/JSON;charset=utf-8", true},
+		{"application/jsonp", false},
+		{"text/html", false},
+		{"", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.contentType, func(t *testing.T) {
+			t.Parallel()
+			store := newSignedStore(t, respond(200, wireReportFileJSON))
+			w := newWireFunc(t, func(rw http.ResponseWriter, r *http.Request) {
+				rw.Header().Set("Location", store.srv.URL+"/file?sig=1")
+				rw.Header()["Content-Type"] = []string{tc.contentType}
+				rw.WriteHeader(http.StatusFound)
+				_, _ = rw.Write([]byte(wireReportJSON))
+			})
+			got, err := w.client.QueryPatternReports.Download(t.Context(), downloadParams)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := wireReportDownload()
+			if !tc.wantReport {
+				want.QueryPatternsReport = platform.QueryPatternsReport{}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("download (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // TestQueryPatternReportsDownloadOtherHost checks a signed address on
 // another host (a storage service): followed, without credentials.
 func TestQueryPatternReportsDownloadOtherHost(t *testing.T) {

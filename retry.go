@@ -7,7 +7,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,8 +24,12 @@ import (
 // DELETE and OPTIONS, so a POST or PATCH is never repeated after the server
 // may have acted on it. A refresh of an OAuth token that the token endpoint
 // refused is not retried, nor is an attempt that ran out of its context's
-// time. The first retry waits MinWait; each later wait is drawn uniformly
-// between MinWait and a ceiling that doubles from MinWait up to MaxWait. A
+// time, nor an error that another attempt would meet again: too many
+// redirects, a redirect to an address that cannot be parsed or whose
+// scheme is not http(s), an invalid header value, an untrusted TLS
+// certificate. The first retry waits MinWait; each later wait is drawn uniformly
+// between MinWait and a ceiling that doubles from MinWait up to MaxWait (so
+// a MinWait of 0 retries at once, every time). A
 // Retry-After header sets the wait instead: on a 429 or 503 that asks for
 // more than MaxRetryAfter, the error is returned at once (with
 // [Error.RetryAfter] set) rather than holding the caller that long; on a
@@ -110,7 +116,7 @@ func (p RetryPolicy) checkRetry(ctx context.Context, resp *http.Response, err er
 		// The token endpoint refused to refresh the OAuth token (a revoked
 		// grant, a rotated refresh token): asking again gets the same answer.
 		var refused *oauth2.RetrieveError
-		if errors.As(err, &refused) {
+		if errors.As(err, &refused) || permanent(ctx, err) {
 			return false, nil
 		}
 		return idempotent && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded), nil
@@ -127,6 +133,20 @@ func (p RetryPolicy) checkRetry(ctx context.Context, resp *http.Response, err er
 	return false, nil
 }
 
+// permanent reports whether err, an attempt's failure to get an answer, is
+// one that sending again cannot mend: the redirect limit, a redirect to an
+// unsupported scheme, an invalid header value, an untrusted TLS
+// certificate, as go-retryablehttp's DefaultRetryPolicy classifies them,
+// and a redirect whose Location net/http cannot parse (an error it gives
+// no type, so its text is matched).
+func permanent(ctx context.Context, err error) bool {
+	if retry, _ := retryablehttp.DefaultRetryPolicy(ctx, nil, err); !retry {
+		return true
+	}
+	var uerr *url.Error
+	return errors.As(err, &uerr) && strings.HasPrefix(uerr.Err.Error(), "failed to parse Location header")
+}
+
 // backoff is the wait before attempt n+1: Retry-After when the server gave
 // one, otherwise an exponential wait with full jitter drawn from jitter.
 func (p RetryPolicy) backoff(n int, resp *http.Response, jitter *jitterSource) time.Duration {
@@ -135,9 +155,11 @@ func (p RetryPolicy) backoff(n int, resp *http.Response, jitter *jitterSource) t
 			return min(d, p.MaxRetryAfter)
 		}
 	}
-	ceil := p.MinWait << min(n, 30)
-	if ceil > p.MaxWait || ceil <= 0 {
-		ceil = p.MaxWait
+	// The ceiling doubles from MinWait (a MinWait of 0 stays 0: retry at
+	// once) and stops at MaxWait, without overflowing on the way.
+	ceil := p.MaxWait
+	if n < 62 && p.MinWait <= p.MaxWait>>n {
+		ceil = p.MinWait << n
 	}
 	if ceil <= p.MinWait {
 		return p.MinWait

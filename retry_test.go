@@ -3,8 +3,13 @@ package platform_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"log"
+	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -561,5 +566,142 @@ func TestRetryCancelledWithAResponse(t *testing.T) {
 	}
 	if !bodies[0].closed.Load() {
 		t.Error("the dropped response's body was not closed")
+	}
+}
+
+// TestRetryBackoffCeiling checks the waits between attempts against the
+// policy's promise: the first retry waits MinWait, and each later wait lies
+// between MinWait and a ceiling that doubles from MinWait up to MaxWait, so
+// a MinWait of zero retries at once every time.
+func TestRetryBackoffCeiling(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		min, max time.Duration
+	}{
+		{"MinWait zero", 0, 8 * time.Second},
+		{"MinWait equals MaxWait", time.Second, time.Second},
+		{"default", 250 * time.Millisecond, 8 * time.Second},
+		{"a ceiling past the largest duration", time.Hour, 1 << 62},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			api := newWireFunc(t, respond(503, `{"code": "x", "message": "y"}`))
+			sleeps := &sleepRecorder{}
+			c := api.newClient(t, platform.WithRetryPolicy(platform.RetryPolicy{
+				MaxRetries: 10, MinWait: tc.min, MaxWait: tc.max, MaxRetryAfter: time.Minute,
+			}), platform.WithSleep(sleeps.sleep), platform.WithJitterSource(rand.NewPCG(1, 2)))
+			if err := retryCall("GET")(t.Context(), c); !errors.Is(err, platform.ErrInternal) {
+				t.Fatalf("error = %v, want the last 503", err)
+			}
+			var outside []string
+			for n, d := range sleeps.recorded() {
+				ceil := tc.max
+				if n < 62 && tc.min <= tc.max>>n {
+					ceil = tc.min << n
+				}
+				if d < tc.min || d > ceil {
+					outside = append(outside, fmt.Sprintf("wait %d: %s outside [%s, %s]", n+1, d, tc.min, ceil))
+				}
+			}
+			if diff := cmp.Diff([]string(nil), outside); diff != "" {
+				t.Errorf("waits outside their bounds (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRetryNotForPermanentErrors checks the errors that sending again
+// cannot mend, as go-retryablehttp's DefaultRetryPolicy classifies them:
+// they end the call after one attempt, with no backoff, even on a GET.
+func TestRetryNotForPermanentErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		// handler answers every request that reaches the API.
+		handler http.HandlerFunc
+		// header, when set, is a header value the request carries.
+		header       string
+		tls          bool
+		wantRequests int
+		wantText     string
+	}{
+		{
+			name: "redirect limit",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, r.URL.Path, http.StatusFound)
+			},
+			wantRequests: 10, wantText: "redirects",
+		},
+		{
+			name: "redirect to an unsupported scheme",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Location", "ftp://"+r.Host+"/x") // the same host: followed
+				w.WriteHeader(http.StatusFound)
+			},
+			wantRequests: 1, wantText: "unsupported protocol scheme",
+		},
+		{
+			name: "redirect to an invalid address",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Location", "http://[::1%zz/x")
+				w.WriteHeader(http.StatusFound)
+			},
+			wantRequests: 1, wantText: "Location",
+		},
+		{
+			name:         "invalid header value",
+			handler:      respond(200, `{}`),
+			header:       "a\x00b",
+			wantRequests: 0, wantText: "invalid header",
+		},
+		{
+			name:         "untrusted certificate",
+			handler:      respond(200, `{}`),
+			tls:          true,
+			wantRequests: 0, wantText: "certificate",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var requests atomic.Int32
+			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				requests.Add(1)
+				tc.handler(w, r)
+			}))
+			srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused TLS handshakes
+			if tc.tls {
+				srv.StartTLS()
+			} else {
+				srv.Start()
+			}
+			t.Cleanup(srv.Close)
+			sleeps := &sleepRecorder{}
+			// A transport of its own: it trusts no test certificate.
+			hc := &http.Client{Transport: &http.Transport{}}
+			t.Cleanup(hc.CloseIdleConnections)
+			c, err := platform.NewClient(platform.WithBaseURL(srv.URL), platform.WithServiceToken(testTokenID, testTokenSecret),
+				platform.WithHTTPClient(hc), fastRetries(3), platform.WithSleep(sleeps.sleep))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req, err := c.NewRequest(t.Context(), http.MethodGet, "v1/organizations/acme", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.header != "" {
+				req.Header["X-Note"] = []string{tc.header}
+			}
+			_, err = c.Do(req, nil)
+			if err == nil || !strings.Contains(err.Error(), tc.wantText) {
+				t.Errorf("error = %v, want one about %q", err, tc.wantText)
+			}
+			got := struct{ Requests, Waits int }{int(requests.Load()), len(sleeps.recorded())}
+			if diff := cmp.Diff(struct{ Requests, Waits int }{tc.wantRequests, 0}, got); diff != "" {
+				t.Errorf("attempts (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -193,7 +193,7 @@ func (s *RolesService) Create(ctx context.Context, p *CreateRoleParams) (*Role, 
 		return nil, err
 	}
 	r := new(Role)
-	return r, s.client.post(ctx, rolesPath(p.Organization, p.Database, p.Branch), p, r)
+	return orNil(r, s.client.post(ctx, rolesPath(p.Organization, p.Database, p.Branch), p, r))
 }
 
 // GetDefaultRoleParams names the branch whose default role to get.
@@ -244,7 +244,7 @@ func (s *RolesService) Get(ctx context.Context, p *GetRoleParams) (*Role, error)
 		return nil, err
 	}
 	r := new(Role)
-	return r, s.client.get(ctx, rp.path(""), p, r)
+	return orNil(r, s.client.get(ctx, rp.path(""), p, r))
 }
 
 // UpdateRoleParams renames a role or changes its query safety settings;

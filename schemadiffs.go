@@ -35,7 +35,7 @@ func (s *BranchesService) Diff(ctx context.Context, p *DiffBranchParams) (*Schem
 		return nil, err
 	}
 	out := new(SchemaDiff)
-	return out, s.client.get(ctx, p.path("/diff"), nil, out)
+	return orNil(out, s.client.get(ctx, p.path("/diff"), nil, out))
 }
 
 // RefreshBranchSchemaParams names the branch whose schema to read again.

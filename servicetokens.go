@@ -343,7 +343,7 @@ func (s *ServiceTokensService) Create(ctx context.Context, p *CreateServiceToken
 		return nil, err
 	}
 	t := new(ServiceToken)
-	return t, s.client.post(ctx, serviceTokensPath(p.Organization), p, t)
+	return orNil(t, s.client.post(ctx, serviceTokensPath(p.Organization), p, t))
 }
 
 // GetServiceTokenParams names a service token.
@@ -366,7 +366,7 @@ func (s *ServiceTokensService) Get(ctx context.Context, p *GetServiceTokenParams
 		return nil, err
 	}
 	t := new(ServiceToken)
-	return t, s.client.get(ctx, serviceTokenPath(p.Organization, p.ID, ""), nil, t)
+	return orNil(t, s.client.get(ctx, serviceTokenPath(p.Organization, p.ID, ""), nil, t))
 }
 
 // DeleteServiceTokenParams names the service token to delete.
@@ -437,7 +437,7 @@ func (s *ServiceTokensService) AddAccesses(ctx context.Context, p *AddServiceTok
 		return nil, err
 	}
 	a := new(ServiceTokenAccesses)
-	return a, s.client.post(ctx, serviceTokenPath(p.Organization, p.ID, "/access"), p, a)
+	return orNil(a, s.client.post(ctx, serviceTokenPath(p.Organization, p.ID, "/access"), p, a))
 }
 
 // RemoveServiceTokenAccessesParams names permissions to take from a

@@ -109,7 +109,7 @@ func (s *SwitchoversService) Create(ctx context.Context, p *CreateSwitchoverPara
 		return nil, err
 	}
 	sw := new(Switchover)
-	return sw, s.client.post(ctx, switchoversPath(p.Organization, p.Database, p.Branch), p, sw)
+	return orNil(sw, s.client.post(ctx, switchoversPath(p.Organization, p.Database, p.Branch), p, sw))
 }
 
 // GetSwitchoverParams names a switchover.
@@ -129,7 +129,7 @@ func (s *SwitchoversService) Get(ctx context.Context, p *GetSwitchoverParams) (*
 		return nil, err
 	}
 	sw := new(Switchover)
-	return sw, s.client.get(ctx, switchoversPath(p.Organization, p.Database, p.Branch)+pathf("/%s", p.ID), nil, sw)
+	return orNil(sw, s.client.get(ctx, switchoversPath(p.Organization, p.Database, p.Branch)+pathf("/%s", p.ID), nil, sw))
 }
 
 // Wait polls a switchover until it has finished, and returns it. A

@@ -130,7 +130,7 @@ func (s *TeamsService) Create(ctx context.Context, p *CreateTeamParams) (*Team, 
 		return nil, err
 	}
 	t := new(Team)
-	return t, s.client.post(ctx, teamsPath(p.Organization), p, t)
+	return orNil(t, s.client.post(ctx, teamsPath(p.Organization), p, t))
 }
 
 // GetTeamParams names a team by its slug.
@@ -149,7 +149,7 @@ func (s *TeamsService) Get(ctx context.Context, p *GetTeamParams) (*Team, error)
 		return nil, err
 	}
 	t := new(Team)
-	return t, s.client.get(ctx, teamPath(p.Organization, p.Team), nil, t)
+	return orNil(t, s.client.get(ctx, teamPath(p.Organization, p.Team), nil, t))
 }
 
 // UpdateTeamParams renames a team or changes its description; nil fields
@@ -175,7 +175,7 @@ func (s *TeamsService) Update(ctx context.Context, p *UpdateTeamParams) (*Team, 
 		return nil, err
 	}
 	t := new(Team)
-	return t, s.client.patch(ctx, teamPath(p.Organization, p.Team), p, t)
+	return orNil(t, s.client.patch(ctx, teamPath(p.Organization, p.Team), p, t))
 }
 
 // DeleteTeamParams names the team to delete.
@@ -239,7 +239,7 @@ func (s *TeamsService) AddMember(ctx context.Context, p *AddTeamMemberParams) (*
 		return nil, err
 	}
 	m := new(TeamMember)
-	return m, s.client.post(ctx, teamMembersPath(p.Organization, p.Team), p, m)
+	return orNil(m, s.client.post(ctx, teamMembersPath(p.Organization, p.Team), p, m))
 }
 
 // GetTeamMemberParams names a team membership.
@@ -260,7 +260,7 @@ func (s *TeamsService) GetMember(ctx context.Context, p *GetTeamMemberParams) (*
 		return nil, err
 	}
 	m := new(TeamMember)
-	return m, s.client.get(ctx, teamMemberPath(p.Organization, p.Team, p.ID), nil, m)
+	return orNil(m, s.client.get(ctx, teamMemberPath(p.Organization, p.Team, p.ID), nil, m))
 }
 
 // RemoveTeamMemberParams names the membership to end.

@@ -69,7 +69,7 @@ func (s *ThrottlersService) GetDatabase(ctx context.Context, p *GetDatabaseThrot
 		return nil, err
 	}
 	tc := new(ThrottlerConfigurations)
-	return tc, s.client.get(ctx, databaseThrottlerPath(p.Organization, p.Database), nil, tc)
+	return orNil(tc, s.client.get(ctx, databaseThrottlerPath(p.Organization, p.Database), nil, tc))
 }
 
 // UpdateDatabase sets a database's throttler ratios.
@@ -81,7 +81,7 @@ func (s *ThrottlersService) UpdateDatabase(ctx context.Context, p *UpdateDatabas
 		return nil, err
 	}
 	tc := new(ThrottlerConfigurations)
-	return tc, s.client.patch(ctx, databaseThrottlerPath(p.Organization, p.Database), p, tc)
+	return orNil(tc, s.client.patch(ctx, databaseThrottlerPath(p.Organization, p.Database), p, tc))
 }
 
 // GetDeployRequestThrottlerParams names a deploy request.

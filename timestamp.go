@@ -22,8 +22,13 @@ func NewTimestamp(t time.Time) Timestamp {
 	return Timestamp{t.UTC().Truncate(time.Millisecond)}
 }
 
-// MarshalJSON encodes the time in [TimeLayout].
+// MarshalJSON encodes the time in [TimeLayout]. A time whose year, in UTC,
+// is outside 0..9999 has no such text (UnmarshalJSON would refuse it): it is
+// an error, as it is for time.Time's MarshalJSON.
 func (t Timestamp) MarshalJSON() ([]byte, error) {
+	if y := t.UTC().Year(); y < 0 || y > 9999 {
+		return nil, fmt.Errorf("platform: Timestamp.MarshalJSON: year %d is outside the range 0..9999", y)
+	}
 	b := make([]byte, 0, len(TimeLayout)+2)
 	b = append(b, '"')
 	b = t.appendLayout(b)

@@ -2,6 +2,7 @@ package platform_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,7 +22,7 @@ func TestTimestampEncodes(t *testing.T) {
 		{"millis", platform.Timestamp{Time: time.Date(2026, 1, 14, 10, 19, 23, 45_000_000, time.UTC)}, `"2026-01-14T10:19:23.045Z"`},
 		{"one digit of millis", platform.Timestamp{Time: time.Date(2026, 1, 14, 10, 19, 23, 7_000_000, time.UTC)}, `"2026-01-14T10:19:23.007Z"`},
 		{"zero", platform.Timestamp{}, `"0001-01-01T00:00:00.000Z"`},
-		{"year 10000", platform.Timestamp{Time: time.Date(10000, 1, 2, 3, 4, 5, 600_000_000, time.UTC)}, `"10000-01-02T03:04:05.600Z"`},
+		{"year 9999", platform.Timestamp{Time: time.Date(9999, 12, 31, 23, 59, 59, 999_000_000, time.UTC)}, `"9999-12-31T23:59:59.999Z"`},
 		{"nanos are cut", platform.Timestamp{Time: time.Date(2026, 1, 14, 10, 19, 23, 999_999_999, time.UTC)}, `"2026-01-14T10:19:23.999Z"`},
 		{"offset becomes UTC", platform.Timestamp{Time: time.Date(2026, 1, 14, 11, 19, 23, 0, time.FixedZone("CET", 3600))}, `"2026-01-14T10:19:23.000Z"`},
 		{"NewTimestamp", platform.NewTimestamp(time.Date(2026, 1, 14, 5, 19, 23, 123_456_789, time.FixedZone("EST", -5*3600))), `"2026-01-14T10:19:23.123Z"`},
@@ -38,6 +39,34 @@ func TestTimestampEncodes(t *testing.T) {
 			}
 			if got, want := tc.ts.String(), tc.want[1:len(tc.want)-1]; got != want {
 				t.Errorf("String() = %s, want %s", got, want)
+			}
+		})
+	}
+}
+
+// A year outside 0..9999 has no RFC 3339 text that UnmarshalJSON would
+// read back: encoding refuses it, as time.Time's does, naming the year;
+// String still prints it.
+func TestTimestampEncodingRefusesYearsOutOfRange(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		ts         platform.Timestamp
+		wantString string
+	}{
+		{"year 10000", platform.Timestamp{Time: time.Date(10000, 1, 2, 3, 4, 5, 600_000_000, time.UTC)}, "10000-01-02T03:04:05.600Z"},
+		{"year -1", platform.Timestamp{Time: time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC)}, "-0001-01-01T00:00:00.000Z"},
+		{"year 10000 after UTC", platform.Timestamp{Time: time.Date(9999, 12, 31, 23, 30, 0, 0, time.FixedZone("W", -3600))}, "10000-01-01T00:30:00.000Z"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b, err := json.Marshal(tc.ts)
+			if err == nil || !strings.Contains(err.Error(), "year") {
+				t.Errorf("Marshal = %s, %v; want an error naming the year", b, err)
+			}
+			if diff := cmp.Diff(tc.wantString, tc.ts.String()); diff != "" {
+				t.Errorf("String() (-want +got):\n%s", diff)
 			}
 		})
 	}

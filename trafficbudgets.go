@@ -240,7 +240,7 @@ func (s *TrafficBudgetsService) Create(ctx context.Context, p *CreateTrafficBudg
 		return nil, err
 	}
 	b := new(TrafficBudget)
-	return b, s.client.post(ctx, trafficBudgetsPath(p.Organization, p.Database, p.Branch), p, b)
+	return orNil(b, s.client.post(ctx, trafficBudgetsPath(p.Organization, p.Database, p.Branch), p, b))
 }
 
 // GetTrafficBudgetParams names a traffic budget.
@@ -255,7 +255,7 @@ func (s *TrafficBudgetsService) Get(ctx context.Context, p *GetTrafficBudgetPara
 		return nil, err
 	}
 	b := new(TrafficBudget)
-	return b, s.client.get(ctx, p.path(""), nil, b)
+	return orNil(b, s.client.get(ctx, p.path(""), nil, b))
 }
 
 // UpdateTrafficBudgetParams changes a traffic budget; nil fields stay as
@@ -340,7 +340,7 @@ func (s *TrafficBudgetsService) Update(ctx context.Context, p *UpdateTrafficBudg
 		return nil, err
 	}
 	b := new(TrafficBudget)
-	return b, s.client.patch(ctx, bp.path(""), p, b)
+	return orNil(b, s.client.patch(ctx, bp.path(""), p, b))
 }
 
 // DeleteTrafficBudgetParams names the traffic budget to delete.
@@ -389,7 +389,7 @@ func (s *TrafficBudgetsService) CreateRule(ctx context.Context, p *CreateTraffic
 	}
 	bp := &TrafficBudgetParams{p.Organization, p.Database, p.Branch, p.BudgetID}
 	r := new(TrafficRule)
-	return r, s.client.post(ctx, bp.path("/rules"), p, r)
+	return orNil(r, s.client.post(ctx, bp.path("/rules"), p, r))
 }
 
 // DeleteTrafficRuleParams names the traffic rule to delete.

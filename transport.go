@@ -6,15 +6,18 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"mime"
 	"net/http"
 	"net/url"
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+	"golang.org/x/oauth2"
 )
 
 // modulePath is this module's import path, looked up in the build info.
@@ -27,7 +30,9 @@ type sender func(*http.Request) (*http.Response, error)
 // buildSender assembles the request path:
 // retry (outermost) -> logging -> credentials (only for the API's host) -> base,
 // the last three in one http.Client with the redirect guard.
-func (c *config) buildSender(base *url.URL, sleep SleepFunc) sender {
+// bearer, when not nil, is the transport of the token source: its base is
+// set here.
+func (c *config) buildSender(base *url.URL, sleep SleepFunc, bearer *tokenTransport) sender {
 	var rt http.RoundTripper = http.DefaultTransport
 	var timeout time.Duration
 	if c.httpClient != nil {
@@ -39,8 +44,9 @@ func (c *config) buildSender(base *url.URL, sleep SleepFunc) sender {
 	switch {
 	case c.tokenID != "":
 		rt = &hostGuard{host: base.Host, scheme: base.Scheme, authed: &ServiceTokenTransport{ID: c.tokenID, Token: c.token, Base: rt}, plain: rt}
-	case c.tokenSrc != nil:
-		rt = &hostGuard{host: base.Host, scheme: base.Scheme, authed: tokenSourceTransport(c.tokenSrc, rt), plain: rt}
+	case bearer != nil:
+		bearer.base = rt
+		rt = &hostGuard{host: base.Host, scheme: base.Scheme, authed: bearer, plain: rt}
 	}
 	if c.logger != nil {
 		rt = &logTransport{logger: c.logger, base: rt}
@@ -107,6 +113,75 @@ func (t *ServiceTokenTransport) carried(v []string) bool {
 		strings.HasPrefix(h, t.ID) && strings.HasSuffix(h, t.Token)
 }
 
+// tokenTransport adds the Authorization header of a token source's
+// current token to each request, on a clone, as x/oauth2's Transport does,
+// except that the request's context bounds the wait for the token:
+// TokenSource.Token takes no context, so it is called on a goroutine of
+// its own, and a context that ends first ends the request with its error.
+// The Token call (a stalled refresh) goes on, and the token it gets serves
+// the next request. It notes the last few access tokens it sent, for
+// [Client.redact].
+type tokenTransport struct {
+	src  oauth2.TokenSource
+	base http.RoundTripper
+
+	mu   sync.Mutex
+	sent [4]string // the latest first
+}
+
+// note records access as the latest access token sent.
+func (t *tokenTransport) note(access string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.sent[0] != access {
+		copy(t.sent[1:], t.sent[:])
+		t.sent[0] = access
+	}
+}
+
+// recent returns the access tokens sent lately.
+func (t *tokenTransport) recent() [4]string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.sent
+}
+
+func (t *tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	tok, err := t.token(req.Context())
+	if err != nil {
+		if req.Body != nil {
+			_ = req.Body.Close() // a RoundTripper closes the body, even on errors
+		}
+		return nil, err
+	}
+	t.note(tok.AccessToken)
+	req = req.Clone(req.Context())
+	tok.SetAuthHeader(req)
+	return t.base.RoundTrip(req)
+}
+
+// token gets the source's token, or ctx's error if ctx ends first.
+func (t *tokenTransport) token(ctx context.Context) (*oauth2.Token, error) {
+	type result struct {
+		tok *oauth2.Token
+		err error
+	}
+	got := make(chan result, 1) // the Token call may outlive the wait
+	go func() {
+		tok, err := t.src.Token()
+		got <- result{tok, err}
+	}()
+	select {
+	case r := <-got:
+		if r.err == nil && r.tok == nil {
+			return nil, errors.New("platform: the token source returned no token")
+		}
+		return r.tok, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
 // hostGuard sends credentials only to the API's own host, so that a request
 // to another host (a redirect, or an absolute URL passed to Do) carries none,
 // and only over https when the API's URL is https.
@@ -165,6 +240,11 @@ func anonymous(ctx context.Context) bool {
 // redirect from it is not followed (it becomes an error) rather than
 // leading the caller anywhere else.
 func (c *Client) fetchSigned(ctx context.Context, path string, meta, v any) error {
+	return c.redact(c.fetchSignedUnredacted(ctx, path, meta, v))
+}
+
+// fetchSignedUnredacted is fetchSigned before its error is redacted.
+func (c *Client) fetchSignedUnredacted(ctx context.Context, path string, meta, v any) error {
 	if c.logged {
 		ctx = withAttempts(ctx)
 	}
@@ -188,7 +268,7 @@ func (c *Client) fetchSigned(ctx context.Context, path string, meta, v any) erro
 		}
 		return fmt.Errorf("platform: %s %s: status %d, want a redirect to the download", req.Method, req.URL.Path, resp.StatusCode)
 	}
-	if meta != nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); meta != nil && mt == "application/json" {
 		if err := decodeJSON(resp, meta); err != nil {
 			return fmt.Errorf("platform: %s %s: decoding response: %w", req.Method, req.URL.Path, err)
 		}
@@ -204,7 +284,7 @@ func (c *Client) fetchSigned(ctx context.Context, path string, meta, v any) erro
 	if err != nil {
 		return err
 	}
-	_, err = c.do(signed, v)
+	_, err = c.do(signed, v, true)
 	return err
 }
 

@@ -103,7 +103,8 @@ func (s *VitessService) ListTablets(ctx context.Context, p *ListTabletsParams) (
 		return nil, &ArgError{Arg: "shard", Reason: "needs keyspace"}
 	}
 	var out []*TabletGroup
-	return out, s.client.get(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/tablets"), p, &out)
+	err := s.client.get(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/tablets"), p, &out)
+	return orNil(out, err)
 }
 
 // VitessKeyspaces are the keyspaces of a branch's topology.

@@ -63,7 +63,7 @@ func (s *VitessService) CreateLookupVindex(ctx context.Context, p *CreateLookupV
 		return nil, err
 	}
 	out := new(VReplicationSummary)
-	return out, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/lookup-vindex/vindexes"), p, out)
+	return orNil(out, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/lookup-vindex/vindexes"), p, out))
 }
 
 // GetLookupVindexParams names a lookup vindex by its workflow.

@@ -98,7 +98,7 @@ func (s *VitessService) CreateMaterialize(ctx context.Context, p *CreateMaterial
 		return nil, &ArgError{Arg: "table_settings", Reason: "one of table_settings and reference_tables is required"}
 	}
 	out := new(VReplicationSummary)
-	return out, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/materialize/workflows"), p, out)
+	return orNil(out, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/materialize/workflows"), p, out))
 }
 
 // GetMaterializeParams names a Materialize workflow.

@@ -76,7 +76,7 @@ func (s *VitessService) CreateMoveTables(ctx context.Context, p *CreateMoveTable
 		return nil, err
 	}
 	out := new(VitessOperationRef)
-	return out, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/move-tables/workflows"), p, out)
+	return orNil(out, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/move-tables/workflows"), p, out))
 }
 
 // GetMoveTablesParams names a MoveTables workflow by its target keyspace
@@ -101,7 +101,7 @@ func (s *VitessService) GetMoveTables(ctx context.Context, p *GetMoveTablesParam
 		return nil, err
 	}
 	out := new(MoveTablesWorkflow)
-	return out, s.client.get(ctx, vitessPath(p.Organization, p.Database, p.Branch, pathf("/move-tables/workflows/%s", p.Workflow)), p, out)
+	return orNil(out, s.client.get(ctx, vitessPath(p.Organization, p.Database, p.Branch, pathf("/move-tables/workflows/%s", p.Workflow)), p, out))
 }
 
 // WaitMoveTables polls a MoveTables workflow until its copy is done (every
@@ -258,7 +258,7 @@ func (s *VitessService) MoveTablesStatus(ctx context.Context, p *MoveTablesStatu
 		return nil, err
 	}
 	out := new(MoveTablesStatus)
-	return out, s.client.get(ctx, vitessPath(p.Organization, p.Database, p.Branch, pathf("/move-tables/workflows/%s/status", p.Workflow)), p, out)
+	return orNil(out, s.client.get(ctx, vitessPath(p.Organization, p.Database, p.Branch, pathf("/move-tables/workflows/%s/status", p.Workflow)), p, out))
 }
 
 // SwitchTrafficParams asks for a MoveTables workflow's traffic to go to
@@ -297,7 +297,7 @@ func (s *VitessService) SwitchTraffic(ctx context.Context, p *SwitchTrafficParam
 		return nil, err
 	}
 	out := new(VitessOperationRef)
-	return out, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, pathf("/move-tables/workflows/%s/switch-traffic", p.Workflow)), p, out)
+	return orNil(out, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, pathf("/move-tables/workflows/%s/switch-traffic", p.Workflow)), p, out))
 }
 
 // ReverseTraffic starts switching a MoveTables workflow's traffic back
@@ -314,7 +314,7 @@ func (s *VitessService) ReverseTraffic(ctx context.Context, p *ReverseTrafficPar
 		return nil, err
 	}
 	out := new(VitessOperationRef)
-	return out, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, pathf("/move-tables/workflows/%s/reverse-traffic", p.Workflow)), p, out)
+	return orNil(out, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, pathf("/move-tables/workflows/%s/reverse-traffic", p.Workflow)), p, out))
 }
 
 // CancelMoveTablesParams asks for a MoveTables workflow to be cancelled.
@@ -341,7 +341,7 @@ func (s *VitessService) CancelMoveTables(ctx context.Context, p *CancelMoveTable
 		return nil, err
 	}
 	out := new(VitessOperationRef)
-	return out, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, pathf("/move-tables/workflows/%s/cancel", p.Workflow)), p, out)
+	return orNil(out, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, pathf("/move-tables/workflows/%s/cancel", p.Workflow)), p, out))
 }
 
 // CompleteMoveTablesParams asks for a MoveTables workflow to be
@@ -372,7 +372,7 @@ func (s *VitessService) CompleteMoveTables(ctx context.Context, p *CompleteMoveT
 		return nil, err
 	}
 	out := new(VitessOperationRef)
-	return out, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, pathf("/move-tables/workflows/%s/complete", p.Workflow)), p, out)
+	return orNil(out, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, pathf("/move-tables/workflows/%s/complete", p.Workflow)), p, out))
 }
 
 // MoveTablesResult is the result of a completed MoveTables operation:

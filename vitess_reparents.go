@@ -96,7 +96,7 @@ func (s *VitessService) GetOperation(ctx context.Context, p *GetVitessOperationP
 		return nil, err
 	}
 	op := new(VitessOperation)
-	return op, s.client.get(ctx, vitessPath(p.Organization, p.Database, p.Branch, pathf("/vtctld/operations/%s", p.ID)), nil, op)
+	return orNil(op, s.client.get(ctx, vitessPath(p.Organization, p.Database, p.Branch, pathf("/vtctld/operations/%s", p.ID)), nil, op))
 }
 
 // WaitOperation polls an operation until it has finished, and returns it.
@@ -143,7 +143,7 @@ func (s *VitessService) CreatePlannedReparent(ctx context.Context, p *CreatePlan
 		return nil, err
 	}
 	op := new(VitessOperation)
-	return op, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/planned-reparent"), p, op)
+	return orNil(op, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/planned-reparent"), p, op))
 }
 
 // GetPlannedReparentParams names a planned reparent's operation.
@@ -158,7 +158,7 @@ func (s *VitessService) GetPlannedReparent(ctx context.Context, p *GetPlannedRep
 		return nil, err
 	}
 	op := new(VitessOperation)
-	return op, s.client.get(ctx, vitessPath(p.Organization, p.Database, p.Branch, pathf("/planned-reparent/%s", p.ID)), nil, op)
+	return orNil(op, s.client.get(ctx, vitessPath(p.Organization, p.Database, p.Branch, pathf("/planned-reparent/%s", p.ID)), nil, op))
 }
 
 // WaitPlannedReparent polls a planned reparent until it has finished, and

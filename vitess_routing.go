@@ -163,5 +163,5 @@ func (s *VitessService) ApplyKeyspaceRoutingRules(ctx context.Context, p *ApplyK
 		body.Rules = []KeyspaceRoutingRule{} // "rules": [] rather than null
 	}
 	out := new(KeyspaceRoutingRules)
-	return out, s.client.put(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/vtctld/keyspace-routing-rules"), &body, out)
+	return orNil(out, s.client.put(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/vtctld/keyspace-routing-rules"), &body, out))
 }

@@ -158,7 +158,7 @@ func (s *VitessService) GetThrottlerStatus(ctx context.Context, p *GetThrottlerS
 		return nil, err
 	}
 	out := new(ThrottlerStatus)
-	return out, s.client.get(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/vtctld/throttler/status"), p, out)
+	return orNil(out, s.client.get(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/vtctld/throttler/status"), p, out))
 }
 
 // The answers of a throttler check (ThrottlerCheck.ResponseCode).
@@ -271,7 +271,7 @@ func (s *VitessService) CheckThrottler(ctx context.Context, p *CheckThrottlerPar
 		return nil, err
 	}
 	out := new(ThrottlerCheck)
-	return out, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/vtctld/throttler/check"), p, out)
+	return orNil(out, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/vtctld/throttler/check"), p, out))
 }
 
 // ThrottledAppConfig throttles an app.
@@ -329,5 +329,5 @@ func (s *VitessService) UpdateThrottlerConfig(ctx context.Context, p *UpdateThro
 		return nil, err
 	}
 	out := new(ThrottlerConfigUpdate)
-	return out, s.client.put(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/vtctld/throttler/config"), p, out)
+	return orNil(out, s.client.put(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/vtctld/throttler/config"), p, out))
 }

@@ -558,7 +558,7 @@ func (s *VitessService) GetVDiff(ctx context.Context, p *GetVDiffParams) (*VDiff
 		return nil, err
 	}
 	out := new(VDiff)
-	return out, s.client.get(ctx, vdiffsPath(p.Organization, p.Database, p.Branch, p.Workflow, pathf("/%s", p.UUID)), p, out)
+	return orNil(out, s.client.get(ctx, vdiffsPath(p.Organization, p.Database, p.Branch, p.Workflow, pathf("/%s", p.UUID)), p, out))
 }
 
 // WaitVDiff polls a VDiff until it has completed, and returns its report.
@@ -618,7 +618,7 @@ func (s *VitessService) StopVDiff(ctx context.Context, p *StopVDiffParams) (*VDi
 		return nil, err
 	}
 	out := new(VDiffAction)
-	return out, s.client.post(ctx, vdiffsPath(p.Organization, p.Database, p.Branch, p.Workflow, pathf("/%s/stop", p.UUID)), p, out)
+	return orNil(out, s.client.post(ctx, vdiffsPath(p.Organization, p.Database, p.Branch, p.Workflow, pathf("/%s/stop", p.UUID)), p, out))
 }
 
 // ResumeVDiff resumes a stopped VDiff from where it stopped, or a
@@ -632,7 +632,7 @@ func (s *VitessService) ResumeVDiff(ctx context.Context, p *ResumeVDiffParams) (
 		return nil, err
 	}
 	out := new(VDiffAction)
-	return out, s.client.post(ctx, vdiffsPath(p.Organization, p.Database, p.Branch, p.Workflow, pathf("/%s/resume", p.UUID)), p, out)
+	return orNil(out, s.client.post(ctx, vdiffsPath(p.Organization, p.Database, p.Branch, p.Workflow, pathf("/%s/resume", p.UUID)), p, out))
 }
 
 // DeleteVDiffParams names a VDiff to delete.
@@ -657,5 +657,5 @@ func (s *VitessService) DeleteVDiff(ctx context.Context, p *DeleteVDiffParams) (
 		return nil, err
 	}
 	out := new(VDiffAction)
-	return out, s.client.call(ctx, http.MethodDelete, vdiffsPath(p.Organization, p.Database, p.Branch, p.Workflow, pathf("/%s", p.UUID)), p, nil, out)
+	return orNil(out, s.client.call(ctx, http.MethodDelete, vdiffsPath(p.Organization, p.Database, p.Branch, p.Workflow, pathf("/%s", p.UUID)), p, nil, out))
 }

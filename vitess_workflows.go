@@ -214,7 +214,7 @@ func (s *VitessService) ListWorkflows(ctx context.Context, p *ListVReplicationWo
 		return nil, err
 	}
 	out := new(VReplicationWorkflows)
-	return out, s.client.get(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/vtctld/workflows"), p, out)
+	return orNil(out, s.client.get(ctx, vitessPath(p.Organization, p.Database, p.Branch, "/vtctld/workflows"), p, out))
 }
 
 // StartVReplicationWorkflowParams names a VReplication workflow by its
@@ -285,7 +285,7 @@ func (s *VitessService) StartWorkflow(ctx context.Context, p *StartVReplicationW
 		return nil, err
 	}
 	out := new(WorkflowUpdate)
-	return out, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, pathf("/vtctld/workflows/%s/start", p.Workflow)), p, out)
+	return orNil(out, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, pathf("/vtctld/workflows/%s/start", p.Workflow)), p, out))
 }
 
 // StopWorkflow stops the streams of a VReplication workflow.
@@ -297,5 +297,5 @@ func (s *VitessService) StopWorkflow(ctx context.Context, p *StopVReplicationWor
 		return nil, err
 	}
 	out := new(WorkflowUpdate)
-	return out, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, pathf("/vtctld/workflows/%s/stop", p.Workflow)), p, out)
+	return orNil(out, s.client.post(ctx, vitessPath(p.Organization, p.Database, p.Branch, pathf("/vtctld/workflows/%s/stop", p.Workflow)), p, out))
 }

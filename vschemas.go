@@ -32,7 +32,7 @@ func (s *KeyspacesService) GetVSchema(ctx context.Context, p *GetVSchemaParams) 
 		return nil, err
 	}
 	out := new(VSchema)
-	return out, s.client.get(ctx, p.path("/vschema"), nil, out)
+	return orNil(out, s.client.get(ctx, p.path("/vschema"), nil, out))
 }
 
 // UpdateVSchemaParams replaces a keyspace's VSchema.
@@ -58,7 +58,7 @@ func (s *KeyspacesService) UpdateVSchema(ctx context.Context, p *UpdateVSchemaPa
 		return nil, err
 	}
 	out := new(VSchema)
-	return out, s.client.patch(ctx, kp.path("/vschema"), p, out)
+	return orNil(out, s.client.patch(ctx, kp.path("/vschema"), p, out))
 }
 
 // GetRoutingRulesParams names the branch whose routing rules to read.
@@ -73,7 +73,7 @@ func (s *BranchesService) GetRoutingRules(ctx context.Context, p *GetRoutingRule
 		return nil, err
 	}
 	out := new(RoutingRules)
-	return out, s.client.get(ctx, p.path("/routing-rules"), nil, out)
+	return orNil(out, s.client.get(ctx, p.path("/routing-rules"), nil, out))
 }
 
 // UpdateRoutingRulesParams replaces a branch's routing rules.
@@ -99,5 +99,5 @@ func (s *BranchesService) UpdateRoutingRules(ctx context.Context, p *UpdateRouti
 		return nil, err
 	}
 	out := new(RoutingRules)
-	return out, s.client.patch(ctx, bp.path("/routing-rules"), p, out)
+	return orNil(out, s.client.patch(ctx, bp.path("/routing-rules"), p, out))
 }

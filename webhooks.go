@@ -134,7 +134,7 @@ func (s *WebhooksService) Create(ctx context.Context, p *CreateWebhookParams) (*
 		return nil, err
 	}
 	w := new(Webhook)
-	return w, s.client.post(ctx, webhooksPath(p.Organization, p.Database), p, w)
+	return orNil(w, s.client.post(ctx, webhooksPath(p.Organization, p.Database), p, w))
 }
 
 // GetWebhookParams names a webhook.
@@ -187,7 +187,7 @@ type DeleteWebhookParams = GetWebhookParams
 //
 // API: DELETE /v1/organizations/{organization}/databases/{database}/webhooks/{id}
 func (s *WebhooksService) Delete(ctx context.Context, p *DeleteWebhookParams) error {
-	return doOn(ctx, s.client, "DELETE", p, "", nil)
+	return doOn(ctx, s.client, "DELETE", p, "", nil, nil)
 }
 
 // TestWebhookParams names the webhook to test.
@@ -202,7 +202,7 @@ type TestWebhookParams = GetWebhookParams
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/webhooks/{id}/test
 func (s *WebhooksService) Test(ctx context.Context, p *TestWebhookParams) error {
-	return doOn(ctx, s.client, "POST", p, "/test", nil)
+	return doOn(ctx, s.client, "POST", p, "/test", nil, nil)
 }
 
 // The headers of a webhook delivery.

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -1271,4 +1272,111 @@ func TestNewRequestAndDo(t *testing.T) {
 		t.Errorf("body (-want +got):\n%s", diff)
 	}
 	checkHeaders(t, r, true)
+}
+
+// resultCalls are calls of each shape of method that returns a result: a
+// written-out Get and Create, one through the call helper, a bare list and
+// a page.
+var resultCalls = []struct {
+	name, method, path string
+	call               func(context.Context, *platform.Client) (any, error)
+}{
+	{"Databases.Get", "GET", "/v1/organizations/acme/databases/app-db", func(ctx context.Context, c *platform.Client) (any, error) {
+		return c.Databases.Get(ctx, &platform.GetDatabaseParams{Organization: "acme", Database: "app-db"})
+	}},
+	{"Databases.Create", "POST", "/v1/organizations/acme/databases", func(ctx context.Context, c *platform.Client) (any, error) {
+		return c.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: "acme", Name: "app-db", ClusterSize: "PS_10"})
+	}},
+	{"Branches.Get", "GET", "/v1/organizations/acme/databases/app-db/branches/main", func(ctx context.Context, c *platform.Client) (any, error) {
+		return c.Branches.Get(ctx, &platform.GetBranchParams{Organization: "acme", Database: "app-db", Branch: "main"})
+	}},
+	{"BranchChanges.ListParameters", "GET", "/v1/organizations/acme/databases/app-db/branches/main/parameters", func(ctx context.Context, c *platform.Client) (any, error) {
+		return c.BranchChanges.ListParameters(ctx, &platform.ListParametersParams{Organization: "acme", Database: "app-db", Branch: "main"})
+	}},
+	{"Databases.List", "GET", "/v1/organizations/acme/databases", func(ctx context.Context, c *platform.Client) (any, error) {
+		return c.Databases.List(ctx, &platform.ListDatabasesParams{Organization: "acme"})
+	}},
+}
+
+// isNil reports whether v, a method's result, is a nil pointer or slice.
+func isNil(v any) bool {
+	rv := reflect.ValueOf(v)
+	return v == nil || ((rv.Kind() == reflect.Pointer || rv.Kind() == reflect.Slice) && rv.IsNil())
+}
+
+// TestFailedCallsReturnNoResult checks that a method that fails returns a
+// nil result with its error, whether the API refused, the answer decoded
+// only in part, or it had no body at all: a 204 or an empty 200, which are
+// errors naming the request for a method that reads a resource.
+func TestFailedCallsReturnNoResult(t *testing.T) {
+	t.Parallel()
+	answers := []struct {
+		name     string
+		status   int
+		body     string
+		wantText string // in the error text, besides the method and path
+	}{
+		{"refused", 422, `{"code": "unprocessable", "message": "no"}`, "422"},
+		{"decoded in part", 200, `{"id": "x", "created_at": "yesterday", "data": [{"id": "x"}], "current_page": "one"}`, "decoding"},
+		{"204", 204, "", "204"},
+		{"empty 200", 200, "", "200"},
+		{"blank 200", 200, " \n", "200"},
+	}
+	for _, call := range resultCalls {
+		for _, a := range answers {
+			t.Run(call.name+"/"+a.name, func(t *testing.T) {
+				t.Parallel()
+				w := newWire(t, a.status, a.body)
+				got, err := call.call(t.Context(), w.client)
+				if !isNil(got) {
+					t.Errorf("result = %#v with error %v, want nil", got, err)
+				}
+				if err == nil {
+					t.Fatal("no error")
+				}
+				for _, part := range []string{call.method, apiPrefix + call.path[1:], a.wantText} {
+					if !strings.Contains(err.Error(), part) {
+						t.Errorf("error %q does not name %q", err, part)
+					}
+				}
+			})
+		}
+	}
+}
+
+// tokenSourceFunc is an oauth2.TokenSource that calls itself.
+type tokenSourceFunc func() (*oauth2.Token, error)
+
+func (f tokenSourceFunc) Token() (*oauth2.Token, error) { return f() }
+
+// TestTokenSourceWaitEndsWithTheContext checks that a call's context bounds
+// its wait for a token: a token source that stalls (a refresh the token
+// endpoint does not answer) ends the call with the context's error as soon
+// as the context ends, and the stalled Token call is left to finish.
+func TestTokenSourceWaitEndsWithTheContext(t *testing.T) {
+	t.Parallel()
+	api := newWireFunc(t, respond(200, userJSON))
+	ctx, cancel := context.WithCancel(t.Context())
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	c, err := platform.NewClient(
+		platform.WithBaseURL(api.baseURL()),
+		platform.WithHTTPClient(api.srv.Client()),
+		platform.WithTokenSource(tokenSourceFunc(func() (*oauth2.Token, error) {
+			cancel() // the call's context ends while the token is awaited
+			<-release
+			return &oauth2.Token{AccessToken: "access-123"}, nil
+		})),
+		fastRetries(3),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Users.GetCurrent(ctx)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("error = %v, want context.Canceled", err)
+	}
+	if n := api.count(); n != 0 {
+		t.Errorf("server saw %d requests, want 0", n)
+	}
 }

@@ -225,7 +225,7 @@ func (s *WorkflowsService) Create(ctx context.Context, p *CreateWorkflowParams) 
 		return nil, &ArgError{Arg: "tables", Reason: "name at least one table to move"}
 	}
 	wf := new(Workflow)
-	return wf, s.client.post(ctx, workflowsPath(p.Organization, p.Database), p, wf)
+	return orNil(wf, s.client.post(ctx, workflowsPath(p.Organization, p.Database), p, wf))
 }
 
 // Get returns a workflow.

@@ -81,14 +81,19 @@ func (c *Config) AuthCodeURL(state string) string {
 
 // Exchange trades the code the platform passed to the redirect URI for a
 // token (grant_type=authorization_code, with client_id, client_secret, code
-// and redirect_uri). A code works once. ctx bounds the request; an
-// *http.Client stored under [oauth2.HTTPClient] in ctx sends it. A refusal
-// is an *oauth2.RetrieveError with the server's error code (such as
-// "invalid_grant").
+// and redirect_uri). A code works once. ctx bounds the request; a copy of
+// the *http.Client stored under [oauth2.HTTPClient] in ctx sends it, which
+// follows no redirect. A refusal, or a redirect, is an
+// *oauth2.RetrieveError with the server's status and error code (such as
+// "invalid_grant"); no error text repeats the client secret or the code.
 //
 // API: POST /oauth/token
 func (c *Config) Exchange(ctx context.Context, code string) (*oauth2.Token, error) {
-	return c.OAuth2().Exchange(ctx, code)
+	tok, err := c.OAuth2().Exchange(withoutRedirects(ctx), code)
+	if err != nil {
+		return nil, redact(err, c.ClientSecret, code)
+	}
+	return tok, nil
 }
 
 // stateBytes is how much randomness a state carries: 256 bits.

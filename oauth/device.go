@@ -23,12 +23,16 @@ const DeviceCodeGrantType = "urn:ietf:params:oauth:grant-type:device_code"
 // is set, scope, and returns the device code to poll with, the user code to
 // show the user, the page to enter it (VerificationURI, and
 // VerificationURIComplete with the code filled in), how long the codes live
-// and how long to wait between polls. A refusal is an *oauth2.RetrieveError
-// (such as "invalid_client").
+// and how long to wait between polls. A refusal, or a redirect (which is
+// not followed), is an *oauth2.RetrieveError (such as "invalid_client").
 //
 // API: POST /oauth/authorize_device
 func (c *Config) DeviceAuth(ctx context.Context) (*oauth2.DeviceAuthResponse, error) {
-	return c.OAuth2().DeviceAuth(ctx)
+	da, err := c.OAuth2().DeviceAuth(withoutRedirects(ctx))
+	if err != nil {
+		return nil, redact(err, c.ClientSecret)
+	}
+	return da, nil
 }
 
 // SleepFunc waits for d or until ctx ends, returning ctx.Err() in the second
@@ -44,13 +48,24 @@ type SleepFunc func(ctx context.Context, d time.Duration) error
 // authorization_pending answer polls again; access_denied (the user chose
 // Deny), expired_token (the codes expired: start again) and any other
 // refusal end the wait with an *oauth2.RetrieveError whose ErrorCode says
-// which; ctx ending ends it with ctx's error.
+// which; ctx ending ends it with ctx's error. A poll follows no redirect (a
+// redirect ends the wait with an *oauth2.RetrieveError), and no error text
+// repeats the client secret or the device code.
 //
 // sleep waits between polls; nil waits on the wall clock, as x/oauth2's
 // DeviceAccessToken does (which this then is, with da.Expiry as a deadline).
 // A test against a fake server passes one that moves the fake's clock, so
 // the sign-in runs without waiting.
 func (c *Config) DeviceAccessToken(ctx context.Context, da *oauth2.DeviceAuthResponse, sleep SleepFunc) (*oauth2.Token, error) {
+	tok, err := c.deviceAccessToken(withoutRedirects(ctx), da, sleep)
+	if err != nil {
+		return nil, redact(err, c.ClientSecret, da.DeviceCode)
+	}
+	return tok, nil
+}
+
+// deviceAccessToken is DeviceAccessToken before its error is redacted.
+func (c *Config) deviceAccessToken(ctx context.Context, da *oauth2.DeviceAuthResponse, sleep SleepFunc) (*oauth2.Token, error) {
 	oc := c.OAuth2()
 	if sleep == nil {
 		return oc.DeviceAccessToken(ctx, da)

@@ -3,7 +3,11 @@
 // over golang.org/x/oauth2 that knows the platform's endpoints and fixes two
 // pitfalls of using x/oauth2 directly: refreshes run on a context that is
 // never cancelled, and every refreshed token is handed to the application to
-// save, because the platform rotates refresh tokens on every refresh.
+// save, because the platform rotates refresh tokens on every refresh. Its
+// requests to the authorization server follow no redirect (a 307 or 308
+// would send the client secret, a code or a refresh token on to another
+// host): a redirect is an error. Its error texts never repeat a secret the
+// request sent; [Redacted] stands in its place.
 //
 // Quick start, in a web application whose redirect URI is
 // https://app.example/callback:

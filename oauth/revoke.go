@@ -24,8 +24,11 @@ const maxRevokeBody = 1 << 20
 // it does not know (already revoked, or never issued), so a sign-out need
 // not check first. A refusal is an *oauth2.RetrieveError with the server's
 // error code ("invalid_client"; "unauthorized_client" for a token of
-// another application). ctx bounds the request; an *http.Client stored
-// under [oauth2.HTTPClient] in ctx sends it.
+// another application). ctx bounds the request; a copy of the *http.Client
+// stored under [oauth2.HTTPClient] in ctx sends it, which follows no
+// redirect: any answer outside 2xx, a redirect included, is an
+// *oauth2.RetrieveError, so a sign-out that did not happen never looks
+// done. No error text repeats the token or the client secret.
 //
 // API: POST /oauth/revoke
 func (c *Config) Revoke(ctx context.Context, token string) error {
@@ -42,13 +45,9 @@ func (c *Config) Revoke(ctx context.Context, token string) error {
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
-	client := http.DefaultClient
-	if hc, ok := ctx.Value(oauth2.HTTPClient).(*http.Client); ok && hc != nil {
-		client = hc
-	}
-	resp, err := client.Do(req)
+	resp, err := noRedirectClient(ctx).Do(req)
 	if err != nil {
-		return fmt.Errorf("oauth: Revoke: %w", err)
+		return redact(fmt.Errorf("oauth: Revoke: %w", err), token, c.ClientSecret)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxRevokeBody))
@@ -67,5 +66,5 @@ func (c *Config) Revoke(ctx context.Context, token string) error {
 	if json.Unmarshal(body, &e) == nil {
 		re.ErrorCode, re.ErrorDescription, re.ErrorURI = e.Code, e.Description, e.URI
 	}
-	return re
+	return redact(re, token, c.ClientSecret)
 }

@@ -24,7 +24,9 @@ import (
 // Refreshes run on a context detached from ctx (context.WithoutCancel): ctx's
 // values, such as an *http.Client stored under [oauth2.HTTPClient], are kept,
 // but its cancellation and deadline are not, so a source built inside an
-// HTTP request keeps working after that request ends. The source is safe
+// HTTP request keeps working after that request ends. A refresh follows no
+// redirect (it is an *oauth2.RetrieveError), and its error's text repeats
+// neither the client secret nor the refresh token. The source is safe
 // for concurrent use, and concurrent calls refresh once.
 func (c *Config) TokenSource(ctx context.Context, tok *oauth2.Token, save func(*oauth2.Token) error) oauth2.TokenSource {
 	// x/oauth2's source caches the token and refreshes it when it expires,
@@ -32,8 +34,12 @@ func (c *Config) TokenSource(ctx context.Context, tok *oauth2.Token, save func(*
 	// savingSource and that in another caching source gives the hook: the
 	// outer source calls savingSource only when its token has expired, one
 	// caller at a time, and the inner one then refreshes.
-	refresher := c.OAuth2().TokenSource(context.WithoutCancel(ctx), tok)
-	return oauth2.ReuseTokenSource(tok, &savingSource{src: refresher, save: save})
+	refresher := c.OAuth2().TokenSource(withoutRedirects(context.WithoutCancel(ctx)), tok)
+	s := &savingSource{src: refresher, save: save, secret: c.ClientSecret}
+	if tok != nil {
+		s.refresh = tok.RefreshToken
+	}
+	return oauth2.ReuseTokenSource(tok, s)
 }
 
 // savingSource passes each token it gets from src to save before returning
@@ -41,13 +47,19 @@ func (c *Config) TokenSource(ctx context.Context, tok *oauth2.Token, save func(*
 type savingSource struct {
 	src  oauth2.TokenSource
 	save func(*oauth2.Token) error
+	// secret and refresh are the client secret and the refresh token that
+	// a refresh sends, kept out of its error's text.
+	secret, refresh string
 }
 
 // Token implements oauth2.TokenSource.
 func (s *savingSource) Token() (*oauth2.Token, error) {
 	tok, err := s.src.Token()
 	if err != nil {
-		return nil, err
+		return nil, redact(err, s.secret, s.refresh)
+	}
+	if tok.RefreshToken != "" {
+		s.refresh = tok.RefreshToken
 	}
 	if s.save != nil {
 		saved := *tok
