@@ -162,6 +162,9 @@ func (t *tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // token gets the source's token, or ctx's error if ctx ends first.
 func (t *tokenTransport) token(ctx context.Context) (*oauth2.Token, error) {
+	if ctx.Done() == nil { // a context that never ends: no wait to bound
+		return checkToken(t.src.Token())
+	}
 	type result struct {
 		tok *oauth2.Token
 		err error
@@ -173,13 +176,19 @@ func (t *tokenTransport) token(ctx context.Context) (*oauth2.Token, error) {
 	}()
 	select {
 	case r := <-got:
-		if r.err == nil && r.tok == nil {
-			return nil, errors.New("platform: the token source returned no token")
-		}
-		return r.tok, r.err
+		return checkToken(r.tok, r.err)
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// checkToken returns what a token source's Token returned, with an error
+// for a nil token without one.
+func checkToken(tok *oauth2.Token, err error) (*oauth2.Token, error) {
+	if err == nil && tok == nil {
+		return nil, errors.New("platform: the token source returned no token")
+	}
+	return tok, err
 }
 
 // hostGuard sends credentials only to the API's own host, so that a request

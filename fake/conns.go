@@ -71,12 +71,12 @@ func (t ServerTimeouts) set(srv *http.Server) {
 type conns struct {
 	mu     sync.Mutex
 	state  map[net.Conn]http.ConnState
-	closed bool           // Close has begun: connections idle or new from now on are closed
+	closed bool // Close has begun: connections idle or new from now on are closed
 	// closing is closed, for the handler to read without the lock: an
 	// answer begun after Close has begun says "Connection: close" (see
 	// recorder.record), also before Close turns keep-alives off.
 	closing atomic.Bool
-	live   sync.WaitGroup // the connections open, and the accepting goroutine
+	live    sync.WaitGroup // the connections open, and the accepting goroutine
 	// serveErr is why the server's Serve returned before Close; see
 	// [Server.serve].
 	serveErr error
