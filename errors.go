@@ -15,7 +15,8 @@ import (
 
 // Sentinel errors that an [*Error] matches with [errors.Is], by status code.
 var (
-	// ErrInvalid matches 400 Bad Request: malformed JSON or a bad query value.
+	// ErrInvalid matches 400 Bad Request (malformed JSON or a bad query
+	// value), and an [*ArgError], the bad argument the client caught first.
 	ErrInvalid = errors.New("platform: invalid request")
 	// ErrUnauthorized matches 401: missing, malformed, revoked or expired credentials.
 	ErrUnauthorized = errors.New("platform: unauthorized")
@@ -180,6 +181,10 @@ type ArgError struct {
 func (e *ArgError) Error() string {
 	return fmt.Sprintf("platform: invalid argument %s: %s", e.Arg, e.Reason)
 }
+
+// Is reports whether target is [ErrInvalid], so that errors.Is classifies
+// a bad argument the client caught as the server's 400 would be.
+func (e *ArgError) Is(target error) bool { return target == ErrInvalid }
 
 // Redacted is what stands, in an error's text, for a credential of the
 // client's own (its service token's secret, or an access token it sent)

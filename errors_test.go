@@ -248,11 +248,16 @@ func TestArgErrorText(t *testing.T) {
 	if diff := cmp.Diff(want, err.Error()); diff != "" {
 		t.Errorf("Error() (-want +got):\n%s", diff)
 	}
-	// An ArgError is not an API error.
+	// An ArgError is the client's 400: it matches ErrInvalid, as the
+	// server's refusal of the same argument would, and no other sentinel.
 	for name, s := range sentinels {
-		if errors.Is(err, s) {
-			t.Errorf("errors.Is(ArgError, %s) = true", name)
+		if got, want := errors.Is(err, s), s == platform.ErrInvalid; got != want {
+			t.Errorf("errors.Is(ArgError, %s) = %t, want %t", name, got, want)
 		}
+	}
+	var wrapped error = fmt.Errorf("listing: %w", err)
+	if !errors.Is(wrapped, platform.ErrInvalid) {
+		t.Errorf("errors.Is(wrapped ArgError, ErrInvalid) = false")
 	}
 }
 
