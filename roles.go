@@ -111,7 +111,8 @@ type Role struct {
 	QuerySafetySettings QuerySafetySettings `json:"query_safety_settings"`
 }
 
-// RolesService manages role credentials of branches.
+// RolesService manages the role credentials of PostgreSQL branches. MySQL
+// branches have passwords instead (see [PasswordsService]).
 type RolesService service
 
 // RoleParams names a role of a branch.

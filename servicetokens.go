@@ -79,21 +79,26 @@ const (
 	PermissionPromoteBranches Permission = "promote_branches"
 	// PermissionDemoteBranches: demote a production branch to development.
 	PermissionDemoteBranches Permission = "demote_branches"
-	// PermissionConnectBranch: connect to a branch.
+	// PermissionConnectBranch: connect to a branch, and create its
+	// passwords (MySQL).
 	PermissionConnectBranch Permission = "connect_branch"
-	// PermissionConnectProductionBranch: connect to a production branch.
+	// PermissionConnectProductionBranch: connect to a production branch,
+	// and create its passwords (MySQL).
 	PermissionConnectProductionBranch Permission = "connect_production_branch"
 	// PermissionConnectProductionReadOnlyBranch: connect to a read-only
-	// replica of a production branch.
+	// replica of a production branch, and create its reader passwords
+	// (MySQL).
 	PermissionConnectProductionReadOnlyBranch Permission = "connect_production_read_only_branch"
-	// PermissionCreateBranchPassword: create credentials for a
-	// non-production branch.
+	// PermissionCreateBranchPassword: create role credentials for a
+	// non-production branch (PostgreSQL; a MySQL branch's passwords take
+	// PermissionConnectBranch).
 	PermissionCreateBranchPassword Permission = "create_branch_password"
-	// PermissionCreateProductionBranchPassword: create credentials for a
-	// production branch.
+	// PermissionCreateProductionBranchPassword: create role credentials
+	// for a production branch (PostgreSQL; a MySQL branch's passwords take
+	// PermissionConnectProductionBranch).
 	PermissionCreateProductionBranchPassword Permission = "create_production_branch_password"
 	// PermissionCreateProductionReadOnlyBranchPassword: create read-only
-	// credentials for a production branch.
+	// role credentials for a production branch (PostgreSQL).
 	PermissionCreateProductionReadOnlyBranchPassword Permission = "create_production_read_only_branch_password"
 	// PermissionDeleteBranchPassword: delete a password for a non-production
 	// branch.

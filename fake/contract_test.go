@@ -249,7 +249,7 @@ func TestContractExceptionsApply(t *testing.T) {
 	wfDrive(t, w.srv, w.c, wfCreate(w.srv), platform.WorkflowPending)
 	w.traffic()
 	probes := map[string]string{
-		"get_default_role":   "/v1/organizations/acme/databases/" + drDB + "/branches/dev/roles/default",
+		"get_default_role":   w.postgresDB("pg") + "/branches/main/roles/default",
 		"get_workflow":       "/v1/organizations/acme/databases/" + drDB + "/workflows/1",
 		"get_branch_metrics": "/v1/organizations/acme/databases/" + drDB + "/branches/main/metrics?metrics=queries&period=1h&steps=2",
 	}
@@ -751,6 +751,7 @@ var contractStates = []contractState{
 		return append(contractBackupReads(w, platform.BackupIgnored), contractOn("list_backup_policies"))
 	}},
 	{name: "expired role", setup: func(w *opWorld) []contractRequest {
+		w.postgresBranches()
 		id := w.role("dev")
 		w.srv.Advance(2 * time.Hour)
 		return []contractRequest{contractOn("get_role", "branch", "dev", "id", id), contractOn("list_roles", "branch", "dev")}
@@ -1333,12 +1334,15 @@ func TestContractFixes(t *testing.T) {
 		{"type in every actor", func(t *testing.T, w *opWorld) {
 			w.takeSteps(w.open(platform.CreateDeployRequestParams{Branch: "dev"}), then(toInProgress, act("cancel"), adv(time.Second)))
 			w.backup("dev")
-			w.role("dev")
 			w.budget("dev")
 			w.team()
+			pg := w.postgresDB("pg")
+			if _, err := w.c.Roles.Create(t.Context(), &platform.CreateRoleParams{Organization: w.org, Database: "pg", Branch: "main"}); err != nil {
+				t.Fatal(err)
+			}
 			for _, path := range []string{
 				app + "/deploy-requests/1", app + "/deploy-requests/1/deployment", app + "/deploy-requests",
-				app + "/branches/dev/backups", app + "/branches/dev/roles", app + "/branches/dev/traffic/budgets",
+				app + "/branches/dev/backups", pg + "/branches/main/roles", app + "/branches/dev/traffic/budgets",
 				"/v1/organizations/acme/teams", "/v1/organizations/acme/teams/core/members",
 			} {
 				actors := contractActors("$", contractGet(t, w, path))

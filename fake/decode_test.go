@@ -169,13 +169,17 @@ func TestUnknownFields(t *testing.T) {
 		unchanged(t, srv, before)
 		// A DELETE's body is checked like any other; an operation that
 		// takes no body knows no field, whatever its method.
-		role, err := srv.Client().Roles.Create(t.Context(), &platform.CreateRoleParams{Organization: "acme", Database: "app", Branch: "main"})
+		if _, err := srv.Client().Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: "acme", Name: "pg", ClusterSize: "PS_10", Kind: platform.KindPostgreSQL}); err != nil {
+			t.Fatal(err)
+		}
+		srv.Advance(fake.DefaultTimings().DatabaseReady)
+		role, err := srv.Client().Roles.Create(t.Context(), &platform.CreateRoleParams{Organization: "acme", Database: "pg", Branch: "main"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		before = observe(t, srv)
 		for _, req := range []struct{ method, path, body string }{
-			{http.MethodDelete, "/v1/organizations/acme/databases/app/branches/main/roles/" + role.ID, `{"successor":"` + role.ID + `","colour":"blue"}`},
+			{http.MethodDelete, "/v1/organizations/acme/databases/pg/branches/main/roles/" + role.ID, `{"successor":"` + role.ID + `","colour":"blue"}`},
 			{http.MethodDelete, "/v1/organizations/acme/databases/app", `{"colour":"blue"}`},
 			{http.MethodDelete, "/v1/organizations/acme/members/" + bob, `{"colour":"blue"}`},
 			{http.MethodPost, "/v1/organizations/acme/databases/app/branches/main/demote", `{"colour":"blue"}`},

@@ -19,7 +19,7 @@ const ipDB = "pg-db"
 // the ready MySQL database app-db.
 func newIPServer(t *testing.T) (*fake.Server, *platform.Client) {
 	t.Helper()
-	srv, c := newRoleServer(t)
+	srv, c := newKindServer(t, platform.KindMySQL)
 	if _, err := c.Databases.Create(t.Context(), &platform.CreateDatabaseParams{
 		Organization: srv.Org(), Name: ipDB, ClusterSize: "PS_10", Kind: platform.KindPostgreSQL,
 	}); err != nil {

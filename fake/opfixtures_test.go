@@ -200,10 +200,20 @@ func opBackup(body string) opFixture {
 	}
 }
 
+// opRoles is a fixture of an operation on the role credentials of dev,
+// app made a PostgreSQL database (roles are PostgreSQL's), with body.
+func opRoles(body string) opFixture {
+	return func(w *opWorld, _ string) opCall {
+		w.postgresBranches()
+		return opCall{vals: map[string]string{"branch": "dev"}, body: body}
+	}
+}
+
 // opRole is a fixture of an operation on role credentials of dev (with a
-// ttl, so that they can be renewed).
+// ttl, so that they can be renewed), app made a PostgreSQL database.
 func opRole(body string) opFixture {
 	return func(w *opWorld, _ string) opCall {
+		w.postgresBranches()
 		return opCall{vals: map[string]string{"branch": "dev", "id": w.role("dev")}, body: body}
 	}
 }
@@ -797,16 +807,17 @@ var opFixtures = map[string]opFixture{
 	"delete_backup_policy": opPolicy(""),
 
 	// roles
-	"list_roles":         opOn("dev"),
-	"create_role":        opOnBody("dev", `{}`),
-	"get_default_role":   opOn("dev"),
-	"reset_default_role": opOn("dev"),
+	"list_roles":         opRoles(""),
+	"create_role":        opRoles(`{}`),
+	"get_default_role":   opRoles(""),
+	"reset_default_role": opRoles(""),
 	"get_role":           opRole(""),
 	"update_role":        opRole(`{"name":"renamed"}`),
 	"delete_role":        opRole(""),
 	"renew_role":         opRole(""),
 	"reset_role":         opRole(""),
 	"reassign_role_objects": func(w *opWorld, _ string) opCall {
+		w.postgresBranches()
 		from, to := w.role("dev"), w.role("dev")
 		if err := w.srv.AddRoleObjects(w.org, drDB, "dev", from, "archive"); err != nil {
 			w.t.Fatal(err)
@@ -1421,6 +1432,19 @@ func (w *opWorld) postgresApp() {
 	w.srv.Advance(5 * time.Second)
 }
 
+// postgresDB creates name, a ready PostgreSQL database beside app, and
+// returns its path.
+func (w *opWorld) postgresDB(name string) string {
+	w.t.Helper()
+	if _, err := w.c.Databases.Create(w.t.Context(), &platform.CreateDatabaseParams{
+		Organization: w.org, Name: name, ClusterSize: "PS_10", Kind: platform.KindPostgreSQL,
+	}); err != nil {
+		w.t.Fatal(err)
+	}
+	w.srv.Advance(fake.DefaultTimings().DatabaseReady)
+	return "/v1/organizations/" + w.org + "/databases/" + name
+}
+
 // postgresBranches makes app a PostgreSQL database (see postgresApp) with
 // a ready development branch dev too, which the scope table's grants
 // elsewhere than main name.
@@ -1714,13 +1738,13 @@ func opSnapshotThrough(t testing.TB, srv *fake.Server, c *platform.Client) opSta
 				s.Resizes[key+"/"+ks.Name] = opCollect(t, c.Keyspaces.AllResizes(ctx, &platform.ListKeyspaceResizesParams{Organization: org, Database: db.Name, Branch: b.Name, Keyspace: ks.Name, ListParams: page}))
 			}
 			s.Backups[key] = opCollect(t, c.Backups.All(ctx, &platform.ListBackupsParams{Organization: org, Database: db.Name, Branch: b.Name, IncludeDeleted: true, ListParams: page}))
-			s.Roles[key] = opCollect(t, c.Roles.All(ctx, &platform.ListRolesParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}))
-			for _, r := range s.Roles[key] {
-				if s.RoleObjects[r.ID], err = srv.RoleObjects(org, db.Name, b.Name, r.ID); err != nil {
-					t.Fatal(err)
-				}
-			}
 			if db.Kind == platform.KindPostgreSQL {
+				s.Roles[key] = opCollect(t, c.Roles.All(ctx, &platform.ListRolesParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}))
+				for _, r := range s.Roles[key] {
+					if s.RoleObjects[r.ID], err = srv.RoleObjects(org, db.Name, b.Name, r.ID); err != nil {
+						t.Fatal(err)
+					}
+				}
 				s.Switchovers[key] = opCollect(t, c.Switchovers.All(ctx, &platform.ListSwitchoversParams{Organization: org, Database: db.Name, Branch: b.Name, ListParams: page}))
 			}
 			if db.Kind == platform.KindMySQL {

@@ -22,7 +22,7 @@ const pwDB = "app-db"
 // its branches main (production) and dev.
 func newPasswordServer(t *testing.T) (*fake.Server, *platform.Client) {
 	t.Helper()
-	srv, c := newRoleServer(t) // roleDB is pwDB
+	srv, c := newKindServer(t, platform.KindMySQL) // roleDB is pwDB
 	newRoleBranch(t, srv, c, "dev")
 	return srv, c
 }

@@ -185,17 +185,31 @@ func querySafety(field string, v *platform.QuerySafety, current platform.QuerySa
 
 func roleRoutes() []route {
 	return []route{
-		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles", op: "list_roles", handler: read(listRoles)},
-		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles", op: "create_role", handler: withBody(createRole)},
-		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/default", op: "get_default_role", handler: read(getDefaultRole)},
-		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/reset-default", op: "reset_default_role", handler: act(resetDefaultRole)},
-		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/{id}", op: "get_role", handler: read(getRole)},
-		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/{id}", op: "update_role", handler: withBody(updateRole)},
-		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/{id}", op: "delete_role", handler: withBody(deleteRole)},
-		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/{id}/reassign", op: "reassign_role_objects", handler: withBody(reassignRole)},
-		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/{id}/renew", op: "renew_role", handler: act(renewRole)},
-		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/{id}/reset", op: "reset_role", handler: act(resetRole)},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles", op: "list_roles", handler: postgresOnly(read(listRoles))},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles", op: "create_role", handler: postgresOnly(withBody(createRole))},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/default", op: "get_default_role", handler: postgresOnly(read(getDefaultRole))},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/reset-default", op: "reset_default_role", handler: postgresOnly(act(resetDefaultRole))},
+		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/{id}", op: "get_role", handler: postgresOnly(read(getRole))},
+		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/{id}", op: "update_role", handler: postgresOnly(withBody(updateRole))},
+		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/{id}", op: "delete_role", handler: postgresOnly(withBody(deleteRole))},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/{id}/reassign", op: "reassign_role_objects", handler: postgresOnly(withBody(reassignRole))},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/{id}/renew", op: "renew_role", handler: postgresOnly(act(renewRole))},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/roles/{id}/reset", op: "reset_role", handler: postgresOnly(act(resetRole))},
 	}
+}
+
+// postgresOnly is h for an operation on the role credentials of a
+// PostgreSQL branch: on a MySQL database's branch, whose credentials are
+// passwords instead, it answers 422 naming the database's kind.
+func postgresOnly(h handler) handler {
+	serve := h.serve
+	h.serve = func(c *call) (any, error) {
+		if b := c.branch; b.db.kind != platform.KindPostgreSQL {
+			return nil, unprocessable("roles apply to postgresql databases; %s is %s, whose branches have passwords instead", b.db.name, b.db.kind)
+		}
+		return serve(c)
+	}
+	return h
 }
 
 // role finds the path's live role {id} on the path's {branch}.

@@ -16,14 +16,21 @@ import (
 // roleDB is the database the role tests work in.
 const roleDB = "app-db"
 
-// newRoleServer starts a fake with a ready database roleDB and its main
-// branch.
+// newRoleServer starts a fake with a ready PostgreSQL database roleDB and
+// its main branch.
 func newRoleServer(t *testing.T) (*fake.Server, *platform.Client) {
+	t.Helper()
+	return newKindServer(t, platform.KindPostgreSQL)
+}
+
+// newKindServer starts a fake with a ready database roleDB of kind and its
+// main branch.
+func newKindServer(t *testing.T, kind platform.DatabaseKind) (*fake.Server, *platform.Client) {
 	t.Helper()
 	srv := fake.NewServer(t)
 	c := srv.Client()
 	if _, err := c.Databases.Create(t.Context(), &platform.CreateDatabaseParams{
-		Organization: srv.Org(), Name: roleDB, ClusterSize: "PS_10",
+		Organization: srv.Org(), Name: roleDB, ClusterSize: "PS_10", Kind: kind,
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -891,4 +898,32 @@ func TestRoleGoAPIErrors(t *testing.T) {
 	if _, err := srv.Role(srv.Org(), roleDB, "main", "postgres"); err != nil {
 		t.Errorf("Role by the default's base username: %v", err)
 	}
+}
+
+// TestRoleKindMismatch checks every role operation on a MySQL database,
+// whose branches have passwords instead: each answers 422 naming the
+// database's kind, before any role is looked up, and changes nothing.
+func TestRoleKindMismatch(t *testing.T) {
+	t.Parallel()
+	srv, _ := newKindServer(t, platform.KindMySQL)
+	roles := "/v1/organizations/" + srv.Org() + "/databases/" + roleDB + "/branches/main/roles"
+	before := observe(t, srv)
+	for _, req := range []struct{ method, path, body string }{
+		{http.MethodGet, roles, ""},
+		{http.MethodPost, roles, "{}"},
+		{http.MethodGet, roles + "/default", ""},
+		{http.MethodPost, roles + "/reset-default", ""},
+		{http.MethodGet, roles + "/nosuchrole", ""},
+		{http.MethodPatch, roles + "/nosuchrole", `{"name":"renamed"}`},
+		{http.MethodDelete, roles + "/nosuchrole", ""},
+		{http.MethodPost, roles + "/nosuchrole/reassign", `{"successor":"other"}`},
+		{http.MethodPost, roles + "/nosuchrole/renew", ""},
+		{http.MethodPost, roles + "/nosuchrole/reset", ""},
+	} {
+		e := wantError(t, send(t, srv, req.method, req.path, admin(srv), req.body), http.StatusUnprocessableEntity, "unprocessable")
+		if want := roleDB + " is mysql"; !strings.Contains(e.Message, want) || !strings.Contains(e.Message, "passwords") {
+			t.Errorf("%s %s: message %q, want it to say %q and name passwords", req.method, req.path, e.Message, want)
+		}
+	}
+	unchanged(t, srv, before)
 }

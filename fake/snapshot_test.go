@@ -518,8 +518,7 @@ func richWorld(t *testing.T) *opWorld {
 	srv.Advance(time.Second)
 	do("POST", fmt.Sprintf("%s/deploy-requests/%d/deploy", app, inst.Number), `{"instant_ddl":true}`)
 
-	// Roles, budgets and keyspace settings, the last change still applying.
-	do("POST", app+"/branches/dev/roles", `{"with_replication":true,"ttl":3600}`)
+	// Budgets and keyspace settings, the last change still applying.
 	do("POST", app+"/branches/dev/traffic/budgets", `{"name":"capped","mode":"enforce","capacity":10,"rate":5,"burst":20,"concurrency":3,"warning_threshold":80,"rules":["route=a"]}`)
 	budget := w.budget("dev")
 	do("POST", app+"/branches/dev/traffic/budgets/"+budget.ID+"/rules", `{"keyspace":"app","fingerprint":"0123456789abcdef"}`)
@@ -569,14 +568,15 @@ func richWorld(t *testing.T) *opWorld {
 	// through VTGate.
 	do("POST", app+"/branches/dev/passwords", `{"name":"ci","role":"reader","replica":true,"ttl":3600,"cidrs":["10.0.0.0/8"],"direct_vtgate":true}`)
 
-	// A PostgreSQL database with an IP restriction; its main's switchovers
-	// succeeded, failed and running; dev's maintenance, finished and
-	// running.
+	// A PostgreSQL database with role credentials and an IP restriction;
+	// its main's switchovers succeeded, failed and running; dev's
+	// maintenance, finished and running.
 	pg := base + "/databases/pg"
 	do("POST", base+"/databases", `{"name":"pg","cluster_size":"PS_10","kind":"postgresql"}`)
 	srv.Advance(5 * time.Second)
 	do("POST", pg+"/branches", `{"name":"dev","parent_branch":"main"}`)
 	srv.Advance(5 * time.Second)
+	do("POST", pg+"/branches/dev/roles", `{"with_replication":true,"ttl":3600}`)
 	do("POST", pg+"/cidrs", `{"cidrs":["192.0.2.0/24"],"schema":"public","role":"app","description":"office"}`)
 	tm := fake.DefaultTimings()
 	do("POST", pg+"/branches/main/switchovers", "")

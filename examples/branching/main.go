@@ -1,7 +1,7 @@
-// Command branching walks through branches, backups and role credentials
-// against the in-memory fake: it creates a database and a development
-// branch, changes the branch's schema, backs the branch up, restores the
-// backup into a new branch, and creates short-lived role credentials for it.
+// Command branching walks through branches, backups and passwords against
+// the in-memory fake: it creates a database and a development branch,
+// changes the branch's schema, backs the branch up, restores the backup
+// into a new branch, and creates a short-lived password for it.
 // The fake's clock is virtual, so the waits take no real time and the output
 // is the same on every run.
 //
@@ -93,22 +93,21 @@ func run(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "5. branch %s restored from %s: %s\n", restored.Name, restored.RestoredFromBranch.Name, tableNames(ctx, client, branch("restored")))
 
-	// Credentials for the restored branch that expire in an hour.
-	role, err := client.Roles.Create(ctx, &platform.CreateRoleParams{
+	// A password for the restored branch that expires in an hour.
+	pw, err := client.Passwords.Create(ctx, &platform.CreatePasswordParams{
 		Organization: org, Database: db, Branch: "restored",
-		Name: platform.Ptr("reporting"), TTL: platform.Ptr(3600),
-		InheritedRoles: []platform.InheritedRole{platform.InheritedReadAllData},
+		Name: platform.Ptr("reporting"), Role: platform.Ptr(platform.PasswordReader), TTL: platform.Ptr(3600),
 	})
 	if err != nil {
-		return fmt.Errorf("creating role credentials: %w", err)
+		return fmt.Errorf("creating a password: %w", err)
 	}
-	fmt.Fprintf(w, "6. role %s (password shown once: %t) expires at %s\n", role.Name, role.Password != "", role.ExpiresAt.Format("15:04"))
-	srv.Advance(role.ExpiresAt.Sub(srv.Now()))
-	role, err = client.Roles.Get(ctx, &platform.GetRoleParams{Organization: org, Database: db, Branch: "restored", ID: role.ID})
+	fmt.Fprintf(w, "6. password %s (shown once: %t) expires at %s\n", pw.Name, pw.PlainText != nil, pw.ExpiresAt.Format("15:04"))
+	srv.Advance(pw.ExpiresAt.Sub(srv.Now()))
+	pw, err = client.Passwords.Get(ctx, &platform.GetPasswordParams{Organization: org, Database: db, Branch: "restored", ID: pw.ID})
 	if err != nil {
-		return fmt.Errorf("reading the role: %w", err)
+		return fmt.Errorf("reading the password: %w", err)
 	}
-	fmt.Fprintf(w, "   an hour later: expired %t, password in the response: %t\n", role.Expired, role.Password != "")
+	fmt.Fprintf(w, "   an hour later: expired %t, shown in the response: %t\n", pw.Expired, pw.PlainText != nil)
 	return nil
 }
 

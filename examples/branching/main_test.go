@@ -15,7 +15,7 @@ func TestRun(t *testing.T) {
 		"4. backup before-launch is pending",
 		"   backup before-launch is success, 1572864 bytes, kept until 2026-01-08",
 		"5. branch restored restored from feature: items, stock",
-		"6. role reporting (password shown once: true) expires at 01:00",
-		"   an hour later: expired true, password in the response: false",
+		"6. password reporting (shown once: true) expires at 01:00",
+		"   an hour later: expired true, shown in the response: false",
 	)
 }
