@@ -291,21 +291,44 @@ func (d *WebhookDelivery) DecodeResource(v any) error {
 }
 
 // BranchResource decodes the resource of a branch event.
-func (d *WebhookDelivery) BranchResource() (*Branch, error) { return decodeResource[Branch](d) }
+func (d *WebhookDelivery) BranchResource() (*Branch, error) {
+	return decodeResource[Branch](d, "Branch")
+}
 
 // DeployRequestResource decodes the resource of a deploy request event.
 func (d *WebhookDelivery) DeployRequestResource() (*DeployRequest, error) {
-	return decodeResource[DeployRequest](d)
+	return decodeResource[DeployRequest](d, "DeployRequest")
 }
 
 // DatabaseResource decodes the resource of a database event, and of
 // webhook.test.
-func (d *WebhookDelivery) DatabaseResource() (*Database, error) { return decodeResource[Database](d) }
+func (d *WebhookDelivery) DatabaseResource() (*Database, error) {
+	return decodeResource[Database](d, "Database")
+}
 
 // KeyspaceResource decodes the resource of a keyspace event.
-func (d *WebhookDelivery) KeyspaceResource() (*Keyspace, error) { return decodeResource[Keyspace](d) }
+func (d *WebhookDelivery) KeyspaceResource() (*Keyspace, error) {
+	return decodeResource[Keyspace](d, "Keyspace")
+}
 
-func decodeResource[T any](d *WebhookDelivery) (*T, error) {
+// resourceTypes are the types of the resources the typed methods decode,
+// as their "type" field names them.
+var resourceTypes = map[string]bool{"Branch": true, "DeployRequest": true, "Database": true, "Keyspace": true}
+
+// decodeResource decodes the resource of d as a T, whose "type" is want: a
+// resource whose "type" names another of resourceTypes (a database sent
+// with a branch event) is an error rather than a T decoded from the wrong
+// fields.
+func decodeResource[T any](d *WebhookDelivery, want string) (*T, error) {
+	var typed struct {
+		Type string `json:"type"`
+	}
+	if err := d.DecodeResource(&typed); err != nil {
+		return nil, err
+	}
+	if typed.Type != want && resourceTypes[typed.Type] {
+		return nil, fmt.Errorf("platform: the resource of a %s delivery is a %s, not a %s", d.Event, typed.Type, want)
+	}
 	v := new(T)
 	if err := d.DecodeResource(v); err != nil {
 		return nil, err

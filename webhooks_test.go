@@ -400,6 +400,15 @@ func TestParseWebhook(t *testing.T) {
 		if _, err := parse("branch.ready", `"not an object"`).BranchResource(); err == nil || !strings.Contains(err.Error(), "branch.ready") {
 			t.Errorf("BranchResource of a string: %v, want an error naming the event", err)
 		}
+		// A database sent with a branch event is not read as a branch; a
+		// type none of the typed methods reads is left to the caller.
+		database := parse("branch.sleeping", `{"id": "d1", "type": "Database", "name": "app"}`)
+		if _, err := database.BranchResource(); err == nil || !strings.Contains(err.Error(), "is a Database, not a Branch") {
+			t.Errorf("BranchResource of a database: %v, want an error naming both types", err)
+		}
+		if b, err := parse("branch.ready", `{"id": "b1", "type": "BranchV2", "name": "dev"}`).BranchResource(); err != nil || b.Name != "dev" {
+			t.Errorf("BranchResource of an unknown type: %+v, %v; want the branch dev", b, err)
+		}
 	})
 	t.Run("no resource", func(t *testing.T) {
 		t.Parallel()
