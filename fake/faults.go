@@ -175,7 +175,11 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, op string) b
 // canceled, a workflow's next step ends in error (from which retry runs it
 // again); likewise a data import, a Vitess operation, a VDiff, a
 // query-pattern report and an authentication-attempt export. The ID must
-// be of a resource that exists and has transitions ahead of it.
+// be of a resource that exists and has transitions ahead of it; a deploy
+// request's ID stands for its deployment's, so that it fails the
+// deployment's next transition. The ID of a resource whose transitions
+// FailNext does not fail (a database's or a branch's, pending or not) is
+// an error that says so, as is an unknown ID or none.
 func (s *Server) FailNext(id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
