@@ -193,11 +193,11 @@ func (s *Server) OpenSession(org, database, branch string, spec SessionSpec) (st
 	defer s.mu.Unlock()
 	b, err := s.world.findBranch(org, database, branch)
 	if err != nil {
-		return "", fmt.Errorf("fake: OpenSession: %w", err)
+		return "", methodErr("OpenSession", err)
 	}
 	id, err := s.world.openSession(b, spec)
 	if err != nil {
-		return "", fmt.Errorf("fake: OpenSession: %w", err)
+		return "", methodErr("OpenSession", err)
 	}
 	return id, nil
 }
