@@ -378,8 +378,8 @@ func (c *call) auditTarget() (id, name string) {
 			return ks.id, name
 		}
 	case sh.param == "number":
-		n, err := strconv.Atoi(name)
-		if err != nil {
+		n, ok := resourceNumber(name)
+		if !ok {
 			break
 		}
 		switch sh.targetType {

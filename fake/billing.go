@@ -156,7 +156,7 @@ func (s *Server) SetPaymentMethod(org string, pm PaymentMethod) error {
 		return fmt.Errorf("fake: SetPaymentMethod: no organization %q", org)
 	}
 	if err := pm.check(); err != nil {
-		return fmt.Errorf("fake: SetPaymentMethod: %w", err)
+		return methodErr("SetPaymentMethod", err)
 	}
 	o.billing.payment = &paymentMethodRec{id: s.world.newID(), method: pm}
 	for _, inv := range o.billing.invoices.All() {

@@ -193,11 +193,11 @@ func (s *Server) OpenSession(org, database, branch string, spec SessionSpec) (st
 	defer s.mu.Unlock()
 	b, err := s.world.findBranch(org, database, branch)
 	if err != nil {
-		return "", fmt.Errorf("fake: OpenSession: %w", err)
+		return "", methodErr("OpenSession", err)
 	}
 	id, err := s.world.openSession(b, spec)
 	if err != nil {
-		return "", fmt.Errorf("fake: OpenSession: %w", err)
+		return "", methodErr("OpenSession", err)
 	}
 	return id, nil
 }
@@ -582,13 +582,14 @@ func (c *call) killSession(kind killKind) (any, error) {
 }
 
 // findSession finds the session a kill's ID names and checks that what it
-// names is still there: an ID that names no session is a 404; the ID of a
-// query or transaction that has ended, a 422 that says so.
+// names is still there: an ID that names no session, or is not in the form
+// the fake gives IDs, is a 404; the ID of a query or transaction that has
+// ended, a 422 that says so.
 func findSession(b *branchRec, t connTarget, kind killKind, id string, now time.Time) (*sessionRec, error) {
 	postgres := b.db.kind == platform.KindPostgreSQL
 	for _, s := range sessionsOf(b, t, now) {
 		ids := sessionIDs(b, s, now)
-		if postgres && !strings.HasPrefix(id, ids.prefix) || !postgres && id != ids.prefix {
+		if postgres && !isMicros(strings.CutPrefix(id, ids.prefix)) || !postgres && id != ids.prefix {
 			continue
 		}
 		want := &ids.connection
@@ -608,6 +609,14 @@ func findSession(b *branchRec, t connTarget, kind killKind, id string, now time.
 		return nil, unprocessable("the %s %s has already ended: connection %d has moved on; list the connections again", what, id, s.pid)
 	}
 	return nil, notFound().because("%s %q names no connection of branch %s", kind.idName(), id, b.name)
+}
+
+// isMicros reports whether rest, after a PostgreSQL session's ID prefix
+// (found), is a time in microseconds as sessionIDs writes one: an integer
+// in canonical decimal form, nothing before or after it.
+func isMicros(rest string, found bool) bool {
+	n, err := strconv.ParseInt(rest, 10, 64)
+	return found && err == nil && strconv.FormatInt(n, 10) == rest
 }
 
 // kill kills what kind names of session s of b, now.

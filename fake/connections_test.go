@@ -2,6 +2,8 @@ package fake_test
 
 import (
 	"net/http"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -180,14 +182,30 @@ func TestConnectionsKillRefusals(t *testing.T) {
 	pg := newConnEnv(t, platform.KindPostgreSQL)
 	pg.open(fake.SessionSpec{User: "idle"})
 	pgConn := *pg.mustList().Connections[0].ConnectionID
-	tests := []struct {
+	pg.open(fake.SessionSpec{User: "busy", Query: "select pg_sleep(60)", InTransaction: true})
+	pg.srv.Advance(time.Second)
+	var busy *platform.Connection
+	for _, c := range pg.mustList().Connections {
+		if c.QueryID != nil {
+			busy = c
+		}
+	}
+	pgXact, pgQuery := *busy.TransactionID, *busy.QueryID
+	// notIDs are IDs the fake never gives: one it gives with more after
+	// it, or its number in another form.
+	notIDs := func(id string) []string {
+		head, micros := id[:strings.LastIndex(id, "-")+1], id[strings.LastIndex(id, "-")+1:]
+		return []string{id + "/x", id + "\x00", id + " ", id + "x", head + "0" + micros, head + "+" + micros, head + " " + micros, head}
+	}
+	type killRefusal struct {
 		name   string
 		e      *connEnv
 		kill   string
 		id     string
 		status int
 		words  []string
-	}{
+	}
+	tests := []killRefusal{
 		{"mysql query of a sleeping connection", my, "query", "100", http.StatusUnprocessableEntity, []string{"query 100", "ended"}},
 		{"mysql unknown process", my, "connection", "999", http.StatusNotFound, nil},
 		{"mysql not a process ID", my, "query", "abc", http.StatusNotFound, nil},
@@ -196,6 +214,11 @@ func TestConnectionsKillRefusals(t *testing.T) {
 		{"postgres transaction outside one", pg, "transaction", pgConn, http.StatusUnprocessableEntity, []string{"transaction", "ended"}},
 		{"postgres forged connection ID", pg, "connection", pgConn + "1", http.StatusNotFound, nil},
 		{"postgres unknown", pg, "connection", "nope", http.StatusNotFound, nil},
+	}
+	for _, k := range []struct{ kill, id string }{{"transaction", pgXact}, {"query", pgQuery}} {
+		for _, bad := range notIDs(k.id) {
+			tests = append(tests, killRefusal{"postgres " + k.kill + " " + strconv.Quote(bad), pg, k.kill, bad, http.StatusNotFound, nil})
+		}
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -20,7 +20,8 @@ import (
 // JSON type is a 400 naming the field, a missing required field a 422.
 // Durations are Go duration strings ("5s", "1m30s"). A refusal of the Go
 // method is a 422 (a 404 for the endpoints that look something up) whose
-// message is the method's error. Errors are the API's JSON error bodies; an
+// message is the method's error without its "fake: Method: " prefix: the
+// reason alone. Errors are the API's JSON error bodies; an
 // unknown path is a 404, a known path with another method a 405 with an
 // Allow header.
 //
@@ -276,21 +277,34 @@ func (c control) authorized(r *http.Request) bool {
 }
 
 // refused is the error of a Go method that changes the world, as a 422
-// with the method's message; nil stays nil.
+// with the method's reason; nil stays nil.
 func refused(err error) error {
 	if err == nil {
 		return nil
 	}
-	return unprocessable("%v", err)
+	return unprocessable("%s", controlReason(err))
 }
 
 // absent is the error of a Go method that looks something up, as a 404
-// with the method's message; nil stays nil.
+// with the method's reason; nil stays nil.
 func absent(err error) error {
 	if err == nil {
 		return nil
 	}
-	return errf(http.StatusNotFound, "not_found", "%v", err)
+	return errf(http.StatusNotFound, "not_found", "%s", controlReason(err))
+}
+
+// controlReason is the message of a Go method's error over HTTP: the
+// reason alone, without the "fake: Method: " that names the method in Go
+// (the endpoint names it here), the response's status being the only one.
+func controlReason(err error) string {
+	msg := err.Error()
+	if rest, ok := strings.CutPrefix(msg, "fake: "); ok {
+		if _, reason, ok := strings.Cut(rest, ": "); ok {
+			return reason
+		}
+	}
+	return msg
 }
 
 // missing is the 422 for a required body field left out.

@@ -86,6 +86,9 @@ type controlFailNextBody struct {
 
 // controlFailNext serves POST /_fake/fail-next.
 func (s *Server) controlFailNext(_ *http.Request, b *controlFailNextBody) (any, error) {
+	if b.ID == "" {
+		return nil, missing("id")
+	}
 	return nil, refused(s.FailNext(b.ID))
 }
 

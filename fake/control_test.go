@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -927,6 +928,10 @@ func TestControlRefusals(t *testing.T) {
 	unchanged(t, srv, before)
 }
 
+// controlStatusInMessage finds a status written into a message, as an
+// API refusal's error text has it ("422 unprocessable: ...").
+var controlStatusInMessage = regexp.MustCompile(`\b[45][0-9][0-9] [a-z_]+: `)
+
 // controlRefusals sends requests the control surface refuses, in parallel.
 func controlRefusals(t *testing.T, srv *fake.Server, stranger, big string) {
 	org := "organizations/" + srv.Org()
@@ -954,11 +959,11 @@ func controlRefusals(t *testing.T, srv *fake.Server, stranger, big string) {
 		{"managed not a boolean", "PUT", org + "/teams/core/managed", `{"managed": "yes"}`, 400, "bad_request", []string{"managed", "boolean"}},
 		{"no role objects", "POST", main + "/roles/r1/objects", `{}`, 422, "unprocessable", []string{"field objects is required"}},
 		{"table size without bytes", "PUT", main + "/table-sizes", `{"table": "users"}`, 422, "unprocessable", []string{"field bytes is required"}},
-		{"size of a missing table", "PUT", main + "/table-sizes", `{"table": "nope", "bytes": 1}`, 422, "unprocessable", []string{"SetTableSize", `table "nope"`}},
+		{"size of a missing table", "PUT", main + "/table-sizes", `{"table": "nope", "bytes": 1}`, 422, "unprocessable", []string{`table "nope"`}},
 		{"throttler metric without value", "PUT", main + "/throttler-metrics", `{"tablet_alias": "us-east-0000000001", "metric": "lag"}`, 422, "unprocessable", []string{"field value is required"}},
-		{"throttler metric of no tablet", "PUT", main + "/throttler-metrics", `{"tablet_alias": "us-east-0000000001", "metric": "lag", "value": 1}`, 422, "unprocessable", []string{"SetThrottlerMetric", "is not a tablet"}},
-		{"VDiff differences of no keyspace", "PUT", main + "/vdiff-differences", `{"keyspace": "nope", "table": "users", "mismatched": ["1"]}`, 422, "unprocessable", []string{"SetVDiffDifferences", `keyspace "nope"`}},
-		{"VDiff differences named twice", "PUT", main + "/vdiff-differences", `{"keyspace": "app", "table": "users", "extra_source": ["1", "1"]}`, 422, "unprocessable", []string{"SetVDiffDifferences", `extra_source[1] "1" is named twice`}},
+		{"throttler metric of no tablet", "PUT", main + "/throttler-metrics", `{"tablet_alias": "us-east-0000000001", "metric": "lag", "value": 1}`, 422, "unprocessable", []string{"is not a tablet"}},
+		{"VDiff differences of no keyspace", "PUT", main + "/vdiff-differences", `{"keyspace": "nope", "table": "users", "mismatched": ["1"]}`, 422, "unprocessable", []string{`keyspace "nope"`}},
+		{"VDiff differences named twice", "PUT", main + "/vdiff-differences", `{"keyspace": "app", "table": "users", "extra_source": ["1", "1"]}`, 422, "unprocessable", []string{`extra_source[1] "1" is named twice`}},
 		{"VDiff differences not a list", "PUT", main + "/vdiff-differences", `{"keyspace": "app", "table": "users", "mismatched": "1"}`, 400, "bad_request", []string{"mismatched", "array"}},
 		// Durations.
 		{"ttl not a duration", "POST", org + "/service-tokens", `{"ttl": "soon"}`, 400, "bad_request", []string{"ttl", `"soon"`}},
@@ -971,6 +976,7 @@ func controlRefusals(t *testing.T, srv *fake.Server, stranger, big string) {
 		{"organization without name", "POST", "organizations", `{}`, 422, "unprocessable", []string{"organization name is required"}},
 		{"organization taken", "POST", "organizations", `{"name": "acme"}`, 422, "unprocessable", []string{`"acme" exists`}},
 		{"organization name not a slug", "POST", "organizations", `{"name": "Bad_Name"}`, 422, "unprocessable", []string{"Bad_Name", "lowercase"}},
+		{"organization name with a space", "POST", "organizations", `{"name": "Bad Org"}`, 422, "unprocessable", []string{`organization name "Bad Org" must be lowercase`}},
 		{"member of no organization", "POST", "organizations/nope/members", `{"user_id": "` + stranger + `", "role": "member"}`, 422, "unprocessable", []string{`no organization "nope"`}},
 		{"member not a user", "POST", org + "/members", `{"user_id": "nobody", "role": "member"}`, 422, "unprocessable", []string{`no user "nobody"`}},
 		{"member already", "POST", org + "/members", `{"user_id": "` + srv.AdminUserID() + `", "role": "member"}`, 422, "unprocessable", []string{"already a member"}},
@@ -999,10 +1005,11 @@ func controlRefusals(t *testing.T, srv *fake.Server, stranger, big string) {
 		{"objects of no role", "GET", main + "/roles/nope/objects", "", 404, "not_found", []string{`no role "nope"`}},
 		{"objects for no role", "POST", main + "/roles/nope/objects", `{"objects": ["t"]}`, 422, "unprocessable", []string{`no role "nope"`}},
 		{"fail-next of nothing", "POST", "fail-next", `{"id": "nope"}`, 422, "unprocessable", []string{`no resource "nope"`}},
+		{"fail-next without id", "POST", "fail-next", `{}`, 422, "unprocessable", []string{"field id is required"}},
 		{"fault of no operation", "POST", "faults", `{"operation": "fly", "status": 503}`, 422, "unprocessable", []string{`unknown operation "fly"`}},
 		{"fault not an error", "POST", "faults", `{"operation": "get_database", "status": 200}`, 422, "unprocessable", []string{"status 200"}},
 		{"fault of nothing", "POST", "faults", `{"operation": "get_database"}`, 422, "unprocessable", []string{"Status or a Latency"}},
-		{"fault probability", "POST", "faults", `{"operation": "get_database", "status": 503, "probability": 2}`, 422, "unprocessable", []string{"Probability"}},
+		{"fault probability", "POST", "faults", `{"operation": "get_database", "status": 503, "probability": 2}`, 422, "unprocessable", []string{"Probability must be between 0 and 1", "not 2"}},
 		{"no fault", "GET", "faults/fault-9", "", 404, "not_found", []string{`"fault-9"`}},
 		{"remove no fault", "DELETE", "faults/fault-9", "", 404, "not_found", []string{`"fault-9"`}},
 		{"event of no database", "POST", org + "/databases/nope/events", `{"event": "branch.sleeping"}`, 422, "unprocessable", []string{`no database "nope"`}},
@@ -1012,6 +1019,11 @@ func controlRefusals(t *testing.T, srv *fake.Server, stranger, big string) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			e := wantError(t, send(t, srv, tc.method, "/_fake/"+tc.path, admin(srv), tc.body), tc.status, tc.code)
+			// The message is the reason alone: the response has the status,
+			// the endpoint names the method.
+			if strings.HasPrefix(e.Message, "fake: ") || controlStatusInMessage.MatchString(e.Message) {
+				t.Errorf("message %q: want the reason alone, without the Go method's name or a status", e.Message)
+			}
 			for _, w := range tc.words {
 				if !strings.Contains(e.Message, w) {
 					t.Errorf("message %q does not contain %q", e.Message, w)
@@ -1055,5 +1067,54 @@ func TestControlAdvanceStopsAtTheLimit(t *testing.T) {
 	got = controlDecode[answer](t, controlDo(t, srv, http.MethodPost, "_fake/advance?d=1h", auth))
 	if want := controlStamp(stopped.Add(time.Hour)); got.Now != want || !got.Complete {
 		t.Errorf("the next advance of 1h: now %s, complete %v; want %s, complete", got.Now, got.Complete, want)
+	}
+}
+
+// TestControlMessagesAreReasons checks a Go method's refusal as the Go API
+// and the control surface give it: in Go, "fake: Method: " and the reason,
+// without a status; over HTTP, the reason alone, with the response's
+// status.
+func TestControlMessagesAreReasons(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	tests := []struct {
+		name, method, path, body string
+		goCall                   func() error
+		goMethod, reason         string
+	}{
+		{
+			"organization name", "POST", "organizations", `{"name": "Bad Org"}`,
+			func() error { return srv.CreateOrganization("Bad Org") },
+			"CreateOrganization", `organization name "Bad Org" must be lowercase letters, digits and dashes, and start and end with a letter or digit`,
+		},
+		{
+			"fault probability", "POST", "faults", `{"operation": "get_database", "status": 503, "probability": 2}`,
+			func() error {
+				_, err := srv.InjectFault("get_database", fake.Fault{Status: 503, Probability: 2})
+				return err
+			},
+			"InjectFault", "Probability must be between 0 and 1 (0: always), not 2",
+		},
+		{
+			"fail-next of nothing", "POST", "fail-next", `{"id": "nope"}`,
+			func() error { return srv.FailNext("nope") },
+			"FailNext", `no resource "nope" with a transition ahead`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := wantError(t, send(t, srv, tt.method, "/_fake/"+tt.path, admin(srv), tt.body), http.StatusUnprocessableEntity, "unprocessable")
+			if diff := cmp.Diff(tt.reason, e.Message); diff != "" {
+				t.Errorf("control message (-want +got):\n%s", diff)
+			}
+			err := tt.goCall()
+			if err == nil {
+				t.Fatal("the Go method accepted it")
+			}
+			if diff := cmp.Diff("fake: "+tt.goMethod+": "+tt.reason, err.Error()); diff != "" {
+				t.Errorf("Go error (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

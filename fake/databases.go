@@ -90,7 +90,7 @@ func (db *dbRec) ratiosSet() []platform.ThrottlerConfiguration {
 	return db.extra.peek().throttle
 }
 
-// maxNameLen bounds organization, database and branch names.
+// maxNameLen bounds organization, database, branch and team names.
 const maxNameLen = 63
 
 // defaultClusterSize is the size of a database created without one.

@@ -450,7 +450,7 @@ func (s *Server) SetImportSource(org, host string, src ImportSource) error {
 		return fmt.Errorf("fake: SetImportSource: host %q is not a host name", host)
 	}
 	if err := src.validate(); err != nil {
-		return fmt.Errorf("fake: SetImportSource: %w", err)
+		return methodErr("SetImportSource", err)
 	}
 	key := importSourceKey{o, host}
 	if _, ok := s.world.importSources[key]; !ok && s.world.importSources.count(o) >= maxImportSources {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dbplatform/platform-go"
 	"github.com/dbplatform/platform-go/fake"
+	"github.com/google/go-cmp/cmp"
 )
 
 // bodyOp is an operation that takes a JSON body, with a body it accepts.
@@ -227,4 +228,39 @@ func TestBodyErrorsAfterAccessChecks(t *testing.T) {
 	}
 	wantError(t, send(t, srv, "PATCH", "/v1/organizations/acme/databases/nope", admin(srv), `{`), http.StatusNotFound, "not_found")
 	unchanged(t, srv, before)
+}
+
+// TestTimeFieldErrors checks that a time field's bad value, of the wrong
+// JSON type or text that is not a time, is a 400 naming the field, at any
+// depth of any body (an API operation's and a control endpoint's), and
+// changes nothing.
+func TestTimeFieldErrors(t *testing.T) {
+	t.Parallel()
+	srv, _ := bodyFixture(t)
+	const want = ` must be a time in RFC 3339 format, such as "2026-01-14T10:19:23Z", not `
+	exports := "/v1/organizations/acme/auth-attempt-exports"
+	queries := "/_fake/organizations/acme/databases/app/branches/main/queries"
+	tests := []struct{ name, path, body, want string }{
+		{"number", exports, `{"start_at":123,"end_at":"2026-01-02T00:00:00Z","format":"csv"}`, "field start_at" + want + "123"},
+		{"not a time", exports, `{"start_at":"a/b","end_at":"2026-01-02T00:00:00Z","format":"csv"}`, "field start_at" + want + `"a/b"`},
+		{"object", exports, `{"start_at":"2026-01-01T00:00:00Z","end_at":{},"format":"csv"}`, "field end_at" + want + "{}"},
+		{"no zone", exports, `{"start_at":"2026-01-01T00:00:00","end_at":"2026-01-02T00:00:00Z","format":"csv"}`, "field start_at" + want + `"2026-01-01T00:00:00"`},
+		{"in a list", queries, `{"samples":[{"sql":"SELECT 1","duration":"1ms"},{"sql":"SELECT 1","duration":"1ms","time":false}]}`, "field samples[1].time" + want + "false"},
+	}
+	before := opWorldState(t, srv)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := send(t, srv, "POST", tt.path, admin(srv), tt.body)
+			e := wantError(t, w, http.StatusBadRequest, "bad_request")
+			if diff := cmp.Diff(tt.want, e.Message); diff != "" {
+				t.Errorf("message (-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Cleanup(func() {
+		if diff := worldStateDiff(t, before, opWorldState(t, srv)); diff != "" {
+			t.Errorf("a refused body changed the world:\n%s", diff)
+		}
+	})
 }

@@ -588,3 +588,28 @@ func TestFailNextOnSettledDeployment(t *testing.T) {
 		t.Error("FailNext accepted a deployment with no transition ahead")
 	}
 }
+
+// TestFailNextByDeployRequestID checks that FailNext takes a deploy
+// request's ID for its deployment's: the deployment's next transition
+// fails, as FailNext of the deployment's own ID makes it; and a deploy
+// request whose deployment has settled is refused, saying so.
+func TestFailNextByDeployRequestID(t *testing.T) {
+	t.Parallel()
+	e := newDREnv(t, false)
+	e.branch("dev", drChange...)
+	dr := e.open(platform.CreateDeployRequestParams{Branch: "dev"})
+	e.srv.Advance(time.Second)
+	e.mustDo("deploy", dr.Number)
+	if err := e.srv.FailNext(dr.ID); err != nil {
+		t.Fatalf("FailNext(the deploy request's ID) during its deployment: %v", err)
+	}
+	e.srv.Advance(time.Hour)
+	if diff := cmp.Diff(platform.DeploymentCompleteError, e.state(dr.Number)); diff != "" {
+		t.Errorf("deployment state (-want +got):\n%s", diff)
+	}
+	err := e.srv.FailNext(dr.ID)
+	want := `fake: FailNext: deploy request "` + dr.ID + `" has no transition ahead: its deployment has settled`
+	if err == nil || err.Error() != want {
+		t.Errorf("FailNext of a settled deploy request: %v, want %s", err, want)
+	}
+}

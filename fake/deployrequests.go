@@ -85,8 +85,8 @@ func deployRequestRoutes() []route {
 
 // deployRequest finds the path's {number} in the path's database.
 func (c *call) deployRequest() (*drRec, error) {
-	n, err := strconv.Atoi(c.r.PathValue("number"))
-	if err != nil {
+	n, ok := resourceNumber(c.r.PathValue("number"))
+	if !ok {
 		return nil, c.nothingAt("number")
 	}
 	dr := c.db.drByNumber[n]

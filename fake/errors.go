@@ -60,3 +60,23 @@ type errorBody struct {
 	Message   string         `json:"message"`
 	Available *targetChoices `json:"available,omitempty"`
 }
+
+// methodError is the error of a method of Server: "fake: Method: why". An
+// API refusal it wraps (a check the API makes too) gives its message, not
+// its status: the Go API has none.
+type methodError struct {
+	method string
+	err    error
+}
+
+// methodErr wraps err, the reason method of Server failed.
+func methodErr(method string, err error) error { return &methodError{method: method, err: err} }
+
+func (e *methodError) Error() string {
+	if ae, ok := e.err.(*apiError); ok {
+		return "fake: " + e.method + ": " + ae.message
+	}
+	return "fake: " + e.method + ": " + e.err.Error()
+}
+
+func (e *methodError) Unwrap() error { return e.err }

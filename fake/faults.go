@@ -84,8 +84,15 @@ func (s *Server) InjectFault(op string, f Fault) (*FaultRule, error) {
 	if f.Status != 0 && (f.Status < 400 || f.Status > 599) {
 		return nil, fmt.Errorf("fake: InjectFault: status %d is not an error status", f.Status)
 	}
-	if f.Times < 0 || f.Probability < 0 || f.Probability > 1 || f.Latency < 0 || f.RetryAfter < 0 {
-		return nil, fmt.Errorf("fake: InjectFault: Times, Probability (0..1), Latency and RetryAfter must not be negative")
+	switch {
+	case !(f.Probability >= 0 && f.Probability <= 1): // NaN too
+		return nil, fmt.Errorf("fake: InjectFault: Probability must be between 0 and 1 (0: always), not %v", f.Probability)
+	case f.Times < 0:
+		return nil, fmt.Errorf("fake: InjectFault: Times must not be negative (0: no limit), not %d", f.Times)
+	case f.Latency < 0:
+		return nil, fmt.Errorf("fake: InjectFault: Latency must not be negative, not %v", f.Latency)
+	case f.RetryAfter < 0:
+		return nil, fmt.Errorf("fake: InjectFault: RetryAfter must not be negative, not %v", f.RetryAfter)
 	}
 	if f.Status == 0 && f.Latency == 0 {
 		return nil, fmt.Errorf("fake: InjectFault: a fault needs a Status or a Latency")
@@ -175,12 +182,16 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, op string) b
 // canceled, a workflow's next step ends in error (from which retry runs it
 // again); likewise a data import, a Vitess operation, a VDiff, a
 // query-pattern report and an authentication-attempt export. The ID must
-// be of a resource that exists and has transitions ahead of it.
+// be of a resource that exists and has transitions ahead of it; a deploy
+// request's ID stands for its deployment's, so that it fails the
+// deployment's next transition. The ID of a resource whose transitions
+// FailNext does not fail (a database's or a branch's, pending or not) is
+// an error that says so, as is an unknown ID or none.
 func (s *Server) FailNext(id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.world.failNextOf(id); err != nil {
-		return fmt.Errorf("fake: FailNext: %w", err)
+		return methodErr("FailNext", err)
 	}
 	return nil
 }

@@ -390,3 +390,39 @@ func TestFaultBeforeAuthentication(t *testing.T) {
 		t.Errorf("fired %d, log %+v", rule.Fired(), srv.Requests())
 	}
 }
+
+// TestFailNextRefusals checks FailNext's errors: a resource whose
+// transitions it does not fail (a database or a branch, even pending) is
+// told apart from an unknown ID and from none; none installs anything.
+func TestFailNextRefusals(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	db := mustDB(t, srv, "app") // pending, its branch too
+	br, err := srv.Client().Branches.Get(t.Context(), &platform.GetBranchParams{Organization: srv.Org(), Database: "app", Branch: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if db.State != platform.DatabasePending || br.Ready {
+		t.Fatalf("database %s, branch ready %v: want both pending", db.State, br.Ready)
+	}
+	tests := []struct{ name, id, want string }{
+		{"pending database", db.ID, `fake: FailNext: "` + db.ID + `" is a database, and FailNext does not fail a database's transitions; it fails those of backups, switchovers, deployments`},
+		{"pending branch", br.ID, `fake: FailNext: "` + br.ID + `" is a branch, and FailNext does not fail a branch's transitions; it fails those of backups,`},
+		{"unknown", "nope", `fake: FailNext: no resource "nope" with a transition ahead`},
+		{"none", "", "fake: FailNext: an ID is required"},
+	}
+	before := opWorldState(t, srv)
+	for _, tt := range tests {
+		err := srv.FailNext(tt.id)
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("%s: FailNext = %v, want an error starting %s", tt.name, err, tt.want)
+		}
+	}
+	if diff := worldStateDiff(t, before, opWorldState(t, srv)); diff != "" {
+		t.Errorf("a refused FailNext changed the world:\n%s", diff)
+	}
+	srv.Advance(time.Minute)
+	if got, err := srv.Client().Databases.Get(t.Context(), &platform.GetDatabaseParams{Organization: srv.Org(), Database: "app"}); err != nil || got.State != platform.DatabaseReady {
+		t.Errorf("after the refusals: %v, %v; want the database ready", got, err)
+	}
+}

@@ -307,7 +307,7 @@ func decodeKeyspaceSettings(data []byte) (p *platform.UpdateKeyspaceParams, clea
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(p); err != nil {
-		e := bodyError(err)
+		e := bodyError(err, data, p)
 		if _, ok := unknownField(err); ok {
 			e.message += "; the settings are " + strings.Join(keyspaceSettingsFields, ", ")
 		}
@@ -315,7 +315,7 @@ func decodeKeyspaceSettings(data []byte) (p *platform.UpdateKeyspaceParams, clea
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(data, &fields); err != nil {
-		return nil, false, bodyError(err)
+		return nil, false, bodyError(err, data, &fields)
 	}
 	for name, v := range fields {
 		if strings.EqualFold(name, "vector_pool_allocation") && string(bytes.TrimSpace(v)) == "null" {

@@ -167,7 +167,7 @@ func (s *Server) CreateOAuthApplication(org string, spec OAuthAppSpec) (OAuthApp
 		err = fmt.Errorf("client ID %q is already the client ID of application %s: choose another", spec.ClientID, s.world.oauth.byClient[spec.ClientID].id)
 	}
 	if err != nil {
-		return OAuthApp{}, fmt.Errorf("fake: CreateOAuthApplication: %w", err)
+		return OAuthApp{}, methodErr("CreateOAuthApplication", err)
 	}
 	clientID, secret := spec.ClientID, spec.ClientSecret
 	if clientID == "" {

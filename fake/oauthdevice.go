@@ -502,14 +502,14 @@ func (s *Server) decideDeviceCode(method, userCode string, authorize bool) error
 	}
 	d, derr := s.world.pendingDevice(userCode)
 	if derr != nil {
-		return fmt.Errorf("fake: %s: %w", method, derr)
+		return methodErr(method, derr)
 	}
 	var c Consent
 	if s.session.autoApprove != nil {
 		c = *s.session.autoApprove
 	}
 	if err := s.world.decideDevice(d, u, c, authorize); err != nil {
-		return fmt.Errorf("fake: %s: %w", method, err)
+		return methodErr(method, err)
 	}
 	return nil
 }

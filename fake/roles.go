@@ -516,7 +516,7 @@ func (s *Server) Role(org, database, branch, role string) (*platform.Role, error
 	defer s.mu.RUnlock()
 	r, err := s.world.findRole(org, database, branch, role)
 	if err != nil {
-		return nil, fmt.Errorf("fake: Role: %w", err)
+		return nil, methodErr("Role", err)
 	}
 	return renderRole(r, s.world.clock.Now()), nil
 }
@@ -535,7 +535,7 @@ func (s *Server) AddRoleObjects(org, database, branch, role string, objects ...s
 		err = fmt.Errorf("role %s was dropped", r.name)
 	}
 	if err != nil {
-		return fmt.Errorf("fake: AddRoleObjects: %w", err)
+		return methodErr("AddRoleObjects", err)
 	}
 	owners := r.branch.roles.owners
 	for _, obj := range objects {
@@ -562,7 +562,7 @@ func (s *Server) RoleObjects(org, database, branch, role string) ([]string, erro
 	defer s.mu.RUnlock()
 	r, err := s.world.findRole(org, database, branch, role)
 	if err != nil {
-		return nil, fmt.Errorf("fake: RoleObjects: %w", err)
+		return nil, methodErr("RoleObjects", err)
 	}
 	return r.branch.roles.objectsOf(r), nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"reflect"
 	"slices"
@@ -14,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/dbplatform/platform-go"
 )
 
 // maxBody is the largest request body the API accepts.
@@ -482,7 +485,7 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any, strict bool) *apiEr
 		dec.DisallowUnknownFields()
 	}
 	if err := dec.Decode(v); err != nil {
-		return bodyError(err)
+		return bodyError(err, data, v)
 	}
 	// More would miss a stray "}" or "]": only the end of the body may
 	// follow the value.
@@ -492,8 +495,9 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any, strict bool) *apiEr
 	return nil
 }
 
-// bodyError turns a JSON decoding error into a 400 that names the field.
-func bodyError(err error) *apiError {
+// bodyError turns the error of decoding data into v into a 400 that names
+// the field.
+func bodyError(err error, data []byte, v any) *apiError {
 	var typeErr *json.UnmarshalTypeError
 	var syntaxErr *json.SyntaxError
 	switch {
@@ -510,7 +514,97 @@ func bodyError(err error) *apiError {
 	if field, ok := unknownField(err); ok {
 		return badRequest("unknown field %s", field)
 	}
+	if field, t, raw, ok := badField(data, reflect.TypeOf(v), ""); ok {
+		if isTime(t) {
+			return badRequest("field %s must be a time in RFC 3339 format, such as %q, not %s", field, "2026-01-14T10:19:23Z", clip(raw))
+		}
+		return badRequest("field %s: %v", field, err)
+	}
 	return badRequest("malformed JSON: %v", err)
+}
+
+// badField finds the field of a value of type t (its path below prefix)
+// whose value in data, well-formed JSON, does not decode: what a type's own
+// UnmarshalJSON refuses, which encoding/json reports without the field. It
+// returns the field, its type and its JSON value.
+func badField(data []byte, t reflect.Type, prefix string) (string, reflect.Type, []byte, bool) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if decodesItself(t) {
+		return "", nil, nil, false
+	}
+	join := func(name string) string {
+		if prefix == "" {
+			return name
+		}
+		return prefix + "." + name
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(data, &obj) != nil {
+			return "", nil, nil, false
+		}
+		for _, name := range slices.Sorted(maps.Keys(obj)) {
+			ft, ok := fieldOf(t, []byte(name))
+			if !ok {
+				continue
+			}
+			if field, ft, raw, ok := badValue(obj[name], ft, join(name)); ok {
+				return field, ft, raw, true
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		var elems []json.RawMessage
+		if json.Unmarshal(data, &elems) != nil {
+			return "", nil, nil, false
+		}
+		for i, e := range elems {
+			if field, ft, raw, ok := badValue(e, t.Elem(), fmt.Sprintf("%s[%d]", prefix, i)); ok {
+				return field, ft, raw, true
+			}
+		}
+	case reflect.Map:
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(data, &obj) != nil {
+			return "", nil, nil, false
+		}
+		for _, key := range slices.Sorted(maps.Keys(obj)) {
+			if field, ft, raw, ok := badValue(obj[key], t.Elem(), join(key)); ok {
+				return field, ft, raw, true
+			}
+		}
+	}
+	return "", nil, nil, false
+}
+
+// badValue reports field (of type t, whose JSON is raw) when raw does not
+// decode, naming the part of it that fails when there is one.
+func badValue(raw []byte, t reflect.Type, field string) (string, reflect.Type, []byte, bool) {
+	if json.Unmarshal(raw, reflect.New(t).Interface()) == nil {
+		return "", nil, nil, false
+	}
+	if inner, it, iraw, ok := badField(raw, t, field); ok {
+		return inner, it, iraw, true
+	}
+	return field, t, raw, true
+}
+
+// isTime reports whether t is a time: time.Time or the API's Timestamp.
+func isTime(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t == reflect.TypeFor[time.Time]() || t == reflect.TypeFor[platform.Timestamp]()
+}
+
+// clip shortens a value quoted in an error to its first 64 bytes.
+func clip(raw []byte) string {
+	if len(raw) > 64 {
+		return string(raw[:64]) + "..."
+	}
+	return string(raw)
 }
 
 // unknownField reads the field name from encoding/json's unknown-field error.

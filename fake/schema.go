@@ -34,7 +34,7 @@ func (s *Server) PushSchema(org, database, branch string, statements ...string) 
 	defer s.mu.Unlock()
 	b, err := s.world.findBranch(org, database, branch)
 	if err != nil {
-		return fmt.Errorf("fake: PushSchema: %w", err)
+		return methodErr("PushSchema", err)
 	}
 	var all []string
 	for _, text := range statements {
@@ -44,7 +44,7 @@ func (s *Server) PushSchema(org, database, branch string, statements ...string) 
 		return errors.New("fake: PushSchema: no statements")
 	}
 	if err := b.applyDDL(all); err != nil {
-		return fmt.Errorf("fake: PushSchema: %w", err)
+		return methodErr("PushSchema", err)
 	}
 	b.schemaUpdated = s.world.clock.Now()
 	b.updated = b.schemaUpdated

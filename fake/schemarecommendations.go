@@ -76,8 +76,8 @@ func listSchemaRecommendations(c *call) (any, error) {
 
 // recommendation finds the path's {number} in the path's database.
 func (c *call) recommendation() (*recRec, error) {
-	n, err := strconv.Atoi(c.r.PathValue("number"))
-	if err != nil || c.db.extra.peek() == nil || c.db.extra.peek().recs.byNumber[n] == nil {
+	n, ok := resourceNumber(c.r.PathValue("number"))
+	if !ok || c.db.extra.peek() == nil || c.db.extra.peek().recs.byNumber[n] == nil {
 		return nil, c.nothingAt("number")
 	}
 	return c.db.extra.peek().recs.byNumber[n], nil

@@ -65,7 +65,7 @@ func (s *Server) CreateOrganization(name string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := checkName("organization name", name); err != nil {
-		return fmt.Errorf("fake: CreateOrganization: %w", err)
+		return methodErr("CreateOrganization", err)
 	}
 	if s.world.orgs[name] != nil {
 		return fmt.Errorf("fake: CreateOrganization: %q exists", name)
@@ -139,10 +139,10 @@ func (s *Server) CreateServiceToken(org string, spec TokenSpec) (Token, error) {
 	}
 	creator, err := o.creator(spec.CreatedBy)
 	if err != nil {
-		return Token{}, fmt.Errorf("fake: CreateServiceToken: %w", err)
+		return Token{}, methodErr("CreateServiceToken", err)
 	}
 	if err := checkGrant(nil, permissionStrings(spec.Permissions)); err != nil {
-		return Token{}, fmt.Errorf("fake: CreateServiceToken: %w", err)
+		return Token{}, methodErr("CreateServiceToken", err)
 	}
 	for _, name := range slices.Sorted(maps.Keys(spec.DatabasePermissions)) {
 		db := o.dbByName[name]
@@ -150,7 +150,7 @@ func (s *Server) CreateServiceToken(org string, spec TokenSpec) (Token, error) {
 			return Token{}, fmt.Errorf("fake: CreateServiceToken: no database %q in %s", name, org)
 		}
 		if err := checkGrant(db, permissionStrings(spec.DatabasePermissions[name])); err != nil {
-			return Token{}, fmt.Errorf("fake: CreateServiceToken: %w", err)
+			return Token{}, methodErr("CreateServiceToken", err)
 		}
 	}
 	if spec.TTL < 0 {

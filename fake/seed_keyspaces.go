@@ -13,10 +13,10 @@ func (s *Server) AddKeyspace(org, database, branch, name string, shards int) err
 	defer s.mu.Unlock()
 	b, err := s.world.findBranch(org, database, branch)
 	if err != nil {
-		return fmt.Errorf("fake: AddKeyspace: %w", err)
+		return methodErr("AddKeyspace", err)
 	}
 	if err := checkName("keyspace name", name); err != nil {
-		return fmt.Errorf("fake: AddKeyspace: %w", err)
+		return methodErr("AddKeyspace", err)
 	}
 	switch {
 	case b.keyspace(name) != nil:

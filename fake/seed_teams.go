@@ -32,7 +32,7 @@ func (s *Server) SetTeamManaged(org, team string, managed bool) error {
 	defer s.mu.Unlock()
 	t, err := s.world.findTeam(org, team)
 	if err != nil {
-		return fmt.Errorf("fake: SetTeamManaged: %w", err)
+		return methodErr("SetTeamManaged", err)
 	}
 	if t.managed != managed {
 		t.managed = managed
@@ -48,7 +48,7 @@ func (s *Server) addTeamDatabase(fn, org, team, database string, analyst bool) e
 	defer s.mu.Unlock()
 	t, err := s.world.findTeam(org, team)
 	if err != nil {
-		return fmt.Errorf("fake: %s: %w", fn, err)
+		return methodErr(fn, err)
 	}
 	db := s.world.orgs[org].dbByName[database]
 	if db == nil {

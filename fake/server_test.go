@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"regexp"
 	"slices"
@@ -1155,5 +1156,42 @@ func TestWithServerTimeoutsRefusesNegative(t *testing.T) {
 			srv.Close()
 			t.Errorf("WithServerTimeouts(%+v) was accepted", to)
 		}
+	}
+}
+
+// TestPathNumbersHaveOneForm checks every operation with a {number} in its
+// path (deploy requests, workflows, schema recommendations): the number's
+// canonical decimal form reaches the resource (the fixture's request
+// succeeds, TestOpFixturesSucceed), and any other form of it (a leading
+// zero, a sign) is the 404 of an unknown resource and changes nothing.
+func TestPathNumbersHaveOneForm(t *testing.T) {
+	t.Parallel()
+	ops := loadOperations(t)
+	names := opOperations(t, func(op tsvOperation) bool { return strings.Contains(op.path, "{number}") })
+	if len(names) < 30 {
+		t.Fatalf("only %d operations with a {number}", len(names))
+	}
+	base := opTemplateOf(t, newOpWorld(t))
+	for _, name := range names {
+		op := ops[name]
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			w := base.restore(t, fake.NewServer(t))
+			call := opFixtures[name](w, "")
+			n := call.vals["number"]
+			before := opWorldState(t, w.srv)
+			for _, other := range []string{"0" + n, "+" + n, "00" + n} {
+				bad := call
+				bad.vals = maps.Clone(call.vals)
+				bad.vals["number"] = other
+				r := opSend(t, w.srv, op.method, bad.path(t, w, op), admin(w.srv), call.body)
+				if e := wantError(t, r, http.StatusNotFound, "not_found"); e.Message != "Not Found" {
+					t.Errorf("%s: message %q, want the plain Not Found of a missing resource", other, e.Message)
+				}
+			}
+			if diff := worldStateDiff(t, before, opWorldState(t, w.srv)); diff != "" {
+				t.Errorf("a request at another form of the number changed the world:\n%s", diff)
+			}
+		})
 	}
 }

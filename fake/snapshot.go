@@ -162,13 +162,13 @@ func (s *Server) Snapshot() ([]byte, error) {
 	defer s.mu.RUnlock()
 	snap, err := s.save()
 	if err != nil {
-		return nil, fmt.Errorf("fake: Snapshot: %w", err)
+		return nil, methodErr("Snapshot", err)
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", " ")
 	if err := enc.Encode(snap); err != nil {
-		return nil, fmt.Errorf("fake: Snapshot: %w", err)
+		return nil, methodErr("Snapshot", err)
 	}
 	return buf.Bytes(), nil
 }
@@ -183,7 +183,7 @@ func (s *Server) Snapshot() ([]byte, error) {
 func (s *Server) Restore(data []byte) error {
 	snap, err := decodeSnapshot(data)
 	if err != nil {
-		return fmt.Errorf("fake: Restore: %w", err)
+		return methodErr("Restore", err)
 	}
 	ld := newLoader()
 	if err := ld.load(snap); err != nil {

@@ -34,7 +34,7 @@ func (s *Server) SetTableSize(org, database, branch, keyspace, table string, byt
 	defer s.mu.Unlock()
 	b, err := s.world.findBranch(org, database, branch)
 	if err != nil {
-		return fmt.Errorf("fake: SetTableSize: %w", err)
+		return methodErr("SetTableSize", err)
 	}
 	ks := b.defaultKeyspace()
 	if keyspace != "" {

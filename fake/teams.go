@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/dbplatform/platform-go"
 )
@@ -109,13 +110,16 @@ func teamSlug(name string) string {
 	return b.String()
 }
 
-// teamName checks a team name given as field, and returns it trimmed with
-// its slug. self is the team being renamed, nil for a new team: the slug
+// teamName checks a team name given as field (at most maxNameLen
+// characters once trimmed), and returns it trimmed with its slug. self is the team being renamed, nil for a new team: the slug
 // may be its own, but no other team's.
 func (c *call) teamName(field, name string, self *teamRec) (string, string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		return "", "", unprocessable("%s is required", field)
+	}
+	if n := utf8.RuneCountInString(name); n > maxNameLen {
+		return "", "", unprocessable("%s is longer than %d characters (it has %d): the team's slug, its path, follows it", field, maxNameLen, n)
 	}
 	slug := teamSlug(name)
 	if slug == "" {

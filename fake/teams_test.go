@@ -196,6 +196,8 @@ func TestTeamSlugDerivation(t *testing.T) {
 		{"ABC123xyz", "abc123xyz"},
 		{"Ünïcode Team", "n-code-team"},
 		{"many    spaces\tand\ttabs", "many-spaces-and-tabs"},
+		{strings.Repeat("é", 62) + "x", "x"}, // the longest name: 63 characters
+		{" " + strings.Repeat("Ab", 31) + "c ", strings.Repeat("ab", 31) + "c"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -225,6 +227,8 @@ func TestTeamCreateRefused(t *testing.T) {
 		{"blank name", `{"name":"   "}`, http.StatusUnprocessableEntity, []string{"name", "required"}},
 		{"no letters or digits", `{"name":"!!! ---"}`, http.StatusUnprocessableEntity, []string{"name", "!!! ---", "slug"}},
 		{"slug taken", `{"name":"CORE  dbas!"}`, http.StatusUnprocessableEntity, []string{"core-dbas", "Core DBAs", "acme"}},
+		{"name too long", `{"name":"` + strings.Repeat("é", 64) + `"}`, http.StatusUnprocessableEntity, []string{"name is longer than 63 characters (it has 64)"}},
+		{"name of half a megabyte", `{"name":"` + strings.Repeat("a", 1<<19) + `"}`, http.StatusUnprocessableEntity, []string{"name is longer than 63 characters"}},
 		{"name not a string", `{"name":5}`, http.StatusBadRequest, []string{"name"}},
 		{"description not a string", `{"name":"Fresh","description":true}`, http.StatusBadRequest, []string{"description"}},
 	}
@@ -310,6 +314,7 @@ func TestTeamUpdateRefused(t *testing.T) {
 		{"empty name", "core-dbas", `{"name":""}`, http.StatusUnprocessableEntity, []string{"name", "required"}},
 		{"no letters or digits", "core-dbas", `{"name":"%%"}`, http.StatusUnprocessableEntity, []string{"name", "slug"}},
 		{"slug of another team", "core-dbas", `{"name":"data!","description":"changed"}`, http.StatusUnprocessableEntity, []string{"slug", "data", "Data"}},
+		{"name too long", "core-dbas", `{"name":"` + strings.Repeat("a", 64) + `"}`, http.StatusUnprocessableEntity, []string{"name is longer than 63 characters (it has 64)"}},
 		{"name not a string", "core-dbas", `{"name":["x"]}`, http.StatusBadRequest, []string{"name"}},
 		{"unknown team", "nope", `{"description":"x"}`, http.StatusNotFound, nil},
 		{"slug in another case", "Core-DBAs", `{"description":"x"}`, http.StatusNotFound, nil},

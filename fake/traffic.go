@@ -139,7 +139,7 @@ func (s *Server) RecordQueries(org, database, branch string, samples ...QuerySam
 	defer s.mu.Unlock()
 	b, err := s.world.findBranch(org, database, branch)
 	if err != nil {
-		return fmt.Errorf("fake: RecordQueries: %w", err)
+		return methodErr("RecordQueries", err)
 	}
 	now := s.world.clock.Now()
 	checked := make([]checkedSample, len(samples))

@@ -1262,7 +1262,7 @@ func (s *Server) SetThrottlerMetric(org, database, branch, tabletAlias, metric s
 	defer s.mu.Unlock()
 	b, err := s.world.findBranch(org, database, branch)
 	if err != nil {
-		return fmt.Errorf("fake: SetThrottlerMetric: %w", err)
+		return methodErr("SetThrottlerMetric", err)
 	}
 	if err := vitessKind(b); err != nil {
 		return fmt.Errorf("fake: SetThrottlerMetric: %s", err.(*apiError).message)

@@ -196,17 +196,14 @@ func (w *world) checkMaterialize(b *branchRec, p *platform.CreateMaterializePara
 	opts.deferSecondaryKeys = p.DeferSecondaryKeys != nil && *p.DeferSecondaryKeys
 	opts.atomicCopy = p.AtomicCopy != nil && *p.AtomicCopy
 	if tz := p.SourceTimeZone; tz != "" {
-		if !timeZoneRe.MatchString(tz) {
-			return plan, unprocessable("source_time_zone %q is not a time zone name such as UTC or Europe/Paris", tz)
+		if err := checkTimeZone("source_time_zone", tz); err != nil {
+			return plan, err
 		}
 		opts.sourceTimeZone = tz
 	}
 	plan.opts = opts
 	return plan, nil
 }
-
-// timeZoneRe is what a time zone's name looks like.
-var timeZoneRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*$`)
 
 // checkMaterializeTable checks one target table (field names it): a name;
 // a SELECT over tables of the source keyspace (by default every row of

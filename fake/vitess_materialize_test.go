@@ -263,6 +263,8 @@ func TestMaterializeRefusals(t *testing.T) {
 		{"unknown tablet type", platform.CreateMaterializeParams{Workflow: "w", SourceKeyspace: "app", TargetKeyspace: "sharded", ReferenceTables: []string{"corder"}, TabletTypes: []platform.TabletType{"spare"}}, `tablet_types[0] "spare"`},
 		{"unknown on_ddl", platform.CreateMaterializeParams{Workflow: "w", SourceKeyspace: "app", TargetKeyspace: "sharded", ReferenceTables: []string{"corder"}, OnDDL: "panic"}, `on_ddl "panic"`},
 		{"bad time zone", platform.CreateMaterializeParams{Workflow: "w", SourceKeyspace: "app", TargetKeyspace: "sharded", ReferenceTables: []string{"corder"}, SourceTimeZone: "not a zone"}, "source_time_zone"},
+		{"unknown time zone", platform.CreateMaterializeParams{Workflow: "w", SourceKeyspace: "app", TargetKeyspace: "sharded", ReferenceTables: []string{"corder"}, SourceTimeZone: "Mars/Olympus_Mons"}, `source_time_zone "Mars/Olympus_Mons" is not an IANA time zone`},
+		{"the host's zone", platform.CreateMaterializeParams{Workflow: "w", SourceKeyspace: "app", TargetKeyspace: "sharded", ReferenceTables: []string{"corder"}, SourceTimeZone: "Local"}, `source_time_zone "Local" is not an IANA time zone`},
 	}
 	for _, tc := range create {
 		tc.p.Organization, tc.p.Database, tc.p.Branch = org, "app", "main"

@@ -368,8 +368,8 @@ func checkMoveTablesCreate(b *branchRec, p *platform.CreateMoveTablesParams) (*m
 		return nil, unprocessable("global_keyspace is required with sharded_auto_increment_handling REPLACE: the unsharded keyspace of the sequence tables")
 	}
 	if p.SourceTimeZone != "" {
-		if _, err := time.LoadLocation(p.SourceTimeZone); err != nil || p.SourceTimeZone == "Local" {
-			return nil, unprocessable("source_time_zone %q is not an IANA time zone", p.SourceTimeZone)
+		if err := checkTimeZone("source_time_zone", p.SourceTimeZone); err != nil {
+			return nil, err
 		}
 		o.sourceTimeZone = p.SourceTimeZone
 	}

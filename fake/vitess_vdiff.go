@@ -443,7 +443,7 @@ func (s *Server) SetVDiffDifferences(org, database, branch, keyspace, table stri
 	defer s.mu.Unlock()
 	b, err := s.world.findBranch(org, database, branch)
 	if err != nil {
-		return fmt.Errorf("fake: SetVDiffDifferences: %w", err)
+		return methodErr("SetVDiffDifferences", err)
 	}
 	if err := vitessKind(b); err != nil {
 		return fmt.Errorf("fake: SetVDiffDifferences: %s", err.(*apiError).message)
@@ -453,7 +453,7 @@ func (s *Server) SetVDiffDifferences(org, database, branch, keyspace, table stri
 		return fmt.Errorf("fake: SetVDiffDifferences: keyspace %q is not a keyspace of branch %s", keyspace, b.name)
 	}
 	if err := checkVDiffDifferences(table, &d); err != nil {
-		return fmt.Errorf("fake: SetVDiffDifferences: %w", err)
+		return methodErr("SetVDiffDifferences", err)
 	}
 	s.world.setVDiffDifferences(b, vdiffTableKey{ks.id, table}, d)
 	return nil

@@ -145,6 +145,11 @@ func loadVRWorkflow(b *branchRec, vs *vrWorkflowSnap, doc *workflowRec) error {
 	if err := checkCells(b, "options.cells", o.Cells); err != nil {
 		return snapCheck(err)
 	}
+	if o.SourceTimeZone != "" {
+		if err := checkTimeZone("options.source_time_zone", o.SourceTimeZone); err != nil {
+			return snapCheck(err)
+		}
+	}
 	vw := &vrWorkflow{
 		name: vs.Name, kind: vs.Kind, source: source, target: target,
 		sourceShards: vs.SourceShards, targetShards: vs.TargetShards,

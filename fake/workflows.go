@@ -2,7 +2,6 @@ package fake
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -124,8 +123,8 @@ func workflowRoutes() []route {
 // {number}, runs fn (nil for a read) and renders the workflow fn leaves.
 func onWorkflow(fn func(w *world, who *principal, wf *workflowRec) error) func(c *call) (any, error) {
 	return func(c *call) (any, error) {
-		n, err := strconv.Atoi(c.r.PathValue("number"))
-		if err != nil {
+		n, ok := resourceNumber(c.r.PathValue("number"))
+		if !ok {
 			return nil, notFound()
 		}
 		wf := c.db.workflows.peek().get(n)
