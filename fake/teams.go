@@ -111,8 +111,9 @@ func teamSlug(name string) string {
 }
 
 // teamName checks a team name given as field (at most maxNameLen
-// characters once trimmed), and returns it trimmed with its slug. self is the team being renamed, nil for a new team: the slug
-// may be its own, but no other team's.
+// characters once trimmed), and returns it trimmed with its slug. self is
+// the team being renamed, nil for a new team: the slug may be its own, but
+// no other team's.
 func (c *call) teamName(field, name string, self *teamRec) (string, string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {

@@ -2,6 +2,8 @@ package fake
 
 import (
 	"fmt"
+	"strings"
+	"unicode/utf8"
 )
 
 // The snapshot of teams, with their organization.
@@ -25,6 +27,15 @@ type teamMemberSnap struct {
 }
 
 func (ld *loader) loadTeam(org *orgRec, ts teamSnap) error {
+	if strings.TrimSpace(ts.Name) == "" {
+		return fmt.Errorf("team %q has no name", ts.Slug)
+	}
+	if n := utf8.RuneCountInString(ts.Name); n > maxNameLen {
+		return fmt.Errorf("team %q: name is longer than %d characters (it has %d)", ts.Slug, maxNameLen, n)
+	}
+	if ts.Slug == "" || teamSlug(ts.Slug) != ts.Slug {
+		return fmt.Errorf("team slug %q is not a slug", ts.Slug)
+	}
 	if org.teams.bySlug[ts.Slug] != nil {
 		return fmt.Errorf("slug %q appears twice", ts.Slug)
 	}

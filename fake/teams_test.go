@@ -986,3 +986,49 @@ func TestTeamPermissions(t *testing.T) {
 		})
 	}
 }
+
+// TestRestoreRefusesBadTeams checks the teams of a snapshot as the API
+// checks a team's name: a name that is blank or longer than the API takes,
+// or a slug that is not a slug, refuses the whole snapshot, and the server
+// restoring it keeps its state.
+func TestRestoreRefusesBadTeams(t *testing.T) {
+	t.Parallel()
+	src := fake.NewServer(t)
+	teamCreate(t, src, "Core DBAs")
+	good, err := src.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, field string
+		value       any
+		want        string
+	}{
+		{"blank name", "name", "  ", `team "core-dbas" has no name`},
+		{"name too long", "name", strings.Repeat("é", 64), "name is longer than 63 characters (it has 64)"},
+		{"slug not a slug", "slug", "Core DBAs", `team slug "Core DBAs" is not a slug`},
+		{"no slug", "slug", "", `team slug "" is not a slug`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var m map[string]any
+			if err := json.Unmarshal(good, &m); err != nil {
+				t.Fatal(err)
+			}
+			org := m["organizations"].([]any)[0].(map[string]any)
+			org["teams"].([]any)[0].(map[string]any)[tt.field] = tt.value
+			bad, err := json.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := fake.NewServer(t)
+			teamCreate(t, srv, "Mine")
+			before := teamObserve(t, srv)
+			if err := srv.Restore(bad); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Restore: %v, want an error saying %q", err, tt.want)
+			}
+			teamUnchanged(t, srv, before)
+		})
+	}
+}
