@@ -3,6 +3,7 @@ package fake
 import (
 	"regexp"
 	"time"
+	_ "time/tzdata" // the zone database, so that the check is the same on a host without one
 )
 
 // This file holds the check of a time zone's name, which the VReplication
