@@ -560,7 +560,11 @@ func (s *DeployRequestsService) AllDeployQueue(ctx context.Context, p *GetDeploy
 
 // WaitDeployment polls a deploy request's deployment until it reaches
 // one of states, and returns it. A terminal state that is not among them
-// ends the wait with a *StateError naming it.
+// ends the wait with a *StateError naming it. A deployment that can be
+// reverted is in [DeploymentCompletePendingRevert] once the change is live,
+// and reaches [DeploymentComplete] only when its revert window closes or
+// the revert is skipped: a caller that waits for the change to be live
+// waits for either.
 func (s *DeployRequestsService) WaitDeployment(ctx context.Context, p *GetDeploymentParams, states ...DeploymentState) (*Deployment, error) {
 	p = orZero(p)
 	if len(states) == 0 {
