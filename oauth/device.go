@@ -57,6 +57,9 @@ type SleepFunc func(ctx context.Context, d time.Duration) error
 // A test against a fake server passes one that moves the fake's clock, so
 // the sign-in runs without waiting.
 func (c *Config) DeviceAccessToken(ctx context.Context, da *oauth2.DeviceAuthResponse, sleep SleepFunc) (*oauth2.Token, error) {
+	if da == nil {
+		return nil, errors.New("oauth: DeviceAccessToken: da is nil: pass what DeviceAuth returned")
+	}
 	tok, err := c.deviceAccessToken(withoutRedirects(ctx), da, sleep)
 	if err != nil {
 		return nil, redact(err, c.ClientSecret, da.DeviceCode)

@@ -169,6 +169,20 @@ func TestDeviceAccessTokenContext(t *testing.T) {
 	}
 }
 
+// TestDeviceAccessTokenWithoutAuth checks the poll given no device
+// authorization: an error saying what to pass, sent to no server.
+func TestDeviceAccessTokenWithoutAuth(t *testing.T) {
+	t.Parallel()
+	_, cfg, _ := startDevice(t)
+	tok, err := cfg.DeviceAccessToken(t.Context(), nil, func(context.Context, time.Duration) error {
+		t.Error("DeviceAccessToken waited to poll")
+		return nil
+	})
+	if tok != nil || err == nil || !strings.Contains(err.Error(), "DeviceAuth") {
+		t.Errorf("DeviceAccessToken(nil) = %v, %v; want an error naming DeviceAuth", tok, err)
+	}
+}
+
 func TestDeviceAuthRefused(t *testing.T) {
 	t.Parallel()
 	srv := fake.NewServer(t)
