@@ -188,16 +188,18 @@ func (s *Server) advanceUntil(r *http.Request, cond pollhook.Cond) (satisfied an
 		}
 		moved, again := false, false
 		s.runClock(func() time.Time {
-			switch next, ok := s.world.clock.Next(); {
-			case s.ran.Load() != ran:
+			if s.ran.Load() != ran {
 				// Another client moved the clock since the peek, maybe
 				// through what the peek waited for: read it again.
 				again = true
-			case ok && s.movesPendingLocked():
-				moved = true
-				return next
+				return s.world.clock.Now()
 			}
-			return s.world.clock.Now()
+			next, ok := s.world.clock.Next()
+			if !ok || !s.movesPendingLocked() {
+				return s.world.clock.Now()
+			}
+			moved = true
+			return next
 		})
 		if !moved && !again {
 			return nil, false
@@ -236,7 +238,9 @@ func peeking(r *http.Request) bool { return r.Context().Value(peekKey{}) != nil 
 // resource the handler rendered, which the pipeline leaves unencoded.
 func (s *Server) peek(r *http.Request) (status int, v any) {
 	var w peekWriter
-	s.ServeHTTP(&w, r.WithContext(context.WithValue(r.Context(), peekKey{}, true)))
+	r = r.WithContext(context.WithValue(r.Context(), peekKey{}, true))
+	r.Body = http.NoBody // the client's GET has none; its copy needs no other
+	s.ServeHTTP(&w, r)
 	return cmp.Or(w.status, http.StatusOK), w.value
 }
 

@@ -383,10 +383,10 @@ func (s *Server) Sleep(ctx context.Context, d time.Duration) error {
 			return s.world.clock.Now()
 		}
 		if pollhook.IsWait(ctx) {
-			if sent, ok := pollhook.LastPoll(ctx).Sent(); ok && sent != s.ran.Load() {
-				// A transition ran since the poll read its resource (another
-				// client moved the clock): it may be the one the waiter
-				// waits for, and the next one may be far off. Poll again.
+			if s.ranSincePoll(ctx) {
+				// Another client moved the clock: the transition that ran
+				// may be the one the waiter waits for, and the next one may
+				// be far off. Poll again.
 				return s.world.clock.Now()
 			}
 			if next, ok := s.world.clock.Next(); ok {
@@ -414,7 +414,7 @@ func (s *Server) sleep(ctx context.Context, d time.Duration) error {
 		return err
 	}
 	if pollhook.IsWait(ctx) {
-		if sent, ok := pollhook.LastPoll(ctx).Sent(); ok && sent != s.ran.Load() {
+		if s.ranSincePoll(ctx) {
 			return nil
 		}
 		s.mu.Lock()
@@ -437,6 +437,14 @@ func (s *Server) sleep(ctx context.Context, d time.Duration) error {
 	return nil
 }
 
+// ranSincePoll reports whether a transition ran since the poll before the
+// waiter's wait ctx left (see [pollhook.NoteSent]): the poll's answer may
+// be out of date.
+func (s *Server) ranSincePoll(ctx context.Context) bool {
+	sent, ok := pollhook.LastPoll(ctx).Sent()
+	return ok && sent != s.ran.Load()
+}
+
 // runJob runs one of the clock's transitions, counting it.
 func (s *Server) runJob(j job) {
 	s.ran.Add(1)
@@ -450,9 +458,9 @@ func (s *Server) wake() { s.runClock(s.world.clock.Now) }
 // records it in the request log.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Body == nil {
-		// A request made for a client (http.NewRequest with no body, or
-		// a waiter's poll the server reads for itself) may have none; the
-		// handlers read it as a server's request, which always has one.
+		// A request made for a client (http.NewRequest with no body) may
+		// have none; the handlers read it as a server's request, which
+		// always has one.
 		r2 := *r
 		r2.Body = http.NoBody
 		r = &r2
