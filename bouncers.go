@@ -339,9 +339,9 @@ func (s *BouncersService) AllBranchResizes(ctx context.Context, p *ListBranchBou
 // bouncer's body has no state: its servers are the pods of component
 // "pgbouncer" of the branch's infrastructure
 // ([BranchChangesService.GetInfrastructure]), named
-// "<branch id>-pgbouncer-<bouncer>-<n>". It returns early with ctx's error,
-// or with the error of a failed poll (ErrNotFound when the bouncer is
-// gone).
+// "<branch id>-pgbouncer-<bouncer>-<n>". It returns early with ctx's error
+// and the bouncer as last polled, or with the error of a failed poll
+// (ErrNotFound when the bouncer is gone) and no bouncer.
 func (s *BouncersService) Wait(ctx context.Context, p *GetBouncerParams) (*Bouncer, error) {
 	var running bool
 	return waitFor(ctx, s.client, func(ctx context.Context) (*Bouncer, error) {

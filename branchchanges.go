@@ -129,7 +129,18 @@ type InfrastructurePod struct {
 }
 
 // BranchChangesService reads and changes the configuration of branches'
-// clusters: parameters, extensions and infrastructure.
+// clusters. It reads their parameters, extensions and infrastructure
+// ([BranchChangesService.ListParameters],
+// [BranchChangesService.ListExtensions],
+// [BranchChangesService.GetInfrastructure]), and changes them through
+// requests that run on their own (branchresizes.go): a resize of a MySQL
+// branch's query routers ([BranchChangesService.UpdateResize], with
+// ListResizes, GetResize and WaitResize) and a change of a branch's
+// cluster ([BranchChangesService.UpdateChange], with ListChanges,
+// GetChange and WaitChange), which [BranchChangesService.CancelChange] and
+// [BranchChangesService.CancelChanges] cancel before they complete.
+// [BranchChangesService.UpdateClusterConfig] changes a branch's cluster
+// size, as a change request.
 type BranchChangesService service
 
 // ListParametersParams names the branch whose parameters to list.

@@ -276,7 +276,8 @@ func (s *DatabasesService) AllReadOnlyRegions(ctx context.Context, p *ListReadOn
 }
 
 // Wait polls a database until it is ready, and returns it. It returns
-// early with ctx's error, or with the error of a failed poll.
+// early with ctx's error and the database as last polled, or with the
+// error of a failed poll and no database.
 func (s *DatabasesService) Wait(ctx context.Context, p *GetDatabaseParams) (*Database, error) {
 	return waitForGet(ctx, s.client, func(ctx context.Context) (*Database, error) {
 		return s.Get(ctx, p)

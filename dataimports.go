@@ -288,8 +288,9 @@ func (s *DataImportsService) Cancel(ctx context.Context, p *CancelDataImportPara
 }
 
 // Wait polls the import of a database until it reaches one of states, and
-// returns it. A failed step (a state whose Failed is true) that is not
-// among them ends the wait with a *StateError naming it.
+// returns it. A failed step (a state whose Failed is true), or
+// [DataImportReady], that is not among them ends the wait with a
+// *StateError naming it.
 func (s *DataImportsService) Wait(ctx context.Context, p *GetDataImportParams, states ...DataImportState) (*DataImport, error) {
 	p = orZero(p)
 	if len(states) == 0 {

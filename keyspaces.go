@@ -331,8 +331,9 @@ func (s *KeyspacesService) UpdateReadOnlyRegions(ctx context.Context, p *UpdateR
 }
 
 // Wait polls a keyspace until it is ready and no settings change is in
-// progress, and returns it. It returns early with ctx's error, or with the
-// error of a failed poll (ErrNotFound when the keyspace is gone).
+// progress, and returns it. It returns early with ctx's error and the
+// keyspace as last polled, or with the error of a failed poll
+// (ErrNotFound when the keyspace is gone) and no keyspace.
 func (s *KeyspacesService) Wait(ctx context.Context, p *GetKeyspaceParams) (*Keyspace, error) {
 	return waitForGet(ctx, s.client, func(ctx context.Context) (*Keyspace, error) {
 		return s.Get(ctx, p)

@@ -32,6 +32,30 @@
 // [*Error] values that classify with [errors.Is] against [ErrNotFound],
 // [ErrUnprocessable] and the other sentinels.
 //
+// The methods named Wait or Wait<X> ([DatabasesService.Wait],
+// [DeployRequestsService.WaitDeployment], ...) poll a resource until it
+// reaches the state they wait for, every second at first and backing off
+// to every 15 seconds. They have no timeout of their own: give ctx a
+// deadline. Unlike other methods, a waiter that stops short returns the
+// resource as it last polled it together with the error, so the caller
+// sees where the wait stopped: a [*StateError] when the resource reached a
+// state it cannot leave for the one waited for (a failed backup), an
+// [*UnreachableError] when nothing scheduled can move it (on a client of
+// the fake only), or ctx's error when ctx ends between two polls. A
+// request that fails (after its retries) ends the wait with its error and
+// a nil result, but for [MaintenanceService.WaitSchedule], which returns
+// the schedule it polled when listing its windows fails.
+//
+// A request that fails is sent again, up to 4 more times
+// ([DefaultRetryPolicy]): on a 429 or 503 whatever its method, and on a
+// network error, 500, 502 or 504 only for GET, HEAD, PUT, DELETE and
+// OPTIONS, so that a POST or PATCH the server may have acted on is never
+// repeated. The waits start at 250ms and grow, with jitter, up to 8s; a
+// Retry-After header sets the wait instead, and a 429 or 503 that asks for
+// more than 60s is returned at once, with [Error.RetryAfter] set.
+// [WithRetryPolicy] changes these settings and [WithoutRetries] sends each
+// request once.
+//
 // Tests of code that uses this package run against the in-memory fake in
 // package fake, which implements the whole API.
 package platform
@@ -97,8 +121,10 @@ type Client struct {
 	Keyspaces *KeyspacesService
 	// ClusterSizes lists the cluster sizes that cluster_size fields take.
 	ClusterSizes *ClusterSizesService
-	// BranchChanges reads the configuration of branches' clusters:
-	// parameters, extensions and infrastructure.
+	// BranchChanges reads the configuration of branches' clusters
+	// (parameters, extensions and infrastructure) and changes it: it
+	// requests, reads, waits for and cancels resize and change requests,
+	// and changes a branch's cluster size (UpdateClusterConfig).
 	BranchChanges *BranchChangesService
 	// Bouncers manages the connection poolers of PostgreSQL branches and
 	// their resizes.
@@ -106,7 +132,9 @@ type Client struct {
 	// Switchovers moves the primaries of PostgreSQL branches.
 	Switchovers *SwitchoversService
 	// Vitess reads and drives the Vitess control plane of MySQL branches:
-	// tablets, shards, tablet controls and planned reparents.
+	// the topology (tablets, keyspaces, shards, tablet controls), planned
+	// reparents, VReplication workflows, MoveTables, VDiffs, Materialize,
+	// lookup vindexes, routing rules and the tablet throttler.
 	Vitess *VitessService
 	// Workflows moves tables between the keyspaces of a branch.
 	Workflows *WorkflowsService

@@ -10,10 +10,42 @@ import (
 )
 
 // VitessService reads and drives the Vitess control plane of a MySQL
-// branch: its tablets, keyspaces and shards as the cluster's topology
-// holds them, the tablet controls of a shard, and the operations that run
-// on it (a planned reparent, which moves a shard's primary to another
-// tablet).
+// branch. Its methods come in groups, each in a file of its own:
+//
+//   - the topology (vitess.go): the tablets, keyspaces and shards as the
+//     cluster's topology holds them, a shard's tablet controls and the
+//     refresh of its tablets' state ([VitessService.ListTablets],
+//     [VitessService.GetShard], [VitessService.SetShardTabletControl]);
+//   - operations and planned reparents (vitess_reparents.go), which move
+//     a shard's primary to another tablet
+//     ([VitessService.CreatePlannedReparent],
+//     [VitessService.WaitPlannedReparent], [VitessService.WaitOperation]);
+//   - VReplication workflows (vitess_workflows.go): listing, starting and
+//     stopping them ([VitessService.ListWorkflows]);
+//   - MoveTables (vitess_movetables.go), which moves tables to another
+//     keyspace ([VitessService.CreateMoveTables],
+//     [VitessService.WaitMoveTables], [VitessService.SwitchTraffic],
+//     [VitessService.CompleteMoveTables]);
+//   - VDiffs (vitess_vdiff.go), which compare a workflow's target with its
+//     source ([VitessService.CreateVDiff], [VitessService.WaitVDiff]);
+//   - Materialize (vitess_materialize.go), which keeps tables of a target
+//     keyspace filled from queries on a source keyspace
+//     ([VitessService.CreateMaterialize], [VitessService.WaitMaterialize]);
+//   - lookup vindexes (vitess_lookupvindex.go), created write-only and
+//     filled by a workflow, then externalized
+//     ([VitessService.CreateLookupVindex],
+//     [VitessService.WaitLookupVindex],
+//     [VitessService.ExternalizeLookupVindex]);
+//   - routing rules (vitess_routing.go): the table routing rules, and the
+//     keyspace routing rules, which [VitessService.ApplyKeyspaceRoutingRules]
+//     replaces;
+//   - the tablet throttler (vitess_throttler.go): a tablet's status, a
+//     check, and a keyspace's configuration
+//     ([VitessService.GetThrottlerStatus], [VitessService.CheckThrottler],
+//     [VitessService.UpdateThrottlerConfig]).
+//
+// A planned reparent answers its operation, and each MoveTables action a
+// [VitessOperationRef]; [VitessService.WaitOperation] follows either.
 //
 // The answers of the `vtctld` operations are Vitess documents in
 // protobuf JSON (proto field names, enum names as strings); each typed

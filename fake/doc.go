@@ -52,6 +52,37 @@
 // languages; [New] starts a server outside tests, and cmd/platform-fake
 // runs one as a standalone binary.
 //
+// # Webhooks
+//
+// A webhook created through the API ([platform.WebhooksService.Create]),
+// enabled, with the address of a receiver the test starts (an httptest
+// server) receives the events of its database it subscribes to, as signed
+// HTTP POSTs. The events are
+// sent as they happen: as transitions run on the clock ([Server.Advance]),
+// as requests change things, and on [Server.Emit]; each delivery runs on
+// its own goroutine, and a failed one is retried on the clock.
+// [Server.FlushDeliveries] waits until every delivery sent so far has had
+// its answer, and [Server.Deliveries] lists them. The receiver reads each
+// with [platform.ParseWebhook], which checks its signature against the
+// webhook's secret ([platform.VerifyWebhook]); the example of
+// platform.ParseWebhook receives a database's events this way.
+//
+// # Failing calls
+//
+// [Server.InjectFault] fails calls: requests for an operation, named as
+// in the API's operation table, answer an error instead of being served,
+// as many times as the [Fault] says, and the rule counts how often it
+// answered:
+//
+//	rule, err := srv.InjectFault("get_database", fake.Fault{Status: 503, Times: 1})
+//	// The next get_database answers 503; the client's retry gets the database.
+//	// rule.Fired() is 1.
+//
+// [Server.FailNext] fails a resource's next state change instead: the
+// request that started it succeeds, and the next transition the clock runs
+// for that resource ends failed (a backup failed, a deployment in error),
+// which a waiter on it reports as a [*platform.StateError].
+//
 // # Snapshots
 //
 // [Server.Snapshot] saves the whole state as versioned JSON, which

@@ -580,7 +580,7 @@ func at(err error, format string, args ...any) error {
 }
 
 // snapCheck is the refusal of a check the API makes (checkName,
-// checkClusterSize), without its status.
+// clusterSizeFor), without its status.
 func snapCheck(err error) error {
 	if e, ok := err.(*apiError); ok {
 		return errors.New(e.message)

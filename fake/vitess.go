@@ -34,8 +34,9 @@ import (
 //     and types; allTablets(b): all of them; branchCells(b): its cells.
 //   - (*world).vitessShard(b, keyspace, shard): a keyspace and shard named
 //     by a request, or a 422 naming the field.
-//   - (*world).newVitessOperation / settleVitessOperation: an operation on
-//     the clock (see vitess_jobs.go).
+//   - (*world).newPlannedReparent and newMoveTablesOp (vitess_movetables.go)
+//     start an operation on the clock (see vitess_jobs.go);
+//     settleVitessOperation ends one.
 //   - (*branchVitess).workflows: the branch's VReplication workflows, whose
 //     own API is in vreplication.go; an operation of another action than
 //     a planned reparent is a MoveTables action (vitess_movetables.go),

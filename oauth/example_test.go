@@ -3,8 +3,11 @@ package oauth_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"log"
 	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
 	"strings"
 
 	"golang.org/x/oauth2"
@@ -26,22 +29,80 @@ func ExampleConfig_AuthCodeURL() {
 	// https://auth.dbplatform.dev/oauth/authorize?client_id=app-123&redirect_uri=https%3A%2F%2Fapp.example%2Fcallback&response_type=code&state=a-random-state
 }
 
+// ExampleConfig_CallbackHandler serves a web application's sign-in
+// (LoginHandler and CallbackHandler) and signs a user in through it,
+// against a fake server: a client with a cookie jar plays the browser, and
+// the fake approves the consent page for the user (SetAutoApprove).
 func ExampleConfig_CallbackHandler() {
-	cfg := &oauth.Config{
-		ClientID:     "app-123",
-		ClientSecret: "secret",
-		RedirectURL:  "https://app.example/callback",
+	srv, err := fake.New()
+	if err != nil {
+		log.Fatal(err)
 	}
+	defer srv.Close()
+
+	// The web application. Its address is its OAuth application's domain,
+	// so it is started before the application is created.
 	mux := http.NewServeMux()
+	web := httptest.NewServer(mux)
+	defer web.Close()
+	app, err := srv.CreateOAuthApplication(srv.Org(), fake.OAuthAppSpec{
+		Name: "Dashboard", Domain: web.URL, RedirectURI: web.URL + "/callback",
+		Scopes: []platform.Scope{platform.ScopeUserReadUser},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	cfg := &oauth.Config{
+		ClientID:     app.ClientID,
+		ClientSecret: app.ClientSecret,
+		RedirectURL:  app.RedirectURI,
+		AuthURL:      srv.AuthURL(),
+	}
 	mux.Handle("GET /login", cfg.LoginHandler())
 	mux.Handle("GET /callback", cfg.CallbackHandler(
 		func(w http.ResponseWriter, r *http.Request, tok *oauth2.Token) {
-			// Store tok for the user, then go back to the application.
-			http.Redirect(w, r, "/", http.StatusFound)
+			// A real application stores tok for the user, then redirects.
+			fmt.Println("scope:", tok.Extra("scope"))
+			fmt.Println("refresh token:", tok.RefreshToken != "")
+			client, err := platform.NewClient(platform.WithBaseURL(srv.URL()), platform.WithTokenSource(cfg.TokenSource(r.Context(), tok, nil)))
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			me, err := client.Users.GetCurrent(r.Context())
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadGateway)
+				return
+			}
+			fmt.Fprintln(w, "signed in as", me.Name)
 		},
 		nil, // the default error page
 	))
-	log.Fatal(http.ListenAndServe("localhost:8080", mux))
+
+	// The user approves on the consent page; in a test, the fake approves
+	// for them.
+	srv.SetAutoApprove(&fake.Consent{})
+
+	// The browser keeps the state cookie between /login and /callback.
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	browser := &http.Client{Jar: jar}
+	resp, err := browser.Get(web.URL + "/login")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer resp.Body.Close()
+	page, err := io.ReadAll(resp.Body)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%d %s", resp.StatusCode, page)
+	// Output:
+	// scope: user:read_user
+	// refresh token: true
+	// 200 signed in as Ada Admin
 }
 
 // ExampleConfig_DeviceAccessToken signs a command-line tool's user in with
