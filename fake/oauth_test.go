@@ -760,6 +760,64 @@ func TestOAuthRefreshRotates(t *testing.T) {
 	wantOAuthError(t, status, stolen, http.StatusBadRequest, "invalid_grant")
 }
 
+// TestOAuthRefreshScope checks a refresh's scope parameter (RFC 6749 6): a
+// scope the grant does not hold (the token response's scope) is
+// invalid_scope, and the refresh token stays as it was; scopes within the
+// grant are accepted, and the new token keeps the grant's scopes. The
+// application also asks for database:read_database, which the consent
+// grants on no database.
+func TestOAuthRefreshScope(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, scope string
+		wantErr     string // "" for a refresh that succeeds
+	}{
+		{name: "a scope of no grant", scope: "organization:write_databases", wantErr: "invalid_scope"},
+		{name: "a bare name of no grant", scope: "read_user write_databases", wantErr: "invalid_scope"},
+		{name: "an unknown scope", scope: "nosuch", wantErr: "invalid_scope"},
+		{name: "a scope granted on nothing", scope: "database:read_database", wantErr: "invalid_scope"},
+		{name: "one scope of the grant", scope: "user:read_user"},
+		{name: "the grant's scopes, bare", scope: "read_databases read_user"},
+	} {
+		for _, mode := range []string{"query", "form"} {
+			t.Run(tc.name+" in "+mode, func(t *testing.T) {
+				t.Parallel()
+				srv := fake.NewServer(t)
+				app := oauthApp(t, srv, "https://app.example.com/cb", platform.ScopeUserReadUser,
+					platform.ScopeOrganizationReadDatabases, platform.ScopeDatabaseReadDatabase)
+				first := oauthIssue(t, srv, app, fake.Consent{})
+				if want := "user:read_user organization:read_databases"; first.Scope != want {
+					t.Fatalf("granted scope %q, want %q", first.Scope, want)
+				}
+				params := refreshParams(app, first.RefreshToken)
+				params.Set("scope", tc.scope)
+				status, got := oauthToken(t, srv, mode, params)
+				if tc.wantErr != "" {
+					wantOAuthError(t, status, got, http.StatusBadRequest, tc.wantErr)
+					if !strings.Contains(got.ErrorDescription, "scope") {
+						t.Errorf("error_description %q does not name scope", got.ErrorDescription)
+					}
+					// Nothing changed: the refresh token and the access
+					// token still work.
+					if _, err := oauthClient(t, srv, first.AccessToken).Users.GetCurrent(t.Context()); err != nil {
+						t.Errorf("the access token after a refused refresh: %v", err)
+					}
+					if status, got = oauthToken(t, srv, mode, refreshParams(app, first.RefreshToken)); status != http.StatusOK {
+						t.Fatalf("the refresh token after a refused refresh: %d %+v", status, got)
+					}
+					return
+				}
+				if status != http.StatusOK {
+					t.Fatalf("refresh with scope %q: %d %+v", tc.scope, status, got)
+				}
+				if diff := cmp.Diff(first.Scope, got.Scope); diff != "" {
+					t.Errorf("refreshed token's scope (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
 func TestOAuthAccessTokenExpires(t *testing.T) {
 	t.Parallel()
 	srv := fake.NewServer(t, fake.WithTimings(fake.Timings{OAuthAccessToken: time.Hour}))
