@@ -25,6 +25,11 @@ import (
 //	                       redirect_uri or refresh_token (and optionally
 //	                       scope), in the query string or a form body; the
 //	                       client may authenticate with HTTP Basic instead
+//
+// At the token, device-authorization and revocation endpoints a parameter
+// is sent once (RFC 6749 3.2), in the query string or the form body: one
+// sent twice, in either or once in each, is invalid_request naming it
+// (readOAuthForm).
 //	POST /oauth/revoke     client_id (client_secret checked when sent) and
 //	                       token: revokes an access or refresh token of the
 //	                       client (RFC 7009)
@@ -574,9 +579,12 @@ type tokenError struct {
 	Description string `json:"error_description"`
 }
 
+// tokenParams are the parameters of POST /oauth/token, of every grant.
+var tokenParams = []string{"client_id", "client_secret", "grant_type", "code", "redirect_uri", "refresh_token", "device_code", "scope"}
+
 // tokenEndpoint serves POST /oauth/token.
 func (s *Server) tokenEndpoint(w http.ResponseWriter, r *http.Request) {
-	form, client, oerr := readOAuthForm(w, r)
+	form, client, oerr := readOAuthForm(w, r, tokenParams)
 	if oerr != nil {
 		oerr.write(w)
 		return
@@ -624,9 +632,13 @@ func writeTokenJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(buf)
 }
 
+// revokeParams are the parameters of POST /oauth/revoke (RFC 7009 2.1;
+// the fake does not use token_type_hint, but it is one of them).
+var revokeParams = []string{"client_id", "client_secret", "token", "token_type_hint"}
+
 // revokeEndpoint serves POST /oauth/revoke.
 func (s *Server) revokeEndpoint(w http.ResponseWriter, r *http.Request) {
-	form, client, oerr := readOAuthForm(w, r)
+	form, client, oerr := readOAuthForm(w, r, revokeParams)
 	if oerr == nil {
 		s.mu.Lock()
 		oerr = s.world.revokeToken(client, form.Get("token"))
