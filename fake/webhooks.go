@@ -166,6 +166,7 @@ func deleteWebhook(c *call) (any, error) {
 	}
 	c.db.x().webhooks.Remove(h)
 	h.deleted = true
+	c.s.hooks.forget(h)
 	return nil, nil
 }
 
