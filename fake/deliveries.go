@@ -25,6 +25,15 @@ import (
 // recorded under the lock; a failed attempt is retried on the fake's
 // clock, so a test moves from one retry to the next with Advance and
 // waits for each attempt's result with [Server.FlushDeliveries].
+//
+// Attempts in flight may finish in any order (a slow receiver answers an
+// older attempt after a newer one), but a webhook's record follows the
+// order they were sent (sendOrder): last_sent_* show the latest attempt
+// sent whose result is in, and the failures in a row that disable a
+// webhook are counted in send order too. An attempt that finishes after a
+// newer one's result is in does not replace last_sent_*; it counts as a
+// failure only when no newer attempt succeeded, and as a success it clears
+// only the failures of attempts sent before it.
 
 // The delivery rules of decisions.md.
 const (
@@ -95,9 +104,17 @@ type deliveries struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	// log and closed are guarded by the server's lock.
+	// log, closed, sent and order are guarded by the server's lock.
 	log    ring[*attemptRec] // the latest attempts, in the order they were sent
 	closed bool
+	// sent numbers the attempts in the order they are sent: the last
+	// number given, from 1.
+	sent uint64
+	// order is, per webhook with attempts, what settling its attempts in
+	// send order needs; an entry goes with its webhook (delete_webhook,
+	// or settle once the webhook or its database is gone) or its world
+	// (Server.install).
+	order map[*webhookRec]*sendOrder
 
 	// mu guards the count of attempts in flight. It is taken with the
 	// server's lock held (when an attempt starts) or alone (when it ends),
@@ -111,6 +128,39 @@ type deliveries struct {
 type attemptRec struct {
 	Delivery
 	done bool
+	seq  uint64 // its place in the order attempts were sent (deliveries.sent)
+}
+
+// sendOrder is where a webhook's finished attempts stand in the order they
+// were sent, by their attemptRec.seq (0: none).
+type sendOrder struct {
+	// recorded is the attempt last_sent_* show: the latest sent of those
+	// finished.
+	recorded uint64
+	// success is the latest sent of the attempts that succeeded.
+	success uint64
+	// failed are the failed attempts sent after success, which the
+	// webhook's failures count (with those before a snapshot was
+	// restored, which are older than any attempt of this server).
+	failed []uint64
+}
+
+// forget drops h's sendOrder, h being deleted; the caller holds the
+// server's lock.
+func (ds *deliveries) forget(h *webhookRec) { delete(ds.order, h) }
+
+// sendOrderOf returns h's sendOrder, made on first use; the caller holds
+// the server's lock.
+func (ds *deliveries) sendOrderOf(h *webhookRec) *sendOrder {
+	o := ds.order[h]
+	if o == nil {
+		if ds.order == nil {
+			ds.order = map[*webhookRec]*sendOrder{}
+		}
+		o = &sendOrder{}
+		ds.order[h] = o
+	}
+	return o
 }
 
 // delivery is an event on its way to one webhook.
@@ -312,6 +362,7 @@ func (s *Server) send(d *delivery) {
 	if s.hooks.closed {
 		return
 	}
+	s.hooks.sent++
 	rec := &attemptRec{Delivery: Delivery{
 		WebhookID:  d.hook.id,
 		DeliveryID: d.id,
@@ -320,7 +371,7 @@ func (s *Server) send(d *delivery) {
 		Attempt:    d.attempt,
 		At:         s.world.clock.Now(),
 		Body:       d.body,
-	}}
+	}, seq: s.hooks.sent}
 	s.hooks.log.add(rec)
 	sig := platform.SignWebhook(d.body, d.hook.secret)
 	target := rec.URL
@@ -356,9 +407,10 @@ func (ds *deliveries) post(target string, d *delivery, sig string) (int, error) 
 	return resp.StatusCode, nil
 }
 
-// settle records an attempt's result on its webhook and, when it failed,
-// disables the webhook after maxWebhookFailures failures in a row or
-// schedules the next retry; the caller holds the server's lock.
+// settle records an attempt's result on its webhook, in send order (see
+// sendOrder), and, when it failed, disables the webhook after
+// maxWebhookFailures failures in a row or schedules the next retry; the
+// caller holds the server's lock.
 func (s *Server) settle(d *delivery, rec *attemptRec, status int, err error) {
 	rec.done = true
 	rec.StatusCode = status
@@ -368,14 +420,29 @@ func (s *Server) settle(d *delivery, rec *attemptRec, status int, err error) {
 	rec.Success = err == nil && status >= 200 && status < 300
 	h := d.hook
 	if s.hooks.closed || h.deleted || h.db.deleted {
+		s.hooks.forget(h)
 		return
 	}
-	h.lastSent, h.lastSentResult, h.lastSentSuccess = rec.At, rec.Result(), rec.Success
+	o := s.hooks.sendOrderOf(h)
+	if rec.seq > o.recorded { // else a newer attempt's result is in
+		o.recorded = rec.seq
+		h.lastSent, h.lastSentResult, h.lastSentSuccess = rec.At, rec.Result(), rec.Success
+	}
+	if len(o.failed) > h.failures { // enabling the webhook again reset the count
+		o.failed = nil
+	}
 	if rec.Success {
-		h.failures = 0
+		if rec.seq > o.success {
+			o.success = rec.seq
+			o.failed = slices.DeleteFunc(o.failed, func(seq uint64) bool { return seq < rec.seq })
+			h.failures = len(o.failed)
+		}
 		return
 	}
-	h.failures++
+	if rec.seq > o.success { // else a newer attempt succeeded
+		o.failed = append(o.failed, rec.seq)
+		h.failures++
+	}
 	if h.failures >= maxWebhookFailures && h.enabled {
 		h.enabled = false
 		h.updated = s.world.clock.Now()

@@ -22,12 +22,23 @@ import (
 //	                       redirect with a code at once
 //	POST /oauth/authorize  the consent form: Authorize or Deny
 //	POST /oauth/token      client_id, client_secret, grant_type and code +
-//	                       redirect_uri or refresh_token, in the query string
-//	                       or a form body; the client may authenticate with
-//	                       HTTP Basic instead
+//	                       redirect_uri or refresh_token (and optionally
+//	                       scope), in the query string or a form body; the
+//	                       client may authenticate with HTTP Basic instead
+//
+// At the token, device-authorization and revocation endpoints a parameter
+// is sent once (RFC 6749 3.2), in the query string or the form body: one
+// sent twice, in either or once in each, is invalid_request naming it
+// (readOAuthForm).
 //	POST /oauth/revoke     client_id (client_secret checked when sent) and
 //	                       token: revokes an access or refresh token of the
 //	                       client (RFC 7009)
+//
+// The token endpoint's errors are RFC 6749 bodies (section 5.2):
+// invalid_request (400), invalid_client (401), invalid_grant (400),
+// unsupported_grant_type (400), invalid_scope (400: a refresh whose scope
+// names a scope the grant does not hold; RFC 6749 6), and the device flow's
+// (oauthdevice.go).
 //
 // Codes are single-use and expire after Timings.OAuthCode (10 minutes); a
 // code used twice is refused and the token issued from it revoked (RFC 6749
@@ -423,6 +434,8 @@ type tokenRequest struct {
 	clientID, clientSecret                     string
 	grantType, code, redirectURI, refreshToken string
 	deviceCode                                 string
+	// scope is a refresh's scope parameter (RFC 6749 6).
+	scope string
 }
 
 // oauthError is a refusal of the token endpoint, in RFC 6749's terms
@@ -525,7 +538,10 @@ func (w *world) issueToken(app *oauthAppRec, g *oauthGrant) issuedToken {
 }
 
 // refreshToken renews a token: a new access token and a new refresh token;
-// the old ones stop working.
+// the old ones stop working. A scope parameter may name only scopes of the
+// grant (RFC 6749 6), else invalid_scope; the new token keeps the grant's
+// scopes all the same, as the response's scope says: a narrower scope is
+// not applied.
 func (w *world) refreshToken(app *oauthAppRec, req tokenRequest) (issuedToken, *oauthError) {
 	if req.refreshToken == "" {
 		return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_request", "refresh_token is required with grant_type refresh_token")
@@ -534,6 +550,12 @@ func (w *world) refreshToken(app *oauthAppRec, req tokenRequest) (issuedToken, *
 	t := st.refresh[sha256.Sum256([]byte(req.refreshToken))]
 	if t == nil || t.app != app {
 		return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_grant", "refresh_token is not a live refresh token of this application (refresh tokens are replaced by each refresh)")
+	}
+	granted := t.grant.scopeList()
+	for _, sc := range strings.Fields(req.scope) {
+		if q := qualifyScope(sc); !slices.Contains(granted, q) {
+			return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_scope", "scope %q (%s) was not granted to this token (its scopes: %s); a refresh cannot add scopes", sc, q, granted)
+		}
 	}
 	now := w.clock.Now()
 	access, refresh := st.setSecrets(w, t)
@@ -557,9 +579,12 @@ type tokenError struct {
 	Description string `json:"error_description"`
 }
 
+// tokenParams are the parameters of POST /oauth/token, of every grant.
+var tokenParams = []string{"client_id", "client_secret", "grant_type", "code", "redirect_uri", "refresh_token", "device_code", "scope"}
+
 // tokenEndpoint serves POST /oauth/token.
 func (s *Server) tokenEndpoint(w http.ResponseWriter, r *http.Request) {
-	form, client, oerr := readOAuthForm(w, r)
+	form, client, oerr := readOAuthForm(w, r, tokenParams)
 	if oerr != nil {
 		oerr.write(w)
 		return
@@ -572,6 +597,7 @@ func (s *Server) tokenEndpoint(w http.ResponseWriter, r *http.Request) {
 		redirectURI:  form.Get("redirect_uri"),
 		refreshToken: form.Get("refresh_token"),
 		deviceCode:   form.Get("device_code"),
+		scope:        form.Get("scope"),
 	}
 	s.mu.Lock()
 	out, oerr := s.world.grantToken(req, nil)
@@ -606,9 +632,13 @@ func writeTokenJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(buf)
 }
 
+// revokeParams are the parameters of POST /oauth/revoke (RFC 7009 2.1;
+// the fake does not use token_type_hint, but it is one of them).
+var revokeParams = []string{"client_id", "client_secret", "token", "token_type_hint"}
+
 // revokeEndpoint serves POST /oauth/revoke.
 func (s *Server) revokeEndpoint(w http.ResponseWriter, r *http.Request) {
-	form, client, oerr := readOAuthForm(w, r)
+	form, client, oerr := readOAuthForm(w, r, revokeParams)
 	if oerr == nil {
 		s.mu.Lock()
 		oerr = s.world.revokeToken(client, form.Get("token"))

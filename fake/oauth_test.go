@@ -760,6 +760,160 @@ func TestOAuthRefreshRotates(t *testing.T) {
 	wantOAuthError(t, status, stolen, http.StatusBadRequest, "invalid_grant")
 }
 
+// TestOAuthRefreshScope checks a refresh's scope parameter (RFC 6749 6): a
+// scope the grant does not hold (the token response's scope) is
+// invalid_scope, and the refresh token stays as it was; scopes within the
+// grant are accepted, and the new token keeps the grant's scopes. The
+// application also asks for database:read_database, which the consent
+// grants on no database.
+func TestOAuthRefreshScope(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, scope string
+		wantErr     string // "" for a refresh that succeeds
+	}{
+		{name: "a scope of no grant", scope: "organization:write_databases", wantErr: "invalid_scope"},
+		{name: "a bare name of no grant", scope: "read_user write_databases", wantErr: "invalid_scope"},
+		{name: "an unknown scope", scope: "nosuch", wantErr: "invalid_scope"},
+		{name: "a scope granted on nothing", scope: "database:read_database", wantErr: "invalid_scope"},
+		{name: "one scope of the grant", scope: "user:read_user"},
+		{name: "the grant's scopes, bare", scope: "read_databases read_user"},
+	} {
+		for _, mode := range []string{"query", "form"} {
+			t.Run(tc.name+" in "+mode, func(t *testing.T) {
+				t.Parallel()
+				srv := fake.NewServer(t)
+				app := oauthApp(t, srv, "https://app.example.com/cb", platform.ScopeUserReadUser,
+					platform.ScopeOrganizationReadDatabases, platform.ScopeDatabaseReadDatabase)
+				first := oauthIssue(t, srv, app, fake.Consent{})
+				if want := "user:read_user organization:read_databases"; first.Scope != want {
+					t.Fatalf("granted scope %q, want %q", first.Scope, want)
+				}
+				params := refreshParams(app, first.RefreshToken)
+				params.Set("scope", tc.scope)
+				status, got := oauthToken(t, srv, mode, params)
+				if tc.wantErr != "" {
+					wantOAuthError(t, status, got, http.StatusBadRequest, tc.wantErr)
+					if !strings.Contains(got.ErrorDescription, "scope") {
+						t.Errorf("error_description %q does not name scope", got.ErrorDescription)
+					}
+					// Nothing changed: the refresh token and the access
+					// token still work.
+					if _, err := oauthClient(t, srv, first.AccessToken).Users.GetCurrent(t.Context()); err != nil {
+						t.Errorf("the access token after a refused refresh: %v", err)
+					}
+					if status, got = oauthToken(t, srv, mode, refreshParams(app, first.RefreshToken)); status != http.StatusOK {
+						t.Fatalf("the refresh token after a refused refresh: %d %+v", status, got)
+					}
+					return
+				}
+				if status != http.StatusOK {
+					t.Fatalf("refresh with scope %q: %d %+v", tc.scope, status, got)
+				}
+				if diff := cmp.Diff(first.Scope, got.Scope); diff != "" {
+					t.Errorf("refreshed token's scope (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+// TestOAuthRepeatedParams checks RFC 6749 3.2 at the token,
+// device-authorization and revocation endpoints: a parameter the endpoint
+// defines, sent twice in the form body, twice in the query string, or once
+// in each (even with the same value), is invalid_request naming it, and
+// changes nothing: the request sent right afterwards with the parameter
+// once succeeds. A parameter no endpoint defines may repeat.
+func TestOAuthRepeatedParams(t *testing.T) {
+	t.Parallel()
+	type endpoint struct {
+		path string
+		// params are the parameters of a request that succeeds.
+		params func(app fake.OAuthApp, code, access string) url.Values
+	}
+	token := endpoint{"oauth/token", func(app fake.OAuthApp, code, _ string) url.Values { return codeParams(app, code) }}
+	device := endpoint{"oauth/authorize_device", func(app fake.OAuthApp, _, _ string) url.Values {
+		return url.Values{"client_id": {app.ClientID}, "scope": {"user:read_user"}}
+	}}
+	revoke := endpoint{"oauth/revoke", func(app fake.OAuthApp, _, access string) url.Values { return revokeParams(app, access) }}
+	for _, tc := range []struct {
+		name  string
+		ep    endpoint
+		param string
+		// second is the repeated value; "" repeats the request's own.
+		second string
+		// allowed: the repetition is no error (a parameter not defined).
+		allowed bool
+	}{
+		{name: "token code", ep: token, param: "code", second: "code_other"},
+		{name: "token grant_type", ep: token, param: "grant_type", second: "refresh_token"},
+		{name: "token client_id, same value", ep: token, param: "client_id"},
+		{name: "token scope", ep: token, param: "scope", second: "user:read_user"},
+		{name: "device scope", ep: device, param: "scope", second: "user:read_user"},
+		{name: "device client_id, same value", ep: device, param: "client_id"},
+		{name: "revoke token", ep: revoke, param: "token", second: "oat_other"},
+		{name: "revoke client_secret, same value", ep: revoke, param: "client_secret"},
+		{name: "token, undefined parameter", ep: token, param: "utm_source", second: "b", allowed: true},
+	} {
+		for _, where := range []string{"form twice", "query twice", "query and form"} {
+			t.Run(tc.name+", "+where, func(t *testing.T) {
+				t.Parallel()
+				srv := fake.NewServer(t)
+				app := oauthApp(t, srv, "https://app.example.com/cb", platform.ScopeUserReadUser)
+				access := oauthIssue(t, srv, app, fake.Consent{}).AccessToken
+				params := tc.ep.params(app, oauthCode(t, srv, app, fake.Consent{}), access)
+				second := tc.second
+				if second == "" {
+					second = params.Get(tc.param)
+				}
+				if !params.Has(tc.param) { // a parameter the request may send
+					params.Set(tc.param, second)
+				}
+				target := srv.AuthURL() + tc.ep.path
+				var r oauthResponse
+				switch where {
+				case "form twice", "query twice":
+					twice := url.Values{}
+					for k, v := range params {
+						twice[k] = slices.Clone(v)
+					}
+					twice.Add(tc.param, second)
+					if where == "form twice" {
+						r = oauthDo(t, http.MethodPost, target, twice, nil)
+					} else {
+						r = oauthDo(t, http.MethodPost, target+"?"+twice.Encode(), nil, nil)
+					}
+				case "query and form":
+					r = oauthDo(t, http.MethodPost, target+"?"+url.Values{tc.param: {second}}.Encode(), params, nil)
+				}
+				if tc.allowed {
+					if r.status != http.StatusOK {
+						t.Fatalf("%s repeated: %d %s, want 200", tc.param, r.status, r.body)
+					}
+					return
+				}
+				var got oauthTokenResponse
+				if err := json.Unmarshal([]byte(r.body), &got); err != nil {
+					t.Fatalf("body %q: %v", r.body, err)
+				}
+				wantOAuthError(t, r.status, got, http.StatusBadRequest, "invalid_request")
+				if !strings.Contains(got.ErrorDescription, tc.param) {
+					t.Errorf("error_description %q does not name %s", got.ErrorDescription, tc.param)
+				}
+				// The refusal changed nothing: the access token works, and
+				// the request with each parameter once succeeds (the code
+				// was not used, the token not revoked).
+				if _, err := oauthClient(t, srv, access).Users.GetCurrent(t.Context()); err != nil {
+					t.Errorf("the access token after the refusal: %v", err)
+				}
+				if r := oauthDo(t, http.MethodPost, target, params, nil); r.status != http.StatusOK {
+					t.Errorf("the request with each parameter once: %d %s", r.status, r.body)
+				}
+			})
+		}
+	}
+}
+
 func TestOAuthAccessTokenExpires(t *testing.T) {
 	t.Parallel()
 	srv := fake.NewServer(t, fake.WithTimings(fake.Timings{OAuthAccessToken: time.Hour}))

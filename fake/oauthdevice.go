@@ -125,9 +125,12 @@ type deviceAuthResponse struct {
 	Interval                int64  `json:"interval"`
 }
 
+// deviceAuthParams are the parameters of POST /oauth/authorize_device.
+var deviceAuthParams = []string{"client_id", "client_secret", "scope"}
+
 // authorizeDevice serves POST /oauth/authorize_device.
 func (s *Server) authorizeDevice(w http.ResponseWriter, r *http.Request) {
-	form, client, oerr := readOAuthForm(w, r)
+	form, client, oerr := readOAuthForm(w, r, deviceAuthParams)
 	if oerr != nil {
 		oerr.write(w)
 		return
@@ -175,11 +178,21 @@ func (s *Server) autoApproveDevice(d *oauthDeviceRec) {
 type clientCredentials struct{ id, secret string }
 
 // readOAuthForm parses the parameters of a request of the OAuth server (the
-// query string and a form body) and its client credentials.
-func readOAuthForm(w http.ResponseWriter, r *http.Request) (url.Values, clientCredentials, *oauthError) {
+// query string and a form body) and its client credentials. params are the
+// parameters the endpoint defines: each may be sent once (RFC 6749 3.2),
+// in the query string or the form body; one sent twice, in either or once
+// in each, is invalid_request. Other parameters are ignored, as RFC 6749
+// 3.1 asks, repeated or not.
+func readOAuthForm(w http.ResponseWriter, r *http.Request, params []string) (url.Values, clientCredentials, *oauthError) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 	if err := r.ParseForm(); err != nil {
 		return nil, clientCredentials{}, oauthErr(http.StatusBadRequest, "invalid_request", "reading the parameters: %v", err)
+	}
+	// r.Form holds the query string's values and the form body's together.
+	for _, name := range params {
+		if n := len(r.Form[name]); n > 1 {
+			return nil, clientCredentials{}, oauthErr(http.StatusBadRequest, "invalid_request", "%s is sent %d times; send each parameter once, in the query string or the form body", name, n)
+		}
 	}
 	c := clientCredentials{id: r.Form.Get("client_id"), secret: r.Form.Get("client_secret")}
 	if id, secret, ok := r.BasicAuth(); ok {

@@ -39,6 +39,15 @@ import (
 //     application asks for: it admits an OAuth token whose user holds the
 //     admin role in the path's organization, whatever scopes it was
 //     granted, and no token of a user who does not.
+//   - An admin-only scope (adminScopes: organization:write_organization)
+//     is granted only on organizations the user administers, and counts on
+//     one only while the user still does: it is checked when the token is
+//     used, not only at consent, so a token of a demoted admin keeps its
+//     other scopes but loses this one (and regains it if the user is made
+//     an admin again).
+//   - A token reaches an organization only while its user is a member: a
+//     removed member's token finds the organization, and everything in it,
+//     missing, whatever the grant names (belongsTo, in resolvePath).
 //   - Lacking a scope is a 404, as lacking a permission is.
 
 // scopeResources are the kinds of resource scopes are granted on, widest
@@ -73,7 +82,7 @@ var knownScopes = func() []platform.Scope {
 }()
 
 // adminScopes are the scopes a user may grant only on organizations they
-// administer.
+// administer, and that count only while they do (see the rules above).
 var adminScopes = []platform.Scope{platform.ScopeOrganizationWriteOrganization}
 
 // oauthGrant is what a user allowed an application on the consent page.
@@ -102,11 +111,22 @@ type scopeTarget struct {
 // kind of resource) on the target's resource of that kind.
 func (g *oauthGrant) allows(need map[string][]string, t scopeTarget) bool {
 	for res, names := range need {
-		if slices.ContainsFunc(names, func(n string) bool { return slices.Contains(g.scopes[res], n) }) && g.covers(res, t) {
+		if slices.ContainsFunc(names, func(n string) bool { return g.holds(res, n, t) }) && g.covers(res, t) {
 			return true
 		}
 	}
 	return false
+}
+
+// holds reports whether the grant's scope res:name counts for the target:
+// it was granted, and, for an admin-only scope, the grant's user still
+// administers the target's organization.
+func (g *oauthGrant) holds(res, name string, t scopeTarget) bool {
+	if !slices.Contains(g.scopes[res], name) {
+		return false
+	}
+	adminOnly := slices.ContainsFunc(adminScopes, func(s platform.Scope) bool { return s.Resource() == res && s.Name() == name })
+	return !adminOnly || g.administers(t.org)
 }
 
 // covers reports whether the grant's resources of kind res include the

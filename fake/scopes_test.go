@@ -239,6 +239,120 @@ func TestOAuthTokenOfAFormerMember(t *testing.T) {
 	}
 }
 
+// TestOAuthScopesFollowMembership checks that a token's reach follows its
+// user's membership when it is used, not only when it was granted: a
+// demoted admin's token loses organization:write_organization (an
+// admin-only scope) on that organization, and keeps it where the user
+// still administers; a removed member's token finds the organization
+// missing, and still reaches the user's other organizations. Ana, an admin
+// of acme and globex, grants read_organization and write_organization on
+// both, then the change is made by acme's admin.
+func TestOAuthScopesFollowMembership(t *testing.T) {
+	t.Parallel()
+	type request struct{ method, path, body string }
+	const anaEmail = `{"billing_email": "ana@example.com"}`
+	for _, tc := range []struct {
+		name string
+		// change is what acme's admin does to Ana after the grant.
+		change func(t *testing.T, c *platform.Client, ana string)
+		// refused must answer 404 and change nothing; allowed must pass.
+		refused, allowed func(ana string) []request
+	}{
+		{
+			name: "demoted admin",
+			change: func(t *testing.T, c *platform.Client, ana string) {
+				if _, err := c.Organizations.UpdateMember(t.Context(), &platform.UpdateMemberParams{Organization: "acme", UserID: ana, Role: platform.RoleMember}); err != nil {
+					t.Fatal(err)
+				}
+			},
+			refused: func(ana string) []request {
+				return []request{
+					{"PATCH", "/v1/organizations/acme/members/" + ana, `{"role": "admin"}`},
+					{"PATCH", "/v1/organizations/acme", anaEmail},
+				}
+			},
+			allowed: func(ana string) []request {
+				return []request{
+					{"GET", "/v1/organizations/acme", ""},
+					{"GET", "/v1/organizations/acme/members/" + ana, ""},
+					{"PATCH", "/v1/organizations/globex", anaEmail},
+				}
+			},
+		},
+		{
+			name: "demoted and made admin again",
+			change: func(t *testing.T, c *platform.Client, ana string) {
+				for _, role := range []platform.MemberRole{platform.RoleMember, platform.RoleAdmin} {
+					if _, err := c.Organizations.UpdateMember(t.Context(), &platform.UpdateMemberParams{Organization: "acme", UserID: ana, Role: role}); err != nil {
+						t.Fatal(err)
+					}
+				}
+			},
+			refused: func(string) []request { return nil },
+			allowed: func(string) []request {
+				return []request{{"PATCH", "/v1/organizations/acme", anaEmail}}
+			},
+		},
+		{
+			name: "removed member",
+			change: func(t *testing.T, c *platform.Client, ana string) {
+				if err := c.Organizations.RemoveMember(t.Context(), &platform.RemoveMemberParams{Organization: "acme", UserID: ana}); err != nil {
+					t.Fatal(err)
+				}
+			},
+			refused: func(ana string) []request {
+				return []request{
+					{"GET", "/v1/organizations/acme", ""},
+					{"GET", "/v1/organizations/acme/members/" + ana, ""},
+					{"PATCH", "/v1/organizations/acme", anaEmail},
+					{"GET", "/v1/organizations/acme/databases", ""},
+				}
+			},
+			allowed: func(ana string) []request {
+				return []request{
+					{"GET", "/v1/organizations/globex", ""},
+					{"GET", "/v1/organizations/globex/members/" + ana, ""},
+					{"PATCH", "/v1/organizations/globex", anaEmail},
+				}
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := fake.NewServer(t)
+			if err := srv.CreateOrganization("globex"); err != nil {
+				t.Fatal(err)
+			}
+			ana := mustMember(t, srv, "acme", "Ana Admin", platform.RoleAdmin)
+			if err := srv.AddMember("globex", ana, platform.RoleAdmin); err != nil {
+				t.Fatal(err)
+			}
+			if err := srv.SignIn(ana); err != nil {
+				t.Fatal(err)
+			}
+			access := bearer(oauthGrant(t, srv, fake.Consent{Organizations: []string{"acme", "globex"}},
+				platform.ScopeOrganizationReadOrganization, platform.ScopeOrganizationWriteOrganization))
+			tc.change(t, srv.Client(), ana)
+			for _, r := range tc.refused(ana) {
+				before := opWorldState(t, srv)
+				w := send(t, srv, r.method, r.path, access, r.body)
+				if w.status != http.StatusNotFound {
+					t.Errorf("%s %s: status %d, want 404; body %s", r.method, r.path, w.status, w.body)
+					continue
+				}
+				if diff := worldStateDiff(t, before, opWorldState(t, srv)); diff != "" {
+					t.Errorf("%s %s: a refused request changed the world (-before +after):\n%s", r.method, r.path, diff)
+				}
+			}
+			for _, r := range tc.allowed(ana) {
+				if w := send(t, srv, r.method, r.path, access, r.body); w.status != http.StatusOK {
+					t.Errorf("%s %s: status %d, want 200; body %s", r.method, r.path, w.status, w.body)
+				}
+			}
+		})
+	}
+}
+
 func TestOAuthListVisibility(t *testing.T) {
 	t.Parallel()
 	w := scopeWorld(t)

@@ -318,6 +318,7 @@ func (s *Server) save() (*worldSnap, error) {
 // records nothing when its answer comes.
 func (s *Server) install(ld *loader) {
 	s.world.retire()
+	s.hooks.order = nil // the retired world's webhooks
 	s.adopt(ld.w, s.world.clock)
 	s.world.audit.setLimit(s.cfg.auditLogLimit)
 	s.org, s.admin, s.adminToken = ld.org, ld.admin, ld.adminToken

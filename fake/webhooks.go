@@ -166,12 +166,17 @@ func deleteWebhook(c *call) (any, error) {
 	}
 	c.db.x().webhooks.Remove(h)
 	h.deleted = true
+	c.s.hooks.forget(h)
 	return nil, nil
 }
 
 // testWebhook sends webhook.test, with the database as resource, to the
 // webhook whether or not it is enabled or subscribed to webhook.test: the
-// point is to try the receiver. It is sent once, without retries.
+// point is to try the receiver. It is delivered like any event: its result
+// is the webhook's last_sent_*, and a failure counts towards disabling the
+// webhook and is retried on the clock while the webhook is enabled (a
+// disabled webhook's test is sent once, as no retry goes to a disabled
+// webhook).
 func testWebhook(c *call) (any, error) {
 	h, err := c.webhook()
 	if err != nil {

@@ -13,7 +13,11 @@ import (
 // asks for a device code ([Config.DeviceAuth]), shows the user a short user
 // code and where to enter it, and polls the token endpoint until the user
 // has approved or denied ([Config.DeviceAccessToken]). Such a program is a
-// public client: ClientID is enough, and ClientSecret may stay empty.
+// public client: ClientID is enough, and ClientSecret may stay empty. A
+// refresh needs the client secret, though: a public client's token lasts
+// until it expires (expires_in seconds after the sign-in), and then
+// [Config.TokenSource] returns [ErrNoClientSecret] and the program signs
+// its user in again. With ClientSecret set, TokenSource refreshes the token.
 
 // DeviceCodeGrantType is the grant_type of a device-flow poll of the token
 // endpoint.

@@ -3,6 +3,7 @@ package oauth_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -229,5 +230,56 @@ func TestDeviceSignInBareScopes(t *testing.T) {
 	}
 	if _, err := client.Databases.List(t.Context(), &platform.ListDatabasesParams{Organization: srv.Org()}); err != nil {
 		t.Errorf("listing databases with the token: %v", err)
+	}
+}
+
+// TestDeviceTokenExpires checks what a command-line tool's TokenSource does
+// with its device-flow token once the token has expired at the fake: a
+// public client (no ClientSecret) gets ErrNoClientSecret without asking the
+// token endpoint, since the platform refreshes only for a client that sends
+// its secret; with the secret, the token is refreshed.
+func TestDeviceTokenExpires(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		public  bool
+		wantErr error
+		// wantRequests is how many token requests the refresh sends.
+		wantRequests int
+	}{
+		{name: "public client", public: true, wantErr: oauth.ErrNoClientSecret, wantRequests: 0},
+		{name: "with client secret", wantRequests: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv, cfg, tok := signedInCLI(t)
+			if tc.public {
+				cfg.ClientSecret = ""
+			}
+			// The token expires on the fake's clock; the wall clock, which
+			// x/oauth2 reads, would say so by then too.
+			srv.Advance(time.Duration(tok.ExpiresIn) * time.Second)
+			expired := *tok
+			expired.Expiry = time.Now().Add(-time.Minute)
+			if err := currentUser(t, srv, expired.AccessToken); err == nil {
+				t.Fatal("the expired access token still works at the fake")
+			}
+			before := pollsOf(srv)
+			client, err := platform.NewClient(platform.WithBaseURL(srv.URL()), platform.WithoutRetries(),
+				platform.WithTokenSource(cfg.TokenSource(t.Context(), &expired, nil)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = client.Users.GetCurrent(t.Context())
+			if !errors.Is(err, tc.wantErr) {
+				t.Errorf("GetCurrent with an expired token = %v, want %v", err, tc.wantErr)
+			}
+			if tc.wantErr != nil && !strings.Contains(fmt.Sprint(err), "ClientSecret") {
+				t.Errorf("error %q does not name Config.ClientSecret", err)
+			}
+			if n := pollsOf(srv) - before; n != tc.wantRequests {
+				t.Errorf("%d token requests, want %d", n, tc.wantRequests)
+			}
+		})
 	}
 }

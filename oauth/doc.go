@@ -51,6 +51,12 @@
 //	fmt.Printf("Open %s and enter the code %s\n", da.VerificationURI, da.UserCode)
 //	tok, err := cfg.DeviceAccessToken(ctx, da, nil) // polls until the user decides
 //
+// The platform refreshes a token only for a client that sends its secret,
+// so such a token lasts until it expires (expires_in seconds after the
+// sign-in); then [Config.TokenSource] fails with [ErrNoClientSecret],
+// without a request, and the tool signs its user in again. A tool that
+// has a ClientSecret sets it, and its TokenSource refreshes as above.
+//
 // Signing out revokes the token at the platform ([Config.Revoke], RFC
 // 7009): the access token and the refresh token of that sign-in both stop
 // working.

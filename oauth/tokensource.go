@@ -2,10 +2,18 @@ package oauth
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"golang.org/x/oauth2"
 )
+
+// ErrNoClientSecret is the error of a [Config.TokenSource] without a
+// ClientSecret once its token has expired: the platform refreshes a token
+// only for a client that sends its secret, so a public client (such as a
+// command-line tool signed in with the device flow) signs the user in again
+// instead. No request is sent. Match it with errors.Is.
+var ErrNoClientSecret = errors.New("oauth: the access token has expired and refreshing it needs Config.ClientSecret; sign the user in again")
 
 // TokenSource returns a source of access tokens for the user who was given
 // tok. While tok is valid the source returns it; once it expires the source
@@ -28,6 +36,10 @@ import (
 // redirect (it is an *oauth2.RetrieveError), and its error's text repeats
 // neither the client secret nor the refresh token. The source is safe
 // for concurrent use, and concurrent calls refresh once.
+//
+// A refresh sends the client secret, which the platform requires: with an
+// empty ClientSecret (a public client), the source returns tok while it is
+// valid and then fails with [ErrNoClientSecret], sending nothing.
 func (c *Config) TokenSource(ctx context.Context, tok *oauth2.Token, save func(*oauth2.Token) error) oauth2.TokenSource {
 	// x/oauth2's source caches the token and refreshes it when it expires,
 	// but offers no hook to see the refreshed tokens. Wrapping it in
@@ -54,6 +66,9 @@ type savingSource struct {
 
 // Token implements oauth2.TokenSource.
 func (s *savingSource) Token() (*oauth2.Token, error) {
+	if s.secret == "" {
+		return nil, ErrNoClientSecret
+	}
 	tok, err := s.src.Token()
 	if err != nil {
 		return nil, redact(err, s.secret, s.refresh)

@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/oauth2"
+
+	"github.com/dbplatform/platform-go/oauth"
 )
 
 // expiredToken is a token that needs a refresh, holding the refresh token
@@ -242,5 +244,48 @@ func TestTokenSourceRefreshRefused(t *testing.T) {
 	}
 	if s := saved.list(); len(s) != 0 {
 		t.Errorf("saved %v after a refused refresh, want nothing", s)
+	}
+}
+
+// TestTokenSourceWithoutClientSecret checks a public client's source: it
+// returns a valid token, and, for an expired or missing one, fails with
+// ErrNoClientSecret instead of refreshing, sending no request and saving
+// nothing.
+func TestTokenSourceWithoutClientSecret(t *testing.T) {
+	t.Parallel()
+	valid := &oauth2.Token{AccessToken: "access-0", RefreshToken: "refresh-0", Expiry: time.Now().Add(time.Hour)}
+	for _, tc := range []struct {
+		name    string
+		tok     *oauth2.Token
+		want    string // the access token returned
+		wantErr error
+	}{
+		{name: "valid", tok: valid, want: "access-0"},
+		{name: "expired", tok: expiredToken(), wantErr: oauth.ErrNoClientSecret},
+		{name: "none", tok: nil, wantErr: oauth.ErrNoClientSecret},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newTokenEndpoint(t, 3600)
+			cfg := e.config()
+			cfg.ClientSecret = ""
+			var saved savedTokens
+			ts := cfg.TokenSource(t.Context(), tc.tok, saved.save)
+			for range 2 { // asking again sends nothing either
+				got, err := ts.Token()
+				if !errors.Is(err, tc.wantErr) {
+					t.Fatalf("Token() error = %v, want %v", err, tc.wantErr)
+				}
+				if got != nil && got.AccessToken != tc.want || got == nil && tc.want != "" {
+					t.Errorf("Token() = %v, want access token %q", got, tc.want)
+				}
+			}
+			if n := len(e.received()); n != 0 {
+				t.Errorf("%d token requests, want none", n)
+			}
+			if s := saved.list(); len(s) != 0 {
+				t.Errorf("saved %v, want nothing saved", s)
+			}
+		})
 	}
 }
