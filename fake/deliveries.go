@@ -149,6 +149,16 @@ type sendOrder struct {
 // server's lock.
 func (ds *deliveries) forget(h *webhookRec) { delete(ds.order, h) }
 
+// restartCount starts h's count of failures in a row from zero, h being
+// enabled again: the failures before no longer count. The caller holds the
+// server's lock.
+func (ds *deliveries) restartCount(h *webhookRec) {
+	h.failures = 0
+	if o := ds.order[h]; o != nil {
+		o.failed = nil
+	}
+}
+
 // sendOrderOf returns h's sendOrder, made on first use; the caller holds
 // the server's lock.
 func (ds *deliveries) sendOrderOf(h *webhookRec) *sendOrder {
@@ -427,9 +437,6 @@ func (s *Server) settle(d *delivery, rec *attemptRec, status int, err error) {
 	if rec.seq > o.recorded { // else a newer attempt's result is in
 		o.recorded = rec.seq
 		h.lastSent, h.lastSentResult, h.lastSentSuccess = rec.At, rec.Result(), rec.Success
-	}
-	if len(o.failed) > h.failures { // enabling the webhook again reset the count
-		o.failed = nil
 	}
 	if rec.Success {
 		if rec.seq > o.success {

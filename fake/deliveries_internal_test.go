@@ -88,8 +88,9 @@ func TestSettleFollowsSendOrder(t *testing.T) {
 				recs = append(recs, &attemptRec{Delivery: Delivery{At: t0.Add(time.Duration(i) * tc.apart)}, seq: s.hooks.sent})
 			}
 			for _, f := range tc.finishes {
-				if f.attempt == 0 {
-					h.enabled, h.failures = true, 0
+				if f.attempt == 0 { // update_webhook enabling it again
+					h.enabled = true
+					s.hooks.restartCount(h)
 					continue
 				}
 				s.settle(d, recs[f.attempt-1], f.status, nil)

@@ -25,14 +25,14 @@ import (
 //	                       redirect_uri or refresh_token (and optionally
 //	                       scope), in the query string or a form body; the
 //	                       client may authenticate with HTTP Basic instead
+//	POST /oauth/revoke     client_id (client_secret checked when sent) and
+//	                       token: revokes an access or refresh token of the
+//	                       client (RFC 7009)
 //
 // At the token, device-authorization and revocation endpoints a parameter
 // is sent once (RFC 6749 3.2), in the query string or the form body: one
 // sent twice, in either or once in each, is invalid_request naming it
 // (readOAuthForm).
-//	POST /oauth/revoke     client_id (client_secret checked when sent) and
-//	                       token: revokes an access or refresh token of the
-//	                       client (RFC 7009)
 //
 // The token endpoint's errors are RFC 6749 bodies (section 5.2):
 // invalid_request (400), invalid_client (401), invalid_grant (400),

@@ -151,7 +151,7 @@ func updateWebhook(c *call, p *platform.UpdateWebhookParams) (any, error) {
 	}
 	if p.Enabled != nil {
 		if *p.Enabled && !h.enabled {
-			h.failures = 0
+			c.s.hooks.restartCount(h)
 		}
 		h.enabled = *p.Enabled
 	}
