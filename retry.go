@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -14,7 +15,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
-	"golang.org/x/oauth2"
 )
 
 // RetryPolicy says when and how often a failed request is sent again.
@@ -22,15 +22,18 @@ import (
 // 429 and 503 are retried for every method: the server says it did not act.
 // Network errors and 500, 502 and 504 are retried only for GET, HEAD, PUT,
 // DELETE and OPTIONS, so a POST or PATCH is never repeated after the server
-// may have acted on it. A refresh of an OAuth token that the token endpoint
-// refused is not retried, nor is an attempt that ran out of its context's
-// time, nor an error that another attempt would meet again: too many
-// redirects, a redirect to an address that cannot be parsed or whose
-// scheme is not http(s), an invalid header value, an untrusted TLS
-// certificate. The first retry waits MinWait; each later wait is drawn uniformly
-// between MinWait and a ceiling that doubles from MinWait up to MaxWait (so
-// a MinWait of 0 retries at once, every time). A
-// Retry-After header sets the wait instead: on a 429 or 503 that asks for
+// may have acted on it. A token source's failure to give an OAuth token is
+// retried only when it could not reach the token endpoint (a network
+// error): a refresh the token endpoint refused, or the source's own error
+// (such as package oauth's ErrNoClientSecret), is returned at once. Nor is
+// an attempt retried that ran out of its context's time, nor an error that
+// another attempt would meet again: too many redirects, a redirect to an
+// address that cannot be parsed or whose scheme is not http(s), an invalid
+// header value, an untrusted TLS certificate. The first retry waits
+// MinWait; each later wait is drawn uniformly between MinWait and a
+// ceiling that doubles from MinWait up to MaxWait (so a MinWait of 0
+// retries at once, every time). A Retry-After header sets the wait
+// instead: on a 429 or 503 that asks for
 // more than MaxRetryAfter, the error is returned at once (with
 // [Error.RetryAfter] set) rather than holding the caller that long; on a
 // 500, 502 or 504 the wait is cut to MaxRetryAfter.
@@ -113,10 +116,16 @@ func (p RetryPolicy) checkRetry(ctx context.Context, resp *http.Response, err er
 		return false, ctx.Err()
 	}
 	if err != nil {
-		// The token endpoint refused to refresh the OAuth token (a revoked
-		// grant, a rotated refresh token): asking again gets the same answer.
-		var refused *oauth2.RetrieveError
-		if errors.As(err, &refused) || permanent(ctx, err) {
+		// The token source gave no token. Only a failure to reach the token
+		// endpoint may mend; a refusal (a revoked grant, a rotated refresh
+		// token: an *oauth2.RetrieveError) or the source's own error (a
+		// public client that cannot refresh) gets the same answer again.
+		var source *tokenSourceError
+		if errors.As(err, &source) {
+			var netErr net.Error
+			return idempotent && errors.As(source.err, &netErr) && !permanent(ctx, source.err), nil
+		}
+		if permanent(ctx, err) {
 			return false, nil
 		}
 		return idempotent && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded), nil

@@ -7,8 +7,10 @@ import (
 	"io"
 	"log"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -352,18 +354,22 @@ func TestWithoutRetries(t *testing.T) {
 	}
 }
 
-// TestRetryTokenSourceErrors checks that a refresh the token endpoint
-// refused is not retried, while a token source that could not reach it is,
-// like any network error.
+// TestRetryTokenSourceErrors checks that a token source that could not
+// reach the token endpoint is retried, like any network error, while a
+// refresh the token endpoint refused, or a source's own error, is not.
 func TestRetryTokenSourceErrors(t *testing.T) {
 	t.Parallel()
+	unreachable := &url.Error{Op: "Post", URL: "https://auth.example/oauth/token", Err: &net.OpError{
+		Op: "dial", Net: "tcp", Err: errors.New("connection refused"),
+	}}
 	tests := []struct {
 		name      string
 		err       error
 		wantWaits int
 	}{
 		{"refresh refused", &oauth2.RetrieveError{ErrorCode: "invalid_grant"}, 0},
-		{"token endpoint unreachable", errors.New("dial tcp: connection refused"), 3},
+		{"the source's own error", errors.New("the access token has expired and refreshing it needs a client secret"), 0},
+		{"token endpoint unreachable", unreachable, 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -183,13 +183,25 @@ func (t *tokenTransport) token(ctx context.Context) (*oauth2.Token, error) {
 }
 
 // checkToken returns what a token source's Token returned, with an error
-// for a nil token without one.
+// for a nil token without one; either error is a *tokenSourceError.
 func checkToken(tok *oauth2.Token, err error) (*oauth2.Token, error) {
 	if err == nil && tok == nil {
-		return nil, errors.New("platform: the token source returned no token")
+		err = errors.New("platform: the token source returned no token")
 	}
-	return tok, err
+	if err != nil {
+		return nil, &tokenSourceError{err}
+	}
+	return tok, nil
 }
+
+// tokenSourceError is the failure of a request's token source to give a
+// token, which [RetryPolicy.checkRetry] tells from the request's own
+// failures. Its text and what it unwraps to are the source's error's.
+type tokenSourceError struct{ err error }
+
+func (e *tokenSourceError) Error() string { return e.err.Error() }
+
+func (e *tokenSourceError) Unwrap() error { return e.err }
 
 // hostGuard sends credentials only to the API's own host, so that a request
 // to another host (a redirect, or an absolute URL passed to Do) carries none,
