@@ -457,7 +457,11 @@ func (ld *loader) load(snap *worldSnap) error {
 	}
 	ld.w.inFlight = setOf(snap.InFlight)
 	ld.w.failNext = setOf(snap.FailNext)
-	return ld.loadJobs(snap.Transitions)
+	if err := ld.loadJobs(snap.Transitions); err != nil {
+		return err
+	}
+	ld.scheduleBackupExpiries()
+	return nil
 }
 
 // loadAdmin finds the starting organization, admin and token.
@@ -702,6 +706,7 @@ var jobLoaders = map[string]func(ld *loader, js jobSnap) (job, error){
 	"keyspace.ready":                 loadKeyspaceReadyJob,
 	"keyspace.config":                loadKeyspaceConfigJob,
 	"backup.step":                    loadBackupJob,
+	"backup.expire":                  loadBackupExpiryJob,
 	"backup_policy.run":              loadPolicyRunJob,
 	"deployment.step":                loadDeployJob,
 	"webhook.retry":                  loadRetryJob,
