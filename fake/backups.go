@@ -86,8 +86,11 @@ type backupRec struct {
 	started, completed time.Time
 	ended              time.Time // when it reached a final state
 	deleted            bool
-	deletedAt          time.Time
-	size               int64
+	// expired is true when the platform deleted it at the end of its
+	// retention (see expireBackup), rather than a request.
+	expired   bool
+	deletedAt time.Time
+	size      int64
 
 	snapshot *schemaSnapshot // nil for an ignored backup
 	restored []*branchRec
@@ -97,6 +100,14 @@ type backupRec struct {
 func (bk *backupRec) inProgress() bool {
 	return bk.state == platform.BackupPending || bk.state == platform.BackupRunning
 }
+
+// expiresAt is when a successful backup's retention ends: completed +
+// retention.
+func (bk *backupRec) expiresAt() time.Time { return bk.retention.after(bk.completed) }
+
+// findable reports whether a restore finds the backup: a live one, or one
+// deleted at its expiry (whose restore is refused, naming the expiry).
+func (bk *backupRec) findable() bool { return !bk.deleted || bk.expired }
 
 // How long a backup asked for without a retention is kept.
 const (
@@ -265,6 +276,9 @@ func updateBackup(c *call, p *platform.UpdateBackupParams) (any, error) {
 	if p.Protected != nil && *p.Protected != bk.protected {
 		bk.protected = *p.Protected
 		bk.updated = c.now
+		// A backup kept past its expiry by its protection expires as
+		// soon as it loses it.
+		c.w.expireBackup(bk)
 	}
 	return c.w.renderBackup(bk), nil
 }
@@ -292,10 +306,55 @@ func deleteBackup(c *call) (any, error) {
 	if bk.inProgress() {
 		c.w.settleBackup(bk, platform.BackupCanceled, c.now)
 	}
-	bk.deleted = true
-	bk.deletedAt, bk.updated = c.now, c.now
-	c.db.backups.of(bk.branch).live.Remove(bk)
+	removeBackup(bk, c.now)
 	return nil, nil
+}
+
+// removeBackup deletes a backup at now: it leaves its branch's list (but
+// for all=true) and is found by ID no more.
+func removeBackup(bk *backupRec, now time.Time) {
+	bk.deleted = true
+	bk.deletedAt, bk.updated = now, now
+	bk.branch.db.backups.of(bk.branch).live.Remove(bk)
+}
+
+// maxExpiryWait is the furthest ahead a backup's expiry goes on the clock,
+// within what a time.Duration holds (292 years): the expiry of a longer
+// retention (up to 1000 years) goes back on the clock until it is due.
+const maxExpiryWait = 100 * 365 * 24 * time.Hour
+
+// expiryStep is when the next step of a successful backup's expiry runs,
+// from now: at its expiry, or maxExpiryWait ahead when that is further.
+// It reports false when the clock cannot reach it (a snapshot's clock
+// stays before maxSnapTime): such a backup is kept.
+func (bk *backupRec) expiryStep(now time.Time) (time.Time, bool) {
+	at := bk.expiresAt()
+	if limit := now.Add(maxExpiryWait); at.After(limit) {
+		at = limit
+	}
+	return at, at.Before(maxSnapTime)
+}
+
+// scheduleExpiry puts the next step of a successful backup's expiry on the
+// clock (see expiryStep).
+func (w *world) scheduleExpiry(bk *backupRec) {
+	now := w.clock.Now()
+	if at, ok := bk.expiryStep(now); ok {
+		w.clock.After(at.Sub(now), backupExpiryJob{bk})
+	}
+}
+
+// expireBackup deletes a successful backup whose retention has ended, as
+// the platform does, unless it is protected (a protected backup is kept
+// until its protection is removed, and then expires at once). It does
+// nothing before the backup's expiry, or to a backup already deleted.
+func (w *world) expireBackup(bk *backupRec) {
+	now := w.clock.Now()
+	if bk.deleted || bk.protected || bk.state != platform.BackupSuccess || now.Before(bk.expiresAt()) {
+		return
+	}
+	bk.expired = true
+	removeBackup(bk, now)
 }
 
 // renderBackup renders a backup as the API shows it.
@@ -329,7 +388,7 @@ func (w *world) renderBackup(bk *backupRec) *platform.Backup {
 		out.UncompressedSize = 3 * bk.size
 		out.PVCSize = max(backupGiB, (out.UncompressedSize+backupGiB-1)/backupGiB*backupGiB)
 		out.EstimatedStorageCost = math.Round(float64(bk.size)/1e9*0.023*1e6) / 1e6
-		out.ExpiresAt = ptrTime(bk.retention.after(bk.completed))
+		out.ExpiresAt = ptrTime(bk.expiresAt())
 	}
 	if bk.deleted {
 		out.DeletedAt = ptrTime(bk.deletedAt)

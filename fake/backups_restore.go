@@ -92,7 +92,7 @@ func backupToRestore(c *call, p *platform.CreateBranchParams) (*backupRestore, e
 		return nil, notFound()
 	}
 	bk := c.db.backups.byID[p.BackupID]
-	if bk == nil || bk.deleted {
+	if bk == nil || !bk.findable() {
 		return nil, unprocessable("backup_id %q is not a backup of %s", p.BackupID, c.db.name)
 	}
 	perm, scope := devPerm, devScope
@@ -101,6 +101,10 @@ func backupToRestore(c *call, p *platform.CreateBranchParams) (*backupRestore, e
 	}
 	if !c.holds([]string{perm}, []string{scope}, bk.branch) {
 		return nil, notFound()
+	}
+	if bk.expired {
+		return nil, unprocessable("backup %s expired at %s, the end of its retention (%d %s), and was deleted; it can no longer be restored",
+			bk.id, bk.expiresAt().Format(time.RFC3339), bk.retention.value, bk.retention.unit)
 	}
 	if bk.state != platform.BackupSuccess {
 		return nil, unprocessable("backup %s is %s; only a backup in state success can be restored", bk.id, bk.state)

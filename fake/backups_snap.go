@@ -24,6 +24,7 @@ type backupSnap struct {
 	Completed  time.Time            `json:"completed"`
 	Ended      time.Time            `json:"ended"`
 	Deleted    bool                 `json:"deleted"`
+	Expired    bool                 `json:"expired"`
 	DeletedAt  time.Time            `json:"deleted_at"`
 	Size       int64                `json:"size"`
 	Schema     *schemaSnap          `json:"schema"`
@@ -84,7 +85,7 @@ func saveBackups(db *dbRec) []backupSnap {
 			Production: bk.production, Protected: bk.protected, Required: bk.required,
 			Policy: idOf(bk.policy), Actor: idOf(bk.actor), Retention: retentionSnap{bk.retention.value, bk.retention.unit},
 			Started: bk.started, Completed: bk.completed, Ended: bk.ended, Deleted: bk.deleted,
-			DeletedAt: bk.deletedAt, Size: bk.size, Restored: idsOf(bk.restored),
+			Expired: bk.expired, DeletedAt: bk.deletedAt, Size: bk.size, Restored: idsOf(bk.restored),
 		}
 		if sn := bk.snapshot; sn != nil {
 			bs.Schema = &schemaSnap{ID: sn.id, Taken: sn.taken}
@@ -107,6 +108,17 @@ func (bs *backupSnap) validate() error {
 	errs := []error{
 		at(state, "state"), at(size, "size"),
 		at(snapCheck(retention{bs.Retention.Value, bs.Retention.Unit}.check()), "retention"),
+	}
+	if bs.Expired {
+		// The platform deletes a successful backup, at the end of its
+		// retention or later (once its protection is removed).
+		ret := retention{bs.Retention.Value, bs.Retention.Unit}
+		switch {
+		case !bs.Deleted || bs.State != platform.BackupSuccess:
+			errs = append(errs, at(fmt.Errorf("an expired backup is a deleted one in state success, not %s (deleted %v)", bs.State, bs.Deleted), "expired"))
+		case ret.check() == nil && bs.DeletedAt.Before(ret.after(bs.Completed)):
+			errs = append(errs, at(fmt.Errorf("an expired backup is deleted at the end of its retention or later, not %s", bs.DeletedAt.Format(time.RFC3339Nano)), "deleted_at"))
+		}
 	}
 	if bs.Schema != nil {
 		for i, k := range bs.Schema.Keyspaces {
@@ -131,7 +143,7 @@ func (ld *loader) loadBackups(db *dbRec, list []backupSnap, policies map[string]
 			stamps: bs.load(), name: bs.Name, state: bs.State, production: bs.Production,
 			protected: bs.Protected, required: bs.Required, retention: retention{bs.Retention.Value, bs.Retention.Unit},
 			started: bs.Started, completed: bs.Completed, ended: bs.Ended, deleted: bs.Deleted,
-			deletedAt: bs.DeletedAt, size: bs.Size,
+			expired: bs.Expired, deletedAt: bs.DeletedAt, size: bs.Size,
 		}
 		if bk.branch, err = ref(ld.branches, bs.Branch, "branch"); err == nil && bk.branch == nil {
 			err = fmt.Errorf("no branch")

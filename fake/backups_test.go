@@ -2,6 +2,7 @@ package fake_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -797,5 +798,373 @@ func TestBackupRestoreFromDeletedBranch(t *testing.T) {
 	}
 	if !slices.ContainsFunc(want, func(s string) bool { return strings.HasPrefix(s, "only_on_dev:") }) {
 		t.Errorf("dev schema %v lacks its own table", want)
+	}
+}
+
+// expiringBackup makes a successful backup of the development branch dev
+// (made here) kept one hour, and answers it with its expires_at.
+func expiringBackup(t *testing.T, srv *fake.Server, c *platform.Client) (*platform.Backup, time.Time) {
+	t.Helper()
+	newBackupBranch(t, srv, c, "dev")
+	bk, err := c.Backups.Create(t.Context(), &platform.CreateBackupParams{
+		Organization: srv.Org(), Database: backupDB, Branch: "dev",
+		RetentionValue: platform.Ptr(1), RetentionUnit: platform.Ptr(platform.RetentionHour),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bk, err = c.Backups.Wait(t.Context(), backupOf(srv, "dev", bk.ID)); err != nil {
+		t.Fatal(err)
+	}
+	if bk.ExpiresAt == nil || bk.CompletedAt == nil || !bk.ExpiresAt.Equal(bk.CompletedAt.Add(time.Hour)) {
+		t.Fatalf("completed_at %v, expires_at %v; want expires_at an hour after completed_at", bk.CompletedAt, bk.ExpiresAt)
+	}
+	return bk, bk.ExpiresAt.Time
+}
+
+// backupAdvanceTo moves the clock of srv to at.
+func backupAdvanceTo(t *testing.T, srv *fake.Server, at time.Time) {
+	t.Helper()
+	if d := at.Sub(srv.Now()); d > 0 {
+		srv.Advance(d)
+	}
+	if !srv.Now().Equal(at) {
+		t.Fatalf("clock at %v, want %v", srv.Now(), at)
+	}
+}
+
+// backupRestoreFrom creates branch name of backupDB from a backup.
+func backupRestoreFrom(t *testing.T, c *platform.Client, org, name, id string) error {
+	_, err := c.Branches.Create(t.Context(), &platform.CreateBranchParams{Organization: org, Database: backupDB, Name: name, BackupID: id, ClusterSize: "PS_10"})
+	return err
+}
+
+// backupExpiredAs checks that the backup is gone as an expired one is:
+// a 404 to get, update and delete, left out of its branch's list, listed
+// with all=true in state success with deleted_at at deletedAt, and its
+// restore a 422 naming the expiry that changes nothing.
+func backupExpiredAs(t *testing.T, srv *fake.Server, c *platform.Client, id string, deletedAt time.Time) {
+	t.Helper()
+	ctx, ref := t.Context(), backupOf(srv, "dev", id)
+	_, err := c.Backups.Get(ctx, ref)
+	apiError(t, err, 404)
+	_, err = c.Backups.Update(ctx, &platform.UpdateBackupParams{Organization: ref.Organization, Database: ref.Database, Branch: ref.Branch, ID: id, Protected: platform.Ptr(true)})
+	apiError(t, err, 404)
+	apiError(t, c.Backups.Delete(ctx, ref), 404)
+	list := &platform.ListBackupsParams{Organization: srv.Org(), Database: backupDB, Branch: "dev"}
+	if ids := listBackupIDs(t, c, list); slices.Contains(ids, id) {
+		t.Errorf("list = %v, still with the expired backup %s", ids, id)
+	}
+	list.IncludeDeleted = true
+	var got *platform.Backup
+	for bk, err := range c.Backups.All(ctx, list) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bk.ID == id {
+			got = bk
+		}
+	}
+	if got == nil || got.State != platform.BackupSuccess || !backupTimeIs(got.DeletedAt, deletedAt) {
+		t.Errorf("list all=true: %+v; want the backup in state success with deleted_at %v", got, deletedAt)
+	}
+	before := opWorldState(t, srv)
+	apiError(t, backupRestoreFrom(t, c, srv.Org(), "restored", id), 422, "backup "+id, "expired", "retention", "1 hour")
+	if diff := worldStateDiff(t, before, opWorldState(t, srv)); diff != "" {
+		t.Errorf("a refused restore changed the world (-before +after):\n%s", diff)
+	}
+}
+
+// TestBackupExpiry: a backup is the platform's to delete once the clock
+// passes its expires_at (completed + retention): live up to the instant
+// before, gone from then on.
+func TestBackupExpiry(t *testing.T) {
+	t.Parallel()
+	srv, c := newBackupWorld(t)
+	bk, expires := expiringBackup(t, srv, c)
+
+	backupAdvanceTo(t, srv, expires.Add(-time.Nanosecond))
+	got := getBackupOf(t, srv, c, "dev", bk.ID)
+	if got.State != platform.BackupSuccess || got.DeletedAt != nil {
+		t.Errorf("just before its expiry: state %s, deleted_at %v; want success, not deleted", got.State, got.DeletedAt)
+	}
+	if ids := listBackupIDs(t, c, &platform.ListBackupsParams{Organization: srv.Org(), Database: backupDB, Branch: "dev"}); !slices.Equal(ids, []string{bk.ID}) {
+		t.Errorf("list just before its expiry = %v, want [%s]", ids, bk.ID)
+	}
+
+	srv.Advance(time.Nanosecond)
+	backupExpiredAs(t, srv, c, bk.ID, expires)
+}
+
+// TestBackupExpiryProtected: a protected backup is kept past its
+// expires_at, and expires once its protection is removed: at its
+// expiry if that is still ahead, at once if it has passed.
+func TestBackupExpiryProtected(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		// unprotect is when the protection is removed, from the expiry;
+		// 0 for never.
+		unprotect time.Duration
+	}{
+		{"unprotected before its expiry", -30 * time.Minute},
+		{"unprotected after its expiry", 2 * time.Hour},
+		{"never unprotected", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv, c := newBackupWorld(t)
+			bk, expires := expiringBackup(t, srv, c)
+			ref := backupOf(srv, "dev", bk.ID)
+			protect := func(on bool) *platform.Backup {
+				t.Helper()
+				got, err := c.Backups.Update(t.Context(), &platform.UpdateBackupParams{Organization: ref.Organization, Database: ref.Database, Branch: ref.Branch, ID: ref.ID, Protected: platform.Ptr(on)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return got
+			}
+			protect(true)
+			if tc.unprotect == 0 {
+				srv.Advance(24 * time.Hour)
+				if got := getBackupOf(t, srv, c, "dev", bk.ID); got.DeletedAt != nil || !backupTimeIs(got.ExpiresAt, expires) {
+					t.Errorf("a day past its expiry, protected: deleted_at %v, expires_at %v; want kept, expires_at %v", got.DeletedAt, got.ExpiresAt, expires)
+				}
+				if err := backupRestoreFrom(t, c, srv.Org(), "restored", bk.ID); err != nil {
+					t.Errorf("restoring a protected backup past its expiry: %v", err)
+				}
+				return
+			}
+			backupAdvanceTo(t, srv, expires.Add(tc.unprotect))
+			if got := getBackupOf(t, srv, c, "dev", bk.ID); got.DeletedAt != nil {
+				t.Fatalf("protected, %v from its expiry: deleted_at %v", tc.unprotect, got.DeletedAt)
+			}
+			got := protect(false)
+			if tc.unprotect > 0 {
+				// Past its expiry: the update's answer is the backup deleted.
+				if !backupTimeIs(got.DeletedAt, srv.Now()) {
+					t.Errorf("unprotected past its expiry: deleted_at %v, want %v", got.DeletedAt, srv.Now())
+				}
+				backupExpiredAs(t, srv, c, bk.ID, srv.Now())
+				return
+			}
+			if got.DeletedAt != nil {
+				t.Errorf("unprotected before its expiry: deleted_at %v", got.DeletedAt)
+			}
+			backupAdvanceTo(t, srv, expires.Add(-time.Nanosecond))
+			getBackupOf(t, srv, c, "dev", bk.ID)
+			srv.Advance(time.Nanosecond)
+			backupExpiredAs(t, srv, c, bk.ID, expires)
+		})
+	}
+}
+
+// TestBackupExpiryRequired: a backup of the required policy, which no
+// request may delete, expires at the end of the policy's retention (a
+// week) like any other.
+func TestBackupExpiryRequired(t *testing.T) {
+	t.Parallel()
+	srv, c := newBackupWorld(t)
+	srv.Advance(24*time.Hour + time.Minute) // the policy runs at midnight
+	page, err := c.Backups.List(t.Context(), &platform.ListBackupsParams{Organization: srv.Org(), Database: backupDB, Branch: "main"})
+	if err != nil || len(page.Items) == 0 {
+		t.Fatalf("list: %v, %v; want the required policy's backup", page, err)
+	}
+	bk := page.Items[len(page.Items)-1] // the oldest
+	if !bk.Required || bk.ExpiresAt == nil || !bk.ExpiresAt.Equal(bk.CompletedAt.AddDate(0, 0, 7)) {
+		t.Fatalf("the policy's backup: required %v, completed_at %v, expires_at %v; want required, kept a week", bk.Required, bk.CompletedAt, bk.ExpiresAt)
+	}
+	backupAdvanceTo(t, srv, bk.ExpiresAt.Add(-time.Nanosecond))
+	getBackupOf(t, srv, c, "main", bk.ID)
+	srv.Advance(time.Nanosecond)
+	_, err = c.Backups.Get(t.Context(), backupOf(srv, "main", bk.ID))
+	apiError(t, err, 404)
+}
+
+// TestBackupExpirySnapshot: a backup's expiry survives a snapshot; a
+// snapshot without it (written before backups expired, or by hand) has
+// it put back on the clock, at once when it has passed; and a snapshot
+// whose expiry contradicts its backup is refused.
+func TestBackupExpirySnapshot(t *testing.T) {
+	t.Parallel()
+	srv, c := newBackupWorld(t)
+	bk, expires := expiringBackup(t, srv, c)
+	data, err := srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// edits of the snapshot: the backup's record and its expiry.
+	backupRec := func(t *testing.T, m map[string]any) map[string]any {
+		for _, b := range snapshotRecord(m, "databases", 0)["backups"].([]any) {
+			if b := b.(map[string]any); b["id"] == bk.ID {
+				return b
+			}
+		}
+		t.Fatalf("no backup %s in the snapshot", bk.ID)
+		return nil
+	}
+	expiries := func(t *testing.T, m map[string]any) (kept []any, expiry map[string]any) {
+		for _, js := range m["transitions"].([]any) {
+			if js.(map[string]any)["kind"] == "backup.expire" && js.(map[string]any)["id"] == bk.ID {
+				expiry = js.(map[string]any)
+				continue
+			}
+			kept = append(kept, js)
+		}
+		if expiry == nil {
+			t.Fatalf("no backup.expire transition of %s in the snapshot", bk.ID)
+		}
+		return kept, expiry
+	}
+	withoutExpiry := func(t *testing.T, m map[string]any) { m["transitions"], _ = expiries(t, m) }
+	for _, tc := range []struct {
+		name string
+		edit func(t *testing.T, m map[string]any)
+		// restoredAt is where the restored clock stands; deletedAt when the
+		// backup is deleted.
+		restoredAt, deletedAt time.Time
+	}{
+		{"round trip", nil, srv.Now(), expires},
+		{"without its expiry", withoutExpiry, srv.Now(), expires},
+		{"without its expiry, restored past it", func(t *testing.T, m map[string]any) {
+			withoutExpiry(t, m)
+			m["clock"].(map[string]any)["now"] = expires.Add(time.Minute).Format(time.RFC3339Nano)
+		}, expires.Add(time.Minute), expires.Add(time.Minute)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			snap := data
+			if tc.edit != nil {
+				snap = snapshotEdit(t, data, func(m map[string]any) { tc.edit(t, m) })
+			}
+			restored := fake.NewServer(t)
+			if err := restored.Restore(snap); err != nil {
+				t.Fatal(err)
+			}
+			rc := restored.Client()
+			if !restored.Now().Equal(tc.restoredAt) {
+				t.Fatalf("restored clock at %v, want %v", restored.Now(), tc.restoredAt)
+			}
+			if tc.deletedAt.After(restored.Now()) {
+				backupAdvanceTo(t, restored, tc.deletedAt.Add(-time.Nanosecond))
+				getBackupOf(t, restored, rc, "dev", bk.ID)
+				restored.Advance(time.Nanosecond)
+			}
+			backupExpiredAs(t, restored, rc, bk.ID, tc.deletedAt)
+		})
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(t *testing.T, m map[string]any)
+		want string
+	}{
+		{"expired but not deleted", func(t *testing.T, m map[string]any) { backupRec(t, m)["expired"] = true }, ".expired: an expired backup is a deleted one"},
+		{"expired before its retention ended", func(t *testing.T, m map[string]any) {
+			b := backupRec(t, m)
+			b["expired"], b["deleted"], b["deleted_at"] = true, true, expires.Add(-time.Minute).Format(time.RFC3339Nano)
+			m["transitions"], _ = expiries(t, m)
+		}, ".deleted_at: an expired backup is deleted at the end of its retention or later"},
+		{"expiry of a deleted backup", func(t *testing.T, m map[string]any) {
+			b := backupRec(t, m)
+			b["deleted"], b["deleted_at"] = true, srv.Now().Format(time.RFC3339Nano)
+		}, "has no expiry ahead"},
+		{"expiry at another time", func(t *testing.T, m map[string]any) {
+			_, js := expiries(t, m)
+			js["at"] = expires.Add(time.Minute).Format(time.RFC3339Nano)
+		}, "expires at the end of its retention, " + expires.Format(time.RFC3339Nano) + ", not later"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			restored := fake.NewServer(t)
+			before, err := restored.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = restored.Restore(snapshotEdit(t, data, func(m map[string]any) { tc.edit(t, m) }))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Restore: %v; want an error saying %q", err, tc.want)
+			}
+			after, err := restored.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(before) != string(after) {
+				t.Error("a refused Restore changed the server")
+			}
+		})
+	}
+}
+
+// backupExpiryAt is when the snapshot data holds the expiry of backup id;
+// false when it holds none.
+func backupExpiryAt(t *testing.T, data []byte, id string) (time.Time, bool) {
+	t.Helper()
+	var snap struct {
+		Transitions []struct {
+			Kind string    `json:"kind"`
+			ID   string    `json:"id"`
+			At   time.Time `json:"at"`
+		} `json:"transitions"`
+	}
+	if err := json.Unmarshal(data, &snap); err != nil {
+		t.Fatal(err)
+	}
+	for _, js := range snap.Transitions {
+		if js.Kind == "backup.expire" && js.ID == id {
+			return js.At, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// TestBackupExpiryLongRetention: a retention longer than a
+// time.Duration holds (1000 years) still has its expiry on the clock,
+// ahead and before the end of the retention, and a step of it that comes
+// first puts it back on the clock, keeping the backup.
+func TestBackupExpiryLongRetention(t *testing.T) {
+	t.Parallel()
+	srv, c := newBackupWorld(t)
+	newBackupBranch(t, srv, c, "dev")
+	bk, err := c.Backups.Create(t.Context(), &platform.CreateBackupParams{
+		Organization: srv.Org(), Database: backupDB, Branch: "dev",
+		RetentionValue: platform.Ptr(1000), RetentionUnit: platform.Ptr(platform.RetentionYear),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bk, err = c.Backups.Wait(t.Context(), backupOf(srv, "dev", bk.ID)); err != nil {
+		t.Fatal(err)
+	}
+	data, err := srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	at, ok := backupExpiryAt(t, data, bk.ID)
+	if !ok || !at.After(srv.Now().AddDate(50, 0, 0)) || at.After(bk.ExpiresAt.Time) {
+		t.Fatalf("the expiry of a backup kept 1000 years is at %v (%v); want it decades ahead, by %v", at, ok, bk.ExpiresAt)
+	}
+	// Its step an hour ahead, as if that were the furthest the clock held.
+	soon := srv.Now().Add(time.Hour)
+	data = snapshotEdit(t, data, func(m map[string]any) {
+		for _, js := range m["transitions"].([]any) {
+			if js := js.(map[string]any); js["kind"] == "backup.expire" && js["id"] == bk.ID {
+				js["at"] = soon.Format(time.RFC3339Nano)
+			}
+		}
+	})
+	restored := fake.NewServer(t)
+	if err := restored.Restore(data); err != nil {
+		t.Fatal(err)
+	}
+	restored.Advance(2 * time.Hour)
+	if got := getBackupOf(t, restored, restored.Client(), "dev", bk.ID); got.DeletedAt != nil {
+		t.Fatalf("deleted at %v, long before its expiry %v", got.DeletedAt, got.ExpiresAt)
+	}
+	again, err := restored.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if at, ok := backupExpiryAt(t, again, bk.ID); !ok || !at.After(soon) || at.After(bk.ExpiresAt.Time) {
+		t.Errorf("after its first step, the expiry is at %v (%v); want it back on the clock, by %v", at, ok, bk.ExpiresAt)
 	}
 }

@@ -177,11 +177,21 @@ func (b *branchRec) paramValue(p *paramSpec) string {
 	return p.def
 }
 
+// branchResize is the change request of its branch that resizes the
+// keyspace, queued or resizing; nil when none does.
+func (ks *keyspaceRec) branchResize() *branchChangeRec {
+	r := ks.branch.pendingChange()
+	if r == nil || r.resize || !r.resizesCluster() || !slices.Contains(ks.branch.changedKeyspaces(), ks) {
+		return nil
+	}
+	return r
+}
+
 // resizeFlags are a keyspace's resize_pending and resizing while a
 // request of its branch resizes it.
 func (ks *keyspaceRec) resizeFlags() (pending, resizing bool) {
-	r := ks.branch.pendingChange()
-	if r == nil || r.resize || !r.resizesCluster() || !slices.Contains(ks.branch.changedKeyspaces(), ks) {
+	r := ks.branchResize()
+	if r == nil {
 		return false, false
 	}
 	return r.state == platform.ChangeQueued, r.state == platform.ChangeResizing
@@ -408,8 +418,8 @@ func checkKeyspaceResizes(b *branchRec, after clusterState) error {
 		return nil
 	}
 	for _, ks := range b.changedKeyspaces() {
-		if ks.more.read().resize != nil {
-			return unprocessable("keyspace %s of branch %s has a resize request in flight; wait for it to complete or cancel it", ks.name, b.name)
+		if r := ks.more.read().resize; r != nil {
+			return unprocessable("keyspace %s of branch %s has a resize request in flight, %s (%s); wait for it to complete or cancel it", ks.name, b.name, r.id, r.state)
 		}
 	}
 	return nil
@@ -556,13 +566,20 @@ func (w *world) completeChange(r *branchChangeRec, now time.Time) {
 	}
 	cl.vtgate, cl.storage = r.after.vtgate, r.after.storage
 	cl.resized = cl.resized || r.resize
-	for _, ks := range b.changedKeyspaces() {
-		ks.clusterSize = r.after.clusterSize
-		if ks.isDefault && r.after.replicas != r.before.replicas {
-			ks.extraReplicas = r.after.replicas - included(b)
+	// Only a request that resizes the cluster changes its keyspaces, and
+	// only in what it resizes: a keyspace resized on its own since keeps
+	// its size through a request of the query routers or parameters.
+	if r.resizesCluster() {
+		for _, ks := range b.changedKeyspaces() {
+			if r.after.clusterSize != r.before.clusterSize {
+				ks.clusterSize = r.after.clusterSize
+			}
+			if ks.isDefault && r.after.replicas != r.before.replicas {
+				ks.extraReplicas = r.after.replicas - included(b)
+			}
+			ks.updated = now
+			w.meterKeyspace(ks, now)
 		}
-		ks.updated = now
-		w.meterKeyspace(ks, now)
 	}
 	b.updated = now
 }

@@ -290,6 +290,10 @@ func updateKeyspace(c *call, b *keyspaceSettingsBody) (any, error) {
 	if !ks.ready {
 		return nil, unprocessable("keyspace %s is not ready yet", ks.name)
 	}
+	if r := ks.more.read().resize; r != nil && r.setsVector() && !sameVector(next.vectorPool, ks.settings.vectorPool) {
+		return nil, unprocessable("keyspace %s has resize request %s %s, which sets vector_pool_allocation to %s; wait for it to complete or cancel it",
+			ks.name, r.id, r.state, vectorText(r.to.vectorPool))
+	}
 	if !next.equal(ks.settings) {
 		c.w.changeKeyspaceSettings(ks, next)
 	}

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,8 +23,9 @@ type keyspaceResizeRec struct {
 	// shardTime is how long each shard's rollout takes, fixed when the
 	// rollout starts.
 	shardTime time.Duration
-	// from is the keyspace's size when asked, to the size asked for;
-	// replicas and prevReplicas their totals.
+	// from is the keyspace's size when asked (or last upserted), to the
+	// size asked for; replicas and prevReplicas their totals. Completing,
+	// it writes only the fields where to differs from from (see onto).
 	from, to               keyspaceSize
 	replicas, prevReplicas int
 }
@@ -54,8 +56,43 @@ func clonePtr[T any](p *T) *T {
 // equal reports whether two sizes are the same; an unset vector pool
 // allocation differs from one set to 0.
 func (z keyspaceSize) equal(o keyspaceSize) bool {
-	sameVector := (z.vectorPool == nil) == (o.vectorPool == nil) && vectorPercent(z.vectorPool) == vectorPercent(o.vectorPool)
-	return z.clusterSize == o.clusterSize && z.extraReplicas == o.extraReplicas && sameVector
+	return z.clusterSize == o.clusterSize && z.extraReplicas == o.extraReplicas && sameVector(z.vectorPool, o.vectorPool)
+}
+
+// sameVector reports whether two vector pool allocations are the same; an
+// unset one differs from one set to 0.
+func sameVector(a, b *float64) bool {
+	return (a == nil) == (b == nil) && vectorPercent(a) == vectorPercent(b)
+}
+
+// setsVector reports whether the request changes the keyspace's vector
+// pool allocation: what it writes when it completes.
+func (r *keyspaceResizeRec) setsVector() bool { return !sameVector(r.from.vectorPool, r.to.vectorPool) }
+
+// onto is z with what the request changes (the fields where it differs
+// from the size it was asked at) set to the request's values. A request
+// writes only these when it completes, so that a setting it leaves alone
+// can change meanwhile (vector_pool_allocation, through update_keyspace).
+func (r *keyspaceResizeRec) onto(z keyspaceSize) keyspaceSize {
+	if r.to.clusterSize != r.from.clusterSize {
+		z.clusterSize = r.to.clusterSize
+	}
+	if r.to.extraReplicas != r.from.extraReplicas {
+		z.extraReplicas = r.to.extraReplicas
+	}
+	if r.setsVector() {
+		z.vectorPool = clonePtr(r.to.vectorPool)
+	}
+	return z
+}
+
+// vectorText is a vector pool allocation as messages show it: null when
+// unset.
+func vectorText(v *float64) string {
+	if v == nil {
+		return "null"
+	}
+	return strconv.FormatFloat(*v, 'g', -1, 64)
 }
 
 // vectorPercent is a vector pool allocation as a resize request shows it:
@@ -131,10 +168,11 @@ func resizeKeyspace(c *call, p *platform.ResizeKeyspaceParams) (any, error) {
 	if b.db.kind != platform.KindMySQL {
 		return nil, unprocessable("keyspace resizes are for mysql databases; %s is %s: resize the branch instead", b.db.name, b.db.kind)
 	}
-	queued := ks.more.read().resize
-	next := ks.size()
+	m := ks.more.read()
+	queued, cur := m.resize, ks.size()
+	next := ks.size() // a copy of its own: a request's sizes share no memory
 	if queued != nil {
-		next = queued.to
+		next = queued.onto(cur)
 	}
 	if p.ClusterSize != nil {
 		size, err := clusterSizeFor("cluster_size", *p.ClusterSize, b.db.kind, b.production)
@@ -160,11 +198,23 @@ func resizeKeyspace(c *call, p *platform.ResizeKeyspaceParams) (any, error) {
 		return nil, unprocessable("keyspace %s is not ready yet", ks.name)
 	case queued != nil && queued.state == platform.KeyspaceResizeResizing:
 		return nil, unprocessable("keyspace %s is already resizing (request %s); cancel it or wait for it to complete", ks.name, queued.id)
-	case next.equal(ks.size()):
+	}
+	if r := ks.branchResize(); r != nil {
+		return nil, unprocessable("branch %s has %s %s, which resizes keyspace %s to %s; wait for it to complete or cancel it",
+			b.name, r.what(), r.state, ks.name, r.after.clusterSize)
+	}
+	if m.configChanging && !sameVector(next.vectorPool, cur.vectorPool) && !sameVector(m.before.vectorPool, ks.settings.vectorPool) {
+		return nil, unprocessable("keyspace %s has a settings change in progress (config_change_in_progress) that sets vector_pool_allocation to %s; wait for it to complete",
+			ks.name, vectorText(ks.settings.vectorPool))
+	}
+	if next.equal(cur) {
 		return nil, unprocessable("the resize changes nothing: keyspace %s already has cluster_size %s, extra_replicas %d and vector_pool_allocation %g",
 			ks.name, ks.clusterSize, ks.extraReplicas, vectorPercent(ks.settings.vectorPool))
 	}
 	if queued != nil {
+		// The request starts again from the keyspace as it is: only a
+		// setting it does not change can have changed since.
+		queued.from, queued.prevReplicas = cur, ks.replicas()
 		queued.to, queued.replicas = next, included(b)+next.extraReplicas
 		queued.actor, queued.updated = c.who.user, c.now
 		return renderKeyspaceResize(queued), nil
@@ -172,11 +222,11 @@ func resizeKeyspace(c *call, p *platform.ResizeKeyspaceParams) (any, error) {
 	r := &keyspaceResizeRec{
 		stamps: stamps{id: c.w.newID(), created: c.now, updated: c.now},
 		ks:     ks, actor: c.who.user, state: platform.KeyspaceResizeQueued,
-		from: ks.size(), to: next, prevReplicas: ks.replicas(), replicas: included(b) + next.extraReplicas,
+		from: cur, to: next, prevReplicas: ks.replicas(), replicas: included(b) + next.extraReplicas,
 	}
-	m := ks.x()
-	m.resizes.Add(r)
-	m.resize = r
+	x := ks.x()
+	x.resizes.Add(r)
+	x.resize = r
 	ks.updated = c.now
 	c.w.clock.After(c.w.timing.KeyspaceResizeQueued, keyspaceResizeJob{r, platform.KeyspaceResizeQueued})
 	return renderKeyspaceResize(r), nil
@@ -204,13 +254,16 @@ func (w *world) keyspaceResizeComplete(r *keyspaceResizeRec) {
 	}
 	now := w.clock.Now()
 	r.state, r.completed, r.updated = platform.KeyspaceResizeCompleted, now, now
-	ks.clusterSize, ks.extraReplicas = r.to.clusterSize, r.to.extraReplicas
+	size := r.onto(ks.size())
+	ks.clusterSize, ks.extraReplicas = size.clusterSize, size.extraReplicas
 	w.meterKeyspace(ks, now)
-	ks.settings.vectorPool = clonePtr(r.to.vectorPool)
 	m := ks.x()
-	if m.configChanging {
-		// A settings change that fails afterwards keeps the new size.
-		m.before.vectorPool = clonePtr(r.to.vectorPool)
+	if r.setsVector() {
+		ks.settings.vectorPool = size.vectorPool
+		if m.configChanging {
+			// A settings change that fails afterwards keeps the new size.
+			m.before.vectorPool = clonePtr(size.vectorPool)
+		}
 	}
 	m.resize, m.lastResize = nil, r
 	ks.updated = now

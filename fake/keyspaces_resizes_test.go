@@ -397,3 +397,218 @@ func TestKeyspaceResizeDeletedKeyspace(t *testing.T) {
 		t.Errorf("a new keyspace of the same name has %d resize requests, want 0", n)
 	}
 }
+
+// resizeStep is a request of a keyspace conflict test; it answers the ID
+// of the request it made, "" for one without an ID (a settings change).
+type resizeStep func(e *resizeEnv) (string, error)
+
+// resizeOf asks for a resize of ksDB's default keyspace.
+func resizeOf(p platform.ResizeKeyspaceParams) resizeStep {
+	return func(e *resizeEnv) (string, error) {
+		r, err := e.resize(ksDB, p)
+		if err != nil {
+			return "", err
+		}
+		return r.ID, nil
+	}
+}
+
+// resizeBranchChange asks for a change of main's cluster size.
+func resizeBranchChange(size string) resizeStep {
+	return func(e *resizeEnv) (string, error) {
+		r, err := e.c.BranchChanges.UpdateChange(e.t.Context(), &platform.UpdateBranchChangeRequestParams{
+			Organization: e.srv.Org(), Database: ksDB, Branch: "main", ClusterSize: platform.Ptr(size),
+		})
+		if err != nil {
+			return "", err
+		}
+		return r.ID, nil
+	}
+}
+
+// resizeClusterConfig sets main's cluster size with update_branch_cluster_config,
+// and answers the change request it makes.
+func resizeClusterConfig(size string) resizeStep {
+	return func(e *resizeEnv) (string, error) {
+		err := e.c.BranchChanges.UpdateClusterConfig(e.t.Context(), &platform.UpdateClusterConfigParams{
+			Organization: e.srv.Org(), Database: ksDB, Branch: "main", ClusterSize: size,
+		})
+		if err != nil {
+			return "", err
+		}
+		page, err := e.c.BranchChanges.ListChanges(e.t.Context(), &platform.ListBranchChangeRequestsParams{Organization: e.srv.Org(), Database: ksDB, Branch: "main"})
+		if err != nil {
+			return "", err
+		}
+		return page.Items[0].ID, nil
+	}
+}
+
+// resizeSettings changes the default keyspace's settings.
+func resizeSettings(p platform.UpdateKeyspaceParams) resizeStep {
+	return func(e *resizeEnv) (string, error) {
+		p.Organization, p.Database, p.Branch, p.Keyspace = e.srv.Org(), ksDB, "main", ksDB
+		_, err := e.c.Keyspaces.Update(e.t.Context(), &p)
+		return "", err
+	}
+}
+
+// resizeView is what the conflict tests compare: the default keyspace,
+// its resize requests and main's change requests.
+type resizeView struct {
+	Keyspace       *platform.Keyspace
+	Resizes        []*platform.KeyspaceResizeRequest
+	BranchRequests []*platform.BranchChangeRequest
+}
+
+func (e *resizeEnv) view() resizeView {
+	e.t.Helper()
+	changes := opCollect(e.t, e.c.BranchChanges.AllChanges(e.t.Context(), &platform.ListBranchChangeRequestsParams{Organization: e.srv.Org(), Database: ksDB, Branch: "main"}))
+	return resizeView{ksGet(e.t, e.srv, e.c, "main", ksDB), e.list(ksDB), changes}
+}
+
+// TestKeyspaceResizeConflicts: of two requests in flight that would write
+// the same setting of a keyspace (its size: a keyspace resize and a
+// branch change request; its vector pool allocation: a keyspace resize
+// and a settings change), whichever comes second is a 422 naming the one
+// in flight, in either order, and changes nothing.
+func TestKeyspaceResizeConflicts(t *testing.T) {
+	t.Parallel()
+	tm := fake.DefaultTimings()
+	vector := func(v int) platform.ResizeKeyspaceParams {
+		return platform.ResizeKeyspaceParams{VectorPoolAllocation: platform.Ptr(v)}
+	}
+	size := func(s string) platform.ResizeKeyspaceParams {
+		return platform.ResizeKeyspaceParams{ClusterSize: platform.Ptr(s)}
+	}
+	settings := func(v float64) resizeStep {
+		return resizeSettings(platform.UpdateKeyspaceParams{VectorPoolAllocation: platform.Ptr(v)})
+	}
+	for _, tc := range []struct {
+		name    string
+		first   []resizeStep // the last one is in flight: its ID is in the refusal
+		advance time.Duration
+		second  resizeStep
+		words   []string
+	}{
+		{"keyspace resize queued, then branch change", []resizeStep{resizeOf(size("PS_20"))}, 0,
+			resizeBranchChange("PS_40"), []string{"keyspace " + ksDB, "in flight", "queued"}},
+		{"keyspace resize resizing, then branch change", []resizeStep{resizeOf(size("PS_20"))}, tm.KeyspaceResizeQueued,
+			resizeBranchChange("PS_40"), []string{"keyspace " + ksDB, "in flight", "resizing"}},
+		{"keyspace resize queued, then cluster config", []resizeStep{resizeOf(vector(30))}, 0,
+			resizeClusterConfig("PS_40"), []string{"keyspace " + ksDB, "in flight", "queued"}},
+		{"branch change queued, then keyspace resize", []resizeStep{resizeBranchChange("PS_20")}, 0,
+			resizeOf(size("PS_40")), []string{"change request", "queued", "resizes keyspace " + ksDB, "PS_20"}},
+		{"branch change resizing, then keyspace resize", []resizeStep{resizeBranchChange("PS_20")}, tm.BranchChangeStart,
+			resizeOf(size("PS_40")), []string{"change request", "resizing", "resizes keyspace " + ksDB}},
+		{"cluster config queued, then keyspace resize of the vector pool", []resizeStep{resizeClusterConfig("PS_20")}, 0,
+			resizeOf(vector(30)), []string{"change request", "queued", "resizes keyspace " + ksDB}},
+		{"keyspace resize of the vector pool queued, then settings change of it", []resizeStep{resizeOf(vector(30))}, 0,
+			settings(50), []string{"keyspace " + ksDB, "queued", "vector_pool_allocation to 30"}},
+		{"keyspace resize of the vector pool resizing, then settings change of it", []resizeStep{resizeOf(vector(30))}, tm.KeyspaceResizeQueued,
+			settings(50), []string{"keyspace " + ksDB, "resizing", "vector_pool_allocation to 30"}},
+		{"keyspace resize of the vector pool queued, then settings change setting it to 0", []resizeStep{resizeOf(vector(30))}, 0,
+			resizeStep(func(e *resizeEnv) (string, error) {
+				_, err := e.c.Keyspaces.Update(e.t.Context(), &platform.UpdateKeyspaceParams{
+					Organization: e.srv.Org(), Database: ksDB, Branch: "main", Keyspace: ksDB, VectorPoolAllocation: platform.Ptr(0.0),
+				})
+				return "", err
+			}), []string{"keyspace " + ksDB, "vector_pool_allocation to 30"}},
+		{"settings change of the vector pool, then keyspace resize of it", []resizeStep{settings(50)}, 0,
+			resizeOf(vector(30)), []string{"keyspace " + ksDB, "config_change_in_progress", "vector_pool_allocation to 50"}},
+		{"settings change of the vector pool, then an upsert adding it to a resize",
+			[]resizeStep{resizeOf(size("PS_20")), settings(50)}, 0,
+			resizeOf(vector(30)), []string{"keyspace " + ksDB, "config_change_in_progress", "vector_pool_allocation to 50"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newResizeEnv(t)
+			var id string
+			for i, step := range tc.first {
+				var err error
+				if id, err = step(e); err != nil {
+					t.Fatalf("request %d in flight: %v", i, err)
+				}
+			}
+			e.srv.Advance(tc.advance)
+			before, state := e.view(), opWorldState(t, e.srv)
+			_, err := tc.second(e)
+			apiError(t, err, http.StatusUnprocessableEntity, append(tc.words, id)...)
+			if diff := cmp.Diff(before, e.view()); diff != "" {
+				t.Errorf("the refusal changed the keyspace or the request in flight (-before +after):\n%s", diff)
+			}
+			if diff := worldStateDiff(t, state, opWorldState(t, e.srv)); diff != "" {
+				t.Errorf("the refusal changed the world (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestKeyspaceResizeWritesWhatItChanges: requests in flight that write
+// different settings of a keyspace are both accepted, and each keeps what
+// the other wrote: a keyspace resize writes only what it changes, a
+// branch's request of its query routers no keyspace's size.
+func TestKeyspaceResizeWritesWhatItChanges(t *testing.T) {
+	t.Parallel()
+	type size struct {
+		ClusterName   string
+		ExtraReplicas int
+		Vector        *float64
+		NodeTTL       platform.NodeTTLStrategy
+	}
+	vtgates := resizeStep(func(e *resizeEnv) (string, error) {
+		r, err := e.c.BranchChanges.UpdateResize(e.t.Context(), &platform.UpdateBranchResizeRequestParams{
+			Organization: e.srv.Org(), Database: ksDB, Branch: "main", VTGateCount: platform.Ptr(2),
+		})
+		if err != nil {
+			return "", err
+		}
+		return r.ID, nil
+	})
+	for _, tc := range []struct {
+		name  string
+		steps []resizeStep
+		want  size
+	}{
+		{"a settings change of the vector pool while a resize of the size is queued",
+			[]resizeStep{resizeOf(platform.ResizeKeyspaceParams{ClusterSize: platform.Ptr("PS_20")}), resizeSettings(platform.UpdateKeyspaceParams{VectorPoolAllocation: platform.Ptr(50.0)})},
+			size{"PS_20", 0, platform.Ptr(50.0), platform.NodeTTLFollowMaintenance}},
+		{"an upsert of the resize after a settings change of the vector pool",
+			[]resizeStep{
+				resizeOf(platform.ResizeKeyspaceParams{ClusterSize: platform.Ptr("PS_20")}),
+				resizeSettings(platform.UpdateKeyspaceParams{VectorPoolAllocation: platform.Ptr(50.0)}),
+				resizeOf(platform.ResizeKeyspaceParams{ExtraReplicas: platform.Ptr(1)}),
+			},
+			size{"PS_20", 1, platform.Ptr(50.0), platform.NodeTTLFollowMaintenance}},
+		{"a resize of the vector pool while a change of other settings is in progress",
+			[]resizeStep{resizeSettings(platform.UpdateKeyspaceParams{NodeTTLStrategy: platform.Ptr(platform.NodeTTLOff)}), resizeOf(platform.ResizeKeyspaceParams{VectorPoolAllocation: platform.Ptr(30)})},
+			size{"PS_10", 0, platform.Ptr(30.0), platform.NodeTTLOff}},
+		{"a resize of the query routers while a keyspace resize is queued",
+			[]resizeStep{resizeOf(platform.ResizeKeyspaceParams{ClusterSize: platform.Ptr("PS_20")}), vtgates},
+			size{"PS_20", 0, nil, platform.NodeTTLFollowMaintenance}},
+		{"a keyspace resize while a resize of the query routers is queued",
+			[]resizeStep{vtgates, resizeOf(platform.ResizeKeyspaceParams{ClusterSize: platform.Ptr("PS_20")})},
+			size{"PS_20", 0, nil, platform.NodeTTLFollowMaintenance}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newResizeEnv(t)
+			for i, step := range tc.steps {
+				if _, err := step(e); err != nil {
+					t.Fatalf("request %d: %v", i, err)
+				}
+			}
+			e.srv.Advance(time.Hour)
+			ks := ksGet(t, e.srv, e.c, "main", ksDB)
+			got := size{ks.ClusterName, ks.ExtraReplicas, ks.VectorPoolAllocation, ks.NodeTTLStrategy}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("keyspace once every request completed (-want +got):\n%s", diff)
+			}
+			for _, r := range e.list(ksDB) {
+				if r.State != platform.KeyspaceResizeCompleted {
+					t.Errorf("resize request %s is %s, want completed", r.ID, r.State)
+				}
+			}
+		})
+	}
+}

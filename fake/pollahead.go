@@ -77,7 +77,7 @@ func (t pollAhead) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // movesPending reports whether a scheduled transition may still move a
 // resource that a waiter polls: whether the clock holds a job other than
-// those that only recur or expire credentials and deliveries.
+// those that only recur or expire credentials, deliveries and backups.
 func (s *Server) movesPending() bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -88,7 +88,7 @@ func (s *Server) movesPending() bool {
 func (s *Server) movesPendingLocked() bool {
 	for j := range s.world.clock.Jobs() {
 		switch j.(type) {
-		case policyRunJob, invoiceJob, retryJob, codeExpiryJob, deviceExpiryJob:
+		case policyRunJob, invoiceJob, retryJob, codeExpiryJob, deviceExpiryJob, backupExpiryJob:
 		default:
 			return true
 		}

@@ -283,7 +283,7 @@ func restoredBranch(c *call) *branchRec {
 	if p == nil || p.BackupID == "" {
 		return nil
 	}
-	if bk := c.db.backups.byID[p.BackupID]; bk != nil && !bk.deleted {
+	if bk := c.db.backups.byID[p.BackupID]; bk != nil && bk.findable() {
 		return bk.branch
 	}
 	return nil

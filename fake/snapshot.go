@@ -458,7 +458,11 @@ func (ld *loader) load(snap *worldSnap) error {
 	}
 	ld.w.inFlight = setOf(snap.InFlight)
 	ld.w.failNext = setOf(snap.FailNext)
-	return ld.loadJobs(snap.Transitions)
+	if err := ld.loadJobs(snap.Transitions); err != nil {
+		return err
+	}
+	ld.scheduleBackupExpiries()
+	return nil
 }
 
 // loadAdmin finds the starting organization, admin and token.
@@ -703,6 +707,7 @@ var jobLoaders = map[string]func(ld *loader, js jobSnap) (job, error){
 	"keyspace.ready":                 loadKeyspaceReadyJob,
 	"keyspace.config":                loadKeyspaceConfigJob,
 	"backup.step":                    loadBackupJob,
+	"backup.expire":                  loadBackupExpiryJob,
 	"backup_policy.run":              loadPolicyRunJob,
 	"deployment.step":                loadDeployJob,
 	"webhook.retry":                  loadRetryJob,
