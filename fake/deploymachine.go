@@ -235,12 +235,18 @@ func (w *world) applySchema(dr *drRec) {
 }
 
 // complete ends a deployment: the deploy request closes, the queue moves on,
-// and the head branch goes when auto_delete_branch asks for it.
+// and the head branch goes when auto_delete_branch asks for it and the
+// deployment succeeded (it leaves its revert window, or an instant
+// deployment applied its schema). Completing a failed deployment
+// (complete-deploy of complete_error or complete_revert_error) keeps the
+// branch: what it holds was not deployed, or was deployed and not
+// reverted as asked.
 func (w *world) complete(dr *drRec) {
+	succeeded := !dr.dep.state.IsFailure()
 	w.setState(dr, platform.DeploymentComplete)
 	w.closeDR(dr, dr.dep.actor)
 	w.release(dr)
-	if dr.dep.autoDeleteBranch && !dr.head.deleted && w.checkBranchDeletable(dr.head) == nil {
+	if succeeded && dr.dep.autoDeleteBranch && !dr.head.deleted && w.checkBranchDeletable(dr.head) == nil {
 		w.removeBranch(dr.head)
 	}
 }

@@ -762,6 +762,42 @@ func TestAutoDeleteBranch(t *testing.T) {
 	}
 }
 
+// TestAutoDeleteBranchOnlyWhenDeployed checks that auto_delete_branch
+// deletes the head branch only when the deployment succeeded: it leaves
+// its revert window, or an instant deployment applied its schema. Completing
+// a failed deployment (complete-deploy) keeps the branch.
+func TestAutoDeleteBranchOnlyWhenDeployed(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		steps   []drStep
+		deleted bool
+	}{
+		{"skip-revert", then(toPendingRevert, act("skip-revert")), true},
+		{"end of the revert window", then(toPendingRevert, adv(30*time.Minute)), true},
+		{"instant deployment", then(toReady, act("deploy-instant"), adv(12*time.Second)), true},
+		{"complete-deploy of complete_error", then(toInProgress, failNext, adv(10*time.Second), act("complete-deploy")), false},
+		{"complete-deploy of complete_revert_error", then(toRevert, failNext, adv(5*time.Second), act("complete-deploy")), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newDREnv(t, false)
+			e.branch("dev", drChange...)
+			e.takeSteps(e.open(platform.CreateDeployRequestParams{Branch: "dev", AutoDeleteBranch: platform.Ptr(true)}), tc.steps)
+			dr := e.get(1)
+			if dr.DeploymentState != platform.DeploymentComplete {
+				t.Fatalf("deployment %s, want complete", dr.DeploymentState)
+			}
+			_, err := e.c.Branches.Get(t.Context(), &platform.GetBranchParams{Organization: e.org, Database: drDB, Branch: "dev"})
+			got := map[string]bool{"branch_deleted": dr.BranchDeleted, "branch gone": err != nil}
+			want := map[string]bool{"branch_deleted": tc.deleted, "branch gone": tc.deleted}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("head branch after the deployment (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestProductionBranchWithOpenDeployRequests(t *testing.T) {
 	t.Parallel()
 	e := newDREnv(t, false)
