@@ -2,6 +2,7 @@ package fake
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"time"
 
@@ -87,6 +88,32 @@ func (w *world) failed(dr *drRec) bool {
 	}
 	w.emitDR(dr, "deploy_request.errored")
 	return true
+}
+
+// checkDeploymentFailable says why FailNext cannot fail the next
+// transition of the deployment with ID id, if id is a deployment's and it
+// cannot: in complete_pending_revert, the window's end and skip-revert
+// complete the deployment with no step that can fail, and a revert is an
+// action still to be asked for (FailNext once it runs fails it). IDs of
+// other resources pass. FailNext is rare: it looks the deployment up by
+// visiting the deploy requests.
+func (w *world) checkDeploymentFailable(id string) error {
+	for _, org := range w.orgIdx.All() {
+		for _, db := range org.dbs.All() {
+			for _, dr := range db.drs.All() {
+				if dr.dep.id != id {
+					continue
+				}
+				if dr.in(platform.DeploymentCompletePendingRevert) {
+					return fmt.Errorf("the deployment %q of deploy request #%d is %s: it has no transition that can fail in that state "+
+						"(the revert window's end and skip-revert cannot fail); FailNext during in_progress_revert fails a revert",
+						id, dr.number, dr.dep.state)
+				}
+				return nil
+			}
+		}
+	}
+	return nil
 }
 
 // check compares the branches: pending -> ready, no_changes or error.

@@ -613,3 +613,31 @@ func TestFailNextByDeployRequestID(t *testing.T) {
 		t.Errorf("FailNext of a settled deploy request: %v, want %s", err, want)
 	}
 }
+
+// TestFailNextInRevertWindowRefused checks that FailNext refuses a
+// deployment in complete_pending_revert, by its ID or its deploy
+// request's, saying that nothing in that state can fail, and changes
+// nothing: the window still ends in complete. Once a revert runs, FailNext
+// fails it.
+func TestFailNextInRevertWindowRefused(t *testing.T) {
+	t.Parallel()
+	e := newDREnv(t, false)
+	e.branch("dev", drChange...)
+	dr := e.open(platform.CreateDeployRequestParams{Branch: "dev"})
+	e.takeSteps(dr, toPendingRevert)
+	before := opWorldState(t, e.srv)
+	for _, id := range []struct{ name, id string }{{"deployment", dr.Deployment.ID}, {"deploy request", dr.ID}} {
+		err := e.srv.FailNext(id.id)
+		want := `fake: FailNext: the deployment "` + dr.Deployment.ID + `" of deploy request #1 is complete_pending_revert: it has no transition that can fail in that state`
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("FailNext(the %s's ID) in the revert window: %v, want an error starting %s", id.name, err, want)
+		}
+	}
+	if diff := worldStateDiff(t, before, opWorldState(t, e.srv)); diff != "" {
+		t.Errorf("a refused FailNext changed the world:\n%s", diff)
+	}
+	e.takeSteps(dr, []drStep{act("revert"), failNext, adv(5 * time.Second)})
+	if st := e.state(1); st != platform.DeploymentCompleteRevertError {
+		t.Errorf("FailNext during the revert: state %s, want complete_revert_error", st)
+	}
+}
