@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"errors"
 	"fmt"
 	"time"
 )
@@ -23,6 +24,7 @@ type branchSnap struct {
 	DeletionProtected bool      `json:"deletion_protected"`
 	Deleted           bool      `json:"deleted,omitempty"`
 	DeletedAt         time.Time `json:"deleted_at"`
+	DeletedBy         string    `json:"deleted_by,omitempty"` // a user's ID
 	Actor             string    `json:"actor"`
 	Region            string    `json:"region"` // slug
 	RestoredFrom      string    `json:"restored_from"`
@@ -54,7 +56,7 @@ func (sv *saver) branches() []branchSnap {
 		bs := branchSnap{
 			stampsSnap: saveStamps(b.stamps), Database: b.db.id, Name: b.name, Parent: b.parent,
 			Production: b.production, Ready: b.ready, SafeMigrations: b.safeMigrations,
-			DeletionProtected: b.deletionProtected, Deleted: b.deleted, DeletedAt: b.deletedAt,
+			DeletionProtected: b.deletionProtected, Deleted: b.deleted, DeletedAt: b.deletedAt, DeletedBy: idOf(b.more.read().deletedBy),
 			Actor: idOf(b.actor), Region: b.region.slug, RestoredFrom: idOf(b.restoredFrom),
 			InitialRestoreID: b.initialRestoreID, SchemaUpdated: b.schemaUpdated, RoutingRules: b.more.read().routingRules,
 			DefaultRole: idOf(b.roles.def), Passwords: savePasswords(b),
@@ -110,6 +112,13 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 	if err != nil {
 		return err
 	}
+	deletedBy, err := ref(ld.users, bs.DeletedBy, "user")
+	switch {
+	case err != nil:
+		return at(err, "deleted_by")
+	case deletedBy != nil && !bs.Deleted:
+		return at(errors.New("set on a branch not deleted"), "deleted_by")
+	}
 	region := regionBySlug(bs.Region)
 	if region == nil {
 		return fmt.Errorf("unknown region %q", bs.Region)
@@ -120,6 +129,9 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		deleted: bs.Deleted, deletedAt: bs.DeletedAt, actor: actor, region: region,
 		initialRestoreID: bs.InitialRestoreID, schemaUpdated: bs.SchemaUpdated,
 		roles: &branchRoles{}, primary: bs.Primary,
+	}
+	if deletedBy != nil {
+		b.x().deletedBy = deletedBy
 	}
 	if err := loadRoutingRules(b, bs.RoutingRules); err != nil {
 		return fmt.Errorf("branch %s: %v", bs.ID, err)

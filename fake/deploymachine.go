@@ -116,9 +116,18 @@ func (w *world) checkDeploymentFailable(id string) error {
 	return nil
 }
 
-// check compares the branches: pending -> ready, no_changes or error.
+// check compares the branches: pending -> ready, no_changes or error. A
+// head branch deleted since the deploy request opened leaves nothing to
+// deploy from: error.
 func (w *world) check(dr *drRec) {
 	if w.failed(dr) {
+		return
+	}
+	if dr.head.deleted {
+		msg := "branch " + dr.head.name + " was deleted: there is no branch to deploy from"
+		dr.dep.checkErrors = &msg
+		w.setState(dr, platform.DeploymentError)
+		w.emitDR(dr, "deploy_request.errored")
 		return
 	}
 	dr.dep.ops = diffSchemas(dr.head, dr.into)
@@ -274,7 +283,7 @@ func (w *world) complete(dr *drRec) {
 	w.closeDR(dr, dr.dep.actor)
 	w.release(dr)
 	if succeeded && dr.dep.autoDeleteBranch && !dr.head.deleted && w.checkBranchDeletable(dr.head) == nil {
-		w.removeBranch(dr.head)
+		w.removeBranch(dr.head, dr.dep.actor)
 	}
 }
 

@@ -564,13 +564,28 @@ func TestCancelLeavesTheQueue(t *testing.T) {
 	}
 }
 
+// TestDeployNeedsSafeMigrationsStill checks that deploying needs safe
+// migrations on the into branch still. The API no longer lets them be
+// turned off while a deploy request into the branch is open, so the world
+// is a snapshot's that has them off (as an older fake could leave it).
 func TestDeployNeedsSafeMigrationsStill(t *testing.T) {
 	t.Parallel()
 	e := newDREnv(t, false)
 	e.branch("dev", drChange...)
 	e.open(platform.CreateDeployRequestParams{Branch: "dev"})
 	e.srv.Advance(time.Second)
-	if _, err := e.c.Branches.DisableSafeMigrations(t.Context(), &platform.EnableSafeMigrationsParams{Organization: e.org, Database: drDB, Branch: "main"}); err != nil {
+	data, err := e.srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = snapshotEdit(t, data, func(m map[string]any) {
+		for i := range m["branches"].([]any) {
+			if b := snapshotRecord(m, "branches", i); b["name"] == "main" {
+				b["safe_migrations"] = false
+			}
+		}
+	})
+	if err := e.srv.Restore(data); err != nil {
 		t.Fatal(err)
 	}
 	if apiErr := apiError(t, e.do("deploy", 1), http.StatusUnprocessableEntity); !strings.Contains(apiErr.Message, "safe migrations") {

@@ -4,6 +4,7 @@ import (
 	"html"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dbplatform/platform-go"
@@ -234,6 +235,10 @@ func closeDeployRequest(c *call, p *closeBody) (any, error) {
 
 func deploy(c *call, p *platform.DeployParams) (any, error) {
 	return onDR(func(w *world, _ *principal, dr *drRec) error {
+		if dr.open && dr.head.deleted {
+			return unprocessable("cannot deploy deploy request #%d: its branch %s was deleted (its deployment is %s), and a deployment needs the branch it deploys from",
+				dr.number, dr.head.name, dr.dep.state)
+		}
 		if !dr.open || !dr.in(platform.DeploymentReady) {
 			return refuse(dr, "deploy", platform.DeploymentReady)
 		}
@@ -470,15 +475,31 @@ func (dr *drRec) approved() bool {
 	return false
 }
 
-// openDeployRequestsInto reports whether open deploy requests target b.
-func (b *branchRec) openDeployRequestsInto() int {
-	n := 0
+// openDeployRequestsInto returns the open deploy requests into b, by
+// number.
+func (b *branchRec) openDeployRequestsInto() []*drRec {
+	var out []*drRec
 	for _, dr := range b.db.drs.All() {
 		if dr.open && dr.into == b {
-			n++
+			out = append(out, dr)
 		}
 	}
-	return n
+	return out
+}
+
+// checkNoOpenDeployRequestsInto says why b cannot stop taking deployments
+// (be deleted, demoted, or lose safe migrations): what, says the
+// refusal's message, if open deploy requests go into it.
+func (b *branchRec) checkNoOpenDeployRequestsInto(what string) error {
+	open := b.openDeployRequestsInto()
+	if len(open) == 0 {
+		return nil
+	}
+	numbers := make([]string, len(open))
+	for i, dr := range open {
+		numbers[i] = "#" + strconv.Itoa(dr.number)
+	}
+	return unprocessable("branch %s %s: open deploy request(s) %s go into it; close them first", b.name, what, strings.Join(numbers, ", "))
 }
 
 // renderDeployRequest renders a deploy request as the API shows it.
@@ -526,6 +547,7 @@ func (w *world) renderDeployRequest(dr *drRec) *platform.DeployRequest {
 	}
 	if dr.head.deleted {
 		out.BranchDeletedAt = ptrTime(dr.head.deletedAt)
+		out.BranchDeletedBy = renderActor(dr.head.more.read().deletedBy)
 	}
 	return out
 }
@@ -542,7 +564,7 @@ func (w *world) renderDeployment(dr *drRec, withQueue bool) *platform.Deployment
 		AutoDeleteBranch:           d.autoDeleteBranch,
 		IntoBranch:                 dr.into.name,
 		DeployRequestNumber:        dr.number,
-		Deployable:                 d.state == platform.DeploymentReady,
+		Deployable:                 d.state == platform.DeploymentReady && !dr.head.deleted,
 		InstantDDL:                 d.instant,
 		InstantDDLEligible:         d.eligible,
 		DeployCheckErrors:          d.checkErrors,
