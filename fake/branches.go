@@ -62,6 +62,9 @@ type branchMore struct {
 	// deletedBy is who deleted it: the user who asked, or the deployer of
 	// the deploy request whose auto_delete_branch deleted it.
 	deletedBy *userRec
+	// base is the schema it started from, which its deploy requests diff
+	// against (see planDeploy); nil for none.
+	base schemaBase
 }
 
 // x returns b's less common records, making them on first use (see
@@ -69,8 +72,9 @@ type branchMore struct {
 func (b *branchRec) x() *branchMore { return b.more.get() }
 
 // newBranch adds a branch to db, pending until the clock has moved by
-// delay. Its keyspaces are copies of parent's, or one empty default
-// keyspace named after the database when there is no parent.
+// delay. Its keyspaces are copies of parent's, whose tables are its base,
+// or one empty default keyspace named after the database when there is no
+// parent.
 func (w *world) newBranch(db *dbRec, name string, parent *branchRec, actor *userRec, delay time.Duration) *branchRec {
 	now := w.clock.Now()
 	b := &branchRec{
@@ -87,6 +91,7 @@ func (w *world) newBranch(db *dbRec, name string, parent *branchRec, actor *user
 			b.x().routingRules = r
 		}
 		w.copyKeyspaces(b, parent, now)
+		b.x().base = schemaOf(parent)
 	} else {
 		w.newKeyspace(b, db.name, now).isDefault = true
 	}

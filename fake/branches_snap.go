@@ -3,6 +3,7 @@ package fake
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -25,12 +26,15 @@ type branchSnap struct {
 	Deleted           bool      `json:"deleted,omitempty"`
 	DeletedAt         time.Time `json:"deleted_at"`
 	DeletedBy         string    `json:"deleted_by,omitempty"` // a user's ID
-	Actor             string    `json:"actor"`
-	Region            string    `json:"region"` // slug
-	RestoredFrom      string    `json:"restored_from"`
-	InitialRestoreID  string    `json:"initial_restore_id"`
-	SchemaUpdated     time.Time `json:"schema_updated"`
-	RoutingRules      string    `json:"routing_rules,omitempty"` // "" for the default
+	// Base is the schema it started from, tables by keyspace; none for a
+	// branch without one (see planDeploy).
+	Base             schemaBase `json:"base,omitempty"`
+	Actor            string     `json:"actor"`
+	Region           string     `json:"region"` // slug
+	RestoredFrom     string     `json:"restored_from"`
+	InitialRestoreID string     `json:"initial_restore_id"`
+	SchemaUpdated    time.Time  `json:"schema_updated"`
+	RoutingRules     string     `json:"routing_rules,omitempty"` // "" for the default
 
 	ReadOnlyRegions []readOnlyRegionSnap `json:"read_only_regions"`
 	Keyspaces       []keyspaceSnap       `json:"keyspaces"`
@@ -60,7 +64,7 @@ func (sv *saver) branches() []branchSnap {
 			Actor: idOf(b.actor), Region: b.region.slug, RestoredFrom: idOf(b.restoredFrom),
 			InitialRestoreID: b.initialRestoreID, SchemaUpdated: b.schemaUpdated, RoutingRules: b.more.read().routingRules,
 			DefaultRole: idOf(b.roles.def), Passwords: savePasswords(b),
-			Switchovers: saveSwitchovers(b), Primary: b.primary,
+			Switchovers: saveSwitchovers(b), Primary: b.primary, Base: b.more.read().base,
 		}
 		bs.Bouncers, bs.BouncerResizes = saveBouncers(b)
 		bs.Cluster = saveBranchCluster(b)
@@ -91,13 +95,27 @@ func (ld *loader) loadBranches(list []branchSnap) error {
 }
 
 // validate checks what the API checks of a branch: its name and its
-// parent's (a parent deleted since is known by name only).
+// parent's (a parent deleted since is known by name only), and that its
+// base names keyspaces as the API names them, and tables that have a
+// definition.
 func (bs *branchSnap) validate() error {
 	var parent error
 	if bs.Parent != "" {
 		parent = snapName(bs.Parent)
 	}
-	return firstErr(at(snapName(bs.Name), "name"), at(parent, "parent"))
+	errs := []error{at(snapName(bs.Name), "name"), at(parent, "parent")}
+	for _, ks := range sortedKeys(bs.Base) {
+		errs = append(errs, at(snapName(ks), "base.%s", ks))
+		for _, table := range sortedKeys(bs.Base[ks]) {
+			switch {
+			case table == "":
+				errs = append(errs, at(errors.New("a table without a name"), "base.%s", ks))
+			case strings.TrimSpace(bs.Base[ks][table]) == "":
+				errs = append(errs, at(errors.New("no definition"), "base.%s.%s", ks, table))
+			}
+		}
+	}
+	return firstErr(errs...)
 }
 
 func (ld *loader) loadBranch(bs branchSnap) error {
@@ -132,6 +150,9 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 	}
 	if deletedBy != nil {
 		b.x().deletedBy = deletedBy
+	}
+	if bs.Base != nil {
+		b.x().base = bs.Base
 	}
 	if err := loadRoutingRules(b, bs.RoutingRules); err != nil {
 		return fmt.Errorf("branch %s: %v", bs.ID, err)

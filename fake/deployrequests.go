@@ -605,7 +605,7 @@ func (w *world) renderDeployment(dr *drRec, withQueue bool) *platform.Deployment
 }
 
 func renderDeployOperation(op *opRec) *platform.DeployOperation {
-	return &platform.DeployOperation{
+	out := &platform.DeployOperation{
 		ID:                     op.id,
 		Type:                   "DeployOperation",
 		State:                  op.state,
@@ -621,6 +621,10 @@ func renderDeployOperation(op *opRec) *platform.DeployOperation {
 		CanDropData:            op.name == platform.OperationDrop,
 		RemovedForeignKeyNames: []string{},
 	}
+	if op.errors != "" {
+		out.DeployErrors = platform.Ptr(op.errors)
+	}
+	return out
 }
 
 func renderOperationSummary(op *opRec) *platform.DeployOperationSummary {
@@ -642,6 +646,7 @@ func renderOperationSummary(op *opRec) *platform.DeployOperationSummary {
 		CreatedAt:              platform.NewTimestamp(op.created),
 		CanDropData:            op.name == platform.OperationDrop,
 		RemovedForeignKeyNames: []string{},
+		DeployErrors:           op.errors,
 		ShardCount:             len(op.shards),
 		ShardNames:             make([]string, 0, len(op.shards)),
 		Sharded:                len(op.shards) > 1,
