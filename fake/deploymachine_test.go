@@ -928,3 +928,76 @@ func TestFailedDeploymentSaysWhy(t *testing.T) {
 		})
 	}
 }
+
+// TestOperationProgress checks the state and progress_percentage of a
+// deployment's operations, their summaries and the summaries' shards
+// through the deployment: 0 while the copy runs, 100 once it has finished
+// (the operations still in_progress, following the tables' writes, until
+// the cutover completes them), 100 and complete after the cutover.
+func TestOperationProgress(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		sharded  bool
+		steps    []drStep
+		state    platform.DeployOperationState
+		progress float64
+	}{
+		{"ready", false, toReady, platform.OperationPending, 0},
+		{"in_progress", false, toInProgress, platform.OperationInProgress, 0},
+		{"in_progress_vschema", true, toVSchema, platform.OperationInProgress, 100},
+		{"pending_cutover", false, toPendingCutover, platform.OperationInProgress, 100},
+		{"in_progress_cutover", false, toCutover, platform.OperationInProgress, 100},
+		{"in_progress_cancel from pending_cutover", false, then(toPendingCutover, act("cancel")), platform.OperationInProgress, 100},
+		{"complete_pending_revert", false, toPendingRevert, platform.OperationComplete, 100},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newDREnv(t, tc.sharded)
+			if tc.sharded {
+				e.branch("dev", drShardedChange...)
+			} else {
+				e.branch("dev", drChange...)
+			}
+			e.takeSteps(e.open(platform.CreateDeployRequestParams{Branch: "dev"}), tc.steps)
+			d := e.get(1).Deployment
+			var got []string
+			for _, op := range d.DeployOperations {
+				got = append(got, fmt.Sprintf("operation %s: %s %v", op.TableName, op.State, *op.ProgressPercentage))
+			}
+			for _, s := range d.DeployOperationSummaries {
+				got = append(got, fmt.Sprintf("summary %s: %v", s.TableName, s.ProgressPercentage))
+				for _, sh := range s.Operations {
+					got = append(got, fmt.Sprintf("shard %s %s: %s %v", s.TableName, sh.Shard, sh.State, sh.ProgressPercentage))
+				}
+			}
+			p := e.params(1)
+			page, err := e.c.DeployRequests.ListOperations(t.Context(), &platform.ListDeployOperationsParams{Organization: p.Organization, Database: p.Database, Number: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, op := range page.Items {
+				got = append(got, fmt.Sprintf("listed %s: %s %v", op.TableName, op.State, *op.ProgressPercentage))
+			}
+			var want []string
+			for _, op := range d.DeployOperations {
+				want = append(want, fmt.Sprintf("operation %s: %s %v", op.TableName, tc.state, tc.progress))
+			}
+			for _, s := range d.DeployOperationSummaries {
+				want = append(want, fmt.Sprintf("summary %s: %v", s.TableName, tc.progress))
+				for _, sh := range s.Operations {
+					want = append(want, fmt.Sprintf("shard %s %s: %s %v", s.TableName, sh.Shard, tc.state, tc.progress))
+				}
+			}
+			for _, op := range d.DeployOperations {
+				want = append(want, fmt.Sprintf("listed %s: %s %v", op.TableName, tc.state, tc.progress))
+			}
+			if len(d.DeployOperations) == 0 {
+				t.Fatal("no operations")
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("operations in %s (-want +got):\n%s", d.State, diff)
+			}
+		})
+	}
+}

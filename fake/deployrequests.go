@@ -394,7 +394,8 @@ func listDeployOperations(c *call) (any, error) {
 	ops := dr.dep.ops
 	lo := min((c.page-1)*c.perPage, len(ops))
 	hi := min(lo+c.perPage, len(ops))
-	return listOf(c, ops[lo:hi], len(ops), false, renderDeployOperation), nil
+	copied := dr.dep.copied()
+	return listOf(c, ops[lo:hi], len(ops), false, func(op *opRec) *platform.DeployOperation { return renderDeployOperation(op, copied) }), nil
 }
 
 func getDeployQueue(c *call) (any, error) {
@@ -593,8 +594,8 @@ func (w *world) renderDeployment(dr *drRec, withQueue bool) *platform.Deployment
 		out.LintErrors = []*platform.LintError{}
 	}
 	for _, op := range d.ops {
-		out.DeployOperations = append(out.DeployOperations, renderDeployOperation(op))
-		out.DeployOperationSummaries = append(out.DeployOperationSummaries, renderOperationSummary(op))
+		out.DeployOperations = append(out.DeployOperations, renderDeployOperation(op, d.copied()))
+		out.DeployOperationSummaries = append(out.DeployOperationSummaries, renderOperationSummary(op, d.copied()))
 	}
 	if withQueue {
 		for _, p := range dr.db.preceding(dr) {
@@ -604,7 +605,9 @@ func (w *world) renderDeployment(dr *drRec, withQueue bool) *platform.Deployment
 	return out
 }
 
-func renderDeployOperation(op *opRec) *platform.DeployOperation {
+// renderDeployOperation renders an operation of a deployment; copied
+// says whether the deployment's copy has finished (see progress).
+func renderDeployOperation(op *opRec, copied bool) *platform.DeployOperation {
 	out := &platform.DeployOperation{
 		ID:                     op.id,
 		Type:                   "DeployOperation",
@@ -613,7 +616,7 @@ func renderDeployOperation(op *opRec) *platform.DeployOperation {
 		TableName:              op.table,
 		OperationName:          op.name,
 		ETASeconds:             platform.Ptr(0.0),
-		ProgressPercentage:     platform.Ptr(progress(op.state)),
+		ProgressPercentage:     platform.Ptr(progress(op.state, copied)),
 		DDLStatement:           op.ddl,
 		SyntaxHighlightedDDL:   "<pre>" + html.EscapeString(op.ddl) + "</pre>",
 		CreatedAt:              platform.NewTimestamp(op.created),
@@ -627,7 +630,9 @@ func renderDeployOperation(op *opRec) *platform.DeployOperation {
 	return out
 }
 
-func renderOperationSummary(op *opRec) *platform.DeployOperationSummary {
+// renderOperationSummary renders the summary of an operation across its
+// shards; copied as for renderDeployOperation.
+func renderOperationSummary(op *opRec, copied bool) *platform.DeployOperationSummary {
 	// A summary has no queued state: queued on its shards is pending here.
 	state := op.state
 	if state == platform.OperationQueued {
@@ -640,7 +645,7 @@ func renderOperationSummary(op *opRec) *platform.DeployOperationSummary {
 		KeyspaceName:           op.keyspace,
 		TableName:              op.table,
 		OperationName:          op.name,
-		ProgressPercentage:     progress(op.state),
+		ProgressPercentage:     progress(op.state, copied),
 		DDLStatement:           op.ddl,
 		SyntaxHighlightedDDL:   "<pre>" + html.EscapeString(op.ddl) + "</pre>",
 		CreatedAt:              platform.NewTimestamp(op.created),
@@ -656,18 +661,27 @@ func renderOperationSummary(op *opRec) *platform.DeployOperationSummary {
 		out.ShardNames = append(out.ShardNames, sh.name)
 		out.Operations = append(out.Operations, &platform.ShardOperationSummary{
 			ID: sh.id, Type: "DeployOperationShard", Shard: sh.name, State: op.state,
-			ProgressPercentage: progress(op.state),
+			ProgressPercentage: progress(op.state, copied),
 		})
 	}
 	return out
 }
 
-// progress is an operation's completion in percent.
-func progress(st platform.DeployOperationState) float64 {
-	if st == platform.OperationComplete {
+// progress is an operation's completion in percent: 100 once complete,
+// and once the deployment's copy has finished (copied) while the
+// operation runs on, following the table's writes, until the cutover
+// completes it; 0 before.
+func progress(st platform.DeployOperationState, copied bool) float64 {
+	if st == platform.OperationComplete || st == platform.OperationInProgress && copied {
 		return 100
 	}
 	return 0
+}
+
+// copied reports whether the deployment's copy has finished: in_progress
+// is over (the VSchema step, the cutover gate or the cutover are reached).
+func (d *deployRec) copied() bool {
+	return !d.readyToCutover.IsZero() || d.state == platform.DeploymentInProgressVSchema
 }
 
 func renderReview(r *reviewRec) *platform.DeployRequestReview {
