@@ -136,6 +136,9 @@ func (w *world) restoreInto(b *branchRec, r *backupRestore) {
 		ks.clusterSize = r.clusterSize
 		ks.tables = cloneMap(from.tables)
 	}
+	// The branch starts from the backup's schema: its deploy requests
+	// bring what changed since.
+	b.x().base = schemaOf(b)
 	w.meterBranch(b, now)
 	b.restoredFrom = r.backup.branch
 	b.initialRestoreID = r.backup.id

@@ -59,6 +59,12 @@ type branchMore struct {
 	vitess branchVitess
 	// Its live connections; see connections.go.
 	sessions branchSessions
+	// deletedBy is who deleted it: the user who asked, or the deployer of
+	// the deploy request whose auto_delete_branch deleted it.
+	deletedBy *userRec
+	// base is the schema it started from, which its deploy requests diff
+	// against (see planDeploy); nil for none.
+	base schemaBase
 }
 
 // x returns b's less common records, making them on first use (see
@@ -66,8 +72,9 @@ type branchMore struct {
 func (b *branchRec) x() *branchMore { return b.more.get() }
 
 // newBranch adds a branch to db, pending until the clock has moved by
-// delay. Its keyspaces are copies of parent's, or one empty default
-// keyspace named after the database when there is no parent.
+// delay. Its keyspaces are copies of parent's, whose tables are its base,
+// or one empty default keyspace named after the database when there is no
+// parent.
 func (w *world) newBranch(db *dbRec, name string, parent *branchRec, actor *userRec, delay time.Duration) *branchRec {
 	now := w.clock.Now()
 	b := &branchRec{
@@ -84,6 +91,7 @@ func (w *world) newBranch(db *dbRec, name string, parent *branchRec, actor *user
 			b.x().routingRules = r
 		}
 		w.copyKeyspaces(b, parent, now)
+		b.x().base = schemaOf(parent)
 	} else {
 		w.newKeyspace(b, db.name, now).isDefault = true
 	}
@@ -300,7 +308,7 @@ func deleteBranch(c *call) (any, error) {
 		}
 	}
 	for _, d := range doomed {
-		c.w.removeBranch(d)
+		c.w.removeBranch(d, c.who.user)
 	}
 	return nil, nil
 }
@@ -334,16 +342,20 @@ func (w *world) checkBranchDeletable(b *branchRec) error {
 		return unprocessable("branch %s is the default branch of %s and cannot be deleted", b.name, b.db.name)
 	case b.deletionProtected:
 		return unprocessable("branch %s is deletion protected; turn deletion_protected off first", b.name)
-	case b.production && b.openDeployRequestsInto() > 0:
-		return unprocessable("branch %s is a production branch with %d open deploy request(s) into it; close them first", b.name, b.openDeployRequestsInto())
+	case b.production:
+		return b.checkNoOpenDeployRequestsInto("is a production branch and cannot be deleted")
 	}
 	return nil
 }
 
-// removeBranch deletes a branch and what belongs to it.
-func (w *world) removeBranch(b *branchRec) {
+// removeBranch deletes a branch and what belongs to it; by is who deleted
+// it (nil when its database goes with it).
+func (w *world) removeBranch(b *branchRec, by *userRec) {
 	b.deleted = true
 	b.deletedAt = w.clock.Now()
+	if by != nil {
+		b.x().deletedBy = by
+	}
 	delete(b.db.org.branchByName, branchKey{b.db, b.name})
 	b.db.branchIdx.Remove(b)
 	w.cancelBackups(b)
@@ -385,6 +397,9 @@ var demoteBranch = onBranch(func(c *call, b *branchRec) error {
 	case b.readOnlyRegions.Len() > 0:
 		return unprocessable("branch %s has read-only regions (%s), which need a production branch; remove them first", b.name, b.readOnlyRegionSlugs())
 	}
+	if err := b.checkNoOpenDeployRequestsInto("cannot be demoted"); err != nil {
+		return err
+	}
 	b.production = false
 	b.safeMigrations = false
 	b.updated = c.now
@@ -406,6 +421,11 @@ func setSafeMigrations(c *call, b *branchRec, on bool) error {
 				tables[i] = e.KeyspaceName + "." + e.TableName + " (" + e.LintError + ")"
 			}
 			return unprocessable("branch %s has %d schema lint error(s): %s", b.name, len(errs), strings.Join(tables, ", "))
+		}
+	}
+	if b.safeMigrations && !on {
+		if err := b.checkNoOpenDeployRequestsInto("cannot have safe migrations disabled"); err != nil {
+			return err
 		}
 	}
 	if b.safeMigrations != on {

@@ -1,7 +1,9 @@
 package fake
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -23,12 +25,16 @@ type branchSnap struct {
 	DeletionProtected bool      `json:"deletion_protected"`
 	Deleted           bool      `json:"deleted,omitempty"`
 	DeletedAt         time.Time `json:"deleted_at"`
-	Actor             string    `json:"actor"`
-	Region            string    `json:"region"` // slug
-	RestoredFrom      string    `json:"restored_from"`
-	InitialRestoreID  string    `json:"initial_restore_id"`
-	SchemaUpdated     time.Time `json:"schema_updated"`
-	RoutingRules      string    `json:"routing_rules,omitempty"` // "" for the default
+	DeletedBy         string    `json:"deleted_by,omitempty"` // a user's ID
+	// Base is the schema it started from, tables by keyspace; none for a
+	// branch without one (see planDeploy).
+	Base             schemaBase `json:"base,omitempty"`
+	Actor            string     `json:"actor"`
+	Region           string     `json:"region"` // slug
+	RestoredFrom     string     `json:"restored_from"`
+	InitialRestoreID string     `json:"initial_restore_id"`
+	SchemaUpdated    time.Time  `json:"schema_updated"`
+	RoutingRules     string     `json:"routing_rules,omitempty"` // "" for the default
 
 	ReadOnlyRegions []readOnlyRegionSnap `json:"read_only_regions"`
 	Keyspaces       []keyspaceSnap       `json:"keyspaces"`
@@ -54,11 +60,11 @@ func (sv *saver) branches() []branchSnap {
 		bs := branchSnap{
 			stampsSnap: saveStamps(b.stamps), Database: b.db.id, Name: b.name, Parent: b.parent,
 			Production: b.production, Ready: b.ready, SafeMigrations: b.safeMigrations,
-			DeletionProtected: b.deletionProtected, Deleted: b.deleted, DeletedAt: b.deletedAt,
+			DeletionProtected: b.deletionProtected, Deleted: b.deleted, DeletedAt: b.deletedAt, DeletedBy: idOf(b.more.read().deletedBy),
 			Actor: idOf(b.actor), Region: b.region.slug, RestoredFrom: idOf(b.restoredFrom),
 			InitialRestoreID: b.initialRestoreID, SchemaUpdated: b.schemaUpdated, RoutingRules: b.more.read().routingRules,
 			DefaultRole: idOf(b.roles.def), Passwords: savePasswords(b),
-			Switchovers: saveSwitchovers(b), Primary: b.primary,
+			Switchovers: saveSwitchovers(b), Primary: b.primary, Base: b.more.read().base,
 		}
 		bs.Bouncers, bs.BouncerResizes = saveBouncers(b)
 		bs.Cluster = saveBranchCluster(b)
@@ -89,13 +95,27 @@ func (ld *loader) loadBranches(list []branchSnap) error {
 }
 
 // validate checks what the API checks of a branch: its name and its
-// parent's (a parent deleted since is known by name only).
+// parent's (a parent deleted since is known by name only), and that its
+// base names keyspaces as the API names them, and tables that have a
+// definition.
 func (bs *branchSnap) validate() error {
 	var parent error
 	if bs.Parent != "" {
 		parent = snapName(bs.Parent)
 	}
-	return firstErr(at(snapName(bs.Name), "name"), at(parent, "parent"))
+	errs := []error{at(snapName(bs.Name), "name"), at(parent, "parent")}
+	for _, ks := range sortedKeys(bs.Base) {
+		errs = append(errs, at(snapName(ks), "base.%s", ks))
+		for _, table := range sortedKeys(bs.Base[ks]) {
+			switch {
+			case table == "":
+				errs = append(errs, at(errors.New("a table without a name"), "base.%s", ks))
+			case strings.TrimSpace(bs.Base[ks][table]) == "":
+				errs = append(errs, at(errors.New("no definition"), "base.%s.%s", ks, table))
+			}
+		}
+	}
+	return firstErr(errs...)
 }
 
 func (ld *loader) loadBranch(bs branchSnap) error {
@@ -110,6 +130,13 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 	if err != nil {
 		return err
 	}
+	deletedBy, err := ref(ld.users, bs.DeletedBy, "user")
+	switch {
+	case err != nil:
+		return at(err, "deleted_by")
+	case deletedBy != nil && !bs.Deleted:
+		return at(errors.New("set on a branch not deleted"), "deleted_by")
+	}
 	region := regionBySlug(bs.Region)
 	if region == nil {
 		return fmt.Errorf("unknown region %q", bs.Region)
@@ -120,6 +147,12 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		deleted: bs.Deleted, deletedAt: bs.DeletedAt, actor: actor, region: region,
 		initialRestoreID: bs.InitialRestoreID, schemaUpdated: bs.SchemaUpdated,
 		roles: &branchRoles{}, primary: bs.Primary,
+	}
+	if deletedBy != nil {
+		b.x().deletedBy = deletedBy
+	}
+	if bs.Base != nil {
+		b.x().base = bs.Base
 	}
 	if err := loadRoutingRules(b, bs.RoutingRules); err != nil {
 		return fmt.Errorf("branch %s: %v", bs.ID, err)

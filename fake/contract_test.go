@@ -1204,9 +1204,9 @@ var contractStates = []contractState{
 
 // contractRecommendations gives app schema recommendations in every state:
 // main gets log (a unique key but no primary key: #1, dismissed), tags
-// (a redundant index: #2, applied by deploy request 1 from dev, which
-// drops it), tmp (no primary key: #3, stale once dropped) and keep (no
-// primary key: #4, open).
+// (a redundant index: #2, applied by deploy request 1 from tidy, a branch
+// of main as it is then, which drops it), tmp (no primary key: #3, stale
+// once dropped) and keep (no primary key: #4, open).
 func contractRecommendations(w *opWorld) {
 	ctx := w.t.Context()
 	main := platform.DisableSafeMigrationsParams{Organization: w.org, Database: drDB, Branch: "main"}
@@ -1224,16 +1224,14 @@ func contractRecommendations(w *opWorld) {
 		},
 		func() error { return w.srv.PushSchema(w.org, drDB, "main", "DROP TABLE `tmp`") },
 		func() error { _, err := w.c.Branches.EnableSafeMigrations(ctx, &main); return err },
-		func() error {
-			return w.srv.PushSchema(w.org, drDB, "dev", tags, "CREATE TABLE `log` (email varchar(64) NOT NULL, UNIQUE KEY email (email))", "CREATE TABLE `keep` (email varchar(64) NOT NULL, UNIQUE KEY email (email))")
-		},
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			w.t.Fatal(err)
 		}
 	}
-	w.takeSteps(w.open(platform.CreateDeployRequestParams{Branch: "dev"}), toPendingRevert)
+	w.branch("tidy", tags)
+	w.takeSteps(w.open(platform.CreateDeployRequestParams{Branch: "tidy"}), toPendingRevert)
 }
 
 // TestContractStates holds the bodies of each of contractStates to the

@@ -277,7 +277,7 @@ func (w *world) removeDatabase(db *dbRec) {
 	delete(db.org.dbByName, db.name)
 	db.deleted = true
 	for _, b := range slices.Clone(db.branchIdx.All()) { // removeBranch changes the index
-		w.removeBranch(b)
+		w.removeBranch(b, nil)
 	}
 	for _, t := range w.tokens {
 		t.dropGrant(db)

@@ -2,10 +2,13 @@ package fake
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake/internal/sqltext"
 )
 
 // The deployment state machine of decisions.md. Automatic transitions run
@@ -72,16 +75,24 @@ func (w *world) failed(dr *drRec) bool {
 	if !w.takeFailure(dr.dep.id) {
 		return false
 	}
+	now := w.clock.Now()
 	switch dr.dep.state {
 	case platform.DeploymentPending:
-		msg := "the deployment check failed"
+		msg := "the deployment check failed: " + injectedFailure
 		dr.dep.checkErrors = &msg
 		w.setState(dr, platform.DeploymentError)
 	case platform.DeploymentInProgressRevert, platform.DeploymentInProgressRevertVSchema:
-		dr.dep.finished = w.clock.Now()
+		// The changes stay applied: their revert failed.
+		for _, op := range dr.dep.ops {
+			op.errors, op.updated = "the revert of this operation failed: "+injectedFailure, now
+		}
+		dr.dep.finished = now
 		w.setState(dr, platform.DeploymentCompleteRevertError)
 	default:
-		dr.dep.finished = w.clock.Now()
+		for _, op := range dr.dep.ops {
+			op.errors = fmt.Sprintf("the operation failed while its deployment was %s: %s", dr.dep.state, injectedFailure)
+		}
+		dr.dep.finished = now
 		w.setOpsState(dr, platform.OperationError)
 		w.setState(dr, platform.DeploymentCompleteError)
 	}
@@ -89,12 +100,51 @@ func (w *world) failed(dr *drRec) bool {
 	return true
 }
 
-// check compares the branches: pending -> ready, no_changes or error.
+// injectedFailure is why a transition that FailNext failed failed.
+const injectedFailure = "a failure injected by the fake's FailNext"
+
+// checkDeploymentFailable says why FailNext cannot fail the next
+// transition of the deployment with ID id, if id is a deployment's and it
+// cannot: in complete_pending_revert, the window's end and skip-revert
+// complete the deployment with no step that can fail, and a revert is an
+// action still to be asked for (FailNext once it runs fails it). IDs of
+// other resources pass. FailNext is rare: it looks the deployment up by
+// visiting the deploy requests.
+func (w *world) checkDeploymentFailable(id string) error {
+	for _, org := range w.orgIdx.All() {
+		for _, db := range org.dbs.All() {
+			for _, dr := range db.drs.All() {
+				if dr.dep.id != id {
+					continue
+				}
+				if dr.in(platform.DeploymentCompletePendingRevert) {
+					return fmt.Errorf("the deployment %q of deploy request #%d is %s: it has no transition that can fail in that state "+
+						"(the revert window's end and skip-revert cannot fail); FailNext during in_progress_revert fails a revert",
+						id, dr.number, dr.dep.state)
+				}
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+// check compares the branches: pending -> ready, no_changes or error. A
+// head branch deleted since the deploy request opened leaves nothing to
+// deploy from: error.
 func (w *world) check(dr *drRec) {
 	if w.failed(dr) {
 		return
 	}
-	dr.dep.ops = diffSchemas(dr.head, dr.into)
+	if dr.head.deleted {
+		msg := "branch " + dr.head.name + " was deleted: there is no branch to deploy from"
+		dr.dep.checkErrors = &msg
+		w.setState(dr, platform.DeploymentError)
+		w.emitDR(dr, "deploy_request.errored")
+		return
+	}
+	plan := planDeploy(dr.head, dr.into)
+	dr.dep.ops = plan.ops
 	now := w.clock.Now()
 	for _, op := range dr.dep.ops {
 		op.stamps = stamps{id: w.newID(), created: now, updated: now}
@@ -109,8 +159,14 @@ func (w *world) check(dr *drRec) {
 			dr.dep.eligible = false
 		}
 	}
+	if len(plan.conflicts) > 0 {
+		msg := fmt.Sprintf("conflicting changes: %s and %s both changed %s since %s's base schema, to different definitions; "+
+			"deploying would undo %s's change",
+			dr.head.name, dr.into.name, strings.Join(plan.conflicts, ", "), dr.head.name, dr.into.name)
+		dr.dep.checkErrors = &msg
+	}
 	switch {
-	case len(dr.head.lint()) > 0:
+	case len(dr.head.lint()) > 0 || len(plan.conflicts) > 0:
 		dr.dep.lint = dr.head.lint()
 		w.setState(dr, platform.DeploymentError)
 		w.emitDR(dr, "deploy_request.errored")
@@ -155,14 +211,77 @@ func (w *world) release(dr *drRec) {
 	}
 }
 
-// submit is queued -> submitting, once nothing precedes the deployment.
+// submit is queued -> submitting, once nothing precedes the deployment:
+// it leaves the queue, and ends in complete_error if a deployment that
+// went before changed a table of its operations since its check (see
+// conflicted).
 func (w *world) submit(dr *drRec) {
-	if w.failed(dr) {
+	if w.failed(dr) || w.conflicted(dr) {
 		return
 	}
 	w.setState(dr, platform.DeploymentSubmitting)
 	w.setOpsState(dr, platform.OperationQueued)
 	w.step(dr, w.timing.DeployStep, stepStart)
+}
+
+// conflicted compares the tables the deployment's operations change with
+// the into branch as it is now. A table it has as the check found it, or
+// as the operation leaves it, is fine; a table changed since to another
+// definition (by a deployment that went first) is a conflict: the
+// operation would undo that change. On a conflict the deployment ends in
+// complete_error, each conflicting operation in error saying why in its
+// deploy_errors, the others cancelled, and conflicted reports true.
+func (w *world) conflicted(dr *drRec) bool {
+	now := w.clock.Now()
+	found := false
+	for _, op := range dr.dep.ops {
+		if op.prev == "" && op.name != platform.OperationCreate {
+			continue // an operation of an older snapshot, which did not keep prev
+		}
+		current := ""
+		if ks := dr.into.keyspace(op.keyspace); ks != nil {
+			current = ks.tables[op.table]
+		}
+		if sqltext.SameDDL(current, op.prev) || sqltext.SameDDL(current, op.create) {
+			continue
+		}
+		found = true
+		op.state, op.updated = platform.OperationError, now
+		op.errors = fmt.Sprintf("conflicting change: %s.%s changed in %s after this deployment's check (a deployment that went first changed it), "+
+			"to a definition other than this operation's; applying it would undo that change", op.keyspace, op.table, dr.into.name)
+	}
+	if !found {
+		return false
+	}
+	for _, op := range dr.dep.ops {
+		if op.state != platform.OperationError {
+			op.state, op.updated = platform.OperationCancelled, now
+		}
+	}
+	dr.dep.finished = now
+	w.setState(dr, platform.DeploymentCompleteError)
+	w.emitDR(dr, "deploy_request.errored")
+	return true
+}
+
+// recheck runs the check again of the open deploy requests from b, whose
+// schema changed, that have not been deployed (ready, no_changes or
+// error; a pending one's check is still to run): they go back to pending,
+// and the check follows on the clock. A deployment queued or further on
+// keeps the operations it took. A change of the branch deployed into
+// checks nothing again: a deployment compares its operations with that
+// branch when it leaves the queue (see conflicted).
+func (w *world) recheck(b *branchRec) {
+	for _, dr := range b.db.drs.All() {
+		if !dr.open || dr.head != b || !dr.in(platform.DeploymentReady, platform.DeploymentNoChanges, platform.DeploymentError) {
+			continue
+		}
+		dr.dep.ops, dr.dep.lint, dr.dep.checkErrors = nil, nil, nil
+		dr.dep.eligible, dr.dep.vschema = false, false
+		w.setState(dr, platform.DeploymentPending)
+		w.startFlight(dr.dep.id)
+		w.step(dr, w.timing.DeployStep, stepCheck)
+	}
 }
 
 // start is submitting -> in_progress.
@@ -235,13 +354,19 @@ func (w *world) applySchema(dr *drRec) {
 }
 
 // complete ends a deployment: the deploy request closes, the queue moves on,
-// and the head branch goes when auto_delete_branch asks for it.
+// and the head branch goes when auto_delete_branch asks for it and the
+// deployment succeeded (it leaves its revert window, or an instant
+// deployment applied its schema). Completing a failed deployment
+// (complete-deploy of complete_error or complete_revert_error) keeps the
+// branch: what it holds was not deployed, or was deployed and not
+// reverted as asked.
 func (w *world) complete(dr *drRec) {
+	succeeded := !dr.dep.state.IsFailure()
 	w.setState(dr, platform.DeploymentComplete)
 	w.closeDR(dr, dr.dep.actor)
 	w.release(dr)
-	if dr.dep.autoDeleteBranch && !dr.head.deleted && w.checkBranchDeletable(dr.head) == nil {
-		w.removeBranch(dr.head)
+	if succeeded && dr.dep.autoDeleteBranch && !dr.head.deleted && w.checkBranchDeletable(dr.head) == nil {
+		w.removeBranch(dr.head, dr.dep.actor)
 	}
 }
 

@@ -1,6 +1,8 @@
 package fake_test
 
 import (
+	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
 	"slices"
@@ -564,13 +566,28 @@ func TestCancelLeavesTheQueue(t *testing.T) {
 	}
 }
 
+// TestDeployNeedsSafeMigrationsStill checks that deploying needs safe
+// migrations on the into branch still. The API no longer lets them be
+// turned off while a deploy request into the branch is open, so the world
+// is a snapshot's that has them off (as an older fake could leave it).
 func TestDeployNeedsSafeMigrationsStill(t *testing.T) {
 	t.Parallel()
 	e := newDREnv(t, false)
 	e.branch("dev", drChange...)
 	e.open(platform.CreateDeployRequestParams{Branch: "dev"})
 	e.srv.Advance(time.Second)
-	if _, err := e.c.Branches.DisableSafeMigrations(t.Context(), &platform.EnableSafeMigrationsParams{Organization: e.org, Database: drDB, Branch: "main"}); err != nil {
+	data, err := e.srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = snapshotEdit(t, data, func(m map[string]any) {
+		for i := range m["branches"].([]any) {
+			if b := snapshotRecord(m, "branches", i); b["name"] == "main" {
+				b["safe_migrations"] = false
+			}
+		}
+	})
+	if err := e.srv.Restore(data); err != nil {
 		t.Fatal(err)
 	}
 	if apiErr := apiError(t, e.do("deploy", 1), http.StatusUnprocessableEntity); !strings.Contains(apiErr.Message, "safe migrations") {
@@ -611,5 +628,376 @@ func TestFailNextByDeployRequestID(t *testing.T) {
 	want := `fake: FailNext: deploy request "` + dr.ID + `" has no transition ahead: its deployment has settled`
 	if err == nil || err.Error() != want {
 		t.Errorf("FailNext of a settled deploy request: %v, want %s", err, want)
+	}
+}
+
+// TestFailNextInRevertWindowRefused checks that FailNext refuses a
+// deployment in complete_pending_revert, by its ID or its deploy
+// request's, saying that nothing in that state can fail, and changes
+// nothing: the window still ends in complete. Once a revert runs, FailNext
+// fails it.
+func TestFailNextInRevertWindowRefused(t *testing.T) {
+	t.Parallel()
+	e := newDREnv(t, false)
+	e.branch("dev", drChange...)
+	dr := e.open(platform.CreateDeployRequestParams{Branch: "dev"})
+	e.takeSteps(dr, toPendingRevert)
+	before := opWorldState(t, e.srv)
+	for _, id := range []struct{ name, id string }{{"deployment", dr.Deployment.ID}, {"deploy request", dr.ID}} {
+		err := e.srv.FailNext(id.id)
+		want := `fake: FailNext: the deployment "` + dr.Deployment.ID + `" of deploy request #1 is complete_pending_revert: it has no transition that can fail in that state`
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("FailNext(the %s's ID) in the revert window: %v, want an error starting %s", id.name, err, want)
+		}
+	}
+	if diff := worldStateDiff(t, before, opWorldState(t, e.srv)); diff != "" {
+		t.Errorf("a refused FailNext changed the world:\n%s", diff)
+	}
+	e.takeSteps(dr, []drStep{act("revert"), failNext, adv(5 * time.Second)})
+	if st := e.state(1); st != platform.DeploymentCompleteRevertError {
+		t.Errorf("FailNext during the revert: state %s, want complete_revert_error", st)
+	}
+}
+
+// The tables of TestThreeWayDeployRequests: users altered two ways, and
+// tables a branch creates.
+var (
+	twUsersEmail = drChange[0]
+	twUsersPhone = "CREATE TABLE `users` (id bigint NOT NULL, phone varchar(32), PRIMARY KEY (id))"
+	twA          = "CREATE TABLE `a_t` (id bigint NOT NULL, PRIMARY KEY (id))"
+	twB          = "CREATE TABLE `b_t` (id bigint NOT NULL, PRIMARY KEY (id))"
+	twLater      = "CREATE TABLE `later` (id bigint NOT NULL, PRIMARY KEY (id))"
+)
+
+// twStep is one step of TestThreeWayDeployRequests: open a deploy request
+// (with auto_cutover) from a branch into main, an action on deploy request
+// n, a push to a branch, a check of deploy request n's state, or moving
+// the clock.
+type twStep struct {
+	open   string
+	action string
+	n      int
+	push   string
+	stmts  []string
+	state  platform.DeploymentState
+	adv    time.Duration
+}
+
+func twOpen(branch string) twStep                       { return twStep{open: branch} }
+func twDo(action string, n int) twStep                  { return twStep{action: action, n: n} }
+func twPush(branch string, stmts ...string) twStep      { return twStep{push: branch, stmts: stmts} }
+func twState(n int, st platform.DeploymentState) twStep { return twStep{n: n, state: st} }
+func twAdv(d time.Duration) twStep                      { return twStep{adv: d} }
+
+// twShip deploys deploy request n (ready, with auto_cutover, first in the
+// queue) and skips its revert window.
+func twShip(n int) []twStep {
+	return []twStep{twDo("deploy", n), twAdv(13 * time.Second), twState(n, platform.DeploymentCompletePendingRevert), twDo("skip-revert", n)}
+}
+
+// twTable is a line of a branch's schema as drEnv.schema shows it.
+func twTable(create string) string {
+	name := create[strings.Index(create, "`")+1:]
+	return name[:strings.Index(name, "`")] + ": " + create
+}
+
+// TestThreeWayDeployRequests checks that a deploy request deploys its head
+// branch's own changes (against the schema the branch was created from)
+// onto main as main is: what other deployments shipped meanwhile stays,
+// the same change made twice is no conflict, and a table both changed
+// differently is refused at the check, or fails the deployment that meets
+// it when it leaves the queue; a push to the head after the check checks
+// again, one after the deploy changes nothing the deployment took; and a
+// revert restores only what its deployment changed.
+func TestThreeWayDeployRequests(t *testing.T) {
+	t.Parallel()
+	base := []string{twTable(drBase[1]), twTable(drBase[0])} // audit, users
+	tests := []struct {
+		name     string
+		branches map[string][]string // created off main before the steps
+		steps    []twStep
+		// ops are each deploy request's operations at the end, as
+		// "operation table state".
+		ops map[int][]string
+		// checkErrors and deployErrors are words of deploy_check_errors,
+		// and of the deploy_errors of an operation ("n table").
+		checkErrors  map[int]string
+		deployErrors map[string]string
+		main         []string
+	}{
+		{
+			name:     "changes to different tables both ship",
+			branches: map[string][]string{"a": {twA}, "b": {twB}},
+			steps:    []twStep{twOpen("a"), twOpen("b"), twAdv(time.Second), twDo("deploy", 2), twDo("deploy", 1), twAdv(13 * time.Second), twDo("skip-revert", 2), twAdv(13 * time.Second), twDo("skip-revert", 1)},
+			ops:      map[int][]string{1: {"create a_t complete"}, 2: {"create b_t complete"}},
+			main:     []string{twTable(twA), base[0], twTable(twB), base[1]},
+		},
+		{
+			name:     "the same change in both, both queued: no conflict",
+			branches: map[string][]string{"a": {twUsersEmail}, "b": {twUsersEmail}},
+			steps:    []twStep{twOpen("a"), twOpen("b"), twAdv(time.Second), twDo("deploy", 1), twDo("deploy", 2), twAdv(13 * time.Second), twDo("skip-revert", 1), twAdv(13 * time.Second), twDo("skip-revert", 2)},
+			ops:      map[int][]string{1: {"alter users complete"}, 2: {"alter users complete"}},
+			main:     []string{base[0], twTable(twUsersEmail)},
+		},
+		{
+			name:     "the same change, checked after the other shipped: no changes",
+			branches: map[string][]string{"a": {twUsersEmail}, "b": {twUsersEmail}},
+			steps:    slices.Concat([]twStep{twOpen("a"), twAdv(time.Second)}, twShip(1), []twStep{twOpen("b"), twAdv(time.Second), twState(2, platform.DeploymentNoChanges)}),
+			ops:      map[int][]string{1: {"alter users complete"}, 2: nil},
+			main:     []string{base[0], twTable(twUsersEmail)},
+		},
+		{
+			name:        "a conflict at the check",
+			branches:    map[string][]string{"a": {twUsersEmail}, "b": {twUsersPhone, twB}},
+			steps:       slices.Concat([]twStep{twOpen("a"), twAdv(time.Second)}, twShip(1), []twStep{twOpen("b"), twAdv(time.Second), twState(2, platform.DeploymentError)}),
+			ops:         map[int][]string{1: {"alter users complete"}, 2: {"create b_t pending"}},
+			checkErrors: map[int]string{2: "conflicting changes: b and main both changed app.users"},
+			main:        []string{base[0], twTable(twUsersEmail)},
+		},
+		{
+			name:     "a conflict when leaving the queue, after another shipped",
+			branches: map[string][]string{"a": {twUsersEmail}, "b": {twUsersPhone, twB}},
+			steps: slices.Concat([]twStep{twOpen("a"), twOpen("b"), twAdv(time.Second), twDo("deploy", 1), twDo("deploy", 2), twAdv(13 * time.Second), twDo("skip-revert", 1),
+				twAdv(time.Second), twState(2, platform.DeploymentCompleteError)}),
+			ops:          map[int][]string{1: {"alter users complete"}, 2: {"create b_t cancelled", "alter users error"}},
+			deployErrors: map[string]string{"2 users": "conflicting change: app.users changed in main after this deployment's check"},
+			main:         []string{base[0], twTable(twUsersEmail)},
+		},
+		{
+			name:     "a branch older than a shipped table does not drop it",
+			branches: map[string][]string{"a": {twA}, "b": {twB}},
+			steps:    slices.Concat([]twStep{twOpen("a"), twAdv(time.Second)}, twShip(1), []twStep{twOpen("b"), twAdv(time.Second)}, twShip(2)),
+			ops:      map[int][]string{1: {"create a_t complete"}, 2: {"create b_t complete"}},
+			main:     []string{twTable(twA), base[0], twTable(twB), base[1]},
+		},
+		{
+			name:     "a push after the check checks again",
+			branches: map[string][]string{"a": {twA}},
+			steps: slices.Concat([]twStep{twOpen("a"), twAdv(time.Second), twState(1, platform.DeploymentReady), twPush("a", twLater), twState(1, platform.DeploymentPending),
+				twAdv(time.Second), twState(1, platform.DeploymentReady)}, twShip(1)),
+			ops:  map[int][]string{1: {"create a_t complete", "create later complete"}},
+			main: []string{twTable(twA), base[0], twTable(twLater), base[1]},
+		},
+		{
+			name:     "a push after the deploy leaves the deployment's operations",
+			branches: map[string][]string{"a": {twA}},
+			steps:    []twStep{twOpen("a"), twAdv(time.Second), twDo("deploy", 1), twPush("a", twLater), twAdv(13 * time.Second), twDo("skip-revert", 1)},
+			ops:      map[int][]string{1: {"create a_t complete"}},
+			main:     []string{twTable(twA), base[0], base[1]},
+		},
+		{
+			name:     "a revert restores only what its deployment changed",
+			branches: map[string][]string{"a": {twA}, "b": {twUsersPhone, twB}},
+			steps: slices.Concat([]twStep{twOpen("a"), twAdv(time.Second)}, twShip(1), []twStep{twOpen("b"), twAdv(time.Second), twDo("deploy", 2), twAdv(13 * time.Second),
+				twDo("revert", 2), twAdv(5 * time.Second), twState(2, platform.DeploymentCompleteRevert)}),
+			ops:  map[int][]string{1: {"create a_t complete"}, 2: {"create b_t complete", "alter users complete"}},
+			main: []string{twTable(twA), base[0], base[1]},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newDREnv(t, false)
+			for _, name := range slices.Sorted(maps.Keys(tt.branches)) {
+				e.branch(name, tt.branches[name]...)
+			}
+			for i, st := range tt.steps {
+				switch {
+				case st.open != "":
+					e.open(platform.CreateDeployRequestParams{Branch: st.open, AutoCutover: platform.Ptr(true)})
+				case st.action != "":
+					e.mustDo(st.action, st.n)
+				case st.push != "":
+					if err := e.srv.PushSchema(e.org, drDB, st.push, st.stmts...); err != nil {
+						t.Fatal(err)
+					}
+				case st.state != "":
+					if got := e.state(st.n); got != st.state {
+						t.Fatalf("step %d: #%d is %s, want %s", i, st.n, got, st.state)
+					}
+				}
+				e.srv.Advance(st.adv)
+			}
+			ops, checkErrors, deployErrors := map[int][]string{}, map[int]string{}, map[string]string{}
+			for n := range tt.ops {
+				d := e.get(n).Deployment
+				var list []string
+				for _, op := range d.DeployOperations {
+					list = append(list, fmt.Sprintf("%s %s %s", op.OperationName, op.TableName, op.State))
+					if op.DeployErrors != nil {
+						deployErrors[fmt.Sprintf("%d %s", n, op.TableName)] = *op.DeployErrors
+					}
+				}
+				ops[n] = list
+				if d.DeployCheckErrors != nil {
+					checkErrors[n] = *d.DeployCheckErrors
+				}
+			}
+			if diff := cmp.Diff(tt.ops, ops); diff != "" {
+				t.Errorf("operations (-want +got):\n%s", diff)
+			}
+			words := func(want, got map[int]string) {
+				t.Helper()
+				if len(want) != len(got) {
+					t.Errorf("deploy_check_errors %q, want of %d deploy request(s) only", got, len(want))
+				}
+				for n, w := range want {
+					if !strings.Contains(got[n], w) {
+						t.Errorf("deploy_check_errors of #%d %q, want words %q", n, got[n], w)
+					}
+				}
+			}
+			words(tt.checkErrors, checkErrors)
+			if len(tt.deployErrors) != len(deployErrors) {
+				t.Errorf("deploy_errors %q, want of %d operation(s) only", deployErrors, len(tt.deployErrors))
+			}
+			for op, w := range tt.deployErrors {
+				if !strings.Contains(deployErrors[op], w) {
+					t.Errorf("deploy_errors of %s %q, want words %q", op, deployErrors[op], w)
+				}
+			}
+			if diff := cmp.Diff(tt.main, e.schema("main")); diff != "" {
+				t.Errorf("main at the end (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestFailedDeploymentSaysWhy checks that a deployment that FailNext
+// fails says why: a failed check in deploy_check_errors, a failed
+// deployment or revert in each operation's deploy_errors, both saying the
+// failure was injected.
+func TestFailedDeploymentSaysWhy(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		steps []drStep
+		want  platform.DeploymentState
+		// check is deploy_check_errors; ops each operation's
+		// "state: deploy_errors".
+		check string
+		ops   []string
+	}{
+		{"check", []drStep{failNext, adv(time.Second)}, "error", "the deployment check failed: a failure injected by the fake's FailNext", nil},
+		{"queued", then(toQueued, failNext, adv(time.Second)), "complete_error", "", []string{
+			"error: the operation failed while its deployment was queued: a failure injected by the fake's FailNext",
+			"error: the operation failed while its deployment was queued: a failure injected by the fake's FailNext",
+		}},
+		{"in_progress", then(toInProgress, failNext, adv(10*time.Second)), "complete_error", "", []string{
+			"error: the operation failed while its deployment was in_progress: a failure injected by the fake's FailNext",
+			"error: the operation failed while its deployment was in_progress: a failure injected by the fake's FailNext",
+		}},
+		{"in_progress_cutover", then(toCutover, failNext, adv(time.Second)), "complete_error", "", []string{
+			"error: the operation failed while its deployment was in_progress_cutover: a failure injected by the fake's FailNext",
+			"error: the operation failed while its deployment was in_progress_cutover: a failure injected by the fake's FailNext",
+		}},
+		{"in_progress_revert", then(toRevert, failNext, adv(5*time.Second)), "complete_revert_error", "", []string{
+			"complete: the revert of this operation failed: a failure injected by the fake's FailNext",
+			"complete: the revert of this operation failed: a failure injected by the fake's FailNext",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newDREnv(t, false)
+			e.branch("dev", drChange...)
+			e.takeSteps(e.open(platform.CreateDeployRequestParams{Branch: "dev"}), tc.steps)
+			d := e.get(1).Deployment
+			var check string
+			if d.DeployCheckErrors != nil {
+				check = *d.DeployCheckErrors
+			}
+			var ops []string
+			for i, op := range d.DeployOperations {
+				why := ""
+				if op.DeployErrors != nil {
+					why = *op.DeployErrors
+				}
+				ops = append(ops, fmt.Sprintf("%s: %s", op.State, why))
+				if s := d.DeployOperationSummaries[i]; s.DeployErrors != why {
+					t.Errorf("summary of %s: deploy_errors %q, want the operation's %q", s.TableName, s.DeployErrors, why)
+				}
+			}
+			type view struct {
+				State platform.DeploymentState
+				Check string
+				Ops   []string
+			}
+			if diff := cmp.Diff(view{tc.want, tc.check, tc.ops}, view{d.State, check, ops}); diff != "" {
+				t.Errorf("failed deployment (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestOperationProgress checks the state and progress_percentage of a
+// deployment's operations, their summaries and the summaries' shards
+// through the deployment: 0 while the copy runs, 100 once it has finished
+// (the operations still in_progress, following the tables' writes, until
+// the cutover completes them), 100 and complete after the cutover.
+func TestOperationProgress(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		sharded  bool
+		steps    []drStep
+		state    platform.DeployOperationState
+		progress float64
+	}{
+		{"ready", false, toReady, platform.OperationPending, 0},
+		{"in_progress", false, toInProgress, platform.OperationInProgress, 0},
+		{"in_progress_vschema", true, toVSchema, platform.OperationInProgress, 100},
+		{"pending_cutover", false, toPendingCutover, platform.OperationInProgress, 100},
+		{"in_progress_cutover", false, toCutover, platform.OperationInProgress, 100},
+		{"in_progress_cancel from pending_cutover", false, then(toPendingCutover, act("cancel")), platform.OperationInProgress, 100},
+		{"complete_pending_revert", false, toPendingRevert, platform.OperationComplete, 100},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newDREnv(t, tc.sharded)
+			if tc.sharded {
+				e.branch("dev", drShardedChange...)
+			} else {
+				e.branch("dev", drChange...)
+			}
+			e.takeSteps(e.open(platform.CreateDeployRequestParams{Branch: "dev"}), tc.steps)
+			d := e.get(1).Deployment
+			var got []string
+			for _, op := range d.DeployOperations {
+				got = append(got, fmt.Sprintf("operation %s: %s %v", op.TableName, op.State, *op.ProgressPercentage))
+			}
+			for _, s := range d.DeployOperationSummaries {
+				got = append(got, fmt.Sprintf("summary %s: %v", s.TableName, s.ProgressPercentage))
+				for _, sh := range s.Operations {
+					got = append(got, fmt.Sprintf("shard %s %s: %s %v", s.TableName, sh.Shard, sh.State, sh.ProgressPercentage))
+				}
+			}
+			p := e.params(1)
+			page, err := e.c.DeployRequests.ListOperations(t.Context(), &platform.ListDeployOperationsParams{Organization: p.Organization, Database: p.Database, Number: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, op := range page.Items {
+				got = append(got, fmt.Sprintf("listed %s: %s %v", op.TableName, op.State, *op.ProgressPercentage))
+			}
+			var want []string
+			for _, op := range d.DeployOperations {
+				want = append(want, fmt.Sprintf("operation %s: %s %v", op.TableName, tc.state, tc.progress))
+			}
+			for _, s := range d.DeployOperationSummaries {
+				want = append(want, fmt.Sprintf("summary %s: %v", s.TableName, tc.progress))
+				for _, sh := range s.Operations {
+					want = append(want, fmt.Sprintf("shard %s %s: %s %v", s.TableName, sh.Shard, tc.state, tc.progress))
+				}
+			}
+			for _, op := range d.DeployOperations {
+				want = append(want, fmt.Sprintf("listed %s: %s %v", op.TableName, tc.state, tc.progress))
+			}
+			if len(d.DeployOperations) == 0 {
+				t.Fatal("no operations")
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("operations in %s (-want +got):\n%s", d.State, diff)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"html"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dbplatform/platform-go"
@@ -234,6 +235,10 @@ func closeDeployRequest(c *call, p *closeBody) (any, error) {
 
 func deploy(c *call, p *platform.DeployParams) (any, error) {
 	return onDR(func(w *world, _ *principal, dr *drRec) error {
+		if dr.open && dr.head.deleted {
+			return unprocessable("cannot deploy deploy request #%d: its branch %s was deleted (its deployment is %s), and a deployment needs the branch it deploys from",
+				dr.number, dr.head.name, dr.dep.state)
+		}
 		if !dr.open || !dr.in(platform.DeploymentReady) {
 			return refuse(dr, "deploy", platform.DeploymentReady)
 		}
@@ -389,7 +394,8 @@ func listDeployOperations(c *call) (any, error) {
 	ops := dr.dep.ops
 	lo := min((c.page-1)*c.perPage, len(ops))
 	hi := min(lo+c.perPage, len(ops))
-	return listOf(c, ops[lo:hi], len(ops), false, renderDeployOperation), nil
+	copied := dr.dep.copied()
+	return listOf(c, ops[lo:hi], len(ops), false, func(op *opRec) *platform.DeployOperation { return renderDeployOperation(op, copied) }), nil
 }
 
 func getDeployQueue(c *call) (any, error) {
@@ -470,15 +476,31 @@ func (dr *drRec) approved() bool {
 	return false
 }
 
-// openDeployRequestsInto reports whether open deploy requests target b.
-func (b *branchRec) openDeployRequestsInto() int {
-	n := 0
+// openDeployRequestsInto returns the open deploy requests into b, by
+// number.
+func (b *branchRec) openDeployRequestsInto() []*drRec {
+	var out []*drRec
 	for _, dr := range b.db.drs.All() {
 		if dr.open && dr.into == b {
-			n++
+			out = append(out, dr)
 		}
 	}
-	return n
+	return out
+}
+
+// checkNoOpenDeployRequestsInto says why b cannot stop taking deployments
+// (be deleted, demoted, or lose safe migrations): what, says the
+// refusal's message, if open deploy requests go into it.
+func (b *branchRec) checkNoOpenDeployRequestsInto(what string) error {
+	open := b.openDeployRequestsInto()
+	if len(open) == 0 {
+		return nil
+	}
+	numbers := make([]string, len(open))
+	for i, dr := range open {
+		numbers[i] = "#" + strconv.Itoa(dr.number)
+	}
+	return unprocessable("branch %s %s: open deploy request(s) %s go into it; close them first", b.name, what, strings.Join(numbers, ", "))
 }
 
 // renderDeployRequest renders a deploy request as the API shows it.
@@ -526,6 +548,7 @@ func (w *world) renderDeployRequest(dr *drRec) *platform.DeployRequest {
 	}
 	if dr.head.deleted {
 		out.BranchDeletedAt = ptrTime(dr.head.deletedAt)
+		out.BranchDeletedBy = renderActor(dr.head.more.read().deletedBy)
 	}
 	return out
 }
@@ -542,7 +565,7 @@ func (w *world) renderDeployment(dr *drRec, withQueue bool) *platform.Deployment
 		AutoDeleteBranch:           d.autoDeleteBranch,
 		IntoBranch:                 dr.into.name,
 		DeployRequestNumber:        dr.number,
-		Deployable:                 d.state == platform.DeploymentReady,
+		Deployable:                 d.state == platform.DeploymentReady && !dr.head.deleted,
 		InstantDDL:                 d.instant,
 		InstantDDLEligible:         d.eligible,
 		DeployCheckErrors:          d.checkErrors,
@@ -571,8 +594,8 @@ func (w *world) renderDeployment(dr *drRec, withQueue bool) *platform.Deployment
 		out.LintErrors = []*platform.LintError{}
 	}
 	for _, op := range d.ops {
-		out.DeployOperations = append(out.DeployOperations, renderDeployOperation(op))
-		out.DeployOperationSummaries = append(out.DeployOperationSummaries, renderOperationSummary(op))
+		out.DeployOperations = append(out.DeployOperations, renderDeployOperation(op, d.copied()))
+		out.DeployOperationSummaries = append(out.DeployOperationSummaries, renderOperationSummary(op, d.copied()))
 	}
 	if withQueue {
 		for _, p := range dr.db.preceding(dr) {
@@ -582,8 +605,10 @@ func (w *world) renderDeployment(dr *drRec, withQueue bool) *platform.Deployment
 	return out
 }
 
-func renderDeployOperation(op *opRec) *platform.DeployOperation {
-	return &platform.DeployOperation{
+// renderDeployOperation renders an operation of a deployment; copied
+// says whether the deployment's copy has finished (see progress).
+func renderDeployOperation(op *opRec, copied bool) *platform.DeployOperation {
+	out := &platform.DeployOperation{
 		ID:                     op.id,
 		Type:                   "DeployOperation",
 		State:                  op.state,
@@ -591,7 +616,7 @@ func renderDeployOperation(op *opRec) *platform.DeployOperation {
 		TableName:              op.table,
 		OperationName:          op.name,
 		ETASeconds:             platform.Ptr(0.0),
-		ProgressPercentage:     platform.Ptr(progress(op.state)),
+		ProgressPercentage:     platform.Ptr(progress(op.state, copied)),
 		DDLStatement:           op.ddl,
 		SyntaxHighlightedDDL:   "<pre>" + html.EscapeString(op.ddl) + "</pre>",
 		CreatedAt:              platform.NewTimestamp(op.created),
@@ -599,9 +624,15 @@ func renderDeployOperation(op *opRec) *platform.DeployOperation {
 		CanDropData:            op.name == platform.OperationDrop,
 		RemovedForeignKeyNames: []string{},
 	}
+	if op.errors != "" {
+		out.DeployErrors = platform.Ptr(op.errors)
+	}
+	return out
 }
 
-func renderOperationSummary(op *opRec) *platform.DeployOperationSummary {
+// renderOperationSummary renders the summary of an operation across its
+// shards; copied as for renderDeployOperation.
+func renderOperationSummary(op *opRec, copied bool) *platform.DeployOperationSummary {
 	// A summary has no queued state: queued on its shards is pending here.
 	state := op.state
 	if state == platform.OperationQueued {
@@ -614,12 +645,13 @@ func renderOperationSummary(op *opRec) *platform.DeployOperationSummary {
 		KeyspaceName:           op.keyspace,
 		TableName:              op.table,
 		OperationName:          op.name,
-		ProgressPercentage:     progress(op.state),
+		ProgressPercentage:     progress(op.state, copied),
 		DDLStatement:           op.ddl,
 		SyntaxHighlightedDDL:   "<pre>" + html.EscapeString(op.ddl) + "</pre>",
 		CreatedAt:              platform.NewTimestamp(op.created),
 		CanDropData:            op.name == platform.OperationDrop,
 		RemovedForeignKeyNames: []string{},
+		DeployErrors:           op.errors,
 		ShardCount:             len(op.shards),
 		ShardNames:             make([]string, 0, len(op.shards)),
 		Sharded:                len(op.shards) > 1,
@@ -629,18 +661,27 @@ func renderOperationSummary(op *opRec) *platform.DeployOperationSummary {
 		out.ShardNames = append(out.ShardNames, sh.name)
 		out.Operations = append(out.Operations, &platform.ShardOperationSummary{
 			ID: sh.id, Type: "DeployOperationShard", Shard: sh.name, State: op.state,
-			ProgressPercentage: progress(op.state),
+			ProgressPercentage: progress(op.state, copied),
 		})
 	}
 	return out
 }
 
-// progress is an operation's completion in percent.
-func progress(st platform.DeployOperationState) float64 {
-	if st == platform.OperationComplete {
+// progress is an operation's completion in percent: 100 once complete,
+// and once the deployment's copy has finished (copied) while the
+// operation runs on, following the table's writes, until the cutover
+// completes it; 0 before.
+func progress(st platform.DeployOperationState, copied bool) float64 {
+	if st == platform.OperationComplete || st == platform.OperationInProgress && copied {
 		return 100
 	}
 	return 0
+}
+
+// copied reports whether the deployment's copy has finished: in_progress
+// is over (the VSchema step, the cutover gate or the cutover are reached).
+func (d *deployRec) copied() bool {
+	return !d.readyToCutover.IsZero() || d.state == platform.DeploymentInProgressVSchema
 }
 
 func renderReview(r *reviewRec) *platform.DeployRequestReview {

@@ -73,7 +73,8 @@ type opSnap struct {
 	Create   string                        `json:"create"`
 	Prev     string                        `json:"prev,omitempty"`
 	State    platform.DeployOperationState `json:"state"`
-	Shards   [][2]string                   `json:"shards"` // [id, name]
+	Shards   [][2]string                   `json:"shards"`           // [id, name]
+	Errors   string                        `json:"errors,omitempty"` // its deploy_errors
 }
 
 type tableSnap struct {
@@ -104,7 +105,7 @@ func saveDeployRequests(db *dbRec) []drSnap {
 			ds.Reviews = append(ds.Reviews, reviewSnap{saveStamps(r.stamps), idOf(r.actor), idOf(r.token), r.state, r.body})
 		}
 		for _, op := range d.ops {
-			os := opSnap{saveStamps(op.stamps), op.keyspace, op.table, op.name, op.ddl, op.create, op.prev, op.state, nil}
+			os := opSnap{saveStamps(op.stamps), op.keyspace, op.table, op.name, op.ddl, op.create, op.prev, op.state, nil, op.errors}
 			for _, sh := range op.shards {
 				os.Shards = append(os.Shards, [2]string{sh.id, sh.name})
 			}
@@ -199,7 +200,7 @@ func (ld *loader) loadDeployRequest(db *dbRec, ds drSnap) (*drRec, error) {
 		dr.reviews = append(dr.reviews, r)
 	}
 	for _, os := range d.Operations {
-		op := &opRec{stamps: os.load(), keyspace: os.Keyspace, table: os.Table, name: os.Name, ddl: os.DDL, create: os.Create, prev: os.Prev, state: os.State}
+		op := &opRec{stamps: os.load(), keyspace: os.Keyspace, table: os.Table, name: os.Name, ddl: os.DDL, create: os.Create, prev: os.Prev, state: os.State, errors: os.Errors}
 		for _, sh := range os.Shards {
 			op.shards = append(op.shards, shardRec{id: sh[0], name: sh[1]})
 		}

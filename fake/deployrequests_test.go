@@ -762,6 +762,42 @@ func TestAutoDeleteBranch(t *testing.T) {
 	}
 }
 
+// TestAutoDeleteBranchOnlyWhenDeployed checks that auto_delete_branch
+// deletes the head branch only when the deployment succeeded: it leaves
+// its revert window, or an instant deployment applied its schema. Completing
+// a failed deployment (complete-deploy) keeps the branch.
+func TestAutoDeleteBranchOnlyWhenDeployed(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		steps   []drStep
+		deleted bool
+	}{
+		{"skip-revert", then(toPendingRevert, act("skip-revert")), true},
+		{"end of the revert window", then(toPendingRevert, adv(30*time.Minute)), true},
+		{"instant deployment", then(toReady, act("deploy-instant"), adv(12*time.Second)), true},
+		{"complete-deploy of complete_error", then(toInProgress, failNext, adv(10*time.Second), act("complete-deploy")), false},
+		{"complete-deploy of complete_revert_error", then(toRevert, failNext, adv(5*time.Second), act("complete-deploy")), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newDREnv(t, false)
+			e.branch("dev", drChange...)
+			e.takeSteps(e.open(platform.CreateDeployRequestParams{Branch: "dev", AutoDeleteBranch: platform.Ptr(true)}), tc.steps)
+			dr := e.get(1)
+			if dr.DeploymentState != platform.DeploymentComplete {
+				t.Fatalf("deployment %s, want complete", dr.DeploymentState)
+			}
+			_, err := e.c.Branches.Get(t.Context(), &platform.GetBranchParams{Organization: e.org, Database: drDB, Branch: "dev"})
+			got := map[string]bool{"branch_deleted": dr.BranchDeleted, "branch gone": err != nil}
+			want := map[string]bool{"branch_deleted": tc.deleted, "branch gone": tc.deleted}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("head branch after the deployment (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestProductionBranchWithOpenDeployRequests(t *testing.T) {
 	t.Parallel()
 	e := newDREnv(t, false)
@@ -783,6 +819,199 @@ func TestProductionBranchWithOpenDeployRequests(t *testing.T) {
 	e.mustDo("close", 1)
 	if err := del(); err != nil {
 		t.Fatalf("deleting after the deploy request closed: %v", err)
+	}
+}
+
+// TestIntoBranchKeptWhileDeployRequestsOpen checks that a production
+// branch that open deploy requests go into can neither be demoted, nor
+// have safe migrations turned off, nor be deleted, in any state of their
+// deployments: each is a 422 naming the deploy requests, and changes
+// nothing. Once they close, it can.
+func TestIntoBranchKeptWhileDeployRequestsOpen(t *testing.T) {
+	t.Parallel()
+	refusals := []struct {
+		name string
+		do   func(ctx context.Context, c *platform.Client, org string) error
+	}{
+		{"demote", func(ctx context.Context, c *platform.Client, org string) error {
+			_, err := c.Branches.Demote(ctx, &platform.DemoteBranchParams{Organization: org, Database: drDB, Branch: "staging"})
+			return err
+		}},
+		{"disable safe migrations", func(ctx context.Context, c *platform.Client, org string) error {
+			_, err := c.Branches.DisableSafeMigrations(ctx, &platform.DisableSafeMigrationsParams{Organization: org, Database: drDB, Branch: "staging"})
+			return err
+		}},
+		{"update safe migrations to false", func(ctx context.Context, c *platform.Client, org string) error {
+			_, err := c.Branches.UpdateSafeMigrations(ctx, &platform.UpdateSafeMigrationsParams{Organization: org, Database: drDB, Branch: "staging", SafeMigrations: false})
+			return err
+		}},
+		{"delete", func(ctx context.Context, c *platform.Client, org string) error {
+			return c.Branches.Delete(ctx, &platform.DeleteBranchParams{Organization: org, Database: drDB, Branch: "staging"})
+		}},
+	}
+	for _, tc := range []struct {
+		name  string
+		steps []drStep
+	}{
+		{"pending", nil},
+		{"ready", toReady},
+		{"in_progress", toInProgress},
+		{"pending_cutover", toPendingCutover},
+		{"complete_pending_revert", toPendingRevert},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newDREnv(t, false)
+			e.branch("staging")
+			ctx := t.Context()
+			if _, err := e.c.Branches.Promote(ctx, &platform.PromoteBranchParams{Organization: e.org, Database: drDB, Branch: "staging"}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.c.Branches.EnableSafeMigrations(ctx, &platform.EnableSafeMigrationsParams{Organization: e.org, Database: drDB, Branch: "staging"}); err != nil {
+				t.Fatal(err)
+			}
+			e.branch("dev", drChange...)
+			e.branch("other", "CREATE TABLE `invoices` (id bigint NOT NULL, PRIMARY KEY (id))")
+			e.open(platform.CreateDeployRequestParams{Branch: "other", IntoBranch: "staging"})
+			e.takeSteps(e.open(platform.CreateDeployRequestParams{Branch: "dev", IntoBranch: "staging"}), tc.steps)
+			before := opWorldState(t, e.srv)
+			for _, r := range refusals {
+				err := r.do(ctx, e.c, e.org)
+				if err == nil {
+					t.Errorf("%s: accepted", r.name)
+					continue
+				}
+				if apiErr := apiError(t, err, http.StatusUnprocessableEntity); !strings.Contains(apiErr.Message, "staging") || !strings.Contains(apiErr.Message, "#1, #2") {
+					t.Errorf("%s: message %q does not name the branch and its open deploy requests #1, #2", r.name, apiErr.Message)
+				}
+			}
+			if diff := worldStateDiff(t, before, opWorldState(t, e.srv)); diff != "" {
+				t.Errorf("refusals changed the world:\n%s", diff)
+			}
+		})
+	}
+	t.Run("once they close", func(t *testing.T) {
+		t.Parallel()
+		e := newDREnv(t, false)
+		e.branch("staging")
+		ctx := t.Context()
+		if _, err := e.c.Branches.Promote(ctx, &platform.PromoteBranchParams{Organization: e.org, Database: drDB, Branch: "staging"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.c.Branches.EnableSafeMigrations(ctx, &platform.EnableSafeMigrationsParams{Organization: e.org, Database: drDB, Branch: "staging"}); err != nil {
+			t.Fatal(err)
+		}
+		e.branch("dev", drChange...)
+		e.open(platform.CreateDeployRequestParams{Branch: "dev", IntoBranch: "staging"})
+		e.mustDo("close", 1)
+		for _, r := range refusals {
+			if err := r.do(ctx, e.c, e.org); err != nil {
+				t.Errorf("%s after the deploy request closed: %v", r.name, err)
+			}
+		}
+	})
+}
+
+// TestHeadBranchDeleted checks deploy requests whose head branch is
+// deleted: a check still pending ends in error naming the branch, a ready
+// one is no longer deployable and deploying it is a 422 naming the branch
+// that changes nothing; a deployment already under way goes on, from the
+// changes it took. branch_deleted comes with branch_deleted_at and
+// branch_deleted_by: who deleted it, or the deployer whose
+// auto_delete_branch did.
+func TestHeadBranchDeleted(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		steps []drStep // on deploy request #1, from dev, before dev is deleted
+		// autoDelete deletes dev by deploying #2 (dev into staging, with
+		// auto_delete_branch) as bo, instead of deleting it as the admin.
+		autoDelete bool
+		after      []drStep // on #1, after dev is deleted
+		want       platform.DeploymentState
+		deployable bool
+		checkError string // in deploy_check_errors
+	}{
+		{name: "pending check", want: platform.DeploymentError, after: []drStep{adv(time.Second)}, checkError: "branch dev was deleted"},
+		{name: "ready", steps: toReady, want: platform.DeploymentReady},
+		{name: "ready, deleted by another deploy request's auto_delete_branch", steps: toReady, autoDelete: true, want: platform.DeploymentReady},
+		{name: "queued", steps: toQueued, after: []drStep{adv(12 * time.Second)}, want: platform.DeploymentPendingCutover},
+		{name: "in_progress", steps: toInProgress, after: []drStep{adv(10 * time.Second), act("apply-deploy"), adv(time.Second)}, want: platform.DeploymentCompletePendingRevert},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newDREnv(t, false)
+			ctx := t.Context()
+			bo := e.srv.CreateUser("Bo Builder", "bo@example.com")
+			if err := e.srv.AddMember(e.org, bo, platform.RoleMember); err != nil {
+				t.Fatal(err)
+			}
+			e.branch("staging")
+			if _, err := e.c.Branches.Promote(ctx, &platform.PromoteBranchParams{Organization: e.org, Database: drDB, Branch: "staging"}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.c.Branches.EnableSafeMigrations(ctx, &platform.EnableSafeMigrationsParams{Organization: e.org, Database: drDB, Branch: "staging"}); err != nil {
+				t.Fatal(err)
+			}
+			e.branch("dev", drChange...)
+			e.takeSteps(e.open(platform.CreateDeployRequestParams{Branch: "dev"}), tc.steps)
+			deleter := e.srv.AdminUserID()
+			if tc.autoDelete {
+				deleter = bo
+				boClient := e.token(bo, "create_deploy_request", "read_deploy_request")
+				e.open(platform.CreateDeployRequestParams{Branch: "dev", IntoBranch: "staging", AutoCutover: platform.Ptr(true), AutoDeleteBranch: platform.Ptr(true)})
+				e.srv.Advance(time.Second)
+				if _, err := boClient.DeployRequests.Deploy(ctx, &platform.DeployParams{Organization: e.org, Database: drDB, Number: 2}); err != nil {
+					t.Fatal(err)
+				}
+				e.srv.Advance(13 * time.Second)
+				e.mustDo("skip-revert", 2)
+			} else if err := e.c.Branches.Delete(ctx, &platform.DeleteBranchParams{Organization: e.org, Database: drDB, Branch: "dev"}); err != nil {
+				t.Fatal(err)
+			}
+			deletedAt := e.srv.Now()
+			e.takeSteps(e.get(1), tc.after)
+			dr := e.get(1)
+			var checkErrors string
+			if dr.Deployment.DeployCheckErrors != nil {
+				checkErrors = *dr.Deployment.DeployCheckErrors
+			}
+			type view struct {
+				State         platform.DeploymentState
+				Deployable    bool
+				BranchDeleted bool
+				DeletedAt     *platform.Timestamp
+				DeletedBy     string
+				CheckError    bool
+			}
+			got := view{dr.DeploymentState, dr.Deployment.Deployable, dr.BranchDeleted, dr.BranchDeletedAt, "", strings.Contains(checkErrors, tc.checkError)}
+			if dr.BranchDeletedBy != nil {
+				got.DeletedBy = dr.BranchDeletedBy.ID
+			}
+			at := platform.NewTimestamp(deletedAt)
+			want := view{tc.want, tc.deployable, true, &at, deleter, true}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("deploy request #1 after dev was deleted (-want +got):\n%s", diff)
+			}
+			if tc.checkError != "" && got.State == platform.DeploymentError {
+				if evs := e.drEvents(); evs[len(evs)-1] != "errored" {
+					t.Errorf("events %v, want the last deploy_request.errored", evs)
+				}
+			}
+			if tc.want == platform.DeploymentCompletePendingRevert && !strings.Contains(strings.Join(e.schema("main"), "\n"), "orders:") {
+				t.Errorf("main after the deployment lacks dev's orders:\n%s", strings.Join(e.schema("main"), "\n"))
+			}
+			if tc.want != platform.DeploymentReady && tc.want != platform.DeploymentError {
+				return
+			}
+			before := opWorldState(t, e.srv)
+			if apiErr := apiError(t, e.do("deploy", 1), http.StatusUnprocessableEntity); !strings.Contains(apiErr.Message, "branch dev was deleted") {
+				t.Errorf("deploy: message %q does not say branch dev was deleted", apiErr.Message)
+			}
+			if diff := worldStateDiff(t, before, opWorldState(t, e.srv)); diff != "" {
+				t.Errorf("the refused deploy changed the world:\n%s", diff)
+			}
+		})
 	}
 }
 

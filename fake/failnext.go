@@ -26,6 +26,9 @@ func (w *world) failNextOf(id string) error {
 			return fmt.Errorf("no resource %q with a transition ahead", id)
 		}
 	}
+	if err := w.checkDeploymentFailable(target); err != nil {
+		return err
+	}
 	if w.failNext == nil {
 		w.failNext = map[string]bool{}
 	}

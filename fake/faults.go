@@ -184,7 +184,9 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, op string) b
 // query-pattern report and an authentication-attempt export. The ID must
 // be of a resource that exists and has transitions ahead of it; a deploy
 // request's ID stands for its deployment's, so that it fails the
-// deployment's next transition. The ID of a resource whose transitions
+// deployment's next transition; a deployment in complete_pending_revert,
+// whose window ends (or is skipped) without a transition that can fail,
+// is refused with an error that says so. The ID of a resource whose transitions
 // FailNext does not fail (a database's or a branch's, pending or not) is
 // an error that says so, as is an unknown ID or none.
 func (s *Server) FailNext(id string) error {

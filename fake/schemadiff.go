@@ -20,6 +20,7 @@ type opRec struct {
 	prev     string // the table's definition before the change; "" for a create
 	state    platform.DeployOperationState
 	shards   []shardRec // the shards of its keyspace the change runs on
+	errors   string     // its deploy_errors: why it failed; "" while it has not
 }
 
 // shardRec is one shard a deploy operation runs on.
@@ -27,43 +28,92 @@ type shardRec struct {
 	id, name string
 }
 
-// diffSchemas lists the table changes that bring into's schema to head's,
-// keyspace by keyspace (in head's keyspace order) and table by table (in
-// name order): a table only in head is created, one only in into (in a
-// keyspace head has) is dropped, one in both with different definitions is
-// altered. The fake reports an alter's statement as the table's new
-// definition.
-func diffSchemas(head, into *branchRec) []*opRec {
-	var ops []*opRec
+// A deploy request merges three schemas: the head branch's, the schema
+// the head branch started from (its base: its parent's tables when it was
+// created, or a backup's when it was restored from one), and the into
+// branch's as it is now. The head's own changes are the tables it changed
+// since its base; a deployment applies them to the into branch's schema
+// and leaves every other table as the into branch has it. A table that
+// the into branch also changed since the base, to a definition other than
+// the head's, is a conflict, which the deployment cannot apply; the same
+// change on both sides is nothing to do. A branch that records no base (the
+// first branch of a database, or a branch of a snapshot taken before bases
+// were kept) diffs against the into branch as it is now: the two-way
+// comparison such snapshots were made with.
+
+// schemaBase is what a branch's schema started from: tables by keyspace,
+// each a map of table names to definitions.
+type schemaBase map[string]map[string]string
+
+// schemaOf copies b's tables, by keyspace, as a base for a branch made
+// from it.
+func schemaOf(b *branchRec) schemaBase {
+	out := schemaBase{}
+	for _, ks := range b.keyspaces.All() {
+		out[ks.name] = cloneMap(ks.tables)
+	}
+	return out
+}
+
+// deployPlan is what a deployment from a head branch into another would
+// do now: its operations, and the tables it cannot change (conflicts, as
+// "keyspace.table", in the operations' order).
+type deployPlan struct {
+	ops       []*opRec
+	conflicts []string
+}
+
+// planDeploy lists the table changes that bring head's own changes to
+// into's schema, keyspace by keyspace (in head's keyspace order) and table
+// by table (in name order): a table head created is created, one it
+// dropped is dropped, one it changed is altered, each where into still has
+// the table as head's base had it; tables head did not change are left
+// alone. The fake reports an alter's statement as the table's new
+// definition. The deployment's check, the branch and deploy request
+// diffs and the storage check all read it.
+func planDeploy(head, into *branchRec) deployPlan {
+	base := head.more.read().base
+	var plan deployPlan
 	for _, hks := range head.keyspaces.All() {
-		var base map[string]string
+		var now map[string]string
 		if iks := into.keyspace(hks.name); iks != nil {
-			base = iks.tables
+			now = iks.tables
+		}
+		was := now // no base: the two-way comparison
+		if base != nil {
+			was = base[hks.name]
 		}
 		names := map[string]bool{}
 		for n := range hks.tables {
 			names[n] = true
 		}
-		for n := range base {
+		for n := range was {
 			names[n] = true
 		}
 		for _, table := range sortedKeys(names) {
-			after, before := hks.tables[table], base[table]
+			after, from, before := hks.tables[table], was[table], now[table]
+			switch {
+			case sqltext.SameDDL(after, from): // head left it as it was
+				continue
+			case !sqltext.SameDDL(before, from): // into changed it too
+				if !sqltext.SameDDL(before, after) {
+					plan.conflicts = append(plan.conflicts, hks.name+"."+table)
+				}
+				continue
+			}
 			op := &opRec{keyspace: hks.name, table: table, create: after, prev: before, state: platform.OperationPending}
 			switch {
 			case before == "":
 				op.name, op.ddl = platform.OperationCreate, after
 			case after == "":
 				op.name, op.ddl = platform.OperationDrop, fmt.Sprintf("DROP TABLE `%s`", table)
-			case !sqltext.SameDDL(before, after):
-				op.name, op.ddl = platform.OperationAlter, after
 			default:
-				continue
+				op.name, op.ddl = platform.OperationAlter, after
 			}
-			ops = append(ops, op)
+			plan.ops = append(plan.ops, op)
 		}
 	}
-	return ops
+	return plan
 }
 
 // sortedKeys returns a map's keys in order.

@@ -7,7 +7,7 @@ import (
 )
 
 // A branch's diff is what a deploy request from it into its parent would
-// change now (diffSchemas, the deploy machine's comparison); a deploy
+// change now (planDeploy's operations, as a deployment's check lists them); a deploy
 // request's diff is its deployment's operations once its check has listed
 // them, and until then the same comparison of its two branches as they
 // are. Each table's raw text is a line diff of its definitions.
@@ -29,7 +29,7 @@ func diffBranch(c *call) (any, error) {
 	if parent == nil {
 		return nil, unprocessable("the parent branch %s of %s no longer exists", b.parent, b.name)
 	}
-	return renderDiff(diffSchemas(b, parent)), nil
+	return renderDiff(planDeploy(b, parent).ops), nil
 }
 
 // refreshBranchSchema reads the branch's schema again: the fake's schema is
@@ -50,7 +50,7 @@ func deployRequestDiff(c *call) (any, error) {
 	}
 	ops := dr.dep.ops
 	if ops == nil && dr.deployedAt.IsZero() {
-		ops = diffSchemas(dr.head, dr.into)
+		ops = planDeploy(dr.head, dr.into).ops
 	}
 	return renderDiff(ops), nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake"
 )
 
 // diffOf is the diff a table's raw and html show, for expectations.
@@ -126,6 +127,83 @@ func TestDeployRequestDiff(t *testing.T) {
 	}
 	_, err = e.c.DeployRequests.Diff(t.Context(), &platform.GetDeployRequestDiffParams{Organization: e.org, Database: drDB, Number: 99})
 	apiError(t, err, http.StatusNotFound)
+}
+
+// TestDiffFromBase checks that a branch's diff, its deploy request's diff
+// before the check and its storage check hold the branch's own changes
+// since the schema it started from (its parent's when it was created, the
+// backup's when it was restored from one): a table main got since is not
+// dropped. A branch that records no base (from an older snapshot) diffs
+// against main as it is.
+func TestDiffFromBase(t *testing.T) {
+	t.Parallel()
+	const (
+		shipped = "CREATE TABLE `a_t` (id bigint NOT NULL, PRIMARY KEY (id))"
+		own     = "CREATE TABLE `b_t` (id bigint NOT NULL, PRIMARY KEY (id))"
+	)
+	e := newDREnv(t, false)
+	w := &opWorld{drEnv: e}
+	backup := w.backup("main")
+	e.branch("a", shipped)
+	e.branch("stale", own)
+	e.takeSteps(e.open(platform.CreateDeployRequestParams{Branch: "a", AutoCutover: platform.Ptr(true)}), then(toQueued, adv(13*time.Second), act("skip-revert")))
+	if _, err := e.c.Branches.Create(t.Context(), &platform.CreateBranchParams{Organization: e.org, Database: drDB, Name: "restored", BackupID: backup, ClusterSize: "PS_10"}); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Advance(5 * time.Second)
+	stale := e.open(platform.CreateDeployRequestParams{Branch: "stale"})
+
+	ownDiff := &platform.SchemaDiff{Tables: []*platform.TableDiff{diffOf("b_t", "+"+own+"\n")}}
+	twoWay := &platform.SchemaDiff{Tables: []*platform.TableDiff{diffOf("a_t", "-"+shipped+"\n"), diffOf("b_t", "+"+own+"\n")}}
+	diffs := func(t *testing.T, c *platform.Client) map[string]*platform.SchemaDiff {
+		t.Helper()
+		out := map[string]*platform.SchemaDiff{}
+		for _, b := range []string{"stale", "restored"} {
+			d, err := c.Branches.Diff(t.Context(), &platform.DiffBranchParams{Organization: e.org, Database: drDB, Branch: b})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out["branch "+b] = d
+		}
+		d, err := c.DeployRequests.Diff(t.Context(), &platform.GetDeployRequestDiffParams{Organization: e.org, Database: drDB, Number: stale.Number})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out["deploy request"] = d
+		return out
+	}
+	want := map[string]*platform.SchemaDiff{
+		"branch stale": ownDiff, "deploy request": ownDiff,
+		"branch restored": {Tables: []*platform.TableDiff{}},
+	}
+	if diff := cmp.Diff(want, diffs(t, e.c)); diff != "" {
+		t.Errorf("diffs from the base (-want +got):\n%s", diff)
+	}
+	if got := e.storageOf(stale.Number); got.StorageBytesNeeded != 0 || len(got.StorageReport) != 1 {
+		t.Errorf("storage check of a creation: needs %d bytes, reports %d keyspaces; want 0 and app", got.StorageBytesNeeded, len(got.StorageReport))
+	}
+
+	// The same world from a snapshot without the branches' bases.
+	data, err := e.srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = snapshotEdit(t, data, func(m map[string]any) {
+		for i := range m["branches"].([]any) {
+			delete(snapshotRecord(m, "branches", i), "base")
+		}
+	})
+	old := fake.NewServer(t)
+	if err := old.Restore(data); err != nil {
+		t.Fatal(err)
+	}
+	want = map[string]*platform.SchemaDiff{
+		"branch stale": twoWay, "deploy request": twoWay,
+		"branch restored": {Tables: []*platform.TableDiff{diffOf("a_t", "-"+shipped+"\n")}},
+	}
+	if diff := cmp.Diff(want, diffs(t, old.Client())); diff != "" {
+		t.Errorf("diffs without a base (-want +got):\n%s", diff)
+	}
 }
 
 func TestRefreshBranchSchema(t *testing.T) {

@@ -113,10 +113,13 @@ func dismissSchemaRecommendation(c *call, p *platform.DismissSchemaRecommendatio
 }
 
 // schemaChanged follows a change of b's schema: by is the deploy request
-// whose deployment changed it, nil for any other change. A change of the
-// database's default branch recomputes its schema recommendations.
+// whose deployment changed it, nil for any other change. The open deploy
+// requests from b not yet deployed check again (recheck), and a
+// change of the database's default branch recomputes its schema
+// recommendations.
 func (w *world) schemaChanged(b *branchRec, by *drRec) {
 	b.db.pruneTableSizes()
+	w.recheck(b)
 	if b.name == b.db.defaultBranch {
 		w.recommend(b.db, b, by)
 	}

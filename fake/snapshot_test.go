@@ -57,7 +57,7 @@ var snapshotCoverage = map[string]string{
 	"webhookStore":           "Store",
 	"webhookRec":             "stamps db url secret enabled events deleted lastSent lastSentResult lastSentSuccess failures lastTest",
 	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated keyspaces roles more readOnlyRegions primary cluster traffic",
-	"branchMore":             "passwords budgets bouncers switchovers qpReports routingRules sessions vitess",
+	"branchMore":             "passwords budgets bouncers switchovers qpReports routingRules sessions vitess deletedBy base",
 	"vrWorkflow":             "name kind source target sourceShards targetShards tables created updated opts stopped copyDue copyLeft errMsg ranOn frozen doc",
 	"branchVitess":           "shards ops ksRules throttlers metrics vdiff workflows",
 	"vdiffState":             "list seq diffs",
@@ -135,7 +135,7 @@ var snapshotCoverage = map[string]string{
 	"drRec":                  "stamps db number head into notes creator creatorToken open closedAt closedBy deployedAt reviews dep throttle",
 	"reviewRec":              "stamps actor token state body",
 	"deployRec":              "id created updated state gen autoCutover autoDeleteBranch instant eligible vschema ops lint checkErrors before actor cutoverActor forceActor cancelledActor revertActor queued submitted started readyToCutover forceCutover cutoverAt finished",
-	"opRec":                  "stamps keyspace table name ddl create prev state shards",
+	"opRec":                  "stamps keyspace table name ddl create prev state shards errors",
 	"shardRec":               "id name",
 	"tableState":             "keyspace table create",
 	"oauthStore":             "apps byClient byOrg access refresh codes devices userCodes",
@@ -507,16 +507,21 @@ func richWorld(t *testing.T) *opWorld {
 	w.invoice()
 
 	// Deploy requests: one with notes that fails its lint, one whose check
-	// fails, one deployed instantly, one changing a sharded keyspace.
+	// fails, one deployed instantly, one changing a sharded keyspace, one
+	// whose deployment fails while queued (its operations say why) and is
+	// completed, letting the queue go.
 	w.branch("linty", drLintError...)
 	w.branch("inst", "CREATE TABLE extra (id bigint NOT NULL, PRIMARY KEY (id))",
 		"CREATE TABLE `tags` (id bigint NOT NULL, name varchar(64), PRIMARY KEY (id), KEY name_id (name, id))")
 	w.branch("shardy", drShardedChange...)
+	w.branch("broken", "CREATE TABLE `broken` (id bigint NOT NULL, PRIMARY KEY (id))")
 	w.open(platform.CreateDeployRequestParams{Branch: "linty", Notes: "adds notes"})
 	w.takeSteps(w.open(platform.CreateDeployRequestParams{Branch: "dev"}), []drStep{failNext})
 	inst := w.open(platform.CreateDeployRequestParams{Branch: "inst"})
 	w.open(platform.CreateDeployRequestParams{Branch: "shardy"})
+	broken := w.open(platform.CreateDeployRequestParams{Branch: "broken"})
 	srv.Advance(time.Second)
+	w.takeSteps(broken, []drStep{act("deploy"), failNext, adv(time.Second), act("complete-deploy")})
 	do("POST", fmt.Sprintf("%s/deploy-requests/%d/deploy", app, inst.Number), `{"instant_ddl":true}`)
 
 	// Budgets and keyspace settings, the last change still applying.

@@ -137,6 +137,12 @@ func TestRestoreValidates(t *testing.T) {
 		{"backup schedule every 0", set(0, "databases", 0, "backup_policies", 0, "schedule", "every"), "databases[0].backup_policies[0]: frequency_value must be from 1 to 31 for frequency_unit day, got 0"},
 		{"backup schedule at hour 99", set(99, "databases", 0, "backup_policies", 0, "schedule", "hour"), `databases[0].backup_policies[0]: schedule_time "99:00" is not a time of day`},
 		{"wrong kind of value", set([]any{1, 1, 1}, "users"), "users[0]: want an object, got a number"},
+		{"branch deleted by no user", set("nobody", "branches", 0, "deleted_by"), `branches[0].deleted_by: user "nobody" is not in the snapshot`},
+		{"base keyspace with a slash", set(map[string]any{"a/b": map[string]any{}}, "branches", 0, "base"), `branches[0].base.a/b: must not contain "/"`},
+		{"base table without a definition", set(map[string]any{"app": map[string]any{"t": " "}}, "branches", 0, "base"), "branches[0].base.app.t: no definition"},
+		{"live branch deleted by a user", func(m map[string]any) {
+			snapshotRecord(m, "branches", 0)["deleted_by"] = snapshotRecord(m, "users", 0)["id"]
+		}, "branches[0].deleted_by: set on a branch not deleted"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

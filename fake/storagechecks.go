@@ -120,7 +120,7 @@ func checkDeployRequestStorage(c *call) (any, error) {
 func storageCheck(dr *drRec) *platform.StorageCheck {
 	ops := dr.dep.ops
 	if dr.dep.state == platform.DeploymentPending {
-		ops = diffSchemas(dr.head, dr.into)
+		ops = planDeploy(dr.head, dr.into).ops
 	}
 	out := &platform.StorageCheck{EnoughStorage: true, Upgradeable: true, StorageReport: map[string]map[string]*platform.ShardStorage{}}
 	var changed []*keyspaceRec
