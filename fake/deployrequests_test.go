@@ -88,6 +88,21 @@ func (e *drEnv) branch(name string, stmts ...string) {
 	}
 }
 
+// productionBranch creates a branch off main as branch does, then promotes
+// it and turns its safe migrations on: a branch deploy requests can go
+// into.
+func (e *drEnv) productionBranch(name string) {
+	e.t.Helper()
+	e.branch(name)
+	ctx := e.t.Context()
+	if _, err := e.c.Branches.Promote(ctx, &platform.PromoteBranchParams{Organization: e.org, Database: drDB, Branch: name}); err != nil {
+		e.t.Fatal(err)
+	}
+	if _, err := e.c.Branches.EnableSafeMigrations(ctx, &platform.EnableSafeMigrationsParams{Organization: e.org, Database: drDB, Branch: name}); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
 // open creates a deploy request; IntoBranch defaults to main.
 func (e *drEnv) open(p platform.CreateDeployRequestParams) *platform.DeployRequest {
 	e.t.Helper()
@@ -801,13 +816,7 @@ func TestAutoDeleteBranchOnlyWhenDeployed(t *testing.T) {
 func TestProductionBranchWithOpenDeployRequests(t *testing.T) {
 	t.Parallel()
 	e := newDREnv(t, false)
-	e.branch("staging")
-	if _, err := e.c.Branches.Promote(t.Context(), &platform.PromoteBranchParams{Organization: e.org, Database: drDB, Branch: "staging"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.c.Branches.EnableSafeMigrations(t.Context(), &platform.EnableSafeMigrationsParams{Organization: e.org, Database: drDB, Branch: "staging"}); err != nil {
-		t.Fatal(err)
-	}
+	e.productionBranch("staging")
 	e.branch("dev", drChange...)
 	e.open(platform.CreateDeployRequestParams{Branch: "dev", IntoBranch: "staging"})
 	del := func() error {
@@ -862,21 +871,14 @@ func TestIntoBranchKeptWhileDeployRequestsOpen(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			e := newDREnv(t, false)
-			e.branch("staging")
-			ctx := t.Context()
-			if _, err := e.c.Branches.Promote(ctx, &platform.PromoteBranchParams{Organization: e.org, Database: drDB, Branch: "staging"}); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := e.c.Branches.EnableSafeMigrations(ctx, &platform.EnableSafeMigrationsParams{Organization: e.org, Database: drDB, Branch: "staging"}); err != nil {
-				t.Fatal(err)
-			}
+			e.productionBranch("staging")
 			e.branch("dev", drChange...)
 			e.branch("other", "CREATE TABLE `invoices` (id bigint NOT NULL, PRIMARY KEY (id))")
 			e.open(platform.CreateDeployRequestParams{Branch: "other", IntoBranch: "staging"})
 			e.takeSteps(e.open(platform.CreateDeployRequestParams{Branch: "dev", IntoBranch: "staging"}), tc.steps)
 			before := opWorldState(t, e.srv)
 			for _, r := range refusals {
-				err := r.do(ctx, e.c, e.org)
+				err := r.do(t.Context(), e.c, e.org)
 				if err == nil {
 					t.Errorf("%s: accepted", r.name)
 					continue
@@ -893,19 +895,12 @@ func TestIntoBranchKeptWhileDeployRequestsOpen(t *testing.T) {
 	t.Run("once they close", func(t *testing.T) {
 		t.Parallel()
 		e := newDREnv(t, false)
-		e.branch("staging")
-		ctx := t.Context()
-		if _, err := e.c.Branches.Promote(ctx, &platform.PromoteBranchParams{Organization: e.org, Database: drDB, Branch: "staging"}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := e.c.Branches.EnableSafeMigrations(ctx, &platform.EnableSafeMigrationsParams{Organization: e.org, Database: drDB, Branch: "staging"}); err != nil {
-			t.Fatal(err)
-		}
+		e.productionBranch("staging")
 		e.branch("dev", drChange...)
 		e.open(platform.CreateDeployRequestParams{Branch: "dev", IntoBranch: "staging"})
 		e.mustDo("close", 1)
 		for _, r := range refusals {
-			if err := r.do(ctx, e.c, e.org); err != nil {
+			if err := r.do(t.Context(), e.c, e.org); err != nil {
 				t.Errorf("%s after the deploy request closed: %v", r.name, err)
 			}
 		}
@@ -946,13 +941,7 @@ func TestHeadBranchDeleted(t *testing.T) {
 			if err := e.srv.AddMember(e.org, bo, platform.RoleMember); err != nil {
 				t.Fatal(err)
 			}
-			e.branch("staging")
-			if _, err := e.c.Branches.Promote(ctx, &platform.PromoteBranchParams{Organization: e.org, Database: drDB, Branch: "staging"}); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := e.c.Branches.EnableSafeMigrations(ctx, &platform.EnableSafeMigrationsParams{Organization: e.org, Database: drDB, Branch: "staging"}); err != nil {
-				t.Fatal(err)
-			}
+			e.productionBranch("staging")
 			e.branch("dev", drChange...)
 			e.takeSteps(e.open(platform.CreateDeployRequestParams{Branch: "dev"}), tc.steps)
 			deleter := e.srv.AdminUserID()
