@@ -41,9 +41,9 @@ func (s *Server) RestoreTemplate(tp *Template) error {
 	if err := ld.load(copySnap(tp.snap)); err != nil {
 		return fmt.Errorf("fake: RestoreTemplate: corrupt snapshot: %w", err)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.install(ld)
+	if err := s.restoreLoaded(ld); err != nil {
+		return fmt.Errorf("fake: RestoreTemplate: corrupt snapshot: %w", err)
+	}
 	return nil
 }
 

@@ -189,6 +189,19 @@ func (s *Server) Restore(data []byte) error {
 	if err := ld.load(snap); err != nil {
 		return fmt.Errorf("fake: Restore: corrupt snapshot: %w", err)
 	}
+	if err := s.restoreLoaded(ld); err != nil {
+		return fmt.Errorf("fake: Restore: corrupt snapshot: %w", err)
+	}
+	return nil
+}
+
+// restoreLoaded is Restore once the snapshot is loaded: it runs the
+// transitions due (settleDue), then installs the world, or leaves the
+// server as it was if one of them fails.
+func (s *Server) restoreLoaded(ld *loader) error {
+	if err := s.settleDue(ld); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.install(ld)
@@ -210,12 +223,20 @@ func (s *Server) Reset() {
 	if err := ld.load(fresh); err != nil {
 		panic(fmt.Sprintf("fake: Reset: %v", err))
 	}
+	if err := s.settleDue(ld); err != nil {
+		panic(fmt.Sprintf("fake: Reset: %v", err))
+	}
+	s.installFresh(ld)
+	s.ClearRequests()
+}
+
+// installFresh installs a fresh world and empties the logs of the old one.
+func (s *Server) installFresh(ld *loader) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.install(ld)
 	s.events.clear()
 	s.hooks.log.clear()
-	s.mu.Unlock()
-	s.ClearRequests()
 }
 
 // fresh returns the snapshot of a server just started with this one's
@@ -313,9 +334,11 @@ func (s *Server) save() (*worldSnap, error) {
 	return snap, nil
 }
 
-// install swaps in the world a loader built; the caller holds the lock.
-// The old world is retired, so that a webhook attempt still in flight
-// records nothing when its answer comes.
+// install swaps in the world a loader built and settleDue settled; the
+// caller holds the lock. Nothing it does can fail: what the snapshot's
+// transitions due at its time do has been done by settleDue. The old world is
+// retired, so that a webhook attempt still in flight records nothing when
+// its answer comes.
 func (s *Server) install(ld *loader) {
 	s.world.retire()
 	s.adopt(ld.w, s.world.clock)
@@ -325,7 +348,65 @@ func (s *Server) install(ld *loader) {
 	s.codeTries = nil // counted on the old clock
 	s.limiter.clear() // likewise
 	s.world.clock.Restore(ld.now, ld.seq, ld.timers)
-	s.world.clock.RunDue(s.world.clock.Now(), MaxAdvanceTransitions)
+	s.ran.Add(uint64(ld.ran))
+	ld.held.release(s)
+}
+
+// settleDue runs the transitions of ld's world due at its time (with a real
+// clock, due now), as the server would once it holds the world, but
+// before: on a clock of the world's own, with a host that holds what they
+// emit until install releases it. A transition that fails (panics)
+// leaves the world unsettled and the server as it was: settleDue returns an
+// error, and the world is never installed. It runs at most
+// MaxAdvanceTransitions, as one move of the clock does; the rest run at
+// the next.
+func (s *Server) settleDue(ld *loader) (err error) {
+	w := ld.w
+	clk := vclock.New[job](s.cfg.realTime, ld.now, func(j job) { j.run(w) }, func() {})
+	defer clk.Stop() // a real clock's timer, which nothing reads
+	clk.Restore(ld.now, ld.seq, ld.timers)
+	held := &heldHost{w: w}
+	w.clock, w.timing, w.host, w.base = clk, s.cfg.timing, held, s.url
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("a transition due at the snapshot's time fails: %v", p)
+		}
+	}()
+	ld.ran = clk.RunDue(clk.Now(), MaxAdvanceTransitions)
+	ld.now, ld.seq, ld.timers, ld.held = clk.Now(), clk.Seq(), clk.Pending(), held
+	return nil
+}
+
+// heldHost is the host of a world a server does not hold yet: a restored
+// world, while the transitions due at its time run before it is
+// installed (see Server.settleDue). It stamps events and makes their
+// deliveries as the server would, drawing the same IDs in the same order,
+// and holds them; release logs and sends them once the world is the
+// server's, and a world that is never installed sends nothing.
+type heldHost struct {
+	w      *world
+	events []*eventRec
+	sends  []*delivery
+}
+
+func (h *heldHost) record(e *eventRec, db *dbRec) {
+	e.stamp(db, h.w.clock.Now())
+	h.events = append(h.events, e)
+	h.sends = append(h.sends, eventDeliveries(h.w, e, db)...)
+}
+
+func (h *heldHost) send(d *delivery) { h.sends = append(h.sends, d) }
+
+// release logs the held events and sends the held deliveries on s, whose
+// world is now h's; the caller holds the server's lock.
+func (h *heldHost) release(s *Server) {
+	for _, e := range h.events {
+		s.events.add(e)
+	}
+	for _, d := range h.sends {
+		s.send(d)
+	}
+	h.events, h.sends = nil, nil
 }
 
 // retire marks every webhook of w deleted: w is no longer the server's.
@@ -350,6 +431,10 @@ type loader struct {
 	now        time.Time
 	seq        uint64
 	timers     []*timer
+	// ran counts the transitions settleDue ran, and held holds what they
+	// emitted, until install.
+	ran  int
+	held *heldHost
 
 	users    map[string]*userRec
 	orgs     map[string]*orgRec // by ID
@@ -627,6 +712,15 @@ func snapRange(n, lo, hi int) error {
 func snapNonNegative[N int | int64](n N) error {
 	if n < 0 {
 		return fmt.Errorf("must not be negative, got %d", n)
+	}
+	return nil
+}
+
+// snapObject refuses null for a map the server always holds (a
+// keyspace's tables, even none, are {}): the server writes to it.
+func snapObject[M ~map[K]V, K comparable, V any](m M) error {
+	if m == nil {
+		return errors.New("must be an object, not null")
 	}
 	return nil
 }

@@ -137,6 +137,7 @@ func TestRestoreValidates(t *testing.T) {
 		{"backup schedule every 0", set(0, "databases", 0, "backup_policies", 0, "schedule", "every"), "databases[0].backup_policies[0]: frequency_value must be from 1 to 31 for frequency_unit day, got 0"},
 		{"backup schedule at hour 99", set(99, "databases", 0, "backup_policies", 0, "schedule", "hour"), `databases[0].backup_policies[0]: schedule_time "99:00" is not a time of day`},
 		{"wrong kind of value", set([]any{1, 1, 1}, "users"), "users[0]: want an object, got a number"},
+		{"keyspace tables null", set(nil, "branches", 0, "keyspaces", 0, "tables"), "branches[0].keyspaces[0].tables: must be an object, not null"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
