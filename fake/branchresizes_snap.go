@@ -79,14 +79,20 @@ func saveClusterState(c clusterState) clusterStateSnap {
 	return clusterStateSnap{c.clusterSize, c.replicas, saveVTGate(c.vtgate), saveStorage(c.storage), c.params}
 }
 
-// load checks that the state names only known parameters.
+// load checks that the state names only known parameters. Its
+// parameters are never nil, as the server's are (a request adds to them),
+// though a snapshot leaves them out when there are none.
 func (c clusterStateSnap) load() (clusterState, error) {
 	for name := range c.Params {
 		if paramByName[name] == nil {
 			return clusterState{}, fmt.Errorf("unknown parameter %q", name)
 		}
 	}
-	return clusterState{c.ClusterSize, c.Replicas, c.VTGate.load(), c.Storage.load(), c.Params}, nil
+	params := c.Params
+	if params == nil {
+		params = map[string]string{}
+	}
+	return clusterState{c.ClusterSize, c.Replicas, c.VTGate.load(), c.Storage.load(), params}, nil
 }
 
 // saveBranchCluster saves b's cluster configuration and requests; nil when
