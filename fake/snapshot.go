@@ -189,6 +189,7 @@ func (s *Server) Restore(data []byte) error {
 	if err := ld.load(snap); err != nil {
 		return fmt.Errorf("fake: Restore: corrupt snapshot: %w", err)
 	}
+	ld.w.taken = scanTakenIDs(data)
 	if err := s.restoreLoaded(ld); err != nil {
 		return fmt.Errorf("fake: Restore: corrupt snapshot: %w", err)
 	}
@@ -418,6 +419,31 @@ func (w *world) retire() {
 			}
 		}
 	}
+}
+
+// scanTakenIDs returns the IDs a snapshot holds, for the restored world's
+// newID to skip: every JSON string of 12 characters of the IDs' alphabet
+// (a name that looks like an ID too, which costs nothing). The generator's
+// state in the snapshot is not checked against them (which IDs it issues
+// depends on what else draws from it), so a state set back to one that
+// issued them is harmless instead.
+func scanTakenIDs(data []byte) takenIDs {
+	var out takenIDs
+	for i := 0; ; {
+		j := bytes.IndexByte(data[i:], '"')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+		if end := i + idLen; end < len(data) && data[end] == '"' {
+			if n, ok := packID(data[i:end]); ok {
+				out = append(out, n)
+				i = end + 1
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Clip(slices.Compact(out))
 }
 
 // loader builds a world from a snapshot, checking every reference.

@@ -1,7 +1,10 @@
 package fake_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"regexp"
 	"testing"
 	"time"
 
@@ -79,5 +82,57 @@ func TestRestoredEmptyMapsTakeWrites(t *testing.T) {
 			twin.Advance(time.Hour)
 			sameSnapshots(t, srv, twin, "once the clock ran")
 		})
+	}
+}
+
+// TestRestoreRewoundGeneratorSkipsIDsInUse restores a snapshot whose ID
+// generator was set back to a fresh server's state, which issued the IDs
+// of the snapshot's first records: the records made afterwards get IDs of
+// their own, and the next snapshot restores.
+func TestRestoreRewoundGeneratorSkipsIDsInUse(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	alice := srv.CreateUser("Alice", "alice@example.com")
+	mustDB(t, srv, "app")
+	srv.Advance(time.Hour)
+	data, err := srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := fake.NewServer(t).Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rng map[string]any
+	if err := json.Unmarshal(fresh, &rng); err != nil {
+		t.Fatal(err)
+	}
+	rewound := snapshotEdit(t, data, func(m map[string]any) { m["rng"] = rng["rng"] })
+	held := map[string]bool{}
+	for _, id := range regexp.MustCompile(`"([a-z0-9]{12})"`).FindAllSubmatch(data, -1) {
+		held[string(id[1])] = true
+	}
+	if !held[alice] {
+		t.Fatalf("Alice's ID %s is not among the snapshot's", alice)
+	}
+	twin := fake.NewServer(t)
+	if err := twin.Restore(rewound); err != nil {
+		t.Fatal(err)
+	}
+	var made []string
+	for i := range 5 {
+		made = append(made, twin.CreateUser("Mallory", "m@example.com"), mustDB(t, twin, fmt.Sprintf("new-%d", i)).ID)
+	}
+	for _, id := range made {
+		if held[id] {
+			t.Errorf("a new record took ID %s, which the snapshot's records hold", id)
+		}
+	}
+	again, err := twin.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fake.NewServer(t).Restore(again); err != nil {
+		t.Errorf("the next snapshot is refused: %v", err)
 	}
 }
