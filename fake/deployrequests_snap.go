@@ -130,10 +130,15 @@ func (ld *loader) loadDeployRequests(db *dbRec, list []drSnap, queue []int) erro
 		}
 		db.drByNumber[dr.number] = dr
 	}
-	for _, n := range queue {
+	for i, n := range queue {
 		dr := db.drByNumber[n]
 		if dr == nil {
 			return fmt.Errorf("deploy queue: no deploy request #%d", n)
+		}
+		for _, queued := range db.deployQueue {
+			if queued == dr {
+				return at(fmt.Errorf("deploy request #%d appears twice", n), "deploy_queue[%d]", i)
+			}
 		}
 		db.deployQueue = append(db.deployQueue, dr)
 	}

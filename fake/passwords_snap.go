@@ -2,6 +2,7 @@ package fake
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/dbplatform/platform-go"
 )
@@ -32,9 +33,12 @@ func savePasswords(b *branchRec) []passwordSnap {
 }
 
 func (ld *loader) loadPasswords(b *branchRec, list []passwordSnap) error {
-	for _, ps := range list {
+	for i, ps := range list {
 		if err := uniqueIn(&b.x().passwords.Store, ps.ID, "password"); err != nil {
 			return err
+		}
+		if slices.ContainsFunc(b.x().passwords.All(), func(pw *passwordRec) bool { return pw.name == ps.Name }) {
+			return at(fmt.Errorf("%q appears twice in branch %s", ps.Name, b.id), "passwords[%d].name", i)
 		}
 		actor, err := ref(ld.users, ps.Actor, "password actor")
 		if err != nil {

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/dbplatform/platform-go"
@@ -49,7 +50,7 @@ func saveRoles(b *branchRec) (list []roleSnap, owners map[string]string) {
 // its objects, which name them.
 func (ld *loader) loadRoles(b *branchRec, list []roleSnap, def string, owners map[string]string) error {
 	roles := map[string]*roleRec{} // by ID, for the references below
-	for _, rs := range list {
+	for i, rs := range list {
 		actor, err := ref(ld.users, rs.Actor, "role actor")
 		if err != nil {
 			return err
@@ -69,6 +70,9 @@ func (ld *loader) loadRoles(b *branchRec, list []roleSnap, def string, owners ma
 			isDefault: rs.IsDefault, lease: l, inherited: rs.Inherited,
 			withReplication: rs.WithReplication, whereOnDelete: rs.WhereOnDelete, whereOnUpdate: rs.WhereOnUpdate,
 			dropped: rs.Dropped, droppedAt: rs.DroppedAt,
+		}
+		if !r.dropped && slices.ContainsFunc(b.roles.live.All(), func(o *roleRec) bool { return o.name == r.name }) {
+			return at(fmt.Errorf("%q appears twice among the live roles of branch %s", r.name, b.id), "roles[%d].name", i)
 		}
 		roles[r.id] = r
 		b.roles.every = append(b.roles.every, r)

@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dbplatform/platform-go"
@@ -284,6 +285,9 @@ func decodeSnapshot(data []byte) (*worldSnap, error) {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, errors.New("corrupt snapshot: data after the snapshot")
+	}
+	if err := checkRecordIDs(snap); err != nil {
+		return nil, fmt.Errorf("corrupt snapshot: %w", err)
 	}
 	return snap, nil
 }
@@ -652,6 +656,180 @@ func uniqueID(id, what string, taken bool) error {
 	}
 	return nil
 }
+
+// checkRecordIDs refuses a snapshot in which two records share an ID,
+// whatever their kinds (the server issues every ID once: see newID), at
+// the path of the second: "databases[1].backups[0].id: ID "..." appears
+// twice (also at databases[0].backups[0].id)". A record's ID is its
+// stampsSnap's, or the ID of a record type without one (ownIDTypes);
+// other "id" fields (a transition's, an invoice's branch) name records.
+func checkRecordIDs(snap *worldSnap) error {
+	w := &idWalk{seen: map[string]bool{}}
+	w.walk(reflect.ValueOf(snap).Elem())
+	if w.dup == "" {
+		return nil
+	}
+	// Again, for the paths of the two records: only for a refusal.
+	w2 := &idWalk{want: w.dup}
+	w2.walk(reflect.ValueOf(snap).Elem())
+	return at(fmt.Errorf("ID %q appears twice (also at %s)", w.dup, w2.first), "%s", w2.second)
+}
+
+// ownIDTypes are the records of a snapshot whose ID is a field of their
+// own, not a stampsSnap's.
+var ownIDTypes = map[reflect.Type]bool{
+	reflect.TypeFor[schemaSnap]():   true,
+	reflect.TypeFor[lineItemSnap](): true,
+	reflect.TypeFor[paymentSnap]():  true,
+	reflect.TypeFor[sessionSnap]():  true,
+	reflect.TypeFor[sampleSnap]():   true,
+}
+
+// refTypes embed a stampsSnap that names another record: what a workflow
+// shows of a keyspace, which may be gone.
+var refTypes = map[reflect.Type]bool{
+	reflect.TypeFor[workflowKeyspaceSnap](): true,
+}
+
+var stampsSnapType = reflect.TypeFor[stampsSnap]()
+
+// idWalk is checkRecordIDs' walk over the records of a snapshot: it finds
+// the first ID seen twice (dup), or, given one (want), the paths of its
+// first two records.
+type idWalk struct {
+	seen          map[string]bool
+	dup           string
+	want          string
+	first, second string
+	path          []idStep
+}
+
+// idStep is a step of an idWalk's path: an object's key, or an array's
+// index.
+type idStep struct {
+	key   string
+	index int
+}
+
+// where is the path of the walk, with a last key.
+func (w *idWalk) where(last string) string {
+	var b strings.Builder
+	for _, st := range w.path {
+		if st.key == "" {
+			fmt.Fprintf(&b, "[%d]", st.index)
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(st.key)
+	}
+	if b.Len() > 0 {
+		b.WriteByte('.')
+	}
+	b.WriteString(last)
+	return b.String()
+}
+
+// walk visits the records within v.
+func (w *idWalk) walk(v reflect.Value) {
+	if w.dup != "" || w.second != "" {
+		return
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() && holdsRecords(v.Type().Elem()) {
+			w.walk(v.Elem())
+		}
+	case reflect.Slice:
+		if !holdsRecords(v.Type().Elem()) {
+			return
+		}
+		for i := range v.Len() {
+			w.path = append(w.path, idStep{index: i})
+			w.walk(v.Index(i))
+			w.path = w.path[:len(w.path)-1]
+		}
+	case reflect.Struct:
+		t := v.Type()
+		if ownIDTypes[t] {
+			w.record(v.FieldByName("ID").String())
+		}
+		for i := range t.NumField() {
+			f := t.Field(i)
+			switch {
+			case f.Anonymous && f.Type == stampsSnapType:
+				w.record(v.Field(i).Field(0).String())
+			case (f.IsExported() || f.Anonymous) && holdsRecords(f.Type):
+				name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+				if f.Anonymous {
+					w.walk(v.Field(i)) // its fields are the struct's
+					continue
+				}
+				w.path = append(w.path, idStep{key: name})
+				w.walk(v.Field(i))
+				w.path = w.path[:len(w.path)-1]
+			}
+		}
+	}
+}
+
+// record notes the ID of the record at the walk's path.
+func (w *idWalk) record(id string) {
+	if w.want != "" {
+		if id == w.want {
+			where := w.where("id")
+			if w.first == "" {
+				w.first = where
+			} else {
+				w.second = where
+			}
+		}
+		return
+	}
+	if id == "" {
+		return // refused where the record loads, by what it is
+	}
+	if w.seen[id] {
+		w.dup = id
+	}
+	w.seen[id] = true
+}
+
+// holdsRecords reports whether a value of type t, a type within a
+// snapshot, may hold a record with an ID, at any depth.
+func holdsRecords(t reflect.Type) bool { return recordTypes()[t] }
+
+// recordTypes are the types within a snapshot that may hold a record with
+// an ID, worked out once.
+var recordTypes = sync.OnceValue(func() map[reflect.Type]bool {
+	holds := map[reflect.Type]bool{}
+	seen := map[reflect.Type]bool{}
+	var visit func(t reflect.Type) bool
+	visit = func(t reflect.Type) bool {
+		if seen[t] {
+			return holds[t] // a type within itself adds nothing
+		}
+		seen[t] = true
+		var h bool
+		switch {
+		case refTypes[t]:
+		case t.Kind() == reflect.Pointer, t.Kind() == reflect.Slice:
+			h = visit(t.Elem())
+		case t.Kind() == reflect.Struct:
+			h = ownIDTypes[t] || t == stampsSnapType
+			for i := range t.NumField() {
+				if f := t.Field(i); (f.IsExported() || f.Anonymous) && visit(f.Type) {
+					h = true
+				}
+			}
+		}
+		holds[t] = h
+		return h
+	}
+	visit(reflect.TypeFor[worldSnap]())
+	return holds
+})
 
 // named prefixes an error with what it is about; an error at a path of
 // the document (at) says that already, and stays as it is.

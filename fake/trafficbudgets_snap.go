@@ -1,6 +1,11 @@
 package fake
 
-import "github.com/dbplatform/platform-go"
+import (
+	"fmt"
+	"slices"
+
+	"github.com/dbplatform/platform-go"
+)
 
 // The snapshot of traffic budgets and their rules, with their branch.
 
@@ -41,7 +46,10 @@ func saveBudgets(b *branchRec) []budgetSnap {
 
 // loadBudgets loads the traffic budgets of b with their rules.
 func (ld *loader) loadBudgets(b *branchRec, list []budgetSnap) error {
-	for _, gs := range list {
+	for i, gs := range list {
+		if slices.ContainsFunc(b.x().budgets.All(), func(o *trafficBudgetRec) bool { return o.name == gs.Name }) {
+			return at(fmt.Errorf("%q appears twice in branch %s", gs.Name, b.id), "traffic_budgets[%d].name", i)
+		}
 		actor, err := ref(ld.users, gs.Actor, "budget actor")
 		if err != nil {
 			return err
