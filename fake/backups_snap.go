@@ -149,6 +149,14 @@ func (ld *loader) loadBackups(db *dbRec, list []backupSnap, policies map[string]
 		if err != nil {
 			return named(err, "backup %s", bs.ID)
 		}
+		if bk.branch.db != db {
+			return at(fmt.Errorf("branch %s is of database %s, not %s", bk.branch.id, bk.branch.db.id, db.id), "backups[%d].branch", i)
+		}
+		for j, b := range bk.restored {
+			if b.db != db {
+				return at(fmt.Errorf("branch %s is of database %s, not %s", b.id, b.db.id, db.id), "backups[%d].restored[%d]", i, j)
+			}
+		}
 		if sn := bs.Schema; sn != nil {
 			bk.snapshot = &schemaSnapshot{id: sn.ID, taken: sn.Taken}
 			for _, k := range sn.Keyspaces {

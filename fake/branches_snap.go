@@ -106,6 +106,10 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 	if err != nil {
 		return at(err, "database")
 	}
+	if db.deleted && !bs.Deleted {
+		// Deleting a database deletes its branches.
+		return at(fmt.Errorf("a live branch of database %s, which is deleted", db.id), "deleted")
+	}
 	actor, err := ref(ld.users, bs.Actor, "actor")
 	if err != nil {
 		return err

@@ -145,6 +145,28 @@ func (ld *loader) loadDeployRequests(db *dbRec, list []drSnap, queue []int) erro
 	return nil
 }
 
+// checkBranches checks a deploy request's branches as create_deploy_request
+// does: two branches of its database, and no other open request from its
+// head into its base. Whether the base is a production branch is not
+// checked: a demote makes it a development branch, whatever the request's
+// state.
+func (dr *drRec) checkBranches() error {
+	switch {
+	case dr.head.db != dr.db:
+		return at(fmt.Errorf("branch %s is of database %s, not %s", dr.head.id, dr.head.db.id, dr.db.id), "head")
+	case dr.into.db != dr.db:
+		return at(fmt.Errorf("branch %s is of database %s, not %s", dr.into.id, dr.into.db.id, dr.db.id), "into")
+	case dr.head == dr.into:
+		return at(fmt.Errorf("branch %s is both the head and the base", dr.head.id), "into")
+	}
+	for _, other := range dr.db.drs.All() {
+		if dr.open && other.open && other.head == dr.head && other.into == dr.into {
+			return at(fmt.Errorf("deploy request #%d from %s into %s is open too", other.number, dr.head.id, dr.into.id), "open")
+		}
+	}
+	return nil
+}
+
 func (ld *loader) loadDeployRequest(db *dbRec, ds drSnap) (*drRec, error) {
 	if ds.Number <= 0 || db.drByNumber[ds.Number] != nil {
 		return nil, fmt.Errorf("number missing or twice")
@@ -189,6 +211,9 @@ func (ld *loader) loadDeployRequest(db *dbRec, ds drSnap) (*drRec, error) {
 	}
 	if dr.head == nil || dr.into == nil {
 		return nil, fmt.Errorf("a branch is missing")
+	}
+	if err := dr.checkBranches(); err != nil {
+		return nil, err
 	}
 	if dr.creatorToken, err = ref(ld.tokens, ds.CreatorToken, "service token"); err != nil {
 		return nil, err

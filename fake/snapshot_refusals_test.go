@@ -273,3 +273,138 @@ func TestRestoreRefusesDuplicates(t *testing.T) {
 		}, paths.app + ".deploy_queue[1]: deploy request #1 appears twice"},
 	})
 }
+
+// refusalPaths are the places of the refusal world's records in its
+// document, for the paths errors name.
+type refusalPaths struct {
+	acme, app, pg, odb, appMain, appDev, pgMain, ci string
+}
+
+// refusalWorldPaths returns the refusal world's refusalPaths.
+func refusalWorldPaths(t *testing.T) refusalPaths {
+	t.Helper()
+	base, err := refusalWorld()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p refusalPaths
+	snapshotEdit(t, base, func(m map[string]any) {
+		d := refusalDoc{m}
+		p.acme = fmt.Sprintf("organizations[%d]", d.index("organizations", d.org("acme")))
+		p.app = fmt.Sprintf("databases[%d]", d.index("databases", d.db("app")))
+		p.pg = fmt.Sprintf("databases[%d]", d.index("databases", d.db("pg")))
+		p.odb = fmt.Sprintf("databases[%d]", d.index("databases", d.db("odb")))
+		p.appMain = fmt.Sprintf("branches[%d]", d.index("branches", d.branch("app", "main")))
+		p.appDev = fmt.Sprintf("branches[%d]", d.index("branches", d.branch("app", "dev")))
+		p.pgMain = fmt.Sprintf("branches[%d]", d.index("branches", d.branch("pg", "main")))
+		p.ci = fmt.Sprintf("service_tokens[%d]", d.index("service_tokens", d.token("ci")))
+	})
+	return p
+}
+
+func (d refusalDoc) token(name string) map[string]any {
+	return d.find(d.list(d.m, "service_tokens"), "name", name)
+}
+
+func (d refusalDoc) dr() map[string]any { return d.at(d.db("app"), "deploy_requests", 0) }
+
+// TestRestoreRefusesWrongReferences checks that a reference to a record
+// that exists but where the API never puts it (another organization's,
+// another database's, a member of no organization where removing a
+// member removes the reference) is refused at its path.
+func TestRestoreRefusesWrongReferences(t *testing.T) {
+	t.Parallel()
+	p := refusalWorldPaths(t)
+	runRefusals(t, []refusalCase{
+		{"a team member who is no member of the organization", func(d refusalDoc) {
+			d.twin(d.m, "users", 0, map[string]any{"id": "nomemberxxxx", "name": "Stranger", "email": "s@example.com", "default_organization": nil})
+			d.at(d.team(), "members", 0)["user"] = "nomemberxxxx"
+		}, p.acme + ".teams[0].members[0].user: user nomemberxxxx is not a member of organization acme"},
+		{"a team's database of another organization", func(d refusalDoc) {
+			d.team()["databases"] = []any{d.db("odb")["id"]}
+		}, p.acme + ".teams[0].databases[0]: database "},
+		{"a team's database twice", func(d refusalDoc) {
+			d.team()["databases"] = []any{d.db("app")["id"], d.db("app")["id"]}
+		}, p.acme + ".teams[0].databases[1]: database "},
+		{"a token's grant on another organization's database", func(d refusalDoc) {
+			d.at(d.token("ci"), "database_grants", 0)["database"] = d.db("odb")["id"]
+		}, p.ci + ".database_grants[0].database: database "},
+		{"a deploy request's head in another database", func(d refusalDoc) {
+			d.dr()["head"] = d.branch("pg", "main")["id"]
+		}, p.app + ".deploy_requests[0].head: branch "},
+		{"a deploy request's base in another database", func(d refusalDoc) {
+			d.dr()["into"] = d.branch("odb", "main")["id"]
+		}, p.app + ".deploy_requests[0].into: branch "},
+		{"a deploy request from a branch into itself", func(d refusalDoc) {
+			d.dr()["head"] = d.dr()["into"]
+		}, p.app + ".deploy_requests[0].into: branch "},
+		{"a backup of another database's branch", func(d refusalDoc) {
+			d.at(d.db("app"), "backups", 0)["branch"] = d.branch("pg", "main")["id"]
+		}, p.app + ".backups[0].branch: branch "},
+		{"a default branch that is no branch", func(d refusalDoc) {
+			d.db("app")["default_branch"] = "nosuch"
+		}, p.app + `.default_branch: "nosuch" is not a branch`},
+		{"the admin token of another organization", func(d refusalDoc) {
+			admin := d.m["admin"].(map[string]any)
+			d.find(d.list(d.m, "service_tokens"), "id", admin["token_id"])["organization"] = "other"
+		}, "admin.token_id: token "},
+		{"a live branch of a deleted database", func(d refusalDoc) {
+			d.db("pg")["deleted"] = true
+		}, "].deleted: a live branch of database "},
+	})
+}
+
+// TestRestoreAcceptsWhatTheAPIReaches restores worlds the API reaches
+// whose references look wrong: a deploy request into a branch demoted
+// since, the admin user removed from the organization (the creator of
+// tokens still there, a user whose default organization is no longer
+// theirs), the admin token deleted. Each restores, and saves again byte
+// for byte.
+func TestRestoreAcceptsWhatTheAPIReaches(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	ctx, c, org := t.Context(), srv.Client(), srv.Org()
+	ok := func(_ any, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustDB(t, srv, "app")
+	srv.Advance(time.Hour)
+	ok(nil, srv.PushSchema(org, "app", "main", "CREATE TABLE t (id bigint NOT NULL, PRIMARY KEY (id))"))
+	for _, name := range []string{"staging", "dev"} {
+		ok(c.Branches.Create(ctx, &platform.CreateBranchParams{Organization: org, Database: "app", Name: name, ParentBranch: "main"}))
+	}
+	srv.Advance(time.Hour)
+	ok(c.Branches.Promote(ctx, &platform.PromoteBranchParams{Organization: org, Database: "app", Branch: "staging"}))
+	ok(c.Branches.EnableSafeMigrations(ctx, &platform.EnableSafeMigrationsParams{Organization: org, Database: "app", Branch: "staging"}))
+	ok(nil, srv.PushSchema(org, "app", "dev", "CREATE TABLE u (id bigint NOT NULL, PRIMARY KEY (id))"))
+	ok(c.DeployRequests.Create(ctx, &platform.CreateDeployRequestParams{Organization: org, Database: "app", Branch: "dev", IntoBranch: "staging"}))
+	srv.Advance(time.Minute)
+	ok(c.Branches.Demote(ctx, &platform.DemoteBranchParams{Organization: org, Database: "app", Branch: "staging"}))
+	ok(srv.CreateServiceToken(org, fake.TokenSpec{Name: "ci", Permissions: []platform.Permission{platform.PermissionReadDatabases}}))
+	bob := srv.CreateUser("Bob", "bob@example.com")
+	ok(nil, srv.AddMember(org, bob, platform.RoleAdmin))
+	ok(nil, c.Organizations.RemoveMember(ctx, &platform.RemoveMemberParams{Organization: org, UserID: srv.AdminUserID()}))
+	tok := srv.AdminToken()
+	ok(nil, c.ServiceTokens.Delete(ctx, &platform.DeleteServiceTokenParams{Organization: org, ID: tok.ID}))
+	data, err := srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	twin := fake.NewServer(t)
+	if err := twin.Restore(data); err != nil {
+		t.Fatalf("Restore: %v", err)
+	}
+	if got := twin.AdminToken(); got != tok {
+		t.Errorf("the restored server's admin token is %v, want the deleted %v", got, tok)
+	}
+	again, err := twin.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(data, again) {
+		t.Error("the restored server's snapshot differs from the one it restored")
+	}
+}
