@@ -95,7 +95,8 @@ func (bs *branchSnap) validate() error {
 	if bs.Parent != "" {
 		parent = snapName(bs.Parent)
 	}
-	return firstErr(at(snapName(bs.Name), "name"), at(parent, "parent"))
+	return firstErr(at(snapName(bs.Name), "name"), at(parent, "parent"),
+		at(snapRange(bs.Primary, 0, maxKeyspaceReplicas), "primary")) // an instance: the primary or a replica
 }
 
 func (ld *loader) loadBranch(bs branchSnap) error {

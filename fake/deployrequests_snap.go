@@ -178,6 +178,9 @@ func (ld *loader) loadDeployRequest(db *dbRec, ds drSnap) (*drRec, error) {
 	if err := snapCounter(d.Gen); err != nil {
 		return nil, at(err, "deployment.gen")
 	}
+	if err := ds.validateStates(); err != nil {
+		return nil, err
+	}
 	dr := &drRec{
 		stamps: ds.load(), db: db, number: ds.Number, notes: ds.Notes, open: ds.Open,
 		closedAt: ds.ClosedAt, deployedAt: ds.DeployedAt, throttle: ds.Throttle,
@@ -239,4 +242,29 @@ func (ld *loader) loadDeployRequest(db *dbRec, ds drSnap) (*drRec, error) {
 		dr.dep.before = append(dr.dep.before, tableState{t.Keyspace, t.Table, t.Create})
 	}
 	return dr, nil
+}
+
+// validateStates checks the states and names a deploy request holds: its
+// deployment's state, its operations' names and states, its reviews'
+// states, each one the API has.
+func (ds *drSnap) validateStates() error {
+	d := ds.Deployment
+	errs := []error{at(snapOneOf(d.State, "a deployment state",
+		platform.DeploymentPending, platform.DeploymentReady, platform.DeploymentNoChanges, platform.DeploymentQueued,
+		platform.DeploymentSubmitting, platform.DeploymentInProgress, platform.DeploymentPendingCutover,
+		platform.DeploymentInProgressVSchema, platform.DeploymentInProgressCancel, platform.DeploymentInProgressCutover,
+		platform.DeploymentComplete, platform.DeploymentCompleteCancel, platform.DeploymentCompleteError,
+		platform.DeploymentCompletePendingRevert, platform.DeploymentInProgressRevert,
+		platform.DeploymentInProgressRevertVSchema, platform.DeploymentCompleteRevert,
+		platform.DeploymentCompleteRevertError, platform.DeploymentCancelled, platform.DeploymentError), "deployment.state")}
+	for i, op := range d.Operations {
+		errs = append(errs,
+			at(snapOneOf(op.Name, "an operation", platform.OperationCreate, platform.OperationAlter, platform.OperationDrop), "deployment.operations[%d].name", i),
+			at(snapOneOf(op.State, "an operation state", platform.OperationPending, platform.OperationQueued,
+				platform.OperationInProgress, platform.OperationComplete, platform.OperationCancelled, platform.OperationError), "deployment.operations[%d].state", i))
+	}
+	for i, r := range ds.Reviews {
+		errs = append(errs, at(snapOneOf(r.State, "a review state", platform.ReviewCommented, platform.ReviewApproved), "reviews[%d].state", i))
+	}
+	return firstErr(errs...)
 }

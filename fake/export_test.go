@@ -432,3 +432,14 @@ func OpenConns(srv *Server) int {
 func (s *Server) HTTPClientOver(wrap func(http.RoundTripper) http.RoundTripper) *http.Client {
 	return &http.Client{Transport: pollAhead{s: s, base: wrap(s.transport)}}
 }
+
+// DropTransitions removes every transition waiting on srv's clock and
+// leaves its resources as they are: states no call of the API leaves (a
+// snapshot of them is refused), for the tests of waiters on resources
+// that nothing will move.
+func DropTransitions(srv *Server) {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	c := srv.world.clock
+	c.Restore(c.Now(), c.Seq(), nil)
+}

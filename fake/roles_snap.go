@@ -25,6 +25,15 @@ type roleSnap struct {
 	DroppedAt       time.Time                `json:"dropped_at"`
 }
 
+// validate checks what create_role and update_role check of a role of
+// branch b: its name and query safety settings; and its lease.
+func (rs *roleSnap) validate(b *branchRec) error {
+	_, onDelete := querySafety("where_on_delete", &rs.WhereOnDelete, "")
+	_, onUpdate := querySafety("where_on_update", &rs.WhereOnUpdate, "")
+	return firstErr(at(snapCheck(checkCredentialName("role", b, rs.Name, func(string) bool { return false })), "name"),
+		snapCheck(onDelete), snapCheck(onUpdate), rs.leaseFrom(rs.Created))
+}
+
 // saveRoles saves the roles of b, dropped ones included, and which role
 // owns each object that has one.
 func saveRoles(b *branchRec) (list []roleSnap, owners map[string]string) {
@@ -64,6 +73,9 @@ func (ld *loader) loadRoles(b *branchRec, list []roleSnap, def string, owners ma
 		l, err := rs.loadLease()
 		if err != nil {
 			return fmt.Errorf("role %s: %v", rs.ID, err)
+		}
+		if err := rs.validate(b); err != nil {
+			return at(err, "roles[%d]", i)
 		}
 		r := &roleRec{
 			stamps: rs.load(), branch: b, name: rs.Name, baseUsername: rs.BaseUsername, actor: actor,

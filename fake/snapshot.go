@@ -572,7 +572,47 @@ func (ld *loader) load(snap *worldSnap) error {
 	}
 	ld.w.inFlight = setOf(snap.InFlight)
 	ld.w.failNext = setOf(snap.FailNext)
-	return ld.loadJobs(snap.Transitions)
+	if err := ld.loadJobs(snap.Transitions); err != nil {
+		return err
+	}
+	return ld.checkWaiting(snap)
+}
+
+// checkWaiting refuses a record in a state that only a transition on the
+// clock ends when none is waiting for it: it would stay there for good. A
+// pending database waits for its database.ready, a branch not ready yet
+// for its branch.ready, a pending or running backup for its backup.step.
+func (ld *loader) checkWaiting(snap *worldSnap) error {
+	dbs, branches, backups := map[*dbRec]bool{}, map[*branchRec]bool{}, map[*backupRec]platform.BackupState{}
+	for _, t := range ld.timers {
+		switch j := t.Job.(type) {
+		case databaseReadyJob:
+			dbs[j.db] = true
+		case branchReadyJob:
+			branches[j.b] = true
+		case backupJob:
+			backups[j.bk] = j.from
+		}
+	}
+	const stuck = "%s, with no transition on the clock to end it"
+	for i, ds := range snap.Databases {
+		db := ld.dbs[ds.ID]
+		if !db.deleted && db.state == platform.DatabasePending && !dbs[db] {
+			return at(fmt.Errorf(stuck, db.state), "databases[%d].state", i)
+		}
+		for j, bs := range ds.Backups {
+			bk := db.backups.byID[bs.ID]
+			if waiting := bk.state == platform.BackupPending || bk.state == platform.BackupRunning; waiting && !bk.deleted && backups[bk] != bk.state {
+				return at(fmt.Errorf(stuck, bk.state), "databases[%d].backups[%d].state", i, j)
+			}
+		}
+	}
+	for i, bs := range snap.Branches {
+		if b := ld.branches[bs.ID]; !b.deleted && !b.ready && !branches[b] {
+			return at(fmt.Errorf(stuck, "not ready"), "branches[%d].ready", i)
+		}
+	}
+	return nil
 }
 
 // loadAdmin finds the starting organization, admin and token.
@@ -670,9 +710,15 @@ func uniqueID(id, what string, taken bool) error {
 // twice (also at databases[0].backups[0].id)". A record's ID is its
 // stampsSnap's, or the ID of a record type without one (ownIDTypes);
 // other "id" fields (a transition's, an invoice's branch) name records.
+//
+// It checks the times of every record with stamps too: made at a time the
+// clock reached (not after the snapshot's), and updated then or later.
 func checkRecordIDs(snap *worldSnap) error {
-	w := &idWalk{seen: map[string]bool{}}
+	w := &idWalk{seen: map[string]bool{}, now: snap.Clock.Now}
 	w.walk(reflect.ValueOf(snap).Elem())
+	if w.err != nil {
+		return w.err
+	}
 	if w.dup == "" {
 		return nil
 	}
@@ -705,6 +751,8 @@ var stampsSnapType = reflect.TypeFor[stampsSnap]()
 // first two records.
 type idWalk struct {
 	seen          map[string]bool
+	now           time.Time // the clock's
+	err           error     // of a record's times
 	dup           string
 	want          string
 	first, second string
@@ -740,7 +788,7 @@ func (w *idWalk) where(last string) string {
 
 // walk visits the records within v.
 func (w *idWalk) walk(v reflect.Value) {
-	if w.dup != "" || w.second != "" {
+	if w.dup != "" || w.second != "" || w.err != nil {
 		return
 	}
 	switch v.Kind() {
@@ -766,7 +814,11 @@ func (w *idWalk) walk(v reflect.Value) {
 			f := t.Field(i)
 			switch {
 			case f.Anonymous && f.Type == stampsSnapType:
-				w.record(v.Field(i).Field(0).String())
+				st := v.Field(i)
+				w.record(st.Field(0).String())
+				if w.want == "" && w.err == nil {
+					w.err = w.stamps(st.Field(1).Interface().(time.Time), st.Field(2).Interface().(time.Time))
+				}
 			case (f.IsExported() || f.Anonymous) && holdsRecords(f.Type):
 				name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 				if f.Anonymous {
@@ -780,6 +832,22 @@ func (w *idWalk) walk(v reflect.Value) {
 		}
 	}
 }
+
+// stamps checks the times of the record at the walk's path.
+func (w *idWalk) stamps(created, updated time.Time) error {
+	switch {
+	case snapTime(created) != nil || created.After(w.now.Add(maxCreatedAhead)):
+		return at(fmt.Errorf("%s is not a time the clock reached (it is at %s)", created.Format(time.RFC3339Nano), w.now.Format(time.RFC3339Nano)), "%s", w.where("created"))
+	case !updated.IsZero() && (updated.Before(created) || updated.After(w.now.Add(maxCreatedAhead))):
+		return at(fmt.Errorf("%s is not from its creation at %s to the clock's %s", updated.Format(time.RFC3339Nano), created.Format(time.RFC3339Nano), w.now.Format(time.RFC3339Nano)), "%s", w.where("updated"))
+	}
+	return nil
+}
+
+// maxCreatedAhead is how far after the clock a record may be made: the
+// keyspaces of a new branch are made a nanosecond apart from its time, so
+// that they list in order.
+const maxCreatedAhead = time.Second
 
 // record notes the ID of the record at the walk's path.
 func (w *idWalk) record(id string) {
@@ -973,6 +1041,15 @@ type leaseSnap struct {
 }
 
 func saveLease(l lease) leaseSnap { return leaseSnap{l.ttl, l.expiresAt} }
+
+// leaseFrom checks the lease of credentials created at created: it expires
+// its ttl after they were made, or after a renewal, never before.
+func (l leaseSnap) leaseFrom(created time.Time) error {
+	if l.TTL > 0 && l.ExpiresAt.Before(created.Add(time.Duration(l.TTL)*time.Second)) {
+		return at(fmt.Errorf("%s is less than its ttl of %ds after its creation at %s", l.ExpiresAt.Format(time.RFC3339Nano), l.TTL, created.Format(time.RFC3339Nano)), "expires_at")
+	}
+	return nil
+}
 
 func (l leaseSnap) loadLease() (lease, error) {
 	if l.TTL < 0 || int64(l.TTL) > maxLeaseTTL || (l.TTL == 0) != l.ExpiresAt.IsZero() {

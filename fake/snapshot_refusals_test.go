@@ -408,3 +408,90 @@ func TestRestoreAcceptsWhatTheAPIReaches(t *testing.T) {
 		t.Error("the restored server's snapshot differs from the one it restored")
 	}
 }
+
+// TestRestoreRefusesValuesTheAPIRefuses checks that values outside what
+// the API takes (enumerations, bounds, the forms it keeps), times the
+// clock never reached, and records waiting for a transition that is not
+// on the clock, are refused at their path.
+func TestRestoreRefusesValuesTheAPIRefuses(t *testing.T) {
+	t.Parallel()
+	p := refusalWorldPaths(t)
+	dep := func(d refusalDoc) map[string]any { return d.dr()["deployment"].(map[string]any) }
+	drop := func(d refusalDoc, kind string) {
+		var keep []any
+		for _, x := range d.list(d.m, "transitions") {
+			if x.(map[string]any)["kind"] != kind {
+				keep = append(keep, x)
+			}
+		}
+		d.m["transitions"] = keep
+	}
+	dr := p.app + ".deploy_requests[0]"
+	runRefusals(t, []refusalCase{
+		{"a deployment state the API has not", func(d refusalDoc) { dep(d)["state"] = "melted" }, dr + `.deployment.state: "melted" is not a deployment state`},
+		{"an operation state the API has not", func(d refusalDoc) { d.at(dep(d), "operations", 0)["state"] = "bogus" }, dr + `.deployment.operations[0].state: "bogus" is not an operation state`},
+		{"an operation the API has not", func(d refusalDoc) { d.at(dep(d), "operations", 0)["name"] = "explode" }, dr + `.deployment.operations[0].name: "explode" is not an operation`},
+		{"a review state the API has not", func(d refusalDoc) {
+			d.dr()["reviews"] = []any{map[string]any{"id": "reviewxxxxxx", "created": "2026-01-01T00:00:10Z", "updated": "2026-01-01T00:00:10Z",
+				"actor": d.m["admin"].(map[string]any)["user"], "token": "", "state": "bogus", "body": "x"}}
+		}, dr + `.reviews[0].state: "bogus" is not a review state`},
+		{"a password role the API has not", func(d refusalDoc) { d.at(d.branch("app", "main"), "passwords", 0)["role"] = "superuser" },
+			p.appMain + `.passwords[0].role: role "superuser" is not reader, writer, readwriter or admin`},
+		{"a password's address that is no address", func(d refusalDoc) { d.at(d.branch("app", "main"), "passwords", 0)["cidrs"] = []any{"999.1.1.1/99"} },
+			p.appMain + `.passwords[0].cidrs: cidrs: "999.1.1.1/99" is not an IP address or CIDR range`},
+		{"a password's address not in the form kept", func(d refusalDoc) { d.at(d.branch("app", "main"), "passwords", 0)["cidrs"] = []any{"10.1.2.3/8"} },
+			p.appMain + `.passwords[0].cidrs: cidrs: "10.1.2.3/8" has bits set`},
+		{"a password name too long", func(d refusalDoc) { d.at(d.branch("app", "main"), "passwords", 0)["name"] = strings.Repeat("x", 64) },
+			p.appMain + ".passwords[0].name: name "},
+		{"a password expiring before its ttl", func(d refusalDoc) {
+			d.at(d.branch("app", "main"), "passwords", 0)["expires_at"] = "2026-01-01T00:00:01Z"
+		},
+			p.appMain + ".passwords[0].expires_at: "},
+		{"a password on a PostgreSQL branch", func(d refusalDoc) {
+			d.branch("pg", "main")["passwords"] = []any{d.at(d.branch("app", "main"), "passwords", 0)}
+			d.branch("app", "main")["passwords"] = nil
+		}, p.pgMain + ".passwords[0]: a password of a branch of postgresql database"},
+		{"a role's query safety the API has not", func(d refusalDoc) { d.at(d.branch("pg", "main"), "roles", 1)["where_on_delete"] = "bogus" },
+			p.pgMain + `.roles[1]: where_on_delete "bogus" is not off, warn or on`},
+		{"a budget mode the API has not", func(d refusalDoc) { d.at(d.branch("app", "main"), "traffic_budgets", 0)["mode"] = "annihilate" },
+			p.appMain + `.traffic_budgets[0]: mode "annihilate" is not enforce, warn or off`},
+		{"a negative budget limit", func(d refusalDoc) { d.at(d.branch("app", "main"), "traffic_budgets", 0)["limits"].([]any)[0] = -5 },
+			p.appMain + ".traffic_budgets[0].limits[0]: capacity must be from 0 to "},
+		{"too few budget limits", func(d refusalDoc) { d.at(d.branch("app", "main"), "traffic_budgets", 0)["limits"] = []any{1} },
+			p.appMain + ".traffic_budgets[0].limits: want an array of "},
+		{"a rule kind the API has not", func(d refusalDoc) {
+			d.at(d.at(d.branch("app", "main"), "traffic_budgets", 0), "rules", 0)["kind"] = "bogus"
+		}, p.appMain + `.traffic_budgets[0].rules[0]: kind "bogus" is not match or each`},
+		{"a webhook event the API has not", func(d refusalDoc) { d.at(d.db("app"), "webhooks", 0)["events"] = []any{"world.ended"} },
+			p.app + `.webhooks[0].events: events: "world.ended" is not a webhook event`},
+		{"a webhook URL that is no URL", func(d refusalDoc) { d.at(d.db("app"), "webhooks", 0)["url"] = "::::not a url" },
+			p.app + `.webhooks[0].url: url "::::not a url" must be an absolute http or https URL`},
+		{"an OAuth scope the API has not", func(d refusalDoc) {
+			d.list(d.m, "oauth_applications")[0].(map[string]any)["scopes"] = []any{"root:everything"}
+		},
+			`scope "root:everything" is not one the API knows`},
+		{"an OAuth redirect off its domain", func(d refusalDoc) {
+			d.list(d.m, "oauth_applications")[0].(map[string]any)["redirect_uri"] = "https://evil.example.net/cb"
+		}, `the RedirectURI "https://evil.example.net/cb" is not an http(s) URL on the domain`},
+		{"a negative query router count", func(d refusalDoc) {
+			d.branch("app", "main")["cluster"].(map[string]any)["vtgate"].(map[string]any)["count"] = -3
+		}, p.appMain + ".cluster.vtgate.count: must be from 1 to 16, got -3"},
+		{"a storage minimum above its maximum", func(d refusalDoc) {
+			d.branch("app", "main")["cluster"].(map[string]any)["storage"].(map[string]any)["min"] = 99999999999999
+		}, p.appMain + ".cluster.storage: storage.maximum_storage_bytes "},
+		{"a PostgreSQL primary of no instance", func(d refusalDoc) { d.branch("pg", "main")["primary"] = -1 },
+			p.pgMain + ".primary: must be from 0 to 20, got -1"},
+		{"updated before created", func(d refusalDoc) { d.db("app")["updated"] = "2000-01-01T00:00:00Z" },
+			p.app + ".updated: 2000-01-01T00:00:00Z is not from its creation"},
+		{"created after the clock", func(d refusalDoc) { d.branch("app", "dev")["created"] = "8999-01-01T00:00:00Z" },
+			p.appDev + ".created: 8999-01-01T00:00:00Z is not a time the clock reached"},
+		{"created at the zero time", func(d refusalDoc) { d.branch("app", "dev")["created"] = "0001-01-01T00:00:00Z" },
+			p.appDev + ".created: 0001-01-01T00:00:00Z is not a time the clock reached"},
+		{"a pending database with no transition", func(d refusalDoc) { d.db("pg")["state"] = "pending" },
+			p.pg + ".state: pending, with no transition on the clock to end it"},
+		{"a branch not ready with no transition", func(d refusalDoc) { d.branch("app", "dev")["ready"] = false },
+			p.appDev + ".ready: not ready, with no transition on the clock to end it"},
+		{"a running backup with no transition", func(d refusalDoc) { drop(d, "backup.step") },
+			p.app + ".backups[0].state: "},
+	})
+}
