@@ -1,7 +1,9 @@
 package fake
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -14,7 +16,7 @@ import (
 // of the last entry.
 type auditLogSnap struct {
 	Seq     uint64      `json:"seq"`
-	Entries []auditSnap `json:"entries"` // by organization ID, oldest first
+	Entries []auditSnap `json:"entries"` // oldest first (by seq), whatever their organization
 }
 
 // auditSnap is an entry; references are by name or ID, as it renders
@@ -35,6 +37,9 @@ type auditSnap struct {
 	RemoteIP     string    `json:"remote_ip,omitempty"`
 }
 
+// auditLog saves the entries of every organization's log in the order
+// they were recorded, which the loader checks: the logs of two
+// organizations interleave.
 func (sv *saver) auditLog() auditLogSnap {
 	out := auditLogSnap{Seq: sv.w.audit.seq}
 	for _, org := range sv.w.orgIdx.All() {
@@ -52,6 +57,7 @@ func (sv *saver) auditLog() auditLogSnap {
 			})
 		})
 	}
+	slices.SortFunc(out.Entries, func(a, b auditSnap) int { return cmp.Compare(a.Seq, b.Seq) })
 	return out
 }
 

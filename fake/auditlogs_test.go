@@ -1,6 +1,7 @@
 package fake_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"regexp"
@@ -342,4 +343,44 @@ func TestAuditLogSnapshotBounded(t *testing.T) {
 	if got := auditSince(t, srv, ""); len(got) != 0 {
 		t.Errorf("Reset left %d entries", len(got))
 	}
+}
+
+// TestAuditLogSnapshotTwoOrganizations restores the snapshot of a server
+// whose organizations' logs interleave (an entry of acme, one of another
+// organization, another of acme): the server's own snapshot loads, into
+// another server and into itself, and saves again byte for byte.
+func TestAuditLogSnapshotTwoOrganizations(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	data := interleavedAuditSnapshot(t, srv)
+	for _, into := range []*fake.Server{fake.NewServer(t, fake.WithSeed(5)), srv} {
+		if err := into.Restore(data); err != nil {
+			t.Fatalf("Restore of the server's own snapshot: %v", err)
+		}
+		again, err := into.Snapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(data, again) {
+			t.Error("the restored server's snapshot differs from the one it restored")
+		}
+	}
+}
+
+// interleavedAuditSnapshot makes three audit entries on srv, of its
+// organization, of another, and of its organization again, and returns
+// its snapshot.
+func interleavedAuditSnapshot(t *testing.T, srv *fake.Server) []byte {
+	t.Helper()
+	other := srv.ClientFor(otherOrg(t, srv, "other"))
+	mustDB(t, srv, "a1")
+	if _, err := other.Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: "other", Name: "b1"}); err != nil {
+		t.Fatal(err)
+	}
+	mustDB(t, srv, "a2")
+	data, err := srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

@@ -124,7 +124,8 @@ func (bs *backupSnap) validate() error {
 		for i, k := range bs.Schema.Keyspaces {
 			errs = append(errs, at(snapName(k.Name), "schema.keyspaces[%d].name", i),
 				at(snapRange(k.Shards, 1, maxShards), "schema.keyspaces[%d].shards", i),
-				at(snapRange(k.ExtraReplicas, 0, maxKeyspaceReplicas), "schema.keyspaces[%d].extra_replicas", i))
+				at(snapRange(k.ExtraReplicas, 0, maxKeyspaceReplicas), "schema.keyspaces[%d].extra_replicas", i),
+				at(snapObject(k.Tables), "schema.keyspaces[%d].tables", i))
 		}
 	}
 	return firstErr(errs...)
@@ -159,6 +160,14 @@ func (ld *loader) loadBackups(db *dbRec, list []backupSnap, policies map[string]
 		}
 		if err != nil {
 			return named(err, "backup %s", bs.ID)
+		}
+		if bk.branch.db != db {
+			return at(fmt.Errorf("branch %s is of database %s, not %s", bk.branch.id, bk.branch.db.id, db.id), "backups[%d].branch", i)
+		}
+		for j, b := range bk.restored {
+			if b.db != db {
+				return at(fmt.Errorf("branch %s is of database %s, not %s", b.id, b.db.id, db.id), "backups[%d].restored[%d]", i, j)
+			}
 		}
 		if sn := bs.Schema; sn != nil {
 			bk.snapshot = &schemaSnapshot{id: sn.ID, taken: sn.Taken}

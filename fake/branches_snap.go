@@ -103,7 +103,8 @@ func (bs *branchSnap) validate() error {
 	if bs.Parent != "" {
 		parent = snapName(bs.Parent)
 	}
-	errs := []error{at(snapName(bs.Name), "name"), at(parent, "parent")}
+	errs := []error{at(snapName(bs.Name), "name"), at(parent, "parent"),
+		at(snapRange(bs.Primary, 0, maxKeyspaceReplicas), "primary")} // an instance: the primary or a replica
 	for _, ks := range sortedKeys(bs.Base) {
 		errs = append(errs, at(snapName(ks), "base.%s", ks))
 		for _, table := range sortedKeys(bs.Base[ks]) {
@@ -125,6 +126,10 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 	db, err := refNonNil(ld.dbs, bs.Database, "database")
 	if err != nil {
 		return at(err, "database")
+	}
+	if db.deleted && !bs.Deleted {
+		// Deleting a database deletes its branches.
+		return at(fmt.Errorf("a live branch of database %s, which is deleted", db.id), "deleted")
 	}
 	actor, err := ref(ld.users, bs.Actor, "actor")
 	if err != nil {

@@ -338,7 +338,7 @@ func (c *call) changeBase(b *branchRec, resize bool) (clusterState, error) {
 		return clusterState{}, unprocessable("branch %s already has %s %s; wait for it to complete or cancel it", b.name, r.what(), r.state)
 	}
 	after := r.after
-	after.params = maps.Clone(r.after.params)
+	after.params = cloneMap(r.after.params) // never nil: checkChange adds to it
 	return after, nil
 }
 

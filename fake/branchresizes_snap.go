@@ -2,6 +2,7 @@ package fake
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/dbplatform/platform-go"
@@ -79,14 +80,55 @@ func saveClusterState(c clusterState) clusterStateSnap {
 	return clusterStateSnap{c.clusterSize, c.replicas, saveVTGate(c.vtgate), saveStorage(c.storage), c.params}
 }
 
-// load checks that the state names only known parameters.
+// validate checks a query router configuration as update_branch_resize
+// checks the one it makes: a size of the list, a count of 1 to maxVTGates,
+// a maximum (0 until one is set) not below the count when it autoscales, a
+// target CPU of at most 100.
+func (v vtgateSnap) validate() error {
+	switch {
+	case !slices.Contains(vtgateSizes, v.Size):
+		return at(fmt.Errorf("%q is not a query router size", v.Size), "size")
+	case v.Count < 1 || v.Count > maxVTGates:
+		return at(snapRange(v.Count, 1, maxVTGates), "count")
+	case v.MaxCount < 0 || v.MaxCount > maxVTGates:
+		return at(snapRange(v.MaxCount, 0, maxVTGates), "max_count")
+	case v.Autoscaling && v.MaxCount < v.Count:
+		return at(fmt.Errorf("%d is below count %d: autoscaling needs room to grow", v.MaxCount, v.Count), "max_count")
+	case v.TargetCPU < 0 || v.TargetCPU > 100:
+		return at(snapRange(v.TargetCPU, 0, 100), "target_cpu")
+	}
+	return nil
+}
+
+// validate checks a storage configuration with checkStorage, as
+// update_branch_change_request checks the one it makes.
+func (st storageSnap) validate() error {
+	_, err := checkStorage(st.load(), &platform.BranchStorage{})
+	return snapCheck(err)
+}
+
+// validateCluster checks a query router and storage configuration.
+func validateCluster(v vtgateSnap, st storageSnap) error {
+	return firstErr(at(v.validate(), "vtgate"), at(st.validate(), "storage"))
+}
+
+// load checks that the state names only known parameters. Its
+// parameters are never nil, as the server's are (a request adds to them),
+// though a snapshot leaves them out when there are none.
 func (c clusterStateSnap) load() (clusterState, error) {
 	for name := range c.Params {
 		if paramByName[name] == nil {
 			return clusterState{}, fmt.Errorf("unknown parameter %q", name)
 		}
 	}
-	return clusterState{c.ClusterSize, c.Replicas, c.VTGate.load(), c.Storage.load(), c.Params}, nil
+	if err := validateCluster(c.VTGate, c.Storage); err != nil {
+		return clusterState{}, err
+	}
+	params := c.Params
+	if params == nil {
+		params = map[string]string{}
+	}
+	return clusterState{c.ClusterSize, c.Replicas, c.VTGate.load(), c.Storage.load(), params}, nil
 }
 
 // saveBranchCluster saves b's cluster configuration and requests; nil when
@@ -124,6 +166,9 @@ func (ld *loader) loadBranchCluster(b *branchRec, cs *branchClusterSnap) error {
 	if cs == nil {
 		return nil
 	}
+	if err := validateCluster(cs.VTGate, cs.Storage); err != nil {
+		return at(err, "cluster")
+	}
 	cl := &branchCluster{vtgate: cs.VTGate.load(), storage: cs.Storage.load(), resized: cs.Resized}
 	for name, ps := range cs.Params {
 		if paramByName[name] == nil {
@@ -140,13 +185,14 @@ func (ld *loader) loadBranchCluster(b *branchRec, cs *branchClusterSnap) error {
 	}
 	for _, list := range []struct {
 		resize bool
+		field  string
 		from   []branchChangeSnap
 		to     *index[*branchChangeRec]
-	}{{true, cs.Resizes, &cl.resizes}, {false, cs.Changes, &cl.changes}} {
-		for _, rs := range list.from {
+	}{{true, "resizes", cs.Resizes, &cl.resizes}, {false, "changes", cs.Changes, &cl.changes}} {
+		for i, rs := range list.from {
 			r, err := ld.loadBranchChange(b, list.resize, rs)
 			if err != nil {
-				return named(err, "branch request %s", rs.ID)
+				return at(named(err, "branch request %s", rs.ID), "cluster.%s[%d]", list.field, i)
 			}
 			if r.state == platform.ChangeQueued || r.state == platform.ChangeResizing {
 				if cl.pending != nil {
@@ -179,10 +225,10 @@ func (ld *loader) loadBranchChange(b *branchRec, resize bool, rs branchChangeSna
 		started: rs.Started, completed: rs.Completed,
 	}
 	if r.before, err = rs.Before.load(); err != nil {
-		return nil, named(err, "before")
+		return nil, at(err, "before")
 	}
 	if r.after, err = rs.After.load(); err != nil {
-		return nil, named(err, "after")
+		return nil, at(err, "after")
 	}
 	ld.branchChanges[r.id] = r
 	return r, nil

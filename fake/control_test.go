@@ -1000,7 +1000,7 @@ func controlRefusals(t *testing.T, srv *fake.Server, stranger, big string) {
 		{"schema not DDL", "POST", main + "/schema", `{"statements": ["SELECT 1"]}`, 422, "unprocessable", []string{"SELECT 1", "not CREATE TABLE"}},
 		{"keyspace without shards", "POST", main + "/keyspaces", `{"name": "ks"}`, 422, "unprocessable", []string{"0 shards"}},
 		{"keyspace without name", "POST", main + "/keyspaces", `{"shards": 1}`, 422, "unprocessable", []string{"keyspace name is required"}},
-		{"keyspace shards not a number", "POST", main + "/keyspaces", `{"name": "ks", "shards": "2"}`, 400, "bad_request", []string{"shards", "number"}},
+		{"keyspace shards not an integer", "POST", main + "/keyspaces", `{"name": "ks", "shards": "2"}`, 400, "bad_request", []string{"shards", "an integer"}},
 		{"no role", "GET", main + "/roles/nope", "", 404, "not_found", []string{`no role "nope"`}},
 		{"objects of no role", "GET", main + "/roles/nope/objects", "", 404, "not_found", []string{`no role "nope"`}},
 		{"objects for no role", "POST", main + "/roles/nope/objects", `{"objects": ["t"]}`, 422, "unprocessable", []string{`no role "nope"`}},

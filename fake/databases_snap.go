@@ -171,6 +171,11 @@ func (ld *loader) loadDatabaseContents(list []dbSnap) error {
 // loadDatabaseContent loads what a database holds.
 func (ld *loader) loadDatabaseContent(ds dbSnap) error {
 	db := ld.dbs[ds.ID]
+	if !db.deleted && db.branch(db.defaultBranch) == nil {
+		// It names a branch when it is set, and follows the branch's
+		// renames; the default branch cannot be deleted.
+		return at(fmt.Errorf("%q is not a branch of database %s", db.defaultBranch, db.id), "default_branch")
+	}
 	policies, err := ld.loadPolicies(db, ds.BackupPolicies)
 	if err == nil {
 		err = ld.loadBackups(db, ds.Backups, policies)

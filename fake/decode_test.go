@@ -264,3 +264,29 @@ func TestTimeFieldErrors(t *testing.T) {
 		}
 	})
 }
+
+// TestWrongJSONTypeMessages checks what a 400 for a value of the wrong
+// JSON type says: the field's type (an integer field is an integer, not a
+// number; one too small for a whole number gives its bounds) and the value
+// refused.
+func TestWrongJSONTypeMessages(t *testing.T) {
+	t.Parallel()
+	srv, _ := bodyFixture(t)
+	before := observe(t, srv)
+	const dbs = "/v1/organizations/acme/databases"
+	for _, tc := range []struct{ body, want string }{
+		{`{"name":"x","cluster_size":"PS_10","replicas":1.5}`, "field replicas must be an integer, not 1.5"},
+		{`{"name":"x","cluster_size":"PS_10","replicas":1e3}`, "field replicas must be an integer, not 1e3"},
+		{`{"name":"x","cluster_size":"PS_10","replicas":100000000000000000000}`,
+			"field replicas must be an integer from -9223372036854775808 to 9223372036854775807, not 100000000000000000000"},
+		{`{"name":5,"cluster_size":"PS_10"}`, "field name must be a string, not 5"},
+		{`{"name":"x","cluster_size":true}`, "field cluster_size must be a string, not a boolean"},
+		{`{"name":"x","cluster_size":"PS_10","replicas":"2"}`, "field replicas must be an integer, not a string"},
+	} {
+		e := wantError(t, send(t, srv, http.MethodPost, dbs, admin(srv), tc.body), http.StatusBadRequest, "bad_request")
+		if e.Message != tc.want {
+			t.Errorf("%s: %q, want %q", tc.body, e.Message, tc.want)
+		}
+	}
+	unchanged(t, srv, before)
+}

@@ -322,10 +322,19 @@ func (s *Server) Emit(org, db string, event platform.WebhookEvent, resource any)
 // database that are enabled and subscribe to it; the caller holds the
 // server's lock.
 func (s *Server) deliverEvent(ev *eventRec, db *dbRec) {
+	for _, d := range eventDeliveries(s.world, ev, db) {
+		s.send(d)
+	}
+}
+
+// eventDeliveries are the first attempts of an event's deliveries to
+// db's webhooks, their IDs drawn from w's generator; nil when no webhook
+// takes the event.
+func eventDeliveries(w *world, ev *eventRec, db *dbRec) []*delivery {
 	name := platform.WebhookEvent(ev.name)
 	more := db.more.peek() // every event passes here: make no records
 	if more == nil {
-		return
+		return nil
 	}
 	var to []*webhookRec
 	for _, h := range more.webhooks.All() {
@@ -334,15 +343,17 @@ func (s *Server) deliverEvent(ev *eventRec, db *dbRec) {
 		}
 	}
 	if len(to) == 0 {
-		return
+		return nil
 	}
 	body, err := deliveryBody(ev)
 	if err != nil {
-		return // Emit checks resources; the fake's own always encode
+		return nil // Emit checks resources; the fake's own always encode
 	}
-	for _, h := range to {
-		s.deliver(h, name, body)
+	out := make([]*delivery, len(to))
+	for i, h := range to {
+		out[i] = newDelivery(w, h, name, body)
 	}
+	return out
 }
 
 // deliveryBody is the body of an event's deliveries.
@@ -363,7 +374,13 @@ func deliveryBody(ev *eventRec) ([]byte, error) {
 // deliver starts a delivery of body to a webhook; the caller holds the
 // server's lock.
 func (s *Server) deliver(h *webhookRec, event platform.WebhookEvent, body []byte) {
-	s.send(&delivery{hook: h, id: s.world.newUUID(), event: event, body: body, attempt: 1})
+	s.send(newDelivery(s.world, h, event, body))
+}
+
+// newDelivery is the first attempt of a delivery of body to a webhook,
+// its ID drawn from w's generator.
+func newDelivery(w *world, h *webhookRec, event platform.WebhookEvent, body []byte) *delivery {
+	return &delivery{hook: h, id: w.newUUID(), event: event, body: body, attempt: 1}
 }
 
 // send makes one attempt of a delivery in a goroutine; the caller holds

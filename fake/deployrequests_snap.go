@@ -131,12 +131,39 @@ func (ld *loader) loadDeployRequests(db *dbRec, list []drSnap, queue []int) erro
 		}
 		db.drByNumber[dr.number] = dr
 	}
-	for _, n := range queue {
+	for i, n := range queue {
 		dr := db.drByNumber[n]
 		if dr == nil {
 			return fmt.Errorf("deploy queue: no deploy request #%d", n)
 		}
+		for _, queued := range db.deployQueue {
+			if queued == dr {
+				return at(fmt.Errorf("deploy request #%d appears twice", n), "deploy_queue[%d]", i)
+			}
+		}
 		db.deployQueue = append(db.deployQueue, dr)
+	}
+	return nil
+}
+
+// checkBranches checks a deploy request's branches as create_deploy_request
+// does: two branches of its database, and no other open request from its
+// head into its base. Whether the base is a production branch is not
+// checked: a demote makes it a development branch, whatever the request's
+// state.
+func (dr *drRec) checkBranches() error {
+	switch {
+	case dr.head.db != dr.db:
+		return at(fmt.Errorf("branch %s is of database %s, not %s", dr.head.id, dr.head.db.id, dr.db.id), "head")
+	case dr.into.db != dr.db:
+		return at(fmt.Errorf("branch %s is of database %s, not %s", dr.into.id, dr.into.db.id, dr.db.id), "into")
+	case dr.head == dr.into:
+		return at(fmt.Errorf("branch %s is both the head and the base", dr.head.id), "into")
+	}
+	for _, other := range dr.db.drs.All() {
+		if dr.open && other.open && other.head == dr.head && other.into == dr.into {
+			return at(fmt.Errorf("deploy request #%d from %s into %s is open too", other.number, dr.head.id, dr.into.id), "open")
+		}
 	}
 	return nil
 }
@@ -151,6 +178,9 @@ func (ld *loader) loadDeployRequest(db *dbRec, ds drSnap) (*drRec, error) {
 	d := ds.Deployment
 	if err := snapCounter(d.Gen); err != nil {
 		return nil, at(err, "deployment.gen")
+	}
+	if err := ds.validateStates(); err != nil {
+		return nil, err
 	}
 	dr := &drRec{
 		stamps: ds.load(), db: db, number: ds.Number, notes: ds.Notes, open: ds.Open,
@@ -186,6 +216,9 @@ func (ld *loader) loadDeployRequest(db *dbRec, ds drSnap) (*drRec, error) {
 	if dr.head == nil || dr.into == nil {
 		return nil, fmt.Errorf("a branch is missing")
 	}
+	if err := dr.checkBranches(); err != nil {
+		return nil, err
+	}
 	if dr.creatorToken, err = ref(ld.tokens, ds.CreatorToken, "service token"); err != nil {
 		return nil, err
 	}
@@ -210,4 +243,29 @@ func (ld *loader) loadDeployRequest(db *dbRec, ds drSnap) (*drRec, error) {
 		dr.dep.before = append(dr.dep.before, tableState{t.Keyspace, t.Table, t.Create})
 	}
 	return dr, nil
+}
+
+// validateStates checks the states and names a deploy request holds: its
+// deployment's state, its operations' names and states, its reviews'
+// states, each one the API has.
+func (ds *drSnap) validateStates() error {
+	d := ds.Deployment
+	errs := []error{at(snapOneOf(d.State, "a deployment state",
+		platform.DeploymentPending, platform.DeploymentReady, platform.DeploymentNoChanges, platform.DeploymentQueued,
+		platform.DeploymentSubmitting, platform.DeploymentInProgress, platform.DeploymentPendingCutover,
+		platform.DeploymentInProgressVSchema, platform.DeploymentInProgressCancel, platform.DeploymentInProgressCutover,
+		platform.DeploymentComplete, platform.DeploymentCompleteCancel, platform.DeploymentCompleteError,
+		platform.DeploymentCompletePendingRevert, platform.DeploymentInProgressRevert,
+		platform.DeploymentInProgressRevertVSchema, platform.DeploymentCompleteRevert,
+		platform.DeploymentCompleteRevertError, platform.DeploymentCancelled, platform.DeploymentError), "deployment.state")}
+	for i, op := range d.Operations {
+		errs = append(errs,
+			at(snapOneOf(op.Name, "an operation", platform.OperationCreate, platform.OperationAlter, platform.OperationDrop), "deployment.operations[%d].name", i),
+			at(snapOneOf(op.State, "an operation state", platform.OperationPending, platform.OperationQueued,
+				platform.OperationInProgress, platform.OperationComplete, platform.OperationCancelled, platform.OperationError), "deployment.operations[%d].state", i))
+	}
+	for i, r := range ds.Reviews {
+		errs = append(errs, at(snapOneOf(r.State, "a review state", platform.ReviewCommented, platform.ReviewApproved), "reviews[%d].state", i))
+	}
+	return firstErr(errs...)
 }

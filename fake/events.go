@@ -67,9 +67,14 @@ func (w *world) emit(name string, db *dbRec, resource any) {
 // record stamps an event with its place and time, adds it to the log and
 // sends it to the database's webhooks; the caller holds the server's lock.
 func (s *Server) record(e *eventRec, db *dbRec) {
-	e.org, e.db, e.at = db.org.name, db.name, s.world.clock.Now()
+	e.stamp(db, s.world.clock.Now())
 	s.events.add(e)
 	s.deliverEvent(e, db)
+}
+
+// stamp gives an event its place and time.
+func (e *eventRec) stamp(db *dbRec, at time.Time) {
+	e.org, e.db, e.at = db.org.name, db.name, at
 }
 
 // Events returns the events emitted so far, oldest first: the most recent

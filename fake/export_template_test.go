@@ -18,7 +18,8 @@ import (
 // Template is a snapshot decoded once, which [Server.RestoreTemplate]
 // loads into a server.
 type Template struct {
-	snap *worldSnap
+	snap  *worldSnap
+	taken takenIDs // read only: the worlds restored share it
 }
 
 // NewTemplate decodes data, a snapshot from [Server.Snapshot], as Restore
@@ -28,7 +29,7 @@ func NewTemplate(data []byte) (*Template, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fake: NewTemplate: %w", err)
 	}
-	return &Template{snap: snap}, nil
+	return &Template{snap: snap, taken: scanTakenIDs(data)}, nil
 }
 
 // RestoreTemplate replaces the server's state with the template's, as
@@ -41,9 +42,10 @@ func (s *Server) RestoreTemplate(tp *Template) error {
 	if err := ld.load(copySnap(tp.snap)); err != nil {
 		return fmt.Errorf("fake: RestoreTemplate: corrupt snapshot: %w", err)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.install(ld)
+	ld.w.taken = tp.taken
+	if err := s.restoreLoaded(ld); err != nil {
+		return fmt.Errorf("fake: RestoreTemplate: corrupt snapshot: %w", err)
+	}
 	return nil
 }
 

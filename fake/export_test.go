@@ -71,10 +71,11 @@ var timeType = reflect.TypeFor[time.Time]()
 
 // worldType's wiring fields are the server's, given to whichever world it
 // holds (see Server.adopt), not the world's state: the clock's time and
-// timers are compared on their own.
+// timers are compared on their own. taken is not state either: the IDs a
+// restored world skips, read from the snapshot it was loaded from.
 var (
 	worldType   = reflect.TypeFor[world]()
-	worldWiring = map[string]bool{"clock": true, "timing": true, "base": true, "host": true}
+	worldWiring = map[string]bool{"clock": true, "timing": true, "base": true, "host": true, "taken": true}
 )
 
 // lazyPart is what every lazy[T] (the parts of records made on first
@@ -430,4 +431,15 @@ func OpenConns(srv *Server) int {
 // whose transport, under the fake's, is wrap of srv's own.
 func (s *Server) HTTPClientOver(wrap func(http.RoundTripper) http.RoundTripper) *http.Client {
 	return &http.Client{Transport: pollAhead{s: s, base: wrap(s.transport)}}
+}
+
+// DropTransitions removes every transition waiting on srv's clock and
+// leaves its resources as they are: states no call of the API leaves (a
+// snapshot of them is refused), for the tests of waiters on resources
+// that nothing will move.
+func DropTransitions(srv *Server) {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	c := srv.world.clock
+	c.Restore(c.Now(), c.Seq(), nil)
 }

@@ -170,6 +170,7 @@ func (ks *keyspaceSnap) validate(b *branchRec) error {
 		at(snapRange(ks.ExtraReplicas, 0, maxKeyspaceReplicas-included(b)), "extra_replicas"),
 		at(snapClusterSize(ks.ClusterSize, b.db.kind, b.production), "cluster_size"),
 		at(snapCounter(ks.ConfigGen), "config_gen"),
+		at(snapObject(ks.Tables), "tables"),
 	}
 	for i, ro := range ks.ReadOnly {
 		errs = append(errs, at(snapRange(ro.Replicas, 1, maxReadOnlyReplicas), "read_only_regions[%d].replicas", i))

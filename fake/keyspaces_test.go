@@ -321,7 +321,7 @@ func TestKeyspaceBadBodies(t *testing.T) {
 		want                     string // in the message
 	}{
 		{"create: malformed JSON", "POST", "main/keyspaces", `{"name": "users",`, "malformed JSON"},
-		{"create: shards not a number", "POST", "main/keyspaces", `{"name": "users", "cluster_size": "PS_10", "shards": "two"}`, "shards must be a number"},
+		{"create: shards not a number", "POST", "main/keyspaces", `{"name": "users", "cluster_size": "PS_10", "shards": "two"}`, "shards must be an integer"},
 		{"update: not an object", "PATCH", "main/keyspaces/" + ksDB, `[]`, "must be a JSON object"},
 		{"update: malformed JSON", "PATCH", "main/keyspaces/" + ksDB, `{"node_ttl_strategy": `, "malformed JSON"},
 		{"update: unknown field", "PATCH", "main/keyspaces/" + ksDB, `{"shards": 2}`, "unknown field shards"},
@@ -329,7 +329,7 @@ func TestKeyspaceBadBodies(t *testing.T) {
 		{"update: unknown field in durability", "PATCH", "main/keyspaces/" + ksDB, `{"replication_durability_constraints": {"strategy": "lag", "level": 1}}`, "unknown field level"},
 		{"update: strategy not a string", "PATCH", "main/keyspaces/" + ksDB, `{"replication_durability_constraints": {"strategy": 1}}`, "replication_durability_constraints.strategy must be a string"},
 		{"update: flag not a boolean", "PATCH", "main/keyspaces/" + ksDB, `{"vreplication_flags": {"optimize_inserts": "yes"}}`, "vreplication_flags.optimize_inserts must be a boolean"},
-		{"update: option not a string", "PATCH", "main/keyspaces/" + ksDB, `{"mysqld_options": {"max_connections": 500}}`, "mysqld_options must be a string"},
+		{"update: option not a string", "PATCH", "main/keyspaces/" + ksDB, `{"mysqld_options": {"max_connections": 500}}`, "mysqld_options.max_connections must be a string"},
 		{"update: options not an object", "PATCH", "main/keyspaces/" + ksDB, `{"vttablet_options": ["a"]}`, "vttablet_options must be an object"},
 		{"update: node TTL not a string", "PATCH", "main/keyspaces/" + ksDB, `{"node_ttl_strategy": 5}`, "node_ttl_strategy must be a string"},
 		{"update: vector pool not a number", "PATCH", "main/keyspaces/" + ksDB, `{"vector_pool_allocation": "half"}`, "vector_pool_allocation must be a number"},

@@ -192,10 +192,6 @@ func (s *Server) CreateOAuthApplication(org string, spec OAuthAppSpec) (OAuthApp
 	return OAuthApp{ID: a.id, ClientID: a.clientID, ClientSecret: secret, RedirectURI: a.redirectURI}, nil
 }
 
-// parseAppDomain reads an application's domain as a snapshot holds it
-// (oauthapps_snap.go), which has no URL package of its own.
-func parseAppDomain(raw string) (*url.URL, error) { return url.Parse(raw) }
-
 // checkOAuthAppSpec validates a new application and returns its domain.
 func checkOAuthAppSpec(spec OAuthAppSpec) (*url.URL, error) {
 	if strings.TrimSpace(spec.Name) == "" {

@@ -110,7 +110,7 @@ func (ld *loader) loadApp(as oauthAppSnap) error {
 	if org == nil {
 		return fmt.Errorf("organization %q is not in the snapshot", as.Organization)
 	}
-	domain, err := parseAppDomain(as.Domain)
+	domain, err := checkOAuthAppSpec(OAuthAppSpec{Name: as.Name, Domain: as.Domain, RedirectURI: as.RedirectURI, Scopes: as.Scopes, ClientID: as.ClientID})
 	if err != nil {
 		return err
 	}

@@ -101,7 +101,7 @@ func (sv *saver) orgs() []orgSnap {
 
 func (ld *loader) loadOrgs(list []orgSnap) error {
 	for i, os := range list {
-		if err := ld.loadOrg(os); err != nil {
+		if err := ld.loadOrg(os, fmt.Sprintf("organizations[%d]", i)); err != nil {
 			return at(err, "organizations[%d]", i)
 		}
 	}
@@ -121,8 +121,9 @@ func (os *orgSnap) validate() error {
 	return firstErr(errs...)
 }
 
-// loadOrg loads an organization with its members and teams.
-func (ld *loader) loadOrg(os orgSnap) error {
+// loadOrg loads an organization with its members and teams; path is its
+// place in the document, for the references resolved later.
+func (ld *loader) loadOrg(os orgSnap, path string) error {
 	if err := unique(ld.orgs, os.ID, "organization"); err != nil {
 		return at(err, "id")
 	}
@@ -158,7 +159,7 @@ func (ld *loader) loadOrg(os orgSnap) error {
 		return named(err, "organization %s", org.name)
 	}
 	for i, ts := range os.Teams {
-		if err := ld.loadTeam(org, ts); err != nil {
+		if err := ld.loadTeam(org, ts, fmt.Sprintf("%s.teams[%d]", path, i)); err != nil {
 			return at(named(err, "team %s", ts.ID), "teams[%d]", i)
 		}
 	}

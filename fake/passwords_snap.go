@@ -2,6 +2,7 @@ package fake
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/dbplatform/platform-go"
 )
@@ -31,10 +32,29 @@ func savePasswords(b *branchRec) []passwordSnap {
 	return out
 }
 
+// validate checks what create_password checks of a password of branch b
+// (its name, role and addresses, in the canonical form the server keeps),
+// and its lease.
+func (ps *passwordSnap) validate(b *branchRec) error {
+	if b.db.kind != platform.KindMySQL {
+		return fmt.Errorf("a password of a branch of %s database %s, whose branches have roles instead", b.db.kind, b.db.id)
+	}
+	name := snapCheck(checkCredentialName("password", b, ps.Name, func(string) bool { return false }))
+	cidrs, err := passwordCIDRs(ps.CIDRs)
+	if err == nil && !slices.Equal(cidrs, ps.CIDRs) {
+		err = fmt.Errorf("%q is not in the form the server keeps, %q", ps.CIDRs, cidrs)
+	}
+	return firstErr(at(name, "name"), at(snapCheck(checkPasswordRole(ps.Role, ps.Replica)), "role"),
+		at(snapCheck(err), "cidrs"), ps.leaseFrom(ps.Created))
+}
+
 func (ld *loader) loadPasswords(b *branchRec, list []passwordSnap) error {
-	for _, ps := range list {
+	for i, ps := range list {
 		if err := uniqueIn(&b.x().passwords.Store, ps.ID, "password"); err != nil {
 			return err
+		}
+		if slices.ContainsFunc(b.x().passwords.All(), func(pw *passwordRec) bool { return pw.name == ps.Name }) {
+			return at(fmt.Errorf("%q appears twice in branch %s", ps.Name, b.id), "passwords[%d].name", i)
 		}
 		actor, err := ref(ld.users, ps.Actor, "password actor")
 		if err != nil {
@@ -43,6 +63,9 @@ func (ld *loader) loadPasswords(b *branchRec, list []passwordSnap) error {
 		l, err := ps.loadLease()
 		if err != nil {
 			return fmt.Errorf("password %s: %v", ps.ID, err)
+		}
+		if err := ps.validate(b); err != nil {
+			return at(err, "passwords[%d]", i)
 		}
 		b.x().passwords.Add(&passwordRec{
 			stamps: ps.load(), lease: l, branch: b, name: ps.Name,

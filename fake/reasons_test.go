@@ -54,7 +54,7 @@ func TestRefusalReasons(t *testing.T) {
 		{"an unknown organization", "GET", "/v1/organizations/nope", admin(srv), "", 404, "Not Found",
 			`organization "nope" names nothing`},
 		{"a bad field", "POST", "/v1/organizations/acme/databases", admin(srv), `{"name": 7}`, 400,
-			"field name must be a string, not number", "field name must be a string, not number"},
+			"field name must be a string, not 7", "field name must be a string, not 7"},
 	}
 	for _, tt := range tests {
 		w := send(t, srv, tt.method, tt.path, tt.auth, tt.body)

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/dbplatform/platform-go"
@@ -22,6 +23,15 @@ type roleSnap struct {
 	WhereOnUpdate   platform.QuerySafety     `json:"where_on_update"`
 	Dropped         bool                     `json:"dropped"`
 	DroppedAt       time.Time                `json:"dropped_at"`
+}
+
+// validate checks what create_role and update_role check of a role of
+// branch b: its name and query safety settings; and its lease.
+func (rs *roleSnap) validate(b *branchRec) error {
+	_, onDelete := querySafety("where_on_delete", &rs.WhereOnDelete, "")
+	_, onUpdate := querySafety("where_on_update", &rs.WhereOnUpdate, "")
+	return firstErr(at(snapCheck(checkCredentialName("role", b, rs.Name, func(string) bool { return false })), "name"),
+		snapCheck(onDelete), snapCheck(onUpdate), rs.leaseFrom(rs.Created))
 }
 
 // saveRoles saves the roles of b, dropped ones included, and which role
@@ -49,7 +59,7 @@ func saveRoles(b *branchRec) (list []roleSnap, owners map[string]string) {
 // its objects, which name them.
 func (ld *loader) loadRoles(b *branchRec, list []roleSnap, def string, owners map[string]string) error {
 	roles := map[string]*roleRec{} // by ID, for the references below
-	for _, rs := range list {
+	for i, rs := range list {
 		actor, err := ref(ld.users, rs.Actor, "role actor")
 		if err != nil {
 			return err
@@ -64,11 +74,17 @@ func (ld *loader) loadRoles(b *branchRec, list []roleSnap, def string, owners ma
 		if err != nil {
 			return fmt.Errorf("role %s: %v", rs.ID, err)
 		}
+		if err := rs.validate(b); err != nil {
+			return at(err, "roles[%d]", i)
+		}
 		r := &roleRec{
 			stamps: rs.load(), branch: b, name: rs.Name, baseUsername: rs.BaseUsername, actor: actor,
 			isDefault: rs.IsDefault, lease: l, inherited: rs.Inherited,
 			withReplication: rs.WithReplication, whereOnDelete: rs.WhereOnDelete, whereOnUpdate: rs.WhereOnUpdate,
 			dropped: rs.Dropped, droppedAt: rs.DroppedAt,
+		}
+		if !r.dropped && slices.ContainsFunc(b.roles.live.All(), func(o *roleRec) bool { return o.name == r.name }) {
+			return at(fmt.Errorf("%q appears twice among the live roles of branch %s", r.name, b.id), "roles[%d].name", i)
 		}
 		roles[r.id] = r
 		b.roles.every = append(b.roles.every, r)

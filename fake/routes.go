@@ -505,6 +505,11 @@ func bodyError(err error, data []byte, v any) *apiError {
 		if typeErr.Field == "" {
 			return badRequest("request body must be a JSON object, not %s", typeErr.Value)
 		}
+		// The field's path by its JSON names, with indexes (encoding/json
+		// names embedded structs by their Go names, and no index).
+		if field, ft, raw, ok := badField(data, reflect.TypeOf(v), ""); ok {
+			return badRequest("field %s must be %s, not %s", field, wantedType(ft, raw), rawValue(raw))
+		}
 		return badRequest("field %s must be %s, not %s", typeErr.Field, jsonType(typeErr.Type), typeErr.Value)
 	case errors.As(err, &syntaxErr):
 		return badRequest("malformed JSON at byte %d: %v", syntaxErr.Offset, syntaxErr)
@@ -626,14 +631,58 @@ func jsonType(t reflect.Type) string {
 		return "a string"
 	case reflect.Bool:
 		return "a boolean"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-		reflect.Float32, reflect.Float64:
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "an integer"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer of at least 0"
+	case reflect.Float32, reflect.Float64:
 		return "a number"
 	case reflect.Slice, reflect.Array:
 		return "an array"
 	}
 	return "an object"
+}
+
+// wantedType is what a field of type t that refused raw, a JSON value,
+// must be: its JSON type, and for a whole number too large for an
+// integer field, its bounds.
+func wantedType(t reflect.Type, raw []byte) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if len(raw) == 0 || !(raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9') || bytes.ContainsAny(raw, ".eE") {
+		return jsonType(t)
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		hi := uint64(1)<<(t.Bits()-1) - 1
+		return fmt.Sprintf("an integer from -%d to %d", hi+1, hi)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		hi := uint64(1)<<(t.Bits()-1) - 1
+		return fmt.Sprintf("an integer from 0 to %d", hi<<1|1)
+	}
+	return jsonType(t)
+}
+
+// rawValue describes a JSON value a field refused: a number itself,
+// else its kind.
+func rawValue(raw []byte) string {
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case '[':
+		return "an array"
+	case '{':
+		return "an object"
+	case 'n':
+		return "null"
+	}
+	return clip(raw)
 }
 
 // bodyBufs holds the buffers response bodies are encoded into: every

@@ -188,7 +188,7 @@ func TestBodyCheckBeforeBranch(t *testing.T) {
 	}{
 		{"update_safe_migrations", `{}`, http.StatusUnprocessableEntity, "safe_migrations is required: true or false"},
 		{"update_keyspace", `{"shards": 2}`, http.StatusBadRequest, "unknown field shards; the settings are " + strings.Join(keyspaceSettingsFields, ", ")},
-		{"update_keyspace", `{"vttablet_options": 7}`, http.StatusBadRequest, "field vttablet_options must be an object, not number"},
+		{"update_keyspace", `{"vttablet_options": 7}`, http.StatusBadRequest, "field vttablet_options must be an object, not 7"},
 	} {
 		rt, ok := byOp[tt.op]
 		if !ok {

@@ -228,10 +228,15 @@ func (s *Server) Close() {
 	// client to read it, as an httptest.Server does.
 	s.transport.CloseIdleConnections()
 	s.conns.live.Wait()
-	s.mu.Lock()
-	s.world.clock.Stop()
-	s.mu.Unlock()
+	s.stopClock()
 	s.stopDeliveries()
+}
+
+// stopClock stops the clock for good (see Close).
+func (s *Server) stopClock() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.world.clock.Stop()
 }
 
 // URL returns the base URL of the API ("http://127.0.0.1:PORT/"); operation
@@ -349,17 +354,25 @@ func (s *Server) advance(d time.Duration) (ran int, complete bool) {
 // that was due by until ran (false when it stopped at
 // MaxAdvanceTransitions).
 func (s *Server) runClock(until func() time.Time) (ran int, complete bool) {
-	s.mu.Lock()
-	from := s.world.clock.Now()
-	to := until()
-	ran = s.world.clock.RunDue(to, MaxAdvanceTransitions)
-	complete = !s.world.clock.Due(to)
-	moved := !s.world.clock.Real() && s.world.clock.Now().After(from)
-	s.mu.Unlock()
+	ran, complete, moved := s.runDueLocked(until)
 	if ran > 0 || moved {
 		s.changed()
 	}
 	return ran, complete
+}
+
+// runDueLocked is runClock's work under the server's lock. The unlock is
+// deferred: a transition that panics leaves the server unlocked, so that
+// it still answers (the panic goes on to the caller).
+func (s *Server) runDueLocked(until func() time.Time) (ran int, complete, moved bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	from := s.world.clock.Now()
+	to := until()
+	ran = s.world.clock.RunDue(to, MaxAdvanceTransitions)
+	complete = !s.world.clock.Due(to)
+	moved = !s.world.clock.Real() && s.world.clock.Now().After(from)
+	return ran, complete, moved
 }
 
 // Sleep waits for d by advancing the virtual clock, without waiting on the
@@ -417,10 +430,7 @@ func (s *Server) sleep(ctx context.Context, d time.Duration) error {
 		if s.ranSincePoll(ctx) {
 			return nil
 		}
-		s.mu.Lock()
-		next, ok := s.world.clock.Next()
-		s.mu.Unlock()
-		if ok {
+		if next, ok := s.nextDue(); ok {
 			d = min(d, time.Until(next))
 		}
 	}
@@ -435,6 +445,13 @@ func (s *Server) sleep(ctx context.Context, d time.Duration) error {
 	}
 	s.wake() // what fell due has run before the next poll
 	return nil
+}
+
+// nextDue is the time of the clock's earliest transition, if any.
+func (s *Server) nextDue() (time.Time, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.world.clock.Next()
 }
 
 // ranSincePoll reports whether a transition ran since the poll before the

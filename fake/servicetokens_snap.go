@@ -51,10 +51,13 @@ type dbGrantSnap struct {
 
 // loadGrants gives t its grants on databases, once the databases exist.
 func (ld *loader) loadGrants(t *tokenRec, list []dbGrantSnap) error {
-	for _, gs := range list {
+	for i, gs := range list {
 		db, err := refNonNil(ld.dbs, gs.Database, "granted database")
 		if err != nil {
 			return err
+		}
+		if db.org != t.org {
+			return at(fmt.Errorf("database %s is of organization %s, not the token's %s", db.id, db.org.name, t.org.name), "database_grants[%d].database", i)
 		}
 		if t.dbGrants[db.id] != nil {
 			return fmt.Errorf("database %s is granted twice", db.id)
@@ -105,7 +108,9 @@ func (ld *loader) loadTokens(list []tokenSnap) error {
 		if t.orgPerms, err = loadPerms(ts.Permissions, ^permSet(0)); err != nil {
 			return named(err, "service token %s", ts.ID)
 		}
-		ld.later(func() error { return named(ld.loadGrants(t, ts.Grants), "service token %s", t.id) })
+		ld.later(func() error {
+			return at(named(ld.loadGrants(t, ts.Grants), "service token %s", t.id), "service_tokens[%d]", i)
+		})
 		t.lastUsed.Store(ts.LastUsed)
 		ld.tokens[t.id] = t
 		if !ts.Deleted {

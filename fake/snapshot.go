@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dbplatform/platform-go"
@@ -189,6 +190,20 @@ func (s *Server) Restore(data []byte) error {
 	if err := ld.load(snap); err != nil {
 		return fmt.Errorf("fake: Restore: corrupt snapshot: %w", err)
 	}
+	ld.w.taken = scanTakenIDs(data)
+	if err := s.restoreLoaded(ld); err != nil {
+		return fmt.Errorf("fake: Restore: corrupt snapshot: %w", err)
+	}
+	return nil
+}
+
+// restoreLoaded is Restore once the snapshot is loaded: it runs the
+// transitions due (settleDue), then installs the world, or leaves the
+// server as it was if one of them fails.
+func (s *Server) restoreLoaded(ld *loader) error {
+	if err := s.settleDue(ld); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.install(ld)
@@ -210,12 +225,20 @@ func (s *Server) Reset() {
 	if err := ld.load(fresh); err != nil {
 		panic(fmt.Sprintf("fake: Reset: %v", err))
 	}
+	if err := s.settleDue(ld); err != nil {
+		panic(fmt.Sprintf("fake: Reset: %v", err))
+	}
+	s.installFresh(ld)
+	s.ClearRequests()
+}
+
+// installFresh installs a fresh world and empties the logs of the old one.
+func (s *Server) installFresh(ld *loader) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.install(ld)
 	s.events.clear()
 	s.hooks.log.clear()
-	s.mu.Unlock()
-	s.ClearRequests()
 }
 
 // fresh returns the snapshot of a server just started with this one's
@@ -262,6 +285,9 @@ func decodeSnapshot(data []byte) (*worldSnap, error) {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, errors.New("corrupt snapshot: data after the snapshot")
+	}
+	if err := checkRecordIDs(snap); err != nil {
+		return nil, fmt.Errorf("corrupt snapshot: %w", err)
 	}
 	return snap, nil
 }
@@ -313,9 +339,11 @@ func (s *Server) save() (*worldSnap, error) {
 	return snap, nil
 }
 
-// install swaps in the world a loader built; the caller holds the lock.
-// The old world is retired, so that a webhook attempt still in flight
-// records nothing when its answer comes.
+// install swaps in the world a loader built and settleDue settled; the
+// caller holds the lock. Nothing it does can fail: what the snapshot's
+// transitions due at its time do has been done by settleDue. The old world is
+// retired, so that a webhook attempt still in flight records nothing when
+// its answer comes.
 func (s *Server) install(ld *loader) {
 	s.world.retire()
 	s.hooks.order = nil // the retired world's webhooks
@@ -326,7 +354,65 @@ func (s *Server) install(ld *loader) {
 	s.codeTries = nil // counted on the old clock
 	s.limiter.clear() // likewise
 	s.world.clock.Restore(ld.now, ld.seq, ld.timers)
-	s.world.clock.RunDue(s.world.clock.Now(), MaxAdvanceTransitions)
+	s.ran.Add(uint64(ld.ran))
+	ld.held.release(s)
+}
+
+// settleDue runs the transitions of ld's world due at its time (with a real
+// clock, due now), as the server would once it holds the world, but
+// before: on a clock of the world's own, with a host that holds what they
+// emit until install releases it. A transition that fails (panics)
+// leaves the world unsettled and the server as it was: settleDue returns an
+// error, and the world is never installed. It runs at most
+// MaxAdvanceTransitions, as one move of the clock does; the rest run at
+// the next.
+func (s *Server) settleDue(ld *loader) (err error) {
+	w := ld.w
+	clk := vclock.New[job](s.cfg.realTime, ld.now, func(j job) { j.run(w) }, func() {})
+	defer clk.Stop() // a real clock's timer, which nothing reads
+	clk.Restore(ld.now, ld.seq, ld.timers)
+	held := &heldHost{w: w}
+	w.clock, w.timing, w.host, w.base = clk, s.cfg.timing, held, s.url
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("a transition due at the snapshot's time fails: %v", p)
+		}
+	}()
+	ld.ran = clk.RunDue(clk.Now(), MaxAdvanceTransitions)
+	ld.now, ld.seq, ld.timers, ld.held = clk.Now(), clk.Seq(), clk.Pending(), held
+	return nil
+}
+
+// heldHost is the host of a world a server does not hold yet: a restored
+// world, while the transitions due at its time run before it is
+// installed (see Server.settleDue). It stamps events and makes their
+// deliveries as the server would, drawing the same IDs in the same order,
+// and holds them; release logs and sends them once the world is the
+// server's, and a world that is never installed sends nothing.
+type heldHost struct {
+	w      *world
+	events []*eventRec
+	sends  []*delivery
+}
+
+func (h *heldHost) record(e *eventRec, db *dbRec) {
+	e.stamp(db, h.w.clock.Now())
+	h.events = append(h.events, e)
+	h.sends = append(h.sends, eventDeliveries(h.w, e, db)...)
+}
+
+func (h *heldHost) send(d *delivery) { h.sends = append(h.sends, d) }
+
+// release logs the held events and sends the held deliveries on s, whose
+// world is now h's; the caller holds the server's lock.
+func (h *heldHost) release(s *Server) {
+	for _, e := range h.events {
+		s.events.add(e)
+	}
+	for _, d := range h.sends {
+		s.send(d)
+	}
+	h.events, h.sends = nil, nil
 }
 
 // retire marks every webhook of w deleted: w is no longer the server's.
@@ -340,6 +426,31 @@ func (w *world) retire() {
 	}
 }
 
+// scanTakenIDs returns the IDs a snapshot holds, for the restored world's
+// newID to skip: every JSON string of 12 characters of the IDs' alphabet
+// (a name that looks like an ID too, which costs nothing). The generator's
+// state in the snapshot is not checked against them (which IDs it issues
+// depends on what else draws from it), so a state set back to one that
+// issued them is harmless instead.
+func scanTakenIDs(data []byte) takenIDs {
+	var out takenIDs
+	for i := 0; ; {
+		j := bytes.IndexByte(data[i:], '"')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+		if end := i + idLen; end < len(data) && data[end] == '"' {
+			if n, ok := packID(data[i:end]); ok {
+				out = append(out, n)
+				i = end + 1
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Clip(slices.Compact(out))
+}
+
 // loader builds a world from a snapshot, checking every reference.
 type loader struct {
 	w *world
@@ -351,6 +462,10 @@ type loader struct {
 	now        time.Time
 	seq        uint64
 	timers     []*timer
+	// ran counts the transitions settleDue ran, and held holds what they
+	// emitted, until install.
+	ran  int
+	held *heldHost
 
 	users    map[string]*userRec
 	orgs     map[string]*orgRec // by ID
@@ -462,6 +577,43 @@ func (ld *loader) load(snap *worldSnap) error {
 		return err
 	}
 	ld.scheduleBackupExpiries()
+	return ld.checkWaiting(snap)
+}
+
+// checkWaiting refuses a record in a state that only a transition on the
+// clock ends when none is waiting for it: it would stay there for good. A
+// pending database waits for its database.ready, a branch not ready yet
+// for its branch.ready, a pending or running backup for its backup.step.
+func (ld *loader) checkWaiting(snap *worldSnap) error {
+	dbs, branches, backups := map[*dbRec]bool{}, map[*branchRec]bool{}, map[*backupRec]platform.BackupState{}
+	for _, t := range ld.timers {
+		switch j := t.Job.(type) {
+		case databaseReadyJob:
+			dbs[j.db] = true
+		case branchReadyJob:
+			branches[j.b] = true
+		case backupJob:
+			backups[j.bk] = j.from
+		}
+	}
+	const stuck = "%s, with no transition on the clock to end it"
+	for i, ds := range snap.Databases {
+		db := ld.dbs[ds.ID]
+		if !db.deleted && db.state == platform.DatabasePending && !dbs[db] {
+			return at(fmt.Errorf(stuck, db.state), "databases[%d].state", i)
+		}
+		for j, bs := range ds.Backups {
+			bk := db.backups.byID[bs.ID]
+			if waiting := bk.state == platform.BackupPending || bk.state == platform.BackupRunning; waiting && !bk.deleted && backups[bk] != bk.state {
+				return at(fmt.Errorf(stuck, bk.state), "databases[%d].backups[%d].state", i, j)
+			}
+		}
+	}
+	for i, bs := range snap.Branches {
+		if b := ld.branches[bs.ID]; !b.deleted && !b.ready && !branches[b] {
+			return at(fmt.Errorf(stuck, "not ready"), "branches[%d].ready", i)
+		}
+	}
 	return nil
 }
 
@@ -478,12 +630,19 @@ func (ld *loader) loadAdmin(a adminSnap) error {
 	if ld.admin == nil {
 		return errors.New("admin: no user")
 	}
-	tok := ld.w.tokens[a.TokenID]
-	if tok == nil {
-		return fmt.Errorf("admin: no service token %q", a.TokenID)
+	if a.TokenID == "" || a.TokenSecret == "" {
+		return errors.New("admin: no token")
 	}
-	if sha256.Sum256([]byte(a.TokenSecret)) != tok.hash {
-		return fmt.Errorf("admin: the secret of token %s does not match its hash", a.TokenID)
+	// The admin token may have been deleted through the API: the server
+	// still names it, and the snapshot holds it only while a record
+	// names it. A token it holds is checked.
+	if tok := ld.tokens[a.TokenID]; tok != nil {
+		if sha256.Sum256([]byte(a.TokenSecret)) != tok.hash {
+			return fmt.Errorf("admin: the secret of token %s does not match its hash", a.TokenID)
+		}
+		if tok.org != ld.org {
+			return at(fmt.Errorf("token %s is of organization %s, not %s", tok.id, tok.org.name, ld.org.name), "token_id")
+		}
 	}
 	ld.adminToken = Token{ID: a.TokenID, Secret: a.TokenSecret}
 	return nil
@@ -546,6 +705,208 @@ func uniqueID(id, what string, taken bool) error {
 	}
 	return nil
 }
+
+// checkRecordIDs refuses a snapshot in which two records share an ID,
+// whatever their kinds (the server issues every ID once: see newID), at
+// the path of the second: "databases[1].backups[0].id: ID "..." appears
+// twice (also at databases[0].backups[0].id)". A record's ID is its
+// stampsSnap's, or the ID of a record type without one (ownIDTypes);
+// other "id" fields (a transition's, an invoice's branch) name records.
+//
+// It checks the times of every record with stamps too: made at a time the
+// clock reached (not after the snapshot's), and updated then or later.
+func checkRecordIDs(snap *worldSnap) error {
+	w := &idWalk{seen: map[string]bool{}, now: snap.Clock.Now}
+	w.walk(reflect.ValueOf(snap).Elem())
+	if w.err != nil {
+		return w.err
+	}
+	if w.dup == "" {
+		return nil
+	}
+	// Again, for the paths of the two records: only for a refusal.
+	w2 := &idWalk{want: w.dup}
+	w2.walk(reflect.ValueOf(snap).Elem())
+	return at(fmt.Errorf("ID %q appears twice (also at %s)", w.dup, w2.first), "%s", w2.second)
+}
+
+// ownIDTypes are the records of a snapshot whose ID is a field of their
+// own, not a stampsSnap's.
+var ownIDTypes = map[reflect.Type]bool{
+	reflect.TypeFor[schemaSnap]():   true,
+	reflect.TypeFor[lineItemSnap](): true,
+	reflect.TypeFor[paymentSnap]():  true,
+	reflect.TypeFor[sessionSnap]():  true,
+	reflect.TypeFor[sampleSnap]():   true,
+}
+
+// refTypes embed a stampsSnap that names another record: what a workflow
+// shows of a keyspace, which may be gone.
+var refTypes = map[reflect.Type]bool{
+	reflect.TypeFor[workflowKeyspaceSnap](): true,
+}
+
+var stampsSnapType = reflect.TypeFor[stampsSnap]()
+
+// idWalk is checkRecordIDs' walk over the records of a snapshot: it finds
+// the first ID seen twice (dup), or, given one (want), the paths of its
+// first two records.
+type idWalk struct {
+	seen          map[string]bool
+	now           time.Time // the clock's
+	err           error     // of a record's times
+	dup           string
+	want          string
+	first, second string
+	path          []idStep
+}
+
+// idStep is a step of an idWalk's path: an object's key, or an array's
+// index.
+type idStep struct {
+	key   string
+	index int
+}
+
+// where is the path of the walk, with a last key.
+func (w *idWalk) where(last string) string {
+	var b strings.Builder
+	for _, st := range w.path {
+		if st.key == "" {
+			fmt.Fprintf(&b, "[%d]", st.index)
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(st.key)
+	}
+	if b.Len() > 0 {
+		b.WriteByte('.')
+	}
+	b.WriteString(last)
+	return b.String()
+}
+
+// walk visits the records within v.
+func (w *idWalk) walk(v reflect.Value) {
+	if w.dup != "" || w.second != "" || w.err != nil {
+		return
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() && holdsRecords(v.Type().Elem()) {
+			w.walk(v.Elem())
+		}
+	case reflect.Slice:
+		if !holdsRecords(v.Type().Elem()) {
+			return
+		}
+		for i := range v.Len() {
+			w.path = append(w.path, idStep{index: i})
+			w.walk(v.Index(i))
+			w.path = w.path[:len(w.path)-1]
+		}
+	case reflect.Struct:
+		t := v.Type()
+		if ownIDTypes[t] {
+			w.record(v.FieldByName("ID").String())
+		}
+		for i := range t.NumField() {
+			f := t.Field(i)
+			switch {
+			case f.Anonymous && f.Type == stampsSnapType:
+				st := v.Field(i)
+				w.record(st.Field(0).String())
+				if w.want == "" && w.err == nil {
+					w.err = w.stamps(st.Field(1).Interface().(time.Time), st.Field(2).Interface().(time.Time))
+				}
+			case (f.IsExported() || f.Anonymous) && holdsRecords(f.Type):
+				name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+				if f.Anonymous {
+					w.walk(v.Field(i)) // its fields are the struct's
+					continue
+				}
+				w.path = append(w.path, idStep{key: name})
+				w.walk(v.Field(i))
+				w.path = w.path[:len(w.path)-1]
+			}
+		}
+	}
+}
+
+// stamps checks the times of the record at the walk's path.
+func (w *idWalk) stamps(created, updated time.Time) error {
+	switch {
+	case snapTime(created) != nil || created.After(w.now.Add(maxCreatedAhead)):
+		return at(fmt.Errorf("%s is not a time the clock reached (it is at %s)", created.Format(time.RFC3339Nano), w.now.Format(time.RFC3339Nano)), "%s", w.where("created"))
+	case !updated.IsZero() && (updated.Before(created) || updated.After(w.now.Add(maxCreatedAhead))):
+		return at(fmt.Errorf("%s is not from its creation at %s to the clock's %s", updated.Format(time.RFC3339Nano), created.Format(time.RFC3339Nano), w.now.Format(time.RFC3339Nano)), "%s", w.where("updated"))
+	}
+	return nil
+}
+
+// maxCreatedAhead is how far after the clock a record may be made: the
+// keyspaces of a new branch are made a nanosecond apart from its time, so
+// that they list in order.
+const maxCreatedAhead = time.Second
+
+// record notes the ID of the record at the walk's path.
+func (w *idWalk) record(id string) {
+	if w.want != "" {
+		if id == w.want {
+			where := w.where("id")
+			if w.first == "" {
+				w.first = where
+			} else {
+				w.second = where
+			}
+		}
+		return
+	}
+	if id == "" {
+		return // refused where the record loads, by what it is
+	}
+	if w.seen[id] {
+		w.dup = id
+	}
+	w.seen[id] = true
+}
+
+// holdsRecords reports whether a value of type t, a type within a
+// snapshot, may hold a record with an ID, at any depth.
+func holdsRecords(t reflect.Type) bool { return recordTypes()[t] }
+
+// recordTypes are the types within a snapshot that may hold a record with
+// an ID, worked out once.
+var recordTypes = sync.OnceValue(func() map[reflect.Type]bool {
+	holds := map[reflect.Type]bool{}
+	seen := map[reflect.Type]bool{}
+	var visit func(t reflect.Type) bool
+	visit = func(t reflect.Type) bool {
+		if seen[t] {
+			return holds[t] // a type within itself adds nothing
+		}
+		seen[t] = true
+		var h bool
+		switch {
+		case refTypes[t]:
+		case t.Kind() == reflect.Pointer, t.Kind() == reflect.Slice:
+			h = visit(t.Elem())
+		case t.Kind() == reflect.Struct:
+			h = ownIDTypes[t] || t == stampsSnapType
+			for i := range t.NumField() {
+				if f := t.Field(i); (f.IsExported() || f.Anonymous) && visit(f.Type) {
+					h = true
+				}
+			}
+		}
+		holds[t] = h
+		return h
+	}
+	visit(reflect.TypeFor[worldSnap]())
+	return holds
+})
 
 // named prefixes an error with what it is about; an error at a path of
 // the document (at) says that already, and stays as it is.
@@ -636,6 +997,15 @@ func snapNonNegative[N int | int64](n N) error {
 	return nil
 }
 
+// snapObject refuses null for a map the server always holds (a
+// keyspace's tables, even none, are {}): the server writes to it.
+func snapObject[M ~map[K]V, K comparable, V any](m M) error {
+	if m == nil {
+		return errors.New("must be an object, not null")
+	}
+	return nil
+}
+
 // snapOneOf refuses a value of an enumeration outside allowed; what names
 // the allowed values in the message ("a database state").
 func snapOneOf[T ~string](v T, what string, allowed ...T) error {
@@ -673,6 +1043,15 @@ type leaseSnap struct {
 }
 
 func saveLease(l lease) leaseSnap { return leaseSnap{l.ttl, l.expiresAt} }
+
+// leaseFrom checks the lease of credentials created at created: it expires
+// its ttl after they were made, or after a renewal, never before.
+func (l leaseSnap) leaseFrom(created time.Time) error {
+	if l.TTL > 0 && l.ExpiresAt.Before(created.Add(time.Duration(l.TTL)*time.Second)) {
+		return at(fmt.Errorf("%s is less than its ttl of %ds after its creation at %s", l.ExpiresAt.Format(time.RFC3339Nano), l.TTL, created.Format(time.RFC3339Nano)), "expires_at")
+	}
+	return nil
+}
 
 func (l leaseSnap) loadLease() (lease, error) {
 	if l.TTL < 0 || int64(l.TTL) > maxLeaseTTL || (l.TTL == 0) != l.ExpiresAt.IsZero() {

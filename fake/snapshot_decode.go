@@ -191,8 +191,12 @@ func (w *costWalker) value(t reflect.Type) {
 		}
 	case reflect.Array:
 		if w.want(c == '[', "an array") {
-			elem := t.Elem()
-			w.array(func() { w.value(elem) })
+			elem, n := t.Elem(), 0
+			w.array(func() { n++; w.value(elem) })
+			if n != t.Len() {
+				// json.Unmarshal would zero the rest, or drop the extra.
+				w.fail("want an array of %d, got %d", t.Len(), n)
+			}
 		}
 	case reflect.String:
 		w.want(c == '"', "a string")

@@ -143,6 +143,7 @@ func TestRestoreValidates(t *testing.T) {
 		{"live branch deleted by a user", func(m map[string]any) {
 			snapshotRecord(m, "branches", 0)["deleted_by"] = snapshotRecord(m, "users", 0)["id"]
 		}, "branches[0].deleted_by: set on a branch not deleted"},
+		{"keyspace tables null", set(nil, "branches", 0, "keyspaces", 0, "tables"), "branches[0].keyspaces[0].tables: must be an object, not null"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

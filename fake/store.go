@@ -2,6 +2,7 @@ package fake
 
 import (
 	"math/rand/v2"
+	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -34,6 +35,9 @@ type world struct {
 	base string
 	// host logs and delivers what the world emits; see host.
 	host host
+	// taken holds the IDs a restored world was loaded with, which newID
+	// skips (see takenIDs); nil for a world that was never restored.
+	taken takenIDs
 }
 
 // host is what the world asks of the server that holds it, and all it
@@ -59,14 +63,62 @@ func newWorld(seed uint64) *world {
 
 const idAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
 
+// idLen is the length of an ID.
+const idLen = 12
+
 // newID returns a fresh 12-character ID. IDs follow from the seed, so two
-// servers with the same seed and the same calls produce the same IDs.
+// servers with the same seed and the same calls produce the same IDs. An
+// ID a restored world was loaded with is skipped: a snapshot's generator
+// may have been set back (by hand) to a state that issued them.
 func (w *world) newID() string {
-	b := make([]byte, 12)
-	for i := range b {
-		b[i] = idAlphabet[w.rng.IntN(len(idAlphabet))]
+	b := make([]byte, idLen)
+	for {
+		for i := range b {
+			b[i] = idAlphabet[w.rng.IntN(len(idAlphabet))]
+		}
+		if !w.taken.has(b) {
+			return string(b)
+		}
 	}
-	return string(b)
+}
+
+// takenIDs is a set of IDs: each packed in a uint64 (an ID, 12 characters
+// of 36, is a number below 36^12 < 2^63), sorted. It costs 8 bytes an ID,
+// only in a restored world.
+type takenIDs []uint64
+
+// packID is the number of an ID, and whether b is one.
+func packID(b []byte) (uint64, bool) {
+	if len(b) != idLen {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range b {
+		var d byte
+		switch {
+		case c >= 'a' && c <= 'z':
+			d = c - 'a'
+		case c >= '0' && c <= '9':
+			d = c - '0' + 26
+		default:
+			return 0, false
+		}
+		n = n*uint64(len(idAlphabet)) + uint64(d)
+	}
+	return n, true
+}
+
+// has reports whether the ID b is in the set.
+func (t takenIDs) has(b []byte) bool {
+	if len(t) == 0 {
+		return false
+	}
+	n, ok := packID(b)
+	if !ok {
+		return false
+	}
+	_, found := slices.BinarySearch(t, n)
+	return found
 }
 
 // newSecret returns a fresh secret of n characters.

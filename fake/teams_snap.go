@@ -2,6 +2,7 @@ package fake
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -26,7 +27,9 @@ type teamMemberSnap struct {
 	Actor string `json:"actor"`
 }
 
-func (ld *loader) loadTeam(org *orgRec, ts teamSnap) error {
+// loadTeam loads a team of org; path is its place in the document, for
+// the databases resolved later.
+func (ld *loader) loadTeam(org *orgRec, ts teamSnap, path string) error {
 	if strings.TrimSpace(ts.Name) == "" {
 		return fmt.Errorf("team %q has no name", ts.Slug)
 	}
@@ -47,10 +50,15 @@ func (ld *loader) loadTeam(org *orgRec, ts teamSnap) error {
 		stamps: ts.load(), name: ts.Name, slug: ts.Slug, description: ts.Description,
 		creator: creator, managed: ts.Managed, memberByUser: map[string]*teamMemberRec{},
 	}
-	for _, ms := range ts.Members {
+	for i, ms := range ts.Members {
 		u, err := ref(ld.users, ms.User, "member")
 		if err != nil {
 			return err
+		}
+		if u != nil && org.memberByUser[u.id] == nil {
+			// Removing a member of the organization removes them from its
+			// teams: a team member is always one.
+			return at(fmt.Errorf("user %s is not a member of organization %s", u.id, org.name), "members[%d].user", i)
 		}
 		actor, err := ref(ld.users, ms.Actor, "member's actor")
 		if err != nil {
@@ -65,11 +73,29 @@ func (ld *loader) loadTeam(org *orgRec, ts teamSnap) error {
 	}
 	org.teams.add(t)
 	ld.later(func() (err error) {
-		if t.databases, err = refs(ld.dbs, ts.Databases, "team database"); err != nil {
-			return err
+		if t.databases, err = teamDatabases(org, ts.Databases, ld.dbs, "databases"); err != nil {
+			return at(err, "%s", path)
 		}
-		t.analystDatabases, err = refs(ld.dbs, ts.AnalystDatabases, "team analyst database")
-		return err
+		t.analystDatabases, err = teamDatabases(org, ts.AnalystDatabases, ld.dbs, "analyst_databases")
+		return at(err, "%s", path)
 	})
 	return nil
+}
+
+// teamDatabases resolves a team's list of databases (field): databases
+// of its organization, each once, as AddTeamDatabase leaves them.
+func teamDatabases(org *orgRec, ids []string, dbs map[string]*dbRec, field string) ([]*dbRec, error) {
+	list, err := refs(dbs, ids, "team database")
+	if err != nil {
+		return nil, at(err, "%s", field)
+	}
+	for i, db := range list {
+		switch {
+		case db.org != org:
+			return nil, at(fmt.Errorf("database %s is of organization %s, not %s", db.id, db.org.name, org.name), "%s[%d]", field, i)
+		case slices.Index(list, db) < i:
+			return nil, at(fmt.Errorf("database %s appears twice", db.id), "%s[%d]", field, i)
+		}
+	}
+	return list, nil
 }

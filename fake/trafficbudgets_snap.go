@@ -1,6 +1,11 @@
 package fake
 
-import "github.com/dbplatform/platform-go"
+import (
+	"fmt"
+	"slices"
+
+	"github.com/dbplatform/platform-go"
+)
 
 // The snapshot of traffic budgets and their rules, with their branch.
 
@@ -23,6 +28,41 @@ type ruleSnap struct {
 	Actor       string                   `json:"actor"`
 }
 
+// validate checks what create_traffic_budget checks of a budget: its name,
+// mode and limits.
+func (gs *budgetSnap) validate() error {
+	_, err := checkTrafficBudget(&branchRec{}, nil, &trafficBudgetBody{Name: &gs.Name, Mode: &gs.Mode})
+	if err != nil {
+		return snapCheck(err)
+	}
+	for i, l := range gs.Limits {
+		if spec := trafficLimitSpecs[i]; l != nil && (*l < 0 || *l > spec.max) {
+			return at(fmt.Errorf("%s must be from 0 to %d, got %d", spec.field, spec.max, *l), "limits[%d]", i)
+		}
+	}
+	return nil
+}
+
+// validate checks what create_traffic_rule checks of a rule of budget bg,
+// on branch b (its keyspace may have been dropped since).
+func (rs *ruleSnap) validate(b *branchRec, bg *trafficBudgetRec) error {
+	p := &platform.CreateTrafficRuleParams{Kind: &rs.Kind, Fingerprint: &rs.Fingerprint}
+	if rs.TagKey != "" || rs.TagValue != "" {
+		p.Tags = []string{rs.TagKey + "=" + rs.TagValue}
+	}
+	spec, err := checkTrafficRule(&trafficBudgetRec{branch: b}, p)
+	if err != nil {
+		return snapCheck(err)
+	}
+	spec.keyspace = rs.Keyspace
+	for _, r := range bg.rules {
+		if r.trafficRuleSpec == spec {
+			return fmt.Errorf("the rule of %s appears twice", r.id)
+		}
+	}
+	return nil
+}
+
 // saveBudgets saves the traffic budgets of b with their rules.
 func saveBudgets(b *branchRec) []budgetSnap {
 	var out []budgetSnap
@@ -41,13 +81,22 @@ func saveBudgets(b *branchRec) []budgetSnap {
 
 // loadBudgets loads the traffic budgets of b with their rules.
 func (ld *loader) loadBudgets(b *branchRec, list []budgetSnap) error {
-	for _, gs := range list {
+	for i, gs := range list {
+		if slices.ContainsFunc(b.x().budgets.All(), func(o *trafficBudgetRec) bool { return o.name == gs.Name }) {
+			return at(fmt.Errorf("%q appears twice in branch %s", gs.Name, b.id), "traffic_budgets[%d].name", i)
+		}
 		actor, err := ref(ld.users, gs.Actor, "budget actor")
 		if err != nil {
 			return err
 		}
+		if err := gs.validate(); err != nil {
+			return at(err, "traffic_budgets[%d]", i)
+		}
 		bg := &trafficBudgetRec{stamps: gs.load(), branch: b, name: gs.Name, mode: gs.Mode, limits: gs.Limits, actor: actor}
-		for _, rs := range gs.Rules {
+		for j, rs := range gs.Rules {
+			if err := rs.validate(b, bg); err != nil {
+				return at(err, "traffic_budgets[%d].rules[%d]", i, j)
+			}
 			actor, err := ref(ld.users, rs.Actor, "rule actor")
 			if err != nil {
 				return err

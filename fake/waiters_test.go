@@ -2,7 +2,6 @@ package fake_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -123,21 +122,7 @@ func TestWorkflowWaitUnreachable(t *testing.T) {
 // a call of the API could move it.
 func dropTransitions(t *testing.T, srv *fake.Server) {
 	t.Helper()
-	data, err := srv.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var snap map[string]any
-	if err := json.Unmarshal(data, &snap); err != nil {
-		t.Fatal(err)
-	}
-	snap["transitions"] = []any{}
-	if data, err = json.Marshal(snap); err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Restore(data); err != nil {
-		t.Fatal(err)
-	}
+	fake.DropTransitions(srv)
 }
 
 // TestWaitersOnTheFake checks waiters whose resource the clock always

@@ -1,6 +1,8 @@
 package fake
 
 import (
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/dbplatform/platform-go"
@@ -37,6 +39,16 @@ func loadWebhook(db *dbRec, hs webhookSnap) *webhookRec {
 	}
 }
 
+// validate checks what create_webhook and update_webhook check: the URL,
+// and the events, known and each once.
+func (hs *webhookSnap) validate() error {
+	events, err := checkWebhookEvents(hs.Events)
+	if err == nil && len(events) != len(hs.Events) {
+		err = errors.New("an event appears twice")
+	}
+	return firstErr(at(snapCheck(checkWebhookURL(hs.URL)), "url"), at(snapCheck(err), "events"))
+}
+
 // saveWebhooks saves the webhooks of db.
 func saveWebhooks(db *dbRec) []webhookSnap {
 	var out []webhookSnap
@@ -48,9 +60,15 @@ func saveWebhooks(db *dbRec) []webhookSnap {
 
 // loadWebhooks loads the webhooks of db.
 func (ld *loader) loadWebhooks(db *dbRec, list []webhookSnap) error {
+	if len(list) > maxWebhooks {
+		return at(fmt.Errorf("%d webhooks, over the %d a database can have", len(list), maxWebhooks), "webhooks")
+	}
 	for i, hs := range list {
 		if err := uniqueIn(&db.x().webhooks.Store, hs.ID, "webhook"); err != nil {
 			return at(err, "webhooks[%d].id", i)
+		}
+		if err := hs.validate(); err != nil {
+			return at(err, "webhooks[%d]", i)
 		}
 		db.x().webhooks.Add(loadWebhook(db, hs))
 	}

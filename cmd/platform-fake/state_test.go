@@ -376,3 +376,47 @@ func TestWriteAtomicFailsAlike(t *testing.T) {
 		t.Errorf("%d entries in the folder after the failed saves, want the folder in the way alone", len(entries))
 	}
 }
+
+// TestRunStateInterleavedAuditLogs checks that a state file whose
+// organizations' audit logs interleave (as a server's own do, once two
+// organizations make changes in turn) loads, and that the file the run
+// saves loads again.
+func TestRunStateInterleavedAuditLogs(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	if err := srv.CreateOrganization("other"); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.AddMember("other", srv.AdminUserID(), platform.RoleAdmin); err != nil {
+		t.Fatal(err)
+	}
+	tok, err := srv.CreateServiceToken("other", fake.TokenSpec{Name: "other", Permissions: fake.AllPermissions()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		client    *platform.Client
+		org, name string
+	}{{srv.Client(), srv.Org(), "a1"}, {srv.ClientFor(tok), "other", "b1"}, {srv.Client(), srv.Org(), "a2"}} {
+		if _, err := c.client.Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: c.org, Name: c.name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "state.json")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		s := start(t, stateArgs(path)...)
+		if got := s.info["state"]; got != "loaded from "+path {
+			t.Fatalf("state line %q, want the state loaded", got)
+		}
+		if err := s.stop(t); err != nil {
+			t.Fatalf("the run: %v", err)
+		}
+	}
+}

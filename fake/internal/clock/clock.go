@@ -157,7 +157,8 @@ func (c *Clock[J]) Pending() []*Timer[J] {
 
 // Restore replaces the clock's jobs and sequence number, as Pending and
 // Seq gave them, and moves a virtual clock to now (a real one keeps the
-// wall clock's time). The caller then runs what is due with RunDue.
+// wall clock's time, and arms its timer for the earliest job). The caller
+// then runs what is due with RunDue, or lets the timer do it.
 func (c *Clock[J]) Restore(now time.Time, seq uint64, timers []*Timer[J]) {
 	if !c.real {
 		c.now = now
@@ -165,6 +166,7 @@ func (c *Clock[J]) Restore(now time.Time, seq uint64, timers []*Timer[J]) {
 	c.seq = seq
 	c.timers = timerHeap[J](timers)
 	heap.Init(&c.timers)
+	c.arm()
 }
 
 // arm sets the wall-clock timer for the earliest job in real-time mode.

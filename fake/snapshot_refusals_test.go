@@ -1,0 +1,498 @@
+package fake_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake"
+)
+
+// refusalWorld is the snapshot the refusal tests edit, made once: acme
+// with members Alice (member) and Bob (admin) and a team (Alice, database
+// app); a MySQL database app (main with a table, safe migrations, a
+// password, a traffic budget, a queued resize, a backup running, a backup
+// policy and a webhook; dev, with a deploy request into main being
+// deployed); a PostgreSQL database pg with a role and a queued change; a
+// service token ci with a grant on app, an OAuth application; and another
+// organization, other, with its database odb.
+var refusalWorld = sync.OnceValues(func() ([]byte, error) {
+	srv, err := fake.New()
+	if err != nil {
+		return nil, err
+	}
+	defer srv.Close()
+	return buildRefusalWorld(srv)
+})
+
+func buildRefusalWorld(srv *fake.Server) ([]byte, error) {
+	ctx, c, org := context.Background(), srv.Client(), srv.Org()
+	var errs []error
+	must := func(_ any, err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	alice := srv.CreateUser("Alice", "alice@example.com")
+	bob := srv.CreateUser("Bob", "bob@example.com")
+	must(nil, srv.AddMember(org, alice, platform.RoleMember))
+	must(nil, srv.AddMember(org, bob, platform.RoleAdmin))
+	must(c.Teams.Create(ctx, &platform.CreateTeamParams{Organization: org, Name: "Backend"}))
+	must(c.Teams.AddMember(ctx, &platform.AddTeamMemberParams{Organization: org, Team: "backend", UserID: alice}))
+	must(c.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: org, Name: "app", ClusterSize: "PS_10"}))
+	must(c.Databases.Wait(ctx, &platform.GetDatabaseParams{Organization: org, Database: "app"}))
+	must(nil, srv.AddTeamDatabase(org, "backend", "app"))
+	must(nil, srv.PushSchema(org, "app", "main", "CREATE TABLE users (id bigint NOT NULL, PRIMARY KEY (id))"))
+	must(c.Branches.EnableSafeMigrations(ctx, &platform.EnableSafeMigrationsParams{Organization: org, Database: "app", Branch: "main"}))
+	must(c.Branches.Create(ctx, &platform.CreateBranchParams{Organization: org, Database: "app", Name: "dev", ParentBranch: "main"}))
+	must(c.Branches.Wait(ctx, &platform.GetBranchParams{Organization: org, Database: "app", Branch: "dev"}))
+	must(nil, srv.PushSchema(org, "app", "dev", "CREATE TABLE users (id bigint NOT NULL, email varchar(255), PRIMARY KEY (id))"))
+	must(c.DeployRequests.Create(ctx, &platform.CreateDeployRequestParams{Organization: org, Database: "app", Branch: "dev", IntoBranch: "main", AutoCutover: platform.Ptr(false)}))
+	must(c.Passwords.Create(ctx, &platform.CreatePasswordParams{Organization: org, Database: "app", Branch: "main", Name: platform.Ptr("pw1"), TTL: platform.Ptr(3600)}))
+	must(c.Webhooks.Create(ctx, &platform.CreateWebhookParams{Organization: org, Database: "app", URL: "https://hooks.example.com/x", Events: []platform.WebhookEvent{"branch.ready"}}))
+	must(c.Backups.Create(ctx, &platform.CreateBackupParams{Organization: org, Database: "app", Branch: "main", Name: platform.Ptr("bk1")}))
+	must(c.BackupPolicies.Create(ctx, &platform.CreateBackupPolicyParams{Organization: org, Database: "app", Name: "nightly", Target: "production", RetentionValue: 7, RetentionUnit: "day", FrequencyValue: 1, FrequencyUnit: "day"}))
+	must(c.TrafficBudgets.Create(ctx, &platform.CreateTrafficBudgetParams{Organization: org, Database: "app", Branch: "main", Name: "budget1", Capacity: platform.Ptr(50), Rules: []string{"app=web"}}))
+	must(c.BranchChanges.UpdateResize(ctx, &platform.UpdateBranchResizeRequestParams{Organization: org, Database: "app", Branch: "main", VTGateCount: platform.Ptr(2)}))
+	must(c.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: org, Name: "pg", ClusterSize: "PS_10", Kind: platform.KindPostgreSQL}))
+	must(c.Databases.Wait(ctx, &platform.GetDatabaseParams{Organization: org, Database: "pg"}))
+	must(c.Roles.Create(ctx, &platform.CreateRoleParams{Organization: org, Database: "pg", Branch: "main", Name: platform.Ptr("r1")}))
+	must(c.BranchChanges.UpdateChange(ctx, &platform.UpdateBranchChangeRequestParams{Organization: org, Database: "pg", Branch: "main", ClusterSize: platform.Ptr("PS_20")}))
+	must(srv.CreateServiceToken(org, fake.TokenSpec{Name: "ci", Permissions: []platform.Permission{platform.PermissionReadDatabases},
+		DatabasePermissions: map[string][]platform.Permission{"app": {platform.PermissionReadBranch}}}))
+	must(srv.CreateOAuthApplication(org, fake.OAuthAppSpec{Name: "App", Domain: "https://app.example.com", RedirectURI: "https://app.example.com/cb", Scopes: []platform.Scope{platform.ScopeUserReadUser}}))
+	must(c.DeployRequests.Deploy(ctx, &platform.DeployParams{Organization: org, Database: "app", Number: 1}))
+	srv.Advance(1500 * time.Millisecond)
+	must(nil, srv.CreateOrganization("other"))
+	must(nil, srv.AddMember("other", srv.AdminUserID(), platform.RoleAdmin))
+	otok, err := srv.CreateServiceToken("other", fake.TokenSpec{Name: "o", Permissions: fake.AllPermissions()})
+	must(nil, err)
+	oc := srv.ClientFor(otok)
+	must(oc.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: "other", Name: "odb", ClusterSize: "PS_10"}))
+	must(oc.Databases.Wait(ctx, &platform.GetDatabaseParams{Organization: "other", Database: "odb"}))
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("building the refusal world: %v", errs)
+	}
+	return srv.Snapshot()
+}
+
+// refusalCase is an edit of the refusal world that Restore refuses with
+// an error saying want.
+type refusalCase struct {
+	name string
+	edit func(m refusalDoc)
+	want string
+}
+
+// runRefusals checks that Restore refuses each edit of the refusal world
+// with its error, naming the path, and leaves the server as it was; and
+// that the world unedited restores.
+func runRefusals(t *testing.T, cases []refusalCase) {
+	t.Helper()
+	base, err := refusalWorld()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fake.NewServer(t).Restore(base); err != nil {
+		t.Fatalf("the refusal world does not restore: %v", err)
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			data := snapshotEdit(t, base, func(m map[string]any) { tc.edit(refusalDoc{m}) })
+			srv := fake.NewServer(t, fake.WithSeed(5))
+			mustDB(t, srv, "mine")
+			before, err := srv.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = srv.Restore(data)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Restore: %v, want an error saying %q", err, tc.want)
+			}
+			after, err := srv.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(before, after) {
+				t.Error("a refused Restore changed the server")
+			}
+		})
+	}
+}
+
+// refusalDoc is the refusal world as a JSON document, with finders.
+type refusalDoc struct{ m map[string]any }
+
+func (d refusalDoc) list(v any, key string) []any {
+	l, _ := v.(map[string]any)[key].([]any)
+	return l
+}
+
+func (d refusalDoc) find(list []any, key string, val any) map[string]any {
+	for _, e := range list {
+		if e := e.(map[string]any); fmt.Sprint(e[key]) == fmt.Sprint(val) {
+			return e
+		}
+	}
+	panic(fmt.Sprintf("no record with %s %v", key, val))
+}
+
+func (d refusalDoc) db(name string) map[string]any {
+	return d.find(d.list(d.m, "databases"), "name", name)
+}
+
+func (d refusalDoc) branch(db, name string) map[string]any {
+	id := d.db(db)["id"]
+	for _, e := range d.list(d.m, "branches") {
+		if b := e.(map[string]any); b["database"] == id && b["name"] == name {
+			return b
+		}
+	}
+	panic("no branch " + db + "/" + name)
+}
+
+func (d refusalDoc) org(name string) map[string]any {
+	return d.find(d.list(d.m, "organizations"), "name", name)
+}
+
+func (d refusalDoc) user(name string) map[string]any {
+	return d.find(d.list(d.m, "users"), "name", name)
+}
+
+func (d refusalDoc) team() map[string]any { return d.list(d.org("acme"), "teams")[0].(map[string]any) }
+
+// at returns the i-th record of list key of v.
+func (d refusalDoc) at(v map[string]any, key string, i int) map[string]any {
+	return d.list(v, key)[i].(map[string]any)
+}
+
+// twin appends a copy of the i-th record of list key of v, with changes,
+// and returns it.
+func (d refusalDoc) twin(v map[string]any, key string, i int, set map[string]any) map[string]any {
+	c := map[string]any{}
+	for k, x := range d.at(v, key, i) {
+		c[k] = x
+	}
+	for k, x := range set {
+		c[k] = x
+	}
+	v[key] = append(d.list(v, key), c)
+	return c
+}
+
+// index is the position of a record in the list key of m.
+func (d refusalDoc) index(key string, rec map[string]any) int {
+	for i, e := range d.list(d.m, key) {
+		if e.(map[string]any)["id"] == rec["id"] {
+			return i
+		}
+	}
+	panic("not in " + key)
+}
+
+// TestRestoreRefusesDuplicates checks that a snapshot in which two
+// records share an ID (of one kind or two), or two records of a branch a
+// name the API gives one of them only, or the deploy queue a request
+// twice, is refused at the path of the second.
+func TestRestoreRefusesDuplicates(t *testing.T) {
+	t.Parallel()
+	acme := func(d refusalDoc) string {
+		return fmt.Sprintf("organizations[%d]", d.index("organizations", d.org("acme")))
+	}
+	var paths struct{ acme, appMain, pgMain, app, pg string }
+	base, err := refusalWorld()
+	if err != nil {
+		t.Fatal(err)
+	}
+	snapshotEdit(t, base, func(m map[string]any) {
+		d := refusalDoc{m}
+		paths.acme = acme(d)
+		paths.appMain = fmt.Sprintf("branches[%d]", d.index("branches", d.branch("app", "main")))
+		paths.pgMain = fmt.Sprintf("branches[%d]", d.index("branches", d.branch("pg", "main")))
+		paths.app = fmt.Sprintf("databases[%d]", d.index("databases", d.db("app")))
+		paths.pg = fmt.Sprintf("databases[%d]", d.index("databases", d.db("pg")))
+	})
+	runRefusals(t, []refusalCase{
+		{"two members with one ID", func(d refusalDoc) {
+			d.at(d.org("acme"), "members", 1)["id"] = d.at(d.org("acme"), "members", 0)["id"]
+		}, paths.acme + ".members[1].id: ID "},
+		{"two teams with one ID", func(d refusalDoc) {
+			d.twin(d.org("acme"), "teams", 0, map[string]any{"slug": "second", "name": "Second", "members": nil})
+		}, paths.acme + ".teams[1].id: ID "},
+		{"two team members with one ID", func(d refusalDoc) {
+			d.twin(d.team(), "members", 0, map[string]any{"user": d.user("Bob")["id"]})
+		}, paths.acme + ".teams[0].members[1].id: ID "},
+		{"a branch with a database's ID", func(d refusalDoc) {
+			d.branch("app", "dev")["id"] = d.db("pg")["id"]
+		}, "appears twice"},
+		{"two deploy requests with one ID", func(d refusalDoc) {
+			dr := d.twin(d.db("app"), "deploy_requests", 0, map[string]any{"number": 2, "open": false})
+			dep := map[string]any{}
+			for k, v := range dr["deployment"].(map[string]any) {
+				dep[k] = v
+			}
+			dep["id"], dep["state"], dep["operations"] = "seconddepxxx", "complete", nil
+			dr["deployment"] = dep
+			d.db("app")["last_deploy_request"] = 2
+		}, paths.app + ".deploy_requests[1].id: ID "},
+		{"two deployments with one ID", func(d refusalDoc) {
+			dr := d.twin(d.db("app"), "deploy_requests", 0, map[string]any{"number": 2, "open": false, "id": "seconddrxxxx"})
+			dep := map[string]any{}
+			for k, v := range dr["deployment"].(map[string]any) {
+				dep[k] = v
+			}
+			dep["state"], dep["operations"] = "complete", nil
+			dr["deployment"] = dep
+			d.db("app")["last_deploy_request"] = 2
+		}, paths.app + ".deploy_requests[1].deployment.id: ID "},
+		{"one backup ID in two databases", func(d refusalDoc) {
+			bk := d.twin(d.db("app"), "backups", 0, map[string]any{"branch": d.branch("pg", "main")["id"], "state": "success"})
+			d.db("app")["backups"] = d.list(d.db("app"), "backups")[:1]
+			d.db("pg")["backups"] = append(d.list(d.db("pg"), "backups"), bk)
+		}, paths.pg + ".backups[0].id: ID "},
+		{"two budgets with one ID", func(d refusalDoc) {
+			d.twin(d.branch("app", "main"), "traffic_budgets", 0, map[string]any{"name": "budget2", "rules": nil})
+		}, paths.appMain + ".traffic_budgets[1].id: ID "},
+		{"two budgets with one name", func(d refusalDoc) {
+			d.twin(d.branch("app", "main"), "traffic_budgets", 0, map[string]any{"id": "secondbgxxxx", "rules": nil})
+		}, paths.appMain + `.traffic_budgets[1].name: "budget1" appears twice`},
+		{"two passwords with one name", func(d refusalDoc) {
+			d.twin(d.branch("app", "main"), "passwords", 0, map[string]any{"id": "secondpwxxxx"})
+		}, paths.appMain + `.passwords[1].name: "pw1" appears twice`},
+		{"two live roles with one name", func(d refusalDoc) {
+			d.twin(d.branch("pg", "main"), "roles", 1, map[string]any{"id": "secondrlxxxx"})
+		}, paths.pgMain + `.roles[2].name: "r1" appears twice`},
+		{"a deploy request queued twice", func(d refusalDoc) {
+			d.db("app")["deploy_queue"] = []any{1, 1}
+		}, paths.app + ".deploy_queue[1]: deploy request #1 appears twice"},
+	})
+}
+
+// refusalPaths are the places of the refusal world's records in its
+// document, for the paths errors name.
+type refusalPaths struct {
+	acme, app, pg, odb, appMain, appDev, pgMain, ci string
+}
+
+// refusalWorldPaths returns the refusal world's refusalPaths.
+func refusalWorldPaths(t *testing.T) refusalPaths {
+	t.Helper()
+	base, err := refusalWorld()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p refusalPaths
+	snapshotEdit(t, base, func(m map[string]any) {
+		d := refusalDoc{m}
+		p.acme = fmt.Sprintf("organizations[%d]", d.index("organizations", d.org("acme")))
+		p.app = fmt.Sprintf("databases[%d]", d.index("databases", d.db("app")))
+		p.pg = fmt.Sprintf("databases[%d]", d.index("databases", d.db("pg")))
+		p.odb = fmt.Sprintf("databases[%d]", d.index("databases", d.db("odb")))
+		p.appMain = fmt.Sprintf("branches[%d]", d.index("branches", d.branch("app", "main")))
+		p.appDev = fmt.Sprintf("branches[%d]", d.index("branches", d.branch("app", "dev")))
+		p.pgMain = fmt.Sprintf("branches[%d]", d.index("branches", d.branch("pg", "main")))
+		p.ci = fmt.Sprintf("service_tokens[%d]", d.index("service_tokens", d.token("ci")))
+	})
+	return p
+}
+
+func (d refusalDoc) token(name string) map[string]any {
+	return d.find(d.list(d.m, "service_tokens"), "name", name)
+}
+
+func (d refusalDoc) dr() map[string]any { return d.at(d.db("app"), "deploy_requests", 0) }
+
+// TestRestoreRefusesWrongReferences checks that a reference to a record
+// that exists but where the API never puts it (another organization's,
+// another database's, a member of no organization where removing a
+// member removes the reference) is refused at its path.
+func TestRestoreRefusesWrongReferences(t *testing.T) {
+	t.Parallel()
+	p := refusalWorldPaths(t)
+	runRefusals(t, []refusalCase{
+		{"a team member who is no member of the organization", func(d refusalDoc) {
+			d.twin(d.m, "users", 0, map[string]any{"id": "nomemberxxxx", "name": "Stranger", "email": "s@example.com", "default_organization": nil})
+			d.at(d.team(), "members", 0)["user"] = "nomemberxxxx"
+		}, p.acme + ".teams[0].members[0].user: user nomemberxxxx is not a member of organization acme"},
+		{"a team's database of another organization", func(d refusalDoc) {
+			d.team()["databases"] = []any{d.db("odb")["id"]}
+		}, p.acme + ".teams[0].databases[0]: database "},
+		{"a team's database twice", func(d refusalDoc) {
+			d.team()["databases"] = []any{d.db("app")["id"], d.db("app")["id"]}
+		}, p.acme + ".teams[0].databases[1]: database "},
+		{"a token's grant on another organization's database", func(d refusalDoc) {
+			d.at(d.token("ci"), "database_grants", 0)["database"] = d.db("odb")["id"]
+		}, p.ci + ".database_grants[0].database: database "},
+		{"a deploy request's head in another database", func(d refusalDoc) {
+			d.dr()["head"] = d.branch("pg", "main")["id"]
+		}, p.app + ".deploy_requests[0].head: branch "},
+		{"a deploy request's base in another database", func(d refusalDoc) {
+			d.dr()["into"] = d.branch("odb", "main")["id"]
+		}, p.app + ".deploy_requests[0].into: branch "},
+		{"a deploy request from a branch into itself", func(d refusalDoc) {
+			d.dr()["head"] = d.dr()["into"]
+		}, p.app + ".deploy_requests[0].into: branch "},
+		{"a backup of another database's branch", func(d refusalDoc) {
+			d.at(d.db("app"), "backups", 0)["branch"] = d.branch("pg", "main")["id"]
+		}, p.app + ".backups[0].branch: branch "},
+		{"a default branch that is no branch", func(d refusalDoc) {
+			d.db("app")["default_branch"] = "nosuch"
+		}, p.app + `.default_branch: "nosuch" is not a branch`},
+		{"the admin token of another organization", func(d refusalDoc) {
+			admin := d.m["admin"].(map[string]any)
+			d.find(d.list(d.m, "service_tokens"), "id", admin["token_id"])["organization"] = "other"
+		}, "admin.token_id: token "},
+		{"a live branch of a deleted database", func(d refusalDoc) {
+			d.db("pg")["deleted"] = true
+		}, "].deleted: a live branch of database "},
+	})
+}
+
+// TestRestoreAcceptsWhatTheAPIReaches restores worlds the API reaches
+// whose references look wrong: a deploy request, closed, into a branch
+// demoted since (an open one keeps its branch from being demoted), the admin user removed from the organization (the creator of
+// tokens still there, a user whose default organization is no longer
+// theirs), the admin token deleted. Each restores, and saves again byte
+// for byte.
+func TestRestoreAcceptsWhatTheAPIReaches(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	ctx, c, org := t.Context(), srv.Client(), srv.Org()
+	ok := func(_ any, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustDB(t, srv, "app")
+	srv.Advance(time.Hour)
+	ok(nil, srv.PushSchema(org, "app", "main", "CREATE TABLE t (id bigint NOT NULL, PRIMARY KEY (id))"))
+	for _, name := range []string{"staging", "dev"} {
+		ok(c.Branches.Create(ctx, &platform.CreateBranchParams{Organization: org, Database: "app", Name: name, ParentBranch: "main"}))
+	}
+	srv.Advance(time.Hour)
+	ok(c.Branches.Promote(ctx, &platform.PromoteBranchParams{Organization: org, Database: "app", Branch: "staging"}))
+	ok(c.Branches.EnableSafeMigrations(ctx, &platform.EnableSafeMigrationsParams{Organization: org, Database: "app", Branch: "staging"}))
+	ok(nil, srv.PushSchema(org, "app", "dev", "CREATE TABLE u (id bigint NOT NULL, PRIMARY KEY (id))"))
+	ok(c.DeployRequests.Create(ctx, &platform.CreateDeployRequestParams{Organization: org, Database: "app", Branch: "dev", IntoBranch: "staging"}))
+	srv.Advance(time.Minute)
+	ok(c.DeployRequests.Close(ctx, &platform.CloseDeployRequestParams{Organization: org, Database: "app", Number: 1}))
+	ok(c.Branches.Demote(ctx, &platform.DemoteBranchParams{Organization: org, Database: "app", Branch: "staging"}))
+	ok(srv.CreateServiceToken(org, fake.TokenSpec{Name: "ci", Permissions: []platform.Permission{platform.PermissionReadDatabases}}))
+	bob := srv.CreateUser("Bob", "bob@example.com")
+	ok(nil, srv.AddMember(org, bob, platform.RoleAdmin))
+	ok(nil, c.Organizations.RemoveMember(ctx, &platform.RemoveMemberParams{Organization: org, UserID: srv.AdminUserID()}))
+	tok := srv.AdminToken()
+	ok(nil, c.ServiceTokens.Delete(ctx, &platform.DeleteServiceTokenParams{Organization: org, ID: tok.ID}))
+	data, err := srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	twin := fake.NewServer(t)
+	if err := twin.Restore(data); err != nil {
+		t.Fatalf("Restore: %v", err)
+	}
+	if got := twin.AdminToken(); got != tok {
+		t.Errorf("the restored server's admin token is %v, want the deleted %v", got, tok)
+	}
+	again, err := twin.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(data, again) {
+		t.Error("the restored server's snapshot differs from the one it restored")
+	}
+}
+
+// TestRestoreRefusesValuesTheAPIRefuses checks that values outside what
+// the API takes (enumerations, bounds, the forms it keeps), times the
+// clock never reached, and records waiting for a transition that is not
+// on the clock, are refused at their path.
+func TestRestoreRefusesValuesTheAPIRefuses(t *testing.T) {
+	t.Parallel()
+	p := refusalWorldPaths(t)
+	dep := func(d refusalDoc) map[string]any { return d.dr()["deployment"].(map[string]any) }
+	drop := func(d refusalDoc, kind string) {
+		var keep []any
+		for _, x := range d.list(d.m, "transitions") {
+			if x.(map[string]any)["kind"] != kind {
+				keep = append(keep, x)
+			}
+		}
+		d.m["transitions"] = keep
+	}
+	dr := p.app + ".deploy_requests[0]"
+	runRefusals(t, []refusalCase{
+		{"a deployment state the API has not", func(d refusalDoc) { dep(d)["state"] = "melted" }, dr + `.deployment.state: "melted" is not a deployment state`},
+		{"an operation state the API has not", func(d refusalDoc) { d.at(dep(d), "operations", 0)["state"] = "bogus" }, dr + `.deployment.operations[0].state: "bogus" is not an operation state`},
+		{"an operation the API has not", func(d refusalDoc) { d.at(dep(d), "operations", 0)["name"] = "explode" }, dr + `.deployment.operations[0].name: "explode" is not an operation`},
+		{"a review state the API has not", func(d refusalDoc) {
+			d.dr()["reviews"] = []any{map[string]any{"id": "reviewxxxxxx", "created": "2026-01-01T00:00:10Z", "updated": "2026-01-01T00:00:10Z",
+				"actor": d.m["admin"].(map[string]any)["user"], "token": "", "state": "bogus", "body": "x"}}
+		}, dr + `.reviews[0].state: "bogus" is not a review state`},
+		{"a password role the API has not", func(d refusalDoc) { d.at(d.branch("app", "main"), "passwords", 0)["role"] = "superuser" },
+			p.appMain + `.passwords[0].role: role "superuser" is not reader, writer, readwriter or admin`},
+		{"a password's address that is no address", func(d refusalDoc) { d.at(d.branch("app", "main"), "passwords", 0)["cidrs"] = []any{"999.1.1.1/99"} },
+			p.appMain + `.passwords[0].cidrs: cidrs: "999.1.1.1/99" is not an IP address or CIDR range`},
+		{"a password's address not in the form kept", func(d refusalDoc) { d.at(d.branch("app", "main"), "passwords", 0)["cidrs"] = []any{"10.1.2.3/8"} },
+			p.appMain + `.passwords[0].cidrs: cidrs: "10.1.2.3/8" has bits set`},
+		{"a password name too long", func(d refusalDoc) { d.at(d.branch("app", "main"), "passwords", 0)["name"] = strings.Repeat("x", 64) },
+			p.appMain + ".passwords[0].name: name "},
+		{"a password expiring before its ttl", func(d refusalDoc) {
+			d.at(d.branch("app", "main"), "passwords", 0)["expires_at"] = "2026-01-01T00:00:01Z"
+		},
+			p.appMain + ".passwords[0].expires_at: "},
+		{"a password on a PostgreSQL branch", func(d refusalDoc) {
+			d.branch("pg", "main")["passwords"] = []any{d.at(d.branch("app", "main"), "passwords", 0)}
+			d.branch("app", "main")["passwords"] = nil
+		}, p.pgMain + ".passwords[0]: a password of a branch of postgresql database"},
+		{"a role's query safety the API has not", func(d refusalDoc) { d.at(d.branch("pg", "main"), "roles", 1)["where_on_delete"] = "bogus" },
+			p.pgMain + `.roles[1]: where_on_delete "bogus" is not off, warn or on`},
+		{"a budget mode the API has not", func(d refusalDoc) { d.at(d.branch("app", "main"), "traffic_budgets", 0)["mode"] = "annihilate" },
+			p.appMain + `.traffic_budgets[0]: mode "annihilate" is not enforce, warn or off`},
+		{"a negative budget limit", func(d refusalDoc) { d.at(d.branch("app", "main"), "traffic_budgets", 0)["limits"].([]any)[0] = -5 },
+			p.appMain + ".traffic_budgets[0].limits[0]: capacity must be from 0 to "},
+		{"too few budget limits", func(d refusalDoc) { d.at(d.branch("app", "main"), "traffic_budgets", 0)["limits"] = []any{1} },
+			p.appMain + ".traffic_budgets[0].limits: want an array of "},
+		{"a rule kind the API has not", func(d refusalDoc) {
+			d.at(d.at(d.branch("app", "main"), "traffic_budgets", 0), "rules", 0)["kind"] = "bogus"
+		}, p.appMain + `.traffic_budgets[0].rules[0]: kind "bogus" is not match or each`},
+		{"a webhook event the API has not", func(d refusalDoc) { d.at(d.db("app"), "webhooks", 0)["events"] = []any{"world.ended"} },
+			p.app + `.webhooks[0].events: events: "world.ended" is not a webhook event`},
+		{"a webhook URL that is no URL", func(d refusalDoc) { d.at(d.db("app"), "webhooks", 0)["url"] = "::::not a url" },
+			p.app + `.webhooks[0].url: url "::::not a url" must be an absolute http or https URL`},
+		{"an OAuth scope the API has not", func(d refusalDoc) {
+			d.list(d.m, "oauth_applications")[0].(map[string]any)["scopes"] = []any{"root:everything"}
+		},
+			`scope "root:everything" is not one the API knows`},
+		{"an OAuth redirect off its domain", func(d refusalDoc) {
+			d.list(d.m, "oauth_applications")[0].(map[string]any)["redirect_uri"] = "https://evil.example.net/cb"
+		}, `the RedirectURI "https://evil.example.net/cb" is not an http(s) URL on the domain`},
+		{"a negative query router count", func(d refusalDoc) {
+			d.branch("app", "main")["cluster"].(map[string]any)["vtgate"].(map[string]any)["count"] = -3
+		}, p.appMain + ".cluster.vtgate.count: must be from 1 to 16, got -3"},
+		{"a storage minimum above its maximum", func(d refusalDoc) {
+			d.branch("app", "main")["cluster"].(map[string]any)["storage"].(map[string]any)["min"] = 99999999999999
+		}, p.appMain + ".cluster.storage: storage.maximum_storage_bytes "},
+		{"a PostgreSQL primary of no instance", func(d refusalDoc) { d.branch("pg", "main")["primary"] = -1 },
+			p.pgMain + ".primary: must be from 0 to 20, got -1"},
+		{"updated before created", func(d refusalDoc) { d.db("app")["updated"] = "2000-01-01T00:00:00Z" },
+			p.app + ".updated: 2000-01-01T00:00:00Z is not from its creation"},
+		{"created after the clock", func(d refusalDoc) { d.branch("app", "dev")["created"] = "8999-01-01T00:00:00Z" },
+			p.appDev + ".created: 8999-01-01T00:00:00Z is not a time the clock reached"},
+		{"created at the zero time", func(d refusalDoc) { d.branch("app", "dev")["created"] = "0001-01-01T00:00:00Z" },
+			p.appDev + ".created: 0001-01-01T00:00:00Z is not a time the clock reached"},
+		{"a pending database with no transition", func(d refusalDoc) { d.db("pg")["state"] = "pending" },
+			p.pg + ".state: pending, with no transition on the clock to end it"},
+		{"a branch not ready with no transition", func(d refusalDoc) { d.branch("app", "dev")["ready"] = false },
+			p.appDev + ".ready: not ready, with no transition on the clock to end it"},
+		{"a running backup with no transition", func(d refusalDoc) { drop(d, "backup.step") },
+			p.app + ".backups[0].state: "},
+	})
+}
