@@ -730,11 +730,14 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 func TestClockRealTimeWaitAfterTransition(t *testing.T) {
 	t.Parallel()
 	const ready = 200 * time.Millisecond // far more than a request takes, so that the first poll reads pending
-	var armed atomic.Bool
+	// The transition runs ready after the database's creation, which comes
+	// after created: a change reported sooner is the creating request's
+	// own, whose report may come after its answer.
+	created := time.Now()
 	ran := make(chan struct{}, 1)
 	srv := fake.NewServer(t, fake.WithRealTime(), fake.WithTimings(fake.Timings{DatabaseReady: ready}),
 		fake.WithOnChange(func() {
-			if armed.Load() {
+			if time.Since(created) >= ready {
 				select {
 				case ran <- struct{}{}:
 				default:
@@ -759,7 +762,6 @@ func TestClockRealTimeWaitAfterTransition(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	armed.Store(true)
 	wall := time.Now()
 	db, err := client.Databases.Wait(t.Context(), &platform.GetDatabaseParams{Organization: srv.Org(), Database: "app"})
 	if err != nil {
