@@ -291,16 +291,17 @@ func firstWords(doc string) string {
 }
 
 // apiLine is the last line of the doc comment of an SDK method that calls
-// an operation: "// API: METHOD PATH", the path written as in
-// fake/operations.tsv ("/v1/...", or "{auth_url}/oauth/..." for the OAuth
-// server's operations).
-var apiLine = regexp.MustCompile(`^// API: ([A-Z]+) ((?:\{auth_url\})?/\S*)$`)
+// an operation: "// API: METHOD PATH", PATH starting with "/". The OAuth
+// server's rows of fake/operations.tsv write their paths under
+// "{auth_url}"; their API lines leave that prefix out ("/oauth/token"), as
+// every API line names a path on the host it is sent to.
+var apiLine = regexp.MustCompile(`^// API: ([A-Z]+) (/\S*)$`)
 
 // TestAPIDocLines checks the SDK's "// API:" doc lines against
 // fake/operations.tsv: every row is the last line of the doc comment of
 // exactly one SDK method (in package oauth for the OAuth server's
-// {auth_url} rows, in package platform for the others), and every such
-// line names a row as the table writes it, {auth_url} included.
+// {auth_url} rows, named without that prefix, in package platform for the
+// others), and every such line names a row.
 func TestAPIDocLines(t *testing.T) {
 	t.Parallel()
 	type row struct {
@@ -311,10 +312,11 @@ func TestAPIDocLines(t *testing.T) {
 	var order []string
 	for i, r := range operationRows(t) {
 		pkg := "platform"
-		if strings.HasPrefix(r[2], "{auth_url}/") {
+		path, ok := strings.CutPrefix(r[2], "{auth_url}")
+		if ok {
 			pkg = "oauth"
 		}
-		op := r[1] + " " + r[2]
+		op := r[1] + " " + path
 		rows[op] = row{r[3], pkg, i + 2} // after the header, from 1
 		order = append(order, op)
 	}

@@ -74,7 +74,7 @@ func (c *Config) baseURL() string {
 // state and, when Scopes is set, scope. state should come from [NewState] and
 // be checked when the user comes back ([Config.CallbackHandler] does both).
 //
-// API: GET {auth_url}/oauth/authorize
+// API: GET /oauth/authorize
 func (c *Config) AuthCodeURL(state string) string {
 	return c.OAuth2().AuthCodeURL(state)
 }
@@ -87,7 +87,7 @@ func (c *Config) AuthCodeURL(state string) string {
 // *oauth2.RetrieveError with the server's status and error code (such as
 // "invalid_grant"); no error text repeats the client secret or the code.
 //
-// API: POST {auth_url}/oauth/token
+// API: POST /oauth/token
 func (c *Config) Exchange(ctx context.Context, code string) (*oauth2.Token, error) {
 	tok, err := c.OAuth2().Exchange(withoutRedirects(ctx), code)
 	if err != nil {

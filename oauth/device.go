@@ -30,7 +30,7 @@ const DeviceCodeGrantType = "urn:ietf:params:oauth:grant-type:device_code"
 // and how long to wait between polls. A refusal, or a redirect (which is
 // not followed), is an *oauth2.RetrieveError (such as "invalid_client").
 //
-// API: POST {auth_url}/oauth/authorize_device
+// API: POST /oauth/authorize_device
 func (c *Config) DeviceAuth(ctx context.Context) (*oauth2.DeviceAuthResponse, error) {
 	da, err := c.OAuth2().DeviceAuth(withoutRedirects(ctx))
 	if err != nil {

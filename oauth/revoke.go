@@ -30,7 +30,7 @@ const maxRevokeBody = 1 << 20
 // *oauth2.RetrieveError, so a sign-out that did not happen never looks
 // done. No error text repeats the token or the client secret.
 //
-// API: POST {auth_url}/oauth/revoke
+// API: POST /oauth/revoke
 func (c *Config) Revoke(ctx context.Context, token string) error {
 	if token == "" {
 		return errors.New("oauth: Revoke: the token is empty")
