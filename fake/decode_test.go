@@ -109,7 +109,22 @@ func TestMalformedJSON(t *testing.T) {
 			}
 		}
 	}
+	// An operation that takes no body refuses one that is not a JSON
+	// object too, without strict bodies, and acts on nothing; an object's
+	// fields it ignores.
+	for _, req := range []struct{ method, path string }{
+		{http.MethodPost, "/v1/organizations/acme/databases/app/branches/main/demote"},
+		{http.MethodDelete, "/v1/organizations/acme/members/" + bob},
+		{http.MethodGet, "/v1/organizations/acme/databases/app"},
+	} {
+		for _, body := range []string{`{"name":`, `[1,2]`, `42`} {
+			if e := wantError(t, send(t, srv, req.method, req.path, admin(srv), body), http.StatusBadRequest, "bad_request"); !strings.Contains(e.Message, "JSON") {
+				t.Errorf("%s %s, body %s: message %q does not name the JSON", req.method, req.path, body, e.Message)
+			}
+		}
+	}
 	unchanged(t, srv, before)
+	wantStatus(t, send(t, srv, http.MethodGet, "/v1/organizations/acme/databases/app", admin(srv), `{"colour":"blue"}`), http.StatusOK)
 }
 
 func TestWrongJSONType(t *testing.T) {

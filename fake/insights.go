@@ -53,7 +53,9 @@ import (
 //     the budgets of the branch with a rule for the query: its fingerprint,
 //     a query_fingerprint tag of it, or a tag that an execution of it
 //     carries, a rule with a keyspace matching only that keyspace's
-//     executions; keyspace keeps the rules for that keyspace.
+//     executions; keyspace keeps the rules for that keyspace. A
+//     fingerprint the branch has neither seen nor a rule for is a 404, as
+//     on the query's other routes.
 
 func insightsRoutes() []route {
 	return []route{
@@ -743,17 +745,25 @@ func listBranchQueryTagSummaries(c *call) (any, error) {
 func listTrafficBudgetsForQuery(c *call) (any, error) {
 	b := c.branch
 	fp, ks := c.r.PathValue("fingerprint"), c.r.URL.Query().Get("keyspace")
+	names := func(r *trafficRuleRec) bool {
+		return r.fingerprint == fp || r.tag == (trafficTag{"query_fingerprint", fp})
+	}
+	budgets := &b.x().budgets
+	// A query the branch has neither seen nor a rule for is unknown, as it
+	// is to the query's other routes.
+	if len(b.traffic.keyspacesOf(fp)) == 0 && !slices.ContainsFunc(budgets.All(), func(bg *trafficBudgetRec) bool {
+		return slices.ContainsFunc(bg.rules, names)
+	}) {
+		return nil, notFound()
+	}
 	runs := b.traffic.selectSamples(trafficFilter{fingerprint: fp, keyspace: ks})
 	keep := func(bg *trafficBudgetRec) bool {
 		return slices.ContainsFunc(bg.rules, func(r *trafficRuleRec) bool {
 			if ks != "" && r.keyspace != "" && r.keyspace != ks {
 				return false
 			}
-			if r.fingerprint == fp || r.tag == (trafficTag{"query_fingerprint", fp}) {
-				return true
-			}
-			return slices.ContainsFunc(runs, r.appliesTo)
+			return names(r) || slices.ContainsFunc(runs, r.appliesTo)
 		})
 	}
-	return filteredPageOf(c, b.x().budgets.Index(), false, keep, renderTrafficBudget), nil
+	return filteredPageOf(c, budgets.Index(), false, keep, renderTrafficBudget), nil
 }

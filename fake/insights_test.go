@@ -297,7 +297,6 @@ func TestInsightsTrafficBudgetsForQuery(t *testing.T) {
 		{insert, "", []string{byFP.ID, cart.ID}},
 		{insert, trafficDB, []string{byFP.ID, cart.ID}},
 		{lookup, "elsewhere", nil},
-		{"0000000000000000", "", nil},
 	} {
 		got := opCollect(t, c.QueryInsights.AllTrafficBudgets(t.Context(), &platform.ListQueryTrafficBudgetsParams{Organization: org, Database: db, Branch: br, Fingerprint: tc.fp, Keyspace: tc.keyspace}))
 		var ids []string
@@ -307,6 +306,19 @@ func TestInsightsTrafficBudgetsForQuery(t *testing.T) {
 		if diff := cmp.Diff(tc.want, ids); diff != "" {
 			t.Errorf("budgets for %s on %q (-want +got):\n%s", tc.fp, tc.keyspace, diff)
 		}
+	}
+	// A query the branch has neither seen nor a rule for is unknown, as it
+	// is to get_query_statistics; one with a rule but no executions kept
+	// lists the budgets whose rules name it.
+	_, err := c.QueryInsights.TrafficBudgets(t.Context(), &platform.ListQueryTrafficBudgetsParams{Organization: org, Database: db, Branch: br, Fingerprint: "0000000000000000"})
+	if !errors.Is(err, platform.ErrNotFound) {
+		t.Errorf("budgets for an unknown query: err = %v, want not found", err)
+	}
+	unseen := trafficCreate(t, srv, c, "main", platform.CreateTrafficBudgetParams{Name: "unseen"})
+	trafficRule(t, srv, c, unseen.ID, platform.CreateTrafficRuleParams{Fingerprint: platform.Ptr("1111111111111111")})
+	got := opCollect(t, c.QueryInsights.AllTrafficBudgets(t.Context(), &platform.ListQueryTrafficBudgetsParams{Organization: org, Database: db, Branch: br, Fingerprint: "1111111111111111"}))
+	if len(got) != 1 || got[0].ID != unseen.ID {
+		t.Errorf("budgets for a query with a rule and no executions = %v, want [%s]", got, unseen.ID)
 	}
 }
 

@@ -438,14 +438,13 @@ func (c *call) parsePage() error {
 // decodeBody reads and decodes the JSON body of a route that takes one,
 // and runs its check when its type has one (bodyChecker). Its error is held
 // back until the permission check has passed. A route that takes none
-// ignores a body, unless strict: then every field of it is unknown,
-// whatever the method (a DELETE's too).
+// still refuses a body that is not a JSON object, as every route does
+// (malformed JSON is a 400 whatever the mode), and ignores the fields of
+// one, unless strict: then every field of it is unknown, whatever the
+// method (a DELETE's too).
 func decodeBody(w http.ResponseWriter, r *http.Request, rt *route, strict bool) (any, *apiError) {
 	if rt.newBody == nil {
-		if strict {
-			return nil, readJSON(w, r, &struct{}{}, true)
-		}
-		return nil, nil
+		return nil, readJSON(w, r, &struct{}{}, strict)
 	}
 	v := rt.newBody()
 	if err := readJSON(w, r, v, strict); err != nil {
@@ -469,6 +468,9 @@ type bodyChecker interface {
 // readJSON decodes r's JSON body into v, refusing unknown fields when
 // strict; an empty body leaves v as it is.
 func readJSON(w http.ResponseWriter, r *http.Request, v any, strict bool) *apiError {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil
+	}
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
 		var tooBig *http.MaxBytesError

@@ -239,7 +239,7 @@ func addTeamMember(c *call, p *platform.AddTeamMemberParams) (any, error) {
 	}
 	om := c.org.memberByUser[p.UserID]
 	if om == nil {
-		return nil, unprocessable("user %s is not a member of %s; only organization members can join its teams", p.UserID, c.org.name)
+		return nil, unprocessable("user_id %q is not a member of %s; only organization members can join its teams", p.UserID, c.org.name)
 	}
 	if t.memberByUser[p.UserID] != nil {
 		return nil, unprocessable("user %s is already a member of team %s", p.UserID, t.slug)
