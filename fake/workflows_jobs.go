@@ -25,6 +25,7 @@ func (j workflowJob) run(w *world) {
 	if wf.state != j.from || j.gen != wf.stepGen {
 		return
 	}
+	w.settleTables(wf)
 	if w.takeFailure(wf.id) {
 		wf.state, wf.updated = platform.WorkflowError, now
 		wf.failedFrom, wf.errors = j.from, workflowFailure(j.from)
