@@ -144,8 +144,8 @@ type Workflow struct {
 // WorkflowTable is a table a workflow moves and the progress of its copy.
 // A workflow copies its tables one after another while it is copying;
 // RowsPercentage reaches 100 once a table is copied. A workflow that
-// stops, fails or is cancelled while copying keeps the rows it had
-// copied; a retry of the copy starts it again from none.
+// stops or is cancelled while copying keeps the rows it had copied; one
+// whose copy failed shows none, and its retry copies every table again.
 type WorkflowTable struct {
 	ID        string    `json:"id"`
 	Name      string    `json:"name"`

@@ -90,11 +90,24 @@ func (wf *workflowRec) tableCopy(i int, now time.Time, copyTime time.Duration) (
 }
 
 // settleTables keeps the copy of wf's tables as it stands, before wf
-// leaves its copy step (done, stopped, failed or cancelled).
+// leaves its copy step (done, stopped or cancelled; failed, see
+// failTableCopy).
 func (w *world) settleTables(wf *workflowRec) {
 	now := w.clock.Now()
 	for i := range wf.rows {
 		wf.rows[i].copied, wf.rows[i].updated = wf.tableCopy(i, now, w.timing.WorkflowCopy)
+	}
+}
+
+// failTableCopy drops the rows wf's failed copy step copied: the streams
+// show none copied (vrWorkflow.phase), and a retry copies every table
+// again.
+func (w *world) failTableCopy(wf *workflowRec) {
+	w.settleTables(wf)
+	for i := range wf.rows {
+		if wf.rows[i].copied > 0 {
+			wf.rows[i].copied, wf.rows[i].updated = 0, w.clock.Now()
+		}
 	}
 }
 
@@ -469,14 +482,6 @@ func (w *world) retryWorkflow(who *principal, wf *workflowRec) error {
 	from := wf.failedFrom
 	wf.failedFrom, wf.errors = "", ""
 	wf.retried, wf.retriedBy = w.clock.Now(), who.user
-	if from == platform.WorkflowCopying {
-		// The copy starts again from none.
-		for i := range wf.rows {
-			if wf.rows[i].copied > 0 {
-				wf.rows[i].copied, wf.rows[i].updated = 0, w.clock.Now()
-			}
-		}
-	}
 	w.workflowStep(wf, from, w.workflowStepTime(from))
 	return nil
 }

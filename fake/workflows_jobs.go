@@ -25,12 +25,15 @@ func (j workflowJob) run(w *world) {
 	if wf.state != j.from || j.gen != wf.stepGen {
 		return
 	}
-	w.settleTables(wf)
 	if w.takeFailure(wf.id) {
+		if j.from == platform.WorkflowCopying {
+			w.failTableCopy(wf)
+		}
 		wf.state, wf.updated = platform.WorkflowError, now
 		wf.failedFrom, wf.errors = j.from, workflowFailure(j.from)
 		return
 	}
+	w.settleTables(wf)
 	w.advanceWorkflow(wf, now)
 }
 

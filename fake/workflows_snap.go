@@ -222,6 +222,8 @@ func loadWorkflowTables(ws workflowSnap) ([]workflowTable, error) {
 			err = fmt.Errorf("copied %d is not between 0 and total %d", t.Copied, t.Total)
 		case ws.Started.IsZero() && t.Copied != 0:
 			err = fmt.Errorf("copied %d before the copy started", t.Copied)
+		case ws.FailedFrom == platform.WorkflowCopying && t.Copied != 0:
+			err = fmt.Errorf("copied %d after its copy failed", t.Copied)
 		case !ws.Copied.IsZero() && t.Copied != t.Total:
 			err = fmt.Errorf("copied %d of %d after the copy was done", t.Copied, t.Total)
 		}
