@@ -893,7 +893,7 @@ func TestWorkflowTablesLeavingTheCopy(t *testing.T) {
 			if err := e.srv.FailNext(wf.ID); err != nil {
 				t.Fatal(err)
 			}
-					// The copy step fails at its end (70 s), when every row was
+			// The copy step fails at its end (70 s), when every row was
 			// copied: they are dropped.
 		}, platform.WorkflowError, []wfTableRow{{"audit", 0, 1000, 0, 70 * time.Second}, {"users", 0, 1000, 0, 70 * time.Second}}},
 	}
