@@ -984,3 +984,98 @@ func TestCreateWorkflowBranchName(t *testing.T) {
 		})
 	}
 }
+
+// wfToolView is what the service's command-line tool reads of a
+// workflow body for workflow create and workflow show (its table lists
+// the tables' names; its JSON output the whole body, the tables' rows
+// too), with the JSON names and kinds its client decodes.
+type wfToolView struct {
+	Number uint64 `json:"number"`
+	Name   string `json:"name"`
+	State  string `json:"state"`
+	Branch struct {
+		Name string `json:"name"`
+	} `json:"branch"`
+	SourceKeyspace struct {
+		Name string `json:"name"`
+	} `json:"source_keyspace"`
+	TargetKeyspace struct {
+		Name string `json:"name"`
+	} `json:"target_keyspace"`
+	Tables []struct {
+		ID             string    `json:"id"`
+		Name           string    `json:"name"`
+		CreatedAt      time.Time `json:"created_at"`
+		UpdatedAt      time.Time `json:"updated_at"`
+		RowsCopied     uint64    `json:"rows_copied"`
+		RowsTotal      uint64    `json:"rows_total"`
+		RowsPercentage uint      `json:"rows_percentage"`
+	} `json:"tables"`
+}
+
+// TestWorkflowAsTheToolShowsIt holds the fake to what the service's
+// command-line tool did against it (workflow create on dev, a branch that
+// is not the default, then workflow show): create's body as the tool
+// sends it, with branch_name, builds the workflow on dev, and create and
+// show list its tables with their rows, which show follows along the
+// copy.
+func TestWorkflowAsTheToolShowsIt(t *testing.T) {
+	t.Parallel()
+	e := newWFEnv(t)
+	e.branch("dev", drChange...) // orders on dev; archive too
+	path := "v1/organizations/" + e.org + "/databases/" + drDB + "/workflows"
+	send := func(method, path string, body any) wfToolView {
+		t.Helper()
+		req, err := e.c.NewRequest(t.Context(), method, path, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var raw []byte
+		if _, err := e.c.Do(req, &raw); err != nil {
+			t.Fatal(err)
+		}
+		var v wfToolView
+		if err := json.Unmarshal(raw, &v); err != nil {
+			t.Fatalf("the tool's client cannot read %s: %v", raw, err)
+		}
+		return v
+	}
+	type table struct {
+		Name                   string
+		Copied, Total, Percent uint64
+	}
+	tables := func(v wfToolView) []table {
+		out := []table{}
+		for _, tb := range v.Tables {
+			if tb.ID == "" || tb.CreatedAt.IsZero() || tb.UpdatedAt.Before(tb.CreatedAt) {
+				t.Errorf("table %s: id %q, created %v, updated %v", tb.Name, tb.ID, tb.CreatedAt, tb.UpdatedAt)
+			}
+			out = append(out, table{tb.Name, tb.RowsCopied, tb.RowsTotal, uint64(tb.RowsPercentage)})
+		}
+		return out
+	}
+	// The tool's body: every flag's value, the global keyspace "" when
+	// not given.
+	created := send("POST", path, json.RawMessage(`{"branch_name":"dev","name":"move","source_keyspace":"app","target_keyspace":"archive",
+		"tables":["users","orders"],"global_keyspace":"","defer_secondary_keys":true,"on_ddl":"STOP"}`))
+	if created.Branch.Name != "dev" || created.SourceKeyspace.Name != "app" || created.TargetKeyspace.Name != wfTarget || created.State != "pending" {
+		t.Errorf("created: %+v", created)
+	}
+	if diff := cmp.Diff([]table{{"users", 0, 1000, 0}, {"orders", 0, 1000, 0}}, tables(created)); diff != "" {
+		t.Errorf("workflow create (-want +got):\n%s", diff)
+	}
+	show := fmt.Sprintf("%s/%d", path, created.Number)
+	steps := []struct {
+		advance time.Duration
+		want    []table
+	}{
+		{25 * time.Second, []table{{"users", 500, 1000, 50}, {"orders", 0, 1000, 0}}}, // 15 s of the minute's copy
+		{time.Minute, []table{{"users", 1000, 1000, 100}, {"orders", 1000, 1000, 100}}},
+	}
+	for _, st := range steps {
+		e.srv.Advance(st.advance)
+		if diff := cmp.Diff(st.want, tables(send("GET", show, nil))); diff != "" {
+			t.Errorf("workflow show after %v more (-want +got):\n%s", st.advance, diff)
+		}
+	}
+}
