@@ -1079,3 +1079,57 @@ func TestWorkflowAsTheToolShowsIt(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkflowSnapshotRefusesTableCopies restores a running workflow's
+// snapshot with its tables' copies edited to what the API cannot reach:
+// each is refused, naming the copy.
+func TestWorkflowSnapshotRefusesTableCopies(t *testing.T) {
+	t.Parallel()
+	e := newWFEnv(t)
+	wfDrive(t, e.srv, nil, wfCreate(e.srv), platform.WorkflowRunning)
+	snap, err := e.srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyOf := func(m map[string]any) map[string]any {
+		for _, db := range m["databases"].([]any) {
+			if wfs, ok := db.(map[string]any)["workflows"].([]any); ok && len(wfs) > 0 {
+				return wfs[0].(map[string]any)["table_copies"].([]any)[0].(map[string]any)
+			}
+		}
+		t.Fatal("no workflow in the snapshot")
+		return nil
+	}
+	tests := []struct {
+		name  string
+		edit  func(m map[string]any)
+		words []string
+	}{
+		{"no copies", func(m map[string]any) {
+			for _, db := range m["databases"].([]any) {
+				if wfs, ok := db.(map[string]any)["workflows"].([]any); ok && len(wfs) > 0 {
+					wfs[0].(map[string]any)["table_copies"] = []any{}
+				}
+			}
+		}, []string{"0 table_copies for 1 tables"}},
+		{"more copied than there are rows", func(m map[string]any) { copyOf(m)["copied"] = 2000 }, []string{"table_copies[0]", "copied 2000 is not between 0 and total 1000"}},
+		{"no rows", func(m map[string]any) { copyOf(m)["total"], copyOf(m)["copied"] = 0, 0 }, []string{"table_copies[0]", "total 0"}},
+		{"rows left after the copy", func(m map[string]any) { copyOf(m)["copied"] = 500 }, []string{"table_copies[0]", "copied 500 of 1000 after the copy was done"}},
+		{"made before its workflow", func(m map[string]any) { copyOf(m)["created"] = "2000-01-01T00:00:00Z" }, []string{"table_copies[0]", "not with its workflow"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			other := fake.NewServer(t, fake.WithTimings(wfTimings))
+			err := other.Restore(snapshotEdit(t, snap, tt.edit))
+			if err == nil {
+				t.Fatal("restored")
+			}
+			for _, w := range tt.words {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+		})
+	}
+}
