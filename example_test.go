@@ -286,6 +286,52 @@ func ExampleAuditLogsService_All() {
 	// database.created Database orders in acme
 }
 
+// ExampleWorkflowTable follows the copy of a workflow's tables on the
+// fake's clock: they copy one after another, each to 100%.
+func ExampleWorkflowTable() {
+	srv, err := fake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+	if _, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: "acme", Name: "shop", ClusterSize: "PS_10"}); err != nil {
+		log.Fatal(err)
+	}
+	srv.Advance(time.Minute) // the database is ready
+	if err := srv.PushSchema("acme", "shop", "main",
+		"CREATE TABLE events (id bigint NOT NULL, PRIMARY KEY (id))", "CREATE TABLE visits (id bigint NOT NULL, PRIMARY KEY (id))"); err != nil {
+		log.Fatal(err)
+	}
+	if err := srv.AddKeyspace("acme", "shop", "main", "history", 1); err != nil {
+		log.Fatal(err)
+	}
+	wf, err := client.Workflows.Create(ctx, &platform.CreateWorkflowParams{
+		Organization: "acme", Database: "shop", Name: "move-history", Branch: platform.Ptr("main"),
+		SourceKeyspace: "shop", TargetKeyspace: "history", Tables: []string{"events", "visits"},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ref := &platform.WorkflowParams{Organization: "acme", Database: "shop", Number: wf.Number}
+	for range 3 {
+		srv.Advance(25 * time.Second) // the default timings: start 5 s, copy a minute
+		if wf, err = client.Workflows.Get(ctx, ref); err != nil {
+			log.Fatal(err)
+		}
+		fmt.Print(wf.State)
+		for _, t := range wf.Tables {
+			fmt.Printf(", %s %d/%d (%d%%)", t.Name, t.RowsCopied, t.RowsTotal, t.RowsPercentage)
+		}
+		fmt.Println()
+	}
+	// Output:
+	// copying, events 666/1000 (66%), visits 0/1000 (0%)
+	// copying, events 1000/1000 (100%), visits 500/1000 (50%)
+	// running, events 1000/1000 (100%), visits 1000/1000 (100%)
+}
+
 // ExampleWorkflowsService_Wait moves a table to another keyspace with
 // a workflow, waiting on the fake's clock for each state an action leads
 // to.

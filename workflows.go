@@ -135,6 +135,28 @@ type Workflow struct {
 	TargetKeyspace *KeyspaceRef `json:"target_keyspace"`
 	// GlobalKeyspace holds the sequence tables; nil when none was named.
 	GlobalKeyspace *KeyspaceRef `json:"global_keyspace"`
+
+	// Tables are the tables the workflow moves, in the order it copies
+	// them, with the progress of their copy.
+	Tables []WorkflowTable `json:"tables"`
+}
+
+// WorkflowTable is a table a workflow moves and the progress of its copy.
+// A workflow copies its tables one after another while it is copying;
+// RowsPercentage reaches 100 once a table is copied. A workflow that
+// stops or is cancelled while copying keeps the rows it had copied; one
+// whose copy failed shows none, and its retry copies every table again.
+type WorkflowTable struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	CreatedAt Timestamp `json:"created_at"`
+	// UpdatedAt is when the rows copied last changed.
+	UpdatedAt Timestamp `json:"updated_at"`
+	// RowsCopied of RowsTotal rows are copied so far: RowsPercentage
+	// percent, rounded down.
+	RowsCopied     int64 `json:"rows_copied"`
+	RowsTotal      int64 `json:"rows_total"`
+	RowsPercentage int   `json:"rows_percentage"`
 }
 
 // WorkflowsService moves tables between the keyspaces of a branch.
@@ -202,8 +224,10 @@ type CreateWorkflowParams struct {
 	TargetKeyspace string   `json:"target_keyspace"`
 	Tables         []string `json:"tables"`
 	// Branch is the branch whose keyspaces the tables move between; nil
-	// for the database's default branch.
-	Branch *string `json:"branch,omitempty"`
+	// for the database's default branch. It is sent as branch_name
+	// (versions of this package before it sent branch, which the API
+	// still accepts).
+	Branch *string `json:"branch_name,omitempty"`
 	// GlobalKeyspace is the keyspace of the sequence tables the moved
 	// tables use.
 	GlobalKeyspace     *string        `json:"global_keyspace,omitempty"`

@@ -30,7 +30,11 @@ const wireWorkflowJSON = `{"id": "wf1", "name": "move-audit", "number": 3, "stat
 	"branch": {"id": "br1", "name": "main", "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z", "deleted_at": null},
 	"source_keyspace": {"id": "ks1", "name": "app", "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z", "deleted_at": null},
 	"target_keyspace": {"id": "ks2", "name": "archive", "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z", "deleted_at": null},
-	"global_keyspace": {"id": "ks1", "name": "app", "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z", "deleted_at": null}}`
+	"global_keyspace": {"id": "ks1", "name": "app", "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z", "deleted_at": null},
+	"tables": [{"id": "wt1", "name": "audit", "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:35Z",
+		"rows_copied": 1000, "rows_total": 1000, "rows_percentage": 100},
+		{"id": "wt2", "name": "logs", "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:01:05Z",
+		"rows_copied": 1000, "rows_total": 1000, "rows_percentage": 100}]}`
 
 func wireWorkflow() *platform.Workflow {
 	ada := &platform.Actor{ID: "usr1", DisplayName: "Ada", AvatarURL: "https://avatars.example.com/a"}
@@ -49,6 +53,12 @@ func wireWorkflow() *platform.Workflow {
 		RetriedBy:      &platform.Actor{ID: "usr2", DisplayName: "Bob", AvatarURL: "https://avatars.example.com/b"},
 		Branch:         &platform.BranchRef{ID: "br1", Name: "main", CreatedAt: backupTS("2026-01-01T00:00:00Z"), UpdatedAt: backupTS("2026-01-01T00:00:00Z")},
 		SourceKeyspace: ref("ks1", "app"), TargetKeyspace: ref("ks2", "archive"), GlobalKeyspace: ref("ks1", "app"),
+		Tables: []platform.WorkflowTable{
+			{ID: "wt1", Name: "audit", CreatedAt: backupTS("2026-01-01T00:00:00Z"), UpdatedAt: backupTS("2026-01-01T00:00:35Z"),
+				RowsCopied: 1000, RowsTotal: 1000, RowsPercentage: 100},
+			{ID: "wt2", Name: "logs", CreatedAt: backupTS("2026-01-01T00:00:00Z"), UpdatedAt: backupTS("2026-01-01T00:01:05Z"),
+				RowsCopied: 1000, RowsTotal: 1000, RowsPercentage: 100},
+		},
 	}
 }
 
@@ -76,7 +86,7 @@ func TestWorkflowsWire(t *testing.T) {
 			},
 			method: "POST", path: base, query: url.Values{},
 			body: `{"name": "move-audit", "source_keyspace": "app", "target_keyspace": "archive", "tables": ["audit", "logs"],
-				"branch": "main", "global_keyspace": "app", "defer_secondary_keys": true, "on_ddl": "STOP"}`,
+				"branch_name": "main", "global_keyspace": "app", "defer_secondary_keys": true, "on_ddl": "STOP"}`,
 			want: wireWorkflow(),
 		},
 		{

@@ -1065,7 +1065,7 @@ var opFixtures = map[string]opFixture{
 	"list_workflows": opWorkflow(platform.WorkflowPending),
 	"create_workflow": func(w *opWorld, _ string) opCall {
 		wfSetup(w.t, w.srv, "main")
-		return opCall{body: `{"name":"move-audit","source_keyspace":"app","target_keyspace":"archive","tables":["audit"],
+		return opCall{body: `{"name":"move-audit","branch_name":"main","source_keyspace":"app","target_keyspace":"archive","tables":["audit"],
 			"global_keyspace":"app","defer_secondary_keys":true,"on_ddl":"STOP"}`}
 	},
 	"get_workflow":              opWorkflow(platform.WorkflowPending),

@@ -618,6 +618,7 @@ func (w *world) cancelMoveTables(vw *vrWorkflow, p *platform.CancelMoveTablesPar
 	wf, b := vw.doc, vw.target.branch
 	now := w.clock.Now()
 	rules := b.more.read().routingRules
+	w.settleTables(wf)
 	wf.state, wf.updated, wf.cancelled, wf.cancelledBy = platform.WorkflowCancelled, now, now, actor
 	wf.failedFrom, wf.errors = "", ""
 	w.endWorkflow(wf)
@@ -761,9 +762,8 @@ func renderMoveTablesStatus(vw *vrWorkflow, now time.Time, t *Timings) *protoWor
 	streams := vw.streams()
 	if !vw.copied(now, t) {
 		out.TableCopyState = map[string]protoTableCopyState{}
-		done := share * float64(len(vw.tables))
 		for i, tbl := range vw.tables {
-			part := min(max(done-float64(i), 0), 1)
+			part := copyPart(share, i, len(vw.tables))
 			total := int64(vrRowsPerTable * len(streams))
 			rows := int64(part * float64(total))
 			out.TableCopyState[tbl.name] = protoTableCopyState{

@@ -309,6 +309,12 @@ func copyShare(left, total time.Duration) float64 {
 	return 1 - float64(left)/float64(total)
 }
 
+// copyPart is the share of table i of n copied when share of a copy is
+// done: tables copy one after another, in order.
+func copyPart(share float64, i, n int) float64 {
+	return min(max(share*float64(n)-float64(i), 0), 1)
+}
+
 // stopVRWorkflow stops vw's streams: a MoveTables workflow's documented
 // workflow goes to stopped, remembering the state to resume and the copy
 // left; other kinds keep the copy left.
@@ -321,6 +327,7 @@ func (w *world) stopVRWorkflow(vw *vrWorkflow) (bool, error) {
 		if !slices.Contains(workflowStoppable, wf.state) {
 			return false, unprocessable("workflow %s is %s; stop needs it %s", vw.name, wf.state, joinWorkflowStates(workflowStoppable))
 		}
+		w.settleTables(wf)
 		wf.resume, wf.stepLeft = wf.state, 0
 		if wf.state == platform.WorkflowPending || wf.state == platform.WorkflowCopying {
 			wf.stepLeft = max(wf.stepDue.Sub(now), 0)

@@ -18,9 +18,11 @@ type workflowRec struct {
 	branch                 *branchRec
 	source, target, global *keyspaceRec // global is nil when none was named
 	tables                 []string
-	deferSecondaryKeys     bool
-	onDDL                  platform.WorkflowOnDDL
-	state                  platform.WorkflowState
+	// rows are the copy's progress of each of tables, in the same order.
+	rows               []workflowTable
+	deferSecondaryKeys bool
+	onDDL              platform.WorkflowOnDDL
+	state              platform.WorkflowState
 	// failedFrom is the state whose step failed, which retry resumes; ""
 	// outside the error state.
 	failedFrom platform.WorkflowState
@@ -44,6 +46,79 @@ type workflowRec struct {
 
 	actor, verifyBy, reversedBy, switchReplicasBy, switchPrimariesBy  *userRec
 	cancelledBy, completedBy, retriedBy, cutoverBy, reversedCutoverBy *userRec
+}
+
+// workflowTable is the copy of one table of a workflow (its name is the
+// workflow's tables at the same index): its rows, as its VReplication
+// streams copy them (vrRowsPerTable of each stream, the rows the
+// MoveTables status counts), and how many were copied when, as they stood
+// when the workflow last left its copy step (see workflowRec.tableCopy).
+type workflowTable struct {
+	id      string
+	total   int64
+	copied  int64
+	updated time.Time
+}
+
+// tableCopy is the copy of table i at now: rows copied and when that last
+// changed. While the workflow copies, its tables copy one after another
+// over the copy step, as its streams do (copyPart); otherwise they keep
+// what they had when it last left the step (settleTables).
+func (wf *workflowRec) tableCopy(i int, now time.Time, copyTime time.Duration) (int64, time.Time) {
+	t := wf.rows[i]
+	if wf.state != platform.WorkflowCopying {
+		return t.copied, t.updated
+	}
+	n := len(wf.rows)
+	part := copyPart(copyShare(wf.stepDue.Sub(now), copyTime), i, n)
+	copied := int64(part * float64(t.total))
+	switch {
+	case copied <= t.copied:
+		return t.copied, t.updated
+	case part < 1:
+		return copied, now
+	}
+	// Copied in this stretch of the step: when its share was reached.
+	done := wf.stepDue.Add(-time.Duration(float64(copyTime) * float64(n-i-1) / float64(n)))
+	if done.Before(t.updated) {
+		done = t.updated
+	}
+	if done.After(now) {
+		done = now
+	}
+	return copied, done
+}
+
+// settleTables keeps the copy of wf's tables as it stands, before wf
+// leaves its copy step (done, stopped or cancelled; failed, see
+// failTableCopy).
+func (w *world) settleTables(wf *workflowRec) {
+	now := w.clock.Now()
+	for i := range wf.rows {
+		wf.rows[i].copied, wf.rows[i].updated = wf.tableCopy(i, now, w.timing.WorkflowCopy)
+	}
+}
+
+// failTableCopy drops the rows wf's failed copy step copied: the streams
+// show none copied (vrWorkflow.phase), and a retry copies every table
+// again.
+func (w *world) failTableCopy(wf *workflowRec) {
+	w.settleTables(wf)
+	for i := range wf.rows {
+		if wf.rows[i].copied > 0 {
+			wf.rows[i].copied, wf.rows[i].updated = 0, w.clock.Now()
+		}
+	}
+}
+
+// newWorkflowTables are the tables of a new workflow wf with its
+// VReplication workflow vw, none copied.
+func (w *world) newWorkflowTables(wf *workflowRec, vw *vrWorkflow) []workflowTable {
+	out := make([]workflowTable, len(wf.tables))
+	for i := range out {
+		out[i] = workflowTable{id: w.newID(), total: int64(vrRowsPerTable * len(vw.streams())), updated: wf.created}
+	}
+	return out
 }
 
 // workflowStore holds a database's workflows, numbered from 1. A
@@ -136,7 +211,7 @@ func onWorkflow(fn func(w *world, who *principal, wf *workflowRec) error) func(c
 				return nil, err
 			}
 		}
-		return renderWorkflow(wf), nil
+		return c.w.renderWorkflow(wf), nil
 	}
 }
 
@@ -146,13 +221,13 @@ func listWorkflows(c *call) (any, error) {
 		return nil, err
 	}
 	if from.IsZero() {
-		return pageOf(c, c.db.workflows.peek().index(), false, renderWorkflow), nil
+		return pageOf(c, c.db.workflows.peek().index(), false, c.w.renderWorkflow), nil
 	}
 	keep := func(wf *workflowRec) bool {
 		end := wf.ended()
 		return !wf.created.After(to) && (end.IsZero() || !end.Before(from))
 	}
-	return filteredPageOf(c, c.db.workflows.peek().index(), false, keep, renderWorkflow), nil
+	return filteredPageOf(c, c.db.workflows.peek().index(), false, keep, c.w.renderWorkflow), nil
 }
 
 // ended is when wf completed or was cancelled; zero while it is active.
@@ -163,7 +238,29 @@ func (wf *workflowRec) ended() time.Time {
 	return wf.cancelled
 }
 
-func createWorkflow(c *call, p *platform.CreateWorkflowParams) (any, error) {
+// createWorkflowBody is the body of create_workflow: the SDK's params,
+// which name the branch branch_name as the service's own clients do, and
+// branch, the name earlier versions of the SDK sent.
+type createWorkflowBody struct {
+	platform.CreateWorkflowParams
+	OldBranch *string `json:"branch,omitempty"`
+}
+
+// check takes branch for branch_name, and refuses the two naming
+// different branches.
+func (b *createWorkflowBody) check() *apiError {
+	switch {
+	case b.OldBranch == nil:
+	case b.Branch == nil:
+		b.Branch = b.OldBranch
+	case *b.Branch != *b.OldBranch:
+		return unprocessable("branch_name %q and branch %q name different branches; send branch_name only", *b.Branch, *b.OldBranch)
+	}
+	return nil
+}
+
+func createWorkflow(c *call, body *createWorkflowBody) (any, error) {
+	p := &body.CreateWorkflowParams
 	db := c.db
 	if db.kind != platform.KindMySQL {
 		return nil, unprocessable("workflows are for mysql databases; %s is %s", db.name, db.kind)
@@ -232,7 +329,7 @@ func createWorkflow(c *call, p *platform.CreateWorkflowParams) (any, error) {
 	setIf(&wf.deferSecondaryKeys, p.DeferSecondaryKeys)
 	setIf(&wf.onDDL, p.OnDDL)
 	c.w.addWorkflow(wf, vrOptions{autoStart: true})
-	return renderWorkflow(wf), nil
+	return c.w.renderWorkflow(wf), nil
 }
 
 // addWorkflow files a new pending workflow with its VReplication
@@ -240,7 +337,7 @@ func createWorkflow(c *call, p *platform.CreateWorkflowParams) (any, error) {
 func (w *world) addWorkflow(wf *workflowRec, opts vrOptions) {
 	wf.db.addWorkflow(wf)
 	w.startFlight(wf.id)
-	w.newDocVRWorkflow(wf, opts)
+	wf.rows = w.newWorkflowTables(wf, w.newDocVRWorkflow(wf, opts))
 	w.workflowStep(wf, platform.WorkflowPending, w.timing.WorkflowStart)
 }
 
@@ -365,6 +462,7 @@ func (w *world) cancelWorkflow(who *principal, wf *workflowRec) error {
 	if !slices.Contains(workflowCancellable, wf.state) {
 		return refuseIn(wf, "cancel", workflowCancellable...)
 	}
+	w.settleTables(wf)
 	wf.cancelledBy = who.user
 	wf.failedFrom, wf.errors = "", ""
 	wf.resume, wf.stepLeft = "", 0
@@ -458,6 +556,7 @@ func (w *world) cancelWorkflows(b *branchRec) {
 	now := w.clock.Now()
 	for _, wf := range b.db.workflows.peek().all() {
 		if wf.branch == b && wf.active() {
+			w.settleTables(wf)
 			wf.state, wf.updated, wf.cancelled = platform.WorkflowCancelled, now, now
 			wf.failedFrom, wf.errors = "", ""
 			w.endWorkflow(wf)
@@ -482,8 +581,9 @@ func workflowFailure(from platform.WorkflowState) string {
 	return "the workflow stopped with an error while " + strings.ReplaceAll(string(from), "_", " ")
 }
 
-// renderWorkflow renders a workflow as the API shows it.
-func renderWorkflow(wf *workflowRec) *platform.Workflow {
+// renderWorkflow renders a workflow as the API shows it now.
+func (w *world) renderWorkflow(wf *workflowRec) *platform.Workflow {
+	now := w.clock.Now()
 	out := &platform.Workflow{
 		ID: wf.id, Name: wf.name, Number: wf.number, State: wf.state,
 		CreatedAt: platform.NewTimestamp(wf.created), UpdatedAt: platform.NewTimestamp(wf.updated),
@@ -509,6 +609,14 @@ func renderWorkflow(wf *workflowRec) *platform.Workflow {
 	}
 	if wf.global != nil {
 		out.GlobalKeyspace = renderKeyspaceRef(wf.global)
+	}
+	out.Tables = make([]platform.WorkflowTable, len(wf.rows))
+	for i, t := range wf.rows {
+		copied, updated := wf.tableCopy(i, now, w.timing.WorkflowCopy)
+		out.Tables[i] = platform.WorkflowTable{
+			ID: t.id, Name: wf.tables[i], CreatedAt: platform.NewTimestamp(wf.created), UpdatedAt: platform.NewTimestamp(updated),
+			RowsCopied: copied, RowsTotal: t.total, RowsPercentage: int(copied * 100 / max(t.total, 1)),
+		}
 	}
 	return out
 }

@@ -26,10 +26,14 @@ func (j workflowJob) run(w *world) {
 		return
 	}
 	if w.takeFailure(wf.id) {
+		if j.from == platform.WorkflowCopying {
+			w.failTableCopy(wf)
+		}
 		wf.state, wf.updated = platform.WorkflowError, now
 		wf.failedFrom, wf.errors = j.from, workflowFailure(j.from)
 		return
 	}
+	w.settleTables(wf)
 	w.advanceWorkflow(wf, now)
 }
 

@@ -12,13 +12,15 @@ import (
 
 type workflowSnap struct {
 	stampsSnap
-	Number             int                    `json:"number"`
-	Name               string                 `json:"name"`
-	Branch             string                 `json:"branch"`
-	Source             workflowKeyspaceSnap   `json:"source_keyspace"`
-	Target             workflowKeyspaceSnap   `json:"target_keyspace"`
-	Global             *workflowKeyspaceSnap  `json:"global_keyspace"`
-	Tables             []string               `json:"tables"`
+	Number int                   `json:"number"`
+	Name   string                `json:"name"`
+	Branch string                `json:"branch"`
+	Source workflowKeyspaceSnap  `json:"source_keyspace"`
+	Target workflowKeyspaceSnap  `json:"target_keyspace"`
+	Global *workflowKeyspaceSnap `json:"global_keyspace"`
+	Tables []string              `json:"tables"`
+	// TableCopies are the copies of Tables, in the same order.
+	TableCopies        []workflowTableSnap    `json:"table_copies"`
 	DeferSecondaryKeys bool                   `json:"defer_secondary_keys"`
 	OnDDL              platform.WorkflowOnDDL `json:"on_ddl"`
 	State              platform.WorkflowState `json:"state"`
@@ -56,6 +58,16 @@ type workflowSnap struct {
 	Actors []string `json:"actors"`
 }
 
+// workflowTableSnap is the copy of a table of a workflow: its ID and
+// times (created with the workflow, updated when Copied last changed),
+// its rows and how many were copied when the workflow last left its copy
+// step.
+type workflowTableSnap struct {
+	stampsSnap
+	Total  int64 `json:"total"`
+	Copied int64 `json:"copied"`
+}
+
 // workflowKeyspaceSnap is a keyspace a workflow names: a live keyspace of
 // its branch by ID, or, once dropped, what its reference still shows.
 type workflowKeyspaceSnap struct {
@@ -89,6 +101,10 @@ func saveWorkflows(db *dbRec) []workflowSnap {
 			CutoverAt: wf.cutoverAt, Reversed: wf.reversed, Retried: wf.retried,
 			Completed: wf.completed, Cancelled: wf.cancelled,
 			StepDue: wf.stepDue, StepGen: wf.stepGen, Resume: wf.resume, StepLeft: wf.stepLeft,
+		}
+		ws.TableCopies = make([]workflowTableSnap, len(wf.rows))
+		for i, t := range wf.rows {
+			ws.TableCopies[i] = workflowTableSnap{stampsSnap: stampsSnap{ID: t.id, Created: wf.created, Updated: t.updated}, Total: t.total, Copied: t.copied}
 		}
 		if wf.vr != nil {
 			ws.VReplication = saveVRWorkflow(wf.vr)
@@ -158,6 +174,9 @@ func (ld *loader) loadWorkflow(db *dbRec, ws workflowSnap) (*workflowRec, error)
 		completed: ws.Completed, cancelled: ws.Cancelled,
 		stepDue: ws.StepDue, stepGen: ws.StepGen, resume: ws.Resume, stepLeft: ws.StepLeft,
 	}
+	if wf.rows, err = loadWorkflowTables(ws); err != nil {
+		return nil, err
+	}
 	if wf.source, err = loadWorkflowKeyspace(b, ws.Source); err != nil {
 		return nil, err
 	}
@@ -178,6 +197,42 @@ func (ld *loader) loadWorkflow(db *dbRec, ws workflowSnap) (*workflowRec, error)
 		return nil, err
 	}
 	return wf, nil
+}
+
+// loadWorkflowTables loads the copies of ws's tables: one per table, made
+// with the workflow, none copied before the copy started, every row once
+// it is done.
+func loadWorkflowTables(ws workflowSnap) ([]workflowTable, error) {
+	if len(ws.TableCopies) != len(ws.Tables) {
+		return nil, fmt.Errorf("%d table_copies for %d tables", len(ws.TableCopies), len(ws.Tables))
+	}
+	out := make([]workflowTable, len(ws.TableCopies))
+	for i, t := range ws.TableCopies {
+		var err error
+		switch {
+		case t.ID == "":
+			err = fmt.Errorf("without an ID")
+		case !t.Created.Equal(ws.Created):
+			err = fmt.Errorf("created %v, not with its workflow (%v)", t.Created, ws.Created)
+		case t.Updated.Before(t.Created):
+			err = fmt.Errorf("updated %v before it was created", t.Updated)
+		case t.Total < 1:
+			err = fmt.Errorf("total %d is not a number of rows", t.Total)
+		case t.Copied < 0 || t.Copied > t.Total:
+			err = fmt.Errorf("copied %d is not between 0 and total %d", t.Copied, t.Total)
+		case ws.Started.IsZero() && t.Copied != 0:
+			err = fmt.Errorf("copied %d before the copy started", t.Copied)
+		case ws.FailedFrom == platform.WorkflowCopying && t.Copied != 0:
+			err = fmt.Errorf("copied %d after its copy failed", t.Copied)
+		case !ws.Copied.IsZero() && t.Copied != t.Total:
+			err = fmt.Errorf("copied %d of %d after the copy was done", t.Copied, t.Total)
+		}
+		if err != nil {
+			return nil, at(err, "table_copies[%d]", i)
+		}
+		out[i] = workflowTable{id: t.ID, total: t.Total, copied: t.Copied, updated: t.Updated}
+	}
+	return out, nil
 }
 
 // loadWorkflowKeyspace finds a live keyspace of b, or builds again the

@@ -1,6 +1,7 @@
 package fake_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -758,5 +759,377 @@ func TestWorkflowKeyspaceAndBranchDeletion(t *testing.T) {
 	first, _ := e.c.Workflows.Get(t.Context(), wfRef(e.srv, 1))
 	if diff := cmp.Diff(first, again); diff != "" {
 		t.Errorf("restored workflow (-original +restored):\n%s", diff)
+	}
+}
+
+// wfTableRow is a workflow table's copy as a test checks it: rows copied,
+// percentage, and when it last changed, as an offset from the workflow's
+// creation.
+type wfTableRow struct {
+	Name    string
+	Copied  int64
+	Total   int64
+	Percent int
+	Updated time.Duration
+}
+
+// wfTableRows reads wf's tables as wfTableRows.
+func wfTableRows(t *testing.T, wf *platform.Workflow) []wfTableRow {
+	t.Helper()
+	out := []wfTableRow{}
+	for _, tb := range wf.Tables {
+		if tb.ID == "" || !tb.CreatedAt.Equal(wf.CreatedAt.Time) {
+			t.Errorf("table %s: id %q, created %v; want an ID, created with the workflow (%v)", tb.Name, tb.ID, tb.CreatedAt, wf.CreatedAt)
+		}
+		out = append(out, wfTableRow{tb.Name, tb.RowsCopied, tb.RowsTotal, tb.RowsPercentage, tb.UpdatedAt.Sub(wf.CreatedAt.Time)})
+	}
+	return out
+}
+
+// TestWorkflowTablesFollowTheCopy reads a workflow's tables along its
+// copy (start 10 s, copy a minute; audit then users, 1000 rows each from
+// the one source shard into the one target shard): none copied while
+// pending, audit in the first half of the copy, users in the second, every
+// row once running, and the same after the workflow completes, in get and
+// list alike.
+func TestWorkflowTablesFollowTheCopy(t *testing.T) {
+	t.Parallel()
+	e := newWFEnv(t)
+	p := wfCreate(e.srv)
+	p.Tables = []string{"audit", "users"}
+	created, err := e.c.Workflows.Create(t.Context(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := func(name string, copied int64, updated time.Duration) wfTableRow {
+		return wfTableRow{name, copied, 1000, int(copied / 10), updated}
+	}
+	none := []wfTableRow{row("audit", 0, 0), row("users", 0, 0)}
+	if diff := cmp.Diff(none, wfTableRows(t, created)); diff != "" {
+		t.Errorf("created (-want +got):\n%s", diff)
+	}
+	steps := []struct {
+		at    time.Duration // since creation
+		state platform.WorkflowState
+		want  []wfTableRow
+	}{
+		{10 * time.Second, platform.WorkflowCopying, none},
+		{25 * time.Second, platform.WorkflowCopying, []wfTableRow{row("audit", 500, 25*time.Second), row("users", 0, 0)}},
+		{45 * time.Second, platform.WorkflowCopying, []wfTableRow{row("audit", 1000, 40*time.Second), row("users", 166, 45*time.Second)}},
+		{70 * time.Second, platform.WorkflowRunning, []wfTableRow{row("audit", 1000, 40*time.Second), row("users", 1000, 70*time.Second)}},
+		{200 * time.Second, platform.WorkflowRunning, []wfTableRow{row("audit", 1000, 40*time.Second), row("users", 1000, 70*time.Second)}},
+	}
+	at := time.Duration(0)
+	for _, st := range steps {
+		e.srv.Advance(st.at - at)
+		at = st.at
+		wf, err := e.c.Workflows.Get(t.Context(), wfRef(e.srv, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wf.State != st.state {
+			t.Errorf("at %v: %s, want %s", st.at, wf.State, st.state)
+		}
+		if diff := cmp.Diff(st.want, wfTableRows(t, wf)); diff != "" {
+			t.Errorf("at %v (-want +got):\n%s", st.at, diff)
+		}
+		page, err := e.c.Workflows.List(t.Context(), &platform.ListWorkflowsParams{Organization: e.org, Database: drDB})
+		if err != nil || len(page.Items) != 1 {
+			t.Fatalf("list: %v, %v", page, err)
+		}
+		if diff := cmp.Diff(wf.Tables, page.Items[0].Tables); diff != "" {
+			t.Errorf("at %v, listed (-get +list):\n%s", st.at, diff)
+		}
+	}
+	wfSteps(t, e.c, wfRef(e.srv, 1), "switch-replicas", "wait:switched_replicas", "switch-primaries", "wait:switched_primaries",
+		"cutover", "wait:cutover", "complete")
+	done, err := e.c.Workflows.Get(t.Context(), wfRef(e.srv, 1))
+	if err != nil || done.State != platform.WorkflowCompleted {
+		t.Fatalf("completed: %v, %v", done, err)
+	}
+	if diff := cmp.Diff(steps[len(steps)-1].want, wfTableRows(t, done)); diff != "" {
+		t.Errorf("completed (-want +got):\n%s", diff)
+	}
+}
+
+// TestWorkflowTablesLeavingTheCopy leaves the copy of audit and users
+// halfway through audit (25 s after creation): a stop and a cancel keep
+// the rows copied (and a start goes on from them); a failed copy shows
+// none, and its retry copies every table again.
+func TestWorkflowTablesLeavingTheCopy(t *testing.T) {
+	t.Parallel()
+	half := []wfTableRow{{"audit", 500, 1000, 50, 25 * time.Second}, {"users", 0, 1000, 0, 0}}
+	vr := func(e *drEnv) *platform.StartVReplicationWorkflowParams {
+		return &platform.StartVReplicationWorkflowParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: "move-audit", Keyspace: wfTarget}
+	}
+	cases := []struct {
+		name  string
+		leave func(t *testing.T, e *drEnv, wf *platform.Workflow)
+		state platform.WorkflowState
+		want  []wfTableRow // a minute later
+	}{
+		{"stop", func(t *testing.T, e *drEnv, _ *platform.Workflow) {
+			if _, err := e.c.Vitess.StopWorkflow(t.Context(), vr(e)); err != nil {
+				t.Fatal(err)
+			}
+		}, platform.WorkflowStopped, half},
+		{"stop and start", func(t *testing.T, e *drEnv, _ *platform.Workflow) {
+			if _, err := e.c.Vitess.StopWorkflow(t.Context(), vr(e)); err != nil {
+				t.Fatal(err)
+			}
+			e.srv.Advance(time.Hour)
+			if _, err := e.c.Vitess.StartWorkflow(t.Context(), vr(e)); err != nil {
+				t.Fatal(err)
+			}
+			// 45 s of the copy left: audit done 15 s in, users at a
+			// third a minute in.
+		}, platform.WorkflowRunning, []wfTableRow{{"audit", 1000, 1000, 100, time.Hour + 40*time.Second}, {"users", 1000, 1000, 100, time.Hour + 70*time.Second}}},
+		{"cancel", func(t *testing.T, e *drEnv, _ *platform.Workflow) {
+			if _, err := e.c.Workflows.Cancel(t.Context(), wfRef(e.srv, 1)); err != nil {
+				t.Fatal(err)
+			}
+		}, platform.WorkflowCancelled, half},
+		{"failure", func(t *testing.T, e *drEnv, wf *platform.Workflow) {
+			if err := e.srv.FailNext(wf.ID); err != nil {
+				t.Fatal(err)
+			}
+			// The copy step fails at its end (70 s), when every row was
+			// copied: they are dropped.
+		}, platform.WorkflowError, []wfTableRow{{"audit", 0, 1000, 0, 70 * time.Second}, {"users", 0, 1000, 0, 70 * time.Second}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newWFEnv(t)
+			p := wfCreate(e.srv)
+			p.Tables = []string{"audit", "users"}
+			wf, err := e.c.Workflows.Create(t.Context(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.srv.Advance(25 * time.Second)
+			tc.leave(t, e, wf)
+			e.srv.Advance(time.Minute)
+			got, err := e.c.Workflows.Get(t.Context(), wfRef(e.srv, 1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.State != tc.state {
+				t.Errorf("state %s, want %s", got.State, tc.state)
+			}
+			if diff := cmp.Diff(tc.want, wfTableRows(t, got)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if tc.state != platform.WorkflowError {
+				return
+			}
+			if _, err := e.c.Workflows.Retry(t.Context(), wfRef(e.srv, 1)); err != nil {
+				t.Fatal(err)
+			}
+			e.srv.Advance(45 * time.Second) // three quarters of the copy again
+			got, err = e.c.Workflows.Get(t.Context(), wfRef(e.srv, 1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []wfTableRow{{"audit", 1000, 1000, 100, 115 * time.Second}, {"users", 500, 1000, 50, 130 * time.Second}}
+			if diff := cmp.Diff(want, wfTableRows(t, got)); diff != "" {
+				t.Errorf("retried (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestCreateWorkflowBranchName sends create_workflow's raw body: the
+// branch as branch_name (the service's own clients' name), as branch
+// (earlier versions of the SDK's), or both, which must agree; the
+// workflow is built on dev, not on the default branch.
+func TestCreateWorkflowBranchName(t *testing.T) {
+	t.Parallel()
+	const fields = `"source_keyspace":"app","target_keyspace":"archive","tables":["orders"]`
+	tests := []struct {
+		name, body string
+		words      []string // of a 422; none for a workflow on dev
+	}{
+		{"branch_name", `{"name":"a",` + fields + `,"branch_name":"dev"}`, nil},
+		{"branch", `{"name":"b",` + fields + `,"branch":"dev"}`, nil},
+		{"both alike", `{"name":"c",` + fields + `,"branch_name":"dev","branch":"dev"}`, nil},
+		{"both different", `{"name":"d",` + fields + `,"branch_name":"dev","branch":"main"}`, []string{`branch_name "dev"`, `branch "main"`}},
+		{"branch_name unknown", `{"name":"e",` + fields + `,"branch_name":"nope"}`, []string{"branch", `"nope"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newWFEnv(t)
+			e.branch("dev", drChange...) // orders only on dev; archive too
+			req, err := e.c.NewRequest(t.Context(), "POST", "v1/organizations/"+e.org+"/databases/"+drDB+"/workflows", json.RawMessage(tt.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := opWorldState(t, e.srv)
+			var wf platform.Workflow
+			_, err = e.c.Do(req, &wf)
+			if tt.words != nil {
+				apiError(t, err, 422, tt.words...)
+				if diff := worldStateDiff(t, before, opWorldState(t, e.srv)); diff != "" {
+					t.Errorf("a refused create changed the world:\n%s", diff)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if wf.Branch == nil || wf.Branch.Name != "dev" || len(wf.Tables) != 1 || wf.Tables[0].Name != "orders" || wf.Tables[0].RowsTotal != 1000 {
+				t.Errorf("workflow: branch %v, tables %+v; want on dev, moving orders", wf.Branch, wf.Tables)
+			}
+		})
+	}
+}
+
+// wfToolView is what the service's command-line tool reads of a
+// workflow body for workflow create and workflow show (its table lists
+// the tables' names; its JSON output the whole body, the tables' rows
+// too), with the JSON names and kinds its client decodes.
+type wfToolView struct {
+	Number uint64 `json:"number"`
+	Name   string `json:"name"`
+	State  string `json:"state"`
+	Branch struct {
+		Name string `json:"name"`
+	} `json:"branch"`
+	SourceKeyspace struct {
+		Name string `json:"name"`
+	} `json:"source_keyspace"`
+	TargetKeyspace struct {
+		Name string `json:"name"`
+	} `json:"target_keyspace"`
+	Tables []struct {
+		ID             string    `json:"id"`
+		Name           string    `json:"name"`
+		CreatedAt      time.Time `json:"created_at"`
+		UpdatedAt      time.Time `json:"updated_at"`
+		RowsCopied     uint64    `json:"rows_copied"`
+		RowsTotal      uint64    `json:"rows_total"`
+		RowsPercentage uint      `json:"rows_percentage"`
+	} `json:"tables"`
+}
+
+// TestWorkflowAsTheToolShowsIt holds the fake to what the service's
+// command-line tool did against it (workflow create on dev, a branch that
+// is not the default, then workflow show): create's body as the tool
+// sends it, with branch_name, builds the workflow on dev, and create and
+// show list its tables with their rows, which show follows along the
+// copy.
+func TestWorkflowAsTheToolShowsIt(t *testing.T) {
+	t.Parallel()
+	e := newWFEnv(t)
+	e.branch("dev", drChange...) // orders on dev; archive too
+	path := "v1/organizations/" + e.org + "/databases/" + drDB + "/workflows"
+	send := func(method, path string, body any) wfToolView {
+		t.Helper()
+		req, err := e.c.NewRequest(t.Context(), method, path, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var raw []byte
+		if _, err := e.c.Do(req, &raw); err != nil {
+			t.Fatal(err)
+		}
+		var v wfToolView
+		if err := json.Unmarshal(raw, &v); err != nil {
+			t.Fatalf("the tool's client cannot read %s: %v", raw, err)
+		}
+		return v
+	}
+	type table struct {
+		Name                   string
+		Copied, Total, Percent uint64
+	}
+	tables := func(v wfToolView) []table {
+		out := []table{}
+		for _, tb := range v.Tables {
+			if tb.ID == "" || tb.CreatedAt.IsZero() || tb.UpdatedAt.Before(tb.CreatedAt) {
+				t.Errorf("table %s: id %q, created %v, updated %v", tb.Name, tb.ID, tb.CreatedAt, tb.UpdatedAt)
+			}
+			out = append(out, table{tb.Name, tb.RowsCopied, tb.RowsTotal, uint64(tb.RowsPercentage)})
+		}
+		return out
+	}
+	// The tool's body: every flag's value, the global keyspace "" when
+	// not given.
+	created := send("POST", path, json.RawMessage(`{"branch_name":"dev","name":"move","source_keyspace":"app","target_keyspace":"archive",
+		"tables":["users","orders"],"global_keyspace":"","defer_secondary_keys":true,"on_ddl":"STOP"}`))
+	if created.Branch.Name != "dev" || created.SourceKeyspace.Name != "app" || created.TargetKeyspace.Name != wfTarget || created.State != "pending" {
+		t.Errorf("created: %+v", created)
+	}
+	if diff := cmp.Diff([]table{{"users", 0, 1000, 0}, {"orders", 0, 1000, 0}}, tables(created)); diff != "" {
+		t.Errorf("workflow create (-want +got):\n%s", diff)
+	}
+	show := fmt.Sprintf("%s/%d", path, created.Number)
+	steps := []struct {
+		advance time.Duration
+		want    []table
+	}{
+		{25 * time.Second, []table{{"users", 500, 1000, 50}, {"orders", 0, 1000, 0}}}, // 15 s of the minute's copy
+		{time.Minute, []table{{"users", 1000, 1000, 100}, {"orders", 1000, 1000, 100}}},
+	}
+	for _, st := range steps {
+		e.srv.Advance(st.advance)
+		if diff := cmp.Diff(st.want, tables(send("GET", show, nil))); diff != "" {
+			t.Errorf("workflow show after %v more (-want +got):\n%s", st.advance, diff)
+		}
+	}
+}
+
+// TestWorkflowSnapshotRefusesTableCopies restores a running workflow's
+// snapshot with its tables' copies edited to what the API cannot reach:
+// each is refused, naming the copy.
+func TestWorkflowSnapshotRefusesTableCopies(t *testing.T) {
+	t.Parallel()
+	e := newWFEnv(t)
+	wfDrive(t, e.srv, nil, wfCreate(e.srv), platform.WorkflowRunning)
+	snap, err := e.srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyOf := func(m map[string]any) map[string]any {
+		for _, db := range m["databases"].([]any) {
+			if wfs, ok := db.(map[string]any)["workflows"].([]any); ok && len(wfs) > 0 {
+				return wfs[0].(map[string]any)["table_copies"].([]any)[0].(map[string]any)
+			}
+		}
+		t.Fatal("no workflow in the snapshot")
+		return nil
+	}
+	tests := []struct {
+		name  string
+		edit  func(m map[string]any)
+		words []string
+	}{
+		{"no copies", func(m map[string]any) {
+			for _, db := range m["databases"].([]any) {
+				if wfs, ok := db.(map[string]any)["workflows"].([]any); ok && len(wfs) > 0 {
+					wfs[0].(map[string]any)["table_copies"] = []any{}
+				}
+			}
+		}, []string{"0 table_copies for 1 tables"}},
+		{"more copied than there are rows", func(m map[string]any) { copyOf(m)["copied"] = 2000 }, []string{"table_copies[0]", "copied 2000 is not between 0 and total 1000"}},
+		{"no rows", func(m map[string]any) { copyOf(m)["total"], copyOf(m)["copied"] = 0, 0 }, []string{"table_copies[0]", "total 0"}},
+		{"rows left after the copy", func(m map[string]any) { copyOf(m)["copied"] = 500 }, []string{"table_copies[0]", "copied 500 of 1000 after the copy was done"}},
+		{"made before its workflow", func(m map[string]any) { copyOf(m)["created"] = "2000-01-01T00:00:00Z" }, []string{"table_copies[0]", "not with its workflow"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			other := fake.NewServer(t, fake.WithTimings(wfTimings))
+			err := other.Restore(snapshotEdit(t, snap, tt.edit))
+			if err == nil {
+				t.Fatal("restored")
+			}
+			for _, w := range tt.words {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+		})
 	}
 }
