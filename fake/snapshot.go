@@ -26,11 +26,11 @@ import (
 // server that behaves exactly as the one snapshotted: the same resources,
 // the same IDs and secrets next, the same transitions due at the same times.
 //
-// The shape, version 2 (times are RFC 3339 with nanoseconds; lists are in
+// The shape, version 1 (times are RFC 3339 with nanoseconds; lists are in
 // the server's list order, or by ID where it has none):
 //
 //	{
-//	  "format": "platform-fake-snapshot", "version": 2,
+//	  "format": "platform-fake-snapshot", "version": 1,
 //	  "clock": {"now": ..., "seq": n}, "rng": "<PCG state, base64>",
 //	  "admin": {"organization", "user", "token_id", "token_secret"},
 //	  "users": [...], "organizations": [... members, teams ...],
@@ -70,7 +70,7 @@ import (
 // differently.
 const (
 	snapshotFormat  = "platform-fake-snapshot"
-	snapshotVersion = 2
+	snapshotVersion = 1
 )
 
 // snapshotHeader is what Restore reads first, to refuse a foreign file or

@@ -861,7 +861,7 @@ func TestRestoreRefuses(t *testing.T) {
 		{"empty", nil, "not a snapshot"},
 		{"not JSON", []byte("hello"), "not a snapshot"},
 		{"another format", []byte(`{"format":"something-else","version":1}`), `format is "something-else"`},
-		{"another version", edit(func(m map[string]any) { m["version"] = 1 }), "snapshot version 1 is not supported: this fake reads version 2"},
+		{"another version", edit(func(m map[string]any) { m["version"] = 2 }), "snapshot version 2 is not supported: this fake reads version 1"},
 		{"unknown field", edit(func(m map[string]any) { m["extra"] = true }), `unknown field "extra"`},
 		{"truncated", good[:len(good)/2], "corrupt snapshot"},
 		{"trailing data", append(bytes.Clone(good), "{}"...), "corrupt snapshot: invalid character"},

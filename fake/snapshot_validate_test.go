@@ -203,7 +203,7 @@ func TestRestoreRetryRuns(t *testing.T) {
 // hostileSnapshot returns a snapshot of n bytes whose list field holds
 // elements elem, as many as fit.
 func hostileSnapshot(field, elem string, n int) []byte {
-	head := `{"format":"platform-fake-snapshot","version":2,"` + field + `":[`
+	head := `{"format":"platform-fake-snapshot","version":1,"` + field + `":[`
 	var b bytes.Buffer
 	b.Grow(n)
 	b.WriteString(head + elem)

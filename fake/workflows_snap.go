@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"slices"
 	"time"
@@ -19,7 +20,8 @@ type workflowSnap struct {
 	Target workflowKeyspaceSnap  `json:"target_keyspace"`
 	Global *workflowKeyspaceSnap `json:"global_keyspace"`
 	Tables []string              `json:"tables"`
-	// TableCopies are the copies of Tables, in the same order.
+	// TableCopies are the copies of Tables, in the same order; a snapshot
+	// of a fake older than them has none (see deriveWorkflowTables).
 	TableCopies        []workflowTableSnap    `json:"table_copies"`
 	DeferSecondaryKeys bool                   `json:"defer_secondary_keys"`
 	OnDDL              platform.WorkflowOnDDL `json:"on_ddl"`
@@ -196,13 +198,45 @@ func (ld *loader) loadWorkflow(db *dbRec, ws workflowSnap) (*workflowRec, error)
 	if err := loadDocVRWorkflow(wf, ws.VReplication); err != nil {
 		return nil, err
 	}
+	if wf.rows == nil {
+		wf.rows = deriveWorkflowTables(wf)
+	}
 	return wf, nil
+}
+
+// deriveWorkflowTables makes the copies of the tables of wf, restored from
+// a snapshot of a fake that kept none: all rows once the copy is done,
+// none before (a copy under way counts on from there). Their IDs come from
+// the workflow's and the table's names, so that two restores of one
+// snapshot agree, and do not draw on the restored ID generator.
+func deriveWorkflowTables(wf *workflowRec) []workflowTable {
+	streams := 1 // an ended workflow keeps no streams
+	if wf.vr != nil {
+		streams = max(len(wf.vr.streams()), 1)
+	}
+	total := int64(vrRowsPerTable * streams)
+	out := make([]workflowTable, len(wf.tables))
+	for i, name := range wf.tables {
+		sum := sha256.Sum256([]byte(wf.id + "/" + name))
+		id := make([]byte, idLen)
+		for j := range id {
+			id[j] = idAlphabet[int(sum[j])%len(idAlphabet)]
+		}
+		out[i] = workflowTable{id: string(id), total: total, updated: wf.created}
+		if !wf.copied.IsZero() {
+			out[i].copied, out[i].updated = total, wf.copied
+		}
+	}
+	return out
 }
 
 // loadWorkflowTables loads the copies of ws's tables: one per table, made
 // with the workflow, none copied before the copy started, every row once
 // it is done.
 func loadWorkflowTables(ws workflowSnap) ([]workflowTable, error) {
+	if ws.TableCopies == nil {
+		return nil, nil
+	}
 	if len(ws.TableCopies) != len(ws.Tables) {
 		return nil, fmt.Errorf("%d table_copies for %d tables", len(ws.TableCopies), len(ws.Tables))
 	}

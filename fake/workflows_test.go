@@ -1133,3 +1133,45 @@ func TestWorkflowSnapshotRefusesTableCopies(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkflowSnapshotWithoutTableCopies restores a snapshot of a fake
+// older than table copies: its workflows' tables are derived (every row
+// once the copy is done), with IDs that two restores agree on.
+func TestWorkflowSnapshotWithoutTableCopies(t *testing.T) {
+	t.Parallel()
+	e := newWFEnv(t)
+	want := wfDrive(t, e.srv, nil, wfCreate(e.srv), platform.WorkflowRunning)
+	snap, err := e.srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := snapshotEdit(t, snap, func(m map[string]any) {
+		for _, db := range m["databases"].([]any) {
+			for _, wf := range db.(map[string]any)["workflows"].([]any) {
+				delete(wf.(map[string]any), "table_copies")
+			}
+		}
+	})
+	var ids []string
+	for range 2 {
+		other := fake.NewServer(t, fake.WithTimings(wfTimings))
+		if err := other.Restore(old); err != nil {
+			t.Fatal(err)
+		}
+		got, err := other.Client().Workflows.Get(t.Context(), wfRef(other, want.Number))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Tables) != 1 {
+			t.Fatalf("tables = %+v, want one", got.Tables)
+		}
+		tbl := got.Tables[0]
+		if tbl.Name != "audit" || tbl.RowsCopied != tbl.RowsTotal || tbl.RowsTotal == 0 || tbl.RowsPercentage != 100 {
+			t.Errorf("derived table = %+v, want audit with every row copied", tbl)
+		}
+		ids = append(ids, tbl.ID)
+	}
+	if ids[0] != ids[1] || ids[0] == "" {
+		t.Errorf("two restores derived table IDs %q", ids)
+	}
+}

@@ -112,7 +112,7 @@ func TestRunStateRefusesBadFile(t *testing.T) {
 	}{
 		{"foreign", "name,email\nada,ada@example.com\n", "not a snapshot"},
 		{"other version", `{"format":"platform-fake-snapshot","version":99}`, "snapshot version 99 is not supported"},
-		{"corrupt", `{"format":"platform-fake-snapshot","version":2,"users":[{"id":`, "corrupt snapshot"},
+		{"corrupt", `{"format":"platform-fake-snapshot","version":1,"users":[{"id":`, "corrupt snapshot"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
