@@ -583,10 +583,13 @@ func (ld *loader) load(snap *worldSnap) error {
 // checkWaiting refuses a record in a state that only a transition on the
 // clock ends when none is waiting for it: it would stay there for good. A
 // pending database waits for its database.ready, a branch not ready yet
-// for its branch.ready, a pending or running backup for its backup.step.
+// for its branch.ready, a pending or running backup for its backup.step, a
+// deployment for the deployment.step of its state (checkDeployWaiting,
+// which also refuses a step its deployment does not wait on).
 func (ld *loader) checkWaiting(snap *worldSnap) error {
 	dbs, branches, backups := map[*dbRec]bool{}, map[*branchRec]bool{}, map[*backupRec]platform.BackupState{}
-	for _, t := range ld.timers {
+	steps := map[*drRec][]indexedStep{}
+	for i, t := range ld.timers {
 		switch j := t.Job.(type) {
 		case databaseReadyJob:
 			dbs[j.db] = true
@@ -594,7 +597,14 @@ func (ld *loader) checkWaiting(snap *worldSnap) error {
 			branches[j.b] = true
 		case backupJob:
 			backups[j.bk] = j.from
+		case deployJob:
+			if j.gen == j.dr.dep.gen {
+				steps[j.dr] = append(steps[j.dr], indexedStep{j.step, i})
+			}
 		}
+	}
+	if err := checkDeployWaiting(snap, ld.dbs, steps); err != nil {
+		return err
 	}
 	const stuck = "%s, with no transition on the clock to end it"
 	for i, ds := range snap.Databases {
