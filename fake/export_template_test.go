@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"sync"
 )
@@ -54,6 +55,7 @@ func (s *Server) RestoreTemplate(tp *Template) error {
 func copySnap(snap *worldSnap) *worldSnap {
 	c := new(worldSnap)
 	deepCopy(reflect.ValueOf(c).Elem(), reflect.ValueOf(snap).Elem())
+	c.ids, c.flyable = maps.Clone(snap.ids), maps.Clone(snap.flyable) // unexported: set as they are
 	return c
 }
 

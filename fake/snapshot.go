@@ -101,6 +101,11 @@ type worldSnap struct {
 	AuditLog      auditLogSnap      `json:"audit_log"`
 	AuthAttempts  []orgAuthSnap     `json:"auth_attempts,omitempty"`
 	DataImports   *dataImportsSnap  `json:"data_imports,omitempty"` // nil when there are none
+
+	// ids are the IDs of the records, and flyable those of the records
+	// that can be in flight (flyingTypes), as checkRecordIDs found them;
+	// nil until it ran.
+	ids, flyable map[string]bool
 }
 
 // clockSnap is the clock: its time and the sequence number of the last
@@ -308,8 +313,6 @@ func (s *Server) save() (*worldSnap, error) {
 			Organization: s.org.name, User: s.admin.id,
 			TokenID: s.adminToken.ID, TokenSecret: s.adminToken.Secret,
 		},
-		InFlight: sortedKeys(w.inFlight),
-		FailNext: sortedKeys(s.world.failNext),
 	}
 	snap.OAuthSession = sv.session(&s.session)
 	codes, devices := sv.codes(), sv.devices()
@@ -336,6 +339,15 @@ func (s *Server) save() (*worldSnap, error) {
 	snap.AuditLog = sv.auditLog()
 	snap.AuthAttempts = sv.authSnaps()
 	snap.DataImports = sv.dataImports()
+	snap.InFlight, snap.FailNext = sortedKeys(w.inFlight), sortedKeys(w.failNext)
+	if len(snap.InFlight)+len(snap.FailNext) > 0 {
+		// A record that goes without ending its flight (a database
+		// deleted with a deployment in flight) may leave its ID behind:
+		// only those of records saved are saved.
+		_, flyable := recordIDs(snap)
+		snap.InFlight = slices.DeleteFunc(snap.InFlight, func(id string) bool { return !flyable[id] })
+		snap.FailNext = slices.DeleteFunc(snap.FailNext, func(id string) bool { return !flyable[id] })
+	}
 	return snap, nil
 }
 
@@ -571,8 +583,16 @@ func (ld *loader) load(snap *worldSnap) error {
 	if err := ld.loadAdmin(snap.Admin); err != nil {
 		return at(err, "admin")
 	}
-	ld.w.inFlight = setOf(snap.InFlight)
-	ld.w.failNext = setOf(snap.FailNext)
+	if snap.ids == nil {
+		snap.ids, snap.flyable = recordIDs(snap)
+	}
+	var err error
+	if ld.w.inFlight, err = flightIDs(snap.InFlight, snap); err != nil {
+		return at(err, "in_flight")
+	}
+	if ld.w.failNext, err = flightIDs(snap.FailNext, snap); err != nil {
+		return at(err, "fail_next")
+	}
 	if err := ld.loadJobs(snap.Transitions); err != nil {
 		return err
 	}
@@ -686,6 +706,25 @@ func refs[T any](m map[string]*T, ids []string, what string) ([]*T, error) {
 	return out, nil
 }
 
+// flightIDs checks the IDs of in_flight or fail_next, and returns them as
+// a set: each names a record of the snapshot of a kind that can be in
+// flight (FailNext fails its transitions), once.
+func flightIDs(list []string, snap *worldSnap) (map[string]bool, error) {
+	set := make(map[string]bool, len(list))
+	for i, id := range list {
+		switch {
+		case set[id]:
+			return nil, at(fmt.Errorf("ID %q appears twice", id), "[%d]", i)
+		case !snap.ids[id]:
+			return nil, at(fmt.Errorf("ID %q names no record of the snapshot", id), "[%d]", i)
+		case !snap.flyable[id]:
+			return nil, at(fmt.Errorf("ID %q names a record that is never in flight: only %s are", id, failableKinds), "[%d]", i)
+		}
+		set[id] = true
+	}
+	return set, nil
+}
+
 // setOf returns a set of the strings.
 func setOf(list []string) map[string]bool {
 	m := make(map[string]bool, len(list))
@@ -725,19 +764,48 @@ func uniqueID(id, what string, taken bool) error {
 //
 // It checks the times of every record with stamps too: made at a time the
 // clock reached (not after the snapshot's), and updated then or later.
+//
+// It notes the IDs in snap (ids, flyable), for the checks of in_flight and
+// fail_next.
 func checkRecordIDs(snap *worldSnap) error {
-	w := &idWalk{seen: map[string]bool{}, now: snap.Clock.Now}
+	w := &idWalk{seen: map[string]bool{}, flyable: map[string]bool{}, now: snap.Clock.Now}
 	w.walk(reflect.ValueOf(snap).Elem())
 	if w.err != nil {
 		return w.err
 	}
 	if w.dup == "" {
+		snap.ids, snap.flyable = w.seen, w.flyable
 		return nil
 	}
 	// Again, for the paths of the two records: only for a refusal.
 	w2 := &idWalk{want: w.dup}
 	w2.walk(reflect.ValueOf(snap).Elem())
 	return at(fmt.Errorf("ID %q appears twice (also at %s)", w.dup, w2.first), "%s", w2.second)
+}
+
+// recordIDs returns the IDs of the records of a snapshot the server made,
+// and those of the records that can be in flight.
+func recordIDs(snap *worldSnap) (ids, flyable map[string]bool) {
+	w := &idWalk{seen: map[string]bool{}, flyable: map[string]bool{}, all: true}
+	w.walk(reflect.ValueOf(snap).Elem())
+	return w.seen, w.flyable
+}
+
+// flyingTypes are the records that can be in flight: those whose
+// transitions FailNext fails (failableKinds; see startFlight).
+var flyingTypes = map[reflect.Type]bool{
+	reflect.TypeFor[authExportSnap]():    true,
+	reflect.TypeFor[backupSnap]():        true,
+	reflect.TypeFor[bouncerSnap]():       true,
+	reflect.TypeFor[bouncerResizeSnap](): true,
+	reflect.TypeFor[deploySnap]():        true,
+	reflect.TypeFor[importSnap]():        true,
+	reflect.TypeFor[keyspaceSnap]():      true,
+	reflect.TypeFor[qpReportSnap]():      true,
+	reflect.TypeFor[switchoverSnap]():    true,
+	reflect.TypeFor[vdiffSnap]():         true,
+	reflect.TypeFor[vitessOpSnap]():      true,
+	reflect.TypeFor[workflowSnap]():      true,
 }
 
 // ownIDTypes are the records of a snapshot whose ID is a field of their
@@ -763,6 +831,8 @@ var stampsSnapType = reflect.TypeFor[stampsSnap]()
 // first two records.
 type idWalk struct {
 	seen          map[string]bool
+	flyable       map[string]bool // the IDs of flyingTypes
+	all           bool            // notes every ID, checking nothing (recordIDs)
 	now           time.Time // the clock's
 	err           error     // of a record's times
 	dup           string
@@ -820,15 +890,15 @@ func (w *idWalk) walk(v reflect.Value) {
 	case reflect.Struct:
 		t := v.Type()
 		if ownIDTypes[t] {
-			w.record(v.FieldByName("ID").String())
+			w.record(v.FieldByName("ID").String(), t)
 		}
 		for i := range t.NumField() {
 			f := t.Field(i)
 			switch {
 			case f.Anonymous && f.Type == stampsSnapType:
 				st := v.Field(i)
-				w.record(st.Field(0).String())
-				if w.want == "" && w.err == nil {
+				w.record(st.Field(0).String(), t)
+				if w.want == "" && !w.all && w.err == nil {
 					w.err = w.stamps(st.Field(1).Interface().(time.Time), st.Field(2).Interface().(time.Time))
 				}
 			case (f.IsExported() || f.Anonymous) && holdsRecords(f.Type):
@@ -861,8 +931,8 @@ func (w *idWalk) stamps(created, updated time.Time) error {
 // that they list in order.
 const maxCreatedAhead = time.Second
 
-// record notes the ID of the record at the walk's path.
-func (w *idWalk) record(id string) {
+// record notes the ID of the record of type t at the walk's path.
+func (w *idWalk) record(id string, t reflect.Type) {
 	if w.want != "" {
 		if id == w.want {
 			where := w.where("id")
@@ -877,10 +947,13 @@ func (w *idWalk) record(id string) {
 	if id == "" {
 		return // refused where the record loads, by what it is
 	}
-	if w.seen[id] {
+	if w.seen[id] && !w.all {
 		w.dup = id
 	}
 	w.seen[id] = true
+	if flyingTypes[t] {
+		w.flyable[id] = true
+	}
 }
 
 // holdsRecords reports whether a value of type t, a type within a

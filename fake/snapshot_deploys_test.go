@@ -109,10 +109,12 @@ func TestRestoreRefusesDeploymentsTheAPIDoesNotReach(t *testing.T) {
 // (its check, of an older generation, stays on the clock and does
 // nothing), a deployment queued behind another into the same branch (no
 // step until the first releases the queue), a deployment in complete_error
-// holding the queue, a closed request into a branch demoted since, and a
-// database deleted with a deployment in flight and a FailNext of it. Each
-// restores, saves again byte for byte, and runs on: the queued deployment
-// is submitted once the one before it completes.
+// holding the queue, a closed request into a branch demoted since, a
+// database deleted with a deployment in flight and a FailNext of it (their
+// IDs, of a record the snapshot does not hold, are left out of in_flight
+// and fail_next), and a FailNext of the queued deployment. Each restores,
+// saves again byte for byte, and runs on: the queued deployment is
+// submitted once the one before it completes, and fails as asked.
 func TestRestoreAcceptsDeploymentsTheAPIReaches(t *testing.T) {
 	t.Parallel()
 	e := newDREnv(t, false)
@@ -170,6 +172,10 @@ func TestRestoreAcceptsDeploymentsTheAPIReaches(t *testing.T) {
 	if err := e.c.Databases.Delete(ctx, &platform.DeleteDatabaseParams{Organization: e.org, Database: "gone"}); err != nil {
 		t.Fatal(err)
 	}
+	// The next step of #3, queued, fails.
+	if err := e.srv.FailNext(e.get(3).Deployment.ID); err != nil {
+		t.Fatal(err)
+	}
 	if st := e.state(3); st != platform.DeploymentQueued {
 		t.Fatalf("#3: %s, want queued", st)
 	}
@@ -189,11 +195,54 @@ func TestRestoreAcceptsDeploymentsTheAPIReaches(t *testing.T) {
 		t.Error("the restored server's snapshot differs from the one it restored")
 	}
 	// #2 completes at the end of its revert window and releases the
-	// queue: #3 goes on.
+	// queue: #3 goes on, and fails as FailNext asked before the snapshot.
 	e.srv = twin
 	e.c = twin.Client()
 	e.srv.Advance(31 * time.Minute)
-	if st := e.state(3); st != platform.DeploymentCompletePendingRevert {
-		t.Errorf("#3 after #2 completed: %s, want complete_pending_revert", st)
+	if st := e.state(3); st != platform.DeploymentCompleteError {
+		t.Errorf("#3 after #2 completed: %s, want complete_error", st)
 	}
+}
+
+// TestRestoreRefusesFlightsTheAPIDoesNotReach checks that in_flight and
+// fail_next name records of the snapshot that can be in flight, once
+// each, and that Restore refuses any other ID at its path, naming it.
+func TestRestoreRefusesFlightsTheAPIDoesNotReach(t *testing.T) {
+	t.Parallel()
+	var cases []refusalCase
+	for _, list := range []string{"in_flight", "fail_next"} {
+		inFlight := func(d refusalDoc) any { return d.list(d.m, "in_flight")[0] }
+		cases = append(cases,
+			refusalCase{list + ": an ID of no record", func(d refusalDoc) {
+				d.m[list] = []any{inFlight(d), "nosuchidxxxx"}
+			}, list + `[1]: ID "nosuchidxxxx" names no record of the snapshot`},
+			refusalCase{list + ": a branch's ID", func(d refusalDoc) {
+				d.m[list] = []any{d.branch("app", "dev")["id"]}
+			}, list + `[0]: ID "` + "%s" + `" names a record that is never in flight`},
+			refusalCase{list + ": a password's ID", func(d refusalDoc) {
+				d.m[list] = []any{d.at(d.branch("app", "main"), "passwords", 0)["id"]}
+			}, list + `[0]: ID "`},
+			refusalCase{list + ": an ID twice", func(d refusalDoc) {
+				d.m[list] = []any{inFlight(d), inFlight(d)}
+			}, list + `[1]: ID "%s" appears twice`},
+		)
+	}
+	base, err := refusalWorld()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dev, first string
+	snapshotEdit(t, base, func(m map[string]any) {
+		d := refusalDoc{m}
+		dev, first = d.branch("app", "dev")["id"].(string), d.list(m, "in_flight")[0].(string)
+	})
+	for i := range cases {
+		switch {
+		case i%4 == 1:
+			cases[i].want = fmt.Sprintf(cases[i].want, dev)
+		case i%4 == 3:
+			cases[i].want = fmt.Sprintf(cases[i].want, first)
+		}
+	}
+	runRefusals(t, cases)
 }
