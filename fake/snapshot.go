@@ -833,8 +833,8 @@ type idWalk struct {
 	seen          map[string]bool
 	flyable       map[string]bool // the IDs of flyingTypes
 	all           bool            // notes every ID, checking nothing (recordIDs)
-	now           time.Time // the clock's
-	err           error     // of a record's times
+	now           time.Time       // the clock's
+	err           error           // of a record's times
 	dup           string
 	want          string
 	first, second string
