@@ -17,6 +17,7 @@ import (
 	"github.com/dbplatform/platform-go"
 	vclock "github.com/dbplatform/platform-go/fake/internal/clock"
 	"github.com/dbplatform/platform-go/fake/internal/ordered"
+	"github.com/dbplatform/platform-go/fake/internal/sqltext"
 )
 
 // A snapshot is the whole state of a server as JSON: every resource, the
@@ -1087,6 +1088,54 @@ func snapObject[M ~map[K]V, K comparable, V any](m M) error {
 		return errors.New("must be an object, not null")
 	}
 	return nil
+}
+
+// snapTables checks the tables of a keyspace's schema, a CREATE TABLE by
+// table name, as the server keeps those the API took (PushSchema,
+// deploy requests, materialize_create, lookup vindexes): each one that
+// sqltext.ParseDDL reads as a CREATE TABLE of the table its name says,
+// with the head it keeps ("CREATE TABLE `name` (", see ParseDDL). Its
+// error is at the first bad table, by name.
+func snapTables(tables map[string]string) error {
+	bad, found := "", false
+	for table, create := range tables {
+		if (!found || table < bad) && snapTable(table, create) != nil {
+			bad, found = table, true
+		}
+	}
+	switch {
+	case !found:
+		return nil
+	case bad == "":
+		return snapTable(bad, tables[bad])
+	}
+	return at(snapTable(bad, tables[bad]), "%s", bad)
+}
+
+// snapTable checks one table of snapTables.
+func snapTable(table, create string) error {
+	if table == "" {
+		return errors.New("a table without a name")
+	}
+	d, err := sqltext.ParseDDL(create)
+	switch {
+	case err != nil || d.Create == "":
+		return fmt.Errorf("%q is not a CREATE TABLE statement", snapQuote(create))
+	case d.Table != table:
+		return fmt.Errorf("the CREATE TABLE statement is of table %q, not %q", d.Table, table)
+	case d.Create != create:
+		return fmt.Errorf("%q is not in the form the server keeps a CREATE TABLE (%q)", snapQuote(create), snapQuote(d.Create))
+	}
+	return nil
+}
+
+// snapQuote shortens a long text for a refusal's message.
+func snapQuote(text string) string {
+	const max = 60
+	if len(text) <= max {
+		return text
+	}
+	return text[:max] + "..."
 }
 
 // snapOneOf refuses a value of an enumeration outside allowed; what names
