@@ -3,6 +3,8 @@ package fake
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -196,7 +198,7 @@ func (s *Server) Restore(data []byte) error {
 	if err := ld.load(snap); err != nil {
 		return fmt.Errorf("fake: Restore: corrupt snapshot: %w", err)
 	}
-	ld.w.taken = scanTakenIDs(data)
+	ld.w.taken, ld.w.held = scanTakenIDs(data)
 	if err := s.restoreLoaded(ld); err != nil {
 		return fmt.Errorf("fake: Restore: corrupt snapshot: %w", err)
 	}
@@ -445,8 +447,14 @@ func (w *world) retire() {
 // state in the snapshot is not checked against them (which IDs it issues
 // depends on what else draws from it), so a state set back to one that
 // issued them is harmless instead.
-func scanTakenIDs(data []byte) takenIDs {
-	var out takenIDs
+//
+// It returns the secrets the snapshot holds too, for newSecret to skip
+// likewise: every string of 64 hexadecimal digits (the hash of a secret
+// the server keeps hashed, as hash32 writes it), and every string of the
+// form of a secret (isSecret: a client ID, a password's username).
+func scanTakenIDs(data []byte) (takenIDs, heldSecrets) {
+	var ids takenIDs
+	var held heldSecrets
 	for i := 0; ; {
 		j := bytes.IndexByte(data[i:], '"')
 		if j < 0 {
@@ -455,14 +463,52 @@ func scanTakenIDs(data []byte) takenIDs {
 		i += j + 1
 		if end := i + idLen; end < len(data) && data[end] == '"' {
 			if n, ok := packID(data[i:end]); ok {
-				out = append(out, n)
+				ids = append(ids, n)
 				i = end + 1
+				continue
+			}
+		}
+		if end := i + 2*sha256.Size; end < len(data) && data[end] == '"' {
+			var key [8]byte
+			if _, err := hex.Decode(key[:], data[i:i+16]); err == nil && isHex(data[i+16:end]) {
+				held = append(held, binary.BigEndian.Uint64(key[:]))
+				i = end + 1
+				continue
+			}
+		}
+		for _, n := range secretLens() {
+			if end := i + n; end < len(data) && data[end] == '"' && isSecret(data[i:end]) {
+				held = append(held, secretKey(sha256.Sum256(data[i:end])))
+				i = end + 1
+				break
 			}
 		}
 	}
-	slices.Sort(out)
-	return slices.Clip(slices.Compact(out))
+	slices.Sort(ids)
+	slices.Sort(held)
+	return slices.Clip(slices.Compact(ids)), slices.Clip(slices.Compact(held))
 }
+
+// isHex reports whether b is lowercase hexadecimal digits.
+func isHex(b []byte) bool {
+	for _, c := range b {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// secretLens are the lengths of the secretForms, each once.
+var secretLens = sync.OnceValue(func() []int {
+	var out []int
+	for _, f := range secretForms {
+		if n := len(f.prefix) + f.n; !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+})
 
 // loader builds a world from a snapshot, checking every reference.
 type loader struct {
