@@ -55,7 +55,9 @@ import (
 //
 // Restore refuses what the server could not have saved: values the API
 // refuses (each group checks its records next to its load, in
-// <group>_snap.go, at the path of the value in the document), a clock
+// <group>_snap.go, at the path of the value in the document), records
+// waiting on the clock with no transition there (checkWaiting), in_flight
+// and fail_next IDs of no record that can be in flight (flightIDs), a clock
 // at or after maxSnapTime, counters over maxSnapCounter, and documents over
 // MaxSnapshotSize or that would cost more than maxDecodeCost to decode
 // (snapshot_decode.go).
