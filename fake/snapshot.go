@@ -457,32 +457,37 @@ func (w *world) retire() {
 func scanTakenIDs(data []byte) (takenIDs, heldSecrets) {
 	var ids takenIDs
 	var held heldSecrets
-	for i := 0; ; {
-		j := bytes.IndexByte(data[i:], '"')
-		if j < 0 {
+	// Each quote may open a string that ends at the next: a quote that
+	// closes one is tried as an opener too, unless what it closes was
+	// taken, so that an escaped quote within a string hides nothing.
+	q := bytes.IndexByte(data, '"')
+	for q >= 0 {
+		start := q + 1
+		n := bytes.IndexByte(data[start:], '"')
+		if n < 0 {
 			break
 		}
-		i += j + 1
-		if end := i + idLen; end < len(data) && data[end] == '"' {
-			if n, ok := packID(data[i:end]); ok {
-				ids = append(ids, n)
-				i = end + 1
-				continue
+		end := start + n
+		s, took := data[start:end], false
+		switch {
+		case n == idLen:
+			if id, ok := packID(s); ok {
+				ids, took = append(ids, id), true
 			}
-		}
-		if end := i + 2*sha256.Size; end < len(data) && data[end] == '"' {
+		case n == 2*sha256.Size:
 			var key [8]byte
-			if _, err := hex.Decode(key[:], data[i:i+16]); err == nil && isHex(data[i+16:end]) {
-				held = append(held, binary.BigEndian.Uint64(key[:]))
-				i = end + 1
-				continue
+			if _, err := hex.Decode(key[:], s[:16]); err == nil && isHex(s[16:]) {
+				held, took = append(held, binary.BigEndian.Uint64(key[:])), true
 			}
+		case n < len(secretsByLen) && secretsByLen[n] != nil && isSecret(s):
+			held, took = append(held, secretKey(sha256.Sum256(s))), true
 		}
-		for _, n := range secretLens() {
-			if end := i + n; end < len(data) && data[end] == '"' && isSecret(data[i:end]) {
-				held = append(held, secretKey(sha256.Sum256(data[i:end])))
-				i = end + 1
-				break
+		q = end
+		if took {
+			if next := bytes.IndexByte(data[end+1:], '"'); next >= 0 {
+				q = end + 1 + next
+			} else {
+				q = -1
 			}
 		}
 	}
@@ -500,17 +505,6 @@ func isHex(b []byte) bool {
 	}
 	return true
 }
-
-// secretLens are the lengths of the secretForms, each once.
-var secretLens = sync.OnceValue(func() []int {
-	var out []int
-	for _, f := range secretForms {
-		if n := len(f.prefix) + f.n; !slices.Contains(out, n) {
-			out = append(out, n)
-		}
-	}
-	return out
-})
 
 // loader builds a world from a snapshot, checking every reference.
 type loader struct {

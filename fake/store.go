@@ -164,13 +164,29 @@ var secretForms = []secretForm{
 
 // isSecret reports whether b has the form of a secret newSecret makes.
 func isSecret(b []byte) bool {
-	for _, f := range secretForms {
-		if len(b) == len(f.prefix)+f.n && string(b[:len(f.prefix)]) == f.prefix && inAlphabet(b[len(f.prefix):]) {
+	if len(b) >= len(secretsByLen) {
+		return false
+	}
+	for _, f := range secretsByLen[len(b)] {
+		if string(b[:len(f.prefix)]) == f.prefix && inAlphabet(b[len(f.prefix):]) {
 			return true
 		}
 	}
 	return false
 }
+
+// secretsByLen are the secretForms by the length of their secrets.
+var secretsByLen = func() [][]secretForm {
+	var out [][]secretForm
+	for _, f := range secretForms {
+		n := len(f.prefix) + f.n
+		for len(out) <= n {
+			out = append(out, nil)
+		}
+		out[n] = append(out[n], f)
+	}
+	return out
+}()
 
 // inAlphabet reports whether every byte of b is of idAlphabet.
 func inAlphabet(b []byte) bool {
