@@ -768,15 +768,6 @@ func flightIDs(list []string, snap *worldSnap) (map[string]bool, error) {
 	return set, nil
 }
 
-// setOf returns a set of the strings.
-func setOf(list []string) map[string]bool {
-	m := make(map[string]bool, len(list))
-	for _, v := range list {
-		m[v] = true
-	}
-	return m
-}
-
 // unique checks that an ID is new to m.
 func unique[T any](m map[string]*T, id, what string) error {
 	return uniqueID(id, what, m[id] != nil)
