@@ -125,7 +125,8 @@ func (bs *backupSnap) validate() error {
 			errs = append(errs, at(snapName(k.Name), "schema.keyspaces[%d].name", i),
 				at(snapRange(k.Shards, 1, maxShards), "schema.keyspaces[%d].shards", i),
 				at(snapRange(k.ExtraReplicas, 0, maxKeyspaceReplicas), "schema.keyspaces[%d].extra_replicas", i),
-				at(snapObject(k.Tables), "schema.keyspaces[%d].tables", i))
+				at(snapObject(k.Tables), "schema.keyspaces[%d].tables", i),
+				at(snapTables(k.Tables), "schema.keyspaces[%d].tables", i))
 		}
 	}
 	return firstErr(errs...)

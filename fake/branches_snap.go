@@ -3,7 +3,6 @@ package fake
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -96,8 +95,8 @@ func (ld *loader) loadBranches(list []branchSnap) error {
 
 // validate checks what the API checks of a branch: its name and its
 // parent's (a parent deleted since is known by name only), and that its
-// base names keyspaces as the API names them, and tables that have a
-// definition.
+// base names keyspaces as the API names them, and tables whose
+// definitions the API took (snapTables).
 func (bs *branchSnap) validate() error {
 	var parent error
 	if bs.Parent != "" {
@@ -106,15 +105,7 @@ func (bs *branchSnap) validate() error {
 	errs := []error{at(snapName(bs.Name), "name"), at(parent, "parent"),
 		at(snapRange(bs.Primary, 0, maxKeyspaceReplicas), "primary")} // an instance: the primary or a replica
 	for _, ks := range sortedKeys(bs.Base) {
-		errs = append(errs, at(snapName(ks), "base.%s", ks))
-		for _, table := range sortedKeys(bs.Base[ks]) {
-			switch {
-			case table == "":
-				errs = append(errs, at(errors.New("a table without a name"), "base.%s", ks))
-			case strings.TrimSpace(bs.Base[ks][table]) == "":
-				errs = append(errs, at(errors.New("no definition"), "base.%s.%s", ks, table))
-			}
-		}
+		errs = append(errs, at(snapName(ks), "base.%s", ks), at(snapTables(bs.Base[ks]), "base.%s", ks))
 	}
 	return firstErr(errs...)
 }

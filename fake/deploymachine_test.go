@@ -1,6 +1,7 @@
 package fake_test
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"net/http"
@@ -566,33 +567,40 @@ func TestCancelLeavesTheQueue(t *testing.T) {
 	}
 }
 
-// TestDeployNeedsSafeMigrationsStill checks that deploying needs safe
-// migrations on the into branch still. The API no longer lets them be
-// turned off while a deploy request into the branch is open, so the world
-// is a snapshot's that has them off (as an older fake could leave it).
+// TestDeployNeedsSafeMigrationsStill checks that a world in which an open
+// deploy request goes into a branch with safe migrations off, which the
+// API does not reach (they cannot be turned off while the request is
+// open, and deploying needs them), is refused by Restore, naming the
+// request's base, and leaves the server as it was.
 func TestDeployNeedsSafeMigrationsStill(t *testing.T) {
 	t.Parallel()
 	e := newDREnv(t, false)
 	e.branch("dev", drChange...)
 	e.open(platform.CreateDeployRequestParams{Branch: "dev"})
 	e.srv.Advance(time.Second)
-	data, err := e.srv.Snapshot()
+	before, err := e.srv.Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	data = snapshotEdit(t, data, func(m map[string]any) {
+	data := snapshotEdit(t, before, func(m map[string]any) {
 		for i := range m["branches"].([]any) {
 			if b := snapshotRecord(m, "branches", i); b["name"] == "main" {
 				b["safe_migrations"] = false
 			}
 		}
 	})
-	if err := e.srv.Restore(data); err != nil {
+	err = e.srv.Restore(data)
+	if err == nil || !strings.Contains(err.Error(), "deploy_requests[0].into: ") || !strings.Contains(err.Error(), "has safe migrations off") {
+		t.Fatalf("Restore: %v, want a refusal of deploy_requests[0].into for safe migrations off", err)
+	}
+	after, err := e.srv.Snapshot()
+	if err != nil {
 		t.Fatal(err)
 	}
-	if apiErr := apiError(t, e.do("deploy", 1), http.StatusUnprocessableEntity); !strings.Contains(apiErr.Message, "safe migrations") {
-		t.Errorf("message %q does not name safe migrations", apiErr.Message)
+	if !bytes.Equal(before, after) {
+		t.Error("a refused Restore changed the server")
 	}
+	e.mustDo("deploy", 1)
 }
 
 func TestFailNextOnSettledDeployment(t *testing.T) {

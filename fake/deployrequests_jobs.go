@@ -32,9 +32,15 @@ func loadDeployJob(ld *loader, js jobSnap) (job, error) {
 	}
 	for _, db := range ld.dbs {
 		for _, dr := range db.drs.All() {
-			if dr.dep.id == js.ID {
-				return deployJob{dr, int(js.Gen), step}, nil
+			if dr.dep.id != js.ID {
+				continue
 			}
+			if int(js.Gen) > dr.dep.gen {
+				// A step carries the generation it was scheduled at,
+				// which only grows.
+				return nil, at(fmt.Errorf("generation %d is after its deployment's %d", js.Gen, dr.dep.gen), "gen")
+			}
+			return deployJob{dr, int(js.Gen), step}, nil
 		}
 	}
 	return nil, fmt.Errorf("deployment %q is not in the snapshot", js.ID)

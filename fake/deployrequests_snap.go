@@ -2,6 +2,7 @@ package fake
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/dbplatform/platform-go"
@@ -141,16 +142,112 @@ func (ld *loader) loadDeployRequests(db *dbRec, list []drSnap, queue []int) erro
 				return at(fmt.Errorf("deploy request #%d appears twice", n), "deploy_queue[%d]", i)
 			}
 		}
+		if !dr.holdsQueue() {
+			return at(fmt.Errorf("deploy request #%d is in the queue, but its deployment is %s, which holds no place in it", n, dr.dep.state), "deploy_queue[%d]", i)
+		}
 		db.deployQueue = append(db.deployQueue, dr)
+	}
+	for i, ds := range list {
+		if dr := db.drByNumber[ds.Number]; dr.holdsQueue() && !slices.Contains(db.deployQueue, dr) {
+			return at(fmt.Errorf("%s, which holds a place in the deploy queue, but deploy request #%d is not in deploy_queue", dr.dep.state, dr.number), "deploy_requests[%d].deployment.state", i)
+		}
 	}
 	return nil
 }
 
+// queueStates are the states of a deployment that holds its place in its
+// database's deploy queue: from deploy until it completes, is cancelled or
+// reverted, or its error is completed (see release).
+var queueStates = []platform.DeploymentState{
+	platform.DeploymentQueued, platform.DeploymentSubmitting, platform.DeploymentInProgress,
+	platform.DeploymentInProgressVSchema, platform.DeploymentPendingCutover, platform.DeploymentInProgressCutover,
+	platform.DeploymentCompletePendingRevert, platform.DeploymentInProgressRevert,
+	platform.DeploymentInProgressRevertVSchema, platform.DeploymentInProgressCancel,
+	platform.DeploymentCompleteError, platform.DeploymentCompleteRevertError,
+}
+
+// holdsQueue reports whether the deployment holds a place in the deploy
+// queue.
+func (dr *drRec) holdsQueue() bool { return dr.in(queueStates...) }
+
+// awaitedStep is the step on the clock that moves the deployment on from
+// its state, "" for a state that waits for an action (ready, pending_cutover,
+// complete_error, ...), is terminal, or is queued behind another deployment
+// into its branch (release schedules its submit).
+func (dr *drRec) awaitedStep() deployStep {
+	switch dr.dep.state {
+	case platform.DeploymentPending:
+		return stepCheck
+	case platform.DeploymentQueued:
+		if len(dr.db.preceding(dr)) == 0 {
+			return stepSubmit
+		}
+	case platform.DeploymentSubmitting:
+		return stepStart
+	case platform.DeploymentInProgress, platform.DeploymentInProgressVSchema:
+		return stepCopied
+	case platform.DeploymentInProgressCutover:
+		return stepCutoverDone
+	case platform.DeploymentCompletePendingRevert:
+		return stepComplete
+	case platform.DeploymentInProgressRevert, platform.DeploymentInProgressRevertVSchema:
+		return stepRevert
+	case platform.DeploymentInProgressCancel:
+		return stepCancelled
+	}
+	return ""
+}
+
+// checkDeployWaiting refuses a deployment of a live database whose state
+// waits on a step of the clock (awaitedStep) with none scheduled at its
+// generation, and a step scheduled at its generation that it does not wait
+// on (a step of an older generation does nothing when due, and is kept).
+// byDR are the snapshot's deployment steps at their deployment's
+// generation, with their index in its transitions.
+func checkDeployWaiting(snap *worldSnap, dbs map[string]*dbRec, byDR map[*drRec][]indexedStep) error {
+	for i, ds := range snap.Databases {
+		db := dbs[ds.ID]
+		if db.deleted {
+			continue // its steps do nothing, and are not saved
+		}
+		for j, drs := range ds.DeployRequests {
+			dr := db.drByNumber[drs.Number]
+			want, got := dr.awaitedStep(), byDR[dr]
+			if len(got) > 1 {
+				return at(fmt.Errorf("a second step of deployment %s at its generation %d (also transitions[%d]): a deployment waits on one step at a time",
+					dr.dep.id, dr.dep.gen, got[0].index), "transitions[%d]", got[1].index)
+			}
+			switch {
+			case want != "" && len(got) == 0:
+				return at(fmt.Errorf("%s, with no transition on the clock to end it (a deployment.step %q at generation %d)", dr.dep.state, want, dr.dep.gen),
+					"databases[%d].deploy_requests[%d].deployment.state", i, j)
+			case len(got) == 1 && got[0].step != want:
+				waits := "waits on no step of the clock"
+				if want != "" {
+					waits = fmt.Sprintf("waits on step %q", want)
+				}
+				return at(fmt.Errorf("step %q of deployment %s, which is %s and %s", got[0].step, dr.dep.id, dr.dep.state, waits),
+					"transitions[%d]", got[0].index)
+			}
+		}
+	}
+	return nil
+}
+
+// indexedStep is a deployment's step on the clock, and its index in the
+// snapshot's transitions.
+type indexedStep struct {
+	step  deployStep
+	index int
+}
+
 // checkBranches checks a deploy request's branches as create_deploy_request
 // does: two branches of its database, and no other open request from its
-// head into its base. Whether the base is a production branch is not
-// checked: a demote makes it a development branch, whatever the request's
-// state.
+// head into its base. An open request's base is a live production branch
+// with safe migrations on: while it is open, its base cannot be deleted,
+// demoted or lose safe migrations (checkNoOpenDeployRequestsInto), unless
+// its database goes with them. A closed request's base may have been
+// since.
 func (dr *drRec) checkBranches() error {
 	switch {
 	case dr.head.db != dr.db:
@@ -159,6 +256,17 @@ func (dr *drRec) checkBranches() error {
 		return at(fmt.Errorf("branch %s is of database %s, not %s", dr.into.id, dr.into.db.id, dr.db.id), "into")
 	case dr.head == dr.into:
 		return at(fmt.Errorf("branch %s is both the head and the base", dr.head.id), "into")
+	}
+	if dr.open && !dr.db.deleted {
+		const gone = "branch %s %s, and an open deploy request into it keeps it from that (checkNoOpenDeployRequestsInto)"
+		switch {
+		case dr.into.deleted:
+			return at(fmt.Errorf(gone, dr.into.id, "is deleted"), "into")
+		case !dr.into.production:
+			return at(fmt.Errorf(gone, dr.into.id, "is not a production branch"), "into")
+		case !dr.into.safeMigrations:
+			return at(fmt.Errorf(gone, dr.into.id, "has safe migrations off"), "into")
+		}
 	}
 	for _, other := range dr.db.drs.All() {
 		if dr.open && other.open && other.head == dr.head && other.into == dr.into {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"sync"
 )
@@ -19,7 +20,8 @@ import (
 // loads into a server.
 type Template struct {
 	snap  *worldSnap
-	taken takenIDs // read only: the worlds restored share it
+	taken takenIDs    // read only: the worlds restored share it
+	held  heldSecrets // likewise
 }
 
 // NewTemplate decodes data, a snapshot from [Server.Snapshot], as Restore
@@ -29,7 +31,8 @@ func NewTemplate(data []byte) (*Template, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fake: NewTemplate: %w", err)
 	}
-	return &Template{snap: snap, taken: scanTakenIDs(data)}, nil
+	taken, held := scanTakenIDs(data)
+	return &Template{snap: snap, taken: taken, held: held}, nil
 }
 
 // RestoreTemplate replaces the server's state with the template's, as
@@ -42,7 +45,7 @@ func (s *Server) RestoreTemplate(tp *Template) error {
 	if err := ld.load(copySnap(tp.snap)); err != nil {
 		return fmt.Errorf("fake: RestoreTemplate: corrupt snapshot: %w", err)
 	}
-	ld.w.taken = tp.taken
+	ld.w.taken, ld.w.held = tp.taken, tp.held
 	if err := s.restoreLoaded(ld); err != nil {
 		return fmt.Errorf("fake: RestoreTemplate: corrupt snapshot: %w", err)
 	}
@@ -54,6 +57,7 @@ func (s *Server) RestoreTemplate(tp *Template) error {
 func copySnap(snap *worldSnap) *worldSnap {
 	c := new(worldSnap)
 	deepCopy(reflect.ValueOf(c).Elem(), reflect.ValueOf(snap).Elem())
+	c.ids, c.flyable = maps.Clone(snap.ids), maps.Clone(snap.flyable) // unexported: set as they are
 	return c
 }
 

@@ -71,11 +71,12 @@ var timeType = reflect.TypeFor[time.Time]()
 
 // worldType's wiring fields are the server's, given to whichever world it
 // holds (see Server.adopt), not the world's state: the clock's time and
-// timers are compared on their own. taken is not state either: the IDs a
-// restored world skips, read from the snapshot it was loaded from.
+// timers are compared on their own. taken and held are not state either:
+// the IDs and secrets a restored world skips, read from the snapshot it was
+// loaded from.
 var (
 	worldType   = reflect.TypeFor[world]()
-	worldWiring = map[string]bool{"clock": true, "timing": true, "base": true, "host": true, "taken": true}
+	worldWiring = map[string]bool{"clock": true, "timing": true, "base": true, "host": true, "taken": true, "held": true}
 )
 
 // lazyPart is what every lazy[T] (the parts of records made on first

@@ -171,6 +171,7 @@ func (ks *keyspaceSnap) validate(b *branchRec) error {
 		at(snapClusterSize(ks.ClusterSize, b.db.kind, b.production), "cluster_size"),
 		at(snapCounter(ks.ConfigGen), "config_gen"),
 		at(snapObject(ks.Tables), "tables"),
+		at(snapTables(ks.Tables), "tables"),
 	}
 	for i, ro := range ks.ReadOnly {
 		errs = append(errs, at(snapRange(ro.Replicas, 1, maxReadOnlyReplicas), "read_only_regions[%d].replicas", i))
@@ -193,6 +194,9 @@ func (ld *loader) loadKeyspace(b *branchRec, ks keyspaceSnap) error {
 		stamps: ks.load(), branch: b, name: ks.Name, shards: ks.Shards, extraReplicas: ks.ExtraReplicas,
 		clusterSize: ks.ClusterSize, ready: ks.Ready, isDefault: ks.IsDefault, tables: ks.Tables,
 		settings: ks.Settings.load(),
+	}
+	if err := loadVSchema(k, ks.VSchema); err != nil {
+		return at(err, "vschema")
 	}
 	if ks.VSchema != "" || ks.ConfigChanging || ks.ConfigGen != 0 || ks.Before != nil {
 		m := k.x()

@@ -32,7 +32,11 @@ import (
 // At the token, device-authorization and revocation endpoints a parameter
 // is sent once (RFC 6749 3.2), in the query string or the form body: one
 // sent twice, in either or once in each, is invalid_request naming it
-// (readOAuthForm).
+// (readOAuthForm). GET /oauth/authorize refuses a repeated parameter
+// likewise: a repeated client_id or redirect_uri with an error page, as
+// the client or where to send it back is in doubt (RFC 6749 4.1.2.1), any
+// other with a redirect carrying error=invalid_request (and no state, when
+// the state is what is repeated).
 //
 // The token endpoint's errors are RFC 6749 bodies (section 5.2):
 // invalid_request (400), invalid_client (401), invalid_grant (400),
@@ -240,14 +244,48 @@ func (s *Server) checkAuthorize(form url.Values) (authorizeRequest, *pageError) 
 	return authorizeRequest{app: app, user: u, redirectURI: redirectURI, state: form.Get("state")}, nil
 }
 
+// authorizeParams are the parameters of GET /oauth/authorize, each sent
+// at most once (RFC 6749 3.1); others are ignored.
+var authorizeParams = []string{"client_id", "redirect_uri", "response_type", "scope", "state"}
+
+// repeatedParam returns the first of params that q holds more than once,
+// or "".
+func repeatedParam(q url.Values, params []string) string {
+	for _, name := range params {
+		if len(q[name]) > 1 {
+			return name
+		}
+	}
+	return ""
+}
+
+// repeatedMessage says that q holds the parameter name more than once.
+func repeatedMessage(q url.Values, name string) string {
+	return fmt.Sprintf("%s is sent %d times; send each parameter once", name, len(q[name]))
+}
+
 // authorizePage serves GET /oauth/authorize: the consent page, or the
 // redirect of an auto-approval.
 func (s *Server) authorizePage(w http.ResponseWriter, r *http.Request) {
 	s.underLock(w, func(w http.ResponseWriter) {
 		q := r.URL.Query()
+		repeated := repeatedParam(q, authorizeParams)
+		if repeated == "client_id" || repeated == "redirect_uri" {
+			// Which client, or where to send it back, is in doubt: a
+			// page, never a redirect (RFC 6749 4.1.2.1).
+			pageErr(http.StatusBadRequest, "invalid_request: %s", repeatedMessage(q, repeated)).write(w)
+			return
+		}
 		req, perr := s.checkAuthorize(q)
 		if perr != nil {
 			perr.write(w)
+			return
+		}
+		if repeated != "" {
+			if repeated == "state" {
+				req.state = "" // which one to send back is in doubt
+			}
+			req.redirect(w, r, url.Values{"error": {"invalid_request"}, "error_description": {repeatedMessage(q, repeated)}})
 			return
 		}
 		if rt := q.Get("response_type"); rt != "" && rt != "code" {

@@ -1422,3 +1422,56 @@ func TestOAuthPagesRefuseFraming(t *testing.T) {
 		t.Errorf("the consent page's cookie %+v, want an HttpOnly SameSite=Lax or Strict one", cookie)
 	}
 }
+
+// TestOAuthAuthorizeRepeatedParams checks that GET /oauth/authorize
+// refuses a parameter sent twice with invalid_request naming it: with an
+// error page when it is the client or the redirect URI (RFC 6749 4.1.2.1),
+// else with a redirect to the application; and approves nothing, though
+// auto-approval is on.
+func TestOAuthAuthorizeRepeatedParams(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	srv.SetAutoApprove(&fake.Consent{})
+	app := oauthApp(t, srv, "https://app.example.com/cb", platform.ScopeUserReadUser)
+	tests := []struct {
+		name  string
+		extra url.Values
+		page  bool   // an error page, no redirect
+		state string // the state the redirect sends back
+	}{
+		{"client_id twice", url.Values{"client_id": {app.ClientID}}, true, ""},
+		{"client_id twice, the second another", url.Values{"client_id": {"app_nosuchclient"}}, true, ""},
+		{"redirect_uri twice", url.Values{"redirect_uri": {"https://app.example.com/other"}}, true, ""},
+		{"response_type twice", url.Values{"response_type": {"code", "code"}}, false, "s"},
+		{"scope twice", url.Values{"scope": {"user:read_user", "user:read_user"}}, false, "s"},
+		{"state twice", url.Values{"state": {"t"}}, false, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			name := ""
+			for k := range tc.extra {
+				name = k
+			}
+			u := oauthAuthorizeURL(srv, app.ClientID, app.RedirectURI, "s") + "&" + tc.extra.Encode()
+			r := oauthDo(t, http.MethodGet, u, nil, nil)
+			if tc.page {
+				oauthPage(t, r, http.StatusBadRequest, "invalid_request", name+" is sent 2 times")
+				return
+			}
+			q := oauthRedirect(t, r, app.RedirectURI)
+			want := url.Values{"error": {"invalid_request"}, "error_description": {name + " is sent 2 times; send each parameter once"}}
+			if tc.state != "" {
+				want.Set("state", tc.state)
+			}
+			if diff := cmp.Diff(want, q); diff != "" {
+				t.Errorf("redirect query (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// Sent once each, the same parameters approve.
+	u := oauthAuthorizeURL(srv, app.ClientID, app.RedirectURI, "s") + "&response_type=code&scope=user:read_user"
+	if q := oauthRedirect(t, oauthDo(t, http.MethodGet, u, nil, nil), app.RedirectURI); q.Get("code") == "" {
+		t.Errorf("no code: %v", q)
+	}
+}

@@ -189,10 +189,8 @@ func readOAuthForm(w http.ResponseWriter, r *http.Request, params []string) (url
 		return nil, clientCredentials{}, oauthErr(http.StatusBadRequest, "invalid_request", "reading the parameters: %v", err)
 	}
 	// r.Form holds the query string's values and the form body's together.
-	for _, name := range params {
-		if n := len(r.Form[name]); n > 1 {
-			return nil, clientCredentials{}, oauthErr(http.StatusBadRequest, "invalid_request", "%s is sent %d times; send each parameter once, in the query string or the form body", name, n)
-		}
+	if name := repeatedParam(r.Form, params); name != "" {
+		return nil, clientCredentials{}, oauthErr(http.StatusBadRequest, "invalid_request", "%s, in the query string or the form body", repeatedMessage(r.Form, name))
 	}
 	c := clientCredentials{id: r.Form.Get("client_id"), secret: r.Form.Get("client_secret")}
 	if id, secret, ok := r.BasicAuth(); ok {

@@ -3,6 +3,8 @@ package fake
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +19,7 @@ import (
 	"github.com/dbplatform/platform-go"
 	vclock "github.com/dbplatform/platform-go/fake/internal/clock"
 	"github.com/dbplatform/platform-go/fake/internal/ordered"
+	"github.com/dbplatform/platform-go/fake/internal/sqltext"
 )
 
 // A snapshot is the whole state of a server as JSON: every resource, the
@@ -52,7 +55,9 @@ import (
 //
 // Restore refuses what the server could not have saved: values the API
 // refuses (each group checks its records next to its load, in
-// <group>_snap.go, at the path of the value in the document), a clock
+// <group>_snap.go, at the path of the value in the document), records
+// waiting on the clock with no transition there (checkWaiting), in_flight
+// and fail_next IDs of no record that can be in flight (flightIDs), a clock
 // at or after maxSnapTime, counters over maxSnapCounter, and documents over
 // MaxSnapshotSize or that would cost more than maxDecodeCost to decode
 // (snapshot_decode.go).
@@ -101,6 +106,11 @@ type worldSnap struct {
 	AuditLog      auditLogSnap      `json:"audit_log"`
 	AuthAttempts  []orgAuthSnap     `json:"auth_attempts,omitempty"`
 	DataImports   *dataImportsSnap  `json:"data_imports,omitempty"` // nil when there are none
+
+	// ids are the IDs of the records, and flyable those of the records
+	// that can be in flight (flyingTypes), as checkRecordIDs found them;
+	// nil until it ran.
+	ids, flyable map[string]bool
 }
 
 // clockSnap is the clock: its time and the sequence number of the last
@@ -190,7 +200,7 @@ func (s *Server) Restore(data []byte) error {
 	if err := ld.load(snap); err != nil {
 		return fmt.Errorf("fake: Restore: corrupt snapshot: %w", err)
 	}
-	ld.w.taken = scanTakenIDs(data)
+	ld.w.taken, ld.w.held = scanTakenIDs(data)
 	if err := s.restoreLoaded(ld); err != nil {
 		return fmt.Errorf("fake: Restore: corrupt snapshot: %w", err)
 	}
@@ -308,8 +318,6 @@ func (s *Server) save() (*worldSnap, error) {
 			Organization: s.org.name, User: s.admin.id,
 			TokenID: s.adminToken.ID, TokenSecret: s.adminToken.Secret,
 		},
-		InFlight: sortedKeys(w.inFlight),
-		FailNext: sortedKeys(s.world.failNext),
 	}
 	snap.OAuthSession = sv.session(&s.session)
 	codes, devices := sv.codes(), sv.devices()
@@ -336,6 +344,15 @@ func (s *Server) save() (*worldSnap, error) {
 	snap.AuditLog = sv.auditLog()
 	snap.AuthAttempts = sv.authSnaps()
 	snap.DataImports = sv.dataImports()
+	snap.InFlight, snap.FailNext = sortedKeys(w.inFlight), sortedKeys(w.failNext)
+	if len(snap.InFlight)+len(snap.FailNext) > 0 {
+		// A record that goes without ending its flight (a database
+		// deleted with a deployment in flight) may leave its ID behind:
+		// only those of records saved are saved.
+		_, flyable := recordIDs(snap)
+		snap.InFlight = slices.DeleteFunc(snap.InFlight, func(id string) bool { return !flyable[id] })
+		snap.FailNext = slices.DeleteFunc(snap.FailNext, func(id string) bool { return !flyable[id] })
+	}
 	return snap, nil
 }
 
@@ -432,23 +449,61 @@ func (w *world) retire() {
 // state in the snapshot is not checked against them (which IDs it issues
 // depends on what else draws from it), so a state set back to one that
 // issued them is harmless instead.
-func scanTakenIDs(data []byte) takenIDs {
-	var out takenIDs
-	for i := 0; ; {
-		j := bytes.IndexByte(data[i:], '"')
-		if j < 0 {
+//
+// It returns the secrets the snapshot holds too, for newSecret to skip
+// likewise: every string of 64 hexadecimal digits (the hash of a secret
+// the server keeps hashed, as hash32 writes it), and every string of the
+// form of a secret (isSecret: a client ID, a password's username).
+func scanTakenIDs(data []byte) (takenIDs, heldSecrets) {
+	var ids takenIDs
+	var held heldSecrets
+	// Each quote may open a string that ends at the next: a quote that
+	// closes one is tried as an opener too, unless what it closes was
+	// taken, so that an escaped quote within a string hides nothing.
+	q := bytes.IndexByte(data, '"')
+	for q >= 0 {
+		start := q + 1
+		n := bytes.IndexByte(data[start:], '"')
+		if n < 0 {
 			break
 		}
-		i += j + 1
-		if end := i + idLen; end < len(data) && data[end] == '"' {
-			if n, ok := packID(data[i:end]); ok {
-				out = append(out, n)
-				i = end + 1
+		end := start + n
+		s, took := data[start:end], false
+		switch {
+		case n == idLen:
+			if id, ok := packID(s); ok {
+				ids, took = append(ids, id), true
+			}
+		case n == 2*sha256.Size:
+			var key [8]byte
+			if _, err := hex.Decode(key[:], s[:16]); err == nil && isHex(s[16:]) {
+				held, took = append(held, binary.BigEndian.Uint64(key[:])), true
+			}
+		case n < len(secretsByLen) && secretsByLen[n] != nil && isSecret(s):
+			held, took = append(held, secretKey(sha256.Sum256(s))), true
+		}
+		q = end
+		if took {
+			if next := bytes.IndexByte(data[end+1:], '"'); next >= 0 {
+				q = end + 1 + next
+			} else {
+				q = -1
 			}
 		}
 	}
-	slices.Sort(out)
-	return slices.Clip(slices.Compact(out))
+	slices.Sort(ids)
+	slices.Sort(held)
+	return slices.Clip(slices.Compact(ids)), slices.Clip(slices.Compact(held))
+}
+
+// isHex reports whether b is lowercase hexadecimal digits.
+func isHex(b []byte) bool {
+	for _, c := range b {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // loader builds a world from a snapshot, checking every reference.
@@ -571,8 +626,16 @@ func (ld *loader) load(snap *worldSnap) error {
 	if err := ld.loadAdmin(snap.Admin); err != nil {
 		return at(err, "admin")
 	}
-	ld.w.inFlight = setOf(snap.InFlight)
-	ld.w.failNext = setOf(snap.FailNext)
+	if snap.ids == nil {
+		snap.ids, snap.flyable = recordIDs(snap)
+	}
+	var err error
+	if ld.w.inFlight, err = flightIDs(snap.InFlight, snap); err != nil {
+		return at(err, "in_flight")
+	}
+	if ld.w.failNext, err = flightIDs(snap.FailNext, snap); err != nil {
+		return at(err, "fail_next")
+	}
 	if err := ld.loadJobs(snap.Transitions); err != nil {
 		return err
 	}
@@ -583,10 +646,13 @@ func (ld *loader) load(snap *worldSnap) error {
 // checkWaiting refuses a record in a state that only a transition on the
 // clock ends when none is waiting for it: it would stay there for good. A
 // pending database waits for its database.ready, a branch not ready yet
-// for its branch.ready, a pending or running backup for its backup.step.
+// for its branch.ready, a pending or running backup for its backup.step, a
+// deployment for the deployment.step of its state (checkDeployWaiting,
+// which also refuses a step its deployment does not wait on).
 func (ld *loader) checkWaiting(snap *worldSnap) error {
 	dbs, branches, backups := map[*dbRec]bool{}, map[*branchRec]bool{}, map[*backupRec]platform.BackupState{}
-	for _, t := range ld.timers {
+	steps := map[*drRec][]indexedStep{}
+	for i, t := range ld.timers {
 		switch j := t.Job.(type) {
 		case databaseReadyJob:
 			dbs[j.db] = true
@@ -594,7 +660,14 @@ func (ld *loader) checkWaiting(snap *worldSnap) error {
 			branches[j.b] = true
 		case backupJob:
 			backups[j.bk] = j.from
+		case deployJob:
+			if j.gen == j.dr.dep.gen {
+				steps[j.dr] = append(steps[j.dr], indexedStep{j.step, i})
+			}
 		}
+	}
+	if err := checkDeployWaiting(snap, ld.dbs, steps); err != nil {
+		return err
 	}
 	const stuck = "%s, with no transition on the clock to end it"
 	for i, ds := range snap.Databases {
@@ -676,13 +749,23 @@ func refs[T any](m map[string]*T, ids []string, what string) ([]*T, error) {
 	return out, nil
 }
 
-// setOf returns a set of the strings.
-func setOf(list []string) map[string]bool {
-	m := make(map[string]bool, len(list))
-	for _, v := range list {
-		m[v] = true
+// flightIDs checks the IDs of in_flight or fail_next, and returns them as
+// a set: each names a record of the snapshot of a kind that can be in
+// flight (FailNext fails its transitions), once.
+func flightIDs(list []string, snap *worldSnap) (map[string]bool, error) {
+	set := make(map[string]bool, len(list))
+	for i, id := range list {
+		switch {
+		case set[id]:
+			return nil, at(fmt.Errorf("ID %q appears twice", id), "[%d]", i)
+		case !snap.ids[id]:
+			return nil, at(fmt.Errorf("ID %q names no record of the snapshot", id), "[%d]", i)
+		case !snap.flyable[id]:
+			return nil, at(fmt.Errorf("ID %q names a record that is never in flight: only %s are", id, failableKinds), "[%d]", i)
+		}
+		set[id] = true
 	}
-	return m
+	return set, nil
 }
 
 // unique checks that an ID is new to m.
@@ -715,19 +798,48 @@ func uniqueID(id, what string, taken bool) error {
 //
 // It checks the times of every record with stamps too: made at a time the
 // clock reached (not after the snapshot's), and updated then or later.
+//
+// It notes the IDs in snap (ids, flyable), for the checks of in_flight and
+// fail_next.
 func checkRecordIDs(snap *worldSnap) error {
-	w := &idWalk{seen: map[string]bool{}, now: snap.Clock.Now}
+	w := &idWalk{seen: map[string]bool{}, flyable: map[string]bool{}, now: snap.Clock.Now}
 	w.walk(reflect.ValueOf(snap).Elem())
 	if w.err != nil {
 		return w.err
 	}
 	if w.dup == "" {
+		snap.ids, snap.flyable = w.seen, w.flyable
 		return nil
 	}
 	// Again, for the paths of the two records: only for a refusal.
 	w2 := &idWalk{want: w.dup}
 	w2.walk(reflect.ValueOf(snap).Elem())
 	return at(fmt.Errorf("ID %q appears twice (also at %s)", w.dup, w2.first), "%s", w2.second)
+}
+
+// recordIDs returns the IDs of the records of a snapshot the server made,
+// and those of the records that can be in flight.
+func recordIDs(snap *worldSnap) (ids, flyable map[string]bool) {
+	w := &idWalk{seen: map[string]bool{}, flyable: map[string]bool{}, all: true}
+	w.walk(reflect.ValueOf(snap).Elem())
+	return w.seen, w.flyable
+}
+
+// flyingTypes are the records that can be in flight: those whose
+// transitions FailNext fails (failableKinds; see startFlight).
+var flyingTypes = map[reflect.Type]bool{
+	reflect.TypeFor[authExportSnap]():    true,
+	reflect.TypeFor[backupSnap]():        true,
+	reflect.TypeFor[bouncerSnap]():       true,
+	reflect.TypeFor[bouncerResizeSnap](): true,
+	reflect.TypeFor[deploySnap]():        true,
+	reflect.TypeFor[importSnap]():        true,
+	reflect.TypeFor[keyspaceSnap]():      true,
+	reflect.TypeFor[qpReportSnap]():      true,
+	reflect.TypeFor[switchoverSnap]():    true,
+	reflect.TypeFor[vdiffSnap]():         true,
+	reflect.TypeFor[vitessOpSnap]():      true,
+	reflect.TypeFor[workflowSnap]():      true,
 }
 
 // ownIDTypes are the records of a snapshot whose ID is a field of their
@@ -753,8 +865,10 @@ var stampsSnapType = reflect.TypeFor[stampsSnap]()
 // first two records.
 type idWalk struct {
 	seen          map[string]bool
-	now           time.Time // the clock's
-	err           error     // of a record's times
+	flyable       map[string]bool // the IDs of flyingTypes
+	all           bool            // notes every ID, checking nothing (recordIDs)
+	now           time.Time       // the clock's
+	err           error           // of a record's times
 	dup           string
 	want          string
 	first, second string
@@ -810,15 +924,15 @@ func (w *idWalk) walk(v reflect.Value) {
 	case reflect.Struct:
 		t := v.Type()
 		if ownIDTypes[t] {
-			w.record(v.FieldByName("ID").String())
+			w.record(v.FieldByName("ID").String(), t)
 		}
 		for i := range t.NumField() {
 			f := t.Field(i)
 			switch {
 			case f.Anonymous && f.Type == stampsSnapType:
 				st := v.Field(i)
-				w.record(st.Field(0).String())
-				if w.want == "" && w.err == nil {
+				w.record(st.Field(0).String(), t)
+				if w.want == "" && !w.all && w.err == nil {
 					w.err = w.stamps(st.Field(1).Interface().(time.Time), st.Field(2).Interface().(time.Time))
 				}
 			case (f.IsExported() || f.Anonymous) && holdsRecords(f.Type):
@@ -851,8 +965,8 @@ func (w *idWalk) stamps(created, updated time.Time) error {
 // that they list in order.
 const maxCreatedAhead = time.Second
 
-// record notes the ID of the record at the walk's path.
-func (w *idWalk) record(id string) {
+// record notes the ID of the record of type t at the walk's path.
+func (w *idWalk) record(id string, t reflect.Type) {
 	if w.want != "" {
 		if id == w.want {
 			where := w.where("id")
@@ -867,10 +981,13 @@ func (w *idWalk) record(id string) {
 	if id == "" {
 		return // refused where the record loads, by what it is
 	}
-	if w.seen[id] {
+	if w.seen[id] && !w.all {
 		w.dup = id
 	}
 	w.seen[id] = true
+	if flyingTypes[t] {
+		w.flyable[id] = true
+	}
 }
 
 // holdsRecords reports whether a value of type t, a type within a
@@ -1004,6 +1121,54 @@ func snapObject[M ~map[K]V, K comparable, V any](m M) error {
 		return errors.New("must be an object, not null")
 	}
 	return nil
+}
+
+// snapTables checks the tables of a keyspace's schema, a CREATE TABLE by
+// table name, as the server keeps those the API took (PushSchema,
+// deploy requests, materialize_create, lookup vindexes): each one that
+// sqltext.ParseDDL reads as a CREATE TABLE of the table its name says,
+// with the head it keeps ("CREATE TABLE `name` (", see ParseDDL). Its
+// error is at the first bad table, by name.
+func snapTables(tables map[string]string) error {
+	bad, found := "", false
+	for table, create := range tables {
+		if (!found || table < bad) && snapTable(table, create) != nil {
+			bad, found = table, true
+		}
+	}
+	switch {
+	case !found:
+		return nil
+	case bad == "":
+		return snapTable(bad, tables[bad])
+	}
+	return at(snapTable(bad, tables[bad]), "%s", bad)
+}
+
+// snapTable checks one table of snapTables.
+func snapTable(table, create string) error {
+	if table == "" {
+		return errors.New("a table without a name")
+	}
+	d, err := sqltext.ParseDDL(create)
+	switch {
+	case err != nil || d.Create == "":
+		return fmt.Errorf("%q is not a CREATE TABLE statement", snapQuote(create))
+	case d.Table != table:
+		return fmt.Errorf("the CREATE TABLE statement is of table %q, not %q", d.Table, table)
+	case d.Create != create:
+		return fmt.Errorf("%q is not in the form the server keeps a CREATE TABLE (%q)", snapQuote(create), snapQuote(d.Create))
+	}
+	return nil
+}
+
+// snapQuote shortens a long text for a refusal's message.
+func snapQuote(text string) string {
+	const max = 60
+	if len(text) <= max {
+		return text
+	}
+	return text[:max] + "..."
 }
 
 // snapOneOf refuses a value of an enumeration outside allowed; what names

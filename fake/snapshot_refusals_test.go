@@ -278,6 +278,8 @@ func TestRestoreRefusesDuplicates(t *testing.T) {
 // document, for the paths errors name.
 type refusalPaths struct {
 	acme, app, pg, odb, appMain, appDev, pgMain, ci string
+	// appMainID and appDevID are the IDs of app's branches.
+	appMainID, appDevID string
 }
 
 // refusalWorldPaths returns the refusal world's refusalPaths.
@@ -298,6 +300,7 @@ func refusalWorldPaths(t *testing.T) refusalPaths {
 		p.appDev = fmt.Sprintf("branches[%d]", d.index("branches", d.branch("app", "dev")))
 		p.pgMain = fmt.Sprintf("branches[%d]", d.index("branches", d.branch("pg", "main")))
 		p.ci = fmt.Sprintf("service_tokens[%d]", d.index("service_tokens", d.token("ci")))
+		p.appMainID, p.appDevID = d.branch("app", "main")["id"].(string), d.branch("app", "dev")["id"].(string)
 	})
 	return p
 }

@@ -139,7 +139,7 @@ func TestRestoreValidates(t *testing.T) {
 		{"wrong kind of value", set([]any{1, 1, 1}, "users"), "users[0]: want an object, got a number"},
 		{"branch deleted by no user", set("nobody", "branches", 0, "deleted_by"), `branches[0].deleted_by: user "nobody" is not in the snapshot`},
 		{"base keyspace with a slash", set(map[string]any{"a/b": map[string]any{}}, "branches", 0, "base"), `branches[0].base.a/b: must not contain "/"`},
-		{"base table without a definition", set(map[string]any{"app": map[string]any{"t": " "}}, "branches", 0, "base"), "branches[0].base.app.t: no definition"},
+		{"base table without a definition", set(map[string]any{"app": map[string]any{"t": " "}}, "branches", 0, "base"), `branches[0].base.app.t: " " is not a CREATE TABLE statement`},
 		{"live branch deleted by a user", func(m map[string]any) {
 			snapshotRecord(m, "branches", 0)["deleted_by"] = snapshotRecord(m, "users", 0)["id"]
 		}, "branches[0].deleted_by: set on a branch not deleted"},

@@ -1,6 +1,9 @@
 package fake
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"sync/atomic"
@@ -38,6 +41,9 @@ type world struct {
 	// taken holds the IDs a restored world was loaded with, which newID
 	// skips (see takenIDs); nil for a world that was never restored.
 	taken takenIDs
+	// held holds the secrets a restored world was loaded with, which
+	// newSecret skips (see heldSecrets); nil for a world never restored.
+	held heldSecrets
 }
 
 // host is what the world asks of the server that holds it, and all it
@@ -121,13 +127,93 @@ func (t takenIDs) has(b []byte) bool {
 	return found
 }
 
-// newSecret returns a fresh secret of n characters.
+// newSecret returns a fresh secret: prefix and n characters, one of
+// secretForms. A restored world skips the secrets it was loaded with (held),
+// should its generator have been set back to a state that issued them.
 func (w *world) newSecret(prefix string, n int) string {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = idAlphabet[w.rng.IntN(len(idAlphabet))]
+	if !slices.Contains(secretForms, secretForm{prefix, n}) {
+		panic(fmt.Sprintf("newSecret: %q and %d characters is not one of secretForms", prefix, n))
 	}
-	return prefix + string(b)
+	b := make([]byte, len(prefix)+n)
+	copy(b, prefix)
+	for {
+		for i := len(prefix); i < len(b); i++ {
+			b[i] = idAlphabet[w.rng.IntN(len(idAlphabet))]
+		}
+		if !w.held.has(b) {
+			return string(b)
+		}
+	}
+}
+
+// secretForm is the form of the secrets newSecret makes: a prefix, and n
+// characters of idAlphabet.
+type secretForm struct {
+	prefix string
+	n      int
+}
+
+// secretForms are the forms of every secret the server issues, which a
+// restore finds in its snapshot as they are (a client ID, a password's
+// username, a webhook's secret) to skip them; those it keeps as hashes it
+// finds by their hash (see scanTakenIDs).
+var secretForms = []secretForm{
+	{"code_", 32}, {"oat_", 40}, {"ort_", 40}, {"app_", 20}, {"secret_", 40}, {"device_", 40},
+	{"", 20}, {"pw_", 40}, {"role_", 12}, {"sk_", 32}, {"", 32},
+}
+
+// isSecret reports whether b has the form of a secret newSecret makes.
+func isSecret(b []byte) bool {
+	if len(b) >= len(secretsByLen) {
+		return false
+	}
+	for _, f := range secretsByLen[len(b)] {
+		if string(b[:len(f.prefix)]) == f.prefix && inAlphabet(b[len(f.prefix):]) {
+			return true
+		}
+	}
+	return false
+}
+
+// secretsByLen are the secretForms by the length of their secrets.
+var secretsByLen = func() [][]secretForm {
+	var out [][]secretForm
+	for _, f := range secretForms {
+		n := len(f.prefix) + f.n
+		for len(out) <= n {
+			out = append(out, nil)
+		}
+		out[n] = append(out[n], f)
+	}
+	return out
+}()
+
+// inAlphabet reports whether every byte of b is of idAlphabet.
+func inAlphabet(b []byte) bool {
+	for _, c := range b {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// heldSecrets is a set of secrets: each the first 8 bytes of its SHA-256,
+// the hash the server keeps of most, sorted. Two secrets that share them
+// are both skipped, which costs a draw. It costs 8 bytes a secret, only in
+// a restored world.
+type heldSecrets []uint64
+
+// secretKey is the key of a secret of its SHA-256 hash.
+func secretKey(hash [32]byte) uint64 { return binary.BigEndian.Uint64(hash[:8]) }
+
+// has reports whether the secret b is in the set.
+func (h heldSecrets) has(b []byte) bool {
+	if len(h) == 0 {
+		return false
+	}
+	_, found := slices.BinarySearch(h, secretKey(sha256.Sum256(b)))
+	return found
 }
 
 // stamps are the creation and update times every record has.

@@ -534,9 +534,10 @@ func marshalIndented(doc map[string]any) string {
 // target's, as a completed MoveTables does: a keyspace with the default
 // VSchema follows its tables already; a VSchema of its own loses (source)
 // or gains (target: with a hash vindex on the first primary-key column
-// when sharded, as the default has) each table's entry.
+// when sharded, as the default has, and the hash vindex defined when it
+// is not) each table's entry.
 func (w *world) moveVSchemaTables(source, target *keyspaceRec, tables []string) {
-	edit := func(ks *keyspaceRec, fn func(entries map[string]any)) {
+	edit := func(ks *keyspaceRec, fn func(doc, entries map[string]any)) {
 		text := ks.more.read().vschema
 		if text == "" {
 			return
@@ -549,17 +550,17 @@ func (w *world) moveVSchemaTables(source, target *keyspaceRec, tables []string) 
 		if entries == nil {
 			entries = map[string]any{}
 		}
-		fn(entries)
+		fn(doc, entries)
 		doc["tables"] = entries
 		ks.x().vschema = marshalIndented(doc)
 		ks.updated = w.clock.Now()
 	}
-	edit(source, func(entries map[string]any) {
+	edit(source, func(_, entries map[string]any) {
 		for _, t := range tables {
 			delete(entries, t)
 		}
 	})
-	edit(target, func(entries map[string]any) {
+	edit(target, func(doc, entries map[string]any) {
 		for _, t := range tables {
 			if _, ok := entries[t]; ok {
 				continue
@@ -573,6 +574,14 @@ func (w *world) moveVSchemaTables(source, target *keyspaceRec, tables []string) 
 				column = m[1]
 			}
 			entries[t] = map[string]any{"column_vindexes": []any{map[string]any{"column": column, "name": "hash"}}}
+			vindexes, _ := doc["vindexes"].(map[string]any)
+			if vindexes == nil {
+				vindexes = map[string]any{}
+				doc["vindexes"] = vindexes
+			}
+			if _, ok := vindexes["hash"]; !ok {
+				vindexes["hash"] = map[string]any{"type": "hash"}
+			}
 		}
 	})
 }

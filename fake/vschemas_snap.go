@@ -18,3 +18,17 @@ func loadRoutingRules(b *branchRec, text string) error {
 	b.x().routingRules = text
 	return nil
 }
+
+// loadVSchema checks ks's VSchema, "" for the default, as update_vschema
+// checks one it is sent (checkVSchema): every read of it parses it. The
+// loader stores it.
+func loadVSchema(ks *keyspaceRec, text string) error {
+	if text == "" {
+		return nil
+	}
+	doc, err := jsonObject("vschema", text)
+	if err == nil {
+		err = checkVSchema(ks, doc)
+	}
+	return snapCheck(err)
+}

@@ -1,6 +1,7 @@
 package fake_test
 
 import (
+	"encoding/json"
 	"html"
 	"net/http"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake"
 )
 
 // vsEnv is a drEnv with the sharded keyspace, and a ready development
@@ -325,4 +327,44 @@ func TestVSchemaOfPostgreSQL(t *testing.T) {
 	apiError(t, err, http.StatusUnprocessableEntity, "MySQL", "pg is a postgresql database")
 	_, err = e.c.Branches.GetRoutingRules(t.Context(), &platform.GetRoutingRulesParams{Organization: e.org, Database: "pg", Branch: "main"})
 	apiError(t, err, http.StatusUnprocessableEntity, "MySQL")
+}
+
+// TestWorkflowIntoShardedVSchemaRestores checks that a workflow completed
+// into a sharded keyspace whose VSchema is its own, without a vindex
+// named hash, leaves a VSchema the API would take: the table it adds, on
+// hash, comes with the hash vindex. Restore, which refuses a VSchema that
+// update_vschema refuses, takes the world.
+func TestWorkflowIntoShardedVSchemaRestores(t *testing.T) {
+	t.Parallel()
+	e := newDREnv(t, true)
+	ctx := t.Context()
+	ks := &platform.GetVSchemaParams{Organization: e.org, Database: drDB, Branch: "main", Keyspace: "sharded"}
+	own := `{"sharded": true, "vindexes": {"xx": {"type": "xxhash"}}, "tables": {}}`
+	if _, err := e.c.Keyspaces.UpdateVSchema(ctx, &platform.UpdateVSchemaParams{Organization: e.org, Database: drDB, Branch: "main", Keyspace: "sharded", VSchema: own}); err != nil {
+		t.Fatal(err)
+	}
+	p := &platform.CreateWorkflowParams{Organization: e.org, Database: drDB, Name: "move-audit", SourceKeyspace: drDB, TargetKeyspace: "sharded", Tables: []string{"audit"}}
+	wfDrive(t, e.srv, nil, p, platform.WorkflowCompleted)
+	vs, err := e.c.Keyspaces.GetVSchema(ctx, ks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Vindexes map[string]struct {
+			Type string `json:"type"`
+		} `json:"vindexes"`
+	}
+	if err := json.Unmarshal([]byte(vs.Raw), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Vindexes["hash"].Type != "hash" || doc.Vindexes["xx"].Type != "xxhash" {
+		t.Errorf("vindexes %+v, want xx and hash", doc.Vindexes)
+	}
+	data, err := e.srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fake.NewServer(t).Restore(data); err != nil {
+		t.Errorf("Restore: %v", err)
+	}
 }
