@@ -400,9 +400,14 @@ var demoteBranch = onBranch(func(c *call, b *branchRec) error {
 	if err := b.checkNoOpenDeployRequestsInto("cannot be demoted"); err != nil {
 		return err
 	}
+	// A development branch includes no replicas (replicas.go).
+	if err := b.checkReplicaRemoval(b.postgresInstances()-1-included(b), "demoting it"); err != nil {
+		return err
+	}
 	b.production = false
 	b.safeMigrations = false
 	b.updated = c.now
+	c.w.replicasChanged(b)
 	return nil
 })
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/dbplatform/platform-go"
 )
 
 // The snapshot of branches. Their keyspaces and read-only regions, roles,
@@ -183,6 +185,9 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		if err := ld.loadKeyspace(b, ks); err != nil {
 			return at(err, "keyspaces[%d]", i)
 		}
+	}
+	if n := b.postgresInstances(); b.primary >= n || b.db.kind != platform.KindPostgreSQL && b.primary != 0 {
+		return at(fmt.Errorf("branch %s runs instances 0 to %d (a mysql branch has no primary instance), got %d", b.name, n-1, b.primary), "primary")
 	}
 	if err := ld.loadPasswords(b, bs.Passwords); err != nil {
 		return err

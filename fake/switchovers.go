@@ -77,6 +77,9 @@ func createSwitchover(c *call, p *platform.CreateSwitchoverParams) (any, error) 
 	if err := b.busy(); err != nil {
 		return nil, err
 	}
+	if r := b.replicaRemoval(); r != nil {
+		return nil, unprocessable("branch %s has %s %s, which removes replicas (%d to %d); wait for it to complete or cancel it", b.name, r.what(), r.state, b.postgresInstances()-1, r.after.replicas)
+	}
 	candidate, err := b.switchoverCandidate(p.Candidate)
 	if err != nil {
 		return nil, err
@@ -111,8 +114,10 @@ func (b *branchRec) postgresInstances() int {
 	return 1
 }
 
-// primaryInstance is the instance of b that is its primary.
-func (b *branchRec) primaryInstance() int { return b.primary % b.postgresInstances() }
+// primaryInstance is the instance of b that is its primary: the one the
+// last switchover promoted, while a change of the replicas keeps it (see
+// replicasChanged).
+func (b *branchRec) primaryInstance() int { return b.primary }
 
 // switchoverCandidate is the instance a switchover of b promotes: the
 // replica named, or the next one after the primary; the primary itself
