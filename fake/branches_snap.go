@@ -201,6 +201,9 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 	if err := ld.loadBouncers(b, bs.Bouncers, bs.BouncerResizes); err != nil {
 		return err
 	}
+	if bn := b.replicaBouncer(); bn != nil && b.postgresInstances() == 1 {
+		return at(fmt.Errorf("bouncer %s targets replicas, and branch %s has none", bn.name, b.name), "bouncers")
+	}
 	if err := ld.loadBranchCluster(b, bs.Cluster); err != nil {
 		return err
 	}

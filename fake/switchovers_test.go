@@ -3,6 +3,7 @@ package fake_test
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -515,4 +516,63 @@ func (e *switchoverEnv) name(branch string, i int) string {
 	e.t.Helper()
 	names, _ := e.pods(branch)
 	return names[i]
+}
+
+// TestSwitchoverRestoreChecksInstances: a snapshot whose branch's primary,
+// or whose running switchover's candidate, is not an instance the branch
+// runs, or whose bouncer targets replicas the branch lacks, is refused.
+func TestSwitchoverRestoreChecksInstances(t *testing.T) {
+	t.Parallel()
+	e := newSwitchoverEnv(t)
+	if _, err := e.create("dev", nil); err != nil { // a restart, pending
+		t.Fatal(err)
+	}
+	if _, err := e.c.Bouncers.Create(t.Context(), &platform.CreateBouncerParams{Organization: e.srv.Org(), Database: "pg", Branch: "dev", Name: "rb"}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := e.srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// branch finds a branch of the snapshot by name.
+	branch := func(m map[string]any, name string) map[string]any {
+		for i := range m["branches"].([]any) {
+			if b := snapshotRecord(m, "branches", i); b["name"] == name {
+				return b
+			}
+		}
+		t.Fatalf("no branch %s in the snapshot", name)
+		return nil
+	}
+	tests := []struct {
+		name  string
+		edit  func(m map[string]any)
+		words []string
+	}{
+		{"primary beyond the instances", func(m map[string]any) { branch(m, "dev")["primary"] = 1 }, []string{"primary", "dev"}},
+		{"candidate beyond the instances", func(m map[string]any) {
+			branch(m, "dev")["switchovers"].([]any)[0].(map[string]any)["candidate"] = 1
+		}, []string{"candidate", "dev"}},
+		{"replica bouncer without replicas", func(m map[string]any) {
+			bn := branch(m, "dev")["bouncers"].([]any)[0].(map[string]any)
+			bn["config"].(map[string]any)["target"] = "replica"
+		}, []string{"bouncer rb", "replicas"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := fake.NewServer(t).Restore(snapshotEdit(t, data, tt.edit))
+			if err == nil {
+				t.Fatal("Restore took it")
+			}
+			for _, w := range tt.words {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+	if err := fake.NewServer(t).Restore(data); err != nil {
+		t.Errorf("the unedited snapshot: %v", err)
+	}
 }
