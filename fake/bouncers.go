@@ -140,7 +140,11 @@ func createBouncer(c *call, p *platform.CreateBouncerParams) (any, error) {
 		return nil, unprocessable("name %q is already taken by another bouncer of branch %s", p.Name, b.name)
 	}
 	cfg := bouncerConfig{size: defaultBouncerSize, replicas: 1, target: platform.BouncerTargetPrimary}
-	if err := cfg.with(b, p.BouncerSize, p.ReplicasPerCell, p.Target); err != nil {
+	target := p.Target
+	if target != nil && *target == "" {
+		target = nil // the default: the service's own client sends "" for none
+	}
+	if err := cfg.with(b, p.BouncerSize, p.ReplicasPerCell, target); err != nil {
 		return nil, err
 	}
 	if !b.ready {

@@ -2,6 +2,7 @@ package fake_test
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -609,5 +610,32 @@ func TestBouncerReplicaTargetNeedsReplicas(t *testing.T) {
 				t.Error("the refusal changed the state")
 			}
 		})
+	}
+}
+
+// TestBouncerCreateTargetForms: a bouncer created without a target, or
+// with the "" the service's own client sends for none, targets the
+// primary, on a branch with replicas or without.
+func TestBouncerCreateTargetForms(t *testing.T) {
+	t.Parallel()
+	e := newBouncerEnv(t)
+	tests := []struct {
+		name, branch string
+		target       *platform.BouncerTarget
+		want         platform.BouncerTarget
+	}{
+		{"omitted", "main", nil, platform.BouncerTargetPrimary},
+		{"empty", "main", platform.Ptr(platform.BouncerTarget("")), platform.BouncerTargetPrimary},
+		{"empty without replicas", "dev", platform.Ptr(platform.BouncerTarget("")), platform.BouncerTargetPrimary},
+		{"replica", "main", platform.Ptr(platform.BouncerTargetReplica), platform.BouncerTargetReplica},
+	}
+	for i, tt := range tests {
+		bn, err := e.create(tt.branch, platform.CreateBouncerParams{Name: "b" + strconv.Itoa(i), Target: tt.target})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if bn.Target != tt.want {
+			t.Errorf("%s: target %q, want %q", tt.name, bn.Target, tt.want)
+		}
 	}
 }
