@@ -54,9 +54,9 @@ func runBranchMaintenance(c *call, _ *platform.RunBranchMaintenanceParams) (any,
 	return nil, nil
 }
 
-// startMaintenance opens a window of b's database for b, emits
-// branch.start_maintenance, and finishes the window after
-// Timings.Maintenance.
+// startMaintenance opens a window of b's database for b and finishes it
+// after Timings.Maintenance. It emits no event: branch.start_maintenance
+// is one a test emits (Server.Emit), as decisions.md has it.
 func (w *world) startMaintenance(b *branchRec) {
 	now := w.clock.Now()
 	win := &windowRec{
@@ -66,7 +66,6 @@ func (w *world) startMaintenance(b *branchRec) {
 	}
 	b.db.x().maintenance.windows.Add(win)
 	b.db.x().maintenance.running = win
-	w.emit("branch.start_maintenance", b.db, w.renderBranch(b))
 	w.clock.After(w.timing.Maintenance, maintenanceEndJob{win})
 }
 

@@ -96,14 +96,8 @@ func TestMaintenanceRun(t *testing.T) {
 	if sc := e.schedule("pg"); !sc.LastWindowDatetime.Equal(started) || !sc.UpdatedAt.Equal(started) {
 		t.Errorf("schedule last window %v, updated %v; want the run's start %v", sc.LastWindowDatetime, sc.UpdatedAt, started)
 	}
-	var ev []string
-	for _, x := range e.srv.Events() {
-		if x.Name == "branch.start_maintenance" {
-			ev = append(ev, x.Resource.(*platform.Branch).Name)
-		}
-	}
-	if diff := cmp.Diff([]string{"main"}, ev); diff != "" {
-		t.Errorf("branch.start_maintenance events (-want +got):\n%s", diff)
+	if slices.Contains(e.srv.EventNames(), "branch.start_maintenance") {
+		t.Error("branch.start_maintenance emitted; only a test emits it (Emit)")
 	}
 	sc, err := e.c.Maintenance.WaitSchedule(t.Context(), &platform.GetMaintenanceScheduleParams{Organization: e.srv.Org(), Database: "pg", ID: e.schedule("pg").ID})
 	if err != nil {
@@ -181,8 +175,8 @@ func TestMaintenanceOfDeletedBranchEnds(t *testing.T) {
 	if err := e.run("main"); err != nil {
 		t.Errorf("maintenance after the deleted branch's: %v", err)
 	}
-	if !slices.Contains(e.srv.EventNames(), "branch.start_maintenance") {
-		t.Error("no branch.start_maintenance")
+	if slices.Contains(e.srv.EventNames(), "branch.start_maintenance") {
+		t.Error("branch.start_maintenance emitted; only a test emits it (Emit)")
 	}
 }
 

@@ -144,8 +144,9 @@ func (b *branchRec) switchoverCandidate(name *string) (int, error) {
 
 // newSwitchover starts a switchover of b to instance candidate: pending
 // now, running after Timings.SwitchoverStart, succeeded
-// Timings.SwitchoverRun later, when the candidate becomes the primary and
-// branch.primary_promoted is emitted.
+// Timings.SwitchoverRun later, when the candidate becomes the primary. It
+// emits no event: branch.primary_promoted is one a test emits
+// (Server.Emit), as decisions.md has it.
 func (w *world) newSwitchover(b *branchRec, candidate int, actor *userRec) *switchoverRec {
 	now := w.clock.Now()
 	sw := &switchoverRec{
@@ -165,8 +166,7 @@ func (w *world) newSwitchover(b *branchRec, candidate int, actor *userRec) *swit
 
 // advanceSwitchover moves sw on from pending or running, once no failure
 // was injected: pending starts running, by promotion or (without replicas)
-// by restart; running ends with the candidate as the primary and
-// branch.primary_promoted.
+// by restart; running ends with the candidate as the primary.
 func (w *world) advanceSwitchover(sw *switchoverRec, now time.Time) {
 	b := sw.branch
 	if sw.state == platform.SwitchoverPending {
@@ -181,7 +181,6 @@ func (w *world) advanceSwitchover(sw *switchoverRec, now time.Time) {
 	b.primary = sw.candidate
 	b.updated = now
 	w.settleSwitchover(sw, platform.SwitchoverSucceeded, now)
-	w.emit("branch.primary_promoted", b.db, w.renderBranch(b))
 }
 
 // settleSwitchover puts a switchover in a final state.

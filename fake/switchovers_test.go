@@ -93,7 +93,7 @@ func TestSwitchoverLifecycle(t *testing.T) {
 		t.Errorf("primary moved to %s while the switchover runs", p)
 	}
 	if slices.Contains(e.srv.EventNames(), "branch.primary_promoted") {
-		t.Error("branch.primary_promoted before the switchover completed")
+		t.Error("branch.primary_promoted while the switchover runs")
 	}
 	e.srv.Advance(tm.SwitchoverRun)
 	got = e.get("main", sw.ID)
@@ -103,14 +103,8 @@ func TestSwitchoverLifecycle(t *testing.T) {
 	if _, p := e.pods("main"); p != names[1] {
 		t.Errorf("primary = %s, want the next instance %s", p, names[1])
 	}
-	var promoted []string
-	for _, ev := range e.srv.Events() {
-		if ev.Name == "branch.primary_promoted" {
-			promoted = append(promoted, ev.Resource.(*platform.Branch).Name)
-		}
-	}
-	if diff := cmp.Diff([]string{"main"}, promoted); diff != "" {
-		t.Errorf("branch.primary_promoted events (-want +got):\n%s", diff)
+	if slices.Contains(e.srv.EventNames(), "branch.primary_promoted") {
+		t.Error("branch.primary_promoted emitted; only a test emits it (Emit)")
 	}
 	page, err := e.c.Switchovers.List(t.Context(), &platform.ListSwitchoversParams{Organization: e.srv.Org(), Database: "pg", Branch: "main"})
 	if err != nil {
