@@ -25,8 +25,12 @@ func included(b *branchRec) int {
 // the first instance, and the sessions on them end. The primary otherwise
 // stays where it is: only a switchover moves it.
 func (w *world) replicasChanged(b *branchRec) {
-	if b.primary >= b.postgresInstances() {
+	n := b.postgresInstances()
+	if b.primary >= n {
 		b.primary = 0
+	}
+	if m := b.more.peek(); m != nil && len(m.restarts) > n {
+		m.restarts = m.restarts[:n] // a removed instance's count goes with it
 	}
 	w.endStrandedSessions(b)
 }

@@ -547,6 +547,8 @@ func TestSwitchoverRestoreChecksInstances(t *testing.T) {
 		{"candidate beyond the instances", func(m map[string]any) {
 			branch(m, "dev")["switchovers"].([]any)[0].(map[string]any)["candidate"] = 1
 		}, []string{"candidate", "dev"}},
+		{"restarts of more instances than run", func(m map[string]any) { branch(m, "dev")["restarts"] = []any{0, 1} }, []string{"restarts", "dev"}},
+		{"a negative restart count", func(m map[string]any) { branch(m, "dev")["restarts"] = []any{-1} }, []string{"restarts[0]", "negative"}},
 		{"replica bouncer without replicas", func(m map[string]any) {
 			bn := branch(m, "dev")["bouncers"].([]any)[0].(map[string]any)
 			bn["config"].(map[string]any)["target"] = "replica"
@@ -568,5 +570,66 @@ func TestSwitchoverRestoreChecksInstances(t *testing.T) {
 	}
 	if err := fake.NewServer(t).Restore(data); err != nil {
 		t.Errorf("the unedited snapshot: %v", err)
+	}
+}
+
+// TestSwitchoverRestartLeavesATrace: a switchover by restart takes the one
+// instance down while it runs (pending, not ready, the infrastructure not
+// ready), then counts the restart in its restart_count, which a snapshot
+// keeps; it promotes nothing, so emits no branch.primary_promoted.
+func TestSwitchoverRestartLeavesATrace(t *testing.T) {
+	t.Parallel()
+	tm := fake.DefaultTimings()
+	e := newSwitchoverEnv(t)
+	type pod struct {
+		Ready          bool // the infrastructure's
+		Status, PodRdy string
+		Restarts       int
+	}
+	look := func(srv *fake.Server) pod {
+		t.Helper()
+		inf, err := srv.Client().BranchChanges.GetInfrastructure(t.Context(), &platform.GetInfrastructureParams{Organization: srv.Org(), Database: "pg", Branch: "dev"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range inf.Pods {
+			if p.Component == "postgres" {
+				return pod{inf.Ready, p.Status, p.Ready, p.RestartCount}
+			}
+		}
+		t.Fatal("no postgres pod")
+		return pod{}
+	}
+	steps := []struct {
+		name    string
+		advance time.Duration
+		want    pod
+	}{
+		{"pending", 0, pod{true, "Running", "1/1", 0}},
+		{"restarting", tm.SwitchoverStart, pod{false, "Pending", "0/1", 0}},
+		{"restarted", tm.SwitchoverRun, pod{true, "Running", "1/1", 1}},
+	}
+	if _, err := e.create("dev", nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range steps {
+		e.srv.Advance(s.advance)
+		if diff := cmp.Diff(s.want, look(e.srv)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", s.name, diff)
+		}
+	}
+	if slices.Contains(e.srv.EventNames(), "branch.primary_promoted") {
+		t.Error("a restart emitted branch.primary_promoted")
+	}
+	snap, err := e.srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	restored := fake.NewServer(t)
+	if err := restored.Restore(snap); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(look(e.srv), look(restored)); diff != "" {
+		t.Errorf("restored (-before +after):\n%s", diff)
 	}
 }
