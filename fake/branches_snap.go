@@ -46,7 +46,7 @@ type branchSnap struct {
 	Budgets         []budgetSnap         `json:"traffic_budgets"`
 	Passwords       []passwordSnap       `json:"passwords"`
 	Switchovers     []switchoverSnap     `json:"switchovers"`
-	Primary         int                  `json:"primary"` // the PostgreSQL instance that is the primary
+	Primary         int                  `json:"primary"`            // the PostgreSQL instance that is the primary
 	Restarts        []int                `json:"restarts,omitempty"` // by PostgreSQL instance
 	Bouncers        []bouncerSnap        `json:"bouncers"`
 	BouncerResizes  []bouncerResizeSnap  `json:"bouncer_resizes"`
