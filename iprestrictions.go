@@ -13,7 +13,8 @@ type IPRestriction struct {
 	Type string `json:"type"`
 	// Schema is the schema the entry restricts; "" for every schema.
 	Schema string `json:"schema"`
-	// Role is the role the entry restricts; "" for every role.
+	// Role is the PostgreSQL role the entry restricts (a role's
+	// BaseUsername, not its Name); "" for every role.
 	Role  string   `json:"role"`
 	CIDRs []string `json:"cidrs"`
 	// Description is nil when the entry has none.
@@ -82,7 +83,8 @@ type CreateIPRestrictionParams struct {
 	CIDRs []string `json:"cidrs"`
 	// Schema limits the entry to one schema; every schema when nil.
 	Schema *string `json:"schema,omitempty"`
-	// Role limits the entry to one role; every role when nil.
+	// Role limits the entry to one PostgreSQL role (a role's
+	// BaseUsername); every role when nil.
 	Role        *string `json:"role,omitempty"`
 	Description *string `json:"description,omitempty"`
 }

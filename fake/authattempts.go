@@ -639,7 +639,7 @@ func roleVerdict(b *branchRec, username string, addr netip.Addr, now time.Time) 
 		case r.expired(now):
 			return platform.AuthFailedAuthorization, fmt.Sprintf("role %s expired at %s", r.name, platform.NewTimestamp(r.expiresAt))
 		case !ipRestrictionsAdmit(b.db, r, addr):
-			return platform.AuthFailedIPNotAllowed, fmt.Sprintf("the IP restrictions of database %s do not admit %s for role %s", b.db.name, addr, r.name)
+			return platform.AuthFailedIPNotAllowed, fmt.Sprintf("the IP restrictions of database %s do not admit %s for role %s", b.db.name, addr, r.baseUsername)
 		}
 		return "", ""
 	}
@@ -661,7 +661,8 @@ func admits(cidrs []string, addr netip.Addr) bool {
 
 // ipRestrictionsAdmit reports whether db's IP allowlist lets role r
 // connect from addr: every address when the list is empty, else an entry
-// for every role or for r that holds addr.
+// for every role or for r that holds addr. An entry names a PostgreSQL
+// role, which is a role's base username (its name is the API's label).
 func ipRestrictionsAdmit(db *dbRec, r *roleRec, addr netip.Addr) bool {
 	m := db.more.peek()
 	if m == nil || m.ipRestrictions.Len() == 0 {
@@ -669,7 +670,7 @@ func ipRestrictionsAdmit(db *dbRec, r *roleRec, addr netip.Addr) bool {
 	}
 	entries := m.ipRestrictions.All()
 	return slices.ContainsFunc(entries, func(e *ipRestrictionRec) bool {
-		return (e.role == "" || e.role == r.name) && admits(e.cidrs, addr)
+		return (e.role == "" || e.role == r.baseUsername) && admits(e.cidrs, addr)
 	})
 }
 

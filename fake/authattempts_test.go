@@ -117,6 +117,21 @@ func TestAuthAttemptOutcomes(t *testing.T) {
 			authRestrict(t, e, "192.0.2.0/24")
 			return fake.AuthAttempt{Username: "postgres", SourceAddress: "192.0.2.1", Database: "pg", Branch: "main"}
 		}, verdict{platform.AuthAttemptAllow, "", ""}},
+		{"role inside its PostgreSQL role's restriction", func(t *testing.T, e *authEnv) fake.AuthAttempt {
+			r := authRole(t, e, "app", nil)
+			authRestrictRole(t, e, r.BaseUsername, "10.0.0.0/8")
+			return fake.AuthAttempt{Username: r.Username, SourceAddress: "10.1.2.3", Database: "pg", Branch: "main"}
+		}, verdict{platform.AuthAttemptAllow, "", ""}},
+		{"role outside its PostgreSQL role's restriction", func(t *testing.T, e *authEnv) fake.AuthAttempt {
+			r := authRole(t, e, "app", nil)
+			authRestrictRole(t, e, r.BaseUsername, "10.0.0.0/8")
+			return fake.AuthAttempt{Username: r.Username, SourceAddress: "192.0.2.1", Database: "pg", Branch: "main"}
+		}, verdict{platform.AuthAttemptDeny, platform.AuthFailedIPNotAllowed, "do not admit 192.0.2.1 for role role_"}},
+		{"a restriction naming a role's label is another role's", func(t *testing.T, e *authEnv) fake.AuthAttempt {
+			r := authRole(t, e, "app", nil)
+			authRestrictRole(t, e, "app", "10.0.0.0/8")
+			return fake.AuthAttempt{Username: r.Username, SourceAddress: "10.1.2.3", Database: "pg", Branch: "main"}
+		}, verdict{platform.AuthAttemptDeny, platform.AuthFailedIPNotAllowed, "do not admit 10.1.2.3 for role role_"}},
 		{"unknown role", func(*testing.T, *authEnv) fake.AuthAttempt {
 			return fake.AuthAttempt{Username: "mallory", SourceAddress: "203.0.113.9", Database: "pg", Branch: "main"}
 		}, verdict{platform.AuthAttemptDeny, platform.AuthFailedUnknownUser, `no role of branch main has username "mallory"`}},
@@ -158,7 +173,18 @@ func authRole(t *testing.T, e *authEnv, name string, ttl *int) *platform.Role {
 
 func authRestrict(t *testing.T, e *authEnv, cidr string) {
 	t.Helper()
-	if _, err := e.c.IPRestrictions.Create(t.Context(), &platform.CreateIPRestrictionParams{Organization: e.org, Database: "pg", CIDRs: []string{cidr}}); err != nil {
+	authRestrictRole(t, e, "", cidr)
+}
+
+// authRestrictRole adds an IP restriction of pg for a PostgreSQL role
+// ("" for every role).
+func authRestrictRole(t *testing.T, e *authEnv, role, cidr string) {
+	t.Helper()
+	p := &platform.CreateIPRestrictionParams{Organization: e.org, Database: "pg", CIDRs: []string{cidr}}
+	if role != "" {
+		p.Role = &role
+	}
+	if _, err := e.c.IPRestrictions.Create(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
 }

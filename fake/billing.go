@@ -362,14 +362,26 @@ func deletePaymentMethod(c *call) (any, error) {
 	return nil, nil
 }
 
+// overdue reports whether an invoice is unpaid past its due time
+// (Timings.InvoiceDue after its period's end).
+func (w *world) overdue(inv *invoiceRec) bool {
+	return !inv.paid && !w.clock.Now().Before(inv.end.Add(w.timing.InvoiceDue))
+}
+
+// pastDue reports whether an invoice of o is overdue: the organization's
+// has_past_due_invoices.
+func (w *world) pastDue(o *orgRec) bool {
+	return slices.ContainsFunc(o.billing.invoices.All(), w.overdue)
+}
+
 // renderInvoice renders an invoice; it is overdue once unpaid past its
-// due time (Timings.InvoiceDue after its period's end).
+// due time.
 func (w *world) renderInvoice(inv *invoiceRec) *platform.Invoice {
 	return &platform.Invoice{
 		ID: inv.id, Total: formatCents(inv.total),
 		BillingPeriodStart: platform.NewTimestamp(inv.start), BillingPeriodEnd: platform.NewTimestamp(inv.end),
 		Paid:    inv.paid,
-		Overdue: !inv.paid && !w.clock.Now().Before(inv.end.Add(w.timing.InvoiceDue)),
+		Overdue: w.overdue(inv),
 	}
 }
 

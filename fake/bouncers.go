@@ -140,7 +140,11 @@ func createBouncer(c *call, p *platform.CreateBouncerParams) (any, error) {
 		return nil, unprocessable("name %q is already taken by another bouncer of branch %s", p.Name, b.name)
 	}
 	cfg := bouncerConfig{size: defaultBouncerSize, replicas: 1, target: platform.BouncerTargetPrimary}
-	if err := cfg.with(b, p.BouncerSize, p.ReplicasPerCell, p.Target); err != nil {
+	target := p.Target
+	if target != nil && *target == "" {
+		target = nil // the default: the service's own client sends "" for none
+	}
+	if err := cfg.with(b, p.BouncerSize, p.ReplicasPerCell, target); err != nil {
 		return nil, err
 	}
 	if !b.ready {
@@ -187,12 +191,32 @@ func (cfg *bouncerConfig) with(b *branchRec, size *string, replicas *int, target
 			if branchReplicas(b) == 0 {
 				return unprocessable("target %s needs replicas, and branch %s has none", *target, b.name)
 			}
+			if r := b.replicaRemoval(); r != nil && r.after.replicas == 0 {
+				return unprocessable("target %s needs replicas, and branch %s has %s %s, which removes them all; wait for it to complete or cancel it", *target, b.name, r.what(), r.state)
+			}
 		default:
 			return unprocessable("target %q is not primary, replica or replica_az_affinity", *target)
 		}
 		next.target = *target
 	}
 	*cfg = next
+	return nil
+}
+
+// targetsReplicas reports whether a bouncer with this target needs
+// replicas.
+func targetsReplicas(t platform.BouncerTarget) bool {
+	return t == platform.BouncerTargetReplica || t == platform.BouncerTargetReplicaAZAffinity
+}
+
+// replicaBouncer is a bouncer of b that targets replicas, or whose resize
+// in progress makes it target them; nil when none does.
+func (b *branchRec) replicaBouncer() *bouncerRec {
+	for _, bn := range b.more.read().bouncers.idx.All() {
+		if targetsReplicas(bn.config.target) || bn.active != nil && targetsReplicas(bn.active.next.target) {
+			return bn
+		}
+	}
 	return nil
 }
 

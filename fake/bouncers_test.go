@@ -2,6 +2,7 @@ package fake_test
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -516,4 +517,125 @@ func TestBouncerRoleConnection(t *testing.T) {
 	}
 	_, err = e.c.Roles.Get(ctx, get)
 	apiError(t, err, http.StatusUnprocessableEntity, "bouncer", `"pool"`, "main")
+}
+
+// TestBouncerReplicaTargetNeedsReplicas: the rule of a bouncer's creation
+// (a replica target needs replicas) holds afterwards too. A change that
+// removes every replica of a branch with such a bouncer is refused naming
+// the bouncer, and such a bouncer is refused while a change that removes
+// them all is in flight; the refusals change nothing.
+func TestBouncerReplicaTargetNeedsReplicas(t *testing.T) {
+	t.Parallel()
+	replicas := func(e *bouncerEnv, branch string, n int) error {
+		_, err := e.c.BranchChanges.UpdateChange(e.t.Context(), &platform.UpdateBranchChangeRequestParams{Organization: e.org, Database: "pg", Branch: branch, Replicas: platform.Ptr(n)})
+		return err
+	}
+	tests := []struct {
+		name  string
+		setup func(e *bouncerEnv) error
+		try   func(e *bouncerEnv) error
+		words []string
+	}{
+		{
+			name: "removing the last replica under a replica bouncer",
+			setup: func(e *bouncerEnv) error {
+				_, err := e.create("dev", platform.CreateBouncerParams{Name: "rb", Target: platform.Ptr(platform.BouncerTargetReplica)})
+				return err
+			},
+			try:   func(e *bouncerEnv) error { return replicas(e, "dev", 0) },
+			words: []string{"every replica", "dev", "bouncer rb"},
+		},
+		{
+			name: "removing the last replica under a replica_az_affinity bouncer",
+			setup: func(e *bouncerEnv) error {
+				_, err := e.create("dev", platform.CreateBouncerParams{Name: "az", Target: platform.Ptr(platform.BouncerTargetReplicaAZAffinity)})
+				return err
+			},
+			try:   func(e *bouncerEnv) error { return replicas(e, "dev", 0) },
+			words: []string{"every replica", "dev", "bouncer az"},
+		},
+		{
+			name:  "a replica bouncer while a change removes every replica",
+			setup: func(e *bouncerEnv) error { return replicas(e, "dev", 0) },
+			try: func(e *bouncerEnv) error {
+				_, err := e.create("dev", platform.CreateBouncerParams{Name: "rb", Target: platform.Ptr(platform.BouncerTargetReplica)})
+				return err
+			},
+			words: []string{"target replica", "dev", "change request", "queued"},
+		},
+		{
+			name: "demoting a branch whose replica bouncer needs the replicas it includes",
+			setup: func(e *bouncerEnv) error {
+				if _, err := e.c.Branches.Promote(e.t.Context(), &platform.PromoteBranchParams{Organization: e.org, Database: "pg", Branch: "dev"}); err != nil {
+					return err
+				}
+				if err := replicas(e, "dev", 2); err != nil { // only those production includes
+					return err
+				}
+				e.srv.Advance(e.tm.BranchChangeStart + e.tm.BranchChangeRun)
+				_, err := e.create("dev", platform.CreateBouncerParams{Name: "rb", Target: platform.Ptr(platform.BouncerTargetReplica)})
+				return err
+			},
+			try: func(e *bouncerEnv) error {
+				_, err := e.c.Branches.Demote(e.t.Context(), &platform.DemoteBranchParams{Organization: e.org, Database: "pg", Branch: "dev"})
+				return err
+			},
+			words: []string{"demoting", "every replica", "bouncer rb"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newBouncerEnv(t)
+			if err := replicas(e, "dev", 1); err != nil {
+				t.Fatal(err)
+			}
+			e.srv.Advance(e.tm.BranchChangeStart + e.tm.BranchChangeRun)
+			if err := tt.setup(e); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.c.Organizations.Get(t.Context(), &platform.GetOrganizationParams{Organization: e.org}); err != nil {
+				t.Fatal(err) // the admin token's last use, at now
+			}
+			before, err := e.srv.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			apiError(t, tt.try(e), http.StatusUnprocessableEntity, tt.words...)
+			after, err := e.srv.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(before) != string(after) {
+				t.Error("the refusal changed the state")
+			}
+		})
+	}
+}
+
+// TestBouncerCreateTargetForms: a bouncer created without a target, or
+// with the "" the service's own client sends for none, targets the
+// primary, on a branch with replicas or without.
+func TestBouncerCreateTargetForms(t *testing.T) {
+	t.Parallel()
+	e := newBouncerEnv(t)
+	tests := []struct {
+		name, branch string
+		target       *platform.BouncerTarget
+		want         platform.BouncerTarget
+	}{
+		{"omitted", "main", nil, platform.BouncerTargetPrimary},
+		{"empty", "main", platform.Ptr(platform.BouncerTarget("")), platform.BouncerTargetPrimary},
+		{"empty without replicas", "dev", platform.Ptr(platform.BouncerTarget("")), platform.BouncerTargetPrimary},
+		{"replica", "main", platform.Ptr(platform.BouncerTargetReplica), platform.BouncerTargetReplica},
+	}
+	for i, tt := range tests {
+		bn, err := e.create(tt.branch, platform.CreateBouncerParams{Name: "b" + strconv.Itoa(i), Target: tt.target})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if bn.Target != tt.want {
+			t.Errorf("%s: target %q, want %q", tt.name, bn.Target, tt.want)
+		}
+	}
 }

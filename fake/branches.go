@@ -50,6 +50,10 @@ type branchMore struct {
 	bouncers  branchBouncers  // connection poolers; see bouncers.go
 	// A PostgreSQL branch's switchovers; see switchovers.go.
 	switchovers branchSwitchovers
+	// restarts counts the restarts of a PostgreSQL branch's instances by
+	// instance (a switchover by restart); shorter when the later ones
+	// have none.
+	restarts []int
 	// The branch's query-patterns reports; see querypatterns.go.
 	qpReports branchQPReports
 	// Its routing rules as last updated; "" for the default (see
@@ -400,9 +404,14 @@ var demoteBranch = onBranch(func(c *call, b *branchRec) error {
 	if err := b.checkNoOpenDeployRequestsInto("cannot be demoted"); err != nil {
 		return err
 	}
+	// A development branch includes no replicas (replicas.go).
+	if err := b.checkReplicaRemoval(b.postgresInstances()-1-included(b), "demoting it"); err != nil {
+		return err
+	}
 	b.production = false
 	b.safeMigrations = false
 	b.updated = c.now
+	c.w.replicasChanged(b)
 	return nil
 })
 

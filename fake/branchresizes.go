@@ -354,6 +354,9 @@ func updateBranchChange(c *call, p *platform.UpdateBranchChangeRequestParams) (a
 	if err := checkKeyspaceResizes(b, after); err != nil {
 		return nil, err
 	}
+	if err := b.checkReplicaRemoval(after.replicas, "the change request"); err != nil {
+		return nil, err
+	}
 	r, changed := c.w.requestChange(c.who, b, false, after)
 	if !changed {
 		return nothingToDo{}, nil
@@ -580,6 +583,7 @@ func (w *world) completeChange(r *branchChangeRec, now time.Time) {
 			ks.updated = now
 			w.meterKeyspace(ks, now)
 		}
+		w.replicasChanged(b)
 	}
 	b.updated = now
 }

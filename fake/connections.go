@@ -36,6 +36,11 @@ import (
 // that holds it (as the command-line tool's kill-transaction does),
 // killing a connection removes it. Kills do not change the recorded
 // traffic: insights still count the killed query's sample as recorded.
+//
+// A session ends with what it points at: the sessions on a PostgreSQL
+// instance that a change of the replicas removes, or on a MySQL keyspace
+// deleted, end with it; a session that ends (killed, or with its server)
+// releases its locks, so the queries it blocked are blocked no more.
 
 // SessionIdleTimeout is how long a session that recorded traffic implied
 // stays open once idle (MySQL's default wait_timeout).
@@ -164,7 +169,26 @@ func (ss *branchSessions) byID(id string, now time.Time) *sessionRec {
 
 // prune drops the sessions closed at now.
 func (ss *branchSessions) prune(now time.Time) {
-	ss.recs = slices.DeleteFunc(ss.recs, func(s *sessionRec) bool { return s.closed(now) })
+	ss.drop(func(s *sessionRec) bool { return s.closed(now) })
+}
+
+// drop ends the sessions gone reports, and unblocks the queries their
+// transactions blocked: a session that ends releases its locks.
+func (ss *branchSessions) drop(gone func(*sessionRec) bool) {
+	n := len(ss.recs)
+	ss.recs = slices.DeleteFunc(ss.recs, gone)
+	if len(ss.recs) == n {
+		return
+	}
+	open := make(map[string]bool, len(ss.recs))
+	for _, s := range ss.recs {
+		open[s.id] = true
+	}
+	for _, s := range ss.recs {
+		if s.blockedBy != "" && !open[s.blockedBy] {
+			s.blockedBy = ""
+		}
+	}
 }
 
 // add keeps a new session, giving it the next process ID.
@@ -179,7 +203,26 @@ func (ss *branchSessions) add(s *sessionRec) {
 
 // remove drops a session.
 func (ss *branchSessions) remove(s *sessionRec) {
-	ss.recs = slices.DeleteFunc(ss.recs, func(r *sessionRec) bool { return r == s })
+	ss.drop(func(r *sessionRec) bool { return r == s })
+}
+
+// endStrandedSessions ends the sessions of b on a server b no longer runs:
+// a PostgreSQL instance a change of its replicas removed, or a MySQL
+// keyspace (or shard) deleted. A client's connection ends with its server.
+func (w *world) endStrandedSessions(b *branchRec) {
+	m := b.more.peek()
+	if m == nil {
+		return
+	}
+	if b.db.kind == platform.KindPostgreSQL {
+		n := b.postgresInstances()
+		m.sessions.drop(func(s *sessionRec) bool { return s.instance >= n })
+		return
+	}
+	m.sessions.drop(func(s *sessionRec) bool {
+		_, _, err := sessionTablet(b, s.keyspace, s.shard)
+		return err != nil
+	})
 }
 
 // OpenSession opens a live connection on a branch, as a client would: the

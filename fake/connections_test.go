@@ -505,3 +505,164 @@ func TestControlOpenSession(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// TestConnectionsEndWithTheirServer takes each way a session's server, or
+// its blocker, goes away: the session ends with it (or stops being
+// blocked), the list no longer shows it, and the snapshot of that state
+// restores to the same connections.
+func TestConnectionsEndWithTheirServer(t *testing.T) {
+	t.Parallel()
+	tm := fake.DefaultTimings()
+	changeRun := tm.BranchChangeStart + tm.BranchChangeRun
+	tests := []struct {
+		name string
+		kind platform.DatabaseKind
+		// run opens sessions and takes their server (or blocker) away; it
+		// returns the branch and what its sessions must no longer name.
+		run  func(t *testing.T, e *connEnv) (branch, gone string)
+		want []connRow // what stays, on the branch run returns
+	}{
+		{
+			name: "replica removed by a change request", kind: platform.KindPostgreSQL,
+			run: func(t *testing.T, e *connEnv) (string, string) {
+				e.branch("dev")
+				e.replicas("dev", 1)
+				e.srv.Advance(changeRun)
+				replica := e.instances("dev")[1]
+				e.openOn("dev", fake.SessionSpec{Instance: replica, Query: "select 1"})
+				e.openOn("dev", fake.SessionSpec{Query: "select 2"})
+				e.replicas("dev", 0)
+				e.srv.Advance(changeRun)
+				return "dev", replica
+			},
+			want: []connRow{{PID: 101, State: platform.ConnectionActive, Query: "select 2", DurationMS: changeRun.Milliseconds(), BlockedBy: []int{}, HasQueryID: true}},
+		},
+		{
+			name: "replicas removed by a demotion", kind: platform.KindPostgreSQL,
+			run: func(t *testing.T, e *connEnv) (string, string) {
+				e.branch("stage")
+				if _, err := e.c.Branches.Promote(t.Context(), &platform.PromoteBranchParams{Organization: e.srv.Org(), Database: e.db, Branch: "stage"}); err != nil {
+					t.Fatal(err)
+				}
+				replica := e.instances("stage")[2]
+				e.openOn("stage", fake.SessionSpec{Instance: replica, InTransaction: true})
+				if _, err := e.c.Branches.Demote(t.Context(), &platform.DemoteBranchParams{Organization: e.srv.Org(), Database: e.db, Branch: "stage"}); err != nil {
+					t.Fatal(err)
+				}
+				return "stage", replica
+			},
+		},
+		{
+			name: "keyspace deleted", kind: platform.KindMySQL,
+			run: func(t *testing.T, e *connEnv) (string, string) {
+				if _, err := e.c.Keyspaces.Create(t.Context(), &platform.CreateKeyspaceParams{Organization: e.srv.Org(), Database: e.db, Branch: "main", Name: "ks2", ClusterSize: "PS_10", Shards: platform.Ptr(2)}); err != nil {
+					t.Fatal(err)
+				}
+				e.srv.Advance(tm.KeyspaceReady)
+				e.open(fake.SessionSpec{Keyspace: "ks2", Shard: "80-", Query: "select 1"})
+				if err := e.c.Keyspaces.Delete(t.Context(), &platform.DeleteKeyspaceParams{Organization: e.srv.Org(), Database: e.db, Branch: "main", Keyspace: "ks2"}); err != nil {
+					t.Fatal(err)
+				}
+				return "main", "ks2"
+			},
+		},
+		{
+			name: "blocker's connection killed", kind: platform.KindPostgreSQL,
+			run: func(t *testing.T, e *connEnv) (string, string) {
+				blocker := e.open(fake.SessionSpec{InTransaction: true})
+				e.open(fake.SessionSpec{Query: "update t set a = 1", BlockedBy: blocker})
+				if err := e.kill("connection", *e.mustList().Connections[0].ConnectionID); err != nil {
+					t.Fatal(err)
+				}
+				return "main", blocker
+			},
+			want: []connRow{{PID: 101, State: platform.ConnectionActive, Query: "update t set a = 1", BlockedBy: []int{}, HasQueryID: true}},
+		},
+		{
+			name: "blocker's transaction killed", kind: platform.KindPostgreSQL,
+			run: func(t *testing.T, e *connEnv) (string, string) {
+				blocker := e.open(fake.SessionSpec{InTransaction: true})
+				e.open(fake.SessionSpec{Query: "update t set a = 1", BlockedBy: blocker})
+				if err := e.kill("transaction", *e.mustList().Connections[0].TransactionID); err != nil {
+					t.Fatal(err)
+				}
+				return "main", blocker
+			},
+			want: []connRow{{PID: 101, State: platform.ConnectionActive, Query: "update t set a = 1", BlockedBy: []int{}, HasQueryID: true}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newConnEnv(t, tt.kind)
+			branch, gone := tt.run(t, e)
+			list := e.listOn(branch)
+			for _, c := range list.Connections {
+				if c.Instance == gone || c.DatabaseName == gone {
+					t.Errorf("connection %d is still on %s, which is gone", c.PID, gone)
+				}
+			}
+			if diff := cmp.Diff(tt.want, connRows(list)); diff != "" {
+				t.Errorf("connections (-want +got):\n%s", diff)
+			}
+			snap, err := e.srv.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			restored := &connEnv{t: t, srv: fake.NewServer(t), db: e.db}
+			if err := restored.srv.Restore(snap); err != nil {
+				t.Fatalf("Restore of the fake's own snapshot: %v", err)
+			}
+			restored.c = restored.srv.Client()
+			if diff := cmp.Diff(connRows(list), connRows(restored.listOn(branch))); diff != "" {
+				t.Errorf("restored connections (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+// branch creates a branch of e's database from main and waits until it is
+// ready.
+func (e *connEnv) branch(name string) {
+	e.t.Helper()
+	if _, err := e.c.Branches.Create(e.t.Context(), &platform.CreateBranchParams{Organization: e.srv.Org(), Database: e.db, Name: name, ParentBranch: "main"}); err != nil {
+		e.t.Fatal(err)
+	}
+	e.srv.Advance(fake.DefaultTimings().BranchReady)
+}
+
+// replicas asks for n replicas on a PostgreSQL branch of e's database.
+func (e *connEnv) replicas(branch string, n int) {
+	e.t.Helper()
+	if _, err := e.c.BranchChanges.UpdateChange(e.t.Context(), &platform.UpdateBranchChangeRequestParams{Organization: e.srv.Org(), Database: e.db, Branch: branch, Replicas: platform.Ptr(n)}); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// instances names the PostgreSQL instances of a branch, primary first.
+func (e *connEnv) instances(branch string) []string {
+	var out []string
+	for _, in := range e.listOn(branch).Instances {
+		out = append(out, in.ID)
+	}
+	return out
+}
+
+// openOn opens a session on a branch of e's database.
+func (e *connEnv) openOn(branch string, spec fake.SessionSpec) {
+	e.t.Helper()
+	if _, err := e.srv.OpenSession(e.srv.Org(), e.db, branch, spec); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// listOn lists the connections of a branch of e's database (a MySQL one:
+// of its default keyspace's first shard).
+func (e *connEnv) listOn(branch string) *platform.ConnectionList {
+	e.t.Helper()
+	l, err := e.c.Connections.List(e.t.Context(), &platform.ListConnectionsParams{Organization: e.srv.Org(), Database: e.db, Branch: branch})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return l
+}

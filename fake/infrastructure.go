@@ -19,7 +19,9 @@ import (
 // read-only regions; a PostgreSQL branch runs instances numbered from 0,
 // as many as its default keyspace has replicas plus one, of which one is
 // the primary (0 until a switchover promotes another). A pod is running
-// once the branch and its keyspace (or read-only region) are ready.
+// once the branch and its keyspace (or read-only region) are ready; a
+// PostgreSQL instance that a switchover restarts is pending while it runs,
+// and counts the restart afterwards (restart_count).
 func renderInfrastructure(b *branchRec) *platform.BranchInfrastructure {
 	out := &platform.BranchInfrastructure{Type: "BranchInfrastructure", Ready: true, Pods: []*platform.InfrastructurePod{}}
 	add := func(name, component, cell, size string, ready bool, ks *keyspaceRec, shard, tabletType string) {
@@ -75,7 +77,8 @@ func renderInfrastructure(b *branchRec) *platform.BranchInfrastructure {
 				if i == primary {
 					tabletType = "primary"
 				}
-				add(postgresInstanceName(b, i), "postgres", b.region.slug, ks.clusterSize, b.ready && ks.ready, ks, "", tabletType)
+				add(postgresInstanceName(b, i), "postgres", b.region.slug, ks.clusterSize, b.ready && ks.ready && !b.restarting(i), ks, "", tabletType)
+				out.Pods[len(out.Pods)-1].RestartCount = b.restartCount(i)
 			}
 		}
 		for _, bn := range b.x().bouncers.idx.All() {

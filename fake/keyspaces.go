@@ -163,6 +163,7 @@ func (w *world) dropKeyspace(ks *keyspaceRec) {
 	w.meterKeyspace(ks, w.clock.Now())
 	b.keyspaces.Remove(ks)
 	w.endFlight(ks.id)
+	w.endStrandedSessions(b)
 	b.pruneReadOnlyRegions()
 	if len(ks.tables) > 0 {
 		b.schemaUpdated = w.clock.Now()

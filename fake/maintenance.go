@@ -54,9 +54,9 @@ func runBranchMaintenance(c *call, _ *platform.RunBranchMaintenanceParams) (any,
 	return nil, nil
 }
 
-// startMaintenance opens a window of b's database for b, emits
-// branch.start_maintenance, and finishes the window after
-// Timings.Maintenance.
+// startMaintenance opens a window of b's database for b and finishes it
+// after Timings.Maintenance. It emits no event: branch.start_maintenance
+// is one a test emits (Server.Emit), as decisions.md has it.
 func (w *world) startMaintenance(b *branchRec) {
 	now := w.clock.Now()
 	win := &windowRec{
@@ -66,7 +66,6 @@ func (w *world) startMaintenance(b *branchRec) {
 	}
 	b.db.x().maintenance.windows.Add(win)
 	b.db.x().maintenance.running = win
-	w.emit("branch.start_maintenance", b.db, w.renderBranch(b))
 	w.clock.After(w.timing.Maintenance, maintenanceEndJob{win})
 }
 
@@ -136,16 +135,17 @@ func listMaintenanceWindows(c *call) (any, error) {
 }
 
 // renderSchedule renders a schedule as the API shows it at the server's
-// time: its last window is the latest that ran or was due.
+// time: its last window is the latest that ran, as the windows list shows
+// it (the fake runs none by itself, so a slot passed is none); before the
+// first, the field (which the API always sends) holds the schedule's
+// creation, the database's, never a time before the database existed.
 func (w *world) renderSchedule(sc *maintenanceSchedule) *platform.MaintenanceSchedule {
 	next := sc.slot.next(w.clock.Now())
-	last, updated := next.AddDate(0, 0, -7), sc.db.created
-	if ws := sc.db.x().maintenance.windows.All(); len(ws) > 0 {
+	last, updated := sc.db.created, sc.db.created
+	if m := sc.db.more.peek(); m != nil && m.maintenance.windows.Len() > 0 {
+		ws := m.maintenance.windows.All()
 		win := ws[len(ws)-1]
-		if win.started.After(last) {
-			last = win.started
-		}
-		updated = win.updated
+		last, updated = win.started, win.updated
 	}
 	return &platform.MaintenanceSchedule{
 		ID:                 sc.id,

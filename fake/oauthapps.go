@@ -465,10 +465,18 @@ func (w *world) renderGrant(g *oauthGrant) *platform.OAuthAccesses {
 	for _, o := range g.orgs {
 		out.Organization.Organizations = append(out.Organization.Organizations, platform.OAuthOrganizationResource{Name: o.name, ID: o.id, URL: base + o.name})
 	}
+	// A deleted database or branch is no longer a resource the token
+	// reaches (a database re-created under the name is another).
 	for _, db := range g.dbs {
+		if db.deleted {
+			continue
+		}
 		out.Database.Databases = append(out.Database.Databases, platform.OAuthDatabaseResource{Name: db.name, ID: db.id, Organization: db.org.name, URL: base + db.org.name + "/" + db.name})
 	}
 	for _, b := range g.branches {
+		if b.deleted {
+			continue
+		}
 		out.Branch.Branches = append(out.Branch.Branches, platform.OAuthBranchResource{
 			Name: b.name, ID: b.id, Database: b.db.name, Organization: b.db.org.name,
 			URL: base + b.db.org.name + "/" + b.db.name + "/" + b.name,

@@ -455,3 +455,62 @@ func TestOAuthApplicationChosenCredentialsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestOAuthTokenAccessesDropDeletedResources: a token's accesses stop
+// listing a database deleted (with its branches) or a branch deleted; a
+// database re-created under the name is not covered.
+func TestOAuthTokenAccessesDropDeletedResources(t *testing.T) {
+	t.Parallel()
+	type listed struct{ Databases, Branches []string }
+	tests := []struct {
+		name   string
+		delete func(t *testing.T, srv *fake.Server)
+		want   listed
+	}{
+		{"nothing deleted", func(*testing.T, *fake.Server) {}, listed{[]string{"app", "other"}, []string{"app/dev", "app/main", "other/main"}}},
+		{"a branch deleted", func(t *testing.T, srv *fake.Server) {
+			if err := srv.Client().Branches.Delete(t.Context(), &platform.DeleteBranchParams{Organization: srv.Org(), Database: "app", Branch: "dev"}); err != nil {
+				t.Fatal(err)
+			}
+		}, listed{[]string{"app", "other"}, []string{"app/main", "other/main"}}},
+		{"a database deleted and re-created", func(t *testing.T, srv *fake.Server) {
+			if err := srv.Client().Databases.Delete(t.Context(), &platform.DeleteDatabaseParams{Organization: srv.Org(), Database: "app"}); err != nil {
+				t.Fatal(err)
+			}
+			mustDB(t, srv, "app")
+		}, listed{[]string{"other"}, []string{"other/main"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := fake.NewServer(t)
+			mustDB(t, srv, "app")
+			mustDB(t, srv, "other")
+			srv.Advance(5 * time.Second)
+			if _, err := srv.Client().Branches.Create(t.Context(), &platform.CreateBranchParams{Organization: srv.Org(), Database: "app", Name: "dev", ParentBranch: "main"}); err != nil {
+				t.Fatal(err)
+			}
+			srv.Advance(5 * time.Second)
+			app := oauthApp(t, srv, "https://app.example.com/cb", platform.ScopeDatabaseReadDatabase, platform.ScopeBranchReadBranch)
+			oauthIssue(t, srv, app, fake.Consent{Databases: []string{"acme/app", "acme/other"}, Branches: []string{"acme/app/main", "acme/app/dev", "acme/other/main"}})
+			tt.delete(t, srv)
+			page, err := srv.Client().OAuthApplications.ListTokens(t.Context(), &platform.ListOAuthTokensParams{Organization: srv.Org(), ApplicationID: app.ID})
+			if err != nil || len(page.Items) != 1 {
+				t.Fatalf("tokens: %v %v", page, err)
+			}
+			var got listed
+			acc := page.Items[0].OAuthAccessesByResource
+			for _, d := range acc.Database.Databases {
+				got.Databases = append(got.Databases, d.Name)
+			}
+			for _, b := range acc.Branch.Branches {
+				got.Branches = append(got.Branches, b.Database+"/"+b.Name)
+			}
+			slices.Sort(got.Databases)
+			slices.Sort(got.Branches)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("accesses (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -66,11 +66,11 @@ func listOrganizations(c *call) (any, error) {
 	if g := c.who.grant(); g != nil && !slices.Contains(g.scopes[platform.ScopeResourceUser], platform.ScopeUserReadOrganizations.Name()) {
 		sees = func(o *orgRec) bool { return c.who.belongsTo(o) && slices.Contains(g.orgs, o) }
 	}
-	return filteredPageOf(c, &c.w.orgIdx, false, sees, renderOrganization), nil
+	return filteredPageOf(c, &c.w.orgIdx, false, sees, c.w.renderOrganization), nil
 }
 
 func getOrganization(c *call) (any, error) {
-	return renderOrganization(c.org), nil
+	return c.w.renderOrganization(c.org), nil
 }
 
 func updateOrganization(c *call, p *platform.UpdateOrganizationParams) (any, error) {
@@ -91,7 +91,7 @@ func updateOrganization(c *call, p *platform.UpdateOrganizationParams) (any, err
 		org.invoiceBudget = *p.InvoiceBudgetAmount
 	}
 	org.updated = c.now
-	return renderOrganization(org), nil
+	return c.w.renderOrganization(org), nil
 }
 
 func listOrganizationRegions(c *call) (any, error) {
@@ -210,7 +210,11 @@ func validEmail(s string) bool {
 	return ok && local != "" && strings.Contains(domain, ".") && !strings.ContainsAny(s, " \t\r\n")
 }
 
-func renderOrganization(o *orgRec) *platform.Organization {
+// renderOrganization renders an organization; its billing flags follow its
+// billing (billing.go): has_card and valid_billing_info while a payment
+// method is on file, has_past_due_invoices while an invoice is overdue.
+func (w *world) renderOrganization(o *orgRec) *platform.Organization {
+	card := o.billing.payment != nil
 	return &platform.Organization{
 		ID:                  o.id,
 		Type:                "Organization",
@@ -219,14 +223,14 @@ func renderOrganization(o *orgRec) *platform.Organization {
 		CreatedAt:           platform.NewTimestamp(o.created),
 		UpdatedAt:           platform.NewTimestamp(o.updated),
 		Plan:                "scaler_pro",
-		ValidBillingInfo:    true,
-		HasPastDueInvoices:  platform.Ptr(false),
+		ValidBillingInfo:    card,
+		HasPastDueInvoices:  platform.Ptr(w.pastDue(o)),
 		DatabaseCount:       o.dbs.Len(),
 		Features:            map[string]any{},
 		IDPManagedRoles:     o.idpManagedRoles,
 		InvoiceBudgetAmount: itoa(o.invoiceBudget),
 		KeyspaceShardLimit:  32,
-		HasCard:             true,
+		HasCard:             card,
 		// The paid plan the fake's organizations are on includes no free
 		// database.
 		FreeDatabasesRemaining: 0,

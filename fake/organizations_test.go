@@ -56,12 +56,12 @@ func TestGetOrganization(t *testing.T) {
 		CreatedAt:           platform.NewTimestamp(fake.DefaultStart),
 		UpdatedAt:           platform.NewTimestamp(fake.DefaultStart),
 		Plan:                "scaler_pro",
-		ValidBillingInfo:    true,
+		ValidBillingInfo:    false, // no payment method on file yet
 		HasPastDueInvoices:  platform.Ptr(false),
 		Features:            map[string]any{},
 		InvoiceBudgetAmount: "0",
 		KeyspaceShardLimit:  32,
-		HasCard:             true,
+		HasCard:             false,
 	}
 	if diff := cmp.Diff(want, org); diff != "" {
 		t.Errorf("organization (-want +got):\n%s", diff)
@@ -475,5 +475,54 @@ func TestGetCurrentUser(t *testing.T) {
 		if u.ID != who || u.Type != "User" || u.DefaultOrganization == nil || u.DefaultOrganization.Name != "acme" || !u.EmailVerified {
 			t.Errorf("current user = %+v, want %s", u, who)
 		}
+	}
+}
+
+// TestOrganizationBillingFlags: has_card and valid_billing_info follow the
+// payment method on file, has_past_due_invoices the overdue invoices.
+func TestOrganizationBillingFlags(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	ctx, c := t.Context(), srv.Client()
+	mustDB(t, srv, "app") // a database to invoice
+	type flags struct{ Card, Valid, PastDue bool }
+	card := fake.PaymentMethod{Brand: "visa", Last4: "4242", ExpMonth: 1, ExpYear: 2030}
+	steps := []struct {
+		name string
+		act  func() error
+		want flags
+	}{
+		{"new organization", func() error { return nil }, flags{}},
+		{"card set", func() error { return srv.SetPaymentMethod(srv.Org(), card) }, flags{Card: true, Valid: true}},
+		{"card deleted", func() error {
+			return c.Billing.DeletePaymentMethod(ctx, &platform.DeletePaymentMethodParams{Organization: srv.Org()})
+		}, flags{}},
+		{"invoices unpaid past their due time", func() error { srv.Advance(90 * 24 * time.Hour); return nil }, flags{PastDue: true}},
+		{"a card pays them", func() error { return srv.SetPaymentMethod(srv.Org(), card) }, flags{Card: true, Valid: true}},
+	}
+	for _, s := range steps {
+		if err := s.act(); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		org, err := c.Organizations.Get(ctx, &platform.GetOrganizationParams{Organization: srv.Org()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := flags{org.HasCard, org.ValidBillingInfo, org.HasPastDueInvoices != nil && *org.HasPastDueInvoices}
+		if diff := cmp.Diff(s.want, got); diff != "" {
+			t.Errorf("%s: flags (-want +got):\n%s", s.name, diff)
+		}
+	}
+	overdue := 0
+	for inv, err := range c.Billing.AllInvoices(ctx, &platform.ListInvoicesParams{Organization: srv.Org()}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if inv.Overdue {
+			overdue++
+		}
+	}
+	if overdue != 0 {
+		t.Errorf("%d invoices overdue once the card paid them", overdue)
 	}
 }

@@ -129,8 +129,9 @@ func (w *world) schemaChanged(b *branchRec, by *drRec) {
 // b, its default branch: an open recommendation whose advice no longer
 // holds is applied (by the deploy request by, if any) or, when its table
 // has gone, stale; advice that no open or dismissed recommendation gives
-// yet is a new open recommendation, numbered next, and emits
-// branch.schema_recommendation.
+// yet is a new open recommendation, numbered next. It emits no event:
+// branch.schema_recommendation is one a test emits (Server.Emit), as
+// decisions.md has it.
 func (w *world) recommend(db *dbRec, b *branchRec, by *drRec) {
 	now := w.clock.Now()
 	found := schemaFindings(b)
@@ -175,7 +176,6 @@ func (w *world) recommend(db *dbRec, b *branchRec, by *drRec) {
 		st.byNumber[r.number] = r
 		st.open++
 		given[f.key()] = true
-		w.emit("branch.schema_recommendation", db, w.renderRecommendation(r))
 	}
 }
 

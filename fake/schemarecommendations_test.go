@@ -1,6 +1,7 @@
 package fake_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -164,14 +165,8 @@ func TestSchemaRecommendationsFollowTheSchema(t *testing.T) {
 	if diff := cmp.Diff([]recBrief{logAdvice, tagAdvice}, e.briefs("")); diff != "" {
 		t.Fatalf("after the first push (-want +got):\n%s", diff)
 	}
-	var events []*platform.SchemaRecommendation
-	for _, ev := range e.srv.Events() {
-		if ev.Name == "branch.schema_recommendation" {
-			events = append(events, ev.Resource.(*platform.SchemaRecommendation))
-		}
-	}
-	if diff := cmp.Diff([]*platform.SchemaRecommendation{e.get(1), e.get(2)}, events); diff != "" {
-		t.Errorf("branch.schema_recommendation events (-want +got):\n%s", diff)
+	if slices.Contains(e.srv.EventNames(), "branch.schema_recommendation") {
+		t.Error("branch.schema_recommendation emitted; only a test emits it (Emit)")
 	}
 
 	// A development branch's schema is not advised on.

@@ -279,14 +279,15 @@ func listServiceTokenGrants(c *call) (any, error) {
 }
 
 // accessChange validates the body of an add or remove: the database it
-// names (nil for the organization) and its permissions, sorted and without
-// duplicates.
+// names (nil for the organization: database omitted, null or "", which the
+// service's own clients send for an organization-wide grant) and its
+// permissions, sorted and without duplicates.
 func (c *call) accessChange(p *platform.AddServiceTokenAccessesParams) (*dbRec, []string, error) {
 	if len(p.Access) == 0 {
 		return nil, nil, unprocessable("access is required: name at least one permission")
 	}
 	var db *dbRec
-	if p.Database != nil {
+	if p.Database != nil && *p.Database != "" {
 		if db = c.org.dbByName[*p.Database]; db == nil {
 			return nil, nil, unprocessable("database %q is not a database of %s", *p.Database, c.org.name)
 		}

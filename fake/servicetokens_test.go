@@ -969,3 +969,33 @@ func TestServiceTokenRemovedWithItsMember(t *testing.T) {
 	_, err := srv.ClientFor(madeCred).Users.GetCurrent(t.Context())
 	apiError(t, err, http.StatusUnauthorized)
 }
+
+// TestServiceTokenAccessOrganizationForms: the service's own client sends
+// "database": "" for an organization-wide grant or revocation (its field
+// has no omitempty); "", null and an omitted database all mean the
+// organization.
+func TestServiceTokenAccessOrganizationForms(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, database string }{
+		{"omitted", ``},
+		{"null", `"database":null,`},
+		{"empty", `"database":"",`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newServiceTokenServer(t)
+			tok, _ := serviceTokenCreate(t, srv, srv.Client(), platform.CreateServiceTokenParams{})
+			path := "/v1/organizations/acme/service-tokens/" + tok.ID + "/access"
+			body := `{` + tc.database + `"access":["read_database","create_databases"]}`
+			wantStatus(t, send(t, srv, "POST", path, admin(srv), body), http.StatusOK)
+			if diff := cmp.Diff([]string{"acme:create_databases", "acme:read_database"}, serviceTokenAccessNames(t, srv, tok.ID)); diff != "" {
+				t.Errorf("accesses after the grant (-want +got):\n%s", diff)
+			}
+			body = `{` + tc.database + `"access":["read_database"]}`
+			wantStatus(t, send(t, srv, "DELETE", path, admin(srv), body), http.StatusNoContent)
+			if diff := cmp.Diff([]string{"acme:create_databases"}, serviceTokenAccessNames(t, srv, tok.ID)); diff != "" {
+				t.Errorf("accesses after the revocation (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -57,7 +57,7 @@ var snapshotCoverage = map[string]string{
 	"webhookStore":           "Store",
 	"webhookRec":             "stamps db url secret enabled events deleted lastSent lastSentResult lastSentSuccess failures lastTest",
 	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated keyspaces roles more readOnlyRegions primary cluster traffic",
-	"branchMore":             "passwords budgets bouncers switchovers qpReports routingRules sessions vitess deletedBy base",
+	"branchMore":             "passwords budgets bouncers switchovers restarts qpReports routingRules sessions vitess deletedBy base",
 	"vrWorkflow":             "name kind source target sourceShards targetShards tables created updated opts stopped copyDue copyLeft errMsg ranOn frozen doc",
 	"branchVitess":           "shards ops ksRules throttlers metrics vdiff workflows",
 	"vdiffState":             "list seq diffs",
@@ -577,7 +577,7 @@ func richWorld(t *testing.T) *opWorld {
 
 	// A PostgreSQL database with role credentials and an IP restriction;
 	// its main's switchovers succeeded, failed and running; dev's
-	// maintenance, finished and running.
+	// maintenance, finished and running, and its restart.
 	pg := base + "/databases/pg"
 	do("POST", base+"/databases", `{"name":"pg","cluster_size":"PS_10","kind":"postgresql"}`)
 	srv.Advance(5 * time.Second)
@@ -592,6 +592,8 @@ func richWorld(t *testing.T) *opWorld {
 	srv.Advance(tm.SwitchoverStart)
 	do("POST", pg+"/branches/dev/maintenance", "{}")
 	srv.Advance(tm.Maintenance)
+	do("POST", pg+"/branches/dev/switchovers", "") // a restart: dev has no replicas
+	srv.Advance(tm.SwitchoverStart + tm.SwitchoverRun)
 
 	// Branch requests: other's main resized, then resizing again; pg's dev
 	// changed (parameters and storage), and a change queued below.

@@ -47,6 +47,9 @@ func (ld *loader) loadSwitchovers(b *branchRec, list []switchoverSnap) error {
 		}
 		switch sw.state {
 		case platform.SwitchoverPending, platform.SwitchoverRunning:
+			if n := b.postgresInstances(); sw.candidate < 0 || sw.candidate >= n {
+				return fmt.Errorf("switchover %s: candidate %d is not an instance of branch %s (0 to %d)", sw.id, sw.candidate, b.name, n-1)
+			}
 			if b.x().switchovers.running != nil {
 				return fmt.Errorf("switchovers %s and %s both in progress", b.x().switchovers.running.id, sw.id)
 			}
