@@ -40,12 +40,12 @@ func newCreateWorld(t *testing.T) (*fake.Server, *platform.Client) {
 }
 
 // refusedChangesNothing makes the request fn, expects its refusal, and
-// checks that the world a snapshot holds is unchanged. It reads a database
+// checks that the world a snapshot holds is unchanged. It lists the databases
 // first with c, fn's client, so that the credential's last use is already
 // now.
 func refusedChangesNothing(t *testing.T, srv *fake.Server, c *platform.Client, fn func() error, status int, says ...string) {
 	t.Helper()
-	if _, err := c.Organizations.Get(t.Context(), &platform.GetOrganizationParams{Organization: srv.Org()}); err != nil {
+	if _, err := c.Databases.List(t.Context(), &platform.ListDatabasesParams{Organization: srv.Org()}); err != nil {
 		t.Fatal(err)
 	}
 	before, err := srv.Snapshot()
@@ -175,5 +175,214 @@ func TestCreatePostgresBranchMajorVersionAndStorage(t *testing.T) {
 	}
 	if got := pgVersionOf(t, other, other.Client(), "old-child"); got != "16.9" {
 		t.Errorf("after a restore, old-child runs %s, want 16.9", got)
+	}
+}
+
+// waitBackup waits until a backup of a branch of backupDB succeeds.
+func waitBackup(t *testing.T, srv *fake.Server, c *platform.Client, branch, id string) {
+	t.Helper()
+	if _, err := c.Backups.Wait(t.Context(), backupOf(srv, branch, id)); err != nil {
+		t.Fatalf("wait for backup %s: %v", id, err)
+	}
+}
+
+// keyspaceSizes lists a branch of backupDB's keyspaces as name=size.
+func keyspaceSizes(t *testing.T, srv *fake.Server, c *platform.Client, branch string) []string {
+	t.Helper()
+	var out []string
+	for ks, err := range c.Keyspaces.All(t.Context(), &platform.ListKeyspacesParams{Organization: srv.Org(), Database: backupDB, Branch: branch}) {
+		if err != nil {
+			t.Fatalf("keyspaces of %s: %v", branch, err)
+		}
+		out = append(out, ks.Name+"="+ks.ClusterName)
+	}
+	return out
+}
+
+func TestCreateBranchSeedData(t *testing.T) {
+	t.Parallel()
+	srv, c := newBackupWorld(t)
+	org := srv.Org()
+	seed := func(cl *platform.Client, name, parent, size string) (*platform.Branch, error) {
+		return cl.Branches.Create(t.Context(), &platform.CreateBranchParams{
+			Organization: org, Database: backupDB, Name: name, ParentBranch: parent, ClusterSize: size, SeedData: platform.SeedLastSuccessfulBackup,
+		})
+	}
+	refused := func(cl *platform.Client, p platform.CreateBranchParams, status int, says ...string) {
+		t.Helper()
+		p.Organization, p.Database = org, backupDB
+		refusedChangesNothing(t, srv, cl, func() error { _, err := cl.Branches.Create(t.Context(), &p); return err }, status, says...)
+	}
+	last := platform.CreateBranchParams{Name: "seeded", SeedData: platform.SeedLastSuccessfulBackup}
+	refused(c, last, 422, "allow_data_branching")
+	if _, err := c.Databases.Update(t.Context(), &platform.UpdateDatabaseParams{Organization: org, Database: backupDB, AllowDataBranching: platform.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	refused(c, last, 422, `seed_data "last_successful_backup"`, "main has no successful backup")
+	first := createBackup(t, srv, c, "main")
+	refused(c, last, 422, "no successful backup") // still running
+	waitBackup(t, srv, c, "main", first.ID)
+	if err := srv.PushSchema(org, backupDB, "main", "CREATE TABLE later (id bigint PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	want := backupSchemaTables(t, srv, c, "main")
+	second := createBackup(t, srv, c, "main")
+	waitBackup(t, srv, c, "main", second.ID)
+	failed := createBackup(t, srv, c, "main") // the last backup, but not a successful one
+	if err := srv.FailNext(failed.ID); err != nil {
+		t.Fatal(err)
+	}
+	srv.Advance(time.Hour)
+	if err := srv.PushSchema(org, backupDB, "main", "DROP TABLE orders"); err != nil {
+		t.Fatal(err)
+	}
+
+	token := func(perms ...string) *platform.Client {
+		tok, err := srv.CreateServiceToken(org, fake.TokenSpec{Name: perms[0], Permissions: permissions(perms...)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return srv.ClientFor(tok)
+	}
+	refused(c, platform.CreateBranchParams{Name: "seeded", SeedData: "first_backup"}, 422, `seed_data "first_backup"`)
+	refused(c, platform.CreateBranchParams{Name: "seeded", SeedData: platform.SeedLastSuccessfulBackup, BackupID: first.ID, ClusterSize: "PS_10"}, 422, "backup_id", "seed_data")
+	refused(c, platform.CreateBranchParams{Name: "seeded", SeedData: platform.SeedLastSuccessfulBackup, ParentBranch: "nope"}, 422, `parent_branch "nope"`)
+	refused(c, platform.CreateBranchParams{Name: "seeded", SeedData: platform.SeedLastSuccessfulBackup, ClusterSize: "PS_BOGUS"}, 422, `cluster_size "PS_BOGUS"`)
+	refused(token("create_branch"), last, 404)
+	refused(token("restore_backup"), last, 404) // main's backups are a production branch's
+
+	b, err := seed(token("restore_production_branch_backup"), "seeded", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.RestoredFromBranch == nil || b.RestoredFromBranch.Name != "main" || b.InitialRestoreID == nil || *b.InitialRestoreID != second.ID ||
+		b.ParentBranch == nil || *b.ParentBranch != "main" {
+		t.Errorf("seeded branch: restored_from_branch %+v, initial_restore_id %v, parent %v; want main, %s (the last successful backup), main",
+			b.RestoredFromBranch, b.InitialRestoreID, b.ParentBranch, second.ID)
+	}
+	srv.Advance(fake.DefaultTimings().BranchReady)
+	if diff := cmp.Diff(want, backupSchemaTables(t, srv, c, "seeded")); diff != "" {
+		t.Errorf("seeded schema (-last successful backup +got):\n%s", diff)
+	}
+	// Without a size the seeded branch has its parent's; the size the
+	// command-line tool sends (PS-10) is taken.
+	if diff := cmp.Diff([]string{backupDB + "=PS_10"}, keyspaceSizes(t, srv, c, "seeded")); diff != "" {
+		t.Errorf("seeded sizes (-want +got):\n%s", diff)
+	}
+	if _, err := seed(c, "sized", "", "PS-20"); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{backupDB + "=PS_20"}, keyspaceSizes(t, srv, c, "sized")); diff != "" {
+		t.Errorf("sized (-want +got):\n%s", diff)
+	}
+	got := getBackupOf(t, srv, c, "main", second.ID)
+	if len(got.RestoredBranches) != 2 {
+		t.Errorf("backup %s restored_branches = %+v, want seeded and sized", second.ID, got.RestoredBranches)
+	}
+	// A development parent's backup takes restore_backup.
+	newBackupBranch(t, srv, c, "dev")
+	dev := createBackup(t, srv, c, "dev")
+	waitBackup(t, srv, c, "dev", dev.ID)
+	if b, err := seed(token("restore_backup"), "from-dev", "dev", ""); err != nil || *b.InitialRestoreID != dev.ID {
+		t.Errorf("seed from dev: %+v, %v; want a branch restored from %s", b, err, dev.ID)
+	}
+}
+
+func TestBackupRestoreKeyspaceClusterSizes(t *testing.T) {
+	t.Parallel()
+	srv, c := newBackupWorld(t)
+	org := srv.Org()
+	if err := srv.AddKeyspace(org, backupDB, "main", "extra", 1); err != nil {
+		t.Fatal(err)
+	}
+	srv.Advance(time.Minute)
+	bk := createBackup(t, srv, c, "main")
+	waitBackup(t, srv, c, "main", bk.ID)
+	sizes := func(kv ...string) []platform.KeyspaceClusterSize {
+		var out []platform.KeyspaceClusterSize
+		for i := 0; i < len(kv); i += 2 {
+			out = append(out, platform.KeyspaceClusterSize{KeyspaceName: kv[i], ClusterSize: kv[i+1]})
+		}
+		return out
+	}
+	restore := func(name, size string, ks []platform.KeyspaceClusterSize) (*platform.Branch, error) {
+		return c.Branches.Create(t.Context(), &platform.CreateBranchParams{
+			Organization: org, Database: backupDB, Name: name, BackupID: bk.ID, ClusterSize: size, KeyspaceClusterSizes: ks,
+		})
+	}
+	for _, tc := range []struct {
+		name string
+		size string
+		ks   []platform.KeyspaceClusterSize
+		says []string
+	}{
+		{"a keyspace without a size", "", sizes("extra", "PS_40"), []string{"cluster_size is required", "keyspace " + backupDB}},
+		{"unknown keyspace", "PS_10", sizes("extra", "PS_40", "nope", "PS_20"), []string{`keyspace_cluster_sizes[1].keyspace_name "nope"`}},
+		{"unknown size", "PS_10", sizes("extra", "PS_BOGUS"), []string{`keyspace_cluster_sizes[0].cluster_size "PS_BOGUS"`}},
+		{"no size", "PS_10", sizes("extra", ""), []string{"keyspace_cluster_sizes[0].cluster_size is required"}},
+		{"no keyspace", "PS_10", sizes("", "PS_20"), []string{"keyspace_cluster_sizes[0].keyspace_name is required"}},
+		{"a keyspace twice", "PS_10", sizes("extra", "PS_20", "extra", "PS_40"), []string{`keyspace_cluster_sizes[1].keyspace_name "extra"`, "twice"}},
+	} {
+		refusedChangesNothing(t, srv, c, func() error { _, err := restore("restored", tc.size, tc.ks); return err }, 422, tc.says...)
+	}
+	if _, err := restore("every", "", sizes(backupDB, "PS_20", "extra", "PS-40")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := restore("some", "PS_10", sizes("extra", "PS_40")); err != nil {
+		t.Fatal(err)
+	}
+	for branch, want := range map[string][]string{
+		"every": {backupDB + "=PS_20", "extra=PS_40"},
+		"some":  {backupDB + "=PS_10", "extra=PS_40"},
+	} {
+		if diff := cmp.Diff(want, keyspaceSizes(t, srv, c, branch)); diff != "" {
+			t.Errorf("%s's sizes (-want +got):\n%s", branch, diff)
+		}
+	}
+}
+
+func TestPostgresBackupRestore(t *testing.T) {
+	t.Parallel()
+	srv, c := newCreateWorld(t)
+	org := srv.Org()
+	if _, err := c.Branches.Create(t.Context(), &platform.CreateBranchParams{Organization: org, Database: createPG, Name: "old", MajorVersion: "16"}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Advance(fake.DefaultTimings().BranchReady)
+	bk, err := c.Backups.Create(t.Context(), &platform.CreateBackupParams{Organization: org, Database: createPG, Branch: "old"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Backups.Wait(t.Context(), &platform.GetBackupParams{Organization: org, Database: createPG, Branch: "old", ID: bk.ID}); err != nil {
+		t.Fatal(err)
+	}
+	restore := func(p platform.CreateBranchParams) (*platform.Branch, error) {
+		p.Organization, p.Database, p.Name, p.BackupID = org, createPG, "restored", bk.ID
+		return c.Branches.Create(t.Context(), &p)
+	}
+	for _, tc := range []struct {
+		name string
+		p    platform.CreateBranchParams
+		says []string
+	}{
+		{"no size", platform.CreateBranchParams{}, []string{"cluster_size is required"}},
+		{"unknown cluster_name", platform.CreateBranchParams{ClusterName: "PS_BOGUS"}, []string{`cluster_name "PS_BOGUS"`}},
+		{"keyspace_cluster_sizes", platform.CreateBranchParams{ClusterName: "PS_10", KeyspaceClusterSizes: []platform.KeyspaceClusterSize{{KeyspaceName: createPG, ClusterSize: "PS_10"}}}, []string{"keyspace_cluster_sizes", "postgresql"}},
+	} {
+		refusedChangesNothing(t, srv, c, func() error { _, err := restore(tc.p); return err }, 422, tc.says...)
+	}
+	// The command-line tool's restore: the size under cluster_name, with a
+	// dash. A major version is ignored: the branch runs the backed-up
+	// branch's.
+	b, err := restore(platform.CreateBranchParams{ClusterName: "PS-20", MajorVersion: "17"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.ClusterName != "PS_20" || b.RestoredFromBranch == nil || b.RestoredFromBranch.Name != "old" {
+		t.Errorf("restored: cluster_name %s, restored_from_branch %+v; want PS_20 and old", b.ClusterName, b.RestoredFromBranch)
+	}
+	srv.Advance(fake.DefaultTimings().BranchReady)
+	if got := pgVersionOf(t, srv, c, "restored"); got != "16.9" {
+		t.Errorf("restored runs %s, want old's 16.9", got)
 	}
 }
