@@ -2,7 +2,9 @@ package fake_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -384,5 +386,84 @@ func TestPostgresBackupRestore(t *testing.T) {
 	srv.Advance(fake.DefaultTimings().BranchReady)
 	if got := pgVersionOf(t, srv, c, "restored"); got != "16.9" {
 		t.Errorf("restored runs %s, want old's 16.9", got)
+	}
+}
+
+// TestCreateBranchCommandLineBodies sends the bodies the service's
+// command-line tool sends (its branch create --seed-data, a PostgreSQL
+// branch create with --cluster-size, --major-version and --min-storage /
+// --max-storage, and a PostgreSQL backup restore), as observed when it was
+// run against the standalone fake, and checks what it then saw.
+func TestCreateBranchCommandLineBodies(t *testing.T) {
+	t.Parallel()
+	srv, c := newCreateWorld(t)
+	org := srv.Org()
+	if err := srv.PushSchema(org, createMySQL, "main", "CREATE TABLE `widgets` (id bigint NOT NULL, PRIMARY KEY (id))"); err != nil {
+		t.Fatal(err)
+	}
+	post := func(db, body string) (int, map[string]any) {
+		t.Helper()
+		r := send(t, srv, "POST", "/v1/organizations/"+org+"/databases/"+db+"/branches", admin(srv), body)
+		var v map[string]any
+		if err := json.Unmarshal(r.body, &v); err != nil {
+			t.Fatalf("%s: %v", r.body, err)
+		}
+		return r.status, v
+	}
+	seed := `{"name":"seeded","parent_branch":"","seed_data":"last_successful_backup","cluster_size":"PS-10"}`
+	// The tool shows these refusals as they come.
+	for _, want := range []string{"allow_data_branching", "branch main has no successful backup"} {
+		status, v := post(createMySQL, seed)
+		if msg, _ := v["message"].(string); status != 422 || !strings.Contains(msg, want) {
+			t.Errorf("seed: %d %v, want 422 naming %s", status, v, want)
+		}
+		if _, err := c.Databases.Update(t.Context(), &platform.UpdateDatabaseParams{Organization: org, Database: createMySQL, AllowDataBranching: platform.Ptr(true)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bk, err := c.Backups.Create(t.Context(), &platform.CreateBackupParams{Organization: org, Database: createMySQL, Branch: "main", Name: platform.Ptr("bk1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Advance(time.Hour)
+	status, v := post(createMySQL, seed)
+	restoredFrom, _ := v["restored_from_branch"].(map[string]any)
+	if status != 201 || v["cluster_name"] != "PS_10" || v["parent_branch"] != "main" || v["initial_restore_id"] != bk.ID || restoredFrom["name"] != "main" {
+		t.Errorf("seed: %d %v; want 201, PS_10, parent main, restored from main's backup %s", status, v, bk.ID)
+	}
+
+	for _, tc := range []struct{ body, size string }{
+		{`{"name":"dflt","parent_branch":"","cluster_name":"PS_DEV"}`, "PS_DEV"},
+		{`{"name":"big","parent_branch":"","cluster_name":"PS_20"}`, "PS_20"},
+		{`{"name":"old","parent_branch":"","cluster_name":"PS_DEV","major_version":"16"}`, "PS_DEV"},
+		{`{"name":"st","parent_branch":"","cluster_name":"PS_DEV","storage":{"minimum_storage_bytes":21474836480,"maximum_storage_bytes":107374182400}}`, "PS_DEV"},
+	} {
+		if status, v := post(createPG, tc.body); status != 201 || v["cluster_name"] != tc.size {
+			t.Errorf("%s: %d %v, want 201 and cluster_name %s", tc.body, status, v, tc.size)
+		}
+	}
+	for body, want := range map[string]string{
+		`{"name":"bad","parent_branch":"","cluster_name":"PS_DEV","major_version":"15"}`: `major_version "15" is not a supported PostgreSQL major version (16, 17)`,
+		`{"name":"st-bad","parent_branch":"","cluster_name":"PS_DEV","storage":{"minimum_storage_bytes":214748364800,"maximum_storage_bytes":107374182400}}`: "storage.maximum_storage_bytes 107374182400 is below minimum_storage_bytes 214748364800",
+	} {
+		if status, v := post(createPG, body); status != 422 || v["message"] != want {
+			t.Errorf("%s: %d %v, want 422 %q", body, status, v, want)
+		}
+	}
+	srv.Advance(time.Hour)
+	pbk, err := c.Backups.Create(t.Context(), &platform.CreateBackupParams{Organization: org, Database: createPG, Branch: "old"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Advance(time.Hour)
+	status, v = post(createPG, `{"name":"restored","parent_branch":"","backup_id":"`+pbk.ID+`","cluster_name":"PS-20"}`)
+	if status != 201 || v["cluster_name"] != "PS_20" || v["initial_restore_id"] != pbk.ID {
+		t.Errorf("PostgreSQL restore: %d %v, want 201, PS_20, restored from %s", status, v, pbk.ID)
+	}
+	srv.Advance(time.Hour)
+	for branch, want := range map[string]string{"old": "16.9", "st": "17.5", "restored": "16.9"} {
+		if got := pgVersionOf(t, srv, c, branch); got != want {
+			t.Errorf("%s runs %s, want %s", branch, got, want)
+		}
 	}
 }
