@@ -443,7 +443,7 @@ func TestCreateBranchCommandLineBodies(t *testing.T) {
 		}
 	}
 	for body, want := range map[string]string{
-		`{"name":"bad","parent_branch":"","cluster_name":"PS_DEV","major_version":"15"}`: `major_version "15" is not a supported PostgreSQL major version (16, 17)`,
+		`{"name":"bad","parent_branch":"","cluster_name":"PS_DEV","major_version":"15"}`:                                                                     `major_version "15" is not a supported PostgreSQL major version (16, 17)`,
 		`{"name":"st-bad","parent_branch":"","cluster_name":"PS_DEV","storage":{"minimum_storage_bytes":214748364800,"maximum_storage_bytes":107374182400}}`: "storage.maximum_storage_bytes 107374182400 is below minimum_storage_bytes 214748364800",
 	} {
 		if status, v := post(createPG, body); status != 422 || v["message"] != want {
