@@ -138,7 +138,7 @@ func backupToRestore(c *call, p *platform.CreateBranchParams) (*backupRestore, e
 	if bk.state != platform.BackupSuccess {
 		return nil, unprocessable("backup %s is %s; only a backup in state success can be restored", bk.id, bk.state)
 	}
-	_, size, err := requestedSize(c.db, p) // a new branch is a development branch
+	size, err := requestedSize(c.db, p) // a new branch is a development branch
 	if err != nil {
 		return nil, err
 	}

@@ -217,7 +217,7 @@ func createBranch(c *call, p *platform.CreateBranchParams) (any, error) {
 	// A new branch is a development branch: the development size is
 	// welcome (the service's own command-line tool asks for it by default).
 	// A restore has its sizes (see backupToRestore).
-	_, size, err := requestedSize(db, p)
+	size, err := requestedSize(db, p)
 	if err != nil {
 		return nil, err
 	}
@@ -266,32 +266,32 @@ func createBranch(c *call, p *platform.CreateBranchParams) (any, error) {
 // requestedSize reads the size a create_branch request asks for:
 // cluster_size, or on a PostgreSQL database cluster_name too (the
 // service's own clients send a PostgreSQL branch's size there), both given
-// naming the same size. It returns the field the size came from, and ""
-// when neither was given.
-func requestedSize(db *dbRec, p *platform.CreateBranchParams) (field, size string, err error) {
+// naming the same size; "" when neither is given.
+func requestedSize(db *dbRec, p *platform.CreateBranchParams) (string, error) {
 	if p.ClusterName != "" && db.kind != platform.KindPostgreSQL {
-		return "", "", unprocessable("cluster_name is the size of a postgresql branch; %s is a %s database: give cluster_size", db.name, db.kind)
+		return "", unprocessable("cluster_name is the size of a postgresql branch; %s is a %s database: give cluster_size", db.name, db.kind)
 	}
 	var bySize, byName string
+	var err error
 	if p.ClusterSize != "" {
 		if bySize, err = clusterSizeFor("cluster_size", p.ClusterSize, db.kind, false); err != nil {
-			return "", "", err
+			return "", err
 		}
 	}
 	if p.ClusterName != "" {
 		if byName, err = clusterSizeFor("cluster_name", p.ClusterName, db.kind, false); err != nil {
-			return "", "", err
+			return "", err
 		}
 	}
 	switch {
 	case bySize != "" && byName != "" && bySize != byName:
-		return "", "", unprocessable("cluster_size %q and cluster_name %q name different sizes; give one", p.ClusterSize, p.ClusterName)
+		return "", unprocessable("cluster_size %q and cluster_name %q name different sizes; give one", p.ClusterSize, p.ClusterName)
 	case byName != "":
-		return "cluster_name", byName, nil
+		return byName, nil
 	case bySize != "":
-		return "cluster_size", bySize, nil
+		return bySize, nil
 	}
-	return "", "", nil
+	return "", nil
 }
 
 // parentFor finds the ready parent a create_branch request names: its
