@@ -242,9 +242,48 @@ type CreateBranchParams struct {
 	// (DevClusterSize, or another size for development branches); the
 	// parent's sizes when empty. Required with BackupID.
 	ClusterSize string `json:"cluster_size,omitempty"`
+	// ClusterName is a PostgreSQL branch's cluster size under the name the
+	// service's own clients send it ("PS_20"): the same as ClusterSize,
+	// which a PostgreSQL branch also takes (both given must agree). A
+	// MySQL database refuses it.
+	ClusterName string `json:"cluster_name,omitempty"`
 	// DeletionProtected, when true, makes Delete refuse the branch until
 	// it is turned off.
 	DeletionProtected *bool `json:"deletion_protected,omitempty"`
+	// SeedData, set to SeedLastSuccessfulBackup, restores the parent
+	// branch's last successful backup into the new branch, as BackupID
+	// does with a backup named by ID (with the same permissions); the
+	// database must allow data branching. ClusterSize is optional then:
+	// the parent's sizes when empty.
+	SeedData BranchSeedData `json:"seed_data,omitempty"`
+	// KeyspaceClusterSizes sizes the keyspaces of a MySQL backup restore
+	// (BackupID or SeedData) one by one; a keyspace it does not name runs
+	// at ClusterSize. With BackupID, ClusterSize may be left empty when
+	// it names every keyspace of the backup.
+	KeyspaceClusterSizes []KeyspaceClusterSize `json:"keyspace_cluster_sizes,omitempty"`
+	// MajorVersion is a PostgreSQL branch's major version ("17"); the
+	// parent's when empty. A branch restored from a backup runs the
+	// backed-up branch's version and ignores it. A MySQL database
+	// refuses it.
+	MajorVersion string `json:"major_version,omitempty"`
+	// Storage bounds a PostgreSQL branch's storage (the minimum it
+	// starts with, the maximum autoscaling may reach); the defaults when
+	// nil. A MySQL database refuses it.
+	Storage *StorageParams `json:"storage,omitempty"`
+}
+
+// BranchSeedData is what a new branch is seeded with.
+type BranchSeedData string
+
+// SeedLastSuccessfulBackup seeds a new branch with its parent's last
+// successful backup.
+const SeedLastSuccessfulBackup BranchSeedData = "last_successful_backup"
+
+// KeyspaceClusterSize is the cluster size of one keyspace of a backup
+// restore.
+type KeyspaceClusterSize struct {
+	KeyspaceName string `json:"keyspace_name"`
+	ClusterSize  string `json:"cluster_size"`
 }
 
 // Create creates a branch. It starts not ready; [BranchesService.Wait]

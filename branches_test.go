@@ -208,6 +208,30 @@ func TestBranchesWire(t *testing.T) {
 		body: `{"name":"dev","parent_branch":"main","backup_id":"bk1","region":"us-east","cluster_size":"PS_10","deletion_protected":false}`,
 		want: wantBranch(),
 	}, {
+		name: "create a PostgreSQL branch with every field of its own",
+		call: func(ctx context.Context, c *platform.Client) (any, error) {
+			return c.Branches.Create(ctx, &platform.CreateBranchParams{
+				Organization: "acme", Database: "app-db", Name: "dev", ClusterName: "PS_20", MajorVersion: "17",
+				Storage: &platform.StorageParams{MinimumStorageBytes: platform.Ptr[int64](20 << 30), MaximumStorageBytes: platform.Ptr[int64](100 << 30)},
+			})
+		},
+		status: 201, response: branchJSON,
+		method: "POST", path: branchPath, query: url.Values{},
+		body: `{"name":"dev","cluster_name":"PS_20","major_version":"17","storage":{"minimum_storage_bytes":21474836480,"maximum_storage_bytes":107374182400}}`,
+		want: wantBranch(),
+	}, {
+		name: "create seeded, with keyspace sizes",
+		call: func(ctx context.Context, c *platform.Client) (any, error) {
+			return c.Branches.Create(ctx, &platform.CreateBranchParams{
+				Organization: "acme", Database: "app-db", Name: "dev", SeedData: platform.SeedLastSuccessfulBackup,
+				KeyspaceClusterSizes: []platform.KeyspaceClusterSize{{KeyspaceName: "app-db", ClusterSize: "PS_40"}},
+			})
+		},
+		status: 201, response: branchJSON,
+		method: "POST", path: branchPath, query: url.Values{},
+		body: `{"name":"dev","seed_data":"last_successful_backup","keyspace_cluster_sizes":[{"keyspace_name":"app-db","cluster_size":"PS_40"}]}`,
+		want: wantBranch(),
+	}, {
 		name: "create with the name only",
 		call: func(ctx context.Context, c *platform.Client) (any, error) {
 			return c.Branches.Create(ctx, &platform.CreateBranchParams{Organization: "acme", Database: "app-db", Name: "dev"})

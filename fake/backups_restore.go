@@ -1,6 +1,9 @@
 package fake
 
 import (
+	"cmp"
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/dbplatform/platform-go"
@@ -63,18 +66,35 @@ func (w *world) renderSchemaSnapshot(bk *backupRec) *platform.SchemaSnapshot {
 
 // backupRestore is a backup being restored into a new branch.
 type backupRestore struct {
-	backup      *backupRec
-	clusterSize string
+	backup *backupRec
+	// clusterSize is the size of the restored keyspaces; "" for those
+	// keyspaceSizes names, and on a seeded branch the parent's sizes.
+	clusterSize   string
+	keyspaceSizes map[string]string // by keyspace name
+	// seededFrom is the parent of a branch seeded with its last
+	// successful backup (seed_data); nil for a restore by backup_id.
+	seededFrom *branchRec
 }
 
-// backupToRestore checks the backup_id of a create_branch request, before
-// anything changes: the caller must hold the restore permission for the
-// backup's kind of branch (404 otherwise, as for any missing permission),
-// the backup must be a successful backup of the same database, and a
-// cluster_size is required. It returns nil when no backup_id was given,
-// once it has checked that the caller may create a branch from a parent.
+// The restore permissions, and the OAuth scopes (held on the database,
+// its organization or the backup's branch).
+const (
+	restoreDevPerm, restoreProdPerm   = "restore_backup", "restore_production_branch_backup"
+	restoreDevScope, restoreProdScope = "restore_backups", "restore_production_branch_backups"
+)
+
+// backupToRestore checks the backup_id or seed_data of a create_branch
+// request, before anything changes: the caller must hold the restore
+// permission for the backup's kind of branch (404 otherwise, as for any
+// missing permission), the backup must be a successful backup of the same
+// database (with seed_data, the parent branch's last one, the database
+// allowing data branching), and a size is required for a backup_id
+// (cluster_size, or cluster_name on PostgreSQL, unless
+// keyspace_cluster_sizes sizes every keyspace). It returns nil when
+// neither was given, once it has checked that the caller may create a
+// branch from a parent.
 func backupToRestore(c *call, p *platform.CreateBranchParams) (*backupRestore, error) {
-	if p.BackupID == "" {
+	if p.BackupID == "" && p.SeedData == "" {
 		// A branch from a parent takes create_branch (write_branches for
 		// OAuth), as the spec says: the restore permissions and scopes,
 		// which the row also lists, cover restoring a backup only, as
@@ -82,22 +102,31 @@ func backupToRestore(c *call, p *platform.CreateBranchParams) (*backupRestore, e
 		if !c.holds([]string{"create_branch"}, []string{"write_branches"}, nil) {
 			return nil, notFound()
 		}
+		if len(p.KeyspaceClusterSizes) > 0 {
+			return nil, unprocessable("keyspace_cluster_sizes applies to backup restores (backup_id or seed_data)")
+		}
 		return nil, nil
 	}
-	// The permissions, and the OAuth scopes (held on the database, its
-	// organization or the backup's branch).
-	const devPerm, prodPerm = "restore_backup", "restore_production_branch_backup"
-	const devScope, prodScope = "restore_backups", "restore_production_branch_backups"
-	if !c.holds([]string{devPerm, prodPerm}, []string{devScope, prodScope}, restoredBranch(c)) {
+	if !c.holds([]string{restoreDevPerm, restoreProdPerm}, []string{restoreDevScope, restoreProdScope}, restoredBranch(c)) {
 		return nil, notFound()
 	}
-	bk := c.db.backups.byID[p.BackupID]
-	if bk == nil || !bk.findable() {
-		return nil, unprocessable("backup_id %q is not a backup of %s", p.BackupID, c.db.name)
+	r := &backupRestore{}
+	if p.SeedData != "" {
+		seed, err := seedBackup(c, p)
+		if err != nil {
+			return nil, err
+		}
+		r.backup, r.seededFrom = seed.backup, seed.seededFrom
+	} else {
+		r.backup = c.db.backups.byID[p.BackupID]
+		if r.backup == nil || !r.backup.findable() {
+			return nil, unprocessable("backup_id %q is not a backup of %s", p.BackupID, c.db.name)
+		}
 	}
-	perm, scope := devPerm, devScope
+	bk := r.backup
+	perm, scope := restoreDevPerm, restoreDevScope
 	if bk.production {
-		perm, scope = prodPerm, prodScope
+		perm, scope = restoreProdPerm, restoreProdScope
 	}
 	if !c.holds([]string{perm}, []string{scope}, bk.branch) {
 		return nil, notFound()
@@ -109,14 +138,101 @@ func backupToRestore(c *call, p *platform.CreateBranchParams) (*backupRestore, e
 	if bk.state != platform.BackupSuccess {
 		return nil, unprocessable("backup %s is %s; only a backup in state success can be restored", bk.id, bk.state)
 	}
-	if p.ClusterSize == "" {
-		return nil, unprocessable("cluster_size is required when restoring a backup (backup_id)")
-	}
-	size, err := clusterSizeFor("cluster_size", p.ClusterSize, c.db.kind, false) // a new branch is a development branch
+	size, err := requestedSize(c.db, p) // a new branch is a development branch
 	if err != nil {
 		return nil, err
 	}
-	return &backupRestore{backup: bk, clusterSize: size}, nil
+	r.clusterSize = size
+	if r.keyspaceSizes, err = keyspaceSizesFor(c.db, bk, p.KeyspaceClusterSizes); err != nil {
+		return nil, err
+	}
+	if size == "" && r.seededFrom == nil {
+		for _, ks := range bk.snapshot.keyspaces {
+			if r.keyspaceSizes[ks.name] == "" {
+				if len(r.keyspaceSizes) == 0 {
+					return nil, unprocessable("cluster_size is required when restoring a backup (backup_id)")
+				}
+				return nil, unprocessable("cluster_size is required when restoring a backup (backup_id): keyspace_cluster_sizes gives keyspace %s no size", ks.name)
+			}
+		}
+	}
+	return r, nil
+}
+
+// seedBackup finds the backup a create_branch request's seed_data
+// restores: the last successful backup of its parent branch.
+func seedBackup(c *call, p *platform.CreateBranchParams) (*backupRestore, error) {
+	switch {
+	case p.SeedData != platform.SeedLastSuccessfulBackup:
+		return nil, unprocessable("seed_data %q is not a seed: the one seed is %q", p.SeedData, platform.SeedLastSuccessfulBackup)
+	case p.BackupID != "":
+		return nil, unprocessable("backup_id and seed_data both name a backup to restore; give one")
+	case !c.db.allowDataBranching:
+		return nil, unprocessable("seed_data needs data branching, which %s does not allow; turn allow_data_branching on first", c.db.name)
+	}
+	parent, err := parentFor(c, p)
+	if err != nil {
+		return nil, err
+	}
+	bk := c.db.backups.lastSuccessful(parent)
+	if bk == nil {
+		return nil, unprocessable("seed_data %q: branch %s has no successful backup", p.SeedData, parent.name)
+	}
+	return &backupRestore{backup: bk, seededFrom: parent}, nil
+}
+
+// lastSuccessful is b's live successful backup that completed last; nil
+// when it has none.
+func (st *backupStore) lastSuccessful(b *branchRec) *backupRec {
+	var last *backupRec
+	for _, bk := range st.of(b).live.All() {
+		if bk.state == platform.BackupSuccess && !bk.deleted && (last == nil || !bk.completed.Before(last.completed)) {
+			last = bk
+		}
+	}
+	return last
+}
+
+// keyspaceSizesFor checks a restore's keyspace_cluster_sizes against the
+// backup bk: MySQL only, each entry naming one of its keyspaces once and a
+// size of the catalogue. It returns the sizes by keyspace name.
+func keyspaceSizesFor(db *dbRec, bk *backupRec, list []platform.KeyspaceClusterSize) (map[string]string, error) {
+	if len(list) == 0 {
+		return nil, nil
+	}
+	if db.kind != platform.KindMySQL {
+		return nil, unprocessable("keyspace_cluster_sizes applies to mysql backup restores; %s is a %s database", db.name, db.kind)
+	}
+	sizes := make(map[string]string, len(list))
+	for i, k := range list {
+		switch {
+		case k.KeyspaceName == "":
+			return nil, unprocessable("keyspace_cluster_sizes[%d].keyspace_name is required", i)
+		case !slices.ContainsFunc(bk.snapshot.keyspaces, func(ks snapshotKeyspace) bool { return ks.name == k.KeyspaceName }):
+			return nil, unprocessable("keyspace_cluster_sizes[%d].keyspace_name %q is not a keyspace of backup %s", i, k.KeyspaceName, bk.id)
+		case sizes[k.KeyspaceName] != "":
+			return nil, unprocessable("keyspace_cluster_sizes[%d].keyspace_name %q is given twice", i, k.KeyspaceName)
+		}
+		size, err := clusterSizeFor(fmt.Sprintf("keyspace_cluster_sizes[%d].cluster_size", i), k.ClusterSize, db.kind, false)
+		if err != nil {
+			return nil, err
+		}
+		sizes[k.KeyspaceName] = size
+	}
+	return sizes, nil
+}
+
+// sizeOf is the size the restore gives the keyspace named name:
+// keyspace_cluster_sizes', else cluster_size, else (a seeded branch) the
+// parent's keyspace of that name's, or its default keyspace's.
+func (r *backupRestore) sizeOf(name string) string {
+	if size := cmp.Or(r.keyspaceSizes[name], r.clusterSize); size != "" {
+		return size
+	}
+	if ks := r.seededFrom.keyspace(name); ks != nil {
+		return ks.clusterSize
+	}
+	return r.seededFrom.defaultKeyspace().clusterSize
 }
 
 // restoreInto gives the new branch b the schema of the backup being
@@ -133,7 +249,7 @@ func (w *world) restoreInto(b *branchRec, r *backupRestore) {
 		// list in the backed-up branch's order.
 		ks := w.newKeyspace(b, from.name, now.Add(time.Duration(i)))
 		ks.shards, ks.extraReplicas, ks.isDefault = from.shards, from.extraReplicas, from.isDefault
-		ks.clusterSize = r.clusterSize
+		ks.clusterSize = r.sizeOf(from.name)
 		ks.tables = cloneMap(from.tables)
 	}
 	// The branch starts from the backup's schema: its deploy requests

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"time"
@@ -69,6 +70,9 @@ type branchMore struct {
 	// base is the schema it started from, which its deploy requests diff
 	// against (see planDeploy); nil for none.
 	base schemaBase
+	// majorVersion is a PostgreSQL branch's major version; "" for the
+	// default (see postgresbranch.go).
+	majorVersion string
 }
 
 // x returns b's less common records, making them on first use (see
@@ -96,6 +100,9 @@ func (w *world) newBranch(db *dbRec, name string, parent *branchRec, actor *user
 		}
 		w.copyKeyspaces(b, parent, now)
 		b.x().base = schemaOf(parent)
+		if v := parent.more.read().majorVersion; v != "" {
+			b.x().majorVersion = v
+		}
 	} else {
 		w.newKeyspace(b, db.name, now).isDefault = true
 	}
@@ -213,25 +220,20 @@ func createBranch(c *call, p *platform.CreateBranchParams) (any, error) {
 	}
 	// A new branch is a development branch: the development size is
 	// welcome (the service's own command-line tool asks for it by default).
-	var size string
-	if p.ClusterSize != "" && restore == nil {
-		if size, err = clusterSizeFor("cluster_size", p.ClusterSize, db.kind, false); err != nil {
-			return nil, err
-		}
+	// A restore has its sizes (see backupToRestore).
+	size, err := requestedSize(db, p)
+	if err != nil {
+		return nil, err
+	}
+	if restore != nil {
+		size = ""
 	}
 	if db.branch(p.Name) != nil {
 		return nil, unprocessable("name %q is already taken by another branch of %s", p.Name, db.name)
 	}
-	parentName := p.ParentBranch
-	if parentName == "" {
-		parentName = db.defaultBranch
-	}
-	parent := db.branch(parentName)
-	if parent == nil {
-		return nil, unprocessable("parent_branch %q is not a branch of %s", parentName, db.name)
-	}
-	if !parent.ready {
-		return nil, unprocessable("parent_branch %q is not ready yet", parentName)
+	parent, err := parentFor(c, p)
+	if err != nil {
+		return nil, err
 	}
 	region := db.region
 	if p.Region != "" {
@@ -241,6 +243,10 @@ func createBranch(c *call, p *platform.CreateBranchParams) (any, error) {
 		if db.restrictBranchRegion && region != db.region {
 			return nil, unprocessable("region %q is not allowed: %s restricts branches to %s", p.Region, db.name, db.region.slug)
 		}
+	}
+	major, storage, err := postgresAsk(db, p, parent, restore)
+	if err != nil {
+		return nil, err
 	}
 	b := c.w.newBranch(db, p.Name, parent, c.who.user, c.w.timing.BranchReady)
 	b.region = region
@@ -252,7 +258,95 @@ func createBranch(c *call, p *platform.CreateBranchParams) (any, error) {
 		c.w.meterBranch(b, c.now)
 	}
 	c.w.restoreInto(b, restore)
+	if db.kind == platform.KindPostgreSQL {
+		b.setPostgresMajor(major)
+	}
+	if storage != nil {
+		b.clusterRec().storage = *storage
+	}
 	return c.w.renderBranch(b), nil
+}
+
+// requestedSize reads the size a create_branch request asks for:
+// cluster_size, or on a PostgreSQL database cluster_name too (the
+// service's own clients send a PostgreSQL branch's size there), both given
+// naming the same size; "" when neither is given.
+func requestedSize(db *dbRec, p *platform.CreateBranchParams) (string, error) {
+	if p.ClusterName != "" && db.kind != platform.KindPostgreSQL {
+		return "", unprocessable("cluster_name is the size of a postgresql branch; %s is a %s database: give cluster_size", db.name, db.kind)
+	}
+	var bySize, byName string
+	var err error
+	if p.ClusterSize != "" {
+		if bySize, err = clusterSizeFor("cluster_size", p.ClusterSize, db.kind, false); err != nil {
+			return "", err
+		}
+	}
+	if p.ClusterName != "" {
+		if byName, err = clusterSizeFor("cluster_name", p.ClusterName, db.kind, false); err != nil {
+			return "", err
+		}
+	}
+	switch {
+	case bySize != "" && byName != "" && bySize != byName:
+		return "", unprocessable("cluster_size %q and cluster_name %q name different sizes; give one", p.ClusterSize, p.ClusterName)
+	case byName != "":
+		return byName, nil
+	case bySize != "":
+		return bySize, nil
+	}
+	return "", nil
+}
+
+// parentFor finds the ready parent a create_branch request names: its
+// parent_branch, else the database's default branch.
+func parentFor(c *call, p *platform.CreateBranchParams) (*branchRec, error) {
+	name := cmp.Or(p.ParentBranch, c.db.defaultBranch)
+	parent := c.db.branch(name)
+	if parent == nil {
+		return nil, unprocessable("parent_branch %q is not a branch of %s", name, c.db.name)
+	}
+	if !parent.ready {
+		return nil, unprocessable("parent_branch %q is not ready yet", name)
+	}
+	return parent, nil
+}
+
+// postgresAsk checks what a create_branch request asks of a PostgreSQL
+// branch: its major_version (the parent's when not given; a branch
+// restored from a backup runs the backed-up branch's, and the field is
+// ignored, as the reference says) and its storage bounds (nil for the
+// defaults). A MySQL database refuses both fields.
+func postgresAsk(db *dbRec, p *platform.CreateBranchParams, parent *branchRec, restore *backupRestore) (major string, storage *storageConfig, err error) {
+	if db.kind != platform.KindPostgreSQL {
+		switch {
+		case p.MajorVersion != "":
+			return "", nil, unprocessable("major_version applies to postgresql branches; %s is a %s database", db.name, db.kind)
+		case p.Storage != nil:
+			return "", nil, unprocessable("storage applies to postgresql branches; %s is a %s database", db.name, db.kind)
+		}
+		return "", nil, nil
+	}
+	switch {
+	case restore != nil:
+		major = restore.backup.branch.postgresMajor()
+	case p.MajorVersion != "":
+		if major, err = postgresMajorFor("major_version", p.MajorVersion); err != nil {
+			return "", nil, err
+		}
+	default:
+		major = parent.postgresMajor()
+	}
+	if p.Storage != nil {
+		st, err := checkStorage(parent.defaultStorage(), &platform.BranchStorage{
+			MinimumStorageBytes: p.Storage.MinimumStorageBytes, MaximumStorageBytes: p.Storage.MaximumStorageBytes,
+		})
+		if err != nil {
+			return "", nil, err
+		}
+		storage = &st
+	}
+	return major, storage, nil
 }
 
 // onBranch adapts a handler of one branch: it runs fn on the path's

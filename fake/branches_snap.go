@@ -3,6 +3,8 @@ package fake
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/dbplatform/platform-go"
@@ -36,6 +38,9 @@ type branchSnap struct {
 	InitialRestoreID string     `json:"initial_restore_id"`
 	SchemaUpdated    time.Time  `json:"schema_updated"`
 	RoutingRules     string     `json:"routing_rules,omitempty"` // "" for the default
+	// MajorVersion is a PostgreSQL branch's major version; "" for the
+	// default.
+	MajorVersion string `json:"major_version,omitempty"`
 
 	ReadOnlyRegions []readOnlyRegionSnap `json:"read_only_regions"`
 	Keyspaces       []keyspaceSnap       `json:"keyspaces"`
@@ -67,6 +72,7 @@ func (sv *saver) branches() []branchSnap {
 			InitialRestoreID: b.initialRestoreID, SchemaUpdated: b.schemaUpdated, RoutingRules: b.more.read().routingRules,
 			DefaultRole: idOf(b.roles.def), Passwords: savePasswords(b),
 			Switchovers: saveSwitchovers(b), Primary: b.primary, Restarts: b.more.read().restarts, Base: b.more.read().base,
+			MajorVersion: b.more.read().majorVersion,
 		}
 		bs.Bouncers, bs.BouncerResizes = saveBouncers(b)
 		bs.Cluster = saveBranchCluster(b)
@@ -152,6 +158,15 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 	}
 	if bs.Base != nil {
 		b.x().base = bs.Base
+	}
+	if bs.MajorVersion != "" {
+		if db.kind != platform.KindPostgreSQL {
+			return at(fmt.Errorf("a major version on a branch of %s database %s", db.kind, db.id), "major_version")
+		}
+		if err := snapOneOf(bs.MajorVersion, "a PostgreSQL major version", slices.Sorted(maps.Keys(postgresVersions))...); err != nil {
+			return at(err, "major_version")
+		}
+		b.x().majorVersion = bs.MajorVersion
 	}
 	if err := loadRoutingRules(b, bs.RoutingRules); err != nil {
 		return fmt.Errorf("branch %s: %v", bs.ID, err)

@@ -20,9 +20,6 @@ import (
 // cancel_branch_change_request cancels it until it completes;
 // cancel_branch_changes cancels a change request while it is queued.
 
-// postgresVersion is the PostgreSQL version the fake's branches run.
-const postgresVersion = "17.5"
-
 // vtgateConfig is the query routers' configuration of a MySQL branch.
 type vtgateConfig struct {
 	size        string
@@ -83,8 +80,14 @@ func (b *branchRec) clusterView() branchCluster {
 	}
 	return branchCluster{
 		vtgate:  vtgateConfig{size: defaultVTGate(b.db.clusterSize), count: 1},
-		storage: storageConfig{min: defaultMinStorage, max: defaultMaxStorage, autoscaling: true, iops: minIOPS, throughput: minThroughput},
+		storage: b.defaultStorage(),
 	}
+}
+
+// defaultStorage is the storage a branch starts with, unless its creation
+// bounds it (see postgresAsk).
+func (b *branchRec) defaultStorage() storageConfig {
+	return storageConfig{min: defaultMinStorage, max: defaultMaxStorage, autoscaling: true, iops: minIOPS, throughput: minThroughput}
 }
 
 // clusterRec is b's record of requests, made from the defaults on first
@@ -449,27 +452,6 @@ func branchClusterSize(b *branchRec, size string) (string, error) {
 	return name, nil
 }
 
-// checkStorage applies a change request's storage to st and checks the
-// result.
-func checkStorage(st storageConfig, p *platform.BranchStorage) (storageConfig, error) {
-	setIf(&st.min, p.MinimumStorageBytes)
-	setIf(&st.max, p.MaximumStorageBytes)
-	setIf(&st.autoscaling, p.StorageAutoscaling)
-	setIf(&st.iops, p.StorageIOPS)
-	setIf(&st.throughput, p.StorageThroughputMiBs)
-	switch {
-	case st.min < gib:
-		return st, unprocessable("storage.minimum_storage_bytes %d is below 1 GiB (%d)", st.min, gib)
-	case st.max < st.min:
-		return st, unprocessable("storage.maximum_storage_bytes %d is below minimum_storage_bytes %d", st.max, st.min)
-	case st.iops < minIOPS || st.iops > maxIOPS:
-		return st, unprocessable("storage.storage_iops %d is out of range: it must be from %d to %d", st.iops, minIOPS, maxIOPS)
-	case st.throughput < minThroughput || st.throughput > maxThroughput:
-		return st, unprocessable("storage.storage_throughput_mibs %d is out of range: it must be from %d to %d", st.throughput, minThroughput, maxThroughput)
-	}
-	return st, nil
-}
-
 func updateBranchClusterConfig(c *call, p *platform.UpdateClusterConfigParams) (any, error) {
 	b := c.branch
 	size, err := branchClusterSize(b, p.ClusterSize)
@@ -658,10 +640,7 @@ func renderBranchResize(r *branchChangeRec) *platform.BranchResizeRequest {
 
 func renderBranchChange(r *branchChangeRec) *platform.BranchChangeRequest {
 	a, p := r.after, r.before
-	version := ""
-	if r.branch.db.kind == platform.KindPostgreSQL {
-		version = postgresVersion
-	}
+	version := r.branch.postgresVersion()
 	out := &platform.BranchChangeRequest{
 		ID: r.id, Type: "BranchChangeRequest", State: r.state,
 		ClusterName: a.clusterSize, PreviousClusterName: p.clusterSize,

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/dbplatform/platform-go"
@@ -277,11 +278,19 @@ func (c *call) seesBranch(b *branchRec) bool {
 }
 
 // restoredBranch is the scopeBranch of create_branch: the branch of the
-// backup the body restores, whose branch scopes let it be restored.
+// backup the body restores (seed_data's: the parent), whose branch scopes
+// let it be restored.
 func restoredBranch(c *call) *branchRec {
 	p, _ := c.body.(*platform.CreateBranchParams)
-	if p == nil || p.BackupID == "" {
+	if p == nil {
 		return nil
+	}
+	if p.BackupID == "" {
+		if p.SeedData == "" {
+			return nil
+		}
+		// Seeding restores the parent's last backup.
+		return c.db.branch(cmp.Or(p.ParentBranch, c.db.defaultBranch))
 	}
 	if bk := c.db.backups.byID[p.BackupID]; bk != nil && bk.findable() {
 		return bk.branch

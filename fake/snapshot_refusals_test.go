@@ -483,6 +483,10 @@ func TestRestoreRefusesValuesTheAPIRefuses(t *testing.T) {
 		{"a storage minimum above its maximum", func(d refusalDoc) {
 			d.branch("app", "main")["cluster"].(map[string]any)["storage"].(map[string]any)["min"] = 99999999999999
 		}, p.appMain + ".cluster.storage: storage.maximum_storage_bytes "},
+		{"a PostgreSQL major version the API does not offer", func(d refusalDoc) { d.branch("pg", "main")["major_version"] = "15" },
+			p.pgMain + `.major_version: "15" is not a PostgreSQL major version`},
+		{"a major version on a MySQL branch", func(d refusalDoc) { d.branch("app", "main")["major_version"] = "17" },
+			p.appMain + ".major_version: a major version on a branch of mysql database"},
 		{"a PostgreSQL primary of no instance", func(d refusalDoc) { d.branch("pg", "main")["primary"] = -1 },
 			p.pgMain + ".primary: must be from 0 to 20, got -1"},
 		{"updated before created", func(d refusalDoc) { d.db("app")["updated"] = "2000-01-01T00:00:00Z" },

@@ -57,7 +57,7 @@ var snapshotCoverage = map[string]string{
 	"webhookStore":           "Store",
 	"webhookRec":             "stamps db url secret enabled events deleted lastSent lastSentResult lastSentSuccess failures lastTest",
 	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated keyspaces roles more readOnlyRegions primary cluster traffic",
-	"branchMore":             "passwords budgets bouncers switchovers restarts qpReports routingRules sessions vitess deletedBy base",
+	"branchMore":             "passwords budgets bouncers switchovers restarts qpReports routingRules sessions vitess deletedBy base majorVersion",
 	"vrWorkflow":             "name kind source target sourceShards targetShards tables created updated opts stopped copyDue copyLeft errMsg ranOn frozen doc",
 	"branchVitess":           "shards ops ksRules throttlers metrics vdiff workflows",
 	"vdiffState":             "list seq diffs",
@@ -581,7 +581,7 @@ func richWorld(t *testing.T) *opWorld {
 	pg := base + "/databases/pg"
 	do("POST", base+"/databases", `{"name":"pg","cluster_size":"PS_10","kind":"postgresql"}`)
 	srv.Advance(5 * time.Second)
-	do("POST", pg+"/branches", `{"name":"dev","parent_branch":"main"}`)
+	do("POST", pg+"/branches", `{"name":"dev","parent_branch":"main","major_version":"16","storage":{"minimum_storage_bytes":21474836480}}`)
 	srv.Advance(5 * time.Second)
 	do("POST", pg+"/branches/dev/roles", `{"with_replication":true,"ttl":3600}`)
 	do("POST", pg+"/cidrs", `{"cidrs":["192.0.2.0/24"],"schema":"public","role":"app","description":"office"}`)
