@@ -318,35 +318,11 @@ func parentFor(c *call, p *platform.CreateBranchParams) (*branchRec, error) {
 // ignored, as the reference says) and its storage bounds (nil for the
 // defaults). A MySQL database refuses both fields.
 func postgresAsk(db *dbRec, p *platform.CreateBranchParams, parent *branchRec, restore *backupRestore) (major string, storage *storageConfig, err error) {
-	if db.kind != platform.KindPostgreSQL {
-		switch {
-		case p.MajorVersion != "":
-			return "", nil, unprocessable("major_version applies to postgresql branches; %s is a %s database", db.name, db.kind)
-		case p.Storage != nil:
-			return "", nil, unprocessable("storage applies to postgresql branches; %s is a %s database", db.name, db.kind)
-		}
-		return "", nil, nil
+	major, def := p.MajorVersion, parent.postgresMajor()
+	if restore != nil && db.kind == platform.KindPostgreSQL {
+		major, def = "", restore.backup.branch.postgresMajor()
 	}
-	switch {
-	case restore != nil:
-		major = restore.backup.branch.postgresMajor()
-	case p.MajorVersion != "":
-		if major, err = postgresMajorFor("major_version", p.MajorVersion); err != nil {
-			return "", nil, err
-		}
-	default:
-		major = parent.postgresMajor()
-	}
-	if p.Storage != nil {
-		st, err := checkStorage(parent.defaultStorage(), &platform.BranchStorage{
-			MinimumStorageBytes: p.Storage.MinimumStorageBytes, MaximumStorageBytes: p.Storage.MaximumStorageBytes,
-		})
-		if err != nil {
-			return "", nil, err
-		}
-		storage = &st
-	}
-	return major, storage, nil
+	return askPostgres(db.name, db.kind, major, p.Storage, def)
 }
 
 // onBranch adapts a handler of one branch: it runs fn on the path's

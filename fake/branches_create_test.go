@@ -467,3 +467,45 @@ func TestCreateBranchCommandLineBodies(t *testing.T) {
 		}
 	}
 }
+
+// TestCreateDatabaseMajorVersionAndStorage: create_database's
+// major_version and storage set its first branch's, checked as
+// create_branch checks them; a refusal creates no database.
+func TestCreateDatabaseMajorVersionAndStorage(t *testing.T) {
+	t.Parallel()
+	srv, c := newCreateWorld(t)
+	i64 := func(n int64) *int64 { return &n }
+	for _, tc := range []struct {
+		name string
+		p    platform.CreateDatabaseParams
+		says []string
+	}{
+		{"unknown major_version", platform.CreateDatabaseParams{Kind: platform.KindPostgreSQL, MajorVersion: "15"}, []string{`major_version "15"`, "16, 17"}},
+		{"a long major_version", platform.CreateDatabaseParams{Kind: platform.KindPostgreSQL, MajorVersion: strings.Repeat("a", 5000)}, []string{"major_version"}},
+		{"major_version on MySQL", platform.CreateDatabaseParams{MajorVersion: "17"}, []string{"major_version", "mysql"}},
+		{"storage on MySQL", platform.CreateDatabaseParams{Storage: &platform.StorageParams{MaximumStorageBytes: i64(20 << 30)}}, []string{"storage", "mysql"}},
+		{"storage minimum above maximum", platform.CreateDatabaseParams{Kind: platform.KindPostgreSQL, Storage: &platform.StorageParams{MinimumStorageBytes: i64(40 << 30), MaximumStorageBytes: i64(20 << 30)}}, []string{"storage.maximum_storage_bytes"}},
+	} {
+		p := tc.p
+		p.Organization, p.Name, p.ClusterSize = srv.Org(), "refused", "PS_10"
+		refusedChangesNothing(t, srv, c, func() error { _, err := c.Databases.Create(t.Context(), &p); return err }, 422, tc.says...)
+	}
+	min, max := int64(20<<30), int64(100<<30)
+	if _, err := c.Databases.Create(t.Context(), &platform.CreateDatabaseParams{
+		Organization: srv.Org(), Name: "pg16", ClusterSize: "PS_10", Kind: platform.KindPostgreSQL, MajorVersion: "16",
+		Storage: &platform.StorageParams{MinimumStorageBytes: &min, MaximumStorageBytes: &max},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Advance(fake.DefaultTimings().DatabaseReady)
+	replicas := 3
+	r, err := c.BranchChanges.UpdateChange(t.Context(), &platform.UpdateBranchChangeRequestParams{
+		Organization: srv.Org(), Database: "pg16", Branch: "main", Replicas: &replicas,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([3]any{"16.9", min, max}, [3]any{r.Version, r.PreviousMinimumStorageBytes, r.PreviousMaximumStorageBytes}); diff != "" {
+		t.Errorf("pg16's main (version, minimum, maximum storage) (-want +got):\n%s", diff)
+	}
+}

@@ -85,10 +85,8 @@ func (b *branchRec) clusterView() branchCluster {
 }
 
 // defaultStorage is the storage a branch starts with, unless its creation
-// bounds it (see postgresAsk).
-func (b *branchRec) defaultStorage() storageConfig {
-	return storageConfig{min: defaultMinStorage, max: defaultMaxStorage, autoscaling: true, iops: minIOPS, throughput: minThroughput}
-}
+// bounds it (see askPostgres).
+func (b *branchRec) defaultStorage() storageConfig { return defaultStorageConfig() }
 
 // clusterRec is b's record of requests, made from the defaults on first
 // use.

@@ -161,6 +161,10 @@ func createDatabase(c *call, p *platform.CreateDatabaseParams) (any, error) {
 	if err := checkDatabaseReplicas(p.Replicas, kind); err != nil {
 		return nil, err
 	}
+	major, storage, err := askPostgres(p.Name, kind, p.MajorVersion, p.Storage, defaultPostgresMajor)
+	if err != nil {
+		return nil, err
+	}
 	db := &dbRec{
 		stamps:        stamps{id: c.w.newID(), created: c.now, updated: c.now},
 		org:           c.org,
@@ -175,8 +179,15 @@ func createDatabase(c *call, p *platform.CreateDatabaseParams) (any, error) {
 	}
 	db.nonHA = p.Replicas != nil && *p.Replicas == 0
 	c.w.addDatabase(db, c.who.token, c.who.user)
+	main := db.branch(db.defaultBranch)
 	if p.Replicas != nil && !db.nonHA {
-		db.branch(db.defaultBranch).defaultKeyspace().extraReplicas = *p.Replicas - includedReplicas
+		main.defaultKeyspace().extraReplicas = *p.Replicas - includedReplicas
+	}
+	if kind == platform.KindPostgreSQL {
+		main.setPostgresMajor(major)
+	}
+	if storage != nil {
+		main.clusterRec().storage = *storage
 	}
 	c.w.clock.After(c.w.timing.DatabaseReady, databaseReadyJob{db})
 	return c.w.renderDatabase(db), nil

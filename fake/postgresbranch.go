@@ -53,6 +53,44 @@ func postgresMajorFor(field, v string) (string, error) {
 	return v, nil
 }
 
+// askPostgres checks the major_version and storage fields of a request
+// that makes a branch of database name, of kind: create_database's first
+// branch, or create_branch's. It returns the major version (def when major
+// is "") and the storage bounds (nil for the defaults); a MySQL database
+// refuses both fields.
+func askPostgres(name string, kind platform.DatabaseKind, major string, storage *platform.StorageParams, def string) (string, *storageConfig, error) {
+	if kind != platform.KindPostgreSQL {
+		switch {
+		case major != "":
+			return "", nil, unprocessable("major_version applies to postgresql branches; %s is a %s database", name, kind)
+		case storage != nil:
+			return "", nil, unprocessable("storage applies to postgresql branches; %s is a %s database", name, kind)
+		}
+		return "", nil, nil
+	}
+	if major == "" {
+		major = def
+	} else if _, err := postgresMajorFor("major_version", major); err != nil {
+		return "", nil, err
+	}
+	if storage == nil {
+		return major, nil, nil
+	}
+	st, err := checkStorage(defaultStorageConfig(), &platform.BranchStorage{
+		MinimumStorageBytes: storage.MinimumStorageBytes, MaximumStorageBytes: storage.MaximumStorageBytes,
+	})
+	if err != nil {
+		return "", nil, err
+	}
+	return major, &st, nil
+}
+
+// defaultStorageConfig is the storage a branch starts with, unless its
+// creation bounds it.
+func defaultStorageConfig() storageConfig {
+	return storageConfig{min: defaultMinStorage, max: defaultMaxStorage, autoscaling: true, iops: minIOPS, throughput: minThroughput}
+}
+
 // checkStorage applies a change request's storage to st and checks the
 // result.
 func checkStorage(st storageConfig, p *platform.BranchStorage) (storageConfig, error) {
