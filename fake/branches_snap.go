@@ -193,6 +193,12 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 			return at(err, "keyspaces[%d]", i)
 		}
 	}
+	// A fake older than this one kept a primary past the instances a
+	// replica change left and read it modulo their number: that primary is
+	// instance primary % n, as it was then.
+	if n := b.postgresInstances(); b.db.kind == platform.KindPostgreSQL && b.primary >= n {
+		b.primary %= n
+	}
 	if n := b.postgresInstances(); b.primary >= n || b.db.kind != platform.KindPostgreSQL && b.primary != 0 {
 		return at(fmt.Errorf("branch %s runs instances 0 to %d (a mysql branch has no primary instance), got %d", b.name, n-1, b.primary), "primary")
 	}
