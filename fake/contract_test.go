@@ -785,6 +785,19 @@ var contractStates = []contractState{
 			contractOn("get_switchover", "branch", "dev", "id", pending),
 		}
 	}},
+	{name: "a switchover succeeded: a PostgreSQL branch's primary promoted", setup: func(w *opWorld) []contractRequest {
+		w.postgresApp()
+		tm := fake.DefaultTimings()
+		sw, err := w.c.Switchovers.Create(w.t.Context(), &platform.CreateSwitchoverParams{Organization: w.org, Database: drDB, Branch: "main"})
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		w.srv.Advance(tm.SwitchoverStart + tm.SwitchoverRun)
+		return []contractRequest{
+			contractOn("get_switchover", "branch", "main", "id", sw.ID),
+			contractOn("get_branch_infrastructure", "branch", "main"),
+		}
+	}},
 	{name: "planned reparents pending, running, failed and completed; a shard with tablet controls and a moved primary", setup: func(w *opWorld) []contractRequest {
 		ctx, tm := w.t.Context(), fake.DefaultTimings()
 		start := func() string {

@@ -52,18 +52,35 @@ func (e *switchoverEnv) get(branch, id string) *platform.Switchover {
 	return sw
 }
 
-// pods returns the names of a branch's instances, and its primary's.
-func (e *switchoverEnv) pods(branch string) (names []string, primary string) {
+// infra returns a branch's PostgreSQL infrastructure.
+func (e *switchoverEnv) infra(branch string) *platform.PostgresInfrastructure {
 	e.t.Helper()
 	inf, err := e.c.BranchChanges.GetInfrastructure(e.t.Context(), &platform.GetInfrastructureParams{Organization: e.srv.Org(), Database: "pg", Branch: branch})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	for _, p := range inf.Pods {
-		names = append(names, p.Name)
-		if p.TabletType != nil && *p.TabletType == "primary" {
-			primary = p.Name
+	if inf.Type != platform.InfrastructurePostgres || inf.Postgres == nil || inf.Pods != nil {
+		e.t.Fatalf("infrastructure of %s = %+v, want the PostgreSQL variant alone", branch, inf)
+	}
+	return inf.Postgres
+}
+
+// pods returns the names of a branch's instances, and its primary's: the
+// node of role primary, which primary_name names too.
+func (e *switchoverEnv) pods(branch string) (names []string, primary string) {
+	e.t.Helper()
+	inf := e.infra(branch)
+	for _, n := range inf.Nodes {
+		names = append(names, n.Name)
+		if n.Role == "primary" {
+			if primary != "" {
+				e.t.Errorf("%s has two primaries, %s and %s", branch, primary, n.Name)
+			}
+			primary = n.Name
 		}
+	}
+	if inf.PrimaryName != primary {
+		e.t.Errorf("primary_name = %q, want the primary node %q", inf.PrimaryName, primary)
 	}
 	return names, primary
 }
@@ -91,6 +108,9 @@ func TestSwitchoverLifecycle(t *testing.T) {
 	if _, p := e.pods("main"); p != names[0] {
 		t.Errorf("primary moved to %s while the switchover runs", p)
 	}
+	if at := e.infra("main").PrimaryPromotedAt; at != nil {
+		t.Errorf("primary_promoted_at = %v before any switchover completed, want null", at)
+	}
 	if slices.Contains(e.srv.EventNames(), "branch.primary_promoted") {
 		t.Error("branch.primary_promoted before the switchover completed")
 	}
@@ -101,6 +121,9 @@ func TestSwitchoverLifecycle(t *testing.T) {
 	}
 	if _, p := e.pods("main"); p != names[1] {
 		t.Errorf("primary = %s, want the next instance %s", p, names[1])
+	}
+	if at := e.infra("main").PrimaryPromotedAt; at == nil || !at.Equal(got.CompletedAt.Time) {
+		t.Errorf("primary_promoted_at = %v, want the switchover's completion %v", at, got.CompletedAt)
 	}
 	var promoted []string
 	for _, ev := range e.srv.Events() {
