@@ -131,10 +131,6 @@ var clientExceptions = []clientException{
 		reason: "a role's password is shown only in the response that creates (or resets) its credentials, as for the reference's schema (contractExceptions)",
 	},
 	{
-		ops: []string{"list_cluster_size_skus", "list_branch_cluster_size_skus"}, at: []string{"$[]"}, what: []string{"provider_instance_type"},
-		reason: "absent from the reference's cluster size; the fake names it for metal sizes only (reported as a follow-up of the catalogue's owner)",
-	},
-	{
 		ops: []string{"get_query_statistics"}, at: []string{"$.data[].tags[]"}, what: []string{"name"},
 		reason: "the client reads a query's tags as name and value pairs, the fake sends the reference's tag objects (reported as a follow-up)",
 	},
