@@ -278,22 +278,36 @@ type InfrastructurePod struct {
 // size, as a change request.
 type BranchChangesService service
 
-// ListParametersParams names the branch whose parameters to list.
-type ListParametersParams = BranchParams
+// ListParametersParams names the branch whose parameters to list, and
+// filters them.
+type ListParametersParams struct {
+	Organization string `json:"-" url:"-"`
+	Database     string `json:"-" url:"-"`
+	Branch       string `json:"-" url:"-"`
+	// Extension keeps the parameters that configure an extension (true)
+	// or those that do not (false); nil keeps both.
+	Extension *bool `json:"-" url:"extension,omitempty"`
+	// Internal keeps the internal parameters, those that cannot be changed
+	// ([ClusterParameter.Immutable]) (true), or the others (false); nil
+	// keeps both.
+	Internal *bool `json:"-" url:"internal,omitempty"`
+}
 
 // ListParameters returns a branch's cluster parameters, with the values it
-// accepts and its current value, in one response. The catalogue is
+// accepts and its current value, in one response; the params' Extension
+// and Internal keep some of them. The catalogue is
 // PostgreSQL's; a MySQL branch has none (its server options are its
 // keyspaces' MysqldOptions).
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/parameters
 func (s *BranchChangesService) ListParameters(ctx context.Context, p *ListParametersParams) ([]*ClusterParameter, error) {
 	p = orZero(p)
-	if err := p.check(); err != nil {
+	bp := &BranchParams{Organization: p.Organization, Database: p.Database, Branch: p.Branch}
+	if err := bp.check(); err != nil {
 		return nil, err
 	}
 	var out []*ClusterParameter
-	err := s.client.get(ctx, p.path("/parameters"), nil, &out)
+	err := s.client.get(ctx, bp.path("/parameters"), p, &out)
 	return orNil(out, err)
 }
 

@@ -42,9 +42,18 @@ func TestBranchChangesWire(t *testing.T) {
 		{
 			name: "ListParameters",
 			call: func(ctx context.Context, c *platform.Client) (any, error) {
-				return c.BranchChanges.ListParameters(ctx, branch)
+				return c.BranchChanges.ListParameters(ctx, &platform.ListParametersParams{Organization: "acme", Database: "app-db", Branch: "dev"})
 			},
 			method: "GET", path: base + "/parameters", query: url.Values{},
+			status: 200, response: `[` + clusterParameterJSON + `]`,
+			want: []*platform.ClusterParameter{wantClusterParameter(t)},
+		},
+		{
+			name: "ListParameters filtered",
+			call: func(ctx context.Context, c *platform.Client) (any, error) {
+				return c.BranchChanges.ListParameters(ctx, &platform.ListParametersParams{Organization: "acme", Database: "app-db", Branch: "dev", Extension: platform.Ptr(false), Internal: platform.Ptr(true)})
+			},
+			method: "GET", path: base + "/parameters", query: url.Values{"extension": {"false"}, "internal": {"true"}},
 			status: 200, response: `[` + clusterParameterJSON + `]`,
 			want: []*platform.ClusterParameter{wantClusterParameter(t)},
 		},
@@ -86,7 +95,7 @@ func TestBranchChangesArgErrors(t *testing.T) {
 	noBranch := &platform.BranchParams{Organization: "acme", Database: "app-db"}
 	runArgCases(t, []argCase{
 		{"ListParameters without branch", "branch", func(ctx context.Context, c *platform.Client) error {
-			_, err := c.BranchChanges.ListParameters(ctx, noBranch)
+			_, err := c.BranchChanges.ListParameters(ctx, &platform.ListParametersParams{Organization: "acme", Database: "app-db"})
 			return err
 		}},
 		{"ListExtensions with nil params", "params", func(ctx context.Context, c *platform.Client) error {
@@ -113,7 +122,7 @@ func ExampleBranchChangesService_ListParameters() {
 		log.Fatal(err)
 	}
 
-	params, err := client.BranchChanges.ListParameters(ctx, &platform.BranchParams{Organization: "acme", Database: "pg", Branch: "main"})
+	params, err := client.BranchChanges.ListParameters(ctx, &platform.ListParametersParams{Organization: "acme", Database: "pg", Branch: "main"})
 	if err != nil {
 		log.Fatal(err)
 	}

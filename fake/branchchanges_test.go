@@ -21,12 +21,17 @@ func bcParams(srv *fake.Server, db, branch string) *platform.BranchParams {
 	return &platform.BranchParams{Organization: srv.Org(), Database: db, Branch: branch}
 }
 
+// paramsOf lists all of a branch's parameters.
+func paramsOf(p *platform.BranchParams) *platform.ListParametersParams {
+	return &platform.ListParametersParams{Organization: p.Organization, Database: p.Database, Branch: p.Branch}
+}
+
 func TestListParameters(t *testing.T) {
 	t.Parallel()
 	srv := fake.NewServer(t)
 	c := srv.Client()
 	csDB(t, srv, "pg", platform.KindPostgreSQL, "")
-	params, err := c.BranchChanges.ListParameters(t.Context(), bcParams(srv, "pg", "dev"))
+	params, err := c.BranchChanges.ListParameters(t.Context(), paramsOf(bcParams(srv, "pg", "dev")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +76,7 @@ func TestListParameters(t *testing.T) {
 	}
 
 	// The same catalogue, with the same IDs, on every branch.
-	main, err := c.BranchChanges.ListParameters(t.Context(), bcParams(srv, "pg", "main"))
+	main, err := c.BranchChanges.ListParameters(t.Context(), paramsOf(bcParams(srv, "pg", "main")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +132,7 @@ func TestBranchConfigurationMySQL(t *testing.T) {
 	srv := fake.NewServer(t)
 	c := srv.Client()
 	csDB(t, srv, "my", platform.KindMySQL, "")
-	params, err := c.BranchChanges.ListParameters(t.Context(), bcParams(srv, "my", "main"))
+	params, err := c.BranchChanges.ListParameters(t.Context(), paramsOf(bcParams(srv, "my", "main")))
 	if err != nil || len(params) != 0 {
 		t.Errorf("parameters = %v, %v; want none", params, err)
 	}
@@ -147,7 +152,7 @@ func TestBranchConfigurationNotFound(t *testing.T) {
 	c := srv.Client()
 	csDB(t, srv, "pg", platform.KindPostgreSQL, "")
 	ctx, p := t.Context(), bcParams(srv, "pg", "nope")
-	_, err := c.BranchChanges.ListParameters(ctx, p)
+	_, err := c.BranchChanges.ListParameters(ctx, paramsOf(p))
 	apiError(t, err, http.StatusNotFound)
 	_, err = c.BranchChanges.ListExtensions(ctx, p)
 	apiError(t, err, http.StatusNotFound)
@@ -453,5 +458,73 @@ func TestBranchInfrastructureToolRows(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, rows); diff != "" {
 		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+}
+
+// TestListParametersFilters checks the extension and internal filters,
+// as the service's official client and tool send them: each keeps the
+// parameters whose extension (immutable) flag is its value, together they
+// keep those that pass both, and a value that is not a boolean is a 400
+// naming the filter.
+func TestListParametersFilters(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	c := srv.Client()
+	csDB(t, srv, "pg", platform.KindPostgreSQL, "")
+	all, err := c.BranchChanges.ListParameters(t.Context(), paramsOf(bcParams(srv, "pg", "main")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep := func(pass func(p *platform.ClusterParameter) bool) []string {
+		out := []string{}
+		for _, p := range all {
+			if pass(p) {
+				out = append(out, p.Name)
+			}
+		}
+		return out
+	}
+	tests := []struct {
+		name                string
+		extension, internal *bool
+		want                []string
+	}{
+		{"none", nil, nil, keep(func(*platform.ClusterParameter) bool { return true })},
+		{"extension", platform.Ptr(true), nil, keep(func(p *platform.ClusterParameter) bool { return p.Extension })},
+		{"not extension", platform.Ptr(false), nil, keep(func(p *platform.ClusterParameter) bool { return !p.Extension })},
+		{"internal", nil, platform.Ptr(true), keep(func(p *platform.ClusterParameter) bool { return p.Immutable })},
+		{"not internal", nil, platform.Ptr(false), keep(func(p *platform.ClusterParameter) bool { return !p.Immutable })},
+		{"extension and not internal", platform.Ptr(true), platform.Ptr(false), keep(func(p *platform.ClusterParameter) bool { return p.Extension && !p.Immutable })},
+		{"extension and internal", platform.Ptr(true), platform.Ptr(true), keep(func(p *platform.ClusterParameter) bool { return p.Extension && p.Immutable })},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := paramsOf(bcParams(srv, "pg", "main"))
+			p.Extension, p.Internal = tt.extension, tt.internal
+			got, err := c.BranchChanges.ListParameters(t.Context(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			names := []string{}
+			for _, p := range got {
+				names = append(names, p.Name)
+			}
+			if diff := cmp.Diff(tt.want, names); diff != "" {
+				t.Errorf("parameters (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// The catalogue has parameters of each kind, so that each filter
+	// keeps and drops some.
+	if n, m := len(keep(func(p *platform.ClusterParameter) bool { return p.Extension })), len(keep(func(p *platform.ClusterParameter) bool { return p.Immutable })); n == 0 || m == 0 || n == len(all) || m == len(all) {
+		t.Errorf("%d extension and %d internal parameters of %d: the filters test nothing", n, m, len(all))
+	}
+	for _, q := range []string{"extension=yes", "internal=2"} {
+		w := send(t, srv, "GET", "/v1/organizations/"+srv.Org()+"/databases/pg/branches/main/parameters?"+q, admin(srv), "")
+		name := q[:strings.Index(q, "=")]
+		if e := wantError(t, w, http.StatusBadRequest, "bad_request"); !strings.Contains(e.Message, name+" must be true or false") {
+			t.Errorf("%s: message %q does not name %s", q, e.Message, name)
+		}
 	}
 }

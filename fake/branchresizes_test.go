@@ -86,7 +86,7 @@ func (e *brEnv) flags(db, branch string) brFlags {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	params, err := e.c.BranchChanges.ListParameters(ctx, e.branchParams(db, branch))
+	params, err := e.c.BranchChanges.ListParameters(ctx, paramsOf(e.branchParams(db, branch)))
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestBranchChangeLifecycle(t *testing.T) {
 		t.Errorf("after completion (-want +got):\n%s", diff)
 	}
 	// The parameter shows who set it when; the other branch keeps its own.
-	params, err := e.c.BranchChanges.ListParameters(t.Context(), e.branchParams("pg", "main"))
+	params, err := e.c.BranchChanges.ListParameters(t.Context(), paramsOf(e.branchParams("pg", "main")))
 	if err != nil {
 		t.Fatal(err)
 	}
