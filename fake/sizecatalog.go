@@ -27,7 +27,7 @@ type clusterSKU struct {
 	// instanceType is the provider's machine a size tied to one runs on
 	// (a Metal size's, with its local disk); "" (rendered null) otherwise.
 	instanceType string
-	vtgate                 string
+	vtgate       string
 	// rate, replicaRate and vtgateRate are monthly prices in the base
 	// regions, in whole currency units; see regionalPrice.
 	rate, replicaRate, vtgateRate int64
