@@ -164,6 +164,7 @@ func (w *world) dropKeyspace(ks *keyspaceRec) {
 	b.keyspaces.Remove(ks)
 	w.endFlight(ks.id)
 	b.pruneReadOnlyRegions()
+	w.dropRegionPasswords(b)
 	if len(ks.tables) > 0 {
 		b.schemaUpdated = w.clock.Now()
 		b.updated = b.schemaUpdated
@@ -567,6 +568,7 @@ func updateReadOnlyRegions(c *call, p *platform.UpdateReadOnlyRegionsParams) (an
 	ks.x().readOnlyRegions = next
 	ks.updated = c.now
 	b.pruneReadOnlyRegions()
+	c.w.dropRegionPasswords(b)
 	return renderKeyspaceReadOnlyRegionList(ks), nil
 }
 
