@@ -89,10 +89,10 @@ func (c *call) insightsWindow() (trafficFilter, error) {
 	q := c.r.URL.Query()
 	var f trafficFilter
 	var err error
-	if f.from, err = backupTimeQuery(q.Get("from"), "from"); err != nil {
+	if f.from, err = timeQuery(q.Get("from"), "from"); err != nil {
 		return f, err
 	}
-	if f.to, err = backupTimeQuery(q.Get("to"), "to"); err != nil {
+	if f.to, err = timeQuery(q.Get("to"), "to"); err != nil {
 		return f, err
 	}
 	period := platform.TrafficPeriod(q.Get("period"))

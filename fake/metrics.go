@@ -154,7 +154,7 @@ func (m *metricsRequest) window(now time.Time) error {
 		}
 		length = d
 	}
-	end, err := backupTimeQuery(to, "to")
+	end, err := timeQuery(to, "to")
 	if err != nil {
 		return err
 	}
@@ -162,7 +162,7 @@ func (m *metricsRequest) window(now time.Time) error {
 		m.to = end.UTC()
 	}
 	m.from = m.to.Add(-length)
-	start, err := backupTimeQuery(from, "from")
+	start, err := timeQuery(from, "from")
 	if err != nil {
 		return err
 	}
