@@ -131,10 +131,6 @@ var clientExceptions = []clientException{
 		reason: "a role's password is shown only in the response that creates (or resets) its credentials, as for the reference's schema (contractExceptions)",
 	},
 	{
-		ops: []string{"get_query_statistics"}, at: []string{"$.data[].tags[]"}, what: []string{"name"},
-		reason: "the client reads a query's tags as name and value pairs, the fake sends the reference's tag objects (reported as a follow-up)",
-	},
-	{
 		ops: []string{"start_data_import", "get_data_import", "make_data_import_primary", "make_data_import_replica", "detach_data_import_database"},
 		at:  []string{"$.data_source"}, what: []string{"password", "ssl_ca", "ssl_cert", "ssl_key", "ssl_server_name"},
 		reason: "the client reads an import's source into the type it sends the connection in; the source's password and TLS keys are given, never shown back (the reference's data_source has neither), and a server name only when one was given",

@@ -36,7 +36,8 @@ import (
 //   - An execution's started_at is its sample's time; username and
 //     remote_address are its tags of those keys ("" without); password is
 //     {} (the fake does not know which password ran it); tags are its
-//     recorded tags as {"key_id", "key", "value", "source"}; SELECTs are
+//     recorded tags as {"key_id", "key", "name", "value", "source"}, name
+//     the key again (the official client reads name); SELECTs are
 //     explainable; nothing is truncated.
 //   - Tags: every key the samples of the window carry, by name, the
 //     system tag query_fingerprint included; a tag's id is its key's ID
@@ -323,7 +324,7 @@ func renderBranchQuery(q *querySample) *platform.BranchQuery {
 	out.Username, _ = q.tag("username")
 	out.RemoteAddress, _ = q.tag("remote_address")
 	for _, t := range q.tags {
-		out.Tags = append(out.Tags, map[string]any{"key_id": t.keyID(), "key": t.key, "value": t.value, "source": string(t.source())})
+		out.Tags = append(out.Tags, map[string]any{"key_id": t.keyID(), "key": t.key, "name": t.key, "value": t.value, "source": string(t.source())})
 	}
 	if q.err != nil {
 		out.ErrorMessage = q.err.message
