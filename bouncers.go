@@ -3,8 +3,6 @@ package platform
 import (
 	"context"
 	"iter"
-	"strconv"
-	"strings"
 )
 
 // BouncerTarget is the kind of server a bouncer sends its connections to.
@@ -336,12 +334,11 @@ func (s *BouncersService) AllBranchResizes(ctx context.Context, p *ListBranchBou
 }
 
 // Wait polls a bouncer until its servers run, and returns it. The
-// bouncer's body has no state: its servers are the pods of component
-// "pgbouncer" of the branch's infrastructure
-// ([BranchChangesService.GetInfrastructure]), named
-// "<branch id>-pgbouncer-<bouncer>-<n>". It returns early with ctx's error
-// and the bouncer as last polled, or with the error of a failed poll
-// (ErrNotFound when the bouncer is gone) and no bouncer.
+// bouncer's body has no state: its branch's infrastructure
+// ([BranchChangesService.GetInfrastructure]) lists it among its
+// [PostgresInfrastructure.Bouncers] once its servers run. It returns early
+// with ctx's error and the bouncer as last polled, or with the error of a
+// failed poll (ErrNotFound when the bouncer is gone) and no bouncer.
 func (s *BouncersService) Wait(ctx context.Context, p *GetBouncerParams) (*Bouncer, error) {
 	var running bool
 	return waitFor(ctx, s.client, func(ctx context.Context) (*Bouncer, error) {
@@ -353,32 +350,25 @@ func (s *BouncersService) Wait(ctx context.Context, p *GetBouncerParams) (*Bounc
 		if err != nil {
 			return nil, err
 		}
-		running = bouncerRunning(infra, b.Branch.ID, b.Name)
+		running = bouncerRunning(infra, b.ID)
 		return b, nil
 	}, func(*Bouncer) (bool, error) {
 		return running, nil
 	})
 }
 
-// bouncerRunning reports whether the named bouncer of the branch with ID
-// branchID has servers in infra, all of them running.
-func bouncerRunning(infra *BranchInfrastructure, branchID, name string) bool {
-	prefix := branchID + "-pgbouncer-" + name + "-"
-	n := 0
-	for _, pod := range infra.Pods {
-		rest, ok := strings.CutPrefix(pod.Name, prefix)
-		if pod.Component != "pgbouncer" || !ok {
-			continue
-		}
-		if _, err := strconv.Atoi(rest); err != nil {
-			continue // a bouncer whose name extends this one's
-		}
-		if pod.Status != "Running" {
-			return false
-		}
-		n++
+// bouncerRunning reports whether infra lists the bouncer with ID id, that
+// is, whether its servers run.
+func bouncerRunning(infra *BranchInfrastructure, id string) bool {
+	if infra.Postgres == nil {
+		return false
 	}
-	return n > 0
+	for _, bn := range infra.Postgres.Bouncers {
+		if bn.ID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // WaitBouncerResizeParams names a resize request of a bouncer.

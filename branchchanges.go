@@ -1,6 +1,9 @@
 package platform
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+)
 
 // ParameterNamespace is the component a cluster parameter configures.
 type ParameterNamespace string
@@ -96,13 +99,145 @@ type ClusterExtension struct {
 	Parameters []*ClusterParameter `json:"parameters"`
 }
 
-// BranchInfrastructure is what a branch's cluster runs: one pod per
-// process.
+// The values of BranchInfrastructure.Type.
+const (
+	// InfrastructureVitess is the Type of a MySQL branch's infrastructure:
+	// its pods ([BranchInfrastructure.Ready], [BranchInfrastructure.Pods]).
+	InfrastructureVitess = "BranchInfrastructure"
+	// InfrastructurePostgres is the Type of a PostgreSQL branch's
+	// infrastructure: its instances and bouncers
+	// ([BranchInfrastructure.Postgres]).
+	InfrastructurePostgres = "PostgresInfrastructure"
+)
+
+// BranchInfrastructure is what a branch's cluster runs. Its Type says which
+// of two shapes the API sent: a MySQL branch's pods (InfrastructureVitess:
+// Ready and Pods set, Postgres nil), or a PostgreSQL branch's instances and
+// bouncers (InfrastructurePostgres: Postgres set, Ready false and Pods
+// nil). A Type the SDK does not know decodes as pods. It encodes back to
+// the shape it was decoded from.
 type BranchInfrastructure struct {
 	Type string `json:"type"`
 	// Ready is true when every pod is ready.
 	Ready bool                 `json:"ready"`
 	Pods  []*InfrastructurePod `json:"pods"`
+	// Postgres is a PostgreSQL branch's infrastructure; nil for the other
+	// types.
+	Postgres *PostgresInfrastructure `json:"-"`
+}
+
+// postgresInfrastructureJSON is the wire form of a PostgreSQL branch's
+// infrastructure: its type next to the fields of PostgresInfrastructure.
+type postgresInfrastructureJSON struct {
+	Type string `json:"type"`
+	*PostgresInfrastructure
+}
+
+// vitessInfrastructureJSON is BranchInfrastructure without its methods.
+type vitessInfrastructureJSON struct {
+	Type  string               `json:"type"`
+	Ready bool                 `json:"ready"`
+	Pods  []*InfrastructurePod `json:"pods"`
+}
+
+// UnmarshalJSON decodes either shape, by the body's type.
+func (b *BranchInfrastructure) UnmarshalJSON(data []byte) error {
+	var kind struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(data, &kind); err != nil {
+		return err
+	}
+	if kind.Type == InfrastructurePostgres {
+		pg := new(PostgresInfrastructure)
+		if err := json.Unmarshal(data, pg); err != nil {
+			return err
+		}
+		*b = BranchInfrastructure{Type: kind.Type, Postgres: pg}
+		return nil
+	}
+	var v vitessInfrastructureJSON
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*b = BranchInfrastructure{Type: v.Type, Ready: v.Ready, Pods: v.Pods}
+	return nil
+}
+
+// MarshalJSON encodes the shape b holds: Postgres's fields when it is set,
+// else Ready and Pods.
+func (b BranchInfrastructure) MarshalJSON() ([]byte, error) {
+	if b.Postgres != nil {
+		return json.Marshal(postgresInfrastructureJSON{Type: b.Type, PostgresInfrastructure: b.Postgres})
+	}
+	return json.Marshal(vitessInfrastructureJSON{Type: b.Type, Ready: b.Ready, Pods: b.Pods})
+}
+
+// PostgresInfrastructure is what a PostgreSQL branch's cluster runs: its
+// instances (a primary and its replicas) and its bouncers.
+type PostgresInfrastructure struct {
+	// State is "pending" until the branch's instances run, then "ready".
+	State string `json:"state"`
+	// PrimaryName is the name of the instance that is the primary.
+	PrimaryName string `json:"primary_name"`
+	// PrimaryPromotedAt is when a switchover last made an instance the
+	// primary; nil when none has.
+	PrimaryPromotedAt *Timestamp `json:"primary_promoted_at"`
+	// VolumeModificationsBlockedUntil is when the instances' volumes can
+	// change again after a change; nil when they can now.
+	VolumeModificationsBlockedUntil *Timestamp `json:"volume_modifications_blocked_until"`
+	// Nodes are the instances, the primary among them.
+	Nodes []*PostgresNode `json:"nodes"`
+	// Bouncers are the branch's bouncers whose servers run.
+	Bouncers []*InfrastructureBouncer `json:"bouncers"`
+}
+
+// PostgresNode is one PostgreSQL instance of a branch.
+type PostgresNode struct {
+	// Name names the instance, as a switchover's candidate and a
+	// connection's instance name it.
+	Name string `json:"name"`
+	// NormalizedName is the name without the branch's ID ("postgres-0").
+	NormalizedName string `json:"normalized_name"`
+	// Role is "primary" or "replica".
+	Role string `json:"role"`
+	// AvailabilityZone is the zone of the branch's region the instance
+	// runs in.
+	AvailabilityZone   string `json:"availability_zone"`
+	ClusterName        string `json:"cluster_name"`
+	ClusterDisplayName string `json:"cluster_display_name"`
+	// PeersCount is how many other instances the branch runs.
+	PeersCount int `json:"peers_count"`
+	// VolumeUsageBytes and VolumeCapacityBytes are the instance's disk
+	// used and its size; nil when unknown.
+	VolumeUsageBytes    *int64 `json:"volume_usage_bytes"`
+	VolumeCapacityBytes *int64 `json:"volume_capacity_bytes"`
+	// VolumeShrinkThresholdPercent is the usage below which the volume
+	// shrinks; nil when it does not.
+	VolumeShrinkThresholdPercent *float64 `json:"volume_shrink_threshold_percent"`
+	Region                       Region   `json:"region"`
+	// DiskReplacement is the instance's disk replacement scheduled; nil
+	// when none is.
+	DiskReplacement *DiskReplacement `json:"disk_replacement"`
+}
+
+// DiskReplacement is a scheduled replacement of an instance's disk.
+type DiskReplacement struct {
+	Reason      string     `json:"reason"`
+	Bytes       int64      `json:"bytes"`
+	ScheduledAt *Timestamp `json:"scheduled_at"`
+}
+
+// InfrastructureBouncer is a bouncer as its branch's infrastructure lists
+// it.
+type InfrastructureBouncer struct {
+	ID     string        `json:"id"`
+	Name   string        `json:"name"`
+	Target BouncerTarget `json:"target"`
+	// ReplicasPerCell is how many servers it runs in each zone.
+	ReplicasPerCell int         `json:"replicas_per_cell"`
+	Region          Region      `json:"region"`
+	SKU             *BouncerSKU `json:"sku"`
 }
 
 // InfrastructurePod is one process of a branch's cluster.
@@ -143,22 +278,36 @@ type InfrastructurePod struct {
 // size, as a change request.
 type BranchChangesService service
 
-// ListParametersParams names the branch whose parameters to list.
-type ListParametersParams = BranchParams
+// ListParametersParams names the branch whose parameters to list, and
+// filters them.
+type ListParametersParams struct {
+	Organization string `json:"-" url:"-"`
+	Database     string `json:"-" url:"-"`
+	Branch       string `json:"-" url:"-"`
+	// Extension keeps the parameters that configure an extension (true)
+	// or those that do not (false); nil keeps both.
+	Extension *bool `json:"-" url:"extension,omitempty"`
+	// Internal keeps the internal parameters, those that cannot be changed
+	// ([ClusterParameter.Immutable]) (true), or the others (false); nil
+	// keeps both.
+	Internal *bool `json:"-" url:"internal,omitempty"`
+}
 
 // ListParameters returns a branch's cluster parameters, with the values it
-// accepts and its current value, in one response. The catalogue is
+// accepts and its current value, in one response; the params' Extension
+// and Internal keep some of them. The catalogue is
 // PostgreSQL's; a MySQL branch has none (its server options are its
 // keyspaces' MysqldOptions).
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/parameters
 func (s *BranchChangesService) ListParameters(ctx context.Context, p *ListParametersParams) ([]*ClusterParameter, error) {
 	p = orZero(p)
-	if err := p.check(); err != nil {
+	bp := &BranchParams{Organization: p.Organization, Database: p.Database, Branch: p.Branch}
+	if err := bp.check(); err != nil {
 		return nil, err
 	}
 	var out []*ClusterParameter
-	err := s.client.get(ctx, p.path("/parameters"), nil, &out)
+	err := s.client.get(ctx, bp.path("/parameters"), p, &out)
 	return orNil(out, err)
 }
 
@@ -182,8 +331,10 @@ func (s *BranchChangesService) ListExtensions(ctx context.Context, p *ListExtens
 // GetInfrastructureParams names the branch whose infrastructure to get.
 type GetInfrastructureParams = BranchParams
 
-// GetInfrastructure returns the pods of a branch's cluster, as its cluster
-// size, keyspaces, shards and replicas make them.
+// GetInfrastructure returns what a branch's cluster runs, as its cluster
+// size, keyspaces, shards and replicas make it: a MySQL branch's pods, or
+// a PostgreSQL branch's instances and bouncers
+// ([BranchInfrastructure.Postgres]).
 //
 // API: GET /v1/organizations/{organization}/databases/{database}/branches/{branch}/infrastructure
 func (s *BranchChangesService) GetInfrastructure(ctx context.Context, p *GetInfrastructureParams) (*BranchInfrastructure, error) {

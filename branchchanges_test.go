@@ -2,10 +2,13 @@ package platform_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log"
 	"net/url"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/dbplatform/platform-go"
 	"github.com/dbplatform/platform-go/fake"
@@ -39,9 +42,18 @@ func TestBranchChangesWire(t *testing.T) {
 		{
 			name: "ListParameters",
 			call: func(ctx context.Context, c *platform.Client) (any, error) {
-				return c.BranchChanges.ListParameters(ctx, branch)
+				return c.BranchChanges.ListParameters(ctx, &platform.ListParametersParams{Organization: "acme", Database: "app-db", Branch: "dev"})
 			},
 			method: "GET", path: base + "/parameters", query: url.Values{},
+			status: 200, response: `[` + clusterParameterJSON + `]`,
+			want: []*platform.ClusterParameter{wantClusterParameter(t)},
+		},
+		{
+			name: "ListParameters filtered",
+			call: func(ctx context.Context, c *platform.Client) (any, error) {
+				return c.BranchChanges.ListParameters(ctx, &platform.ListParametersParams{Organization: "acme", Database: "app-db", Branch: "dev", Extension: platform.Ptr(false), Internal: platform.Ptr(true)})
+			},
+			method: "GET", path: base + "/parameters", query: url.Values{"extension": {"false"}, "internal": {"true"}},
 			status: 200, response: `[` + clusterParameterJSON + `]`,
 			want: []*platform.ClusterParameter{wantClusterParameter(t)},
 		},
@@ -83,7 +95,7 @@ func TestBranchChangesArgErrors(t *testing.T) {
 	noBranch := &platform.BranchParams{Organization: "acme", Database: "app-db"}
 	runArgCases(t, []argCase{
 		{"ListParameters without branch", "branch", func(ctx context.Context, c *platform.Client) error {
-			_, err := c.BranchChanges.ListParameters(ctx, noBranch)
+			_, err := c.BranchChanges.ListParameters(ctx, &platform.ListParametersParams{Organization: "acme", Database: "app-db"})
 			return err
 		}},
 		{"ListExtensions with nil params", "params", func(ctx context.Context, c *platform.Client) error {
@@ -110,7 +122,7 @@ func ExampleBranchChangesService_ListParameters() {
 		log.Fatal(err)
 	}
 
-	params, err := client.BranchChanges.ListParameters(ctx, &platform.BranchParams{Organization: "acme", Database: "pg", Branch: "main"})
+	params, err := client.BranchChanges.ListParameters(ctx, &platform.ListParametersParams{Organization: "acme", Database: "pg", Branch: "main"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -128,4 +140,60 @@ func ExampleBranchChangesService_ListParameters() {
 	// max_connections = 100 (integer, restart: true)
 	// work_mem = 4MB (bytes, restart: false)
 	// default_transaction_isolation = read committed (select: ["serializable" "repeatable read" "read committed" "read uncommitted"], restart: false)
+}
+
+// TestBranchInfrastructureVariants checks that the type picks the shape a
+// body decodes into, and that each shape encodes back alone.
+func TestBranchInfrastructureVariants(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, body string
+		want       *platform.BranchInfrastructure
+		encoded    string
+	}{
+		{
+			name:    "pods",
+			body:    `{"type":"BranchInfrastructure","ready":true,"pods":[{"name":"p","component":"vtgate"}]}`,
+			want:    &platform.BranchInfrastructure{Type: platform.InfrastructureVitess, Ready: true, Pods: []*platform.InfrastructurePod{{Name: "p", Component: "vtgate"}}},
+			encoded: `{"type":"BranchInfrastructure","ready":true,"pods":[{"name":"p","status":"","component":"vtgate","ready":"","restart_count":0,"created_at":null,"cell":"","size":"","keyspace":null,"shard":null,"tablet_type":null}]}`,
+		},
+		{
+			name: "postgres",
+			body: `{"type":"PostgresInfrastructure","state":"ready","primary_name":"n0","nodes":[{"name":"n0","role":"primary"}],"bouncers":[],"ready":true,"pods":[{}]}`,
+			want: &platform.BranchInfrastructure{Type: platform.InfrastructurePostgres, Postgres: &platform.PostgresInfrastructure{
+				State: "ready", PrimaryName: "n0", Nodes: []*platform.PostgresNode{{Name: "n0", Role: "primary"}}, Bouncers: []*platform.InfrastructureBouncer{},
+			}},
+			encoded: `{"type":"PostgresInfrastructure","state":"ready","primary_name":"n0","primary_promoted_at":null,"volume_modifications_blocked_until":null,"nodes":[{"name":"n0","normalized_name":"","role":"primary","availability_zone":"","cluster_name":"","cluster_display_name":"","peers_count":0,"volume_usage_bytes":null,"volume_capacity_bytes":null,"volume_shrink_threshold_percent":null,"region":{"id":"","type":"","provider":"","enabled":false,"public_ip_addresses":null,"display_name":"","location":"","slug":""},"disk_replacement":null}],"bouncers":[]}`,
+		},
+		{
+			name:    "an unknown type reads as pods",
+			body:    `{"type":"Other","ready":false,"pods":[]}`,
+			want:    &platform.BranchInfrastructure{Type: "Other", Pods: []*platform.InfrastructurePod{}},
+			encoded: `{"type":"Other","ready":false,"pods":[]}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := new(platform.BranchInfrastructure)
+			if err := json.Unmarshal([]byte(tt.body), got); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("decoded (-want +got):\n%s", diff)
+			}
+			out, err := json.Marshal(got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(out) != tt.encoded {
+				t.Errorf("encoded\n%s\nwant\n%s", out, tt.encoded)
+			}
+		})
+	}
+	for _, bad := range []string{`[]`, `{"type":"PostgresInfrastructure","nodes":{}}`, `{"type":"BranchInfrastructure","pods":1}`} {
+		if err := json.Unmarshal([]byte(bad), new(platform.BranchInfrastructure)); err == nil {
+			t.Errorf("%s decoded without an error", bad)
+		}
+	}
 }

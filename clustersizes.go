@@ -36,6 +36,10 @@ type ClusterSizeSKU struct {
 	// Architecture is the processor architecture ("x86_64", "arm64") of a
 	// size tied to one; nil otherwise.
 	Architecture *string `json:"architecture"`
+	// ProviderInstanceType is the provider's machine type a size tied to
+	// one runs on (a Metal size's, "r6id.large"); nil otherwise. The
+	// reference's size lacks it; the service's official client reads it.
+	ProviderInstanceType *string `json:"provider_instance_type"`
 	// Development and Production report which kinds of branch may use the
 	// size.
 	Development bool `json:"development"`
@@ -61,6 +65,11 @@ type ListClusterSizesParams struct {
 	Organization string `json:"-" url:"-"`
 	// Engine selects the sizes of one kind of database; mysql when nil.
 	Engine *DatabaseKind `json:"-" url:"engine,omitempty"`
+	// PostgreSQL selects the engine as the service's official client
+	// does: true for PostgreSQL's sizes (as Engine postgresql), false for
+	// MySQL's. With an Engine that names the other engine, the API
+	// answers 422 naming both.
+	PostgreSQL *bool `json:"-" url:"postgresql,omitempty"`
 	// Rates asks for the prices (Rate, ReplicaRate, DefaultVTGateRate).
 	Rates *bool `json:"-" url:"rates,omitempty"`
 	// Region is the slug of the region whose prices to give; the

@@ -283,6 +283,12 @@ type ListDeployRequestsParams struct {
 	Branch string `json:"-" url:"branch,omitempty"`
 	// IntoBranch keeps deploy requests into this branch.
 	IntoBranch string `json:"-" url:"into_branch,omitempty"`
+	// DeployedAt keeps deploy requests deployed in the range (both ends
+	// included).
+	DeployedAt *TimeRange `json:"-" url:"deployed_at,omitempty"`
+	// RunningAt keeps deploy requests whose deployment was running (from
+	// its start to its end, or now) at some time in the range.
+	RunningAt *TimeRange `json:"-" url:"running_at,omitempty"`
 	ListParams
 }
 

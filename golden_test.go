@@ -38,6 +38,7 @@ func TestGoldenRoundTrip(t *testing.T) {
 		{"cluster_parameter_list.json", func() any { return new([]*platform.ClusterParameter) }},
 		{"cluster_extension_list.json", func() any { return new([]*platform.ClusterExtension) }},
 		{"branch_infrastructure.json", func() any { return new(platform.BranchInfrastructure) }},
+		{"postgres_infrastructure.json", func() any { return new(platform.BranchInfrastructure) }},
 		{"tablet_group_list.json", func() any { return new([]*platform.TabletGroup) }},
 		{"vitess_operation.json", func() any { return new(platform.VitessOperation) }},
 		{"vitess_shard.json", func() any { return new(platform.VitessShard) }},

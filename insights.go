@@ -132,7 +132,9 @@ type BranchQuery struct {
 	ID string `json:"id"`
 	// Password is the password the query ran with, as the API gives it;
 	// empty when unknown.
-	Password             map[string]any   `json:"password"`
+	Password map[string]any `json:"password"`
+	// Tags are the execution's tags, objects the reference leaves open:
+	// "key" and "name" (the same), "value", "key_id" and "source".
 	Tags                 []map[string]any `json:"tags"`
 	Fingerprint          string           `json:"fingerprint"`
 	StartedAt            *Timestamp       `json:"started_at"`

@@ -168,6 +168,12 @@ type CreatePasswordParams struct {
 	CIDRs []string `json:"cidrs,omitempty"`
 	// DirectVTGate makes a password that connects directly to a VTGate.
 	DirectVTGate *bool `json:"direct_vtgate,omitempty"`
+	// ReadOnlyRegionID binds the password to one of the branch's
+	// read-only regions (its ID, from [DatabasesService.ListReadOnlyRegions]),
+	// which must be ready: a replica password that reads that region's
+	// replicas, whose Region is that region. Removing the region deletes
+	// the password.
+	ReadOnlyRegionID *string `json:"read_only_region_id,omitempty"`
 }
 
 // Create creates a password. Its response carries the plain text

@@ -227,6 +227,50 @@ type CreateTrafficBudgetParams struct {
 	WarningThreshold *int               `json:"warning_threshold,omitempty"`
 	// Rules are tags, "key=value" each, that become one match rule each.
 	Rules []string `json:"rules,omitempty"`
+	// RuleSpecs are rules given in full, as [TrafficBudgetsService.CreateRule]
+	// takes them (kind, fingerprint, keyspace, tag); they follow Rules in
+	// the body's rules.
+	RuleSpecs []TrafficBudgetRule `json:"-" url:"-"`
+}
+
+// TrafficBudgetRule is a rule given in full in a budget's body: the
+// fields of [CreateTrafficRuleParams], sent as an object among the body's
+// rules (the form the service's official client sends). The API refuses
+// one as CreateRule does, naming it ("rules[1].keyspace").
+type TrafficBudgetRule struct {
+	// Kind is the rule's kind; match when nil.
+	Kind *TrafficRuleKind `json:"kind,omitempty"`
+	// Keyspace is the keyspace of the branch the fingerprint belongs to.
+	Keyspace *string `json:"keyspace,omitempty"`
+	// Fingerprint is the query fingerprint the rule targets.
+	Fingerprint *string `json:"fingerprint,omitempty"`
+	// Tags holds at most one tag, "key=value".
+	Tags []string `json:"tags,omitempty"`
+}
+
+// budgetRules is a budget body's rules: the tags, then the rules in
+// full; nil when there are none.
+func budgetRules(tags []string, specs []TrafficBudgetRule) []any {
+	if len(tags)+len(specs) == 0 {
+		return nil
+	}
+	out := make([]any, 0, len(tags)+len(specs))
+	for _, t := range tags {
+		out = append(out, t)
+	}
+	for _, r := range specs {
+		out = append(out, r)
+	}
+	return out
+}
+
+// MarshalJSON encodes the body, with Rules and RuleSpecs as its rules.
+func (p CreateTrafficBudgetParams) MarshalJSON() ([]byte, error) {
+	type plain CreateTrafficBudgetParams
+	return json.Marshal(struct {
+		plain
+		Rules []any `json:"rules,omitempty"`
+	}{plain(p), budgetRules(p.Rules, p.RuleSpecs)})
 }
 
 // Create creates a traffic budget on a branch. A name that is empty or
@@ -278,6 +322,10 @@ type UpdateTrafficBudgetParams struct {
 	// nothing else is kept, with its ID; the other rules are deleted. To
 	// delete single rules, use [TrafficBudgetsService.DeleteRule].
 	Rules []string `json:"rules,omitempty"`
+	// RuleSpecs are rules given in full, which follow Rules in the body's
+	// rules and replace the budget's rules as Rules do: a rule the budget
+	// has with exactly those fields is kept, with its ID.
+	RuleSpecs []TrafficBudgetRule `json:"-" url:"-"`
 	// Clear makes the named limits unlimited again (sends them as null). A
 	// limit cannot be both set and cleared.
 	Clear []TrafficBudgetLimit `json:"-" url:"-"`
@@ -310,10 +358,14 @@ func (p *UpdateTrafficBudgetParams) checkClear() error {
 	return nil
 }
 
-// MarshalJSON encodes the body, with the limits named in Clear as null.
+// MarshalJSON encodes the body, with Rules and RuleSpecs as its rules and
+// the limits named in Clear as null.
 func (p UpdateTrafficBudgetParams) MarshalJSON() ([]byte, error) {
 	type plain UpdateTrafficBudgetParams
-	body, err := json.Marshal(plain(p))
+	body, err := json.Marshal(struct {
+		plain
+		Rules []any `json:"rules,omitempty"`
+	}{plain(p), budgetRules(p.Rules, p.RuleSpecs)})
 	if err != nil || len(p.Clear) == 0 {
 		return body, err
 	}

@@ -418,3 +418,35 @@ func TestTrafficBudgetsAgainstTheFake(t *testing.T) {
 		t.Errorf("get after delete: %v, want not found", err)
 	}
 }
+
+// TestTrafficBudgetRuleSpecsBody checks the rules a budget's body carries:
+// the tags as strings, then the rules in full as objects; none when
+// neither is given; with the update's cleared limits.
+func TestTrafficBudgetRuleSpecsBody(t *testing.T) {
+	t.Parallel()
+	spec := platform.TrafficBudgetRule{Kind: platform.Ptr(platform.TrafficRuleEach), Keyspace: platform.Ptr("ks"), Fingerprint: platform.Ptr("f1"), Tags: []string{"route=a"}}
+	tests := []struct {
+		name string
+		p    any
+		want string
+	}{
+		{"create, none", platform.CreateTrafficBudgetParams{Name: "b"}, `{"name":"b"}`},
+		{"create, tags", platform.CreateTrafficBudgetParams{Name: "b", Rules: []string{"route=a"}}, `{"name":"b","rules":["route=a"]}`},
+		{"create, both", platform.CreateTrafficBudgetParams{Name: "b", Rules: []string{"route=a"}, RuleSpecs: []platform.TrafficBudgetRule{spec, {Fingerprint: platform.Ptr("f2")}}},
+			`{"name":"b","rules":["route=a",{"kind":"each","keyspace":"ks","fingerprint":"f1","tags":["route=a"]},{"fingerprint":"f2"}]}`},
+		{"update, specs and a cleared limit", platform.UpdateTrafficBudgetParams{ID: "x", RuleSpecs: []platform.TrafficBudgetRule{{Fingerprint: platform.Ptr("f2")}}, Clear: []platform.TrafficBudgetLimit{platform.TrafficLimitRate}},
+			`{"rate":null,"rules":[{"fingerprint":"f2"}]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := json.Marshal(tt.p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("body\n%s\nwant\n%s", got, tt.want)
+			}
+		})
+	}
+}

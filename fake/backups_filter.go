@@ -45,7 +45,7 @@ func parseBackupFilter(q url.Values) (backupFilter, error) {
 		name string
 		dst  *time.Time
 	}{{"from", &f.from}, {"to", &f.to}} {
-		if *t.dst, err = backupTimeQuery(q.Get(t.name), t.name); err != nil {
+		if *t.dst, err = timeQuery(q.Get(t.name), t.name); err != nil {
 			return f, err
 		}
 	}
@@ -56,40 +56,6 @@ func parseBackupFilter(q url.Values) (backupFilter, error) {
 		return f, err
 	}
 	return f, nil
-}
-
-// backupTimeQuery parses an optional RFC 3339 time; zero when absent.
-func backupTimeQuery(v, name string) (time.Time, error) {
-	if v == "" {
-		return time.Time{}, nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, v)
-	if err != nil {
-		return time.Time{}, badRequest("%s must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got %q", name, v)
-	}
-	return t, nil
-}
-
-// rangeQuery parses an optional range "START..END" of RFC 3339 times;
-// zero times when absent.
-func rangeQuery(v, name string) (from, to time.Time, err error) {
-	if v == "" {
-		return from, to, nil
-	}
-	lo, hi, ok := strings.Cut(v, "..")
-	if !ok {
-		return from, to, badRequest("%s must be a range START..END of RFC 3339 times, got %q", name, v)
-	}
-	if from, err = backupTimeQuery(lo, name+" start"); err != nil {
-		return from, to, err
-	}
-	if to, err = backupTimeQuery(hi, name+" end"); err != nil {
-		return from, to, err
-	}
-	if from.IsZero() || to.IsZero() || to.Before(from) {
-		return from, to, badRequest("%s must be a range START..END with START not after END, got %q", name, v)
-	}
-	return from, to, nil
 }
 
 // any reports whether the filter keeps less than a whole index.

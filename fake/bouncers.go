@@ -418,8 +418,8 @@ func cancelBouncerResize(c *call) (any, error) {
 	return nil, nil
 }
 
-// renderBouncerSKU renders a bouncer size.
-func renderBouncerSKU(s *bouncerSKU) platform.BouncerSKU {
+// render renders a bouncer size as the API shows it.
+func (s *bouncerSKU) render() platform.BouncerSKU {
 	return platform.BouncerSKU{
 		Name: s.name, DisplayName: s.displayName, CPU: s.cpu, RAM: s.ram,
 		SortOrder: (slices.Index(bouncerSKUs, s) + 1) * 10,
@@ -441,7 +441,7 @@ func renderBouncer(bn *bouncerRec) *platform.Bouncer {
 	out := &platform.Bouncer{
 		ID:              bn.id,
 		Name:            bn.name,
-		SKU:             renderBouncerSKU(bn.config.size),
+		SKU:             bn.config.size.render(),
 		Target:          bn.config.target,
 		ReplicasPerCell: bn.config.replicas,
 		CreatedAt:       platform.NewTimestamp(bn.created),
@@ -499,7 +499,7 @@ func renderBouncerResize(r *bouncerResizeRec) *platform.BouncerResizeRequest {
 		UpdatedAt:               platform.NewTimestamp(r.updated),
 		Actor:                   renderActor(r.actor),
 		Bouncer:                 renderBouncerRef(r.bouncer),
-		SKU:                     renderBouncerSKU(r.next.size),
-		PreviousSKU:             renderBouncerSKU(r.prev.size),
+		SKU:                     r.next.size.render(),
+		PreviousSKU:             r.prev.size.render(),
 	}
 }

@@ -1,9 +1,9 @@
 package fake_test
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -104,18 +104,27 @@ func (e *bouncerEnv) state() any {
 	return out
 }
 
-// pods returns the bouncer pods of main as "name status size".
+// pods returns the bouncers main's infrastructure lists (those whose
+// servers run) as "name target servers-per-cell size", checking that each
+// is the bouncer of its ID in the branch's region.
 func (e *bouncerEnv) pods() []string {
 	e.t.Helper()
 	infra, err := e.c.BranchChanges.GetInfrastructure(e.t.Context(), &platform.GetInfrastructureParams{Organization: e.org, Database: "pg", Branch: "main"})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	var out []string
-	for _, p := range infra.Pods {
-		if p.Component == "pgbouncer" {
-			out = append(out, p.Name[strings.Index(p.Name, "-pgbouncer-")+1:]+" "+p.Status+" "+p.Size)
+	if infra.Postgres == nil {
+		e.t.Fatalf("infrastructure of pg/main = %+v, want the PostgreSQL variant", infra)
+	}
+	out := []string{}
+	for _, bn := range infra.Postgres.Bouncers {
+		if got := e.get("main", bn.Name); got.ID != bn.ID {
+			e.t.Errorf("bouncer %s listed with ID %s, want %s", bn.Name, bn.ID, got.ID)
 		}
+		if bn.Region.Slug != "us-east" || bn.SKU == nil {
+			e.t.Errorf("bouncer %s in region %q with size %v, want us-east and its size", bn.Name, bn.Region.Slug, bn.SKU)
+		}
+		out = append(out, fmt.Sprintf("%s %s %d %s", bn.Name, bn.Target, bn.ReplicasPerCell, bn.SKU.Name))
 	}
 	return out
 }
@@ -144,15 +153,15 @@ func TestBouncerCreateBecomesReady(t *testing.T) {
 	if diff := cmp.Diff([]string{"pool_mode=transaction", "default_pool_size=20", "max_client_conn=1000"}, names); diff != "" {
 		t.Errorf("parameters (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"pgbouncer-pool-0 Pending PGB_20", "pgbouncer-pool-1 Pending PGB_20"}, e.pods()); diff != "" {
-		t.Errorf("pods while pending (-want +got):\n%s", diff)
+	if diff := cmp.Diff([]string{}, e.pods()); diff != "" {
+		t.Errorf("bouncers listed while pending (-want +got):\n%s", diff)
 	}
 	e.srv.Advance(e.tm.BouncerReady - time.Millisecond)
-	if e.pods()[0] != "pgbouncer-pool-0 Pending PGB_20" {
-		t.Errorf("pods before BouncerReady: %v", e.pods())
+	if diff := cmp.Diff([]string{}, e.pods()); diff != "" {
+		t.Errorf("bouncers listed before BouncerReady (-want +got):\n%s", diff)
 	}
 	e.srv.Advance(time.Millisecond)
-	if diff := cmp.Diff([]string{"pgbouncer-pool-0 Running PGB_20", "pgbouncer-pool-1 Running PGB_20"}, e.pods()); diff != "" {
+	if diff := cmp.Diff([]string{"pool replica 2 PGB_20"}, e.pods()); diff != "" {
 		t.Errorf("pods once ready (-want +got):\n%s", diff)
 	}
 	got.UpdatedAt = platform.NewTimestamp(got.CreatedAt.Add(e.tm.BouncerReady))
@@ -282,7 +291,7 @@ func TestBouncerResizeLifecycle(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{"pool_mode": "session", "default_pool_size": "100", "max_client_conn": "1000"}, values); diff != "" {
 		t.Errorf("parameters after the resize (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"pgbouncer-pool-0 Running PGB_40", "pgbouncer-pool-1 Running PGB_40", "pgbouncer-pool-2 Running PGB_40"}, e.pods()); diff != "" {
+	if diff := cmp.Diff([]string{"pool replica 3 PGB_40"}, e.pods()); diff != "" {
 		t.Errorf("pods after the resize (-want +got):\n%s", diff)
 	}
 	// The next request starts from the values the first one set.
@@ -434,7 +443,7 @@ func TestBouncerDelete(t *testing.T) {
 	if len(rs) != 1 || rs[0].State != platform.BouncerResizeCanceled || rs[0].Bouncer.DeletedAt == nil {
 		t.Fatalf("branch's resizes after the delete: %+v; want the request canceled, of a deleted bouncer", rs)
 	}
-	if diff := cmp.Diff([]string{"pgbouncer-pool-2-0 Running PGB_5"}, e.pods()); diff != "" {
+	if diff := cmp.Diff([]string{"pool-2 primary 1 PGB_5"}, e.pods()); diff != "" {
 		t.Errorf("pods after the delete (-want +got):\n%s", diff)
 	}
 	// The name is free again.

@@ -12,12 +12,28 @@ func branchChangeRoutes() []route {
 	}
 }
 
+// listParameters lists a branch's parameters, those of an extension or
+// not (extension) and internal ones, which cannot be changed, or not
+// (internal), as the service's official client and tool filter them.
 func listParameters(c *call) (any, error) {
+	q := c.r.URL.Query()
+	extension, err := triQuery(q.Get("extension"), "extension")
+	if err != nil {
+		return nil, err
+	}
+	internal, err := triQuery(q.Get("internal"), "internal")
+	if err != nil {
+		return nil, err
+	}
 	b := c.branch
 	params, r := clusterParams(b.db.kind), newParamRenderer(b)
-	out := make([]*platform.ClusterParameter, len(params))
-	for i, p := range params {
-		out[i] = r.parameter(p)
+	out := make([]*platform.ClusterParameter, 0, len(params))
+	for _, p := range params {
+		rp := r.parameter(p)
+		if extension != nil && rp.Extension != *extension || internal != nil && rp.Immutable != *internal {
+			continue
+		}
+		out = append(out, rp)
 	}
 	return out, nil
 }

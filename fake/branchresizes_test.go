@@ -86,7 +86,7 @@ func (e *brEnv) flags(db, branch string) brFlags {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	params, err := e.c.BranchChanges.ListParameters(ctx, e.branchParams(db, branch))
+	params, err := e.c.BranchChanges.ListParameters(ctx, paramsOf(e.branchParams(db, branch)))
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestBranchChangeLifecycle(t *testing.T) {
 		t.Errorf("after completion (-want +got):\n%s", diff)
 	}
 	// The parameter shows who set it when; the other branch keeps its own.
-	params, err := e.c.BranchChanges.ListParameters(t.Context(), e.branchParams("pg", "main"))
+	params, err := e.c.BranchChanges.ListParameters(t.Context(), paramsOf(e.branchParams("pg", "main")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,8 +178,8 @@ func TestBranchChangeLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(infra.Pods); n != 4 || infra.Pods[0].Size != "PS_40" {
-		t.Errorf("infrastructure after the change: %d pods of %s, want 4 of PS_40", n, infra.Pods[0].Size)
+	if infra.Postgres == nil || len(infra.Postgres.Nodes) != 4 || infra.Postgres.Nodes[0].ClusterName != "PS_40" {
+		t.Fatalf("infrastructure after the change: %+v, want 4 nodes of PS_40", infra)
 	}
 
 	page, err := e.c.BranchChanges.ListChanges(t.Context(), &platform.ListBranchChangeRequestsParams{Organization: e.srv.Org(), Database: "pg", Branch: "main"})

@@ -45,6 +45,9 @@ func (q skuQuery) render(s *clusterSKU, order int) *platform.ClusterSizeSKU {
 	if s.architecture != "" {
 		out.Architecture = platform.Ptr(s.architecture)
 	}
+	if s.instanceType != "" {
+		out.ProviderInstanceType = platform.Ptr(s.instanceType)
+	}
 	if q.rates != nil {
 		price := func(v int64) *float64 { return platform.Ptr(float64(regionalPrice(v, q.rates))) }
 		out.Rate, out.ReplicaRate, out.DefaultVTGateRate = price(s.rate), price(s.replicaRate), price(s.vtgateRate)
@@ -83,11 +86,28 @@ func listClusterSizes(c *call) (any, error) {
 	q := c.r.URL.Query()
 	kind := platform.DatabaseKind(strings.ToLower(q.Get("engine")))
 	switch kind {
-	case "":
-		kind = platform.KindMySQL
-	case platform.KindMySQL, platform.KindPostgreSQL:
+	case "", platform.KindMySQL, platform.KindPostgreSQL:
 	default:
 		return nil, badRequest("engine %q is not mysql or postgresql", q.Get("engine"))
+	}
+	// postgresql=true (the official client's form) asks for the
+	// PostgreSQL sizes as engine=postgresql does; false for MySQL's.
+	if v := q.Get("postgresql"); v != "" {
+		pg, err := boolQuery(v, "postgresql")
+		if err != nil {
+			return nil, err
+		}
+		want := platform.KindMySQL
+		if pg {
+			want = platform.KindPostgreSQL
+		}
+		if kind != "" && kind != want {
+			return nil, unprocessable("engine %q and postgresql=%s ask for different engines; give one of them", q.Get("engine"), v)
+		}
+		kind = want
+	}
+	if kind == "" {
+		kind = platform.KindMySQL
 	}
 	def := c.org.defaultRegion
 	if name := q.Get("database"); name != "" {

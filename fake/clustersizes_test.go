@@ -83,10 +83,34 @@ func TestClusterSizesList(t *testing.T) {
 	if metal.Storage == nil || *metal.Storage != 118<<30 || !metal.Metal || metal.Provider == nil || *metal.Provider != "AWS" || metal.Architecture == nil || metal.Development {
 		t.Errorf("M_160 = %+v: want Metal, 118 GiB of storage, on AWS, x86_64, production only", metal)
 	}
+	// The provider's instance type: the Metal sizes' machines, none for
+	// the sizes that run anywhere.
+	types := map[string]string{}
+	for _, s := range plain {
+		if s.ProviderInstanceType != nil {
+			types[s.Name] = *s.ProviderInstanceType
+		}
+	}
+	if diff := cmp.Diff(map[string]string{"M_160": "r6id.large", "M_320": "r6id.xlarge"}, types); diff != "" {
+		t.Errorf("provider instance types (-want +got):\n%s", diff)
+	}
 
-	pg := list(platform.ListClusterSizesParams{Engine: platform.Ptr(platform.KindPostgreSQL)})
-	if diff := cmp.Diff(csPostgreSQL, csNames(pg)); diff != "" {
-		t.Errorf("postgresql sizes (-want +got):\n%s", diff)
+	// The engine, as engine or as the official client's postgresql flag.
+	for _, tc := range []struct {
+		name string
+		p    platform.ListClusterSizesParams
+		want []string
+	}{
+		{"engine postgresql", platform.ListClusterSizesParams{Engine: platform.Ptr(platform.KindPostgreSQL)}, csPostgreSQL},
+		{"postgresql=true", platform.ListClusterSizesParams{PostgreSQL: platform.Ptr(true)}, csPostgreSQL},
+		{"postgresql=true with engine postgresql", platform.ListClusterSizesParams{PostgreSQL: platform.Ptr(true), Engine: platform.Ptr(platform.KindPostgreSQL)}, csPostgreSQL},
+		{"postgresql=false", platform.ListClusterSizesParams{PostgreSQL: platform.Ptr(false)}, csMySQL},
+		{"postgresql=false with engine mysql", platform.ListClusterSizesParams{PostgreSQL: platform.Ptr(false), Engine: platform.Ptr(platform.KindMySQL)}, csMySQL},
+		{"engine mysql", platform.ListClusterSizesParams{Engine: platform.Ptr(platform.KindMySQL)}, csMySQL},
+	} {
+		if diff := cmp.Diff(tc.want, csNames(list(tc.p))); diff != "" {
+			t.Errorf("%s: sizes (-want +got):\n%s", tc.name, diff)
+		}
 	}
 
 	rated := list(platform.ListClusterSizesParams{Rates: platform.Ptr(true)})
@@ -126,6 +150,11 @@ func TestClusterSizesListRefused(t *testing.T) {
 		{"rates not a boolean", "rates=sure", http.StatusBadRequest, "rates"},
 		{"unknown region", "rates=true&region=mars", http.StatusUnprocessableEntity, `region "mars"`},
 		{"unknown database", "database=nope", http.StatusUnprocessableEntity, `database "nope"`},
+		{"postgresql not a boolean", "postgresql=yes", http.StatusBadRequest, `postgresql must be true or false, got "yes"`},
+		{"postgresql=true with engine mysql", "engine=mysql&postgresql=true", http.StatusUnprocessableEntity, `engine "mysql" and postgresql=true`},
+		{"postgresql=false with engine postgresql", "engine=postgresql&postgresql=false", http.StatusUnprocessableEntity, `engine "postgresql" and postgresql=false`},
+		{"postgresql=1 with engine MySQL", "engine=MySQL&postgresql=1", http.StatusUnprocessableEntity, `engine "MySQL" and postgresql=1`},
+		{"unknown engine with postgresql=true", "engine=oracle&postgresql=true", http.StatusBadRequest, `engine "oracle"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

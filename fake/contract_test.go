@@ -131,14 +131,6 @@ var clientExceptions = []clientException{
 		reason: "a role's password is shown only in the response that creates (or resets) its credentials, as for the reference's schema (contractExceptions)",
 	},
 	{
-		ops: []string{"list_cluster_size_skus", "list_branch_cluster_size_skus"}, at: []string{"$[]"}, what: []string{"provider_instance_type"},
-		reason: "absent from the reference's cluster size; the fake names it for metal sizes only (reported as a follow-up of the catalogue's owner)",
-	},
-	{
-		ops: []string{"get_query_statistics"}, at: []string{"$.data[].tags[]"}, what: []string{"name"},
-		reason: "the client reads a query's tags as name and value pairs, the fake sends the reference's tag objects (reported as a follow-up)",
-	},
-	{
 		ops: []string{"start_data_import", "get_data_import", "make_data_import_primary", "make_data_import_replica", "detach_data_import_database"},
 		at:  []string{"$.data_source"}, what: []string{"password", "ssl_ca", "ssl_cert", "ssl_key", "ssl_server_name"},
 		reason: "the client reads an import's source into the type it sends the connection in; the source's password and TLS keys are given, never shown back (the reference's data_source has neither), and a server name only when one was given",
@@ -783,6 +775,19 @@ var contractStates = []contractState{
 			contractOn("get_switchover", "branch", "main", "id", running),
 			contractOn("list_switchovers", "branch", "main"),
 			contractOn("get_switchover", "branch", "dev", "id", pending),
+		}
+	}},
+	{name: "a switchover succeeded: a PostgreSQL branch's primary promoted", setup: func(w *opWorld) []contractRequest {
+		w.postgresApp()
+		tm := fake.DefaultTimings()
+		sw, err := w.c.Switchovers.Create(w.t.Context(), &platform.CreateSwitchoverParams{Organization: w.org, Database: drDB, Branch: "main"})
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		w.srv.Advance(tm.SwitchoverStart + tm.SwitchoverRun)
+		return []contractRequest{
+			contractOn("get_switchover", "branch", "main", "id", sw.ID),
+			contractOn("get_branch_infrastructure", "branch", "main"),
 		}
 	}},
 	{name: "planned reparents pending, running, failed and completed; a shard with tablet controls and a moved primary", setup: func(w *opWorld) []contractRequest {

@@ -122,15 +122,43 @@ func listDeployRequests(c *call) (any, error) {
 	default:
 		return nil, badRequest("state must be open, closed or deployed, got %q", state)
 	}
-	if state == "" && branch == "" && into == "" {
+	// deployed_at and running_at are ranges START..END: deployed within
+	// it, and deploying (from its start to its end, or now) at some time
+	// in it.
+	depFrom, depTo, err := rangeQuery(q.Get("deployed_at"), "deployed_at")
+	if err != nil {
+		return nil, err
+	}
+	runFrom, runTo, err := rangeQuery(q.Get("running_at"), "running_at")
+	if err != nil {
+		return nil, err
+	}
+	if state == "" && branch == "" && into == "" && depFrom.IsZero() && runFrom.IsZero() {
 		return pageOf(c, &c.db.drs, true, c.w.renderDeployRequest), nil
 	}
 	keep := func(dr *drRec) bool {
 		return dr.hasState(platform.DeployRequestState(state)) &&
 			(branch == "" || dr.head.name == branch) &&
-			(into == "" || dr.into.name == into)
+			(into == "" || dr.into.name == into) &&
+			(depFrom.IsZero() || !dr.deployedAt.IsZero() && !dr.deployedAt.Before(depFrom) && !dr.deployedAt.After(depTo)) &&
+			(runFrom.IsZero() || dr.ranDuring(runFrom, runTo, c.now))
 	}
 	return filteredPageOf(c, &c.db.drs, true, keep, c.w.renderDeployRequest), nil
+}
+
+// ranDuring reports whether dr's deployment was running at some time from
+// from to to: it started, no later than to, and had not finished (ended
+// by a cutover, a cancel or an error) before from.
+func (dr *drRec) ranDuring(from, to, now time.Time) bool {
+	d := dr.dep
+	if d.started.IsZero() || d.started.After(to) {
+		return false
+	}
+	end := d.finished
+	if end.IsZero() {
+		end = now
+	}
+	return !end.Before(from)
 }
 
 // hasState reports whether dr matches a state filter of the list: open,

@@ -505,12 +505,27 @@ func TestListDeployRequests(t *testing.T) {
 	e.srv.Advance(time.Minute)
 	e.mustDo("skip-revert", 1)
 	e.mustDo("close", 2)
+	deployed := e.get(1).DeployedAt
+	if deployed == nil {
+		t.Fatal("#1 not deployed")
+	}
+	at := deployed.Time
+	span := func(from, to time.Time) *platform.TimeRange { return &platform.TimeRange{Start: from, End: to} }
 
 	for _, tc := range []struct {
 		name string
 		p    platform.ListDeployRequestsParams
 		want []int
 	}{
+		{"deployed_at the moment", platform.ListDeployRequestsParams{DeployedAt: span(at, at)}, []int{1}},
+		{"deployed_at a day around", platform.ListDeployRequestsParams{DeployedAt: span(at.Add(-12*time.Hour), at.Add(12*time.Hour))}, []int{1}},
+		{"deployed_at before", platform.ListDeployRequestsParams{DeployedAt: span(at.Add(-time.Hour), at.Add(-time.Millisecond))}, nil},
+		{"deployed_at after", platform.ListDeployRequestsParams{DeployedAt: span(at.Add(time.Millisecond), at.Add(time.Hour))}, nil},
+		{"running_at its end", platform.ListDeployRequestsParams{RunningAt: span(at, at.Add(time.Hour))}, []int{1}},
+		{"running_at while it ran", platform.ListDeployRequestsParams{RunningAt: span(at.Add(-time.Millisecond), at.Add(-time.Millisecond))}, []int{1}},
+		{"running_at after it ended", platform.ListDeployRequestsParams{RunningAt: span(at.Add(time.Millisecond), at.Add(time.Hour))}, nil},
+		{"running_at before it started", platform.ListDeployRequestsParams{RunningAt: span(at.Add(-24*time.Hour), at.Add(-23*time.Hour))}, nil},
+		{"deployed_at with another filter", platform.ListDeployRequestsParams{DeployedAt: span(at, at), State: platform.DeployRequestOpen}, nil},
 		{"all", platform.ListDeployRequestsParams{}, []int{1, 2, 3, 4}},
 		{"open", platform.ListDeployRequestsParams{State: platform.DeployRequestOpen}, []int{3, 4}},
 		{"closed", platform.ListDeployRequestsParams{State: platform.DeployRequestClosed}, []int{1, 2}},
@@ -539,6 +554,17 @@ func TestListDeployRequests(t *testing.T) {
 				t.Errorf("total_count = %v, want %d", page.TotalCount, len(tc.want))
 			}
 		})
+	}
+	for _, q := range []struct{ query, field string }{
+		{"deployed_at=yesterday", "deployed_at"},
+		{"deployed_at=2026-01-02T00:00:00Z..soon", "deployed_at end"},
+		{"running_at=2026-01-02T00:00:00Z..2026-01-01T00:00:00Z", "running_at"},
+		{"running_at=..2026-01-01T00:00:00Z", "running_at"},
+	} {
+		w := send(t, e.srv, "GET", "/v1/organizations/"+e.org+"/databases/"+drDB+"/deploy-requests?"+q.query, admin(e.srv), "")
+		if apiErr := wantError(t, w, http.StatusBadRequest, "bad_request"); !strings.Contains(apiErr.Message, q.field) {
+			t.Errorf("%s: message %q does not name %s", q.query, apiErr.Message, q.field)
+		}
 	}
 	t.Run("bad state", func(t *testing.T) {
 		t.Parallel()

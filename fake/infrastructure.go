@@ -2,6 +2,7 @@ package fake
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dbplatform/platform-go"
@@ -11,7 +12,89 @@ import (
 // show or name: its pods (get_branch_infrastructure, the metrics), and the
 // names of its shards, PostgreSQL instances and bouncer servers.
 
-// renderInfrastructure derives a branch's pods from its keyspaces: a
+// renderInfrastructure renders what a branch's cluster runs: a MySQL
+// branch's pods (infraPods), a PostgreSQL branch's instances and bouncers
+// (renderPostgresInfrastructure).
+func renderInfrastructure(b *branchRec) *platform.BranchInfrastructure {
+	if b.db.kind == platform.KindPostgreSQL {
+		return &platform.BranchInfrastructure{Type: platform.InfrastructurePostgres, Postgres: renderPostgresInfrastructure(b)}
+	}
+	return infraPods(b)
+}
+
+// renderPostgresInfrastructure renders a PostgreSQL branch's instances and
+// bouncers from its model: instance i of infraPods (numbered from 0, as
+// many as its default keyspace has replicas plus one) in zone i%3+1 of
+// its region, the one a switchover last promoted (0 before any) its
+// primary, promoted when that switchover completed; each instance's volume
+// holds the branch's tables (tableBytes), and is as large as its storage's
+// minimum, or grown to hold them up to its maximum. The bouncers are
+// those whose servers run. It is "pending" until the branch and its
+// default keyspace are ready. The fake schedules no disk replacement and
+// blocks no volume change, and its volumes do not shrink: those fields are
+// null. A restart switchover makes it "pending" while the instance
+// restarts.
+func renderPostgresInfrastructure(b *branchRec) *platform.PostgresInfrastructure {
+	n, primary := b.postgresInstances(), b.primaryInstance()
+	out := &platform.PostgresInfrastructure{
+		State:       "pending",
+		PrimaryName: postgresInstanceName(b, primary),
+		Nodes:       make([]*platform.PostgresNode, 0, n),
+		Bouncers:    []*platform.InfrastructureBouncer{},
+	}
+	def := b.defaultKeyspace()
+	restarting := false
+	for i := range n {
+		restarting = restarting || b.restarting(i)
+	}
+	if b.ready && def.ready && !restarting {
+		out.State = "ready"
+	}
+	for _, sw := range slices.Backward(b.more.read().switchovers.All()) {
+		if sw.state == platform.SwitchoverSucceeded {
+			out.PrimaryPromotedAt = ptrTime(sw.completed)
+			break
+		}
+	}
+	size := def.clusterSize
+	used := b.tableBytes()
+	storage := b.clusterView().storage
+	capacity := storage.min
+	if used > capacity {
+		capacity = min((used+gib-1)/gib*gib, storage.max)
+	}
+	for i := range n {
+		role := "replica"
+		if i == primary {
+			role = "primary"
+		}
+		name := postgresInstanceName(b, i)
+		out.Nodes = append(out.Nodes, &platform.PostgresNode{
+			Name:                name,
+			NormalizedName:      strings.TrimPrefix(name, b.id+"-"),
+			Role:                role,
+			AvailabilityZone:    fmt.Sprintf("%s-az%d", b.region.slug, i%3+1),
+			ClusterName:         size,
+			ClusterDisplayName:  clusterDisplayName(size),
+			PeersCount:          n - 1,
+			VolumeUsageBytes:    platform.Ptr(used),
+			VolumeCapacityBytes: platform.Ptr(capacity),
+			Region:              *renderPublicRegion(b.region),
+		})
+	}
+	for _, bn := range b.more.read().bouncers.idx.All() {
+		if !bn.ready || bn.deleted {
+			continue
+		}
+		out.Bouncers = append(out.Bouncers, &platform.InfrastructureBouncer{
+			ID: bn.id, Name: bn.name, Target: bn.config.target, ReplicasPerCell: bn.config.replicas,
+			Region: *renderPublicRegion(b.region), SKU: platform.Ptr(bn.config.size.render()),
+		})
+	}
+	return out
+}
+
+// infraPods derives a branch's pods from its keyspaces: a
 // MySQL branch runs its query routers, and for each shard of each keyspace
 // its tablets (vitess.go): a primary and the keyspace's replicas (the pod
 // named primary is tablet 0, which a planned reparent may have made a
@@ -21,9 +104,11 @@ import (
 // the primary (0 until a switchover promotes another). A pod is running
 // once the branch and its keyspace (or read-only region) are ready; a
 // PostgreSQL instance that a switchover restarts is pending while it runs,
-// and counts the restart afterwards (restart_count).
-func renderInfrastructure(b *branchRec) *platform.BranchInfrastructure {
-	out := &platform.BranchInfrastructure{Type: "BranchInfrastructure", Ready: true, Pods: []*platform.InfrastructurePod{}}
+// and counts the restart afterwards (restart_count). The metrics place
+// their tablets on these pods; get_branch_infrastructure shows them for a
+// MySQL branch.
+func infraPods(b *branchRec) *platform.BranchInfrastructure {
+	out := &platform.BranchInfrastructure{Type: platform.InfrastructureVitess, Ready: true, Pods: []*platform.InfrastructurePod{}}
 	add := func(name, component, cell, size string, ready bool, ks *keyspaceRec, shard, tabletType string) {
 		pod := &platform.InfrastructurePod{
 			Name: name, Component: component, Cell: cell, Size: size,
@@ -81,12 +166,6 @@ func renderInfrastructure(b *branchRec) *platform.BranchInfrastructure {
 				out.Pods[len(out.Pods)-1].RestartCount = b.restartCount(i)
 			}
 		}
-		for _, bn := range b.x().bouncers.idx.All() {
-			for i := range bn.config.replicas {
-				add(bouncerPodName(bn, i), "pgbouncer", b.region.slug, bn.config.size.name, b.ready && bn.ready, nil, "", "")
-				out.Pods[len(out.Pods)-1].CreatedAt = ptrTime(bn.created)
-			}
-		}
 		return out
 	}
 	vtgate := b.clusterView().vtgate
@@ -109,12 +188,6 @@ func renderInfrastructure(b *branchRec) *platform.BranchInfrastructure {
 // infrastructure lists it.
 func postgresInstanceName(b *branchRec, i int) string {
 	return fmt.Sprintf("%s-postgres-%d", b.id, i)
-}
-
-// bouncerPodName is the name of server n of a bouncer in the branch's
-// infrastructure.
-func bouncerPodName(bn *bouncerRec, n int) string {
-	return fmt.Sprintf("%s-pgbouncer-%s-%d", bn.branch.id, bn.name, n)
 }
 
 // shardNames names n shards the way key ranges are written ("-", or

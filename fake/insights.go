@@ -36,7 +36,8 @@ import (
 //   - An execution's started_at is its sample's time; username and
 //     remote_address are its tags of those keys ("" without); password is
 //     {} (the fake does not know which password ran it); tags are its
-//     recorded tags as {"key_id", "key", "value", "source"}; SELECTs are
+//     recorded tags as {"key_id", "key", "name", "value", "source"}, name
+//     the key again (the official client reads name); SELECTs are
 //     explainable; nothing is truncated.
 //   - Tags: every key the samples of the window carry, by name, the
 //     system tag query_fingerprint included; a tag's id is its key's ID
@@ -91,10 +92,10 @@ func (c *call) insightsWindow() (trafficFilter, error) {
 	q := c.r.URL.Query()
 	var f trafficFilter
 	var err error
-	if f.from, err = backupTimeQuery(q.Get("from"), "from"); err != nil {
+	if f.from, err = timeQuery(q.Get("from"), "from"); err != nil {
 		return f, err
 	}
-	if f.to, err = backupTimeQuery(q.Get("to"), "to"); err != nil {
+	if f.to, err = timeQuery(q.Get("to"), "to"); err != nil {
 		return f, err
 	}
 	period := platform.TrafficPeriod(q.Get("period"))
@@ -325,7 +326,7 @@ func renderBranchQuery(q *querySample) *platform.BranchQuery {
 	out.Username, _ = q.tag("username")
 	out.RemoteAddress, _ = q.tag("remote_address")
 	for _, t := range q.tags {
-		out.Tags = append(out.Tags, map[string]any{"key_id": t.keyID(), "key": t.key, "value": t.value, "source": string(t.source())})
+		out.Tags = append(out.Tags, map[string]any{"key_id": t.keyID(), "key": t.key, "name": t.key, "value": t.value, "source": string(t.source())})
 	}
 	if q.err != nil {
 		out.ErrorMessage = q.err.message

@@ -2,7 +2,9 @@ package fake_test
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -487,5 +489,30 @@ func TestInsightsOfAQuietBranch(t *testing.T) {
 	}
 	if sum.QueryCount != 0 || sum.LastRunAt != nil || sum.P99Latency != 0 || sum.Fingerprint != lookup {
 		t.Errorf("a summary of a quiet window: %+v", sum)
+	}
+}
+
+// TestQueryStatisticsTagNames checks an execution's tags as both readers
+// take them: the reference's objects (key, key_id, value, source) and the
+// official client's name and value pairs, name being the key.
+func TestQueryStatisticsTagNames(t *testing.T) {
+	t.Parallel()
+	srv, c := newTrafficServer(t)
+	lookup, _ := insightsMix(t, srv)
+	org, db, br := insightsOn(srv)
+	runs := opCollect(t, c.QueryInsights.AllStatistics(t.Context(), &platform.QueryStatisticsParams{Organization: org, Database: db, Branch: br, Fingerprint: lookup, Keyspace: trafficDB}))
+	var got []string
+	for _, r := range runs {
+		for _, tag := range r.Tags {
+			if tag["name"] != tag["key"] {
+				t.Errorf("tag %v: name %v, want its key", tag, tag["name"])
+			}
+			got = append(got, fmt.Sprintf("%v=%v %v %v", tag["name"], tag["value"], tag["key_id"], tag["source"]))
+		}
+	}
+	slices.Sort(got)
+	want := []string{"route=cart Sroute sql", "route=cart Sroute sql", "route=home Sroute sql", "route=home Sroute sql", "username=web Busername system"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("tags (-want +got):\n%s", diff)
 	}
 }

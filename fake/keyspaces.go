@@ -165,6 +165,7 @@ func (w *world) dropKeyspace(ks *keyspaceRec) {
 	w.endFlight(ks.id)
 	w.endStrandedSessions(b)
 	b.pruneReadOnlyRegions()
+	w.dropRegionPasswords(b)
 	if len(ks.tables) > 0 {
 		b.schemaUpdated = w.clock.Now()
 		b.updated = b.schemaUpdated
@@ -568,6 +569,7 @@ func updateReadOnlyRegions(c *call, p *platform.UpdateReadOnlyRegionsParams) (an
 	ks.x().readOnlyRegions = next
 	ks.updated = c.now
 	b.pruneReadOnlyRegions()
+	c.w.dropRegionPasswords(b)
 	return renderKeyspaceReadOnlyRegionList(ks), nil
 }
 

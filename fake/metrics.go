@@ -154,7 +154,7 @@ func (m *metricsRequest) window(now time.Time) error {
 		}
 		length = d
 	}
-	end, err := backupTimeQuery(to, "to")
+	end, err := timeQuery(to, "to")
 	if err != nil {
 		return err
 	}
@@ -162,7 +162,7 @@ func (m *metricsRequest) window(now time.Time) error {
 		m.to = end.UTC()
 	}
 	m.from = m.to.Add(-length)
-	start, err := backupTimeQuery(from, "from")
+	start, err := timeQuery(from, "from")
 	if err != nil {
 		return err
 	}
@@ -545,7 +545,7 @@ func tabletsOf(b *branchRec) *branchTablets {
 			ksOf[""] = ks.name
 		}
 	}
-	for _, pod := range renderInfrastructure(b).Pods {
+	for _, pod := range infraPods(b).Pods {
 		if pod.TabletType == nil {
 			continue
 		}
@@ -729,6 +729,18 @@ func tableStorage(b *branchRec) map[string]map[string]*platform.TableStorage {
 		}
 	}
 	return out
+}
+
+// tableBytes is the storage of all of b's tables (data and indexes), as
+// tableStorage estimates it.
+func (b *branchRec) tableBytes() int64 {
+	var n int64
+	for _, tables := range tableStorage(b) {
+		for _, t := range tables {
+			n += t.DataBytes + t.IndexBytes
+		}
+	}
+	return n
 }
 
 func getKeyspaceTableMetrics(c *call) (any, error) {

@@ -16,10 +16,13 @@ import (
 type passwordRec struct {
 	stamps
 	lease
-	branch       *branchRec
-	name         string
-	role         platform.PasswordRole
-	replica      bool
+	branch  *branchRec
+	name    string
+	role    platform.PasswordRole
+	replica bool
+	// region is the read-only region the password is bound to (it reads
+	// that region's replicas); nil for none.
+	region       *readOnlyRegionRec
 	directVTGate bool
 	cidrs        []string // canonical; nil: any address may connect
 	username     string
@@ -125,11 +128,13 @@ func listPasswords(c *call) (any, error) {
 	// Replica passwords are the ones that read in the branch's read-only
 	// regions.
 	replicasOnly := false
+	var region *readOnlyRegionRec
 	if id := q.Get("read_only_region_id"); id != "" {
-		if !slices.ContainsFunc(b.readOnlyRegions.All(), func(r *readOnlyRegionRec) bool { return r.id == id }) {
+		i := slices.IndexFunc(b.readOnlyRegions.All(), func(r *readOnlyRegionRec) bool { return r.id == id })
+		if i < 0 {
 			return nil, unprocessable("read_only_region_id %q is not a read-only region of branch %s", id, b.name)
 		}
-		replicasOnly = true
+		replicasOnly, region = true, b.readOnlyRegions.All()[i]
 	}
 	search := strings.ToLower(q.Get("q"))
 	render := func(pw *passwordRec) *platform.Password { return renderPassword(pw, c.now) }
@@ -138,7 +143,7 @@ func listPasswords(c *call) (any, error) {
 	}
 	keep := func(pw *passwordRec) bool {
 		return pw.inStatus(status, c.now) && strings.Contains(strings.ToLower(pw.name), search) &&
-			(!replicasOnly || pw.replica)
+			(!replicasOnly || pw.replica && (pw.region == nil || pw.region == region))
 	}
 	return filteredPageOf(c, b.x().passwords.Index(), true, keep, render), nil
 }
@@ -149,6 +154,17 @@ func createPassword(c *call, p *platform.CreatePasswordParams) (any, error) {
 		return nil, err
 	}
 	replica := p.Replica != nil && *p.Replica
+	// A password bound to a read-only region reads its replicas.
+	var region *readOnlyRegionRec
+	if p.ReadOnlyRegionID != nil {
+		if region, err = b.passwordRegion(*p.ReadOnlyRegionID); err != nil {
+			return nil, err
+		}
+		if p.Replica != nil && !*p.Replica {
+			return nil, unprocessable("read_only_region_id %q binds the password to a read-only region's replicas; leave replica out or set it to true", *p.ReadOnlyRegionID)
+		}
+		replica = true
+	}
 	role := platform.PasswordAdmin
 	if replica {
 		role = platform.PasswordReader
@@ -179,6 +195,7 @@ func createPassword(c *call, p *platform.CreatePasswordParams) (any, error) {
 		branch:   b,
 		role:     role,
 		replica:  replica,
+		region:   region,
 		cidrs:    cidrs,
 		username: c.w.newSecret("", 20),
 		actor:    c.who.user,
@@ -190,6 +207,32 @@ func createPassword(c *call, p *platform.CreatePasswordParams) (any, error) {
 	out := renderPassword(pw, c.now)
 	out.PlainText = platform.Ptr(c.w.newSecret("pw_", 40))
 	return out, nil
+}
+
+// passwordRegion finds the read-only region of b that a new password is
+// bound to by its read_only_region_id: one of b's, ready.
+func (b *branchRec) passwordRegion(id string) (*readOnlyRegionRec, error) {
+	for _, rr := range b.readOnlyRegions.All() {
+		if rr.id != id {
+			continue
+		}
+		if !rr.ready() {
+			return nil, unprocessable("read_only_region_id %q: read-only region %s of branch %s is not ready yet", id, rr.region.slug, b.name)
+		}
+		return rr, nil
+	}
+	return nil, unprocessable("read_only_region_id %q is not a read-only region of branch %s", id, b.name)
+}
+
+// dropRegionPasswords deletes the passwords of b bound to a read-only
+// region it no longer has, as removing the region does.
+func (w *world) dropRegionPasswords(b *branchRec) {
+	for _, pw := range slices.Clone(b.more.read().passwords.All()) {
+		if pw.region != nil && pw.region.removed {
+			b.x().passwords.Remove(pw)
+			w.passwordDeleted(pw, w.clock.Now())
+		}
+	}
 }
 
 // checkPasswordRole validates the role of a new password: one of the four,
@@ -354,7 +397,13 @@ func renderPassword(pw *passwordRec, now time.Time) *platform.Password {
 	if pw.directVTGate {
 		out.DirectVTGateAddresses = vtgateHosts(b.region)
 	}
-	if pw.replica {
+	switch {
+	case pw.region != nil:
+		// Bound to a read-only region: its region and its replicas' host.
+		out.Region = *renderRegionFor(b.db.region)(pw.region.region)
+		out.AccessHostRegionalURL = "replica." + regionalHost(pw.region.region)
+		out.AccessHostRegionalURLs = append(out.AccessHostRegionalURLs, regionalHost(pw.region.region))
+	case pw.replica:
 		for _, r := range b.readOnlyRegions.All() {
 			out.AccessHostRegionalURLs = append(out.AccessHostRegionalURLs, regionalHost(r.region))
 		}

@@ -12,13 +12,16 @@ import (
 type passwordSnap struct {
 	stampsSnap
 	leaseSnap
-	Name         string                `json:"name"`
-	Role         platform.PasswordRole `json:"role"`
-	Replica      bool                  `json:"replica"`
-	DirectVTGate bool                  `json:"direct_vtgate"`
-	CIDRs        []string              `json:"cidrs"` // null: any address
-	Username     string                `json:"username"`
-	Actor        string                `json:"actor"`
+	Name    string                `json:"name"`
+	Role    platform.PasswordRole `json:"role"`
+	Replica bool                  `json:"replica"`
+	// ReadOnlyRegion is the ID of the branch's read-only region the
+	// password is bound to; "" for none.
+	ReadOnlyRegion string   `json:"read_only_region,omitempty"`
+	DirectVTGate   bool     `json:"direct_vtgate"`
+	CIDRs          []string `json:"cidrs"` // null: any address
+	Username       string   `json:"username"`
+	Actor          string   `json:"actor"`
 }
 
 func savePasswords(b *branchRec) []passwordSnap {
@@ -26,7 +29,7 @@ func savePasswords(b *branchRec) []passwordSnap {
 	for _, pw := range b.more.read().passwords.All() {
 		out = append(out, passwordSnap{
 			stampsSnap: saveStamps(pw.stamps), leaseSnap: saveLease(pw.lease), Name: pw.name, Role: pw.role,
-			Replica: pw.replica, DirectVTGate: pw.directVTGate, CIDRs: pw.cidrs, Username: pw.username, Actor: idOf(pw.actor),
+			Replica: pw.replica, ReadOnlyRegion: idOf(pw.region), DirectVTGate: pw.directVTGate, CIDRs: pw.cidrs, Username: pw.username, Actor: idOf(pw.actor),
 		})
 	}
 	return out
@@ -67,8 +70,17 @@ func (ld *loader) loadPasswords(b *branchRec, list []passwordSnap) error {
 		if err := ps.validate(b); err != nil {
 			return at(err, "passwords[%d]", i)
 		}
+		var region *readOnlyRegionRec
+		if ps.ReadOnlyRegion != "" {
+			if region, err = b.passwordRegion(ps.ReadOnlyRegion); err != nil {
+				return at(snapCheck(err), "passwords[%d].read_only_region", i)
+			}
+			if !ps.Replica {
+				return at(fmt.Errorf("a password bound to read-only region %s is a replica password", ps.ReadOnlyRegion), "passwords[%d].replica", i)
+			}
+		}
 		b.x().passwords.Add(&passwordRec{
-			stamps: ps.load(), lease: l, branch: b, name: ps.Name,
+			stamps: ps.load(), lease: l, branch: b, name: ps.Name, region: region,
 			role: ps.Role, replica: ps.Replica, directVTGate: ps.DirectVTGate, cidrs: ps.CIDRs,
 			username: ps.Username, actor: actor,
 		})

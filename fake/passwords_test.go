@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"testing"
 	"time"
 
@@ -533,5 +534,99 @@ func TestPasswordRemovedMember(t *testing.T) {
 	}
 	if got := listPasswordNames(t, srv, admin, "dev", platform.ListPasswordsParams{}); !cmp.Equal(got, []string{"admins"}) {
 		t.Errorf("after removing Bob with delete_passwords: %v, want [admins]", got)
+	}
+}
+
+// TestPasswordBoundToReadOnlyRegion checks read_only_region_id on
+// creation, as the service's command-line tool sends it for a dump from a
+// read-only region: the password reads that region's replicas and shows
+// the region; a region not of the branch, not ready, or a password that
+// is not a replica's, is refused naming the field, and changes nothing;
+// removing the region deletes the password.
+func TestPasswordBoundToReadOnlyRegion(t *testing.T) {
+	t.Parallel()
+	srv, c := newPasswordServer(t)
+	ctx := t.Context()
+	setRegions := func(slugs ...string) {
+		t.Helper()
+		var cfg []platform.ReadOnlyRegionConfig
+		for _, s := range slugs {
+			cfg = append(cfg, platform.ReadOnlyRegionConfig{Region: s})
+		}
+		if _, err := c.Keyspaces.UpdateReadOnlyRegions(ctx, &platform.UpdateReadOnlyRegionsParams{
+			Organization: srv.Org(), Database: pwDB, Branch: "main", Keyspace: pwDB, ReadOnlyRegions: cfg,
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setRegions("eu-west")
+	regions := opCollect(t, c.Databases.AllReadOnlyRegions(ctx, &platform.ListReadOnlyRegionsParams{Organization: srv.Org(), Database: pwDB}))
+	eu := regions[0].ID
+	list := func() []string { return listPasswordNames(t, srv, c, "main", platform.ListPasswordsParams{}) }
+	before := list()
+	refusals := []struct {
+		name  string
+		p     platform.CreatePasswordParams
+		words []string
+	}{
+		{"not ready", platform.CreatePasswordParams{ReadOnlyRegionID: &eu, Role: platform.Ptr(platform.PasswordReader)}, []string{"read_only_region_id", eu, "not ready"}},
+		{"unknown", platform.CreatePasswordParams{ReadOnlyRegionID: platform.Ptr("nope")}, []string{"read_only_region_id", `"nope"`, "not a read-only region of branch main"}},
+	}
+	for _, tt := range refusals {
+		tt.p.Organization, tt.p.Database, tt.p.Branch = srv.Org(), pwDB, "main"
+		_, err := c.Passwords.Create(ctx, &tt.p)
+		apiError(t, err, http.StatusUnprocessableEntity, tt.words...)
+	}
+	srv.Advance(fake.DefaultTimings().ReadOnlyRegionReady)
+	for _, tt := range []struct {
+		name   string
+		branch string
+		p      platform.CreatePasswordParams
+		words  []string
+	}{
+		{"another branch's region", "dev", platform.CreatePasswordParams{ReadOnlyRegionID: &eu}, []string{"read_only_region_id", "not a read-only region of branch dev"}},
+		{"a writer", "main", platform.CreatePasswordParams{ReadOnlyRegionID: &eu, Role: platform.Ptr(platform.PasswordWriter)}, []string{"role writer", "replica"}},
+		{"replica false", "main", platform.CreatePasswordParams{ReadOnlyRegionID: &eu, Replica: platform.Ptr(false)}, []string{"read_only_region_id", "replica"}},
+	} {
+		tt.p.Organization, tt.p.Database, tt.p.Branch = srv.Org(), pwDB, tt.branch
+		_, err := c.Passwords.Create(ctx, &tt.p)
+		apiError(t, err, http.StatusUnprocessableEntity, tt.words...)
+	}
+	if diff := cmp.Diff(before, list()); diff != "" {
+		t.Errorf("refusals changed the passwords (-before +after):\n%s", diff)
+	}
+
+	pw := createPassword(t, srv, c, "main", platform.CreatePasswordParams{Name: platform.Ptr("dump"), ReadOnlyRegionID: &eu, Role: platform.Ptr(platform.PasswordReader)})
+	if !pw.Replica || pw.Region.Slug != "eu-west" || pw.AccessHostRegionalURL != "replica.eu-west.connect.dbplatform.dev" || !cmp.Equal(pw.AccessHostRegionalURLs, []string{"eu-west.connect.dbplatform.dev"}) {
+		t.Errorf("bound password = replica %v, region %s, regional %s %v; want a replica of eu-west", pw.Replica, pw.Region.Slug, pw.AccessHostRegionalURL, pw.AccessHostRegionalURLs)
+	}
+	got, err := c.Passwords.Get(ctx, pwRef(srv, "main", pw.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw.PlainText = nil
+	if diff := cmp.Diff(pw, got); diff != "" {
+		t.Errorf("get (-create +get):\n%s", diff)
+	}
+	// The list of a region holds its own passwords and the unbound replica
+	// passwords; another region's are not among them.
+	setRegions("eu-west", "ap-southeast")
+	srv.Advance(fake.DefaultTimings().ReadOnlyRegionReady)
+	regions = opCollect(t, c.Databases.AllReadOnlyRegions(ctx, &platform.ListReadOnlyRegionsParams{Organization: srv.Org(), Database: pwDB}))
+	ap := regions[1].ID
+	if regions[0].ID != eu {
+		ap = regions[0].ID
+	}
+	createPassword(t, srv, c, "main", platform.CreatePasswordParams{Name: platform.Ptr("ap"), ReadOnlyRegionID: &ap})
+	createPassword(t, srv, c, "main", platform.CreatePasswordParams{Name: platform.Ptr("any"), Replica: platform.Ptr(true)})
+	if diff := cmp.Diff([]string{"any", "dump"}, slices.Sorted(slices.Values(listPasswordNames(t, srv, c, "main", platform.ListPasswordsParams{ReadOnlyRegionID: eu})))); diff != "" {
+		t.Errorf("eu-west's passwords (-want +got):\n%s", diff)
+	}
+	// Removing eu-west deletes its password; ap-southeast's stays.
+	setRegions("ap-southeast")
+	_, err = c.Passwords.Get(ctx, pwRef(srv, "main", pw.ID))
+	apiError(t, err, http.StatusNotFound)
+	if diff := cmp.Diff([]string{"any", "ap"}, slices.Sorted(slices.Values(list()))); diff != "" {
+		t.Errorf("passwords after eu-west's removal (-want +got):\n%s", diff)
 	}
 }

@@ -24,7 +24,10 @@ type clusterSKU struct {
 	// provider and architecture are "" (rendered null) for sizes that run
 	// on every provider.
 	provider, architecture string
-	vtgate                 string
+	// instanceType is the provider's machine a size tied to one runs on
+	// (a Metal size's, with its local disk); "" (rendered null) otherwise.
+	instanceType string
+	vtgate       string
 	// rate, replicaRate and vtgateRate are monthly prices in the base
 	// regions, in whole currency units; see regionalPrice.
 	rate, replicaRate, vtgateRate int64
@@ -57,8 +60,8 @@ var clusterSKUs = []*clusterSKU{
 	{name: "PS_320", displayName: "PS-320", cpu: "4", ram: 32 * gib, vtgate: "VTG_40", rate: 659, replicaRate: 220, vtgateRate: 40, production: true, mysql: true, postgresql: true},
 	{name: "PS_640", displayName: "PS-640", cpu: "8", ram: 64 * gib, vtgate: "VTG_80", rate: 1299, replicaRate: 433, vtgateRate: 80, production: true, mysql: true, postgresql: true},
 	{name: "PS_1280", displayName: "PS-1280", cpu: "16", ram: 128 * gib, vtgate: "VTG_320", rate: 2599, replicaRate: 866, vtgateRate: 320, production: true, mysql: true, postgresql: true},
-	{name: "M_160", displayName: "M-160", cpu: "2", ram: 16 * gib, storage: 118 * gib, metal: true, provider: "AWS", architecture: "x86_64", vtgate: "VTG_20", rate: 609, replicaRate: 203, vtgateRate: 20, production: true, mysql: true},
-	{name: "M_320", displayName: "M-320", cpu: "4", ram: 32 * gib, storage: 237 * gib, metal: true, provider: "AWS", architecture: "x86_64", vtgate: "VTG_40", rate: 1199, replicaRate: 400, vtgateRate: 40, production: true, mysql: true},
+	{name: "M_160", displayName: "M-160", cpu: "2", ram: 16 * gib, storage: 118 * gib, metal: true, provider: "AWS", instanceType: "r6id.large", architecture: "x86_64", vtgate: "VTG_20", rate: 609, replicaRate: 203, vtgateRate: 20, production: true, mysql: true},
+	{name: "M_320", displayName: "M-320", cpu: "4", ram: 32 * gib, storage: 237 * gib, metal: true, provider: "AWS", instanceType: "r6id.xlarge", architecture: "x86_64", vtgate: "VTG_40", rate: 1199, replicaRate: 400, vtgateRate: 40, production: true, mysql: true},
 	{name: "PS_40_ARM", displayName: "PS-40 (ARM)", cpu: "1/2", ram: 4 * gib, architecture: "arm64", vtgate: "VTG_10", rate: 89, replicaRate: 30, vtgateRate: 10, production: true, postgresql: true},
 }
 

@@ -445,6 +445,10 @@ func TestRestoreRefusesValuesTheAPIRefuses(t *testing.T) {
 			p.appMain + `.passwords[0].cidrs: cidrs: "999.1.1.1/99" is not an IP address or CIDR range`},
 		{"a password's address not in the form kept", func(d refusalDoc) { d.at(d.branch("app", "main"), "passwords", 0)["cidrs"] = []any{"10.1.2.3/8"} },
 			p.appMain + `.passwords[0].cidrs: cidrs: "10.1.2.3/8" has bits set`},
+		{"a password bound to a read-only region its branch has not", func(d refusalDoc) {
+			pw := d.at(d.branch("app", "main"), "passwords", 0)
+			pw["read_only_region"], pw["replica"], pw["role"] = "nope", true, "reader"
+		}, p.appMain + `.passwords[0].read_only_region: read_only_region_id "nope" is not a read-only region of branch main`},
 		{"a password name too long", func(d refusalDoc) { d.at(d.branch("app", "main"), "passwords", 0)["name"] = strings.Repeat("x", 64) },
 			p.appMain + ".passwords[0].name: name "},
 		{"a password expiring before its ttl", func(d refusalDoc) {

@@ -89,7 +89,7 @@ var snapshotCoverage = map[string]string{
 	"roleRec":                "stamps branch name baseUsername actor isDefault lease inherited withReplication whereOnDelete whereOnUpdate dropped droppedAt",
 	"lease":                  "ttl expiresAt",
 	"branchPasswords":        "Store",
-	"passwordRec":            "stamps lease branch name role replica directVTGate cidrs username actor",
+	"passwordRec":            "stamps lease branch name role replica region directVTGate cidrs username actor",
 	"ipRestrictions":         "Store",
 	"ipRestrictionRec":       "stamps schema role cidrs description actor",
 	"branchSwitchovers":      "Store running",
@@ -574,6 +574,16 @@ func richWorld(t *testing.T) *opWorld {
 	// Credentials: a replica password with a ttl, limited to addresses,
 	// through VTGate.
 	do("POST", app+"/branches/dev/passwords", `{"name":"ci","role":"reader","replica":true,"ttl":3600,"cidrs":["10.0.0.0/8"],"direct_vtgate":true}`)
+	// A password bound to a read-only region of main.
+	do("PUT", app+"/branches/main/keyspaces/"+drDB+"/read-only-regions", `{"read_only_regions":[{"region":"eu-west"}]}`)
+	srv.Advance(fake.DefaultTimings().ReadOnlyRegionReady)
+	var regions struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	must(json.Unmarshal(do("GET", app+"/read-only-regions", ""), &regions))
+	do("POST", app+"/branches/main/passwords", `{"name":"dump","role":"reader","read_only_region_id":"`+regions.Data[0].ID+`"}`)
 
 	// A PostgreSQL database with role credentials and an IP restriction;
 	// its main's switchovers succeeded, failed and running; dev's

@@ -53,18 +53,35 @@ func (e *switchoverEnv) get(branch, id string) *platform.Switchover {
 	return sw
 }
 
-// pods returns the names of a branch's instances, and its primary's.
-func (e *switchoverEnv) pods(branch string) (names []string, primary string) {
+// infra returns a branch's PostgreSQL infrastructure.
+func (e *switchoverEnv) infra(branch string) *platform.PostgresInfrastructure {
 	e.t.Helper()
 	inf, err := e.c.BranchChanges.GetInfrastructure(e.t.Context(), &platform.GetInfrastructureParams{Organization: e.srv.Org(), Database: "pg", Branch: branch})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	for _, p := range inf.Pods {
-		names = append(names, p.Name)
-		if p.TabletType != nil && *p.TabletType == "primary" {
-			primary = p.Name
+	if inf.Type != platform.InfrastructurePostgres || inf.Postgres == nil || inf.Pods != nil {
+		e.t.Fatalf("infrastructure of %s = %+v, want the PostgreSQL variant alone", branch, inf)
+	}
+	return inf.Postgres
+}
+
+// pods returns the names of a branch's instances, and its primary's: the
+// node of role primary, which primary_name names too.
+func (e *switchoverEnv) pods(branch string) (names []string, primary string) {
+	e.t.Helper()
+	inf := e.infra(branch)
+	for _, n := range inf.Nodes {
+		names = append(names, n.Name)
+		if n.Role == "primary" {
+			if primary != "" {
+				e.t.Errorf("%s has two primaries, %s and %s", branch, primary, n.Name)
+			}
+			primary = n.Name
 		}
+	}
+	if inf.PrimaryName != primary {
+		e.t.Errorf("primary_name = %q, want the primary node %q", inf.PrimaryName, primary)
 	}
 	return names, primary
 }
@@ -92,6 +109,9 @@ func TestSwitchoverLifecycle(t *testing.T) {
 	if _, p := e.pods("main"); p != names[0] {
 		t.Errorf("primary moved to %s while the switchover runs", p)
 	}
+	if at := e.infra("main").PrimaryPromotedAt; at != nil {
+		t.Errorf("primary_promoted_at = %v before any switchover completed, want null", at)
+	}
 	if slices.Contains(e.srv.EventNames(), "branch.primary_promoted") {
 		t.Error("branch.primary_promoted while the switchover runs")
 	}
@@ -102,6 +122,9 @@ func TestSwitchoverLifecycle(t *testing.T) {
 	}
 	if _, p := e.pods("main"); p != names[1] {
 		t.Errorf("primary = %s, want the next instance %s", p, names[1])
+	}
+	if at := e.infra("main").PrimaryPromotedAt; at == nil || !at.Equal(got.CompletedAt.Time) {
+		t.Errorf("primary_promoted_at = %v, want the switchover's completion %v", at, got.CompletedAt)
 	}
 	if slices.Contains(e.srv.EventNames(), "branch.primary_promoted") {
 		t.Error("branch.primary_promoted emitted; only a test emits it (Emit)")
@@ -585,33 +608,29 @@ func TestSwitchoverRestartLeavesATrace(t *testing.T) {
 	t.Parallel()
 	tm := fake.DefaultTimings()
 	e := newSwitchoverEnv(t)
-	type pod struct {
-		Ready          bool // the infrastructure's
-		Status, PodRdy string
-		Restarts       int
+	type infra struct {
+		State, Primary string
 	}
-	look := func(srv *fake.Server) pod {
+	look := func(srv *fake.Server) infra {
 		t.Helper()
 		inf, err := srv.Client().BranchChanges.GetInfrastructure(t.Context(), &platform.GetInfrastructureParams{Organization: srv.Org(), Database: "pg", Branch: "dev"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, p := range inf.Pods {
-			if p.Component == "postgres" {
-				return pod{inf.Ready, p.Status, p.Ready, p.RestartCount}
-			}
+		if inf.Postgres == nil {
+			t.Fatalf("infrastructure of type %s, want PostgreSQL's", inf.Type)
 		}
-		t.Fatal("no postgres pod")
-		return pod{}
+		return infra{inf.Postgres.State, inf.Postgres.PrimaryName}
 	}
+	before := look(e.srv)
 	steps := []struct {
 		name    string
 		advance time.Duration
-		want    pod
+		want    infra
 	}{
-		{"pending", 0, pod{true, "Running", "1/1", 0}},
-		{"restarting", tm.SwitchoverStart, pod{false, "Pending", "0/1", 0}},
-		{"restarted", tm.SwitchoverRun, pod{true, "Running", "1/1", 1}},
+		{"pending", 0, infra{"ready", before.Primary}},
+		{"restarting", tm.SwitchoverStart, infra{"pending", before.Primary}},
+		{"restarted", tm.SwitchoverRun, infra{"ready", before.Primary}},
 	}
 	if _, err := e.create("dev", nil); err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"net/netip"
@@ -148,29 +149,50 @@ func parseTrafficTag(field, s string) (trafficTag, error) {
 // checkTrafficRule validates a rule for budget bg from the fields of
 // create_traffic_rule.
 func checkTrafficRule(bg *trafficBudgetRec, p *platform.CreateTrafficRuleParams) (trafficRuleSpec, error) {
+	spec, err := checkRuleSpec(bg.branch, "", p)
+	if err != nil {
+		return spec, err
+	}
+	for _, r := range bg.rules {
+		if r.trafficRuleSpec == spec {
+			return spec, unprocessable("budget %s already has the same rule, %s", bg.name, r.id)
+		}
+	}
+	return spec, nil
+}
+
+// checkRuleSpec validates a rule of branch b: create_traffic_rule's body
+// (field ""), or a budget body's rule given as an object (field
+// "rules[i]", which its messages name).
+func checkRuleSpec(b *branchRec, field string, p *platform.CreateTrafficRuleParams) (trafficRuleSpec, error) {
+	name := func(f string) string {
+		if field == "" {
+			return f
+		}
+		return field + "." + f
+	}
 	spec := trafficRuleSpec{kind: platform.TrafficRuleMatch}
 	if p.Kind != nil {
 		switch *p.Kind {
 		case platform.TrafficRuleMatch, platform.TrafficRuleEach:
 			spec.kind = *p.Kind
 		default:
-			return spec, unprocessable("kind %q is not match or each", *p.Kind)
+			return spec, unprocessable("%s %q is not match or each", name("kind"), *p.Kind)
 		}
 	}
 	if len(p.Tags) > 1 {
-		return spec, unprocessable("tags: a rule takes at most one tag, got %d", len(p.Tags))
+		return spec, unprocessable("%s: a rule takes at most one tag, got %d", name("tags"), len(p.Tags))
 	}
 	if len(p.Tags) == 1 {
-		tag, err := parseTrafficTag("tags[0]", p.Tags[0])
+		tag, err := parseTrafficTag(name("tags[0]"), p.Tags[0])
 		if err != nil {
 			return spec, err
 		}
 		spec.tag = tag
 	}
 	if p.Keyspace != nil && *p.Keyspace != "" {
-		b := bg.branch
 		if b.keyspace(*p.Keyspace) == nil {
-			return spec, unprocessable("keyspace %q is not a keyspace of branch %s", *p.Keyspace, b.name)
+			return spec, unprocessable("%s %q is not a keyspace of branch %s", name("keyspace"), *p.Keyspace, b.name)
 		}
 		spec.keyspace = *p.Keyspace
 	}
@@ -178,12 +200,10 @@ func checkTrafficRule(bg *trafficBudgetRec, p *platform.CreateTrafficRuleParams)
 		spec.fingerprint = *p.Fingerprint
 	}
 	if spec.fingerprint == "" && spec.tag.key == "" {
-		return spec, unprocessable("a rule needs a fingerprint or a tag")
-	}
-	for _, r := range bg.rules {
-		if r.trafficRuleSpec == spec {
-			return spec, unprocessable("budget %s already has the same rule, %s", bg.name, r.id)
+		if field != "" {
+			return spec, unprocessable("%s: a rule needs a fingerprint or a tag", field)
 		}
+		return spec, unprocessable("a rule needs a fingerprint or a tag")
 	}
 	return spec, nil
 }
@@ -219,7 +239,34 @@ type trafficBudgetBody struct {
 	Burst            nullableInt                 `json:"burst"`
 	Concurrency      nullableInt                 `json:"concurrency"`
 	WarningThreshold nullableInt                 `json:"warning_threshold"`
-	Rules            []string                    `json:"rules"`
+	Rules            []budgetRule                `json:"rules"`
+}
+
+// budgetRule is a rule of a budget body: a tag "key=value", which becomes
+// a match rule, or an object with create_traffic_rule's fields (kind,
+// fingerprint, keyspace, tags in either form), as the service's official
+// Go client sends it.
+type budgetRule struct {
+	tag *string          // the string form
+	obj *trafficRuleBody // the object form
+}
+
+// UnmarshalJSON reads either form.
+func (r *budgetRule) UnmarshalJSON(b []byte) error {
+	var s string
+	if string(bytes.TrimSpace(b)) == "null" {
+		return errors.New("a rule is a string key=value or an object with kind, fingerprint, keyspace and tags")
+	}
+	if err := json.Unmarshal(b, &s); err == nil {
+		r.tag = &s
+		return nil
+	}
+	var o trafficRuleBody
+	if t := bytes.TrimSpace(b); len(t) == 0 || t[0] != '{' || json.Unmarshal(b, &o) != nil {
+		return errors.New("a rule is a string key=value or an object with kind, fingerprint, keyspace and tags")
+	}
+	r.obj = &o
+	return nil
 }
 
 // limits returns the body's limits in the order of trafficLimitSpecs.
@@ -281,14 +328,31 @@ func checkTrafficBudget(b *branchRec, cur *trafficBudgetRec, p *trafficBudgetBod
 	}
 	if p.Rules != nil {
 		next.rules = make([]trafficRuleSpec, 0, len(p.Rules))
-		for i, s := range p.Rules {
-			tag, err := parseTrafficTag("rules["+itoa(i)+"]", s)
-			if err != nil {
-				return next, err
+		for i, rule := range p.Rules {
+			field := "rules[" + itoa(i) + "]"
+			var spec trafficRuleSpec
+			if rule.tag != nil {
+				tag, err := parseTrafficTag(field, *rule.tag)
+				if err != nil {
+					return next, err
+				}
+				spec = trafficRuleSpec{kind: platform.TrafficRuleMatch, tag: tag}
+			} else {
+				o := rule.obj
+				rp := &platform.CreateTrafficRuleParams{Kind: o.Kind, Keyspace: o.Keyspace, Fingerprint: o.Fingerprint}
+				for _, tag := range o.Tags {
+					rp.Tags = append(rp.Tags, string(tag))
+				}
+				var err error
+				if spec, err = checkRuleSpec(b, field, rp); err != nil {
+					return next, err
+				}
 			}
-			spec := trafficRuleSpec{kind: platform.TrafficRuleMatch, tag: tag}
 			if j := slices.Index(next.rules, spec); j >= 0 {
-				return next, unprocessable("rules[%d]: %q repeats rules[%d]", i, s, j)
+				if rule.tag != nil {
+					return next, unprocessable("%s: %q repeats rules[%d]", field, *rule.tag, j)
+				}
+				return next, unprocessable("%s repeats rules[%d]", field, j)
 			}
 			next.rules = append(next.rules, spec)
 		}

@@ -1,6 +1,7 @@
 package fake_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -287,6 +288,17 @@ func TestTrafficBudgetInvalidBodies(t *testing.T) {
 		{name: "update: name taken", update: true, body: `{"name":"other"}`, status: 422, words: []string{`"other"`, "taken"}},
 		{name: "update: empty name", update: true, body: `{"name":""}`, status: 422, words: []string{"name must not be empty"}},
 		{name: "update: malformed rule", update: true, body: `{"mode":"off","rules":["route=a","checkout"]}`, status: 422, words: []string{"rules[1]", "key=value"}},
+		{name: "rule object: bad kind", body: `{"name":"x","rules":["route=a",{"kind":"some","fingerprint":"f1"}]}`, status: 422, words: []string{"rules[1].kind", `"some"`}},
+		{name: "rule object: unknown keyspace", body: `{"name":"x","rules":[{"kind":"match","fingerprint":"f1","keyspace":"nope"}]}`, status: 422, words: []string{"rules[0].keyspace", `"nope"`}},
+		{name: "rule object: two tags", body: `{"name":"x","rules":[{"kind":"match","tags":["route=a",{"key":"username","value":"b"}]}]}`, status: 422, words: []string{"rules[0].tags", "at most one tag"}},
+		{name: "rule object: malformed tag", body: `{"name":"x","rules":[{"kind":"match","tags":["route"]}]}`, status: 422, words: []string{"rules[0].tags[0]", "key=value"}},
+		{name: "rule object: tag object without value", body: `{"name":"x","rules":[{"kind":"match","tags":[{"type":"Tag","key":"route"}]}]}`, status: 422, words: []string{"rules[0].tags[0]", "no value"}},
+		{name: "rule object: neither fingerprint nor tag", body: `{"name":"x","rules":[{"kind":"each","keyspace":"` + trafficDB + `"}]}`, status: 422, words: []string{"rules[0]", "fingerprint or a tag"}},
+		{name: "rule object repeats a string", body: `{"name":"x","rules":["route=a",{"tags":[{"key":"route","value":"a"}]}]}`, status: 422, words: []string{"rules[1] repeats rules[0]"}},
+		{name: "rule object: a number", body: `{"name":"x","rules":[7]}`, status: 400, words: []string{"rules", "a rule is a string key=value or an object"}},
+		{name: "rule object: null", body: `{"name":"x","rules":[null]}`, status: 400, words: []string{"rules", "a rule is a string key=value or an object"}},
+		{name: "rule object: kind of the wrong type", body: `{"name":"x","rules":[{"kind":1,"fingerprint":"f1"}]}`, status: 400, words: []string{"rules", "a rule is a string key=value or an object"}},
+		{name: "update: rule object with unknown keyspace", update: true, body: `{"mode":"off","rules":[{"fingerprint":"f1","keyspace":"nope"}]}`, status: 422, words: []string{"rules[0].keyspace", `"nope"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -309,6 +321,78 @@ func TestTrafficBudgetInvalidBodies(t *testing.T) {
 			trafficUnchanged(t, srv, c, before)
 		})
 	}
+}
+
+// TestTrafficBudgetRuleObjects checks budget bodies whose rules are
+// objects, as the service's official client sends them (kind, fingerprint,
+// keyspace, tags as objects or strings), mixed with tags as strings, on
+// create and update, through the SDK's RuleSpecs and as raw bodies.
+func TestTrafficBudgetRuleObjects(t *testing.T) {
+	t.Parallel()
+	srv, c := newTrafficServer(t)
+	type rule struct {
+		Kind                  platform.TrafficRuleKind
+		Keyspace, Fingerprint string
+		Tags                  string
+	}
+	rulesOf := func(bg *platform.TrafficBudget) []rule {
+		out := []rule{}
+		for _, r := range bg.Rules {
+			var tags []string
+			for _, tag := range r.Tags {
+				tags = append(tags, tag.String())
+			}
+			out = append(out, rule{r.Kind, trafficStr(r.Keyspace), trafficStr(r.Fingerprint), strings.Join(tags, ",")})
+		}
+		return out
+	}
+	bg := trafficCreate(t, srv, c, "main", platform.CreateTrafficBudgetParams{
+		Name: "b", Rules: []string{"route=a"},
+		RuleSpecs: []platform.TrafficBudgetRule{
+			{Kind: platform.Ptr(platform.TrafficRuleEach), Keyspace: platform.Ptr(trafficDB), Fingerprint: platform.Ptr("f1")},
+			{Tags: []string{"username=app"}},
+		},
+	})
+	want := []rule{{platform.TrafficRuleMatch, "", "", "route=a"}, {platform.TrafficRuleEach, trafficDB, "f1", ""}, {platform.TrafficRuleMatch, "", "", "username=app"}}
+	if diff := cmp.Diff(want, rulesOf(bg)); diff != "" {
+		t.Errorf("created rules (-want +got):\n%s", diff)
+	}
+	// The client's form: tags as objects with their other fields.
+	w := send(t, srv, "POST", trafficPath(srv, "main"), admin(srv), `{"name":"client","mode":"warn","rules":[{"kind":"match","fingerprint":"f2","keyspace":"`+trafficDB+`","tags":[{"type":"Tag","key_id":"k1","key":"route","value":"cart","source":"sql"}]}]}`)
+	if w.status != http.StatusCreated {
+		t.Fatalf("client-form body: %d %s", w.status, w.body)
+	}
+	var client platform.TrafficBudget
+	if err := json.Unmarshal(w.body, &client); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]rule{{platform.TrafficRuleMatch, trafficDB, "f2", "route=cart"}}, rulesOf(&client)); diff != "" {
+		t.Errorf("client-form rules (-want +got):\n%s", diff)
+	}
+	// An update replaces the rules, keeping (with its ID) a rule given
+	// again with the same fields.
+	kept := bg.Rules[1]
+	up, err := c.TrafficBudgets.Update(t.Context(), &platform.UpdateTrafficBudgetParams{
+		Organization: srv.Org(), Database: trafficDB, Branch: "main", ID: bg.ID,
+		RuleSpecs: []platform.TrafficBudgetRule{{Kind: platform.Ptr(platform.TrafficRuleEach), Keyspace: platform.Ptr(trafficDB), Fingerprint: platform.Ptr("f1")}, {Fingerprint: platform.Ptr("f3")}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]rule{{platform.TrafficRuleEach, trafficDB, "f1", ""}, {platform.TrafficRuleMatch, "", "f3", ""}}, rulesOf(up)); diff != "" {
+		t.Errorf("updated rules (-want +got):\n%s", diff)
+	}
+	if up.Rules[0].ID != kept.ID {
+		t.Errorf("the rule given again has ID %s, want %s kept", up.Rules[0].ID, kept.ID)
+	}
+}
+
+// trafficStr reads an optional string.
+func trafficStr(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 func TestTrafficRuleInvalid(t *testing.T) {

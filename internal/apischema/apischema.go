@@ -51,6 +51,13 @@ type Schema struct {
 	Values *Schema `json:"values,omitempty"`
 	// Items is the schema of an array's items.
 	Items *Schema `json:"items,omitempty"`
+	// Discriminator names the string property of an object whose value
+	// picks the object's schema among Variants; the object is checked
+	// against that variant alone (its Required and Properties), and a
+	// value no variant has is reported as an enum problem. Empty for an
+	// object of one shape.
+	Discriminator string             `json:"discriminator,omitempty"`
+	Variants      map[string]*Schema `json:"variants,omitempty"`
 }
 
 //go:embed schema.json
@@ -126,6 +133,16 @@ func (s *Schema) validate(path string, v any, exempt Exempt, out *[]string) {
 		obj, ok := v.(map[string]any)
 		if !ok {
 			report("type", "", "%s, want an object", jsonType(v))
+			return
+		}
+		if s.Discriminator != "" {
+			kind, _ := obj[s.Discriminator].(string)
+			variant := s.Variants[kind]
+			if variant == nil {
+				report("enum", kind, "%s %q is not one of %s", s.Discriminator, kind, strings.Join(sortedKeys(s.Variants), ", "))
+				return
+			}
+			variant.validate(path, v, exempt, out)
 			return
 		}
 		for _, name := range s.Required {

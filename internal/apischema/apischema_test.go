@@ -140,6 +140,40 @@ func TestValidateOptional(t *testing.T) {
 	}
 }
 
+// TestValidateVariants checks an object of two shapes: its discriminator
+// picks the variant it is held to, alone, and a value no variant has is
+// reported.
+func TestValidateVariants(t *testing.T) {
+	t.Parallel()
+	s := &Schema{Type: "object", Discriminator: "type", Variants: map[string]*Schema{
+		"Pods":  {Type: "object", Required: []string{"type", "pods"}, Properties: map[string]*Schema{"type": {Type: "string"}, "pods": {Type: "array"}}},
+		"Nodes": {Type: "object", Required: []string{"type", "nodes"}, Properties: map[string]*Schema{"type": {Type: "string"}, "nodes": {Type: "array"}}},
+	}}
+	tests := []struct {
+		name, body string
+		want       []string
+	}{
+		{"first variant", `{"type":"Pods","pods":[]}`, nil},
+		{"second variant", `{"type":"Nodes","nodes":[]}`, nil},
+		{"the other variant's property only", `{"type":"Nodes","pods":[]}`, []string{`$: required property "nodes" is missing`}},
+		{"wrong kind in the variant", `{"type":"Nodes","nodes":{}}`, []string{`$.nodes: an object, want an array`}},
+		{"unknown type", `{"type":"Other"}`, []string{`$: type "Other" is not one of Nodes, Pods`}},
+		{"no type", `{"pods":[]}`, []string{`$: type "" is not one of Nodes, Pods`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var v any
+			if err := json.Unmarshal([]byte(tt.body), &v); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, s.Validate(v, nil)); diff != "" {
+				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // TestClientFacts checks the committed client file: every operation's types
 // are in it, and a price the official client reads as an integer fails
 // when it is not a whole number, as the fake's contract test relies on.

@@ -51,6 +51,28 @@ func projectOperations(defs map[string]*refSchema) map[string]*apischema.Operati
 		"name": str(), "status": str(), "component": str(), "ready": str(), "restart_count": integer(),
 		"created_at": nullStr(), "cell": str(), "size": str(), "keyspace": nullStr(), "shard": nullStr(), "tablet_type": nullStr(),
 	})
+	// A PostgreSQL branch's infrastructure, as the official client's
+	// PostgresBranchInfrastructure decodes it: its instances and bouncers.
+	// Its regions are the reference's public regions (GET /v1/regions).
+	region := obj(map[string]*apischema.Schema{
+		"id": str(), "provider": str(), "enabled": {Type: "boolean"}, "public_ip_addresses": arr(str()),
+		"display_name": str(), "location": str(), "slug": str(),
+	})
+	nullInt := func() *apischema.Schema { return &apischema.Schema{Type: "integer", Nullable: true} }
+	pgNode := obj(map[string]*apischema.Schema{
+		"name": str(), "normalized_name": str(), "role": str(), "availability_zone": str(), "cluster_name": str(),
+		"cluster_display_name": str(), "peers_count": integer(), "volume_usage_bytes": nullInt(), "volume_capacity_bytes": nullInt(),
+		"volume_shrink_threshold_percent": {Type: "number", Nullable: true}, "region": region,
+		"disk_replacement": {Type: "object", Nullable: true, Required: []string{"reason", "bytes", "scheduled_at"}, Properties: map[string]*apischema.Schema{
+			"reason": str(), "bytes": integer(), "scheduled_at": nullStr(),
+		}},
+	})
+	pgBouncer := obj(map[string]*apischema.Schema{
+		"id": str(), "name": str(), "target": str(), "replicas_per_cell": integer(), "region": region,
+		"sku": {Type: "object", Nullable: true, Required: []string{"name", "display_name", "cpu", "ram"}, Properties: map[string]*apischema.Schema{
+			"name": str(), "display_name": str(), "cpu": str(), "ram": integer(),
+		}},
+	})
 	readOnlyRegion := obj(map[string]*apischema.Schema{
 		"region": str(), "cluster_name": str(), "cluster_display_name": str(), "replicas": integer(),
 	})
@@ -98,7 +120,6 @@ func projectOperations(defs map[string]*refSchema) map[string]*apischema.Operati
 	// A branch's connections and its process list have the shapes the
 	// command-line tool and the official client decode (decisions.md,
 	// "Connections and process list").
-	nullInt := func() *apischema.Schema { return &apischema.Schema{Type: "integer", Nullable: true} }
 	topology := obj(map[string]*apischema.Schema{"keyspace": str(), "shard": str(), "tablet": str()})
 	topology.Nullable = true
 	connections := obj(map[string]*apischema.Schema{
@@ -150,9 +171,15 @@ func projectOperations(defs map[string]*refSchema) map[string]*apischema.Operati
 		"list_service_token_grants":     {Method: "GET", Path: tokens + "/grants", Status: 200, Source: "project", Response: page(grant)},
 		"oauth_authorize":               {Method: "GET", Path: "{auth_url}/oauth/authorize", Status: 302, Source: "project"},
 		"list_branch_cluster_size_skus": {Method: "GET", Path: branch + "/cluster-size-skus", Status: 200, Source: "project", Response: arr(mustConvert(defs, "ClusterSizeSku"))},
-		"get_branch_infrastructure": {Method: "GET", Path: branch + "/infrastructure", Status: 200, Source: "project", Response: obj(map[string]*apischema.Schema{
-			"type": str(), "ready": {Type: "boolean"}, "pods": arr(pod),
-		})},
+		"get_branch_infrastructure": {Method: "GET", Path: branch + "/infrastructure", Status: 200, Source: "project", Response: &apischema.Schema{
+			Type: "object", Discriminator: "type", Variants: map[string]*apischema.Schema{
+				"BranchInfrastructure": obj(map[string]*apischema.Schema{"type": str(), "ready": {Type: "boolean"}, "pods": arr(pod)}),
+				"PostgresInfrastructure": obj(map[string]*apischema.Schema{
+					"type": str(), "state": str(), "primary_name": str(), "primary_promoted_at": nullStr(),
+					"volume_modifications_blocked_until": nullStr(), "nodes": arr(pgNode), "bouncers": arr(pgBouncer),
+				}),
+			},
+		}},
 		"update_keyspace_read_only_regions": {Method: "PUT", Path: branch + "/keyspaces/{keyspace}/read-only-regions", Status: 200, Source: "project", Response: arr(readOnlyRegion)},
 		"diff_branch":                       {Method: "GET", Path: branch + "/diff", Status: 200, Source: "project", Response: diff},
 		"get_deploy_request_diff":           {Method: "GET", Path: "/v1/organizations/{organization}/databases/{database}/deploy-requests/{number}/diff", Status: 200, Source: "project", Response: diff},
