@@ -51,10 +51,6 @@ type branchMore struct {
 	bouncers  branchBouncers  // connection poolers; see bouncers.go
 	// A PostgreSQL branch's switchovers; see switchovers.go.
 	switchovers branchSwitchovers
-	// restarts counts the restarts of a PostgreSQL branch's instances by
-	// instance (a switchover by restart); shorter when the later ones
-	// have none.
-	restarts []int
 	// The branch's query-patterns reports; see querypatterns.go.
 	qpReports branchQPReports
 	// Its routing rules as last updated; "" for the default (see

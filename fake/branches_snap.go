@@ -50,8 +50,7 @@ type branchSnap struct {
 	Budgets         []budgetSnap         `json:"traffic_budgets"`
 	Passwords       []passwordSnap       `json:"passwords"`
 	Switchovers     []switchoverSnap     `json:"switchovers"`
-	Primary         int                  `json:"primary"`            // the PostgreSQL instance that is the primary
-	Restarts        []int                `json:"restarts,omitempty"` // by PostgreSQL instance
+	Primary         int                  `json:"primary"` // the PostgreSQL instance that is the primary
 	Bouncers        []bouncerSnap        `json:"bouncers"`
 	BouncerResizes  []bouncerResizeSnap  `json:"bouncer_resizes"`
 	Cluster         *branchClusterSnap   `json:"cluster,omitempty"`
@@ -71,7 +70,7 @@ func (sv *saver) branches() []branchSnap {
 			Actor: idOf(b.actor), Region: b.region.slug, RestoredFrom: idOf(b.restoredFrom),
 			InitialRestoreID: b.initialRestoreID, SchemaUpdated: b.schemaUpdated, RoutingRules: b.more.read().routingRules,
 			DefaultRole: idOf(b.roles.def), Passwords: savePasswords(b),
-			Switchovers: saveSwitchovers(b), Primary: b.primary, Restarts: b.more.read().restarts, Base: b.more.read().base,
+			Switchovers: saveSwitchovers(b), Primary: b.primary, Base: b.more.read().base,
 			MajorVersion: b.more.read().majorVersion,
 		}
 		bs.Bouncers, bs.BouncerResizes = saveBouncers(b)
@@ -201,17 +200,6 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 	}
 	if n := b.postgresInstances(); b.primary >= n || b.db.kind != platform.KindPostgreSQL && b.primary != 0 {
 		return at(fmt.Errorf("branch %s runs instances 0 to %d (a mysql branch has no primary instance), got %d", b.name, n-1, b.primary), "primary")
-	}
-	if len(bs.Restarts) > 0 {
-		if n := b.postgresInstances(); len(bs.Restarts) > n || b.db.kind != platform.KindPostgreSQL {
-			return at(fmt.Errorf("branch %s runs %d postgresql instances, got the restarts of %d", b.name, n, len(bs.Restarts)), "restarts")
-		}
-		for i, r := range bs.Restarts {
-			if r < 0 {
-				return at(fmt.Errorf("must not be negative, got %d", r), "restarts[%d]", i)
-			}
-		}
-		b.x().restarts = bs.Restarts
 	}
 	if err := ld.loadPasswords(b, bs.Passwords); err != nil {
 		return err

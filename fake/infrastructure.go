@@ -103,8 +103,8 @@ func renderPostgresInfrastructure(b *branchRec) *platform.PostgresInfrastructure
 // as many as its default keyspace has replicas plus one, of which one is
 // the primary (0 until a switchover promotes another). A pod is running
 // once the branch and its keyspace (or read-only region) are ready; a
-// PostgreSQL instance that a switchover restarts is pending while it runs,
-// and counts the restart afterwards (restart_count). The metrics place
+// PostgreSQL instance that a switchover restarts is pending while it runs.
+// The metrics place
 // their tablets on these pods; get_branch_infrastructure shows them for a
 // MySQL branch.
 func infraPods(b *branchRec) *platform.BranchInfrastructure {
@@ -163,7 +163,6 @@ func infraPods(b *branchRec) *platform.BranchInfrastructure {
 					tabletType = "primary"
 				}
 				add(postgresInstanceName(b, i), "postgres", b.region.slug, ks.clusterSize, b.ready && ks.ready && !b.restarting(i), ks, "", tabletType)
-				out.Pods[len(out.Pods)-1].RestartCount = b.restartCount(i)
 			}
 		}
 		return out

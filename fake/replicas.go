@@ -29,9 +29,6 @@ func (w *world) replicasChanged(b *branchRec) {
 	if b.primary >= n {
 		b.primary = 0
 	}
-	if m := b.more.peek(); m != nil && len(m.restarts) > n {
-		m.restarts = m.restarts[:n] // a removed instance's count goes with it
-	}
 	w.endStrandedSessions(b)
 }
 

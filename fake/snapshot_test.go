@@ -57,7 +57,7 @@ var snapshotCoverage = map[string]string{
 	"webhookStore":           "Store",
 	"webhookRec":             "stamps db url secret enabled events deleted lastSent lastSentResult lastSentSuccess failures lastTest",
 	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated keyspaces roles more readOnlyRegions primary cluster traffic",
-	"branchMore":             "passwords budgets bouncers switchovers restarts qpReports routingRules sessions vitess deletedBy base majorVersion",
+	"branchMore":             "passwords budgets bouncers switchovers qpReports routingRules sessions vitess deletedBy base majorVersion",
 	"vrWorkflow":             "name kind source target sourceShards targetShards tables created updated opts stopped copyDue copyLeft errMsg ranOn frozen doc",
 	"branchVitess":           "shards ops ksRules throttlers metrics vdiff workflows",
 	"vdiffState":             "list seq diffs",

@@ -122,13 +122,6 @@ func (b *branchRec) restarting(i int) bool {
 	return sw != nil && sw.state == platform.SwitchoverRunning && sw.method == platform.SwitchoverRestart && sw.candidate == i
 }
 
-// restartCount is how many times instance i of b has been restarted.
-func (b *branchRec) restartCount(i int) int {
-	if r := b.more.read().restarts; i < len(r) {
-		return r[i]
-	}
-	return 0
-}
 
 // primaryInstance is the instance of b that is its primary: the one the
 // last switchover promoted, while a change of the replicas keeps it (see
@@ -196,13 +189,6 @@ func (w *world) advanceSwitchover(sw *switchoverRec, now time.Time) {
 	}
 	b.primary = sw.candidate
 	b.updated = now
-	if sw.method == platform.SwitchoverRestart {
-		m := b.x()
-		for len(m.restarts) <= sw.candidate {
-			m.restarts = append(m.restarts, 0)
-		}
-		m.restarts[sw.candidate]++
-	}
 	w.settleSwitchover(sw, platform.SwitchoverSucceeded, now)
 }
 

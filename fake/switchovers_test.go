@@ -569,8 +569,6 @@ func TestSwitchoverRestoreChecksInstances(t *testing.T) {
 		{"candidate beyond the instances", func(m map[string]any) {
 			branch(m, "dev")["switchovers"].([]any)[0].(map[string]any)["candidate"] = 1
 		}, []string{"candidate", "dev"}},
-		{"restarts of more instances than run", func(m map[string]any) { branch(m, "dev")["restarts"] = []any{0, 1} }, []string{"restarts", "dev"}},
-		{"a negative restart count", func(m map[string]any) { branch(m, "dev")["restarts"] = []any{-1} }, []string{"restarts[0]", "negative"}},
 		{"replica bouncer without replicas", func(m map[string]any) {
 			bn := branch(m, "dev")["bouncers"].([]any)[0].(map[string]any)
 			bn["config"].(map[string]any)["target"] = "replica"
