@@ -122,7 +122,6 @@ func (b *branchRec) restarting(i int) bool {
 	return sw != nil && sw.state == platform.SwitchoverRunning && sw.method == platform.SwitchoverRestart && sw.candidate == i
 }
 
-
 // primaryInstance is the instance of b that is its primary: the one the
 // last switchover promoted, while a change of the replicas keeps it (see
 // replicasChanged).
