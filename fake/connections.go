@@ -225,6 +225,14 @@ func (w *world) endStrandedSessions(b *branchRec) {
 	})
 }
 
+// endInstanceSessions ends the sessions on PostgreSQL instance i of b, as
+// a restart of the instance does.
+func (w *world) endInstanceSessions(b *branchRec, i int) {
+	if m := b.more.peek(); m != nil {
+		m.sessions.drop(func(s *sessionRec) bool { return s.instance == i })
+	}
+}
+
 // OpenSession opens a live connection on a branch, as a client would: the
 // branch's connection list and (MySQL) process list show it until it is
 // killed. It returns the session's ID, which another session's BlockedBy

@@ -567,6 +567,19 @@ func TestConnectionsEndWithTheirServer(t *testing.T) {
 			},
 		},
 		{
+			name: "instance restarted by a switchover", kind: platform.KindPostgreSQL,
+			run: func(t *testing.T, e *connEnv) (string, string) {
+				e.branch("dev") // one instance: a switchover restarts it
+				instance := e.instances("dev")[0]
+				e.openOn("dev", fake.SessionSpec{Query: "select 1"})
+				if _, err := e.c.Switchovers.Create(t.Context(), &platform.CreateSwitchoverParams{Organization: e.srv.Org(), Database: e.db, Branch: "dev"}); err != nil {
+					t.Fatal(err)
+				}
+				e.srv.Advance(tm.SwitchoverStart)
+				return "dev", instance
+			},
+		},
+		{
 			name: "blocker's connection killed", kind: platform.KindPostgreSQL,
 			run: func(t *testing.T, e *connEnv) (string, string) {
 				blocker := e.open(fake.SessionSpec{InTransaction: true})

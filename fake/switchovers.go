@@ -182,6 +182,7 @@ func (w *world) advanceSwitchover(sw *switchoverRec, now time.Time) {
 		sw.method = platform.SwitchoverPromote
 		if b.postgresInstances() == 1 {
 			sw.method = platform.SwitchoverRestart
+			w.endInstanceSessions(b, sw.candidate) // the instance goes down
 		}
 		w.clock.After(w.timing.SwitchoverRun, switchoverJob{sw, platform.SwitchoverRunning})
 		return
