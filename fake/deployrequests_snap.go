@@ -290,6 +290,9 @@ func (ld *loader) loadDeployRequest(db *dbRec, ds drSnap) (*drRec, error) {
 	if err := ds.validateStates(); err != nil {
 		return nil, err
 	}
+	if err := ds.validateTables(); err != nil {
+		return nil, err
+	}
 	dr := &drRec{
 		stamps: ds.load(), db: db, number: ds.Number, notes: ds.Notes, open: ds.Open,
 		closedAt: ds.ClosedAt, deployedAt: ds.DeployedAt, throttle: ds.Throttle,
@@ -351,6 +354,57 @@ func (ld *loader) loadDeployRequest(db *dbRec, ds drSnap) (*drRec, error) {
 		dr.dep.before = append(dr.dep.before, tableState{t.Keyspace, t.Table, t.Create})
 	}
 	return dr, nil
+}
+
+// validateTables checks the table definitions a deployment holds, as the
+// schema diff makes them (planDeploy): each operation's table after it
+// (create, "" for a drop) and before it (prev, "" for a create), tables in
+// the form the server keeps, its name agreeing with which are there, its
+// ddl the statement it shows (the table after, or the drop); and the
+// tables it replaced (before, "" for one it created).
+func (ds *drSnap) validateTables() error {
+	d := ds.Deployment
+	for i, op := range d.Operations {
+		path := fmt.Sprintf("deployment.operations[%d]", i)
+		want := ""
+		switch op.Name {
+		case platform.OperationCreate:
+			want = op.Create
+			if op.Create == "" || op.Prev != "" {
+				return at(fmt.Errorf("a create has the table after it and none before"), "%s", path)
+			}
+		case platform.OperationAlter:
+			want = op.Create
+			if op.Create == "" || op.Prev == "" {
+				return at(fmt.Errorf("an alter has the table before and after it"), "%s", path)
+			}
+		case platform.OperationDrop:
+			want = "DROP TABLE `" + op.Table + "`"
+			if op.Create != "" || op.Prev == "" {
+				return at(fmt.Errorf("a drop has the table before it and none after"), "%s", path)
+			}
+		}
+		for _, f := range []struct{ field, create string }{{"create", op.Create}, {"prev", op.Prev}} {
+			if f.create == "" {
+				continue
+			}
+			if err := snapTable(op.Table, f.create); err != nil {
+				return at(err, "%s.%s", path, f.field)
+			}
+		}
+		if op.DDL != want {
+			return at(fmt.Errorf("%q is not the operation's statement (%q)", snapQuote(op.DDL), snapQuote(want)), "%s.ddl", path)
+		}
+	}
+	for i, t := range d.Before {
+		if t.Create == "" {
+			continue
+		}
+		if err := snapTable(t.Table, t.Create); err != nil {
+			return at(err, "deployment.before[%d].create", i)
+		}
+	}
+	return nil
 }
 
 // validateStates checks the states and names a deploy request holds: its

@@ -36,9 +36,10 @@ func deployStepAt(t *testing.T) int {
 // deploy request into a branch it could not stay open into, a deployment
 // whose state waits on a step of the clock that is not there, a step of
 // the clock its deployment does not wait on, and a deploy queue at odds
-// with its deployments' states are refused at their path. In the refusal
-// world, deploy request #1 (dev into main) is in_progress, in the deploy
-// queue, with its step "copied" on the clock.
+// with its deployments' states, and table definitions the schema diff
+// never makes, are refused at their path. In the refusal world, deploy
+// request #1 (dev into main) is in_progress, in the deploy queue, with its
+// step "copied" on the clock, and alters app.users.
 func TestRestoreRefusesDeploymentsTheAPIDoesNotReach(t *testing.T) {
 	t.Parallel()
 	p := refusalWorldPaths(t)
@@ -48,6 +49,8 @@ func TestRestoreRefusesDeploymentsTheAPIDoesNotReach(t *testing.T) {
 	stepOf := func(d refusalDoc) map[string]any {
 		return d.find(d.list(d.m, "transitions"), "kind", "deployment.step")
 	}
+	// opOf is the deployment's one operation: an alter of app.users.
+	opOf := func(d refusalDoc) map[string]any { return dep(d)["operations"].([]any)[0].(map[string]any) }
 	runRefusals(t, []refusalCase{
 		{"an open deploy request into a development branch", func(d refusalDoc) {
 			d.branch("app", "main")["production"] = false
@@ -95,6 +98,24 @@ func TestRestoreRefusesDeploymentsTheAPIDoesNotReach(t *testing.T) {
 			c["seq"] = seq
 			d.m["transitions"] = append(d.list(d.m, "transitions"), c)
 		}, "a second step of deployment "},
+		{"an operation's table that is not a CREATE TABLE", func(d refusalDoc) {
+			opOf(d)["prev"] = "CREATE VIEW `users` AS SELECT 1"
+		}, dr + ".deployment.operations[0].prev: \"CREATE VIEW `users` AS SELECT 1\" is not a CREATE TABLE statement"},
+		{"an operation's table of another name", func(d refusalDoc) {
+			opOf(d)["create"] = "CREATE TABLE `other` (id bigint NOT NULL, PRIMARY KEY (id))"
+		}, dr + `.deployment.operations[0].create: the CREATE TABLE statement is of table "other", not "users"`},
+		{"an alter without the table before it", func(d refusalDoc) {
+			delete(opOf(d), "prev")
+		}, dr + ".deployment.operations[0]: an alter has the table before and after it"},
+		{"a drop with a table after it", func(d refusalDoc) {
+			opOf(d)["name"] = "drop"
+		}, dr + ".deployment.operations[0]: a drop has the table before it and none after"},
+		{"an operation's statement that is not its table", func(d refusalDoc) {
+			opOf(d)["ddl"] = "DROP TABLE `users`"
+		}, dr + ".deployment.operations[0].ddl: \"DROP TABLE `users`\" is not the operation's statement"},
+		{"a table replaced that is not a CREATE TABLE", func(d refusalDoc) {
+			dep(d)["before"] = []any{map[string]any{"keyspace": "app", "table": "users", "create": "users"}}
+		}, dr + `.deployment.before[0].create: "users" is not a CREATE TABLE statement`},
 		{"a deployment that holds the queue, out of it", func(d refusalDoc) {
 			d.db("app")["deploy_queue"] = nil
 		}, dr + ".deployment.state: in_progress, which holds a place in the deploy queue"},
