@@ -281,8 +281,10 @@ type ResizeBouncerParams struct {
 // Resize asks for a change of a ready bouncer and returns the request,
 // pending: it starts, then completes on its own, when the bouncer takes
 // the new values. A bouncer has one resize in progress at a time: asking
-// again before it completes is refused with [ErrUnprocessable];
-// [BouncersService.WaitResize] waits for it.
+// again while it is pending changes that request (the values given apply
+// on top of it, and it keeps its ID); once it is resizing, asking again
+// is refused with [ErrUnprocessable]. [BouncersService.WaitResize] waits
+// for it.
 //
 // API: PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}/bouncers/{bouncer}/resizes
 func (s *BouncersService) Resize(ctx context.Context, p *ResizeBouncerParams) (*BouncerResizeRequest, error) {

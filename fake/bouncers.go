@@ -296,16 +296,26 @@ func resizeBouncer(c *call, p *platform.ResizeBouncerParams) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A pending request is changed (the API's upsert): the values given
+	// apply to it, not to the bouncer.
+	pending := bn.active != nil && bn.active.state == platform.BouncerResizePending
 	next := bn.config
+	if pending {
+		next = bn.active.next
+	}
 	if err := next.with(bn.branch, p.BouncerSize, p.ReplicasPerCell, p.Target); err != nil {
 		return nil, err
 	}
-	if next.params, err = bouncerParamsWith(bn.config.params, p.Parameters); err != nil {
+	if next.params, err = bouncerParamsWith(next.params, p.Parameters); err != nil {
 		return nil, err
 	}
 	switch {
 	case !bn.ready:
 		return nil, unprocessable("bouncer %s is not ready yet", bn.name)
+	case pending:
+		r := bn.active
+		r.next, r.updated, r.actor = next, c.now, c.who.user
+		return renderBouncerResize(r), nil
 	case bn.active != nil:
 		return nil, unprocessable("bouncer %s already has a resize request %s, %s; cancel it or wait for it to complete", bn.name, bn.active.id, bn.active.state)
 	case next.equal(bn.config):

@@ -304,6 +304,81 @@ func TestBouncerResizeLifecycle(t *testing.T) {
 	}
 }
 
+// TestBouncerResizeUpsert: while a resize request is pending, another
+// PATCH changes it (the API's upsert) rather than being refused: the
+// values given apply on top of the pending request's, its ID and creation
+// stay, and the bouncer takes the combined values when it completes. An
+// upsert back to the bouncer's own values keeps the request pending.
+func TestBouncerResizeUpsert(t *testing.T) {
+	t.Parallel()
+	e := newBouncerEnv(t)
+	e.ready("pool")
+	first, err := e.resize("pool", platform.ResizeBouncerParams{BouncerSize: platform.Ptr("PGB_10")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Advance(e.tm.BouncerResizeStart / 2)
+	second, err := e.resize("pool", platform.ResizeBouncerParams{
+		ReplicasPerCell: platform.Ptr(2),
+		Parameters:      platform.BouncerParameters{"pgbouncer": {"default_pool_size": "100"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := *first
+	want.ReplicasPerCell = 2
+	want.Parameters = platform.BouncerParameters{"pgbouncer": {"default_pool_size": "100"}}
+	want.UpdatedAt = second.UpdatedAt
+	if diff := cmp.Diff(&want, second); diff != "" {
+		t.Errorf("the upserted request (-want +got):\n%s", diff)
+	}
+	if !second.UpdatedAt.After(first.UpdatedAt.Time) {
+		t.Errorf("updated_at %v did not move past %v", second.UpdatedAt, first.UpdatedAt)
+	}
+	if diff := cmp.Diff([]*platform.BouncerResizeRequest{second}, e.resizes("pool")); diff != "" {
+		t.Errorf("the bouncer's requests (-want +got):\n%s", diff)
+	}
+	// The upsert keeps the request's schedule: it starts when the first
+	// PATCH's request was due to.
+	e.srv.Advance(e.tm.BouncerResizeStart - e.tm.BouncerResizeStart/2)
+	if s := e.resizes("pool")[0].State; s != platform.BouncerResizeResizing {
+		t.Errorf("after BouncerResizeStart from the first PATCH: %s, want resizing", s)
+	}
+	// Once resizing, the request is no longer changed.
+	_, err = e.resize("pool", platform.ResizeBouncerParams{BouncerSize: platform.Ptr("PGB_20")})
+	apiError(t, err, http.StatusUnprocessableEntity, "already has a resize request", first.ID, "resizing")
+	e.srv.Advance(e.tm.BouncerResize)
+	after := e.get("main", "pool")
+	if after.SKU.Name != "PGB_10" || after.ReplicasPerCell != 2 || len(after.Parameters) == 0 {
+		t.Errorf("bouncer after the upserted resize: %s, %d per cell", after.SKU.Name, after.ReplicasPerCell)
+	}
+	values := map[string]string{}
+	for _, p := range after.Parameters {
+		values[p.Name] = p.Value
+	}
+	if values["default_pool_size"] != "100" {
+		t.Errorf("default_pool_size after the upserted resize: %q, want 100", values["default_pool_size"])
+	}
+
+	// Back to the bouncer's own values: still pending, and it completes
+	// changing nothing.
+	third, err := e.resize("pool", platform.ResizeBouncerParams{BouncerSize: platform.Ptr("PGB_40")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := e.resize("pool", platform.ResizeBouncerParams{BouncerSize: platform.Ptr("PGB_10")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.ID != third.ID || back.State != platform.BouncerResizePending || back.SKU.Name != "PGB_10" || back.PreviousSKU.Name != "PGB_10" {
+		t.Errorf("an upsert back to the bouncer's values: %s %s, %s from %s; want %s pending, PGB_10 from PGB_10", back.ID, back.State, back.SKU.Name, back.PreviousSKU.Name, third.ID)
+	}
+	e.srv.Advance(e.tm.BouncerResizeStart + e.tm.BouncerResize)
+	if diff := cmp.Diff(after.SKU, e.get("main", "pool").SKU); diff != "" {
+		t.Errorf("the bouncer's size after a request back to its values (-want +got):\n%s", diff)
+	}
+}
+
 func TestBouncerResizeRefusals(t *testing.T) {
 	t.Parallel()
 	pgb := func(name, value string) platform.BouncerParameters {
@@ -331,11 +406,11 @@ func TestBouncerResizeRefusals(t *testing.T) {
 				e.t.Fatal(err)
 			}
 		}, p: platform.ResizeBouncerParams{BouncerSize: platform.Ptr("PGB_10")}, status: 422, words: []string{"bouncer young is not ready"}},
-		{name: "second while pending", setup: func(e *bouncerEnv) {
+		{name: "bad value for a pending request", setup: func(e *bouncerEnv) {
 			if _, err := e.resize("pool", platform.ResizeBouncerParams{BouncerSize: platform.Ptr("PGB_10")}); err != nil {
 				e.t.Fatal(err)
 			}
-		}, p: platform.ResizeBouncerParams{BouncerSize: platform.Ptr("PGB_20")}, status: 422, words: []string{"already has a resize request", "pending"}},
+		}, p: platform.ResizeBouncerParams{BouncerSize: platform.Ptr("PGB_20"), ReplicasPerCell: platform.Ptr(11)}, status: 422, words: []string{"replicas_per_cell", "got 11"}},
 		{name: "second while resizing", setup: func(e *bouncerEnv) {
 			if _, err := e.resize("pool", platform.ResizeBouncerParams{BouncerSize: platform.Ptr("PGB_10")}); err != nil {
 				e.t.Fatal(err)
