@@ -55,9 +55,13 @@ type branchSnap struct {
 	BouncerResizes  []bouncerResizeSnap  `json:"bouncer_resizes"`
 	Cluster         *branchClusterSnap   `json:"cluster,omitempty"`
 	QPReports       []qpReportSnap       `json:"query_patterns_reports"`
-	Traffic         *trafficSnap         `json:"traffic,omitempty"`
-	Sessions        *sessionsSnap        `json:"sessions,omitempty"` // see connections_snap.go
-	Vitess          *vitessSnap          `json:"vitess,omitempty"`   // see vitess_snap.go
+	// DeletedQPReports are the places (seq) of deleted query-patterns
+	// reports by ID, for cursors that name them; absent in older
+	// snapshots.
+	DeletedQPReports map[string]uint64 `json:"deleted_query_patterns_reports,omitempty"`
+	Traffic          *trafficSnap      `json:"traffic,omitempty"`
+	Sessions         *sessionsSnap     `json:"sessions,omitempty"` // see connections_snap.go
+	Vitess           *vitessSnap       `json:"vitess,omitempty"`   // see vitess_snap.go
 }
 
 func (sv *saver) branches() []branchSnap {
@@ -75,7 +79,7 @@ func (sv *saver) branches() []branchSnap {
 		}
 		bs.Bouncers, bs.BouncerResizes = saveBouncers(b)
 		bs.Cluster = saveBranchCluster(b)
-		bs.QPReports = saveQPReports(b)
+		bs.QPReports, bs.DeletedQPReports = saveQPReports(b)
 		bs.Traffic = saveTraffic(b)
 		bs.Sessions = saveSessions(b)
 		bs.Vitess = saveVitess(b)
@@ -219,7 +223,7 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 	if err := ld.loadBranchCluster(b, bs.Cluster); err != nil {
 		return err
 	}
-	if err := ld.loadQPReports(b, bs.QPReports); err != nil {
+	if err := ld.loadQPReports(b, bs.QPReports, bs.DeletedQPReports); err != nil {
 		return err
 	}
 	if err := ld.loadTraffic(b, bs.Traffic); err != nil {

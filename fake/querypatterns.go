@@ -32,6 +32,10 @@ type qpReportRec struct {
 type branchQPReports struct {
 	list []*qpReportRec
 	byID map[string]*qpReportRec
+	// gone holds the places (seq) of deleted reports by ID, so that a
+	// cursor naming one still places its page: a client that deletes a
+	// page's reports and then asks for the page after its cursor_end.
+	gone map[string]uint64
 	seq  uint64 // of the last report asked for
 }
 
@@ -61,24 +65,23 @@ func listQPReports(c *call) (any, error) {
 	}
 	rs := &c.branch.x().qpReports
 	return cursorPageOf(cur, cursorList[*qpReportRec]{
-		n:   len(rs.list),
-		at:  func(i int) *qpReportRec { return rs.list[i] },
-		key: func(r *qpReportRec) uint64 { return r.seq },
-		id:  func(r *qpReportRec) string { return r.id },
-		parse: func(id string) (uint64, bool) {
-			r := rs.byID[id]
-			return r.seqOf(), r != nil
-		},
-		keep: func(*qpReportRec) bool { return true },
+		n:     len(rs.list),
+		at:    func(i int) *qpReportRec { return rs.list[i] },
+		key:   func(r *qpReportRec) uint64 { return r.seq },
+		id:    func(r *qpReportRec) string { return r.id },
+		parse: rs.place,
+		keep:  func(*qpReportRec) bool { return true },
 	}, renderQPReport(c))
 }
 
-// seqOf is r's seq; 0 for no report.
-func (r *qpReportRec) seqOf() uint64 {
-	if r == nil {
-		return 0
+// place is the seq of the report id names, deleted or not, and whether
+// the branch has had such a report.
+func (rs *branchQPReports) place(id string) (uint64, bool) {
+	if r := rs.byID[id]; r != nil {
+		return r.seq, true
 	}
-	return r.seq
+	seq, ok := rs.gone[id]
+	return seq, ok
 }
 
 func createQPReport(c *call) (any, error) {
@@ -162,6 +165,10 @@ func (w *world) removeQPReport(r *qpReportRec) {
 	rs := &r.branch.x().qpReports
 	rs.list = slices.DeleteFunc(rs.list, func(x *qpReportRec) bool { return x == r })
 	delete(rs.byID, r.id)
+	if rs.gone == nil {
+		rs.gone = map[string]uint64{}
+	}
+	rs.gone[r.id] = r.seq
 	r.deleted = true
 	w.endFlight(r.id)
 }

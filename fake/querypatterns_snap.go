@@ -2,6 +2,8 @@ package fake
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/dbplatform/platform-go"
@@ -21,18 +23,22 @@ type qpReportSnap struct {
 	Patterns []*platform.QueryPattern          `json:"patterns"`
 }
 
-func saveQPReports(b *branchRec) []qpReportSnap {
+// saveQPReports saves the query-patterns reports of b, and the places of
+// those deleted.
+func saveQPReports(b *branchRec) ([]qpReportSnap, map[string]uint64) {
 	var out []qpReportSnap
-	for _, r := range b.more.read().qpReports.list {
+	rs := b.more.read().qpReports
+	for _, r := range rs.list {
 		out = append(out, qpReportSnap{
 			stampsSnap: saveStamps(r.stamps), Seq: r.seq, State: r.state, Actor: idOf(r.actor), Finished: r.finished, Patterns: r.patterns,
 		})
 	}
-	return out
+	return out, maps.Clone(rs.gone)
 }
 
-// loadQPReports loads the query-patterns reports of b.
-func (ld *loader) loadQPReports(b *branchRec, list []qpReportSnap) error {
+// loadQPReports loads the query-patterns reports of b, and the places of
+// those deleted (each a place of its own, none a report's ID).
+func (ld *loader) loadQPReports(b *branchRec, list []qpReportSnap, gone map[string]uint64) error {
 	for _, rs := range list {
 		if err := unique(ld.qpReports, rs.ID, "query-patterns report"); err != nil {
 			return err
@@ -55,6 +61,29 @@ func (ld *loader) loadQPReports(b *branchRec, list []qpReportSnap) error {
 		r := &qpReportRec{stamps: rs.load(), seq: rs.Seq, branch: b, state: rs.State, actor: actor, finished: rs.Finished, patterns: rs.Patterns}
 		ld.qpReports[r.id] = r
 		b.x().qpReports.add(r)
+	}
+	places := map[uint64]string{}
+	for _, r := range b.x().qpReports.list {
+		places[r.seq] = r.id
+	}
+	for _, id := range slices.Sorted(maps.Keys(gone)) {
+		seq := gone[id]
+		switch {
+		case id == "":
+			return fmt.Errorf("deleted query-patterns reports: an empty ID")
+		case b.x().qpReports.byID[id] != nil:
+			return fmt.Errorf("deleted query-patterns report %s is also a report of branch %s", id, b.name)
+		case seq == 0:
+			return fmt.Errorf("deleted query-patterns report %s: seq 0; places start at 1", id)
+		case places[seq] != "":
+			return fmt.Errorf("deleted query-patterns report %s: seq %d is also %s's", id, seq, places[seq])
+		}
+		places[seq] = id
+		// A new report goes after every place taken, a deleted one's too.
+		b.x().qpReports.seq = max(b.x().qpReports.seq, seq)
+	}
+	if len(gone) > 0 {
+		b.x().qpReports.gone = maps.Clone(gone)
 	}
 	return nil
 }

@@ -330,6 +330,71 @@ func TestQueryPatternReportsCursorPages(t *testing.T) {
 	}
 }
 
+// TestQueryPatternReportsCursorOfDeleted: a client that deletes a page's
+// reports and then asks for the page after its cursor_end (or before its
+// cursor_start) gets the pages beyond them, before and after a snapshot,
+// as a cursor does not depend on its report still being there.
+func TestQueryPatternReportsCursorOfDeleted(t *testing.T) {
+	t.Parallel()
+	e := newQPEnv(t)
+	ctx := t.Context()
+	var ids []string // newest first
+	for range 6 {
+		ids = append([]string{e.create().ID}, ids...)
+		e.srv.Advance(time.Second)
+	}
+	list := func(c *platform.Client, cp platform.CursorParams) []string {
+		t.Helper()
+		p, err := c.QueryPatternReports.List(ctx, &platform.ListQueryPatternsReportsParams{Organization: e.org, Database: drDB, Branch: "main", CursorParams: cp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range p.Items {
+			out = append(out, r.ID)
+		}
+		return out
+	}
+	// Delete the second page's reports: ids[2] and ids[3].
+	for _, id := range ids[2:4] {
+		if err := e.c.QueryPatternReports.Delete(ctx, e.params(id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap, err := e.srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	restored := fake.NewServer(t)
+	if err := restored.Restore(snap); err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]*platform.Client{"live": e.c, "restored": restored.Client()} {
+		for _, tc := range []struct {
+			cp   platform.CursorParams
+			want []string
+		}{
+			{platform.CursorParams{Limit: 2, StartingAfter: ids[3]}, ids[4:6]},
+			{platform.CursorParams{Limit: 2, StartingAfter: ids[2]}, ids[4:6]},
+			{platform.CursorParams{Limit: 2, EndingBefore: ids[2]}, ids[0:2]},
+			{platform.CursorParams{Limit: 2, EndingBefore: ids[3]}, ids[0:2]},
+		} {
+			if diff := cmp.Diff(tc.want, list(c, tc.cp)); diff != "" {
+				t.Errorf("%s: %+v (-want +got):\n%s", name, tc.cp, diff)
+			}
+		}
+	}
+	// A report asked for after the restore is the newest, after every
+	// place taken.
+	r, err := restored.Client().QueryPatternReports.Create(ctx, &e.on)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := list(restored.Client(), platform.CursorParams{Limit: 1}); len(got) != 1 || got[0] != r.ID {
+		t.Errorf("the newest report after the restore: %v, want %s", got, r.ID)
+	}
+}
+
 // TestQueryPatternReportsNotFound checks the 404s of a missing branch and
 // report.
 func TestQueryPatternReportsNotFound(t *testing.T) {
@@ -398,6 +463,21 @@ func TestRestoreRefusesBadQPReports(t *testing.T) {
 	edit := func(fn func(map[string]any, []any) []any) []byte {
 		return editSnapshot(t, good, fn, "branches", "query_patterns_reports")
 	}
+	// deleted edits the places of deleted reports of the branch that has
+	// reports.
+	deleted := func(fn func(gone map[string]any, reports []any)) []byte {
+		return editSnapshot(t, good, func(_ map[string]any, branches []any) []any {
+			for _, b := range branches {
+				b := b.(map[string]any)
+				if reports, ok := b["query_patterns_reports"].([]any); ok && len(reports) > 0 {
+					gone := map[string]any{}
+					fn(gone, reports)
+					b["deleted_query_patterns_reports"] = gone
+				}
+			}
+			return branches
+		}, "branches")
+	}
 	for _, tt := range []struct {
 		name string
 		data []byte
@@ -407,6 +487,13 @@ func TestRestoreRefusesBadQPReports(t *testing.T) {
 		{"a completed report without a finish", edit(setField("finished", "0001-01-01T00:00:00Z")), "a completed report with finished time"},
 		{"a repeated seq", edit(twiceWithID("id")), "is not after the previous report's"},
 		{"an actor not in the snapshot", edit(setField("actor", "nobody")), `"nobody" is not in the snapshot`},
+		{"a deleted report that is also a report", deleted(func(gone map[string]any, reports []any) {
+			gone[reports[0].(map[string]any)["id"].(string)] = 99
+		}), "is also a report of branch main"},
+		{"a deleted report at place 0", deleted(func(gone map[string]any, _ []any) { gone["gone-id"] = 0 }), "seq 0"},
+		{"a deleted report at a report's place", deleted(func(gone map[string]any, reports []any) {
+			gone["gone-id"] = reports[0].(map[string]any)["seq"]
+		}), "is also"},
 		{"generation of a completed report", edit(func(rec map[string]any, recs []any) []any {
 			pending := recs[len(recs)-1].(map[string]any)
 			pending["state"], pending["finished"] = "completed", rec["finished"]

@@ -121,7 +121,7 @@ var snapshotCoverage = map[string]string{
 	"trafficRuleRec":         "stamps trafficRuleSpec actor",
 	"trafficRuleSpec":        "kind keyspace fingerprint tag",
 	"trafficTag":             "key value",
-	"branchQPReports":        "list byID seq",
+	"branchQPReports":        "list byID gone seq",
 	"qpReportRec":            "stamps seq branch state actor finished patterns deleted",
 	"backupStore":            "byID byBranch policies",
 	"branchBackups":          "live all inFlight",
