@@ -84,6 +84,9 @@ func TestCreateBranchRestorePoint(t *testing.T) {
 		{"now", "", c, pitrAgo(srv, 0)},
 		{"at-mains-creation", "main", c, platform.Ptr(platform.NewTimestamp(mainCreated))},
 		{"of-dev", "dev", pitrToken(t, srv, "restore_backup"), pitrAgo(srv, time.Minute)},
+		// OAuth: the restore scope on the parent branch.
+		{"of-dev-oauth", "dev", oauthClient(t, srv, oauthGrant(t, srv, fake.Consent{Branches: []string{org + "/" + createPG + "/dev"}}, platform.ScopeBranchRestoreBackups)),
+			pitrAgo(srv, time.Minute)},
 	} {
 		b, err := tc.c.Branches.Create(t.Context(), &platform.CreateBranchParams{
 			Organization: org, Database: createPG, Name: tc.name, ParentBranch: tc.parent, RestorePoint: tc.point,
@@ -150,8 +153,8 @@ func TestCreateBranchRestorePoint(t *testing.T) {
 			}
 		}
 	})
-	if points != 4 {
-		t.Errorf("the snapshot holds %d restore points, want 4", points)
+	if points != 5 {
+		t.Errorf("the snapshot holds %d restore points, want 5", points)
 	}
 	older := fake.NewServer(t)
 	if err := older.Restore(old); err != nil {
@@ -200,6 +203,8 @@ func TestCreateBranchRestorePointRefused(t *testing.T) {
 		{"a bad size", c, platform.CreateBranchParams{RestorePoint: hourAgo, ClusterSize: "PS_BOGUS"}, 422, []string{`cluster_size "PS_BOGUS"`}},
 		{"a name taken", c, platform.CreateBranchParams{Name: "dev", RestorePoint: hourAgo}, 422, []string{`name "dev"`}},
 		{"create_branch only", pitrToken(t, srv, "create_branch"), platform.CreateBranchParams{RestorePoint: hourAgo}, 404, nil},
+		{"OAuth: the restore scope on another branch", oauthClient(t, srv, oauthGrant(t, srv, fake.Consent{Databases: []string{srv.Org() + "/" + createPG}, Branches: []string{srv.Org() + "/" + createPG + "/dev"}},
+			platform.ScopeDatabaseReadDatabase, platform.ScopeOrganizationReadDatabases, platform.ScopeBranchRestoreBackups)), platform.CreateBranchParams{ParentBranch: "main", RestorePoint: hourAgo}, 404, nil},
 		{"a production parent with restore_backup", pitrToken(t, srv, "restore_backup"), platform.CreateBranchParams{RestorePoint: hourAgo}, 404, nil},
 		{"a development parent with restore_production_branch_backup", pitrToken(t, srv, "restore_production_branch_backup"),
 			platform.CreateBranchParams{ParentBranch: "dev", RestorePoint: hourAgo}, 404, nil},
