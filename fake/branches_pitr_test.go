@@ -49,18 +49,14 @@ func pitrToken(t *testing.T, srv *fake.Server, perms ...string) *platform.Client
 	return srv.ClientFor(tok)
 }
 
-// pitrTables lists a branch of createPG's tables by name.
-func pitrTables(t *testing.T, srv *fake.Server, c *platform.Client, branch string) []string {
+// pitrSchema is a branch of createPG's schema.
+func pitrSchema(t *testing.T, srv *fake.Server, c *platform.Client, branch string) []*platform.TableSchema {
 	t.Helper()
 	s, err := c.Branches.GetSchema(t.Context(), &platform.GetBranchSchemaParams{Organization: srv.Org(), Database: createPG, Branch: branch})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	for _, tb := range s.Tables {
-		out = append(out, tb.Name)
-	}
-	return out
+	return s.Tables
 }
 
 func TestCreateBranchRestorePoint(t *testing.T) {
@@ -115,7 +111,11 @@ func TestCreateBranchRestorePoint(t *testing.T) {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		// The fake keeps no schema history: the parent's schema as it is.
-		if diff := cmp.Diff(pitrTables(t, srv, c, parent), pitrTables(t, srv, c, tc.name)); diff != "" {
+		want := pitrSchema(t, srv, c, parent)
+		if len(want) == 0 {
+			t.Fatalf("%s: parent %s has no tables", tc.name, parent)
+		}
+		if diff := cmp.Diff(want, pitrSchema(t, srv, c, tc.name)); diff != "" {
 			t.Errorf("%s: schema (-parent's +got):\n%s", tc.name, diff)
 		}
 		if v := pgVersionOf(t, srv, c, tc.name); v != "17.5" {
@@ -123,20 +123,10 @@ func TestCreateBranchRestorePoint(t *testing.T) {
 		}
 	}
 	// A snapshot keeps where each came from, and restores to the same.
+	twin := restoredTwin(t, srv)
 	data, err := srv.Snapshot()
 	if err != nil {
 		t.Fatal(err)
-	}
-	twin := fake.NewServer(t)
-	if err := twin.Restore(data); err != nil {
-		t.Fatal(err)
-	}
-	again, err := twin.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(data, again) {
-		t.Error("a restored snapshot with restore points differs from the one it restored")
 	}
 	b, err := twin.Client().Branches.Get(t.Context(), &platform.GetBranchParams{Organization: org, Database: createPG, Branch: "of-dev"})
 	if err != nil || b.RestoredFromBranch == nil || b.RestoredFromBranch.Name != "dev" {
@@ -318,15 +308,7 @@ func TestCreateBranchCreateDatabaseIfMissing(t *testing.T) {
 		t.Fatalf("with OAuth: %v", err)
 	}
 	// A snapshot restores the lot.
-	data, err := srv.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	twin := fake.NewServer(t)
-	if err := twin.Restore(data); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := twin.Client().Branches.Get(t.Context(), &platform.GetBranchParams{Organization: org, Database: "oauthed", Branch: "feature"}); err != nil {
+	if _, err := restoredTwin(t, srv).Client().Branches.Get(t.Context(), &platform.GetBranchParams{Organization: org, Database: "oauthed", Branch: "feature"}); err != nil {
 		t.Errorf("after a restore: %v", err)
 	}
 }
