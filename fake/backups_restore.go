@@ -343,5 +343,5 @@ func (w *world) restoreToPoint(b *branchRec, r *pointRestore) {
 		return
 	}
 	b.restoredFrom = r.parent
-	b.x().restorePoint = r.at
+	b.x().restorePoint = &r.at
 }

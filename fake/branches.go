@@ -70,9 +70,10 @@ type branchMore struct {
 	// default (see postgresbranch.go).
 	majorVersion string
 	// restorePoint is the time of its parent (restoredFrom) that a
-	// PostgreSQL branch restores (restore_point); zero for none (see
-	// backups_restore.go).
-	restorePoint time.Time
+	// PostgreSQL branch restores (restore_point); nil for none (see
+	// backups_restore.go). A pointer, which keeps branchMore in its size
+	// class.
+	restorePoint *time.Time
 }
 
 // x returns b's less common records, making them on first use (see

@@ -77,8 +77,8 @@ func (sv *saver) branches() []branchSnap {
 			Switchovers: saveSwitchovers(b), Primary: b.primary, Base: b.more.read().base,
 			MajorVersion: b.more.read().majorVersion,
 		}
-		if at := b.more.read().restorePoint; !at.IsZero() {
-			bs.RestorePoint = &at
+		if at := b.more.read().restorePoint; at != nil {
+			bs.RestorePoint = platform.Ptr(*at)
 		}
 		bs.Bouncers, bs.BouncerResizes = saveBouncers(b)
 		bs.Cluster = saveBranchCluster(b)
@@ -271,7 +271,7 @@ func loadRestorePoint(b *branchRec, bs branchSnap) error {
 	case point.Before(from):
 		return fmt.Errorf("%s is before the recovery window of its creation at %s, which starts at %s", point.Format(time.RFC3339Nano), b.created.Format(time.RFC3339Nano), from.Format(time.RFC3339Nano))
 	}
-	b.x().restorePoint = point.UTC()
+	b.x().restorePoint = platform.Ptr(point.UTC())
 	return nil
 }
 
@@ -282,7 +282,7 @@ func checkRestoredPoint(b *branchRec) error {
 	point, from := b.more.read().restorePoint, b.restoredFrom
 	var err error
 	switch {
-	case point.IsZero():
+	case point == nil:
 	case from.db != b.db:
 		err = fmt.Errorf("restores branch %s of another database, %s", from.id, from.db.id)
 	case point.Before(from.created):
