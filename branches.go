@@ -270,6 +270,23 @@ type CreateBranchParams struct {
 	// starts with, the maximum autoscaling may reach); the defaults when
 	// nil. A MySQL database refuses it.
 	Storage *StorageParams `json:"storage,omitempty"`
+	// RestorePoint restores the parent branch as it was at this time
+	// (point-in-time recovery) into the new branch, instead of copying it
+	// as it is now: PostgreSQL databases only, not with BackupID or
+	// SeedData, with the same permissions as restoring a backup of the
+	// parent. The time must be within the parent's recovery window (from
+	// its creation, and at most a retention period back, to now); the
+	// branch's RestoredFromBranch names the parent.
+	RestorePoint *Timestamp `json:"restore_point,omitempty"`
+	// CreateDatabaseIfMissing, when true, creates the database (of Kind,
+	// which it requires, with its default branch main) before the branch
+	// if none of that name exists; the caller then needs the permission
+	// to create databases. When the database exists it changes nothing.
+	CreateDatabaseIfMissing *bool `json:"create_database_if_missing,omitempty"`
+	// Kind is the engine of the branch: required with
+	// CreateDatabaseIfMissing, as the engine of the database it may
+	// create; when the database exists, it must be that database's.
+	Kind DatabaseKind `json:"kind,omitempty"`
 }
 
 // BranchSeedData is what a new branch is seeded with.

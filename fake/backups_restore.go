@@ -261,3 +261,87 @@ func (w *world) restoreInto(b *branchRec, r *backupRestore) {
 	r.backup.restored = append(r.backup.restored, b)
 	r.backup.updated = now
 }
+
+// pitrRetention is how far back a branch's point-in-time recovery
+// window reaches: the retention of every database's required backup
+// policy as it is created (7 days), which the fake takes for the log
+// kept for recovery too.
+const pitrRetention = 7 * 24 * time.Hour
+
+// recoveryWindow is the span of times b can be restored to at now: from
+// its creation, at most pitrRetention back, to now.
+func (b *branchRec) recoveryWindow(now time.Time) (from, to time.Time) {
+	from = now.Add(-pitrRetention)
+	if b.created.After(from) {
+		from = b.created
+	}
+	return from, now
+}
+
+// pointRestore is a branch restored to a point in time: its parent as it
+// was then.
+type pointRestore struct {
+	parent *branchRec
+	at     time.Time
+}
+
+// restorePointFor checks the restore_point of a create_branch request,
+// before anything changes; nil when it has none. Restoring the parent to
+// a point in time takes what restoring a backup of it takes: the restore
+// permission of its kind of branch (restore_backup for a development
+// branch, restore_production_branch_backup for a production one; the
+// restore scopes for OAuth, on the parent too). The database must be a
+// PostgreSQL one, no backup_id or seed_data may be given, and the time
+// must be within the parent's recovery window (see recoveryWindow).
+func restorePointFor(c *call, p *platform.CreateBranchParams) (*pointRestore, error) {
+	if p.RestorePoint == nil {
+		return nil, nil
+	}
+	if !c.holds([]string{restoreDevPerm, restoreProdPerm}, []string{restoreDevScope, restoreProdScope}, restoredBranch(c)) {
+		return nil, notFound()
+	}
+	switch {
+	case c.db.kind != platform.KindPostgreSQL:
+		return nil, unprocessable("restore_point (point-in-time recovery) applies to postgresql databases; %s is a %s database", c.db.name, c.db.kind)
+	case p.BackupID != "":
+		return nil, unprocessable("restore_point and backup_id both say what to restore; give one")
+	case p.SeedData != "":
+		return nil, unprocessable("restore_point and seed_data both say what to restore; give one")
+	case len(p.KeyspaceClusterSizes) > 0:
+		return nil, unprocessable("keyspace_cluster_sizes applies to mysql backup restores; %s is a %s database", c.db.name, c.db.kind)
+	}
+	parent, err := parentFor(c, p)
+	if err != nil {
+		return nil, err
+	}
+	perm, scope := restoreDevPerm, restoreDevScope
+	if parent.production {
+		perm, scope = restoreProdPerm, restoreProdScope
+	}
+	if !c.holds([]string{perm}, []string{scope}, parent) {
+		return nil, notFound()
+	}
+	at := p.RestorePoint.UTC()
+	from, to := parent.recoveryWindow(c.now)
+	switch {
+	case at.After(to):
+		return nil, unprocessable("restore_point %s is in the future: it is %s now", at.Format(time.RFC3339Nano), to.Format(time.RFC3339Nano))
+	case at.Before(from):
+		return nil, unprocessable("restore_point %s is outside the point-in-time window of branch %s, %s to %s (from its creation, %d days back at most)",
+			at.Format(time.RFC3339Nano), parent.name, from.Format(time.RFC3339Nano), to.Format(time.RFC3339Nano), pitrRetention/(24*time.Hour))
+	}
+	return &pointRestore{parent: parent, at: at}, nil
+}
+
+// restoreToPoint links the new branch b to the parent it restores as of
+// r's time. The fake keeps no history of a branch's schema, so b holds
+// its parent's schema as it is now (newBranch copied it), which is its
+// schema at r's time when the parent's schema has not changed since. A
+// nil restore does nothing.
+func (w *world) restoreToPoint(b *branchRec, r *pointRestore) {
+	if r == nil {
+		return
+	}
+	b.restoredFrom = r.parent
+	b.x().restorePoint = &r.at
+}

@@ -69,6 +69,11 @@ type branchMore struct {
 	// majorVersion is a PostgreSQL branch's major version; "" for the
 	// default (see postgresbranch.go).
 	majorVersion string
+	// restorePoint is the time of its parent (restoredFrom) that a
+	// PostgreSQL branch restores (restore_point); nil for none (see
+	// backups_restore.go). A pointer, which keeps branchMore in its size
+	// class.
+	restorePoint *time.Time
 }
 
 // x returns b's less common records, making them on first use (see
@@ -168,7 +173,7 @@ func (b *branchRec) defaultKeyspace() *keyspaceRec {
 func branchRoutes() []route {
 	return []route{
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches", op: "list_branches", handler: read(listBranches)},
-		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches", op: "create_branch", handler: withBody(createBranch), scopeBranch: restoredBranch},
+		{pattern: "POST /v1/organizations/{organization}/databases/{database}/branches", op: "create_branch", handler: withBody(createBranch), scopeBranch: restoredBranch, createsDatabase: createsMissingDatabase},
 		{pattern: "GET /v1/organizations/{organization}/databases/{database}/branches/{branch}", op: "get_branch", handler: read(getBranch)},
 		{pattern: "PATCH /v1/organizations/{organization}/databases/{database}/branches/{branch}", op: "update_branch", handler: withBody(updateBranch)},
 		{pattern: "DELETE /v1/organizations/{organization}/databases/{database}/branches/{branch}", op: "delete_branch", handler: act(deleteBranch)},
@@ -206,10 +211,22 @@ func listBranches(c *call) (any, error) {
 }
 
 func createBranch(c *call, p *platform.CreateBranchParams) (any, error) {
+	if c.newDatabase {
+		return createBranchAndDatabase(c, p)
+	}
 	db := c.db
-	restore, err := backupToRestore(c, p)
+	if err := checkBranchKind(p, db); err != nil {
+		return nil, err
+	}
+	pitr, err := restorePointFor(c, p)
 	if err != nil {
 		return nil, err
+	}
+	var restore *backupRestore
+	if pitr == nil {
+		if restore, err = backupToRestore(c, p); err != nil {
+			return nil, err
+		}
 	}
 	if err := checkName("name", p.Name); err != nil {
 		return nil, err
@@ -240,26 +257,143 @@ func createBranch(c *call, p *platform.CreateBranchParams) (any, error) {
 			return nil, unprocessable("region %q is not allowed: %s restricts branches to %s", p.Region, db.name, db.region.slug)
 		}
 	}
-	major, storage, err := postgresAsk(db, p, parent, restore)
+	// A restore runs the version of the branch it restores.
+	runs := parent
+	if restore != nil {
+		runs = restore.backup.branch
+	}
+	major, storage, err := askPostgres(db.name, db.kind, ignoredOnRestore(p.MajorVersion, db.kind == platform.KindPostgreSQL && (restore != nil || pitr != nil)), p.Storage, runs.postgresMajor())
 	if err != nil {
 		return nil, err
 	}
-	b := c.w.newBranch(db, p.Name, parent, c.who.user, c.w.timing.BranchReady)
-	b.region = region
-	setIf(&b.deletionProtected, p.DeletionProtected)
-	if size != "" {
-		for _, ks := range b.keyspaces.All() {
-			ks.clusterSize = size
-		}
-		c.w.meterBranch(b, c.now)
-	}
+	b := makeBranch(c, p, db, parent, c.w.timing.BranchReady, branchAsk{region: region, size: size, major: major, storage: storage})
 	c.w.restoreInto(b, restore)
+	c.w.restoreToPoint(b, pitr)
+	return c.w.renderBranch(b), nil
+}
+
+// ignoredOnRestore is a create_branch request's major_version: "" on a
+// PostgreSQL restore (of a backup or to a point in time), which runs the
+// restored branch's version and ignores the field unchecked, as the
+// reference says of a backup's.
+func ignoredOnRestore(major string, restore bool) string {
+	if restore {
+		return ""
+	}
+	return major
+}
+
+// branchAsk is what a create_branch request asks of its new branch beyond
+// its name and parent, checked.
+type branchAsk struct {
+	region  *regionRec
+	size    string // "" for the parent's sizes
+	major   string // a PostgreSQL branch's major version
+	storage *storageConfig
+}
+
+// makeBranch makes the branch a create_branch request asks for in db,
+// from parent, ready after delay, once everything is checked.
+func makeBranch(c *call, p *platform.CreateBranchParams, db *dbRec, parent *branchRec, delay time.Duration, ask branchAsk) *branchRec {
+	w := c.w
+	b := w.newBranch(db, p.Name, parent, c.who.user, delay)
+	b.region = ask.region
+	setIf(&b.deletionProtected, p.DeletionProtected)
+	if ask.size != "" {
+		for _, ks := range b.keyspaces.All() {
+			ks.clusterSize = ask.size
+		}
+		w.meterBranch(b, c.now)
+	}
 	if db.kind == platform.KindPostgreSQL {
-		b.setPostgresMajor(major)
+		b.setPostgresMajor(ask.major)
 	}
-	if storage != nil {
-		b.clusterRec().storage = *storage
+	if ask.storage != nil {
+		b.clusterRec().storage = *ask.storage
 	}
+	return b
+}
+
+// checkBranchKind checks a create_branch request's kind: required with
+// create_database_if_missing, one of the engines, and the engine of db
+// when the database exists (db not nil).
+func checkBranchKind(p *platform.CreateBranchParams, db *dbRec) error {
+	kind, err := checkKind(p.Kind)
+	switch {
+	case err != nil:
+		return err
+	case kind == "" && p.CreateDatabaseIfMissing != nil && *p.CreateDatabaseIfMissing:
+		return unprocessable("kind is required with create_database_if_missing: mysql or postgresql")
+	case kind != "" && db != nil && kind != db.kind:
+		return unprocessable("kind %q disagrees with database %s, a %s database", kind, db.name, db.kind)
+	}
+	return nil
+}
+
+// createsMissingDatabase reports whether a create_branch request asks to
+// create its database when it does not exist (see route.createsDatabase).
+func createsMissingDatabase(c *call) bool {
+	p, _ := c.body.(*platform.CreateBranchParams)
+	return p != nil && p.CreateDatabaseIfMissing != nil && *p.CreateDatabaseIfMissing
+}
+
+// createBranchAndDatabase serves a create_branch request whose database
+// does not exist and that asks to create it (create_database_if_missing;
+// the pipeline has checked the permission to create a database). Every
+// field is checked first, so that a refusal creates nothing; then the
+// database is created as create_database creates one with the request's
+// kind and region and the defaults otherwise, and the branch in it, from
+// its default branch. The branch is pending until its parent is ready
+// (Timings.DatabaseReady) and a branch's own time after that
+// (Timings.BranchReady).
+func createBranchAndDatabase(c *call, p *platform.CreateBranchParams) (any, error) {
+	name := c.r.PathValue("database")
+	if err := checkBranchKind(p, nil); err != nil {
+		return nil, err
+	}
+	if err := checkName("database", name); err != nil {
+		return nil, err
+	}
+	nothing := "; create_database_if_missing creates database " + name + ", which has none"
+	switch {
+	case p.BackupID != "":
+		return nil, unprocessable("backup_id names a backup to restore%s", nothing)
+	case p.SeedData != "":
+		return nil, unprocessable("seed_data restores the parent branch's last successful backup%s", nothing)
+	case p.RestorePoint != nil:
+		return nil, unprocessable("restore_point restores the parent branch as it was at a time before now%s", nothing)
+	case len(p.KeyspaceClusterSizes) > 0:
+		return nil, unprocessable("keyspace_cluster_sizes applies to backup restores (backup_id or seed_data)")
+	}
+	if err := checkName("name", p.Name); err != nil {
+		return nil, err
+	}
+	switch {
+	case p.Name == defaultBranchName:
+		return nil, unprocessable("name %q is taken by the default branch create_database_if_missing makes in %s", p.Name, name)
+	case p.ParentBranch != "" && p.ParentBranch != defaultBranchName:
+		return nil, unprocessable("parent_branch %q is not a branch of %s: create_database_if_missing makes it with its default branch %s only", p.ParentBranch, name, defaultBranchName)
+	}
+	region := c.org.defaultRegion
+	if p.Region != "" {
+		if region = regionBySlug(p.Region); region == nil {
+			return nil, unprocessable("region %q is not a known region slug", p.Region)
+		}
+	}
+	size, err := requestedSize(&dbRec{name: name, kind: p.Kind}, p)
+	if err != nil {
+		return nil, err
+	}
+	major, storage, err := askPostgres(name, p.Kind, p.MajorVersion, p.Storage, defaultPostgresMajor)
+	if err != nil {
+		return nil, err
+	}
+	db := c.w.newDatabaseRec(c.org, name, region, p.Kind, defaultClusterSize, platform.DatabasePending)
+	c.w.addDatabase(db, c.who.token, c.who.user)
+	c.w.clock.After(c.w.timing.DatabaseReady, databaseReadyJob{db})
+	c.db = db // the audit log's entry names it
+	b := makeBranch(c, p, db, db.branch(db.defaultBranch), c.w.timing.DatabaseReady+c.w.timing.BranchReady,
+		branchAsk{region: region, size: size, major: major, storage: storage})
 	return c.w.renderBranch(b), nil
 }
 
@@ -306,19 +440,6 @@ func parentFor(c *call, p *platform.CreateBranchParams) (*branchRec, error) {
 		return nil, unprocessable("parent_branch %q is not ready yet", name)
 	}
 	return parent, nil
-}
-
-// postgresAsk checks what a create_branch request asks of a PostgreSQL
-// branch: its major_version (the parent's when not given; a branch
-// restored from a backup runs the backed-up branch's, and the field is
-// ignored, as the reference says) and its storage bounds (nil for the
-// defaults). A MySQL database refuses both fields.
-func postgresAsk(db *dbRec, p *platform.CreateBranchParams, parent *branchRec, restore *backupRestore) (major string, storage *storageConfig, err error) {
-	major, def := p.MajorVersion, parent.postgresMajor()
-	if restore != nil && db.kind == platform.KindPostgreSQL {
-		major, def = "", restore.backup.branch.postgresMajor()
-	}
-	return askPostgres(db.name, db.kind, major, p.Storage, def)
 }
 
 // onBranch adapts a handler of one branch: it runs fn on the path's

@@ -41,6 +41,10 @@ type branchSnap struct {
 	// MajorVersion is a PostgreSQL branch's major version; "" for the
 	// default.
 	MajorVersion string `json:"major_version,omitempty"`
+	// RestorePoint is the time of RestoredFrom a PostgreSQL branch
+	// restores (restore_point); none for a branch that restores none,
+	// as in a snapshot of a fake older than the field.
+	RestorePoint *time.Time `json:"restore_point,omitempty"`
 
 	ReadOnlyRegions []readOnlyRegionSnap `json:"read_only_regions"`
 	Keyspaces       []keyspaceSnap       `json:"keyspaces"`
@@ -76,6 +80,9 @@ func (sv *saver) branches() []branchSnap {
 			DefaultRole: idOf(b.roles.def), Passwords: savePasswords(b),
 			Switchovers: saveSwitchovers(b), Primary: b.primary, Base: b.more.read().base,
 			MajorVersion: b.more.read().majorVersion,
+		}
+		if at := b.more.read().restorePoint; at != nil {
+			bs.RestorePoint = platform.Ptr(*at)
 		}
 		bs.Bouncers, bs.BouncerResizes = saveBouncers(b)
 		bs.Cluster = saveBranchCluster(b)
@@ -171,6 +178,9 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		}
 		b.x().majorVersion = bs.MajorVersion
 	}
+	if err := loadRestorePoint(b, bs); err != nil {
+		return at(err, "restore_point")
+	}
 	if err := loadRoutingRules(b, bs.RoutingRules); err != nil {
 		return fmt.Errorf("branch %s: %v", bs.ID, err)
 	}
@@ -184,6 +194,9 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 	}
 	ld.later(func() (err error) {
 		b.restoredFrom, err = ref(ld.branches, bs.RestoredFrom, "restored_from branch")
+		if err == nil {
+			err = checkRestoredPoint(b)
+		}
 		return named(err, "branch %s", b.id)
 	})
 	for _, rs := range bs.ReadOnlyRegions {
@@ -236,4 +249,48 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		return err
 	}
 	return ld.loadBudgets(b, bs.Budgets)
+}
+
+// loadRestorePoint loads a branch's restore point, as create_branch
+// takes one: on a PostgreSQL branch, restored from a branch (its parent)
+// and not from a backup, at or before the branch's creation and within
+// the recovery window it had then (see recoveryWindow; checkRestoredPoint
+// checks the parent's side once branches are loaded).
+func loadRestorePoint(b *branchRec, bs branchSnap) error {
+	if bs.RestorePoint == nil {
+		return nil
+	}
+	point, from := *bs.RestorePoint, b.created.Add(-pitrRetention)
+	switch {
+	case point.IsZero():
+		return errors.New("a zero time: leave it out for none")
+	case b.db.kind != platform.KindPostgreSQL:
+		return fmt.Errorf("a restore point on a branch of %s database %s: point-in-time recovery is for postgresql databases", b.db.kind, b.db.id)
+	case bs.RestoredFrom == "":
+		return errors.New("set on a branch with no restored_from branch: it restores its parent as it was then")
+	case bs.InitialRestoreID != "":
+		return fmt.Errorf("set on a branch restored from backup %s: a branch restores a backup or a point in time, not both", bs.InitialRestoreID)
+	case point.After(b.created):
+		return fmt.Errorf("%s is after the branch's creation, %s", point.Format(time.RFC3339Nano), b.created.Format(time.RFC3339Nano))
+	case point.Before(from):
+		return fmt.Errorf("%s is before the recovery window of its creation at %s, which starts at %s", point.Format(time.RFC3339Nano), b.created.Format(time.RFC3339Nano), from.Format(time.RFC3339Nano))
+	}
+	b.x().restorePoint = platform.Ptr(point.UTC())
+	return nil
+}
+
+// checkRestoredPoint checks a branch's restore point against the branch
+// it restores, once that is loaded: the branch existed then, in the
+// same database.
+func checkRestoredPoint(b *branchRec) error {
+	point, from := b.more.read().restorePoint, b.restoredFrom
+	var err error
+	switch {
+	case point == nil:
+	case from.db != b.db:
+		err = fmt.Errorf("restores branch %s of another database, %s", from.id, from.db.id)
+	case point.Before(from.created):
+		err = fmt.Errorf("%s is before branch %s, which it restores, was created (%s)", point.Format(time.RFC3339Nano), from.id, from.created.Format(time.RFC3339Nano))
+	}
+	return at(err, "restore_point")
 }

@@ -145,14 +145,11 @@ func createDatabase(c *call, p *platform.CreateDatabaseParams) (any, error) {
 			return nil, unprocessable("region %q is not a known region slug", p.Region)
 		}
 	}
-	kind := p.Kind
-	switch kind {
-	case "":
-		kind = platform.KindMySQL
-	case platform.KindMySQL, platform.KindPostgreSQL:
-	default:
-		return nil, unprocessable("kind %q is not mysql or postgresql", p.Kind)
+	kind, err := checkKind(p.Kind)
+	if err != nil {
+		return nil, err
 	}
+	kind = cmp.Or(kind, platform.KindMySQL)
 	// The default branch is a production branch: no development-only size.
 	size, err := clusterSizeFor("cluster_size", cmp.Or(p.ClusterSize, defaultClusterSize), kind, true)
 	if err != nil {
@@ -165,18 +162,8 @@ func createDatabase(c *call, p *platform.CreateDatabaseParams) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &dbRec{
-		stamps:        stamps{id: c.w.newID(), created: c.now, updated: c.now},
-		org:           c.org,
-		name:          p.Name,
-		region:        region,
-		kind:          kind,
-		clusterSize:   size,
-		notes:         p.Notes,
-		state:         platform.DatabasePending,
-		foreignKeys:   true,
-		defaultBranch: "main",
-	}
+	db := c.w.newDatabaseRec(c.org, p.Name, region, kind, size, platform.DatabasePending)
+	db.notes = p.Notes
 	db.nonHA = p.Replicas != nil && *p.Replicas == 0
 	c.w.addDatabase(db, c.who.token, c.who.user)
 	main := db.branch(db.defaultBranch)
@@ -191,6 +178,26 @@ func createDatabase(c *call, p *platform.CreateDatabaseParams) (any, error) {
 	}
 	c.w.clock.After(c.w.timing.DatabaseReady, databaseReadyJob{db})
 	return c.w.renderDatabase(db), nil
+}
+
+// defaultBranchName is the name of a new database's default branch.
+const defaultBranchName = "main"
+
+// newDatabaseRec makes a database of org, in state, with its default
+// branch named but not made: addDatabase adds it and makes the branch.
+func (w *world) newDatabaseRec(org *orgRec, name string, region *regionRec, kind platform.DatabaseKind, size string, state platform.DatabaseState) *dbRec {
+	now := w.clock.Now()
+	return &dbRec{
+		stamps:        stamps{id: w.newID(), created: now, updated: now},
+		org:           org,
+		name:          name,
+		region:        region,
+		kind:          kind,
+		clusterSize:   size,
+		state:         state,
+		foreignKeys:   true,
+		defaultBranch: defaultBranchName,
+	}
 }
 
 // checkDatabaseReplicas checks create_database's replicas: 0 for a

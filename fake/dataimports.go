@@ -265,17 +265,7 @@ func startDataImport(c *call, p *platform.StartDataImportParams) (any, error) {
 	case probe.ShouldUpgrade && plan != importPlanPaid:
 		return nil, unprocessable("plan %s cannot import %s at %s: it is too large for the free plan; start with plan %s", plan, p.Connection.Database, p.Connection.Hostname, importPlanPaid)
 	}
-	db := &dbRec{
-		stamps:        stamps{id: c.w.newID(), created: c.now, updated: c.now},
-		org:           c.org,
-		name:          p.DatabaseName,
-		region:        region,
-		kind:          platform.KindMySQL,
-		clusterSize:   defaultClusterSize,
-		state:         platform.DatabaseImporting,
-		foreignKeys:   true,
-		defaultBranch: "main",
-	}
+	db := w.newDatabaseRec(c.org, p.DatabaseName, region, platform.KindMySQL, defaultClusterSize, platform.DatabaseImporting)
 	w.addDatabase(db, c.who.token, c.who.user)
 	imp := &importRec{
 		stamps:  stamps{id: c.w.newID(), created: c.now, updated: c.now},

@@ -64,6 +64,10 @@ func (c *call) nothingAt(name string) *apiError {
 // refusal says why the call's credential may not run its operation: what
 // the operation needs and what the credential holds.
 func (c *call) refusal() string {
+	if c.newDatabase {
+		return fmt.Sprintf("database %q names nothing in organization %s, and creating it (create_database_if_missing) takes create_databases on the organization (an OAuth token: organization:create_databases and organization:write_branches)",
+			c.r.PathValue("database"), c.org.name)
+	}
 	spec := c.rt.spec
 	if g := c.who.grant(); g != nil {
 		var need []string

@@ -51,6 +51,13 @@ type route struct {
 	// outlives its branch (a backup): the pipeline sets call.branch only
 	// when the branch lives, and leaves an unknown one to the handler.
 	branchMayBeGone bool
+	// createsDatabase, when set, reports whether the request asks to
+	// create the path's {database} when it names nothing
+	// (create_branch's create_database_if_missing): the pipeline then
+	// leaves call.db nil and call.newDatabase set, checks the permission
+	// to create a database instead of the row's (mayCreateDatabase), and
+	// the handler creates it.
+	createsDatabase func(c *call) bool
 	// muxPattern, when set, is what the ServeMux routes instead of pattern:
 	// a wider pattern where two of the API's paths overlap with neither more
 	// specific (.../insights/{fingerprint}/summary and .../insights/queries/{id});
@@ -110,6 +117,9 @@ type call struct {
 	org    *orgRec
 	db     *dbRec
 	branch *branchRec
+	// newDatabase marks a {database} that names nothing and that the
+	// request asks to create (see route.createsDatabase); db is nil then.
+	newDatabase bool
 	// page, perPage and desc are the validated list parameters.
 	page, perPage int
 	desc          bool
@@ -363,6 +373,10 @@ func (c *call) resolvePath() error {
 		c.org = org
 		if name := c.r.PathValue("database"); name != "" {
 			if c.db = org.dbByName[name]; c.db == nil {
+				if c.rt.createsDatabase != nil && c.rt.createsDatabase(c) {
+					c.newDatabase = true
+					return nil
+				}
 				return c.nothingAt("database")
 			}
 			if name := c.r.PathValue("branch"); name != "" {
@@ -399,6 +413,9 @@ var pagedGets = []string{"get_deploy_queue", "lint_branch_schema", "get_query_st
 func (c *call) permitted() bool {
 	if c.rt.public {
 		return true
+	}
+	if c.newDatabase {
+		return c.mayCreateDatabase()
 	}
 	if g := c.who.grant(); g != nil {
 		return c.rt.ownView || permitsOAuth(g, c.rt.spec, c.scopeTarget())

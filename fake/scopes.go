@@ -245,6 +245,23 @@ func (c *call) holds(perms, scopes []string, b *branchRec) bool {
 	return g.allows(need, scopeTarget{org: c.org, db: c.db, branch: b})
 }
 
+// mayCreateDatabase is the permission check of a request that creates its
+// path's database before acting in it (create_branch's
+// create_database_if_missing): what create_database takes, on the
+// organization. A service token holding create_databases is granted every
+// database permission on the database it creates (addDatabase), so that
+// suffices; an OAuth token also needs organization:write_branches, as no
+// grant of a database or a branch can name one that does not exist yet.
+func (c *call) mayCreateDatabase() bool {
+	create := operations["create_database"]
+	t := scopeTarget{org: c.org}
+	if g := c.who.grant(); g != nil {
+		return permitsOAuth(g, create, t) &&
+			g.allows(map[string][]string{platform.ScopeResourceOrganization: {"write_branches"}}, t)
+	}
+	return c.who.may(create.perms, nil)
+}
+
 // seesEveryDatabase reports whether the caller, permitted to list the
 // path's organization's databases, sees all of them, rather than only those
 // it holds a grant on.
@@ -278,18 +295,19 @@ func (c *call) seesBranch(b *branchRec) bool {
 }
 
 // restoredBranch is the scopeBranch of create_branch: the branch of the
-// backup the body restores (seed_data's: the parent), whose branch scopes
-// let it be restored.
+// backup the body restores (seed_data's: the parent), or the parent a
+// restore_point restores, whose branch scopes let it be restored.
 func restoredBranch(c *call) *branchRec {
 	p, _ := c.body.(*platform.CreateBranchParams)
 	if p == nil {
 		return nil
 	}
 	if p.BackupID == "" {
-		if p.SeedData == "" {
+		if p.SeedData == "" && p.RestorePoint == nil {
 			return nil
 		}
-		// Seeding restores the parent's last backup.
+		// Seeding restores the parent's last backup, a restore point the
+		// parent as it was then.
 		return c.db.branch(cmp.Or(p.ParentBranch, c.db.defaultBranch))
 	}
 	if bk := c.db.backups.byID[p.BackupID]; bk != nil && bk.findable() {

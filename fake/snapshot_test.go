@@ -57,7 +57,7 @@ var snapshotCoverage = map[string]string{
 	"webhookStore":           "Store",
 	"webhookRec":             "stamps db url secret enabled events deleted lastSent lastSentResult lastSentSuccess failures lastTest",
 	"branchRec":              "stamps db name parent production ready safeMigrations deletionProtected deleted deletedAt actor region restoredFrom initialRestoreID schemaUpdated keyspaces roles more readOnlyRegions primary cluster traffic",
-	"branchMore":             "passwords budgets bouncers switchovers qpReports routingRules sessions vitess deletedBy base majorVersion",
+	"branchMore":             "passwords budgets bouncers switchovers qpReports routingRules sessions vitess deletedBy base majorVersion restorePoint",
 	"vrWorkflow":             "name kind source target sourceShards targetShards tables created updated opts stopped copyDue copyLeft errMsg ranOn frozen doc",
 	"branchVitess":           "shards ops ksRules throttlers metrics vdiff workflows",
 	"vdiffState":             "list seq diffs",
@@ -593,6 +593,8 @@ func richWorld(t *testing.T) *opWorld {
 	srv.Advance(5 * time.Second)
 	do("POST", pg+"/branches", `{"name":"dev","parent_branch":"main","major_version":"16","storage":{"minimum_storage_bytes":21474836480}}`)
 	srv.Advance(5 * time.Second)
+	// A branch of main as it was 3 seconds ago.
+	do("POST", pg+"/branches", `{"name":"pitr","parent_branch":"main","restore_point":"`+srv.Now().Add(-3*time.Second).Format(time.RFC3339Nano)+`"}`)
 	do("POST", pg+"/branches/dev/roles", `{"with_replication":true,"ttl":3600}`)
 	do("POST", pg+"/cidrs", `{"cidrs":["192.0.2.0/24"],"schema":"public","role":"app","description":"office"}`)
 	tm := fake.DefaultTimings()

@@ -2,10 +2,13 @@ package fake
 
 import (
 	"strings"
+
+	"github.com/dbplatform/platform-go"
 )
 
 // This file holds the checks of request values that several groups share:
-// the names of new organizations, databases, branches and credentials.
+// the names of new organizations, databases, branches and credentials,
+// and the engine a database is made with.
 
 // checkName validates a new organization, database or branch name.
 func checkName(field, name string) error {
@@ -33,4 +36,14 @@ func checkCredentialName(what string, b *branchRec, name string, taken func(stri
 		return unprocessable("name %q is already taken by another %s of branch %s", name, what, b.name)
 	}
 	return nil
+}
+
+// checkKind checks the kind field of a request that names a database's
+// engine: mysql, postgresql, or "" when it is not given.
+func checkKind(kind platform.DatabaseKind) (platform.DatabaseKind, error) {
+	switch kind {
+	case "", platform.KindMySQL, platform.KindPostgreSQL:
+		return kind, nil
+	}
+	return "", unprocessable("kind %q is not mysql or postgresql", kind)
 }
