@@ -62,6 +62,9 @@ func (ld *loader) loadQPReports(b *branchRec, list []qpReportSnap, gone map[stri
 		ld.qpReports[r.id] = r
 		b.x().qpReports.add(r)
 	}
+	if len(gone) == 0 {
+		return nil
+	}
 	places := map[uint64]string{}
 	for _, r := range b.x().qpReports.list {
 		places[r.seq] = r.id
@@ -82,8 +85,6 @@ func (ld *loader) loadQPReports(b *branchRec, list []qpReportSnap, gone map[stri
 		// A new report goes after every place taken, a deleted one's too.
 		b.x().qpReports.seq = max(b.x().qpReports.seq, seq)
 	}
-	if len(gone) > 0 {
-		b.x().qpReports.gone = maps.Clone(gone)
-	}
+	b.x().qpReports.gone = maps.Clone(gone)
 	return nil
 }
