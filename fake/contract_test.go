@@ -119,10 +119,6 @@ var clientExceptions = []clientException{
 		reason: "the reference gives a workflow's branch and keyspaces as short references (id, name, times); the client decodes them into its whole branch and keyspace types",
 	},
 	{
-		ops: workflowOps, at: []string{"$", "$.data[]"}, what: []string{"streams", "vdiff"},
-		reason: "the reference's workflow has neither, and no command of the service's tool reads them: the fake's workflow keeps no per-stream records (its streams show in the vtctld views), and its verify-data is a step of the workflow's own, not a VDiff with an ID, per-table reports and an ETA (VDiffs are the vtctld vdiff routes)",
-	},
-	{
 		ops: []string{"create_password", "get_password", "renew_password", "list_passwords"}, at: []string{"$.database_branch", "$.data[].database_branch"},
 		reason: "the reference gives a password's branch as a short reference (id, name, production, addresses); the client decodes it into its whole branch type",
 	},
