@@ -554,3 +554,253 @@ func TestWorkflowVDiffLeavingTheVerification(t *testing.T) {
 		}
 	})
 }
+
+// TestWorkflowStreamsSnapshot restores a snapshot taken mid-verification,
+// with differences arranged and the streams' log grown by a stop and a
+// start, and reads the same workflow at once and as the clock moves on:
+// the streams, their logs and the verification, with their IDs.
+func TestWorkflowStreamsSnapshot(t *testing.T) {
+	t.Parallel()
+	e, _ := newWFSplitEnv(t)
+	vr := &platform.StartVReplicationWorkflowParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: "move-audit", Keyspace: wfSplit}
+	e.srv.Advance(20 * time.Second)
+	if _, err := e.c.Vitess.StopWorkflow(t.Context(), vr); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Advance(time.Minute)
+	if _, err := e.c.Vitess.StartWorkflow(t.Context(), vr); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.srv.SetVDiffDifferences(e.org, drDB, "main", wfSplit, "users", fake.VDiffDifferences{ExtraTarget: []string{"5", "6", "8"}}); err != nil {
+		t.Fatal(err)
+	}
+	ref := wfRef(e.srv, 1)
+	wfSteps(t, e.c, ref, "wait:running", "verify-data")
+	e.srv.Advance(6 * time.Second)
+	snap, err := e.srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := fake.NewServer(t, fake.WithTimings(wfTimings))
+	if err := other.Restore(snap); err != nil {
+		t.Fatal(err)
+	}
+	// The arrangement changes after the snapshot: the verification read
+	// it when it began.
+	if err := e.srv.SetVDiffDifferences(e.org, drDB, "main", wfSplit, "users", fake.VDiffDifferences{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []time.Duration{0, 2 * time.Second, time.Hour} {
+		for _, srv := range []*fake.Server{e.srv, other} {
+			srv.Advance(step)
+		}
+		a, errA := e.c.Workflows.Get(t.Context(), ref)
+		b, errB := other.Client().Workflows.Get(t.Context(), wfRef(other, 1))
+		if errA != nil || errB != nil {
+			t.Fatal(errA, errB)
+		}
+		if diff := cmp.Diff(a, b); diff != "" {
+			t.Errorf("%v after the snapshot, the restored workflow differs (-original +restored):\n%s", step, diff)
+		}
+		if len(b.Streams) != 2 || len(b.Streams[0].Logs) != 5 || b.VDiff == nil || len(b.VDiff.TableReports) != 4 {
+			t.Errorf("%v after: %d streams, logs %+v, vdiff %+v; want 2 streams logging a stop and a start, a verification of 4 reports", step, len(b.Streams), b.Streams, b.VDiff)
+		}
+	}
+	done, err := other.Client().Workflows.Get(t.Context(), wfRef(other, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !done.VDiff.HasMismatch || done.VDiff.TableReports[2].ExtraTargetRowsCount+done.VDiff.TableReports[3].ExtraTargetRowsCount != 3 {
+		t.Errorf("restored verification %+v: want the 3 extra target rows of users arranged before it began", done.VDiff)
+	}
+}
+
+// TestWorkflowSnapshotWithoutStreams restores a snapshot of a fake older
+// than workflow streams and verifications: each workflow's streams are
+// derived (from its VReplication workflow, or for an ended one from its
+// keyspaces' shards), created and then in the state the workflow gives
+// them since it last changed; its verification is derived from its own
+// (none when it never verified, completed at verify_data_at, running
+// until its step ends); IDs two restores agree on.
+func TestWorkflowSnapshotWithoutStreams(t *testing.T) {
+	t.Parallel()
+	e := newWFEnv(t)
+	if err := e.srv.AddKeyspace(e.org, drDB, "main", wfSplit, 2); err != nil {
+		t.Fatal(err)
+	}
+	p := wfCreate(e.srv) // 1: users into archive, verified, then completed
+	p.Name, p.Tables = "done", []string{"users"}
+	wfDrive(t, e.srv, nil, p, platform.WorkflowPending)
+	wfSteps(t, e.c, wfRef(e.srv, 1), "wait:running", "verify-data", "wait:verified_data", "switch-replicas", "wait:switched_replicas",
+		"switch-primaries", "wait:switched_primaries", "cutover", "wait:cutover", "complete")
+	p = wfCreate(e.srv) // 2: users back from archive, stopped while copying
+	p.Name, p.Tables = "stopped", []string{"users"}
+	p.SourceKeyspace, p.TargetKeyspace = wfTarget, drDB
+	if _, err := e.c.Workflows.Create(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Advance(20 * time.Second)
+	if _, err := e.c.Vitess.StopWorkflow(t.Context(), &platform.StartVReplicationWorkflowParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: "stopped", Keyspace: drDB}); err != nil {
+		t.Fatal(err)
+	}
+	p = wfCreate(e.srv) // 3: audit into split, verifying
+	p.TargetKeyspace = wfSplit
+	if _, err := e.c.Workflows.Create(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	wfSteps(t, e.c, wfRef(e.srv, 3), "wait:running", "verify-data")
+	e.srv.Advance(5 * time.Second)
+	snap, err := e.srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := snapshotEdit(t, snap, func(m map[string]any) {
+		for _, db := range m["databases"].([]any) {
+			wfs, _ := db.(map[string]any)["workflows"].([]any)
+			for _, wf := range wfs {
+				for _, k := range []string{"streams", "stream_log", "vdiff"} {
+					delete(wf.(map[string]any), k)
+				}
+			}
+		}
+	})
+	type derived struct {
+		State      platform.WorkflowState
+		Streams    []wfStreamRow
+		Logs       []wfLogRow
+		VDiff      platform.VDiffState
+		VDiffTimes [3]time.Duration // updated, started, completed since created
+	}
+	var runs [][]*platform.Workflow
+	for range 2 {
+		other := fake.NewServer(t, fake.WithTimings(wfTimings))
+		if err := other.Restore(old); err != nil {
+			t.Fatal(err)
+		}
+		var got []*platform.Workflow
+		for _, n := range []int{3, 1, 2} {
+			wf, err := other.Client().Workflows.Get(t.Context(), wfRef(other, n))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, wf)
+		}
+		runs = append(runs, got)
+	}
+	if diff := cmp.Diff(runs[0], runs[1]); diff != "" {
+		t.Errorf("two restores derived differently (-first +second):\n%s", diff)
+	}
+	created := func(wf *platform.Workflow) wfLogRow {
+		return wfLogRow{platform.StreamLogCreated, platform.VReplicationStopped, "MoveTables workflow " + wf.Name + " created", 0}
+	}
+	var got []derived
+	for _, wf := range runs[0] {
+		streams, logs := wfStreams(t, wf)
+		d := derived{State: wf.State, Streams: streams, Logs: logs}
+		if wf.VDiff != nil {
+			v := wfVDiff(wf.VDiff)
+			d.VDiff, d.VDiffTimes = v.State, [3]time.Duration{v.Updated, v.Started, v.Completed}
+		}
+		got = append(got, d)
+	}
+	since1, since2, since3 := e.srv.Now().Sub(runs[0][0].CreatedAt.Time), runs[0][1].UpdatedAt.Sub(runs[0][1].CreatedAt.Time), runs[0][2].UpdatedAt.Sub(runs[0][2].CreatedAt.Time)
+	verifying := runs[0][0].UpdatedAt.Sub(runs[0][0].CreatedAt.Time)
+	want := []derived{
+		{platform.WorkflowVerifyingData, []wfStreamRow{
+			{"-80", "-", platform.VReplicationRunning, 1000, false, "", since1, 1 + int64(since1/time.Second)},
+			{"80-", "-", platform.VReplicationRunning, 1000, false, "", since1, 1 + int64(since1/time.Second)},
+		}, []wfLogRow{created(runs[0][0]), {platform.StreamLogStateChange, platform.VReplicationRunning, "", verifying}},
+			platform.VDiffStarted, [3]time.Duration{5 * time.Second, 0, -1}},
+		{platform.WorkflowCompleted, []wfStreamRow{{"-", "-", platform.VReplicationStopped, 1000, true, "workflow completed", since2, 1 + int64(since2/time.Second)}},
+			[]wfLogRow{created(runs[0][1]), {platform.StreamLogStateChange, platform.VReplicationStopped, "workflow completed", since2}},
+			platform.VDiffCompleted, [3]time.Duration{0, 0, 0}},
+		{platform.WorkflowStopped, []wfStreamRow{{"-", "-", platform.VReplicationStopped, 166, false, "Stopped", since3, 1 + int64(since3/time.Second)}},
+			[]wfLogRow{created(runs[0][2]), {platform.StreamLogStateChange, platform.VReplicationStopped, "Stopped", since3}}, "", [3]time.Duration{}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("derived (-want +got):\n%s", diff)
+	}
+}
+
+// TestWorkflowSnapshotRefusesStreams restores a snapshot of a workflow
+// verifying its data, its streams, their log or its verification edited
+// to what the API cannot reach: each is refused, naming what is wrong.
+func TestWorkflowSnapshotRefusesStreams(t *testing.T) {
+	t.Parallel()
+	e, _ := newWFSplitEnv(t)
+	wfSteps(t, e.c, wfRef(e.srv, 1), "wait:running", "verify-data")
+	e.srv.Advance(3 * time.Second)
+	snap, err := e.srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wfOf := func(m map[string]any) map[string]any {
+		for _, db := range m["databases"].([]any) {
+			if wfs, ok := db.(map[string]any)["workflows"].([]any); ok && len(wfs) > 0 {
+				return wfs[0].(map[string]any)
+			}
+		}
+		t.Fatal("no workflow in the snapshot")
+		return nil
+	}
+	item := func(m map[string]any, list string, i int) map[string]any {
+		return wfOf(m)[list].([]any)[i].(map[string]any)
+	}
+	vdiff := func(m map[string]any) map[string]any { return wfOf(m)["vdiff"].(map[string]any) }
+	vdiffTable := func(m map[string]any, i int) map[string]any { return vdiff(m)["tables"].([]any)[i].(map[string]any) }
+	tests := []struct {
+		name  string
+		edit  func(m map[string]any)
+		words []string
+	}{
+		{"a stream without an ID", func(m map[string]any) { item(m, "streams", 0)["id"] = "" }, []string{"streams[0]", "without an ID"}},
+		{"a stream's ID twice", func(m map[string]any) { item(m, "streams", 1)["id"] = item(m, "streams", 0)["id"] }, []string{"streams[1]", "appears twice"}},
+		{"two streams between the same shards", func(m map[string]any) { item(m, "streams", 1)["target_shard"] = "-80" }, []string{"streams[1]", "a second stream into -80 from -"}},
+		{"a stream without a shard", func(m map[string]any) { item(m, "streams", 0)["source_shard"] = "" }, []string{"streams[0]", "names both"}},
+		{"streams of other shards", func(m map[string]any) { item(m, "streams", 1)["target_shard"] = "c0-" }, []string{"not those of its VReplication workflow"}},
+		{"streams without a log", func(m map[string]any) { delete(wfOf(m), "stream_log") }, []string{"streams without a stream_log"}},
+		{"a log without streams", func(m map[string]any) { delete(wfOf(m), "streams") }, []string{"stream_log without streams"}},
+		{"a log not starting with the creation", func(m map[string]any) { item(m, "stream_log", 0)["kind"] = platform.StreamLogStateChange }, []string{"stream_log[0]", "starts with"}},
+		{"a second creation", func(m map[string]any) { item(m, "stream_log", 2)["kind"] = platform.StreamLogCreated }, []string{"stream_log[2]", "starts with"}},
+		{"a log of an unknown kind", func(m map[string]any) { item(m, "stream_log", 1)["kind"] = "Exploded" }, []string{"stream_log[1]", `kind "Exploded"`}},
+		{"a log of an unknown state", func(m map[string]any) { item(m, "stream_log", 1)["state"] = "Lagging" }, []string{"stream_log[1]", `state "Lagging"`}},
+		{"a log out of order", func(m map[string]any) { item(m, "stream_log", 2)["at"] = "2026-01-01T00:00:00Z" }, []string{"stream_log[2]", "before the entry before it"}},
+		{"a log after the snapshot", func(m map[string]any) { item(m, "stream_log", 2)["at"] = "2030-01-01T00:00:00Z" }, []string{"stream_log[2]", "after the snapshot's time"}},
+		{"created apart from the workflow", func(m map[string]any) { item(m, "stream_log", 0)["at"] = "2026-01-01T00:00:01Z" }, []string{"stream_log[0]", "not with its workflow"}},
+		{"streams not as the workflow has them", func(m map[string]any) { item(m, "stream_log", 2)["state"] = "Error" }, []string{"stream_log[2]", "the streams are Error", "has them Running"}},
+		{"a verification without an ID", func(m map[string]any) { vdiff(m)["id"] = "" }, []string{"vdiff", "without an ID"}},
+		{"a verification ended while its workflow verifies", func(m map[string]any) {
+			vdiff(m)["state"], vdiff(m)["ended"] = "completed", vdiff(m)["begun"]
+		}, []string{"vdiff", "runs exactly while its workflow verifies"}},
+		{"a verification ending in another state", func(m map[string]any) { vdiff(m)["state"] = "started" }, []string{"vdiff", `state "started"`}},
+		{"a verification due apart from its step", func(m map[string]any) { vdiff(m)["due"] = "2030-01-01T00:00:00Z" }, []string{"vdiff", "not when its workflow's verification step ends"}},
+		{"a verification begun before it was asked for", func(m map[string]any) { vdiff(m)["begun"] = "2025-01-01T00:00:00Z" }, []string{"vdiff", "not in order"}},
+		{"a verification of another table", func(m map[string]any) { vdiffTable(m, 0)["table"] = "orders" }, []string{"vdiff", "tables[0]", `table "orders" is not a table of the workflow`}},
+		{"a verification on another shard", func(m map[string]any) { vdiffTable(m, 0)["shard"] = "c0-" }, []string{"vdiff", "tables[0]", `shard "c0-"`}},
+		{"a table compared twice", func(m map[string]any) { vdiffTable(m, 1)["shard"] = "-80" }, []string{"vdiff", "tables[1]", "appears twice"}},
+		{"a table without rows", func(m map[string]any) { vdiffTable(m, 0)["rows"] = 0 }, []string{"vdiff", "tables[0]", "rows 0"}},
+		{"a table not compared", func(m map[string]any) { vdiff(m)["tables"] = vdiff(m)["tables"].([]any)[1:] }, []string{"vdiff", "3 tables compared, want 4"}},
+		{"a difference without a key", func(m map[string]any) {
+			vdiffTable(m, 0)["diffs"] = map[string]any{"mismatched": []any{""}}
+		}, []string{"vdiff", "tables[0]", "mismatched[0] is empty"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			other := fake.NewServer(t, fake.WithTimings(wfTimings))
+			err := other.Restore(snapshotEdit(t, snap, tt.edit))
+			if err == nil {
+				t.Fatal("restored")
+			}
+			for _, w := range tt.words {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+		})
+	}
+	other := fake.NewServer(t, fake.WithTimings(wfTimings))
+	if err := other.Restore(snap); err != nil {
+		t.Fatalf("the snapshot unedited: %v", err)
+	}
+}

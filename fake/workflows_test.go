@@ -681,7 +681,7 @@ func TestListWorkflowsBetween(t *testing.T) {
 // waits on the clock and checks that it goes on to the same state.
 func TestWorkflowSnapshotMidFlight(t *testing.T) {
 	t.Parallel()
-	for _, st := range []platform.WorkflowState{platform.WorkflowCopying, platform.WorkflowReversingTrafficForCancel, platform.WorkflowError} {
+	for _, st := range []platform.WorkflowState{platform.WorkflowCopying, platform.WorkflowVerifyingData, platform.WorkflowReversingTrafficForCancel, platform.WorkflowError} {
 		t.Run(string(st), func(t *testing.T) {
 			t.Parallel()
 			e := newWFEnv(t)
@@ -705,7 +705,7 @@ func TestWorkflowSnapshotMidFlight(t *testing.T) {
 			if diff := cmp.Diff(a, b); diff != "" {
 				t.Errorf("restored workflow differs (-original +restored):\n%s", diff)
 			}
-			if st != platform.WorkflowError && !slices.Contains([]platform.WorkflowState{platform.WorkflowRunning, platform.WorkflowCancelled}, b.State) {
+			if st != platform.WorkflowError && !slices.Contains([]platform.WorkflowState{platform.WorkflowRunning, platform.WorkflowVerifiedData, platform.WorkflowCancelled}, b.State) {
 				t.Errorf("restored %s workflow went to %s", st, b.State)
 			}
 		})
