@@ -883,8 +883,15 @@ var contractStates = []contractState{
 			check("vreplication"), check("online-ddl"),
 		}
 	}},
-	{name: "workflows with every actor, retried, cancelled and in error", setup: func(w *opWorld) []contractRequest {
+	{name: "workflows with every actor, retried, cancelled and in error, verified with differences found", setup: func(w *opWorld) []contractRequest {
 		wfSetup(w.t, w.srv, "main")
+		// Differences for the verification to find: its reports hold
+		// sample rows and their queries.
+		if err := w.srv.SetVDiffDifferences(w.org, drDB, "main", wfTarget, "audit", fake.VDiffDifferences{
+			Mismatched: []string{"1", "2"}, ExtraSource: []string{"3"}, ExtraTarget: []string{"4"},
+		}); err != nil {
+			w.t.Fatal(err)
+		}
 		p := wfCreate(w.srv)
 		p.GlobalKeyspace = platform.Ptr(drDB)
 		wfDrive(w.t, w.srv, w.c, p, platform.WorkflowVerifiedData)
