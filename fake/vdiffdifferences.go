@@ -32,9 +32,10 @@ func (d *VDiffDifferences) empty() bool {
 
 // SetVDiffDifferences arranges what VDiffs find in a table of a keyspace
 // of a MySQL branch, the target keyspace of a workflow that moves it: a
-// shard of a VDiff reads them when it starts comparing, so they show in
-// the VDiffs started after the call. Differences with no rows remove
-// the arrangement.
+// shard of a VDiff reads them when it starts comparing, and a workflow's
+// data verification (verify-data) when it begins, so they show in the
+// VDiffs and verifications started after the call. Differences with no
+// rows remove the arrangement.
 func (s *Server) SetVDiffDifferences(org, database, branch, keyspace, table string, d VDiffDifferences) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
