@@ -787,16 +787,7 @@ func TestWorkflowSnapshotRefusesStreams(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			other := fake.NewServer(t, fake.WithTimings(wfTimings))
-			err := other.Restore(snapshotEdit(t, snap, tt.edit))
-			if err == nil {
-				t.Fatal("restored")
-			}
-			for _, w := range tt.words {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not say %q", err, w)
-				}
-			}
+			wfRestoreRefused(t, snapshotEdit(t, snap, tt.edit), tt.words...)
 		})
 	}
 	other := fake.NewServer(t, fake.WithTimings(wfTimings))

@@ -1120,17 +1120,23 @@ func TestWorkflowSnapshotRefusesTableCopies(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			other := fake.NewServer(t, fake.WithTimings(wfTimings))
-			err := other.Restore(snapshotEdit(t, snap, tt.edit))
-			if err == nil {
-				t.Fatal("restored")
-			}
-			for _, w := range tt.words {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not say %q", err, w)
-				}
-			}
+			wfRestoreRefused(t, snapshotEdit(t, snap, tt.edit), tt.words...)
 		})
+	}
+}
+
+// wfRestoreRefused restores snap into a new server and checks that it is
+// refused, the error saying each of words.
+func wfRestoreRefused(t *testing.T, snap []byte, words ...string) {
+	t.Helper()
+	err := fake.NewServer(t, fake.WithTimings(wfTimings)).Restore(snap)
+	if err == nil {
+		t.Fatal("restored")
+	}
+	for _, w := range words {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not say %q", err, w)
+		}
 	}
 }
 
