@@ -2,6 +2,7 @@ package platform
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"iter"
 	"slices"
@@ -139,6 +140,13 @@ type Workflow struct {
 	// Tables are the tables the workflow moves, in the order it copies
 	// them, with the progress of their copy.
 	Tables []WorkflowTable `json:"tables"`
+	// Streams are its replication streams: one per target shard of the
+	// target keyspace and source shard of the source keyspace, by target
+	// shard then source shard.
+	Streams []WorkflowStream `json:"streams"`
+	// VDiff is its latest data verification; nil until VerifyData was
+	// first asked for.
+	VDiff *WorkflowVDiff `json:"vdiff"`
 }
 
 // WorkflowTable is a table a workflow moves and the progress of its copy.
@@ -157,6 +165,119 @@ type WorkflowTable struct {
 	RowsCopied     int64 `json:"rows_copied"`
 	RowsTotal      int64 `json:"rows_total"`
 	RowsPercentage int   `json:"rows_percentage"`
+}
+
+// WorkflowStream is a replication stream of a workflow: the rows of its
+// tables that a shard of the target keyspace copies from a shard of the
+// source keyspace, then keeps in step.
+type WorkflowStream struct {
+	ID        string    `json:"id"`
+	CreatedAt Timestamp `json:"created_at"`
+	// UpdatedAt is when the stream last reported: now while it copies or
+	// runs, else when its state last changed.
+	UpdatedAt Timestamp `json:"updated_at"`
+	// State is VReplicationCopying, VReplicationRunning,
+	// VReplicationStopped or VReplicationError, as the Vitess streams of
+	// the workflow (Vitess.ListWorkflows) show it.
+	State       string `json:"state"`
+	TargetShard string `json:"target_shard"`
+	SourceShard string `json:"source_shard"`
+	// Position is the source shard's replication position the stream
+	// has reached (a GTID set); StopPosition the position it is to stop
+	// at, "" for none.
+	Position     string `json:"position"`
+	StopPosition string `json:"stop_position"`
+	// RowsCopied is how many rows of the workflow's tables the stream has
+	// copied.
+	RowsCopied int64 `json:"rows_copied"`
+	// ComponentThrottled names the component that throttles the stream,
+	// and ComponentThrottledAt since when; nil when it is not throttled.
+	ComponentThrottled   *string    `json:"component_throttled"`
+	ComponentThrottledAt *Timestamp `json:"component_throttled_at"`
+	// PrimaryServing is true once the target keyspace serves the
+	// tables' primary traffic (writes).
+	PrimaryServing bool `json:"primary_serving"`
+	// Info says why the stream stopped or failed; "" while it copies or
+	// runs.
+	Info string `json:"info"`
+	// Logs record the stream's creation and its changes of state, oldest
+	// first.
+	Logs []WorkflowStreamLog `json:"logs"`
+}
+
+// The log types of a workflow stream's logs (WorkflowStreamLog.LogType).
+const (
+	StreamLogCreated     = "Stream Created"
+	StreamLogCopyStarted = "Started Copy Phase"
+	StreamLogCopyEnded   = "Ended Copy Phase"
+	StreamLogStateChange = "State Changed"
+	StreamLogError       = "Error"
+)
+
+// WorkflowStreamLog is an entry of a workflow stream's log: a change of
+// the stream, the state it left the stream in, and when.
+type WorkflowStreamLog struct {
+	ID        string    `json:"id"`
+	CreatedAt Timestamp `json:"created_at"`
+	UpdatedAt Timestamp `json:"updated_at"`
+	// State is the stream's state after the change.
+	State   string `json:"state"`
+	Message string `json:"message"`
+	// LogType is what happened: StreamLogCreated, StreamLogCopyStarted,
+	// StreamLogCopyEnded, StreamLogStateChange or StreamLogError.
+	LogType string `json:"log_type"`
+}
+
+// WorkflowVDiff is a workflow's data verification: a VDiff comparing the
+// rows of its tables in the source keyspace with those in the target, on
+// each target shard. It is pending, then started, and completed (error
+// when the verification failed, stopped when the workflow was cancelled
+// while it ran).
+type WorkflowVDiff struct {
+	ID        string     `json:"id"`
+	State     VDiffState `json:"state"`
+	CreatedAt Timestamp  `json:"created_at"`
+	UpdatedAt Timestamp  `json:"updated_at"`
+	// StartedAt is when the comparison started, nil while pending;
+	// CompletedAt when it completed, nil before.
+	StartedAt   *Timestamp `json:"started_at"`
+	CompletedAt *Timestamp `json:"completed_at"`
+	// HasMismatch is true when a table report found a difference.
+	HasMismatch bool `json:"has_mismatch"`
+	// ProgressPercentage is the share of the rows compared, in whole
+	// percent; EtaSeconds how long the rest is expected to take.
+	ProgressPercentage int   `json:"progress_percentage"`
+	EtaSeconds         int64 `json:"eta_seconds"`
+	// TableReports are what the comparison found, per table and target
+	// shard, by table then shard.
+	TableReports []WorkflowVDiffTableReport `json:"table_reports"`
+}
+
+// WorkflowVDiffTableReport is what a workflow's data verification found
+// in one table on one target shard: the rows that differ between source
+// and target, those only the source has and those only the target has,
+// with samples of each and the queries that read the samples.
+type WorkflowVDiffTableReport struct {
+	ID        string    `json:"id"`
+	TableName string    `json:"table_name"`
+	Shard     string    `json:"shard"`
+	CreatedAt Timestamp `json:"created_at"`
+	// UpdatedAt is when the counts last changed.
+	UpdatedAt            Timestamp `json:"updated_at"`
+	MismatchedRowsCount  int64     `json:"mismatched_rows_count"`
+	ExtraSourceRowsCount int64     `json:"extra_source_rows_count"`
+	ExtraTargetRowsCount int64     `json:"extra_target_rows_count"`
+	// MismatchedRows, ExtraSourceRows and ExtraTargetRows are samples of
+	// the rows found, each as the API sends it (the fake: an object of
+	// the row's primary-key columns and their values).
+	MismatchedRows  []json.RawMessage `json:"mismatched_rows"`
+	ExtraSourceRows []json.RawMessage `json:"extra_source_rows"`
+	ExtraTargetRows []json.RawMessage `json:"extra_target_rows"`
+	// The Sample*Query fields are queries that read each sample's rows;
+	// "" for a sample without rows.
+	SampleMismatchedRowsQuery  string `json:"sample_mismatched_rows_query"`
+	SampleExtraSourceRowsQuery string `json:"sample_extra_source_rows_query"`
+	SampleExtraTargetRowsQuery string `json:"sample_extra_target_rows_query"`
 }
 
 // WorkflowsService moves tables between the keyspaces of a branch.

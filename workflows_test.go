@@ -2,6 +2,7 @@ package platform_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/url"
 	"testing"
@@ -34,7 +35,20 @@ const wireWorkflowJSON = `{"id": "wf1", "name": "move-audit", "number": 3, "stat
 	"tables": [{"id": "wt1", "name": "audit", "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:35Z",
 		"rows_copied": 1000, "rows_total": 1000, "rows_percentage": 100},
 		{"id": "wt2", "name": "logs", "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:01:05Z",
-		"rows_copied": 1000, "rows_total": 1000, "rows_percentage": 100}]}`
+		"rows_copied": 1000, "rows_total": 1000, "rows_percentage": 100}],
+	"streams": [{"id": "st1", "state": "Running", "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:02:00Z",
+		"target_shard": "-80", "source_shard": "-", "position": "MySQL56/0a1b:1-120", "stop_position": "", "rows_copied": 2000,
+		"component_throttled": "vplayer", "component_throttled_at": "2026-01-01T00:01:30Z", "primary_serving": false, "info": "",
+		"logs": [{"id": "sl1", "state": "Stopped", "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
+			"message": "created", "log_type": "Stream Created"}]}],
+	"vdiff": {"id": "vd1", "state": "completed", "created_at": "2026-01-01T00:01:10Z", "updated_at": "2026-01-01T00:01:40Z",
+		"started_at": "2026-01-01T00:01:11Z", "completed_at": "2026-01-01T00:01:40Z", "has_mismatch": true,
+		"progress_percentage": 100, "eta_seconds": 0,
+		"table_reports": [{"id": "tr1", "table_name": "audit", "shard": "-80", "mismatched_rows_count": 1,
+			"extra_source_rows_count": 0, "extra_target_rows_count": 2, "extra_source_rows": [],
+			"extra_target_rows": [{"id": "8"}, [9, "x"]], "mismatched_rows": [{"id": "1"}],
+			"sample_extra_source_rows_query": "", "sample_extra_target_rows_query": "select 8",
+			"sample_mismatched_rows_query": "select 1", "created_at": "2026-01-01T00:01:11Z", "updated_at": "2026-01-01T00:01:40Z"}]}}`
 
 func wireWorkflow() *platform.Workflow {
 	ada := &platform.Actor{ID: "usr1", DisplayName: "Ada", AvatarURL: "https://avatars.example.com/a"}
@@ -58,6 +72,24 @@ func wireWorkflow() *platform.Workflow {
 				RowsCopied: 1000, RowsTotal: 1000, RowsPercentage: 100},
 			{ID: "wt2", Name: "logs", CreatedAt: backupTS("2026-01-01T00:00:00Z"), UpdatedAt: backupTS("2026-01-01T00:01:05Z"),
 				RowsCopied: 1000, RowsTotal: 1000, RowsPercentage: 100},
+		},
+		Streams: []platform.WorkflowStream{{
+			ID: "st1", State: platform.VReplicationRunning, CreatedAt: backupTS("2026-01-01T00:00:00Z"), UpdatedAt: backupTS("2026-01-01T00:02:00Z"),
+			TargetShard: "-80", SourceShard: "-", Position: "MySQL56/0a1b:1-120", RowsCopied: 2000,
+			ComponentThrottled: platform.Ptr("vplayer"), ComponentThrottledAt: backupTSP("2026-01-01T00:01:30Z"),
+			Logs: []platform.WorkflowStreamLog{{ID: "sl1", State: platform.VReplicationStopped, CreatedAt: backupTS("2026-01-01T00:00:00Z"),
+				UpdatedAt: backupTS("2026-01-01T00:00:00Z"), Message: "created", LogType: platform.StreamLogCreated}},
+		}},
+		VDiff: &platform.WorkflowVDiff{
+			ID: "vd1", State: platform.VDiffCompleted, CreatedAt: backupTS("2026-01-01T00:01:10Z"), UpdatedAt: backupTS("2026-01-01T00:01:40Z"),
+			StartedAt: backupTSP("2026-01-01T00:01:11Z"), CompletedAt: backupTSP("2026-01-01T00:01:40Z"), HasMismatch: true, ProgressPercentage: 100,
+			TableReports: []platform.WorkflowVDiffTableReport{{
+				ID: "tr1", TableName: "audit", Shard: "-80", MismatchedRowsCount: 1, ExtraTargetRowsCount: 2,
+				ExtraSourceRows: []json.RawMessage{}, ExtraTargetRows: []json.RawMessage{json.RawMessage(`{"id": "8"}`), json.RawMessage(`[9, "x"]`)},
+				MismatchedRows:             []json.RawMessage{json.RawMessage(`{"id": "1"}`)},
+				SampleExtraTargetRowsQuery: "select 8", SampleMismatchedRowsQuery: "select 1",
+				CreatedAt: backupTS("2026-01-01T00:01:11Z"), UpdatedAt: backupTS("2026-01-01T00:01:40Z"),
+			}},
 		},
 	}
 }

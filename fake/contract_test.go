@@ -119,10 +119,6 @@ var clientExceptions = []clientException{
 		reason: "the reference gives a workflow's branch and keyspaces as short references (id, name, times); the client decodes them into its whole branch and keyspace types",
 	},
 	{
-		ops: workflowOps, at: []string{"$", "$.data[]"}, what: []string{"streams", "vdiff"},
-		reason: "the reference's workflow has neither, and no command of the service's tool reads them: the fake's workflow keeps no per-stream records (its streams show in the vtctld views), and its verify-data is a step of the workflow's own, not a VDiff with an ID, per-table reports and an ETA (VDiffs are the vtctld vdiff routes)",
-	},
-	{
 		ops: []string{"create_password", "get_password", "renew_password", "list_passwords"}, at: []string{"$.database_branch", "$.data[].database_branch"},
 		reason: "the reference gives a password's branch as a short reference (id, name, production, addresses); the client decodes it into its whole branch type",
 	},
@@ -887,8 +883,15 @@ var contractStates = []contractState{
 			check("vreplication"), check("online-ddl"),
 		}
 	}},
-	{name: "workflows with every actor, retried, cancelled and in error", setup: func(w *opWorld) []contractRequest {
+	{name: "workflows with every actor, retried, cancelled and in error, verified with differences found", setup: func(w *opWorld) []contractRequest {
 		wfSetup(w.t, w.srv, "main")
+		// Differences for the verification to find: its reports hold
+		// sample rows and their queries.
+		if err := w.srv.SetVDiffDifferences(w.org, drDB, "main", wfTarget, "audit", fake.VDiffDifferences{
+			Mismatched: []string{"1", "2"}, ExtraSource: []string{"3"}, ExtraTarget: []string{"4"},
+		}); err != nil {
+			w.t.Fatal(err)
+		}
 		p := wfCreate(w.srv)
 		p.GlobalKeyspace = platform.Ptr(drDB)
 		wfDrive(w.t, w.srv, w.c, p, platform.WorkflowVerifiedData)

@@ -363,18 +363,6 @@ func removeServiceTokenAccesses(c *call, p *platform.RemoveServiceTokenAccessesP
 	return nil, nil
 }
 
-// derivedID is an ID for what has no record of its own (an access, a
-// grant, a lint error's url_hash): stable for the same parts, 12 lowercase
-// alphanumerics like every other ID.
-func derivedID(parts ...string) string {
-	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
-	b := make([]byte, 12)
-	for i := range b {
-		b[i] = idAlphabet[int(sum[i])%len(idAlphabet)]
-	}
-	return string(b)
-}
-
 // resource names the grant's resource: its ID, name, type and short form.
 func (g tokenGrant) resource() (string, string, platform.AccessResourceType, platform.ServiceTokenResource) {
 	id, name, typ, st := g.t.org.id, g.t.org.name, platform.AccessResourceOrganization, g.t.org.stamps

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -86,6 +87,18 @@ func (w *world) newID() string {
 			return string(b)
 		}
 	}
+}
+
+// derivedID is an ID for what has no record of its own (an access, a
+// grant, a lint error's url_hash, a workflow stream's log entry): stable for the same parts, 12 lowercase
+// alphanumerics like every other ID.
+func derivedID(parts ...string) string {
+	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	b := make([]byte, 12)
+	for i := range b {
+		b[i] = idAlphabet[int(sum[i])%len(idAlphabet)]
+	}
+	return string(b)
 }
 
 // takenIDs is a set of IDs: each packed in a uint64 (an ID, 12 characters

@@ -251,27 +251,8 @@ func (vw *vrWorkflow) tableNames() []string {
 // phase is the state of vw's streams at now and the share of the rows
 // copied (0 to 1).
 func (vw *vrWorkflow) phase(now time.Time, t *Timings) (string, float64) {
-	if wf := vw.doc; wf != nil {
-		switch wf.state {
-		case platform.WorkflowPending:
-			return vrCopying, 0
-		case platform.WorkflowCopying:
-			return vrCopying, copyShare(wf.stepDue.Sub(now), t.WorkflowCopy)
-		case platform.WorkflowStopped:
-			switch wf.resume {
-			case platform.WorkflowPending:
-				return vrStopped, 0
-			case platform.WorkflowCopying:
-				return vrStopped, copyShare(wf.stepLeft, t.WorkflowCopy)
-			}
-			return vrStopped, 1
-		case platform.WorkflowError:
-			if wf.failedFrom == platform.WorkflowPending || wf.failedFrom == platform.WorkflowCopying {
-				return vrError, 0
-			}
-			return vrError, 1
-		}
-		return vrRunning, 1
+	if vw.doc != nil {
+		return vw.doc.streamPhase(now, t)
 	}
 	switch {
 	case vw.errMsg != "":
@@ -282,6 +263,32 @@ func (vw *vrWorkflow) phase(now time.Time, t *Timings) (string, float64) {
 		return vrCopying, copyShare(vw.copyDue.Sub(now), t.VReplicationCopy)
 	case vw.opts.stopAfterCopy && !vw.ranOn:
 		return vrStopped, 1
+	}
+	return vrRunning, 1
+}
+
+// streamPhase is the state of the streams of wf, an active documented
+// workflow, at now and the share of the rows copied (0 to 1): its
+// lifecycle is theirs.
+func (wf *workflowRec) streamPhase(now time.Time, t *Timings) (string, float64) {
+	switch wf.state {
+	case platform.WorkflowPending:
+		return vrCopying, 0
+	case platform.WorkflowCopying:
+		return vrCopying, copyShare(wf.stepDue.Sub(now), t.WorkflowCopy)
+	case platform.WorkflowStopped:
+		switch wf.resume {
+		case platform.WorkflowPending:
+			return vrStopped, 0
+		case platform.WorkflowCopying:
+			return vrStopped, copyShare(wf.stepLeft, t.WorkflowCopy)
+		}
+		return vrStopped, 1
+	case platform.WorkflowError:
+		if wf.failedFrom == platform.WorkflowPending || wf.failedFrom == platform.WorkflowCopying {
+			return vrError, 0
+		}
+		return vrError, 1
 	}
 	return vrRunning, 1
 }
@@ -334,6 +341,7 @@ func (w *world) stopVRWorkflow(vw *vrWorkflow) (bool, error) {
 		}
 		wf.state, wf.updated = platform.WorkflowStopped, now
 		vw.updated = now
+		w.noteStreams(wf)
 		return true, nil
 	}
 	if vw.stopped || vw.stoppedAfterCopy(now) {
@@ -368,6 +376,7 @@ func (w *world) startVRWorkflow(who *principal, vw *vrWorkflow) (bool, error) {
 		if to == platform.WorkflowPending || to == platform.WorkflowCopying {
 			w.scheduleWorkflowStep(wf, to, left)
 		}
+		w.noteStreams(wf)
 		return true, nil
 	}
 	if vw.frozen {

@@ -19,7 +19,13 @@ type workflowRec struct {
 	source, target, global *keyspaceRec // global is nil when none was named
 	tables                 []string
 	// rows are the copy's progress of each of tables, in the same order.
-	rows               []workflowTable
+	rows []workflowTable
+	// streams are its streams and streamLog their changes, oldest first;
+	// vdiff is its latest data verification, nil before the first (see
+	// workflows_streams.go).
+	streams            []workflowStream
+	streamLog          []streamEvent
+	vdiff              *workflowVDiff
 	deferSecondaryKeys bool
 	onDDL              platform.WorkflowOnDDL
 	state              platform.WorkflowState
@@ -337,7 +343,9 @@ func createWorkflow(c *call, body *createWorkflowBody) (any, error) {
 func (w *world) addWorkflow(wf *workflowRec, opts vrOptions) {
 	wf.db.addWorkflow(wf)
 	w.startFlight(wf.id)
-	wf.rows = w.newWorkflowTables(wf, w.newDocVRWorkflow(wf, opts))
+	vw := w.newDocVRWorkflow(wf, opts)
+	wf.rows = w.newWorkflowTables(wf, vw)
+	w.newWorkflowStreams(wf, vw)
 	w.workflowStep(wf, platform.WorkflowPending, w.timing.WorkflowStart)
 }
 
@@ -356,6 +364,7 @@ func refuseIn(wf *workflowRec, action string, allowed ...platform.WorkflowState)
 func (w *world) workflowStep(wf *workflowRec, to platform.WorkflowState, d time.Duration) {
 	wf.state, wf.updated = to, w.clock.Now()
 	w.scheduleWorkflowStep(wf, to, d)
+	w.noteStreams(wf)
 }
 
 // scheduleWorkflowStep schedules the step that takes wf out of state from
@@ -372,13 +381,15 @@ var workflowInStep = []platform.WorkflowState{platform.WorkflowRunning, platform
 
 // workflowStepAction is an action that starts a step on the clock: allowed in
 // the states from, it records its actor in the field by names and moves
-// the workflow into state to for the duration dur gives.
+// the workflow into state to for the duration dur gives; then, when not
+// nil, runs what else the step starts.
 type workflowStepAction struct {
 	name string
 	from []platform.WorkflowState
 	to   platform.WorkflowState
 	by   func(wf *workflowRec) **userRec
 	dur  func(t *Timings) time.Duration
+	then func(w *world, wf *workflowRec)
 }
 
 // start runs the action for who.
@@ -388,6 +399,9 @@ func (a workflowStepAction) start(w *world, who *principal, wf *workflowRec) err
 	}
 	*a.by(wf) = who.user
 	w.workflowStep(wf, a.to, a.dur(&w.timing))
+	if a.then != nil {
+		a.then(w, wf)
+	}
 	return nil
 }
 
@@ -397,15 +411,15 @@ func workflowSwitchTime(t *Timings) time.Duration { return t.WorkflowSwitch }
 // The actions that start a step on the clock.
 var (
 	verifyWorkflow = workflowStepAction{"verify-data", workflowInStep, platform.WorkflowVerifyingData,
-		func(wf *workflowRec) **userRec { return &wf.verifyBy }, func(t *Timings) time.Duration { return t.WorkflowVerify }}
+		func(wf *workflowRec) **userRec { return &wf.verifyBy }, func(t *Timings) time.Duration { return t.WorkflowVerify }, (*world).newWorkflowVDiff}
 	switchReplicas = workflowStepAction{"switch-replicas", workflowInStep, platform.WorkflowSwitchingReplicas,
-		func(wf *workflowRec) **userRec { return &wf.switchReplicasBy }, workflowSwitchTime}
+		func(wf *workflowRec) **userRec { return &wf.switchReplicasBy }, workflowSwitchTime, nil}
 	switchPrimaries = workflowStepAction{"switch-primaries", []platform.WorkflowState{platform.WorkflowSwitchedReplicas}, platform.WorkflowSwitchingPrimaries,
-		func(wf *workflowRec) **userRec { return &wf.switchPrimariesBy }, workflowSwitchTime}
+		func(wf *workflowRec) **userRec { return &wf.switchPrimariesBy }, workflowSwitchTime, nil}
 	reverseTraffic = workflowStepAction{"reverse-traffic", []platform.WorkflowState{platform.WorkflowSwitchedReplicas, platform.WorkflowSwitchedPrimaries}, platform.WorkflowReversingTraffic,
-		func(wf *workflowRec) **userRec { return &wf.reversedBy }, workflowSwitchTime}
+		func(wf *workflowRec) **userRec { return &wf.reversedBy }, workflowSwitchTime, nil}
 	cutoverWorkflow = workflowStepAction{"cutover", []platform.WorkflowState{platform.WorkflowSwitchedPrimaries}, platform.WorkflowCuttingOver,
-		func(wf *workflowRec) **userRec { return &wf.cutoverBy }, workflowSwitchTime}
+		func(wf *workflowRec) **userRec { return &wf.cutoverBy }, workflowSwitchTime, nil}
 )
 
 // reverseCutover sends every kind of traffic back to the source keyspace
@@ -483,6 +497,9 @@ func (w *world) retryWorkflow(who *principal, wf *workflowRec) error {
 	wf.failedFrom, wf.errors = "", ""
 	wf.retried, wf.retriedBy = w.clock.Now(), who.user
 	w.workflowStep(wf, from, w.workflowStepTime(from))
+	if from == platform.WorkflowVerifyingData && wf.vdiff != nil {
+		w.runWorkflowVDiff(wf)
+	}
 	return nil
 }
 
@@ -514,6 +531,7 @@ func (w *world) advanceWorkflow(wf *workflowRec, now time.Time) {
 		}
 	case platform.WorkflowVerifyingData:
 		wf.state, wf.verified = platform.WorkflowVerifiedData, now
+		w.endWorkflowVDiff(wf, platform.VDiffCompleted)
 	case platform.WorkflowSwitchingReplicas:
 		wf.state, wf.switchedReplicas, wf.replicasSwitched = platform.WorkflowSwitchedReplicas, now, true
 	case platform.WorkflowSwitchingPrimaries:
@@ -537,12 +555,16 @@ func (w *world) advanceWorkflow(wf *workflowRec, now time.Time) {
 		return
 	}
 	w.syncMoveTablesRules(wf)
+	w.noteStreams(wf)
 }
 
 // endWorkflow ends wf, completed or cancelled: its VReplication workflow
-// and its routing rules go.
+// and its routing rules go, its streams stop, and a verification still
+// running (the branch was deleted) stops.
 func (w *world) endWorkflow(wf *workflowRec) {
 	wf.resume, wf.stepLeft = "", 0
+	w.noteStreams(wf)
+	w.endWorkflowVDiff(wf, platform.VDiffStopped)
 	if wf.vr != nil {
 		w.deleteVRWorkflow(wf.vr)
 	}
@@ -610,6 +632,8 @@ func (w *world) renderWorkflow(wf *workflowRec) *platform.Workflow {
 	if wf.global != nil {
 		out.GlobalKeyspace = renderKeyspaceRef(wf.global)
 	}
+	out.Streams = w.renderWorkflowStreams(wf, now)
+	out.VDiff = w.renderWorkflowVDiff(wf, now)
 	out.Tables = make([]platform.WorkflowTable, len(wf.rows))
 	for i, t := range wf.rows {
 		copied, updated := wf.tableCopy(i, now, w.timing.WorkflowCopy)

@@ -31,6 +31,10 @@ func (j workflowJob) run(w *world) {
 		}
 		wf.state, wf.updated = platform.WorkflowError, now
 		wf.failedFrom, wf.errors = j.from, workflowFailure(j.from)
+		if j.from == platform.WorkflowVerifyingData {
+			w.endWorkflowVDiff(wf, platform.VDiffError)
+		}
+		w.noteStreams(wf)
 		return
 	}
 	w.settleTables(wf)

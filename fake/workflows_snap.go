@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/dbplatform/platform-go"
@@ -54,6 +55,14 @@ type workflowSnap struct {
 	StepLeft     time.Duration          `json:"step_left,omitempty"`
 	VReplication *vrWorkflowSnap        `json:"vreplication,omitempty"`
 
+	// Streams are its streams, StreamLog their changes and VDiff its
+	// latest data verification (null before the first); a snapshot of a
+	// fake older than them has none of the three (see
+	// deriveWorkflowStreams and deriveWorkflowVDiff).
+	Streams   []workflowStreamSnap `json:"streams,omitempty"`
+	StreamLog []streamEventSnap    `json:"stream_log,omitempty"`
+	VDiff     *workflowVDiffSnap   `json:"vdiff,omitempty"`
+
 	// Actors are user IDs: actor, verify, reversed, switch_replicas,
 	// switch_primaries, cancelled, completed, retried, cutover and
 	// reversed_cutover, in that order ("" for none).
@@ -68,6 +77,44 @@ type workflowTableSnap struct {
 	stampsSnap
 	Total  int64 `json:"total"`
 	Copied int64 `json:"copied"`
+}
+
+// workflowStreamSnap is a stream of a workflow.
+type workflowStreamSnap struct {
+	ID          string `json:"id"`
+	TargetShard string `json:"target_shard"`
+	SourceShard string `json:"source_shard"`
+}
+
+// streamEventSnap is a change of a workflow's streams.
+type streamEventSnap struct {
+	At      time.Time `json:"at"`
+	Kind    string    `json:"kind"`
+	State   string    `json:"state"`
+	Message string    `json:"message,omitempty"`
+}
+
+// workflowVDiffSnap is a workflow's latest data verification: its times
+// (see workflowVDiff),
+// how it ended ("" while it runs), and what its latest run compares.
+type workflowVDiffSnap struct {
+	ID      string                `json:"id"`
+	Created time.Time             `json:"created"`
+	Begun   time.Time             `json:"begun"`
+	Start   time.Time             `json:"start"`
+	Due     time.Time             `json:"due"`
+	Ended   time.Time             `json:"ended,omitzero"`
+	State   platform.VDiffState   `json:"state,omitempty"`
+	Tables  []vdiffTableShardSnap `json:"tables"`
+}
+
+// vdiffTableShardSnap is a table a verification compares on a target
+// shard.
+type vdiffTableShardSnap struct {
+	Table string           `json:"table"`
+	Shard string           `json:"shard"`
+	Rows  int64            `json:"rows"`
+	Diffs VDiffDifferences `json:"diffs"`
 }
 
 // workflowKeyspaceSnap is a keyspace a workflow names: a live keyspace of
@@ -111,6 +158,13 @@ func saveWorkflows(db *dbRec) []workflowSnap {
 		if wf.vr != nil {
 			ws.VReplication = saveVRWorkflow(wf.vr)
 		}
+		for _, st := range wf.streams {
+			ws.Streams = append(ws.Streams, workflowStreamSnap{ID: st.id, TargetShard: st.targetShard, SourceShard: st.sourceShard})
+		}
+		for _, e := range wf.streamLog {
+			ws.StreamLog = append(ws.StreamLog, streamEventSnap{At: e.at, Kind: e.kind, State: e.state, Message: e.message})
+		}
+		ws.VDiff = saveWorkflowVDiff(wf.vdiff)
 		if wf.global != nil {
 			g := saveWorkflowKeyspace(wf.global)
 			ws.Global = &g
@@ -201,7 +255,216 @@ func (ld *loader) loadWorkflow(db *dbRec, ws workflowSnap) (*workflowRec, error)
 	if wf.rows == nil {
 		wf.rows = deriveWorkflowTables(wf)
 	}
+	if err := ld.loadWorkflowStreams(wf, ws); err != nil {
+		return nil, err
+	}
+	if err := ld.loadWorkflowVDiff(wf, ws.VDiff); err != nil {
+		return nil, at(err, "vdiff")
+	}
 	return wf, nil
+}
+
+// loadWorkflowStreams loads wf's streams and their log, or derives them
+// from a snapshot that has none: its VReplication workflow's streams (for
+// an ended workflow, those of its keyspaces' shards now), created and
+// then in the state its lifecycle gives them since its latest change.
+// The derived IDs come from the workflow's and the shards'.
+func (ld *loader) loadWorkflowStreams(wf *workflowRec, ws workflowSnap) error {
+	if ws.Streams == nil {
+		if ws.StreamLog != nil {
+			return fmt.Errorf("stream_log without streams")
+		}
+		deriveWorkflowStreams(wf, ld.now)
+		return nil
+	}
+	for i, st := range ws.Streams {
+		var err error
+		switch {
+		case st.ID == "":
+			err = fmt.Errorf("without an ID")
+		case st.TargetShard == "" || st.SourceShard == "":
+			err = fmt.Errorf("target_shard %q and source_shard %q: a stream names both", st.TargetShard, st.SourceShard)
+		case slices.ContainsFunc(ws.Streams[:i], func(o workflowStreamSnap) bool { return o.ID == st.ID }):
+			err = fmt.Errorf("ID %q appears twice", st.ID)
+		case slices.ContainsFunc(ws.Streams[:i], func(o workflowStreamSnap) bool {
+			return o.TargetShard == st.TargetShard && o.SourceShard == st.SourceShard
+		}):
+			err = fmt.Errorf("a second stream into %s from %s", st.TargetShard, st.SourceShard)
+		}
+		if err != nil {
+			return at(err, "streams[%d]", i)
+		}
+		wf.streams = append(wf.streams, workflowStream{id: st.ID, targetShard: st.TargetShard, sourceShard: st.SourceShard})
+	}
+	if wf.vr != nil {
+		want := wf.vr.streams()
+		same := len(want) == len(wf.streams)
+		for i := 0; same && i < len(want); i++ {
+			same = want[i].targetShard == wf.streams[i].targetShard && want[i].source == wf.streams[i].sourceShard
+		}
+		if !same {
+			return fmt.Errorf("streams are not those of its VReplication workflow (from %v into %v)", wf.vr.sourceShards, wf.vr.targetShards)
+		}
+	}
+	return ld.loadStreamLog(wf, ws.StreamLog)
+}
+
+// loadStreamLog loads the log of wf's streams: created (stopped) with the
+// workflow, then changes in time order up to now, the last one the state
+// and info wf's lifecycle gives them.
+func (ld *loader) loadStreamLog(wf *workflowRec, log []streamEventSnap) error {
+	if len(log) == 0 {
+		return fmt.Errorf("streams without a stream_log")
+	}
+	for i, e := range log {
+		var err error
+		switch {
+		case !slices.Contains(streamLogKinds, e.Kind):
+			err = fmt.Errorf("kind %q is not one of %s", e.Kind, strings.Join(streamLogKinds, ", "))
+		case !slices.Contains(streamStates, e.State):
+			err = fmt.Errorf("state %q is not one of %s", e.State, strings.Join(streamStates, ", "))
+		case (i == 0) != (e.Kind == platform.StreamLogCreated):
+			err = fmt.Errorf("kind %s: the log starts with the one %s", e.Kind, platform.StreamLogCreated)
+		case i == 0 && (!e.At.Equal(wf.created) || e.State != vrStopped):
+			err = fmt.Errorf("created %v %s, not with its workflow (%v) and stopped", e.At, e.State, wf.created)
+		case i > 0 && e.At.Before(log[i-1].At):
+			err = fmt.Errorf("at %v, before the entry before it (%v)", e.At, log[i-1].At)
+		case e.At.After(ld.now):
+			err = fmt.Errorf("at %v, after the snapshot's time %v", e.At, ld.now)
+		}
+		if err != nil {
+			return at(err, "stream_log[%d]", i)
+		}
+		wf.streamLog = append(wf.streamLog, streamEvent{at: e.At, kind: e.Kind, state: e.State, message: e.Message})
+	}
+	last := log[len(log)-1]
+	if state, info, ok := wf.streamsNow(ld.now, &Timings{}); ok && (state != last.State || info != last.Message) {
+		return at(fmt.Errorf("the streams are %s (%q); the workflow, %s, has them %s (%q)", last.State, last.Message, wf.state, state, info), "stream_log[%d]", len(log)-1)
+	}
+	return nil
+}
+
+// deriveWorkflowStreams makes the streams of wf, restored from a snapshot
+// of a fake that kept none.
+func deriveWorkflowStreams(wf *workflowRec, now time.Time) {
+	var pairs []vrStream
+	if wf.vr != nil {
+		pairs = wf.vr.streams()
+	} else {
+		vw := vrWorkflow{sourceShards: shardNames(wf.source.shards), targetShards: shardNames(wf.target.shards)}
+		pairs = vw.streams()
+	}
+	if len(pairs) == 0 {
+		pairs = []vrStream{{id: 1, targetShard: "-", source: "-"}} // a dropped keyspace shows no shards
+	}
+	for _, p := range pairs {
+		wf.streams = append(wf.streams, workflowStream{id: derivedID(wf.id, "stream", p.targetShard, p.source), targetShard: p.targetShard, sourceShard: p.source})
+	}
+	wf.streamLog = []streamEvent{{at: wf.created, kind: platform.StreamLogCreated, state: vrStopped, message: streamCreatedMessage(wf)}}
+	state, info, ok := wf.streamsNow(now, &Timings{}) // the state needs no timings
+	if !ok {
+		state, info = vrRunning, "" // being cancelled: as they were, running
+	}
+	if state != vrStopped || info != "" {
+		wf.streamLog = append(wf.streamLog, streamEvent{at: wf.updated, kind: streamLogKind(wf, vrStopped, state), state: state, message: info})
+	}
+}
+
+func saveWorkflowVDiff(vd *workflowVDiff) *workflowVDiffSnap {
+	if vd == nil {
+		return nil
+	}
+	out := &workflowVDiffSnap{ID: vd.id, Created: vd.created, Begun: vd.begun, Start: vd.start, Due: vd.due, Ended: vd.ended, State: vd.state, Tables: []vdiffTableShardSnap{}}
+	for _, r := range vd.reports {
+		out.Tables = append(out.Tables, vdiffTableShardSnap{Table: r.name, Shard: r.shard, Rows: r.rows, Diffs: r.diffs})
+	}
+	return out
+}
+
+// loadWorkflowVDiff loads wf's latest verification: running exactly while
+// wf verifies its data, completed only once it has verified it, made
+// after wf and begun after it was asked for, comparing each of wf's
+// tables once on each target shard of its streams. A snapshot without one
+// (of a fake older than them, or of a workflow never verified) derives
+// it from the workflow's verification: see deriveWorkflowVDiff.
+func (ld *loader) loadWorkflowVDiff(wf *workflowRec, vs *workflowVDiffSnap) error {
+	if vs == nil {
+		wf.vdiff = deriveWorkflowVDiff(wf)
+		return nil
+	}
+	running := wf.state == platform.WorkflowVerifyingData
+	switch {
+	case vs.ID == "":
+		return fmt.Errorf("without an ID")
+	case vs.Created.Before(wf.created) || vs.Begun.Before(vs.Created) || vs.Begun.After(ld.now) || vs.Start.Before(vs.Begun) || vs.Due.Before(vs.Start):
+		return fmt.Errorf("created %v, begun %v, start %v and due %v: not in order after its workflow (%v), begun before the snapshot (%v)", vs.Created, vs.Begun, vs.Start, vs.Due, wf.created, ld.now)
+	case running && !vs.Due.Equal(wf.stepDue):
+		return fmt.Errorf("due %v, not when its workflow's verification step ends (%v)", vs.Due, wf.stepDue)
+	case running != (vs.State == ""):
+		return fmt.Errorf("state %q while its workflow is %s: a verification runs exactly while its workflow verifies its data", vs.State, wf.state)
+	case vs.State != "" && !slices.Contains(workflowVDiffEnds, vs.State):
+		return fmt.Errorf("state %q is not how a verification ends (completed, error or stopped)", vs.State)
+	case (vs.State == "") != vs.Ended.IsZero():
+		return fmt.Errorf("state %q with ended %v", vs.State, vs.Ended)
+	case !vs.Ended.IsZero() && (vs.Ended.Before(vs.Begun) || vs.Ended.After(ld.now)):
+		return fmt.Errorf("ended %v, not between its beginning (%v) and the snapshot (%v)", vs.Ended, vs.Begun, ld.now)
+	case vs.State == platform.VDiffCompleted && wf.verified.IsZero():
+		return fmt.Errorf("completed, and its workflow never verified its data")
+	}
+	vd := &workflowVDiff{id: vs.ID, created: vs.Created, begun: vs.Begun, start: vs.Start, due: vs.Due, ended: vs.Ended, state: vs.State}
+	targets := streamShards(wf.streams, false)
+	for i, r := range vs.Tables {
+		var err error
+		switch {
+		case !slices.Contains(wf.tables, r.Table):
+			err = fmt.Errorf("table %q is not a table of the workflow", r.Table)
+		case !slices.Contains(targets, r.Shard):
+			err = fmt.Errorf("shard %q is not a target shard of its streams", r.Shard)
+		case slices.ContainsFunc(vs.Tables[:i], func(o vdiffTableShardSnap) bool { return o.Table == r.Table && o.Shard == r.Shard }):
+			err = fmt.Errorf("table %s on shard %s appears twice", r.Table, r.Shard)
+		case r.Rows < 1:
+			err = fmt.Errorf("rows %d is not a number of rows", r.Rows)
+		default:
+			err = checkVDiffDifferences(r.Table, &r.Diffs)
+		}
+		if err != nil {
+			return at(err, "tables[%d]", i)
+		}
+		vd.reports = append(vd.reports, vdiffTableShard{shard: r.Shard, vdiffTable: vdiffTable{name: r.Table, rows: r.Rows, diffs: r.Diffs}})
+	}
+	if want := len(wf.tables) * len(targets); len(vd.reports) != want {
+		return fmt.Errorf("%d tables compared, want %d: each of the workflow's %d tables on each of its %d target shards", len(vd.reports), want, len(wf.tables), len(targets))
+	}
+	wf.vdiff = vd
+	return nil
+}
+
+// deriveWorkflowVDiff makes the latest verification of wf, restored from
+// a snapshot of a fake that kept none: none if wf never verified its
+// data; else one running since wf entered verifying_data until its step
+// ends, or one known only by its end (completed at verify_data_at, or
+// failed when wf failed verifying), with no differences and its ID
+// derived from the workflow's.
+func deriveWorkflowVDiff(wf *workflowRec) *workflowVDiff {
+	vd := &workflowVDiff{id: derivedID(wf.id, "vdiff")}
+	switch {
+	case wf.state == platform.WorkflowVerifyingData:
+		vd.begun, vd.due = wf.updated, wf.stepDue
+	case wf.failedFrom == platform.WorkflowVerifyingData:
+		vd.state, vd.ended = platform.VDiffError, wf.updated
+		vd.begun, vd.due = vd.ended, vd.ended
+	case !wf.verified.IsZero():
+		vd.state, vd.ended = platform.VDiffCompleted, wf.verified
+		vd.begun, vd.due = vd.ended, vd.ended
+	default:
+		return nil
+	}
+	vd.created, vd.start = vd.begun, vd.begun
+	vd.reports = workflowVDiffTables(wf)
+	for i := range vd.reports {
+		vd.reports[i].diffs = VDiffDifferences{}
+	}
+	return vd
 }
 
 // deriveWorkflowTables makes the copies of the tables of wf, restored from

@@ -681,7 +681,7 @@ func TestListWorkflowsBetween(t *testing.T) {
 // waits on the clock and checks that it goes on to the same state.
 func TestWorkflowSnapshotMidFlight(t *testing.T) {
 	t.Parallel()
-	for _, st := range []platform.WorkflowState{platform.WorkflowCopying, platform.WorkflowReversingTrafficForCancel, platform.WorkflowError} {
+	for _, st := range []platform.WorkflowState{platform.WorkflowCopying, platform.WorkflowVerifyingData, platform.WorkflowReversingTrafficForCancel, platform.WorkflowError} {
 		t.Run(string(st), func(t *testing.T) {
 			t.Parallel()
 			e := newWFEnv(t)
@@ -705,7 +705,7 @@ func TestWorkflowSnapshotMidFlight(t *testing.T) {
 			if diff := cmp.Diff(a, b); diff != "" {
 				t.Errorf("restored workflow differs (-original +restored):\n%s", diff)
 			}
-			if st != platform.WorkflowError && !slices.Contains([]platform.WorkflowState{platform.WorkflowRunning, platform.WorkflowCancelled}, b.State) {
+			if st != platform.WorkflowError && !slices.Contains([]platform.WorkflowState{platform.WorkflowRunning, platform.WorkflowVerifiedData, platform.WorkflowCancelled}, b.State) {
 				t.Errorf("restored %s workflow went to %s", st, b.State)
 			}
 		})
@@ -1120,17 +1120,23 @@ func TestWorkflowSnapshotRefusesTableCopies(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			other := fake.NewServer(t, fake.WithTimings(wfTimings))
-			err := other.Restore(snapshotEdit(t, snap, tt.edit))
-			if err == nil {
-				t.Fatal("restored")
-			}
-			for _, w := range tt.words {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not say %q", err, w)
-				}
-			}
+			wfRestoreRefused(t, snapshotEdit(t, snap, tt.edit), tt.words...)
 		})
+	}
+}
+
+// wfRestoreRefused restores snap into a new server and checks that it is
+// refused, the error saying each of words.
+func wfRestoreRefused(t *testing.T, snap []byte, words ...string) {
+	t.Helper()
+	err := fake.NewServer(t, fake.WithTimings(wfTimings)).Restore(snap)
+	if err == nil {
+		t.Fatal("restored")
+	}
+	for _, w := range words {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not say %q", err, w)
+		}
 	}
 }
 

@@ -187,6 +187,9 @@ func convert(s *refSchema, defs map[string]*refSchema, seen []string) (*apischem
 		if err != nil {
 			return nil, err
 		}
+		if err := addProjectProperties(name, out); err != nil {
+			return nil, err
+		}
 		out.Nullable = out.Nullable || s.Nullable
 		return out, nil
 	}

@@ -75,3 +75,36 @@ func TestGenerateRefusesVendorNames(t *testing.T) {
 		t.Errorf("err = %v, want the output refused for naming the vendor", err)
 	}
 }
+
+// TestGenerateAddsProjectProperties checks that a definition of the
+// reference gets the properties the project adds to it (a workflow's
+// tables, streams and verification), required, and that one the
+// reference has itself is refused rather than hidden.
+func TestGenerateAddsProjectProperties(t *testing.T) {
+	t.Parallel()
+	ref := strings.Replace(testReference, `"definitions": {`, `"definitions": {
+  "Workflow": {"type": "object", "required": ["id"], "properties": {"id": {"type": "string"}}},`, 1)
+	ref = strings.Replace(ref, `"#/definitions/Thing"`, `"#/definitions/Workflow"`, 1)
+	out, err := generate([]byte(ref))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f apischema.File
+	if err := json.Unmarshal(out, &f); err != nil {
+		t.Fatal(err)
+	}
+	got := f.Operations["get_thing"].Response
+	if diff := cmp.Diff([]string{"id", "streams", "tables", "vdiff"}, got.Required); diff != "" {
+		t.Errorf("required (-want +got):\n%s", diff)
+	}
+	if vd := got.Properties["vdiff"]; vd == nil || !vd.Nullable || vd.Properties["table_reports"] == nil {
+		t.Errorf("vdiff = %+v, want a nullable object with table_reports", vd)
+	}
+	if s := got.Properties["streams"]; s == nil || s.Items == nil || s.Items.Properties["logs"] == nil {
+		t.Errorf("streams = %+v, want a list of streams with logs", s)
+	}
+	clash := strings.Replace(ref, `"properties": {"id": {"type": "string"}}}`, `"properties": {"id": {"type": "string"}, "streams": {"type": "array", "items": {"type": "string"}}}}`, 1)
+	if _, err := generate([]byte(clash)); err == nil || !strings.Contains(err.Error(), "Workflow has streams now") {
+		t.Errorf("err = %v, want the reference's own streams refused", err)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"log"
 	"maps"
 	"slices"
@@ -452,6 +453,73 @@ func projectResponses() map[string]*apischema.Schema {
 		"get_branch_table_metrics":          byTable,
 		"get_branch_keyspace_table_metrics": {Type: "object", Values: byTable},
 	}
+}
+
+// projectProperties are the properties the project adds to definitions of
+// the reference, by definition: what the service sends and its official
+// client decodes although the reference leaves it out, with the shapes of
+// that client's types (a workflow's tables, streams and latest data
+// verification).
+func projectProperties() map[string]map[string]*apischema.Schema {
+	str := func() *apischema.Schema { return &apischema.Schema{Type: "string"} }
+	nullStr := func() *apischema.Schema { return &apischema.Schema{Type: "string", Nullable: true} }
+	integer := func() *apischema.Schema { return &apischema.Schema{Type: "integer"} }
+	arr := func(item *apischema.Schema) *apischema.Schema { return &apischema.Schema{Type: "array", Items: item} }
+	obj := func(props map[string]*apischema.Schema) *apischema.Schema {
+		return &apischema.Schema{Type: "object", Properties: props, Required: slices.Sorted(maps.Keys(props))}
+	}
+	rows := arr(&apischema.Schema{Type: "object"})
+	return map[string]map[string]*apischema.Schema{
+		"Workflow": {
+			"tables": arr(obj(map[string]*apischema.Schema{
+				"id": str(), "name": str(), "created_at": str(), "updated_at": str(),
+				"rows_copied": integer(), "rows_total": integer(), "rows_percentage": integer(),
+			})),
+			"streams": arr(obj(map[string]*apischema.Schema{
+				"id": str(), "state": str(), "created_at": str(), "updated_at": str(), "target_shard": str(), "source_shard": str(),
+				"position": str(), "stop_position": str(), "rows_copied": integer(),
+				"component_throttled": nullStr(), "component_throttled_at": nullStr(), "primary_serving": {Type: "boolean"}, "info": str(),
+				"logs": arr(obj(map[string]*apischema.Schema{
+					"id": str(), "state": str(), "created_at": str(), "updated_at": str(), "message": str(), "log_type": str(),
+				})),
+			})),
+			"vdiff": func() *apischema.Schema {
+				v := obj(map[string]*apischema.Schema{
+					"id": str(), "state": {Type: "string", Enum: []string{"pending", "started", "stopped", "error", "completed"}},
+					"created_at": str(), "updated_at": str(), "started_at": nullStr(), "completed_at": nullStr(),
+					"has_mismatch": {Type: "boolean"}, "progress_percentage": integer(), "eta_seconds": integer(),
+					"table_reports": arr(obj(map[string]*apischema.Schema{
+						"id": str(), "table_name": str(), "shard": str(), "created_at": str(), "updated_at": str(),
+						"mismatched_rows_count": integer(), "extra_source_rows_count": integer(), "extra_target_rows_count": integer(),
+						"mismatched_rows": rows, "extra_source_rows": rows, "extra_target_rows": rows,
+						"sample_mismatched_rows_query": str(), "sample_extra_source_rows_query": str(), "sample_extra_target_rows_query": str(),
+					})),
+				})
+				v.Nullable = true
+				return v
+			}(),
+		},
+	}
+}
+
+// addProjectProperties adds to out, the converted definition name, the
+// properties projectProperties gives it, required; one the reference has
+// now is an error, so that the project's shape does not hide the
+// reference's.
+func addProjectProperties(name string, out *apischema.Schema) error {
+	props := projectProperties()[name]
+	for _, prop := range slices.Sorted(maps.Keys(props)) {
+		s := props[prop]
+		if out.Properties[prop] != nil {
+			return fmt.Errorf("definition %s has %s now: remove it from projectProperties", name, prop)
+		}
+		if out.Properties == nil {
+			out.Properties = map[string]*apischema.Schema{}
+		}
+		out.Properties[prop] = s
+		out.Required = append(out.Required, prop)
+	}
+	return nil
 }
 
 // mustConvert resolves a definition of the reference, which must exist.
