@@ -361,14 +361,7 @@ func TestQueryPatternReportsCursorOfDeleted(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	snap, err := e.srv.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	restored := fake.NewServer(t)
-	if err := restored.Restore(snap); err != nil {
-		t.Fatal(err)
-	}
+	restored := restoredTwin(t, e.srv)
 	for name, c := range map[string]*platform.Client{"live": e.c, "restored": restored.Client()} {
 		for _, tc := range []struct {
 			cp   platform.CursorParams
