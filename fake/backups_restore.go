@@ -213,7 +213,7 @@ func keyspaceSizesFor(db *dbRec, bk *backupRec, list []platform.KeyspaceClusterS
 		case sizes[k.KeyspaceName] != "":
 			return nil, unprocessable("keyspace_cluster_sizes[%d].keyspace_name %q is given twice", i, k.KeyspaceName)
 		}
-		size, err := clusterSizeFor(fmt.Sprintf("keyspace_cluster_sizes[%d].cluster_size", i), k.ClusterSize, db.kind, false)
+		size, err := clusterSizeFor(fmt.Sprintf("keyspace_cluster_sizes[%d].cluster_size", i), k.ClusterSize, newClusterScope(db.kind, db.region), false)
 		if err != nil {
 			return nil, err
 		}

@@ -388,7 +388,7 @@ func (w *world) renderInvoice(inv *invoiceRec) *platform.Invoice {
 func renderLineItem(li *lineItemRec) *platform.InvoiceLineItem {
 	out := &platform.InvoiceLineItem{
 		ID: li.id, Subtotal: float64(li.amount) / 100,
-		Description: fmt.Sprintf("%s cluster, %d hours at %s a month", clusterDisplayName(li.size), li.hours, formatCents(li.rate)),
+		Description: fmt.Sprintf("%s cluster, %d hours at %s a month", billedDisplayName(li.size), li.hours, formatCents(li.rate)),
 		MetricName:  li.size, DatabaseID: li.branch.dbID, DatabaseName: li.branch.dbName,
 		Resource: platform.BilledResource{
 			ID: li.branch.id, Name: li.branch.name,

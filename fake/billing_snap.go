@@ -22,15 +22,19 @@ func saveMeter(ks *keyspaceRec) *meterSnap {
 	return &meterSnap{Size: sku.name, Since: ks.meter.from()}
 }
 
-// load sets ks's meter; a nil meterSnap leaves it unmetered.
+// load sets ks's meter; a nil meterSnap leaves it unmetered. A size of a
+// snapshot from before PostgreSQL's sizes were fully qualified is its
+// size now (see snapPostgresSize).
 func (ms *meterSnap) load(ks *keyspaceRec) error {
 	if ms == nil {
 		return nil
 	}
-	if skuByName[ms.Size] == nil {
+	b := ks.branch
+	size := snapPostgresSize(ms.Size, b.db.kind, b.region)
+	if skuByName[size] == nil {
 		return fmt.Errorf("metered size %q is not a cluster size", ms.Size)
 	}
-	ks.meter = meterOf(ms.Size, ms.Since)
+	ks.meter = meterOf(size, ms.Since)
 	return nil
 }
 
@@ -121,7 +125,9 @@ func (bs *billingSnap) load(org *orgRec) error {
 	}
 	bl := &org.billing
 	for _, ss := range bs.Ended {
-		if skuByName[ss.Size] == nil || !ss.To.After(ss.From) {
+		// PS_40_ARM, of a snapshot from before PostgreSQL's sizes were
+		// fully qualified, is PS_40's ARM size: see nameBilledSizes.
+		if skuByName[ss.Size] == nil && ss.Size != legacyARMSize || !ss.To.After(ss.From) {
 			return fmt.Errorf("usage of branch %s: size %q from %v to %v is not a span of a cluster size", ss.Branch.ID, ss.Size, ss.From, ss.To)
 		}
 		bl.ended = append(bl.ended, &usageSpan{ss.Branch.load(), ss.Size, ss.Rate, ss.From, ss.To, ss.BranchDeleted})
@@ -147,4 +153,30 @@ func (bs *billingSnap) load(org *orgRec) error {
 		bl.payment = &paymentMethodRec{ps.ID, ps.Method}
 	}
 	return nil
+}
+
+// nameBilledSizes names the sizes of org's usage and invoices as the
+// server names them now (see snapPostgresSize): on the provider of the
+// billed branch's region (its database's when the snapshot lacks it). It
+// runs once every database and branch is loaded.
+func (ld *loader) nameBilledSizes(org *orgRec) {
+	name := func(b billedBranch, size string) string {
+		db := ld.dbs[b.dbID]
+		if db == nil {
+			return size
+		}
+		region := db.region
+		if br := ld.branches[b.id]; br != nil {
+			region = br.region
+		}
+		return snapPostgresSize(size, db.kind, region)
+	}
+	for _, sp := range org.billing.ended {
+		sp.size = name(sp.branch, sp.size)
+	}
+	for _, inv := range org.billing.invoices.All() {
+		for _, li := range inv.lines {
+			li.size = name(li.branch, li.size)
+		}
+	}
 }

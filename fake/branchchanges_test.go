@@ -262,7 +262,7 @@ func TestBranchInfrastructurePostgreSQL(t *testing.T) {
 	t.Parallel()
 	srv := fake.NewServer(t)
 	c := srv.Client()
-	if _, err := c.Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: srv.Org(), Name: "pg", Kind: platform.KindPostgreSQL, ClusterSize: "PS_40_ARM"}); err != nil {
+	if _, err := c.Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: srv.Org(), Name: "pg", Kind: platform.KindPostgreSQL, ClusterSize: "PS_40_AWS_ARM"}); err != nil {
 		t.Fatal(err)
 	}
 	get := func() *platform.PostgresInfrastructure {
@@ -284,7 +284,7 @@ func TestBranchInfrastructurePostgreSQL(t *testing.T) {
 	node := func(i int, role string, used, capacity int64) *platform.PostgresNode {
 		return &platform.PostgresNode{
 			Name: fmt.Sprintf("%s-postgres-%d", br.ID, i), NormalizedName: fmt.Sprintf("postgres-%d", i), Role: role,
-			AvailabilityZone: fmt.Sprintf("us-east-az%d", i+1), ClusterName: "PS_40_ARM", ClusterDisplayName: "PS-40 (ARM)",
+			AvailabilityZone: fmt.Sprintf("us-east-az%d", i+1), ClusterName: "PS_40_AWS_ARM", ClusterDisplayName: "PS-40",
 			PeersCount: 2, VolumeUsageBytes: platform.Ptr(used), VolumeCapacityBytes: platform.Ptr(capacity),
 		}
 	}

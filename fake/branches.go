@@ -248,14 +248,9 @@ func createBranch(c *call, p *platform.CreateBranchParams) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	region := db.region
-	if p.Region != "" {
-		if region = regionBySlug(p.Region); region == nil {
-			return nil, unprocessable("region %q is not a known region slug", p.Region)
-		}
-		if db.restrictBranchRegion && region != db.region {
-			return nil, unprocessable("region %q is not allowed: %s restricts branches to %s", p.Region, db.name, db.region.slug)
-		}
+	region, err := branchRegion(db, p)
+	if err != nil {
+		return nil, err
 	}
 	// A restore runs the version of the branch it restores.
 	runs := parent
@@ -269,7 +264,18 @@ func createBranch(c *call, p *platform.CreateBranchParams) (any, error) {
 	b := makeBranch(c, p, db, parent, c.w.timing.BranchReady, branchAsk{region: region, size: size, major: major, storage: storage})
 	c.w.restoreInto(b, restore)
 	c.w.restoreToPoint(b, pitr)
+	c.w.onOwnProvider(b, c.now)
 	return c.w.renderBranch(b), nil
+}
+
+// onOwnProvider gives a new PostgreSQL branch made in a region of another
+// provider than the sizes it copies (its parent's, or a seeded branch's
+// backup's) the same sizes on its own provider (see onProvider).
+func (w *world) onOwnProvider(b *branchRec, now time.Time) {
+	for _, ks := range b.keyspaces.All() {
+		ks.clusterSize = onProvider(ks.clusterSize, b.region.provider)
+	}
+	w.meterBranch(b, now)
 }
 
 // ignoredOnRestore is a create_branch request's major_version: "" on a
@@ -380,7 +386,7 @@ func createBranchAndDatabase(c *call, p *platform.CreateBranchParams) (any, erro
 			return nil, unprocessable("region %q is not a known region slug", p.Region)
 		}
 	}
-	size, err := requestedSize(&dbRec{name: name, kind: p.Kind}, p)
+	size, err := requestedSize(&dbRec{name: name, kind: p.Kind, region: region}, p)
 	if err != nil {
 		return nil, err
 	}
@@ -388,7 +394,11 @@ func createBranchAndDatabase(c *call, p *platform.CreateBranchParams) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	db := c.w.newDatabaseRec(c.org, name, region, p.Kind, defaultClusterSize, platform.DatabasePending)
+	dbSize, err := clusterSizeFor("cluster_size", defaultClusterSize, newClusterScope(p.Kind, region), true)
+	if err != nil {
+		return nil, err
+	}
+	db := c.w.newDatabaseRec(c.org, name, region, p.Kind, dbSize, platform.DatabasePending)
 	c.w.addDatabase(db, c.who.token, c.who.user)
 	c.w.clock.After(c.w.timing.DatabaseReady, databaseReadyJob{db})
 	c.db = db // the audit log's entry names it
@@ -397,23 +407,47 @@ func createBranchAndDatabase(c *call, p *platform.CreateBranchParams) (any, erro
 	return c.w.renderBranch(b), nil
 }
 
+// branchRegion is the region of the branch a create_branch request
+// makes: its region, else the database's.
+func branchRegion(db *dbRec, p *platform.CreateBranchParams) (*regionRec, error) {
+	if p.Region == "" {
+		return db.region, nil
+	}
+	region := regionBySlug(p.Region)
+	switch {
+	case region == nil:
+		return nil, unprocessable("region %q is not a known region slug", p.Region)
+	case db.restrictBranchRegion && region != db.region:
+		return nil, unprocessable("region %q is not allowed: %s restricts branches to %s", p.Region, db.name, db.region.slug)
+	}
+	return region, nil
+}
+
 // requestedSize reads the size a create_branch request asks for:
 // cluster_size, or on a PostgreSQL database cluster_name too (the
 // service's own clients send a PostgreSQL branch's size there), both given
-// naming the same size; "" when neither is given.
+// naming the same size; "" when neither is given. A PostgreSQL size is the
+// new branch's region's provider's (a plain name its X86 size).
 func requestedSize(db *dbRec, p *platform.CreateBranchParams) (string, error) {
 	if p.ClusterName != "" && db.kind != platform.KindPostgreSQL {
 		return "", unprocessable("cluster_name is the size of a postgresql branch; %s is a %s database: give cluster_size", db.name, db.kind)
 	}
+	if p.ClusterSize == "" && p.ClusterName == "" {
+		return "", nil
+	}
+	region, err := branchRegion(db, p)
+	if err != nil {
+		return "", err
+	}
+	at := newClusterScope(db.kind, region)
 	var bySize, byName string
-	var err error
 	if p.ClusterSize != "" {
-		if bySize, err = clusterSizeFor("cluster_size", p.ClusterSize, db.kind, false); err != nil {
+		if bySize, err = clusterSizeFor("cluster_size", p.ClusterSize, at, false); err != nil {
 			return "", err
 		}
 	}
 	if p.ClusterName != "" {
-		if byName, err = clusterSizeFor("cluster_name", p.ClusterName, db.kind, false); err != nil {
+		if byName, err = clusterSizeFor("cluster_name", p.ClusterName, at, false); err != nil {
 			return "", err
 		}
 	}
@@ -743,7 +777,7 @@ func (w *world) renderBranch(b *branchRec) *platform.Branch {
 	}
 	renderVTGate(out, cl)
 	if sku := skuByName[out.ClusterName]; sku != nil {
-		out.ClusterDisplayName, out.Metal = sku.displayName, sku.metal
+		out.ClusterDisplayName, out.Metal = clusterDisplayName(sku.name), sku.metal
 		if sku.architecture != "" {
 			out.ClusterArchitecture = platform.Ptr(sku.architecture)
 		}

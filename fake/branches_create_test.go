@@ -88,12 +88,13 @@ func TestCreatePostgresBranchClusterName(t *testing.T) {
 	for i, tc := range []struct {
 		name, size, clusterName, want string
 	}{
-		{"cluster_name", "", "PS_20", "PS_20"},
-		{"cluster_name with a dash", "", "PS-40", "PS_40"},
-		{"both, agreeing", "PS_20", "PS-20", "PS_20"},
+		{"cluster_name", "", "PS_20", "PS_20_AWS_X86"},
+		{"cluster_name with a dash", "", "PS-40", "PS_40_AWS_X86"},
+		{"cluster_name fully qualified", "", "PS_20_AWS_ARM", "PS_20_AWS_ARM"},
+		{"both, agreeing", "PS_20", "PS-20-AWS-X86", "PS_20_AWS_X86"},
 		{"the command-line tool's default", "", "PS_DEV", "PS_DEV"},
-		{"cluster_size alone", "PS_20", "", "PS_20"},
-		{"neither: the parent's", "", "", "PS_10"},
+		{"cluster_size alone", "PS_20", "", "PS_20_AWS_X86"},
+		{"neither: the parent's", "", "", "PS_10_AWS_X86"},
 	} {
 		b, err := c.Branches.Create(t.Context(), &platform.CreateBranchParams{
 			Organization: srv.Org(), Database: createPG, Name: fmt.Sprintf("b%d", i), ClusterSize: tc.size, ClusterName: tc.clusterName,
@@ -380,8 +381,8 @@ func TestPostgresBackupRestore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.ClusterName != "PS_20" || b.RestoredFromBranch == nil || b.RestoredFromBranch.Name != "old" {
-		t.Errorf("restored: cluster_name %s, restored_from_branch %+v; want PS_20 and old", b.ClusterName, b.RestoredFromBranch)
+	if b.ClusterName != "PS_20_AWS_X86" || b.RestoredFromBranch == nil || b.RestoredFromBranch.Name != "old" {
+		t.Errorf("restored: cluster_name %s, restored_from_branch %+v; want PS_20_AWS_X86 and old", b.ClusterName, b.RestoredFromBranch)
 	}
 	srv.Advance(fake.DefaultTimings().BranchReady)
 	if got := pgVersionOf(t, srv, c, "restored"); got != "16.9" {
@@ -434,7 +435,7 @@ func TestCreateBranchCommandLineBodies(t *testing.T) {
 
 	for _, tc := range []struct{ body, size string }{
 		{`{"name":"dflt","parent_branch":"","cluster_name":"PS_DEV"}`, "PS_DEV"},
-		{`{"name":"big","parent_branch":"","cluster_name":"PS_20"}`, "PS_20"},
+		{`{"name":"big","parent_branch":"","cluster_name":"PS_20"}`, "PS_20_AWS_X86"},
 		{`{"name":"old","parent_branch":"","cluster_name":"PS_DEV","major_version":"16"}`, "PS_DEV"},
 		{`{"name":"st","parent_branch":"","cluster_name":"PS_DEV","storage":{"minimum_storage_bytes":21474836480,"maximum_storage_bytes":107374182400}}`, "PS_DEV"},
 	} {
@@ -457,8 +458,8 @@ func TestCreateBranchCommandLineBodies(t *testing.T) {
 	}
 	srv.Advance(time.Hour)
 	status, v = post(createPG, `{"name":"restored","parent_branch":"","backup_id":"`+pbk.ID+`","cluster_name":"PS-20"}`)
-	if status != 201 || v["cluster_name"] != "PS_20" || v["initial_restore_id"] != pbk.ID {
-		t.Errorf("PostgreSQL restore: %d %v, want 201, PS_20, restored from %s", status, v, pbk.ID)
+	if status != 201 || v["cluster_name"] != "PS_20_AWS_X86" || v["initial_restore_id"] != pbk.ID {
+		t.Errorf("PostgreSQL restore: %d %v, want 201, PS_20_AWS_X86, restored from %s", status, v, pbk.ID)
 	}
 	srv.Advance(time.Hour)
 	for branch, want := range map[string]string{"old": "16.9", "st": "17.5", "restored": "16.9"} {

@@ -264,7 +264,7 @@ func TestCreateBranchCreateDatabaseIfMissing(t *testing.T) {
 		got.Parent = *b.ParentBranch
 	}
 	want := made{Kind: platform.KindPostgreSQL, State: platform.DatabasePending, DefaultBranch: "main", Region: "eu-west",
-		Branch: "feature", Parent: "main", Size: "PS_20", Region2: "eu-west", Protected: true}
+		Branch: "feature", Parent: "main", Size: "PS_20_AWS_X86", Region2: "eu-west", Protected: true}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the database and branch made (-want +got):\n%s", diff)
 	}

@@ -369,7 +369,7 @@ func updateBranchChange(c *call, p *platform.UpdateBranchChangeRequestParams) (a
 func checkChange(b *branchRec, p *platform.UpdateBranchChangeRequestParams, after *clusterState) error {
 	kind := b.db.kind
 	if p.ClusterSize != nil {
-		size, err := branchClusterSize(b, *p.ClusterSize)
+		size, err := branchClusterSize(b, *p.ClusterSize, after.clusterSize)
 		if err != nil {
 			return err
 		}
@@ -432,11 +432,12 @@ func checkKeyspaceResizes(b *branchRec, after clusterState) error {
 // maxReplicas bounds a change request's replicas.
 const maxReplicas = 10
 
-// branchClusterSize checks a cluster_size for branch b: one of the
-// catalogue's, offered for its kind and for its kind of branch. It returns
-// the size's canonical name.
-func branchClusterSize(b *branchRec, size string) (string, error) {
-	name, err := clusterSizeFor("cluster_size", size, b.db.kind, b.production)
+// branchClusterSize checks a cluster_size for branch b, changing from the
+// size from: one of the catalogue's, offered for its kind and for its kind
+// of branch (see resizeScope for PostgreSQL's). It returns the size's
+// canonical name.
+func branchClusterSize(b *branchRec, size, from string) (string, error) {
+	name, err := clusterSizeFor("cluster_size", size, b.resizeScope(from), b.production)
 	if err != nil {
 		return "", err
 	}
@@ -452,11 +453,11 @@ func branchClusterSize(b *branchRec, size string) (string, error) {
 
 func updateBranchClusterConfig(c *call, p *platform.UpdateClusterConfigParams) (any, error) {
 	b := c.branch
-	size, err := branchClusterSize(b, p.ClusterSize)
+	after, err := c.changeBase(b, false)
 	if err != nil {
 		return nil, err
 	}
-	after, err := c.changeBase(b, false)
+	size, err := branchClusterSize(b, p.ClusterSize, after.clusterSize)
 	if err != nil {
 		return nil, err
 	}

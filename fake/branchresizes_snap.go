@@ -112,10 +112,13 @@ func validateCluster(v vtgateSnap, st storageSnap) error {
 	return firstErr(at(v.validate(), "vtgate"), at(st.validate(), "storage"))
 }
 
-// load checks that the state names only known parameters. Its
-// parameters are never nil, as the server's are (a request adds to them),
-// though a snapshot leaves them out when there are none.
-func (c clusterStateSnap) load() (clusterState, error) {
+// load checks that the state of a request of b names a size of the
+// catalogue as the server stores it for b (see snapClusterSize; an older
+// snapshot's PostgreSQL size is named as now, see snapPostgresSize) and
+// only known parameters. Its parameters are never nil, as the server's are
+// (a request adds to them), though a snapshot leaves them out when there
+// are none.
+func (c clusterStateSnap) load(b *branchRec) (clusterState, error) {
 	for name := range c.Params {
 		if paramByName[name] == nil {
 			return clusterState{}, fmt.Errorf("unknown parameter %q", name)
@@ -124,11 +127,15 @@ func (c clusterStateSnap) load() (clusterState, error) {
 	if err := validateCluster(c.VTGate, c.Storage); err != nil {
 		return clusterState{}, err
 	}
+	size := snapPostgresSize(c.ClusterSize, b.db.kind, b.region)
+	if err := snapClusterSize(size, newClusterScope(b.db.kind, b.region), false); err != nil {
+		return clusterState{}, at(err, "cluster_size")
+	}
 	params := c.Params
 	if params == nil {
 		params = map[string]string{}
 	}
-	return clusterState{c.ClusterSize, c.Replicas, c.VTGate.load(), c.Storage.load(), params}, nil
+	return clusterState{size, c.Replicas, c.VTGate.load(), c.Storage.load(), params}, nil
 }
 
 // saveBranchCluster saves b's cluster configuration and requests; nil when
@@ -224,10 +231,10 @@ func (ld *loader) loadBranchChange(b *branchRec, resize bool, rs branchChangeSna
 		stamps: rs.load(), branch: b, resize: resize, actor: actor, state: rs.State,
 		started: rs.Started, completed: rs.Completed,
 	}
-	if r.before, err = rs.Before.load(); err != nil {
+	if r.before, err = rs.Before.load(b); err != nil {
 		return nil, at(err, "before")
 	}
-	if r.after, err = rs.After.load(); err != nil {
+	if r.after, err = rs.After.load(b); err != nil {
 		return nil, at(err, "after")
 	}
 	ld.branchChanges[r.id] = r

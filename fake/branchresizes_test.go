@@ -120,7 +120,7 @@ func TestBranchChangeLifecycle(t *testing.T) {
 	want := &platform.BranchChangeRequest{
 		ID: r.ID, Type: "BranchChangeRequest", State: platform.ChangeQueued,
 		CreatedAt: platform.NewTimestamp(start), UpdatedAt: platform.NewTimestamp(start), Actor: admin,
-		ClusterName: "PS_40", PreviousClusterName: "PS_10", ClusterDisplayName: "PS-40", PreviousClusterDisplayName: "PS-10",
+		ClusterName: "PS_40_AWS_X86", PreviousClusterName: "PS_10_AWS_X86", ClusterDisplayName: "PS-40", PreviousClusterDisplayName: "PS-10",
 		Replicas: 3, PreviousReplicas: 2, Version: "17.5", PreviousVersion: "17.5",
 		Parameters:          map[platform.ParameterNamespace]map[string]string{platform.NamespacePgconf: {"max_connections": "200"}},
 		PreviousParameters:  map[platform.ParameterNamespace]map[string]string{platform.NamespacePgconf: {"max_connections": "100"}},
@@ -132,7 +132,7 @@ func TestBranchChangeLifecycle(t *testing.T) {
 	if diff := cmp.Diff(want, r); diff != "" {
 		t.Fatalf("queued request (-want +got):\n%s", diff)
 	}
-	queued := brFlags{ClusterName: "PS_10", Replicas: 2, ResizeQueued: true, ConfigChangeQueued: true, KeyspaceResizePending: true, KeyspaceResizeInProgress: true, MaxConnections: "100", ClusterIOPS: platform.Ptr(3000)}
+	queued := brFlags{ClusterName: "PS_10_AWS_X86", Replicas: 2, ResizeQueued: true, ConfigChangeQueued: true, KeyspaceResizePending: true, KeyspaceResizeInProgress: true, MaxConnections: "100", ClusterIOPS: platform.Ptr(3000)}
 	if diff := cmp.Diff(queued, e.flags("pg", "main")); diff != "" {
 		t.Errorf("while queued (-want +got):\n%s", diff)
 	}
@@ -143,7 +143,7 @@ func TestBranchChangeLifecycle(t *testing.T) {
 	if diff := cmp.Diff(want, e.getChange("pg", "main", r.ID)); diff != "" {
 		t.Errorf("resizing request (-want +got):\n%s", diff)
 	}
-	resizing := brFlags{ClusterName: "PS_10", Replicas: 2, Resizing: true, ConfigChanging: true, KeyspaceResizing: true, KeyspaceResizeInProgress: true, MaxConnections: "100", ClusterIOPS: platform.Ptr(3000)}
+	resizing := brFlags{ClusterName: "PS_10_AWS_X86", Replicas: 2, Resizing: true, ConfigChanging: true, KeyspaceResizing: true, KeyspaceResizeInProgress: true, MaxConnections: "100", ClusterIOPS: platform.Ptr(3000)}
 	if diff := cmp.Diff(resizing, e.flags("pg", "main")); diff != "" {
 		t.Errorf("while resizing (-want +got):\n%s", diff)
 	}
@@ -158,7 +158,7 @@ func TestBranchChangeLifecycle(t *testing.T) {
 	if diff := cmp.Diff(want, e.getChange("pg", "main", r.ID)); diff != "" {
 		t.Errorf("completed request (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(brFlags{ClusterName: "PS_40", Replicas: 3, MaxConnections: "200", ClusterIOPS: platform.Ptr(6000)}, e.flags("pg", "main")); diff != "" {
+	if diff := cmp.Diff(brFlags{ClusterName: "PS_40_AWS_X86", Replicas: 3, MaxConnections: "200", ClusterIOPS: platform.Ptr(6000)}, e.flags("pg", "main")); diff != "" {
 		t.Errorf("after completion (-want +got):\n%s", diff)
 	}
 	// The parameter shows who set it when; the other branch keeps its own.
@@ -178,7 +178,7 @@ func TestBranchChangeLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if infra.Postgres == nil || len(infra.Postgres.Nodes) != 4 || infra.Postgres.Nodes[0].ClusterName != "PS_40" {
+	if infra.Postgres == nil || len(infra.Postgres.Nodes) != 4 || infra.Postgres.Nodes[0].ClusterName != "PS_40_AWS_X86" {
 		t.Fatalf("infrastructure after the change: %+v, want 4 nodes of PS_40", infra)
 	}
 
@@ -292,8 +292,8 @@ func TestBranchChangeConcurrency(t *testing.T) {
 	if err := e.c.BranchChanges.UpdateClusterConfig(t.Context(), &platform.UpdateClusterConfigParams{Organization: e.srv.Org(), Database: "pg", Branch: "dev", ClusterSize: "PS_5"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.getChange("pg", "dev", r.ID).ClusterName; got != "PS_5" {
-		t.Errorf("queued request's cluster after the cluster config = %s, want PS_5", got)
+	if got := e.getChange("pg", "dev", r.ID).ClusterName; got != "PS_5_AWS_X86" {
+		t.Errorf("queued request's cluster after the cluster config = %s, want PS_5_AWS_X86", got)
 	}
 	// A resize of MySQL's routers while a change is queued is 422 as well.
 	if _, err := e.change("my", "dev", platform.UpdateBranchChangeRequestParams{ClusterSize: platform.Ptr("PS_20")}); err != nil {
@@ -351,7 +351,7 @@ func TestBranchChangeCancel(t *testing.T) {
 		if got.State != platform.ChangeCanceled || got.CompletedAt != nil {
 			t.Errorf("canceled after %v: %s, completed at %v", after, got.State, got.CompletedAt)
 		}
-		if diff := cmp.Diff(brFlags{ClusterName: "PS_10", MaxConnections: "100", ClusterIOPS: platform.Ptr(3000)}, e.flags("pg", "dev")); diff != "" {
+		if diff := cmp.Diff(brFlags{ClusterName: "PS_10_AWS_X86", MaxConnections: "100", ClusterIOPS: platform.Ptr(3000)}, e.flags("pg", "dev")); diff != "" {
 			t.Errorf("a canceled change applied or left flags (-want +got):\n%s", diff)
 		}
 		_, err = e.c.BranchChanges.WaitChange(t.Context(), &platform.GetBranchChangeRequestParams{Organization: e.srv.Org(), Database: "pg", Branch: "dev", ID: r.ID})
@@ -413,7 +413,7 @@ func TestBranchChangesCancel(t *testing.T) {
 	if got := e.getChange("pg", "dev", r.ID); got.State != platform.ChangeCanceled || got.CompletedAt != nil {
 		t.Errorf("after the cancel: %s, completed at %v; want canceled, never completed", got.State, got.CompletedAt)
 	}
-	if f := e.flags("pg", "dev"); f.ClusterName != "PS_10" {
+	if f := e.flags("pg", "dev"); f.ClusterName != "PS_10_AWS_X86" {
 		t.Errorf("a canceled change applied: %+v", f)
 	}
 	refused("pg", "change request "+r.ID+", is canceled")

@@ -11,18 +11,23 @@ type skuQuery struct {
 	kind platform.DatabaseKind
 	// rates is the region whose prices to show; nil for no prices.
 	rates *regionRec
-	// branch, when set, keeps the sizes of its kind of branch.
+	// branch, when set, keeps the sizes of its kind of branch and, on
+	// PostgreSQL, of its provider and architecture (see takes).
 	branch *branchRec
 }
 
 // list renders the catalogue's sizes that q selects.
 func (q skuQuery) list() []*platform.ClusterSizeSKU {
 	out := []*platform.ClusterSizeSKU{}
+	var resize sizeScope
+	if b := q.branch; b != nil {
+		resize = b.resizeScope(b.defaultKeyspace().clusterSize)
+	}
 	for i, s := range clusterSKUs {
 		if !s.offers(q.kind) {
 			continue
 		}
-		if q.branch != nil && !s.fits(q.branch) {
+		if q.branch != nil && (!s.fits(q.branch) || !resize.takes(s)) {
 			continue
 		}
 		out = append(out, q.render(s, i))

@@ -39,10 +39,27 @@ func csDB(t *testing.T, srv *fake.Server, name string, kind platform.DatabaseKin
 	srv.Advance(5 * time.Second)
 }
 
+// csPlain are the sizes of every provider, under MySQL's names.
+var csPlain = []string{"PS_5", "PS_10", "PS_20", "PS_40", "PS_80", "PS_160", "PS_320", "PS_640", "PS_1280"}
+
 var (
-	csMySQL      = []string{"PS_DEV", "PS_5", "PS_10", "PS_20", "PS_40", "PS_80", "PS_160", "PS_320", "PS_640", "PS_1280", "M_160", "M_320"}
-	csPostgreSQL = []string{"PS_DEV", "PS_5", "PS_10", "PS_20", "PS_40", "PS_80", "PS_160", "PS_320", "PS_640", "PS_1280", "PS_40_ARM"}
+	csMySQL      = slices.Concat([]string{"PS_DEV"}, csPlain, []string{"M_160", "M_320"})
+	csPostgreSQL = append([]string{"PS_DEV"}, csQualified(csPlain, []string{"AWS", "GCP"}, []string{"X86", "ARM"})...)
 )
+
+// csQualified are PostgreSQL's fully-qualified names of the plain sizes on
+// the providers and architectures, in the catalogue's order.
+func csQualified(plain, providers, archs []string) []string {
+	var out []string
+	for _, p := range plain {
+		for _, provider := range providers {
+			for _, arch := range archs {
+				out = append(out, p+"_"+provider+"_"+arch)
+			}
+		}
+	}
+	return out
+}
 
 func TestClusterSizesList(t *testing.T) {
 	t.Parallel()
@@ -183,8 +200,8 @@ func TestClusterSizesForBranch(t *testing.T) {
 	}{
 		{"my", "main", csMySQL[2:]},
 		{"my", "dev", []string{"PS_DEV", "PS_5", "PS_10", "PS_20"}},
-		{"pg", "main", csPostgreSQL[2:]},
-		{"pg", "dev", []string{"PS_DEV", "PS_5", "PS_10", "PS_20"}},
+		{"pg", "main", csQualified(csPlain[1:], []string{"AWS"}, []string{"X86"})},
+		{"pg", "dev", append([]string{"PS_DEV"}, csQualified(csPlain[:3], []string{"AWS"}, []string{"X86"})...)},
 	} {
 		skus, err := c.ClusterSizes.ListForBranch(t.Context(), &platform.ListBranchClusterSizesParams{Organization: srv.Org(), Database: tc.db, Branch: tc.branch, Rates: platform.Ptr(true)})
 		if err != nil {
@@ -217,7 +234,12 @@ func TestClusterSizesAgreeWithChecks(t *testing.T) {
 			if s.Name == "PS_DEV" { // development branches only: TestDevClusterSize
 				continue
 			}
-			db, err := c.Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: srv.Org(), Name: fmt.Sprintf("db-%d-%d", i, j), Kind: kind, ClusterSize: s.Name})
+			// A PostgreSQL size runs on its provider: a region of it.
+			region := ""
+			if s.Provider != nil && *s.Provider == "gcp" {
+				region = "eu-central"
+			}
+			db, err := c.Databases.Create(t.Context(), &platform.CreateDatabaseParams{Organization: srv.Org(), Name: fmt.Sprintf("db-%d-%d", i, j), Kind: kind, ClusterSize: s.Name, Region: region})
 			if err != nil {
 				t.Errorf("%s database of size %s: %v", kind, s.Name, err)
 				continue
@@ -228,8 +250,14 @@ func TestClusterSizesAgreeWithChecks(t *testing.T) {
 				t.Errorf("%s keyspace of size %s: %v", kind, s.Name, err)
 				continue
 			}
-			if ks.ClusterName != s.Name || ks.ClusterDisplayName != s.DisplayName {
-				t.Errorf("keyspace of size %s shows %s (%s), want %s", s.Name, ks.ClusterName, ks.ClusterDisplayName, s.DisplayName)
+			// A cluster shows a PostgreSQL size's display name without its
+			// provider and architecture (PS-10 for PS-10-AWS-X86).
+			display := s.DisplayName
+			if kind == platform.KindPostgreSQL {
+				display = strings.Join(strings.Split(display, "-")[:2], "-")
+			}
+			if ks.ClusterName != s.Name || ks.ClusterDisplayName != display {
+				t.Errorf("keyspace of size %s shows %s (%s), want %s (%s)", s.Name, ks.ClusterName, ks.ClusterDisplayName, s.Name, display)
 			}
 		}
 	}

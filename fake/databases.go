@@ -151,7 +151,7 @@ func createDatabase(c *call, p *platform.CreateDatabaseParams) (any, error) {
 	}
 	kind = cmp.Or(kind, platform.KindMySQL)
 	// The default branch is a production branch: no development-only size.
-	size, err := clusterSizeFor("cluster_size", cmp.Or(p.ClusterSize, defaultClusterSize), kind, true)
+	size, err := clusterSizeFor("cluster_size", cmp.Or(p.ClusterSize, defaultClusterSize), newClusterScope(kind, region), true)
 	if err != nil {
 		return nil, err
 	}

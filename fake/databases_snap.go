@@ -84,15 +84,16 @@ func (sv *saver) databases() []dbSnap {
 	return out
 }
 
-// validate checks what the API checks of a database, and its counters.
-func (ds *dbSnap) validate() error {
+// validate checks what the API checks of a database in region (nil when
+// unknown, which the caller reports), and its counters.
+func (ds *dbSnap) validate(region *regionRec) error {
 	kind := snapOneOf(ds.Kind, "mysql or postgresql", platform.KindMySQL, platform.KindPostgreSQL)
 	state := snapOneOf(ds.State, "a database state",
 		platform.DatabasePending, platform.DatabaseImporting, platform.DatabaseSleepInProgress, platform.DatabaseSleeping,
 		platform.DatabaseAwakening, platform.DatabaseImportReady, platform.DatabaseReady)
 	var size error
-	if kind == nil {
-		size = snapClusterSize(ds.ClusterSize, ds.Kind, false)
+	if kind == nil && region != nil {
+		size = snapClusterSize(ds.ClusterSize, newClusterScope(ds.Kind, region), false)
 	}
 	errs := []error{
 		at(snapName(ds.Name), "name"), at(kind, "kind"), at(state, "state"), at(size, "cluster_size"),
@@ -121,14 +122,17 @@ func (ld *loader) loadDatabase(ds dbSnap) error {
 	if err := unique(ld.dbs, ds.ID, "database"); err != nil {
 		return at(err, "id")
 	}
-	if err := ds.validate(); err != nil {
+	region := regionBySlug(ds.Region)
+	if region != nil {
+		ds.ClusterSize = snapPostgresSize(ds.ClusterSize, ds.Kind, region)
+	}
+	if err := ds.validate(region); err != nil {
 		return err
 	}
 	org := ld.w.orgs[ds.Organization]
 	if org == nil {
 		return at(fmt.Errorf("organization %q is not in the snapshot", ds.Organization), "organization")
 	}
-	region := regionBySlug(ds.Region)
 	if region == nil {
 		return at(fmt.Errorf("unknown region %q", ds.Region), "region")
 	}

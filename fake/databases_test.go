@@ -118,7 +118,7 @@ func TestCreateDatabaseRefused(t *testing.T) {
 		{"too long", `{"name":"` + strings.Repeat("a", 64) + `","cluster_size":"PS_10"}`, "name"},
 		{"name taken", `{"name":"taken","cluster_size":"PS_10"}`, "taken"},
 		{"unknown cluster size", `{"name":"fresh","cluster_size":"PS_BOGUS"}`, `cluster_size "PS_BOGUS"`},
-		{"cluster size of another engine", `{"name":"fresh","cluster_size":"PS_40_ARM"}`, `cluster_size "PS_40_ARM"`},
+		{"cluster size of another engine", `{"name":"fresh","cluster_size":"PS_40_AWS_ARM"}`, `cluster_size "PS_40_AWS_ARM" is not offered for mysql`},
 		{"metal size for postgresql", `{"name":"fresh","cluster_size":"M_160","kind":"postgresql"}`, `cluster_size "M_160"`},
 		{"unknown region", `{"name":"fresh","cluster_size":"PS_10","region":"mars-1"}`, "mars-1"},
 		{"unknown kind", `{"name":"fresh","cluster_size":"PS_10","kind":"oracle"}`, "oracle"},

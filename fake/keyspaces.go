@@ -210,7 +210,7 @@ func createKeyspace(c *call, p *platform.CreateKeyspaceParams) (any, error) {
 	if b.keyspace(p.Name) != nil {
 		return nil, unprocessable("name %q is already taken by another keyspace of branch %s", p.Name, b.name)
 	}
-	size, err := clusterSizeFor("cluster_size", p.ClusterSize, b.db.kind, b.production)
+	size, err := clusterSizeFor("cluster_size", p.ClusterSize, newClusterScope(b.db.kind, b.region), b.production)
 	if err != nil {
 		return nil, err
 	}
@@ -547,7 +547,7 @@ func updateReadOnlyRegions(c *call, p *platform.UpdateReadOnlyRegionsParams) (an
 		seen[r.slug] = true
 		ro := keyspaceReadOnlyRegion{region: r, clusterSize: ks.clusterSize, replicas: defaultReadOnlyReplicas}
 		if cfg.ClusterSize != nil {
-			size, err := clusterSizeFor(field+".cluster_size", *cfg.ClusterSize, b.db.kind, true)
+			size, err := clusterSizeFor(field+".cluster_size", *cfg.ClusterSize, newClusterScope(b.db.kind, r), true)
 			if err != nil {
 				return nil, err
 			}

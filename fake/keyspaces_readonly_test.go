@@ -188,7 +188,7 @@ func TestReadOnlyRegionsRefused(t *testing.T) {
 		{name: "a region twice", body: `{"read_only_regions":[{"region":"eu-west"},{"region":"eu-west"}]}`, status: 422, says: []string{`read_only_regions[1].region "eu-west"`, "twice"}},
 		{name: "no region", body: `{"read_only_regions":[{"replicas":2}]}`, status: 422, says: []string{"read_only_regions[0].region is required"}},
 		{name: "unknown cluster size", body: `{"read_only_regions":[{"region":"eu-west","cluster_size":"PS_BOGUS"}]}`, status: 422, says: []string{`read_only_regions[0].cluster_size "PS_BOGUS"`}},
-		{name: "postgresql cluster size", body: `{"read_only_regions":[{"region":"eu-west","cluster_size":"PS_40_ARM"}]}`, status: 422, says: []string{`"PS_40_ARM"`, "mysql"}},
+		{name: "postgresql cluster size", body: `{"read_only_regions":[{"region":"eu-west","cluster_size":"PS_40_GCP_ARM"}]}`, status: 422, says: []string{`"PS_40_GCP_ARM"`, "mysql"}},
 		{name: "no replicas", body: `{"read_only_regions":[{"region":"eu-west","replicas":0}]}`, status: 422, says: []string{"read_only_regions[0].replicas", "from 1 to 20"}},
 		{name: "too many replicas", body: `{"read_only_regions":[{"region":"eu-west","replicas":21}]}`, status: 422, says: []string{"read_only_regions[0].replicas", "got 21"}},
 		{name: "no list", body: `{}`, status: 422, says: []string{"read_only_regions is required"}},

@@ -175,7 +175,7 @@ func resizeKeyspace(c *call, p *platform.ResizeKeyspaceParams) (any, error) {
 		next = queued.onto(cur)
 	}
 	if p.ClusterSize != nil {
-		size, err := clusterSizeFor("cluster_size", *p.ClusterSize, b.db.kind, b.production)
+		size, err := clusterSizeFor("cluster_size", *p.ClusterSize, b.resizeScope(next.clusterSize), b.production)
 		if err != nil {
 			return nil, err
 		}

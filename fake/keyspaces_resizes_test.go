@@ -289,7 +289,7 @@ func TestKeyspaceResizeRefused(t *testing.T) {
 	}{
 		{"unknown cluster size", platform.ResizeKeyspaceParams{ClusterSize: platform.Ptr("PS_BOGUS")}, ksDB, []string{"cluster_size", "PS_BOGUS"}},
 		{"empty cluster size", platform.ResizeKeyspaceParams{ClusterSize: platform.Ptr("")}, ksDB, []string{"cluster_size"}},
-		{"PostgreSQL-only size", platform.ResizeKeyspaceParams{ClusterSize: platform.Ptr("PS_40_ARM")}, ksDB, []string{"cluster_size", "PS_40_ARM", "mysql"}},
+		{"PostgreSQL-only size", platform.ResizeKeyspaceParams{ClusterSize: platform.Ptr("PS_40_AWS_ARM")}, ksDB, []string{"cluster_size", "PS_40_AWS_ARM", "mysql"}},
 		{"negative replicas", platform.ResizeKeyspaceParams{ExtraReplicas: platform.Ptr(-1)}, ksDB, []string{"extra_replicas", "0 to 18", "-1"}},
 		{"too many replicas", platform.ResizeKeyspaceParams{ExtraReplicas: platform.Ptr(19)}, ksDB, []string{"extra_replicas", "0 to 18", "19"}},
 		{"vector pool above 100", platform.ResizeKeyspaceParams{VectorPoolAllocation: platform.Ptr(101)}, ksDB, []string{"vector_pool_allocation", "101"}},

@@ -168,7 +168,7 @@ func (ks *keyspaceSnap) validate(b *branchRec) error {
 		at(snapName(ks.Name), "name"),
 		at(snapRange(ks.Shards, 1, maxShards), "shards"),
 		at(snapRange(ks.ExtraReplicas, 0, maxKeyspaceReplicas-included(b)), "extra_replicas"),
-		at(snapClusterSize(ks.ClusterSize, b.db.kind, b.production), "cluster_size"),
+		at(snapClusterSize(ks.ClusterSize, newClusterScope(b.db.kind, b.region), b.production), "cluster_size"),
 		at(snapCounter(ks.ConfigGen), "config_gen"),
 		at(snapObject(ks.Tables), "tables"),
 		at(snapTables(ks.Tables), "tables"),
@@ -184,6 +184,7 @@ func (ks *keyspaceSnap) validate(b *branchRec) error {
 
 // loadKeyspace loads a keyspace of b.
 func (ld *loader) loadKeyspace(b *branchRec, ks keyspaceSnap) error {
+	ks.ClusterSize = snapPostgresSize(ks.ClusterSize, b.db.kind, b.region)
 	if err := ks.validate(b); err != nil {
 		return err
 	}

@@ -281,7 +281,7 @@ func TestKeyspaceCreateRefused(t *testing.T) {
 		{"name taken", "main", platform.CreateKeyspaceParams{Name: "orders", ClusterSize: "PS_10"}, "already taken"},
 		{"missing cluster size", "main", platform.CreateKeyspaceParams{Name: "users"}, "cluster_size is required"},
 		{"unknown cluster size", "main", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_BOGUS"}, `cluster_size "PS_BOGUS" is not a cluster size`},
-		{"cluster size of postgresql only", "main", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_40_ARM"}, `cluster_size "PS_40_ARM" is not offered for mysql`},
+		{"cluster size of postgresql only", "main", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_40_AWS_ARM"}, `cluster_size "PS_40_AWS_ARM" is not offered for mysql`},
 		{"zero shards", "main", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_10", Shards: platform.Ptr(0)}, "shards must be from 1 to 256"},
 		{"negative shards", "main", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_10", Shards: platform.Ptr(-2)}, "shards must be from 1 to 256"},
 		{"too many shards", "main", platform.CreateKeyspaceParams{Name: "users", ClusterSize: "PS_10", Shards: platform.Ptr(257)}, "shards must be from 1 to 256"},

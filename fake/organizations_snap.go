@@ -158,6 +158,7 @@ func (ld *loader) loadOrg(os orgSnap, path string) error {
 	if err := os.Billing.load(org); err != nil {
 		return named(err, "organization %s", org.name)
 	}
+	ld.later(func() error { ld.nameBilledSizes(org); return nil })
 	for i, ts := range os.Teams {
 		if err := ld.loadTeam(org, ts, fmt.Sprintf("%s.teams[%d]", path, i)); err != nil {
 			return at(named(err, "team %s", ts.ID), "teams[%d]", i)

@@ -1072,14 +1072,36 @@ func snapCheck(err error) error {
 }
 
 // snapClusterSize checks a stored cluster size as the API checks one it
-// is given (see clusterSizeFor), and that it is the catalogue's own name,
-// the only form the server stores.
-func snapClusterSize(size string, kind platform.DatabaseKind, production bool) error {
-	name, err := clusterSizeFor("cluster size", size, kind, production)
+// is given for a new cluster in scope at (see clusterSizeFor), and that it
+// is the catalogue's own name, the only form the server stores.
+func snapClusterSize(size string, at sizeScope, production bool) error {
+	name, err := clusterSizeFor("cluster size", size, at, production)
 	if err == nil && name != size {
 		err = fmt.Errorf("cluster size %q is stored as %q", size, name)
 	}
 	return snapCheck(err)
+}
+
+// legacyARMSize is the one ARM size of PostgreSQL's catalogue before its
+// sizes were fully qualified: PS_40 on ARM.
+const legacyARMSize = "PS_40_ARM"
+
+// snapPostgresSize is a stored size of a database of kind, in region, as
+// the server names it now: a snapshot from before PostgreSQL's sizes were
+// fully qualified holds their plain names (PS_10, and PS_40_ARM), which
+// are the sizes on the region's provider, X86 (PS_10_AWS_X86), and ARM for
+// PS_40_ARM. Any other size, and every MySQL size, is as stored.
+func snapPostgresSize(size string, kind platform.DatabaseKind, region *regionRec) string {
+	switch {
+	case kind != platform.KindPostgreSQL:
+		return size
+	case size == legacyARMSize:
+		return pgSizeName("PS_40", region.provider, archARM)
+	}
+	if name := pgSizeName(size, region.provider, archX86); skuByName[name] != nil {
+		return name
+	}
+	return size
 }
 
 // snapName checks a name the API checks with checkName when it is
