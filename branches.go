@@ -77,7 +77,8 @@ type Branch struct {
 	SchemaLastUpdatedAt               *Timestamp     `json:"schema_last_updated_at"`
 	RestoreChecklistCompletedAt       *Timestamp     `json:"restore_checklist_completed_at"`
 
-	// ClusterDisplayName is the cluster size's display name ("PS-10"),
+	// ClusterDisplayName is the cluster size's display name ("PS-10", a
+	// PostgreSQL size's without its provider and architecture),
 	// ClusterArchitecture its processor architecture (nil when the size
 	// names none), and Replicas the branch's replica count.
 	ClusterDisplayName  string  `json:"cluster_display_name"`
@@ -243,9 +244,10 @@ type CreateBranchParams struct {
 	// parent's sizes when empty. Required with BackupID.
 	ClusterSize string `json:"cluster_size,omitempty"`
 	// ClusterName is a PostgreSQL branch's cluster size under the name the
-	// service's own clients send it ("PS_20"): the same as ClusterSize,
-	// which a PostgreSQL branch also takes (both given must agree). A
-	// MySQL database refuses it.
+	// service's own clients send it ("PS_20_AWS_X86", or a plain "PS_20":
+	// x86 on the provider of the branch's region): the same as
+	// ClusterSize, which a PostgreSQL branch also takes (both given must
+	// agree). A MySQL database refuses it.
 	ClusterName string `json:"cluster_name,omitempty"`
 	// DeletionProtected, when true, makes Delete refuse the branch until
 	// it is turned off.

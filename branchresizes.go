@@ -240,7 +240,9 @@ type UpdateBranchChangeRequestParams struct {
 	Organization string `json:"-" url:"-"`
 	Database     string `json:"-" url:"-"`
 	Branch       string `json:"-" url:"-"`
-	// ClusterSize is a size from ClusterSizes.List.
+	// ClusterSize is a size from ClusterSizes.ListForBranch: a PostgreSQL
+	// branch's fully qualified ("PS_20_AWS_X86"), of its provider and
+	// architecture, or plain ("PS_20": the same provider and architecture).
 	ClusterSize *string `json:"cluster_size,omitempty"`
 	// Replicas is the total number of replicas.
 	Replicas *int `json:"replicas,omitempty"`
@@ -340,7 +342,8 @@ type UpdateClusterConfigParams struct {
 	Organization string `json:"-" url:"-"`
 	Database     string `json:"-" url:"-"`
 	Branch       string `json:"-" url:"-"`
-	// ClusterSize is a size from ClusterSizes.List.
+	// ClusterSize is a size from ClusterSizes.ListForBranch (see
+	// UpdateBranchChangeRequestParams.ClusterSize).
 	ClusterSize string `json:"cluster_size"`
 }
 

@@ -267,7 +267,7 @@ func ExampleBranchChangesService_UpdateChange() {
 
 	change, err := client.BranchChanges.UpdateChange(ctx, &platform.UpdateBranchChangeRequestParams{
 		Organization: "acme", Database: "pg", Branch: "main",
-		ClusterSize: platform.Ptr("PS_40"),
+		ClusterSize: platform.Ptr("PS_40_AWS_X86"), // us-east, the default region, is on AWS
 		Parameters:  map[platform.ParameterNamespace]map[string]string{platform.NamespacePgconf: {"max_connections": "400"}},
 	})
 	if err != nil {
@@ -284,6 +284,6 @@ func ExampleBranchChangesService_UpdateChange() {
 	}
 	fmt.Printf("%s after %s; main runs %s\n", done.State, done.CompletedAt.Sub(done.CreatedAt.Time), branch.ClusterName)
 	// Output:
-	// queued: PS_10 -> PS_40
-	// completed after 2m10s; main runs PS_40
+	// queued: PS_10_AWS_X86 -> PS_40_AWS_X86
+	// completed after 2m10s; main runs PS_40_AWS_X86
 }

@@ -5,8 +5,12 @@ import "context"
 // ClusterSizeSKU is a cluster size of the catalogue: what a database,
 // branch or keyspace of that size runs on, and what it costs.
 type ClusterSizeSKU struct {
-	// Name is the SKU that cluster_size fields take ("PS_10").
-	Name        string `json:"name"`
+	// Name is the SKU that cluster_size fields take: "PS_10" for MySQL; a
+	// PostgreSQL size's is fully qualified by provider and architecture
+	// ("PS_10_AWS_X86", "PS_10_GCP_ARM"), but for DevClusterSize.
+	Name string `json:"name"`
+	// DisplayName is "PS-10", "PS-10-AWS-ARM" for a PostgreSQL size (whose
+	// branch and change requests show "PS-10").
 	DisplayName string `json:"display_name"`
 	// CPU is the number of CPUs, a fraction for the smallest sizes ("1/8").
 	CPU string `json:"cpu"`
@@ -18,8 +22,9 @@ type ClusterSizeSKU struct {
 	Metal bool  `json:"metal"`
 	// Enabled reports whether the organization may use the size.
 	Enabled bool `json:"enabled"`
-	// Provider is the cloud provider a size is tied to ("AWS", "GCP");
-	// nil for sizes offered on every provider.
+	// Provider is the cloud provider a size is tied to (a Metal size's
+	// "AWS"; a PostgreSQL size's "aws" or "gcp", which must be its
+	// region's); nil for sizes offered on every provider.
 	Provider *string `json:"provider"`
 	// DefaultVTGate is the size of the query routers a cluster of this size
 	// gets.
@@ -34,7 +39,7 @@ type ClusterSizeSKU struct {
 	// SortOrder orders the sizes from the smallest.
 	SortOrder int `json:"sort_order"`
 	// Architecture is the processor architecture ("x86_64", "arm64") of a
-	// size tied to one; nil otherwise.
+	// size tied to one (Metal, PostgreSQL); nil otherwise.
 	Architecture *string `json:"architecture"`
 	// ProviderInstanceType is the provider's machine type a size tied to
 	// one runs on (a Metal size's, "r6id.large"); nil otherwise. The
@@ -54,6 +59,10 @@ type ClusterSizeSKU struct {
 //
 // Every cluster_size field also takes a size written with a dash for the
 // underscore ("PS-10" is "PS_10"); responses show the underscore form.
+// PostgreSQL's sizes are fully qualified ("PS_10_AWS_X86"), but for this
+// one, which both engines take under this name; a PostgreSQL field also
+// takes a plain name ("PS_10"), the size on the provider of the branch's
+// region and in the architecture it runs (x86 for a new one).
 const DevClusterSize = "PS_DEV"
 
 // ClusterSizesService lists the cluster sizes (SKUs) that cluster_size

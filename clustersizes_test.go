@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -71,6 +72,22 @@ func TestClusterSizesWire(t *testing.T) {
 			want: []*platform.ClusterSizeSKU{{Name: "PS_5", Rate: platform.Ptr(5.0), ReplicaRate: platform.Ptr(2.5), DefaultVTGateRate: platform.Ptr(0.75)}},
 		},
 		{
+			// A PostgreSQL size, fully qualified by provider and
+			// architecture, as the official client decodes one.
+			name: "List/postgresql=true",
+			call: func(ctx context.Context, c *platform.Client) (any, error) {
+				return c.ClusterSizes.List(ctx, &platform.ListClusterSizesParams{Organization: "acme", PostgreSQL: platform.Ptr(true)})
+			},
+			method: "GET", path: "/v1/organizations/acme/cluster-size-skus", query: url.Values{"postgresql": {"true"}},
+			status: 200, response: `[{"name": "PS_10_AWS_ARM", "display_name": "PS-10-AWS-ARM", "cpu": "1/8", "ram": 1073741824, "enabled": true,
+				"provider": "aws", "architecture": "arm64", "rate": 36, "sort_order": 190, "development": true, "production": true}]`,
+			want: []*platform.ClusterSizeSKU{{
+				Name: "PS_10_AWS_ARM", DisplayName: "PS-10-AWS-ARM", CPU: "1/8", RAM: 1 << 30, Enabled: true,
+				Provider: platform.Ptr("aws"), Architecture: platform.Ptr("arm64"), Rate: platform.Ptr(36.0), SortOrder: 190,
+				Development: true, Production: true,
+			}},
+		},
+		{
 			name: "ListForBranch",
 			call: func(ctx context.Context, c *platform.Client) (any, error) {
 				return c.ClusterSizes.ListForBranch(ctx, &platform.ListBranchClusterSizesParams{
@@ -112,9 +129,23 @@ func TestClusterSizesFake(t *testing.T) {
 	if len(skus) == 0 || skus[0].Rate == nil {
 		t.Fatalf("postgresql sizes with rates: %+v", skus)
 	}
+	// A PostgreSQL size runs on one provider (PS_1280_GCP_ARM on GCP): a
+	// database of it is in one of that provider's regions.
 	last := skus[len(skus)-1]
-	if _, err := c.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: srv.Org(), Name: "pg", Kind: platform.KindPostgreSQL, ClusterSize: last.Name}); err != nil {
-		t.Fatalf("creating a database of the listed size %s: %v", last.Name, err)
+	if last.Provider == nil {
+		t.Fatalf("the last PostgreSQL size, %s, names no provider", last.Name)
+	}
+	region := ""
+	for r, err := range c.Regions.All(ctx, &platform.ListRegionsParams{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.EqualFold(r.Provider, *last.Provider) {
+			region = r.Slug
+		}
+	}
+	if _, err := c.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: srv.Org(), Name: "pg", Kind: platform.KindPostgreSQL, ClusterSize: last.Name, Region: region}); err != nil {
+		t.Fatalf("creating a database of the listed size %s in %s: %v", last.Name, region, err)
 	}
 	_, err = c.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: srv.Org(), Name: "bogus", ClusterSize: "PS_BOGUS"})
 	var apiErr *platform.Error

@@ -116,8 +116,9 @@ type CreateDatabaseParams struct {
 	Organization string `json:"-" url:"-"`
 	// Name is lowercase letters, digits and dashes, unique in the organization.
 	Name string `json:"name"`
-	// ClusterSize is the cluster size SKU ("PS_10"); the service's default
-	// size when empty.
+	// ClusterSize is the cluster size SKU ("PS_10"; a PostgreSQL one
+	// "PS_10_AWS_X86", of the region's provider, or a plain "PS_10", x86
+	// there); the service's default size when empty.
 	ClusterSize string `json:"cluster_size,omitempty"`
 	// Notes describe the database.
 	Notes string `json:"notes,omitempty"`
