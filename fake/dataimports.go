@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -135,11 +136,12 @@ func (db *dbRec) dataImport() *importRec {
 }
 
 // importOf finds the import of the path's database: a database no import
-// created answers 400, as the service does.
+// created has none to act on, a 404 (the service's command-line tool reads
+// a not-found as "the database is not importing data").
 func (c *call) importOf() (*importRec, error) {
 	imp := c.db.dataImport()
 	if imp == nil {
-		return nil, badRequest("data import has not been set up for database %s", c.db.name)
+		return nil, errf(http.StatusNotFound, "not_found", "database %s has no data import: none was started", c.db.name)
 	}
 	return imp, nil
 }

@@ -303,15 +303,16 @@ func TestDataImportCancelDeletesTheDatabase(t *testing.T) {
 }
 
 // TestDataImportWithoutImport: the import operations of a database no
-// import created answer 400, as the service does.
+// import created answer 404, which the service's command-line tool reads as
+// "not importing data".
 func TestDataImportWithoutImport(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, fake.ImportSource{Reachable: true})
 	mustDB(t, e.srv, "plain")
 	_, err := e.c.DataImports.Get(t.Context(), e.ref("plain"))
-	apiError(t, err, http.StatusBadRequest, "not been set up", "plain")
+	apiError(t, err, http.StatusNotFound, "has no data import", "plain")
 	err = e.c.DataImports.Cancel(t.Context(), e.ref("plain"))
-	apiError(t, err, http.StatusBadRequest, "not been set up")
+	apiError(t, err, http.StatusNotFound, "has no data import")
 	db, err := e.c.Databases.Get(t.Context(), &platform.GetDatabaseParams{Organization: e.org, Database: "plain"})
 	if err != nil || db.DataImport != nil {
 		t.Errorf("database plain = %+v, %v; want no data_import", db, err)
