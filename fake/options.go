@@ -266,8 +266,9 @@ func WithSeed(seed uint64) Option {
 // method: a DELETE's body too, and any field of a body sent to an operation
 // that takes none. It catches typos in hand-built requests. It is stricter
 // than the API, so it refuses some clients the API serves: the service's
-// own Go client, for one, sends its organization's name as an extra
-// "Organization" field of create_database's body, which the API ignores.
+// own Go client, for one, sends fields the API ignores (its organization's
+// name in the bodies of create_database and of the data imports' test and
+// start, the source's SSL mode inside their connection).
 func WithStrictBodies() Option {
 	return func(c *config) error {
 		c.strict = true
