@@ -78,10 +78,17 @@ func opPlainTemplate(t *testing.T) *opTemplate {
 	opPlain.Lock()
 	defer opPlain.Unlock()
 	if opPlain.tp == nil {
-		opPlain.tp = opTemplateOf(t, buildOpWorld(t))
+		opPlain.tp = opTemplateOf(t, buildOpWorld(t, opReceiverTimeout), opReceiverTimeout)
 	}
 	return opPlain.tp
 }
+
+// opReceiverTimeout gives the webhook receivers of the operation table's
+// worlds, all in this process, far longer than the 2 s the API allows to
+// answer: on a loaded machine a test's receiver may take longer, and a
+// delivery timing out on one server of a pair and not on the other would
+// fail a comparison of the two for a reason the test does not check.
+var opReceiverTimeout = fake.WithWebhookTimeout(time.Minute)
 
 // buildOpWorld builds the operation table's world through the API on a new
 // fake with opts.

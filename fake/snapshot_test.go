@@ -440,7 +440,7 @@ func snapshotRichWorld(t *testing.T) map[string]bool {
 // richWorld builds the world of snapshotRichWorld.
 func richWorld(t *testing.T) *opWorld {
 	// newOpWorld's, with a sharded keyspace in main.
-	e := newDREnv(t, true)
+	e := newDREnv(t, true, opReceiverTimeout)
 	e.branch("dev", drChange...)
 	mustDB(t, e.srv, "other")
 	e.srv.Advance(5 * time.Second)
@@ -729,7 +729,7 @@ func restoredTwin(t *testing.T, srv *fake.Server) *fake.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	twin := fake.NewServer(t, fake.WithSeed(99), fake.WithOrganization("other-org"))
+	twin := fake.NewServer(t, fake.WithSeed(99), fake.WithOrganization("other-org"), opReceiverTimeout)
 	if err := twin.Restore(data); err != nil {
 		t.Fatalf("Restore of a snapshot: %v", err)
 	}
