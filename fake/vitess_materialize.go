@@ -351,6 +351,21 @@ func (ks *keyspaceRec) vschemaTables() map[string]any {
 	return t
 }
 
+// referenceTables are the tables ks's VSchema of its own declares of type
+// reference: copied whole to every shard.
+func (ks *keyspaceRec) referenceTables() map[string]bool {
+	out := map[string]bool{}
+	if ks.more.read().vschema == "" {
+		return out
+	}
+	for name, v := range ks.vschemaTables() {
+		if t, _ := v.(map[string]any); t["type"] == "reference" {
+			out[name] = true
+		}
+	}
+	return out
+}
+
 // setVSchemaDoc stores doc as ks's VSchema, indented as an update leaves
 // it. doc holds only what JSON decodes to and the workflows' strings,
 // bools and maps of them, which always encode; were one not to, the

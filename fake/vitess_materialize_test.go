@@ -317,3 +317,49 @@ func workflowOf(ws *platform.WorkflowShow, err error) (*platform.VReplicationWor
 	wf.Raw = ws.Raw
 	return &wf, nil
 }
+
+// TestMaterializeReferenceTables: a table the sharded target's VSchema
+// declares of type reference is copied whole to every target shard (its
+// streams' filters have no key range), as Vitess copies reference tables;
+// a table with a vindex is split by key range.
+func TestMaterializeReferenceTables(t *testing.T) {
+	t.Parallel()
+	e := newVRepEnv(t)
+	ctx := t.Context()
+	if _, err := e.c.Keyspaces.UpdateVSchema(ctx, &platform.UpdateVSchemaParams{
+		Organization: e.srv.Org(), Database: "app", Branch: "main", Keyspace: "sharded",
+		VSchema: `{"sharded": true, "vindexes": {"hash": {"type": "hash"}}, "tables": {
+			"orders": {"column_vindexes": [{"column": "order_id", "name": "hash"}]},
+			"customer": {"type": "reference"},
+			"corder": {"column_vindexes": [{"column": "id", "name": "hash"}]}}}`,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		workflow, table string
+		keyRange        bool
+	}{
+		{"refcopy", "customer", false},
+		{"splitcopy", "corder", true},
+	} {
+		if _, err := e.c.Vitess.CreateMaterialize(ctx, &platform.CreateMaterializeParams{
+			Organization: e.srv.Org(), Database: "app", Branch: "main", Workflow: tc.workflow,
+			SourceKeyspace: "app", TargetKeyspace: "sharded", ReferenceTables: []string{tc.table},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		wf, err := e.showMZ(tc.workflow, "sharded")
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw := string(wf.Raw)
+		if want := "select * from `" + tc.table + "`"; !strings.Contains(raw, want) {
+			t.Errorf("%s: no filter %q in %s", tc.workflow, want, raw)
+		}
+		for _, shard := range []string{"-80", "80-"} {
+			if got := strings.Contains(raw, "in_keyrange('"+shard+"')"); got != tc.keyRange {
+				t.Errorf("%s: the filter of shard %s keeps its key range: %v, want %v", tc.workflow, shard, got, tc.keyRange)
+			}
+		}
+	}
+}

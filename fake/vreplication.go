@@ -885,11 +885,13 @@ func (vw *vrWorkflow) binlogSource(s vrStream) *protoBinlogSource {
 	if vw.opts.sourceTimeZone != "" {
 		src.TargetTimeZone = "UTC"
 	}
+	refs := vw.target.referenceTables()
 	for _, t := range vw.tables {
 		filter := t.filter
 		if filter == "" {
 			filter = "select * from `" + t.name + "`"
-			if len(vw.targetShards) > 1 {
+			// A reference table is whole on every shard.
+			if len(vw.targetShards) > 1 && !refs[t.name] {
 				filter += " where in_keyrange('" + s.targetShard + "')"
 			}
 		}
