@@ -231,7 +231,7 @@ func TestPostgresSizeLists(t *testing.T) {
 	want := &platform.ClusterSizeSKU{
 		Name: "PS_10_AWS_ARM", DisplayName: "PS-10-AWS-ARM", CPU: "1/8", RAM: 1 << 30, Enabled: true,
 		Provider: platform.Ptr("aws"), Architecture: platform.Ptr("arm64"), DefaultVTGate: "VTG_5",
-		Rate: platform.Ptr(36.0), ReplicaRate: platform.Ptr(12.0), DefaultVTGateRate: platform.Ptr(0.0),
+		Rate: platform.Ptr(35.0), ReplicaRate: platform.Ptr(11.0), DefaultVTGateRate: platform.Ptr(0.0),
 		SortOrder: arm.SortOrder, Development: true, Production: true,
 	}
 	if diff := cmp.Diff(want, arm); diff != "" {
@@ -253,7 +253,7 @@ func TestPostgresSizeLists(t *testing.T) {
 		{"pg", "main", csQualified(csPlain[1:], []string{"AWS"}, []string{"X86"}), 59},
 		{"pg", "dev", append([]string{"PS_DEV"}, csQualified(csPlain[:3], []string{"AWS"}, []string{"X86"})...), 5},
 		{"pg", "devsize", append([]string{"PS_DEV"}, csQualified(csPlain[:3], []string{"AWS"}, []string{"X86", "ARM"})...), 5},
-		{"arm", "main", csQualified(csPlain[1:], []string{"AWS"}, []string{"ARM"}), 54},
+		{"arm", "main", csQualified(csPlain[1:], []string{"AWS"}, []string{"ARM"}), 53},
 		{"gpg", "main", csQualified(csPlain[1:], []string{"GCP"}, []string{"X86"}), 65}, // 59 × 1.1
 		{"my", "main", csMySQL[2:], 59},
 	} {
@@ -362,7 +362,7 @@ func TestPostgresSizesBilled(t *testing.T) {
 		t.Fatalf("invoices: %v, %v; want one", page, err)
 	}
 	want := []billingLine{
-		{"arm", "main", "PS_20_AWS_ARM", "PS-20-AWS-ARM cluster, 744 hours at 54.00 a month", 5504, nil}, // 5400 × 744 / 730
+		{"arm", "main", "PS_20_AWS_ARM", "PS-20-AWS-ARM cluster, 744 hours at 53.00 a month", 5402, nil}, // 5300 × 744 / 730
 		{"gpg", "main", "PS_20_GCP_X86", "PS-20-GCP-X86 cluster, 744 hours at 65.00 a month", 6625, nil}, // 59 × 1.1, rounded
 	}
 	if diff := cmp.Diff(want, billingLines(t, c, org, page.Items[0].ID)); diff != "" {

@@ -79,8 +79,9 @@ func pgSizeName(plain, provider, arch string) string {
 	return plain + "_" + provider + "_" + arch
 }
 
-// armRate is an ARM size's price: a tenth below the X86 size's.
-func armRate(v int64) int64 { return v - v/10 }
+// armRate is an ARM size's price: a tenth below the X86 size's, in whole
+// units, rounded down (the old PS_40_ARM's 89 for PS_40's 99).
+func armRate(v int64) int64 { return v * 9 / 10 }
 
 // postgresSizes are PostgreSQL's sizes: each of the plain sizes on every
 // provider and architecture, as the service names them (PS_10_AWS_X86,
