@@ -434,5 +434,7 @@ func TestRestoreRefusesRestorePoints(t *testing.T) {
 			"which it restores, was created"},
 		{"a branch of another database", func(d refusalDoc) { set(d, p.appMainID, 0) },
 			"restores branch " + p.appMainID + " of another database"},
+		{"itself", func(d refusalDoc) { set(d, "", 0) },
+			"not its parent"},
 	})
 }

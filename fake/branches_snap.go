@@ -280,8 +280,7 @@ func loadRestorePoint(b *branchRec, bs branchSnap) error {
 }
 
 // checkRestoredPoint checks a branch's restore point against the branch
-// it restores, once that is loaded: the branch existed then, in the
-// same database.
+// it restores, once that is loaded: its parent, which existed then.
 func checkRestoredPoint(b *branchRec) error {
 	point, from := b.more.read().restorePoint, b.restoredFrom
 	var err error
@@ -291,6 +290,8 @@ func checkRestoredPoint(b *branchRec) error {
 		err = fmt.Errorf("restores branch %s of another database, %s", from.id, from.db.id)
 	case point.Before(from.created):
 		err = fmt.Errorf("%s is before branch %s, which it restores, was created (%s)", point.Format(time.RFC3339Nano), from.id, from.created.Format(time.RFC3339Nano))
+	case from == b || from.name != b.parent:
+		err = fmt.Errorf("restores branch %s (%s), not its parent %q: a restore point restores the parent", from.id, from.name, b.parent)
 	}
 	return at(err, "restore_point")
 }
