@@ -74,6 +74,15 @@ func listQPReports(c *call) (any, error) {
 	}, renderQPReport(c))
 }
 
+// maxGoneQPReports bounds the places of deleted reports a branch keeps
+// for cursors: those of the latest reports deleted, the ones a client
+// paging while it deletes names.
+const maxGoneQPReports = 1000
+
+// maxQPSeq bounds a report's place in a snapshot: far beyond any count of
+// reports, and a whole number JSON keeps exactly.
+const maxQPSeq = 1 << 53
+
 // place is the seq of the report id names, deleted or not, and whether
 // the branch has had such a report.
 func (rs *branchQPReports) place(id string) (uint64, bool) {
@@ -169,6 +178,16 @@ func (w *world) removeQPReport(r *qpReportRec) {
 		rs.gone = map[string]uint64{}
 	}
 	rs.gone[r.id] = r.seq
+	if len(rs.gone) > maxGoneQPReports {
+		// The oldest report's place goes: a cursor naming it is a 400.
+		oldest := ""
+		for id, seq := range rs.gone {
+			if oldest == "" || seq < rs.gone[oldest] {
+				oldest = id
+			}
+		}
+		delete(rs.gone, oldest)
+	}
 	r.deleted = true
 	w.endFlight(r.id)
 }

@@ -52,6 +52,9 @@ func (ld *loader) loadQPReports(b *branchRec, list []qpReportSnap, gone map[stri
 		default:
 			return fmt.Errorf("query-patterns report %s: unknown state %q", rs.ID, rs.State)
 		}
+		if rs.Seq > maxQPSeq {
+			return fmt.Errorf("query-patterns report %s: seq %d is beyond %d", rs.ID, rs.Seq, uint64(maxQPSeq))
+		}
 		if rs.Seq <= b.x().qpReports.seq {
 			return fmt.Errorf("query-patterns report %s: seq %d is not after the previous report's %d", rs.ID, rs.Seq, b.x().qpReports.seq)
 		}
@@ -65,6 +68,9 @@ func (ld *loader) loadQPReports(b *branchRec, list []qpReportSnap, gone map[stri
 	if len(gone) == 0 {
 		return nil
 	}
+	if len(gone) > maxGoneQPReports {
+		return fmt.Errorf("deleted query-patterns reports: %d, beyond the %d a branch keeps", len(gone), maxGoneQPReports)
+	}
 	places := map[uint64]string{}
 	for _, r := range b.x().qpReports.list {
 		places[r.seq] = r.id
@@ -76,8 +82,12 @@ func (ld *loader) loadQPReports(b *branchRec, list []qpReportSnap, gone map[stri
 			return fmt.Errorf("deleted query-patterns reports: an empty ID")
 		case b.x().qpReports.byID[id] != nil:
 			return fmt.Errorf("deleted query-patterns report %s is also a report of branch %s", id, b.name)
+		case ld.ids[id]:
+			return fmt.Errorf("deleted query-patterns report %s: the ID of a record of the snapshot", id)
 		case seq == 0:
 			return fmt.Errorf("deleted query-patterns report %s: seq 0; places start at 1", id)
+		case seq > maxQPSeq:
+			return fmt.Errorf("deleted query-patterns report %s: seq %d is beyond %d", id, seq, uint64(maxQPSeq))
 		case places[seq] != "":
 			return fmt.Errorf("deleted query-patterns report %s: seq %d is also %s's", id, seq, places[seq])
 		}

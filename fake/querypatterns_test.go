@@ -2,6 +2,7 @@ package fake_test
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -388,6 +389,33 @@ func TestQueryPatternReportsCursorOfDeleted(t *testing.T) {
 	}
 }
 
+// TestQueryPatternReportsDeletedPlacesBounded: a branch keeps the places
+// of the latest 1,000 reports deleted; a cursor naming an older one is a
+// 400, as one naming a report the branch never had.
+func TestQueryPatternReportsDeletedPlacesBounded(t *testing.T) {
+	t.Parallel()
+	e := newQPEnv(t)
+	ctx := t.Context()
+	var ids []string // oldest first
+	for range 1001 {
+		id := e.create().ID
+		ids = append(ids, id)
+		if err := e.c.QueryPatternReports.Delete(ctx, e.params(id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list := func(after string) error {
+		_, err := e.c.QueryPatternReports.List(ctx, &platform.ListQueryPatternsReportsParams{Organization: e.org, Database: drDB, Branch: "main", CursorParams: platform.CursorParams{StartingAfter: after}})
+		return err
+	}
+	apiError(t, list(ids[0]), http.StatusBadRequest, "starting_after", ids[0])
+	for _, id := range []string{ids[1], ids[1000]} {
+		if err := list(id); err != nil {
+			t.Errorf("a cursor of deleted report %s: %v", id, err)
+		}
+	}
+}
+
 // TestQueryPatternReportsNotFound checks the 404s of a missing branch and
 // report.
 func TestQueryPatternReportsNotFound(t *testing.T) {
@@ -484,6 +512,16 @@ func TestRestoreRefusesBadQPReports(t *testing.T) {
 			gone[reports[0].(map[string]any)["id"].(string)] = 99
 		}), "is also a report of branch main"},
 		{"a deleted report at place 0", deleted(func(gone map[string]any, _ []any) { gone["gone-id"] = 0 }), "seq 0"},
+		{"a deleted report beyond the places", deleted(func(gone map[string]any, _ []any) { gone["gone-id"] = uint64(1<<64 - 1) }), "is beyond"},
+		{"a report beyond the places", edit(setField("seq", uint64(1<<63))), "is beyond"},
+		{"a deleted report with a record's ID", deleted(func(gone map[string]any, reports []any) {
+			gone[reports[0].(map[string]any)["actor"].(string)] = 99
+		}), "the ID of a record"},
+		{"more deleted reports than a branch keeps", deleted(func(gone map[string]any, _ []any) {
+			for i := range 1001 {
+				gone[fmt.Sprintf("gone%d", i)] = 100 + i
+			}
+		}), "beyond the 1000 a branch keeps"},
 		{"a deleted report at a report's place", deleted(func(gone map[string]any, reports []any) {
 			gone["gone-id"] = reports[0].(map[string]any)["seq"]
 		}), "is also"},

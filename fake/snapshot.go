@@ -546,6 +546,11 @@ type loader struct {
 	authExports     map[string]*authExportRec
 	imports         map[string]*importRec
 
+	// ids are the IDs of every record of the snapshot (see
+	// checkRecordIDs), for the checks of IDs that name no record of their
+	// own.
+	ids map[string]bool
+
 	// fixes resolve references between records once all exist.
 	fixes []func() error
 }
@@ -592,6 +597,10 @@ func (ld *loader) load(snap *worldSnap) error {
 		return at(err, "clock")
 	}
 	ld.now, ld.seq = snap.Clock.Now, snap.Clock.Seq
+	if snap.ids == nil {
+		snap.ids, snap.flyable = recordIDs(snap)
+	}
+	ld.ids = snap.ids
 	steps := []func() error{
 		func() error { return ld.loadUsers(snap.Users) },
 		func() error { return ld.loadOrgs(snap.Organizations) },
@@ -625,9 +634,6 @@ func (ld *loader) load(snap *worldSnap) error {
 	}
 	if err := ld.loadAdmin(snap.Admin); err != nil {
 		return at(err, "admin")
-	}
-	if snap.ids == nil {
-		snap.ids, snap.flyable = recordIDs(snap)
 	}
 	var err error
 	if ld.w.inFlight, err = flightIDs(snap.InFlight, snap); err != nil {
