@@ -5,6 +5,7 @@ import (
 	stdcmp "cmp"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -367,6 +368,38 @@ func TestCreateBranchCreateDatabaseIfMissingRefused(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			refusedChangesNothing(t, srv, tc.c, func() error { _, err := missingDB(t, srv, tc.c, tc.db, tc.p); return err }, tc.status, tc.says...)
 		})
+	}
+	// A field of the wrong type is a 400 naming it, as where the database
+	// exists, once the caller may create the database; one that may not
+	// gets the 404 still, as does a request whose flag is not a boolean.
+	tok, err := srv.CreateServiceToken(srv.Org(), fake.TokenSpec{Name: "branches only", Permissions: permissions("create_branch")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, auth, body string
+		status           int
+		says             string
+	}{
+		{"a wrong type", admin(srv), `{"create_database_if_missing":true,"kind":"postgresql","name":"feat","deletion_protected":"yes"}`, 400, "deletion_protected"},
+		{"a kind of the wrong type", admin(srv), `{"create_database_if_missing":true,"kind":1,"name":"feat"}`, 400, "kind"},
+		{"a wrong type, without create_databases", tok.Authorization(), `{"create_database_if_missing":true,"kind":"postgresql","name":"feat","deletion_protected":"yes"}`, 404, "not_found"},
+		{"the flag of the wrong type", admin(srv), `{"create_database_if_missing":"yes","kind":"postgresql","name":"feat"}`, 404, "not_found"},
+	} {
+		// A credential's last_used_at moves on a refused request too: use it
+		// first.
+		send(t, srv, http.MethodGet, "/v1/organizations/"+srv.Org()+"/databases", tc.auth, "")
+		before, err := srv.Snapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := send(t, srv, http.MethodPost, "/v1/organizations/"+srv.Org()+"/databases/fresh/branches", tc.auth, tc.body)
+		if r.status != tc.status || !strings.Contains(string(r.body), tc.says) {
+			t.Errorf("%s: %d %s, want %d naming %q", tc.name, r.status, r.body, tc.status, tc.says)
+		}
+		if after, err := srv.Snapshot(); err != nil || !bytes.Equal(before, after) {
+			t.Errorf("%s: the refusal changed the world (%v)", tc.name, err)
+		}
 	}
 	// Without the flag, a missing database is not found, kind or not.
 	for _, p := range []platform.CreateBranchParams{{}, {Kind: platform.KindMySQL}, {Kind: platform.KindMySQL, CreateDatabaseIfMissing: platform.Ptr(false)}} {

@@ -454,7 +454,11 @@ func (c *call) parsePage() error {
 
 // decodeBody reads and decodes the JSON body of a route that takes one,
 // and runs its check when its type has one (bodyChecker). Its error is held
-// back until the permission check has passed. A route that takes none
+// back until the permission check has passed; with it comes what decoded
+// of the body (encoding/json decodes every field it can), which the path
+// and permission checks may read (a create_branch asking to create its
+// database, then refused for a field of the wrong type, is a 400 as it is
+// where the database exists, not a 404). A route that takes none
 // still refuses a body that is not a JSON object, as every route does
 // (malformed JSON is a 400 whatever the mode), and ignores the fields of
 // one, unless strict: then every field of it is unknown, whatever the
@@ -465,11 +469,11 @@ func decodeBody(w http.ResponseWriter, r *http.Request, rt *route, strict bool) 
 	}
 	v := rt.newBody()
 	if err := readJSON(w, r, v, strict); err != nil {
-		return nil, err
+		return v, err
 	}
 	if b, ok := v.(bodyChecker); ok {
 		if err := b.check(); err != nil {
-			return nil, err
+			return v, err
 		}
 	}
 	return v, nil
