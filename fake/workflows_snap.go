@@ -412,7 +412,8 @@ func (ld *loader) loadWorkflowVDiff(wf *workflowRec, vs *workflowVDiffSnap) erro
 		return fmt.Errorf("completed, and its workflow never verified its data")
 	}
 	vd := &workflowVDiff{id: vs.ID, created: vs.Created, begun: vs.Begun, start: vs.Start, due: vs.Due, ended: vs.Ended, state: vs.State}
-	targets := streamShards(wf.streams, false)
+	targets, sources := streamShards(wf.streams, false), streamShards(wf.streams, true)
+	rows := int64(vrRowsPerTable * len(sources))
 	for i, r := range vs.Tables {
 		var err error
 		switch {
@@ -422,8 +423,8 @@ func (ld *loader) loadWorkflowVDiff(wf *workflowRec, vs *workflowVDiffSnap) erro
 			err = fmt.Errorf("shard %q is not a target shard of its streams", r.Shard)
 		case slices.ContainsFunc(vs.Tables[:i], func(o vdiffTableShardSnap) bool { return o.Table == r.Table && o.Shard == r.Shard }):
 			err = fmt.Errorf("table %s on shard %s appears twice", r.Table, r.Shard)
-		case r.Rows < 1:
-			err = fmt.Errorf("rows %d is not a number of rows", r.Rows)
+		case r.Rows != rows:
+			err = fmt.Errorf("rows %d, not the %d its streams copied (%d from each of %d source shards)", r.Rows, rows, vrRowsPerTable, len(sources))
 		default:
 			err = checkVDiffDifferences(r.Table, &r.Diffs)
 		}

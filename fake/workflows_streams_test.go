@@ -779,6 +779,8 @@ func TestWorkflowSnapshotRefusesStreams(t *testing.T) {
 		{"a verification on another shard", func(m map[string]any) { vdiffTable(m, 0)["shard"] = "c0-" }, []string{"vdiff", "tables[0]", `shard "c0-"`}},
 		{"a table compared twice", func(m map[string]any) { vdiffTable(m, 1)["shard"] = "-80" }, []string{"vdiff", "tables[1]", "appears twice"}},
 		{"a table without rows", func(m map[string]any) { vdiffTable(m, 0)["rows"] = 0 }, []string{"vdiff", "tables[0]", "rows 0"}},
+		{"rows its streams did not copy", func(m map[string]any) { vdiffTable(m, 0)["rows"] = 5 }, []string{"vdiff", "tables[0]", "rows 5, not the"}},
+		{"rows past any count", func(m map[string]any) { vdiffTable(m, 0)["rows"] = int64(1<<63 - 1) }, []string{"vdiff", "tables[0]", "not the"}},
 		{"a table not compared", func(m map[string]any) { vdiff(m)["tables"] = vdiff(m)["tables"].([]any)[1:] }, []string{"vdiff", "3 tables compared, want 4"}},
 		{"a difference without a key", func(m map[string]any) {
 			vdiffTable(m, 0)["diffs"] = map[string]any{"mismatched": []any{""}}
