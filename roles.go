@@ -48,6 +48,8 @@ const (
 	RoleRenewable RoleStatus = "renewable"
 	// RoleExpired: the ttl has run out.
 	RoleExpired RoleStatus = "expired"
+	// RoleDisabled: disabled (DisabledAt set).
+	RoleDisabled RoleStatus = "disabled"
 )
 
 // QuerySafety is how a role's queries are held to a safety rule.

@@ -2,6 +2,8 @@ package fake
 
 import (
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/dbplatform/platform-go"
@@ -70,12 +72,13 @@ func (l *lease) inStatus(status string, now time.Time) bool {
 	return true
 }
 
-// leaseStatus reads a list's status filter from the query.
-func leaseStatus(c *call) (string, error) {
+// leaseStatus reads a list's status filter from the query: active,
+// renewable or expired, or one of more the list takes.
+func leaseStatus(c *call, more ...string) (string, error) {
 	status := c.r.URL.Query().Get("status")
-	switch status {
-	case "", "active", "renewable", "expired":
+	switch {
+	case status == "", status == "active", status == "renewable", status == "expired", slices.Contains(more, status):
 		return status, nil
 	}
-	return "", badRequest("status must be active, renewable or expired, got %q", status)
+	return "", badRequest("status must be %s, got %q", strings.Join(append([]string{"active", "renewable", "expired"}, more...), ", "), status)
 }

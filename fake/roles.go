@@ -223,7 +223,10 @@ func (c *call) role() (*roleRec, error) {
 
 func listRoles(c *call) (any, error) {
 	b := c.branch
-	status, err := leaseStatus(c)
+	// disabled, which the service's command-line tool offers, keeps the
+	// roles whose disabled_at is set: none, as no operation the fake
+	// serves disables a role.
+	status, err := leaseStatus(c, "disabled")
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +236,7 @@ func listRoles(c *call) (any, error) {
 		return pageOf(c, &b.roles.live, true, render), nil
 	}
 	keep := func(r *roleRec) bool {
-		return r.inStatus(status, c.now) &&
+		return status != "disabled" && r.inStatus(status, c.now) &&
 			(strings.Contains(strings.ToLower(r.name), search) || strings.Contains(strings.ToLower(r.username()), search))
 	}
 	return filteredPageOf(c, &b.roles.live, true, keep, render), nil

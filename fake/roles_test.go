@@ -300,7 +300,7 @@ func TestRoleExpiry(t *testing.T) {
 	}
 	statuses := func() map[platform.RoleStatus][]string {
 		out := map[platform.RoleStatus][]string{}
-		for _, s := range []platform.RoleStatus{"", platform.RoleActive, platform.RoleRenewable, platform.RoleExpired} {
+		for _, s := range []platform.RoleStatus{"", platform.RoleActive, platform.RoleRenewable, platform.RoleExpired, platform.RoleDisabled} {
 			out[s] = listRoleIDs(t, srv, c, "main", platform.ListRolesParams{Status: s})
 		}
 		return out
@@ -313,6 +313,7 @@ func TestRoleExpiry(t *testing.T) {
 		platform.RoleActive:    all,
 		platform.RoleRenewable: {short.ID, long.ID},
 		platform.RoleExpired:   nil,
+		platform.RoleDisabled:  nil,
 	}
 	if diff := cmp.Diff(want, statuses()); diff != "" {
 		t.Errorf("before the ttl (-want +got):\n%s", diff)
@@ -324,6 +325,9 @@ func TestRoleExpiry(t *testing.T) {
 		platform.RoleActive:    {def.ID, long.ID, forever.ID},
 		platform.RoleRenewable: {long.ID},
 		platform.RoleExpired:   {short.ID},
+		// The service's command-line tool offers disabled; no operation the
+		// fake serves disables a role (an expired one is expired).
+		platform.RoleDisabled: nil,
 	}
 	if diff := cmp.Diff(want, statuses()); diff != "" {
 		t.Errorf("at the ttl (-want +got):\n%s", diff)
