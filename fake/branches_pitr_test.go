@@ -469,5 +469,7 @@ func TestRestoreRefusesRestorePoints(t *testing.T) {
 			"restores branch " + p.appMainID + " of another database"},
 		{"itself", func(d refusalDoc) { set(d, "", 0) },
 			"not its parent"},
+		{"itself, without a restore point", func(d refusalDoc) { delete(set(d, "", 0), "restore_point") },
+			"restored_from is the branch itself"},
 	})
 }

@@ -194,8 +194,12 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 	}
 	ld.later(func() (err error) {
 		b.restoredFrom, err = ref(ld.branches, bs.RestoredFrom, "restored_from branch")
-		if err == nil {
-			err = checkRestoredPoint(b)
+		switch {
+		case err != nil:
+		case b.restoredFrom == b && bs.RestorePoint == nil:
+			err = fmt.Errorf("restored_from is the branch itself: a branch restores another's backup or point in time")
+		default:
+			err = checkRestoredPoint(b) // which refuses itself too
 		}
 		return named(err, "branch %s", b.id)
 	})
