@@ -332,7 +332,8 @@ type CancelMoveTablesParams struct {
 
 // CancelMoveTables starts cancelling a MoveTables workflow that has no
 // traffic switched: its streams and routing rules go, the tables stay in
-// the source.
+// the source, and the copies create made in the target go unless
+// KeepData.
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/move-tables/workflows/{workflow}/cancel
 func (s *VitessService) CancelMoveTables(ctx context.Context, p *CancelMoveTablesParams) (*VitessOperationRef, error) {
