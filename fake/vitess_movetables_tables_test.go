@@ -1,12 +1,15 @@
 package fake_test
 
 import (
+	"encoding/json"
+
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake"
 )
 
 // mtTables is what the keyspaces of mtEnv hold: app's and sharded's
@@ -198,5 +201,83 @@ func TestMoveTablesTargetTablesFailed(t *testing.T) {
 	e.doc("cancel")
 	if diff := cmp.Diff(before, e.tables()); diff != "" {
 		t.Errorf("after the cancel (-want +got):\n%s", diff)
+	}
+}
+
+// TestMoveTablesTargetTablesOldSnapshot: a snapshot of a fake that
+// created a MoveTables workflow's tables in the target only at
+// completion (a workflow mid-copy, the target without them) restores as
+// it was; complete then adds the tables to the target, and cancel has
+// none to drop.
+func TestMoveTablesTargetTablesOldSnapshot(t *testing.T) {
+	t.Parallel()
+	e := newMTEnv(t)
+	e.createUsersMove("vtctld")
+	e.srv.Advance(5 * time.Second)
+	now, err := e.srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := editSnapshot(t, now, func(_ map[string]any, recs []any) []any {
+		for _, r := range recs {
+			ks := r.(map[string]any)
+			if ks["name"] != "sharded" {
+				continue
+			}
+			delete(ks["tables"].(map[string]any), "users")
+			if text, _ := ks["vschema"].(string); text != "" {
+				var doc map[string]any
+				if err := json.Unmarshal([]byte(text), &doc); err != nil {
+					t.Fatal(err)
+				}
+				delete(doc["tables"].(map[string]any), "users")
+				out, err := json.Marshal(doc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ks["vschema"] = string(out)
+			}
+		}
+		return recs
+	}, "branches", "keyspaces")
+	restore := func(t *testing.T, data []byte) *mtEnv {
+		t.Helper()
+		again := &mtEnv{&drEnv{t: t, srv: fake.NewServer(t), org: e.org}}
+		if err := again.srv.Restore(data); err != nil {
+			t.Fatal(err)
+		}
+		again.c = again.srv.Client()
+		return again
+	}
+	if diff := cmp.Diff(e.view(), restore(t, now).view()); diff != "" {
+		t.Errorf("restored (-original +restored):\n%s", diff)
+	}
+	oldView := e.view()
+	oldView.Tables, oldView.VSchema = []string{"events"}, []string{"events"}
+	for _, tc := range []struct {
+		name string
+		end  func(e *mtEnv)
+		want mtTables
+	}{
+		{"complete", func(e *mtEnv) {
+			e.vt("switch", &platform.SwitchTrafficParams{})
+			e.vt("complete", &platform.CompleteMoveTablesParams{})
+		}, mtTables{AppTables: []string{"audit"}, Tables: []string{"events", "users"}, AppVSchema: []string{"audit"}, VSchema: []string{"events", "users"}}},
+		{"cancel", func(e *mtEnv) { e.vt("cancel", &platform.CancelMoveTablesParams{}) },
+			mtTables{AppTables: []string{"audit", "users"}, Tables: []string{"events"}, AppVSchema: []string{"audit", "users"}, VSchema: []string{"events"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			again := restore(t, old)
+			again.t = t
+			if diff := cmp.Diff(oldView, again.view()); diff != "" {
+				t.Fatalf("restored from the old snapshot (-want +got):\n%s", diff)
+			}
+			again.srv.Advance(time.Hour)
+			tc.end(again)
+			if diff := cmp.Diff(tc.want, again.tables()); diff != "" {
+				t.Errorf("at the end (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
