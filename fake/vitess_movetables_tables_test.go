@@ -281,3 +281,65 @@ func TestMoveTablesTargetTablesOldSnapshot(t *testing.T) {
 		})
 	}
 }
+
+// TestMoveTablesTargetOwnVSchema: a target keyspace with a VSchema of its
+// own gains each table's entry at create (on the hash vindex, defined
+// with it, over the first primary-key column, as the sharded default
+// has) and loses it at cancel, the hash vindex staying; a snapshot taken
+// mid-copy restores.
+func TestMoveTablesTargetOwnVSchema(t *testing.T) {
+	t.Parallel()
+	for _, api := range []string{"vtctld", "platform"} {
+		t.Run(api, func(t *testing.T) {
+			t.Parallel()
+			e := newMTEnv(t)
+			ctx := t.Context()
+			own := `{"sharded": true, "vindexes": {"xx": {"type": "xxhash"}}, "tables": {"events": {"column_vindexes": [{"column": "id", "name": "xx"}]}}}`
+			if _, err := e.c.Keyspaces.UpdateVSchema(ctx, &platform.UpdateVSchemaParams{Organization: e.org, Database: drDB, Branch: "main", Keyspace: "sharded", VSchema: own}); err != nil {
+				t.Fatal(err)
+			}
+			vschema := func() map[string]any {
+				t.Helper()
+				vs, err := e.c.Keyspaces.GetVSchema(ctx, &platform.GetVSchemaParams{Organization: e.org, Database: drDB, Branch: "main", Keyspace: "sharded"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var doc map[string]any
+				if err := json.Unmarshal([]byte(vs.Raw), &doc); err != nil {
+					t.Fatal(err)
+				}
+				return doc
+			}
+			e.createUsersMove(api)
+			e.srv.Advance(5 * time.Second)
+			want := map[string]any{
+				"sharded":  true,
+				"vindexes": map[string]any{"xx": map[string]any{"type": "xxhash"}, "hash": map[string]any{"type": "hash"}},
+				"tables": map[string]any{
+					"events": map[string]any{"column_vindexes": []any{map[string]any{"column": "id", "name": "xx"}}},
+					"users":  map[string]any{"column_vindexes": []any{map[string]any{"column": "id", "name": "hash"}}},
+				},
+			}
+			if diff := cmp.Diff(want, vschema()); diff != "" {
+				t.Errorf("while copying (-want +got):\n%s", diff)
+			}
+			data, err := e.srv.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := fake.NewServer(t).Restore(data); err != nil {
+				t.Errorf("Restore mid-copy: %v", err)
+			}
+			e.srv.Advance(time.Hour)
+			if api == "vtctld" {
+				e.vt("cancel", &platform.CancelMoveTablesParams{})
+			} else {
+				e.doc("cancel")
+			}
+			delete(want["tables"].(map[string]any), "users")
+			if diff := cmp.Diff(want, vschema()); diff != "" {
+				t.Errorf("after cancel (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
