@@ -73,6 +73,16 @@ func (e *mtEnv) vt(action string, body any) {
 	e.must(e.act(action, body))
 }
 
+// finish lets mtWorkflow copy, ends it with end and checks the tables.
+func (e *mtEnv) finish(end func(e *mtEnv), want mtTables) {
+	e.t.Helper()
+	e.srv.Advance(time.Hour)
+	end(e)
+	if diff := cmp.Diff(want, e.tables()); diff != "" {
+		e.t.Errorf("at the end (-want +got):\n%s", diff)
+	}
+}
+
 // TestMoveTablesTargetTables: a MoveTables workflow, made through either
 // API, has its tables in the target keyspace's schema and VSchema from
 // create on; complete drops them from the source (keep_data keeps them
@@ -146,11 +156,7 @@ func TestMoveTablesTargetTables(t *testing.T) {
 			if diff := cmp.Diff(during, e.tables()); diff != "" {
 				t.Errorf("copying (-want +got):\n%s", diff)
 			}
-			e.srv.Advance(time.Hour)
-			tc.end(e)
-			if diff := cmp.Diff(tc.want, e.tables()); diff != "" {
-				t.Errorf("at the end (-want +got):\n%s", diff)
-			}
+			e.finish(tc.end, tc.want)
 		})
 	}
 }
@@ -273,11 +279,7 @@ func TestMoveTablesTargetTablesOldSnapshot(t *testing.T) {
 			if diff := cmp.Diff(oldView, again.view()); diff != "" {
 				t.Fatalf("restored from the old snapshot (-want +got):\n%s", diff)
 			}
-			again.srv.Advance(time.Hour)
-			tc.end(again)
-			if diff := cmp.Diff(tc.want, again.tables()); diff != "" {
-				t.Errorf("at the end (-want +got):\n%s", diff)
-			}
+			again.finish(tc.end, tc.want)
 		})
 	}
 }
