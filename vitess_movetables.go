@@ -67,7 +67,9 @@ type CreateMoveTablesParams struct {
 	AtomicCopy  *bool    `json:"atomic_copy,omitempty"`
 }
 
-// CreateMoveTables starts creating a MoveTables workflow.
+// CreateMoveTables starts creating a MoveTables workflow: its tables are
+// created in the target keyspace (schema and VSchema) before its streams
+// start copying.
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/move-tables/workflows
 func (s *VitessService) CreateMoveTables(ctx context.Context, p *CreateMoveTablesParams) (*VitessOperationRef, error) {
@@ -332,7 +334,8 @@ type CancelMoveTablesParams struct {
 
 // CancelMoveTables starts cancelling a MoveTables workflow that has no
 // traffic switched: its streams and routing rules go, the tables stay in
-// the source.
+// the source, and the copies create made in the target go unless
+// KeepData.
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/move-tables/workflows/{workflow}/cancel
 func (s *VitessService) CancelMoveTables(ctx context.Context, p *CancelMoveTablesParams) (*VitessOperationRef, error) {
@@ -362,8 +365,9 @@ type CompleteMoveTablesParams struct {
 }
 
 // CompleteMoveTables starts completing a MoveTables workflow whose
-// traffic is all switched: the tables leave the source keyspace's schema
-// and VSchema for the target's, and the workflow ends.
+// traffic is all switched: the tables, in the target keyspace since the
+// workflow was created, leave the source keyspace's schema and VSchema,
+// and the workflow ends.
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/branches/{branch}/move-tables/workflows/{workflow}/complete
 func (s *VitessService) CompleteMoveTables(ctx context.Context, p *CompleteMoveTablesParams) (*VitessOperationRef, error) {

@@ -356,7 +356,8 @@ type CreateWorkflowParams struct {
 	OnDDL              *WorkflowOnDDL `json:"on_ddl,omitempty"`
 }
 
-// Create starts a workflow. It starts pending; [WorkflowsService.Wait]
+// Create starts a workflow, creating its tables in the target keyspace
+// (schema and VSchema). It starts pending; [WorkflowsService.Wait]
 // waits until it is running, caught up with its source.
 //
 // API: POST /v1/organizations/{organization}/databases/{database}/workflows
@@ -381,7 +382,8 @@ func (s *WorkflowsService) Get(ctx context.Context, p *WorkflowParams) (*Workflo
 }
 
 // Cancel cancels a workflow that has not completed, reversing the traffic
-// it switched, and returns it (cancelling, or first
+// it switched and dropping the tables its creation made in the target
+// keyspace, and returns it (cancelling, or first
 // reversing_traffic_for_cancel).
 //
 // API: DELETE /v1/organizations/{organization}/databases/{database}/workflows/{number}

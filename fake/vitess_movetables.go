@@ -26,9 +26,12 @@ import (
 // between running, switched_replicas and switched_primaries (reads are
 // replica and rdonly together, writes are primary, and writes switch
 // after reads and reverse before them); cancel ends it cancelled
-// (refused while traffic is switched); complete ends it completed, its
-// tables moved from the source keyspace's schema and VSchema to the
-// target's.
+// (refused while traffic is switched), its tables dropped from the
+// target keyspace unless keep_data; complete ends it completed, its
+// tables dropped from the source keyspace's schema and VSchema. The
+// tables are in the target's schema and VSchema from create on
+// (createTargetTables), as Vitess copies the schema before the streams
+// start.
 
 func vitessMoveTablesRoutes() []route {
 	const wfs = "/v1/organizations/{organization}/databases/{database}/branches/{branch}/move-tables/workflows"
@@ -612,8 +615,9 @@ func checkMoveTablesCancel(vw *vrWorkflow) error {
 }
 
 // cancelMoveTables cancels vw, answering vtctldata.WorkflowDeleteResponse:
-// its documented workflow is cancelled, its streams go, and its routing
-// rules unless kept.
+// its documented workflow is cancelled, its streams go, its tables leave
+// the target keyspace unless keep_data, and its routing rules unless
+// kept.
 func (w *world) cancelMoveTables(vw *vrWorkflow, p *platform.CancelMoveTablesParams, actor *userRec) *protoTabletsResponse {
 	wf, b := vw.doc, vw.target.branch
 	now := w.clock.Now()
@@ -622,6 +626,9 @@ func (w *world) cancelMoveTables(vw *vrWorkflow, p *platform.CancelMoveTablesPar
 	wf.state, wf.updated, wf.cancelled, wf.cancelledBy = platform.WorkflowCancelled, now, now, actor
 	wf.failedFrom, wf.errors = "", ""
 	w.endWorkflow(wf)
+	if p.KeepData == nil || !*p.KeepData {
+		w.dropTargetTables(wf)
+	}
 	if p.KeepRoutingRules != nil && *p.KeepRoutingRules {
 		b.x().routingRules = rules
 	}
@@ -646,7 +653,7 @@ func checkMoveTablesComplete(vw *vrWorkflow, p *platform.CompleteMoveTablesParam
 		// What completeWorkflow refuses too, checked before anything moves.
 		return unprocessable("workflow %s: keyspace %s or %s was deleted; cancel the workflow", vw.name, wf.source.name, wf.target.name)
 	}
-	return checkWorkflowTables(wf.branch, wf.source, wf.target, wf.tables)
+	return checkWorkflowSource(wf)
 }
 
 // protoCompleteResponse is vtctldata.MoveTablesCompleteResponse.
@@ -656,9 +663,10 @@ type protoCompleteResponse struct {
 }
 
 // completeMoveTables completes vw (a dry run changes nothing): its
-// documented workflow completes, moving the tables from the source's
-// schema and VSchema to the target's; keep_data leaves them in the
-// source too, rename_tables leaves them there as _<table>_old;
+// documented workflow completes, dropping the tables, which the target
+// has had since create, from the source's schema and VSchema; keep_data
+// leaves them in the source's schema, rename_tables leaves them there as
+// _<table>_old;
 // keep_routing_rules keeps the routing rules.
 func (w *world) completeMoveTables(vw *vrWorkflow, p *platform.CompleteMoveTablesParams, actor *userRec) *protoCompleteResponse {
 	wf, b := vw.doc, vw.target.branch

@@ -262,14 +262,17 @@ func TestMoveTablesLifecycle(t *testing.T) {
 	if !strings.Contains(r.Summary, "Successfully created the move-users MoveTables workflow on (2) target primary tablets") {
 		t.Errorf("create summary %q", r.Summary)
 	}
+	// The tables are in the target from the create on, in its schema and
+	// its VSchema; complete drops them from the source.
 	pending := before
+	pending.Tables, pending.VSchema = []string{"events", "users"}, []string{"events", "users"}
 	pending.Streams, pending.Doc, pending.Traffic = platform.VReplicationCopying, "pending", platform.TrafficNotSwitched
 	pending.Rules = rulesTo("app", "app")
 	if diff := cmp.Diff(pending, e.view()); diff != "" {
 		t.Fatalf("pending (-want +got):\n%s", diff)
 	}
 	e.srv.Advance(5 * time.Second)
-	copying := before
+	copying := pending
 	copying.Streams, copying.Doc, copying.Traffic = platform.VReplicationCopying, "copying", platform.TrafficNotSwitched
 	copying.Rules = rulesTo("app", "app")
 	if diff := cmp.Diff(copying, e.view()); diff != "" {
@@ -409,7 +412,8 @@ func TestMoveTablesRefusals(t *testing.T) {
 	e.settle(ref.ID)
 	e.srv.Advance(5 * time.Second) // copying
 	e.refuse(t, []mtRefusal{
-		create("name taken", body(""), `workflow "move-users" exists in keyspace sharded already`),
+		create("name taken", `{"workflow":"move-users","source_keyspace":"app","target_keyspace":"sharded","tables":["audit"]}`, `workflow "move-users" exists in keyspace sharded already`),
+		create("table copied into the target", `{"workflow":"other","source_keyspace":"app","target_keyspace":"sharded","tables":["users"]}`, `table "users" is in keyspace sharded already`),
 		create("table moving", `{"workflow":"other","source_keyspace":"app","target_keyspace":"archive","tables":["users"]}`, `table "users" is already moving in workflow #1`),
 		create("name of a documented workflow", `{"workflow":"move-users","source_keyspace":"app","target_keyspace":"archive","tables":["audit"]}`, `workflow "move-users" is taken by workflow #1`),
 		{"switch while copying", "POST", wf + "/switch-traffic", `{"target_keyspace":"sharded"}`, 422, "workflow move-users is copying; switch-traffic needs it running"},

@@ -473,6 +473,17 @@ func checkWorkflowTables(b *branchRec, source, target *keyspaceRec, tables []str
 	return nil
 }
 
+// checkWorkflowSource refuses to complete wf when a table it moves was
+// dropped from its source keyspace since it was created.
+func checkWorkflowSource(wf *workflowRec) error {
+	for _, t := range wf.tables {
+		if wf.source.tables[t] == "" {
+			return unprocessable("table %q is not in keyspace %s of branch %s: it was dropped since workflow %s was created", t, wf.source.name, wf.branch.name, wf.name)
+		}
+	}
+	return nil
+}
+
 // Routing rules of MoveTables.
 
 // syncMoveTablesRules writes the routing rules of a MoveTables workflow
@@ -539,37 +550,47 @@ func marshalIndented(doc map[string]any) string {
 	return string(out)
 }
 
-// moveVSchemaTables moves tables' entries from the VSchema of source to
-// target's, as a completed MoveTables does: a keyspace with the default
-// VSchema follows its tables already; a VSchema of its own loses (source)
-// or gains (target: with a hash vindex on the first primary-key column
-// when sharded, as the default has, and the hash vindex defined when it
-// is not) each table's entry.
-func (w *world) moveVSchemaTables(source, target *keyspaceRec, tables []string) {
-	edit := func(ks *keyspaceRec, fn func(doc, entries map[string]any)) {
-		text := ks.more.read().vschema
-		if text == "" {
-			return
-		}
-		doc := map[string]any{}
-		if err := json.Unmarshal([]byte(text), &doc); err != nil {
-			return // checked when set and restored
-		}
-		entries, _ := doc["tables"].(map[string]any)
-		if entries == nil {
-			entries = map[string]any{}
-		}
-		fn(doc, entries)
-		doc["tables"] = entries
-		ks.x().vschema = marshalIndented(doc)
-		ks.updated = w.clock.Now()
+// VSchema entries of MoveTables: a keyspace with the default VSchema
+// follows its tables already; a VSchema of its own gains (the target, at
+// create) or loses (the source at complete, the target at cancel) each
+// table's entry.
+
+// editVSchema changes ks's VSchema of its own with fn; a default VSchema
+// is left as it is.
+func (w *world) editVSchema(ks *keyspaceRec, fn func(doc, entries map[string]any)) {
+	text := ks.more.read().vschema
+	if text == "" {
+		return
 	}
-	edit(source, func(_, entries map[string]any) {
+	doc := map[string]any{}
+	if err := json.Unmarshal([]byte(text), &doc); err != nil {
+		return // checked when set and restored
+	}
+	entries, _ := doc["tables"].(map[string]any)
+	if entries == nil {
+		entries = map[string]any{}
+	}
+	fn(doc, entries)
+	doc["tables"] = entries
+	ks.x().vschema = marshalIndented(doc)
+	ks.updated = w.clock.Now()
+}
+
+// dropVSchemaTables removes tables' entries from ks's VSchema.
+func (w *world) dropVSchemaTables(ks *keyspaceRec, tables []string) {
+	w.editVSchema(ks, func(_, entries map[string]any) {
 		for _, t := range tables {
 			delete(entries, t)
 		}
 	})
-	edit(target, func(doc, entries map[string]any) {
+}
+
+// addVSchemaTables adds an entry for each of tables that target's
+// VSchema lacks: with a hash vindex on the first primary-key column of
+// the table in target's schema when target is sharded, as the default
+// has, and the hash vindex defined when it is not.
+func (w *world) addVSchemaTables(target *keyspaceRec, tables []string) {
+	w.editVSchema(target, func(doc, entries map[string]any) {
 		for _, t := range tables {
 			if _, ok := entries[t]; ok {
 				continue

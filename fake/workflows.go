@@ -347,6 +347,44 @@ func (w *world) addWorkflow(wf *workflowRec, opts vrOptions) {
 	wf.rows = w.newWorkflowTables(wf, vw)
 	w.newWorkflowStreams(wf, vw)
 	w.workflowStep(wf, platform.WorkflowPending, w.timing.WorkflowStart)
+	w.createTargetTables(wf)
+}
+
+// createTargetTables creates the tables of wf, a new workflow, in its
+// target keyspace, as Vitess's MoveTables copies the schema before its
+// streams start: each table's definition in the source, and its entry in
+// the target's VSchema (addVSchemaTables). The branch's schema changes.
+func (w *world) createTargetTables(wf *workflowRec) {
+	dst := cloneMap(wf.target.tables)
+	for _, t := range wf.tables {
+		dst[t] = wf.source.tables[t]
+	}
+	wf.target.tables = dst
+	w.addVSchemaTables(wf.target, wf.tables)
+	w.workflowSchemaChanged(wf)
+}
+
+// dropTargetTables drops the tables of wf, cancelled, from its target
+// keyspace's schema and VSchema, as cancelling a MoveTables without
+// keep_data does; a table the target no longer has is left alone.
+func (w *world) dropTargetTables(wf *workflowRec) {
+	dst := cloneMap(wf.target.tables)
+	for _, t := range wf.tables {
+		delete(dst, t)
+	}
+	if len(dst) == len(wf.target.tables) {
+		return
+	}
+	wf.target.tables = dst
+	w.dropVSchemaTables(wf.target, wf.tables)
+	w.workflowSchemaChanged(wf)
+}
+
+// workflowSchemaChanged notes that wf changed its branch's schema.
+func (w *world) workflowSchemaChanged(wf *workflowRec) {
+	now := w.clock.Now()
+	wf.branch.schemaUpdated, wf.branch.updated = now, now
+	w.schemaChanged(wf.branch, nil)
 }
 
 // refuseIn answers an action of wf that its state does not allow, naming
@@ -435,9 +473,12 @@ func (w *world) reverseCutover(who *principal, wf *workflowRec) error {
 	return nil
 }
 
-// completeWorkflow ends a workflow that has cut over: its tables move from
-// the source keyspace's schema to the target's. A table dropped from the
-// source, or created in the target, since is a 422 naming it.
+// completeWorkflow ends a workflow that has cut over: its tables, which
+// the target has had since the workflow was created, go from the source
+// keyspace's schema and VSchema. A table dropped from the source since is
+// a 422 naming it. A table the target lacks (dropped from it since, or
+// restored from a snapshot of a fake that created the tables only at
+// completion) gets the source's definition.
 func (w *world) completeWorkflow(who *principal, wf *workflowRec) error {
 	if wf.state != platform.WorkflowCutover {
 		return refuseIn(wf, "complete", platform.WorkflowCutover)
@@ -445,18 +486,20 @@ func (w *world) completeWorkflow(who *principal, wf *workflowRec) error {
 	if wf.source.gone() || wf.target.gone() {
 		return unprocessable("workflow #%d: keyspace %s or %s was deleted; cancel the workflow", wf.number, wf.source.name, wf.target.name)
 	}
-	if err := checkWorkflowTables(wf.branch, wf.source, wf.target, wf.tables); err != nil {
+	if err := checkWorkflowSource(wf); err != nil {
 		return err
 	}
 	src, dst := cloneMap(wf.source.tables), cloneMap(wf.target.tables)
 	for _, t := range wf.tables {
-		dst[t] = src[t]
+		if dst[t] == "" {
+			dst[t] = src[t]
+		}
 		delete(src, t)
 	}
 	wf.source.tables, wf.target.tables = src, dst
-	wf.branch.schemaUpdated, wf.branch.updated = w.clock.Now(), w.clock.Now()
-	w.schemaChanged(wf.branch, nil)
-	w.moveVSchemaTables(wf.source, wf.target, wf.tables)
+	w.dropVSchemaTables(wf.source, wf.tables)
+	w.addVSchemaTables(wf.target, wf.tables)
+	w.workflowSchemaChanged(wf)
 	wf.state, wf.updated = platform.WorkflowCompleted, w.clock.Now()
 	wf.completed, wf.completedBy = w.clock.Now(), who.user
 	w.endWorkflow(wf)
@@ -552,6 +595,7 @@ func (w *world) advanceWorkflow(wf *workflowRec, now time.Time) {
 	case platform.WorkflowCancelling:
 		wf.state, wf.cancelled = platform.WorkflowCancelled, now
 		w.endWorkflow(wf)
+		w.dropTargetTables(wf)
 		return
 	}
 	w.syncMoveTablesRules(wf)

@@ -354,8 +354,11 @@ func TestWorkflowLifecycle(t *testing.T) {
 	if !wf.ReplicasSwitched || !wf.PrimariesSwitched || wf.SwitchPrimariesAt == nil || wf.SwitchPrimariesBy == nil {
 		t.Errorf("primaries switched: %+v", wf)
 	}
-	if tables := wfTables(t, e, "main", wfTarget); len(tables) != 0 {
-		t.Errorf("before completion, %s holds %v", wfTarget, tables)
+	if diff := cmp.Diff([]string{"audit"}, wfTables(t, e, "main", wfTarget)); diff != "" {
+		t.Errorf("before completion, the target keyspace's tables (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"audit", "users"}, wfTables(t, e, "main", drDB)); diff != "" {
+		t.Errorf("before completion, the source keyspace's tables (-want +got):\n%s", diff)
 	}
 	act("cutover")
 	wf = step(platform.WorkflowCutover)
@@ -423,8 +426,8 @@ func TestWorkflowReverseTraffic(t *testing.T) {
 	if wf.ReversedCutoverBy == nil || wf.ReplicasSwitched || wf.PrimariesSwitched || wf.ReversedAt == nil {
 		t.Errorf("reversed cutover: %+v", wf)
 	}
-	if tables := wfTables(t, e2, "main", wfTarget); len(tables) != 0 {
-		t.Errorf("after a reversed cutover, %s holds %v", wfTarget, tables)
+	if diff := cmp.Diff([]string{"audit"}, wfTables(t, e2, "main", wfTarget)); diff != "" {
+		t.Errorf("after a reversed cutover, the target keyspace's tables (-want +got):\n%s", diff)
 	}
 }
 
