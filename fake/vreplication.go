@@ -839,6 +839,7 @@ func renderVRWorkflow(vw *vrWorkflow, now time.Time, t *Timings) *protoWorkflow 
 	if state == vrRunning || state == vrCopying {
 		updated = now
 	}
+	refs := vw.target.referenceTables()
 	for _, s := range vw.streams() {
 		key := vw.target.name + "/" + s.targetShard
 		ss := out.ShardStreams[key]
@@ -856,7 +857,7 @@ func renderVRWorkflow(vw *vrWorkflow, now time.Time, t *Timings) *protoWorkflow 
 		}
 		st := protoStream{
 			ID: itoa(s.id), Shard: s.targetShard, State: state, DBName: "vt_" + vw.target.name,
-			BinlogSource: vw.binlogSource(s),
+			BinlogSource: vw.binlogSource(s, refs),
 			Position:     vrPosition(vw.source, s.source, vw.created, now),
 			TimeUpdated:  newProtoTime(updated), TransactionTimestamp: newProtoTime(updated),
 			Message:    msg,
@@ -892,8 +893,9 @@ func vrRows(n int, share float64) string {
 
 // binlogSource is what stream s replicates: its source shard, each
 // table's rule (a sharded target's stream keeps the rows of its shard's
-// key range).
-func (vw *vrWorkflow) binlogSource(s vrStream) *protoBinlogSource {
+// key range, but of the target's reference tables, refs, which every
+// shard copies whole).
+func (vw *vrWorkflow) binlogSource(s vrStream, refs map[string]bool) *protoBinlogSource {
 	src := &protoBinlogSource{
 		Keyspace: vw.source.name, Shard: s.source,
 		Filter:         &protoFilter{WorkflowType: vrWorkflowTypeNumber(vw.kind), WorkflowName: vw.name},
@@ -906,7 +908,6 @@ func (vw *vrWorkflow) binlogSource(s vrStream) *protoBinlogSource {
 	if vw.opts.sourceTimeZone != "" {
 		src.TargetTimeZone = "UTC"
 	}
-	refs := vw.target.referenceTables()
 	for _, t := range vw.tables {
 		filter := t.filter
 		if filter == "" {
