@@ -3,6 +3,7 @@ package fake_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -302,6 +303,28 @@ func TestDataImportCancelDeletesTheDatabase(t *testing.T) {
 	}
 }
 
+// TestDataImportCancelRefusesAProtectedDatabase: cancelling deletes the
+// database, so a deletion-protected one refuses it, naming the setting,
+// and keeps both the database and its import.
+func TestDataImportCancelRefusesAProtectedDatabase(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, fake.ImportSource{Reachable: true})
+	ctx := t.Context()
+	e.start(t, "imported")
+	if _, err := e.c.Databases.Update(ctx, &platform.UpdateDatabaseParams{Organization: e.org, Database: "imported", DeletionProtected: platform.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	before := opWorldState(t, e.srv)
+	err := e.c.DataImports.Cancel(ctx, e.ref("imported"))
+	apiError(t, err, http.StatusUnprocessableEntity, "deletion protected", "imported")
+	if diff := worldStateDiff(t, before, opWorldState(t, e.srv)); diff != "" {
+		t.Errorf("a refused cancel changed the world (-before +after):\n%s", diff)
+	}
+	if got := e.get(t, "imported").State; got != platform.DataImportPreparingDataCopy {
+		t.Errorf("the import after a refused cancel is %s", got)
+	}
+}
+
 // TestDataImportWithoutImport: the import operations of a database no
 // import created answer 404, which the service's command-line tool reads as
 // "not importing data".
@@ -406,6 +429,9 @@ func TestDataImportBadRequests(t *testing.T) {
 		word string
 	}{
 		{"no host", platform.StartDataImportParams{DatabaseName: "x", Connection: with(func(c *platform.DataImportConnection) { c.Hostname = " " })}, "connection.hostname"},
+		{"long host", platform.StartDataImportParams{DatabaseName: "x", Connection: with(func(c *platform.DataImportConnection) { c.Hostname = strings.Repeat("h", 256) })}, "connection.hostname is longer than 255"},
+		{"long password", platform.StartDataImportParams{DatabaseName: "x", Connection: with(func(c *platform.DataImportConnection) { c.Password = strings.Repeat("p", 64<<10+1) })}, "connection.password is longer"},
+		{"long ssl_key", platform.StartDataImportParams{DatabaseName: "x", Connection: with(func(c *platform.DataImportConnection) { c.SSLKey = strings.Repeat("k", 64<<10+1) })}, "connection.ssl_key is longer"},
 		{"no schema", platform.StartDataImportParams{DatabaseName: "x", Connection: with(func(c *platform.DataImportConnection) { c.Database = "" })}, "connection.schema_name"},
 		{"no user", platform.StartDataImportParams{DatabaseName: "x", Connection: with(func(c *platform.DataImportConnection) { c.Username = "" })}, "connection.username"},
 		{"bad port", platform.StartDataImportParams{DatabaseName: "x", Connection: with(func(c *platform.DataImportConnection) { c.Port = 70000 })}, "connection.port"},
@@ -422,6 +448,11 @@ func TestDataImportBadRequests(t *testing.T) {
 			tt.p.Organization = e.org
 			_, err := e.c.DataImports.Start(t.Context(), &tt.p)
 			apiError(t, err, http.StatusUnprocessableEntity, tt.word)
+			if strings.HasPrefix(tt.word, "connection.") {
+				// A test of the source checks the connection as a start does.
+				_, err := e.c.DataImports.TestSource(t.Context(), &platform.TestDataImportSourceParams{Organization: e.org, Connection: tt.p.Connection})
+				apiError(t, err, http.StatusUnprocessableEntity, tt.word)
+			}
 			if diff := worldStateDiff(t, before, opWorldState(t, e.srv)); diff != "" {
 				t.Errorf("a refused start changed the world (-before +after):\n%s", diff)
 			}
@@ -489,6 +520,9 @@ func TestImportNotifications(t *testing.T) {
 		{`{"migration_id":"m"}`, "event"},
 		{`{"migration_id":"m","event":"x","branch_name":"nope"}`, "branch_name"},
 		{`{"migration_id":"m","event":"x","table_count":-1}`, "table_count"},
+		{`{"migration_id":"m","event":"x","export_bytes":-1}`, "export_bytes"},
+		{`{"migration_id":"m","event":"x","duration_ms":-1}`, "duration_ms"},
+		{`{"migration_id":"m","event":"x","stage":"` + strings.Repeat("s", 4097) + `"}`, "stage is longer than 4096"},
 	} {
 		r := send(t, e.srv, "POST", "/internal/organizations/"+e.org+"/databases/app/d1-import-notifications", admin(e.srv), bad.body)
 		if r.status != http.StatusUnprocessableEntity || !json.Valid(r.body) || !strings.Contains(string(r.body), bad.word) {
@@ -649,5 +683,132 @@ func TestImportControlEndpoints(t *testing.T) {
 	r = send(t, srv, "GET", "/_fake/organizations/"+org+"/databases/nope/import-notifications", admin(srv), "")
 	if r.status != http.StatusNotFound {
 		t.Errorf("GET notifications of no database = %d, want 404", r.status)
+	}
+}
+
+// TestSetImportSourceRefuses: SetImportSource refuses a source it could not
+// answer from, naming what is wrong, and keeps what was set before.
+func TestSetImportSourceRefuses(t *testing.T) {
+	t.Parallel()
+	lint := func(n int) []platform.DataImportLintError {
+		out := make([]platform.DataImportLintError, n)
+		for i := range out {
+			out[i] = platform.DataImportLintError{LintError: "NO_PRIMARY_KEY"}
+		}
+		return out
+	}
+	tests := []struct {
+		name, org, host string
+		src             fake.ImportSource
+		word            string
+	}{
+		{"no organization", "nope", opImportHost, fake.ImportSource{Reachable: true}, `no organization "nope"`},
+		{"blank host", "", " ", fake.ImportSource{Reachable: true}, "not a host name"},
+		{"long host", "", strings.Repeat("h", 256), fake.ImportSource{Reachable: true}, "not a host name"},
+		{"bad plan", "", opImportHost, fake.ImportSource{SuggestedPlan: "gold"}, "suggested_plan"},
+		{"negative pool", "", opImportHost, fake.ImportSource{MaxPoolSize: -1}, "max_pool_size"},
+		{"huge pool", "", opImportHost, fake.ImportSource{MaxPoolSize: 1001}, "max_pool_size"},
+		{"too many lint errors", "", opImportHost, fake.ImportSource{LintErrors: lint(101)}, "lint_errors has 101"},
+		{"long connect error", "", opImportHost, fake.ImportSource{ConnectError: strings.Repeat("e", 4097)}, "connect_error"},
+		{"long password", "", opImportHost, fake.ImportSource{Password: strings.Repeat("p", 4097)}, "password"},
+		{"empty lint error", "", opImportHost, fake.ImportSource{LintErrors: []platform.DataImportLintError{{LintError: "X"}, {Table: "t"}}}, "lint_errors[1]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newImportEnv(t, fake.ImportSource{Reachable: true, Password: "p"})
+			before := opWorldState(t, e.srv)
+			org := tt.org
+			if org == "" {
+				org = e.org
+			}
+			err := e.srv.SetImportSource(org, tt.host, tt.src)
+			if err == nil || !strings.Contains(err.Error(), tt.word) {
+				t.Errorf("SetImportSource = %v, want an error naming %s", err, tt.word)
+			}
+			if diff := worldStateDiff(t, before, opWorldState(t, e.srv)); diff != "" {
+				t.Errorf("a refused SetImportSource changed the world (-before +after):\n%s", diff)
+			}
+			got, err := e.c.DataImports.TestSource(t.Context(), &platform.TestDataImportSourceParams{Organization: e.org, Connection: e.conn()})
+			if err != nil || !got.CanConnect {
+				t.Errorf("the source set before = %+v, %v; want it kept", got, err)
+			}
+		})
+	}
+}
+
+// TestSetImportSourceLimit: an organization holds at most 1,000 sources;
+// the 1,001st is refused, while one already set may still be replaced.
+func TestSetImportSourceLimit(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	org := srv.Org()
+	for i := range 1000 {
+		if err := srv.SetImportSource(org, fmt.Sprintf("h%d.example.com", i), fake.ImportSource{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := srv.SetImportSource(org, "one-more.example.com", fake.ImportSource{Reachable: true}); err == nil || !strings.Contains(err.Error(), "already has 1000 sources") {
+		t.Errorf("SetImportSource of the 1,001st = %v, want the limit named", err)
+	}
+	if err := srv.SetImportSource(org, "h7.example.com", fake.ImportSource{Reachable: true}); err != nil {
+		t.Errorf("replacing a source at the limit: %v", err)
+	}
+	c := srv.Client()
+	for host, want := range map[string]bool{"h7.example.com": true, "one-more.example.com": false} {
+		got, err := c.DataImports.TestSource(t.Context(), &platform.TestDataImportSourceParams{Organization: org,
+			Connection: platform.DataImportConnection{Hostname: host, Database: "legacy", Username: "u"}})
+		if err != nil || got.CanConnect != want {
+			t.Errorf("test of %s = %+v, %v; want can_connect %v", host, got, err, want)
+		}
+	}
+}
+
+// TestImportNotificationsKeepTheLast1000: a database keeps its last 1,000
+// notifications, the oldest going first; ImportNotifications answers an
+// empty list for a database that received none, and an error naming a
+// missing organization or database.
+func TestImportNotificationsKeepTheLast1000(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	org := srv.Org()
+	mustDB(t, srv, "app")
+	mustDB(t, srv, "quiet")
+	// The first 1,000 come with a restored snapshot: posting them would
+	// make the test slow.
+	snap, err := srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(snap, &m); err != nil {
+		t.Fatal(err)
+	}
+	notes := make([]any, 1000)
+	for i := range notes {
+		notes[i] = map[string]any{"at": "2026-01-01T00:00:00Z", "migration_id": fmt.Sprintf("m%d", i), "event": "progress"}
+	}
+	m["data_imports"] = map[string]any{"notifications": []any{map[string]any{"database": mustDBID(t, srv, "app"), "notes": notes}}}
+	if snap, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Restore(snap); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Client().DataImports.CreateNotification(t.Context(), &platform.CreateImportNotificationParams{Organization: org, Database: "app", MigrationID: "last", Event: "complete"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := srv.ImportNotifications(org, "app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1000 || got[0].MigrationID != "m1" || got[999].MigrationID != "last" {
+		t.Errorf("%d notifications from %s to %s, want 1000 from m1 to last", len(got), got[0].MigrationID, got[len(got)-1].MigrationID)
+	}
+	if got, err := srv.ImportNotifications(org, "quiet"); err != nil || got == nil || len(got) != 0 {
+		t.Errorf("notifications of a database that received none = %#v, %v; want an empty list", got, err)
+	}
+	if _, err := srv.ImportNotifications("nope", "app"); err == nil || !strings.Contains(err.Error(), `no organization "nope"`) {
+		t.Errorf("ImportNotifications of no organization = %v", err)
 	}
 }
