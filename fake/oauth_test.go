@@ -670,6 +670,27 @@ func TestOAuthClientAuthentication(t *testing.T) {
 	params.Del("client_secret")
 	basic := http.Header{}
 	basic.Set("Authorization", "Basic "+basicAuth(url.QueryEscape(app.ClientID), url.QueryEscape(app.ClientSecret)))
+	// Credentials in both places must agree.
+	for name, p := range map[string]url.Values{
+		"another client_id":     {"client_id": {other.ClientID}},
+		"another client_secret": {"client_secret": {other.ClientSecret}},
+	} {
+		mixed := codeParams(app, code)
+		mixed.Del("client_id")
+		mixed.Del("client_secret")
+		for k, v := range p {
+			mixed[k] = v
+		}
+		r := oauthDo(t, http.MethodPost, srv.AuthURL()+"oauth/token", mixed, basic)
+		var got oauthTokenResponse
+		if err := json.Unmarshal([]byte(r.body), &got); err != nil {
+			t.Fatal(err)
+		}
+		wantOAuthError(t, r.status, got, http.StatusBadRequest, "invalid_request")
+		if !strings.Contains(got.ErrorDescription, "differ") {
+			t.Errorf("%s with Basic authentication: %q, want it to say the credentials differ", name, got.ErrorDescription)
+		}
+	}
 	r := oauthDo(t, http.MethodPost, srv.AuthURL()+"oauth/token", params, basic)
 	if r.status != http.StatusOK {
 		t.Fatalf("exchange with Basic client authentication: %d %s", r.status, r.body)

@@ -406,3 +406,89 @@ func TestDeviceUserCodesThrottled(t *testing.T) {
 	oauthPage(t, deviceDecide(t, srv, f, "authorize", nil), http.StatusOK, "Device signed in")
 	wantPoll(t, srv, app.ClientID, da.DeviceCode, "")
 }
+
+// TestDeviceConsentsTheUserCannotGive: a consent naming a resource that is
+// not there, or not the user's, is refused naming it, by ApproveDevice
+// (with the auto-approval's consent), by the verification page under
+// auto-approval and by the consent form; the sign-in keeps waiting.
+func TestDeviceConsentsTheUserCannotGive(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	org := srv.Org()
+	mustDB(t, srv, "app")
+	app := oauthApp(t, srv, "https://cli.example.com/cb", platform.ScopeOrganizationReadDatabases, platform.ScopeDatabaseReadDatabase, platform.ScopeBranchReadBranch)
+	for _, tc := range []struct {
+		name string
+		c    fake.Consent
+		word string
+	}{
+		{"no such organization", fake.Consent{Organizations: []string{"nosuch"}}, `not a member of an organization "nosuch"`},
+		{"database of no such organization", fake.Consent{Databases: []string{"nosuch/app"}}, `not a member of an organization "nosuch"`},
+		{"no such database", fake.Consent{Databases: []string{org + "/nope"}}, `database "` + org + `/nope" is not a database of ` + org},
+		{"branch not a path", fake.Consent{Branches: []string{org + "/app"}}, `branch "` + org + `/app" is not organization/database/branch`},
+		{"branch of no such organization", fake.Consent{Branches: []string{"nosuch/app/main"}}, `not a member of an organization "nosuch"`},
+		{"branch of no such database", fake.Consent{Branches: []string{org + "/nope/main"}}, `branch "` + org + `/nope/main" is not a branch of ` + org},
+		{"no such branch", fake.Consent{Branches: []string{org + "/app/nope"}}, `branch "` + org + `/app/nope" is not a branch of ` + org},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, da := deviceStart(t, srv, app.ClientID, nil)
+			srv.SetAutoApprove(&tc.c)
+			defer srv.SetAutoApprove(nil)
+			if err := srv.ApproveDevice(da.UserCode); err == nil || !strings.Contains(err.Error(), tc.word) || !strings.Contains(err.Error(), "ApproveDevice") {
+				t.Errorf("ApproveDevice = %v, want an error of ApproveDevice naming %s", err, tc.word)
+			}
+			oauthPage(t, oauthDo(t, http.MethodGet, da.VerificationURIComplete, nil, nil), http.StatusBadRequest, tc.word)
+			srv.SetAutoApprove(nil)
+			f := deviceConsent(t, srv, da.UserCode)
+			chosen := url.Values{"organization": tc.c.Organizations, "database": tc.c.Databases, "branch": tc.c.Branches}
+			oauthPage(t, deviceDecide(t, srv, f, "authorize", chosen), http.StatusBadRequest, tc.word)
+			srv.Advance(10 * time.Second)
+			wantPoll(t, srv, app.ClientID, da.DeviceCode, "authorization_pending")
+		})
+	}
+}
+
+// TestDevicePageAutoApprovesAnEarlierSignIn: a sign-in started before
+// SetAutoApprove is approved, with its consent, when the user opens the
+// verification page; ApproveDevice approves another with it too.
+func TestDevicePageAutoApprovesAnEarlierSignIn(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	org := srv.Org()
+	mustDB(t, srv, "app")
+	app := oauthApp(t, srv, "https://cli.example.com/cb", platform.ScopeUserReadUser, platform.ScopeDatabaseReadDatabase)
+	_, viaPage := deviceStart(t, srv, app.ClientID, nil)
+	_, viaAPI := deviceStart(t, srv, app.ClientID, nil)
+	srv.SetAutoApprove(&fake.Consent{Databases: []string{org + "/app"}})
+	oauthPage(t, oauthDo(t, http.MethodGet, viaPage.VerificationURIComplete, nil, nil), http.StatusOK, "Device signed in", "Dashboard has access")
+	if err := srv.ApproveDevice(viaAPI.UserCode); err != nil {
+		t.Fatal(err)
+	}
+	for _, da := range []deviceAuthAnswer{viaPage, viaAPI} {
+		tok := wantPoll(t, srv, app.ClientID, da.DeviceCode, "")
+		if tok.Scope != "user:read_user database:read_database" {
+			t.Errorf("scope %q, want the consent's database scope with the user's", tok.Scope)
+		}
+		if _, err := oauthClient(t, srv, tok.AccessToken).Databases.Get(t.Context(), &platform.GetDatabaseParams{Organization: org, Database: "app"}); err != nil {
+			t.Errorf("the token does not reach the consented database: %v", err)
+		}
+	}
+}
+
+// TestDeviceFormRefusals: the device consent form's POST refuses a body
+// that is not a form and a code that names no pending sign-in, deciding
+// nothing.
+func TestDeviceFormRefusals(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	app := oauthApp(t, srv, "https://cli.example.com/cb", platform.ScopeUserReadUser)
+	_, da := deviceStart(t, srv, app.ClientID, nil)
+	f := deviceConsent(t, srv, da.UserCode)
+	oauthPage(t, oauthDoRaw(t, http.MethodPost, srv.AuthURL()+"oauth/device", "user_code=%zz", f.header()), http.StatusBadRequest, "reading the form")
+	bad := f.values("authorize", nil)
+	bad.Set("user_code", "BCDF-GHJK")
+	oauthPage(t, oauthDo(t, http.MethodPost, srv.AuthURL()+"oauth/device", bad, f.header()), http.StatusBadRequest, "not a pending device sign-in")
+	srv.Advance(10 * time.Second)
+	wantPoll(t, srv, app.ClientID, da.DeviceCode, "authorization_pending")
+	oauthPage(t, deviceDecide(t, srv, f, "authorize", nil), http.StatusOK, "Device signed in")
+}
