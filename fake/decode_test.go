@@ -259,6 +259,7 @@ func TestTimeFieldErrors(t *testing.T) {
 		{"number", exports, `{"start_at":123,"end_at":"2026-01-02T00:00:00Z","format":"csv"}`, "field start_at" + want + "123"},
 		{"not a time", exports, `{"start_at":"a/b","end_at":"2026-01-02T00:00:00Z","format":"csv"}`, "field start_at" + want + `"a/b"`},
 		{"object", exports, `{"start_at":"2026-01-01T00:00:00Z","end_at":{},"format":"csv"}`, "field end_at" + want + "{}"},
+		{"long", exports, `{"start_at":"` + strings.Repeat("9", 100) + `","end_at":"2026-01-02T00:00:00Z","format":"csv"}`, "field start_at" + want + `"` + strings.Repeat("9", 63) + "..."},
 		{"no zone", exports, `{"start_at":"2026-01-01T00:00:00","end_at":"2026-01-02T00:00:00Z","format":"csv"}`, "field start_at" + want + `"2026-01-01T00:00:00"`},
 		{"in a list", queries, `{"samples":[{"sql":"SELECT 1","duration":"1ms"},{"sql":"SELECT 1","duration":"1ms","time":false}]}`, "field samples[1].time" + want + "false"},
 	}
@@ -294,6 +295,8 @@ func TestWrongJSONTypeMessages(t *testing.T) {
 		{`{"name":"x","cluster_size":"PS_10","replicas":1e3}`, "field replicas must be an integer, not 1e3"},
 		{`{"name":"x","cluster_size":"PS_10","replicas":100000000000000000000}`,
 			"field replicas must be an integer from -9223372036854775808 to 9223372036854775807, not 100000000000000000000"},
+		{`{"name":"x","cluster_size":"PS_10","replicas":` + strings.Repeat("1", 80) + `}`,
+			"field replicas must be an integer from -9223372036854775808 to 9223372036854775807, not " + strings.Repeat("1", 64) + "..."},
 		{`{"name":5,"cluster_size":"PS_10"}`, "field name must be a string, not 5"},
 		{`{"name":"x","cluster_size":true}`, "field cluster_size must be a string, not a boolean"},
 		{`{"name":"x","cluster_size":"PS_10","replicas":"2"}`, "field replicas must be an integer, not a string"},
