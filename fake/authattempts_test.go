@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -291,6 +292,22 @@ func TestAuthExportLifecycle(t *testing.T) {
 		t.Errorf("an expired address: %d %s", r.status, r.body)
 	}
 
+	// An address asked for within AuthAttemptExportURL of the export's
+	// expiry expires with the export; the file is gone from that instant.
+	e.srv.Advance(x.ExpiresAt.Time.Sub(e.srv.Now()) - time.Minute)
+	r = send(t, e.srv, "GET", base+"/"+x.ID+"/download", admin(e.srv), "")
+	late := r.header.Get("Location")
+	if want := fmt.Sprintf("?expires=%d&", x.ExpiresAt.Time.Unix()); r.status != http.StatusFound || !strings.Contains(late, want) {
+		t.Fatalf("download a minute before the export expires: %d, Location %q; want %s", r.status, late, want)
+	}
+	if r := authFetch(t, e.srv, late); r.status != http.StatusOK {
+		t.Errorf("the file a minute before the export expires: %d %s", r.status, r.body)
+	}
+	e.srv.Advance(time.Minute)
+	if r := authFetch(t, e.srv, late); r.status != http.StatusGone || !strings.Contains(string(r.body), "expired") {
+		t.Errorf("the file as the export expires: %d %s, want 410", r.status, r.body)
+	}
+
 	// Expired: 410 with the export's record, for get and download alike.
 	e.srv.Advance(tm.AuthAttemptExportTTL)
 	for _, path := range []string{base + "/" + x.ID, base + "/" + x.ID + "/download"} {
@@ -420,6 +437,7 @@ func TestAuthExportRefusals(t *testing.T) {
 		{"bad address", `{` + window + `,"format":"csv","filters":{"source_ips":["10.0.0.300"]}}`, `filters.source_ips: "10.0.0.300" is not an IP address`},
 		{"host bits", `{` + window + `,"format":"csv","filters":{"source_ips":["10.0.0.1/8"]}}`, "did you mean 10.0.0.0/8"},
 		{"unknown branch", `{` + window + `,"format":"csv","filters":{"branches":["app/nope"]}}`, `filters.branches[0]: "app/nope" names no branch`},
+		{"branch of no database", `{` + window + `,"format":"csv","filters":{"branches":["nope/main"]}}`, `filters.branches[0]: "nope/main" names no branch`},
 		{"unknown branch ID", `{` + window + `,"format":"csv","filters":{"branches":["main","zzz"]}}`, `filters.branches[0]: "main" names no branch`},
 		{"bad outcome", `{` + window + `,"format":"csv","filters":{"outcomes":["allow","maybe"]}}`, `filters.outcomes[1] "maybe" is not one of allow, deny`},
 		{"bad reason", `{` + window + `,"format":"csv","filters":{"failure_reasons":["bad"]}}`, `filters.failure_reasons[0] "bad"`},
