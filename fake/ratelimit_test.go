@@ -134,3 +134,41 @@ func TestRateLimitAfterResetAndRestore(t *testing.T) {
 		})
 	}
 }
+
+// TestRateLimitOAuthTokens: an OAuth access token has a minute of its own,
+// apart from the service tokens' and from another access token's, even of
+// the same user.
+func TestRateLimitOAuthTokens(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t, fake.WithRateLimit(2))
+	ctx := t.Context()
+	get := func(c *platform.Client) error {
+		_, err := c.Users.GetCurrent(ctx)
+		return err
+	}
+	first := oauthClient(t, srv, oauthGrant(t, srv, fake.Consent{}, platform.ScopeUserReadUser))
+	second := oauthClient(t, srv, oauthGrant(t, srv, fake.Consent{}, platform.ScopeUserReadUser))
+	for i := range 2 {
+		if err := get(first); err != nil {
+			t.Fatalf("request %d of 2: %v", i+1, err)
+		}
+	}
+	e := apiError(t, get(first), http.StatusTooManyRequests, "2 request(s) a minute")
+	if e.Code != "rate_limited" || e.RetryAfter != time.Minute {
+		t.Errorf("code %q, Retry-After %s; want rate_limited and 1m", e.Code, e.RetryAfter)
+	}
+	if err := get(second); err != nil {
+		t.Errorf("another access token of the same user: %v", err)
+	}
+	admin, err := platform.NewClient(append(srv.ClientOptions(srv.AdminToken()), platform.WithoutRetries())...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Organizations.Get(ctx, &platform.GetOrganizationParams{Organization: srv.Org()}); err != nil {
+		t.Errorf("the admin service token: %v", err)
+	}
+	srv.Advance(time.Minute)
+	if err := get(first); err != nil {
+		t.Errorf("after the minute: %v", err)
+	}
+}
