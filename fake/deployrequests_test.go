@@ -1131,3 +1131,50 @@ func TestCreateDeployRequestIntoDefaultBranch(t *testing.T) {
 		t.Errorf("deploy request from %s into %s, want from dev into main", dr.Branch, dr.IntoBranch)
 	}
 }
+
+// TestDeployBringsANewKeyspace: deploying a table of a keyspace only the
+// head branch has creates the keyspace on the branch deployed into, with
+// the head's shards, ready; a revert takes the table back out and leaves
+// the keyspace.
+func TestDeployBringsANewKeyspace(t *testing.T) {
+	t.Parallel()
+	e := newDREnv(t, false)
+	ctx := t.Context()
+	e.branch("dev")
+	if err := e.srv.AddKeyspace(e.org, drDB, "dev", "metrics", 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.srv.PushSchema(e.org, drDB, "dev", "CREATE TABLE metrics.points (id bigint NOT NULL, PRIMARY KEY (id))"); err != nil {
+		t.Fatal(err)
+	}
+	e.open(platform.CreateDeployRequestParams{Branch: "dev", AutoCutover: platform.Ptr(true)})
+	e.srv.Advance(time.Second)
+	e.mustDo("deploy", 1)
+	e.srv.Advance(time.Minute) // the sharded keyspace adds a VSchema step
+	if st := e.state(1); st != platform.DeploymentCompletePendingRevert {
+		t.Fatalf("state %s, want complete_pending_revert", st)
+	}
+	ks, err := e.c.Keyspaces.Get(ctx, &platform.GetKeyspaceParams{Organization: e.org, Database: drDB, Branch: "main", Keyspace: "metrics"})
+	if err != nil {
+		t.Fatalf("the deployed keyspace on main: %v", err)
+	}
+	dev, err := e.c.Keyspaces.Get(ctx, &platform.GetKeyspaceParams{Organization: e.org, Database: drDB, Branch: "dev", Keyspace: "metrics"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ks.Shards != 2 || !ks.Sharded || !ks.Ready || ks.ClusterName != dev.ClusterName || ks.ExtraReplicas != dev.ExtraReplicas {
+		t.Errorf("main's metrics: %d shards, sharded %t, ready %t, size %s, %d extra replicas; want dev's: 2, true, true, %s, %d",
+			ks.Shards, ks.Sharded, ks.Ready, ks.ClusterName, ks.ExtraReplicas, dev.ClusterName, dev.ExtraReplicas)
+	}
+	if got := e.schema("main"); !slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "points: ") }) {
+		t.Errorf("main's schema %v lacks points", got)
+	}
+	e.mustDo("revert", 1)
+	e.srv.Advance(time.Minute)
+	if got := e.schema("main"); slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "points: ") }) {
+		t.Errorf("main's schema after the revert %v still has points", got)
+	}
+	if _, err := e.c.Keyspaces.Get(ctx, &platform.GetKeyspaceParams{Organization: e.org, Database: drDB, Branch: "main", Keyspace: "metrics"}); err != nil {
+		t.Errorf("the keyspace after the revert: %v, want it kept", err)
+	}
+}
