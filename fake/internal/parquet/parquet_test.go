@@ -80,3 +80,18 @@ func TestCompactFieldHeaders(t *testing.T) {
 		t.Errorf("got % x, want % x", c.b, want)
 	}
 }
+
+// TestCompactListHeaders checks the compact protocol's list headers: a
+// size under 15 in the high nibble with the element type, otherwise 0xf
+// there and the size as a varint after it.
+func TestCompactListHeaders(t *testing.T) {
+	t.Parallel()
+	var c compact
+	c.beginList(1, tStruct, 3)   // delta 1, list: 0x19; 3 structs: 0x3c
+	c.beginList(2, tBinary, 20)  // delta 1, list: 0x19; 0xf8, varint 20
+	c.beginList(3, tBinary, 200) // 0x19; 0xf8, varint 200: 0xc8 0x01
+	want := []byte{0x19, 0x3c, 0x19, 0xf8, 20, 0x19, 0xf8, 0xc8, 0x01}
+	if !bytes.Equal(c.b, want) {
+		t.Errorf("got % x, want % x", c.b, want)
+	}
+}

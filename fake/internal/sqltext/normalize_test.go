@@ -27,6 +27,22 @@ func TestNormalizeSQL(t *testing.T) {
 		{"show tables", "SHOW tables", "SHOW", nil},
 		{"col1", "col1", "OTHER", nil},
 		{"   /* only a comment */ ", "", "OTHER", nil},
+		// Comments to the end of a line, and an unclosed one to the end.
+		{"SELECT a -- c\nFROM t", "SELECT a FROM t", "SELECT", []string{"t"}},
+		{"SELECT a # c\nFROM t WHERE b = 2", "SELECT a FROM t WHERE b = ?", "SELECT", []string{"t"}},
+		{"SELECT 1 /* open", "SELECT ?", "SELECT", nil},
+		// A doubled quote stays inside its name or string.
+		{"select `a``b` from t where c = 'it''s'", "SELECT `a``b` FROM t WHERE c = ?", "SELECT", []string{"t"}},
+		// Rows that differ are all kept; unclosed lists and rows are kept
+		// as they are.
+		{"INSERT INTO t VALUES (1), (a), (2)", "INSERT INTO t VALUES (?), (a), (?)", "INSERT", []string{"t"}},
+		{"INSERT INTO t VALUES (1, 2", "INSERT INTO t VALUES (?, ?", "INSERT", []string{"t"}},
+		{"INSERT INTO t VALUES (1), (2", "INSERT INTO t VALUES (?), (?", "INSERT", []string{"t"}},
+		{"SELECT * FROM t WHERE a IN (1, 2", "SELECT * FROM t WHERE a IN (?, ?", "SELECT", []string{"t"}},
+		// A function the scanner does not know is still a call.
+		{"SELECT myfunc(1) FROM t", "SELECT myfunc(?) FROM t", "SELECT", []string{"t"}},
+		{"myfunc(1)", "myfunc(?)", "OTHER", nil},
+		{"SELECT * FROM", "SELECT * FROM", "SELECT", nil},
 	} {
 		n := Normalize(tc.sql)
 		if n.Text != tc.want || n.Statement != tc.statement || !cmp.Equal(n.Tables, tc.tables) {
