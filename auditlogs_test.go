@@ -132,6 +132,51 @@ func TestAuditLogsAllFollowsCursors(t *testing.T) {
 	}
 }
 
+// TestAuditLogsAllStopsEarly: All stops when the caller breaks out of the
+// range, without fetching the next page, and ends with one error at a null
+// item, without yielding the items after it.
+func TestAuditLogsAllStopsEarly(t *testing.T) {
+	t.Parallel()
+	entry := func(id string) string { return strings.Replace(auditEntryJSON, `"00000000002a"`, `"`+id+`"`, 1) }
+	w := newWireFunc(t, func(rw http.ResponseWriter, r *http.Request) {
+		writeBody(rw, http.StatusOK, `{"type": "list", "has_next": true, "has_prev": false,
+			"cursor_start": "e3", "cursor_end": "e1", "data": [`+entry("e3")+`,`+entry("e2")+`,`+entry("e1")+`]}`)
+	})
+	p := &platform.ListAuditLogsParams{Organization: "acme"}
+	var ids []string
+	for e, err := range w.client.AuditLogs.All(t.Context(), p) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ids = append(ids, e.ID); len(ids) == 2 {
+			break
+		}
+	}
+	if diff := cmp.Diff([]string{"e3", "e2"}, ids); diff != "" || len(w.requests()) != 1 {
+		t.Errorf("entries (-want +got):\n%s; %d requests, want 1", diff, len(w.requests()))
+	}
+
+	nulls := newWireFunc(t, func(rw http.ResponseWriter, r *http.Request) {
+		writeBody(rw, http.StatusOK, `{"type": "list", "has_next": true, "has_prev": false,
+			"cursor_start": "e3", "cursor_end": "e1", "data": [`+entry("e3")+`,null,`+entry("e1")+`]}`)
+	})
+	ids = nil
+	var errs []error
+	for e, err := range nulls.client.AuditLogs.All(t.Context(), p) {
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		ids = append(ids, e.ID)
+	}
+	if diff := cmp.Diff([]string{"e3"}, ids); diff != "" {
+		t.Errorf("entries before the null (-want +got):\n%s", diff)
+	}
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "null item") || len(nulls.requests()) != 1 {
+		t.Errorf("errors %v after %d requests, want one naming the null item after 1", errs, len(nulls.requests()))
+	}
+}
+
 // TestAuditLogsAllStopsAtASeenCursor serves pages whose cursor_end leads
 // back to a cursor the walk already used, with has_next still true: All
 // yields each page once and stops, silently, as it does at a numbered

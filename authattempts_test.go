@@ -212,7 +212,9 @@ func TestAuthAttemptExportAttemptsRefusals(t *testing.T) {
 		{"parquet", authZip(t, "x.parquet", "PAR1"), `of format "parquet"`},
 		{"csv without header", authZip(t, "x.csv", "a,b\n"), "is not the header"},
 		{"csv short row", authZip(t, "x.csv", strings.Join(platform.AuthAttemptCSVHeader, ",")+"\nx\n"), "line 2"},
+		{"csv bad time", authZip(t, "x.csv", strings.Join(platform.AuthAttemptCSVHeader, ",")+"\nyesterday,u,192.0.2.1,db,main,b1,db,mysql,allow,,\n"), "x.csv row 2: attempted_at"},
 		{"bad jsonl", authZip(t, "x.jsonl", "{\n"), "line 1"},
+		{"jsonl line over 1 MiB", authZip(t, "x.jsonl", `{"username":"`+strings.Repeat("u", 1<<20)+`"}`+"\n"), "x.jsonl: bufio.Scanner: token too long"},
 	}
 	for _, tt := range tests {
 		d := &platform.AuthAttemptExportDownload{Archive: tt.archive}

@@ -287,3 +287,15 @@ func ExampleBranchChangesService_UpdateChange() {
 	// queued: PS_10_AWS_X86 -> PS_40_AWS_X86
 	// completed after 2m10s; main runs PS_40_AWS_X86
 }
+
+func TestBranchChangeStateDone(t *testing.T) {
+	t.Parallel()
+	for s, done := range map[platform.BranchChangeState]bool{
+		platform.ChangeQueued: false, platform.ChangePending: false, platform.ChangeResizing: false,
+		platform.ChangeCompleted: true, platform.ChangeCanceled: true,
+	} {
+		if s.Done() != done {
+			t.Errorf("%s.Done() = %v, want %v", s, s.Done(), done)
+		}
+	}
+}

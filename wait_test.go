@@ -406,6 +406,9 @@ func TestWaitersStopWhenUnreachable(t *testing.T) {
 				if diff := cmp.Diff(want, *ue); diff != "" {
 					t.Errorf("the error (-want +got):\n%s", diff)
 				}
+				if got, want := ue.Error(), "platform: deployment of deploy request #7 is pending_cutover and nothing scheduled moves it: it waits to be applied (DeployRequests.ApplyDeploy)"; got != want {
+					t.Errorf("Error() = %q, want %q", got, want)
+				}
 			})
 		}
 	}
