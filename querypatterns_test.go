@@ -302,6 +302,46 @@ func TestQueryPatternReportsDownloadOtherHost(t *testing.T) {
 	}
 }
 
+// TestQueryPatternReportsDownloadLogged: a client that logs writes one
+// line per request of a download, the signed address's as the call's
+// second attempt (a redirect followed counts as another, as WithLogger
+// says), with the path only: neither the signed address's signature nor
+// the token.
+func TestQueryPatternReportsDownloadLogged(t *testing.T) {
+	t.Parallel()
+	store := newSignedStore(t, respond(200, wireReportFileJSON))
+	w := newWireFunc(t, redirectTo(store.srv.URL+"/file?signature=s1gn4ture"))
+	buf := &lockedBuffer{}
+	c := w.newClient(t, platform.WithLogger(debugLogger(buf)))
+	if _, err := c.QueryPatternReports.Download(t.Context(), downloadParams); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	type line struct {
+		Path            string
+		Status, Attempt float64
+	}
+	var got []line
+	for _, m := range loggerLines(t, out) {
+		var l line
+		l.Path, _ = m["path"].(string)
+		l.Status, _ = m["status"].(float64)
+		l.Attempt, _ = m["attempt"].(float64)
+		got = append(got, l)
+	}
+	want := []line{
+		{apiPrefix + "v1/organizations/acme/databases/app/branches/main/query-patterns/qp1/download", 302, 1},
+		{"/file", 200, 2},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("log lines (-want +got):\n%s\nlog:\n%s", diff, out)
+	}
+	if strings.Contains(out, "s1gn4ture") {
+		t.Errorf("the log holds the signed address's signature:\n%s", out)
+	}
+	checkNoSecret(t, "log", out)
+}
+
 // TestQueryPatternReportsDownloadRefusals checks what Download refuses:
 // the API's errors, an answer that is not a redirect, a redirect without a
 // usable Location or to a scheme other than http(s), and a signed address
@@ -368,6 +408,33 @@ func TestQueryPatternReportsDownloadRefusals(t *testing.T) {
 		var apiErr *platform.Error
 		if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusGone {
 			t.Errorf("got %v, want an *Error with status 410", err)
+		}
+	})
+	t.Run("the operation hangs up", func(t *testing.T) {
+		t.Parallel()
+		w := newWireFunc(t, hangUp(t))
+		c := w.newClient(t, platform.WithoutRetries())
+		_, err := c.QueryPatternReports.Download(t.Context(), downloadParams)
+		if err == nil || !strings.Contains(err.Error(), "GET "+apiPrefix+"v1/organizations/acme/databases/app/branches/main/query-patterns/qp1/download") {
+			t.Errorf("got %v, want a transport error naming the request", err)
+		}
+		if err != nil {
+			checkNoSecret(t, "transport error text", err.Error())
+		}
+	})
+	t.Run("a redirect whose record does not decode", func(t *testing.T) {
+		t.Parallel()
+		store := newSignedStore(t, respond(200, wireReportFileJSON))
+		w := newWireFunc(t, func(rw http.ResponseWriter, r *http.Request) {
+			rw.Header().Set("Location", store.srv.URL+"/file?sig=1")
+			writeBody(rw, http.StatusFound, `{"id": 7}`)
+		})
+		_, err := w.client.QueryPatternReports.Download(t.Context(), downloadParams)
+		if err == nil || !strings.Contains(err.Error(), "decoding response") {
+			t.Errorf("got %v, want an error decoding the redirect's record", err)
+		}
+		if store.hits != 0 {
+			t.Errorf("the signed address was fetched after a record that did not decode")
 		}
 	})
 	t.Run("other calls still refuse redirects to another host", func(t *testing.T) {

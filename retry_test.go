@@ -400,6 +400,32 @@ func TestRetryTokenSourceErrors(t *testing.T) {
 	}
 }
 
+// TestTokenSourceWithoutAToken: a token source that returns neither a
+// token nor an error fails the request, naming the source, at once: no
+// request goes out without a token, and nothing is retried.
+func TestTokenSourceWithoutAToken(t *testing.T) {
+	t.Parallel()
+	api := newWireFunc(t, respond(200, userJSON))
+	sleeps := &sleepRecorder{}
+	c, err := platform.NewClient(
+		platform.WithBaseURL(api.baseURL()),
+		platform.WithHTTPClient(api.srv.Client()),
+		platform.WithTokenSource(failingTokenSource{nil}),
+		fastRetries(3),
+		platform.WithSleep(sleeps.sleep),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Users.GetCurrent(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "the token source returned no token") {
+		t.Errorf("error = %v, want one saying the token source returned no token", err)
+	}
+	if w := sleeps.recorded(); len(w) != 0 || api.count() != 0 {
+		t.Errorf("waits %v, %d requests; want none", w, api.count())
+	}
+}
+
 // failingTokenSource is an oauth2.TokenSource that always fails with err.
 type failingTokenSource struct{ err error }
 

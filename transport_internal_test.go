@@ -2,12 +2,42 @@ package platform
 
 // Internal tests of the credential guards: a redirect from https to http on
 // the same host cannot be staged with httptest servers (one port serves one
-// scheme), so the guards are tested directly.
+// scheme), so the guards are tested directly. Also the wall-clock sleep of
+// retries and waiters, which every other test replaces.
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"testing"
+	"time"
 )
+
+// TestRealSleep: the default sleep ends with the context's error when the
+// context has ended, however long the wait asked (a cancelled caller is
+// not kept waiting out a Retry-After), and without one otherwise.
+func TestRealSleep(t *testing.T) {
+	t.Parallel()
+	ended, cancel := context.WithCancel(t.Context())
+	cancel()
+	tests := []struct {
+		name string
+		ctx  context.Context
+		d    time.Duration
+		want error
+	}{
+		{"ended, a long wait", ended, time.Hour, context.Canceled},
+		{"ended, no wait", ended, 0, context.Canceled},
+		{"ended, a negative wait", ended, -time.Second, context.Canceled},
+		{"live, no wait", t.Context(), 0, nil},
+		{"live, a nanosecond", t.Context(), time.Nanosecond, nil},
+	}
+	for _, tc := range tests {
+		if err := realSleep(tc.ctx, tc.d); !errors.Is(err, tc.want) || (tc.want == nil && err != nil) {
+			t.Errorf("%s: realSleep = %v, want %v", tc.name, err, tc.want)
+		}
+	}
+}
 
 func TestHostGuard(t *testing.T) {
 	t.Parallel()

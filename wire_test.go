@@ -666,6 +666,31 @@ func TestServiceTokenTransportDoesNotMutateRequest(t *testing.T) {
 	}
 }
 
+// TestServiceTokenTransportDefaultBase: without a Base, the transport
+// sends through http.DefaultTransport, with the token's header.
+func TestServiceTokenTransportDefaultBase(t *testing.T) {
+	t.Parallel()
+	got := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Header.Get("Authorization")
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(srv.Close)
+	hc := &http.Client{Transport: &platform.ServiceTokenTransport{ID: "id1", Token: "secret1"}}
+	req, err := http.NewRequestWithContext(t.Context(), "GET", srv.URL+"/v1/user", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if h := <-got; h != "id1:secret1" || req.Header.Get("Authorization") != "" {
+		t.Errorf("the server saw Authorization %q, the caller's request has %q; want id1:secret1 and none", h, req.Header.Get("Authorization"))
+	}
+}
+
 // TestServiceTokenTransportHeaderAlreadySet checks the other side of the
 // transport: a request that already carries exactly its header is sent as
 // it is (the client's own requests do), and any other Authorization value
