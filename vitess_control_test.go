@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -116,5 +117,73 @@ func TestVitessRoutingRulesDecode(t *testing.T) {
 				t.Errorf("Raw = %s, want %s", got.Raw, env.Data)
 			}
 		})
+	}
+}
+
+// TestVitessDocumentsRefuseMalformedBodies: each Vitess document refuses a
+// body that is not its envelope, and one whose document is not its shape,
+// with an error (naming the document for the latter) rather than a value
+// decoded in part.
+func TestVitessDocumentsRefuseMalformedBodies(t *testing.T) {
+	t.Parallel()
+	enveloped := []string{`[1]`, `{"data":5}`}
+	docs := []struct {
+		name   string
+		newDoc func() json.Unmarshaler
+		bodies []string
+	}{
+		{"lookup vindex change", func() json.Unmarshaler { return new(platform.LookupVindexChange) }, enveloped},
+		{"summary", func() json.Unmarshaler { return new(platform.VReplicationSummary) }, enveloped},
+		{"workflow delete", func() json.Unmarshaler { return new(platform.WorkflowDelete) }, enveloped},
+		{"workflow show", func() json.Unmarshaler { return new(platform.WorkflowShow) }, enveloped},
+		// A MoveTables document that is not an object has no workflow.
+		{"MoveTables workflow", func() json.Unmarshaler { return new(platform.MoveTablesWorkflow) }, []string{`[1]`, `{"data":{"workflows":5}}`}},
+		{"MoveTables status", func() json.Unmarshaler { return new(platform.MoveTablesStatus) }, enveloped},
+		{"routing rules", func() json.Unmarshaler { return new(platform.VitessRoutingRules) }, enveloped},
+		{"keyspace routing rules", func() json.Unmarshaler { return new(platform.KeyspaceRoutingRules) }, enveloped},
+		{"throttler status", func() json.Unmarshaler { return new(platform.ThrottlerStatus) }, enveloped},
+		{"throttler check", func() json.Unmarshaler { return new(platform.ThrottlerCheck) }, enveloped},
+		{"VDiff", func() json.Unmarshaler { return new(platform.VDiff) }, enveloped},
+		{"workflows", func() json.Unmarshaler { return new(platform.VReplicationWorkflows) }, enveloped},
+		{"workflow update", func() json.Unmarshaler { return new(platform.WorkflowUpdate) }, enveloped},
+		// A workflow is an item of a document, not enveloped.
+		{"workflow", func() json.Unmarshaler { return new(platform.VReplicationWorkflow) }, []string{`[1]`, `{"name":5}`}},
+	}
+	for _, d := range docs {
+		for _, body := range d.bodies {
+			v := d.newDoc()
+			if err := json.Unmarshal([]byte(body), v); err == nil {
+				t.Errorf("%s: %s decoded as %+v, want an error", d.name, body, v)
+			}
+		}
+	}
+	// A throttled app's expiry whose seconds are not a whole number.
+	var st platform.ThrottlerStatus
+	err := json.Unmarshal([]byte(`{"data":{"status":{"throttled_apps":{"online-ddl":{"ratio":1,"expires_at":{"seconds":"1.5"}}}}}}`), &st)
+	if err == nil || !strings.Contains(err.Error(), "throttled_apps.online-ddl.expires_at: seconds") {
+		t.Errorf("a fractional expiry: %v, want an error naming throttled_apps.online-ddl.expires_at", err)
+	}
+}
+
+// TestVitessShardRefusesMalformedBodies: GetShard and SetShardTabletControl
+// answer an error naming the shard document, and no shard, for a body whose
+// document is not a shard's or whose primary term starts at a time that is
+// not whole seconds.
+func TestVitessShardRefusesMalformedBodies(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{
+		`{"data":5}`,
+		`{"data":{"keyspace":"ks","name":"-","shard":{"primary_term_start_time":{"seconds":"1.5"}}}}`,
+		`{"data":{"shard":{"primary_term_start_time":{"seconds":"1.5"}}}}`,
+	} {
+		w := newWire(t, 200, body)
+		got, err := w.client.Vitess.GetShard(t.Context(), &platform.GetShardParams{Organization: "o", Database: "d", Branch: "b", Keyspace: "ks", Shard: "-"})
+		if err == nil || got != nil || !strings.Contains(err.Error(), "platform: decoding shard") {
+			t.Errorf("GetShard of %s = %+v, %v; want no shard and an error decoding it", body, got, err)
+		}
+		set, err := w.client.Vitess.SetShardTabletControl(t.Context(), &platform.SetShardTabletControlParams{Organization: "o", Database: "d", Branch: "b", Keyspace: "ks", Shard: "-", TabletType: platform.TabletReplica})
+		if err == nil || set != nil || !strings.Contains(err.Error(), "platform: decoding shard") {
+			t.Errorf("SetShardTabletControl of %s = %+v, %v; want no shard and an error decoding it", body, set, err)
+		}
 	}
 }

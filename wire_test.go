@@ -1035,6 +1035,14 @@ func TestArgErrors(t *testing.T) {
 			_, err := c.Organizations.Get(ctx, nil)
 			return err
 		}, "params"},
+		{"Vitess.ListTablets/shard without keyspace", func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Vitess.ListTablets(ctx, &platform.ListTabletsParams{Organization: "acme", Database: "shop", Branch: "main", Shard: "-"})
+			return err
+		}, "shard"},
+		{"Vitess.ReverseTraffic/initialize_target_sequences", func(ctx context.Context, c *platform.Client) error {
+			_, err := c.Vitess.ReverseTraffic(ctx, &platform.ReverseTrafficParams{Organization: "acme", Database: "shop", Branch: "main", Workflow: "w1", InitializeTargetSequences: platform.Ptr(true)})
+			return err
+		}, "initialize_target_sequences"},
 		{"Organizations.Get/blank", func(ctx context.Context, c *platform.Client) error {
 			_, err := c.Organizations.Get(ctx, &platform.GetOrganizationParams{Organization: "  "})
 			return err
