@@ -102,6 +102,13 @@ func TestVDiffSummary(t *testing.T) {
 			"-80": {{"completed", null, "t", "u1", "completed", "100", t0, "100", t2, "0", report("t", 100, 0)}},
 			"80-": {{"started", null, "t", "u1", "completed", "100", t0, "100", null, "0", report("t", 100, 0)}},
 		}, want{State: platform.VDiffStarted, RowsCompared: 200, Started: at(t0), Progress: &platform.VDiffProgress{Percentage: 100, TableRows: 200}, Tables: []string{"t:completed"}}},
+		{"a shard without rows yet", map[string][][]string{
+			"-80": {{"completed", null, "t", "u1", "completed", "10", t0, "10", t1, "0", report("t", 10, 0)}},
+			"80-": {},
+		}, want{State: platform.VDiffCompleted, RowsCompared: 10, Started: at(t0), Completed: at(t1), Tables: []string{"t:completed"}}},
+		{"a state it does not know", map[string][][]string{
+			"-": {{"resumed", null, "t", "u1", "resumed", "10", t0, "5", null, "0", report("t", 5, 0)}},
+		}, want{State: platform.VDiffUnknown, RowsCompared: 5, Started: at(t0), Tables: []string{"t:resumed"}}},
 		{"completed", map[string][][]string{
 			"-80": {{"completed", null, "a", "u1", "completed", "10", t0, "10", t1, "0", report("a", 10, 0)}, {"completed", null, "b", "u1", "completed", "5", t0, "5", t1, "0", report("b", 5, 0)}},
 			"80-": {{"completed", null, "a", "u1", "completed", "10", t1, "10", t2, "0", report("a", 10, 0)}, {"completed", null, "b", "u1", "completed", "5", t1, "5", t2, "0", report("b", 5, 0)}},
@@ -187,5 +194,63 @@ func TestVDiffGolden(t *testing.T) {
 	c := v.Tables[0]
 	if c.MismatchedRows != 1 || c.MatchingRows != 1999 || c.Reports["-80"].MismatchedRowsSample[0].Source.Row["id"] != "42" {
 		t.Errorf("customers %+v", *c)
+	}
+}
+
+// vdiffRows writes a VDiffShowResponse of any columns, each shard's rows
+// with their values in cols' order.
+func vdiffRows(cols []string, shards map[string][][]string) string {
+	fields := []map[string]string{}
+	for _, c := range cols {
+		fields = append(fields, map[string]string{"name": c, "type": "VARBINARY"})
+	}
+	resp := map[string]any{}
+	for shard, rows := range shards {
+		var out []map[string]any
+		for _, r := range rows {
+			var lengths []string
+			var buf []byte
+			for _, v := range r {
+				lengths = append(lengths, strconv.Itoa(len(v)))
+				buf = append(buf, v...)
+			}
+			out = append(out, map[string]any{"lengths": lengths, "values": base64.StdEncoding.EncodeToString(buf)})
+		}
+		resp[shard] = map[string]any{"output": map[string]any{"fields": fields, "rows": out}}
+	}
+	doc, _ := json.Marshal(map[string]any{"data": map[string]any{"tablet_responses": resp}})
+	return string(doc)
+}
+
+// TestListVDiffsStates: each VDiff of a list has the state over its
+// shards (stopped if one is, else error, started, pending, completed when
+// all are, and unknown otherwise), newest first.
+func TestListVDiffsStates(t *testing.T) {
+	t.Parallel()
+	cols := []string{"id", "vdiff_uuid", "workflow", "keyspace", "state", "created_at"}
+	row := func(id, uuid, state, at string) []string {
+		return []string{id, uuid, "w1", "ks", state, "2026-01-01 00:00:" + at}
+	}
+	doc := vdiffRows(cols, map[string][][]string{
+		"-80": {row("1", "stopped", "stopped", "01"), row("2", "error", "error", "02"), row("3", "started", "started", "03"),
+			row("4", "pending", "pending", "04"), row("5", "completed", "completed", "05"), row("6", "unknown", "resumed", "06")},
+		"80-": {row("1", "stopped", "error", "01"), row("2", "error", "completed", "02"), row("3", "started", "pending", "03"),
+			row("4", "pending", "completed", "04"), row("5", "completed", "completed", "05"), row("6", "unknown", "completed", "06")},
+	})
+	w := newWire(t, 200, doc)
+	got, err := w.client.Vitess.ListVDiffs(t.Context(), &platform.ListVDiffsParams{Organization: "acme", Database: "shop", Branch: "main", Workflow: "w1", TargetKeyspace: "ks"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var states []string
+	for _, e := range got.VDiffs {
+		states = append(states, e.UUID+":"+string(e.State))
+		if len(e.Shards) != 2 || e.Workflow != "w1" || e.Keyspace != "ks" {
+			t.Errorf("%s: shards %v, workflow %q, keyspace %q", e.UUID, e.Shards, e.Workflow, e.Keyspace)
+		}
+	}
+	want := []string{"unknown:" + string(platform.VDiffUnknown), "completed:completed", "pending:pending", "started:started", "error:error", "stopped:stopped"}
+	if diff := cmp.Diff(want, states); diff != "" {
+		t.Errorf("VDiffs, newest first (-want +got):\n%s", diff)
 	}
 }
