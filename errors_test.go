@@ -1,6 +1,7 @@
 package platform_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -66,6 +67,9 @@ func TestErrorClassification(t *testing.T) {
 				if got, want := errors.Is(err, s), name == tc.sentinel; got != want {
 					t.Errorf("errors.Is(err, %s) = %v, want %v", name, got, want)
 				}
+			}
+			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("the API's error %v matches a context's error", err)
 			}
 			var apiErr *platform.Error
 			if !errors.As(err, &apiErr) {

@@ -1193,6 +1193,7 @@ func TestNewClientValidation(t *testing.T) {
 		{"nil logger", []platform.Option{platform.WithLogger(nil)}, "WithLogger"},
 		{"nil HTTP client", []platform.Option{platform.WithHTTPClient(nil)}, "WithHTTPClient"},
 		{"nil sleep", []platform.Option{platform.WithSleep(nil)}, "WithSleep"},
+		{"nil jitter source", []platform.Option{platform.WithJitterSource(nil)}, "WithJitterSource"},
 		{"blank user agent", []platform.Option{platform.WithUserAgent(" ")}, "WithUserAgent"},
 		{"user agent with a line break", []platform.Option{platform.WithUserAgent("a\nb")}, "WithUserAgent"},
 		{"bad option among good ones", []platform.Option{platform.WithServiceToken("id", "secret"), platform.WithLogger(nil), platform.WithoutRetries()}, "WithLogger"},
