@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -281,5 +284,37 @@ func TestDeviceTokenExpires(t *testing.T) {
 				t.Errorf("%d token requests, want %d", n, tc.wantRequests)
 			}
 		})
+	}
+}
+
+// TestDeviceAccessTokenTransportError: a poll that fails to reach the
+// server ends the wait with an error that keeps what it wraps and holds
+// neither the device code nor the client secret; with no interval in the
+// device authorization, the polls wait 5 s.
+func TestDeviceAccessTokenTransportError(t *testing.T) {
+	t.Parallel()
+	_, cfg, da := startDevice(t)
+	cfg.ClientSecret = "a-client-secret"
+	da.Interval = 0
+	errDown := errors.New("the network is down")
+	hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		body, _ := io.ReadAll(r.Body)
+		return nil, fmt.Errorf("sending %s: %w", body, errDown)
+	})}
+	var waits []time.Duration
+	tok, err := cfg.DeviceAccessToken(context.WithValue(t.Context(), oauth2.HTTPClient, hc), da, func(_ context.Context, d time.Duration) error {
+		waits = append(waits, d)
+		return nil
+	})
+	if tok != nil || !errors.Is(err, errDown) {
+		t.Fatalf("DeviceAccessToken = %v, %v; want the transport's error", tok, err)
+	}
+	for name, secret := range map[string]string{"device code": da.DeviceCode, "client secret": cfg.ClientSecret} {
+		if strings.Contains(err.Error(), secret) || strings.Contains(err.Error(), url.QueryEscape(secret)) {
+			t.Errorf("the error holds the %s: %v", name, err)
+		}
+	}
+	if diff := cmp.Diff([]time.Duration{5 * time.Second}, waits); diff != "" {
+		t.Errorf("waits (-want +got):\n%s", diff)
 	}
 }

@@ -3,7 +3,10 @@ package oauth_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -148,3 +151,31 @@ func TestRevokeHTTPClient(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestRevokeTransportError: a revocation that fails to reach the server
+// returns an error that keeps what it wraps (errors.Is finds it) and holds
+// neither the token nor the client secret, even when the transport's error
+// repeats the request's form.
+func TestRevokeTransportError(t *testing.T) {
+	t.Parallel()
+	_, cfg, tok := signedInCLI(t)
+	errDown := errors.New("the network is down")
+	hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		body, _ := io.ReadAll(r.Body)
+		return nil, fmt.Errorf("sending %s: %w", body, errDown)
+	})}
+	err := cfg.Revoke(context.WithValue(t.Context(), oauth2.HTTPClient, hc), tok.AccessToken)
+	if !errors.Is(err, errDown) || !strings.Contains(err.Error(), "oauth: Revoke") {
+		t.Fatalf("Revoke = %v, want an error of Revoke wrapping the transport's", err)
+	}
+	for name, secret := range map[string]string{"token": tok.AccessToken, "client secret": cfg.ClientSecret} {
+		if strings.Contains(err.Error(), secret) || strings.Contains(err.Error(), url.QueryEscape(secret)) {
+			t.Errorf("the error holds the %s: %v", name, err)
+		}
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := cfg.Revoke(ctx, tok.AccessToken); !errors.Is(err, context.Canceled) {
+		t.Errorf("Revoke with an ended context = %v, want context.Canceled", err)
+	}
+}
