@@ -495,3 +495,58 @@ func (t noteUnreachable) RoundTrip(r *http.Request) (*http.Response, error) {
 	pollhook.NoteUnreachable(r.Context(), t.why)
 	return t.base.RoundTrip(r)
 }
+
+// TestWaitersEndOnAPollsError: a waiter whose poll makes more than one
+// request ends with the typed error of whichever fails, retries spent,
+// rather than waiting on: Bouncers.Wait when the branch's infrastructure
+// cannot be read, WaitResize when the bouncer's requests cannot be listed,
+// and WaitSchedule when the schedule's windows cannot be (returning the
+// schedule as polled).
+func TestWaitersEndOnAPollsError(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		failing  string // the path suffix answered with status
+		status   int
+		sentinel error
+		wait     func(context.Context, *platform.Client) (any, error)
+		wantV    bool // the waiter returns the resource as polled
+	}{
+		{"Bouncers.Wait", "/infrastructure", http.StatusInternalServerError, platform.ErrInternal, func(ctx context.Context, c *platform.Client) (any, error) {
+			return c.Bouncers.Wait(ctx, &platform.GetBouncerParams{Organization: "acme", Database: "pg", Branch: "main", Bouncer: "pool"})
+		}, false},
+		{"Bouncers.WaitResize", "/resizes", http.StatusNotFound, platform.ErrNotFound, func(ctx context.Context, c *platform.Client) (any, error) {
+			return c.Bouncers.WaitResize(ctx, &platform.WaitBouncerResizeParams{Organization: "acme", Database: "pg", Branch: "main", Bouncer: "pool", ID: "r1"})
+		}, false},
+		{"Maintenance.WaitSchedule", "/windows", http.StatusForbidden, platform.ErrForbidden, func(ctx context.Context, c *platform.Client) (any, error) {
+			return c.Maintenance.WaitSchedule(ctx, &platform.GetMaintenanceScheduleParams{Organization: "acme", Database: "pg", ID: "mnt1"})
+		}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			api := newWireFunc(t, func(w http.ResponseWriter, r *http.Request) {
+				switch {
+				case strings.HasSuffix(r.URL.Path, tc.failing):
+					writeBody(w, tc.status, `{"code": "x", "message": "refused"}`)
+				case strings.Contains(r.URL.Path, "/maintenance-schedules/"):
+					writeBody(w, http.StatusOK, wireScheduleJSON)
+				default:
+					writeBody(w, http.StatusOK, bouncerJSON)
+				}
+			})
+			slept := 0
+			c := api.newClient(t, platform.WithoutRetries(), platform.WithSleep(func(context.Context, time.Duration) error { slept++; return nil }))
+			v, err := tc.wait(t.Context(), c)
+			if !errors.Is(err, tc.sentinel) {
+				t.Fatalf("%s = %v, want %v", tc.name, err, tc.sentinel)
+			}
+			if got := !reflect.ValueOf(v).IsNil(); got != tc.wantV {
+				t.Errorf("returned %+v with the error; want a resource: %t", v, tc.wantV)
+			}
+			if slept != 0 {
+				t.Errorf("the waiter slept %d times after a failed poll, want 0", slept)
+			}
+		})
+	}
+}
