@@ -1,7 +1,9 @@
 package fake_test
 
 import (
+	"encoding/json"
 	"errors"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -652,5 +654,49 @@ func TestSwitchoverRestartLeavesATrace(t *testing.T) {
 	}
 	if diff := cmp.Diff(look(e.srv), look(restored)); diff != "" {
 		t.Errorf("restored (-before +after):\n%s", diff)
+	}
+}
+
+// TestSwitchoverMovesTheReplicaTablets: a PostgreSQL branch's instances
+// are its tablets to the metrics, the replicas those the primary is not:
+// the instant tablet metrics list the replicas' lag, and after a
+// switchover, the former primary's instead of the new one's.
+func TestSwitchoverMovesTheReplicaTablets(t *testing.T) {
+	t.Parallel()
+	e := newSwitchoverEnv(t)
+	replicas := func() []string {
+		t.Helper()
+		w := send(t, e.srv, "GET", "/v1/organizations/"+e.srv.Org()+"/databases/pg/branches/main/metrics/tablets-instant?metrics=replication_lag", admin(e.srv), "")
+		var got struct {
+			Metrics []struct {
+				Labels map[string]string `json:"labels"`
+			} `json:"metrics"`
+		}
+		if w.status != http.StatusOK || json.Unmarshal(w.body, &got) != nil {
+			t.Fatalf("instant tablet metrics: %d %s", w.status, w.body)
+		}
+		var pods []string
+		for _, m := range got.Metrics {
+			if m.Labels["tablet_type"] != "replica" || m.Labels["keyspace"] != "pg" || m.Labels["shard"] != "-" {
+				t.Errorf("labels %v, want a replica of pg's shard -", m.Labels)
+			}
+			pods = append(pods, m.Labels["pod"])
+		}
+		slices.Sort(pods)
+		return pods
+	}
+	names, _ := e.pods("main")
+	if diff := cmp.Diff([]string{names[1], names[2]}, replicas()); diff != "" {
+		t.Errorf("replicas before the switchover (-want +got):\n%s", diff)
+	}
+	sw, err := e.create("main", &names[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.c.Switchovers.Wait(t.Context(), &platform.GetSwitchoverParams{Organization: e.srv.Org(), Database: "pg", Branch: "main", ID: sw.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{names[0], names[1]}, replicas()); diff != "" {
+		t.Errorf("replicas after the switchover to %s (-want +got):\n%s", names[2], diff)
 	}
 }
