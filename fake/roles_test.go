@@ -256,6 +256,7 @@ func TestRoleCreateValidation(t *testing.T) {
 		{"empty name", platform.CreateRoleParams{Name: platform.Ptr("")}, []string{"name"}},
 		{"long name", platform.CreateRoleParams{Name: platform.Ptr(strings.Repeat("n", 64))}, []string{"name", "63"}},
 		{"bad query safety", platform.CreateRoleParams{RequireWhereOnUpdate: platform.Ptr(platform.QuerySafety("always"))}, []string{"require_where_on_update", `"always"`}},
+		{"bad delete safety", platform.CreateRoleParams{RequireWhereOnDelete: platform.Ptr(platform.QuerySafety("always"))}, []string{"require_where_on_delete", `"always"`}},
 	}
 	for _, tt := range tests {
 		p := tt.p
@@ -485,6 +486,8 @@ func TestRoleUpdate(t *testing.T) {
 	apiError(t, err, http.StatusUnprocessableEntity, "name")
 	_, err = update(platform.UpdateRoleParams{Name: platform.Ptr("renamed"), RequireWhereOnDelete: platform.Ptr(platform.QuerySafety("yes"))})
 	apiError(t, err, http.StatusUnprocessableEntity, "require_where_on_delete", `"yes"`)
+	_, err = update(platform.UpdateRoleParams{Name: platform.Ptr("renamed"), RequireWhereOnUpdate: platform.Ptr(platform.QuerySafety("yes"))})
+	apiError(t, err, http.StatusUnprocessableEntity, "require_where_on_update", `"yes"`)
 
 	unchanged, err := c.Roles.Get(ctx, &platform.GetRoleParams{Organization: srv.Org(), Database: roleDB, Branch: "main", ID: r.ID})
 	if err != nil {
@@ -559,6 +562,15 @@ func TestRoleGetConnectionDetails(t *testing.T) {
 	}
 	if replica.AccessHostURL == r.AccessHostURL || !strings.HasSuffix(replica.AccessHostURL, r.AccessHostURL) {
 		t.Errorf("replica host %q, want a replica of %q", replica.AccessHostURL, r.AccessHostURL)
+	}
+	ro, err := get(platform.GetRoleParams{ReadOnlyReplica: "eu-west"})
+	if err != nil || ro.AccessHostURL != "replica.eu-west.pg.dbplatform.dev" {
+		t.Errorf("read-only replica in eu-west: %+v, %v; want the region's replica host", ro, err)
+	}
+	w := send(t, srv, "GET", "/v1/organizations/"+srv.Org()+"/databases/"+roleDB+"/branches/main/roles/"+r.ID+"?replica=maybe", admin(srv), "")
+	wantError(t, w, http.StatusBadRequest, "bad_request")
+	if !strings.Contains(string(w.body), "replica") {
+		t.Errorf("replica=maybe: %s, want the parameter named", w.body)
 	}
 	_, err = get(platform.GetRoleParams{ReadOnlyReplica: "atlantis"})
 	apiError(t, err, http.StatusUnprocessableEntity, "read_only_replica", `"atlantis"`)
@@ -901,6 +913,54 @@ func TestRoleGoAPIErrors(t *testing.T) {
 	}
 	if _, err := srv.Role(srv.Org(), roleDB, "main", "postgres"); err != nil {
 		t.Errorf("Role by the default's base username: %v", err)
+	}
+	c := srv.Client()
+	dropped := createRole(t, srv, c, "main", platform.CreateRoleParams{Name: platform.Ptr("gone")})
+	if err := c.Roles.Delete(t.Context(), &platform.DeleteRoleParams{Organization: srv.Org(), Database: roleDB, Branch: "main", ID: dropped.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.AddRoleObjects(srv.Org(), roleDB, "main", dropped.ID, "t"); err == nil || !strings.Contains(err.Error(), "AddRoleObjects") || !strings.Contains(err.Error(), "was dropped") {
+		t.Errorf("AddRoleObjects of a dropped role: %v, want an error saying it was dropped", err)
+	}
+}
+
+// TestRoleNotFound: every operation on one role answers 404 for an ID
+// that names no role of the branch, and changes nothing.
+func TestRoleNotFound(t *testing.T) {
+	t.Parallel()
+	srv, c := newRoleServer(t)
+	ctx := t.Context()
+	org := srv.Org()
+	createRole(t, srv, c, "main", platform.CreateRoleParams{Name: platform.Ptr("successor")})
+	before := opWorldState(t, srv)
+	for name, call := range map[string]func() error{
+		"get": func() error {
+			_, err := c.Roles.Get(ctx, &platform.GetRoleParams{Organization: org, Database: roleDB, Branch: "main", ID: "nope"})
+			return err
+		},
+		"update": func() error {
+			_, err := c.Roles.Update(ctx, &platform.UpdateRoleParams{Organization: org, Database: roleDB, Branch: "main", ID: "nope", Name: platform.Ptr("x")})
+			return err
+		},
+		"delete": func() error {
+			return c.Roles.Delete(ctx, &platform.DeleteRoleParams{Organization: org, Database: roleDB, Branch: "main", ID: "nope"})
+		},
+		"reassign": func() error {
+			return c.Roles.Reassign(ctx, &platform.ReassignRoleParams{Organization: org, Database: roleDB, Branch: "main", ID: "nope", Successor: "successor"})
+		},
+		"renew": func() error {
+			_, err := c.Roles.Renew(ctx, &platform.RenewRoleParams{Organization: org, Database: roleDB, Branch: "main", ID: "nope"})
+			return err
+		},
+		"reset": func() error {
+			_, err := c.Roles.Reset(ctx, &platform.ResetRoleParams{Organization: org, Database: roleDB, Branch: "main", ID: "nope"})
+			return err
+		},
+	} {
+		apiError(t, call(), http.StatusNotFound)
+		if diff := worldStateDiff(t, before, opWorldState(t, srv)); diff != "" {
+			t.Errorf("%s of no role changed the world (-before +after):\n%s", name, diff)
+		}
 	}
 }
 
