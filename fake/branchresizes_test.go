@@ -522,6 +522,10 @@ func TestBranchChangeRefusals(t *testing.T) {
 			_, err := e.resize("my", "dev", platform.UpdateBranchResizeRequestParams{VTGateCount: platform.Ptr(0)})
 			return err
 		}, []string{"vtgate_count 0"}},
+		{"at most no routers", func() error {
+			_, err := e.resize("my", "dev", platform.UpdateBranchResizeRequestParams{VTGateMaxCount: platform.Ptr(0)})
+			return err
+		}, []string{"vtgate_max_count 0", "from 1 to"}},
 		{"autoscaling without room", func() error {
 			_, err := e.resize("my", "dev", platform.UpdateBranchResizeRequestParams{VTGateAutoscaling: platform.Ptr(true), VTGateCount: platform.Ptr(3), VTGateMaxCount: platform.Ptr(2)})
 			return err
@@ -547,6 +551,8 @@ func TestBranchChangeRefusals(t *testing.T) {
 	apiError(t, err, http.StatusUnprocessableEntity, "branch fresh is not ready")
 	// A missing request, or a missing branch, is 404.
 	_, err = e.c.BranchChanges.GetChange(ctx, &platform.GetBranchChangeRequestParams{Organization: org, Database: "pg", Branch: "dev", ID: "nosuchchange"})
+	apiError(t, err, http.StatusNotFound)
+	_, err = e.c.BranchChanges.GetResize(ctx, &platform.GetBranchResizeRequestParams{Organization: org, Database: "my", Branch: "dev", Resize: "nosuchresize"})
 	apiError(t, err, http.StatusNotFound)
 	_, err = e.c.BranchChanges.ListChanges(ctx, &platform.ListBranchChangeRequestsParams{Organization: org, Database: "pg", Branch: "nope"})
 	apiError(t, err, http.StatusNotFound)

@@ -335,6 +335,10 @@ func TestKeyspaceResizeNotFound(t *testing.T) {
 	_, err = e.c.Keyspaces.GetRolloutStatus(t.Context(), ksRef(e.srv, "main", "nope"))
 	apiError(t, err, http.StatusNotFound)
 	apiError(t, e.cancel("nope"), http.StatusNotFound)
+	_, err = e.c.Keyspaces.GetResize(t.Context(), &platform.GetKeyspaceResizeParams{Organization: org, Database: ksDB, Branch: "main", Keyspace: "nope", ID: "x"})
+	apiError(t, err, http.StatusNotFound)
+	_, err = e.c.Keyspaces.ListResizes(t.Context(), &platform.ListKeyspaceResizesParams{Organization: org, Database: ksDB, Branch: "main", Keyspace: "nope"})
+	apiError(t, err, http.StatusNotFound)
 	// A request of one keyspace is not found through another.
 	r := e.mustResize(ksDB, platform.ResizeKeyspaceParams{ClusterSize: platform.Ptr("PS_20")})
 	ksCreate(t, e.srv, e.c, "main", platform.CreateKeyspaceParams{Name: "other", ClusterSize: "PS_10"})
@@ -610,5 +614,38 @@ func TestKeyspaceResizeWritesWhatItChanges(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestKeyspaceResizeOutlivesAFailedSettingsChange: a resize of the vector
+// pool that completes while a change of other settings is in progress
+// keeps its size when that change then fails: the failure restores the
+// settings from before the change, with the resized vector pool.
+func TestKeyspaceResizeOutlivesAFailedSettingsChange(t *testing.T) {
+	t.Parallel()
+	e := newResizeEnv(t)
+	tm := fake.DefaultTimings()
+	if _, err := resizeOf(platform.ResizeKeyspaceParams{VectorPoolAllocation: platform.Ptr(30)})(e); err != nil {
+		t.Fatal(err)
+	}
+	// The settings change starts before the resize completes and ends
+	// after it.
+	e.srv.Advance(tm.KeyspaceResizeQueued + tm.KeyspaceResizeShard - tm.KeyspaceConfigChange/2)
+	if _, err := resizeSettings(platform.UpdateKeyspaceParams{NodeTTLStrategy: platform.Ptr(platform.NodeTTLOff)})(e); err != nil {
+		t.Fatal(err)
+	}
+	ks := ksGet(t, e.srv, e.c, "main", ksDB)
+	if err := e.srv.FailNext(ks.ID); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Advance(tm.KeyspaceConfigChange / 2)
+	if ks := ksGet(t, e.srv, e.c, "main", ksDB); !ks.ConfigChangeInProgress || ks.VectorPoolAllocation == nil || *ks.VectorPoolAllocation != 30 {
+		t.Fatalf("as the resize completes: config change in progress %t, vector pool %v; want true and 30", ks.ConfigChangeInProgress, ks.VectorPoolAllocation)
+	}
+	e.srv.Advance(tm.KeyspaceConfigChange)
+	ks = ksGet(t, e.srv, e.c, "main", ksDB)
+	if ks.ConfigChangeInProgress || ks.NodeTTLStrategy != platform.NodeTTLFollowMaintenance || ks.VectorPoolAllocation == nil || *ks.VectorPoolAllocation != 30 {
+		t.Errorf("after the failed settings change: in progress %t, node TTL %s, vector pool %v; want false, the strategy from before, and the resized 30",
+			ks.ConfigChangeInProgress, ks.NodeTTLStrategy, ks.VectorPoolAllocation)
 	}
 }
