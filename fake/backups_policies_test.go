@@ -3,6 +3,7 @@ package fake_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -208,6 +209,7 @@ func TestBackupPolicyValidation(t *testing.T) {
 		says   string
 	}{
 		{"no name", func(p *platform.CreateBackupPolicyParams) { p.Name = "" }, platform.UpdateBackupPolicyParams{Name: platform.Ptr("")}, "name"},
+		{"long name", func(p *platform.CreateBackupPolicyParams) { p.Name = strings.Repeat("n", 256) }, platform.UpdateBackupPolicyParams{Name: platform.Ptr(strings.Repeat("n", 256))}, "longer than 255"},
 		{"no target", func(p *platform.CreateBackupPolicyParams) { p.Target = "" }, platform.UpdateBackupPolicyParams{Target: platform.Ptr(platform.BackupPolicyTarget(""))}, "target"},
 		{"bad target", func(p *platform.CreateBackupPolicyParams) { p.Target = "staging" }, platform.UpdateBackupPolicyParams{Target: platform.Ptr(platform.BackupPolicyTarget("staging"))}, "staging"},
 		{"no retention unit", func(p *platform.CreateBackupPolicyParams) { p.RetentionUnit = "" }, platform.UpdateBackupPolicyParams{RetentionUnit: platform.Ptr(platform.RetentionUnit(""))}, "retention_unit"},

@@ -304,6 +304,8 @@ func TestSwitchoverReadsRefused(t *testing.T) {
 	apiError(t, err, 404)
 	_, err = e.c.Switchovers.List(ctx, &platform.ListSwitchoversParams{Organization: org, Database: "my", Branch: "main"})
 	apiError(t, err, 422, "postgresql", "mysql")
+	_, err = e.c.Switchovers.Get(ctx, &platform.GetSwitchoverParams{Organization: org, Database: "my", Branch: "main", ID: sw.ID})
+	apiError(t, err, 422, "postgresql", "mysql")
 }
 
 func TestSwitchoverOfDeletedBranchNeverPromotes(t *testing.T) {

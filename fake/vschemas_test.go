@@ -327,6 +327,12 @@ func TestVSchemaOfPostgreSQL(t *testing.T) {
 	apiError(t, err, http.StatusUnprocessableEntity, "MySQL", "pg is a postgresql database")
 	_, err = e.c.Branches.GetRoutingRules(t.Context(), &platform.GetRoutingRulesParams{Organization: e.org, Database: "pg", Branch: "main"})
 	apiError(t, err, http.StatusUnprocessableEntity, "MySQL")
+	before := opWorldState(t, e.srv)
+	_, err = e.c.Branches.UpdateRoutingRules(t.Context(), &platform.UpdateRoutingRulesParams{Organization: e.org, Database: "pg", Branch: "main", RoutingRules: `{"rules":[]}`})
+	apiError(t, err, http.StatusUnprocessableEntity, "MySQL", "pg is a postgresql database")
+	if diff := worldStateDiff(t, before, opWorldState(t, e.srv)); diff != "" {
+		t.Errorf("a refused update changed the world (-before +after):\n%s", diff)
+	}
 }
 
 // TestWorkflowIntoShardedVSchemaRestores checks that a workflow completed
