@@ -506,6 +506,10 @@ func TestBranchChangeRefusals(t *testing.T) {
 			_, err := e.change("pg", "dev", platform.UpdateBranchChangeRequestParams{Storage: &platform.BranchStorage{StorageIOPS: platform.Ptr(100)}})
 			return err
 		}, []string{"storage.storage_iops 100"}},
+		{"throughput out of range", func() error {
+			_, err := e.change("pg", "dev", platform.UpdateBranchChangeRequestParams{Storage: &platform.BranchStorage{StorageThroughputMiBs: platform.Ptr(1)}})
+			return err
+		}, []string{"storage.storage_throughput_mibs 1"}},
 		{"resize of a PostgreSQL branch", func() error {
 			_, err := e.resize("pg", "dev", platform.UpdateBranchResizeRequestParams{VTGateCount: platform.Ptr(2)})
 			return err

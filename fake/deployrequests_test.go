@@ -558,6 +558,7 @@ func TestListDeployRequests(t *testing.T) {
 	for _, q := range []struct{ query, field string }{
 		{"deployed_at=yesterday", "deployed_at"},
 		{"deployed_at=2026-01-02T00:00:00Z..soon", "deployed_at end"},
+		{"deployed_at=soon..2026-01-02T00:00:00Z", "deployed_at start"},
 		{"running_at=2026-01-02T00:00:00Z..2026-01-01T00:00:00Z", "running_at"},
 		{"running_at=..2026-01-01T00:00:00Z", "running_at"},
 	} {

@@ -210,6 +210,11 @@ func TestOAuthTokensListGetDelete(t *testing.T) {
 		}
 	}
 
+	// A token is not found through an application that does not exist.
+	_, err = c.OAuthApplications.GetToken(ctx, &platform.GetOAuthTokenParams{Organization: srv.Org(), ApplicationID: "nope", TokenID: ids[0]})
+	apiError(t, err, http.StatusNotFound)
+	apiError(t, c.OAuthApplications.DeleteToken(ctx, &platform.DeleteOAuthTokenParams{Organization: srv.Org(), ApplicationID: "nope", TokenID: ids[0]}), http.StatusNotFound)
+
 	// Deleting the first revokes it; the second lives on.
 	del := &platform.DeleteOAuthTokenParams{Organization: srv.Org(), ApplicationID: app.ID, TokenID: ids[0]}
 	if err := c.OAuthApplications.DeleteToken(ctx, del); err != nil {

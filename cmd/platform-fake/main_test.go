@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"regexp"
 	"sort"
 	"strings"
@@ -306,6 +307,34 @@ func definedFlags(t *testing.T) []string {
 // TestUsageDocumentsEveryFlag checks that the usage line of the command's
 // doc comment and the README's list of flags name every flag run defines,
 // and the usage line nothing else.
+// TestExitStatus runs the command as a child process: a bad command line
+// exits with status 2, any other failure to start with 1, each with its
+// error on stderr.
+func TestExitStatus(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args   []string
+		status int
+		stderr string
+	}{
+		{[]string{"-port", "80"}, 2, "see platform-fake -h"},
+		{[]string{"-addr", "127.0.0.1:0", "-org", "Not_A_Slug"}, 1, "Not_A_Slug"},
+	} {
+		cmd := exec.Command(os.Args[0], tc.args...)
+		cmd.Env = append(os.Environ(), childEnv+"=1")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != tc.status {
+			t.Errorf("platform-fake %q: %v, want exit status %d", tc.args, err, tc.status)
+		}
+		if !strings.HasPrefix(stderr.String(), "platform-fake: ") || !strings.Contains(stderr.String(), tc.stderr) {
+			t.Errorf("platform-fake %q wrote %q to stderr, want its error naming %s", tc.args, stderr.String(), tc.stderr)
+		}
+	}
+}
+
 func TestUsageDocumentsEveryFlag(t *testing.T) {
 	t.Parallel()
 	src, err := os.ReadFile("main.go")
