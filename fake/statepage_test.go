@@ -269,6 +269,52 @@ func TestStatePageSignIn(t *testing.T) {
 		}
 	})
 
+	t.Run("the 16 newest links", func(t *testing.T) {
+		t.Parallel()
+		own := fake.NewServer(t)
+		var paths []string
+		for range 17 {
+			path, _ := strings.CutPrefix(own.StatePageLink(), own.URL())
+			paths = append(paths, path)
+		}
+		if a := newPageBrowser(t, own).do(http.MethodGet, paths[0], nil, nil); a.status != http.StatusUnauthorized {
+			t.Errorf("the 17th newest link: status %d, want 401 (forgotten)", a.status)
+		}
+		b := newPageBrowser(t, own)
+		if a := b.do(http.MethodGet, paths[1], nil, nil); a.status != http.StatusSeeOther || b.cookie == nil {
+			t.Errorf("the 16th newest link: status %d, cookie %v; want 303 and a cookie", a.status, b.cookie)
+		}
+	})
+
+	t.Run("the 64 newest sessions", func(t *testing.T) {
+		t.Parallel()
+		own := fake.NewServer(t)
+		browsers := make([]*pageBrowser, 65)
+		for i := range browsers {
+			browsers[i] = newPageBrowser(t, own)
+			browsers[i].signIn()
+		}
+		if a := browsers[0].do(http.MethodGet, "_fake/", nil, nil); a.status != http.StatusUnauthorized {
+			t.Errorf("the oldest of 65 sessions: status %d, want 401 (ended)", a.status)
+		}
+		browsers[1].page()
+		browsers[64].page()
+	})
+
+	t.Run("forms without a session", func(t *testing.T) {
+		t.Parallel()
+		b := newPageBrowser(t, srv)
+		if a := b.do(http.MethodPost, "_fake/page/sign-out", url.Values{"csrf": {"x"}}, nil); a.status != http.StatusUnauthorized || !strings.Contains(a.body, "Your session has ended") {
+			t.Errorf("signing out without a session: status %d, want 401 and the reason\n%s", a.status, a.body)
+		}
+		a := b.do(http.MethodPost, "_fake/page/sign-in", url.Values{}, func(r *http.Request) {
+			r.Body = io.NopCloser(strings.NewReader("token=%zz"))
+		})
+		if a.status != http.StatusBadRequest || b.cookie != nil || !strings.Contains(a.body, "The form could not be read") {
+			t.Errorf("an unreadable sign-in form: status %d, cookie %v; want 400 and the reason\n%s", a.status, b.cookie, a.body)
+		}
+	})
+
 	t.Run("admin token changes", func(t *testing.T) {
 		t.Parallel()
 		own := fake.NewServer(t)
