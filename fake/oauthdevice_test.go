@@ -492,3 +492,21 @@ func TestDeviceFormRefusals(t *testing.T) {
 	wantPoll(t, srv, app.ClientID, da.DeviceCode, "authorization_pending")
 	oauthPage(t, deviceDecide(t, srv, f, "authorize", nil), http.StatusOK, "Device signed in")
 }
+
+// TestDeviceApprovalByAUserOfNoOrganization: an application asking for
+// organization scopes cannot be approved by a signed-in user who belongs
+// to no organization, as there is none to grant them on; the sign-in keeps
+// waiting.
+func TestDeviceApprovalByAUserOfNoOrganization(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(t)
+	app := oauthApp(t, srv, "https://cli.example.com/cb", platform.ScopeUserReadUser, platform.ScopeOrganizationReadDatabases)
+	if err := srv.SignIn(srv.CreateUser("Nora Nobody", "nora@example.com")); err != nil {
+		t.Fatal(err)
+	}
+	_, da := deviceStart(t, srv, app.ClientID, nil)
+	if err := srv.ApproveDevice(da.UserCode); err == nil || !strings.Contains(err.Error(), "choose at least one organization") {
+		t.Errorf("ApproveDevice = %v, want an error asking for an organization", err)
+	}
+	wantPoll(t, srv, app.ClientID, da.DeviceCode, "authorization_pending")
+}
