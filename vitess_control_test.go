@@ -157,6 +157,12 @@ func TestVitessDocumentsRefuseMalformedBodies(t *testing.T) {
 			}
 		}
 	}
+	// A throttled app without an expiry has none.
+	var open platform.ThrottlerStatus
+	if err := json.Unmarshal([]byte(`{"data":{"status":{"throttled_apps":{"online-ddl":{"ratio":0.5}}}}}`), &open); err != nil ||
+		len(open.ThrottledApps) != 1 || open.ThrottledApps[0].ExpiresAt != nil || open.ThrottledApps[0].Name != "online-ddl" {
+		t.Errorf("an app without an expiry: %+v, %v", open.ThrottledApps, err)
+	}
 	// A throttled app's expiry whose seconds are not a whole number.
 	var st platform.ThrottlerStatus
 	err := json.Unmarshal([]byte(`{"data":{"status":{"throttled_apps":{"online-ddl":{"ratio":1,"expires_at":{"seconds":"1.5"}}}}}}`), &st)

@@ -229,6 +229,8 @@ func TestBouncerBranchMustBePostgresAndReady(t *testing.T) {
 	apiError(t, err, http.StatusUnprocessableEntity, "bouncers", "postgresql", "mysql")
 	_, err = e.c.Bouncers.ListBranchResizes(ctx, &platform.ListBranchBouncerResizesParams{Organization: e.org, Database: "app", Branch: "main"})
 	apiError(t, err, http.StatusUnprocessableEntity, "bouncers", "postgresql", "mysql")
+	_, err = e.c.Bouncers.Get(ctx, &platform.GetBouncerParams{Organization: e.org, Database: "app", Branch: "main", Bouncer: "pool"})
+	apiError(t, err, http.StatusUnprocessableEntity, "bouncers", "postgresql", "mysql")
 
 	if _, err := e.c.Branches.Create(ctx, &platform.CreateBranchParams{Organization: e.org, Database: "pg", Name: "fresh", ParentBranch: "main"}); err != nil {
 		t.Fatal(err)
@@ -514,6 +516,9 @@ func TestBouncerDelete(t *testing.T) {
 	_, err := e.c.Bouncers.Get(ctx, e.ref("main", "pool"))
 	apiError(t, err, http.StatusNotFound)
 	apiError(t, e.c.Bouncers.Delete(ctx, e.ref("main", "pool")), http.StatusNotFound)
+	_, err = e.c.Bouncers.ListResizes(ctx, &platform.ListBouncerResizesParams{Organization: e.org, Database: "pg", Branch: "main", Bouncer: "pool"})
+	apiError(t, err, http.StatusNotFound)
+	apiError(t, e.c.Bouncers.CancelResize(ctx, e.ref("main", "pool")), http.StatusNotFound)
 	rs := opCollect(t, e.c.Bouncers.AllBranchResizes(ctx, &platform.ListBranchBouncerResizesParams{Organization: e.org, Database: "pg", Branch: "main"}))
 	if len(rs) != 1 || rs[0].State != platform.BouncerResizeCanceled || rs[0].Bouncer.DeletedAt == nil {
 		t.Fatalf("branch's resizes after the delete: %+v; want the request canceled, of a deleted bouncer", rs)

@@ -152,6 +152,16 @@ func TestClusterSizesList(t *testing.T) {
 	if got := rateOf(list(platform.ListClusterSizesParams{Region: platform.Ptr("ap-southeast")}), "PS_10"); got != nil {
 		t.Errorf("a region without rates: rate = %v, want none", *got)
 	}
+	// An OAuth token that may list the sizes names a database of the
+	// organization as a service token does: its region's rates.
+	oc := oauthClient(t, srv, oauthGrant(t, srv, fake.Consent{}, platform.ScopeUserReadOrganizations))
+	skus, err := oc.ClusterSizes.List(t.Context(), &platform.ListClusterSizesParams{Organization: srv.Org(), Database: platform.Ptr("eu-db"), Rates: platform.Ptr(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rateOf(skus, "PS_10"); got == nil || *got != 43 {
+		t.Errorf("PS_10 rate in eu-db's region for an OAuth token = %v, want 43", got)
+	}
 }
 
 func TestClusterSizesListRefused(t *testing.T) {
