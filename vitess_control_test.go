@@ -1,10 +1,13 @@
 package platform_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -171,25 +174,58 @@ func TestVitessDocumentsRefuseMalformedBodies(t *testing.T) {
 	}
 }
 
-// TestVitessShardRefusesMalformedBodies: GetShard and SetShardTabletControl
-// answer an error naming the shard document, and no shard, for a body whose
-// document is not a shard's or whose primary term starts at a time that is
-// not whole seconds.
-func TestVitessShardRefusesMalformedBodies(t *testing.T) {
+// TestVitessReadsRefuseMalformedBodies: the Vitess operations that decode
+// their document themselves answer an error naming the document, and no
+// result, for a body whose document is not its shape (or for a shard whose
+// primary term starts at a time that is not whole seconds), and the API's
+// typed error, and no result, for a refusal.
+func TestVitessReadsRefuseMalformedBodies(t *testing.T) {
 	t.Parallel()
-	for _, body := range []string{
-		`{"data":5}`,
-		`{"data":{"keyspace":"ks","name":"-","shard":{"primary_term_start_time":{"seconds":"1.5"}}}}`,
-		`{"data":{"shard":{"primary_term_start_time":{"seconds":"1.5"}}}}`,
+	type call func(context.Context, *platform.Client) (any, error)
+	shard := func(ctx context.Context, c *platform.Client) (any, error) {
+		return c.Vitess.GetShard(ctx, &platform.GetShardParams{Organization: "o", Database: "d", Branch: "b", Keyspace: "ks", Shard: "-"})
+	}
+	setShard := func(ctx context.Context, c *platform.Client) (any, error) {
+		return c.Vitess.SetShardTabletControl(ctx, &platform.SetShardTabletControlParams{Organization: "o", Database: "d", Branch: "b", Keyspace: "ks", Shard: "-", TabletType: platform.TabletReplica})
+	}
+	keyspaces := func(ctx context.Context, c *platform.Client) (any, error) {
+		return c.Vitess.ListKeyspaces(ctx, &platform.ListVitessKeyspacesParams{Organization: "o", Database: "d", Branch: "b"})
+	}
+	refresh := func(ctx context.Context, c *platform.Client) (any, error) {
+		return c.Vitess.RefreshStateByShard(ctx, &platform.RefreshStateByShardParams{Organization: "o", Database: "d", Branch: "b", Keyspace: "ks", Shard: "-"})
+	}
+	createVDiff := func(ctx context.Context, c *platform.Client) (any, error) {
+		return c.Vitess.CreateVDiff(ctx, &platform.CreateVDiffParams{Organization: "o", Database: "d", Branch: "b", Workflow: "w1", TargetKeyspace: "ks"})
+	}
+	listVDiffs := func(ctx context.Context, c *platform.Client) (any, error) {
+		return c.Vitess.ListVDiffs(ctx, &platform.ListVDiffsParams{Organization: "o", Database: "d", Branch: "b", Workflow: "w1", TargetKeyspace: "ks"})
+	}
+	for _, tc := range []struct {
+		name, body, want string
+		call             call
+	}{
+		{"GetShard", `{"data":5}`, "platform: decoding shard", shard},
+		{"GetShard, a fractional term start", `{"data":{"keyspace":"ks","name":"-","shard":{"primary_term_start_time":{"seconds":"1.5"}}}}`, "platform: decoding shard", shard},
+		{"SetShardTabletControl", `{"data":5}`, "platform: decoding shard", setShard},
+		{"SetShardTabletControl, a fractional term start", `{"data":{"shard":{"primary_term_start_time":{"seconds":"1.5"}}}}`, "platform: decoding shard", setShard},
+		{"ListKeyspaces", `{"data":5}`, "platform: decoding keyspaces", keyspaces},
+		{"ListKeyspaces, a keyspace not an object", `{"data":{"keyspaces":[5]}}`, "platform: decoding keyspaces", keyspaces},
+		{"RefreshStateByShard", `{"data":5}`, "platform: decoding refresh state", refresh},
+		{"CreateVDiff", `{"data":5}`, "platform: decoding VDiff", createVDiff},
+		{"ListVDiffs", `{"data":5}`, "platform: decoding VDiff", listVDiffs},
 	} {
-		w := newWire(t, 200, body)
-		got, err := w.client.Vitess.GetShard(t.Context(), &platform.GetShardParams{Organization: "o", Database: "d", Branch: "b", Keyspace: "ks", Shard: "-"})
-		if err == nil || got != nil || !strings.Contains(err.Error(), "platform: decoding shard") {
-			t.Errorf("GetShard of %s = %+v, %v; want no shard and an error decoding it", body, got, err)
-		}
-		set, err := w.client.Vitess.SetShardTabletControl(t.Context(), &platform.SetShardTabletControlParams{Organization: "o", Database: "d", Branch: "b", Keyspace: "ks", Shard: "-", TabletType: platform.TabletReplica})
-		if err == nil || set != nil || !strings.Contains(err.Error(), "platform: decoding shard") {
-			t.Errorf("SetShardTabletControl of %s = %+v, %v; want no shard and an error decoding it", body, set, err)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWire(t, 200, tc.body)
+			got, err := tc.call(t.Context(), w.client)
+			if err == nil || !reflect.ValueOf(got).IsNil() || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%+v, %v; want no result and an error with %q", got, err, tc.want)
+			}
+			refused := newWire(t, 404, `{"code":"not_found","message":"no such branch"}`)
+			got, err = tc.call(t.Context(), refused.client)
+			if !errors.Is(err, platform.ErrNotFound) || !reflect.ValueOf(got).IsNil() {
+				t.Errorf("refused: %+v, %v; want no result and ErrNotFound", got, err)
+			}
+		})
 	}
 }
