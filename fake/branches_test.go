@@ -135,6 +135,7 @@ func TestCreateBranchRefused(t *testing.T) {
 			mentions: []string{"parent_branch", "young", "not ready"},
 		},
 		{name: "unknown region", params: platform.CreateBranchParams{Name: "dev", Region: "mars-north"}, mentions: []string{"region", "mars-north"}},
+		{name: "unknown region with a size", params: platform.CreateBranchParams{Name: "dev", Region: "mars-north", ClusterSize: "PS_20"}, mentions: []string{"region", "mars-north"}},
 		{name: "unknown cluster size", params: platform.CreateBranchParams{Name: "dev", ClusterSize: "PS_BOGUS"}, mentions: []string{`cluster_size "PS_BOGUS"`}},
 		{
 			name: "region other than the database's when restricted",
