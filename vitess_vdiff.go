@@ -254,7 +254,7 @@ type VDiff struct {
 	RowsCompared int64 `json:"-"`
 	// HasMismatch is true when some table differs on some shard.
 	HasMismatch bool `json:"-"`
-	// Shards are its target shards.
+	// Shards are its target shards whose primaries answered, in order.
 	Shards []string `json:"-"`
 	// StartedAt is when the first shard started; nil before.
 	StartedAt *time.Time `json:"-"`
@@ -372,10 +372,16 @@ func (v *VDiff) sum(shards []vdiffShard) error {
 		if sh.uuid != "" && v.UUID == "" {
 			v.UUID = sh.uuid
 		}
+		if !sh.answered {
+			continue
+		}
+		// A shard that answered counts even before it has rows, as
+		// vtctldclient counts it: the VDiff is not completed until every
+		// answering shard has completed every table.
+		v.Shards = append(v.Shards, sh.name)
 		if len(sh.rows) == 0 {
 			continue
 		}
-		v.Shards = append(v.Shards, sh.name)
 		first := sh.rows[0]
 		if sa := first["started_at"]; sa != "" && (started == "" || sa < started) {
 			started = sa
@@ -487,7 +493,10 @@ func vdiffTime(s string) *time.Time {
 type vdiffShard struct {
 	name string
 	uuid string
-	rows []map[string]string
+	// answered is whether the shard's primary answered with a query
+	// result, even one of no rows.
+	answered bool
+	rows     []map[string]string
 }
 
 // decodeVDiffShow decodes vtctldata.VDiffShowResponse: each shard's query
@@ -521,6 +530,7 @@ func decodeVDiffShow(raw json.RawMessage) ([]vdiffShard, error) {
 		}
 		sh.uuid = r.VDiffUUID
 		if r.Output != nil {
+			sh.answered = true
 			for i, row := range r.Output.Rows {
 				values, err := base64.StdEncoding.DecodeString(row.Values)
 				if err != nil {

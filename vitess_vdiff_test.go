@@ -102,10 +102,12 @@ func TestVDiffSummary(t *testing.T) {
 			"-80": {{"completed", null, "t", "u1", "completed", "100", t0, "100", t2, "0", report("t", 100, 0)}},
 			"80-": {{"started", null, "t", "u1", "completed", "100", t0, "100", null, "0", report("t", 100, 0)}},
 		}, want{State: platform.VDiffStarted, RowsCompared: 200, Started: at(t0), Progress: &platform.VDiffProgress{Percentage: 100, TableRows: 200}, Tables: []string{"t:completed"}}},
-		{"a shard without rows yet", map[string][][]string{
+		// vtctldclient counts a shard that answers with no rows: the VDiff
+		// is not completed while it has not listed its tables.
+		{"a shard that answered without rows", map[string][][]string{
 			"-80": {{"completed", null, "t", "u1", "completed", "10", t0, "10", t1, "0", report("t", 10, 0)}},
 			"80-": {},
-		}, want{State: platform.VDiffCompleted, RowsCompared: 10, Started: at(t0), Completed: at(t1), Tables: []string{"t:completed"}}},
+		}, want{State: platform.VDiffUnknown, RowsCompared: 10, Started: at(t0), Tables: []string{"t:completed"}}},
 		{"a state it does not know", map[string][][]string{
 			"-": {{"resumed", null, "t", "u1", "resumed", "10", t0, "5", null, "0", report("t", 5, 0)}},
 		}, want{State: platform.VDiffUnknown, RowsCompared: 5, Started: at(t0), Tables: []string{"t:resumed"}}},
@@ -132,6 +134,39 @@ func TestVDiffSummary(t *testing.T) {
 				t.Errorf("UUID %q, Raw %d bytes", v.UUID, len(v.Raw))
 			}
 		})
+	}
+}
+
+// TestVDiffShardsThatAnswered checks which shards a summary counts: one
+// that answered, even with no rows, and not one whose response is null.
+func TestVDiffShardsThatAnswered(t *testing.T) {
+	t.Parallel()
+	row := []string{"completed", null, "t", "u1", "completed", "1", "2026-01-01 00:00:05", "1", "2026-01-01 00:00:07", "0", null}
+	var doc map[string]any
+	if err := json.Unmarshal(vdiffShow(map[string][][]string{"-80": {row}, "80-": {}}), &doc); err != nil {
+		t.Fatal(err)
+	}
+	tests := map[string]struct {
+		other  any // the response of shard 80-
+		shards []string
+		state  platform.VDiffState
+	}{
+		"no rows": {doc["data"].(map[string]any)["tablet_responses"].(map[string]any)["80-"], []string{"-80", "80-"}, platform.VDiffUnknown},
+		"null":    {nil, []string{"-80"}, platform.VDiffCompleted},
+	}
+	for name, tc := range tests {
+		doc["data"].(map[string]any)["tablet_responses"].(map[string]any)["80-"] = tc.other
+		b, err := json.Marshal(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v platform.VDiff
+		if err := json.Unmarshal(b, &v); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if diff := cmp.Diff(tc.shards, v.Shards); diff != "" || v.State != tc.state {
+			t.Errorf("%s: state %s (want %s), shards (-want +got):\n%s", name, v.State, tc.state, diff)
+		}
 	}
 }
 
