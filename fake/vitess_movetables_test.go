@@ -390,6 +390,13 @@ func TestMoveTablesRefusals(t *testing.T) {
 		create("time zone", body(`,"source_time_zone":"Mars/Olympus"`), `source_time_zone "Mars/Olympus" is not an IANA time zone`),
 		create("time zone's shape", body(`,"source_time_zone":"../zoneinfo/UTC"`), `source_time_zone "../zoneinfo/UTC" is not an IANA time zone`),
 		create("atomic copy", body(`,"atomic_copy":true`), "atomic_copy needs all_tables"),
+		create("long name", `{"workflow":"`+strings.Repeat("w", 64)+`","source_keyspace":"app","target_keyspace":"sharded","tables":["users"]}`, "longer than 63 characters"),
+		create("name with a slash", `{"workflow":"a/b","source_keyspace":"app","target_keyspace":"sharded","tables":["users"]}`, `workflow "a/b": a name has no slash or blank`),
+		create("name with a blank", `{"workflow":"a b","source_keyspace":"app","target_keyspace":"sharded","tables":["users"]}`, `workflow "a b": a name has no slash or blank`),
+		create("all tables excluded", `{"workflow":"w","source_keyspace":"app","target_keyspace":"sharded","all_tables":true,"exclude_tables":["users","audit"]}`, "all_tables: keyspace app has no table to move"),
+		create("unknown global", body(`,"global_keyspace":"nope"`), `global_keyspace "nope" is not a keyspace`),
+		{"cancel unknown", "POST", wf + "/cancel", `{"target_keyspace":"sharded"}`, 404, ""},
+		{"complete unknown", "POST", wf + "/complete", `{"target_keyspace":"sharded"}`, 404, ""},
 		{"show unknown", "GET", wf + "?target_keyspace=sharded", "", 404, ""},
 		{"show without keyspace", "GET", wf, "", 422, "target_keyspace is required"},
 		{"status unknown keyspace", "GET", wf + "/status?target_keyspace=nope", "", 422, `target_keyspace "nope"`},
@@ -776,5 +783,117 @@ func TestVReplicationOfPostgres(t *testing.T) {
 		if !strings.Contains(got.Message, "postgresql") {
 			t.Errorf("%s %s: %q, want it to name the kind", r.method, r.path, got.Message)
 		}
+	}
+}
+
+// TestMoveTablesRecheckedWhenRun: an action is checked when asked and
+// again when its operation runs; what changed in between fails the
+// operation with the check's message, changing nothing. A second action
+// on a workflow waits for the first's operation.
+func TestMoveTablesRecheckedWhenRun(t *testing.T) {
+	t.Parallel()
+	e := newMTEnv(t)
+	ctx := t.Context()
+	failed := func(id, want string) {
+		t.Helper()
+		op := e.settle(id)
+		if op.State != platform.VitessOperationFailed || !strings.Contains(deref(op.Error), want) || op.Result != nil && string(op.Result) != "null" {
+			t.Errorf("operation %s %s: %s, error %q, result %s; want failed saying %q", op.ID, op.Action, op.State, deref(op.Error), op.Result, want)
+		}
+	}
+	archive := func() [2][]string {
+		tables, vschema := e.keyspaceTables("archive")
+		return [2][]string{tables, vschema}
+	}
+
+	// Two creates moving users, asked together: the second runs after the
+	// first and fails, leaving archive as it was.
+	archiveBefore := archive()
+	first, err := e.c.Vitess.CreateMoveTables(ctx, &platform.CreateMoveTablesParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, SourceKeyspace: drDB, TargetKeyspace: "sharded", Tables: []string{"users"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := e.c.Vitess.CreateMoveTables(ctx, &platform.CreateMoveTablesParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: "to-archive", SourceKeyspace: drDB, TargetKeyspace: "archive", Tables: []string{"users"}})
+	if err != nil {
+		t.Fatalf("a second create, asked before the first runs: %v", err)
+	}
+	e.must(e.settle(first.ID), nil)
+	failed(second.ID, `table "users" is already moving in workflow #1`)
+	if diff := cmp.Diff(archiveBefore, archive()); diff != "" {
+		t.Errorf("the failed create changed archive (-before +after):\n%s", diff)
+	}
+	list, err := e.c.Vitess.ListWorkflows(ctx, &platform.ListVReplicationWorkflowsParams{Organization: e.org, Database: drDB, Branch: "main", Keyspace: "archive"})
+	if err != nil || len(list.Workflows) != 0 {
+		t.Errorf("archive's workflows after the failed create: %+v, %v", list, err)
+	}
+	e.srv.Advance(time.Hour) // running
+
+	sw := &platform.SwitchTrafficParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, TargetKeyspace: "sharded", TabletTypes: []string{"replica", "rdonly"}}
+	ref, err := e.c.Vitess.SwitchTraffic(ctx, sw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another action while it is pending is refused, naming it.
+	r := send(t, e.srv, "POST", "/v1/organizations/acme/databases/app/branches/main/move-tables/workflows/"+mtWorkflow+"/cancel", admin(e.srv), `{"target_keyspace":"sharded"}`)
+	if got := wantError(t, r, 422, "unprocessable"); !strings.Contains(got.Message, "has operation "+ref.ID) {
+		t.Errorf("cancel while a switch is pending: %q", got.Message)
+	}
+	// The workflow stopped before the switch runs: the switch fails.
+	wp := &platform.StartVReplicationWorkflowParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, Keyspace: "sharded"}
+	if _, err := e.c.Vitess.StopWorkflow(ctx, wp); err != nil {
+		t.Fatal(err)
+	}
+	stopped := e.view()
+	failed(ref.ID, "workflow move-users is stopped; switch-traffic needs it")
+	if diff := cmp.Diff(stopped, e.view()); diff != "" {
+		t.Errorf("the failed switch changed (-before +after):\n%s", diff)
+	}
+	if _, err := e.c.Vitess.StartWorkflow(ctx, wp); err != nil {
+		t.Fatal(err)
+	}
+
+	// Switched, then reversed through the documented workflow before the
+	// complete runs: the complete fails.
+	sw.TabletTypes = nil
+	ref, err = e.c.Vitess.SwitchTraffic(ctx, sw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.must(e.settle(ref.ID), nil)
+	ref, err = e.c.Vitess.CompleteMoveTables(ctx, &platform.CompleteMoveTablesParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, TargetKeyspace: "sharded"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wfp := &platform.WorkflowParams{Organization: e.org, Database: drDB, Number: 1}
+	if _, err := e.c.Workflows.ReverseTraffic(ctx, wfp); err != nil {
+		t.Fatal(err)
+	}
+	reversed := e.view()
+	failed(ref.ID, "complete needs its traffic switched")
+	if diff := cmp.Diff(reversed, e.view()); diff != "" {
+		t.Errorf("the failed complete changed (-before +after):\n%s", diff)
+	}
+	e.srv.Advance(time.Minute)
+	if _, err := e.c.Workflows.ReverseTraffic(ctx, wfp); err != nil { // the reads too
+		t.Fatal(err)
+	}
+	e.srv.Advance(time.Minute)
+
+	// Cancelled through the documented workflow before the cancel runs:
+	// the cancel fails, naming the documented cancel's step.
+	if v := e.view(); v.Doc != "running" {
+		t.Fatalf("before the cancel: %+v", v)
+	}
+	ref, err = e.c.Vitess.CancelMoveTables(ctx, &platform.CancelMoveTablesParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, TargetKeyspace: "sharded"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.c.Workflows.Cancel(ctx, wfp); err != nil {
+		t.Fatal(err)
+	}
+	cancelled := e.view()
+	failed(ref.ID, "workflow move-users is cancelling; cancel needs it pending")
+	if diff := cmp.Diff(cancelled, e.view()); diff != "" {
+		t.Errorf("the failed cancel changed (-before +after):\n%s", diff)
 	}
 }

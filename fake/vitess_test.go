@@ -486,3 +486,82 @@ func TestVitessAliasesStable(t *testing.T) {
 		t.Errorf("aliases moved (-before +after):\n%s", d)
 	}
 }
+
+// TestVitessNotReady: an action needing a ready branch or keyspace is
+// refused with a 422 naming it while it is being made, and changes
+// nothing.
+func TestVitessNotReady(t *testing.T) {
+	t.Parallel()
+	e := newVitessEnv(t)
+	ctx := t.Context()
+	org := e.srv.Org()
+	replica := e.tablets(&platform.ListTabletsParams{Keyspace: "app", TabletType: platform.TabletReplica})[0].Tablets[0].Alias
+	if _, err := e.c.Branches.Create(ctx, &platform.CreateBranchParams{Organization: org, Database: "app", Name: "dev", ParentBranch: "main"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.c.Keyspaces.Create(ctx, &platform.CreateKeyspaceParams{Organization: org, Database: "app", Branch: "main", Name: "fresh", ClusterSize: "PS_10"}); err != nil {
+		t.Fatal(err)
+	}
+	fresh := e.tablets(&platform.ListTabletsParams{Keyspace: "fresh", TabletType: platform.TabletReplica})
+	if len(fresh) == 0 {
+		t.Fatal("a keyspace being made lists no replica")
+	}
+	workflows := func() []string {
+		page, err := e.c.Workflows.List(ctx, &platform.ListWorkflowsParams{Organization: org, Database: "app"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, w := range page.Items {
+			out = append(out, w.Name+" "+string(w.State))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		do   func() error
+		says string
+	}{
+		{"reparent on a branch being made", func() error {
+			_, err := e.c.Vitess.CreatePlannedReparent(ctx, &platform.CreatePlannedReparentParams{Organization: org, Database: "app", Branch: "dev", Keyspace: "app", Shard: "-", NewPrimary: replica})
+			return err
+		}, "branch dev is not ready yet"},
+		{"reparent of a keyspace being made", func() error {
+			_, err := e.c.Vitess.CreatePlannedReparent(ctx, &platform.CreatePlannedReparentParams{Organization: org, Database: "app", Branch: "main", Keyspace: "fresh", Shard: "-", NewPrimary: fresh[0].Tablets[0].Alias})
+			return err
+		}, "keyspace fresh is not ready yet"},
+		{"MoveTables on a branch being made", func() error {
+			_, err := e.c.Vitess.CreateMoveTables(ctx, &platform.CreateMoveTablesParams{Organization: org, Database: "app", Branch: "dev", Workflow: "w", SourceKeyspace: "app", TargetKeyspace: "sharded", AllTables: platform.Ptr(true)})
+			return err
+		}, "branch dev is not ready yet"},
+		{"MoveTables into a keyspace being made", func() error {
+			_, err := e.c.Vitess.CreateMoveTables(ctx, &platform.CreateMoveTablesParams{Organization: org, Database: "app", Branch: "main", Workflow: "w", SourceKeyspace: "app", TargetKeyspace: "fresh", AllTables: platform.Ptr(true)})
+			return err
+		}, "target_keyspace fresh is not ready yet"},
+		{"Materialize on a branch being made", func() error {
+			_, err := e.c.Vitess.CreateMaterialize(ctx, &platform.CreateMaterializeParams{Organization: org, Database: "app", Branch: "dev", Workflow: "w", SourceKeyspace: "app", TargetKeyspace: "sharded", ReferenceTables: []string{"t"}})
+			return err
+		}, "branch dev is not ready yet"},
+		{"lookup vindex on a branch being made", func() error {
+			_, err := e.c.Vitess.CreateLookupVindex(ctx, &platform.CreateLookupVindexParams{Organization: org, Database: "app", Branch: "dev", Name: "v", TableKeyspace: "app", TableOwner: "t", TableOwnerColumns: []string{"c"}})
+			return err
+		}, "branch dev is not ready yet"},
+		{"documented workflow on a branch being made", func() error {
+			_, err := e.c.Workflows.Create(ctx, &platform.CreateWorkflowParams{Organization: org, Database: "app", Name: "w", SourceKeyspace: "app", TargetKeyspace: "sharded", Tables: []string{"t"}, Branch: platform.Ptr("dev")})
+			return err
+		}, "branch dev is not ready yet"},
+	} {
+		view, wfs := e.view(), workflows()
+		err := tc.do()
+		var apiErr *platform.Error
+		if !errors.As(err, &apiErr) || apiErr.StatusCode != 422 || !strings.Contains(apiErr.Message, tc.says) {
+			t.Errorf("%s: %v, want 422 saying %q", tc.name, err, tc.says)
+		}
+		if d := cmp.Diff(view, e.view()); d != "" {
+			t.Errorf("%s changed the topology (-before +after):\n%s", tc.name, d)
+		}
+		if d := cmp.Diff(wfs, workflows()); d != "" {
+			t.Errorf("%s changed the workflows (-before +after):\n%s", tc.name, d)
+		}
+	}
+}
