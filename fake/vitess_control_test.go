@@ -133,6 +133,9 @@ func TestVitessControlPostgres(t *testing.T) {
 	w.postgresApp()
 	_, err := w.c.Vitess.GetKeyspaceRoutingRules(t.Context(), &platform.BranchParams{Organization: w.org, Database: drDB, Branch: "main"})
 	apiError(t, err, http.StatusUnprocessableEntity, "MySQL")
+	if err := w.srv.SetThrottlerMetric(w.org, drDB, "main", "us-east-0000000101", "lag", 1); err == nil || !strings.Contains(err.Error(), "SetThrottlerMetric: ") || !strings.Contains(err.Error(), "MySQL") {
+		t.Errorf("SetThrottlerMetric on PostgreSQL = %v; want an error naming MySQL", err)
+	}
 }
 
 // TestVitessThrottler walks a keyspace's throttler through its
@@ -243,6 +246,28 @@ func TestVitessThrottler(t *testing.T) {
 	}
 	if rst.IsLeader || rst.Metrics["self/loadavg"] != 2 || rst.Metrics["self/lag"] != 7 || len(rst.Metrics) != 3 {
 		t.Errorf("status of a replica = %+v; want its own metrics only, not the leader", rst)
+	}
+	// A metric set back to 0 reads 0 again.
+	if err := w.srv.SetThrottlerMetric(w.org, drDB, "main", replica, "lag", 0); err != nil {
+		t.Fatal(err)
+	}
+	if rst, err = w.c.Vitess.GetThrottlerStatus(ctx, &platform.GetThrottlerStatusParams{Organization: w.org, Database: drDB, Branch: "main", TabletAlias: replica}); err != nil || rst.Metrics["self/lag"] != 0 || rst.Metrics["self/loadavg"] != 2 {
+		t.Errorf("status of the replica with its lag set to 0 = %+v, %v", rst, err)
+	}
+	// Apps throttled together are listed by name.
+	update(platform.UpdateThrottlerConfigParams{Apps: []platform.ThrottledAppConfig{
+		{Name: "vreplication", ExpireAt: w.srv.Now().Add(time.Hour).Format(time.RFC3339)},
+		{Name: "online-ddl", ExpireAt: w.srv.Now().Add(time.Hour).Format(time.RFC3339)},
+	}})
+	if st, err = w.c.Vitess.GetThrottlerStatus(ctx, &platform.GetThrottlerStatusParams{Organization: w.org, Database: drDB, Branch: "main", TabletAlias: primary}); err != nil {
+		t.Fatal(err)
+	}
+	var apps []string
+	for _, a := range st.ThrottledApps {
+		apps = append(apps, a.Name)
+	}
+	if diff := cmp.Diff([]string{"online-ddl", "vreplication"}, apps); diff != "" {
+		t.Errorf("throttled apps (-want +got):\n%s", diff)
 	}
 }
 

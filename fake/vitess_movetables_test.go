@@ -670,6 +670,16 @@ func TestDocumentedWorkflowInVtctld(t *testing.T) {
 	if !strings.Contains(string(w.Raw), `"logs":[`) {
 		t.Errorf("include_logs: no logs in %s", w.Raw)
 	}
+	// The list's name filter and name_only.
+	for q, want := range map[string]string{
+		"&workflow=nope": `{"data":{"workflows":[]}}`,
+		"&workflow=" + mtWorkflow + "&name_only=true": `{"data":{"workflows":[{"name":"` + mtWorkflow + `"}]}}`,
+	} {
+		r := send(t, e.srv, "GET", "/v1/organizations/acme/databases/app/branches/main/vtctld/workflows?keyspace="+wfTarget+q, admin(e.srv), "")
+		if r.status != 200 || strings.TrimSpace(string(r.body)) != want {
+			t.Errorf("list with %s: %d %s, want %s", q, r.status, r.body, want)
+		}
+	}
 	st, err := e.c.Vitess.MoveTablesStatus(ctx, &platform.MoveTablesStatusParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, TargetKeyspace: wfTarget})
 	if err != nil || st.Tables["audit"].RowsTotal != 1000 || st.TrafficState != platform.TrafficNotSwitched || len(st.Streams) != 1 {
 		t.Errorf("status: %+v, %v", st, err)
@@ -895,5 +905,37 @@ func TestMoveTablesRecheckedWhenRun(t *testing.T) {
 	failed(ref.ID, "workflow move-users is cancelling; cancel needs it pending")
 	if diff := cmp.Diff(cancelled, e.view()); diff != "" {
 		t.Errorf("the failed cancel changed (-before +after):\n%s", diff)
+	}
+}
+
+// TestMoveTablesBranchDeleted: deleting a branch ends its operations in
+// progress: nothing is left to fail, and their due transitions change
+// nothing of the other branches.
+func TestMoveTablesBranchDeleted(t *testing.T) {
+	t.Parallel()
+	e := newMTEnv(t)
+	ctx := t.Context()
+	if _, err := e.c.Branches.Create(ctx, &platform.CreateBranchParams{Organization: e.org, Database: drDB, Name: "dev", ParentBranch: "main"}); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Advance(time.Hour)
+	ref, err := e.c.Vitess.CreateMoveTables(ctx, &platform.CreateMoveTablesParams{Organization: e.org, Database: drDB, Branch: "dev", Workflow: mtWorkflow, SourceKeyspace: drDB, TargetKeyspace: "sharded", Tables: []string{"users"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.c.Branches.Delete(ctx, &platform.DeleteBranchParams{Organization: e.org, Database: drDB, Branch: "dev"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.srv.FailNext(ref.ID); err == nil {
+		t.Errorf("FailNext of the deleted branch's operation was accepted")
+	}
+	before := e.view()
+	e.srv.Advance(time.Hour)
+	if diff := cmp.Diff(before, e.view()); diff != "" {
+		t.Errorf("the deleted branch's operation changed main (-before +after):\n%s", diff)
+	}
+	page, err := e.c.Workflows.List(ctx, &platform.ListWorkflowsParams{Organization: e.org, Database: drDB})
+	if err != nil || len(page.Items) != 0 {
+		t.Errorf("workflows after the deleted branch's create was due: %+v, %v", page, err)
 	}
 }

@@ -192,6 +192,25 @@ func TestVitessKeyspacesAndShards(t *testing.T) {
 	if d := cmp.Diff(map[string]string{"end": "gA=="}, doc.Shard.KeyRange); d != "" {
 		t.Errorf("key range of -80 (-want +got):\n%s", d)
 	}
+
+	// Four shards: bounds with hex letters, both ends set.
+	if _, err := e.c.Keyspaces.Create(t.Context(), &platform.CreateKeyspaceParams{Organization: e.srv.Org(), Database: "app", Branch: "main", Name: "quad", ClusterSize: "PS_10", Shards: platform.Ptr(4)}); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Advance(time.Hour)
+	for shard, want := range map[string]map[string]string{
+		"-40":   {"end": "QA=="},
+		"80-c0": {"start": "gA==", "end": "wA=="},
+		"c0-":   {"start": "wA=="},
+	} {
+		doc.Shard.KeyRange = nil
+		if err := json.Unmarshal(e.shard("quad", shard).Raw, &doc); err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want, doc.Shard.KeyRange); d != "" {
+			t.Errorf("key range of %s (-want +got):\n%s", shard, d)
+		}
+	}
 }
 
 func TestVitessTabletControl(t *testing.T) {
@@ -373,9 +392,9 @@ func TestVitessRefusals(t *testing.T) {
 			return err
 		}
 	}
-	raw := func(method, path, body string) func() error {
+	rawAt := func(db, method, path, body string) func() error {
 		return func() error {
-			req, err := http.NewRequestWithContext(ctx, method, e.srv.URL()+"v1/organizations/"+org+"/databases/app/branches/main"+path, strings.NewReader(body))
+			req, err := http.NewRequestWithContext(ctx, method, e.srv.URL()+"v1/organizations/"+org+"/databases/"+db+"/branches/main"+path, strings.NewReader(body))
 			if err != nil {
 				return err
 			}
@@ -391,6 +410,8 @@ func TestVitessRefusals(t *testing.T) {
 			return &platform.Error{StatusCode: resp.StatusCode, Message: body.Message}
 		}
 	}
+	raw := func(method, path, body string) func() error { return rawAt("app", method, path, body) }
+	pg := func(method, path, body string) func() error { return rawAt("pg", method, path, body) }
 	for _, tc := range []struct {
 		name   string
 		do     func() error
@@ -446,6 +467,20 @@ func TestVitessRefusals(t *testing.T) {
 			return err
 		}, 422, "cells[0]"},
 		{"refresh of an unknown keyspace", raw("POST", "/vtctld/shard/refresh-state", `{"keyspace":"nope","shard":"-"}`), 422, "keyspace"},
+		{"workflows of an unknown keyspace", raw("GET", "/vtctld/workflows?keyspace=nope", ""), 422, `keyspace "nope" is not a keyspace of branch main: its keyspaces are app, sharded`},
+		{"keyspaces of PostgreSQL", pg("GET", "/vtctld/keyspaces", ""), 422, "pg is a postgresql database"},
+		{"shard of PostgreSQL", pg("GET", "/vtctld/shard?keyspace=pg&shard=-", ""), 422, "pg is a postgresql database"},
+		{"control of PostgreSQL", pg("PUT", "/vtctld/shard/tablet-control", `{"keyspace":"pg","shard":"-","tablet_type":"rdonly","denied_tables":["t"]}`), 422, "pg is a postgresql database"},
+		{"refresh of PostgreSQL", pg("POST", "/vtctld/shard/refresh-state", `{"keyspace":"pg","shard":"-"}`), 422, "pg is a postgresql database"},
+		{"operation of PostgreSQL", pg("GET", "/vtctld/operations/x", ""), 422, "pg is a postgresql database"},
+		{"reparent of PostgreSQL", pg("GET", "/planned-reparent/x", ""), 422, "pg is a postgresql database"},
+		{"workflows of PostgreSQL", pg("GET", "/vtctld/workflows?keyspace=pg", ""), 422, "pg is a postgresql database"},
+		{"routing rules of PostgreSQL", pg("GET", "/vtctld/routing-rules", ""), 422, "pg is a postgresql database"},
+		{"keyspace routing rules of PostgreSQL", pg("GET", "/vtctld/keyspace-routing-rules", ""), 422, "pg is a postgresql database"},
+		{"keyspace routing rules set on PostgreSQL", pg("PUT", "/vtctld/keyspace-routing-rules", `{"rules":[]}`), 422, "pg is a postgresql database"},
+		{"throttler status of PostgreSQL", pg("GET", "/vtctld/throttler/status?tablet_alias="+replica, ""), 422, "pg is a postgresql database"},
+		{"throttler check of PostgreSQL", pg("POST", "/vtctld/throttler/check", `{"tablet_alias":"`+replica+`"}`), 422, "pg is a postgresql database"},
+		{"throttler config of PostgreSQL", pg("PUT", "/vtctld/throttler/config", `{"keyspace":"pg","enable":true}`), 422, "pg is a postgresql database"},
 	} {
 		view := e.view()
 		err := tc.do()
