@@ -210,6 +210,89 @@ func TestInsightsViewsAgree(t *testing.T) {
 	}
 }
 
+// TestInsightsEverySort lists the mix's queries by each sort the fake
+// measures, both ways, and its errors by each of theirs: the rows come in
+// the order of the figure they show, ties by keyspace and fingerprint.
+func TestInsightsEverySort(t *testing.T) {
+	t.Parallel()
+	srv, c := newTrafficServer(t)
+	srv.Advance(3 * time.Hour)
+	lookup, insert := insightsMix(t, srv)
+	ctx := t.Context()
+	org, db, br := insightsOn(srv)
+	tie := []string{min(lookup, insert), max(lookup, insert)}
+	byLookup, byInsert := []string{lookup, insert}, []string{insert, lookup}
+	for _, tc := range []struct {
+		sort string
+		desc []string // asc is its reverse, but for the ties
+	}{
+		{"lastRun", tie}, // both last ran when recorded
+		{"count", byLookup},
+		{"errorCount", tie},
+		{"rowsRead", byLookup},
+		{"rowsAffected", byInsert},
+		{"rowsReturned", byLookup},
+		{"rowsReadPerReturned", byLookup},
+		{"rowsReadPerQuery", byLookup},
+		{"rowsReturnedPerQuery", byLookup},
+		{"rowsAffectedPerQuery", byInsert},
+		{"totalTime", byLookup},
+		{"percentTime", byLookup},
+		{"sumShardQueries", byLookup},
+		{"maxShardQueries", byLookup},
+		{"avgShardQueries", byLookup},
+		{"p50Latency", byLookup},
+		{"p99Latency", byLookup},
+		{"maxLatency", byLookup},
+		{"keyspace", tie},
+		{"tableKeyspace", tie},
+		{"table", byLookup}, // users after orders
+		{"qualifiedTable", byLookup},
+	} {
+		for _, dir := range []platform.Order{platform.OrderDesc, platform.OrderAsc} {
+			want := tc.desc
+			if dir == platform.OrderAsc && !slices.Contains([]string{"lastRun", "errorCount", "keyspace", "tableKeyspace"}, tc.sort) {
+				want = []string{want[1], want[0]}
+			}
+			page, err := c.QueryInsights.List(ctx, &platform.ListBranchQueriesParams{Organization: org, Database: db, Branch: br, Sort: tc.sort, Dir: dir})
+			if err != nil {
+				t.Fatalf("sort %s %s: %v", tc.sort, dir, err)
+			}
+			var got []string
+			for _, q := range page.Items {
+				got = append(got, q.Fingerprint)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("sort %s %s (-want +got):\n%s", tc.sort, dir, diff)
+			}
+		}
+	}
+	const lock, dup = "Lock wait timeout exceeded", "Duplicate entry '7' for key 'PRIMARY'"
+	for _, tc := range []struct {
+		sort string
+		dir  platform.Order
+		want []string
+	}{
+		{"error", platform.OrderAsc, []string{dup, lock}},
+		{"error", platform.OrderDesc, []string{lock, dup}},
+		{"totalTime", platform.OrderDesc, []string{lock, dup}},
+		{"totalTime", platform.OrderAsc, []string{dup, lock}},
+		{"timePerQuery", platform.OrderAsc, []string{dup, lock}},
+	} {
+		page, err := c.QueryInsights.ListErrors(ctx, &platform.ListQueryErrorsParams{Organization: org, Database: db, Branch: br, Sort: tc.sort, Dir: tc.dir})
+		if err != nil {
+			t.Fatalf("errors by %s %s: %v", tc.sort, tc.dir, err)
+		}
+		var got []string
+		for _, e := range page.Items {
+			got = append(got, e.ErrorMessage)
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("errors by %s %s (-want +got):\n%s", tc.sort, tc.dir, diff)
+		}
+	}
+}
+
 func TestInsightsFiltersAndSorts(t *testing.T) {
 	t.Parallel()
 	srv, c := newTrafficServer(t)
