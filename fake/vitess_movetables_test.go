@@ -700,6 +700,70 @@ func TestDocumentedWorkflowInVtctld(t *testing.T) {
 	}
 }
 
+// TestMoveTablesShardStreamsShowControls: a workflow's shard streams
+// show what vtctld's shard shows of each target shard: its tablet
+// controls denying tables, and whether its primary serves.
+func TestMoveTablesShardStreamsShowControls(t *testing.T) {
+	t.Parallel()
+	e := newMTEnv(t)
+	ctx := t.Context()
+	e.must(e.create(usersMove()))
+	for _, p := range []platform.SetShardTabletControlParams{
+		{Shard: "-80", TabletType: platform.TabletRDOnly, DeniedTables: []string{"users"}},
+		{Shard: "-80", TabletType: platform.TabletReplica, DisableQueryService: platform.Ptr(true)},
+		{Shard: "80-", TabletType: platform.TabletPrimary, DisableQueryService: platform.Ptr(true)},
+	} {
+		p.Organization, p.Database, p.Branch, p.Keyspace = e.org, drDB, "main", "sharded"
+		if _, err := e.c.Vitess.SetShardTabletControl(ctx, &p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type control struct {
+		TabletType   string   `json:"tablet_type"`
+		DeniedTables []string `json:"denied_tables"`
+	}
+	type shardView struct {
+		Controls []control
+		Serving  bool
+	}
+	list, err := e.c.Vitess.ListWorkflows(ctx, &platform.ListVReplicationWorkflowsParams{Organization: e.org, Database: drDB, Branch: "main", Keyspace: "sharded", Workflow: mtWorkflow})
+	if err != nil || len(list.Workflows) != 1 {
+		t.Fatalf("list: %+v, %v", list, err)
+	}
+	var doc struct {
+		ShardStreams map[string]struct {
+			TabletControls   []control `json:"tablet_controls"`
+			IsPrimaryServing bool      `json:"is_primary_serving"`
+		} `json:"shard_streams"`
+	}
+	if err := json.Unmarshal(list.Workflows[0].Raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	got, want := map[string]shardView{}, map[string]shardView{}
+	for key, ss := range doc.ShardStreams {
+		got[key] = shardView{ss.TabletControls, ss.IsPrimaryServing}
+	}
+	for _, shard := range []string{"-80", "80-"} {
+		sh, err := e.c.Vitess.GetShard(ctx, &platform.GetShardParams{Organization: e.org, Database: drDB, Branch: "main", Keyspace: "sharded", Shard: shard})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := shardView{Serving: sh.IsPrimaryServing}
+		for _, tc := range sh.TabletControls {
+			if len(tc.DeniedTables) > 0 {
+				v.Controls = append(v.Controls, control{"TABLET_TYPE_" + strings.ToUpper(string(tc.TabletType)), tc.DeniedTables}) // as decided: the enum with its prefix
+			}
+		}
+		want["sharded/"+shard] = v
+	}
+	if want["sharded/80-"].Serving || len(want["sharded/-80"].Controls) != 1 {
+		t.Fatalf("the shards' controls are not set: %+v", want)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("shard streams against the shards (-shard +workflow):\n%s", diff)
+	}
+}
+
 // TestRestoreMoveTables: a MoveTables workflow stopped mid-copy, with its
 // operation, restores and resumes; a snapshot whose VReplication state
 // cannot be is refused, saying why.
