@@ -265,13 +265,30 @@ func TestMaterializeRefusals(t *testing.T) {
 		{"bad time zone", platform.CreateMaterializeParams{Workflow: "w", SourceKeyspace: "app", TargetKeyspace: "sharded", ReferenceTables: []string{"corder"}, SourceTimeZone: "not a zone"}, "source_time_zone"},
 		{"unknown time zone", platform.CreateMaterializeParams{Workflow: "w", SourceKeyspace: "app", TargetKeyspace: "sharded", ReferenceTables: []string{"corder"}, SourceTimeZone: "Mars/Olympus_Mons"}, `source_time_zone "Mars/Olympus_Mons" is not an IANA time zone`},
 		{"the host's zone", platform.CreateMaterializeParams{Workflow: "w", SourceKeyspace: "app", TargetKeyspace: "sharded", ReferenceTables: []string{"corder"}, SourceTimeZone: "Local"}, `source_time_zone "Local" is not an IANA time zone`},
+		{"target table not a name", platform.CreateMaterializeParams{Workflow: "w", SourceKeyspace: "app", TargetKeyspace: "sharded", TableSettings: ts(platform.MaterializeTableSettings{TargetTable: "a-b", SourceExpression: "select id from corder", CreateDDL: "copy"})}, `table_settings[0].target_table "a-b" is not a table name`},
+		{"its own source, unfiltered", platform.CreateMaterializeParams{Workflow: "w", SourceKeyspace: "app", TargetKeyspace: "app", TableSettings: ts(platform.MaterializeTableSettings{TargetTable: "corder"})}, "table_settings[0].target_table corder is its own source in keyspace app; give a source_expression"},
+		{"DDL in another keyspace", platform.CreateMaterializeParams{Workflow: "w", SourceKeyspace: "app", TargetKeyspace: "sharded", TableSettings: ts(platform.MaterializeTableSettings{TargetTable: "agg", SourceExpression: "select id from corder", CreateDDL: "CREATE TABLE app.agg (id bigint, PRIMARY KEY (id))"})}, "table_settings[0].create_ddl creates its table in keyspace app, not target keyspace sharded"},
+		{"a PostgreSQL branch", platform.CreateMaterializeParams{Workflow: "w", SourceKeyspace: "app", TargetKeyspace: "sharded", ReferenceTables: []string{"corder"}}, "MySQL"},
 	}
 	for _, tc := range create {
 		tc.p.Organization, tc.p.Database, tc.p.Branch = org, "app", "main"
+		if tc.name == "a PostgreSQL branch" {
+			tc.p.Database = "pg"
+		}
 		_, err := e.c.Vitess.CreateMaterialize(ctx, &tc.p)
 		var apiErr *platform.Error
 		if !errors.As(err, &apiErr) || apiErr.StatusCode != 422 || !strings.Contains(apiErr.Message, tc.says) {
 			t.Errorf("%s: err = %v, want 422 saying %q", tc.name, err, tc.says)
+		}
+	}
+	// What the SDK refuses itself, sent raw.
+	for body, says := range map[string]string{
+		`{"source_keyspace":"app","target_keyspace":"sharded","reference_tables":["corder"]}`: "workflow is required",
+		`{"workflow":"w","source_keyspace":"app","target_keyspace":"sharded"}`:                "table_settings or reference_tables is required",
+	} {
+		r := send(t, e.srv, "POST", "/v1/organizations/"+org+"/databases/app/branches/main/materialize/workflows", admin(e.srv), body)
+		if got := wantError(t, r, 422, "unprocessable"); !strings.Contains(got.Message, says) {
+			t.Errorf("create %s: %q, want it to say %q", body, got.Message, says)
 		}
 	}
 	if diff := cmp.Diff(before, e.tables("sharded")); diff != "" {
@@ -291,6 +308,14 @@ func TestMaterializeRefusals(t *testing.T) {
 			_, err := e.c.Vitess.CancelMaterialize(ctx, &platform.CancelMaterializeParams{Organization: org, Database: "app", Branch: "main", Workflow: "ghost", TargetKeyspace: "sharded"})
 			return err
 		}(), 404, "Not Found"},
+		{"show on a PostgreSQL branch", func() error {
+			_, err := e.c.Vitess.GetMaterialize(ctx, &platform.GetMaterializeParams{Organization: org, Database: "pg", Branch: "main", Workflow: "taken", TargetKeyspace: "sharded"})
+			return err
+		}(), 422, "MySQL"},
+		{"cancel on a PostgreSQL branch", func() error {
+			_, err := e.c.Vitess.CancelMaterialize(ctx, &platform.CancelMaterializeParams{Organization: org, Database: "pg", Branch: "main", Workflow: "taken", TargetKeyspace: "sharded"})
+			return err
+		}(), 422, "MySQL"},
 		{"a PostgreSQL branch", func() error {
 			_, err := e.c.Vitess.StartMaterialize(ctx, &platform.MaterializeActionParams{Organization: org, Database: "pg", Branch: "main", Workflow: "taken", TargetKeyspace: "sharded"})
 			return err
