@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -598,5 +599,46 @@ func TestVitessNotReady(t *testing.T) {
 		if d := cmp.Diff(wfs, workflows()); d != "" {
 			t.Errorf("%s changed the workflows (-before +after):\n%s", tc.name, d)
 		}
+	}
+}
+
+// TestVitessReadOnlyRegion: a keyspace's read-only region is a cell of
+// the branch, with replicas there; a tablet control names it, but a
+// reparent to one of its replicas is refused, changing nothing.
+func TestVitessReadOnlyRegion(t *testing.T) {
+	t.Parallel()
+	e := newVitessEnv(t)
+	ctx := t.Context()
+	org := e.srv.Org()
+	if _, err := e.c.Keyspaces.UpdateReadOnlyRegions(ctx, &platform.UpdateReadOnlyRegionsParams{Organization: org, Database: "app", Branch: "main", Keyspace: "app",
+		ReadOnlyRegions: []platform.ReadOnlyRegionConfig{{Region: "eu-west", Replicas: platform.Ptr(1)}}}); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Advance(time.Hour)
+	var far string
+	for _, g := range e.tablets(&platform.ListTabletsParams{Keyspace: "app", TabletType: platform.TabletReplica}) {
+		for _, tb := range g.Tablets {
+			if tb.Cell == "eu-west" {
+				far = tb.Alias
+			}
+		}
+	}
+	if far == "" {
+		t.Fatalf("no replica of app in eu-west: %+v", e.tablets(nil))
+	}
+	view := e.view()
+	_, err := e.c.Vitess.CreatePlannedReparent(ctx, &platform.CreatePlannedReparentParams{Organization: org, Database: "app", Branch: "main", Keyspace: "app", Shard: "-", NewPrimary: far})
+	wantRefused(t, err, 422, "new_primary "+far+" is in read-only region eu-west; the primary stays in cell us-east")
+	e.srv.Advance(time.Minute)
+	if d := cmp.Diff(view, e.view()); d != "" {
+		t.Errorf("the refused reparent changed the topology (-before +after):\n%s", d)
+	}
+	s, err := e.c.Vitess.SetShardTabletControl(ctx, &platform.SetShardTabletControlParams{Organization: org, Database: "app", Branch: "main", Keyspace: "app", Shard: "-",
+		TabletType: platform.TabletReplica, Cells: []string{"eu-west"}, DeniedTables: []string{"t"}})
+	if err != nil {
+		t.Fatalf("a tablet control in the read-only region's cell: %v", err)
+	}
+	if len(s.TabletControls) != 1 || !slices.Equal(s.TabletControls[0].Cells, []string{"eu-west"}) {
+		t.Errorf("tablet controls = %+v, want one in eu-west", s.TabletControls)
 	}
 }
