@@ -342,6 +342,11 @@ func TestVDiffListShowDelete(t *testing.T) {
 	if v := e.show("last"); v.UUID != second {
 		t.Errorf("last is %s, want %s", v.UUID, second)
 	}
+	// Shown as "all", the VDiffs are the list.
+	all := send(t, e.srv, "GET", "/v1/organizations/acme/databases/app/branches/main/vdiff/workflows/mv/vdiffs/all?target_keyspace=archive", admin(e.srv), "")
+	if all.status != 200 || strings.TrimSpace(string(all.body)) != `{"data":`+string(l.Raw)+`}` {
+		t.Errorf("show all: %d %s, want the list %s", all.status, all.body, l.Raw)
+	}
 	dp := &platform.DeleteVDiffParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: "mv", TargetKeyspace: "archive", UUID: first}
 	if _, err := e.c.Vitess.DeleteVDiff(ctx, dp); err != nil {
 		t.Fatal(err)
@@ -420,6 +425,10 @@ func TestVDiffRefusals(t *testing.T) {
 			send(e.t, e.srv, "POST", base+"mv/vdiffs/"+e.lastUUID()+"/stop", admin(e.srv), `{"target_keyspace":"archive","target_shards":["-80"]}`)
 			return nil
 		}, req{"POST", base + "mv/vdiffs/{uuid}/resume", `{"target_keyspace":"archive","target_shards":["80-","-80"]}`}, 422, "is started on shard 80-"},
+		{"stop of an unknown workflow", nil, req{"POST", base + "nope/vdiffs/{uuid}/stop", `{"target_keyspace":"archive"}`}, 404, ""},
+		{"resume of an unknown workflow", nil, req{"POST", base + "nope/vdiffs/{uuid}/resume", `{"target_keyspace":"archive"}`}, 404, ""},
+		{"resume of an unknown uuid", nil, req{"POST", base + "mv/vdiffs/nope/resume", `{"target_keyspace":"archive"}`}, 404, ""},
+		{"resume of an unknown shard", nil, req{"POST", base + "mv/vdiffs/{uuid}/resume", `{"target_keyspace":"archive","target_shards":["c0-"]}`}, 422, `target_shards[0] "c0-" is not a target shard of workflow mv`},
 		{"delete of an unknown uuid", nil, req{"DELETE", base + "mv/vdiffs/nope?target_keyspace=archive", ""}, 404, ""},
 		{"delete in another keyspace", nil, req{"DELETE", base + "mv/vdiffs/{uuid}?target_keyspace=app", ""}, 404, ""},
 	}
