@@ -168,6 +168,29 @@ func TestInsightsViewsAgree(t *testing.T) {
 	if diff := cmp.Diff(map[string][2]int{"route=cart": {3, 2}, "route=home": {2, 0}}, dims); diff != "" {
 		t.Errorf("TagSummaries by route (-want +got):\n%s", diff)
 	}
+	// Tags by ID, as the official client sends them ("B" a system tag's,
+	// "S" another's), or by name, repeated or empty: the same groups.
+	groups := func(tags ...string) map[string][2]int {
+		out := map[string][2]int{}
+		for _, d := range opCollect(t, qi.AllTagSummaries(ctx, &platform.ListQueryTagSummariesParams{Organization: org, Database: db, Branch: br, Tags: tags})) {
+			out[fmt.Sprint(d.Dimensions)] = [2]int{d.QueryCount, d.ErrorCount}
+		}
+		return out
+	}
+	byUser := groups("Busername")
+	if diff := cmp.Diff(map[string][2]int{"map[username:web]": {1, 0}}, byUser); diff != "" {
+		t.Errorf("TagSummaries by Busername (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(byUser, groups("username")); diff != "" {
+		t.Errorf("TagSummaries by username against Busername (-want +got):\n%s", diff)
+	}
+	both := groups("Sroute", "Busername")
+	if diff := cmp.Diff(both, groups("Sroute,route,,Busername", "username")); diff != "" {
+		t.Errorf("TagSummaries by repeated keys (-want +got):\n%s", diff)
+	}
+	if _, ok := both["map[route:home username:web]"]; !ok {
+		t.Errorf("TagSummaries by route and username: %v, want a group of both", both)
+	}
 	// Grouped by each tag, the query_fingerprint groups are the queries'
 	// summaries.
 	for _, d := range opCollect(t, qi.AllTagSummaries(ctx, &platform.ListQueryTagSummariesParams{Organization: org, Database: db, Branch: br})) {
