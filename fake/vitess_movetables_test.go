@@ -1003,3 +1003,46 @@ func TestMoveTablesBranchDeleted(t *testing.T) {
 		t.Errorf("workflows after the deleted branch's create was due: %+v, %v", page, err)
 	}
 }
+
+// TestMoveTablesStartOfErrorAndStep: vtctld's start of a MoveTables
+// workflow in error retries its documented workflow; during a step of it
+// (verifying data) the start is refused naming the state, changing
+// nothing.
+func TestMoveTablesStartOfErrorAndStep(t *testing.T) {
+	t.Parallel()
+	e := newMTEnv(t)
+	ctx := t.Context()
+	e.must(e.create(usersMove()))
+	wfp := &platform.WorkflowParams{Organization: e.org, Database: drDB, Number: 1}
+	doc, err := e.c.Workflows.Get(ctx, wfp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.srv.FailNext(doc.ID); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Advance(time.Hour)
+	if v := e.view(); v.Doc != "error" {
+		t.Fatalf("after a failed step: %+v", v)
+	}
+	wp := &platform.StartVReplicationWorkflowParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, Keyspace: "sharded"}
+	u, err := e.c.Vitess.StartWorkflow(ctx, wp)
+	if err != nil || len(u.Details) == 0 || !u.Details[0].Changed {
+		t.Fatalf("start of a workflow in error: %+v, %v", u, err)
+	}
+	e.srv.Advance(time.Hour)
+	if v := e.view(); v.Doc != "running" || v.Streams != platform.VReplicationRunning {
+		t.Fatalf("the workflow in error, started: %+v", v)
+	}
+	if _, err := e.c.Workflows.VerifyData(ctx, wfp); err != nil {
+		t.Fatal(err)
+	}
+	before := e.view()
+	r := send(t, e.srv, "POST", "/v1/organizations/acme/databases/app/branches/main/vtctld/workflows/"+mtWorkflow+"/start", admin(e.srv), `{"keyspace":"sharded"}`)
+	if got := wantError(t, r, 422, "unprocessable"); !strings.Contains(got.Message, "workflow move-users is verifying_data; start needs it stopped or error") {
+		t.Errorf("start while verifying data: %q", got.Message)
+	}
+	if diff := cmp.Diff(before, e.view()); diff != "" {
+		t.Errorf("the refused start changed (-before +after):\n%s", diff)
+	}
+}
