@@ -387,4 +387,35 @@ func TestMaterializeReferenceTables(t *testing.T) {
 			}
 		}
 	}
+	vschemaTables := func() []string {
+		var out []string
+		for name := range e.vschema("sharded")["tables"].(map[string]any) {
+			out = append(out, name)
+		}
+		slices.Sort(out)
+		return out
+	}
+	// The VSchema set, a new table must be in it first.
+	beforeTables, beforeVS := e.tables("sharded"), vschemaTables()
+	_, err := e.c.Vitess.CreateMaterialize(ctx, &platform.CreateMaterializeParams{
+		Organization: e.srv.Org(), Database: "app", Branch: "main", Workflow: "agg", SourceKeyspace: "app", TargetKeyspace: "sharded",
+		TableSettings: []platform.MaterializeTableSettings{{TargetTable: "agg", SourceExpression: "select id from corder", CreateDDL: "CREATE TABLE agg (id bigint NOT NULL, PRIMARY KEY (id))"}},
+	})
+	wantRefused(t, err, 422, "table_settings[0].target_table agg is not in the VSchema of sharded keyspace sharded: add it, with its vindex, first")
+	if diff := cmp.Diff(beforeTables, e.tables("sharded")); diff != "" {
+		t.Errorf("the refused create changed the tables (-before +after):\n%s", diff)
+	}
+	// Cancel drops the copied table from the schema and the VSchema set.
+	if _, err := e.c.Vitess.CancelMaterialize(ctx, &platform.CancelMaterializeParams{Organization: e.srv.Org(), Database: "app", Branch: "main", Workflow: "splitcopy", TargetKeyspace: "sharded"}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"customer", "orders"}, e.tables("sharded")); diff != "" {
+		t.Errorf("tables after cancel (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"customer", "orders"}, vschemaTables()); diff != "" {
+		t.Errorf("VSchema tables after cancel (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"corder", "customer", "orders"}, beforeVS); diff != "" {
+		t.Errorf("VSchema tables before cancel (-want +got):\n%s", diff)
+	}
 }
