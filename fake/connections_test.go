@@ -421,6 +421,15 @@ func TestProcessList(t *testing.T) {
 		_, err := kill(tt.id, tt.kind)
 		apiError(t, err, tt.status, tt.words...)
 	}
+	// A target that is none: the kills name it (a 400 offering the
+	// targets, as the list does), and kill nothing.
+	_, err = e.c.Connections.KillProcess(t.Context(), &platform.KillProcessParams{Organization: org, Database: db, Branch: br, ID: 101, Keyspace: "nope"})
+	apiError(t, err, http.StatusBadRequest, `"nope"`)
+	err = e.c.Connections.KillConnection(t.Context(), &platform.KillConnectionParams{Organization: org, Database: db, Branch: br, ID: "101", Keyspace: "app", Shard: "-80"})
+	apiError(t, err, http.StatusBadRequest, `"-80"`)
+	if got, err := e.c.Connections.ListProcesses(t.Context(), &platform.ListProcessesParams{Organization: org, Database: db, Branch: br}); err != nil || len(got.Processes) != 2 {
+		t.Fatalf("after refused kills: %+v, %v; want both processes", got, err)
+	}
 	res, err = kill(101, "")
 	if err != nil || res.Kind != platform.ProcessConnection {
 		t.Fatalf("kill 101 = %+v, %v; want its connection killed", res, err)
