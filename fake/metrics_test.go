@@ -407,6 +407,29 @@ func TestTableMetrics(t *testing.T) {
 	if got := tables["users"]; got == nil || got.Rows != 2 {
 		t.Errorf("users %+v, want 2 rows", got)
 	}
+	// A table of that name in another keyspace adds to it, and leaves
+	// each keyspace's figures as they are.
+	if _, err := e.c.Branches.DisableSafeMigrations(t.Context(), &platform.BranchParams{Organization: e.org, Database: drDB, Branch: "main"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.srv.PushSchema(e.org, drDB, "main", "CREATE TABLE sharded.users (id bigint NOT NULL, PRIMARY KEY (id))"); err != nil {
+		t.Fatal(err)
+	}
+	e.record(fake.QuerySample{SQL: "insert into users (id) values (5), (6), (7)", Keyspace: "sharded", RowsAffected: 3})
+	tables, err = e.c.Metrics.GetTables(t.Context(), &platform.GetTableMetricsParams{Organization: e.org, Database: drDB, Branch: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tables["users"]; got == nil || *got != (platform.TableStorage{Rows: 5, DataBytes: 500, IndexBytes: 100}) {
+		t.Errorf("users of both keyspaces %+v, want 5 rows", got)
+	}
+	ks, err = e.c.Metrics.GetKeyspaceTables(t.Context(), &platform.GetKeyspaceTableMetricsParams{Organization: e.org, Database: drDB, Branch: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if app, sh := ks[drDB]["users"], ks["sharded"]["users"]; app == nil || sh == nil || app.Rows != 2 || sh.Rows != 3 {
+		t.Errorf("users by keyspace: %+v and %+v, want 2 and 3 rows", app, sh)
+	}
 }
 
 // TestMetricsRefusals checks that every bad parameter is a 400 naming it.
