@@ -316,6 +316,42 @@ func TestLookupVindexRefusals(t *testing.T) {
 			_, err := e.c.Vitess.CompleteLookupVindex(ctx, &platform.LookupVindexParams{Organization: org, Database: "pg", Branch: "main", Name: "taken", TableKeyspace: "sharded"})
 			return err
 		}(), 422, "MySQL"},
+		{"complete before externalize", func() error {
+			_, err := e.c.Vitess.CompleteLookupVindex(ctx, e.lv("taken", "sharded", ""))
+			return err
+		}(), 422, "vindex taken has not been externalized yet: it is write-only; complete needs it externalized"},
+		{"internalize before externalize", func() error {
+			_, err := e.c.Vitess.InternalizeLookupVindex(ctx, e.lv("taken", "sharded", ""))
+			return err
+		}(), 422, "vindex taken has not been externalized yet: it is write-only; internalize needs it externalized"},
+		{"complete in an unknown table keyspace", func() error {
+			_, err := e.c.Vitess.CompleteLookupVindex(ctx, e.lv("taken", "nope", ""))
+			return err
+		}(), 422, `table_keyspace "nope"`},
+		{"complete in an unknown keyspace", func() error {
+			_, err := e.c.Vitess.CompleteLookupVindex(ctx, e.lv("taken", "sharded", "nope"))
+			return err
+		}(), 422, `keyspace "nope"`},
+		{"create on a PostgreSQL branch", func() error {
+			_, err := e.c.Vitess.CreateLookupVindex(ctx, &platform.CreateLookupVindexParams{Organization: org, Database: "pg", Branch: "main", Name: "v", TableKeyspace: "pg", TableOwner: "t", TableOwnerColumns: []string{"c"}})
+			return err
+		}(), 422, "MySQL"},
+		{"show on a PostgreSQL branch", func() error {
+			_, err := e.c.Vitess.GetLookupVindex(ctx, &platform.GetLookupVindexParams{Organization: org, Database: "pg", Branch: "main", Name: "taken", TableKeyspace: "sharded"})
+			return err
+		}(), 422, "MySQL"},
+		{"externalize on a PostgreSQL branch", func() error {
+			_, err := e.c.Vitess.ExternalizeLookupVindex(ctx, &platform.ExternalizeLookupVindexParams{Organization: org, Database: "pg", Branch: "main", Name: "taken", TableKeyspace: "sharded"})
+			return err
+		}(), 422, "MySQL"},
+		{"internalize on a PostgreSQL branch", func() error {
+			_, err := e.c.Vitess.InternalizeLookupVindex(ctx, &platform.LookupVindexParams{Organization: org, Database: "pg", Branch: "main", Name: "taken", TableKeyspace: "sharded"})
+			return err
+		}(), 422, "MySQL"},
+		{"cancel on a PostgreSQL branch", func() error {
+			_, err := e.c.Vitess.CancelLookupVindex(ctx, &platform.CancelLookupVindexParams{Organization: org, Database: "pg", Branch: "main", Name: "taken", TableKeyspace: "sharded"})
+			return err
+		}(), 422, "MySQL"},
 	}
 	for _, tc := range actions {
 		var apiErr *platform.Error
