@@ -308,6 +308,10 @@ func TestMaterializeRefusals(t *testing.T) {
 			_, err := e.c.Vitess.CancelMaterialize(ctx, &platform.CancelMaterializeParams{Organization: org, Database: "app", Branch: "main", Workflow: "ghost", TargetKeyspace: "sharded"})
 			return err
 		}(), 404, "Not Found"},
+		{"shown as a MoveTables workflow", func() error {
+			_, err := e.c.Vitess.GetMoveTables(ctx, &platform.GetMoveTablesParams{Organization: org, Database: "app", Branch: "main", Workflow: "taken", TargetKeyspace: "sharded"})
+			return err
+		}(), 422, "workflow taken of keyspace sharded is a Materialize workflow, not a MoveTables one"},
 		{"show on a PostgreSQL branch", func() error {
 			_, err := e.c.Vitess.GetMaterialize(ctx, &platform.GetMaterializeParams{Organization: org, Database: "pg", Branch: "main", Workflow: "taken", TargetKeyspace: "sharded"})
 			return err

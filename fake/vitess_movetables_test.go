@@ -629,6 +629,16 @@ func TestMoveTablesOperations(t *testing.T) {
 	if r := e.must(e.settle(ref.ID), nil); !slices.Contains(r.DryRunResults, "\tKeyspace app Shard - DbName vt_app Table audit") {
 		t.Errorf("complete dry run: %q", r.DryRunResults)
 	}
+	keep := *cp
+	keep.RenameTables, keep.KeepData, keep.KeepRoutingRules = nil, platform.Ptr(true), platform.Ptr(true)
+	if ref, err = e.c.Vitess.CompleteMoveTables(ctx, &keep); err != nil {
+		t.Fatal(err)
+	}
+	r = e.must(e.settle(ref.ID), nil)
+	if !slices.Contains(r.DryRunResults, "Keeping these tables in the database and removing them from the vschema for keyspace app:") ||
+		slices.ContainsFunc(r.DryRunResults, func(s string) bool { return strings.HasPrefix(s, "Delete routing rules") }) {
+		t.Errorf("complete dry run keeping the data and the routing rules: %q", r.DryRunResults)
+	}
 	cp.DryRun = nil
 	ref, err = e.c.Vitess.CompleteMoveTables(ctx, cp)
 	if err != nil {
