@@ -1,6 +1,7 @@
 package fake_test
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -283,6 +284,55 @@ func TestVDiffOptions(t *testing.T) {
 	}
 	if len(v.Tables) != 1 || v.Tables[0].Name != "users" || v.RowsCompared != 500 {
 		t.Errorf("tables %v, %d rows; want users only, 250 a shard", v.Tables, v.RowsCompared)
+	}
+}
+
+// TestVDiffPickerOptions: the tablet types a VDiff reads from, as its
+// listed options show them: in order when tablet_selection_preference is
+// inorder, and replica then primary by default when the target has
+// replicas.
+func TestVDiffPickerOptions(t *testing.T) {
+	t.Parallel()
+	e := newVDiffEnv(t)
+	for _, tc := range []struct {
+		p    platform.CreateVDiffParams
+		want string
+	}{
+		{platform.CreateVDiffParams{TabletTypes: []string{"replica"}, TabletSelectionPreference: platform.Ptr("inorder")}, `"tablet_types":"in_order:replica"`},
+		{platform.CreateVDiffParams{TabletTypes: []string{"replica"}, TabletSelectionPreference: platform.Ptr("any")}, `"tablet_types":"replica"`},
+		{platform.CreateVDiffParams{}, `"tablet_types":"in_order:replica,primary"`},
+	} {
+		uuid := e.create(tc.p)
+		l, err := e.c.Vitess.ListVDiffs(e.t.Context(), &platform.ListVDiffsParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: "mv", TargetKeyspace: "archive"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			TabletResponses map[string]struct {
+				Output struct {
+					Rows []struct {
+						Values []byte `json:"values"`
+					} `json:"rows"`
+				} `json:"output"`
+			} `json:"tablet_responses"`
+		}
+		if err := json.Unmarshal(l.Raw, &doc); err != nil {
+			t.Fatal(err)
+		}
+		found := 0
+		for shard, r := range doc.TabletResponses {
+			for _, row := range r.Output.Rows {
+				if v := string(row.Values); strings.Contains(v, uuid) {
+					found++
+					if !strings.Contains(v, tc.want) {
+						t.Errorf("%+v: shard %s's row %q, want options with %s", tc.p, shard, v, tc.want)
+					}
+				}
+			}
+		}
+		if found != 2 {
+			t.Errorf("%+v: %d rows of VDiff %s, want one a shard", tc.p, found, uuid)
+		}
 	}
 }
 
