@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -130,7 +131,25 @@ func TestMaterializeLifecycle(t *testing.T) {
 	if !strings.Contains(string(wf.Raw), `"on_ddl":"STOP"`) || !strings.Contains(string(wf.Raw), "select customer_id, count(*)") || !strings.Contains(string(wf.Raw), `"TABLET_TYPE_REPLICA"`) {
 		t.Errorf("document lacks the workflow's settings: %s", wf.Raw)
 	}
-	e.srv.Advance(fake.DefaultTimings().VReplicationCopy)
+	// Stopped halfway, the copy waits; started again, it copies what was
+	// left.
+	copyTime := fake.DefaultTimings().VReplicationCopy
+	e.srv.Advance(copyTime / 2)
+	if _, err := e.c.Vitess.StopMaterialize(ctx, e.mz("custcopy", "sharded")); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Advance(time.Hour)
+	if diff := cmp.Diff([]string{"-80 Stopped Stopped", "80- Stopped Stopped"}, streamStates(show())); diff != "" {
+		t.Errorf("streams stopped mid-copy (-want +got):\n%s", diff)
+	}
+	if _, err := e.c.Vitess.StartMaterialize(ctx, e.mz("custcopy", "sharded")); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Advance(copyTime/2 - time.Second)
+	if diff := cmp.Diff([]string{"-80 Copying ", "80- Copying "}, streamStates(show())); diff != "" {
+		t.Errorf("streams started again, before the rest is copied (-want +got):\n%s", diff)
+	}
+	e.srv.Advance(time.Second)
 	if diff := cmp.Diff([]string{"-80 Running ", "80- Running "}, streamStates(show())); diff != "" {
 		t.Errorf("streams once copied (-want +got):\n%s", diff)
 	}
