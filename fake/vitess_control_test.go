@@ -35,6 +35,24 @@ func TestVitessRoutingRulesOneState(t *testing.T) {
 		t.Errorf("vtctld rules after an update of the document (-want +got):\n%s", diff)
 	}
 
+	// An empty apply where there are no rules changes nothing, not even
+	// when the branch was updated.
+	branch := func() *platform.Branch {
+		b, err := w.c.Branches.Get(ctx, &platform.GetBranchParams{Organization: w.org, Database: drDB, Branch: "main"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	before := branch()
+	w.srv.Advance(time.Minute)
+	if empty, err := w.c.Vitess.ApplyKeyspaceRoutingRules(ctx, &platform.ApplyKeyspaceRoutingRulesParams{Organization: w.org, Database: drDB, Branch: "main"}); err != nil || len(empty.Rules) != 0 {
+		t.Fatalf("an empty apply without rules = %+v, %v", empty, err)
+	}
+	if after := branch(); !after.UpdatedAt.Time.Equal(before.UpdatedAt.Time) {
+		t.Errorf("an empty apply without rules moved the branch's updated_at from %v to %v", before.UpdatedAt, after.UpdatedAt)
+	}
+
 	opVtctldControl("")(w, "") // keyspace archive, rules archive -> app
 	kp := &platform.ApplyKeyspaceRoutingRulesParams{Organization: w.org, Database: drDB, Branch: "main",
 		Rules: []platform.KeyspaceRoutingRule{{FromKeyspace: "app", ToKeyspace: "archive"}}, RebuildCells: []string{"us-east"}}
