@@ -233,17 +233,48 @@ func TestInsightsViewsAgree(t *testing.T) {
 	}
 }
 
-// TestInsightsEverySort lists the mix's queries by each sort the fake
-// measures, both ways, and its errors by each of theirs: the rows come in
-// the order of the figure they show, ties by keyspace and fingerprint.
-func TestInsightsEverySort(t *testing.T) {
+func TestInsightsFiltersAndSorts(t *testing.T) {
 	t.Parallel()
 	srv, c := newTrafficServer(t)
 	srv.Advance(3 * time.Hour)
 	lookup, insert := insightsMix(t, srv)
 	ctx := t.Context()
 	org, db, br := insightsOn(srv)
-	tie := []string{min(lookup, insert), max(lookup, insert)}
+	now := srv.Now()
+	tie := []string{min(lookup, insert), max(lookup, insert)} // same keyspace: by fingerprint
+	for _, tc := range []struct {
+		name string
+		p    platform.ListBranchQueriesParams
+		want []string
+	}{
+		{"by count ascending", platform.ListBranchQueriesParams{Sort: "count", Dir: platform.OrderAsc}, []string{insert, lookup}},
+		{"by query", platform.ListBranchQueriesParams{Sort: "query", Dir: platform.OrderAsc}, []string{insert, lookup}},
+		{"by rows affected", platform.ListBranchQueriesParams{Sort: "rowsAffected"}, []string{insert, lookup}},
+		{"unmeasured sort leaves the ties", platform.ListBranchQueriesParams{Sort: "cpuTime"}, tie},
+		{"search", platform.ListBranchQueriesParams{Query: "orders"}, []string{insert}},
+		{"statement type", platform.ListBranchQueriesParams{Type: platform.StatementSelect}, []string{lookup}},
+		{"tablet type", platform.ListBranchQueriesParams{TabletType: platform.TabletReplica}, []string{lookup}},
+		{"from and to", platform.ListBranchQueriesParams{QueryWindow: platform.QueryWindow{From: now.Add(-7 * time.Minute), To: now}}, []string{insert}},
+		{"15 minutes", platform.ListBranchQueriesParams{QueryWindow: platform.QueryWindow{Period: platform.TrafficPeriod15m}}, []string{lookup, insert}},
+		{"to alone", platform.ListBranchQueriesParams{QueryWindow: platform.QueryWindow{To: now.Add(-time.Hour)}}, []string{lookup}},
+	} {
+		p := tc.p
+		p.Organization, p.Database, p.Branch = org, db, br
+		page, err := c.QueryInsights.List(ctx, &p)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		var got []string
+		for _, s := range page.Items {
+			got = append(got, s.Fingerprint)
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+	// Every sort the fake measures, both ways: the rows come in the order
+	// of the figure they show, ties by keyspace and fingerprint; and the
+	// errors by each of theirs.
 	byLookup, byInsert := []string{lookup, insert}, []string{insert, lookup}
 	for _, tc := range []struct {
 		sort string
@@ -312,47 +343,6 @@ func TestInsightsEverySort(t *testing.T) {
 		}
 		if diff := cmp.Diff(tc.want, got); diff != "" {
 			t.Errorf("errors by %s %s (-want +got):\n%s", tc.sort, tc.dir, diff)
-		}
-	}
-}
-
-func TestInsightsFiltersAndSorts(t *testing.T) {
-	t.Parallel()
-	srv, c := newTrafficServer(t)
-	srv.Advance(3 * time.Hour)
-	lookup, insert := insightsMix(t, srv)
-	ctx := t.Context()
-	org, db, br := insightsOn(srv)
-	now := srv.Now()
-	tie := []string{min(lookup, insert), max(lookup, insert)} // same keyspace: by fingerprint
-	for _, tc := range []struct {
-		name string
-		p    platform.ListBranchQueriesParams
-		want []string
-	}{
-		{"by count ascending", platform.ListBranchQueriesParams{Sort: "count", Dir: platform.OrderAsc}, []string{insert, lookup}},
-		{"by query", platform.ListBranchQueriesParams{Sort: "query", Dir: platform.OrderAsc}, []string{insert, lookup}},
-		{"by rows affected", platform.ListBranchQueriesParams{Sort: "rowsAffected"}, []string{insert, lookup}},
-		{"unmeasured sort leaves the ties", platform.ListBranchQueriesParams{Sort: "cpuTime"}, tie},
-		{"search", platform.ListBranchQueriesParams{Query: "orders"}, []string{insert}},
-		{"statement type", platform.ListBranchQueriesParams{Type: platform.StatementSelect}, []string{lookup}},
-		{"tablet type", platform.ListBranchQueriesParams{TabletType: platform.TabletReplica}, []string{lookup}},
-		{"from and to", platform.ListBranchQueriesParams{QueryWindow: platform.QueryWindow{From: now.Add(-7 * time.Minute), To: now}}, []string{insert}},
-		{"15 minutes", platform.ListBranchQueriesParams{QueryWindow: platform.QueryWindow{Period: platform.TrafficPeriod15m}}, []string{lookup, insert}},
-		{"to alone", platform.ListBranchQueriesParams{QueryWindow: platform.QueryWindow{To: now.Add(-time.Hour)}}, []string{lookup}},
-	} {
-		p := tc.p
-		p.Organization, p.Database, p.Branch = org, db, br
-		page, err := c.QueryInsights.List(ctx, &p)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		var got []string
-		for _, s := range page.Items {
-			got = append(got, s.Fingerprint)
-		}
-		if diff := cmp.Diff(tc.want, got); diff != "" {
-			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
 		}
 	}
 	// Errors sorted by count then fingerprint, and searched.
