@@ -453,6 +453,8 @@ func TestMetricsRefusals(t *testing.T) {
 		{base + "?tablet_type=leader", "tablet_type"},
 		{base + "?budget_id=nope", "budget_id"},
 		{base + "/query?rule_id=nope", "rule_id"},
+		{base + "/tag?budget_id=nope", "budget_id"},
+		{base + "/tablets-instant?metrics=queries", "metrics"},
 		{base + "/tag?tag_sets=route", "tag_sets"},
 		{base + "/tag?tag_sets=route:a,:b", "tag_sets"},
 	} {
