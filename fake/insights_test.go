@@ -345,6 +345,19 @@ func TestInsightsFiltersAndSorts(t *testing.T) {
 			t.Errorf("errors by %s %s (-want +got):\n%s", tc.sort, tc.dir, diff)
 		}
 	}
+	// Tag summaries by their dimensions' text, both ways.
+	for dir, want := range map[platform.Order][]string{
+		platform.OrderAsc:  {"cart", "home"},
+		platform.OrderDesc: {"home", "cart"},
+	} {
+		var got []string
+		for _, d := range opCollect(t, c.QueryInsights.AllTagSummaries(ctx, &platform.ListQueryTagSummariesParams{Organization: org, Database: db, Branch: br, Tags: []string{"Sroute"}, Sort: "dimensions", Dir: dir})) {
+			got = append(got, fmt.Sprint(d.Dimensions["route"]))
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("tag summaries by dimensions %s (-want +got):\n%s", dir, diff)
+		}
+	}
 	// Errors sorted by count then fingerprint, and searched.
 	errs, err := c.QueryInsights.ListErrors(ctx, &platform.ListQueryErrorsParams{Organization: org, Database: db, Branch: br, Query: "lock"})
 	if err != nil || len(errs.Items) != 1 || errs.Items[0].ErrorMessage != "Lock wait timeout exceeded" {
