@@ -421,6 +421,15 @@ func TestProcessList(t *testing.T) {
 		_, err := kill(tt.id, tt.kind)
 		apiError(t, err, tt.status, tt.words...)
 	}
+	// A target that is none: the kills name it (a 400 offering the
+	// targets, as the list does), and kill nothing.
+	_, err = e.c.Connections.KillProcess(t.Context(), &platform.KillProcessParams{Organization: org, Database: db, Branch: br, ID: 101, Keyspace: "nope"})
+	apiError(t, err, http.StatusBadRequest, `"nope"`)
+	err = e.c.Connections.KillConnection(t.Context(), &platform.KillConnectionParams{Organization: org, Database: db, Branch: br, ID: "101", Keyspace: "app", Shard: "-80"})
+	apiError(t, err, http.StatusBadRequest, `"-80"`)
+	if got, err := e.c.Connections.ListProcesses(t.Context(), &platform.ListProcessesParams{Organization: org, Database: db, Branch: br}); err != nil || len(got.Processes) != 2 {
+		t.Fatalf("after refused kills: %+v, %v; want both processes", got, err)
+	}
 	res, err = kill(101, "")
 	if err != nil || res.Kind != platform.ProcessConnection {
 		t.Fatalf("kill 101 = %+v, %v; want its connection killed", res, err)
@@ -449,31 +458,41 @@ func TestOpenSessionRefusals(t *testing.T) {
 	my := newConnEnv(t, platform.KindMySQL)
 	pg := newConnEnv(t, platform.KindPostgreSQL)
 	later := my.srv.Now().Add(time.Hour)
+	idle := pg.open(fake.SessionSpec{}) // in no transaction: it holds no lock
+	if _, err := my.c.Branches.Create(t.Context(), &platform.CreateBranchParams{Organization: my.srv.Org(), Database: my.db, Name: "dev", ParentBranch: "main"}); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
-		name string
-		e    *connEnv
-		spec fake.SessionSpec
+		name   string
+		e      *connEnv
+		branch string
+		spec   fake.SessionSpec
+		says   string
 	}{
-		{"started after now", my, fake.SessionSpec{Started: later}},
-		{"query started after now", my, fake.SessionSpec{Query: "select 1", QueryStarted: later}},
-		{"negative duration", my, fake.SessionSpec{Query: "select 1", QueryDuration: -time.Second}},
-		{"duration without a query", my, fake.SessionSpec{QueryDuration: time.Second}},
-		{"bad host", my, fake.SessionSpec{Host: "not-an-ip"}},
-		{"unknown keyspace", my, fake.SessionSpec{Keyspace: "nope"}},
-		{"unknown shard", my, fake.SessionSpec{Shard: "-80"}},
-		{"instance on mysql", my, fake.SessionSpec{Instance: "x"}},
-		{"transaction on mysql", my, fake.SessionSpec{InTransaction: true}},
-		{"keyspace on postgres", pg, fake.SessionSpec{Keyspace: "app"}},
-		{"unknown instance", pg, fake.SessionSpec{Instance: "nope"}},
-		{"unknown blocker", pg, fake.SessionSpec{Query: "select 1", BlockedBy: "nope"}},
+		{"started after now", my, "main", fake.SessionSpec{Started: later}, "the Started"},
+		{"query started after now", my, "main", fake.SessionSpec{Query: "select 1", QueryStarted: later}, "the QueryStarted"},
+		{"negative duration", my, "main", fake.SessionSpec{Query: "select 1", QueryDuration: -time.Second}, "the QueryDuration -1s is negative"},
+		{"duration without a query", my, "main", fake.SessionSpec{QueryDuration: time.Second}, "need a Query"},
+		{"blank user", my, "main", fake.SessionSpec{User: "  "}, "the User is blank"},
+		{"bad host", my, "main", fake.SessionSpec{Host: "not-an-ip"}, "not-an-ip"},
+		{"unknown keyspace", my, "main", fake.SessionSpec{Keyspace: "nope"}, "nope"},
+		{"unknown shard", my, "main", fake.SessionSpec{Shard: "-80"}, "-80"},
+		{"instance on mysql", my, "main", fake.SessionSpec{Instance: "x"}, "are for postgresql sessions"},
+		{"transaction on mysql", my, "main", fake.SessionSpec{InTransaction: true}, "are for postgresql sessions"},
+		{"branch not ready", my, "dev", fake.SessionSpec{}, "branch dev is not ready yet"},
+		{"keyspace on postgres", pg, "main", fake.SessionSpec{Keyspace: "app"}, "are for mysql sessions"},
+		{"unknown instance", pg, "main", fake.SessionSpec{Instance: "nope"}, "nope"},
+		{"unknown blocker", pg, "main", fake.SessionSpec{Query: "select 1", BlockedBy: "nope"}, `the BlockedBy "nope" is not a session`},
+		{"blocker in no transaction", pg, "main", fake.SessionSpec{Query: "select 1", BlockedBy: idle}, "is in no transaction, so holds no lock"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := tt.e.srv.OpenSession(tt.e.srv.Org(), tt.e.db, "main", tt.spec); err == nil {
-				t.Fatalf("OpenSession(%+v) = nil error", tt.spec)
+			before := len(tt.e.mustList().Connections)
+			if _, err := tt.e.srv.OpenSession(tt.e.srv.Org(), tt.e.db, tt.branch, tt.spec); err == nil || !strings.Contains(err.Error(), tt.says) {
+				t.Fatalf("OpenSession(%+v) = %v, want an error saying %q", tt.spec, err, tt.says)
 			}
-			if n := len(tt.e.mustList().Connections); n != 0 {
-				t.Errorf("%d sessions after a refusal, want 0", n)
+			if n := len(tt.e.mustList().Connections); n != before {
+				t.Errorf("%d sessions after a refusal, want %d", n, before)
 			}
 		})
 	}

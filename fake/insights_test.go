@@ -168,6 +168,29 @@ func TestInsightsViewsAgree(t *testing.T) {
 	if diff := cmp.Diff(map[string][2]int{"route=cart": {3, 2}, "route=home": {2, 0}}, dims); diff != "" {
 		t.Errorf("TagSummaries by route (-want +got):\n%s", diff)
 	}
+	// Tags by ID, as the official client sends them ("B" a system tag's,
+	// "S" another's), or by name, repeated or empty: the same groups.
+	groups := func(tags ...string) map[string][2]int {
+		out := map[string][2]int{}
+		for _, d := range opCollect(t, qi.AllTagSummaries(ctx, &platform.ListQueryTagSummariesParams{Organization: org, Database: db, Branch: br, Tags: tags})) {
+			out[fmt.Sprint(d.Dimensions)] = [2]int{d.QueryCount, d.ErrorCount}
+		}
+		return out
+	}
+	byUser := groups("Busername")
+	if diff := cmp.Diff(map[string][2]int{"map[username:web]": {1, 0}}, byUser); diff != "" {
+		t.Errorf("TagSummaries by Busername (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(byUser, groups("username")); diff != "" {
+		t.Errorf("TagSummaries by username against Busername (-want +got):\n%s", diff)
+	}
+	both := groups("Sroute", "Busername")
+	if diff := cmp.Diff(both, groups("Sroute,route,,Busername", "username")); diff != "" {
+		t.Errorf("TagSummaries by repeated keys (-want +got):\n%s", diff)
+	}
+	if _, ok := both["map[route:home username:web]"]; !ok {
+		t.Errorf("TagSummaries by route and username: %v, want a group of both", both)
+	}
 	// Grouped by each tag, the query_fingerprint groups are the queries'
 	// summaries.
 	for _, d := range opCollect(t, qi.AllTagSummaries(ctx, &platform.ListQueryTagSummariesParams{Organization: org, Database: db, Branch: br})) {
@@ -247,6 +270,92 @@ func TestInsightsFiltersAndSorts(t *testing.T) {
 		}
 		if diff := cmp.Diff(tc.want, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+	// Every sort the fake measures, both ways: the rows come in the order
+	// of the figure they show, ties by keyspace and fingerprint; and the
+	// errors by each of theirs.
+	byLookup, byInsert := []string{lookup, insert}, []string{insert, lookup}
+	for _, tc := range []struct {
+		sort string
+		desc []string // asc is its reverse, but for the ties
+	}{
+		{"lastRun", tie}, // both last ran when recorded
+		{"count", byLookup},
+		{"errorCount", tie},
+		{"rowsRead", byLookup},
+		{"rowsAffected", byInsert},
+		{"rowsReturned", byLookup},
+		{"rowsReadPerReturned", byLookup},
+		{"rowsReadPerQuery", byLookup},
+		{"rowsReturnedPerQuery", byLookup},
+		{"rowsAffectedPerQuery", byInsert},
+		{"totalTime", byLookup},
+		{"percentTime", byLookup},
+		{"sumShardQueries", byLookup},
+		{"maxShardQueries", byLookup},
+		{"avgShardQueries", byLookup},
+		{"p50Latency", byLookup},
+		{"p99Latency", byLookup},
+		{"maxLatency", byLookup},
+		{"keyspace", tie},
+		{"tableKeyspace", tie},
+		{"table", byLookup}, // users after orders
+		{"qualifiedTable", byLookup},
+	} {
+		for _, dir := range []platform.Order{platform.OrderDesc, platform.OrderAsc} {
+			want := tc.desc
+			if dir == platform.OrderAsc && !slices.Contains([]string{"lastRun", "errorCount", "keyspace", "tableKeyspace"}, tc.sort) {
+				want = []string{want[1], want[0]}
+			}
+			page, err := c.QueryInsights.List(ctx, &platform.ListBranchQueriesParams{Organization: org, Database: db, Branch: br, Sort: tc.sort, Dir: dir})
+			if err != nil {
+				t.Fatalf("sort %s %s: %v", tc.sort, dir, err)
+			}
+			var got []string
+			for _, q := range page.Items {
+				got = append(got, q.Fingerprint)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("sort %s %s (-want +got):\n%s", tc.sort, dir, diff)
+			}
+		}
+	}
+	const lock, dup = "Lock wait timeout exceeded", "Duplicate entry '7' for key 'PRIMARY'"
+	for _, tc := range []struct {
+		sort string
+		dir  platform.Order
+		want []string
+	}{
+		{"error", platform.OrderAsc, []string{dup, lock}},
+		{"error", platform.OrderDesc, []string{lock, dup}},
+		{"totalTime", platform.OrderDesc, []string{lock, dup}},
+		{"totalTime", platform.OrderAsc, []string{dup, lock}},
+		{"timePerQuery", platform.OrderAsc, []string{dup, lock}},
+	} {
+		page, err := c.QueryInsights.ListErrors(ctx, &platform.ListQueryErrorsParams{Organization: org, Database: db, Branch: br, Sort: tc.sort, Dir: tc.dir})
+		if err != nil {
+			t.Fatalf("errors by %s %s: %v", tc.sort, tc.dir, err)
+		}
+		var got []string
+		for _, e := range page.Items {
+			got = append(got, e.ErrorMessage)
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("errors by %s %s (-want +got):\n%s", tc.sort, tc.dir, diff)
+		}
+	}
+	// Tag summaries by their dimensions' text, both ways.
+	for dir, want := range map[platform.Order][]string{
+		platform.OrderAsc:  {"cart", "home"},
+		platform.OrderDesc: {"home", "cart"},
+	} {
+		var got []string
+		for _, d := range opCollect(t, c.QueryInsights.AllTagSummaries(ctx, &platform.ListQueryTagSummariesParams{Organization: org, Database: db, Branch: br, Tags: []string{"Sroute"}, Sort: "dimensions", Dir: dir})) {
+			got = append(got, fmt.Sprint(d.Dimensions["route"]))
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("tag summaries by dimensions %s (-want +got):\n%s", dir, diff)
 		}
 	}
 	// Errors sorted by count then fingerprint, and searched.
@@ -417,6 +526,13 @@ func TestInsightsRefusals(t *testing.T) {
 		{base + "/tags?values_limit=101", http.StatusBadRequest, "values_limit must be an integer from 1 to 100"},
 		{base + "/tags/route?literal_values_only=maybe", http.StatusBadRequest, "literal_values_only"},
 		{base + "/tags/summaries?sort=nothing", http.StatusBadRequest, `sort "nothing"`},
+		{base + "?to=soon", http.StatusBadRequest, "to must be an RFC 3339 time"},
+		{base + "/errors?tablet_type=leader", http.StatusBadRequest, `tablet_type "leader"`},
+		{base + "/errors/" + lookup + "?period=1w", http.StatusBadRequest, `period "1w"`},
+		{base + "/tags?tablet_type=leader", http.StatusBadRequest, `tablet_type "leader"`},
+		{base + "/tags/route?keyspace=x&tablet_type=leader", http.StatusBadRequest, `tablet_type "leader"`},
+		{base + "/tags/summaries?type=MERGE", http.StatusBadRequest, `type "MERGE"`},
+		{base + "/" + lookup + "/summary?keyspace=" + trafficDB + "&from=yesterday", http.StatusBadRequest, "from must be an RFC 3339 time"},
 		{base + "/" + lookup + "?keyspace=other", http.StatusNotFound, "Not Found"},
 		{base + "/0000000000000000/summary?keyspace=" + trafficDB, http.StatusNotFound, "Not Found"},
 		{base + "/" + lookup + "/summary-not?keyspace=" + trafficDB, http.StatusNotFound, "Not Found"},

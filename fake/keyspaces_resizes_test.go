@@ -520,6 +520,17 @@ func TestKeyspaceResizeConflicts(t *testing.T) {
 			}), []string{"keyspace " + ksDB, "vector_pool_allocation to 30"}},
 		{"settings change of the vector pool, then keyspace resize of it", []resizeStep{settings(50)}, 0,
 			resizeOf(vector(30)), []string{"keyspace " + ksDB, "config_change_in_progress", "vector_pool_allocation to 50"}},
+		{"settings change clearing the vector pool, then keyspace resize of it", []resizeStep{resizeStep(func(e *resizeEnv) (string, error) {
+			if _, err := settings(50)(e); err != nil {
+				return "", err
+			}
+			e.srv.Advance(time.Hour)
+			_, err := e.c.Keyspaces.Update(e.t.Context(), &platform.UpdateKeyspaceParams{
+				Organization: e.srv.Org(), Database: ksDB, Branch: "main", Keyspace: ksDB, ClearVectorPoolAllocation: true,
+			})
+			return "", err
+		})}, 0,
+			resizeOf(vector(30)), []string{"keyspace " + ksDB, "config_change_in_progress", "vector_pool_allocation to null"}},
 		{"settings change of the vector pool, then an upsert adding it to a resize",
 			[]resizeStep{resizeOf(size("PS_20")), settings(50)}, 0,
 			resizeOf(vector(30)), []string{"keyspace " + ksDB, "config_change_in_progress", "vector_pool_allocation to 50"}},

@@ -130,6 +130,96 @@ func TestBranchMetricsSeries(t *testing.T) {
 	}
 }
 
+// TestBranchMetricsFilters checks each filter of a branch's series
+// the official client sends: tablet_type, role (the username tag), shard,
+// pod, budget_id and rule_id (the samples a budget's rules or one rule
+// match), and a period in days.
+func TestBranchMetricsFilters(t *testing.T) {
+	t.Parallel()
+	e := newMetricsEnv(t)
+	ctx := t.Context()
+	e.record(
+		fake.QuerySample{SQL: "select * from users where id = 1", Tags: map[string]string{"username": "alice", "route": "login"}, Time: at(time.Minute)},
+		fake.QuerySample{SQL: "select count(*) from events", Keyspace: "sharded", ShardQueries: 2, Tags: map[string]string{"username": "bob"}, Time: at(time.Minute)},
+		fake.QuerySample{SQL: "select * from users where id = 2", TabletType: platform.TabletReplica, Tags: map[string]string{"username": "alice"}, Time: at(time.Minute)},
+	)
+	login, err := e.c.TrafficBudgets.Create(ctx, &platform.CreateTrafficBudgetParams{Organization: e.org, Database: drDB, Branch: "main", Name: "login", Rules: []string{"route=login"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, err := e.c.TrafficBudgets.Create(ctx, &platform.CreateTrafficBudgetParams{Organization: e.org, Database: drDB, Branch: "main", Name: "events"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.c.TrafficBudgets.CreateRule(ctx, &platform.CreateTrafficRuleParams{Organization: e.org, Database: drDB, Branch: "main", BudgetID: events.ID, Keyspace: platform.Ptr("sharded"), Tags: []string{"username=bob"}}); err != nil {
+		t.Fatal(err)
+	}
+	// alice's queries ran in app: the keyspace leaves them out.
+	none, err := e.c.TrafficBudgets.Create(ctx, &platform.CreateTrafficBudgetParams{Organization: e.org, Database: drDB, Branch: "main", Name: "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.c.TrafficBudgets.CreateRule(ctx, &platform.CreateTrafficRuleParams{Organization: e.org, Database: drDB, Branch: "main", BudgetID: none.ID, Keyspace: platform.Ptr("sharded"), Tags: []string{"username=alice"}}); err != nil {
+		t.Fatal(err)
+	}
+	inf, err := e.c.BranchChanges.GetInfrastructure(ctx, &platform.GetInfrastructureParams{Organization: e.org, Database: drDB, Branch: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var appPrimary string
+	for _, p := range inf.Pods {
+		if p.Keyspace != nil && *p.Keyspace == drDB && p.TabletType != nil && *p.TabletType == "primary" {
+			appPrimary = p.Name
+		}
+	}
+	if appPrimary == "" {
+		t.Fatalf("no primary pod of keyspace %s in %+v", drDB, inf.Pods)
+	}
+	for _, tc := range []struct {
+		name string
+		p    platform.GetBranchMetricsParams
+		want float64
+	}{
+		{"none", platform.GetBranchMetricsParams{}, 3},
+		{"primary", platform.GetBranchMetricsParams{TabletType: platform.TabletPrimary}, 2},
+		{"replica", platform.GetBranchMetricsParams{TabletType: platform.TabletReplica}, 1},
+		{"rdonly", platform.GetBranchMetricsParams{TabletType: platform.TabletRDOnly}, 0},
+		{"role alice", platform.GetBranchMetricsParams{Role: "alice"}, 2},
+		{"role bob", platform.GetBranchMetricsParams{Role: "bob"}, 1},
+		{"shard -80", platform.GetBranchMetricsParams{Shard: "-80"}, 1},
+		{"shard -", platform.GetBranchMetricsParams{Shard: "-"}, 2},
+		{"the app primary's pod", platform.GetBranchMetricsParams{Pod: appPrimary}, 1},
+		{"pods", platform.GetBranchMetricsParams{Pods: []string{appPrimary, "nope"}}, 1},
+		{"shard and pod apart", platform.GetBranchMetricsParams{Shard: "-80", Pod: appPrimary}, 0},
+		{"budget by tag", platform.GetBranchMetricsParams{BudgetID: login.ID}, 1},
+		{"budget by keyspace and tag", platform.GetBranchMetricsParams{BudgetID: events.ID}, 1},
+		{"budget of another keyspace", platform.GetBranchMetricsParams{BudgetID: none.ID}, 0},
+		{"rule by tag", platform.GetBranchMetricsParams{RuleID: login.Rules[0].ID}, 1},
+		{"role and tablet type", platform.GetBranchMetricsParams{Role: "alice", TabletType: platform.TabletPrimary}, 1},
+	} {
+		p := tc.p
+		p.Organization, p.Database, p.Branch = e.org, drDB, "main"
+		p.Metrics, p.MetricsWindow = []platform.MetricName{"queries"}, e.window(1)
+		ts, err := e.c.Metrics.Get(ctx, &p)
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if diff := cmp.Diff(map[string][]float64{"queries": {tc.want}}, seriesValues(ts)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+	// A period in days ends now and reaches back that many days.
+	ts, err := e.c.Metrics.Get(ctx, &platform.GetBranchMetricsParams{Organization: e.org, Database: drDB, Branch: "main",
+		Metrics: []platform.MetricName{"queries"}, MetricsWindow: platform.MetricsWindow{Period: "1d", Steps: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ts.EndDate.Equal(e.srv.Now()) || !ts.StartDate.Equal(e.srv.Now().Add(-24*time.Hour)) || points(ts.Series[0])[0] != 3 {
+		t.Errorf("period 1d: %v..%v, %v; want the day to now and 3 queries", ts.StartDate, ts.EndDate, points(ts.Series[0]))
+	}
+}
+
 // TestMetricsWithoutQueries checks that a branch that ran nothing answers
 // every metrics operation with empty series, never an error.
 func TestMetricsWithoutQueries(t *testing.T) {
@@ -317,6 +407,29 @@ func TestTableMetrics(t *testing.T) {
 	if got := tables["users"]; got == nil || got.Rows != 2 {
 		t.Errorf("users %+v, want 2 rows", got)
 	}
+	// A table of that name in another keyspace adds to it, and leaves
+	// each keyspace's figures as they are.
+	if _, err := e.c.Branches.DisableSafeMigrations(t.Context(), &platform.BranchParams{Organization: e.org, Database: drDB, Branch: "main"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.srv.PushSchema(e.org, drDB, "main", "CREATE TABLE sharded.users (id bigint NOT NULL, PRIMARY KEY (id))"); err != nil {
+		t.Fatal(err)
+	}
+	e.record(fake.QuerySample{SQL: "insert into users (id) values (5), (6), (7)", Keyspace: "sharded", RowsAffected: 3})
+	tables, err = e.c.Metrics.GetTables(t.Context(), &platform.GetTableMetricsParams{Organization: e.org, Database: drDB, Branch: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tables["users"]; got == nil || *got != (platform.TableStorage{Rows: 5, DataBytes: 500, IndexBytes: 100}) {
+		t.Errorf("users of both keyspaces %+v, want 5 rows", got)
+	}
+	ks, err = e.c.Metrics.GetKeyspaceTables(t.Context(), &platform.GetKeyspaceTableMetricsParams{Organization: e.org, Database: drDB, Branch: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if app, sh := ks[drDB]["users"], ks["sharded"]["users"]; app == nil || sh == nil || app.Rows != 2 || sh.Rows != 3 {
+		t.Errorf("users by keyspace: %+v and %+v, want 2 and 3 rows", app, sh)
+	}
 }
 
 // TestMetricsRefusals checks that every bad parameter is a 400 naming it.
@@ -340,6 +453,8 @@ func TestMetricsRefusals(t *testing.T) {
 		{base + "?tablet_type=leader", "tablet_type"},
 		{base + "?budget_id=nope", "budget_id"},
 		{base + "/query?rule_id=nope", "rule_id"},
+		{base + "/tag?budget_id=nope", "budget_id"},
+		{base + "/tablets-instant?metrics=queries", "metrics"},
 		{base + "/tag?tag_sets=route", "tag_sets"},
 		{base + "/tag?tag_sets=route:a,:b", "tag_sets"},
 	} {

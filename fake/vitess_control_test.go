@@ -35,6 +35,24 @@ func TestVitessRoutingRulesOneState(t *testing.T) {
 		t.Errorf("vtctld rules after an update of the document (-want +got):\n%s", diff)
 	}
 
+	// An empty apply where there are no rules changes nothing, not even
+	// when the branch was updated.
+	branch := func() *platform.Branch {
+		b, err := w.c.Branches.Get(ctx, &platform.GetBranchParams{Organization: w.org, Database: drDB, Branch: "main"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	before := branch()
+	w.srv.Advance(time.Minute)
+	if empty, err := w.c.Vitess.ApplyKeyspaceRoutingRules(ctx, &platform.ApplyKeyspaceRoutingRulesParams{Organization: w.org, Database: drDB, Branch: "main"}); err != nil || len(empty.Rules) != 0 {
+		t.Fatalf("an empty apply without rules = %+v, %v", empty, err)
+	}
+	if after := branch(); !after.UpdatedAt.Time.Equal(before.UpdatedAt.Time) {
+		t.Errorf("an empty apply without rules moved the branch's updated_at from %v to %v", before.UpdatedAt, after.UpdatedAt)
+	}
+
 	opVtctldControl("")(w, "") // keyspace archive, rules archive -> app
 	kp := &platform.ApplyKeyspaceRoutingRulesParams{Organization: w.org, Database: drDB, Branch: "main",
 		Rules: []platform.KeyspaceRoutingRule{{FromKeyspace: "app", ToKeyspace: "archive"}}, RebuildCells: []string{"us-east"}}
@@ -133,6 +151,9 @@ func TestVitessControlPostgres(t *testing.T) {
 	w.postgresApp()
 	_, err := w.c.Vitess.GetKeyspaceRoutingRules(t.Context(), &platform.BranchParams{Organization: w.org, Database: drDB, Branch: "main"})
 	apiError(t, err, http.StatusUnprocessableEntity, "MySQL")
+	if err := w.srv.SetThrottlerMetric(w.org, drDB, "main", "us-east-0000000101", "lag", 1); err == nil || !strings.Contains(err.Error(), "SetThrottlerMetric: ") || !strings.Contains(err.Error(), "MySQL") {
+		t.Errorf("SetThrottlerMetric on PostgreSQL = %v; want an error naming MySQL", err)
+	}
 }
 
 // TestVitessThrottler walks a keyspace's throttler through its
@@ -243,6 +264,28 @@ func TestVitessThrottler(t *testing.T) {
 	}
 	if rst.IsLeader || rst.Metrics["self/loadavg"] != 2 || rst.Metrics["self/lag"] != 7 || len(rst.Metrics) != 3 {
 		t.Errorf("status of a replica = %+v; want its own metrics only, not the leader", rst)
+	}
+	// A metric set back to 0 reads 0 again.
+	if err := w.srv.SetThrottlerMetric(w.org, drDB, "main", replica, "lag", 0); err != nil {
+		t.Fatal(err)
+	}
+	if rst, err = w.c.Vitess.GetThrottlerStatus(ctx, &platform.GetThrottlerStatusParams{Organization: w.org, Database: drDB, Branch: "main", TabletAlias: replica}); err != nil || rst.Metrics["self/lag"] != 0 || rst.Metrics["self/loadavg"] != 2 {
+		t.Errorf("status of the replica with its lag set to 0 = %+v, %v", rst, err)
+	}
+	// Apps throttled together are listed by name.
+	update(platform.UpdateThrottlerConfigParams{Apps: []platform.ThrottledAppConfig{
+		{Name: "vreplication", ExpireAt: w.srv.Now().Add(time.Hour).Format(time.RFC3339)},
+		{Name: "online-ddl", ExpireAt: w.srv.Now().Add(time.Hour).Format(time.RFC3339)},
+	}})
+	if st, err = w.c.Vitess.GetThrottlerStatus(ctx, &platform.GetThrottlerStatusParams{Organization: w.org, Database: drDB, Branch: "main", TabletAlias: primary}); err != nil {
+		t.Fatal(err)
+	}
+	var apps []string
+	for _, a := range st.ThrottledApps {
+		apps = append(apps, a.Name)
+	}
+	if diff := cmp.Diff([]string{"online-ddl", "vreplication"}, apps); diff != "" {
+		t.Errorf("throttled apps (-want +got):\n%s", diff)
 	}
 }
 

@@ -316,6 +316,42 @@ func TestLookupVindexRefusals(t *testing.T) {
 			_, err := e.c.Vitess.CompleteLookupVindex(ctx, &platform.LookupVindexParams{Organization: org, Database: "pg", Branch: "main", Name: "taken", TableKeyspace: "sharded"})
 			return err
 		}(), 422, "MySQL"},
+		{"complete before externalize", func() error {
+			_, err := e.c.Vitess.CompleteLookupVindex(ctx, e.lv("taken", "sharded", ""))
+			return err
+		}(), 422, "vindex taken has not been externalized yet: it is write-only; complete needs it externalized"},
+		{"internalize before externalize", func() error {
+			_, err := e.c.Vitess.InternalizeLookupVindex(ctx, e.lv("taken", "sharded", ""))
+			return err
+		}(), 422, "vindex taken has not been externalized yet: it is write-only; internalize needs it externalized"},
+		{"complete in an unknown table keyspace", func() error {
+			_, err := e.c.Vitess.CompleteLookupVindex(ctx, e.lv("taken", "nope", ""))
+			return err
+		}(), 422, `table_keyspace "nope"`},
+		{"complete in an unknown keyspace", func() error {
+			_, err := e.c.Vitess.CompleteLookupVindex(ctx, e.lv("taken", "sharded", "nope"))
+			return err
+		}(), 422, `keyspace "nope"`},
+		{"create on a PostgreSQL branch", func() error {
+			_, err := e.c.Vitess.CreateLookupVindex(ctx, &platform.CreateLookupVindexParams{Organization: org, Database: "pg", Branch: "main", Name: "v", TableKeyspace: "pg", TableOwner: "t", TableOwnerColumns: []string{"c"}})
+			return err
+		}(), 422, "MySQL"},
+		{"show on a PostgreSQL branch", func() error {
+			_, err := e.c.Vitess.GetLookupVindex(ctx, &platform.GetLookupVindexParams{Organization: org, Database: "pg", Branch: "main", Name: "taken", TableKeyspace: "sharded"})
+			return err
+		}(), 422, "MySQL"},
+		{"externalize on a PostgreSQL branch", func() error {
+			_, err := e.c.Vitess.ExternalizeLookupVindex(ctx, &platform.ExternalizeLookupVindexParams{Organization: org, Database: "pg", Branch: "main", Name: "taken", TableKeyspace: "sharded"})
+			return err
+		}(), 422, "MySQL"},
+		{"internalize on a PostgreSQL branch", func() error {
+			_, err := e.c.Vitess.InternalizeLookupVindex(ctx, &platform.LookupVindexParams{Organization: org, Database: "pg", Branch: "main", Name: "taken", TableKeyspace: "sharded"})
+			return err
+		}(), 422, "MySQL"},
+		{"cancel on a PostgreSQL branch", func() error {
+			_, err := e.c.Vitess.CancelLookupVindex(ctx, &platform.CancelLookupVindexParams{Organization: org, Database: "pg", Branch: "main", Name: "taken", TableKeyspace: "sharded"})
+			return err
+		}(), 422, "MySQL"},
 	}
 	for _, tc := range actions {
 		var apiErr *platform.Error
@@ -325,6 +361,55 @@ func TestLookupVindexRefusals(t *testing.T) {
 	}
 	if wf, err := e.showLV("taken", "sharded"); err != nil || wf.Streams[0].State != "Copying" {
 		t.Errorf("refusals changed the workflow: %v %v", err, wf)
+	}
+}
+
+// TestLookupVindexTableVindexByType: a lookup table in a sharded keyspace
+// is sharded by the vindex its column's type suits (binary_md5 for
+// bytes) unless table_vindex_type names one; a column of a type no vindex
+// suits needs it named. The SDK's own checks aside, a create without a
+// name or an owner is refused naming the field.
+func TestLookupVindexTableVindexByType(t *testing.T) {
+	t.Parallel()
+	e := newVRepEnv(t)
+	ctx := t.Context()
+	org := e.srv.Org()
+	if err := e.srv.PushSchema(org, "app", "main", "CREATE TABLE sharded.tokens (id bigint NOT NULL, token varbinary(16) NOT NULL, created datetime NOT NULL, PRIMARY KEY (id))"); err != nil {
+		t.Fatal(err)
+	}
+	tokens := func(name, column, vindexType string) error {
+		_, err := e.c.Vitess.CreateLookupVindex(ctx, &platform.CreateLookupVindexParams{Organization: org, Database: "app", Branch: "main", Name: name,
+			TableKeyspace: "sharded", TableOwner: "tokens", TableOwnerColumns: []string{column}, TableVindexType: vindexType})
+		return err
+	}
+	beforeVS, beforeTables := e.vschema("sharded"), e.tables("sharded")
+	wantRefused(t, tokens("by_created", "created", ""), 422, "table_vindex_type is required: column created of tokens is datetime NOT NULL")
+	for body, says := range map[string]string{
+		`{"table_keyspace":"sharded","table_owner":"tokens","table_owner_columns":["token"]}`: "name is required",
+		`{"name":"v","table_keyspace":"sharded","table_owner_columns":["token"]}`:             "table_owner is required",
+	} {
+		r := send(t, e.srv, "POST", "/v1/organizations/"+org+"/databases/app/branches/main/lookup-vindex/vindexes", admin(e.srv), body)
+		if got := wantError(t, r, 422, "unprocessable"); !strings.Contains(got.Message, says) {
+			t.Errorf("create %s: %q, want it to say %q", body, got.Message, says)
+		}
+	}
+	if diff := cmp.Diff(beforeVS, e.vschema("sharded")); diff != "" {
+		t.Errorf("refusals changed the VSchema (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(beforeTables, e.tables("sharded")); diff != "" {
+		t.Errorf("refusals changed the tables (-want +got):\n%s", diff)
+	}
+	for _, tc := range []struct{ name, column, vindexType, want string }{
+		{"by_token", "token", "", "binary_md5"},
+		{"by_created", "created", "binary_md5", "binary_md5"},
+	} {
+		if err := tokens(tc.name, tc.column, tc.vindexType); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		table, _ := json.Marshal(e.vschema("sharded")["tables"].(map[string]any)[tc.name])
+		if want := `{"column_vindexes":[{"column":"` + tc.column + `","name":"` + tc.want + `"}]}`; string(table) != want {
+			t.Errorf("%s: lookup table in the VSchema = %s, want %s", tc.name, table, want)
+		}
 	}
 }
 

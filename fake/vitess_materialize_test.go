@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -130,7 +131,25 @@ func TestMaterializeLifecycle(t *testing.T) {
 	if !strings.Contains(string(wf.Raw), `"on_ddl":"STOP"`) || !strings.Contains(string(wf.Raw), "select customer_id, count(*)") || !strings.Contains(string(wf.Raw), `"TABLET_TYPE_REPLICA"`) {
 		t.Errorf("document lacks the workflow's settings: %s", wf.Raw)
 	}
-	e.srv.Advance(fake.DefaultTimings().VReplicationCopy)
+	// Stopped halfway, the copy waits; started again, it copies what was
+	// left.
+	copyTime := fake.DefaultTimings().VReplicationCopy
+	e.srv.Advance(copyTime / 2)
+	if _, err := e.c.Vitess.StopMaterialize(ctx, e.mz("custcopy", "sharded")); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Advance(time.Hour)
+	if diff := cmp.Diff([]string{"-80 Stopped Stopped", "80- Stopped Stopped"}, streamStates(show())); diff != "" {
+		t.Errorf("streams stopped mid-copy (-want +got):\n%s", diff)
+	}
+	if _, err := e.c.Vitess.StartMaterialize(ctx, e.mz("custcopy", "sharded")); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Advance(copyTime/2 - time.Second)
+	if diff := cmp.Diff([]string{"-80 Copying ", "80- Copying "}, streamStates(show())); diff != "" {
+		t.Errorf("streams started again, before the rest is copied (-want +got):\n%s", diff)
+	}
+	e.srv.Advance(time.Second)
 	if diff := cmp.Diff([]string{"-80 Running ", "80- Running "}, streamStates(show())); diff != "" {
 		t.Errorf("streams once copied (-want +got):\n%s", diff)
 	}
@@ -265,13 +284,30 @@ func TestMaterializeRefusals(t *testing.T) {
 		{"bad time zone", platform.CreateMaterializeParams{Workflow: "w", SourceKeyspace: "app", TargetKeyspace: "sharded", ReferenceTables: []string{"corder"}, SourceTimeZone: "not a zone"}, "source_time_zone"},
 		{"unknown time zone", platform.CreateMaterializeParams{Workflow: "w", SourceKeyspace: "app", TargetKeyspace: "sharded", ReferenceTables: []string{"corder"}, SourceTimeZone: "Mars/Olympus_Mons"}, `source_time_zone "Mars/Olympus_Mons" is not an IANA time zone`},
 		{"the host's zone", platform.CreateMaterializeParams{Workflow: "w", SourceKeyspace: "app", TargetKeyspace: "sharded", ReferenceTables: []string{"corder"}, SourceTimeZone: "Local"}, `source_time_zone "Local" is not an IANA time zone`},
+		{"target table not a name", platform.CreateMaterializeParams{Workflow: "w", SourceKeyspace: "app", TargetKeyspace: "sharded", TableSettings: ts(platform.MaterializeTableSettings{TargetTable: "a-b", SourceExpression: "select id from corder", CreateDDL: "copy"})}, `table_settings[0].target_table "a-b" is not a table name`},
+		{"its own source, unfiltered", platform.CreateMaterializeParams{Workflow: "w", SourceKeyspace: "app", TargetKeyspace: "app", TableSettings: ts(platform.MaterializeTableSettings{TargetTable: "corder"})}, "table_settings[0].target_table corder is its own source in keyspace app; give a source_expression"},
+		{"DDL in another keyspace", platform.CreateMaterializeParams{Workflow: "w", SourceKeyspace: "app", TargetKeyspace: "sharded", TableSettings: ts(platform.MaterializeTableSettings{TargetTable: "agg", SourceExpression: "select id from corder", CreateDDL: "CREATE TABLE app.agg (id bigint, PRIMARY KEY (id))"})}, "table_settings[0].create_ddl creates its table in keyspace app, not target keyspace sharded"},
+		{"a PostgreSQL branch", platform.CreateMaterializeParams{Workflow: "w", SourceKeyspace: "app", TargetKeyspace: "sharded", ReferenceTables: []string{"corder"}}, "MySQL"},
 	}
 	for _, tc := range create {
 		tc.p.Organization, tc.p.Database, tc.p.Branch = org, "app", "main"
+		if tc.name == "a PostgreSQL branch" {
+			tc.p.Database = "pg"
+		}
 		_, err := e.c.Vitess.CreateMaterialize(ctx, &tc.p)
 		var apiErr *platform.Error
 		if !errors.As(err, &apiErr) || apiErr.StatusCode != 422 || !strings.Contains(apiErr.Message, tc.says) {
 			t.Errorf("%s: err = %v, want 422 saying %q", tc.name, err, tc.says)
+		}
+	}
+	// What the SDK refuses itself, sent raw.
+	for body, says := range map[string]string{
+		`{"source_keyspace":"app","target_keyspace":"sharded","reference_tables":["corder"]}`: "workflow is required",
+		`{"workflow":"w","source_keyspace":"app","target_keyspace":"sharded"}`:                "table_settings or reference_tables is required",
+	} {
+		r := send(t, e.srv, "POST", "/v1/organizations/"+org+"/databases/app/branches/main/materialize/workflows", admin(e.srv), body)
+		if got := wantError(t, r, 422, "unprocessable"); !strings.Contains(got.Message, says) {
+			t.Errorf("create %s: %q, want it to say %q", body, got.Message, says)
 		}
 	}
 	if diff := cmp.Diff(before, e.tables("sharded")); diff != "" {
@@ -291,6 +327,18 @@ func TestMaterializeRefusals(t *testing.T) {
 			_, err := e.c.Vitess.CancelMaterialize(ctx, &platform.CancelMaterializeParams{Organization: org, Database: "app", Branch: "main", Workflow: "ghost", TargetKeyspace: "sharded"})
 			return err
 		}(), 404, "Not Found"},
+		{"shown as a MoveTables workflow", func() error {
+			_, err := e.c.Vitess.GetMoveTables(ctx, &platform.GetMoveTablesParams{Organization: org, Database: "app", Branch: "main", Workflow: "taken", TargetKeyspace: "sharded"})
+			return err
+		}(), 422, "workflow taken of keyspace sharded is a Materialize workflow, not a MoveTables one"},
+		{"show on a PostgreSQL branch", func() error {
+			_, err := e.c.Vitess.GetMaterialize(ctx, &platform.GetMaterializeParams{Organization: org, Database: "pg", Branch: "main", Workflow: "taken", TargetKeyspace: "sharded"})
+			return err
+		}(), 422, "MySQL"},
+		{"cancel on a PostgreSQL branch", func() error {
+			_, err := e.c.Vitess.CancelMaterialize(ctx, &platform.CancelMaterializeParams{Organization: org, Database: "pg", Branch: "main", Workflow: "taken", TargetKeyspace: "sharded"})
+			return err
+		}(), 422, "MySQL"},
 		{"a PostgreSQL branch", func() error {
 			_, err := e.c.Vitess.StartMaterialize(ctx, &platform.MaterializeActionParams{Organization: org, Database: "pg", Branch: "main", Workflow: "taken", TargetKeyspace: "sharded"})
 			return err
@@ -361,5 +409,36 @@ func TestMaterializeReferenceTables(t *testing.T) {
 				t.Errorf("%s: the filter of shard %s keeps its key range: %v, want %v", tc.workflow, shard, got, tc.keyRange)
 			}
 		}
+	}
+	vschemaTables := func() []string {
+		var out []string
+		for name := range e.vschema("sharded")["tables"].(map[string]any) {
+			out = append(out, name)
+		}
+		slices.Sort(out)
+		return out
+	}
+	// The VSchema set, a new table must be in it first.
+	beforeTables, beforeVS := e.tables("sharded"), vschemaTables()
+	_, err := e.c.Vitess.CreateMaterialize(ctx, &platform.CreateMaterializeParams{
+		Organization: e.srv.Org(), Database: "app", Branch: "main", Workflow: "agg", SourceKeyspace: "app", TargetKeyspace: "sharded",
+		TableSettings: []platform.MaterializeTableSettings{{TargetTable: "agg", SourceExpression: "select id from corder", CreateDDL: "CREATE TABLE agg (id bigint NOT NULL, PRIMARY KEY (id))"}},
+	})
+	wantRefused(t, err, 422, "table_settings[0].target_table agg is not in the VSchema of sharded keyspace sharded: add it, with its vindex, first")
+	if diff := cmp.Diff(beforeTables, e.tables("sharded")); diff != "" {
+		t.Errorf("the refused create changed the tables (-before +after):\n%s", diff)
+	}
+	// Cancel drops the copied table from the schema and the VSchema set.
+	if _, err := e.c.Vitess.CancelMaterialize(ctx, &platform.CancelMaterializeParams{Organization: e.srv.Org(), Database: "app", Branch: "main", Workflow: "splitcopy", TargetKeyspace: "sharded"}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"customer", "orders"}, e.tables("sharded")); diff != "" {
+		t.Errorf("tables after cancel (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"customer", "orders"}, vschemaTables()); diff != "" {
+		t.Errorf("VSchema tables after cancel (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"corder", "customer", "orders"}, beforeVS); diff != "" {
+		t.Errorf("VSchema tables before cancel (-want +got):\n%s", diff)
 	}
 }

@@ -390,6 +390,13 @@ func TestMoveTablesRefusals(t *testing.T) {
 		create("time zone", body(`,"source_time_zone":"Mars/Olympus"`), `source_time_zone "Mars/Olympus" is not an IANA time zone`),
 		create("time zone's shape", body(`,"source_time_zone":"../zoneinfo/UTC"`), `source_time_zone "../zoneinfo/UTC" is not an IANA time zone`),
 		create("atomic copy", body(`,"atomic_copy":true`), "atomic_copy needs all_tables"),
+		create("long name", `{"workflow":"`+strings.Repeat("w", 64)+`","source_keyspace":"app","target_keyspace":"sharded","tables":["users"]}`, "longer than 63 characters"),
+		create("name with a slash", `{"workflow":"a/b","source_keyspace":"app","target_keyspace":"sharded","tables":["users"]}`, `workflow "a/b": a name has no slash or blank`),
+		create("name with a blank", `{"workflow":"a b","source_keyspace":"app","target_keyspace":"sharded","tables":["users"]}`, `workflow "a b": a name has no slash or blank`),
+		create("all tables excluded", `{"workflow":"w","source_keyspace":"app","target_keyspace":"sharded","all_tables":true,"exclude_tables":["users","audit"]}`, "all_tables: keyspace app has no table to move"),
+		create("unknown global", body(`,"global_keyspace":"nope"`), `global_keyspace "nope" is not a keyspace`),
+		{"cancel unknown", "POST", wf + "/cancel", `{"target_keyspace":"sharded"}`, 404, ""},
+		{"complete unknown", "POST", wf + "/complete", `{"target_keyspace":"sharded"}`, 404, ""},
 		{"show unknown", "GET", wf + "?target_keyspace=sharded", "", 404, ""},
 		{"show without keyspace", "GET", wf, "", 422, "target_keyspace is required"},
 		{"status unknown keyspace", "GET", wf + "/status?target_keyspace=nope", "", 422, `target_keyspace "nope"`},
@@ -622,6 +629,16 @@ func TestMoveTablesOperations(t *testing.T) {
 	if r := e.must(e.settle(ref.ID), nil); !slices.Contains(r.DryRunResults, "\tKeyspace app Shard - DbName vt_app Table audit") {
 		t.Errorf("complete dry run: %q", r.DryRunResults)
 	}
+	keep := *cp
+	keep.RenameTables, keep.KeepData, keep.KeepRoutingRules = nil, platform.Ptr(true), platform.Ptr(true)
+	if ref, err = e.c.Vitess.CompleteMoveTables(ctx, &keep); err != nil {
+		t.Fatal(err)
+	}
+	r = e.must(e.settle(ref.ID), nil)
+	if !slices.Contains(r.DryRunResults, "Keeping these tables in the database and removing them from the vschema for keyspace app:") ||
+		slices.ContainsFunc(r.DryRunResults, func(s string) bool { return strings.HasPrefix(s, "Delete routing rules") }) {
+		t.Errorf("complete dry run keeping the data and the routing rules: %q", r.DryRunResults)
+	}
 	cp.DryRun = nil
 	ref, err = e.c.Vitess.CompleteMoveTables(ctx, cp)
 	if err != nil {
@@ -663,6 +680,16 @@ func TestDocumentedWorkflowInVtctld(t *testing.T) {
 	if !strings.Contains(string(w.Raw), `"logs":[`) {
 		t.Errorf("include_logs: no logs in %s", w.Raw)
 	}
+	// The list's name filter and name_only.
+	for q, want := range map[string]string{
+		"&workflow=nope": `{"data":{"workflows":[]}}`,
+		"&workflow=" + mtWorkflow + "&name_only=true": `{"data":{"workflows":[{"name":"` + mtWorkflow + `"}]}}`,
+	} {
+		r := send(t, e.srv, "GET", "/v1/organizations/acme/databases/app/branches/main/vtctld/workflows?keyspace="+wfTarget+q, admin(e.srv), "")
+		if r.status != 200 || strings.TrimSpace(string(r.body)) != want {
+			t.Errorf("list with %s: %d %s, want %s", q, r.status, r.body, want)
+		}
+	}
 	st, err := e.c.Vitess.MoveTablesStatus(ctx, &platform.MoveTablesStatusParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, TargetKeyspace: wfTarget})
 	if err != nil || st.Tables["audit"].RowsTotal != 1000 || st.TrafficState != platform.TrafficNotSwitched || len(st.Streams) != 1 {
 		t.Errorf("status: %+v, %v", st, err)
@@ -680,6 +707,70 @@ func TestDocumentedWorkflowInVtctld(t *testing.T) {
 	list, err = e.c.Vitess.ListWorkflows(ctx, &platform.ListVReplicationWorkflowsParams{Organization: e.org, Database: drDB, Branch: "main", Keyspace: wfTarget})
 	if err != nil || len(list.Workflows) != 0 {
 		t.Errorf("after cancel: %v, %v", list, err)
+	}
+}
+
+// TestMoveTablesShardStreamsShowControls: a workflow's shard streams
+// show what vtctld's shard shows of each target shard: its tablet
+// controls denying tables, and whether its primary serves.
+func TestMoveTablesShardStreamsShowControls(t *testing.T) {
+	t.Parallel()
+	e := newMTEnv(t)
+	ctx := t.Context()
+	e.must(e.create(usersMove()))
+	for _, p := range []platform.SetShardTabletControlParams{
+		{Shard: "-80", TabletType: platform.TabletRDOnly, DeniedTables: []string{"users"}},
+		{Shard: "-80", TabletType: platform.TabletReplica, DisableQueryService: platform.Ptr(true)},
+		{Shard: "80-", TabletType: platform.TabletPrimary, DisableQueryService: platform.Ptr(true)},
+	} {
+		p.Organization, p.Database, p.Branch, p.Keyspace = e.org, drDB, "main", "sharded"
+		if _, err := e.c.Vitess.SetShardTabletControl(ctx, &p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type control struct {
+		TabletType   string   `json:"tablet_type"`
+		DeniedTables []string `json:"denied_tables"`
+	}
+	type shardView struct {
+		Controls []control
+		Serving  bool
+	}
+	list, err := e.c.Vitess.ListWorkflows(ctx, &platform.ListVReplicationWorkflowsParams{Organization: e.org, Database: drDB, Branch: "main", Keyspace: "sharded", Workflow: mtWorkflow})
+	if err != nil || len(list.Workflows) != 1 {
+		t.Fatalf("list: %+v, %v", list, err)
+	}
+	var doc struct {
+		ShardStreams map[string]struct {
+			TabletControls   []control `json:"tablet_controls"`
+			IsPrimaryServing bool      `json:"is_primary_serving"`
+		} `json:"shard_streams"`
+	}
+	if err := json.Unmarshal(list.Workflows[0].Raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	got, want := map[string]shardView{}, map[string]shardView{}
+	for key, ss := range doc.ShardStreams {
+		got[key] = shardView{ss.TabletControls, ss.IsPrimaryServing}
+	}
+	for _, shard := range []string{"-80", "80-"} {
+		sh, err := e.c.Vitess.GetShard(ctx, &platform.GetShardParams{Organization: e.org, Database: drDB, Branch: "main", Keyspace: "sharded", Shard: shard})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := shardView{Serving: sh.IsPrimaryServing}
+		for _, tc := range sh.TabletControls {
+			if len(tc.DeniedTables) > 0 {
+				v.Controls = append(v.Controls, control{"TABLET_TYPE_" + strings.ToUpper(string(tc.TabletType)), tc.DeniedTables}) // as decided: the enum with its prefix
+			}
+		}
+		want["sharded/"+shard] = v
+	}
+	if want["sharded/80-"].Serving || len(want["sharded/-80"].Controls) != 1 {
+		t.Fatalf("the shards' controls are not set: %+v", want)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("shard streams against the shards (-shard +workflow):\n%s", diff)
 	}
 }
 
@@ -776,5 +867,192 @@ func TestVReplicationOfPostgres(t *testing.T) {
 		if !strings.Contains(got.Message, "postgresql") {
 			t.Errorf("%s %s: %q, want it to name the kind", r.method, r.path, got.Message)
 		}
+	}
+}
+
+// TestMoveTablesRecheckedWhenRun: an action is checked when asked and
+// again when its operation runs; what changed in between fails the
+// operation with the check's message, changing nothing. A second action
+// on a workflow waits for the first's operation.
+func TestMoveTablesRecheckedWhenRun(t *testing.T) {
+	t.Parallel()
+	e := newMTEnv(t)
+	ctx := t.Context()
+	failed := func(id, want string) {
+		t.Helper()
+		op := e.settle(id)
+		if op.State != platform.VitessOperationFailed || !strings.Contains(deref(op.Error), want) || op.Result != nil && string(op.Result) != "null" {
+			t.Errorf("operation %s %s: %s, error %q, result %s; want failed saying %q", op.ID, op.Action, op.State, deref(op.Error), op.Result, want)
+		}
+	}
+	archive := func() [2][]string {
+		tables, vschema := e.keyspaceTables("archive")
+		return [2][]string{tables, vschema}
+	}
+
+	// Two creates moving users, asked together: the second runs after the
+	// first and fails, leaving archive as it was.
+	archiveBefore := archive()
+	first, err := e.c.Vitess.CreateMoveTables(ctx, &platform.CreateMoveTablesParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, SourceKeyspace: drDB, TargetKeyspace: "sharded", Tables: []string{"users"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := e.c.Vitess.CreateMoveTables(ctx, &platform.CreateMoveTablesParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: "to-archive", SourceKeyspace: drDB, TargetKeyspace: "archive", Tables: []string{"users"}})
+	if err != nil {
+		t.Fatalf("a second create, asked before the first runs: %v", err)
+	}
+	e.must(e.settle(first.ID), nil)
+	failed(second.ID, `table "users" is already moving in workflow #1`)
+	if diff := cmp.Diff(archiveBefore, archive()); diff != "" {
+		t.Errorf("the failed create changed archive (-before +after):\n%s", diff)
+	}
+	list, err := e.c.Vitess.ListWorkflows(ctx, &platform.ListVReplicationWorkflowsParams{Organization: e.org, Database: drDB, Branch: "main", Keyspace: "archive"})
+	if err != nil || len(list.Workflows) != 0 {
+		t.Errorf("archive's workflows after the failed create: %+v, %v", list, err)
+	}
+	e.srv.Advance(time.Hour) // running
+
+	sw := &platform.SwitchTrafficParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, TargetKeyspace: "sharded", TabletTypes: []string{"replica", "rdonly"}}
+	ref, err := e.c.Vitess.SwitchTraffic(ctx, sw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another action while it is pending is refused, naming it.
+	r := send(t, e.srv, "POST", "/v1/organizations/acme/databases/app/branches/main/move-tables/workflows/"+mtWorkflow+"/cancel", admin(e.srv), `{"target_keyspace":"sharded"}`)
+	if got := wantError(t, r, 422, "unprocessable"); !strings.Contains(got.Message, "has operation "+ref.ID) {
+		t.Errorf("cancel while a switch is pending: %q", got.Message)
+	}
+	// The workflow stopped before the switch runs: the switch fails.
+	wp := &platform.StartVReplicationWorkflowParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, Keyspace: "sharded"}
+	if _, err := e.c.Vitess.StopWorkflow(ctx, wp); err != nil {
+		t.Fatal(err)
+	}
+	stopped := e.view()
+	failed(ref.ID, "workflow move-users is stopped; switch-traffic needs it")
+	if diff := cmp.Diff(stopped, e.view()); diff != "" {
+		t.Errorf("the failed switch changed (-before +after):\n%s", diff)
+	}
+	if _, err := e.c.Vitess.StartWorkflow(ctx, wp); err != nil {
+		t.Fatal(err)
+	}
+
+	// Switched, then reversed through the documented workflow before the
+	// complete runs: the complete fails.
+	sw.TabletTypes = nil
+	ref, err = e.c.Vitess.SwitchTraffic(ctx, sw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.must(e.settle(ref.ID), nil)
+	ref, err = e.c.Vitess.CompleteMoveTables(ctx, &platform.CompleteMoveTablesParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, TargetKeyspace: "sharded"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wfp := &platform.WorkflowParams{Organization: e.org, Database: drDB, Number: 1}
+	if _, err := e.c.Workflows.ReverseTraffic(ctx, wfp); err != nil {
+		t.Fatal(err)
+	}
+	reversed := e.view()
+	failed(ref.ID, "complete needs its traffic switched")
+	if diff := cmp.Diff(reversed, e.view()); diff != "" {
+		t.Errorf("the failed complete changed (-before +after):\n%s", diff)
+	}
+	e.srv.Advance(time.Minute)
+	if _, err := e.c.Workflows.ReverseTraffic(ctx, wfp); err != nil { // the reads too
+		t.Fatal(err)
+	}
+	e.srv.Advance(time.Minute)
+
+	// Cancelled through the documented workflow before the cancel runs:
+	// the cancel fails, naming the documented cancel's step.
+	if v := e.view(); v.Doc != "running" {
+		t.Fatalf("before the cancel: %+v", v)
+	}
+	ref, err = e.c.Vitess.CancelMoveTables(ctx, &platform.CancelMoveTablesParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, TargetKeyspace: "sharded"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.c.Workflows.Cancel(ctx, wfp); err != nil {
+		t.Fatal(err)
+	}
+	cancelled := e.view()
+	failed(ref.ID, "workflow move-users is cancelling; cancel needs it pending")
+	if diff := cmp.Diff(cancelled, e.view()); diff != "" {
+		t.Errorf("the failed cancel changed (-before +after):\n%s", diff)
+	}
+}
+
+// TestMoveTablesBranchDeleted: deleting a branch ends its operations in
+// progress: nothing is left to fail, and their due transitions change
+// nothing of the other branches.
+func TestMoveTablesBranchDeleted(t *testing.T) {
+	t.Parallel()
+	e := newMTEnv(t)
+	ctx := t.Context()
+	if _, err := e.c.Branches.Create(ctx, &platform.CreateBranchParams{Organization: e.org, Database: drDB, Name: "dev", ParentBranch: "main"}); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Advance(time.Hour)
+	ref, err := e.c.Vitess.CreateMoveTables(ctx, &platform.CreateMoveTablesParams{Organization: e.org, Database: drDB, Branch: "dev", Workflow: mtWorkflow, SourceKeyspace: drDB, TargetKeyspace: "sharded", Tables: []string{"users"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.c.Branches.Delete(ctx, &platform.DeleteBranchParams{Organization: e.org, Database: drDB, Branch: "dev"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.srv.FailNext(ref.ID); err == nil {
+		t.Errorf("FailNext of the deleted branch's operation was accepted")
+	}
+	before := e.view()
+	e.srv.Advance(time.Hour)
+	if diff := cmp.Diff(before, e.view()); diff != "" {
+		t.Errorf("the deleted branch's operation changed main (-before +after):\n%s", diff)
+	}
+	page, err := e.c.Workflows.List(ctx, &platform.ListWorkflowsParams{Organization: e.org, Database: drDB})
+	if err != nil || len(page.Items) != 0 {
+		t.Errorf("workflows after the deleted branch's create was due: %+v, %v", page, err)
+	}
+}
+
+// TestMoveTablesStartOfErrorAndStep: vtctld's start of a MoveTables
+// workflow in error retries its documented workflow; during a step of it
+// (verifying data) the start is refused naming the state, changing
+// nothing.
+func TestMoveTablesStartOfErrorAndStep(t *testing.T) {
+	t.Parallel()
+	e := newMTEnv(t)
+	ctx := t.Context()
+	e.must(e.create(usersMove()))
+	wfp := &platform.WorkflowParams{Organization: e.org, Database: drDB, Number: 1}
+	doc, err := e.c.Workflows.Get(ctx, wfp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.srv.FailNext(doc.ID); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Advance(time.Hour)
+	if v := e.view(); v.Doc != "error" {
+		t.Fatalf("after a failed step: %+v", v)
+	}
+	wp := &platform.StartVReplicationWorkflowParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: mtWorkflow, Keyspace: "sharded"}
+	u, err := e.c.Vitess.StartWorkflow(ctx, wp)
+	if err != nil || len(u.Details) == 0 || !u.Details[0].Changed {
+		t.Fatalf("start of a workflow in error: %+v, %v", u, err)
+	}
+	e.srv.Advance(time.Hour)
+	if v := e.view(); v.Doc != "running" || v.Streams != platform.VReplicationRunning {
+		t.Fatalf("the workflow in error, started: %+v", v)
+	}
+	if _, err := e.c.Workflows.VerifyData(ctx, wfp); err != nil {
+		t.Fatal(err)
+	}
+	before := e.view()
+	r := send(t, e.srv, "POST", "/v1/organizations/acme/databases/app/branches/main/vtctld/workflows/"+mtWorkflow+"/start", admin(e.srv), `{"keyspace":"sharded"}`)
+	if got := wantError(t, r, 422, "unprocessable"); !strings.Contains(got.Message, "workflow move-users is verifying_data; start needs it stopped or error") {
+		t.Errorf("start while verifying data: %q", got.Message)
+	}
+	if diff := cmp.Diff(before, e.view()); diff != "" {
+		t.Errorf("the refused start changed (-before +after):\n%s", diff)
 	}
 }

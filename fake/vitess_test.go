@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -192,6 +193,25 @@ func TestVitessKeyspacesAndShards(t *testing.T) {
 	if d := cmp.Diff(map[string]string{"end": "gA=="}, doc.Shard.KeyRange); d != "" {
 		t.Errorf("key range of -80 (-want +got):\n%s", d)
 	}
+
+	// Four shards: bounds with hex letters, both ends set.
+	if _, err := e.c.Keyspaces.Create(t.Context(), &platform.CreateKeyspaceParams{Organization: e.srv.Org(), Database: "app", Branch: "main", Name: "quad", ClusterSize: "PS_10", Shards: platform.Ptr(4)}); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Advance(time.Hour)
+	for shard, want := range map[string]map[string]string{
+		"-40":   {"end": "QA=="},
+		"80-c0": {"start": "gA==", "end": "wA=="},
+		"c0-":   {"start": "wA=="},
+	} {
+		doc.Shard.KeyRange = nil
+		if err := json.Unmarshal(e.shard("quad", shard).Raw, &doc); err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want, doc.Shard.KeyRange); d != "" {
+			t.Errorf("key range of %s (-want +got):\n%s", shard, d)
+		}
+	}
 }
 
 func TestVitessTabletControl(t *testing.T) {
@@ -373,9 +393,9 @@ func TestVitessRefusals(t *testing.T) {
 			return err
 		}
 	}
-	raw := func(method, path, body string) func() error {
+	rawAt := func(db, method, path, body string) func() error {
 		return func() error {
-			req, err := http.NewRequestWithContext(ctx, method, e.srv.URL()+"v1/organizations/"+org+"/databases/app/branches/main"+path, strings.NewReader(body))
+			req, err := http.NewRequestWithContext(ctx, method, e.srv.URL()+"v1/organizations/"+org+"/databases/"+db+"/branches/main"+path, strings.NewReader(body))
 			if err != nil {
 				return err
 			}
@@ -391,6 +411,8 @@ func TestVitessRefusals(t *testing.T) {
 			return &platform.Error{StatusCode: resp.StatusCode, Message: body.Message}
 		}
 	}
+	raw := func(method, path, body string) func() error { return rawAt("app", method, path, body) }
+	pg := func(method, path, body string) func() error { return rawAt("pg", method, path, body) }
 	for _, tc := range []struct {
 		name   string
 		do     func() error
@@ -446,6 +468,20 @@ func TestVitessRefusals(t *testing.T) {
 			return err
 		}, 422, "cells[0]"},
 		{"refresh of an unknown keyspace", raw("POST", "/vtctld/shard/refresh-state", `{"keyspace":"nope","shard":"-"}`), 422, "keyspace"},
+		{"workflows of an unknown keyspace", raw("GET", "/vtctld/workflows?keyspace=nope", ""), 422, `keyspace "nope" is not a keyspace of branch main: its keyspaces are app, sharded`},
+		{"keyspaces of PostgreSQL", pg("GET", "/vtctld/keyspaces", ""), 422, "pg is a postgresql database"},
+		{"shard of PostgreSQL", pg("GET", "/vtctld/shard?keyspace=pg&shard=-", ""), 422, "pg is a postgresql database"},
+		{"control of PostgreSQL", pg("PUT", "/vtctld/shard/tablet-control", `{"keyspace":"pg","shard":"-","tablet_type":"rdonly","denied_tables":["t"]}`), 422, "pg is a postgresql database"},
+		{"refresh of PostgreSQL", pg("POST", "/vtctld/shard/refresh-state", `{"keyspace":"pg","shard":"-"}`), 422, "pg is a postgresql database"},
+		{"operation of PostgreSQL", pg("GET", "/vtctld/operations/x", ""), 422, "pg is a postgresql database"},
+		{"reparent of PostgreSQL", pg("GET", "/planned-reparent/x", ""), 422, "pg is a postgresql database"},
+		{"workflows of PostgreSQL", pg("GET", "/vtctld/workflows?keyspace=pg", ""), 422, "pg is a postgresql database"},
+		{"routing rules of PostgreSQL", pg("GET", "/vtctld/routing-rules", ""), 422, "pg is a postgresql database"},
+		{"keyspace routing rules of PostgreSQL", pg("GET", "/vtctld/keyspace-routing-rules", ""), 422, "pg is a postgresql database"},
+		{"keyspace routing rules set on PostgreSQL", pg("PUT", "/vtctld/keyspace-routing-rules", `{"rules":[]}`), 422, "pg is a postgresql database"},
+		{"throttler status of PostgreSQL", pg("GET", "/vtctld/throttler/status?tablet_alias="+replica, ""), 422, "pg is a postgresql database"},
+		{"throttler check of PostgreSQL", pg("POST", "/vtctld/throttler/check", `{"tablet_alias":"`+replica+`"}`), 422, "pg is a postgresql database"},
+		{"throttler config of PostgreSQL", pg("PUT", "/vtctld/throttler/config", `{"keyspace":"pg","enable":true}`), 422, "pg is a postgresql database"},
 	} {
 		view := e.view()
 		err := tc.do()
@@ -484,5 +520,125 @@ func TestVitessAliasesStable(t *testing.T) {
 	}
 	if d := cmp.Diff(before, e.tablets(&platform.ListTabletsParams{Keyspace: "sharded"})); d != "" {
 		t.Errorf("aliases moved (-before +after):\n%s", d)
+	}
+}
+
+// TestVitessNotReady: an action needing a ready branch or keyspace is
+// refused with a 422 naming it while it is being made, and changes
+// nothing.
+func TestVitessNotReady(t *testing.T) {
+	t.Parallel()
+	e := newVitessEnv(t)
+	ctx := t.Context()
+	org := e.srv.Org()
+	replica := e.tablets(&platform.ListTabletsParams{Keyspace: "app", TabletType: platform.TabletReplica})[0].Tablets[0].Alias
+	if _, err := e.c.Branches.Create(ctx, &platform.CreateBranchParams{Organization: org, Database: "app", Name: "dev", ParentBranch: "main"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.c.Keyspaces.Create(ctx, &platform.CreateKeyspaceParams{Organization: org, Database: "app", Branch: "main", Name: "fresh", ClusterSize: "PS_10"}); err != nil {
+		t.Fatal(err)
+	}
+	fresh := e.tablets(&platform.ListTabletsParams{Keyspace: "fresh", TabletType: platform.TabletReplica})
+	if len(fresh) == 0 {
+		t.Fatal("a keyspace being made lists no replica")
+	}
+	workflows := func() []string {
+		page, err := e.c.Workflows.List(ctx, &platform.ListWorkflowsParams{Organization: org, Database: "app"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, w := range page.Items {
+			out = append(out, w.Name+" "+string(w.State))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		do   func() error
+		says string
+	}{
+		{"reparent on a branch being made", func() error {
+			_, err := e.c.Vitess.CreatePlannedReparent(ctx, &platform.CreatePlannedReparentParams{Organization: org, Database: "app", Branch: "dev", Keyspace: "app", Shard: "-", NewPrimary: replica})
+			return err
+		}, "branch dev is not ready yet"},
+		{"reparent of a keyspace being made", func() error {
+			_, err := e.c.Vitess.CreatePlannedReparent(ctx, &platform.CreatePlannedReparentParams{Organization: org, Database: "app", Branch: "main", Keyspace: "fresh", Shard: "-", NewPrimary: fresh[0].Tablets[0].Alias})
+			return err
+		}, "keyspace fresh is not ready yet"},
+		{"MoveTables on a branch being made", func() error {
+			_, err := e.c.Vitess.CreateMoveTables(ctx, &platform.CreateMoveTablesParams{Organization: org, Database: "app", Branch: "dev", Workflow: "w", SourceKeyspace: "app", TargetKeyspace: "sharded", AllTables: platform.Ptr(true)})
+			return err
+		}, "branch dev is not ready yet"},
+		{"MoveTables into a keyspace being made", func() error {
+			_, err := e.c.Vitess.CreateMoveTables(ctx, &platform.CreateMoveTablesParams{Organization: org, Database: "app", Branch: "main", Workflow: "w", SourceKeyspace: "app", TargetKeyspace: "fresh", AllTables: platform.Ptr(true)})
+			return err
+		}, "target_keyspace fresh is not ready yet"},
+		{"Materialize on a branch being made", func() error {
+			_, err := e.c.Vitess.CreateMaterialize(ctx, &platform.CreateMaterializeParams{Organization: org, Database: "app", Branch: "dev", Workflow: "w", SourceKeyspace: "app", TargetKeyspace: "sharded", ReferenceTables: []string{"t"}})
+			return err
+		}, "branch dev is not ready yet"},
+		{"lookup vindex on a branch being made", func() error {
+			_, err := e.c.Vitess.CreateLookupVindex(ctx, &platform.CreateLookupVindexParams{Organization: org, Database: "app", Branch: "dev", Name: "v", TableKeyspace: "app", TableOwner: "t", TableOwnerColumns: []string{"c"}})
+			return err
+		}, "branch dev is not ready yet"},
+		{"documented workflow on a branch being made", func() error {
+			_, err := e.c.Workflows.Create(ctx, &platform.CreateWorkflowParams{Organization: org, Database: "app", Name: "w", SourceKeyspace: "app", TargetKeyspace: "sharded", Tables: []string{"t"}, Branch: platform.Ptr("dev")})
+			return err
+		}, "branch dev is not ready yet"},
+	} {
+		view, wfs := e.view(), workflows()
+		err := tc.do()
+		var apiErr *platform.Error
+		if !errors.As(err, &apiErr) || apiErr.StatusCode != 422 || !strings.Contains(apiErr.Message, tc.says) {
+			t.Errorf("%s: %v, want 422 saying %q", tc.name, err, tc.says)
+		}
+		if d := cmp.Diff(view, e.view()); d != "" {
+			t.Errorf("%s changed the topology (-before +after):\n%s", tc.name, d)
+		}
+		if d := cmp.Diff(wfs, workflows()); d != "" {
+			t.Errorf("%s changed the workflows (-before +after):\n%s", tc.name, d)
+		}
+	}
+}
+
+// TestVitessReadOnlyRegion: a keyspace's read-only region is a cell of
+// the branch, with replicas there; a tablet control names it, but a
+// reparent to one of its replicas is refused, changing nothing.
+func TestVitessReadOnlyRegion(t *testing.T) {
+	t.Parallel()
+	e := newVitessEnv(t)
+	ctx := t.Context()
+	org := e.srv.Org()
+	if _, err := e.c.Keyspaces.UpdateReadOnlyRegions(ctx, &platform.UpdateReadOnlyRegionsParams{Organization: org, Database: "app", Branch: "main", Keyspace: "app",
+		ReadOnlyRegions: []platform.ReadOnlyRegionConfig{{Region: "eu-west", Replicas: platform.Ptr(1)}}}); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Advance(time.Hour)
+	var far string
+	for _, g := range e.tablets(&platform.ListTabletsParams{Keyspace: "app", TabletType: platform.TabletReplica}) {
+		for _, tb := range g.Tablets {
+			if tb.Cell == "eu-west" {
+				far = tb.Alias
+			}
+		}
+	}
+	if far == "" {
+		t.Fatalf("no replica of app in eu-west: %+v", e.tablets(nil))
+	}
+	view := e.view()
+	_, err := e.c.Vitess.CreatePlannedReparent(ctx, &platform.CreatePlannedReparentParams{Organization: org, Database: "app", Branch: "main", Keyspace: "app", Shard: "-", NewPrimary: far})
+	wantRefused(t, err, 422, "new_primary "+far+" is in read-only region eu-west; the primary stays in cell us-east")
+	e.srv.Advance(time.Minute)
+	if d := cmp.Diff(view, e.view()); d != "" {
+		t.Errorf("the refused reparent changed the topology (-before +after):\n%s", d)
+	}
+	s, err := e.c.Vitess.SetShardTabletControl(ctx, &platform.SetShardTabletControlParams{Organization: org, Database: "app", Branch: "main", Keyspace: "app", Shard: "-",
+		TabletType: platform.TabletReplica, Cells: []string{"eu-west"}, DeniedTables: []string{"t"}})
+	if err != nil {
+		t.Fatalf("a tablet control in the read-only region's cell: %v", err)
+	}
+	if len(s.TabletControls) != 1 || !slices.Equal(s.TabletControls[0].Cells, []string{"eu-west"}) {
+		t.Errorf("tablet controls = %+v, want one in eu-west", s.TabletControls)
 	}
 }

@@ -1,6 +1,7 @@
 package fake_test
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -286,6 +287,55 @@ func TestVDiffOptions(t *testing.T) {
 	}
 }
 
+// TestVDiffPickerOptions: the tablet types a VDiff reads from, as its
+// listed options show them: in order when tablet_selection_preference is
+// inorder, and replica then primary by default when the target has
+// replicas.
+func TestVDiffPickerOptions(t *testing.T) {
+	t.Parallel()
+	e := newVDiffEnv(t)
+	for _, tc := range []struct {
+		p    platform.CreateVDiffParams
+		want string
+	}{
+		{platform.CreateVDiffParams{TabletTypes: []string{"replica"}, TabletSelectionPreference: platform.Ptr("inorder")}, `"tablet_types":"in_order:replica"`},
+		{platform.CreateVDiffParams{TabletTypes: []string{"replica"}, TabletSelectionPreference: platform.Ptr("any")}, `"tablet_types":"replica"`},
+		{platform.CreateVDiffParams{}, `"tablet_types":"in_order:replica,primary"`},
+	} {
+		uuid := e.create(tc.p)
+		l, err := e.c.Vitess.ListVDiffs(e.t.Context(), &platform.ListVDiffsParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: "mv", TargetKeyspace: "archive"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			TabletResponses map[string]struct {
+				Output struct {
+					Rows []struct {
+						Values []byte `json:"values"`
+					} `json:"rows"`
+				} `json:"output"`
+			} `json:"tablet_responses"`
+		}
+		if err := json.Unmarshal(l.Raw, &doc); err != nil {
+			t.Fatal(err)
+		}
+		found := 0
+		for shard, r := range doc.TabletResponses {
+			for _, row := range r.Output.Rows {
+				if v := string(row.Values); strings.Contains(v, uuid) {
+					found++
+					if !strings.Contains(v, tc.want) {
+						t.Errorf("%+v: shard %s's row %q, want options with %s", tc.p, shard, v, tc.want)
+					}
+				}
+			}
+		}
+		if found != 2 {
+			t.Errorf("%+v: %d rows of VDiff %s, want one a shard", tc.p, found, uuid)
+		}
+	}
+}
+
 // TestVDiffFailure fails a VDiff with FailNext: it ends in error, saying
 // why; the waiter says so; a stop and a resume run it again.
 func TestVDiffFailure(t *testing.T) {
@@ -341,6 +391,11 @@ func TestVDiffListShowDelete(t *testing.T) {
 	}
 	if v := e.show("last"); v.UUID != second {
 		t.Errorf("last is %s, want %s", v.UUID, second)
+	}
+	// Shown as "all", the VDiffs are the list.
+	all := send(t, e.srv, "GET", "/v1/organizations/acme/databases/app/branches/main/vdiff/workflows/mv/vdiffs/all?target_keyspace=archive", admin(e.srv), "")
+	if all.status != 200 || strings.TrimSpace(string(all.body)) != `{"data":`+string(l.Raw)+`}` {
+		t.Errorf("show all: %d %s, want the list %s", all.status, all.body, l.Raw)
 	}
 	dp := &platform.DeleteVDiffParams{Organization: e.org, Database: drDB, Branch: "main", Workflow: "mv", TargetKeyspace: "archive", UUID: first}
 	if _, err := e.c.Vitess.DeleteVDiff(ctx, dp); err != nil {
@@ -420,6 +475,10 @@ func TestVDiffRefusals(t *testing.T) {
 			send(e.t, e.srv, "POST", base+"mv/vdiffs/"+e.lastUUID()+"/stop", admin(e.srv), `{"target_keyspace":"archive","target_shards":["-80"]}`)
 			return nil
 		}, req{"POST", base + "mv/vdiffs/{uuid}/resume", `{"target_keyspace":"archive","target_shards":["80-","-80"]}`}, 422, "is started on shard 80-"},
+		{"stop of an unknown workflow", nil, req{"POST", base + "nope/vdiffs/{uuid}/stop", `{"target_keyspace":"archive"}`}, 404, ""},
+		{"resume of an unknown workflow", nil, req{"POST", base + "nope/vdiffs/{uuid}/resume", `{"target_keyspace":"archive"}`}, 404, ""},
+		{"resume of an unknown uuid", nil, req{"POST", base + "mv/vdiffs/nope/resume", `{"target_keyspace":"archive"}`}, 404, ""},
+		{"resume of an unknown shard", nil, req{"POST", base + "mv/vdiffs/{uuid}/resume", `{"target_keyspace":"archive","target_shards":["c0-"]}`}, 422, `target_shards[0] "c0-" is not a target shard of workflow mv`},
 		{"delete of an unknown uuid", nil, req{"DELETE", base + "mv/vdiffs/nope?target_keyspace=archive", ""}, 404, ""},
 		{"delete in another keyspace", nil, req{"DELETE", base + "mv/vdiffs/{uuid}?target_keyspace=app", ""}, 404, ""},
 	}

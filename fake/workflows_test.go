@@ -658,10 +658,19 @@ func TestListWorkflowsBetween(t *testing.T) {
 	t.Parallel()
 	e := newWFEnv(t)
 	t0 := e.srv.Now()
-	wfDrive(t, e.srv, nil, wfCreate(e.srv), platform.WorkflowCancelled) // active from t0 for 20 s
+	done := wfDrive(t, e.srv, nil, wfCreate(e.srv), platform.WorkflowCompleted) // active from t0 until it completed
+	if done.CompletedAt == nil || done.CompletedAt.Sub(t0) > 10*time.Minute {
+		t.Fatalf("completed at %v, want within 10 minutes of %v", done.CompletedAt, t0)
+	}
+	end := done.CompletedAt.Time
+	e.srv.Advance(time.Hour)
+	t1 := e.srv.Now()
+	gone := wfCreate(e.srv)
+	gone.Name, gone.Tables = "gone", []string{"users"}
+	wfDrive(t, e.srv, nil, gone, platform.WorkflowCancelled) // active from t1 for 20 s
 	e.srv.Advance(time.Hour)
 	p := wfCreate(e.srv)
-	p.Name = "later"
+	p.Name, p.Tables = "later", []string{"users"} // audit has moved
 	if _, err := e.c.Workflows.Create(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
@@ -671,8 +680,11 @@ func TestListWorkflowsBetween(t *testing.T) {
 		want    []string
 	}{
 		{rfc(t0) + ".." + rfc(t0.Add(time.Minute)), []string{"move-audit"}},
-		{rfc(t0.Add(30*time.Minute)) + ".." + rfc(e.srv.Now()), []string{"later"}},
-		{rfc(t0) + ".." + rfc(e.srv.Now()), []string{"move-audit", "later"}},
+		{rfc(t1) + ".." + rfc(t1.Add(time.Minute)), []string{"gone"}},
+		{rfc(t1.Add(30*time.Minute)) + ".." + rfc(e.srv.Now()), []string{"later"}},
+		{rfc(t0) + ".." + rfc(e.srv.Now()), []string{"move-audit", "gone", "later"}},
+		{rfc(end) + ".." + rfc(e.srv.Now()), []string{"move-audit", "gone", "later"}}, // it ended as the range starts
+		{rfc(end.Add(time.Second)) + ".." + rfc(e.srv.Now()), []string{"gone", "later"}},
 	}
 	for _, tt := range tests {
 		page, err := e.c.Workflows.List(t.Context(), &platform.ListWorkflowsParams{Organization: e.org, Database: drDB, Between: tt.between})
