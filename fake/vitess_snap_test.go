@@ -65,6 +65,9 @@ func TestRestoreRefusesBadTopology(t *testing.T) {
 		{"operation of an unknown state", ops(setField("state", "exploded")), "state"},
 		{"operation without a keyspace name", ops(setField("keyspace_name", "")), "keyspace_name"},
 		{"operation to the primary's place", ops(setField("target", 0)), "target 0 is not a replica"},
+		{"operation without a shard", ops(setField("shard", "")), ": keyspace, shard and alias are required"},
+		{"operation to a negative target", ops(setField("target", -1)), "vitess.operations[0]: target: must not be negative, got -1"},
+		{"operation on a shard its keyspace has not", ops(setField("shard", "-80")), `shard "-80" is not a shard of keyspace app`},
 		{"two operations running on a shard", ops(twiceWithID("id")), "both in progress"},
 		{"operation step of a settled state", stepFrom(t, good, "vitess_operation.step", "completed"), `does not leave state "completed"`},
 	} {
