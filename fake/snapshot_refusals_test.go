@@ -98,6 +98,12 @@ func runRefusals(t *testing.T, cases []refusalCase) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	runRefusalsOf(t, base, cases)
+}
+
+// runRefusalsOf is runRefusals of the world base.
+func runRefusalsOf(t *testing.T, base []byte, cases []refusalCase) {
+	t.Helper()
 	if err := fake.NewServer(t).Restore(base); err != nil {
 		t.Fatalf("the refusal world does not restore: %v", err)
 	}
@@ -506,4 +512,141 @@ func TestRestoreRefusesValuesTheAPIRefuses(t *testing.T) {
 		{"a running backup with no transition", func(d refusalDoc) { drop(d, "backup.step") },
 			p.app + ".backups[0].state: "},
 	})
+}
+
+// TestRestoreRefusesBadRichWorld checks, on the rich world of
+// TestSnapshotOperations (richWorld), that sessions, authentication
+// attempts and their exports, and query router settings the API could not
+// have made are refused at their path, and change nothing.
+func TestRestoreRefusesBadRichWorld(t *testing.T) {
+	t.Parallel()
+	good, err := richWorld(t).srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p struct{ pgMain, appDev, otherMain string }
+	snapshotEdit(t, good, func(m map[string]any) {
+		d := refusalDoc{m}
+		p.pgMain = fmt.Sprintf("branches[%d]", d.index("branches", d.branch("pg", "main")))
+		p.appDev = fmt.Sprintf("branches[%d]", d.index("branches", d.branch(drDB, "dev")))
+		p.otherMain = fmt.Sprintf("branches[%d]", d.index("branches", d.branch("other", "main")))
+	})
+	sessions := func(d refusalDoc, db string) map[string]any {
+		return d.branch(db, map[string]string{"pg": "main", drDB: "dev"}[db])["sessions"].(map[string]any)
+	}
+	session := func(d refusalDoc, db string, i int) map[string]any { return d.at(sessions(d, db), "sessions", i) }
+	auth := func(d refusalDoc) map[string]any { return d.list(d.m, "auth_attempts")[0].(map[string]any) }
+	attempt := func(d refusalDoc, i int) map[string]any { return d.at(auth(d), "attempts", i) }
+	export := func(d refusalDoc, i int) map[string]any { return d.at(auth(d), "exports", i) }
+	filters := func(d refusalDoc) map[string]any { return export(d, 0)["filters"].(map[string]any) }
+	vtgate := func(d refusalDoc) map[string]any {
+		return d.branch("other", "main")["cluster"].(map[string]any)["vtgate"].(map[string]any)
+	}
+	pgs, mys := p.pgMain+".sessions", p.appDev+".sessions"
+	runRefusalsOf(t, good, []refusalCase{
+		{"a next PID below the first", func(d refusalDoc) { sessions(d, "pg")["next_pid"] = 1 }, pgs + ".next_pid: must be at least "},
+		{"a session with no ID", func(d refusalDoc) { session(d, "pg", 0)["id"] = "" }, pgs + "[0].id: must not be empty"},
+		{"PIDs out of order", func(d refusalDoc) { session(d, "pg", 1)["pid"] = 100 }, pgs + "[1].pid: must be above 100 and below next_pid 103, got 100"},
+		{"a PID not yet given", func(d refusalDoc) { session(d, "pg", 2)["pid"] = 103 }, pgs + "[2].pid: must be above 101 and below next_pid 103, got 103"},
+		{"a session of no user", func(d refusalDoc) { session(d, "pg", 0)["user"] = "" }, pgs + "[0].user: must not be empty"},
+		{"a session never started", func(d refusalDoc) { session(d, "pg", 0)["started"] = "0001-01-01T00:00:00Z" }, pgs + "[0].started: must be set"},
+		{"a change before the start", func(d refusalDoc) { session(d, "pg", 0)["changed"] = "2026-01-01T00:00:00Z" }, pgs + "[0].changed: is before started"},
+		{"a query without its start", func(d refusalDoc) { session(d, "pg", 0)["query_start"] = "0001-01-01T00:00:00Z" },
+			pgs + "[0].query_start: a query and its start go together"},
+		{"a query started before its session", func(d refusalDoc) { session(d, "pg", 0)["query_start"] = "2026-01-01T00:00:00Z" },
+			pgs + "[0].query_start: is before started"},
+		{"a query ended before it started", func(d refusalDoc) { session(d, "pg", 0)["query_end"] = "2026-02-01T00:06:02Z" },
+			pgs + "[0].query_end: is before its query's start, or has no query"},
+		{"a recorded session without its client", func(d refusalDoc) { session(d, drDB, 0)["client"] = "" },
+			mys + "[0].client: a recorded session and its client go together"},
+		{"a host that is no address", func(d refusalDoc) { session(d, "pg", 0)["host"] = "not a host" }, pgs + "[0].host: "},
+		{"an instance the branch has not", func(d refusalDoc) { session(d, "pg", 0)["instance"] = 9 }, pgs + "[0].instance: branch main has instances 0 to "},
+		{"a PostgreSQL session in a keyspace", func(d refusalDoc) { session(d, "pg", 0)["keyspace"] = "app" },
+			pgs + "[0].keyspace: a postgresql session has no keyspace"},
+		{"a transaction before its session", func(d refusalDoc) { session(d, "pg", 0)["xact_start"] = "2026-01-01T00:00:00Z" },
+			pgs + "[0].xact_start: is before started"},
+		{"an aborted transaction never begun", func(d refusalDoc) { session(d, "pg", 2)["xact_start"] = "0001-01-01T00:00:00Z" },
+			pgs + "[2].aborted: an aborted transaction needs one"},
+		{"a session blocked by itself", func(d refusalDoc) { session(d, "pg", 1)["blocked_by"] = session(d, "pg", 1)["id"] },
+			pgs + "[1].blocked_by: "},
+		{"a session blocked by no session", func(d refusalDoc) { session(d, "pg", 1)["blocked_by"] = "nosession" },
+			pgs + `[1].blocked_by: "nosession" is not another session of branch main`},
+		{"a MySQL session on an instance", func(d refusalDoc) { session(d, drDB, 0)["instance"] = 1 }, mys + "[0].instance: a mysql session has no instance"},
+		{"a MySQL session in a transaction", func(d refusalDoc) { session(d, drDB, 0)["application"] = "psql" },
+			mys + "[0].xact_start: transactions, blockers and applications are for postgresql sessions"},
+		{"a MySQL session on no shard", func(d refusalDoc) { session(d, drDB, 0)["shard"] = "-80" },
+			mys + `[0].keyspace: "app"/"-80" is not a keyspace and shard of branch dev`},
+		{"attempts of no organization", func(d refusalDoc) { auth(d)["organization"] = "nobody" }, `auth_attempts[0].organization: no organization "nobody"`},
+		{"attempts of an organization twice", func(d refusalDoc) {
+			d.m["auth_attempts"] = append(d.list(d.m, "auth_attempts"), map[string]any{"organization": "acme"})
+		},
+			`auth_attempts[1].organization: organization "acme" appears twice`},
+		{"an attempt from no address", func(d refusalDoc) { attempt(d, 0)["source_ip"] = "nowhere" }, "auth_attempts[0].attempts[0].source_ip: "},
+		{"an address not in the form kept", func(d refusalDoc) { attempt(d, 1)["source_ip"] = "2001:db8:0::1" },
+			`auth_attempts[0].attempts[1].source_ip: "2001:db8:0::1" is stored as "2001:db8::1"`},
+		{"an outcome the API has not", func(d refusalDoc) { attempt(d, 0)["outcome"] = "maybe" }, "auth_attempts[0].attempts[0].outcome: "},
+		{"an allowed attempt with a failure", func(d refusalDoc) { attempt(d, 0)["outcome"] = "allow" },
+			"auth_attempts[0].attempts[0].failure_reason: an allowed attempt has no failure"},
+		{"attempts out of time order", func(d refusalDoc) { attempt(d, 1)["attempted_at"] = "2026-02-01T00:00:00.000Z" },
+			"auth_attempts[0].attempts[1].attempted_at: attempts are out of time order"},
+		{"a deleted password's username twice", func(d refusalDoc) {
+			auth(d)["deleted_passwords"] = append(d.list(auth(d), "deleted_passwords"), d.at(auth(d), "deleted_passwords", 0))
+		}, `auth_attempts[0].deleted_passwords[1].username: username "`},
+		{"two exports with one ID", func(d refusalDoc) { export(d, 1)["id"] = export(d, 0)["id"] }, "auth_attempts[0].exports[1].id: ID "},
+		{"an export of an empty window", func(d refusalDoc) { export(d, 0)["end_at"] = export(d, 0)["start_at"] },
+			"auth_attempts[0].exports[0].start_at: start_at must be before end_at"},
+		{"a filter address with bits past its prefix", func(d refusalDoc) { filters(d)["source_ips"] = []any{"198.51.100.1/24"} },
+			`auth_attempts[0].exports[0].filters.source_ips[0]: "198.51.100.1/24" has bits set past its prefix`},
+		{"a filter address that is no address", func(d refusalDoc) { filters(d)["source_ips"] = []any{"nowhere"} },
+			"auth_attempts[0].exports[0].filters.source_ips[0]: "},
+		{"branches filtered without their IDs", func(d refusalDoc) { export(d, 0)["branch_ids"] = []any{} },
+			"auth_attempts[0].exports[0].filters.branches: 1 branches resolve to 0 IDs"},
+		{"a branch filtered by an empty ID", func(d refusalDoc) { export(d, 0)["branch_ids"] = []any{""} },
+			"auth_attempts[0].exports[0].filters.branch_ids[0]: must not be empty"},
+		{"a filtered outcome the API has not", func(d refusalDoc) { filters(d)["outcomes"] = []any{"maybe"} }, "auth_attempts[0].exports[0].filters.outcomes[0]: "},
+		{"a filtered failure the API has not", func(d refusalDoc) { filters(d)["failure_reasons"] = []any{"bad_luck"} },
+			"auth_attempts[0].exports[0].filters.failure_reasons[0]: "},
+		{"a filtered route the API has not", func(d refusalDoc) { filters(d)["backend_routes"] = []any{"carrier_pigeon"} },
+			"auth_attempts[0].exports[0].filters.backend_routes[0]: "},
+		{"a filter of too many values", func(d refusalDoc) {
+			names := make([]any, 101)
+			for i := range names {
+				names[i] = fmt.Sprint("user", i)
+			}
+			filters(d)["usernames"] = names
+		}, "auth_attempts[0].exports[0].filters: a filter of 101 values; at most "},
+		{"a pending export started", func(d refusalDoc) { export(d, 2)["started"] = export(d, 0)["started"] },
+			"auth_attempts[0].exports[2].started: a pending export with started time "},
+		{"a pending export finished", func(d refusalDoc) { export(d, 2)["finished"] = export(d, 0)["finished"] },
+			"auth_attempts[0].exports[2].finished: a pending export with finished time "},
+		{"a ready export that never expires", func(d refusalDoc) { export(d, 0)["expires"] = "0001-01-01T00:00:00Z" },
+			"auth_attempts[0].exports[0].expires: a ready export with expiry "},
+		{"a ready export expiring as it finished", func(d refusalDoc) { export(d, 0)["expires"] = export(d, 0)["finished"] },
+			"auth_attempts[0].exports[0].expires: a ready export with expiry "},
+		{"a failed export without its reason", func(d refusalDoc) { export(d, 1)["failure_reason"] = "" },
+			"auth_attempts[0].exports[1].failure_reason: a failed export with failure "},
+		{"a failed export with rows", func(d refusalDoc) { export(d, 1)["rows"] = []any{} },
+			"auth_attempts[0].exports[1].rows: a failed export has no rows"},
+		{"an export row from no address", func(d refusalDoc) { d.at(export(d, 0), "rows", 0)["source_ip"] = "nowhere" },
+			"auth_attempts[0].exports[0].rows[0].source_ip: "},
+		{"an export step of a state no step leaves", func(d refusalDoc) { transition(d, "auth_attempt_export.step")["step"] = "ready" },
+			`].step: "ready" is not a state an export leaves on the clock`},
+		{"an export step from a state its export left", func(d refusalDoc) { transition(d, "auth_attempt_export.step")["step"] = "running" },
+			"is pending: its step from running cannot run"},
+		{"an export step of no export", func(d refusalDoc) { transition(d, "auth_attempt_export.step")["id"] = "noexport" },
+			`]: transition auth_attempt_export.step of noexport: auth attempt export "noexport" is not in the snapshot`},
+		{"a query router size the API has not", func(d refusalDoc) { vtgate(d)["size"] = "VTG_HUGE" },
+			p.otherMain + `.cluster.vtgate.size: "VTG_HUGE" is not a query router size`},
+		{"a negative query router maximum", func(d refusalDoc) { vtgate(d)["max_count"] = -1 },
+			p.otherMain + ".cluster.vtgate.max_count: must be from 0 to 16, got -1"},
+		{"an autoscaling maximum below the count", func(d refusalDoc) { vtgate(d)["max_count"] = 1 },
+			p.otherMain + ".cluster.vtgate.max_count: 1 is below count 2: autoscaling needs room to grow"},
+		{"a CPU target over 100", func(d refusalDoc) { vtgate(d)["target_cpu"] = 101 },
+			p.otherMain + ".cluster.vtgate.target_cpu: must be from 0 to 100, got 101"},
+	})
+}
+
+// transition returns the first transition of a kind in d.
+func transition(d refusalDoc, kind string) map[string]any {
+	return d.find(d.list(d.m, "transitions"), "kind", kind)
 }
