@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -1082,6 +1083,20 @@ func TestSnapshotControl(t *testing.T) {
 	}
 	if after, _ := dst.Snapshot(); !bytes.Equal(before, after) {
 		t.Error("a refused PUT /_fake/snapshot changed the server")
+	}
+	// A body that breaks off while it is read is a 400, the server
+	// unchanged.
+	req := httptest.NewRequestWithContext(t.Context(), http.MethodPut, "/_fake/snapshot",
+		io.MultiReader(bytes.NewReader(r.body[:len(r.body)/2]), iotest.ErrReader(io.ErrUnexpectedEOF)))
+	req.Header.Set("Authorization", admin(dst))
+	rec := httptest.NewRecorder()
+	dst.ServeHTTP(rec, req)
+	broken := wire{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
+	if e := wantError(t, broken, http.StatusBadRequest, "bad_request"); !strings.Contains(e.Message, "reading request body: unexpected EOF") {
+		t.Errorf("message %q, want the body's read refused", e.Message)
+	}
+	if after, _ := dst.Snapshot(); !bytes.Equal(before, after) {
+		t.Error("a PUT /_fake/snapshot whose body broke off changed the server")
 	}
 
 	wantStatus(t, send(t, dst, http.MethodPost, "/_fake/reset", admin(dst), ""), http.StatusNoContent)
