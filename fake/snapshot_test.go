@@ -920,6 +920,10 @@ func TestRestoreRefuses(t *testing.T) {
 		return b
 	}
 	first := func(m map[string]any, list string) map[string]any { return m[list].([]any)[0].(map[string]any) }
+	// rekey puts an object under key in place of the users.
+	rekey := func(key string) []byte {
+		return bytes.Replace(edit(func(m map[string]any) { delete(m, "users"); m["REKEYED"] = map[string]any{} }), []byte(`"REKEYED"`), []byte(key), 1)
+	}
 	tests := []struct {
 		name string
 		data []byte
@@ -942,6 +946,34 @@ func TestRestoreRefuses(t *testing.T) {
 		{"unknown transition", edit(func(m map[string]any) { first(m, "transitions")["kind"] = "database.explode" }), `unknown kind "database.explode"`},
 		{"transition of nothing", edit(func(m map[string]any) { first(m, "transitions")["id"] = "gone" }), `"gone" is not in the snapshot`},
 		{"unknown region", edit(func(m map[string]any) { first(m, "databases")["region"] = "mars" }), `unknown region "mars"`},
+		{"an object for a list", edit(func(m map[string]any) { m["users"] = map[string]any{} }), "corrupt snapshot: users: want an array, got an object"},
+		{"a list for an object", edit(func(m map[string]any) { m["clock"] = []any{} }), "corrupt snapshot: clock: want an object, got an array"},
+		{"a boolean for a name", edit(func(m map[string]any) { first(m, "users")["name"] = true }), "corrupt snapshot: users[0].name: want a string, got a boolean"},
+		// A key json.Unmarshal fills a field from (in another case, or
+		// escaped) is checked as the field.
+		{"an object for a list, under a key in capitals", rekey(`"USERS"`), "corrupt snapshot: USERS: want an array, got an object"},
+		{"an object for a list, under an escaped key", rekey(`"\u0075sers"`), "corrupt snapshot: users: want an array, got an object"},
+		{"an unknown field holding nested values", edit(func(m map[string]any) {
+			m["extra"] = map[string]any{"a": []any{1, map[string]any{"b": "}]"}, []any{}}}
+		}), `unknown field "extra"`},
+		{"admin of no organization", edit(func(m map[string]any) { m["admin"].(map[string]any)["organization"] = "nowhere" }), `admin: no organization "nowhere"`},
+		{"admin of no user", edit(func(m map[string]any) { m["admin"].(map[string]any)["user"] = "" }), "admin: no user"},
+		{"admin of an unknown user", edit(func(m map[string]any) { m["admin"].(map[string]any)["user"] = "ghost" }), `admin user "ghost" is not in the snapshot`},
+		{"admin without a token", edit(func(m map[string]any) { m["admin"].(map[string]any)["token_id"] = "" }), "admin: no token"},
+		{"a user without an ID", edit(func(m map[string]any) { first(m, "users")["id"] = "" }), "without an ID"},
+		{"a database name too long", edit(func(m map[string]any) { first(m, "databases")["name"] = strings.Repeat("a", 100) }), "is longer than"},
+		{"a database name the API refuses", edit(func(m map[string]any) { first(m, "databases")["name"] = "Bad Name" }),
+			`"Bad Name" must be lowercase letters, digits and dashes`},
+		{"a cluster size not as the API keeps it", edit(func(m map[string]any) { first(m, "databases")["cluster_size"] = "PS-10" }),
+			`databases[0].cluster_size: cluster size "PS-10" is stored as "PS_10"`},
+		{"a transition of sequence 0", edit(func(m map[string]any) { first(m, "transitions")["seq"] = 0 }), "transitions[0].seq: transition "},
+		{"two transitions of one sequence", edit(func(m map[string]any) {
+			m["transitions"].([]any)[1].(map[string]any)["seq"] = first(m, "transitions")["seq"]
+		}), "transitions[1].seq: transition "},
+		{"a transition's generation past the counters", edit(func(m map[string]any) { first(m, "transitions")["gen"] = 1 << 62 }), "transitions[0].gen: "},
+		{"a transition of no ID", edit(func(m map[string]any) { first(m, "transitions")["id"] = "" }), "transitions[0]: transition branch.ready of : no branch"},
+		{"a signed-in user not in the snapshot", edit(func(m map[string]any) { m["oauth_session"] = map[string]any{"user": "ghost"} }),
+			`oauth_session: OAuth session: signed-in user "ghost" is not in the snapshot`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
