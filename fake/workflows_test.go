@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -1131,6 +1132,66 @@ func TestWorkflowSnapshotRefusesTableCopies(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			wfRestoreRefused(t, snapshotEdit(t, snap, tt.edit), tt.words...)
+		})
+	}
+}
+
+// TestWorkflowSnapshotRefuses restores a running workflow's snapshot with
+// its fields edited to what the API cannot reach: each is refused, naming
+// the workflow's path and the field.
+func TestWorkflowSnapshotRefuses(t *testing.T) {
+	t.Parallel()
+	e := newWFEnv(t)
+	wfDrive(t, e.srv, nil, wfCreate(e.srv), platform.WorkflowRunning)
+	snap, err := e.srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var path string // of the workflow in the document
+	wf := func(m map[string]any) map[string]any {
+		for i, db := range m["databases"].([]any) {
+			if wfs, ok := db.(map[string]any)["workflows"].([]any); ok && len(wfs) > 0 {
+				path = fmt.Sprintf("databases[%d].workflows[0]", i)
+				return wfs[0].(map[string]any)
+			}
+		}
+		t.Fatal("no workflow in the snapshot")
+		return nil
+	}
+	snapshotEdit(t, snap, func(m map[string]any) { wf(m) })
+	tests := []struct {
+		name  string
+		edit  func(m map[string]any)
+		words []string
+	}{
+		{"a branch of no database", func(m map[string]any) { wf(m)["branch"] = "nobranch" }, []string{`"nobranch" is not in the snapshot`}},
+		{"number 0", func(m map[string]any) { wf(m)["number"] = 0 }, []string{"number 0 is not a new workflow number"}},
+		{"a state the API has not", func(m map[string]any) { wf(m)["state"] = "dreaming" }, []string{`unknown state "dreaming"`}},
+		{"an error without the state it failed in", func(m map[string]any) { wf(m)["state"] = "error" }, []string{`state error with failed_from ""`}},
+		{"failed from a state not on the clock", func(m map[string]any) { wf(m)["state"], wf(m)["failed_from"] = "error", "completed" },
+			[]string{`failed_from "completed" is not a state left on the clock`}},
+		{"a negative step left", func(m map[string]any) { wf(m)["step_left"] = -1 }, []string{"step_left -1ns is negative"}},
+		{"actors missing", func(m map[string]any) { wf(m)["actors"] = []any{} }, []string{"0 actors, want 10"}},
+		{"an actor not in the snapshot", func(m map[string]any) { wf(m)["actors"].([]any)[0] = "ghost" }, []string{`"ghost" is not in the snapshot`}},
+		{"a source keyspace not of its branch", func(m map[string]any) { wf(m)["source_keyspace"].(map[string]any)["id"] = "noks" },
+			[]string{"keyspace noks is not a keyspace of branch"}},
+		{"a target keyspace not of its branch", func(m map[string]any) { wf(m)["target_keyspace"].(map[string]any)["id"] = "noks" },
+			[]string{"keyspace noks is not a keyspace of branch"}},
+		{"a global keyspace not of its branch", func(m map[string]any) {
+			g := maps.Clone(wf(m)["source_keyspace"].(map[string]any))
+			g["id"] = "noks"
+			wf(m)["global_keyspace"] = g
+		}, []string{"keyspace noks is not a keyspace of branch"}},
+		{"a table copy without an ID", func(m map[string]any) { wf(m)["table_copies"].([]any)[0].(map[string]any)["id"] = "" },
+			[]string{"table_copies[0]: without an ID"}},
+		{"a table copy updated before it was made", func(m map[string]any) {
+			wf(m)["table_copies"].([]any)[0].(map[string]any)["updated"] = "2000-01-01T00:00:00Z"
+		}, []string{"table_copies[0].updated: 2000-01-01T00:00:00Z is not from its creation"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			wfRestoreRefused(t, snapshotEdit(t, snap, tt.edit), append(tt.words, path)...)
 		})
 	}
 }
