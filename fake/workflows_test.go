@@ -1211,6 +1211,59 @@ func wfRestoreRefused(t *testing.T, snap []byte, words ...string) {
 	}
 }
 
+// TestWorkflowSnapshotWithoutVReplication restores a snapshot of a fake
+// older than a documented workflow's VReplication workflow: the running
+// workflow gets the one its creation makes, which Vitess lists with its
+// streams, and it goes on to the same state as the original's.
+func TestWorkflowSnapshotWithoutVReplication(t *testing.T) {
+	t.Parallel()
+	e := newWFEnv(t)
+	want := wfDrive(t, e.srv, nil, wfCreate(e.srv), platform.WorkflowRunning)
+	snap, err := e.srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	removed := 0
+	old := snapshotEdit(t, snap, func(m map[string]any) {
+		for _, db := range m["databases"].([]any) {
+			for _, wf := range db.(map[string]any)["workflows"].([]any) {
+				if _, ok := wf.(map[string]any)["vreplication"]; ok {
+					delete(wf.(map[string]any), "vreplication")
+					removed++
+				}
+			}
+		}
+	})
+	if removed != 1 {
+		t.Fatalf("%d workflows with a VReplication workflow in the snapshot, want 1", removed)
+	}
+	other := fake.NewServer(t, fake.WithTimings(wfTimings))
+	if err := other.Restore(old); err != nil {
+		t.Fatal(err)
+	}
+	list, err := other.Client().Vitess.ListWorkflows(t.Context(), &platform.ListVReplicationWorkflowsParams{
+		Organization: other.Org(), Database: drDB, Branch: "main", Keyspace: wfTarget,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Workflows) != 1 || list.Workflows[0].Name != want.Name || list.Workflows[0].Type != "MoveTables" || len(list.Workflows[0].Streams) == 0 {
+		t.Fatalf("the restored VReplication workflows: %s, want %s's MoveTables with its streams", list.Raw, want.Name)
+	}
+	var states []platform.WorkflowState
+	for _, srv := range []*fake.Server{e.srv, other} {
+		srv.Advance(time.Hour)
+		got, err := srv.Client().Workflows.Get(t.Context(), wfRef(srv, want.Number))
+		if err != nil {
+			t.Fatal(err)
+		}
+		states = append(states, got.State)
+	}
+	if states[0] != states[1] {
+		t.Errorf("an hour later the original is %s, the restored workflow %s", states[0], states[1])
+	}
+}
+
 // TestWorkflowSnapshotWithoutTableCopies restores a snapshot of a fake
 // older than table copies: its workflows' tables are derived (every row
 // once the copy is done), with IDs that two restores agree on.
