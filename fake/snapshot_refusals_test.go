@@ -524,10 +524,16 @@ func TestRestoreRefusesBadRichWorld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p struct{ pgMain, appDev, otherMain string }
+	var p struct{ pgMain, pgDev, appDev, otherMain, appDevID, poolID, appKsID, ksResizeID, bouncerResizeID string }
 	snapshotEdit(t, good, func(m map[string]any) {
 		d := refusalDoc{m}
 		p.pgMain = fmt.Sprintf("branches[%d]", d.index("branches", d.branch("pg", "main")))
+		p.pgDev = fmt.Sprintf("branches[%d]", d.index("branches", d.branch("pg", "dev")))
+		p.appDevID = d.branch(drDB, "dev")["id"].(string)
+		p.poolID = d.at(d.branch("pg", "main"), "bouncers", 0)["id"].(string)
+		p.bouncerResizeID = d.at(d.branch("pg", "main"), "bouncer_resizes", 0)["id"].(string)
+		p.appKsID = d.at(d.branch(drDB, "dev"), "keyspaces", 0)["id"].(string)
+		p.ksResizeID = d.at(d.at(d.branch(drDB, "dev"), "keyspaces", 0), "resizes", 1)["id"].(string)
 		p.appDev = fmt.Sprintf("branches[%d]", d.index("branches", d.branch(drDB, "dev")))
 		p.otherMain = fmt.Sprintf("branches[%d]", d.index("branches", d.branch("other", "main")))
 	})
@@ -543,6 +549,13 @@ func TestRestoreRefusesBadRichWorld(t *testing.T) {
 		return d.branch("other", "main")["cluster"].(map[string]any)["vtgate"].(map[string]any)
 	}
 	pgs, mys := p.pgMain+".sessions", p.appDev+".sessions"
+	bouncer := func(d refusalDoc, i int) map[string]any { return d.at(d.branch("pg", "main"), "bouncers", i) }
+	bouncerResize := func(d refusalDoc, i int) map[string]any { return d.at(d.branch("pg", "main"), "bouncer_resizes", i) }
+	traffic := func(d refusalDoc) map[string]any { return d.branch(drDB, "dev")["traffic"].(map[string]any) }
+	sample := func(d refusalDoc, i int) map[string]any { return d.at(traffic(d), "samples", i) }
+	keyspace := func(d refusalDoc, i int) map[string]any { return d.at(d.branch(drDB, "dev"), "keyspaces", i) }
+	ksResize := func(d refusalDoc, i int) map[string]any { return d.at(keyspace(d, 0), "resizes", i) }
+	tr := p.appDev + ": branch " + p.appDevID + ": traffic: "
 	runRefusalsOf(t, good, []refusalCase{
 		{"a next PID below the first", func(d refusalDoc) { sessions(d, "pg")["next_pid"] = 1 }, pgs + ".next_pid: must be at least "},
 		{"a session with no ID", func(d refusalDoc) { session(d, "pg", 0)["id"] = "" }, pgs + "[0].id: must not be empty"},
@@ -635,6 +648,37 @@ func TestRestoreRefusesBadRichWorld(t *testing.T) {
 			"is pending: its step from running cannot run"},
 		{"an export step of no export", func(d refusalDoc) { transition(d, "auth_attempt_export.step")["id"] = "noexport" },
 			`]: transition auth_attempt_export.step of noexport: auth attempt export "noexport" is not in the snapshot`},
+		{"a bouncer with no replica", func(d refusalDoc) { bouncer(d, 0)["config"].(map[string]any)["replicas_per_cell"] = 0 },
+			p.pgMain + ".bouncers[0]: bouncer " + p.poolID + ": replicas_per_cell 0 is not from 1 to 10"},
+		{"a bouncer target the API has not", func(d refusalDoc) { bouncer(d, 0)["config"].(map[string]any)["target"] = "anywhere" },
+			p.pgMain + ".bouncers[0]: bouncer " + p.poolID + `: unknown bouncer target "anywhere"`},
+		{"a bouncer parameter of PostgreSQL's", func(d refusalDoc) {
+			bouncer(d, 0)["config"].(map[string]any)["parameters"] = map[string]any{"max_connections": "10"}
+		}, p.pgMain + ".bouncers[0]: bouncer " + p.poolID + `: "max_connections" is not a pgbouncer parameter`},
+		{"a bouncer name the API refuses", func(d refusalDoc) { bouncer(d, 1)["name"] = "Bad Name" }, p.pgMain + `.bouncers[1].name: "Bad Name" must be lowercase letters`},
+		{"a bouncer resize of another branch's bouncer", func(d refusalDoc) {
+			other := d.branch("pg", "dev")
+			other["bouncer_resizes"] = []any{bouncerResize(d, 0)}
+			d.branch("pg", "main")["bouncer_resizes"] = d.list(d.branch("pg", "main"), "bouncer_resizes")[1:]
+		}, p.pgDev + ".bouncer_resizes[0]: bouncer resize " + p.bouncerResizeID + ": bouncer " + p.poolID + " is of another branch"},
+		{"a bouncer resize's previous size the API has not", func(d refusalDoc) { bouncerResize(d, 0)["previous"].(map[string]any)["size"] = "PGB_HUGE" }, p.pgMain + ".bouncer_resizes[0]: bouncer resize " + p.bouncerResizeID + `: previous: unknown bouncer size "PGB_HUGE"`},
+		{"a query pattern twice", func(d refusalDoc) {
+			d.at(traffic(d), "patterns", 1)["keyspace"], d.at(traffic(d), "patterns", 1)["fingerprint"] = "app", "6f540be5517aaffe"
+		}, tr + "query 6f540be5517aaffe of keyspace app appears twice"},
+		{"a query pattern with no sample", func(d refusalDoc) { sample(d, 1)["pattern"] = 0 }, tr + "query 31d271168f7f508e of keyspace extra has no sample"},
+		{"a sample with no ID", func(d refusalDoc) { sample(d, 0)["id"] = "" }, tr + "sample : no ID"},
+		{"a sample of no pattern", func(d refusalDoc) { sample(d, 0)["pattern"] = 7 }, tr + "sample nzwv05i6b4te: query 7 is not in the list of 2"},
+		{"a sample's error code without its message", func(d refusalDoc) { sample(d, 1)["error"] = "" }, tr + "sample 0a4u19dbj9gk: an error code without a message"},
+		{"a sample of no shard query", func(d refusalDoc) { sample(d, 0)["shard_queries"] = 0 }, tr + "sample nzwv05i6b4te: a negative count or duration, or no shard query"},
+		{"a sample of a tablet type the API has not", func(d refusalDoc) { sample(d, 0)["tablet_type"] = "spare" }, tr + `sample nzwv05i6b4te: unknown tablet type "spare"`},
+		{"a keyspace name twice", func(d refusalDoc) { keyspace(d, 1)["name"] = "app" }, p.appDev + `.keyspaces[1].name: "app" appears twice`},
+		{"a keyspace's last resize not completed", func(d refusalDoc) { keyspace(d, 0)["last_resize"] = ksResize(d, 1)["id"] },
+			p.appDev + ".keyspaces[0]: keyspace " + p.appKsID + ": latest resize " + p.ksResizeID + " is resizing, not completed"},
+		{"a keyspace resize of negative shard time", func(d refusalDoc) { ksResize(d, 1)["shard_time"] = -1 },
+			p.appDev + ".keyspaces[0]: keyspace " + p.appKsID + ": keyspace resize " + p.ksResizeID + ": negative shard time -1ns"},
+		{"a keyspace resize of too many replicas", func(d refusalDoc) { ksResize(d, 1)["replicas"] = 99 }, p.appDev + ".keyspaces[0].resizes[1].replicas: must be from 0 to 20, got 99"},
+		{"a keyspace meter of no size", func(d refusalDoc) { keyspace(d, 0)["metered"].(map[string]any)["size"] = "PS_HUGE" },
+			p.appDev + ".keyspaces[0]: keyspace " + p.appKsID + `: metered size "PS_HUGE" is not a cluster size`},
 		{"a query router size the API has not", func(d refusalDoc) { vtgate(d)["size"] = "VTG_HUGE" },
 			p.otherMain + `.cluster.vtgate.size: "VTG_HUGE" is not a query router size`},
 		{"a negative query router maximum", func(d refusalDoc) { vtgate(d)["max_count"] = -1 },
