@@ -524,12 +524,25 @@ func TestRestoreRefusesBadRichWorld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p struct{ pgMain, pgDev, appDev, otherMain, appDevID, poolID, appKsID, ksResizeID, bouncerResizeID string }
+	var p struct {
+		pgMain, pgDev, appDev, otherMain, app, secondOrg                       string
+		appID, appDevID, adminID, poolID, appKsID, ksResizeID, bouncerResizeID string
+		invoiceID, lineID, recID                                               string
+		members                                                                int
+	}
 	snapshotEdit(t, good, func(m map[string]any) {
 		d := refusalDoc{m}
 		p.pgMain = fmt.Sprintf("branches[%d]", d.index("branches", d.branch("pg", "main")))
 		p.pgDev = fmt.Sprintf("branches[%d]", d.index("branches", d.branch("pg", "dev")))
 		p.appDevID = d.branch(drDB, "dev")["id"].(string)
+		p.app = fmt.Sprintf("databases[%d]", d.index("databases", d.db(drDB)))
+		p.appID = d.db(drDB)["id"].(string)
+		p.secondOrg = fmt.Sprintf("organizations[%d]", len(d.list(d.m, "organizations")))
+		p.adminID = d.m["admin"].(map[string]any)["user"].(string)
+		p.members = len(d.list(d.org("acme"), "members"))
+		invoice := d.at(d.org("acme")["billing"].(map[string]any), "invoices", 0)
+		p.invoiceID, p.lineID = invoice["id"].(string), d.at(invoice, "lines", 0)["id"].(string)
+		p.recID = d.at(d.db(drDB), "schema_recommendations", 0)["id"].(string)
 		p.poolID = d.at(d.branch("pg", "main"), "bouncers", 0)["id"].(string)
 		p.bouncerResizeID = d.at(d.branch("pg", "main"), "bouncer_resizes", 0)["id"].(string)
 		p.appKsID = d.at(d.branch(drDB, "dev"), "keyspaces", 0)["id"].(string)
@@ -679,6 +692,61 @@ func TestRestoreRefusesBadRichWorld(t *testing.T) {
 		{"a keyspace resize of too many replicas", func(d refusalDoc) { ksResize(d, 1)["replicas"] = 99 }, p.appDev + ".keyspaces[0].resizes[1].replicas: must be from 0 to 20, got 99"},
 		{"a keyspace meter of no size", func(d refusalDoc) { keyspace(d, 0)["metered"].(map[string]any)["size"] = "PS_HUGE" },
 			p.appDev + ".keyspaces[0]: keyspace " + p.appKsID + `: metered size "PS_HUGE" is not a cluster size`},
+		{"an organization name twice", func(d refusalDoc) {
+			d.twin(d.m, "organizations", 0, map[string]any{"id": "secondorgxxx", "members": nil, "teams": nil, "billing": nil})
+		}, p.secondOrg + `.name: "acme" appears twice`},
+		{"an organization's default region the API has not", func(d refusalDoc) { d.org("acme")["default_region"] = "mars" }, `organizations[0]: organization acme: unknown region "mars"`},
+		{"a member twice", func(d refusalDoc) {
+			d.twin(d.org("acme"), "members", 0, map[string]any{"id": "secondmbxxxx"})
+		}, fmt.Sprintf("organizations[0].members[%d].user: user %s is a member twice", p.members, p.adminID)},
+		{"a user's default organization not in the snapshot", func(d refusalDoc) { d.at(d.m, "users", 0)["default_organization"] = "nowhere" }, `users[0].default_organization: organization "nowhere" is not in the snapshot`},
+		{"an ended usage of a size the API has not", func(d refusalDoc) {
+			d.at(d.org("acme")["billing"].(map[string]any), "ended", 0)["size"] = "PS_HUGE"
+		}, `organizations[0]: organization acme: usage of branch ` + p.appDevID + `: size "PS_HUGE" from`},
+		{"an ended usage ending as it begins", func(d refusalDoc) {
+			u := d.at(d.org("acme")["billing"].(map[string]any), "ended", 0)
+			u["to"] = u["from"]
+		}, "organizations[0]: organization acme: usage of branch " + p.appDevID + ": size \"PS_10\" from 2026-01-01 00:00:05 +0000 UTC to 2026-01-01 00:00:05 +0000 UTC is not a span"},
+		{"an invoice line whose amount is not its rate by its hours", func(d refusalDoc) {
+			d.at(d.at(d.org("acme")["billing"].(map[string]any), "invoices", 0), "lines", 0)["amount_cents"] = 1
+		}, "organizations[0]: organization acme: invoice " + p.invoiceID + ": line item " + p.lineID + ": 1 cents is not 2232 hours at 3900 cents a month"},
+		{"a payment card the API refuses", func(d refusalDoc) {
+			pm := d.org("acme")["billing"].(map[string]any)["payment_method"].(map[string]any)
+			pm["method"].(map[string]any)["exp_month"] = 13
+		}, "organizations[0]: organization acme: payment method: exp_month 13 is not a month from 1 to 12"},
+		{"an audit entry of no organization", func(d refusalDoc) { d.at(d.m["audit_log"].(map[string]any), "entries", 0)["organization"] = "nowhere" }, `audit_log: audit log entry's organization "nowhere" is not in the snapshot`},
+		{"an audit entry of an operation the API has not", func(d refusalDoc) {
+			d.at(d.m["audit_log"].(map[string]any), "entries", 0)["operation"] = "explode_database"
+		}, `audit_log: audit log entry 1: operation "explode_database" changes nothing the audit log records`},
+		{"audit entries out of order", func(d refusalDoc) { d.at(d.m["audit_log"].(map[string]any), "entries", 1)["seq"] = 1 }, "audit_log: audit log entry 1: out of order (after entry 1, the last being "},
+		{"an import source's port 0", func(d refusalDoc) {
+			d.at(d.m["data_imports"].(map[string]any), "imports", 0)["source"].(map[string]any)["port"] = 0
+		}, "data_imports.imports[0].source.port: must be from 1 to 65535"},
+		{"an import source of no organization", func(d refusalDoc) {
+			d.at(d.m["data_imports"].(map[string]any), "sources", 0)["organization"] = "nowhere"
+		}, `data_imports.sources[0].organization: organization "nowhere" is not in the snapshot`},
+		{"an import source of no host", func(d refusalDoc) { d.at(d.m["data_imports"].(map[string]any), "sources", 0)["host"] = "" }, `data_imports.sources[0].host: "" is not a host name`},
+		{"an import source twice", func(d refusalDoc) {
+			d.at(d.m["data_imports"].(map[string]any), "sources", 1)["host"] = "down.example.com"
+		}, "data_imports.sources[1].host: down.example.com appears twice in acme"},
+		{"notifications of a database twice", func(d refusalDoc) {
+			im := d.m["data_imports"].(map[string]any)
+			im["notifications"] = append(d.list(im, "notifications"), d.at(im, "notifications", 0))
+		}, "data_imports.notifications[1]: database " + p.appID + " appears twice"},
+		{"notifications of no database", func(d refusalDoc) {
+			d.at(d.m["data_imports"].(map[string]any), "notifications", 0)["database"] = "nodb"
+		}, `data_imports.notifications[0].database: database "nodb" is not in the snapshot`},
+		{"a schema recommendation numbered 0", func(d refusalDoc) { d.at(d.db(drDB), "schema_recommendations", 0)["number"] = 0 }, p.app + ": database " + p.appID + ": schema recommendation " + p.recID + ": number 0 missing or twice"},
+		{"a schema recommendation closed by no deploy request", func(d refusalDoc) {
+			d.at(d.db(drDB), "schema_recommendations", 0)["closed_by"] = 99
+		}, p.app + ": database " + p.appID + ": schema recommendation #1: no deploy request #99"},
+		{"a database name twice", func(d refusalDoc) { d.db("pg")["name"] = "other" }, `].name: "other" appears twice in acme`},
+		{"a webhook's event twice", func(d refusalDoc) { d.at(d.db(drDB), "webhooks", 0)["events"] = []any{"branch.ready", "branch.ready"} }, p.app + ".webhooks[0].events: an event appears twice"},
+		{"a backup step from a state it ends in", func(d refusalDoc) { transition(d, "backup.expire")["kind"] = "backup.step" }, `: a backup does not leave state "" on the clock`},
+		{"a maintenance end of no window", func(d refusalDoc) { transition(d, "maintenance.end")["id"] = "nowindow" }, `]: transition maintenance.end of nowindow: maintenance window "nowindow" is not in the snapshot`},
+		{"a code expiry of no hash", func(d refusalDoc) { transition(d, "oauth_code.expire")["id"] = "nothex" }, `]: transition oauth_code.expire of nothex: hash "nothex": encoding/hex: invalid byte`},
+		{"a device expiry of no hash", func(d refusalDoc) { transition(d, "oauth_device.forget")["id"] = "nothex" }, `]: transition oauth_device.forget of nothex: hash "nothex": encoding/hex: invalid byte`},
+		{"a webhook retry of no webhook", func(d refusalDoc) { transition(d, "webhook.retry")["id"] = "nohook" }, `]: transition webhook.retry of nohook: webhook "nohook" is not in the snapshot`},
 		{"a query router size the API has not", func(d refusalDoc) { vtgate(d)["size"] = "VTG_HUGE" },
 			p.otherMain + `.cluster.vtgate.size: "VTG_HUGE" is not a query router size`},
 		{"a negative query router maximum", func(d refusalDoc) { vtgate(d)["max_count"] = -1 },
