@@ -286,6 +286,8 @@ type refusalPaths struct {
 	acme, app, pg, odb, appMain, appDev, pgMain, ci string
 	// appMainID and appDevID are the IDs of app's branches.
 	appMainID, appDevID string
+	// The IDs of records errors name.
+	appID, pgMainID, ciID, teamID, backupID string
 }
 
 // refusalWorldPaths returns the refusal world's refusalPaths.
@@ -307,6 +309,8 @@ func refusalWorldPaths(t *testing.T) refusalPaths {
 		p.pgMain = fmt.Sprintf("branches[%d]", d.index("branches", d.branch("pg", "main")))
 		p.ci = fmt.Sprintf("service_tokens[%d]", d.index("service_tokens", d.token("ci")))
 		p.appMainID, p.appDevID = d.branch("app", "main")["id"].(string), d.branch("app", "dev")["id"].(string)
+		p.appID, p.pgMainID, p.ciID = d.db("app")["id"].(string), d.branch("pg", "main")["id"].(string), d.token("ci")["id"].(string)
+		p.teamID, p.backupID = d.team()["id"].(string), d.at(d.db("app"), "backups", 0)["id"].(string)
 	})
 	return p
 }
@@ -357,6 +361,35 @@ func TestRestoreRefusesWrongReferences(t *testing.T) {
 			admin := d.m["admin"].(map[string]any)
 			d.find(d.list(d.m, "service_tokens"), "id", admin["token_id"])["organization"] = "other"
 		}, "admin.token_id: token "},
+		{"a grant on a database not in the snapshot", func(d refusalDoc) { d.at(d.token("ci"), "database_grants", 0)["database"] = "nodb" }, p.ci + `: service token ` + p.ciID + `: granted database "nodb" is not in the snapshot`},
+		{"a database granted twice", func(d refusalDoc) { d.twin(d.token("ci"), "database_grants", 0, nil) }, p.ci + ": service token " + p.ciID + ": database " + p.appID + " is granted twice"},
+		{"a grant of an organization permission", func(d refusalDoc) {
+			d.at(d.token("ci"), "database_grants", 0)["permissions"] = []any{"read_invoices"}
+		}, p.ci + ": service token " + p.ciID + ": grant on database " + p.appID + `: "read_invoices" is not a permission held there`},
+		{"a grant of no permission", func(d refusalDoc) { d.at(d.token("ci"), "database_grants", 0)["permissions"] = []any{} }, p.ci + ": service token " + p.ciID + ": grant on database " + p.appID + " holds no permission"},
+		{"a token of no organization", func(d refusalDoc) { d.token("ci")["organization"] = "nowhere" }, p.ci + `.organization: organization "nowhere" is not in the snapshot`},
+		{"a token's creator not in the snapshot", func(d refusalDoc) { d.token("ci")["creator"] = "ghost" }, p.ci + `.creator: creator "ghost" is not in the snapshot`},
+		{"a token's permission the API has not", func(d refusalDoc) { d.token("ci")["permissions"] = []any{"rule_the_world"} }, p.ci + `.permissions: "rule_the_world" is not a permission held there`},
+		{"a team slug twice", func(d refusalDoc) {
+			d.twin(d.org("acme"), "teams", 0, map[string]any{"id": "secondtmxxxx", "name": "Other", "members": nil})
+		}, p.acme + `.teams[1]: team secondtmxxxx: slug "backend" appears twice`},
+		{"a team's creator not in the snapshot", func(d refusalDoc) { d.team()["creator"] = "ghost" }, p.acme + `.teams[0]: team ` + p.teamID + `: creator "ghost" is not in the snapshot`},
+		{"a team member not in the snapshot", func(d refusalDoc) { d.at(d.team(), "members", 0)["user"] = "ghost" }, p.acme + `.teams[0]: team ` + p.teamID + `: member "ghost" is not in the snapshot`},
+		{"a team member's actor not in the snapshot", func(d refusalDoc) { d.at(d.team(), "members", 0)["actor"] = "ghost" }, p.acme + `.teams[0]: team ` + p.teamID + `: member's actor "ghost" is not in the snapshot`},
+		{"a team member twice", func(d refusalDoc) { d.twin(d.team(), "members", 0, map[string]any{"id": "secondtmmxxx"}) }, p.acme + ".teams[0]: team " + p.teamID + ": member secondtmmxxx: user missing or twice"},
+		{"a team's database not in the snapshot", func(d refusalDoc) { d.team()["databases"] = []any{"nodb"} }, p.acme + `.teams[0].databases: team database "nodb" is not in the snapshot`},
+		{"a role's actor not in the snapshot", func(d refusalDoc) { d.at(d.branch("pg", "main"), "roles", 1)["actor"] = "ghost" }, p.pgMain + ": branch " + p.pgMainID + `: role actor "ghost" is not in the snapshot`},
+		{"a default role that is none", func(d refusalDoc) { d.branch("pg", "main")["default_role"] = "norole" }, p.pgMain + ": branch " + p.pgMainID + `: default role "norole" is not in the snapshot`},
+		{"a password's actor not in the snapshot", func(d refusalDoc) { d.at(d.branch("app", "main"), "passwords", 0)["actor"] = "ghost" }, p.appMain + ": branch " + p.appMainID + `: password actor "ghost" is not in the snapshot`},
+		{"a branch's actor not in the snapshot", func(d refusalDoc) { d.branch("app", "dev")["actor"] = "ghost" }, p.appDev + ": branch " + p.appDevID + `: actor "ghost" is not in the snapshot`},
+		{"a branch in a region the API has not", func(d refusalDoc) { d.branch("app", "dev")["region"] = "mars" }, p.appDev + ": branch " + p.appDevID + `: unknown region "mars"`},
+		{"a branch name twice", func(d refusalDoc) { d.branch("app", "dev")["name"] = "main" }, p.appDev + ": branch " + p.appDevID + `: name "main" appears twice in database ` + p.appID},
+		{"a primary instance on a MySQL branch", func(d refusalDoc) { d.branch("app", "dev")["primary"] = 1 }, p.appDev + ".primary: branch dev runs instances 0 to 0 (a mysql branch has no primary instance), got 1"},
+		{"a backup policy's generation past the counters", func(d refusalDoc) { d.at(d.db("app"), "backup_policies", 0)["gen"] = 1 << 62 }, p.app + ".backup_policies[0].gen: must be from 0 to "},
+		{"a backup of no branch", func(d refusalDoc) { d.at(d.db("app"), "backups", 0)["branch"] = "" }, p.app + ": database " + p.appID + ": backup " + p.backupID + ": no branch"},
+		{"a backup step of no backup", func(d refusalDoc) { d.find(d.list(d.m, "transitions"), "kind", "backup.step")["id"] = "nobackup" }, `: transition backup.step of nobackup: backup "nobackup" is not in the snapshot`},
+		{"a backup step from a state it ends in", func(d refusalDoc) { d.find(d.list(d.m, "transitions"), "kind", "backup.step")["step"] = "success" }, `: transition backup.step of ` + p.backupID + `: a backup does not leave state "success" on the clock`},
+		{"a policy run of no policy", func(d refusalDoc) { d.find(d.list(d.m, "transitions"), "kind", "backup_policy.run")["id"] = "nopolicy" }, `: transition backup_policy.run of nopolicy: backup policy "nopolicy" is not in the snapshot`},
 		{"a live branch of a deleted database", func(d refusalDoc) {
 			d.db("pg")["deleted"] = true
 		}, "].deleted: a live branch of database "},
