@@ -553,7 +553,11 @@ func TestRestoreRefusesValuesTheAPIRefuses(t *testing.T) {
 // have made are refused at their path, and change nothing.
 func TestRestoreRefusesBadRichWorld(t *testing.T) {
 	t.Parallel()
-	good, err := richWorld(t).srv.Snapshot()
+	// The webhook's retry in flight ends first: its next retry is then on
+	// the clock.
+	w := richWorld(t)
+	flushAll(t, []*fake.Server{w.srv})
+	good, err := w.srv.Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -561,7 +565,8 @@ func TestRestoreRefusesBadRichWorld(t *testing.T) {
 		pgMain, pgDev, appDev, otherMain, app, secondOrg                       string
 		appID, appDevID, adminID, poolID, appKsID, ksResizeID, bouncerResizeID string
 		invoiceID, lineID, recID                                               string
-		members                                                                int
+		members, codes, devices                                                int
+		oauthApp, oauthApp1, clientID, oauthToken, codeHash, userCode          string
 	}
 	snapshotEdit(t, good, func(m map[string]any) {
 		d := refusalDoc{m}
@@ -573,6 +578,11 @@ func TestRestoreRefusesBadRichWorld(t *testing.T) {
 		p.secondOrg = fmt.Sprintf("organizations[%d]", len(d.list(d.m, "organizations")))
 		p.adminID = d.m["admin"].(map[string]any)["user"].(string)
 		p.members = len(d.list(d.org("acme"), "members"))
+		app0, app1 := d.at(d.m, "oauth_applications", 0), d.at(d.m, "oauth_applications", 1)
+		p.oauthApp, p.oauthApp1, p.clientID = app0["id"].(string), app1["id"].(string), app0["client_id"].(string)
+		p.oauthToken = d.at(app0, "tokens", 0)["id"].(string)
+		p.codes, p.codeHash = len(d.list(d.m, "oauth_codes")), d.at(d.m, "oauth_codes", 0)["hash"].(string)
+		p.devices, p.userCode = len(d.list(d.m, "oauth_devices")), d.at(d.m, "oauth_devices", 0)["user_code"].(string)
 		invoice := d.at(d.org("acme")["billing"].(map[string]any), "invoices", 0)
 		p.invoiceID, p.lineID = invoice["id"].(string), d.at(invoice, "lines", 0)["id"].(string)
 		p.recID = d.at(d.db(drDB), "schema_recommendations", 0)["id"].(string)
@@ -780,6 +790,29 @@ func TestRestoreRefusesBadRichWorld(t *testing.T) {
 		{"a code expiry of no hash", func(d refusalDoc) { transition(d, "oauth_code.expire")["id"] = "nothex" }, `]: transition oauth_code.expire of nothex: hash "nothex": encoding/hex: invalid byte`},
 		{"a device expiry of no hash", func(d refusalDoc) { transition(d, "oauth_device.forget")["id"] = "nothex" }, `]: transition oauth_device.forget of nothex: hash "nothex": encoding/hex: invalid byte`},
 		{"a webhook retry of no webhook", func(d refusalDoc) { transition(d, "webhook.retry")["id"] = "nohook" }, `]: transition webhook.retry of nohook: webhook "nohook" is not in the snapshot`},
+		{"an OAuth application of no organization", func(d refusalDoc) { d.at(d.m, "oauth_applications", 0)["organization"] = "nowhere" }, "oauth_applications[0]: OAuth application " + p.oauthApp + `: organization "nowhere" is not in the snapshot`},
+		{"an OAuth client ID twice", func(d refusalDoc) {
+			d.at(d.m, "oauth_applications", 1)["client_id"] = d.at(d.m, "oauth_applications", 0)["client_id"]
+		}, "oauth_applications[1]: OAuth application " + p.oauthApp1 + `: client ID "` + p.clientID + `" appears twice`},
+		{"an OAuth token granted to no user", func(d refusalDoc) {
+			d.at(d.at(d.m, "oauth_applications", 0), "tokens", 0)["grant"].(map[string]any)["user"] = "ghost"
+		}, "oauth_applications[0].tokens[0].grant: OAuth token " + p.oauthToken + `: grant user "ghost" is not in the snapshot`},
+		{"an OAuth token granted on no organization", func(d refusalDoc) {
+			d.at(d.at(d.m, "oauth_applications", 0), "tokens", 0)["grant"].(map[string]any)["organizations"] = []any{"noorg"}
+		}, "oauth_applications[0].tokens[0].grant: OAuth token " + p.oauthToken + `: grant organization "noorg" is not in the snapshot`},
+		{"an OAuth token granted on no database", func(d refusalDoc) {
+			d.at(d.at(d.m, "oauth_applications", 0), "tokens", 0)["grant"].(map[string]any)["databases"] = []any{"nodb"}
+		}, "oauth_applications[0].tokens[0].grant: OAuth token " + p.oauthToken + `: grant database "nodb" is not in the snapshot`},
+		{"an OAuth code twice", func(d refusalDoc) {
+			d.m["oauth_codes"] = append(d.list(d.m, "oauth_codes"), d.at(d.m, "oauth_codes", 0))
+		}, fmt.Sprintf("oauth_codes[%d].hash: OAuth code %s appears twice", p.codes, p.codeHash)},
+		{"an OAuth code of no application", func(d refusalDoc) { d.at(d.m, "oauth_codes", 0)["application"] = "" }, "oauth_codes[0]: OAuth code " + p.codeHash[:8] + ": no application"},
+		{"an OAuth code that issued no token", func(d refusalDoc) { d.at(d.m, "oauth_codes", 0)["issued"] = "notoken" }, "oauth_codes[0]: OAuth code " + p.codeHash[:8] + `: issued token "notoken" is not in the snapshot`},
+		{"a device authorization twice", func(d refusalDoc) {
+			d.m["oauth_devices"] = append(d.list(d.m, "oauth_devices"), d.at(d.m, "oauth_devices", 0))
+		}, fmt.Sprintf("oauth_devices[%d]: device authorization %s appears twice", p.devices, p.userCode)},
+		{"a device authorization of no application", func(d refusalDoc) { d.at(d.m, "oauth_devices", 0)["application"] = "noapp" }, "oauth_devices[0]: device authorization " + p.userCode + `: application "noapp" is not in the snapshot`},
+		{"a device authorization of no user", func(d refusalDoc) { d.at(d.m, "oauth_devices", 0)["user"] = "ghost" }, "oauth_devices[0]: device authorization " + p.userCode + `: user "ghost" is not in the snapshot`},
 		{"a query router size the API has not", func(d refusalDoc) { vtgate(d)["size"] = "VTG_HUGE" },
 			p.otherMain + `.cluster.vtgate.size: "VTG_HUGE" is not a query router size`},
 		{"a negative query router maximum", func(d refusalDoc) { vtgate(d)["max_count"] = -1 },
