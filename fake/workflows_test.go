@@ -1194,6 +1194,34 @@ func TestWorkflowSnapshotRefuses(t *testing.T) {
 			wfRestoreRefused(t, snapshotEdit(t, snap, tt.edit), append(tt.words, path)...)
 		})
 	}
+	// A workflow that verified its data holds its verification, ended.
+	v := newWFEnv(t)
+	wfDrive(t, v.srv, nil, wfCreate(v.srv), platform.WorkflowVerifiedData)
+	verified, err := v.srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vdiff := func(m map[string]any) map[string]any { return wf(m)["vdiff"].(map[string]any) }
+	for _, tt := range []struct {
+		name  string
+		edit  func(m map[string]any)
+		words []string
+	}{
+		{"a verification ended as none ends", func(m map[string]any) { vdiff(m)["state"] = "started" },
+			[]string{`vdiff: state "started" is not how a verification ends (completed, error or stopped)`}},
+		{"a verification ended without its end", func(m map[string]any) { delete(vdiff(m), "ended") }, []string{`vdiff: state "completed" with ended 0001-01-01`}},
+		{"a verification ended after the snapshot", func(m map[string]any) { vdiff(m)["ended"] = "2100-01-01T00:00:00Z" },
+			[]string{"vdiff: ended 2100-01-01 00:00:00 +0000 UTC, not between its beginning"}},
+		{"a verification completed for a workflow never verified", func(m map[string]any) { wf(m)["verified"] = "0001-01-01T00:00:00Z" },
+			[]string{"vdiff: completed, and its workflow never verified its data"}},
+		{"a verification running while its workflow does not verify", func(m map[string]any) { delete(vdiff(m), "state"); delete(vdiff(m), "ended") },
+			[]string{`vdiff: state "" while its workflow is verified_data`}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			wfRestoreRefused(t, snapshotEdit(t, verified, tt.edit), append(tt.words, path)...)
+		})
+	}
 }
 
 // wfRestoreRefused restores snap into a new server and checks that it is
