@@ -209,9 +209,9 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		}
 		return err
 	})
-	for _, rs := range bs.ReadOnlyRegions {
+	for i, rs := range bs.ReadOnlyRegions {
 		if err := ld.loadReadOnlyRegion(b, rs); err != nil {
-			return err
+			return at(err, "read_only_regions[%d]", i)
 		}
 	}
 	for i, ks := range bs.Keyspaces {

@@ -567,6 +567,7 @@ func TestRestoreRefusesBadRichWorld(t *testing.T) {
 		invoiceID, lineID, recID                                               string
 		members, codes, devices                                                int
 		oauthApp, oauthApp1, clientID, oauthToken, codeHash, userCode          string
+		appMain, roID, appMainKsID, changeID                                   string
 	}
 	snapshotEdit(t, good, func(m map[string]any) {
 		d := refusalDoc{m}
@@ -578,6 +579,10 @@ func TestRestoreRefusesBadRichWorld(t *testing.T) {
 		p.secondOrg = fmt.Sprintf("organizations[%d]", len(d.list(d.m, "organizations")))
 		p.adminID = d.m["admin"].(map[string]any)["user"].(string)
 		p.members = len(d.list(d.org("acme"), "members"))
+		p.appMain = fmt.Sprintf("branches[%d]", d.index("branches", d.branch(drDB, "main")))
+		p.roID = d.at(d.branch(drDB, "main"), "read_only_regions", 0)["id"].(string)
+		p.appMainKsID = d.at(d.branch(drDB, "main"), "keyspaces", 0)["id"].(string)
+		p.changeID = d.at(d.branch("pg", "dev")["cluster"].(map[string]any), "changes", 0)["id"].(string)
 		app0, app1 := d.at(d.m, "oauth_applications", 0), d.at(d.m, "oauth_applications", 1)
 		p.oauthApp, p.oauthApp1, p.clientID = app0["id"].(string), app1["id"].(string), app0["client_id"].(string)
 		p.oauthToken = d.at(app0, "tokens", 0)["id"].(string)
@@ -813,6 +818,26 @@ func TestRestoreRefusesBadRichWorld(t *testing.T) {
 		}, fmt.Sprintf("oauth_devices[%d]: device authorization %s appears twice", p.devices, p.userCode)},
 		{"a device authorization of no application", func(d refusalDoc) { d.at(d.m, "oauth_devices", 0)["application"] = "noapp" }, "oauth_devices[0]: device authorization " + p.userCode + `: application "noapp" is not in the snapshot`},
 		{"a device authorization of no user", func(d refusalDoc) { d.at(d.m, "oauth_devices", 0)["user"] = "ghost" }, "oauth_devices[0]: device authorization " + p.userCode + `: user "ghost" is not in the snapshot`},
+		{"a read-only region in a region the API has not", func(d refusalDoc) { d.at(d.branch(drDB, "main"), "read_only_regions", 0)["region"] = "mars" }, p.appMain + ".read_only_regions[0]: read-only region " + p.roID + `: unknown region "mars"`},
+		{"a read-only region's actor not in the snapshot", func(d refusalDoc) { d.at(d.branch(drDB, "main"), "read_only_regions", 0)["actor"] = "ghost" }, p.appMain + `.read_only_regions[0]: read-only region's actor "ghost" is not in the snapshot`},
+		{"a keyspace's read-only region in a region the API has not", func(d refusalDoc) {
+			d.at(d.at(d.branch(drDB, "main"), "keyspaces", 0), "read_only_regions", 0)["region"] = "mars"
+		}, p.appMain + ".keyspaces[0]: keyspace " + p.appMainKsID + `: unknown read-only region "mars"`},
+		{"a keyspace's read-only region of none of its branch's", func(d refusalDoc) {
+			d.at(d.at(d.branch(drDB, "main"), "keyspaces", 0), "read_only_regions", 0)["branch_region"] = "noregion"
+		}, p.appMain + ".keyspaces[0]: keyspace " + p.appMainKsID + `: read-only region of the branch "noregion" is not in the snapshot`},
+		{"a parameter the API has not", func(d refusalDoc) {
+			d.branch("pg", "dev")["cluster"].(map[string]any)["parameters"] = map[string]any{"warp_speed": map[string]any{"value": "9"}}
+		}, p.pgDev + ".cluster.parameters.warp_speed: unknown parameter"},
+		{"a parameter's actor not in the snapshot", func(d refusalDoc) {
+			d.branch("pg", "dev")["cluster"].(map[string]any)["parameters"].(map[string]any)["max_connections"].(map[string]any)["actor"] = "ghost"
+		}, p.pgDev + `.cluster.parameters.max_connections.actor: parameter actor "ghost" is not in the snapshot`},
+		{"a change's actor not in the snapshot", func(d refusalDoc) {
+			d.at(d.branch("pg", "dev")["cluster"].(map[string]any), "changes", 0)["actor"] = "ghost"
+		}, p.pgDev + ".cluster.changes[0]: branch request " + p.changeID + `: request actor "ghost" is not in the snapshot`},
+		{"a change's size before it the API has not", func(d refusalDoc) {
+			d.at(d.branch("pg", "dev")["cluster"].(map[string]any), "changes", 0)["before"].(map[string]any)["cluster_size"] = "PS_HUGE"
+		}, p.pgDev + `.cluster.changes[0].before.cluster_size: cluster size "PS_HUGE" is not a cluster size`},
 		{"a query router size the API has not", func(d refusalDoc) { vtgate(d)["size"] = "VTG_HUGE" },
 			p.otherMain + `.cluster.vtgate.size: "VTG_HUGE" is not a query router size`},
 		{"a negative query router maximum", func(d refusalDoc) { vtgate(d)["max_count"] = -1 },
