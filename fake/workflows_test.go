@@ -1096,20 +1096,10 @@ func TestWorkflowAsTheToolShowsIt(t *testing.T) {
 // each is refused, naming the copy.
 func TestWorkflowSnapshotRefusesTableCopies(t *testing.T) {
 	t.Parallel()
-	e := newWFEnv(t)
-	wfDrive(t, e.srv, nil, wfCreate(e.srv), platform.WorkflowRunning)
-	snap, err := e.srv.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, snap := wfSnapshotIn(t, platform.WorkflowRunning)
 	copyOf := func(m map[string]any) map[string]any {
-		for _, db := range m["databases"].([]any) {
-			if wfs, ok := db.(map[string]any)["workflows"].([]any); ok && len(wfs) > 0 {
-				return wfs[0].(map[string]any)["table_copies"].([]any)[0].(map[string]any)
-			}
-		}
-		t.Fatal("no workflow in the snapshot")
-		return nil
+		wf, _ := wfInDoc(t, m)
+		return wf["table_copies"].([]any)[0].(map[string]any)
 	}
 	tests := []struct {
 		name  string
@@ -1117,11 +1107,8 @@ func TestWorkflowSnapshotRefusesTableCopies(t *testing.T) {
 		words []string
 	}{
 		{"no copies", func(m map[string]any) {
-			for _, db := range m["databases"].([]any) {
-				if wfs, ok := db.(map[string]any)["workflows"].([]any); ok && len(wfs) > 0 {
-					wfs[0].(map[string]any)["table_copies"] = []any{}
-				}
-			}
+			wf, _ := wfInDoc(t, m)
+			wf["table_copies"] = []any{}
 		}, []string{"0 table_copies for 1 tables"}},
 		{"more copied than there are rows", func(m map[string]any) { copyOf(m)["copied"] = 2000 }, []string{"table_copies[0]", "copied 2000 is not between 0 and total 1000"}},
 		{"no rows", func(m map[string]any) { copyOf(m)["total"], copyOf(m)["copied"] = 0, 0 }, []string{"table_copies[0]", "total 0"}},
@@ -1141,22 +1128,12 @@ func TestWorkflowSnapshotRefusesTableCopies(t *testing.T) {
 // the workflow's path and the field.
 func TestWorkflowSnapshotRefuses(t *testing.T) {
 	t.Parallel()
-	e := newWFEnv(t)
-	wfDrive(t, e.srv, nil, wfCreate(e.srv), platform.WorkflowRunning)
-	snap, err := e.srv.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, snap := wfSnapshotIn(t, platform.WorkflowRunning)
 	var path string // of the workflow in the document
 	wf := func(m map[string]any) map[string]any {
-		for i, db := range m["databases"].([]any) {
-			if wfs, ok := db.(map[string]any)["workflows"].([]any); ok && len(wfs) > 0 {
-				path = fmt.Sprintf("databases[%d].workflows[0]", i)
-				return wfs[0].(map[string]any)
-			}
-		}
-		t.Fatal("no workflow in the snapshot")
-		return nil
+		wf, at := wfInDoc(t, m)
+		path = at
+		return wf
 	}
 	snapshotEdit(t, snap, func(m map[string]any) { wf(m) })
 	tests := []struct {
@@ -1195,12 +1172,7 @@ func TestWorkflowSnapshotRefuses(t *testing.T) {
 		})
 	}
 	// A workflow that verified its data holds its verification, ended.
-	v := newWFEnv(t)
-	wfDrive(t, v.srv, nil, wfCreate(v.srv), platform.WorkflowVerifiedData)
-	verified, err := v.srv.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, verified := wfSnapshotIn(t, platform.WorkflowVerifiedData)
 	vdiff := func(m map[string]any) map[string]any { return wf(m)["vdiff"].(map[string]any) }
 	for _, tt := range []struct {
 		name  string
@@ -1224,6 +1196,53 @@ func TestWorkflowSnapshotRefuses(t *testing.T) {
 	}
 }
 
+// wfSnapshotIn drives the workflow wfCreate makes in newWFEnv's world to
+// state, and returns the world, the workflow and the world's snapshot.
+func wfSnapshotIn(t *testing.T, state platform.WorkflowState) (*drEnv, *platform.Workflow, []byte) {
+	t.Helper()
+	e := newWFEnv(t)
+	wf := wfDrive(t, e.srv, nil, wfCreate(e.srv), state)
+	snap, err := e.srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, wf, snap
+}
+
+// wfWithout returns snap with field removed from each of its workflows,
+// as a fake older than the field saved them; the test fails unless one
+// held it.
+func wfWithout(t *testing.T, snap []byte, field string) []byte {
+	t.Helper()
+	removed := 0
+	old := snapshotEdit(t, snap, func(m map[string]any) {
+		for _, db := range m["databases"].([]any) {
+			for _, wf := range db.(map[string]any)["workflows"].([]any) {
+				if _, ok := wf.(map[string]any)[field]; ok {
+					delete(wf.(map[string]any), field)
+					removed++
+				}
+			}
+		}
+	})
+	if removed == 0 {
+		t.Fatalf("no workflow of the snapshot holds %s", field)
+	}
+	return old
+}
+
+// wfInDoc returns the first workflow of a snapshot document, and its path.
+func wfInDoc(t *testing.T, m map[string]any) (map[string]any, string) {
+	t.Helper()
+	for i, db := range m["databases"].([]any) {
+		if wfs, ok := db.(map[string]any)["workflows"].([]any); ok && len(wfs) > 0 {
+			return wfs[0].(map[string]any), fmt.Sprintf("databases[%d].workflows[0]", i)
+		}
+	}
+	t.Fatal("no workflow in the snapshot")
+	return nil, ""
+}
+
 // wfRestoreRefused restores snap into a new server and checks that it is
 // refused, the error saying each of words.
 func wfRestoreRefused(t *testing.T, snap []byte, words ...string) {
@@ -1245,26 +1264,8 @@ func wfRestoreRefused(t *testing.T, snap []byte, words ...string) {
 // streams, and it goes on to the same state as the original's.
 func TestWorkflowSnapshotWithoutVReplication(t *testing.T) {
 	t.Parallel()
-	e := newWFEnv(t)
-	want := wfDrive(t, e.srv, nil, wfCreate(e.srv), platform.WorkflowRunning)
-	snap, err := e.srv.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	removed := 0
-	old := snapshotEdit(t, snap, func(m map[string]any) {
-		for _, db := range m["databases"].([]any) {
-			for _, wf := range db.(map[string]any)["workflows"].([]any) {
-				if _, ok := wf.(map[string]any)["vreplication"]; ok {
-					delete(wf.(map[string]any), "vreplication")
-					removed++
-				}
-			}
-		}
-	})
-	if removed != 1 {
-		t.Fatalf("%d workflows with a VReplication workflow in the snapshot, want 1", removed)
-	}
+	e, want, snap := wfSnapshotIn(t, platform.WorkflowRunning)
+	old := wfWithout(t, snap, "vreplication")
 	other := fake.NewServer(t, fake.WithTimings(wfTimings))
 	if err := other.Restore(old); err != nil {
 		t.Fatal(err)
@@ -1297,19 +1298,8 @@ func TestWorkflowSnapshotWithoutVReplication(t *testing.T) {
 // once the copy is done), with IDs that two restores agree on.
 func TestWorkflowSnapshotWithoutTableCopies(t *testing.T) {
 	t.Parallel()
-	e := newWFEnv(t)
-	want := wfDrive(t, e.srv, nil, wfCreate(e.srv), platform.WorkflowRunning)
-	snap, err := e.srv.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := snapshotEdit(t, snap, func(m map[string]any) {
-		for _, db := range m["databases"].([]any) {
-			for _, wf := range db.(map[string]any)["workflows"].([]any) {
-				delete(wf.(map[string]any), "table_copies")
-			}
-		}
-	})
+	_, want, snap := wfSnapshotIn(t, platform.WorkflowRunning)
+	old := wfWithout(t, snap, "table_copies")
 	var ids []string
 	for range 2 {
 		other := fake.NewServer(t, fake.WithTimings(wfTimings))
