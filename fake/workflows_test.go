@@ -1129,13 +1129,12 @@ func TestWorkflowSnapshotRefusesTableCopies(t *testing.T) {
 func TestWorkflowSnapshotRefuses(t *testing.T) {
 	t.Parallel()
 	_, _, snap := wfSnapshotIn(t, platform.WorkflowRunning)
-	var path string // of the workflow in the document
 	wf := func(m map[string]any) map[string]any {
-		wf, at := wfInDoc(t, m)
-		path = at
+		wf, _ := wfInDoc(t, m)
 		return wf
 	}
-	snapshotEdit(t, snap, func(m map[string]any) { wf(m) })
+	var path string // of the workflow in the document
+	snapshotEdit(t, snap, func(m map[string]any) { _, path = wfInDoc(t, m) })
 	tests := []struct {
 		name  string
 		edit  func(m map[string]any)
