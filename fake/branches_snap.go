@@ -101,12 +101,18 @@ func (sv *saver) branches() []branchSnap {
 
 func (ld *loader) loadBranches(list []branchSnap) error {
 	for i, bs := range list {
+		fixes := len(ld.fixes)
 		err := unique(ld.branches, bs.ID, "branch")
 		if err == nil {
 			err = ld.loadBranch(bs)
 		}
 		if err != nil {
 			return at(named(err, "branch %s", bs.ID), "branches[%d]", i)
+		}
+		// What the branch resolves once everything is loaded (its
+		// restored_from, its VDiffs' workflows) is refused at its path too.
+		for j, fix := range ld.fixes[fixes:] {
+			ld.fixes[fixes+j] = func() error { return at(named(fix(), "branch %s", bs.ID), "branches[%d]", i) }
 		}
 	}
 	return nil
@@ -201,11 +207,11 @@ func (ld *loader) loadBranch(bs branchSnap) error {
 		default:
 			err = checkRestoredPoint(b) // which refuses itself too
 		}
-		return named(err, "branch %s", b.id)
+		return err
 	})
-	for _, rs := range bs.ReadOnlyRegions {
+	for i, rs := range bs.ReadOnlyRegions {
 		if err := ld.loadReadOnlyRegion(b, rs); err != nil {
-			return err
+			return at(err, "read_only_regions[%d]", i)
 		}
 	}
 	for i, ks := range bs.Keyspaces {

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -177,13 +178,14 @@ func (ld *loader) loadBranchCluster(b *branchRec, cs *branchClusterSnap) error {
 		return at(err, "cluster")
 	}
 	cl := &branchCluster{vtgate: cs.VTGate.load(), storage: cs.Storage.load(), resized: cs.Resized}
-	for name, ps := range cs.Params {
+	for _, name := range sortedKeys(cs.Params) { // the first refused, of a map, is the same at every load
+		ps := cs.Params[name]
 		if paramByName[name] == nil {
-			return fmt.Errorf("unknown parameter %q", name)
+			return at(errors.New("unknown parameter"), "cluster.parameters.%s", name)
 		}
 		actor, err := ref(ld.users, ps.Actor, "parameter actor")
 		if err != nil {
-			return err
+			return at(err, "cluster.parameters.%s.actor", name)
 		}
 		if cl.params == nil {
 			cl.params = map[string]paramValue{}

@@ -135,7 +135,7 @@ func (ld *loader) loadDeployRequests(db *dbRec, list []drSnap, queue []int) erro
 	for i, n := range queue {
 		dr := db.drByNumber[n]
 		if dr == nil {
-			return fmt.Errorf("deploy queue: no deploy request #%d", n)
+			return at(fmt.Errorf("no deploy request #%d", n), "deploy_queue[%d]", i)
 		}
 		for _, queued := range db.deployQueue {
 			if queued == dr {

@@ -2,8 +2,10 @@ package fake
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -443,4 +445,10 @@ func DropTransitions(srv *Server) {
 	defer srv.mu.Unlock()
 	c := srv.world.clock
 	c.Restore(c.Now(), c.Seq(), nil)
+}
+
+// TransitionKinds lists the kinds of transition a snapshot may hold (the
+// keys of jobLoaders), sorted.
+func TransitionKinds() []string {
+	return slices.Sorted(maps.Keys(jobLoaders))
 }

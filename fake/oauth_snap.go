@@ -39,13 +39,13 @@ func (sv *saver) codes() []oauthCodeSnap {
 }
 
 func (ld *loader) loadCodes(list []oauthCodeSnap) error {
-	for _, cs := range list {
+	for i, cs := range list {
 		st := &ld.w.oauth
 		if st.codes == nil {
 			st.codes = map[[32]byte]*oauthCodeRec{}
 		}
 		if st.codes[cs.Hash] != nil {
-			return fmt.Errorf("OAuth code %x appears twice", cs.Hash[:])
+			return at(fmt.Errorf("OAuth code %x appears twice", cs.Hash[:]), "[%d].hash", i)
 		}
 		c := &oauthCodeRec{redirectURI: cs.RedirectURI, expires: cs.Expires, used: cs.Used}
 		var err error
@@ -59,7 +59,7 @@ func (ld *loader) loadCodes(list []oauthCodeSnap) error {
 			c.issued, err = ref(ld.otokens, cs.Issued, "issued token")
 		}
 		if err != nil {
-			return named(err, "OAuth code %x", cs.Hash[:4])
+			return at(named(err, "OAuth code %x", cs.Hash[:4]), "[%d]", i)
 		}
 		st.codes[cs.Hash] = c
 	}
@@ -109,13 +109,13 @@ func (sv *saver) devices() []oauthDeviceSnap {
 
 func (ld *loader) loadDevices(list []oauthDeviceSnap) error {
 	st := &ld.w.oauth
-	for _, ds := range list {
+	for i, ds := range list {
 		if st.devices == nil {
 			st.devices = map[[32]byte]*oauthDeviceRec{}
 			st.userCodes = map[string]*oauthDeviceRec{}
 		}
 		if st.devices[ds.Hash] != nil || st.userCodes[ds.UserCode] != nil {
-			return fmt.Errorf("device authorization %s appears twice", ds.UserCode)
+			return at(fmt.Errorf("device authorization %s appears twice", ds.UserCode), "[%d]", i)
 		}
 		d := &oauthDeviceRec{userCode: ds.UserCode, expires: ds.Expires, interval: ds.Interval, lastPoll: ds.LastPoll, denied: ds.Denied, used: ds.Used}
 		var err error
@@ -126,7 +126,7 @@ func (ld *loader) loadDevices(list []oauthDeviceSnap) error {
 			d.grant, err = ld.loadGrant(*ds.Grant)
 		}
 		if err != nil {
-			return named(err, "device authorization %s", ds.UserCode)
+			return at(named(err, "device authorization %s", ds.UserCode), "[%d]", i)
 		}
 		st.devices[ds.Hash] = d
 		st.userCodes[d.userCode] = d

@@ -94,15 +94,16 @@ func (sv *saver) apps() []oauthAppSnap {
 }
 
 func (ld *loader) loadApps(list []oauthAppSnap) error {
-	for _, as := range list {
-		if err := ld.loadApp(as); err != nil {
-			return named(err, "OAuth application %s", as.ID)
+	for i, as := range list {
+		if err := ld.loadApp(as, i); err != nil {
+			return at(named(err, "OAuth application %s", as.ID), "[%d]", i)
 		}
 	}
 	return nil
 }
 
-func (ld *loader) loadApp(as oauthAppSnap) error {
+// loadApp loads as, the i-th application of the snapshot.
+func (ld *loader) loadApp(as oauthAppSnap, i int) error {
 	if err := unique(ld.apps, as.ID, "OAuth application"); err != nil {
 		return err
 	}
@@ -124,7 +125,7 @@ func (ld *loader) loadApp(as oauthAppSnap) error {
 	ld.apps[a.id] = a
 	ld.w.oauth.addApp(a)
 	st := &ld.w.oauth
-	for _, ts := range as.Tokens {
+	for j, ts := range as.Tokens {
 		if err := unique(ld.otokens, ts.ID, "OAuth token"); err != nil {
 			return err
 		}
@@ -134,7 +135,7 @@ func (ld *loader) loadApp(as oauthAppSnap) error {
 		// Grants name databases and branches: resolve them once all exist.
 		ld.later(func() (err error) {
 			t.grant, err = ld.loadGrant(ts.Grant)
-			return named(err, "OAuth token %s", t.id)
+			return at(named(err, "OAuth token %s", t.id), "oauth_applications[%d].tokens[%d].grant", i, j)
 		})
 		if ts.Revoked {
 			continue

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/dbplatform/platform-go"
@@ -41,7 +42,7 @@ func (ld *loader) loadUsers(list []userSnap) error {
 			ld.later(func() error {
 				u.defaultOrg = ld.w.orgs[us.DefaultOrg]
 				if u.defaultOrg == nil {
-					return fmt.Errorf("user %s: default organization %q is not in the snapshot", u.id, us.DefaultOrg)
+					return at(fmt.Errorf("organization %q is not in the snapshot", us.DefaultOrg), "users[%d].default_organization", i)
 				}
 				return nil
 			})
@@ -146,10 +147,16 @@ func (ld *loader) loadOrg(os orgSnap, path string) error {
 	ld.orgs[org.id] = org
 	ld.w.orgs[org.name] = org
 	ld.w.orgIdx.Add(org)
-	for _, ms := range os.Members {
+	for j, ms := range os.Members {
 		u, err := ref(ld.users, ms.User, "member's user")
-		if err != nil || u == nil || org.memberByUser[ms.User] != nil {
-			return fmt.Errorf("organization %s: member %s: user %q missing or twice (%v)", org.name, ms.ID, ms.User, err)
+		switch {
+		case err == nil && u == nil:
+			err = errors.New("must name a user")
+		case err == nil && org.memberByUser[ms.User] != nil:
+			err = fmt.Errorf("user %s is a member twice", ms.User)
+		}
+		if err != nil {
+			return at(err, "members[%d].user", j)
 		}
 		m := &memberRec{stamps: ms.load(), user: u, role: ms.Role}
 		org.members.Add(m)

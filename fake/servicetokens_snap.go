@@ -95,18 +95,18 @@ func (ld *loader) loadTokens(list []tokenSnap) error {
 		}
 		org := ld.w.orgs[ts.Organization]
 		if org == nil {
-			return fmt.Errorf("service token %s: organization %q is not in the snapshot", ts.ID, ts.Organization)
+			return at(fmt.Errorf("organization %q is not in the snapshot", ts.Organization), "service_tokens[%d].organization", i)
 		}
 		creator, err := ref(ld.users, ts.Creator, "creator")
 		if err != nil {
-			return named(err, "service token %s", ts.ID)
+			return at(err, "service_tokens[%d].creator", i)
 		}
 		t := &tokenRec{
 			stamps: ts.load(), name: ts.Name, hash: ts.Hash, org: org, creator: creator,
 			dbGrants: map[string]*dbGrant{}, expiresAt: ts.ExpiresAt,
 		}
 		if t.orgPerms, err = loadPerms(ts.Permissions, ^permSet(0)); err != nil {
-			return named(err, "service token %s", ts.ID)
+			return at(err, "service_tokens[%d].permissions", i)
 		}
 		ld.later(func() error {
 			return at(named(ld.loadGrants(t, ts.Grants), "service token %s", t.id), "service_tokens[%d]", i)

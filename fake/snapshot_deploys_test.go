@@ -107,6 +107,23 @@ func TestRestoreRefusesDeploymentsTheAPIDoesNotReach(t *testing.T) {
 		{"an alter without the table before it", func(d refusalDoc) {
 			delete(opOf(d), "prev")
 		}, dr + ".deployment.operations[0]: an alter has the table before and after it"},
+		{"a create with the table before it", func(d refusalDoc) {
+			opOf(d)["name"] = "create"
+		}, dr + ".deployment.operations[0]: a create has the table after it and none before"},
+		{"a deploy request numbered 0", func(d refusalDoc) { d.dr()["number"] = 0 }, dr + ": deploy request #0: number missing or twice"},
+		{"a deploy request numbered after the last", func(d refusalDoc) { d.dr()["number"] = 5 }, dr + ".number: 5 is after the database's last_deploy_request 1"},
+		{"a deployment's generation past the counters", func(d refusalDoc) { dep(d)["gen"] = 1 << 62 }, dr + ".deployment.gen: must be from 0 to "},
+		{"a deploy request of no head", func(d refusalDoc) { d.dr()["head"] = "" }, dr + ": deploy request #1: a branch is missing"},
+		{"a deploy request's creator token not in the snapshot", func(d refusalDoc) { d.dr()["creator_token"] = "notoken" }, dr + `: deploy request #1: service token "notoken" is not in the snapshot`},
+		{"a reviewer not in the snapshot", func(d refusalDoc) {
+			d.dr()["reviews"] = []any{map[string]any{"id": "reviewxxxxxx", "created": "2026-01-01T00:00:10Z", "updated": "2026-01-01T00:00:10Z",
+				"actor": "ghost", "token": "", "state": "approved", "body": "x"}}
+		}, dr + `: deploy request #1: reviewer "ghost" is not in the snapshot`},
+		{"a reviewer's token not in the snapshot", func(d refusalDoc) {
+			d.dr()["reviews"] = []any{map[string]any{"id": "reviewxxxxxx", "created": "2026-01-01T00:00:10Z", "updated": "2026-01-01T00:00:10Z",
+				"actor": d.m["admin"].(map[string]any)["user"], "token": "notoken", "state": "approved", "body": "x"}}
+		}, dr + `: deploy request #1: reviewer's token "notoken" is not in the snapshot`},
+		{"a queued deploy request that is none", func(d refusalDoc) { d.db("app")["deploy_queue"] = []any{1, 7} }, p.app + ".deploy_queue[1]: no deploy request #7"},
 		{"a drop with a table after it", func(d refusalDoc) {
 			opOf(d)["name"] = "drop"
 		}, dr + ".deployment.operations[0]: a drop has the table before it and none after"},

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -314,12 +315,15 @@ func TestSnapshotCoversEveryField(t *testing.T) {
 // server of another seed, which must hold the same state field by field,
 // give the same snapshot, render every resource the same through the API,
 // answer the operation's request the same, and then run the same
-// transitions to the same results and IDs. The worlds together must set
-// every field of snapshotCoverage.
+// transitions to the same results and IDs; the world is restored again
+// after the request and at each step of the clock, so that what the
+// request and its transitions leave (a job on the clock, a field only
+// they set) is restored too. The restored states together must set every
+// field of snapshotCoverage and hold a transition of every kind.
 func TestSnapshotOperations(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
-	set := map[string]bool{}
+	seen := newRestoredSeen()
 	ops := loadOperations(t)
 	t.Run("ops", func(t *testing.T) {
 		t.Run("rich world", func(t *testing.T) {
@@ -327,9 +331,7 @@ func TestSnapshotOperations(t *testing.T) {
 			local := snapshotRichWorld(t)
 			mu.Lock()
 			defer mu.Unlock()
-			for f := range local {
-				set[f] = true
-			}
+			seen.add(local)
 		})
 		for _, name := range opOperations(t, func(tsvOperation) bool { return true }) {
 			op := ops[name]
@@ -340,16 +342,14 @@ func TestSnapshotOperations(t *testing.T) {
 				local := snapshotRoundTrip(t, w, op.method, call.path(t, w, op), call.body)
 				mu.Lock()
 				defer mu.Unlock()
-				for f := range local {
-					set[f] = true
-				}
+				seen.add(local)
 			})
 		}
 	})
 	if t.Failed() {
 		return
 	}
-	for f := range set {
+	for f := range seen.fields {
 		if !snapshotCovered(f) {
 			t.Error(snapshotAdvice(f, "seen in a world"))
 		}
@@ -357,11 +357,31 @@ func TestSnapshotOperations(t *testing.T) {
 	for typ, names := range snapshotCoverage {
 		for _, name := range strings.Fields(names) {
 			f := typ + "." + name
-			if !set[f] && snapshotUnset[f] == "" {
-				t.Errorf("no world of the operation table sets %s, so the snapshot's round trip of it goes untested: make a fixture set it", f)
+			if !seen.fields[f] && snapshotUnset[f] == "" {
+				t.Errorf("no restored world of the operation table sets %s, so the snapshot's round trip of it goes untested: make a fixture set it", f)
 			}
 		}
 	}
+	for _, kind := range fake.TransitionKinds() {
+		if !seen.kinds[kind] {
+			t.Errorf("no restored world of the operation table holds a transition of kind %q, so its loader goes untested: make a fixture leave one on the clock (opFixtures, or snapshotRichWorld)", kind)
+		}
+	}
+}
+
+// restoredSeen is what the snapshots a round trip restored held: the
+// fields set (as "type.field", see fake.SnapshotFieldsSet) and the kinds
+// of their transitions.
+type restoredSeen struct{ fields, kinds map[string]bool }
+
+func newRestoredSeen() restoredSeen {
+	return restoredSeen{fields: map[string]bool{}, kinds: map[string]bool{}}
+}
+
+// add adds what o saw to s.
+func (s restoredSeen) add(o restoredSeen) {
+	maps.Copy(s.fields, o.fields)
+	maps.Copy(s.kinds, o.kinds)
 }
 
 // snapshotRendered holds, by the SHA-256 of their state (fake.StateJSON),
@@ -373,12 +393,12 @@ var snapshotRendered sync.Map
 
 // snapshotRoundTrip restores a snapshot of w's server into a twin, sends
 // the same request to both, then moves both clocks in steps, checking at
-// each that they hold the same state. It returns the fields set on the way.
-func snapshotRoundTrip(t *testing.T, w *opWorld, method, path, body string) map[string]bool {
+// each that they hold the same state and that a snapshot of w's server
+// restores into a new twin. It returns what the snapshots restored held.
+func snapshotRoundTrip(t *testing.T, w *opWorld, method, path, body string) restoredSeen {
 	t.Helper()
-	local := map[string]bool{}
-	fake.SnapshotFieldsSet(w.srv, local)
-	twin := restoredTwin(t, w.srv)
+	seen := newRestoredSeen()
+	twin := restoredNoting(t, w.srv, seen)
 	state, err := fake.StateJSON(w.srv)
 	if err != nil {
 		t.Fatal(err)
@@ -400,17 +420,40 @@ func snapshotRoundTrip(t *testing.T, w *opWorld, method, path, body string) map[
 	if a, b := normalizedBody(w.srv, got[0]), normalizedBody(twin, got[1]); got[0].status != got[1].status || a != b {
 		t.Errorf("%s %s: the original answered %d %s, the restored server %d %s", method, path, got[0].status, a, got[1].status, b)
 	}
-	fake.SnapshotFieldsSet(w.srv, local)
+	restoredNoting(t, w.srv, seen)
 	for _, d := range []time.Duration{time.Second, time.Minute, 48 * time.Hour} {
 		sameSnapshots(t, w.srv, twin, fmt.Sprintf("after %s %s and %s", method, path, d))
 		for _, srv := range both {
 			srv.Advance(d)
 		}
 		flushAll(t, both)
-		fake.SnapshotFieldsSet(w.srv, local)
+		restoredNoting(t, w.srv, seen)
 	}
 	sameSnapshots(t, w.srv, twin, "at the end")
-	return local
+	return seen
+}
+
+// restoredNoting is restoredTwin, noting in seen the fields set in srv's
+// state and the kinds of the transitions its snapshot holds.
+func restoredNoting(t *testing.T, srv *fake.Server, seen restoredSeen) *fake.Server {
+	t.Helper()
+	fake.SnapshotFieldsSet(srv, seen.fields)
+	data, err := srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snap struct {
+		Transitions []struct {
+			Kind string `json:"kind"`
+		} `json:"transitions"`
+	}
+	if err := json.Unmarshal(data, &snap); err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range snap.Transitions {
+		seen.kinds[tr.Kind] = true
+	}
+	return restoredFrom(t, srv, data)
 }
 
 // flushAll waits for the webhook deliveries of the servers.
@@ -427,14 +470,12 @@ func flushAll(t *testing.T, srvs []*fake.Server) {
 // worlds leave unset (deleted records still named, failed and instant
 // deployments, OAuth grants on every kind of resource, a webhook retry due,
 // every setting), and runs snapshotRoundTrip on it at two points.
-func snapshotRichWorld(t *testing.T) map[string]bool {
+func snapshotRichWorld(t *testing.T) restoredSeen {
 	w := richWorld(t)
-	local := snapshotRoundTrip(t, w, "GET", "/v1/organizations/"+w.org, "")
+	seen := snapshotRoundTrip(t, w, "GET", "/v1/organizations/"+w.org, "")
 	w.srv.SignOut()
-	for f := range snapshotRoundTrip(t, w, "GET", "/v1/organizations/"+w.org, "") {
-		local[f] = true
-	}
-	return local
+	seen.add(snapshotRoundTrip(t, w, "GET", "/v1/organizations/"+w.org, ""))
+	return seen
 }
 
 // richWorld builds the world of snapshotRichWorld.
@@ -729,6 +770,12 @@ func restoredTwin(t *testing.T, srv *fake.Server) *fake.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return restoredFrom(t, srv, data)
+}
+
+// restoredFrom is restoredTwin of data, a snapshot of srv.
+func restoredFrom(t *testing.T, srv *fake.Server, data []byte) *fake.Server {
+	t.Helper()
 	twin := fake.NewServer(t, fake.WithSeed(99), fake.WithOrganization("other-org"), opReceiverTimeout)
 	if err := twin.Restore(data); err != nil {
 		t.Fatalf("Restore of a snapshot: %v", err)
@@ -873,6 +920,10 @@ func TestRestoreRefuses(t *testing.T) {
 		return b
 	}
 	first := func(m map[string]any, list string) map[string]any { return m[list].([]any)[0].(map[string]any) }
+	// rekey puts an object under key in place of the users.
+	rekey := func(key string) []byte {
+		return bytes.Replace(edit(func(m map[string]any) { delete(m, "users"); m["REKEYED"] = map[string]any{} }), []byte(`"REKEYED"`), []byte(key), 1)
+	}
 	tests := []struct {
 		name string
 		data []byte
@@ -895,6 +946,34 @@ func TestRestoreRefuses(t *testing.T) {
 		{"unknown transition", edit(func(m map[string]any) { first(m, "transitions")["kind"] = "database.explode" }), `unknown kind "database.explode"`},
 		{"transition of nothing", edit(func(m map[string]any) { first(m, "transitions")["id"] = "gone" }), `"gone" is not in the snapshot`},
 		{"unknown region", edit(func(m map[string]any) { first(m, "databases")["region"] = "mars" }), `unknown region "mars"`},
+		{"an object for a list", edit(func(m map[string]any) { m["users"] = map[string]any{} }), "corrupt snapshot: users: want an array, got an object"},
+		{"a list for an object", edit(func(m map[string]any) { m["clock"] = []any{} }), "corrupt snapshot: clock: want an object, got an array"},
+		{"a boolean for a name", edit(func(m map[string]any) { first(m, "users")["name"] = true }), "corrupt snapshot: users[0].name: want a string, got a boolean"},
+		// A key json.Unmarshal fills a field from (in another case, or
+		// escaped) is checked as the field.
+		{"an object for a list, under a key in capitals", rekey(`"USERS"`), "corrupt snapshot: USERS: want an array, got an object"},
+		{"an object for a list, under an escaped key", rekey(`"\u0075sers"`), "corrupt snapshot: users: want an array, got an object"},
+		{"an unknown field holding nested values", edit(func(m map[string]any) {
+			m["extra"] = map[string]any{"a": []any{1, map[string]any{"b": "}]"}, []any{}}}
+		}), `unknown field "extra"`},
+		{"admin of no organization", edit(func(m map[string]any) { m["admin"].(map[string]any)["organization"] = "nowhere" }), `admin: no organization "nowhere"`},
+		{"admin of no user", edit(func(m map[string]any) { m["admin"].(map[string]any)["user"] = "" }), "admin: no user"},
+		{"admin of an unknown user", edit(func(m map[string]any) { m["admin"].(map[string]any)["user"] = "ghost" }), `admin user "ghost" is not in the snapshot`},
+		{"admin without a token", edit(func(m map[string]any) { m["admin"].(map[string]any)["token_id"] = "" }), "admin: no token"},
+		{"a user without an ID", edit(func(m map[string]any) { first(m, "users")["id"] = "" }), "without an ID"},
+		{"a database name too long", edit(func(m map[string]any) { first(m, "databases")["name"] = strings.Repeat("a", 100) }), "is longer than"},
+		{"a database name the API refuses", edit(func(m map[string]any) { first(m, "databases")["name"] = "Bad Name" }),
+			`"Bad Name" must be lowercase letters, digits and dashes`},
+		{"a cluster size not as the API keeps it", edit(func(m map[string]any) { first(m, "databases")["cluster_size"] = "PS-10" }),
+			`databases[0].cluster_size: cluster size "PS-10" is stored as "PS_10"`},
+		{"a transition of sequence 0", edit(func(m map[string]any) { first(m, "transitions")["seq"] = 0 }), "transitions[0].seq: transition "},
+		{"two transitions of one sequence", edit(func(m map[string]any) {
+			m["transitions"].([]any)[1].(map[string]any)["seq"] = first(m, "transitions")["seq"]
+		}), "transitions[1].seq: transition "},
+		{"a transition's generation past the counters", edit(func(m map[string]any) { first(m, "transitions")["gen"] = 1 << 62 }), "transitions[0].gen: "},
+		{"a transition of no ID", edit(func(m map[string]any) { first(m, "transitions")["id"] = "" }), "transitions[0]: transition branch.ready of : no branch"},
+		{"a signed-in user not in the snapshot", edit(func(m map[string]any) { m["oauth_session"] = map[string]any{"user": "ghost"} }),
+			`oauth_session: OAuth session: signed-in user "ghost" is not in the snapshot`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1036,6 +1115,20 @@ func TestSnapshotControl(t *testing.T) {
 	}
 	if after, _ := dst.Snapshot(); !bytes.Equal(before, after) {
 		t.Error("a refused PUT /_fake/snapshot changed the server")
+	}
+	// A body that breaks off while it is read is a 400, the server
+	// unchanged.
+	req := httptest.NewRequestWithContext(t.Context(), http.MethodPut, "/_fake/snapshot",
+		io.MultiReader(bytes.NewReader(r.body[:len(r.body)/2]), iotest.ErrReader(io.ErrUnexpectedEOF)))
+	req.Header.Set("Authorization", admin(dst))
+	rec := httptest.NewRecorder()
+	dst.ServeHTTP(rec, req)
+	broken := wire{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
+	if e := wantError(t, broken, http.StatusBadRequest, "bad_request"); !strings.Contains(e.Message, "reading request body: unexpected EOF") {
+		t.Errorf("message %q, want the body's read refused", e.Message)
+	}
+	if after, _ := dst.Snapshot(); !bytes.Equal(before, after) {
+		t.Error("a PUT /_fake/snapshot whose body broke off changed the server")
 	}
 
 	wantStatus(t, send(t, dst, http.MethodPost, "/_fake/reset", admin(dst), ""), http.StatusNoContent)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -240,5 +241,58 @@ func TestRestoreMemoryBounded(t *testing.T) {
 		if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(len(data))*6; got > limit {
 			t.Errorf("%s: restoring %d bytes allocated %d bytes, want at most %d", tt.name, len(data), got, limit)
 		}
+	}
+}
+
+// TestRestoreSettlesDueEvents restores a snapshot, edited by hand, whose
+// clock stands at the moment a branch becomes ready: Restore runs that
+// transition before the server holds the world, and the event it emits is
+// logged and delivered by the restored server, once.
+func TestRestoreSettlesDueEvents(t *testing.T) {
+	t.Parallel()
+	srv, c := newWebhookServer(t)
+	recv := newWebhookReceiver(t, webhookAnswer(http.StatusOK))
+	h := webhookCreate(t, srv, recv.url(), true, platform.EventBranchReady)
+	if _, err := c.Branches.Create(t.Context(), &platform.CreateBranchParams{Organization: srv.Org(), Database: webhookDB, Name: "dev"}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var readyAt string
+	data = snapshotEdit(t, data, func(m map[string]any) {
+		for _, js := range m["transitions"].([]any) {
+			if js := js.(map[string]any); js["kind"] == "branch.ready" {
+				readyAt = js["at"].(string)
+			}
+		}
+		m["clock"].(map[string]any)["now"] = readyAt
+	})
+	if readyAt == "" {
+		t.Fatal("no branch.ready transition in the snapshot")
+	}
+	twin := fake.NewServer(t, fake.WithSeed(5))
+	if err := twin.Restore(data); err != nil {
+		t.Fatalf("Restore: %v", err)
+	}
+	webhookFlush(t, twin)
+	b, err := twin.Client().Branches.Get(t.Context(), &platform.GetBranchParams{Organization: twin.Org(), Database: webhookDB, Branch: "dev"})
+	if err != nil || !b.Ready {
+		t.Fatalf("the restored dev: %+v, %v; want it ready", b, err)
+	}
+	var names []string
+	for _, e := range twin.Events() {
+		names = append(names, e.Name)
+	}
+	if !slices.Contains(names, string(platform.EventBranchReady)) {
+		t.Errorf("the restored server's events are %v, want a branch.ready", names)
+	}
+	hits := recv.got()
+	if len(hits) != 1 || hits[0].header.Get(platform.WebhookEventHeader) != string(platform.EventBranchReady) {
+		t.Fatalf("the receiver got %d deliveries (%v), want the one branch.ready", len(hits), hits)
+	}
+	if _, err := hits[0].parse(h.Secret); err != nil {
+		t.Errorf("the delivery does not parse with the webhook's secret: %v", err)
 	}
 }

@@ -489,6 +489,25 @@ func TestVReplicationCrossViews(t *testing.T) {
 		{"a frozen Materialize", func(wfs []any) { wfs[0].(map[string]any)["frozen"] = true }, "only a stopped lookup vindex's workflow is frozen"},
 		{"ran on without stopping after its copy", func(wfs []any) { wfs[1].(map[string]any)["ran_on"] = true }, "ran_on"},
 		{"a name with a slash", func(wfs []any) { wfs[0].(map[string]any)["name"] = "a/b" }, "is not a workflow name"},
+		{"a source keyspace of no branch", func(wfs []any) { wfs[0].(map[string]any)["source_keyspace"] = "noks" }, `source_keyspace "noks" is not a keyspace`},
+		{"a target keyspace of no branch", func(wfs []any) { wfs[0].(map[string]any)["target_keyspace"] = "noks" }, `target_keyspace "noks" is not a keyspace`},
+		{"a workflow twice", func(wfs []any) { wfs[1].(map[string]any)["name"] = wfs[0].(map[string]any)["name"] },
+			"workflow ref appears twice in keyspace sharded"},
+		{"an auto-increment handling the API has not", func(wfs []any) {
+			wfs[1].(map[string]any)["options"].(map[string]any)["sharded_auto_increment_handling"] = "IGNORE"
+		}, `options.sharded_auto_increment_handling "IGNORE" is not LEAVE, REMOVE or REPLACE`},
+		{"no source shard", func(wfs []any) { wfs[1].(map[string]any)["source_shards"] = []any{} }, "source_shards: a keyspace has at least one shard"},
+		{"a table twice", func(wfs []any) {
+			wf := wfs[1].(map[string]any)
+			wf["tables"] = append(wf["tables"].([]any), wf["tables"].([]any)[0])
+		}, `is not a new table name`},
+		{"a tablet type the API has not", func(wfs []any) {
+			wfs[1].(map[string]any)["options"].(map[string]any)["tablet_types"] = []any{"spare"}
+		}, "options.tablet_types[0]"},
+		{"a cell the branch has not", func(wfs []any) { wfs[1].(map[string]any)["options"].(map[string]any)["cells"] = []any{"mars"} }, `"mars" is not a cell`},
+		{"a time zone that is none", func(wfs []any) {
+			wfs[1].(map[string]any)["options"].(map[string]any)["source_time_zone"] = "Mars/Olympus"
+		}, "Mars/Olympus"},
 	}
 	for _, tc := range edits {
 		bad := snapshotEdit(t, data, func(m map[string]any) { tc.edit(workflows(m)) })

@@ -179,13 +179,13 @@ func saveWorkflows(db *dbRec) []workflowSnap {
 
 // loadWorkflows loads the workflows of db.
 func (ld *loader) loadWorkflows(db *dbRec, list []workflowSnap) error {
-	for _, ws := range list {
+	for i, ws := range list {
 		if err := unique(ld.workflows, ws.ID, "workflow"); err != nil {
-			return err
+			return at(err, "workflows[%d].id", i)
 		}
 		wf, err := ld.loadWorkflow(db, ws)
 		if err != nil {
-			return named(err, "workflow %s", ws.ID)
+			return at(named(err, "workflow %s", ws.ID), "workflows[%d]", i)
 		}
 		ld.workflows[wf.id] = wf
 		db.addWorkflow(wf)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -1107,20 +1108,10 @@ func TestWorkflowAsTheToolShowsIt(t *testing.T) {
 // each is refused, naming the copy.
 func TestWorkflowSnapshotRefusesTableCopies(t *testing.T) {
 	t.Parallel()
-	e := newWFEnv(t)
-	wfDrive(t, e.srv, nil, wfCreate(e.srv), platform.WorkflowRunning)
-	snap, err := e.srv.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, snap := wfSnapshotIn(t, platform.WorkflowRunning)
 	copyOf := func(m map[string]any) map[string]any {
-		for _, db := range m["databases"].([]any) {
-			if wfs, ok := db.(map[string]any)["workflows"].([]any); ok && len(wfs) > 0 {
-				return wfs[0].(map[string]any)["table_copies"].([]any)[0].(map[string]any)
-			}
-		}
-		t.Fatal("no workflow in the snapshot")
-		return nil
+		wf, _ := wfInDoc(t, m)
+		return wf["table_copies"].([]any)[0].(map[string]any)
 	}
 	tests := []struct {
 		name  string
@@ -1128,11 +1119,8 @@ func TestWorkflowSnapshotRefusesTableCopies(t *testing.T) {
 		words []string
 	}{
 		{"no copies", func(m map[string]any) {
-			for _, db := range m["databases"].([]any) {
-				if wfs, ok := db.(map[string]any)["workflows"].([]any); ok && len(wfs) > 0 {
-					wfs[0].(map[string]any)["table_copies"] = []any{}
-				}
-			}
+			wf, _ := wfInDoc(t, m)
+			wf["table_copies"] = []any{}
 		}, []string{"0 table_copies for 1 tables"}},
 		{"more copied than there are rows", func(m map[string]any) { copyOf(m)["copied"] = 2000 }, []string{"table_copies[0]", "copied 2000 is not between 0 and total 1000"}},
 		{"no rows", func(m map[string]any) { copyOf(m)["total"], copyOf(m)["copied"] = 0, 0 }, []string{"table_copies[0]", "total 0"}},
@@ -1145,6 +1133,125 @@ func TestWorkflowSnapshotRefusesTableCopies(t *testing.T) {
 			wfRestoreRefused(t, snapshotEdit(t, snap, tt.edit), tt.words...)
 		})
 	}
+}
+
+// TestWorkflowSnapshotRefuses restores a running workflow's snapshot with
+// its fields edited to what the API cannot reach: each is refused, naming
+// the workflow's path and the field.
+func TestWorkflowSnapshotRefuses(t *testing.T) {
+	t.Parallel()
+	_, _, snap := wfSnapshotIn(t, platform.WorkflowRunning)
+	wf := func(m map[string]any) map[string]any {
+		wf, _ := wfInDoc(t, m)
+		return wf
+	}
+	var path string // of the workflow in the document
+	snapshotEdit(t, snap, func(m map[string]any) { _, path = wfInDoc(t, m) })
+	tests := []struct {
+		name  string
+		edit  func(m map[string]any)
+		words []string
+	}{
+		{"a branch of no database", func(m map[string]any) { wf(m)["branch"] = "nobranch" }, []string{`"nobranch" is not in the snapshot`}},
+		{"number 0", func(m map[string]any) { wf(m)["number"] = 0 }, []string{"number 0 is not a new workflow number"}},
+		{"a state the API has not", func(m map[string]any) { wf(m)["state"] = "dreaming" }, []string{`unknown state "dreaming"`}},
+		{"an error without the state it failed in", func(m map[string]any) { wf(m)["state"] = "error" }, []string{`state error with failed_from ""`}},
+		{"failed from a state not on the clock", func(m map[string]any) { wf(m)["state"], wf(m)["failed_from"] = "error", "completed" },
+			[]string{`failed_from "completed" is not a state left on the clock`}},
+		{"a negative step left", func(m map[string]any) { wf(m)["step_left"] = -1 }, []string{"step_left -1ns is negative"}},
+		{"actors missing", func(m map[string]any) { wf(m)["actors"] = []any{} }, []string{"0 actors, want 10"}},
+		{"an actor not in the snapshot", func(m map[string]any) { wf(m)["actors"].([]any)[0] = "ghost" }, []string{`"ghost" is not in the snapshot`}},
+		{"a source keyspace not of its branch", func(m map[string]any) { wf(m)["source_keyspace"].(map[string]any)["id"] = "noks" },
+			[]string{"keyspace noks is not a keyspace of branch"}},
+		{"a target keyspace not of its branch", func(m map[string]any) { wf(m)["target_keyspace"].(map[string]any)["id"] = "noks" },
+			[]string{"keyspace noks is not a keyspace of branch"}},
+		{"a global keyspace not of its branch", func(m map[string]any) {
+			g := maps.Clone(wf(m)["source_keyspace"].(map[string]any))
+			g["id"] = "noks"
+			wf(m)["global_keyspace"] = g
+		}, []string{"keyspace noks is not a keyspace of branch"}},
+		{"a table copy without an ID", func(m map[string]any) { wf(m)["table_copies"].([]any)[0].(map[string]any)["id"] = "" },
+			[]string{"table_copies[0]: without an ID"}},
+		{"a table copy updated before it was made", func(m map[string]any) {
+			wf(m)["table_copies"].([]any)[0].(map[string]any)["updated"] = "2000-01-01T00:00:00Z"
+		}, []string{"table_copies[0].updated: 2000-01-01T00:00:00Z is not from its creation"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			wfRestoreRefused(t, snapshotEdit(t, snap, tt.edit), append(tt.words, path)...)
+		})
+	}
+	// A workflow that verified its data holds its verification, ended.
+	_, _, verified := wfSnapshotIn(t, platform.WorkflowVerifiedData)
+	vdiff := func(m map[string]any) map[string]any { return wf(m)["vdiff"].(map[string]any) }
+	for _, tt := range []struct {
+		name  string
+		edit  func(m map[string]any)
+		words []string
+	}{
+		{"a verification ended as none ends", func(m map[string]any) { vdiff(m)["state"] = "started" },
+			[]string{`vdiff: state "started" is not how a verification ends (completed, error or stopped)`}},
+		{"a verification ended without its end", func(m map[string]any) { delete(vdiff(m), "ended") }, []string{`vdiff: state "completed" with ended 0001-01-01`}},
+		{"a verification ended after the snapshot", func(m map[string]any) { vdiff(m)["ended"] = "2100-01-01T00:00:00Z" },
+			[]string{"vdiff: ended 2100-01-01 00:00:00 +0000 UTC, not between its beginning"}},
+		{"a verification completed for a workflow never verified", func(m map[string]any) { wf(m)["verified"] = "0001-01-01T00:00:00Z" },
+			[]string{"vdiff: completed, and its workflow never verified its data"}},
+		{"a verification running while its workflow does not verify", func(m map[string]any) { delete(vdiff(m), "state"); delete(vdiff(m), "ended") },
+			[]string{`vdiff: state "" while its workflow is verified_data`}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			wfRestoreRefused(t, snapshotEdit(t, verified, tt.edit), append(tt.words, path)...)
+		})
+	}
+}
+
+// wfSnapshotIn drives the workflow wfCreate makes in newWFEnv's world to
+// state, and returns the world, the workflow and the world's snapshot.
+func wfSnapshotIn(t *testing.T, state platform.WorkflowState) (*drEnv, *platform.Workflow, []byte) {
+	t.Helper()
+	e := newWFEnv(t)
+	wf := wfDrive(t, e.srv, nil, wfCreate(e.srv), state)
+	snap, err := e.srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, wf, snap
+}
+
+// wfWithout returns snap with field removed from each of its workflows,
+// as a fake older than the field saved them; the test fails unless one
+// held it.
+func wfWithout(t *testing.T, snap []byte, field string) []byte {
+	t.Helper()
+	removed := 0
+	old := snapshotEdit(t, snap, func(m map[string]any) {
+		for _, db := range m["databases"].([]any) {
+			for _, wf := range db.(map[string]any)["workflows"].([]any) {
+				if _, ok := wf.(map[string]any)[field]; ok {
+					delete(wf.(map[string]any), field)
+					removed++
+				}
+			}
+		}
+	})
+	if removed == 0 {
+		t.Fatalf("no workflow of the snapshot holds %s", field)
+	}
+	return old
+}
+
+// wfInDoc returns the first workflow of a snapshot document, and its path.
+func wfInDoc(t *testing.T, m map[string]any) (map[string]any, string) {
+	t.Helper()
+	for i, db := range m["databases"].([]any) {
+		if wfs, ok := db.(map[string]any)["workflows"].([]any); ok && len(wfs) > 0 {
+			return wfs[0].(map[string]any), fmt.Sprintf("databases[%d].workflows[0]", i)
+		}
+	}
+	t.Fatal("no workflow in the snapshot")
+	return nil, ""
 }
 
 // wfRestoreRefused restores snap into a new server and checks that it is
@@ -1162,24 +1269,48 @@ func wfRestoreRefused(t *testing.T, snap []byte, words ...string) {
 	}
 }
 
+// TestWorkflowSnapshotWithoutVReplication restores a snapshot of a fake
+// older than a documented workflow's VReplication workflow: the running
+// workflow gets the one its creation makes, which Vitess lists with its
+// streams, and it goes on to the same state as the original's.
+func TestWorkflowSnapshotWithoutVReplication(t *testing.T) {
+	t.Parallel()
+	e, want, snap := wfSnapshotIn(t, platform.WorkflowRunning)
+	old := wfWithout(t, snap, "vreplication")
+	other := fake.NewServer(t, fake.WithTimings(wfTimings))
+	if err := other.Restore(old); err != nil {
+		t.Fatal(err)
+	}
+	list, err := other.Client().Vitess.ListWorkflows(t.Context(), &platform.ListVReplicationWorkflowsParams{
+		Organization: other.Org(), Database: drDB, Branch: "main", Keyspace: wfTarget,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Workflows) != 1 || list.Workflows[0].Name != want.Name || list.Workflows[0].Type != "MoveTables" || len(list.Workflows[0].Streams) == 0 {
+		t.Fatalf("the restored VReplication workflows: %s, want %s's MoveTables with its streams", list.Raw, want.Name)
+	}
+	var states []platform.WorkflowState
+	for _, srv := range []*fake.Server{e.srv, other} {
+		srv.Advance(time.Hour)
+		got, err := srv.Client().Workflows.Get(t.Context(), wfRef(srv, want.Number))
+		if err != nil {
+			t.Fatal(err)
+		}
+		states = append(states, got.State)
+	}
+	if states[0] != states[1] {
+		t.Errorf("an hour later the original is %s, the restored workflow %s", states[0], states[1])
+	}
+}
+
 // TestWorkflowSnapshotWithoutTableCopies restores a snapshot of a fake
 // older than table copies: its workflows' tables are derived (every row
 // once the copy is done), with IDs that two restores agree on.
 func TestWorkflowSnapshotWithoutTableCopies(t *testing.T) {
 	t.Parallel()
-	e := newWFEnv(t)
-	want := wfDrive(t, e.srv, nil, wfCreate(e.srv), platform.WorkflowRunning)
-	snap, err := e.srv.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := snapshotEdit(t, snap, func(m map[string]any) {
-		for _, db := range m["databases"].([]any) {
-			for _, wf := range db.(map[string]any)["workflows"].([]any) {
-				delete(wf.(map[string]any), "table_copies")
-			}
-		}
-	})
+	_, want, snap := wfSnapshotIn(t, platform.WorkflowRunning)
+	old := wfWithout(t, snap, "table_copies")
 	var ids []string
 	for range 2 {
 		other := fake.NewServer(t, fake.WithTimings(wfTimings))

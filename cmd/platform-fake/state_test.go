@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/dbplatform/platform-go"
@@ -168,6 +169,7 @@ func TestReadLimited(t *testing.T) {
 		{"at the limit", strings.NewReader(strings.Repeat("x", limit)), nil},
 		{"one byte over", strings.NewReader(strings.Repeat("x", limit+1)), errStateTooLarge},
 		{"endless", endless{}, errStateTooLarge},
+		{"a read that fails", iotest.ErrReader(io.ErrUnexpectedEOF), io.ErrUnexpectedEOF},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
