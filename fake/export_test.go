@@ -452,3 +452,15 @@ func DropTransitions(srv *Server) {
 func TransitionKinds() []string {
 	return slices.Sorted(maps.Keys(jobLoaders))
 }
+
+// PendingTransitionKinds lists the kinds of the transitions waiting on
+// srv's clock (a snapshot holds those whose records it saves).
+func PendingTransitionKinds(srv *Server) []string {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	var kinds []string
+	for j := range srv.world.clock.Jobs() {
+		kinds = append(kinds, j.save().Kind)
+	}
+	return kinds
+}

@@ -3,6 +3,7 @@ package fake_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -107,10 +108,19 @@ func runRefusalsOf(t *testing.T, base []byte, cases []refusalCase) {
 	if err := fake.NewServer(t).Restore(base); err != nil {
 		t.Fatalf("the refusal world does not restore: %v", err)
 	}
+	// Each case edits a copy of the document decoded once: decoding it
+	// again for each would cost the suite seconds under the race detector.
+	var doc map[string]any
+	snapshotEdit(t, base, func(m map[string]any) { doc = m })
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			data := snapshotEdit(t, base, func(m map[string]any) { tc.edit(refusalDoc{m}) })
+			m := copyJSON(doc).(map[string]any)
+			tc.edit(refusalDoc{m})
+			data, err := json.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
 			srv := fake.NewServer(t, fake.WithSeed(5))
 			mustDB(t, srv, "mine")
 			before, err := srv.Snapshot()
@@ -130,6 +140,25 @@ func runRefusalsOf(t *testing.T, base []byte, cases []refusalCase) {
 			}
 		})
 	}
+}
+
+// copyJSON copies a decoded JSON value: its objects and arrays, each anew.
+func copyJSON(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		c := make(map[string]any, len(v))
+		for k, e := range v {
+			c[k] = copyJSON(e)
+		}
+		return c
+	case []any:
+		c := make([]any, len(v))
+		for i, e := range v {
+			c[i] = copyJSON(e)
+		}
+		return c
+	}
+	return v // a string, json.Number, bool or nil: never edited in place
 }
 
 // refusalDoc is the refusal world as a JSON document, with finders.

@@ -322,16 +322,12 @@ func TestSnapshotCoversEveryField(t *testing.T) {
 // field of snapshotCoverage and hold a transition of every kind.
 func TestSnapshotOperations(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
 	seen := newRestoredSeen()
 	ops := loadOperations(t)
 	t.Run("ops", func(t *testing.T) {
 		t.Run("rich world", func(t *testing.T) {
 			t.Parallel()
-			local := snapshotRichWorld(t)
-			mu.Lock()
-			defer mu.Unlock()
-			seen.add(local)
+			snapshotRichWorld(t, seen)
 		})
 		for _, name := range opOperations(t, func(tsvOperation) bool { return true }) {
 			op := ops[name]
@@ -339,10 +335,7 @@ func TestSnapshotOperations(t *testing.T) {
 				t.Parallel()
 				w := newOpWorldInProcess(t)
 				call := opFixtures[name](w, "")
-				local := snapshotRoundTrip(t, w, op.method, call.path(t, w, op), call.body)
-				mu.Lock()
-				defer mu.Unlock()
-				seen.add(local)
+				snapshotRoundTrip(t, w, op.method, call.path(t, w, op), call.body, seen)
 			})
 		}
 	})
@@ -369,19 +362,72 @@ func TestSnapshotOperations(t *testing.T) {
 	}
 }
 
-// restoredSeen is what the snapshots a round trip restored held: the
-// fields set (as "type.field", see fake.SnapshotFieldsSet) and the kinds
-// of their transitions.
-type restoredSeen struct{ fields, kinds map[string]bool }
-
-func newRestoredSeen() restoredSeen {
-	return restoredSeen{fields: map[string]bool{}, kinds: map[string]bool{}}
+// restoredSeen is what the snapshots restored so far held, over every
+// round trip of TestSnapshotOperations: the fields set (as "type.field",
+// see fake.SnapshotFieldsSet) and the kinds of their transitions. It is
+// safe for concurrent use.
+type restoredSeen struct {
+	mu            sync.Mutex
+	fields, kinds map[string]bool
 }
 
-// add adds what o saw to s.
-func (s restoredSeen) add(o restoredSeen) {
-	maps.Copy(s.fields, o.fields)
-	maps.Copy(s.kinds, o.kinds)
+func newRestoredSeen() *restoredSeen {
+	return &restoredSeen{fields: map[string]bool{}, kinds: map[string]bool{}}
+}
+
+// restore restores a snapshot of srv into a new twin (restoredFrom, with
+// its checks) and notes what it held. Unless always, it does so only when
+// srv's state sets a field or has a kind of transition waiting that no
+// restored state has held yet, and returns nil otherwise: a restore at every step
+// of every operation's world would cost the suite seconds and cover
+// nothing more.
+func (s *restoredSeen) restore(t *testing.T, srv *fake.Server, always bool) *fake.Server {
+	t.Helper()
+	fields, pending := map[string]bool{}, map[string]bool{}
+	fake.SnapshotFieldsSet(srv, fields)
+	for _, kind := range fake.PendingTransitionKinds(srv) {
+		pending[kind] = true
+	}
+	if !always && !s.holdsNew(fields, pending) {
+		return nil
+	}
+	data, err := srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snap struct {
+		Transitions []struct {
+			Kind string `json:"kind"`
+		} `json:"transitions"`
+	}
+	if err := json.Unmarshal(data, &snap); err != nil {
+		t.Fatal(err)
+	}
+	twin := restoredFrom(t, srv, data)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	maps.Copy(s.fields, fields)
+	for _, tr := range snap.Transitions {
+		s.kinds[tr.Kind] = true
+	}
+	return twin
+}
+
+// holdsNew reports whether fields or kinds hold one no restored state has.
+func (s *restoredSeen) holdsNew(fields, kinds map[string]bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for f := range fields {
+		if !s.fields[f] {
+			return true
+		}
+	}
+	for k := range kinds {
+		if !s.kinds[k] {
+			return true
+		}
+	}
+	return false
 }
 
 // snapshotRendered holds, by the SHA-256 of their state (fake.StateJSON),
@@ -393,12 +439,12 @@ var snapshotRendered sync.Map
 
 // snapshotRoundTrip restores a snapshot of w's server into a twin, sends
 // the same request to both, then moves both clocks in steps, checking at
-// each that they hold the same state and that a snapshot of w's server
-// restores into a new twin. It returns what the snapshots restored held.
-func snapshotRoundTrip(t *testing.T, w *opWorld, method, path, body string) restoredSeen {
+// each that they hold the same state; after the request and at each step,
+// a snapshot of w's server that holds something new to seen is restored
+// into a new twin too (seen.restore).
+func snapshotRoundTrip(t *testing.T, w *opWorld, method, path, body string, seen *restoredSeen) {
 	t.Helper()
-	seen := newRestoredSeen()
-	twin := restoredNoting(t, w.srv, seen)
+	twin := seen.restore(t, w.srv, true)
 	state, err := fake.StateJSON(w.srv)
 	if err != nil {
 		t.Fatal(err)
@@ -420,40 +466,16 @@ func snapshotRoundTrip(t *testing.T, w *opWorld, method, path, body string) rest
 	if a, b := normalizedBody(w.srv, got[0]), normalizedBody(twin, got[1]); got[0].status != got[1].status || a != b {
 		t.Errorf("%s %s: the original answered %d %s, the restored server %d %s", method, path, got[0].status, a, got[1].status, b)
 	}
-	restoredNoting(t, w.srv, seen)
+	seen.restore(t, w.srv, false)
 	for _, d := range []time.Duration{time.Second, time.Minute, 48 * time.Hour} {
 		sameSnapshots(t, w.srv, twin, fmt.Sprintf("after %s %s and %s", method, path, d))
 		for _, srv := range both {
 			srv.Advance(d)
 		}
 		flushAll(t, both)
-		restoredNoting(t, w.srv, seen)
+		seen.restore(t, w.srv, false)
 	}
 	sameSnapshots(t, w.srv, twin, "at the end")
-	return seen
-}
-
-// restoredNoting is restoredTwin, noting in seen the fields set in srv's
-// state and the kinds of the transitions its snapshot holds.
-func restoredNoting(t *testing.T, srv *fake.Server, seen restoredSeen) *fake.Server {
-	t.Helper()
-	fake.SnapshotFieldsSet(srv, seen.fields)
-	data, err := srv.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var snap struct {
-		Transitions []struct {
-			Kind string `json:"kind"`
-		} `json:"transitions"`
-	}
-	if err := json.Unmarshal(data, &snap); err != nil {
-		t.Fatal(err)
-	}
-	for _, tr := range snap.Transitions {
-		seen.kinds[tr.Kind] = true
-	}
-	return restoredFrom(t, srv, data)
 }
 
 // flushAll waits for the webhook deliveries of the servers.
@@ -470,12 +492,11 @@ func flushAll(t *testing.T, srvs []*fake.Server) {
 // worlds leave unset (deleted records still named, failed and instant
 // deployments, OAuth grants on every kind of resource, a webhook retry due,
 // every setting), and runs snapshotRoundTrip on it at two points.
-func snapshotRichWorld(t *testing.T) restoredSeen {
+func snapshotRichWorld(t *testing.T, seen *restoredSeen) {
 	w := richWorld(t)
-	seen := snapshotRoundTrip(t, w, "GET", "/v1/organizations/"+w.org, "")
+	snapshotRoundTrip(t, w, "GET", "/v1/organizations/"+w.org, "", seen)
 	w.srv.SignOut()
-	seen.add(snapshotRoundTrip(t, w, "GET", "/v1/organizations/"+w.org, ""))
-	return seen
+	snapshotRoundTrip(t, w, "GET", "/v1/organizations/"+w.org, "", seen)
 }
 
 // richWorld builds the world of snapshotRichWorld.
