@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"errors"
 	"fmt"
 	"time"
 )
@@ -98,6 +99,11 @@ func (ld *loader) loadTokens(list []tokenSnap) error {
 			return at(fmt.Errorf("organization %q is not in the snapshot", ts.Organization), "service_tokens[%d].organization", i)
 		}
 		creator, err := ref(ld.users, ts.Creator, "creator")
+		if err == nil && creator == nil {
+			// Every token acts for the user who made it: the API's, and
+			// CreateServiceToken's (its CreatedBy or an admin).
+			err = errors.New("must name a user")
+		}
 		if err != nil {
 			return at(err, "service_tokens[%d].creator", i)
 		}

@@ -398,6 +398,7 @@ func TestRestoreRefusesWrongReferences(t *testing.T) {
 		{"a grant of no permission", func(d refusalDoc) { d.at(d.token("ci"), "database_grants", 0)["permissions"] = []any{} }, p.ci + ": service token " + p.ciID + ": grant on database " + p.appID + " holds no permission"},
 		{"a token of no organization", func(d refusalDoc) { d.token("ci")["organization"] = "nowhere" }, p.ci + `.organization: organization "nowhere" is not in the snapshot`},
 		{"a token's creator not in the snapshot", func(d refusalDoc) { d.token("ci")["creator"] = "ghost" }, p.ci + `.creator: creator "ghost" is not in the snapshot`},
+		{"a token of no creator", func(d refusalDoc) { d.token("ci")["creator"] = "" }, p.ci + ".creator: must name a user"},
 		{"a token's permission the API has not", func(d refusalDoc) { d.token("ci")["permissions"] = []any{"rule_the_world"} }, p.ci + `.permissions: "rule_the_world" is not a permission held there`},
 		{"a team slug twice", func(d refusalDoc) {
 			d.twin(d.org("acme"), "teams", 0, map[string]any{"id": "secondtmxxxx", "name": "Other", "members": nil})
