@@ -732,8 +732,12 @@ func TestClockRealTimeWaitAfterTransition(t *testing.T) {
 	const ready = 200 * time.Millisecond // far more than a request takes, so that the first poll reads pending
 	// The transition runs ready after the database's creation, which comes
 	// after created: a change reported sooner is the creating request's
-	// own, whose report may come after its answer.
-	created := time.Now()
+	// own, whose report may come after its answer. The clock keeps
+	// milliseconds, so the transition's time is ready after the creation's
+	// time truncated: created is truncated too, or a creation in the same
+	// millisecond as created would report its transition "too soon" and
+	// the first poll would wait for ever.
+	created := time.Now().Truncate(time.Millisecond)
 	ran := make(chan struct{}, 1)
 	srv := fake.NewServer(t, fake.WithRealTime(), fake.WithTimings(fake.Timings{DatabaseReady: ready}),
 		fake.WithOnChange(func() {
