@@ -378,9 +378,9 @@ func newRestoredSeen() *restoredSeen {
 // restore restores a snapshot of srv into a new twin (restoredFrom, with
 // its checks) and notes what it held. Unless always, it does so only when
 // srv's state sets a field or has a kind of transition waiting that no
-// restored state has held yet, and returns nil otherwise: a restore at every step
-// of every operation's world would cost the suite seconds and cover
-// nothing more.
+// restored state has held yet, and returns nil otherwise: a restore at
+// every step of every operation's world would cost the suite seconds and
+// cover nothing more.
 func (s *restoredSeen) restore(t *testing.T, srv *fake.Server, always bool) *fake.Server {
 	t.Helper()
 	fields, pending := map[string]bool{}, map[string]bool{}
