@@ -259,7 +259,7 @@ func TestArgErrorText(t *testing.T) {
 			t.Errorf("errors.Is(ArgError, %s) = %t, want %t", name, got, want)
 		}
 	}
-	var wrapped error = fmt.Errorf("listing: %w", err)
+	wrapped := fmt.Errorf("listing: %w", err)
 	if !errors.Is(wrapped, platform.ErrInvalid) {
 		t.Errorf("errors.Is(wrapped ArgError, ErrInvalid) = false")
 	}

@@ -33,7 +33,7 @@ type sender func(*http.Request) (*http.Response, error)
 // bearer, when not nil, is the transport of the token source: its base is
 // set here.
 func (c *config) buildSender(base *url.URL, sleep SleepFunc, bearer *tokenTransport) sender {
-	var rt http.RoundTripper = http.DefaultTransport
+	rt := http.DefaultTransport
 	var timeout time.Duration
 	if c.httpClient != nil {
 		timeout = c.httpClient.Timeout

@@ -194,9 +194,9 @@ func listPublicRegions(c *call) (any, error) {
 }
 
 // adminCount is the number of the organization's admins.
-func (o *orgRec) adminCount() int {
+func (org *orgRec) adminCount() int {
 	n := 0
-	for _, m := range o.members.All() {
+	for _, m := range org.members.All() {
 		if m.role == platform.RoleAdmin {
 			n++
 		}

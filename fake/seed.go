@@ -178,18 +178,18 @@ func (s *Server) DeleteServiceToken(id string) error {
 
 // creator finds the user who creates something in the organization: the
 // given member, or the first admin.
-func (o *orgRec) creator(userID string) (*userRec, error) {
+func (org *orgRec) creator(userID string) (*userRec, error) {
 	if userID != "" {
-		m := o.memberByUser[userID]
+		m := org.memberByUser[userID]
 		if m == nil {
-			return nil, fmt.Errorf("user %q is not a member of %s", userID, o.name)
+			return nil, fmt.Errorf("user %q is not a member of %s", userID, org.name)
 		}
 		return m.user, nil
 	}
-	for _, m := range o.members.All() {
+	for _, m := range org.members.All() {
 		if m.role == platform.RoleAdmin {
 			return m.user, nil
 		}
 	}
-	return nil, fmt.Errorf("%s has no admin to act as creator; name CreatedBy", o.name)
+	return nil, fmt.Errorf("%s has no admin to act as creator; name CreatedBy", org.name)
 }
