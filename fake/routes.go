@@ -519,21 +519,13 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any, strict bool) *apiEr
 }
 
 // bodyError turns the error of decoding data into v into a 400 that names
-// the field.
+// the field. It finds the field itself (badField) rather than trusting the
+// error's Field: encoding/json names embedded structs by their Go names and
+// gives no index, and from Go 1.27 it does not name the field whose own
+// UnmarshalJSON refused its value.
 func bodyError(err error, data []byte, v any) *apiError {
-	var typeErr *json.UnmarshalTypeError
 	var syntaxErr *json.SyntaxError
 	switch {
-	case errors.As(err, &typeErr):
-		if typeErr.Field == "" {
-			return badRequest("request body must be a JSON object, not %s", typeErr.Value)
-		}
-		// The field's path by its JSON names, with indexes (encoding/json
-		// names embedded structs by their Go names, and no index).
-		if field, ft, raw, ok := badField(data, reflect.TypeOf(v), ""); ok {
-			return badRequest("field %s must be %s, not %s", field, wantedType(ft, raw), rawValue(raw))
-		}
-		return badRequest("field %s must be %s, not %s", typeErr.Field, jsonType(typeErr.Type), typeErr.Value)
 	case errors.As(err, &syntaxErr):
 		return badRequest("malformed JSON at byte %d: %v", syntaxErr.Offset, syntaxErr)
 	case errors.Is(err, io.ErrUnexpectedEOF):
@@ -542,25 +534,57 @@ func bodyError(err error, data []byte, v any) *apiError {
 	if field, ok := unknownField(err); ok {
 		return badRequest("unknown field %s", field)
 	}
-	if field, t, raw, ok := badField(data, reflect.TypeOf(v), ""); ok {
-		if isTime(t) {
-			return badRequest("field %s must be a time in RFC 3339 format, such as %q, not %s", field, "2026-01-14T10:19:23Z", clip(raw))
-		}
-		return badRequest("field %s: %v", field, err)
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if top := bytes.TrimSpace(data); t.Kind() == reflect.Struct && !decodesItself(t) && len(top) > 0 && top[0] != '{' {
+		return badRequest("request body must be a JSON object, not %s", rawValue(top))
+	}
+	if bad, ok := badField(data, t, ""); ok {
+		return bad.refusal()
+	}
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) && typeErr.Field != "" {
+		return badRequest("field %s must be %s, not %s", typeErr.Field, jsonType(typeErr.Type), typeErr.Value)
 	}
 	return badRequest("malformed JSON: %v", err)
 }
 
+// badJSON is a field of a body whose value does not decode: its path by
+// JSON names, its type, its JSON value, and the error of decoding that
+// value alone.
+type badJSON struct {
+	field string
+	t     reflect.Type
+	raw   []byte
+	err   error
+}
+
+// refusal is the 400 that names the field and what it must be: a time in
+// the API's format, the JSON type encoding/json wanted (of the value inside
+// a type that decodes itself: an integer for a nullable one), or else the
+// type's own words.
+func (b badJSON) refusal() *apiError {
+	if isTime(b.t) {
+		return badRequest("field %s must be a time in RFC 3339 format, such as %q, not %s", b.field, "2026-01-14T10:19:23Z", clip(b.raw))
+	}
+	if typeErr, ok := b.err.(*json.UnmarshalTypeError); ok {
+		return badRequest("field %s must be %s, not %s", b.field, wantedType(typeErr.Type, b.raw), rawValue(b.raw))
+	}
+	return badRequest("field %s: %v", b.field, b.err)
+}
+
 // badField finds the field of a value of type t (its path below prefix)
-// whose value in data, well-formed JSON, does not decode: what a type's own
-// UnmarshalJSON refuses, which encoding/json reports without the field. It
-// returns the field, its type and its JSON value.
-func badField(data []byte, t reflect.Type, prefix string) (string, reflect.Type, []byte, bool) {
+// whose value in data, well-formed JSON, does not decode; encoding/json
+// reports some of them (what a type's own UnmarshalJSON refuses) without
+// the field.
+func badField(data []byte, t reflect.Type, prefix string) (badJSON, bool) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if decodesItself(t) {
-		return "", nil, nil, false
+		return badJSON{}, false
 	}
 	join := func(name string) string {
 		if prefix == "" {
@@ -572,51 +596,52 @@ func badField(data []byte, t reflect.Type, prefix string) (string, reflect.Type,
 	case reflect.Struct:
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(data, &obj) != nil {
-			return "", nil, nil, false
+			return badJSON{}, false
 		}
 		for _, name := range slices.Sorted(maps.Keys(obj)) {
 			ft, ok := fieldOf(t, []byte(name))
 			if !ok {
 				continue
 			}
-			if field, ft, raw, ok := badValue(obj[name], ft, join(name)); ok {
-				return field, ft, raw, true
+			if bad, ok := badValue(obj[name], ft, join(name)); ok {
+				return bad, true
 			}
 		}
 	case reflect.Slice, reflect.Array:
 		var elems []json.RawMessage
 		if json.Unmarshal(data, &elems) != nil {
-			return "", nil, nil, false
+			return badJSON{}, false
 		}
 		for i, e := range elems {
-			if field, ft, raw, ok := badValue(e, t.Elem(), fmt.Sprintf("%s[%d]", prefix, i)); ok {
-				return field, ft, raw, true
+			if bad, ok := badValue(e, t.Elem(), fmt.Sprintf("%s[%d]", prefix, i)); ok {
+				return bad, true
 			}
 		}
 	case reflect.Map:
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(data, &obj) != nil {
-			return "", nil, nil, false
+			return badJSON{}, false
 		}
 		for _, key := range slices.Sorted(maps.Keys(obj)) {
-			if field, ft, raw, ok := badValue(obj[key], t.Elem(), join(key)); ok {
-				return field, ft, raw, true
+			if bad, ok := badValue(obj[key], t.Elem(), join(key)); ok {
+				return bad, true
 			}
 		}
 	}
-	return "", nil, nil, false
+	return badJSON{}, false
 }
 
 // badValue reports field (of type t, whose JSON is raw) when raw does not
 // decode, naming the part of it that fails when there is one.
-func badValue(raw []byte, t reflect.Type, field string) (string, reflect.Type, []byte, bool) {
-	if json.Unmarshal(raw, reflect.New(t).Interface()) == nil {
-		return "", nil, nil, false
+func badValue(raw []byte, t reflect.Type, field string) (badJSON, bool) {
+	err := json.Unmarshal(raw, reflect.New(t).Interface())
+	if err == nil {
+		return badJSON{}, false
 	}
-	if inner, it, iraw, ok := badField(raw, t, field); ok {
-		return inner, it, iraw, true
+	if inner, ok := badField(raw, t, field); ok {
+		return inner, true
 	}
-	return field, t, raw, true
+	return badJSON{field: field, t: t, raw: raw, err: err}, true
 }
 
 // isTime reports whether t is a time: time.Time or the API's Timestamp.
