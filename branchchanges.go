@@ -142,6 +142,9 @@ type vitessInfrastructureJSON struct {
 
 // UnmarshalJSON decodes either shape, by the body's type.
 func (b *BranchInfrastructure) UnmarshalJSON(data []byte) error {
+	if err := nilTarget(b); err != nil {
+		return err
+	}
 	var kind struct {
 		Type string `json:"type"`
 	}

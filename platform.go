@@ -462,6 +462,17 @@ func decodeJSON(resp *http.Response, v any) error {
 	return json.Unmarshal(buf.Bytes(), v)
 }
 
+// nilTarget refuses a nil receiver of an UnmarshalJSON method. From Go
+// 1.27, encoding/json calls the method of a nil embedded pointer (a
+// caller's struct{ *Timestamp }) where earlier releases refused the field,
+// and the method would panic writing through it.
+func nilTarget[T any](p *T) error {
+	if p == nil {
+		return fmt.Errorf("platform: cannot decode JSON into a nil *%T", *new(T))
+	}
+	return nil
+}
+
 // transportError reports a failure to get any response, with the URL's query
 // left out so that nothing secret a caller put there reaches an error text.
 func (c *Client) transportError(req *http.Request, err error) error {

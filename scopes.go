@@ -236,6 +236,9 @@ func (l ScopeList) MarshalJSON() ([]byte, error) { return json.Marshal(l.String(
 
 // UnmarshalJSON decodes a space-separated string of scopes.
 func (l *ScopeList) UnmarshalJSON(b []byte) error {
+	if err := nilTarget(l); err != nil {
+		return err
+	}
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
 		return err

@@ -48,6 +48,9 @@ func (t Timestamp) appendLayout(b []byte) []byte {
 
 // UnmarshalJSON decodes an RFC 3339 time; null leaves t as it is.
 func (t *Timestamp) UnmarshalJSON(b []byte) error {
+	if err := nilTarget(t); err != nil {
+		return err
+	}
 	if string(b) == "null" {
 		return nil
 	}

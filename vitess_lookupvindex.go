@@ -162,6 +162,9 @@ type LookupVindexChange struct {
 
 // UnmarshalJSON reads the envelope {"data": ...} and the change in it.
 func (c *LookupVindexChange) UnmarshalJSON(b []byte) error {
+	if err := nilTarget(c); err != nil {
+		return err
+	}
 	data, err := vtctldEnvelope(b)
 	if err != nil {
 		return err

@@ -69,6 +69,9 @@ type VReplicationSummary struct {
 
 // UnmarshalJSON reads the envelope {"data": ...} and the summary in it.
 func (s *VReplicationSummary) UnmarshalJSON(b []byte) error {
+	if err := nilTarget(s); err != nil {
+		return err
+	}
 	data, err := vtctldEnvelope(b)
 	if err != nil {
 		return err
@@ -209,6 +212,9 @@ type WorkflowDeleteDetail struct {
 
 // UnmarshalJSON reads the envelope {"data": ...} and the answer in it.
 func (d *WorkflowDelete) UnmarshalJSON(b []byte) error {
+	if err := nilTarget(d); err != nil {
+		return err
+	}
 	data, err := vtctldEnvelope(b)
 	if err != nil {
 		return err
@@ -242,6 +248,9 @@ type WorkflowShow struct {
 
 // UnmarshalJSON reads the envelope {"data": ...} and the workflow in it.
 func (ws *WorkflowShow) UnmarshalJSON(b []byte) error {
+	if err := nilTarget(ws); err != nil {
+		return err
+	}
 	data, err := vtctldEnvelope(b)
 	if err != nil {
 		return err

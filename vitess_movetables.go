@@ -139,6 +139,9 @@ type MoveTablesWorkflow struct {
 // UnmarshalJSON reads the envelope {"data": ...} and the workflow in it;
 // a document that is not an object has no workflow.
 func (m *MoveTablesWorkflow) UnmarshalJSON(b []byte) error {
+	if err := nilTarget(m); err != nil {
+		return err
+	}
 	data, err := vtctldEnvelope(b)
 	if err != nil {
 		return err
@@ -209,6 +212,9 @@ type MoveTablesStreamState struct {
 
 // UnmarshalJSON reads the envelope {"data": ...} and the status in it.
 func (st *MoveTablesStatus) UnmarshalJSON(b []byte) error {
+	if err := nilTarget(st); err != nil {
+		return err
+	}
 	data, err := vtctldEnvelope(b)
 	if err != nil {
 		return err

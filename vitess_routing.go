@@ -27,6 +27,9 @@ type VitessRoutingRule struct {
 
 // UnmarshalJSON reads the envelope {"data": ...} and the rules in it.
 func (r *VitessRoutingRules) UnmarshalJSON(b []byte) error {
+	if err := nilTarget(r); err != nil {
+		return err
+	}
 	data, err := vtctldEnvelope(b)
 	if err != nil {
 		return err
@@ -103,6 +106,9 @@ type KeyspaceRoutingRule struct {
 // UnmarshalJSON reads the envelope {"data": ...} and the rules in it:
 // under keyspace_routing_rules, as Vitess answers, or at the top.
 func (r *KeyspaceRoutingRules) UnmarshalJSON(b []byte) error {
+	if err := nilTarget(r); err != nil {
+		return err
+	}
 	data, err := vtctldEnvelope(b)
 	if err != nil {
 		return err

@@ -80,6 +80,9 @@ func (t *protoTimeJSON) time() (*time.Time, error) {
 
 // UnmarshalJSON reads the envelope {"data": ...} and the status in it.
 func (st *ThrottlerStatus) UnmarshalJSON(b []byte) error {
+	if err := nilTarget(st); err != nil {
+		return err
+	}
 	data, err := vtctldEnvelope(b)
 	if err != nil {
 		return err
@@ -208,6 +211,9 @@ type ThrottlerCheckMetric struct {
 
 // UnmarshalJSON reads the envelope {"data": ...} and the check in it.
 func (c *ThrottlerCheck) UnmarshalJSON(b []byte) error {
+	if err := nilTarget(c); err != nil {
+		return err
+	}
 	data, err := vtctldEnvelope(b)
 	if err != nil {
 		return err

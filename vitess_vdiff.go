@@ -348,6 +348,9 @@ type VDiffMismatch struct {
 // UnmarshalJSON reads the envelope {"data": ...} and sums the shards'
 // rows into the VDiff's summary.
 func (v *VDiff) UnmarshalJSON(b []byte) error {
+	if err := nilTarget(v); err != nil {
+		return err
+	}
 	data, err := vtctldEnvelope(b)
 	if err != nil {
 		return err

@@ -107,6 +107,9 @@ type protoWorkflowDoc struct {
 
 // UnmarshalJSON reads a vtctldata.Workflow document.
 func (w *VReplicationWorkflow) UnmarshalJSON(b []byte) error {
+	if err := nilTarget(w); err != nil {
+		return err
+	}
 	var doc protoWorkflowDoc
 	if err := json.Unmarshal(b, &doc); err != nil {
 		return err
@@ -174,6 +177,9 @@ type VReplicationWorkflows struct {
 
 // UnmarshalJSON reads the envelope {"data": ...} and the workflows in it.
 func (r *VReplicationWorkflows) UnmarshalJSON(b []byte) error {
+	if err := nilTarget(r); err != nil {
+		return err
+	}
 	data, err := vtctldEnvelope(b)
 	if err != nil {
 		return err
@@ -254,6 +260,9 @@ type WorkflowUpdateDetail struct {
 
 // UnmarshalJSON reads the envelope {"data": ...} and the answer in it.
 func (u *WorkflowUpdate) UnmarshalJSON(b []byte) error {
+	if err := nilTarget(u); err != nil {
+		return err
+	}
 	data, err := vtctldEnvelope(b)
 	if err != nil {
 		return err

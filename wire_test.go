@@ -2,6 +2,7 @@ package platform_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -1412,5 +1413,50 @@ func TestTokenSourceWaitEndsWithTheContext(t *testing.T) {
 	}
 	if n := api.count(); n != 0 {
 		t.Errorf("server saw %d requests, want 0", n)
+	}
+}
+
+// TestUnmarshalIntoNilEmbedded decodes into a caller's struct that embeds a
+// nil pointer to each type of the package with an UnmarshalJSON method:
+// never a panic. Go 1.26's encoding/json refuses the field or skips it; from
+// Go 1.27 it calls the method with a nil receiver, which must refuse it (CI
+// runs this package's tests on Go 1.27 too).
+func TestUnmarshalIntoNilEmbedded(t *testing.T) {
+	t.Parallel()
+	// Pointers to structs that embed a nil pointer.
+	for _, v := range []any{
+		new(struct{ *platform.Timestamp }),
+		new(struct{ *platform.BranchInfrastructure }),
+		new(struct{ *platform.ScopeList }),
+		new(struct{ *platform.LookupVindexChange }),
+		new(struct{ *platform.VReplicationSummary }),
+		new(struct{ *platform.WorkflowDelete }),
+		new(struct{ *platform.WorkflowShow }),
+		new(struct{ *platform.MoveTablesWorkflow }),
+		new(struct{ *platform.MoveTablesStatus }),
+		new(struct{ *platform.VitessRoutingRules }),
+		new(struct{ *platform.KeyspaceRoutingRules }),
+		new(struct{ *platform.ThrottlerStatus }),
+		new(struct{ *platform.ThrottlerCheck }),
+		new(struct{ *platform.VDiff }),
+		new(struct{ *platform.VReplicationWorkflow }),
+		new(struct {
+			*platform.VReplicationWorkflows
+		}),
+		new(struct{ *platform.WorkflowUpdate }),
+	} {
+		name := reflect.TypeOf(v).Elem().Field(0).Type.Elem().Name()
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			// A string is refused. An object is decoded as the embedded
+			// type's fields on Go 1.26 and refused from Go 1.27; it must
+			// not panic either way.
+			for _, doc := range []string{`"2026-01-14T10:19:23.000Z"`, `{"data": {}}`} {
+				v := reflect.New(reflect.TypeOf(v).Elem()).Interface()
+				if err := json.Unmarshal([]byte(doc), v); err == nil && doc[0] == '"' {
+					t.Errorf("decoding %s into a nil embedded *%s: no error", doc, name)
+				}
+			}
+		})
 	}
 }
