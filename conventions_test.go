@@ -6,6 +6,7 @@ package platform_test
 
 import (
 	"bytes"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -14,10 +15,13 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // operationRows are the rows of fake/operations.tsv, split into columns,
@@ -727,5 +731,84 @@ func TestTestBinariesEndThroughTestexit(t *testing.T) {
 		if !ok {
 			t.Errorf("%s: no TestMain calling testexit.Main (add a testmain_test.go as the other packages have)", dir)
 		}
+	}
+}
+
+// unmarshalerProblems finds the UnmarshalJSON methods of files that do not
+// begin by refusing a nil receiver (`if err := nilTarget(r); err != nil`),
+// as CONTRIBUTING.md asks, and returns with them the names of the types
+// that have one.
+func unmarshalerProblems(fset *token.FileSet, files []conventionFile) (problems, types []string) {
+	for _, cf := range files {
+		for _, decl := range cf.file.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || fn.Name.Name != "UnmarshalJSON" || fn.Recv == nil || fn.Body == nil {
+				continue
+			}
+			types = append(types, receiverName(fn))
+			if !beginsWithNilTarget(fn) {
+				problems = append(problems, fmt.Sprintf("%s: %s does not begin with nilTarget(%s)",
+					fset.Position(fn.Pos()), funcTitle(fn), receiverIdent(fn)))
+			}
+		}
+	}
+	return problems, types
+}
+
+// beginsWithNilTarget reports whether fn's first statement is
+// `if err := nilTarget(<fn's receiver>); err != nil { return err }`.
+func beginsWithNilTarget(fn *ast.FuncDecl) bool {
+	if len(fn.Body.List) == 0 {
+		return false
+	}
+	stmt, ok := fn.Body.List[0].(*ast.IfStmt)
+	if !ok || stmt.Init == nil {
+		return false
+	}
+	assign, ok := stmt.Init.(*ast.AssignStmt)
+	if !ok || len(assign.Rhs) != 1 {
+		return false
+	}
+	call, ok := assign.Rhs[0].(*ast.CallExpr)
+	if !ok || len(call.Args) != 1 {
+		return false
+	}
+	callee, ok1 := call.Fun.(*ast.Ident)
+	arg, ok2 := call.Args[0].(*ast.Ident)
+	return ok1 && ok2 && callee.Name == "nilTarget" && arg.Name == receiverIdent(fn)
+}
+
+// receiverIdent is the name fn gives its receiver.
+func receiverIdent(fn *ast.FuncDecl) string {
+	if names := fn.Recv.List[0].Names; len(names) > 0 {
+		return names[0].Name
+	}
+	return "_"
+}
+
+// TestUnmarshalersRefuseNil checks that every UnmarshalJSON method of the
+// SDK begins with nilTarget, that the check finds one that does not, and
+// that nilEmbedded (TestUnmarshalIntoNilEmbedded) lists every type with
+// such a method.
+func TestUnmarshalersRefuseNil(t *testing.T) {
+	t.Parallel()
+	const bad = `package platform
+func (t *Thing) UnmarshalJSON(b []byte) error { return json.Unmarshal(b, &t.v) }
+`
+	checkRule(t, func(fset *token.FileSet, files []conventionFile) []string {
+		problems, _ := unmarshalerProblems(fset, files)
+		return problems
+	}, bad, "Thing.UnmarshalJSON does not begin with nilTarget(t)")
+
+	fset, files := rootFiles(t)
+	_, types := unmarshalerProblems(fset, files)
+	var listed []string
+	for _, v := range nilEmbedded {
+		listed = append(listed, reflect.TypeOf(v).Elem().Field(0).Type.Elem().Name())
+	}
+	slices.Sort(types)
+	slices.Sort(listed)
+	if diff := cmp.Diff(types, listed); diff != "" {
+		t.Errorf("the types with an UnmarshalJSON method (-want) against nilEmbedded's (+got):\n%s", diff)
 	}
 }

@@ -1416,6 +1416,32 @@ func TestTokenSourceWaitEndsWithTheContext(t *testing.T) {
 	}
 }
 
+// nilEmbedded holds, for every type of the package with an UnmarshalJSON
+// method, a pointer to a struct that embeds a nil pointer to it, for
+// TestUnmarshalIntoNilEmbedded; TestUnmarshalersRefuseNil checks that it
+// lists them all.
+var nilEmbedded = []any{
+	new(struct{ *platform.Timestamp }),
+	new(struct{ *platform.BranchInfrastructure }),
+	new(struct{ *platform.ScopeList }),
+	new(struct{ *platform.LookupVindexChange }),
+	new(struct{ *platform.VReplicationSummary }),
+	new(struct{ *platform.WorkflowDelete }),
+	new(struct{ *platform.WorkflowShow }),
+	new(struct{ *platform.MoveTablesWorkflow }),
+	new(struct{ *platform.MoveTablesStatus }),
+	new(struct{ *platform.VitessRoutingRules }),
+	new(struct{ *platform.KeyspaceRoutingRules }),
+	new(struct{ *platform.ThrottlerStatus }),
+	new(struct{ *platform.ThrottlerCheck }),
+	new(struct{ *platform.VDiff }),
+	new(struct{ *platform.VReplicationWorkflow }),
+	new(struct {
+		*platform.VReplicationWorkflows
+	}),
+	new(struct{ *platform.WorkflowUpdate }),
+}
+
 // TestUnmarshalIntoNilEmbedded decodes into a caller's struct that embeds a
 // nil pointer to each type of the package with an UnmarshalJSON method:
 // never a panic. Go 1.26's encoding/json refuses the field or skips it; from
@@ -1423,28 +1449,7 @@ func TestTokenSourceWaitEndsWithTheContext(t *testing.T) {
 // runs this package's tests on Go 1.27 too).
 func TestUnmarshalIntoNilEmbedded(t *testing.T) {
 	t.Parallel()
-	// Pointers to structs that embed a nil pointer.
-	for _, v := range []any{
-		new(struct{ *platform.Timestamp }),
-		new(struct{ *platform.BranchInfrastructure }),
-		new(struct{ *platform.ScopeList }),
-		new(struct{ *platform.LookupVindexChange }),
-		new(struct{ *platform.VReplicationSummary }),
-		new(struct{ *platform.WorkflowDelete }),
-		new(struct{ *platform.WorkflowShow }),
-		new(struct{ *platform.MoveTablesWorkflow }),
-		new(struct{ *platform.MoveTablesStatus }),
-		new(struct{ *platform.VitessRoutingRules }),
-		new(struct{ *platform.KeyspaceRoutingRules }),
-		new(struct{ *platform.ThrottlerStatus }),
-		new(struct{ *platform.ThrottlerCheck }),
-		new(struct{ *platform.VDiff }),
-		new(struct{ *platform.VReplicationWorkflow }),
-		new(struct {
-			*platform.VReplicationWorkflows
-		}),
-		new(struct{ *platform.WorkflowUpdate }),
-	} {
+	for _, v := range nilEmbedded {
 		name := reflect.TypeOf(v).Elem().Field(0).Type.Elem().Name()
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
