@@ -589,7 +589,7 @@ func vtctldListWorkflows(c *call) (any, error) {
 		if v := q.Get(name); v != "" {
 			on, err := strconv.ParseBool(v)
 			if err != nil {
-				return nil, unprocessable("%s %q is not true or false", name, v)
+				return nil, badRequest("%s must be true or false, got %q", name, v)
 			}
 			flags[name] = on
 		}

@@ -341,9 +341,9 @@ func (e *mtEnv) refuse(t *testing.T, cases []mtRefusal) {
 	const base = "/v1/organizations/acme/databases/app/branches/main"
 	for _, tc := range cases {
 		r := send(t, e.srv, tc.method, base+tc.path, admin(e.srv), tc.body)
-		code := "unprocessable"
-		if tc.status == 404 {
-			code = "not_found"
+		code := map[int]string{400: "bad_request", 404: "not_found"}[tc.status]
+		if code == "" {
+			code = "unprocessable"
 		}
 		got := wantError(t, r, tc.status, code)
 		if !strings.Contains(got.Message, tc.want) {
@@ -358,7 +358,8 @@ func (e *mtEnv) refuse(t *testing.T, cases []mtRefusal) {
 
 // TestMoveTablesRefusals: each action refused where Vitess (or the
 // documented workflow's state) refuses it, with a 422 naming the state
-// or the field, or a 404; none changes anything.
+// or the field, a 404, or a 400 for a malformed query value; none changes
+// anything.
 func TestMoveTablesRefusals(t *testing.T) {
 	t.Parallel()
 	e := newMTEnv(t)
@@ -402,7 +403,7 @@ func TestMoveTablesRefusals(t *testing.T) {
 		{"status unknown keyspace", "GET", wf + "/status?target_keyspace=nope", "", 422, `target_keyspace "nope"`},
 		{"switch unknown", "POST", wf + "/switch-traffic", `{"target_keyspace":"sharded"}`, 404, ""},
 		{"list without keyspace", "GET", "/vtctld/workflows", "", 422, "keyspace is required"},
-		{"list bad flag", "GET", "/vtctld/workflows?keyspace=sharded&active_only=maybe", "", 422, "active_only"},
+		{"list bad flag", "GET", "/vtctld/workflows?keyspace=sharded&active_only=maybe", "", 400, "active_only"},
 		{"start unknown", "POST", "/vtctld/workflows/nope/start", `{"keyspace":"sharded"}`, 404, ""},
 		{"stop without keyspace", "POST", "/vtctld/workflows/nope/stop", `{}`, 422, "keyspace is required"},
 	})
