@@ -57,11 +57,11 @@ type branchVitess struct {
 	// ops are the branch's operations, in creation order and by ID.
 	ops ordered.Store[*vitessOpRec]
 	// ksRules are the keyspace routing rules, in the order applied (see
-	// vitess_routing.go).
+	// vtctldApplyKeyspaceRoutingRules).
 	ksRules []ksRoutingRule
 	// throttlers are the keyspaces' throttler configurations, by
 	// keyspace ID, and metrics the tablets' metrics that tests set (see
-	// vitess_throttler.go).
+	// throttlerConfig).
 	throttlers map[string]*throttlerConfig
 	metrics    map[tabletMetric]float64
 	// vdiff holds the VDiffs of the branch's workflows and the
