@@ -807,24 +807,32 @@ func TestAutoDeleteBranch(t *testing.T) {
 // TestAutoDeleteBranchOnlyWhenDeployed checks that auto_delete_branch
 // deletes the head branch only when the deployment succeeded: it leaves
 // its revert window, or an instant deployment applied its schema. Completing
-// a failed deployment (complete-deploy) keeps the branch.
+// a failed deployment (complete-deploy) keeps the branch, as does a
+// deletion protection that a delete request would be refused for.
 func TestAutoDeleteBranchOnlyWhenDeployed(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name    string
-		steps   []drStep
-		deleted bool
+		name      string
+		steps     []drStep
+		protected bool
+		deleted   bool
 	}{
-		{"skip-revert", then(toPendingRevert, act("skip-revert")), true},
-		{"end of the revert window", then(toPendingRevert, adv(30*time.Minute)), true},
-		{"instant deployment", then(toReady, act("deploy-instant"), adv(12*time.Second)), true},
-		{"complete-deploy of complete_error", then(toInProgress, failNext, adv(10*time.Second), act("complete-deploy")), false},
-		{"complete-deploy of complete_revert_error", then(toRevert, failNext, adv(5*time.Second), act("complete-deploy")), false},
+		{"skip-revert", then(toPendingRevert, act("skip-revert")), false, true},
+		{"end of the revert window", then(toPendingRevert, adv(30*time.Minute)), false, true},
+		{"instant deployment", then(toReady, act("deploy-instant"), adv(12*time.Second)), false, true},
+		{"complete-deploy of complete_error", then(toInProgress, failNext, adv(10*time.Second), act("complete-deploy")), false, false},
+		{"complete-deploy of complete_revert_error", then(toRevert, failNext, adv(5*time.Second), act("complete-deploy")), false, false},
+		{"deletion protected", then(toPendingRevert, act("skip-revert")), true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			e := newDREnv(t, false)
 			e.branch("dev", drChange...)
+			if tc.protected {
+				if _, err := e.c.Branches.Update(t.Context(), &platform.UpdateBranchParams{Organization: e.org, Database: drDB, Branch: "dev", DeletionProtected: platform.Ptr(true)}); err != nil {
+					t.Fatal(err)
+				}
+			}
 			e.takeSteps(e.open(platform.CreateDeployRequestParams{Branch: "dev", AutoDeleteBranch: platform.Ptr(true)}), tc.steps)
 			dr := e.get(1)
 			if dr.DeploymentState != platform.DeploymentComplete {

@@ -195,6 +195,25 @@ func qpSignedLocation(t *testing.T, e *qpEnv, id string) string {
 // TestQueryPatternReportSignedAddress checks the signed address: it needs
 // no credentials; a changed path, expiry or signature is refused with 403,
 // an expired one with 410, and each refusal changes nothing.
+// TestQueryPatternReportAddressSurvivesRestore: a Restore keeps the
+// server's signing key, so an address signed before it still serves the
+// report the restored world holds.
+func TestQueryPatternReportAddressSurvivesRestore(t *testing.T) {
+	t.Parallel()
+	e := newQPEnv(t)
+	r := e.create()
+	e.srv.Advance(fake.DefaultTimings().QueryPatternsReport)
+	loc := qpSignedLocation(t, e, r.ID)
+	data, err := e.srv.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.srv.Restore(data); err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, send(t, e.srv, http.MethodGet, loc, "", ""), http.StatusOK)
+}
+
 func TestQueryPatternReportSignedAddress(t *testing.T) {
 	t.Parallel()
 	e := newQPEnv(t)

@@ -14,8 +14,9 @@ import (
 // redirect to the file's address below /_files/, signed under the server's
 // own key and valid until an expiry: the signature is the authorization,
 // so the address needs no credentials, and each server signs with a key of
-// its own (an address from another server, or from before a restore, is
-// refused as changed).
+// its own (an address from another server is refused as changed; a
+// Restore keeps the key, so an address signed before it still serves the
+// file while the restored world holds it).
 
 // signedURL returns the absolute address of path on the call's host,
 // signed to be valid until until.

@@ -599,11 +599,7 @@ func (w *world) addVSchemaTables(target *keyspaceRec, tables []string) {
 				entries[t] = map[string]any{}
 				continue
 			}
-			column := "id"
-			if m := primaryKeyRe.FindStringSubmatch(target.tables[t]); m != nil {
-				column = m[1]
-			}
-			entries[t] = map[string]any{"column_vindexes": []any{map[string]any{"column": column, "name": "hash"}}}
+			entries[t] = map[string]any{"column_vindexes": []any{map[string]any{"column": primaryKeyColumn(target.tables[t]), "name": "hash"}}}
 			vindexes, _ := doc["vindexes"].(map[string]any)
 			if vindexes == nil {
 				vindexes = map[string]any{}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/dbplatform/platform-go"
 )
@@ -20,8 +21,30 @@ import (
 // defaultRoutingRules are a branch's routing rules before any update.
 const defaultRoutingRules = "{\n  \"rules\": []\n}"
 
-// primaryKeyRe finds the first column of a table's primary key.
+// primaryKeyRe finds the first column of a table's primary key declared
+// as a constraint, PRIMARY KEY (col, ...).
 var primaryKeyRe = regexp.MustCompile("(?i)primary\\s+key\\s*\\(\\s*`?([A-Za-z0-9_$]+)")
+
+// primaryKeyColumn is the first column of the primary key of a table
+// defined by create, as its definition spells it: the constraint's first
+// column, or the column declared PRIMARY KEY; "id" when it has neither.
+func primaryKeyColumn(create string) string {
+	if m := primaryKeyRe.FindStringSubmatch(create); m != nil {
+		return m[1]
+	}
+	indexes, columns := tableDefinition(create)
+	for _, ix := range indexes {
+		if !ix.primary || len(ix.cols) == 0 {
+			continue
+		}
+		for _, c := range columns {
+			if strings.EqualFold(c, ix.cols[0]) {
+				return c
+			}
+		}
+	}
+	return "id"
+}
 
 func vschemaRoutes() []route {
 	return []route{
@@ -156,11 +179,7 @@ func (ks *keyspaceRec) vschemaText() string {
 			tables[name] = map[string]any{}
 			continue
 		}
-		column := "id"
-		if m := primaryKeyRe.FindStringSubmatch(create); m != nil {
-			column = m[1]
-		}
-		tables[name] = map[string]any{"column_vindexes": []any{map[string]any{"column": column, "name": "hash"}}}
+		tables[name] = map[string]any{"column_vindexes": []any{map[string]any{"column": primaryKeyColumn(create), "name": "hash"}}}
 	}
 	out, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {

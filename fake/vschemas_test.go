@@ -102,6 +102,21 @@ func TestVSchemaDefaults(t *testing.T) {
 	if got := vschemaOf(t, e, "dev", "app"); !strings.Contains(got, `"extra": {}`) {
 		t.Errorf("dev's default VSchema %s lacks the new table extra", got)
 	}
+	// A primary key declared with its column is the table's key too.
+	if err := e.srv.PushSchema(e.org, drDB, "dev", "CREATE TABLE sharded.tenants (`tenantKey` bigint NOT NULL PRIMARY KEY, name text)"); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Tables map[string]struct {
+			ColumnVindexes []struct{ Column, Name string } `json:"column_vindexes"`
+		} `json:"tables"`
+	}
+	if err := json.Unmarshal([]byte(vschemaOf(t, e, "dev", "sharded")), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]struct{ Column, Name string }{{"tenantKey", "hash"}}, doc.Tables["tenants"].ColumnVindexes); diff != "" {
+		t.Errorf("column_vindexes of tenants, keyed by an inline primary key (-want +got):\n%s", diff)
+	}
 }
 
 // TestUpdateVSchemaAndRoutingRules sets both documents: each reads back
