@@ -326,7 +326,7 @@ func (s *Server) Now() time.Time {
 // fall due within d, it stops after that many, with the clock at the time
 // of the last one run, short of d: [Server.Now] says how far it got, and
 // another Advance goes on from there. Only a very long d on a busy server
-// gets there (one database's backups and invoices make about 1,100
+// gets there (one database's backups and invoices make about 1,500
 // transitions a year).
 func (s *Server) Advance(d time.Duration) {
 	s.advance(d)
