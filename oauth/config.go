@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"strings"
+	"time"
 
 	"golang.org/x/oauth2"
 )
@@ -34,6 +35,32 @@ type Config struct {
 	// is refused with invalid_scope. The platform grants the scopes chosen
 	// in the application's settings.
 	Scopes []string
+	// Now, if set, is the clock that dates tokens: the tokens of Exchange,
+	// DeviceAccessToken and TokenSource's refreshes expire Now() plus their
+	// expires_in, and TokenSource refreshes a token when Now() reaches its
+	// Expiry (less 10 seconds). Nil is time.Now. A test against a fake
+	// server sets its clock (Now: srv.Now), so that moving the clock past a
+	// token's lifetime makes the source refresh it, as the server judges
+	// it expired, without waiting.
+	Now func() time.Time
+}
+
+// now reads the configured clock.
+func (c *Config) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
+}
+
+// dated sets tok's Expiry by the configured clock, from its expires_in;
+// x/oauth2 dates it by the wall clock. A token without expires_in is left
+// as it is.
+func (c *Config) dated(tok *oauth2.Token) *oauth2.Token {
+	if c.Now != nil && tok != nil && tok.ExpiresIn > 0 {
+		tok.Expiry = c.Now().Add(time.Duration(tok.ExpiresIn) * time.Second)
+	}
+	return tok
 }
 
 // OAuth2 returns the x/oauth2 configuration for the platform's endpoints,
@@ -93,7 +120,7 @@ func (c *Config) Exchange(ctx context.Context, code string) (*oauth2.Token, erro
 	if err != nil {
 		return nil, redact(err, c.ClientSecret, code)
 	}
-	return tok, nil
+	return c.dated(tok), nil
 }
 
 // stateBytes is how much randomness a state carries: 256 bits.

@@ -68,7 +68,7 @@ func (c *Config) DeviceAccessToken(ctx context.Context, da *oauth2.DeviceAuthRes
 	if err != nil {
 		return nil, redact(err, c.ClientSecret, da.DeviceCode)
 	}
-	return tok, nil
+	return c.dated(tok), nil
 }
 
 // deviceAccessToken is DeviceAccessToken before its error is redacted.

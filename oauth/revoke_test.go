@@ -30,7 +30,7 @@ func signedInCLI(t *testing.T) (*fake.Server, *oauth.Config, *oauth2.Token) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := &oauth.Config{ClientID: app.ClientID, ClientSecret: app.ClientSecret, AuthURL: srv.AuthURL()}
+	cfg := &oauth.Config{ClientID: app.ClientID, ClientSecret: app.ClientSecret, AuthURL: srv.AuthURL(), Now: srv.Now}
 	da, err := cfg.DeviceAuth(t.Context())
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"time"
 
 	"golang.org/x/oauth2"
 )
@@ -16,8 +18,9 @@ import (
 var ErrNoClientSecret = errors.New("oauth: the access token has expired and refreshing it needs Config.ClientSecret; sign the user in again")
 
 // TokenSource returns a source of access tokens for the user who was given
-// tok. While tok is valid the source returns it; once it expires the source
-// refreshes it at the token endpoint (POST /oauth/token with
+// tok. While tok is valid the source returns it; once it expires (10
+// seconds before its Expiry, by [Config.Now]'s clock) the source refreshes
+// it at the token endpoint (POST /oauth/token with
 // grant_type=refresh_token, the operation of [Config.Exchange]) and returns
 // the new one.
 //
@@ -41,44 +44,75 @@ var ErrNoClientSecret = errors.New("oauth: the access token has expired and refr
 // empty ClientSecret (a public client), the source returns tok while it is
 // valid and then fails with [ErrNoClientSecret], sending nothing.
 func (c *Config) TokenSource(ctx context.Context, tok *oauth2.Token, save func(*oauth2.Token) error) oauth2.TokenSource {
-	// x/oauth2's source caches the token and refreshes it when it expires,
-	// but offers no hook to see the refreshed tokens. Wrapping it in
-	// savingSource and that in another caching source gives the hook: the
-	// outer source calls savingSource only when its token has expired, one
-	// caller at a time, and the inner one then refreshes.
-	refresher := c.OAuth2().TokenSource(withoutRedirects(context.WithoutCancel(ctx)), tok)
-	s := &savingSource{src: refresher, save: save, secret: c.ClientSecret}
+	s := &refreshingSource{
+		config: c,
+		ctx:    withoutRedirects(context.WithoutCancel(ctx)),
+		save:   save,
+		tok:    tok,
+	}
 	if tok != nil {
 		s.refresh = tok.RefreshToken
 	}
-	return oauth2.ReuseTokenSource(tok, s)
+	return s
 }
 
-// savingSource passes each token it gets from src to save before returning
-// it. Only [oauth2.ReuseTokenSource] calls it, under that source's lock.
-type savingSource struct {
-	src  oauth2.TokenSource
-	save func(*oauth2.Token) error
-	// secret and refresh are the client secret and the refresh token that
-	// a refresh sends, kept out of its error's text.
-	secret, refresh string
+// expiryDelta is how long before its Expiry a token counts as expired, as
+// x/oauth2 counts it: a token about to expire is not sent.
+const expiryDelta = 10 * time.Second
+
+// refreshingSource is the source of [Config.TokenSource]. It does what
+// x/oauth2's ReuseTokenSource does (returns its token while valid, else
+// refreshes it, one caller at a time), but judges validity by the Config's
+// clock, which x/oauth2 cannot be given, and hands every refreshed token
+// to save.
+type refreshingSource struct {
+	config *Config
+	ctx    context.Context // the refreshes' context, detached
+	save   func(*oauth2.Token) error
+
+	mu  sync.Mutex
+	tok *oauth2.Token // returned while valid
+	// refresh is the refresh token the next refresh sends, kept out of
+	// its error's text with the client secret.
+	refresh string
+	// unsaved is set when save refused tok: the next call saves it again
+	// instead of refreshing.
+	unsaved bool
 }
 
 // Token implements oauth2.TokenSource.
-func (s *savingSource) Token() (*oauth2.Token, error) {
-	if s.secret == "" {
+func (s *refreshingSource) Token() (*oauth2.Token, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.unsaved {
+		return s.saved(s.tok)
+	}
+	if t := s.tok; t != nil && t.AccessToken != "" && (t.Expiry.IsZero() || !t.Expiry.Round(0).Add(-expiryDelta).Before(s.config.now())) {
+		return t, nil
+	}
+	secret := s.config.ClientSecret
+	if secret == "" {
 		return nil, ErrNoClientSecret
 	}
-	tok, err := s.src.Token()
+	// A token without an access token is always refreshed: x/oauth2's
+	// own check, by the wall clock, does not decide.
+	tok, err := s.config.OAuth2().TokenSource(s.ctx, &oauth2.Token{RefreshToken: s.refresh}).Token()
 	if err != nil {
-		return nil, redact(err, s.secret, s.refresh)
+		return nil, redact(err, secret, s.refresh)
 	}
-	if tok.RefreshToken != "" {
-		s.refresh = tok.RefreshToken
-	}
+	s.tok = s.config.dated(tok)
+	s.refresh = tok.RefreshToken
+	return s.saved(tok)
+}
+
+// saved hands tok, refreshed, to save and returns it; when save refuses
+// it, tok is kept and the next call saves it again.
+func (s *refreshingSource) saved(tok *oauth2.Token) (*oauth2.Token, error) {
+	s.unsaved = false
 	if s.save != nil {
-		saved := *tok
-		if err := s.save(&saved); err != nil {
+		cp := *tok
+		if err := s.save(&cp); err != nil {
+			s.unsaved = true
 			return nil, fmt.Errorf("oauth: saving the refreshed token: %w", err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/oauth2"
 
+	"github.com/dbplatform/platform-go"
 	"github.com/dbplatform/platform-go/oauth"
 )
 
@@ -287,5 +288,46 @@ func TestTokenSourceWithoutClientSecret(t *testing.T) {
 				t.Errorf("saved %v, want nothing saved", s)
 			}
 		})
+	}
+}
+
+// TestTokenSourceOnTheFakesClock signs in against the fake with Config.Now
+// set to the fake's clock: the token expires expires_in after the sign-in
+// on that clock, the source sends it until 10 seconds before then, and
+// refreshes it (saving the new one, dated on the same clock) once the
+// fake's clock gets there, with no wall-clock wait and no hand-made Expiry.
+func TestTokenSourceOnTheFakesClock(t *testing.T) {
+	t.Parallel()
+	srv, cfg, tok := signedInCLI(t)
+	lifetime := time.Duration(tok.ExpiresIn) * time.Second
+	if want := srv.Now().Add(lifetime); !tok.Expiry.Equal(want) {
+		t.Fatalf("the signed-in token expires at %v, want %v: the fake's clock plus expires_in", tok.Expiry, want)
+	}
+	var saved []*oauth2.Token
+	ts := cfg.TokenSource(t.Context(), tok, func(t *oauth2.Token) error { saved = append(saved, t); return nil })
+	client, err := platform.NewClient(platform.WithBaseURL(srv.URL()), platform.WithoutRetries(), platform.WithTokenSource(ts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func(wantRefreshes int) {
+		t.Helper()
+		before := pollsOf(srv)
+		if _, err := client.Users.GetCurrent(t.Context()); err != nil {
+			t.Fatalf("at %v after the sign-in: %v", srv.Now().Sub(tok.Expiry.Add(-lifetime)), err)
+		}
+		if n := pollsOf(srv) - before; n != wantRefreshes {
+			t.Errorf("at %v after the sign-in: %d token requests, want %d", srv.Now().Sub(tok.Expiry.Add(-lifetime)), n, wantRefreshes)
+		}
+	}
+	srv.Advance(lifetime - 11*time.Second)
+	call(0) // 11 s before the expiry: sent as it is
+	srv.Advance(2 * time.Second)
+	call(1) // 9 s before: refreshed first
+	call(0)
+	if len(saved) != 1 {
+		t.Fatalf("saved %d tokens, want the refreshed one", len(saved))
+	}
+	if got := saved[0]; got.AccessToken == tok.AccessToken || !got.Expiry.Equal(srv.Now().Add(lifetime)) {
+		t.Errorf("saved token %q expiring %v, want a new access token expiring %v", got.AccessToken, got.Expiry, srv.Now().Add(lifetime))
 	}
 }
