@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"strings"
 	"time"
 )
 
@@ -219,11 +220,12 @@ type AnomalyCorrelation struct {
 // insightsPath is the path of a branch's insights, with more segments
 // (escaped) after it.
 func insightsPath(org, db, branch string, more ...string) string {
-	p := pathf("v1/organizations/%s/databases/%s/branches/%s/insights", org, db, branch)
+	var p strings.Builder
+	p.WriteString(pathf("v1/organizations/%s/databases/%s/branches/%s/insights", org, db, branch))
 	for _, m := range more {
-		p += "/" + pathf("%s", m)
+		p.WriteString("/" + pathf("%s", m))
 	}
-	return p
+	return p.String()
 }
 
 // checkDir refuses a sort direction the API does not know, before any

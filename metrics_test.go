@@ -2,6 +2,7 @@ package platform_test
 
 import (
 	"context"
+	"maps"
 	"net/url"
 	"testing"
 	"time"
@@ -48,12 +49,8 @@ func TestMetricsWire(t *testing.T) {
 	windowQuery := url.Values{"from": {"2026-01-01T00:00:00Z"}, "to": {"2026-01-01T00:02:00Z"}, "steps": {"2"}}
 	with := func(v url.Values, more url.Values) url.Values {
 		out := url.Values{}
-		for k, vs := range v {
-			out[k] = vs
-		}
-		for k, vs := range more {
-			out[k] = vs
-		}
+		maps.Copy(out, v)
+		maps.Copy(out, more)
 		return out
 	}
 	runMethodCases(t, []methodCase{

@@ -265,9 +265,9 @@ func TestScopesCoverOperations(t *testing.T) {
 		if row[6] == "-" {
 			continue
 		}
-		for _, rs := range strings.Fields(row[6]) {
+		for rs := range strings.FieldsSeq(row[6]) {
 			res, names, _ := strings.Cut(rs, ":")
-			for _, n := range strings.Split(names, ",") {
+			for n := range strings.SplitSeq(names, ",") {
 				if s := platform.Scope(res + ":" + n); s != platform.ScopeOrganizationAdmin && !slices.Contains(want, s) {
 					want = append(want, s)
 				}

@@ -120,7 +120,7 @@ func TestAuditLogRecordsEveryChange(t *testing.T) {
 			if e.RemoteIP == nil || *e.RemoteIP != "127.0.0.1" {
 				t.Errorf("remote_ip %v, want 127.0.0.1", e.RemoteIP)
 			}
-			for _, seg := range strings.Split(op.path, "/") {
+			for seg := range strings.SplitSeq(op.path, "/") {
 				param, ok := strings.CutPrefix(seg, "{")
 				param = strings.TrimSuffix(param, "}")
 				if !ok || param == "organization" {

@@ -1,6 +1,7 @@
 package fake_test
 
 import (
+	"maps"
 	"net/http"
 	"os"
 	"slices"
@@ -49,7 +50,7 @@ func loadOperations(t testing.TB) map[string]tsvOperation {
 		}
 		if f[6] != "-" {
 			op.scopes = map[string][]string{}
-			for _, rs := range strings.Fields(f[6]) {
+			for rs := range strings.FieldsSeq(f[6]) {
 				res, list, _ := strings.Cut(rs, ":")
 				op.scopes[res] = strings.Split(list, ",")
 			}
@@ -136,9 +137,7 @@ func badCredentials(t *testing.T, srv *fake.Server) map[string]string {
 		"secret with prefix": admin.ID + ":" + admin.Secret[:len(admin.Secret)-1],
 		"refresh as access":  bearer(expiredOAuth.RefreshToken),
 	}
-	for label, auth := range breaking {
-		creds[label] = auth
-	}
+	maps.Copy(creds, breaking)
 	return creds
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -165,9 +166,7 @@ func benchBare(b *testing.B, client *http.Client, srv *fake.Server, url, auth st
 	}
 	bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		for k, v := range header {
-			h[k] = v
-		}
+		maps.Copy(h, header)
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(want.body)
 	}))

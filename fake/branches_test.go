@@ -215,14 +215,14 @@ func TestBranchJSONFields(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &got); err != nil {
 		t.Fatal(err)
 	}
-	required := strings.Fields(`id type name created_at updated_at deleted_at restore_checklist_completed_at
+	required := strings.FieldsSeq(`id type name created_at updated_at deleted_at restore_checklist_completed_at
 		schema_last_updated_at kind mysql_address mysql_edge_address state direct_vtgate vtgate_size
 		vtgate_name vtgate_count vtgate_autoscaling vtgate_max_count vtgate_target_cpu_utilization
 		cluster_name cluster_iops ready schema_ready metal production safe_migrations deletion_protected
 		sharded shard_count keyspace_count stale_schema actor restored_from_branch private_edge_connectivity
 		has_replicas has_read_only_replicas html_url url region parent_branch vtgate_options
 		access_host_url mysql_provider_address initial_restore_id multiple_admins_required_for_demotion`)
-	for _, k := range required {
+	for k := range required {
 		if _, ok := got[k]; !ok {
 			t.Errorf("field %s missing", k)
 		}

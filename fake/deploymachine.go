@@ -429,18 +429,18 @@ func refuse(dr *drRec, action string, allowed ...platform.DeploymentState) error
 
 // joinStates lists states for a message.
 func joinStates(states []platform.DeploymentState) string {
-	out := ""
+	var out strings.Builder
 	for i, st := range states {
 		switch {
 		case i == 0:
 		case i == len(states)-1:
-			out += " or "
+			out.WriteString(" or ")
 		default:
-			out += ", "
+			out.WriteString(", ")
 		}
-		out += string(st)
+		out.WriteString(string(st))
 	}
-	return out
+	return out.String()
 }
 
 // in reports whether the deployment's state is one of states.

@@ -137,10 +137,8 @@ func (ld *loader) loadDeployRequests(db *dbRec, list []drSnap, queue []int) erro
 		if dr == nil {
 			return at(fmt.Errorf("no deploy request #%d", n), "deploy_queue[%d]", i)
 		}
-		for _, queued := range db.deployQueue {
-			if queued == dr {
-				return at(fmt.Errorf("deploy request #%d appears twice", n), "deploy_queue[%d]", i)
-			}
+		if slices.Contains(db.deployQueue, dr) {
+			return at(fmt.Errorf("deploy request #%d appears twice", n), "deploy_queue[%d]", i)
 		}
 		if !dr.holdsQueue() {
 			return at(fmt.Errorf("deploy request #%d is in the queue, but its deployment is %s, which holds no place in it", n, dr.dep.state), "deploy_queue[%d]", i)

@@ -654,7 +654,7 @@ func tagKeysParam(b *branchRec, q url.Values) []string {
 	}
 	var keys []string
 	for _, v := range append(q["tags"], q["tags[]"]...) {
-		for _, k := range strings.Split(v, ",") {
+		for k := range strings.SplitSeq(v, ",") {
 			switch {
 			case k == "", slices.Contains(keys, k):
 			case known[k]:

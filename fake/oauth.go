@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -379,9 +380,7 @@ func (s *Server) approve(w http.ResponseWriter, r *http.Request, req authorizeRe
 func (req authorizeRequest) redirect(w http.ResponseWriter, r *http.Request, params url.Values) {
 	u, _ := url.Parse(req.redirectURI) // checked by onDomain
 	q := u.Query()
-	for k, v := range params {
-		q[k] = v
-	}
+	maps.Copy(q, params)
 	if req.state != "" {
 		q.Set("state", req.state)
 	}
@@ -590,7 +589,7 @@ func (w *world) refreshToken(app *oauthAppRec, req tokenRequest) (issuedToken, *
 		return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_grant", "refresh_token is not a live refresh token of this application (refresh tokens are replaced by each refresh)")
 	}
 	granted := t.grant.scopeList()
-	for _, sc := range strings.Fields(req.scope) {
+	for sc := range strings.FieldsSeq(req.scope) {
 		if q := qualifyScope(sc); !slices.Contains(granted, q) {
 			return issuedToken{}, oauthErr(http.StatusBadRequest, "invalid_scope", "scope %q (%s) was not granted to this token (its scopes: %s); a refresh cannot add scopes", sc, q, granted)
 		}

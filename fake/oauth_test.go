@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"html"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -114,9 +115,7 @@ func oauthSend(t testing.TB, method, target string, body io.Reader, header http.
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k, v := range header {
-		req.Header[k] = v
-	}
+	maps.Copy(req.Header, header)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
@@ -253,12 +252,8 @@ func parseOAuthForm(t testing.TB, r oauthResponse) oauthForm {
 // them (header).
 func (f oauthForm) values(decision string, chosen url.Values) url.Values {
 	form := url.Values{"decision": {decision}}
-	for k, v := range f.hidden {
-		form[k] = v
-	}
-	for k, v := range chosen {
-		form[k] = v
-	}
+	maps.Copy(form, f.hidden)
+	maps.Copy(form, chosen)
 	return form
 }
 
@@ -678,9 +673,7 @@ func TestOAuthClientAuthentication(t *testing.T) {
 		mixed := codeParams(app, code)
 		mixed.Del("client_id")
 		mixed.Del("client_secret")
-		for k, v := range p {
-			mixed[k] = v
-		}
+		maps.Copy(mixed, p)
 		r := oauthDo(t, http.MethodPost, srv.AuthURL()+"oauth/token", mixed, basic)
 		var got oauthTokenResponse
 		if err := json.Unmarshal([]byte(r.body), &got); err != nil {

@@ -224,7 +224,7 @@ func (w *world) publicClient(c clientCredentials) (*oauthAppRec, *oauthError) {
 // scope on the organization, or on the user for the user scopes
 // (qualifyScope).
 func checkRequestedScopes(app *oauthAppRec, scope string) *oauthError {
-	for _, sc := range strings.Fields(scope) {
+	for sc := range strings.FieldsSeq(scope) {
 		if q := qualifyScope(sc); !slices.Contains(app.scopes, q) {
 			return oauthErr(http.StatusBadRequest, "invalid_scope", "scope %q (%s) is not a scope of %s (its scopes: %s)", sc, q, app.name, platform.ScopeList(app.scopes))
 		}

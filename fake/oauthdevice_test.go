@@ -3,6 +3,7 @@ package fake_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"strings"
@@ -32,9 +33,7 @@ type deviceAuthAnswer struct {
 func deviceStart(t *testing.T, srv *fake.Server, clientID string, params url.Values) (int, deviceAuthAnswer) {
 	t.Helper()
 	form := url.Values{"client_id": {clientID}}
-	for k, v := range params {
-		form[k] = v
-	}
+	maps.Copy(form, params)
 	r := oauthDo(t, http.MethodPost, srv.AuthURL()+"oauth/authorize_device", form, nil)
 	if ct := r.header.Get("Content-Type"); ct != "application/json" {
 		t.Fatalf("authorize_device: Content-Type %q, body %s", ct, r.body)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -284,9 +285,7 @@ func (b *pageBuffer) Write(p []byte) (int, error) {
 // sendTo writes the buffered answer to w.
 func (b *pageBuffer) sendTo(w http.ResponseWriter) {
 	h := w.Header()
-	for k, v := range b.header {
-		h[k] = v
-	}
+	maps.Copy(h, b.header)
 	b.WriteHeader(http.StatusOK)
 	w.WriteHeader(b.status)
 	_, _ = w.Write(b.body.Bytes())

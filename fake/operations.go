@@ -41,7 +41,7 @@ func parseOperations(tsv string) map[string]operation {
 		}
 		if f[6] != "-" {
 			op.scopes = map[string][]string{}
-			for _, rs := range strings.Fields(f[6]) {
+			for rs := range strings.FieldsSeq(f[6]) {
 				res, list, _ := strings.Cut(rs, ":")
 				op.scopes[res] = strings.Split(list, ",")
 			}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -298,9 +299,7 @@ func opVRep(stage string, vals map[string]string, query, body string) opFixture 
 			}
 		}
 		v := map[string]string{"branch": "main"}
-		for k, x := range vals {
-			v[k] = x
-		}
+		maps.Copy(v, vals)
 		return opCall{vals: v, query: query, body: body}
 	}
 }
@@ -1590,9 +1589,7 @@ var opPlaceholder = regexp.MustCompile(`\{[a-z_]+\}`)
 func (c opCall) path(t testing.TB, w *opWorld, op tsvOperation) string {
 	t.Helper()
 	vals := map[string]string{"organization": w.org, "database": drDB}
-	for k, v := range c.vals {
-		vals[k] = v
-	}
+	maps.Copy(vals, c.vals)
 	path := opPlaceholder.ReplaceAllStringFunc(op.path, func(ph string) string {
 		v, ok := vals[strings.Trim(ph, "{}")]
 		if !ok {

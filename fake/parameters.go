@@ -209,7 +209,7 @@ func validateLibraries(name, value string) error {
 	if strings.TrimSpace(value) == "" {
 		return nil
 	}
-	for _, lib := range strings.Split(value, ",") {
+	for lib := range strings.SplitSeq(value, ",") {
 		lib = strings.TrimSpace(lib)
 		e := extByName[lib]
 		switch {

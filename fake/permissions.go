@@ -24,7 +24,7 @@ var organizationPermissions = []string{
 // database: the spec's table, and the names the operations use.
 var databasePermissions = func() []string {
 	set := map[string]bool{}
-	for _, p := range strings.Fields(`read_database write_database delete_database create_branch read_branch
+	for p := range strings.FieldsSeq(`read_database write_database delete_database create_branch read_branch
 		delete_branch delete_production_branch connect_branch connect_production_branch
 		delete_branch_password delete_production_branch_password create_deploy_request
 		read_deploy_request approve_deploy_request create_comment read_comment read_backups

@@ -40,7 +40,7 @@ func (e *apiError) logReason(r *http.Request) string {
 // wildcards returns the names of the {wildcards} of a ServeMux pattern.
 func wildcards(pattern string) []string {
 	var out []string
-	for _, seg := range strings.Split(pattern, "/") {
+	for seg := range strings.SplitSeq(pattern, "/") {
 		if name, ok := strings.CutPrefix(seg, "{"); ok {
 			out = append(out, strings.TrimSuffix(strings.TrimSuffix(name, "}"), "..."))
 		}

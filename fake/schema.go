@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"maps"
 	"regexp"
 	"slices"
 
@@ -122,9 +123,7 @@ func (b *branchRec) applyDDL(statements []string) error {
 
 func cloneMap[K comparable, V any](m map[K]V) map[K]V {
 	out := make(map[K]V, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
+	maps.Copy(out, m)
 	return out
 }
 

@@ -58,10 +58,8 @@ func (s *Server) addTeamDatabase(fn, org, team, database string, analyst bool) e
 	if analyst {
 		list = &t.analystDatabases
 	}
-	for _, have := range *list {
-		if have == db {
-			return fmt.Errorf("fake: %s: database %s is already on team %s", fn, database, team)
-		}
+	if slices.Contains(*list, db) {
+		return fmt.Errorf("fake: %s: database %s is already on team %s", fn, database, team)
 	}
 	// Deleted databases are left out when the team is rendered; drop them
 	// here so that the list does not grow with them.

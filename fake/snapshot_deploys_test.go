@@ -3,6 +3,7 @@ package fake_test
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"testing"
 	"time"
 
@@ -84,9 +85,7 @@ func TestRestoreRefusesDeploymentsTheAPIDoesNotReach(t *testing.T) {
 		}, step + ".gen: generation 99 is after its deployment's "},
 		{"two steps of a deployment at its generation", func(d refusalDoc) {
 			c := map[string]any{}
-			for k, v := range stepOf(d) {
-				c[k] = v
-			}
+			maps.Copy(c, stepOf(d))
 			used := map[string]bool{}
 			for _, x := range d.list(d.m, "transitions") {
 				used[fmt.Sprint(x.(map[string]any)["seq"])] = true

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -211,12 +212,8 @@ func (d refusalDoc) at(v map[string]any, key string, i int) map[string]any {
 // and returns it.
 func (d refusalDoc) twin(v map[string]any, key string, i int, set map[string]any) map[string]any {
 	c := map[string]any{}
-	for k, x := range d.at(v, key, i) {
-		c[k] = x
-	}
-	for k, x := range set {
-		c[k] = x
-	}
+	maps.Copy(c, d.at(v, key, i))
+	maps.Copy(c, set)
 	v[key] = append(d.list(v, key), c)
 	return c
 }
@@ -269,9 +266,7 @@ func TestRestoreRefusesDuplicates(t *testing.T) {
 		{"two deploy requests with one ID", func(d refusalDoc) {
 			dr := d.twin(d.db("app"), "deploy_requests", 0, map[string]any{"number": 2, "open": false})
 			dep := map[string]any{}
-			for k, v := range dr["deployment"].(map[string]any) {
-				dep[k] = v
-			}
+			maps.Copy(dep, dr["deployment"].(map[string]any))
 			dep["id"], dep["state"], dep["operations"] = "seconddepxxx", "complete", nil
 			dr["deployment"] = dep
 			d.db("app")["last_deploy_request"] = 2
@@ -279,9 +274,7 @@ func TestRestoreRefusesDuplicates(t *testing.T) {
 		{"two deployments with one ID", func(d refusalDoc) {
 			dr := d.twin(d.db("app"), "deploy_requests", 0, map[string]any{"number": 2, "open": false, "id": "seconddrxxxx"})
 			dep := map[string]any{}
-			for k, v := range dr["deployment"].(map[string]any) {
-				dep[k] = v
-			}
+			maps.Copy(dep, dr["deployment"].(map[string]any))
 			dep["state"], dep["operations"] = "complete", nil
 			dr["deployment"] = dep
 			d.db("app")["last_deploy_request"] = 2

@@ -3,6 +3,7 @@ package fake_test
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -102,9 +103,7 @@ func setField(key string, v any) func(map[string]any, []any) []any {
 func twiceWithID(key string) func(map[string]any, []any) []any {
 	return func(rec map[string]any, recs []any) []any {
 		other := map[string]any{}
-		for k, v := range rec {
-			other[k] = v
-		}
+		maps.Copy(other, rec)
 		other[key] = "other-id"
 		return append(recs, other)
 	}

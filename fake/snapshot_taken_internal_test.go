@@ -3,6 +3,7 @@ package fake
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strings"
 	"testing"
 )
 
@@ -15,12 +16,13 @@ func TestScanTakenSecrets(t *testing.T) {
 	hashed := "sk_" + repeatTo("abc123", 32)
 	hash := sha256.Sum256([]byte(hashed))
 	plain := []string{"app_" + repeatTo("q1", 20), repeatTo("u9", 20), repeatTo("w", 32), "role_" + repeatTo("r", 12)}
-	doc := `{"hash": "` + hex.EncodeToString(hash[:]) + `", "id": "abcdefghijkl"`
+	var doc strings.Builder
+	doc.WriteString(`{"hash": "` + hex.EncodeToString(hash[:]) + `", "id": "abcdefghijkl"`)
 	for _, p := range plain {
-		doc += `, "x": "` + p + `"`
+		doc.WriteString(`, "x": "` + p + `"`)
 	}
-	doc += `, "name": "` + repeatTo("Not-A-Secret", 20) + `", "upper": "APP_` + repeatTo("q1", 20) + `"}`
-	ids, held := scanTakenIDs([]byte(doc))
+	doc.WriteString(`, "name": "` + repeatTo("Not-A-Secret", 20) + `", "upper": "APP_` + repeatTo("q1", 20) + `"}`)
+	ids, held := scanTakenIDs([]byte(doc.String()))
 	if len(ids) != 1 || !ids.has([]byte("abcdefghijkl")) {
 		t.Errorf("IDs %v, want abcdefghijkl's", ids)
 	}

@@ -302,7 +302,7 @@ func TestSnapshotCoversEveryField(t *testing.T) {
 		}
 	}
 	for typ, names := range snapshotCoverage {
-		for _, name := range strings.Fields(names) {
+		for name := range strings.FieldsSeq(names) {
 			if _, ok := fields[typ+"."+name]; !ok && !strings.HasSuffix(typ, "Job") && typ != "delivery" {
 				t.Errorf("snapshotCoverage lists %s.%s, which no longer exists: remove it", typ, name)
 			}
@@ -348,7 +348,7 @@ func TestSnapshotOperations(t *testing.T) {
 		}
 	}
 	for typ, names := range snapshotCoverage {
-		for _, name := range strings.Fields(names) {
+		for name := range strings.FieldsSeq(names) {
 			f := typ + "." + name
 			if !seen.fields[f] && snapshotUnset[f] == "" {
 				t.Errorf("no restored world of the operation table sets %s, so the snapshot's round trip of it goes untested: make a fixture set it", f)

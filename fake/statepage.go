@@ -226,13 +226,13 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) bool {
 // with q=0): a browser's navigation does, curl's */* does not.
 func pageAcceptsHTML(accept []string) bool {
 	for _, v := range accept {
-		for _, part := range strings.Split(v, ",") {
+		for part := range strings.SplitSeq(v, ",") {
 			media, params, _ := strings.Cut(part, ";")
 			if !strings.EqualFold(strings.TrimSpace(media), "text/html") {
 				continue
 			}
 			q := 1.0
-			for _, p := range strings.Split(params, ";") {
+			for p := range strings.SplitSeq(params, ";") {
 				if k, v, ok := strings.Cut(strings.TrimSpace(p), "="); ok && strings.EqualFold(k, "q") {
 					if f, err := strconv.ParseFloat(v, 64); err == nil {
 						q = f

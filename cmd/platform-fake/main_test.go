@@ -292,7 +292,7 @@ func definedFlags(t *testing.T) []string {
 		t.Fatalf("run(-h) = %v", err)
 	}
 	var flags []string
-	for _, line := range strings.Split(out.String(), "\n") {
+	for line := range strings.SplitSeq(out.String(), "\n") {
 		if rest, ok := strings.CutPrefix(line, "  -"); ok {
 			name, _, _ := strings.Cut(rest, " ")
 			flags = append(flags, "-"+name)
@@ -342,7 +342,7 @@ func TestUsageDocumentsEveryFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	var usage string
-	for _, line := range strings.Split(string(src), "\n") {
+	for line := range strings.SplitSeq(string(src), "\n") {
 		if rest, ok := strings.CutPrefix(line, "//\tplatform-fake "); ok {
 			usage = rest
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"html"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
@@ -161,12 +162,8 @@ func readConsent(t *testing.T, d *demo, p page) consentForm {
 func (b *browser) decide(f consentForm, decision string, choose url.Values) page {
 	b.t.Helper()
 	form := url.Values{"decision": {decision}}
-	for k, v := range f.fields {
-		form[k] = v
-	}
-	for k, v := range choose {
-		form[k] = v
-	}
+	maps.Copy(form, f.fields)
+	maps.Copy(form, choose)
 	return b.do(http.MethodPost, f.action.String(), form)
 }
 

@@ -31,7 +31,7 @@ var (
 
 func wordSet(words string) map[string]bool {
 	set := map[string]bool{}
-	for _, w := range strings.Fields(words) {
+	for w := range strings.FieldsSeq(words) {
 		set[w] = true
 	}
 	return set

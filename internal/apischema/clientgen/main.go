@@ -464,8 +464,8 @@ func kind(t types.Type, seen []types.Type) *apischema.Schema {
 			return s // RawMessage, Number: any
 		}
 		ms := types.NewMethodSet(types.NewPointer(t))
-		for i := range ms.Len() {
-			switch ms.At(i).Obj().Name() {
+		for method := range ms.Methods() {
+			switch method.Obj().Name() {
 			case "UnmarshalJSON":
 				return s
 			case "UnmarshalText":

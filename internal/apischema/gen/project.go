@@ -212,9 +212,7 @@ func projectOperations(defs map[string]*refSchema) map[string]*apischema.Operati
 			},
 		}},
 	}
-	for name, op := range vitessOperations(branch) {
-		ops[name] = op
-	}
+	maps.Copy(ops, vitessOperations(branch))
 	return ops
 }
 
