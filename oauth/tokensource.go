@@ -29,8 +29,8 @@ var ErrNoClientSecret = errors.New("oauth: the access token has expired and refr
 // token is used; store it where the next run of the application will find
 // it. save receives its own copy of the token. If save returns an error,
 // Token returns it, wrapped; the refreshed token is kept in memory and the
-// next call to Token saves it again instead of refreshing. save may be nil
-// when nothing outlives the process.
+// next call to Token saves it again instead of refreshing, while it is
+// valid. save may be nil when nothing outlives the process.
 //
 // Refreshes run on a context detached from ctx (context.WithoutCancel): ctx's
 // values, such as an *http.Client stored under [oauth2.HTTPClient], are kept,
@@ -44,8 +44,9 @@ var ErrNoClientSecret = errors.New("oauth: the access token has expired and refr
 // empty ClientSecret (a public client), the source returns tok while it is
 // valid and then fails with [ErrNoClientSecret], sending nothing.
 func (c *Config) TokenSource(ctx context.Context, tok *oauth2.Token, save func(*oauth2.Token) error) oauth2.TokenSource {
+	cfg := *c // later changes to c do not reach the source
 	s := &refreshingSource{
-		config: c,
+		config: &cfg,
 		ctx:    withoutRedirects(context.WithoutCancel(ctx)),
 		save:   save,
 		tok:    tok,
@@ -76,7 +77,7 @@ type refreshingSource struct {
 	// its error's text with the client secret.
 	refresh string
 	// unsaved is set when save refused tok: the next call saves it again
-	// instead of refreshing.
+	// instead of refreshing, while it is valid.
 	unsaved bool
 }
 
@@ -84,10 +85,10 @@ type refreshingSource struct {
 func (s *refreshingSource) Token() (*oauth2.Token, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.unsaved {
-		return s.saved(s.tok)
-	}
 	if t := s.tok; t != nil && t.AccessToken != "" && (t.Expiry.IsZero() || !t.Expiry.Round(0).Add(-expiryDelta).Before(s.config.now())) {
+		if s.unsaved {
+			return s.saved(t)
+		}
 		return t, nil
 	}
 	secret := s.config.ClientSecret

@@ -194,6 +194,41 @@ func TestTokenSourceReturnsTheSaveError(t *testing.T) {
 	}
 }
 
+// TestTokenSourceUnsavedTokenExpires: a refreshed token that save refused
+// is saved again by the next call only while it is valid; once the clock
+// (Config.Now) passes its expiry, the next call refreshes and saves the
+// new token instead of returning the expired one.
+func TestTokenSourceUnsavedTokenExpires(t *testing.T) {
+	t.Parallel()
+	e := newTokenEndpoint(t, 3600)
+	now := time.Date(2026, 1, 14, 10, 0, 0, 0, time.UTC)
+	cfg := e.config()
+	cfg.Now = func() time.Time { return now }
+	diskFull := errors.New("disk full")
+	saved := savedTokens{fail: diskFull}
+	expired := expiredToken()
+	expired.Expiry = now.Add(-time.Minute)
+	ts := cfg.TokenSource(t.Context(), expired, saved.save)
+	if _, err := ts.Token(); !errors.Is(err, diskFull) {
+		t.Fatalf("Token() = %v, want the save error", err)
+	}
+	saved.setFail(nil)
+	now = now.Add(time.Hour) // access-1 expired an hour after its refresh
+	tok, err := ts.Token()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(tokenPair{"access-2", "refresh-2"}, pairOf(tok)); diff != "" {
+		t.Errorf("token (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]tokenPair{{"access-2", "refresh-2"}}, saved.list()); diff != "" {
+		t.Errorf("saved (-want +got):\n%s", diff)
+	}
+	if want := now.Add(time.Hour); !tok.Expiry.Equal(want) {
+		t.Errorf("the refreshed token expires at %v, want %v (Config.Now plus expires_in)", tok.Expiry, want)
+	}
+}
+
 func TestTokenSourceConcurrentCallsRefreshOnce(t *testing.T) {
 	t.Parallel()
 	e := newTokenEndpoint(t, 3600)
