@@ -158,7 +158,9 @@ type Timings struct {
 	// OAuthCode is how long an OAuth authorization code can be exchanged.
 	OAuthCode time.Duration
 	// OAuthAccessToken is how long an OAuth access token lives (the token
-	// response's expires_in).
+	// response's expires_in), on the server's clock: a client's
+	// oauth.Config with Now set to Server.Now judges its expiry on the
+	// same clock and refreshes it in time.
 	OAuthAccessToken time.Duration
 	// OAuthDeviceCode is how long a device code of the device flow can be
 	// polled for a token (expires_in of POST /oauth/authorize_device).
