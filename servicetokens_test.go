@@ -3,6 +3,8 @@ package platform_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log"
 	"net/http"
 	"net/url"
 	"slices"
@@ -368,4 +370,71 @@ func TestPermissionsMatchTheFake(t *testing.T) {
 			t.Errorf("granting the organization permission %s on a database: %v, want unprocessable", p, err)
 		}
 	}
+}
+
+// ExampleServiceTokensService_Create provisions a service token for one
+// application: it creates the token, grants it read access to the
+// application's database only, and hands its ID and secret to the
+// application, whose client then reads that database and no other.
+func ExampleServiceTokensService_Create() {
+	srv, err := fake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	admin, ctx := srv.Client(), context.Background()
+	for _, name := range []string{"orders", "billing"} {
+		if _, err := admin.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: "acme", Name: name, ClusterSize: "PS_10"}); err != nil {
+			log.Fatal(err)
+		}
+	}
+
+	// A new token holds no permission; the secret is in the response of
+	// Create only, so the provisioning tool stores it now.
+	tok, err := admin.ServiceTokens.Create(ctx, &platform.CreateServiceTokenParams{Organization: "acme", Name: platform.Ptr("orders-app")})
+	if err != nil {
+		log.Fatal(err)
+	}
+	granted, err := admin.ServiceTokens.AddAccesses(ctx, &platform.AddServiceTokenAccessesParams{
+		Organization: "acme", ID: tok.ID,
+		Database: platform.Ptr("orders"),
+		Access:   []platform.Permission{platform.PermissionReadDatabase, platform.PermissionReadBranch},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, a := range granted.Accesses {
+		fmt.Printf("%s: %s on %s\n", tok.DisplayName, a.Access, a.ResourceName)
+	}
+
+	// The application's client, with the token's ID and secret (against
+	// the live API, without WithBaseURL).
+	app, err := platform.NewClient(platform.WithBaseURL(srv.URL()), platform.WithServiceToken(tok.ID, *tok.Token))
+	if err != nil {
+		log.Fatal(err)
+	}
+	db, err := app.Databases.Get(ctx, &platform.GetDatabaseParams{Organization: "acme", Database: "orders"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("orders:", db.State)
+	// A database the token holds nothing on is not found, as if it did not
+	// exist.
+	_, err = app.Databases.Get(ctx, &platform.GetDatabaseParams{Organization: "acme", Database: "billing"})
+	if !errors.Is(err, platform.ErrNotFound) {
+		log.Fatalf("billing: %v, want ErrNotFound", err)
+	}
+	fmt.Println("billing: not found")
+	// Lists show it only what it holds permissions on.
+	page, err := app.Databases.List(ctx, &platform.ListDatabasesParams{Organization: "acme"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("databases listed:", *page.TotalCount)
+	// Output:
+	// orders-app: read_branch on orders
+	// orders-app: read_database on orders
+	// orders: pending
+	// billing: not found
+	// databases listed: 1
 }

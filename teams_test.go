@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"log"
 	"net/http"
 	"net/url"
 	"strings"
@@ -465,4 +467,58 @@ func TestTeamsAll(t *testing.T) {
 	if diff := cmp.Diff(wantUsers, users); diff != "" {
 		t.Errorf("AllMembers (-want +got):\n%s", diff)
 	}
+}
+
+// ExampleTeamsService_AddMember creates a team and puts a member of the
+// organization on it, found by email.
+func ExampleTeamsService_AddMember() {
+	srv, err := fake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	// Grace has joined the organization; on the fake, seeding does it.
+	if err := srv.AddMember("acme", srv.CreateUser("Grace Hopper", "grace@example.com"), platform.RoleMember); err != nil {
+		log.Fatal(err)
+	}
+	client, ctx := srv.Client(), context.Background()
+
+	team, err := client.Teams.Create(ctx, &platform.CreateTeamParams{
+		Organization: "acme", Name: "Data Platform",
+		Description: platform.Ptr("Owns the warehouse databases"),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// The team operations address the team by the slug the API derived
+	// from its name.
+	fmt.Printf("team %q: %s, %d members\n", team.Name, team.Slug, len(team.Members))
+
+	// Teams take a user's ID, which the organization's member list gives.
+	members, err := client.Organizations.ListMembers(ctx, &platform.ListMembersParams{Organization: "acme", Query: "grace@example.com"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if len(members.Items) != 1 {
+		log.Fatalf("%d members match, want 1", len(members.Items))
+	}
+	m, err := client.Teams.AddMember(ctx, &platform.AddTeamMemberParams{
+		Organization: "acme", Team: team.Slug, UserID: members.Items[0].User.ID,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("added", m.User.Name)
+
+	team, err = client.Teams.Get(ctx, &platform.GetTeamParams{Organization: "acme", Team: team.Slug})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, u := range team.Members {
+		fmt.Printf("%s: %s <%s>\n", team.Slug, u.Name, u.Email)
+	}
+	// Output:
+	// team "Data Platform": data-platform, 0 members
+	// added Grace Hopper
+	// data-platform: Grace Hopper <grace@example.com>
 }

@@ -611,3 +611,90 @@ func ExampleParseWebhook() {
 	// branch.ready: branch main of app-db
 	// webhook.test: database app-db (ready)
 }
+
+// ExampleWebhooksService_Create subscribes a receiver to the branch.ready
+// events of a database. The receiver is down when the first delivery comes:
+// the webhook records the failure, and the delivery is sent again later (on
+// the fake, 10 seconds later).
+func ExampleWebhooksService_Create() {
+	srv, err := fake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	client, ctx := srv.Client(), context.Background()
+	if _, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: "acme", Name: "shop", ClusterSize: "PS_10"}); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := client.Databases.Wait(ctx, &platform.GetDatabaseParams{Organization: "acme", Database: "shop"}); err != nil {
+		log.Fatal(err)
+	}
+
+	// The receiver's handler needs the webhook's secret, so it is
+	// registered once the webhook is created.
+	mux := http.NewServeMux()
+	receiver := httptest.NewServer(mux)
+	defer receiver.Close()
+	// A webhook is created disabled unless Enabled says otherwise.
+	hook, err := client.Webhooks.Create(ctx, &platform.CreateWebhookParams{
+		Organization: "acme", Database: "shop",
+		URL:     receiver.URL + "/events",
+		Enabled: platform.Ptr(true),
+		Events:  []platform.WebhookEvent{platform.EventBranchReady},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("enabled:", hook.Enabled, "events:", hook.Events)
+
+	var down atomic.Bool
+	down.Store(true)
+	mux.HandleFunc("POST /events", func(w http.ResponseWriter, r *http.Request) {
+		if down.Load() {
+			http.Error(w, "deploying", http.StatusServiceUnavailable)
+			return
+		}
+		d, err := platform.ParseWebhook(r, hook.Secret)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		b, err := d.BranchResource()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		fmt.Printf("received %s: %s/%s\n", d.Event, d.Database, b.Name)
+		w.WriteHeader(http.StatusNoContent)
+	})
+	lastSent := func() {
+		h, err := client.Webhooks.Get(ctx, &platform.GetWebhookParams{Organization: "acme", Database: "shop", ID: hook.ID})
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("last sent: %s, success %t\n", h.LastSentResult, h.LastSentSuccess)
+	}
+
+	// A new branch becomes ready after 5 seconds, while the receiver is down.
+	if _, err := client.Branches.Create(ctx, &platform.CreateBranchParams{Organization: "acme", Database: "shop", Name: "dev", ParentBranch: "main"}); err != nil {
+		log.Fatal(err)
+	}
+	srv.Advance(5 * time.Second)
+	if err := srv.FlushDeliveries(ctx); err != nil {
+		log.Fatal(err)
+	}
+	lastSent()
+
+	// The receiver is back up when the retry comes.
+	down.Store(false)
+	srv.Advance(10 * time.Second)
+	if err := srv.FlushDeliveries(ctx); err != nil {
+		log.Fatal(err)
+	}
+	lastSent()
+	// Output:
+	// enabled: true events: [branch.ready]
+	// last sent: 503 Service Unavailable, success false
+	// received branch.ready: shop/dev
+	// last sent: 204 No Content, success true
+}

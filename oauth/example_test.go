@@ -9,6 +9,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"strings"
+	"time"
 
 	"golang.org/x/oauth2"
 
@@ -153,5 +154,68 @@ func ExampleConfig_DeviceAccessToken() {
 	fmt.Println("signed in as", me.Name)
 	// Output:
 	// open oauth/device and enter the 9-character code
+	// signed in as Ada Admin
+}
+
+// ExampleConfig_TokenSource keeps a signed-in user's access token fresh.
+// The application has a client secret, so its tokens can be refreshed; the
+// user signs in with the device flow (see ExampleConfig_DeviceAccessToken).
+// Config.Now is the fake's clock, which dates the tokens and by which the
+// source judges them expired, so moving that clock past the token's
+// lifetime makes the source refresh it.
+func ExampleConfig_TokenSource() {
+	srv, err := fake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	app, err := srv.CreateOAuthApplication(srv.Org(), fake.OAuthAppSpec{
+		Name: "Reports", Domain: "https://reports.example.com", RedirectURI: "https://reports.example.com/cb",
+		Scopes: []platform.Scope{platform.ScopeUserReadUser},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	cfg := &oauth.Config{ClientID: app.ClientID, ClientSecret: app.ClientSecret, AuthURL: srv.AuthURL(), Now: srv.Now}
+	da, err := cfg.DeviceAuth(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := srv.ApproveDevice(da.UserCode); err != nil {
+		log.Fatal(err)
+	}
+	tok, err := cfg.DeviceAccessToken(ctx, da, srv.Sleep)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("token valid for", tok.Expiry.Sub(srv.Now()))
+
+	// Each refresh replaces the refresh token too, and the old one stops
+	// working: save stores the new token where the next run will find it.
+	save := func(t *oauth2.Token) error {
+		fmt.Println("refreshed; saving the new token, valid for", t.Expiry.Sub(srv.Now()))
+		return nil
+	}
+	client, err := platform.NewClient(platform.WithBaseURL(srv.URL()), platform.WithTokenSource(cfg.TokenSource(ctx, tok, save)))
+	if err != nil {
+		log.Fatal(err)
+	}
+	whoami := func() {
+		me, err := client.Users.GetCurrent(ctx)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println("signed in as", me.Name)
+	}
+	whoami()
+
+	// A second past the token's lifetime, the next request refreshes it.
+	srv.Advance(tok.Expiry.Sub(srv.Now()) + time.Second)
+	whoami()
+	// Output:
+	// token valid for 720h0m0s
+	// signed in as Ada Admin
+	// refreshed; saving the new token, valid for 720h0m0s
 	// signed in as Ada Admin
 }
