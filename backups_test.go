@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"log"
 	"net/url"
 	"strings"
 	"testing"
@@ -501,4 +503,53 @@ func TestBackupsWaitContext(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("error = %v, want context.Canceled", err)
 	}
+}
+
+// ExampleBackupsService_Create backs up a production branch, say before a
+// risky change, waits until the backup has succeeded, then lists the
+// branch's backups.
+func ExampleBackupsService_Create() {
+	srv, err := fake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	client, ctx := srv.Client(), context.Background()
+	if _, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: "acme", Name: "shop", ClusterSize: "PS_10"}); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := client.Databases.Wait(ctx, &platform.GetDatabaseParams{Organization: "acme", Database: "shop"}); err != nil {
+		log.Fatal(err)
+	}
+
+	// Without a name the backup is named after the branch and the time;
+	// without a retention it is kept 7 days.
+	bk, err := client.Backups.Create(ctx, &platform.CreateBackupParams{
+		Organization: "acme", Database: "shop", Branch: "main",
+		Name:           platform.Ptr("before-migration"),
+		RetentionValue: platform.Ptr(30), RetentionUnit: platform.Ptr(platform.RetentionDay),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(bk.Name, bk.State)
+	// Wait returns once the backup has finished; one that did not succeed
+	// (failed, say, or canceled by its branch's deletion) gives a
+	// *platform.StateError.
+	bk, err = client.Backups.Wait(ctx, &platform.GetBackupParams{Organization: "acme", Database: "shop", Branch: "main", ID: bk.ID})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s %s, kept %.0f days\n", bk.Name, bk.State, bk.ExpiresAt.Sub(bk.CompletedAt.Time).Hours()/24)
+
+	for b, err := range client.Backups.All(ctx, &platform.ListBackupsParams{Organization: "acme", Database: "shop", Branch: "main"}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println("listed:", b.Name, b.State)
+	}
+	// Output:
+	// before-migration pending
+	// before-migration success, kept 30 days
+	// listed: before-migration success
 }

@@ -3,6 +3,8 @@ package platform_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log"
 	"net/http"
 	"net/url"
 	"testing"
@@ -652,4 +654,53 @@ func TestBranchesAllAgainstFake(t *testing.T) {
 	if diff := cmp.Diff([]string{"a", "b", "c"}, tables); diff != "" {
 		t.Errorf("lint error tables (-want +got):\n%s", diff)
 	}
+}
+
+// ExampleBranchesService_Create creates a development branch of a
+// database's production branch and waits until it is ready: a new branch
+// starts pending, and schema changes on it, deploy requests from it and
+// branches of it need it ready.
+func ExampleBranchesService_Create() {
+	srv, err := fake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	client, ctx := srv.Client(), context.Background()
+	if _, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: "acme", Name: "shop", ClusterSize: "PS_10"}); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := client.Databases.Wait(ctx, &platform.GetDatabaseParams{Organization: "acme", Database: "shop"}); err != nil {
+		log.Fatal(err)
+	}
+	// The fake's PushSchema stands for DDL sent over a SQL connection.
+	if err := srv.PushSchema("acme", "shop", "main", "CREATE TABLE users (id bigint NOT NULL, PRIMARY KEY (id))"); err != nil {
+		log.Fatal(err)
+	}
+
+	b, err := client.Branches.Create(ctx, &platform.CreateBranchParams{
+		Organization: "acme", Database: "shop", Name: "add-email", ParentBranch: "main",
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(b.Name, b.State)
+	b, err = client.Branches.Wait(ctx, &platform.GetBranchParams{Organization: "acme", Database: "shop", Branch: "add-email"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s %s, production %t, from %s\n", b.Name, b.State, b.Production, *b.ParentBranch)
+
+	// The branch starts with its parent's schema.
+	schema, err := client.Branches.GetSchema(ctx, &platform.GetBranchSchemaParams{Organization: "acme", Database: "shop", Branch: "add-email"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, t := range schema.Tables {
+		fmt.Println("table", t.Name)
+	}
+	// Output:
+	// add-email pending
+	// add-email ready, production false, from main
+	// table users
 }

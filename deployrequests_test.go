@@ -3,6 +3,8 @@ package platform_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log"
 	"net/http"
 	"strings"
 	"testing"
@@ -11,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/dbplatform/platform-go"
+	"github.com/dbplatform/platform-go/fake"
 )
 
 // newDRWire starts a wire server answering each request with the next of
@@ -476,4 +479,84 @@ func TestDeploymentDecodes(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("decoded deployment (-want +got):\n%s", diff)
 	}
+}
+
+// ExampleDeployRequestsService_Deploy is the deploy step of a CI pipeline:
+// it changes a development branch's schema, opens a deploy request into
+// production, waits until the request is deployable, deploys it and waits
+// until the change is live.
+func ExampleDeployRequestsService_Deploy() {
+	srv, err := fake.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	client, ctx := srv.Client(), context.Background()
+	if _, err := client.Databases.Create(ctx, &platform.CreateDatabaseParams{Organization: "acme", Name: "shop", ClusterSize: "PS_10"}); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := client.Databases.Wait(ctx, &platform.GetDatabaseParams{Organization: "acme", Database: "shop"}); err != nil {
+		log.Fatal(err)
+	}
+	// The live service takes DDL over a SQL connection; the fake's
+	// PushSchema stands for it. With safe migrations on, main then takes
+	// schema changes through deploy requests only.
+	if err := srv.PushSchema("acme", "shop", "main", "CREATE TABLE users (id bigint NOT NULL, PRIMARY KEY (id))"); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := client.Branches.EnableSafeMigrations(ctx, &platform.EnableSafeMigrationsParams{Organization: "acme", Database: "shop", Branch: "main"}); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := client.Branches.Create(ctx, &platform.CreateBranchParams{Organization: "acme", Database: "shop", Name: "add-email", ParentBranch: "main"}); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := client.Branches.Wait(ctx, &platform.GetBranchParams{Organization: "acme", Database: "shop", Branch: "add-email"}); err != nil {
+		log.Fatal(err)
+	}
+	if err := srv.PushSchema("acme", "shop", "add-email", "CREATE TABLE users (id bigint NOT NULL, email varchar(255), PRIMARY KEY (id))"); err != nil {
+		log.Fatal(err)
+	}
+
+	// AutoCutover: the deployment does not stop at the cutover gate
+	// (pending_cutover), where it would wait for ApplyDeploy.
+	dr, err := client.DeployRequests.Create(ctx, &platform.CreateDeployRequestParams{
+		Organization: "acme", Database: "shop", Branch: "add-email", IntoBranch: "main",
+		Notes: "Add users.email", AutoCutover: platform.Ptr(true),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// The request starts pending while the branches are compared. Waiting
+	// for ready alone makes no_changes or error (nothing to deploy, or a
+	// conflict) end the wait with a *platform.StateError.
+	ref := &platform.GetDeploymentParams{Organization: "acme", Database: "shop", Number: dr.Number}
+	d, err := client.DeployRequests.WaitDeployment(ctx, ref, platform.DeploymentReady)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("#%d %s, deployable %t\n", dr.Number, d.State, d.Deployable)
+	for _, op := range d.DeployOperations {
+		fmt.Println(" ", op.OperationName, op.TableName)
+	}
+
+	if _, err := client.DeployRequests.Deploy(ctx, &platform.DeployParams{Organization: "acme", Database: "shop", Number: dr.Number}); err != nil {
+		log.Fatal(err)
+	}
+	// The change is live in complete_pending_revert, while it can still be
+	// reverted, and stays live in complete once that window has closed.
+	d, err = client.DeployRequests.WaitDeployment(ctx, ref, platform.DeploymentCompletePendingRevert, platform.DeploymentComplete)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("deployment", d.State)
+	schema, err := client.Branches.GetSchema(ctx, &platform.GetBranchSchemaParams{Organization: "acme", Database: "shop", Branch: "main"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("main's users has email:", strings.Contains(schema.Tables[0].Raw, "email"))
+	// Output:
+	// #1 ready, deployable true
+	//   alter users
+	// deployment complete_pending_revert
+	// main's users has email: true
 }
