@@ -44,7 +44,7 @@ func TestLoginHandler(t *testing.T) {
 			type attrs struct {
 				Name, Path       string
 				MaxAge           int
-				HttpOnly, Secure bool
+				HTTPOnly, Secure bool
 				SameSite         http.SameSite
 				ValueLen         int
 			}
