@@ -60,4 +60,11 @@
 // Signing out revokes the token at the platform ([Config.Revoke], RFC
 // 7009): the access token and the refresh token of that sign-in both stop
 // working.
+//
+// Tests run these flows against the fake server of package fake, on its
+// clock: AuthURL is the server's AuthURL, Now its Now (tokens are dated
+// and judged expired on that clock, so advancing it past a token's
+// lifetime makes a TokenSource refresh), and DeviceAccessToken's sleep its
+// Sleep (the polls move the clock instead of waiting). The example of
+// [Config.TokenSource] does all three.
 package oauth
